@@ -1,0 +1,234 @@
+// Lowering of expressions. Short-circuit operators, conditional expressions
+// and chained comparisons become `if` nodes; comprehensions become loops
+// that append to a fresh list; f-strings become format + str_concat.
+#include "frontend/lower_internal.h"
+
+namespace nn::frontend {
+
+using namespace nn::ast;
+using ir::Op;
+using ir::Value;
+
+Value* Lowerer::expr(const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::Name: return readName(static_cast<const NameExpr&>(e).id, e.loc);
+    case ExprKind::Int: return constant(static_cast<const IntExpr&>(e).value, e.loc);
+    case ExprKind::Float: return constant(static_cast<const FloatExpr&>(e).value, e.loc);
+    case ExprKind::Str: return constant(static_cast<const StrExpr&>(e).value, e.loc);
+    case ExprKind::Bool: return constant(static_cast<const BoolExpr&>(e).value, e.loc);
+    case ExprKind::None: return none(e.loc);
+    case ExprKind::Ellipsis: {
+      ir::Node* n = emit(Op::Builtin, e.loc, {});
+      n->setAttr("name", std::string("Ellipsis"));
+      return n->result(0);
+    }
+    case ExprKind::FStr: return fstring(static_cast<const FStrExpr&>(e));
+    case ExprKind::Tuple:
+    case ExprKind::List: {
+      const auto& elts = e.kind == ExprKind::Tuple ? static_cast<const TupleExpr&>(e).elts
+                                                   : static_cast<const ListExpr&>(e).elts;
+      std::vector<Value*> vals;
+      for (const auto& x : elts) {
+        if (x->kind == ExprKind::Starred) fail(x->loc, "starred expressions are not supported");
+        vals.push_back(expr(*x));
+      }
+      Value* v = emitValue(e.kind == ExprKind::Tuple ? Op::MakeTuple : Op::MakeList, e.loc, vals);
+      v->setType(ir::Type{e.kind == ExprKind::Tuple ? ir::TypeKind::Tuple : ir::TypeKind::List});
+      return v;
+    }
+    case ExprKind::Dict: {
+      const auto& d = static_cast<const DictExpr&>(e);
+      std::vector<Value*> vals;
+      for (size_t i = 0; i < d.keys.size(); ++i) {
+        vals.push_back(expr(*d.keys[i]));
+        vals.push_back(expr(*d.values[i]));
+      }
+      Value* v = emitValue(Op::MakeDict, e.loc, vals);
+      v->setType(ir::Type{ir::TypeKind::Dict});
+      return v;
+    }
+    case ExprKind::Unary: {
+      const auto& u = static_cast<const UnaryExpr&>(e);
+      Value* v = expr(*u.operand);
+      Op op = u.op == UnaryOp::Neg ? Op::Neg : u.op == UnaryOp::Pos ? Op::Pos
+            : u.op == UnaryOp::Invert ? Op::Invert : Op::Not;
+      return emitValue(op, e.loc, {v});
+    }
+    case ExprKind::Binary: {
+      const auto& b = static_cast<const BinaryExpr&>(e);
+      Value* l = expr(*b.lhs);
+      Value* r = expr(*b.rhs);
+      return emitValue(binaryOp(b.op), e.loc, {l, r});
+    }
+    case ExprKind::Compare: return compare(static_cast<const CompareExpr&>(e));
+    case ExprKind::BoolOp: return boolOp(static_cast<const BoolOpExpr&>(e));
+    case ExprKind::IfExp: return ifExpr(static_cast<const IfExpr&>(e));
+    case ExprKind::Lambda: {
+      const auto& l = static_cast<const LambdaExpr&>(e);
+      std::string name = "lambda_" + std::to_string(e.loc.line) + "_" + std::to_string(e.loc.col);
+      return functionValue(name, l.params, e.loc, nullptr, l.body.get());
+    }
+    case ExprKind::Call: return call(static_cast<const CallExpr&>(e));
+    case ExprKind::Attribute: {
+      const auto& a = static_cast<const AttributeExpr&>(e);
+      ir::Node* n = emit(Op::GetAttr, e.loc, {expr(*a.value)});
+      n->setAttr("name", a.attr);
+      return n->result(0);
+    }
+    case ExprKind::Subscript: {
+      const auto& s = static_cast<const SubscriptExpr&>(e);
+      Value* base = expr(*s.value);
+      return emitValue(Op::GetItem, e.loc, {base, subscriptIndex(*s.index)});
+    }
+    case ExprKind::Slice: return subscriptIndex(e);
+    case ExprKind::ListComp: return listComp(static_cast<const ListCompExpr&>(e));
+    case ExprKind::Starred: fail(e.loc, "starred expressions are not supported here");
+  }
+  fail(e.loc, "internal error: unknown expression");
+}
+
+// An index expression: slices become make_slice values; several indices a tuple.
+Value* Lowerer::subscriptIndex(const Expr& index) {
+  if (auto* s = as<SliceExpr>(&index)) {
+    Value* parts[3];
+    const ExprPtr* srcs[3] = {&s->lower, &s->upper, &s->step};
+    for (int i = 0; i < 3; ++i) parts[i] = *srcs[i] ? expr(**srcs[i]) : none(index.loc);
+    return emitValue(Op::MakeSlice, index.loc, {parts[0], parts[1], parts[2]});
+  }
+  if (auto* t = as<TupleExpr>(&index)) {
+    std::vector<Value*> vals;
+    for (const auto& x : t->elts) vals.push_back(subscriptIndex(*x));
+    return emitValue(Op::MakeTuple, index.loc, vals);
+  }
+  return expr(index);
+}
+
+Value* Lowerer::call(const CallExpr& e) {
+  std::vector<Value*> operands{expr(*e.func)};
+  for (const auto& a : e.args) operands.push_back(expr(*a));
+  std::vector<std::string> kw;
+  for (const auto& k : e.keywords) {
+    operands.push_back(expr(*k.value));
+    kw.push_back(k.name);
+  }
+  ir::Node* n = emit(Op::Call, e.loc, operands);
+  if (!kw.empty()) n->setAttr("kw", kw);
+  return n->result(0);
+}
+
+static Op compareOp(CmpOp op) {
+  switch (op) {
+    case CmpOp::Lt: return Op::Lt;
+    case CmpOp::Le: return Op::Le;
+    case CmpOp::Gt: return Op::Gt;
+    case CmpOp::Ge: return Op::Ge;
+    case CmpOp::Eq: return Op::Eq;
+    case CmpOp::Ne: return Op::Ne;
+    case CmpOp::In: return Op::In;
+    case CmpOp::NotIn: return Op::NotIn;
+    case CmpOp::Is: return Op::Is;
+    case CmpOp::IsNot: return Op::IsNot;
+  }
+  return Op::Eq;
+}
+
+// a < b < c  ==>  t = a < b; if t: b < c else: t   (b evaluated once)
+Value* Lowerer::compare(const CompareExpr& e) {
+  Value* left = expr(*e.operands[0]);
+  std::function<Value*(size_t, Value*)> chain = [&](size_t i, Value* lhs) -> Value* {
+    Value* rhs = expr(*e.operands[i + 1]);
+    SourceLoc l = SourceLoc::span(e.operands[i]->loc, e.operands[i + 1]->loc);
+    Value* r = emitValue(compareOp(e.ops[i]), l, {lhs, rhs});
+    if (i + 1 == e.ops.size()) return r;
+    return ifMerge(r, l, [&] { return chain(i + 1, rhs); }, [&] { return r; });
+  };
+  return chain(0, left);
+}
+
+// a and b: if a is falsy the result is a, else b (Python semantics).
+Value* Lowerer::boolOp(const BoolOpExpr& e) {
+  std::function<Value*(size_t)> rest = [&](size_t i) -> Value* {
+    Value* v = expr(*e.values[i]);
+    if (i + 1 == e.values.size()) return v;
+    auto next = [&] { return rest(i + 1); };
+    auto keep = [&] { return v; };
+    return e.isAnd ? ifMerge(v, e.loc, next, keep) : ifMerge(v, e.loc, keep, next);
+  };
+  return rest(0);
+}
+
+Value* Lowerer::ifExpr(const IfExpr& e) {
+  Value* c = expr(*e.cond);
+  return ifMerge(c, e.loc, [&] { return expr(*e.then); }, [&] { return expr(*e.orelse); });
+}
+
+Value* Lowerer::fstring(const FStrExpr& e) {
+  std::vector<Value*> pieces;
+  for (const auto& p : e.parts) {
+    if (!p.expr) {
+      pieces.push_back(constant(p.literal, e.loc));
+      continue;
+    }
+    ir::Node* n = emit(Op::Format, p.expr->loc, {expr(*p.expr)});
+    if (!p.spec.empty()) n->setAttr("spec", p.spec);
+    if (p.conversion) n->setAttr("conv", std::string(1, p.conversion));
+    pieces.push_back(n->result(0));
+  }
+  Value* v = emitValue(Op::StrConcat, e.loc, pieces);
+  v->setType(ir::Type{ir::TypeKind::Str});
+  return v;
+}
+
+// [elt for t1 in it1 if c1 for t2 in it2 ...]: nested loops appending to a
+// fresh list. Comprehension variables are local to the comprehension.
+Value* Lowerer::listComp(const ListCompExpr& e) {
+  Value* list = emitValue(Op::MakeList, e.loc, {});
+  list->setType(ir::Type{ir::TypeKind::List});
+  std::set<std::string> names;
+  for (const auto& g : e.generators) collectTargetNames(*g.target, names);
+  std::map<std::string, Value*> shadowed;
+  for (const auto& n : names)
+    if (env_.count(n)) shadowed[n] = env_[n];
+  fctx_->compScopes.push_back(names);
+  comprehensionLevel(e, 0, list);
+  fctx_->compScopes.pop_back();
+  for (const auto& n : names) env_.erase(n);
+  for (const auto& [n, v] : shadowed) env_[n] = v;
+  return list;
+}
+
+void Lowerer::comprehensionLevel(const ListCompExpr& e, size_t level, Value* list) {
+  if (level == e.generators.size()) {
+    emit(Op::ListAppend, e.elt->loc, {list, expr(*e.elt)}, 0);
+    return;
+  }
+  const Comprehension& g = e.generators[level];
+  Value* seq = emitValue(Op::Iter, g.iter->loc, {expr(*g.iter)});
+  Value* len = emitValue(Op::IterLen, g.iter->loc, {seq});
+  std::string idx = "$i" + std::to_string(counter_++);
+  env_[idx] = constant(int64_t(0), e.loc);
+  loop(
+      e.loc, {idx}, [&] { return emitValue(Op::Lt, e.loc, {env_[idx], len}); },
+      [&] {
+        Value* item = emitValue(Op::IterItem, g.target->loc, {seq, env_[idx]});
+        env_[idx] = emitValue(Op::Add, e.loc, {env_[idx], constant(int64_t(1), e.loc)});
+        assign(*g.target, item);
+        std::function<void(size_t)> filters = [&](size_t i) {
+          if (i == g.ifs.size()) {
+            comprehensionLevel(e, level + 1, list);
+            return;
+          }
+          Value* c = expr(*g.ifs[i]);
+          ifMerge(c, g.ifs[i]->loc,
+                  [&]() -> Value* {
+                    filters(i + 1);
+                    return nullptr;
+                  },
+                  [] { return nullptr; });
+        };
+        filters(0);
+      });
+  env_.erase(idx);
+}
+
+}  // namespace nn::frontend

@@ -1,0 +1,163 @@
+// Name resolution and function lowering. A name read in a function is, in
+// order: a comprehension variable, a local (SSA value), a variable of an
+// enclosing function (captured by value when the closure is made), a module
+// global (read at run time, so later definitions are seen), or a builtin.
+// Anything else is a compile-time "name is not defined" error.
+#include "frontend/lower_internal.h"
+
+namespace nn::frontend {
+
+using namespace nn::ast;
+using ir::Op;
+using ir::Value;
+
+static bool inCompScope(const FuncCtx& ctx, const std::string& name) {
+  for (const auto& scope : ctx.compScopes)
+    if (scope.count(name)) return true;
+  return false;
+}
+
+bool Lowerer::isSsaName(const std::string& name) const {
+  if (name[0] == '$' || inCompScope(*fctx_, name)) return true;
+  return !fctx_->isModule && !fctx_->globalDecls.count(name) && fctx_->locals.count(name);
+}
+
+// Reads `name` as seen from inside `ctx`, whose live environment is *ctx.env.
+Value* Lowerer::readIn(FuncCtx& ctx, const std::string& name, SourceLoc loc) {
+  Env& env = *ctx.env;
+  bool ssa = name[0] == '$' || inCompScope(ctx, name) ||
+             (!ctx.isModule && !ctx.globalDecls.count(name) && ctx.locals.count(name));
+  if (ssa) {
+    auto it = env.find(name);
+    return it != env.end() ? it->second : undef(name, loc);
+  }
+  if (!ctx.isModule && !ctx.globalDecls.count(name)) {
+    // A variable of an enclosing function: captured.
+    auto cap = ctx.captures.find(name);
+    if (cap != ctx.captures.end()) return cap->second;
+    for (FuncCtx* p = ctx.parent; p && !p->isModule; p = p->parent) {
+      if (!(inCompScope(*p, name) || (!p->globalDecls.count(name) && p->locals.count(name)))) continue;
+      if (name == ctx.selfName) return emitValue(Op::SelfClosure, loc, {});
+      Value* arg = ctx.fn->addCapture(name, ir::Type::any());
+      ctx.captures[name] = arg;
+      return arg;
+    }
+  }
+  if (moduleGlobals_.count(name) || ctx.globalDecls.count(name)) {
+    ir::Node* n = emit(Op::LoadGlobal, loc, {});
+    n->setAttr("name", name);
+    return n->result(0);
+  }
+  if (options_.builtins && options_.builtins->count(name)) {
+    ir::Node* n = emit(Op::Builtin, loc, {});
+    n->setAttr("name", name);
+    return n->result(0);
+  }
+  fail(loc, "name '" + name + "' is not defined");
+}
+
+Value* Lowerer::readName(const std::string& name, SourceLoc loc) {
+  fctx_->env = &env_;
+  return readIn(*fctx_, name, loc);
+}
+
+void Lowerer::writeName(const std::string& name, Value* v, SourceLoc loc) {
+  if (isSsaName(name)) {
+    if (v->nameHint().empty()) v->setNameHint(name);
+    env_[name] = v;
+    return;
+  }
+  ir::Node* n = emit(Op::StoreGlobal, loc, {v});
+  n->setAttr("name", name);
+}
+
+std::string Lowerer::uniqueFunctionName(const std::string& base) {
+  std::string name = base;
+  for (int i = 2; functionNames_.count(name); ++i) name = base + "_" + std::to_string(i);
+  functionNames_.insert(name);
+  return name;
+}
+
+// Lowers a def or lambda body into its own function and returns the closure
+// value created in the current function.
+Value* Lowerer::functionValue(const std::string& name, const std::vector<Param>& params, SourceLoc loc,
+                              const Body* bodyStmts, const Expr* bodyExpr) {
+  // Defaults are evaluated where the function is defined.
+  std::vector<Value*> defaults;
+  for (const Param& p : params)
+    if (p.defaultValue) defaults.push_back(expr(*p.defaultValue));
+
+  std::string qualified = fctx_->isModule ? name : fctx_->fn->name() + "." + name;
+  ir::Function* fn = g_.addFunction(uniqueFunctionName(qualified), loc);
+
+  FuncCtx ctx;
+  ctx.fn = fn;
+  ctx.parent = fctx_;
+  ctx.selfName = bodyStmts && !fctx_->isModule ? name : std::string();
+  for (const Param& p : params) ctx.locals.insert(p.name);
+  if (bodyStmts) {
+    collectAssigned(*bodyStmts, ctx.locals);
+    for (const auto& s : *bodyStmts)
+      if (auto* gs = as<GlobalStmt>(s.get()))
+        for (const auto& n : gs->names) {
+          for (const Param& p : params)
+            if (p.name == n) fail(gs->loc, "name '" + n + "' is parameter and global");
+          ctx.globalDecls.insert(n);
+        }
+    collectGlobalDecls(*bodyStmts, ctx.globalDecls);
+    ctx.hasNestedReturn = containsReturn(*bodyStmts);
+  }
+
+  // Switch to the new function; the enclosing state is restored below.
+  FuncCtx* outerCtx = fctx_;
+  ir::Block* outerBlock = cur_;
+  Env outerEnv = std::move(env_);
+  outerCtx->env = &outerEnv;
+  fctx_ = &ctx;
+  env_.clear();
+  cur_ = fn->body();
+  ctx.env = &env_;
+  for (const Param& p : params) {
+    Value* v = fn->addParam(p.name, ir::Type::any());
+    env_[p.name] = v;
+  }
+  if (bodyStmts) {
+    if (ctx.hasNestedReturn) {
+      env_["$ret"] = constant(false, loc);
+      env_["$retval"] = none(loc);
+    }
+    body(*bodyStmts, 0);
+    Value* rv = env_.count("$retval") ? env_["$retval"] : none(loc);
+    emit(Op::Return, loc, {rv}, 0);
+  } else {
+    emit(Op::Return, bodyExpr->loc, {expr(*bodyExpr)}, 0);
+  }
+
+  fctx_ = outerCtx;
+  cur_ = outerBlock;
+  env_ = std::move(outerEnv);
+  fctx_->env = &env_;
+
+  // Bind the captured variables from the defining scope.
+  std::vector<Value*> operands;
+  for (const std::string& cap : fn->captureNames()) operands.push_back(readIn(*fctx_, cap, loc));
+  for (Value* d : defaults) operands.push_back(d);
+  ir::Node* n = emit(Op::MakeClosure, loc, operands);
+  n->setAttr("func", fn->name());
+  n->setAttr("name", name);
+  n->setAttr("ndefaults", static_cast<int64_t>(defaults.size()));
+  n->result(0)->setType(ir::Type{ir::TypeKind::Func});
+  return n->result(0);
+}
+
+void Lowerer::funcDef(const FuncDefStmt& s) {
+  // Decorator expressions are evaluated before the function, applied after.
+  std::vector<Value*> decorators;
+  for (const auto& d : s.decorators) decorators.push_back(expr(*d.expr));
+  Value* f = functionValue(s.name, s.params, s.loc, &s.body, nullptr);
+  for (size_t i = decorators.size(); i-- > 0;)
+    f = emitValue(Op::Call, s.decorators[i].loc, {decorators[i], f});
+  writeName(s.name, f, s.nameLoc);
+}
+
+}  // namespace nn::frontend

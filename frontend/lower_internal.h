@@ -1,0 +1,128 @@
+// Private state of the AST -> IR lowering, shared by lower_scope.cpp (name
+// analysis), lower_stmt.cpp, lower_expr.cpp and lower_func.cpp.
+//
+// Variables of a function live in `env`, a map from name to the Value that
+// currently holds it (SSA construction by renaming). Control statements use
+// reserved names in the same map: "$ret"/"$retval" for an early return,
+// "$brk"/"$cont" for the innermost loop's break/continue. After a statement
+// that may set one of them, the rest of the block is wrapped in an `if` on
+// the flags, so no op ever jumps: loops and ifs stay structured.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "frontend/lower.h"
+
+namespace nn::frontend {
+
+// Which control transfers a statement may perform that escape it.
+struct Jumps {
+  bool ret = false, brk = false, cont = false;
+  bool any() const { return ret || brk || cont; }
+  Jumps& operator|=(const Jumps& o) {
+    ret |= o.ret, brk |= o.brk, cont |= o.cont;
+    return *this;
+  }
+};
+
+// Scope analysis (lower_scope.cpp).
+void collectAssigned(const ast::Body& body, std::set<std::string>& out);
+void collectTargetNames(const ast::Expr& target, std::set<std::string>& out);
+void collectGlobalDecls(const ast::Body& body, std::set<std::string>& out);
+Jumps jumpsOf(const ast::Stmt& s);
+bool containsReturn(const ast::Body& body);
+
+using Env = std::map<std::string, ir::Value*>;
+
+ir::Op binaryOp(ast::BinOp op);
+
+struct FuncCtx {
+  ir::Function* fn = nullptr;
+  FuncCtx* parent = nullptr;
+  bool isModule = false;
+  std::string selfName;                 // a nested def's own name (recursion)
+  std::set<std::string> locals;         // names assigned in the body
+  std::set<std::string> globalDecls;    // `global` names
+  std::map<std::string, ir::Value*> captures;
+  std::vector<std::set<std::string>> compScopes;  // active comprehension variables
+  bool hasNestedReturn = false;
+  int loopDepth = 0;
+  Env* env = nullptr;                   // the live environment while lowering this function
+};
+
+class Lowerer {
+ public:
+  Lowerer(const SourceManager& sm, const LowerOptions& options, ir::Graph& g);
+  void module(const ast::Module& m);
+
+ private:
+  // statements (lower_stmt.cpp)
+  void stmt(const ast::Stmt& s);
+  void assign(const ast::Expr& target, ir::Value* value);
+  void augAssign(const ast::AugAssignStmt& s);
+  void ifStmt(const ast::IfStmt& s);
+  void whileStmt(const ast::WhileStmt& s);
+  void forStmt(const ast::ForStmt& s);
+  void importStmt(const ast::Stmt& s);
+  void assertStmt(const ast::AssertStmt& s);
+  void returnStmt(const ast::ReturnStmt& s);
+  ir::Value* flagsSet(const Jumps& j, SourceLoc loc);
+
+  // Structured control flow (lower_stmt.cpp). ifMerge lowers two branches
+  // into an `if` node whose results are the branch values (when the
+  // functions return one) followed by every variable either branch changed.
+  // loop builds a `loop` node carrying the named variables.
+  using BranchFn = std::function<ir::Value*()>;
+  ir::Value* ifMerge(ir::Value* cond, SourceLoc loc, const BranchFn& thenFn, const BranchFn& elseFn);
+  void loop(SourceLoc loc, const std::vector<std::string>& carried, const BranchFn& cond,
+            const std::function<void()>& bodyFn);
+  std::vector<std::string> loopCarried(const std::set<std::string>& assigned, const Jumps& inner);
+  void body(const ast::Body& stmts, size_t from);
+
+  // expressions (lower_expr.cpp)
+  ir::Value* expr(const ast::Expr& e);
+  ir::Value* call(const ast::CallExpr& e);
+  ir::Value* compare(const ast::CompareExpr& e);
+  ir::Value* boolOp(const ast::BoolOpExpr& e);
+  ir::Value* ifExpr(const ast::IfExpr& e);
+  ir::Value* fstring(const ast::FStrExpr& e);
+  ir::Value* listComp(const ast::ListCompExpr& e);
+  void comprehensionLevel(const ast::ListCompExpr& e, size_t level, ir::Value* list);
+  ir::Value* subscriptIndex(const ast::Expr& index);
+
+  // names and functions (lower_func.cpp)
+  ir::Value* readName(const std::string& name, SourceLoc loc);
+  void writeName(const std::string& name, ir::Value* v, SourceLoc loc);
+  ir::Value* readIn(FuncCtx& ctx, const std::string& name, SourceLoc loc);
+  bool isSsaName(const std::string& name) const;
+  ir::Value* functionValue(const std::string& name, const std::vector<ast::Param>& params,
+                           SourceLoc loc, const ast::Body* bodyStmts, const ast::Expr* bodyExpr);
+  void funcDef(const ast::FuncDefStmt& s);
+  std::string uniqueFunctionName(const std::string& base);
+
+  // node construction
+  // Appends a node; `results` defaults to the op table's count.
+  ir::Node* emit(ir::Op op, SourceLoc loc, std::vector<ir::Value*> operands, int results = -1);
+  ir::Value* emitValue(ir::Op op, SourceLoc loc, std::vector<ir::Value*> operands) {
+    return emit(op, loc, std::move(operands), 1)->result(0);
+  }
+  ir::Value* constant(ir::Attr value, SourceLoc loc);
+  ir::Value* none(SourceLoc loc) { return constant(ir::NoneAttr{}, loc); }
+  ir::Value* undef(const std::string& name, SourceLoc loc);
+
+  const SourceManager& sm_;
+  const LowerOptions& options_;
+  ir::Graph& g_;
+  std::set<std::string> moduleGlobals_;
+  std::set<std::string> functionNames_;
+  ir::Block* cur_ = nullptr;
+  int counter_ = 0;  // makes loop index names unique
+  Env env_;
+  FuncCtx* fctx_ = nullptr;
+};
+
+}  // namespace nn::frontend

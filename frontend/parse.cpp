@@ -1,0 +1,187 @@
+// Drives the generated ANTLR lexer and parser: reports the first lexical or
+// syntax error through the diagnostics engine (no cascades) and hands the
+// parse tree to the AST builder.
+#include "frontend/parse.h"
+
+#include <antlr4-runtime.h>
+
+#include "NNLexer.h"
+#include "NNParser.h"
+#include "frontend/ast_builder.h"
+
+namespace nn::frontend {
+namespace {
+
+SourceLoc tokenLoc(uint32_t file, const antlr4::Token* t) {
+  SourceLoc loc;
+  loc.file = file;
+  loc.line = static_cast<uint32_t>(t->getLine());
+  loc.col = static_cast<uint32_t>(t->getCharPositionInLine()) + 1;
+  loc.endLine = loc.line;
+  size_t len = t->getType() == antlr4::Token::EOF ? 1 : t->getText().size();
+  if (len == 0 || t->getText().find('\n') != std::string::npos) len = 1;
+  loc.endCol = loc.col + static_cast<uint32_t>(len);
+  return loc;
+}
+
+std::string describe(const antlr4::Token* t) {
+  switch (t->getType()) {
+    case antlr4::Token::EOF: return "end of file";
+    case NNLexer::NEWLINE: return "end of line";
+    case NNLexer::INDENT: return "indent";
+    case NNLexer::DEDENT: return "dedent";
+    default: return "'" + t->getText() + "'";
+  }
+}
+
+class SyntaxErrorListener : public antlr4::BaseErrorListener {
+ public:
+  explicit SyntaxErrorListener(uint32_t file) : file_(file) {}
+
+  void syntaxError(antlr4::Recognizer* recognizer, antlr4::Token* offending, size_t line,
+                   size_t col, const std::string& msg, std::exception_ptr) override {
+    SourceLoc loc;
+    std::string text;
+    if (offending) {
+      loc = tokenLoc(file_, offending);
+      auto* parser = dynamic_cast<antlr4::Parser*>(recognizer);
+      antlr4::misc::IntervalSet expected;
+      if (parser) expected = parser->getExpectedTokens();
+      const auto& vocab = recognizer->getVocabulary();
+      if (offending->getType() == NNLexer::INDENT) {
+        text = "unexpected indent";
+      } else if (expected.contains(size_t(NNLexer::COLON)) && expected.size() <= 3 &&
+                 offending->getType() != NNLexer::COLON) {
+        text = "expected ':'";
+      } else if (offending->getType() == NNLexer::YIELD) {
+        text = "'yield' is not supported";
+      } else if (expected.size() == 1 && expected.getSingleElement() != ssize_t(antlr4::Token::EOF)) {
+        std::string name = vocab.getLiteralName(expected.getSingleElement());
+        if (name.empty()) name = vocab.getSymbolicName(expected.getSingleElement());
+        if (expected.getSingleElement() == NNLexer::INDENT)
+          text = "expected an indented block";
+        else
+          text = "expected " + name + " before " + describe(offending);
+      } else if (expected.contains(size_t(NNLexer::INDENT))) {
+        text = "expected an indented block";
+      } else {
+        text = "invalid syntax: unexpected " + describe(offending);
+      }
+    } else {
+      loc = SourceLoc{file_, uint32_t(line), uint32_t(col + 1), uint32_t(line), uint32_t(col + 2)};
+      text = "invalid syntax: " + msg;
+    }
+    fail(loc, text);
+  }
+
+ private:
+  uint32_t file_;
+};
+
+// Lexes the whole file and throws on the first lexical error.
+void lexAll(uint32_t file, NNLexer& lexer, antlr4::CommonTokenStream& tokens) {
+  lexer.removeErrorListeners();
+  tokens.fill();
+  SourceLoc best;
+  std::string message;
+  for (antlr4::Token* t : tokens.getTokens()) {
+    if (t->getType() == NNLexer::ERROR_CHAR) {
+      best = tokenLoc(file, t);
+      message = "invalid character " + describe(t);
+      break;
+    }
+    if (t->getType() == NNLexer::UNTERMINATED_STRING) {
+      best = tokenLoc(file, t);
+      message = "unterminated string literal";
+      break;
+    }
+  }
+  for (const LexError& e : lexer.indent.errors()) {
+    if (!best.valid() || e.line < best.line) {
+      best = SourceLoc{file, uint32_t(e.line), uint32_t(e.col + 1), uint32_t(e.line), 0};
+      message = e.message;
+    }
+    break;
+  }
+  if (best.valid()) fail(best, message);
+}
+
+}  // namespace
+
+std::unique_ptr<ast::Module> parseModule(SourceManager& sm, uint32_t file) {
+  antlr4::ANTLRInputStream input(sm.text(file));
+  NNLexer lexer(&input);
+  antlr4::CommonTokenStream tokens(&lexer);
+  lexAll(file, lexer, tokens);
+  NNParser parser(&tokens);
+  SyntaxErrorListener listener(file);
+  parser.removeErrorListeners();
+  parser.addErrorListener(&listener);
+  // SLL prediction is much faster and exact for this grammar in practice;
+  // fall back to full LL only if SLL fails.
+  parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(
+      antlr4::atn::PredictionMode::SLL);
+  auto errorStrategy = std::make_shared<antlr4::BailErrorStrategy>();
+  NNParser::File_inputContext* tree = nullptr;
+  try {
+    parser.setErrorHandler(errorStrategy);
+    tree = parser.file_input();
+  } catch (const antlr4::ParseCancellationException&) {
+    tokens.seek(0);
+    parser.reset();
+    parser.setErrorHandler(std::make_shared<antlr4::DefaultErrorStrategy>());
+    parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(
+        antlr4::atn::PredictionMode::LL);
+    tree = parser.file_input();
+  }
+  AstBuilder builder(sm, file);
+  return builder.buildModule(tree);
+}
+
+void dumpTokens(SourceManager& sm, uint32_t file, std::ostream& os) {
+  antlr4::ANTLRInputStream input(sm.text(file));
+  NNLexer lexer(&input);
+  antlr4::CommonTokenStream tokens(&lexer);
+  lexAll(file, lexer, tokens);
+  const auto& vocab = lexer.getVocabulary();
+  for (antlr4::Token* t : tokens.getTokens()) {
+    os << t->getLine() << ":" << t->getCharPositionInLine() + 1 << " "
+       << (t->getType() == antlr4::Token::EOF ? std::string("EOF")
+                                              : std::string(vocab.getSymbolicName(t->getType())));
+    int type = static_cast<int>(t->getType());
+    if (type == NNLexer::NAME || type == NNLexer::STRING || type == NNLexer::INT_NUMBER ||
+        type == NNLexer::FLOAT_NUMBER || type == NNLexer::HEX_NUMBER)
+      os << " " << t->getText();
+    os << "\n";
+  }
+}
+
+bool needsMoreInput(const std::string& text) {
+  antlr4::ANTLRInputStream input(text);
+  NNLexer lexer(&input);
+  lexer.removeErrorListeners();
+  antlr4::CommonTokenStream tokens(&lexer);
+  tokens.fill();
+  int depth = 0;
+  bool blockOpen = false;
+  const antlr4::Token* last = nullptr;
+  for (antlr4::Token* t : tokens.getTokens()) {
+    switch (t->getType()) {
+      case NNLexer::LPAREN: case NNLexer::LBRACK: case NNLexer::LBRACE: ++depth; break;
+      case NNLexer::RPAREN: case NNLexer::RBRACK: case NNLexer::RBRACE: --depth; break;
+      case NNLexer::INDENT: blockOpen = true; break;
+      default: break;
+    }
+    if (t->getType() != antlr4::Token::EOF && t->getType() != NNLexer::NEWLINE &&
+        t->getType() != NNLexer::DEDENT)
+      last = t;
+  }
+  if (depth > 0) return true;
+  if (last && last->getType() == NNLexer::COLON) return true;
+  // Inside an indented block the REPL waits for a blank line.
+  if (blockOpen) return !(text.size() >= 2 && text.substr(text.size() - 2) == "\n\n");
+  size_t n = text.size();
+  return n >= 2 && text[n - 2] == '\\' && text[n - 1] == '\n';
+}
+
+}  // namespace nn::frontend

@@ -1,0 +1,133 @@
+// The IR data structures and the op table lookup.
+#include "ir/ir.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace nn::ir {
+
+static const OpInfo kOps[] = {
+#define OP(Enum, text, minOps, maxOps, results, blocks, traits) {text, minOps, maxOps, results, blocks, traits},
+#include "ir/ops.def"
+#undef OP
+};
+
+const OpInfo& opInfo(Op op) { return kOps[static_cast<size_t>(op)]; }
+
+bool opFromName(std::string_view name, Op& out) {
+  for (size_t i = 0; i < std::size(kOps); ++i)
+    if (name == kOps[i].name) {
+      out = static_cast<Op>(i);
+      return true;
+    }
+  return false;
+}
+
+Value* Node::addResult(Type t) {
+  results_.push_back(std::make_unique<Value>(t, this, parent_));
+  return results_.back().get();
+}
+
+Block* Node::addBlock() {
+  Function* f = parent_ ? parent_->function() : nullptr;
+  blocks_.push_back(std::make_unique<Block>(this, f));
+  return blocks_.back().get();
+}
+
+void Node::setAttr(const std::string& name, Attr value) {
+  auto it = std::lower_bound(attrs_.begin(), attrs_.end(), name,
+                             [](const auto& a, const std::string& n) { return a.first < n; });
+  if (it != attrs_.end() && it->first == name) it->second = std::move(value);
+  else attrs_.insert(it, {name, std::move(value)});
+}
+
+const Attr* Node::attr(const std::string& name) const {
+  for (const auto& a : attrs_)
+    if (a.first == name) return &a.second;
+  return nullptr;
+}
+
+std::string Node::strAttr(const std::string& name) const {
+  const Attr* a = attr(name);
+  if (a && std::holds_alternative<std::string>(*a)) return std::get<std::string>(*a);
+  return {};
+}
+
+int64_t Node::intAttr(const std::string& name, int64_t fallback) const {
+  const Attr* a = attr(name);
+  if (a && std::holds_alternative<int64_t>(*a)) return std::get<int64_t>(*a);
+  return fallback;
+}
+
+std::vector<std::string> Node::strListAttr(const std::string& name) const {
+  const Attr* a = attr(name);
+  if (a && std::holds_alternative<std::vector<std::string>>(*a))
+    return std::get<std::vector<std::string>>(*a);
+  return {};
+}
+
+Value* Block::addArg(Type t) {
+  args_.push_back(std::make_unique<Value>(t, nullptr, this));
+  return args_.back().get();
+}
+
+Node* Block::append(std::unique_ptr<Node> node) {
+  node->setParent(this);
+  nodes_.push_back(std::move(node));
+  return nodes_.back().get();
+}
+
+Function::Function(std::string name, SourceLoc loc)
+    : name_(std::move(name)), loc_(loc), body_(std::make_unique<Block>(nullptr, this)) {}
+
+Value* Function::addParam(const std::string& name, Type t) {
+  // Parameters precede captures in the body's arguments.
+  Value* v = body_->addArg(t);
+  v->setNameHint(name);
+  paramNames_.push_back(name);
+  return v;
+}
+
+Value* Function::addCapture(const std::string& name, Type t) {
+  Value* v = body_->addArg(t);
+  v->setNameHint(name);
+  captureNames_.push_back(name);
+  return v;
+}
+
+static void numberBlock(Block* b, uint32_t& next) {
+  for (const auto& a : b->args()) a->setId(next++);
+  for (const auto& n : b->nodes()) {
+    for (size_t i = 0; i < n->numResults(); ++i) n->result(i)->setId(next++);
+    for (size_t i = 0; i < n->numBlocks(); ++i) numberBlock(n->block(i), next);
+  }
+}
+
+uint32_t Function::number() {
+  uint32_t next = 0;
+  numberBlock(body_.get(), next);
+  numValues_ = next;
+  return next;
+}
+
+Function* Graph::addFunction(std::string name, SourceLoc loc) {
+  functions_.push_back(std::make_unique<Function>(std::move(name), loc));
+  functions_.back()->setGraph(this);
+  return functions_.back().get();
+}
+
+Function* Graph::function(const std::string& name) const {
+  for (const auto& f : functions_)
+    if (f->name() == name) return f.get();
+  return nullptr;
+}
+
+Node* build(Block* b, Op op, SourceLoc loc, std::vector<Value*> operands, size_t numResults) {
+  auto node = std::make_unique<Node>(op, loc);
+  for (Value* v : operands) node->addOperand(v);
+  Node* n = b->append(std::move(node));
+  for (size_t i = 0; i < numResults; ++i) n->addResult(Type::any());
+  return n;
+}
+
+}  // namespace nn::ir

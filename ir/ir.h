@@ -1,0 +1,191 @@
+// The nn graph IR: a Graph (one source module) holds Functions; a Function
+// has a body Block; a Block holds arguments and Nodes in order; a Node has
+// operand Values, result Values, attributes and, for `if` and `loop`, nested
+// Blocks whose terminators yield the node's results (the TorchScript/MLIR
+// region shape). Values are defined once (SSA). Nested blocks may use values
+// of enclosing blocks. Functions refer to each other by name (@symbol).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "ir/types.h"
+#include "support/source.h"
+
+namespace nn::ir {
+
+enum class Op : uint16_t {
+#define OP(Enum, text, minOps, maxOps, results, blocks, traits) Enum,
+#include "ir/ops.def"
+#undef OP
+};
+
+enum Trait : unsigned { PURE = 1, EFFECT = 2, TERM = 4, COMM = 8 };
+
+struct OpInfo {
+  const char* name;
+  int minOperands, maxOperands;  // maxOperands -1: variadic
+  int numResults;                // -1: chosen per node
+  int numBlocks;
+  unsigned traits;
+};
+
+const OpInfo& opInfo(Op op);
+bool opFromName(std::string_view name, Op& out);
+inline bool hasTrait(Op op, Trait t) { return (opInfo(op).traits & t) != 0; }
+
+// Attribute values: the literal kinds plus a list of strings (keyword names).
+struct NoneAttr {
+  bool operator==(const NoneAttr&) const { return true; }
+};
+using Attr = std::variant<NoneAttr, int64_t, double, bool, std::string, std::vector<std::string>>;
+
+class Node;
+class Block;
+class Function;
+class Graph;
+
+class Value {
+ public:
+  Value(Type type, Node* def, Block* owner) : type_(type), def_(def), owner_(owner) {}
+  Type type() const { return type_; }
+  void setType(Type t) { type_ = t; }
+  Node* def() const { return def_; }        // null for block arguments
+  Block* owner() const { return owner_; }   // the block that defines this value
+  // A dense index within the function, assigned by Function::number().
+  uint32_t id() const { return id_; }
+  void setId(uint32_t id) { id_ = id; }
+  const std::string& nameHint() const { return nameHint_; }
+  void setNameHint(std::string n) { nameHint_ = std::move(n); }
+
+ private:
+  Type type_;
+  Node* def_;
+  Block* owner_;
+  uint32_t id_ = 0;
+  std::string nameHint_;
+};
+
+class Node {
+ public:
+  Node(Op op, SourceLoc loc) : op_(op), loc_(loc) {}
+  Op op() const { return op_; }
+  const OpInfo& info() const { return opInfo(op_); }
+  SourceLoc loc() const { return loc_; }
+  void setLoc(SourceLoc l) { loc_ = l; }
+
+  const std::vector<Value*>& operands() const { return operands_; }
+  Value* operand(size_t i) const { return operands_[i]; }
+  void addOperand(Value* v) { operands_.push_back(v); }
+  void setOperand(size_t i, Value* v) { operands_[i] = v; }
+
+  size_t numResults() const { return results_.size(); }
+  Value* result(size_t i = 0) const { return results_[i].get(); }
+  Value* addResult(Type t);
+
+  size_t numBlocks() const { return blocks_.size(); }
+  Block* block(size_t i) const { return blocks_[i].get(); }
+  Block* addBlock();
+
+  Block* parent() const { return parent_; }
+  void setParent(Block* b) { parent_ = b; }
+
+  // Attributes, kept sorted by name so printing is stable.
+  const std::vector<std::pair<std::string, Attr>>& attrs() const { return attrs_; }
+  void setAttr(const std::string& name, Attr value);
+  const Attr* attr(const std::string& name) const;
+  std::string strAttr(const std::string& name) const;
+  int64_t intAttr(const std::string& name, int64_t fallback = 0) const;
+  std::vector<std::string> strListAttr(const std::string& name) const;
+
+ private:
+  Op op_;
+  SourceLoc loc_;
+  std::vector<Value*> operands_;
+  std::vector<std::unique_ptr<Value>> results_;
+  std::vector<std::unique_ptr<Block>> blocks_;
+  std::vector<std::pair<std::string, Attr>> attrs_;
+  Block* parent_ = nullptr;
+};
+
+class Block {
+ public:
+  explicit Block(Node* parentNode, Function* func) : parentNode_(parentNode), func_(func) {}
+  Value* addArg(Type t);
+  const std::vector<std::unique_ptr<Value>>& args() const { return args_; }
+  Value* arg(size_t i) const { return args_[i].get(); }
+  size_t numArgs() const { return args_.size(); }
+
+  Node* append(std::unique_ptr<Node> node);
+  const std::vector<std::unique_ptr<Node>>& nodes() const { return nodes_; }
+  std::vector<std::unique_ptr<Node>>& mutableNodes() { return nodes_; }
+  Node* terminator() const { return nodes_.empty() ? nullptr : nodes_.back().get(); }
+
+  Node* parentNode() const { return parentNode_; }
+  Function* function() const { return func_; }
+
+ private:
+  Node* parentNode_;
+  Function* func_;
+  std::vector<std::unique_ptr<Value>> args_;
+  std::vector<std::unique_ptr<Node>> nodes_;
+};
+
+// A function: body arguments are the parameters followed by the captured
+// values of a closure. Parameter names are kept for keyword binding.
+class Function {
+ public:
+  Function(std::string name, SourceLoc loc);
+  const std::string& name() const { return name_; }
+  SourceLoc loc() const { return loc_; }
+  Block* body() const { return body_.get(); }
+  Graph* graph() const { return graph_; }
+  void setGraph(Graph* g) { graph_ = g; }
+
+  Value* addParam(const std::string& name, Type t);
+  Value* addCapture(const std::string& name, Type t);
+  size_t numParams() const { return paramNames_.size(); }
+  size_t numCaptures() const { return captureNames_.size(); }
+  const std::vector<std::string>& paramNames() const { return paramNames_; }
+  const std::vector<std::string>& captureNames() const { return captureNames_; }
+
+  // Assigns dense ids to all values; returns how many there are.
+  uint32_t number();
+  uint32_t numValues() const { return numValues_; }
+
+ private:
+  std::string name_;
+  SourceLoc loc_;
+  Graph* graph_ = nullptr;
+  std::unique_ptr<Block> body_;
+  std::vector<std::string> paramNames_;
+  std::vector<std::string> captureNames_;
+  uint32_t numValues_ = 0;
+};
+
+// One compiled module: its functions; `main` runs the top-level statements.
+class Graph {
+ public:
+  explicit Graph(uint32_t file = 0) : file_(file) {}
+  uint32_t file() const { return file_; }
+  void setFile(uint32_t f) { file_ = f; }
+  // The source path shown in the printed IR's header.
+  const std::string& sourceName() const { return sourceName_; }
+  void setSourceName(std::string s) { sourceName_ = std::move(s); }
+  Function* addFunction(std::string name, SourceLoc loc);
+  Function* function(const std::string& name) const;
+  const std::vector<std::unique_ptr<Function>>& functions() const { return functions_; }
+
+ private:
+  uint32_t file_;
+  std::string sourceName_;
+  std::vector<std::unique_ptr<Function>> functions_;
+};
+
+// Appends a new node with `numResults` results of type any.
+Node* build(Block* b, Op op, SourceLoc loc, std::vector<Value*> operands, size_t numResults);
+
+}  // namespace nn::ir

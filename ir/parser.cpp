@@ -1,0 +1,323 @@
+// Parser for the IR text written by printer.cpp (see the format there).
+// Values are resolved by name within a function; a use before definition is
+// an error, as is an unknown op or a malformed attribute.
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <unordered_map>
+
+#include "ir/text.h"
+
+namespace nn::ir {
+namespace {
+
+class Parser {
+ public:
+  Parser(const std::string& text, uint32_t file) : s_(text), file_(file) {}
+
+  std::unique_ptr<Graph> graph() {
+    auto g = std::make_unique<Graph>();
+    skipSpace();
+    if (peekWord() == "module") {
+      word();
+      g->setSourceName(string());
+    }
+    skipSpace();
+    while (!atEnd()) {
+      function(*g);
+      skipSpace();
+    }
+    return g;
+  }
+
+ private:
+  [[noreturn]] void error(const std::string& msg) {
+    fail(SourceLoc{file_, line_, col(), line_, col() + 1}, "IR parse error: " + msg);
+  }
+  uint32_t col() const { return static_cast<uint32_t>(pos_ - lineStart_ + 1); }
+  bool atEnd() const { return pos_ >= s_.size(); }
+  char peek() const { return atEnd() ? '\0' : s_[pos_]; }
+  void advance() {
+    if (s_[pos_] == '\n') {
+      ++line_;
+      lineStart_ = pos_ + 1;
+    }
+    ++pos_;
+  }
+  void skipSpace() {
+    while (!atEnd()) {
+      if (std::isspace(static_cast<unsigned char>(peek()))) {
+        advance();
+      } else if (peek() == '#' || (peek() == '/' && pos_ + 1 < s_.size() && s_[pos_ + 1] == '/')) {
+        while (!atEnd() && peek() != '\n') advance();
+      } else {
+        break;
+      }
+    }
+  }
+  bool accept(char c) {
+    skipSpace();
+    if (peek() != c) return false;
+    advance();
+    return true;
+  }
+  void expect(char c) {
+    if (!accept(c)) error(std::string("expected '") + c + "'");
+  }
+  static bool wordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; }
+  std::string peekWord() {
+    skipSpace();
+    size_t p = pos_;
+    while (p < s_.size() && wordChar(s_[p])) ++p;
+    return s_.substr(pos_, p - pos_);
+  }
+  std::string word() {
+    skipSpace();
+    std::string w;
+    while (!atEnd() && wordChar(peek())) {
+      w += peek();
+      advance();
+    }
+    if (w.empty()) error("expected a name");
+    return w;
+  }
+  std::string string() {
+    skipSpace();
+    if (peek() != '"') error("expected a string");
+    advance();
+    std::string out;
+    while (!atEnd() && peek() != '"') {
+      char c = peek();
+      advance();
+      if (c != '\\') {
+        out += c;
+        continue;
+      }
+      char e = peek();
+      advance();
+      switch (e) {
+        case 'n': out += '\n'; break;
+        case 't': out += '\t'; break;
+        case 'r': out += '\r'; break;
+        case 'x': {
+          std::string hex = s_.substr(pos_, 2);
+          advance();
+          advance();
+          out += static_cast<char>(std::strtol(hex.c_str(), nullptr, 16));
+          break;
+        }
+        default: out += e;
+      }
+    }
+    if (atEnd()) error("unterminated string");
+    advance();
+    return out;
+  }
+  uint32_t number() {
+    skipSpace();
+    size_t p = pos_;
+    while (!atEnd() && std::isdigit(static_cast<unsigned char>(peek()))) advance();
+    if (p == pos_) error("expected a number");
+    return static_cast<uint32_t>(std::stoul(s_.substr(p, pos_ - p)));
+  }
+  std::string valueName() {
+    skipSpace();
+    if (peek() != '%') error("expected a value name");
+    advance();
+    return word();
+  }
+  Type type() {
+    std::string w = word();
+    auto t = Type::parse(w);
+    if (!t) error("unknown type '" + w + "'");
+    return *t;
+  }
+  Value* lookup(const std::string& name) {
+    auto it = values_.find(name);
+    if (it == values_.end()) error("use of undefined value %" + name);
+    return it->second;
+  }
+  void define(const std::string& name, Value* v) {
+    if (!values_.emplace(name, v).second) error("value %" + name + " defined twice");
+  }
+
+  SourceLoc optionalLoc() {
+    if (peekWord() != "loc") return {};
+    word();
+    expect('(');
+    SourceLoc l;
+    l.file = file_;
+    l.line = number();
+    expect(':');
+    l.col = number();
+    expect('-');
+    l.endLine = number();
+    expect(':');
+    l.endCol = number();
+    expect(')');
+    return l;
+  }
+
+  Attr attrValue() {
+    skipSpace();
+    char c = peek();
+    if (c == '"') return string();
+    if (c == '[') {
+      advance();
+      std::vector<std::string> list;
+      if (!accept(']')) {
+        do list.push_back(string());
+        while (accept(','));
+        expect(']');
+      }
+      return list;
+    }
+    size_t p = pos_;
+    while (!atEnd() && (std::isalnum(static_cast<unsigned char>(peek())) || peek() == '-' ||
+                        peek() == '+' || peek() == '.'))
+      advance();
+    std::string tok = s_.substr(p, pos_ - p);
+    if (tok == "true") return true;
+    if (tok == "false") return false;
+    if (tok == "none") return NoneAttr{};
+    if (tok == "inf") return HUGE_VAL;
+    if (tok == "-inf") return -HUGE_VAL;
+    if (tok == "nan") return std::nan("");
+    if (tok.empty()) error("expected an attribute value");
+    bool isFloat = tok.find_first_of(".eE") != std::string::npos;
+    char* end = nullptr;
+    if (isFloat) {
+      double d = std::strtod(tok.c_str(), &end);
+      if (*end) error("bad number '" + tok + "'");
+      return d;
+    }
+    long long i = std::strtoll(tok.c_str(), &end, 10);
+    if (*end) error("bad number '" + tok + "'");
+    return static_cast<int64_t>(i);
+  }
+
+  void function(Graph& g) {
+    if (word() != "func") error("expected 'func'");
+    expect('@');
+    std::string name = word();
+    values_.clear();
+    std::vector<std::pair<std::string, Type>> params;
+    expect('(');
+    if (!accept(')')) {
+      do {
+        std::string p = valueName();
+        expect(':');
+        params.push_back({p, type()});
+      } while (accept(','));
+      expect(')');
+    }
+    std::vector<std::tuple<std::string, Type, std::string>> captures;
+    if (peekWord() == "captures") {
+      word();
+      expect('(');
+      do {
+        std::string v = valueName();
+        expect(':');
+        Type t = type();
+        captures.emplace_back(v, t, string());
+      } while (accept(','));
+      expect(')');
+    }
+    SourceLoc l = optionalLoc();
+    Function* f = g.addFunction(name, l);
+    for (auto& [p, t] : params) define(p, f->addParam(p, t));
+    for (auto& [v, t, n] : captures) define(v, f->addCapture(n, t));
+    expect('{');
+    nodes(f->body());
+  }
+
+  // Parses nodes until a closing '}' (consumed; returns true) or a '^'
+  // block label (left in place; returns false).
+  bool nodes(Block* b) {
+    while (true) {
+      skipSpace();
+      if (atEnd()) error("unexpected end of input");
+      if (peek() == '}') {
+        advance();
+        return true;
+      }
+      if (peek() == '^') return false;
+      node(b);
+    }
+  }
+
+  void node(Block* b) {
+    std::vector<std::string> results;
+    skipSpace();
+    if (peek() == '%') {
+      do results.push_back(valueName());
+      while (accept(','));
+      expect('=');
+    }
+    std::string opName = word();
+    Op op;
+    if (!opFromName(opName, op)) error("unknown op '" + opName + "'");
+    auto owned = std::make_unique<Node>(op, SourceLoc{});
+    Node* n = b->append(std::move(owned));
+    skipSpace();
+    if (peek() == '%') {
+      do n->addOperand(lookup(valueName()));
+      while (accept(','));
+    }
+    if (accept('{')) {
+      do {
+        std::string key = word();
+        expect('=');
+        n->setAttr(key, attrValue());
+      } while (accept(','));
+      expect('}');
+    }
+    std::vector<Type> types;
+    if (accept(':')) {
+      do types.push_back(type());
+      while (accept(','));
+    }
+    if (types.size() != results.size()) error("result count does not match the type list");
+    n->setLoc(optionalLoc());
+    for (size_t i = 0; i < results.size(); ++i) define(results[i], n->addResult(types[i]));
+    skipSpace();
+    if (n->info().numBlocks > 0 && accept('{')) {
+      skipSpace();
+      while (peek() == '^') {
+        advance();
+        word();  // the block label is implied by its position
+        Block* inner = n->addBlock();
+        expect('(');
+        if (!accept(')')) {
+          do {
+            std::string a = valueName();
+            expect(':');
+            define(a, inner->addArg(type()));
+          } while (accept(','));
+          expect(')');
+        }
+        expect(':');
+        if (nodes(inner)) break;
+        skipSpace();
+      }
+    }
+  }
+
+  const std::string& s_;
+  uint32_t file_;
+  size_t pos_ = 0;
+  uint32_t line_ = 1;
+  size_t lineStart_ = 0;
+  std::unordered_map<std::string, Value*> values_;
+};
+
+}  // namespace
+
+std::unique_ptr<Graph> parse(SourceManager& sm, uint32_t file) {
+  Parser p(sm.text(file), file);
+  auto g = p.graph();
+  g->setFile(file);
+  return g;
+}
+
+}  // namespace nn::ir

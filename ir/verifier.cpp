@@ -1,0 +1,95 @@
+// The IR verifier: every operand is defined before its use in the same or
+// an enclosing block (SSA dominance for structured control flow); operand,
+// result and block counts match the op table; blocks end in the terminator
+// their parent expects, with as many values as the parent has results
+// (if/loop) or carried values (loop cond/body).
+#include <unordered_set>
+
+#include "ir/text.h"
+
+namespace nn::ir {
+namespace {
+
+class Verifier {
+ public:
+  void function(const Function& f) {
+    fn_ = &f;
+    visible_.clear();
+    block(*f.body(), nullptr);
+    const Node* t = f.body()->terminator();
+    if (!t || t->op() != Op::Return) error(f.loc(), "function body does not end in return");
+  }
+
+ private:
+  [[noreturn]] void error(SourceLoc loc, const std::string& msg) {
+    fail(loc, "IR verification failed in @" + fn_->name() + ": " + msg);
+  }
+
+  void block(const Block& b, const Node* parent) {
+    std::vector<const Value*> scope;
+    for (const auto& a : b.args()) {
+      visible_.insert(a.get());
+      scope.push_back(a.get());
+    }
+    for (size_t i = 0; i < b.nodes().size(); ++i) {
+      const Node& n = *b.nodes()[i];
+      bool last = i + 1 == b.nodes().size();
+      if (hasTrait(n.op(), TERM) && !last) error(n.loc(), std::string(n.info().name) + " is not at the end of its block");
+      node(n);
+      for (size_t r = 0; r < n.numResults(); ++r) {
+        visible_.insert(n.result(r));
+        scope.push_back(n.result(r));
+      }
+    }
+    if (parent) terminator(b, *parent);
+    for (const Value* v : scope) visible_.erase(v);
+  }
+
+  void terminator(const Block& b, const Node& parent) {
+    const Node* t = b.terminator();
+    bool isLoopCond = parent.op() == Op::Loop && &b == parent.block(0);
+    Op want = isLoopCond ? Op::Condition : Op::Yield;
+    if (!t || t->op() != want)
+      error(parent.loc(), std::string("block of ") + parent.info().name + " must end in " + opInfo(want).name);
+    if (parent.op() == Op::If && t->operands().size() != parent.numResults())
+      error(t->loc(), "yield count does not match the results of if");
+    if (parent.op() == Op::Loop) {
+      size_t carried = parent.operands().size();
+      if (b.numArgs() != carried) error(parent.loc(), "loop block arguments do not match carried values");
+      if (!isLoopCond && t->operands().size() != carried)
+        error(t->loc(), "loop body yields a different number of values than it carries");
+    }
+  }
+
+  void node(const Node& n) {
+    const OpInfo& info = n.info();
+    size_t ops = n.operands().size();
+    if (ops < size_t(info.minOperands) || (info.maxOperands >= 0 && ops > size_t(info.maxOperands)))
+      error(n.loc(), std::string(info.name) + " has a wrong number of operands");
+    if (info.numResults >= 0 && n.numResults() != size_t(info.numResults))
+      error(n.loc(), std::string(info.name) + " has a wrong number of results");
+    if (n.numBlocks() != size_t(info.numBlocks))
+      error(n.loc(), std::string(info.name) + " has a wrong number of blocks");
+    if (n.op() == Op::Loop && n.numResults() != ops)
+      error(n.loc(), "loop must have one result per carried value");
+    if (n.op() == Op::Unpack && n.numResults() != size_t(n.intAttr("n", -1)))
+      error(n.loc(), "unpack result count does not match its n attribute");
+    for (const Value* v : n.operands())
+      if (!visible_.count(v)) error(n.loc(), std::string("operand of ") + info.name + " is not defined before its use");
+    if (n.op() == Op::Call && n.strListAttr("kw").size() + 1 > ops)
+      error(n.loc(), "call has more keyword names than arguments");
+    for (size_t i = 0; i < n.numBlocks(); ++i) block(*n.block(i), &n);
+  }
+
+  const Function* fn_ = nullptr;
+  std::unordered_set<const Value*> visible_;
+};
+
+}  // namespace
+
+void verify(const Graph& g) {
+  Verifier v;
+  for (const auto& f : g.functions()) v.function(*f);
+}
+
+}  // namespace nn::ir

@@ -1,0 +1,150 @@
+// REPL loop: input assembly, the ':' commands, libedit line editing and the
+// history file, and Ctrl-C handling (cancels the line being typed or
+// interrupts the running program).
+#include "repl/repl.h"
+
+#include <editline/readline.h>
+#include <signal.h>
+
+#include <cstdlib>
+#include <iostream>
+#include <optional>
+#include <string>
+
+#include "frontend/parse.h"
+
+namespace nn {
+namespace {
+
+rt::Interpreter* gInterp = nullptr;
+volatile sig_atomic_t gInterrupted = 0;
+
+void onSigint(int) {
+  gInterrupted = 1;
+  if (gInterp) gInterp->interrupt().store(true);
+}
+
+std::string historyPath() {
+  const char* home = std::getenv("HOME");
+  return home ? std::string(home) + "/.nn_history" : std::string();
+}
+
+const char* kHelp =
+    "nn REPL commands:\n"
+    "  :help        show this help\n"
+    "  :ast         show the AST of the last input\n"
+    "  :ir NAME     show the IR of function NAME\n"
+    "  :quit        leave (Ctrl-D also leaves)\n"
+    "Blocks continue after a ':' line until an empty line. Ctrl-C cancels the input line.\n";
+
+class LineReader {
+ public:
+  LineReader(std::istream& in, bool interactive) : in_(in), interactive_(interactive) {
+    if (interactive_) {
+      history_ = historyPath();
+      using_history();
+      if (!history_.empty()) read_history(history_.c_str());
+    }
+  }
+  ~LineReader() {
+    if (interactive_ && !history_.empty()) write_history(history_.c_str());
+  }
+
+  // Returns nullopt at end of input. A line cancelled with Ctrl-C comes
+  // back as cancelled() == true.
+  std::optional<std::string> read(const char* prompt) {
+    cancelled_ = false;
+    if (!interactive_) {
+      std::string line;
+      if (!std::getline(in_, line)) return std::nullopt;
+      return line;
+    }
+    gInterrupted = 0;
+    char* raw = readline(prompt);
+    if (gInterrupted) {
+      cancelled_ = true;
+      std::free(raw);
+      std::cout << "\n";
+      return std::string();
+    }
+    if (!raw) return std::nullopt;
+    std::string line(raw);
+    std::free(raw);
+    return line;
+  }
+  bool cancelled() const { return cancelled_; }
+  void remember(const std::string& entry) {
+    if (interactive_ && !entry.empty()) add_history(entry.c_str());
+  }
+
+ private:
+  std::istream& in_;
+  bool interactive_;
+  bool cancelled_ = false;
+  std::string history_;
+};
+
+std::string trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
+}
+
+}  // namespace
+
+int runRepl(State& state, std::istream& in, bool interactive) {
+  gInterp = &state.interpreter();
+  struct sigaction sa {};
+  sa.sa_handler = onSigint;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;  // no SA_RESTART: a blocked read returns so the line is cancelled
+  struct sigaction old {};
+  sigaction(SIGINT, &sa, &old);
+
+  if (interactive) std::cout << "nn " << NN_VERSION << " — :help for help, Ctrl-D to exit\n";
+  LineReader reader(in, interactive);
+  while (true) {
+    auto first = reader.read(">>> ");
+    if (!first) break;
+    if (reader.cancelled()) continue;
+    std::string cmd = trim(*first);
+    if (cmd.empty()) continue;
+    if (cmd[0] == ':') {
+      reader.remember(cmd);
+      if (cmd == ":quit" || cmd == ":q" || cmd == ":exit") break;
+      if (cmd == ":help") std::cout << kHelp;
+      else if (cmd == ":ast") std::cout << state.lastAst();
+      else if (cmd.rfind(":ir", 0) == 0) {
+        std::string name = trim(cmd.substr(3));
+        if (name.empty()) std::cerr << "error: usage: :ir NAME\n";
+        else state.printFunctionIr(name);
+      } else {
+        std::cerr << "error: unknown command '" << cmd << "' (try :help)\n";
+      }
+      std::cout.flush();
+      continue;
+    }
+    std::string buffer = *first + "\n";
+    bool cancelled = false;
+    while (frontend::needsMoreInput(buffer)) {
+      auto more = reader.read("... ");
+      if (!more) break;
+      if (reader.cancelled()) {
+        cancelled = true;
+        break;
+      }
+      buffer += *more + "\n";
+    }
+    if (cancelled) continue;
+    reader.remember(buffer.substr(0, buffer.find_last_not_of('\n') + 1));
+    state.interpreter().interrupt().store(false);
+    state.replInput(buffer);
+    std::cout.flush();
+  }
+  if (interactive) std::cout << "\n";
+  sigaction(SIGINT, &old, nullptr);
+  gInterp = nullptr;
+  return 0;
+}
+
+}  // namespace nn

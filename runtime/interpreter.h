@@ -1,0 +1,86 @@
+// The eager interpreter: executes IR functions node by node on runtime
+// values. `if` and `loop` nodes run their blocks; calls recurse. Every
+// runtime error is an NnError at the failing node's location, and each
+// active call adds its call site to the error's "called from" trace.
+#pragma once
+
+#include <atomic>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "ir/ir.h"
+#include "runtime/module.h"
+#include "runtime/value.h"
+#include "support/diagnostics.h"
+
+namespace nn::rt {
+
+class Interpreter;
+
+// Arguments of a builtin call beyond the positional ones.
+struct CallContext {
+  Interpreter& interp;
+  SourceLoc loc;
+  const std::vector<std::string>& kwnames;
+  std::vector<Value>& kwargs;
+  std::string name;  // of the builtin being called, for messages
+
+  // The keyword argument `name`, or null; marks it as used.
+  const Value* kw(const std::string& name);
+  // Fails if a keyword argument was not consumed by the builtin.
+  void checkKeywordsUsed(const char* fn) const;
+  std::vector<bool> used = std::vector<bool>(kwnames.size(), false);
+};
+
+// What the interpreter needs from the layers above it (stdlib, embedding).
+class Host {
+ public:
+  virtual ~Host() = default;
+  virtual Value builtin(const std::string& name, SourceLoc loc) = 0;
+  // Attributes of non-module values: methods of lists, dicts, strings.
+  virtual Value attribute(const Value& obj, const std::string& name, SourceLoc loc) = 0;
+  virtual Value importModule(const std::string& name, bool bindTop, ModuleInstance& from, SourceLoc loc) = 0;
+  virtual std::ostream& out() = 0;
+};
+
+struct InterpreterLimits {
+  // Deep enough for ordinary recursion, shallow enough that the C++ stack
+  // (8 MiB main thread, larger frames under ASan) never overflows.
+  int maxCallDepth = 1000;
+};
+
+class Interpreter {
+ public:
+  Interpreter(Host& host, InterpreterLimits limits = {});
+
+  // Runs a module graph's @__main__ with `module` as its globals.
+  void runMain(ModuleInstance& module, const ir::Graph& g);
+
+  Value call(const Value& callee, std::vector<Value> args, const std::vector<std::string>& kwnames,
+             std::vector<Value> kwargs, SourceLoc loc);
+  Value call(const Value& callee, std::vector<Value> args, SourceLoc loc) {
+    static const std::vector<std::string> none;
+    return call(callee, std::move(args), none, {}, loc);
+  }
+
+  Host& host() { return host_; }
+  // Set from another thread (or a signal handler) to stop at the next node.
+  std::atomic<bool>& interrupt() { return interrupt_; }
+
+ private:
+  struct Frame;
+  Value callFunction(const Value& fnValue, std::vector<Value>& args, const std::vector<std::string>& kwnames,
+                     std::vector<Value>& kwargs, SourceLoc loc);
+  Value runFunction(const ir::Function& fn, ModuleInstance& module, const Value* self, std::vector<Value> slots0);
+  const ir::Node* exec(const ir::Block& b, Frame& f, std::vector<Value>& out);
+  void node(const ir::Node& n, Frame& f);
+  void checkInterrupt(SourceLoc loc);
+
+  Host& host_;
+  InterpreterLimits limits_;
+  int depth_ = 0;
+  std::atomic<bool> interrupt_{false};
+};
+
+}  // namespace nn::rt

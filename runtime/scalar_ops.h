@@ -1,0 +1,27 @@
+// Python semantics of the arithmetic, comparison and container ops on
+// scalars, strings, tuples, lists and dicts. Errors (division by zero,
+// overflow, unsupported operand types, index out of range) are NnErrors at
+// the given location.
+#pragma once
+
+#include "ir/ir.h"
+#include "runtime/value.h"
+#include "support/diagnostics.h"
+
+namespace nn::rt {
+
+Value binaryOp(ir::Op op, const Value& a, const Value& b, SourceLoc loc);
+Value unaryOp(ir::Op op, const Value& a, SourceLoc loc);
+Value compareOp(ir::Op op, const Value& a, const Value& b, SourceLoc loc);
+// a < b with Python's ordering rules (used by sorted, min, max).
+bool lessThan(const Value& a, const Value& b, SourceLoc loc);
+bool contains(const Value& container, const Value& item, SourceLoc loc);
+
+Value getItem(const Value& container, const Value& index, SourceLoc loc);
+// Returns the updated container: lists and dicts are updated in place.
+Value setItem(const Value& container, const Value& index, const Value& v, SourceLoc loc);
+
+// Resolves a Python index (negative from the end) into [0, size) or fails.
+int64_t normalizeIndex(int64_t i, int64_t size, const char* what, SourceLoc loc);
+
+}  // namespace nn::rt

@@ -1,0 +1,224 @@
+// Runtime value helpers: construction, truthiness, equality and the str()
+// and repr() text of every kind, following Python.
+#include "runtime/value.h"
+
+#include <cstdio>
+
+#include "ir/ir.h"
+#include "runtime/module.h"
+#include "support/float_repr.h"
+
+namespace nn::rt {
+
+Value Value::str(std::string s) { return object(Kind::Str, std::make_shared<StrObj>(std::move(s))); }
+
+Value Value::undef(const std::string& name) {
+  Value v(Kind::Undef);
+  v.obj_ = std::make_shared<StrObj>(name);
+  return v;
+}
+
+const std::string& Value::asStr() const { return static_cast<StrObj*>(obj_.get())->s; }
+
+Value* DictObj::find(const std::string& key) {
+  auto it = index.find(key);
+  return it == index.end() ? nullptr : &items[it->second].second;
+}
+
+void DictObj::set(const std::string& key, Value v) {
+  if (Value* slot = find(key)) {
+    *slot = std::move(v);
+    return;
+  }
+  index[key] = items.size();
+  items.emplace_back(key, std::move(v));
+}
+
+bool DictObj::erase(const std::string& key) {
+  auto it = index.find(key);
+  if (it == index.end()) return false;
+  items.erase(items.begin() + static_cast<std::ptrdiff_t>(it->second));
+  index.clear();
+  for (size_t i = 0; i < items.size(); ++i) index[items[i].first] = i;
+  return true;
+}
+
+int64_t RangeObj::length() const {
+  if (step > 0 && start < stop) return (stop - start + step - 1) / step;
+  if (step < 0 && start > stop) return (start - stop - step - 1) / (-step);
+  return 0;
+}
+
+Value makeTuple(std::vector<Value> items) {
+  auto o = std::make_shared<SeqObj>();
+  o->items = std::move(items);
+  return Value::object(Kind::Tuple, std::move(o));
+}
+
+Value makeList(std::vector<Value> items) {
+  auto o = std::make_shared<SeqObj>();
+  o->items = std::move(items);
+  return Value::object(Kind::List, std::move(o));
+}
+
+Value makeDict() { return Value::object(Kind::Dict, std::make_shared<DictObj>()); }
+
+const char* typeName(const Value& v) {
+  switch (v.kind()) {
+    case Kind::Undef: return "undefined";
+    case Kind::None: return "NoneType";
+    case Kind::Bool: return "bool";
+    case Kind::Int: return "int";
+    case Kind::Float: return "float";
+    case Kind::Str: return "str";
+    case Kind::Tuple: return "tuple";
+    case Kind::List: return "list";
+    case Kind::Dict: return "dict";
+    case Kind::Function: return "function";
+    case Kind::Builtin: return "builtin_function_or_method";
+    case Kind::Method: return "builtin_function_or_method";
+    case Kind::Range: return "range";
+    case Kind::Module: return "module";
+    case Kind::Slice: return "slice";
+    case Kind::Ellipsis: return "ellipsis";
+    case Kind::Exception: return "Error";
+  }
+  return "?";
+}
+
+bool truthy(const Value& v) {
+  switch (v.kind()) {
+    case Kind::None: return false;
+    case Kind::Bool: return v.asBool();
+    case Kind::Int: return v.asInt() != 0;
+    case Kind::Float: return v.asFloat() != 0.0;
+    case Kind::Str: return !v.asStr().empty();
+    case Kind::Tuple:
+    case Kind::List: return !v.as<SeqObj>().items.empty();
+    case Kind::Dict: return !v.as<DictObj>().items.empty();
+    case Kind::Range: return v.as<RangeObj>().length() != 0;
+    default: return true;
+  }
+}
+
+static std::string quoteStr(const std::string& s) {
+  bool hasSingle = s.find('\'') != std::string::npos;
+  bool hasDouble = s.find('"') != std::string::npos;
+  char q = hasSingle && !hasDouble ? '"' : '\'';
+  std::string out(1, q);
+  for (unsigned char c : s) {
+    if (c == '\\') out += "\\\\";
+    else if (c == static_cast<unsigned char>(q)) out += std::string("\\") + q;
+    else if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else if (c == '\t') out += "\\t";
+    else if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + q;
+}
+
+std::string repr(const Value& v) {
+  switch (v.kind()) {
+    case Kind::Str: return quoteStr(v.asStr());
+    case Kind::Tuple: {
+      const auto& items = v.as<SeqObj>().items;
+      std::string s = "(";
+      for (size_t i = 0; i < items.size(); ++i) s += (i ? ", " : "") + repr(items[i]);
+      return s + (items.size() == 1 ? ",)" : ")");
+    }
+    case Kind::List: {
+      const auto& items = v.as<SeqObj>().items;
+      std::string s = "[";
+      for (size_t i = 0; i < items.size(); ++i) s += (i ? ", " : "") + repr(items[i]);
+      return s + "]";
+    }
+    case Kind::Dict: {
+      std::string s = "{";
+      bool first = true;
+      for (const auto& [k, x] : v.as<DictObj>().items) {
+        s += (first ? "" : ", ") + quoteStr(k) + ": " + repr(x);
+        first = false;
+      }
+      return s + "}";
+    }
+    case Kind::Exception: return "Error(" + quoteStr(v.as<ExceptionObj>().message) + ")";
+    default: return str(v);
+  }
+}
+
+std::string str(const Value& v) {
+  switch (v.kind()) {
+    case Kind::Undef: return "<undefined>";
+    case Kind::None: return "None";
+    case Kind::Bool: return v.asBool() ? "True" : "False";
+    case Kind::Int: return std::to_string(v.asInt());
+    case Kind::Float: return floatRepr(v.asFloat());
+    case Kind::Str: return v.asStr();
+    case Kind::Function: return "<function " + v.as<FunctionObj>().name + ">";
+    case Kind::Builtin: return "<built-in function " + v.as<BuiltinObj>().name + ">";
+    case Kind::Method: {
+      const auto& m = v.as<MethodObj>();
+      return "<built-in method " + m.name + " of " + typeName(m.self) + " object>";
+    }
+    case Kind::Range: {
+      const auto& r = v.as<RangeObj>();
+      std::string s = "range(" + std::to_string(r.start) + ", " + std::to_string(r.stop);
+      if (r.step != 1) s += ", " + std::to_string(r.step);
+      return s + ")";
+    }
+    case Kind::Module: return "<module '" + v.as<ModuleObj>().module->name() + "'>";
+    case Kind::Slice: {
+      const auto& s = v.as<SliceObj>();
+      return "slice(" + repr(s.start) + ", " + repr(s.stop) + ", " + repr(s.step) + ")";
+    }
+    case Kind::Ellipsis: return "Ellipsis";
+    case Kind::Exception: return v.as<ExceptionObj>().message;
+    default: return repr(v);
+  }
+}
+
+bool equal(const Value& a, const Value& b) {
+  if (a.isNumber() && b.isNumber()) {
+    if (a.isIntLike() && b.isIntLike()) return a.asInt() == b.asInt();
+    return a.asFloat() == b.asFloat();
+  }
+  if (a.kind() != b.kind()) return false;
+  switch (a.kind()) {
+    case Kind::None:
+    case Kind::Ellipsis: return true;
+    case Kind::Str: return a.asStr() == b.asStr();
+    case Kind::Tuple:
+    case Kind::List: {
+      const auto& x = a.as<SeqObj>().items;
+      const auto& y = b.as<SeqObj>().items;
+      if (x.size() != y.size()) return false;
+      for (size_t i = 0; i < x.size(); ++i)
+        if (!equal(x[i], y[i])) return false;
+      return true;
+    }
+    case Kind::Dict: {
+      auto& x = a.as<DictObj>();
+      auto& y = b.as<DictObj>();
+      if (x.items.size() != y.items.size()) return false;
+      for (const auto& [k, v] : x.items) {
+        Value* other = y.find(k);
+        if (!other || !equal(v, *other)) return false;
+      }
+      return true;
+    }
+    case Kind::Range: {
+      const auto& x = a.as<RangeObj>();
+      const auto& y = b.as<RangeObj>();
+      return x.start == y.start && x.stop == y.stop && x.step == y.step;
+    }
+    default: return a.ptr() == b.ptr();
+  }
+}
+
+}  // namespace nn::rt

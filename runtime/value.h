@@ -1,0 +1,146 @@
+// Runtime values of the interpreter. A Value is a small tagged union: the
+// scalar kinds (None, bool, int, float) are stored inline, everything else
+// points to a reference-counted heap object. Strings, tuples, functions and
+// ranges are immutable; lists and dicts are mutable and shared by reference,
+// as in Python.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace nn::ir {
+class Function;
+}
+
+namespace nn::rt {
+
+enum class Kind : uint8_t {
+  Undef,  // a variable read before assignment; an error wherever it is used
+  None, Bool, Int, Float, Str, Tuple, List, Dict,
+  Function, Builtin, Method, Range, Module, Slice, Ellipsis, Exception,
+};
+
+struct Object {
+  virtual ~Object() = default;
+};
+
+class Value {
+ public:
+  Value() : kind_(Kind::None), i_(0) {}
+  static Value none() { return Value(); }
+  static Value boolean(bool b) { Value v(Kind::Bool); v.b_ = b; return v; }
+  static Value integer(int64_t i) { Value v(Kind::Int); v.i_ = i; return v; }
+  static Value real(double f) { Value v(Kind::Float); v.f_ = f; return v; }
+  static Value str(std::string s);
+  static Value object(Kind k, std::shared_ptr<Object> o) { Value v(k); v.obj_ = std::move(o); return v; }
+  static Value undef(const std::string& name);
+  static Value ellipsis() { return Value(Kind::Ellipsis); }
+
+  Kind kind() const { return kind_; }
+  bool is(Kind k) const { return kind_ == k; }
+  bool isNumber() const { return kind_ == Kind::Int || kind_ == Kind::Float || kind_ == Kind::Bool; }
+  bool isIntLike() const { return kind_ == Kind::Int || kind_ == Kind::Bool; }
+
+  bool asBool() const { return b_; }
+  // int value of an int or bool
+  int64_t asInt() const { return kind_ == Kind::Bool ? (b_ ? 1 : 0) : i_; }
+  // float value of any number
+  double asFloat() const { return kind_ == Kind::Float ? f_ : static_cast<double>(asInt()); }
+  const std::string& asStr() const;
+  template <class T>
+  T& as() const { return *static_cast<T*>(obj_.get()); }
+  const Object* ptr() const { return obj_.get(); }
+
+ private:
+  explicit Value(Kind k) : kind_(k), i_(0) {}
+  Kind kind_;
+  union {
+    bool b_;
+    int64_t i_;
+    double f_;
+  };
+  std::shared_ptr<Object> obj_;
+};
+
+struct StrObj : Object {
+  explicit StrObj(std::string v) : s(std::move(v)) {}
+  std::string s;
+};
+
+// Tuples and lists share a representation; lists are mutated in place.
+struct SeqObj : Object {
+  std::vector<Value> items;
+};
+
+// Insertion-ordered dict with str keys (language.md §2).
+struct DictObj : Object {
+  std::vector<std::pair<std::string, Value>> items;
+  std::unordered_map<std::string, size_t> index;
+
+  Value* find(const std::string& key);
+  void set(const std::string& key, Value v);
+  bool erase(const std::string& key);
+};
+
+class ModuleInstance;
+
+struct FunctionObj : Object {
+  const ir::Function* fn = nullptr;
+  ModuleInstance* module = nullptr;  // owned by the interpreter state
+  std::string name;
+  std::vector<Value> captures;
+  std::vector<Value> defaults;       // for the last defaults.size() parameters
+  bool forceEager = false, forceJit = false;  // @eager / @jit
+};
+
+struct CallContext;
+using BuiltinFn = Value (*)(CallContext& ctx, std::vector<Value>& args);
+
+struct BuiltinObj : Object {
+  std::string name;
+  BuiltinFn fn = nullptr;
+};
+
+// A method bound to its receiver: xs.append
+struct MethodObj : Object {
+  Value self;
+  std::string name;
+  BuiltinFn fn = nullptr;
+};
+
+struct RangeObj : Object {
+  int64_t start = 0, stop = 0, step = 1;
+  int64_t length() const;
+  int64_t at(int64_t i) const { return start + i * step; }
+};
+
+struct SliceObj : Object {
+  Value start, stop, step;
+};
+
+struct ModuleObj : Object {
+  ModuleInstance* module = nullptr;
+};
+
+struct ExceptionObj : Object {
+  std::string message;
+};
+
+// Constructors for the common heap values.
+Value makeTuple(std::vector<Value> items);
+Value makeList(std::vector<Value> items);
+Value makeDict();
+
+// Python's type name of a value: "int", "list", "NoneType", ...
+const char* typeName(const Value& v);
+bool truthy(const Value& v);
+std::string str(const Value& v);
+std::string repr(const Value& v);
+// Structural equality as Python's ==.
+bool equal(const Value& a, const Value& b);
+
+}  // namespace nn::rt

@@ -1,0 +1,26 @@
+// The builtin functions and methods of language.md §5 that exist so far.
+// Names of builtins that later issues implement (tensors, autodiff, I/O,
+// devices) are registered too, so that using them gives a clear
+// "not supported yet" error at the call instead of "name is not defined".
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "runtime/interpreter.h"
+
+namespace nn::stdlib {
+
+const std::set<std::string>& builtinNames();
+// The builtin function value for `name` (which must be in builtinNames()).
+rt::Value makeBuiltin(const std::string& name);
+// Methods and attributes of lists, dicts, strings, tuples and functions.
+rt::Value attribute(const rt::Value& obj, const std::string& name, SourceLoc loc);
+
+// Helpers shared by the builtin implementations.
+void checkArity(rt::CallContext& c, const std::vector<rt::Value>& args, size_t min, size_t max);
+std::vector<rt::Value> iterate(const rt::Value& v, SourceLoc loc);
+int64_t toIndex(const rt::Value& v, SourceLoc loc);
+
+}  // namespace nn::stdlib

@@ -1,0 +1,469 @@
+// The core builtins (language.md §5 "core"): print, len, range, enumerate,
+// zip, min, max, abs, sum, int, float, bool, str, repr, round, tuple, list,
+// dict, sorted, reversed, any, all, type, Error, plus the @jit/@eager
+// decorators and time(). Semantics follow Python.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <map>
+
+#include "runtime/scalar_ops.h"
+#include "stdlib/builtins.h"
+
+namespace nn::stdlib {
+
+using namespace nn::rt;
+
+void checkArity(CallContext& c, const std::vector<Value>& args, size_t min, size_t max) {
+  if (args.size() >= min && args.size() <= max) return;
+  std::string expected = min == max ? std::to_string(min) : max == SIZE_MAX ? "at least " + std::to_string(min)
+                                                                             : "from " + std::to_string(min) + " to " + std::to_string(max);
+  fail(c.loc, c.name + "() takes " + expected + " argument" + (max == 1 && min == 1 ? "" : "s") + " (" +
+                  std::to_string(args.size()) + " given)");
+}
+
+std::vector<Value> iterate(const Value& v, SourceLoc loc) {
+  switch (v.kind()) {
+    case Kind::List:
+    case Kind::Tuple: return v.as<SeqObj>().items;
+    case Kind::Range: {
+      const auto& r = v.as<RangeObj>();
+      std::vector<Value> out;
+      out.reserve(static_cast<size_t>(r.length()));
+      for (int64_t i = 0, n = r.length(); i < n; ++i) out.push_back(Value::integer(r.at(i)));
+      return out;
+    }
+    case Kind::Str: {
+      std::vector<Value> out;
+      for (char c : v.asStr()) out.push_back(Value::str(std::string(1, c)));
+      return out;
+    }
+    case Kind::Dict: {
+      std::vector<Value> out;
+      for (const auto& kv : v.as<DictObj>().items) out.push_back(Value::str(kv.first));
+      return out;
+    }
+    default: fail(loc, std::string("'") + typeName(v) + "' object is not iterable");
+  }
+}
+
+int64_t toIndex(const Value& v, SourceLoc loc) {
+  if (!v.isIntLike()) fail(loc, std::string("'") + typeName(v) + "' object cannot be interpreted as an integer");
+  return v.asInt();
+}
+
+namespace {
+
+Value bPrint(CallContext& c, std::vector<Value>& args) {
+  std::string sep = " ", end = "\n";
+  if (const Value* s = c.kw("sep"); s && !s->is(Kind::None)) {
+    if (!s->is(Kind::Str)) fail(c.loc, std::string("sep must be None or a string, not ") + typeName(*s));
+    sep = s->asStr();
+  }
+  if (const Value* e = c.kw("end"); e && !e->is(Kind::None)) {
+    if (!e->is(Kind::Str)) fail(c.loc, std::string("end must be None or a string, not ") + typeName(*e));
+    end = e->asStr();
+  }
+  c.checkKeywordsUsed("print");
+  std::string line;
+  for (size_t i = 0; i < args.size(); ++i) line += (i ? sep : "") + str(args[i]);
+  c.interp.host().out() << line << end;
+  return Value::none();
+}
+
+Value bLen(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 1, 1);
+  const Value& v = args[0];
+  switch (v.kind()) {
+    case Kind::Str: return Value::integer(static_cast<int64_t>(v.asStr().size()));
+    case Kind::List:
+    case Kind::Tuple: return Value::integer(static_cast<int64_t>(v.as<SeqObj>().items.size()));
+    case Kind::Dict: return Value::integer(static_cast<int64_t>(v.as<DictObj>().items.size()));
+    case Kind::Range: return Value::integer(v.as<RangeObj>().length());
+    default: fail(c.loc, std::string("object of type '") + typeName(v) + "' has no len()");
+  }
+}
+
+Value bRange(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 1, 3);
+  auto r = std::make_shared<RangeObj>();
+  if (args.size() == 1) {
+    r->stop = toIndex(args[0], c.loc);
+  } else {
+    r->start = toIndex(args[0], c.loc);
+    r->stop = toIndex(args[1], c.loc);
+    if (args.size() == 3) r->step = toIndex(args[2], c.loc);
+  }
+  if (r->step == 0) fail(c.loc, "range() arg 3 must not be zero");
+  return Value::object(Kind::Range, std::move(r));
+}
+
+Value bEnumerate(CallContext& c, std::vector<Value>& args) {
+  int64_t start = 0;
+  if (const Value* s = c.kw("start")) start = toIndex(*s, c.loc);
+  c.checkKeywordsUsed("enumerate");
+  checkArity(c, args, 1, 2);
+  if (args.size() == 2) start = toIndex(args[1], c.loc);
+  std::vector<Value> out;
+  for (Value& v : iterate(args[0], c.loc)) out.push_back(makeTuple({Value::integer(start++), std::move(v)}));
+  return makeList(std::move(out));
+}
+
+Value bZip(CallContext& c, std::vector<Value>& args) {
+  c.checkKeywordsUsed("zip");
+  std::vector<std::vector<Value>> seqs;
+  size_t n = args.empty() ? 0 : SIZE_MAX;
+  for (const Value& a : args) {
+    seqs.push_back(iterate(a, c.loc));
+    n = std::min(n, seqs.back().size());
+  }
+  std::vector<Value> out;
+  for (size_t i = 0; i < n; ++i) {
+    std::vector<Value> t;
+    for (auto& s : seqs) t.push_back(s[i]);
+    out.push_back(makeTuple(std::move(t)));
+  }
+  return makeList(std::move(out));
+}
+
+Value minMax(CallContext& c, std::vector<Value>& args, bool isMax) {
+  const Value* key = c.kw("key");
+  const Value* dflt = c.kw("default");
+  c.checkKeywordsUsed(isMax ? "max" : "min");
+  if (args.empty()) fail(c.loc, c.name + " expected at least 1 argument, got 0");
+  std::vector<Value> items = args.size() == 1 ? iterate(args[0], c.loc) : args;
+  if (items.empty()) {
+    if (dflt) return *dflt;
+    fail(c.loc, c.name + "() arg is an empty sequence");
+  }
+  auto keyOf = [&](const Value& v) {
+    return key && !key->is(Kind::None) ? c.interp.call(*key, {v}, c.loc) : v;
+  };
+  Value best = items[0], bestKey = keyOf(items[0]);
+  for (size_t i = 1; i < items.size(); ++i) {
+    Value k = keyOf(items[i]);
+    bool better = isMax ? lessThan(bestKey, k, c.loc) : lessThan(k, bestKey, c.loc);
+    if (better) best = items[i], bestKey = k;
+  }
+  return best;
+}
+Value bMin(CallContext& c, std::vector<Value>& args) { return minMax(c, args, false); }
+Value bMax(CallContext& c, std::vector<Value>& args) { return minMax(c, args, true); }
+
+Value bAbs(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 1, 1);
+  const Value& v = args[0];
+  if (v.is(Kind::Float)) return Value::real(std::fabs(v.asFloat()));
+  if (v.isIntLike()) {
+    if (v.asInt() == std::numeric_limits<int64_t>::min()) fail(c.loc, "integer overflow in abs()");
+    return Value::integer(std::llabs(v.asInt()));
+  }
+  fail(c.loc, std::string("bad operand type for abs(): '") + typeName(v) + "'");
+}
+
+Value bSum(CallContext& c, std::vector<Value>& args) {
+  Value acc = Value::integer(0);
+  if (const Value* s = c.kw("start")) acc = *s;
+  c.checkKeywordsUsed("sum");
+  checkArity(c, args, 1, 2);
+  if (args.size() == 2) acc = args[1];
+  if (acc.is(Kind::Str)) fail(c.loc, "sum() can't sum strings [use ''.join(seq) instead]");
+  for (const Value& v : iterate(args[0], c.loc)) acc = binaryOp(ir::Op::Add, acc, v, c.loc);
+  return acc;
+}
+
+Value bPow(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 2, 2);
+  return binaryOp(ir::Op::Pow, args[0], args[1], c.loc);
+}
+
+Value bDivmod(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 2, 2);
+  return makeTuple({binaryOp(ir::Op::FloorDiv, args[0], args[1], c.loc),
+                    binaryOp(ir::Op::Mod, args[0], args[1], c.loc)});
+}
+
+std::string strip(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\n\r\f\v");
+  if (b == std::string::npos) return "";
+  size_t e = s.find_last_not_of(" \t\n\r\f\v");
+  return s.substr(b, e - b + 1);
+}
+
+Value bInt(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 0, 1);
+  if (args.empty()) return Value::integer(0);
+  const Value& v = args[0];
+  if (v.isIntLike()) return Value::integer(v.asInt());
+  if (v.is(Kind::Float)) {
+    double d = v.asFloat();
+    if (std::isnan(d)) fail(c.loc, "cannot convert float NaN to integer");
+    if (std::isinf(d)) fail(c.loc, "cannot convert float infinity to integer");
+    double t = std::trunc(d);
+    if (t >= 9223372036854775808.0 || t < -9223372036854775808.0) fail(c.loc, "integer overflow: float too large for a 64-bit int");
+    return Value::integer(static_cast<int64_t>(t));
+  }
+  if (v.is(Kind::Str)) {
+    std::string s;
+    for (char ch : strip(v.asStr()))
+      if (ch != '_') s += ch;
+    char* end = nullptr;
+    errno = 0;
+    long long i = s.empty() ? 0 : std::strtoll(s.c_str(), &end, 10);
+    if (s.empty() || *end || errno == ERANGE)
+      fail(c.loc, "invalid literal for int() with base 10: " + repr(v));
+    return Value::integer(i);
+  }
+  fail(c.loc, std::string("int() argument must be a string or a number, not '") + typeName(v) + "'");
+}
+
+Value bFloat(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 0, 1);
+  if (args.empty()) return Value::real(0.0);
+  const Value& v = args[0];
+  if (v.isNumber()) return Value::real(v.asFloat());
+  if (v.is(Kind::Str)) {
+    std::string s = strip(v.asStr());
+    std::string lower;
+    for (char ch : s) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (lower == "inf" || lower == "+inf" || lower == "infinity") return Value::real(HUGE_VAL);
+    if (lower == "-inf" || lower == "-infinity") return Value::real(-HUGE_VAL);
+    if (lower == "nan" || lower == "+nan" || lower == "-nan") return Value::real(std::nan(""));
+    char* end = nullptr;
+    double d = s.empty() ? 0 : std::strtod(s.c_str(), &end);
+    if (s.empty() || *end || lower.find_first_of("xp") != std::string::npos)
+      fail(c.loc, "could not convert string to float: " + repr(v));
+    return Value::real(d);
+  }
+  fail(c.loc, std::string("float() argument must be a string or a number, not '") + typeName(v) + "'");
+}
+
+Value bBool(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 0, 1);
+  return Value::boolean(!args.empty() && truthy(args[0]));
+}
+
+Value bStr(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 0, 1);
+  return Value::str(args.empty() ? std::string() : str(args[0]));
+}
+
+Value bRepr(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 1, 1);
+  return Value::str(repr(args[0]));
+}
+
+Value bRound(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 1, 2);
+  const Value& v = args[0];
+  if (!v.isNumber()) fail(c.loc, std::string("type ") + typeName(v) + " doesn't define __round__ method");
+  bool hasDigits = args.size() == 2 && !args[1].is(Kind::None);
+  if (v.isIntLike()) return Value::integer(v.asInt());
+  double d = v.asFloat();
+  if (!hasDigits) {
+    if (std::isnan(d)) fail(c.loc, "cannot convert float NaN to integer");
+    if (std::isinf(d)) fail(c.loc, "cannot convert float infinity to integer");
+    return Value::integer(static_cast<int64_t>(std::nearbyint(d)));  // ties to even
+  }
+  int64_t n = toIndex(args[1], c.loc);
+  if (!std::isfinite(d) || n > 300) return Value::real(d);
+  double scale = std::pow(10.0, static_cast<double>(std::llabs(n)));
+  double r = n >= 0 ? std::nearbyint(d * scale) / scale : std::nearbyint(d / scale) * scale;
+  return Value::real(r);
+}
+
+Value bTuple(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 0, 1);
+  return makeTuple(args.empty() ? std::vector<Value>{} : iterate(args[0], c.loc));
+}
+
+Value bList(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 0, 1);
+  return makeList(args.empty() ? std::vector<Value>{} : iterate(args[0], c.loc));
+}
+
+Value bDict(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 0, 1);
+  Value d = makeDict();
+  auto& obj = d.as<DictObj>();
+  if (!args.empty()) {
+    if (args[0].is(Kind::Dict)) {
+      for (const auto& [k, v] : args[0].as<DictObj>().items) obj.set(k, v);
+    } else {
+      for (const Value& pair : iterate(args[0], c.loc)) {
+        std::vector<Value> kv = iterate(pair, c.loc);
+        if (kv.size() != 2) fail(c.loc, "dictionary update sequence element has length " + std::to_string(kv.size()) + "; 2 is required");
+        if (!kv[0].is(Kind::Str)) fail(c.loc, std::string("dict keys must be str, not ") + typeName(kv[0]));
+        obj.set(kv[0].asStr(), kv[1]);
+      }
+    }
+  }
+  for (size_t i = 0; i < c.kwnames.size(); ++i) {
+    c.used[i] = true;
+    obj.set(c.kwnames[i], c.kwargs[i]);
+  }
+  return d;
+}
+
+Value bSorted(CallContext& c, std::vector<Value>& args) {
+  const Value* key = c.kw("key");
+  const Value* rev = c.kw("reverse");
+  c.checkKeywordsUsed("sorted");
+  checkArity(c, args, 1, 1);
+  std::vector<Value> items = iterate(args[0], c.loc);
+  std::vector<Value> keys;
+  for (const Value& v : items) keys.push_back(key && !key->is(Kind::None) ? c.interp.call(*key, {v}, c.loc) : v);
+  std::vector<size_t> order(items.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  bool reverse = rev && truthy(*rev);
+  // Stable, and reverse keeps equal elements in their original order as Python does.
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return reverse ? lessThan(keys[b], keys[a], c.loc) : lessThan(keys[a], keys[b], c.loc);
+  });
+  std::vector<Value> out;
+  for (size_t i : order) out.push_back(items[i]);
+  return makeList(std::move(out));
+}
+
+Value bReversed(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 1, 1);
+  if (args[0].is(Kind::Dict)) fail(c.loc, "'dict' object is not reversible");
+  std::vector<Value> items = iterate(args[0], c.loc);
+  std::reverse(items.begin(), items.end());
+  return makeList(std::move(items));
+}
+
+Value bAny(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 1, 1);
+  for (const Value& v : iterate(args[0], c.loc))
+    if (truthy(v)) return Value::boolean(true);
+  return Value::boolean(false);
+}
+
+Value bAll(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 1, 1);
+  for (const Value& v : iterate(args[0], c.loc))
+    if (!truthy(v)) return Value::boolean(false);
+  return Value::boolean(true);
+}
+
+Value bType(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 1, 1);
+  return Value::str(typeName(args[0]));
+}
+
+Value bError(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 0, 1);
+  auto e = std::make_shared<ExceptionObj>();
+  e->message = args.empty() ? std::string() : str(args[0]);
+  return Value::object(Kind::Exception, std::move(e));
+}
+
+Value bChr(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 1, 1);
+  int64_t cp = toIndex(args[0], c.loc);
+  if (cp < 0 || cp > 0x10FFFF) fail(c.loc, "chr() arg not in range(0x110000)");
+  std::string s;
+  uint32_t u = static_cast<uint32_t>(cp);
+  if (u < 0x80) s += static_cast<char>(u);
+  else if (u < 0x800) s += static_cast<char>(0xC0 | (u >> 6)), s += static_cast<char>(0x80 | (u & 0x3F));
+  else if (u < 0x10000)
+    s += static_cast<char>(0xE0 | (u >> 12)), s += static_cast<char>(0x80 | ((u >> 6) & 0x3F)),
+        s += static_cast<char>(0x80 | (u & 0x3F));
+  else
+    s += static_cast<char>(0xF0 | (u >> 18)), s += static_cast<char>(0x80 | ((u >> 12) & 0x3F)),
+        s += static_cast<char>(0x80 | ((u >> 6) & 0x3F)), s += static_cast<char>(0x80 | (u & 0x3F));
+  return Value::str(s);
+}
+
+Value bOrd(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 1, 1);
+  if (!args[0].is(Kind::Str) || args[0].asStr().empty())
+    fail(c.loc, "ord() expected a character");
+  const std::string& s = args[0].asStr();
+  unsigned char b0 = static_cast<unsigned char>(s[0]);
+  size_t len = b0 < 0x80 ? 1 : b0 < 0xE0 ? 2 : b0 < 0xF0 ? 3 : 4;
+  if (s.size() != len) fail(c.loc, "ord() expected a character, but string of length " + std::to_string(s.size()) + " found");
+  uint32_t cp = len == 1 ? b0 : len == 2 ? b0 & 0x1F : len == 3 ? b0 & 0x0F : b0 & 0x07;
+  for (size_t i = 1; i < len; ++i) cp = (cp << 6) | (static_cast<unsigned char>(s[i]) & 0x3F);
+  return Value::integer(cp);
+}
+
+// @jit / @eager: mark the function; the mark selects the execution mode.
+Value markFunction(CallContext& c, std::vector<Value>& args, bool jit) {
+  checkArity(c, args, 1, 1);
+  if (!args[0].is(Kind::Function)) fail(c.loc, std::string("@") + c.name + " applies to functions, not " + typeName(args[0]));
+  auto copy = std::make_shared<FunctionObj>(args[0].as<FunctionObj>());
+  copy->forceJit = jit;
+  copy->forceEager = !jit;
+  return Value::object(Kind::Function, std::move(copy));
+}
+Value bJit(CallContext& c, std::vector<Value>& args) { return markFunction(c, args, true); }
+Value bEager(CallContext& c, std::vector<Value>& args) { return markFunction(c, args, false); }
+
+Value bTime(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 0, 0);
+  using namespace std::chrono;
+  return Value::real(duration<double>(steady_clock::now().time_since_epoch()).count());
+}
+
+// Builtins of later issues: a located "not supported yet" error.
+Value notYet(CallContext& c, std::vector<Value>&) {
+  fail(c.loc, "'" + c.name + "' is not supported yet: tensors, autodiff, file I/O and devices arrive in later releases");
+}
+
+const std::map<std::string, BuiltinFn>& table() {
+  static const std::map<std::string, BuiltinFn> t = [] {
+    std::map<std::string, BuiltinFn> m = {
+        {"print", bPrint}, {"len", bLen}, {"range", bRange}, {"enumerate", bEnumerate}, {"zip", bZip},
+        {"min", bMin}, {"max", bMax}, {"abs", bAbs}, {"sum", bSum}, {"pow", bPow}, {"divmod", bDivmod},
+        {"int", bInt}, {"float", bFloat}, {"bool", bBool}, {"str", bStr}, {"repr", bRepr},
+        {"round", bRound}, {"tuple", bTuple}, {"list", bList}, {"dict", bDict}, {"sorted", bSorted},
+        {"reversed", bReversed}, {"any", bAny}, {"all", bAll}, {"type", bType}, {"Error", bError},
+        {"chr", bChr}, {"ord", bOrd}, {"jit", bJit}, {"eager", bEager}, {"time", bTime},
+    };
+    for (const char* name :
+         {"tensor", "zeros", "ones", "full", "arange", "linspace", "eye", "rand", "randn", "randint", "seed",
+          "zeros_like", "ones_like", "exp", "log", "sqrt", "rsqrt", "neg", "sign", "sin", "cos", "tanh",
+          "sigmoid", "relu", "gelu", "silu", "softplus", "floor", "ceil", "clip", "where", "maximum",
+          "minimum", "logical_and", "logical_or", "logical_not", "isnan", "mean", "prod", "var", "std",
+          "argmax", "argmin", "logsumexp", "reshape", "transpose", "squeeze", "unsqueeze", "expand",
+          "broadcast_to", "flatten", "concat", "stack", "split", "chunk", "pad", "gather", "scatter_add",
+          "one_hot", "matmul", "linear", "conv2d", "max_pool2d", "avg_pool2d", "batch_norm", "layer_norm",
+          "softmax", "log_softmax", "dropout", "cross_entropy", "mse_loss", "binary_cross_entropy", "grad",
+          "value_and_grad", "stop_gradient", "load", "save", "load_csv", "device", "devices", "sync", "f32",
+          "f64", "i32", "i64"})
+      m.emplace(name, notYet);
+    return m;
+  }();
+  return t;
+}
+
+}  // namespace
+
+const std::set<std::string>& builtinNames() {
+  static const std::set<std::string> names = [] {
+    std::set<std::string> s;
+    for (const auto& kv : table()) s.insert(kv.first);
+    s.insert("argv");
+    return s;
+  }();
+  return names;
+}
+
+Value makeBuiltin(const std::string& name) {
+  // One immutable function object per builtin, made on first use.
+  static std::map<std::string, Value> made;
+  auto cached = made.find(name);
+  if (cached != made.end()) return cached->second;
+  auto it = table().find(name);
+  if (it == table().end()) return Value::none();
+  auto b = std::make_shared<BuiltinObj>();
+  b->name = name;
+  b->fn = it->second;
+  return made[name] = Value::object(Kind::Builtin, std::move(b));
+}
+
+}  // namespace nn::stdlib

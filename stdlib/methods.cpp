@@ -1,0 +1,298 @@
+// Methods of the builtin container and string types (list.append,
+// dict.get, str.join, ...). `attribute` binds a method to its receiver; the
+// call then runs with the receiver as the first argument.
+#include <algorithm>
+#include <map>
+
+#include "runtime/scalar_ops.h"
+#include "stdlib/builtins.h"
+
+namespace nn::stdlib {
+
+using namespace nn::rt;
+
+namespace {
+
+std::vector<Value>& items(std::vector<Value>& args) { return args[0].as<SeqObj>().items; }
+
+const std::string& strArg(CallContext& c, const Value& v, const char* what) {
+  if (!v.is(Kind::Str)) fail(c.loc, std::string(what) + " must be str, not " + typeName(v));
+  return v.asStr();
+}
+
+// ---- list ----
+Value lAppend(CallContext& c, std::vector<Value>& a) { checkArity(c, a, 2, 2); items(a).push_back(a[1]); return Value::none(); }
+Value lExtend(CallContext& c, std::vector<Value>& a) {
+  checkArity(c, a, 2, 2);
+  for (Value& v : iterate(a[1], c.loc)) items(a).push_back(std::move(v));
+  return Value::none();
+}
+Value lPop(CallContext& c, std::vector<Value>& a) {
+  checkArity(c, a, 1, 2);
+  auto& xs = items(a);
+  if (xs.empty()) fail(c.loc, "pop from empty list");
+  int64_t i = a.size() == 2 ? normalizeIndex(toIndex(a[1], c.loc), static_cast<int64_t>(xs.size()), "pop", c.loc)
+                            : static_cast<int64_t>(xs.size()) - 1;
+  Value v = xs[i];
+  xs.erase(xs.begin() + i);
+  return v;
+}
+Value lInsert(CallContext& c, std::vector<Value>& a) {
+  checkArity(c, a, 3, 3);
+  auto& xs = items(a);
+  int64_t n = static_cast<int64_t>(xs.size()), i = toIndex(a[1], c.loc);
+  if (i < 0) i = std::max<int64_t>(0, i + n);
+  i = std::min(i, n);
+  xs.insert(xs.begin() + i, a[2]);
+  return Value::none();
+}
+Value lIndex(CallContext& c, std::vector<Value>& a) {
+  checkArity(c, a, 2, 2);
+  auto& xs = items(a);
+  for (size_t i = 0; i < xs.size(); ++i)
+    if (equal(xs[i], a[1])) return Value::integer(static_cast<int64_t>(i));
+  fail(c.loc, repr(a[1]) + " is not in " + typeName(a[0]));
+}
+Value lCount(CallContext& c, std::vector<Value>& a) {
+  checkArity(c, a, 2, 2);
+  int64_t n = 0;
+  for (const Value& v : items(a)) n += equal(v, a[1]);
+  return Value::integer(n);
+}
+Value lRemove(CallContext& c, std::vector<Value>& a) {
+  checkArity(c, a, 2, 2);
+  auto& xs = items(a);
+  for (size_t i = 0; i < xs.size(); ++i)
+    if (equal(xs[i], a[1])) {
+      xs.erase(xs.begin() + static_cast<std::ptrdiff_t>(i));
+      return Value::none();
+    }
+  fail(c.loc, "list.remove(x): x not in list");
+}
+Value lReverse(CallContext& c, std::vector<Value>& a) { checkArity(c, a, 1, 1); std::reverse(items(a).begin(), items(a).end()); return Value::none(); }
+Value lClear(CallContext& c, std::vector<Value>& a) { checkArity(c, a, 1, 1); items(a).clear(); return Value::none(); }
+Value lCopy(CallContext& c, std::vector<Value>& a) { checkArity(c, a, 1, 1); return makeList(items(a)); }
+Value lSort(CallContext& c, std::vector<Value>& a) {
+  checkArity(c, a, 1, 1);
+  std::vector<Value> arg{a[0]};
+  Value sorted = makeBuiltin("sorted");
+  std::vector<std::string> kwnames = c.kwnames;
+  std::vector<Value> kwargs = c.kwargs;
+  for (size_t i = 0; i < c.used.size(); ++i) c.used[i] = true;
+  Value out = c.interp.call(sorted, arg, kwnames, kwargs, c.loc);
+  items(a) = out.as<SeqObj>().items;
+  return Value::none();
+}
+
+// ---- dict ----
+DictObj& dict(std::vector<Value>& a) { return a[0].as<DictObj>(); }
+Value dKeys(CallContext& c, std::vector<Value>& a) {
+  checkArity(c, a, 1, 1);
+  std::vector<Value> out;
+  for (const auto& kv : dict(a).items) out.push_back(Value::str(kv.first));
+  return makeList(std::move(out));
+}
+Value dValues(CallContext& c, std::vector<Value>& a) {
+  checkArity(c, a, 1, 1);
+  std::vector<Value> out;
+  for (const auto& kv : dict(a).items) out.push_back(kv.second);
+  return makeList(std::move(out));
+}
+Value dItems(CallContext& c, std::vector<Value>& a) {
+  checkArity(c, a, 1, 1);
+  std::vector<Value> out;
+  for (const auto& kv : dict(a).items) out.push_back(makeTuple({Value::str(kv.first), kv.second}));
+  return makeList(std::move(out));
+}
+Value dGet(CallContext& c, std::vector<Value>& a) {
+  checkArity(c, a, 2, 3);
+  if (!a[1].is(Kind::Str)) return a.size() == 3 ? a[2] : Value::none();
+  Value* v = dict(a).find(a[1].asStr());
+  return v ? *v : a.size() == 3 ? a[2] : Value::none();
+}
+Value dPop(CallContext& c, std::vector<Value>& a) {
+  checkArity(c, a, 2, 3);
+  const std::string& k = strArg(c, a[1], "dict key");
+  Value* v = dict(a).find(k);
+  if (!v) {
+    if (a.size() == 3) return a[2];
+    fail(c.loc, "key " + repr(a[1]) + " not found in dict");
+  }
+  Value out = *v;
+  dict(a).erase(k);
+  return out;
+}
+Value dUpdate(CallContext& c, std::vector<Value>& a) {
+  checkArity(c, a, 1, 2);
+  if (a.size() == 2) {
+    if (!a[1].is(Kind::Dict)) fail(c.loc, "dict.update() expects a dict");
+    for (const auto& [k, v] : a[1].as<DictObj>().items) dict(a).set(k, v);
+  }
+  for (size_t i = 0; i < c.kwnames.size(); ++i) c.used[i] = true, dict(a).set(c.kwnames[i], c.kwargs[i]);
+  return Value::none();
+}
+Value dCopy(CallContext& c, std::vector<Value>& a) {
+  checkArity(c, a, 1, 1);
+  Value d = makeDict();
+  d.as<DictObj>() = dict(a);
+  return d;
+}
+
+// ---- str ----
+Value sJoin(CallContext& c, std::vector<Value>& a) {
+  checkArity(c, a, 2, 2);
+  std::string out;
+  bool first = true;
+  for (const Value& v : iterate(a[1], c.loc)) {
+    if (!v.is(Kind::Str)) fail(c.loc, std::string("sequence item: expected str instance, ") + typeName(v) + " found");
+    if (!first) out += a[0].asStr();
+    out += v.asStr();
+    first = false;
+  }
+  return Value::str(out);
+}
+Value sSplit(CallContext& c, std::vector<Value>& a) {
+  checkArity(c, a, 1, 3);
+  const std::string& s = a[0].asStr();
+  int64_t maxsplit = a.size() == 3 ? toIndex(a[2], c.loc) : -1;
+  std::vector<Value> out;
+  if (a.size() < 2 || a[1].is(Kind::None)) {
+    size_t i = 0;
+    while (true) {
+      while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+      if (i >= s.size()) break;
+      if (maxsplit >= 0 && static_cast<int64_t>(out.size()) == maxsplit) {
+        size_t e = s.find_last_not_of(" \t\n\r\f\v");
+        out.push_back(Value::str(s.substr(i, e - i + 1)));
+        break;
+      }
+      size_t j = i;
+      while (j < s.size() && !std::isspace(static_cast<unsigned char>(s[j]))) ++j;
+      out.push_back(Value::str(s.substr(i, j - i)));
+      i = j;
+    }
+    return makeList(std::move(out));
+  }
+  const std::string& sep = strArg(c, a[1], "separator");
+  if (sep.empty()) fail(c.loc, "empty separator");
+  size_t start = 0;
+  while (true) {
+    size_t p = s.find(sep, start);
+    if (p == std::string::npos || (maxsplit >= 0 && static_cast<int64_t>(out.size()) == maxsplit)) break;
+    out.push_back(Value::str(s.substr(start, p - start)));
+    start = p + sep.size();
+  }
+  out.push_back(Value::str(s.substr(start)));
+  return makeList(std::move(out));
+}
+Value stripImpl(CallContext& c, std::vector<Value>& a, bool left, bool right) {
+  checkArity(c, a, 1, 2);
+  std::string chars = a.size() == 2 && !a[1].is(Kind::None) ? strArg(c, a[1], "strip chars") : " \t\n\r\f\v";
+  const std::string& s = a[0].asStr();
+  size_t b = left ? s.find_first_not_of(chars) : 0;
+  if (b == std::string::npos) return Value::str("");
+  size_t e = right ? s.find_last_not_of(chars) : s.size() - 1;
+  return Value::str(s.substr(b, e - b + 1));
+}
+Value sStrip(CallContext& c, std::vector<Value>& a) { return stripImpl(c, a, true, true); }
+Value sLstrip(CallContext& c, std::vector<Value>& a) { return stripImpl(c, a, true, false); }
+Value sRstrip(CallContext& c, std::vector<Value>& a) { return stripImpl(c, a, false, true); }
+Value caseImpl(CallContext& c, std::vector<Value>& a, bool upper) {
+  checkArity(c, a, 1, 1);
+  std::string s = a[0].asStr();
+  for (char& ch : s) ch = static_cast<char>(upper ? std::toupper(static_cast<unsigned char>(ch)) : std::tolower(static_cast<unsigned char>(ch)));
+  return Value::str(s);
+}
+Value sUpper(CallContext& c, std::vector<Value>& a) { return caseImpl(c, a, true); }
+Value sLower(CallContext& c, std::vector<Value>& a) { return caseImpl(c, a, false); }
+Value sReplace(CallContext& c, std::vector<Value>& a) {
+  checkArity(c, a, 3, 3);
+  std::string s = a[0].asStr();
+  const std::string& from = strArg(c, a[1], "old");
+  const std::string& to = strArg(c, a[2], "new");
+  if (from.empty()) fail(c.loc, "replacing an empty string is not supported");
+  std::string out;
+  size_t start = 0, p;
+  while ((p = s.find(from, start)) != std::string::npos) {
+    out += s.substr(start, p - start) + to;
+    start = p + from.size();
+  }
+  return Value::str(out + s.substr(start));
+}
+Value sStartswith(CallContext& c, std::vector<Value>& a) {
+  checkArity(c, a, 2, 2);
+  const std::string& p = strArg(c, a[1], "prefix");
+  return Value::boolean(a[0].asStr().compare(0, p.size(), p) == 0);
+}
+Value sEndswith(CallContext& c, std::vector<Value>& a) {
+  checkArity(c, a, 2, 2);
+  const std::string& s = a[0].asStr();
+  const std::string& p = strArg(c, a[1], "suffix");
+  return Value::boolean(s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0);
+}
+Value sFind(CallContext& c, std::vector<Value>& a) {
+  checkArity(c, a, 2, 2);
+  size_t p = a[0].asStr().find(strArg(c, a[1], "substring"));
+  return Value::integer(p == std::string::npos ? -1 : static_cast<int64_t>(p));
+}
+Value sCount(CallContext& c, std::vector<Value>& a) {
+  checkArity(c, a, 2, 2);
+  const std::string& s = a[0].asStr();
+  const std::string& sub = strArg(c, a[1], "substring");
+  if (sub.empty()) return Value::integer(static_cast<int64_t>(s.size()) + 1);
+  int64_t n = 0;
+  for (size_t p = s.find(sub); p != std::string::npos; p = s.find(sub, p + sub.size())) ++n;
+  return Value::integer(n);
+}
+
+// ---- tuple ----
+Value tIndex(CallContext& c, std::vector<Value>& a) { return lIndex(c, a); }
+Value tCount(CallContext& c, std::vector<Value>& a) { return lCount(c, a); }
+
+using MethodTable = std::map<std::string, BuiltinFn>;
+
+const MethodTable* methodsOf(Kind k) {
+  static const MethodTable list = {
+      {"append", lAppend}, {"extend", lExtend}, {"pop", lPop}, {"insert", lInsert}, {"index", lIndex},
+      {"count", lCount}, {"remove", lRemove}, {"reverse", lReverse}, {"clear", lClear}, {"copy", lCopy},
+      {"sort", lSort}};
+  static const MethodTable dict = {{"keys", dKeys}, {"values", dValues}, {"items", dItems}, {"get", dGet},
+                                   {"pop", dPop}, {"update", dUpdate}, {"copy", dCopy}};
+  static const MethodTable str = {{"join", sJoin}, {"split", sSplit}, {"strip", sStrip}, {"lstrip", sLstrip},
+                                  {"rstrip", sRstrip}, {"upper", sUpper}, {"lower", sLower},
+                                  {"replace", sReplace}, {"startswith", sStartswith},
+                                  {"endswith", sEndswith}, {"find", sFind}, {"count", sCount}};
+  static const MethodTable tuple = {{"index", tIndex}, {"count", tCount}};
+  switch (k) {
+    case Kind::List: return &list;
+    case Kind::Dict: return &dict;
+    case Kind::Str: return &str;
+    case Kind::Tuple: return &tuple;
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
+Value attribute(const Value& obj, const std::string& name, SourceLoc loc) {
+  if (obj.is(Kind::Function) && name == "__name__") return Value::str(obj.as<FunctionObj>().name);
+  if (obj.is(Kind::Range)) {
+    const auto& r = obj.as<RangeObj>();
+    if (name == "start") return Value::integer(r.start);
+    if (name == "stop") return Value::integer(r.stop);
+    if (name == "step") return Value::integer(r.step);
+  }
+  if (const MethodTable* table = methodsOf(obj.kind())) {
+    auto it = table->find(name);
+    if (it != table->end()) {
+      auto m = std::make_shared<MethodObj>();
+      m->self = obj;
+      m->name = name;
+      m->fn = it->second;
+      return Value::object(Kind::Method, std::move(m));
+    }
+  }
+  fail(loc, std::string("'") + typeName(obj) + "' object has no attribute '" + name + "'");
+}
+
+}  // namespace nn::stdlib

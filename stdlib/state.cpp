@@ -1,0 +1,220 @@
+// The interpreter state: compiles sources through the front end, runs them
+// on the eager interpreter, resolves imports along the search path, and
+// renders every error through the diagnostics engine.
+#include "stdlib/state.h"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <sstream>
+
+#include "frontend/lower.h"
+#include "frontend/parse.h"
+#include "ir/text.h"
+#include "stdlib/builtins.h"
+
+namespace nn {
+
+namespace fs = std::filesystem;
+using rt::Value;
+
+State::State(StateOptions options, std::ostream& out, std::ostream& err)
+    : options_(std::move(options)), out_(out), err_(err), interp_(std::make_unique<rt::Interpreter>(*this)) {
+  std::vector<Value> args;
+  for (const auto& a : options_.argv) args.push_back(Value::str(a));
+  argvValue_ = rt::makeList(std::move(args));
+}
+
+State::~State() = default;
+
+bool State::guarded(const std::function<void()>& body) {
+  try {
+    body();
+    return true;
+  } catch (const NnError& e) {
+    out_.flush();
+    renderDiagnostic(sm_, e.diag(), err_);
+  } catch (const std::bad_alloc&) {
+    out_.flush();
+    err_ << "error: out of memory\n";
+  }
+  return false;
+}
+
+void State::noteGraphFallback() {
+  if (options_.mode != ExecMode::Graph || warnedGraph_) return;
+  warnedGraph_ = true;
+  err_ << "nn: note: graph mode is not implemented yet; running in eager mode\n";
+}
+
+std::unique_ptr<ir::Graph> State::compile(uint32_t file, bool echo, const rt::ModuleInstance* into) {
+  auto ast = frontend::parseModule(sm_, file);
+  std::ostringstream dump;
+  ast::dump(*ast, dump);
+  lastAst_ = dump.str();
+  frontend::LowerOptions lo;
+  lo.echoExpressions = echo;
+  lo.builtins = &stdlib::builtinNames();
+  if (into)
+    for (const auto& kv : into->globals()) lo.knownGlobals.insert(kv.first);
+  return frontend::lowerModule(*ast, sm_, lo);
+}
+
+static bool readFile(const std::string& path, std::string& text) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  text = ss.str();
+  return true;
+}
+
+rt::ModuleInstance& State::mainModule(const std::string& path) {
+  if (!main_) {
+    auto m = std::make_unique<rt::ModuleInstance>("__main__", path);
+    main_ = m.get();
+    modules_["__main__"] = std::move(m);
+  }
+  return *main_;
+}
+
+bool State::runFile(const std::string& path) {
+  std::string text;
+  if (!readFile(path, text)) {
+    err_ << "error: cannot open file '" << path << "': " << std::strerror(errno) << "\n";
+    return false;
+  }
+  uint32_t file = sm_.add(path, std::move(text));
+  return guarded([&] {
+    rt::ModuleInstance& m = mainModule(path);
+    auto g = compile(file, false, nullptr);
+    noteGraphFallback();
+    interp_->runMain(m, *m.addGraph(std::move(g)));
+  });
+}
+
+bool State::runString(const std::string& code, const std::string& name) {
+  uint32_t file = sm_.add(name, code);
+  return guarded([&] {
+    rt::ModuleInstance& m = mainModule(name);
+    auto g = compile(file, false, nullptr);
+    noteGraphFallback();
+    interp_->runMain(m, *m.addGraph(std::move(g)));
+  });
+}
+
+bool State::replInput(const std::string& code) {
+  uint32_t file = sm_.add("<stdin>", code);
+  return guarded([&] {
+    rt::ModuleInstance& m = mainModule("<stdin>");
+    auto g = compile(file, true, &m);
+    interp_->runMain(m, *m.addGraph(std::move(g)));
+  });
+}
+
+bool State::emit(const std::string& path, Stage stage) {
+  std::string text;
+  if (!readFile(path, text)) {
+    err_ << "error: cannot open file '" << path << "': " << std::strerror(errno) << "\n";
+    return false;
+  }
+  uint32_t file = sm_.add(path, std::move(text));
+  return guarded([&] {
+    switch (stage) {
+      case Stage::Tokens: frontend::dumpTokens(sm_, file, out_); break;
+      case Stage::Ast: ast::dump(*frontend::parseModule(sm_, file), out_); break;
+      case Stage::Ir: ir::print(*compile(file, false, nullptr), out_); break;
+    }
+  });
+}
+
+bool State::printFunctionIr(const std::string& name) {
+  if (!main_) return false;
+  Value* v = main_->findGlobal(name);
+  if (!v || !v->is(rt::Kind::Function)) {
+    err_ << "error: '" << name << "' is not a function defined in this session\n";
+    return false;
+  }
+  ir::print(*v->as<rt::FunctionObj>().fn, out_);
+  return true;
+}
+
+Value State::builtin(const std::string& name, SourceLoc loc) {
+  if (name == "argv") return argvValue_;
+  Value b = stdlib::makeBuiltin(name);
+  if (b.is(rt::Kind::None)) fail(loc, "name '" + name + "' is not defined");
+  return b;
+}
+
+Value State::attribute(const Value& obj, const std::string& name, SourceLoc loc) {
+  return stdlib::attribute(obj, name, loc);
+}
+
+Value State::importModule(const std::string& name, bool bindTop, rt::ModuleInstance& from, SourceLoc loc) {
+  std::string rel = name;
+  for (char& c : rel)
+    if (c == '.') c = '/';
+  rel += ".nn";
+  std::vector<std::string> dirs;
+  fs::path fromPath(from.path());
+  dirs.push_back(fromPath.has_parent_path() ? fromPath.parent_path().string() : std::string("."));
+  for (const auto& d : options_.searchPath) dirs.push_back(d);
+  std::string found;
+  for (const auto& d : dirs) {
+    fs::path p = fs::path(d) / rel;
+    std::error_code ec;
+    if (fs::is_regular_file(p, ec)) {
+      found = fs::weakly_canonical(p, ec).string();
+      break;
+    }
+  }
+  if (found.empty()) {
+    std::string searched;
+    for (const auto& d : dirs) searched += (searched.empty() ? "" : ", ") + d;
+    fail(loc, "module '" + name + "' not found (looked for " + rel + " in: " + searched + ")");
+  }
+  rt::ModuleInstance* mod = nullptr;
+  auto it = modules_.find(found);
+  if (it != modules_.end()) {
+    mod = it->second.get();  // a module runs once
+  } else {
+    std::string text;
+    if (!readFile(found, text)) fail(loc, "cannot read module file '" + found + "'");
+    auto owned = std::make_unique<rt::ModuleInstance>(name, found);
+    mod = owned.get();
+    modules_[found] = std::move(owned);
+    uint32_t file = sm_.add(found, std::move(text));
+    try {
+      auto g = compile(file, false, nullptr);
+      interp_->runMain(*mod, *mod->addGraph(std::move(g)));
+    } catch (NnError& e) {
+      e.diag().callers.push_back(loc);
+      throw;
+    }
+  }
+  auto moduleValue = [](rt::ModuleInstance* m) {
+    auto o = std::make_shared<rt::ModuleObj>();
+    o->module = m;
+    return Value::object(rt::Kind::Module, std::move(o));
+  };
+  if (!bindTop) return moduleValue(mod);
+  // `import a.b.c` binds `a`; each package level is a namespace module.
+  std::vector<std::string> parts;
+  std::stringstream ss(name);
+  for (std::string p; std::getline(ss, p, '.');) parts.push_back(p);
+  Value child = moduleValue(mod);
+  for (size_t i = parts.size() - 1; i-- > 0;) {
+    std::string pkgName;
+    for (size_t j = 0; j <= i; ++j) pkgName += (j ? "." : "") + parts[j];
+    auto& slot = modules_["package:" + pkgName];
+    if (!slot) slot = std::make_unique<rt::ModuleInstance>(pkgName, "");
+    slot->setGlobal(parts[i + 1], child);
+    child = moduleValue(slot.get());
+  }
+  return child;
+}
+
+}  // namespace nn

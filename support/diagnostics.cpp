@@ -1,0 +1,41 @@
+// Rendering of diagnostics with the source line and a caret underline.
+#include "support/diagnostics.h"
+
+#include <algorithm>
+
+namespace nn {
+
+void fail(SourceLoc loc, std::string message) { throw NnError(std::move(message), loc); }
+
+std::string formatLoc(const SourceManager& sm, const SourceLoc& loc) {
+  return sm.path(loc.file) + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.col);
+}
+
+void renderDiagnostic(const SourceManager& sm, const Diagnostic& d, std::ostream& os) {
+  os << "error: " << d.message << "\n";
+  if (d.loc.valid()) {
+    std::string lineNo = std::to_string(d.loc.line);
+    std::string pad(lineNo.size(), ' ');
+    std::string_view text = sm.line(d.loc.file, d.loc.line);
+    os << pad << "--> " << formatLoc(sm, d.loc) << "\n";
+    os << pad << " |\n";
+    os << lineNo << " | " << text << "\n";
+    size_t start = d.loc.col > 0 ? d.loc.col - 1 : 0;
+    size_t end = d.loc.endLine == d.loc.line && d.loc.endCol > d.loc.col ? d.loc.endCol - 1
+                                                                          : text.size();
+    end = std::min(end, text.size());
+    if (end <= start) end = start + 1;
+    std::string under;
+    for (size_t i = 0; i < start; ++i) under += (i < text.size() && text[i] == '\t') ? '\t' : ' ';
+    under += std::string(end - start, '^');
+    os << pad << " | " << under << "\n";
+  }
+  for (const auto& note : d.notes) {
+    os << "  note: " << note.second;
+    if (note.first.valid()) os << " at " << formatLoc(sm, note.first);
+    os << "\n";
+  }
+  for (const SourceLoc& c : d.callers) os << "  called from " << formatLoc(sm, c) << "\n";
+}
+
+}  // namespace nn

@@ -1,0 +1,53 @@
+// The one diagnostics engine. Every user-visible error — lexer, parser, name
+// resolution, lowering, runtime — becomes a Diagnostic, is carried as an
+// NnError exception inside the implementation, and is rendered here in the
+// format of language.md §8:
+//
+//   error: message
+//     --> file.nn:12:13
+//      |
+//   12 |     h = x @ w1
+//      |         ^^^^^^
+//     called from train.nn:40:16
+#pragma once
+
+#include <exception>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "support/source.h"
+
+namespace nn {
+
+struct Diagnostic {
+  std::string message;
+  SourceLoc loc;
+  std::vector<SourceLoc> callers;  // innermost call site first
+  std::vector<std::pair<SourceLoc, std::string>> notes;
+};
+
+class NnError : public std::exception {
+ public:
+  NnError(std::string message, SourceLoc loc) {
+    diag_.message = std::move(message);
+    diag_.loc = loc;
+  }
+  explicit NnError(Diagnostic d) : diag_(std::move(d)) {}
+  const char* what() const noexcept override { return diag_.message.c_str(); }
+  Diagnostic& diag() { return diag_; }
+  const Diagnostic& diag() const { return diag_; }
+
+ private:
+  Diagnostic diag_;
+};
+
+// Throws an NnError: the single way the implementation reports a user error.
+[[noreturn]] void fail(SourceLoc loc, std::string message);
+
+void renderDiagnostic(const SourceManager& sm, const Diagnostic& d, std::ostream& os);
+
+// "file:line:col" for a location, used in traces and tests.
+std::string formatLoc(const SourceManager& sm, const SourceLoc& loc);
+
+}  // namespace nn

@@ -1,0 +1,72 @@
+// The `nn` command: runs a script, a -c string, prints a pipeline stage
+// (--emit), or starts the REPL. Command-line parsing uses CLI11.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <iostream>
+#include <sstream>
+
+#include "repl/repl.h"
+#include "stdlib/state.h"
+
+namespace {
+
+std::vector<std::string> searchPathFromEnv() {
+  std::vector<std::string> dirs;
+  if (const char* env = std::getenv("NN_PATH")) {
+    std::stringstream ss(env);
+    for (std::string d; std::getline(ss, d, ':');)
+      if (!d.empty()) dirs.push_back(d);
+  }
+  dirs.push_back(NN_STDLIB_DIR);
+  return dirs;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"nn — a scripting language for neural computation.\n"
+               "Usage: nn [OPTIONS] [FILE.nn [ARGS...]]   (no FILE: start the REPL)",
+               "nn"};
+  std::string code, mode = "graph", emit;
+  bool version = false;
+  app.add_option("-c", code, "Run CODE as a script");
+  app.add_option("--mode", mode, "Execution mode")->check(CLI::IsMember({"eager", "graph"}));
+  app.add_option("--emit", emit, "Print a pipeline stage of FILE instead of running it")
+      ->check(CLI::IsMember({"tokens", "ast", "ir"}));
+  app.add_flag("--version", version, "Print the version and exit");
+  app.prefix_command();  // FILE and everything after it belong to the script
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  if (version) {
+    std::cout << "nn " << NN_VERSION << "\n";
+    return 0;
+  }
+  std::vector<std::string> rest = app.remaining();
+  nn::StateOptions options;
+  options.mode = mode == "eager" ? nn::ExecMode::Eager : nn::ExecMode::Graph;
+  options.searchPath = searchPathFromEnv();
+  options.argv = rest;
+  if (!code.empty() && options.argv.empty()) options.argv.push_back("-c");
+  nn::State state(options, std::cout, std::cerr);
+
+  if (!emit.empty()) {
+    if (rest.empty()) {
+      std::cerr << "error: --emit needs a FILE\n";
+      return 1;
+    }
+    nn::Stage stage = emit == "tokens" ? nn::Stage::Tokens : emit == "ast" ? nn::Stage::Ast : nn::Stage::Ir;
+    return state.emit(rest[0], stage) ? 0 : 1;
+  }
+  if (!code.empty()) return state.runString(code, "<string>") ? 0 : 1;
+  if (!rest.empty()) {
+    bool ok = state.runFile(rest[0]);
+    std::cout.flush();
+    return ok ? 0 : 1;
+  }
+  return nn::runRepl(state, std::cin, isatty(STDIN_FILENO) && isatty(STDOUT_FILENO));
+}
