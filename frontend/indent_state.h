@@ -95,13 +95,18 @@ void IndentState::produce(antlr4::Lexer& lexer, BaseNext baseNext) {
     pending_.push_back(std::move(tok));
     return;
   }
-  // A NEWLINE: drop it inside brackets, on blank/comment lines and before the
-  // first statement.
+  // A NEWLINE: drop it inside brackets and before the first statement. It
+  // ends the logical line where it stands; indentation is decided by the
+  // next line that is not blank or a comment.
   if (bracketDepth_ > 0 || !emittedAny_) return;
   size_t next = lexer.getInputStream()->LA(1);
-  if (next == '\n' || next == '\r' || next == '#' || next == size_t(-1) ||
-      next == static_cast<size_t>(antlr4::IntStream::EOF))
+  if (next == '\n' || next == '\r' || next == '#' || next == static_cast<size_t>(antlr4::IntStream::EOF)) {
+    if (!lastWasNewline_) {
+      pending_.push_back(synth(kNewline, "\n", tok->getLine(), tok->getCharPositionInLine()));
+      lastWasNewline_ = true;
+    }
     return;
+  }
 
   const std::string text = tok->getText();
   size_t pos = text.find_first_not_of("\r\n");

@@ -64,6 +64,7 @@ class Lowerer {
   void stmt(const ast::Stmt& s);
   void assign(const ast::Expr& target, ir::Value* value);
   void augAssign(const ast::AugAssignStmt& s);
+  void rebindContainer(const ast::Expr& container, ir::Value* updated);
   void ifStmt(const ast::IfStmt& s);
   void whileStmt(const ast::WhileStmt& s);
   void forStmt(const ast::ForStmt& s);

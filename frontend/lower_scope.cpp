@@ -15,9 +15,6 @@ void collectTargetNames(const Expr& target, std::set<std::string>& out) {
     for (const auto& e : t->elts) collectTargetNames(*e, out);
   } else if (auto* l = as<ListExpr>(&target)) {
     for (const auto& e : l->elts) collectTargetNames(*e, out);
-  } else if (auto* s = as<SubscriptExpr>(&target)) {
-    // x[i] = v rebinds x to the updated container.
-    collectTargetNames(*s->value, out);
   } else if (auto* st = as<StarredExpr>(&target)) {
     collectTargetNames(*st->value, out);
   }

@@ -167,12 +167,23 @@ void Lowerer::assign(const Expr& target, Value* value) {
     Value* container = expr(*sub->value);
     Value* index = subscriptIndex(*sub->index);
     Value* updated = emitValue(Op::SetItem, target.loc, {container, index, value});
-    if (sub->value->kind == ExprKind::Name || sub->value->kind == ExprKind::Subscript)
-      assign(*sub->value, updated);
+    rebindContainer(*sub->value, updated);
     return;
   }
   if (target.kind == ExprKind::Attribute) fail(target.loc, "assignment to an attribute is not supported");
   fail(target.loc, "cannot assign to this expression");
+}
+
+// After `c[i] = v` the container expression is rebound to the updated value
+// (functional update for tensors; the same object for lists and dicts). As in
+// Python, a subscript assignment does not make a name local: a name that is
+// not a local or declared global here is updated in place only.
+void Lowerer::rebindContainer(const Expr& container, Value* updated) {
+  if (auto* n = as<NameExpr>(&container)) {
+    if (isSsaName(n->id) || fctx_->isModule || fctx_->globalDecls.count(n->id)) writeName(n->id, updated, n->loc);
+    return;
+  }
+  if (container.kind == ExprKind::Subscript) assign(container, updated);
 }
 
 static Op binOpCode(BinOp op) {
@@ -210,8 +221,7 @@ void Lowerer::augAssign(const AugAssignStmt& s) {
     Value* old = emitValue(Op::GetItem, sub->loc, {container, index});
     Value* rhs = expr(*s.value);
     Value* updated = emitValue(Op::SetItem, s.loc, {container, index, emitValue(op, s.loc, {old, rhs})});
-    if (sub->value->kind == ExprKind::Name || sub->value->kind == ExprKind::Subscript)
-      assign(*sub->value, updated);
+    rebindContainer(*sub->value, updated);
     return;
   }
   fail(s.target->loc, "illegal expression for augmented assignment");

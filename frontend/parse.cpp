@@ -104,6 +104,15 @@ void lexAll(uint32_t file, NNLexer& lexer, antlr4::CommonTokenStream& tokens) {
     break;
   }
   if (best.valid()) fail(best, message);
+  // A bracket still open at the end of the file is reported where it opened.
+  std::vector<antlr4::Token*> open;
+  for (antlr4::Token* t : tokens.getTokens()) {
+    size_t type = t->getType();
+    if (type == NNLexer::LPAREN || type == NNLexer::LBRACK || type == NNLexer::LBRACE) open.push_back(t);
+    if ((type == NNLexer::RPAREN || type == NNLexer::RBRACK || type == NNLexer::RBRACE) && !open.empty())
+      open.pop_back();
+  }
+  if (!open.empty()) fail(tokenLoc(file, open.front()), "'" + open.front()->getText() + "' was never closed");
 }
 
 }  // namespace

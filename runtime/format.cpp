@@ -13,6 +13,7 @@ namespace {
 
 struct Spec {
   char fill = ' ';
+  bool fillGiven = false;
   char align = 0;
   char sign = '-';
   bool alt = false;
@@ -30,6 +31,7 @@ Spec parseSpec(const std::string& s, SourceLoc loc) {
   size_t i = 0;
   if (s.size() >= 2 && isAlign(s[1])) {
     sp.fill = s[0];
+    sp.fillGiven = true;
     sp.align = s[1];
     i = 2;
   } else if (!s.empty() && isAlign(s[0])) {
@@ -70,7 +72,7 @@ std::string pad(const Spec& sp, const std::string& sign, const std::string& body
   std::string text = sign + body;
   if (sp.width < 0 || static_cast<int>(text.size()) >= sp.width) return text;
   char align = sp.align ? sp.align : (sp.zero ? '=' : defaultAlign);
-  char fill = sp.align ? sp.fill : (sp.zero ? '0' : sp.fill);
+  char fill = sp.fillGiven ? sp.fill : (sp.zero ? '0' : ' ');
   size_t padLen = static_cast<size_t>(sp.width) - text.size();
   switch (align) {
     case '<': return text + std::string(padLen, fill);

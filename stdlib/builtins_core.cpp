@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <map>
@@ -269,9 +270,15 @@ Value bRound(CallContext& c, std::vector<Value>& args) {
   }
   int64_t n = toIndex(args[1], c.loc);
   if (!std::isfinite(d) || n > 300) return Value::real(d);
-  double scale = std::pow(10.0, static_cast<double>(std::llabs(n)));
-  double r = n >= 0 ? std::nearbyint(d * scale) / scale : std::nearbyint(d / scale) * scale;
-  return Value::real(r);
+  if (n >= 0) {
+    // Correct rounding of the exact binary value, as Python does: printf's
+    // conversion is exact, so round(2.675, 2) == 2.67.
+    char buf[512];
+    std::snprintf(buf, sizeof buf, "%.*f", static_cast<int>(n), d);
+    return Value::real(std::strtod(buf, nullptr));
+  }
+  double scale = std::pow(10.0, static_cast<double>(-n));
+  return Value::real(std::nearbyint(d / scale) * scale);
 }
 
 Value bTuple(CallContext& c, std::vector<Value>& args) {

@@ -1,0 +1,86 @@
+// Runs one end-to-end .nn test script in one mode and checks it against the
+// expectations written in the script itself:
+//   # expect: TEXT                 the next line of stdout is TEXT
+//   # expect-error: L:C: FRAGMENT  the run fails (exit 1) with a diagnostic
+//                                  at line L, column C whose message
+//                                  contains FRAGMENT
+//   # args: A B C                  extra script arguments
+// Usage: script_runner NN_BINARY MODE SCRIPT
+#include <iostream>
+
+#include "run_capture.h"
+
+static std::string trimRight(std::string s) {
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\r')) s.pop_back();
+  return s;
+}
+
+int main(int argc, char** argv) {
+  if (argc != 4) {
+    std::cerr << "usage: script_runner NN MODE SCRIPT\n";
+    return 2;
+  }
+  std::string nn = argv[1], mode = argv[2], script = argv[3];
+  std::vector<std::string> expected;
+  std::string errorLoc, errorFragment;
+  std::vector<std::string> args{nn, "--mode", mode, script};
+  for (const std::string& line : splitLines(readWholeFile(script))) {
+    auto at = [&](const char* tag) {
+      size_t p = line.find(tag);
+      return p == std::string::npos ? std::string::npos : p + std::string(tag).size();
+    };
+    if (size_t p = at("# expect: "); p != std::string::npos) {
+      expected.push_back(trimRight(line.substr(p)));
+    } else if (line.find("# expect:") != std::string::npos && trimRight(line).size() == line.find("# expect:") + 9) {
+      expected.push_back("");  // "# expect:" alone: an empty line
+    } else if (size_t p = at("# expect-error: "); p != std::string::npos) {
+      std::string rest = line.substr(p);
+      size_t c1 = rest.find(':'), c2 = rest.find(':', c1 + 1);
+      errorLoc = rest.substr(0, c2);
+      errorFragment = rest.substr(c2 + 1);
+      while (!errorFragment.empty() && errorFragment[0] == ' ') errorFragment.erase(0, 1);
+    } else if (size_t p = at("# args: "); p != std::string::npos) {
+      std::string rest = line.substr(p);
+      size_t s = 0;
+      while (s < rest.size()) {
+        size_t e = rest.find(' ', s);
+        if (e == std::string::npos) e = rest.size();
+        if (e > s) args.push_back(rest.substr(s, e - s));
+        s = e + 1;
+      }
+    }
+  }
+  Captured r = runCapture(args, "", false);
+  std::vector<std::string> out = splitLines(r.out);
+  bool ok = true;
+  auto failWith = [&](const std::string& msg) {
+    std::cerr << script << " [" << mode << "]: " << msg << "\n";
+    ok = false;
+  };
+  for (size_t i = 0; i < std::max(out.size(), expected.size()); ++i) {
+    std::string got = i < out.size() ? trimRight(out[i]) : "<missing>";
+    std::string want = i < expected.size() ? expected[i] : "<nothing>";
+    if (got != want) {
+      failWith("stdout line " + std::to_string(i + 1) + ":\n  expected: " + want + "\n  got:      " + got);
+      break;
+    }
+  }
+  if (errorLoc.empty()) {
+    if (r.status != 0) failWith("exit status " + std::to_string(r.status));
+    for (const std::string& l : splitLines(r.err))
+      if (l.rfind("error", 0) == 0) failWith("unexpected error output");
+  } else {
+    if (r.status != 1) failWith("expected exit status 1, got " + std::to_string(r.status));
+    std::string locText = script + ":" + errorLoc;
+    if (r.err.find("--> " + locText) == std::string::npos) failWith("no diagnostic at " + locText);
+    if (r.err.find("error: ") == std::string::npos || r.err.find(errorFragment) == std::string::npos)
+      failWith("diagnostic does not contain '" + errorFragment + "'");
+    if (r.err.find(" | ") == std::string::npos || r.err.find('^') == std::string::npos)
+      failWith("diagnostic has no source line with a caret");
+  }
+  if (!ok) {
+    std::cerr << "---- stdout ----\n" << r.out << "---- stderr ----\n" << r.err;
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,115 @@
+// Interpreter tests through the State API that the driver and REPL use:
+// Python semantics of values, error locations and call traces, and state
+// that survives errors.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "runtime/format.h"
+#include "stdlib/state.h"
+#include "support/float_repr.h"
+
+namespace {
+
+struct RunResult {
+  bool ok;
+  std::string out, err;
+};
+
+RunResult run(const std::string& code) {
+  std::ostringstream out, err;
+  nn::StateOptions opts;
+  opts.mode = nn::ExecMode::Eager;
+  nn::State state(opts, out, err);
+  bool ok = state.runString(code, "t.nn");
+  return {ok, out.str(), err.str()};
+}
+
+TEST(FloatRepr, MatchesPython) {
+  EXPECT_EQ(nn::floatRepr(0.1), "0.1");
+  EXPECT_EQ(nn::floatRepr(1.0), "1.0");
+  EXPECT_EQ(nn::floatRepr(1e-5), "1e-05");
+  EXPECT_EQ(nn::floatRepr(1e16), "1e+16");
+  EXPECT_EQ(nn::floatRepr(1e15), "1000000000000000.0");
+  EXPECT_EQ(nn::floatRepr(0.0001), "0.0001");
+  EXPECT_EQ(nn::floatRepr(-0.0), "-0.0");
+  EXPECT_EQ(nn::floatRepr(1.0 / 3), "0.3333333333333333");
+  EXPECT_EQ(nn::floatRepr(1.5e300), "1.5e+300");
+}
+
+TEST(Format, SpecMiniLanguage) {
+  using nn::rt::Value;
+  auto f = [](Value v, const char* spec) { return nn::rt::formatValue(v, spec, {}); };
+  EXPECT_EQ(f(Value::real(3.14159), ".3f"), "3.142");
+  EXPECT_EQ(f(Value::integer(42), "05d"), "00042");
+  EXPECT_EQ(f(Value::integer(-42), "05d"), "-0042");
+  EXPECT_EQ(f(Value::integer(1234567), ","), "1,234,567");
+  EXPECT_EQ(f(Value::str("ab"), "*^6"), "**ab**");
+  EXPECT_EQ(f(Value::real(0.25), ".1%"), "25.0%");
+  EXPECT_EQ(f(Value::integer(255), "#x"), "0xff");
+  EXPECT_THROW(f(Value::str("x"), "d"), nn::NnError);
+}
+
+TEST(Interpreter, PythonIntegerSemantics) {
+  RunResult r = run("print(-7 // 2, -7 % 2, 7 // -2, 7 % -2, 2 ** 62, 7 / 2)\n");
+  ASSERT_TRUE(r.ok) << r.err;
+  EXPECT_EQ(r.out, "-4 1 -4 -1 4611686018427387904 3.5\n");
+}
+
+TEST(Interpreter, IntegerOverflowIsAnError) {
+  RunResult r = run("x = 2 ** 62\ny = x * 4\n");
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.err.find("integer overflow"), std::string::npos);
+  EXPECT_NE(r.err.find("t.nn:2:5"), std::string::npos) << r.err;
+}
+
+TEST(Interpreter, DivisionByZeroHasLocationAndTrace) {
+  RunResult r = run("def f(a):\n    return a // 0\n\ndef g():\n    return f(3)\n\nprint(g())\n");
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.err.find("error: integer division or modulo by zero"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--> t.nn:2:12"), std::string::npos) << r.err;
+  size_t first = r.err.find("called from t.nn:5:12");
+  size_t second = r.err.find("called from t.nn:7:7");
+  EXPECT_NE(first, std::string::npos) << r.err;
+  EXPECT_NE(second, std::string::npos) << r.err;
+  EXPECT_LT(first, second);
+}
+
+TEST(Interpreter, IndexOutOfRange) {
+  RunResult r = run("xs = [1, 2]\nprint(xs[5])\n");
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.err.find("list index out of range"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("t.nn:2:7"), std::string::npos) << r.err;
+}
+
+TEST(Interpreter, UndefinedLocalAtRunTime) {
+  RunResult r = run("def f(c):\n    if c:\n        y = 1\n    return y\nprint(f(True))\nprint(f(False))\n");
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.out, "1\n");
+  EXPECT_NE(r.err.find("name 'y' is not defined"), std::string::npos) << r.err;
+}
+
+TEST(Interpreter, RecursionLimitIsAnErrorNotACrash) {
+  RunResult r = run("def f(n):\n    return f(n + 1)\nf(0)\n");
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.err.find("maximum recursion depth exceeded"), std::string::npos);
+}
+
+TEST(Interpreter, ReplStatePersistsAcrossErrors) {
+  std::ostringstream out, err;
+  nn::State state({}, out, err);
+  EXPECT_TRUE(state.replInput("x = 41\n"));
+  EXPECT_FALSE(state.replInput("y = x / 0\n"));
+  EXPECT_TRUE(state.replInput("def inc(v):\n    return v + 1\n\n"));
+  EXPECT_TRUE(state.replInput("inc(x)\n"));
+  EXPECT_EQ(out.str(), "42\n");
+  EXPECT_NE(err.str().find("division by zero"), std::string::npos);
+}
+
+TEST(Interpreter, ClosuresCaptureByValue) {
+  RunResult r = run("def f():\n    k = 1\n    g = lambda: k\n    k = 2\n    return g()\nprint(f())\n");
+  ASSERT_TRUE(r.ok) << r.err;
+  EXPECT_EQ(r.out, "1\n");
+}
+
+}  // namespace

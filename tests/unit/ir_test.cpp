@@ -1,0 +1,122 @@
+// IR tests: the builder and op table, the verifier's checks, and the
+// printer/parser round trip.
+#include <gtest/gtest.h>
+
+#include "ir/text.h"
+#include "passes/passes.h"
+
+namespace {
+
+using namespace nn::ir;
+
+std::unique_ptr<Graph> parseText(nn::SourceManager& sm, const std::string& text) {
+  return parse(sm, sm.add("t.ir", text));
+}
+
+TEST(OpTable, NamesRoundTrip) {
+  Op op;
+  ASSERT_TRUE(opFromName("add", op));
+  EXPECT_EQ(op, Op::Add);
+  EXPECT_STREQ(opInfo(Op::Loop).name, "loop");
+  EXPECT_TRUE(hasTrait(Op::Add, PURE));
+  EXPECT_TRUE(hasTrait(Op::StoreGlobal, EFFECT));
+  EXPECT_TRUE(hasTrait(Op::Yield, TERM));
+  EXPECT_FALSE(opFromName("no_such_op", op));
+}
+
+TEST(Builder, BuildsAndVerifiesAFunction) {
+  Graph g;
+  Function* f = g.addFunction("f", {});
+  Value* x = f->addParam("x", Type::any());
+  Node* one = build(f->body(), Op::Const, {}, {}, 1);
+  one->setAttr("value", int64_t(1));
+  Node* add = build(f->body(), Op::Add, {}, {x, one->result(0)}, 1);
+  build(f->body(), Op::Return, {}, {add->result(0)}, 0);
+  EXPECT_NO_THROW(verify(g));
+  EXPECT_EQ(f->number(), 3u);
+  std::string text = toString(g);
+  EXPECT_NE(text.find("%1 = add %x, %0 : any"), std::string::npos) << text;
+}
+
+TEST(Verifier, RejectsUseBeforeDefinition) {
+  Graph g;
+  Function* f = g.addFunction("f", {});
+  Node* a = build(f->body(), Op::Neg, {}, {}, 1);
+  Node* b = build(f->body(), Op::Const, {}, {}, 1);
+  a->addOperand(b->result(0));
+  build(f->body(), Op::Return, {}, {a->result(0)}, 0);
+  EXPECT_THROW(verify(g), nn::NnError);
+}
+
+TEST(Verifier, RejectsWrongArity) {
+  nn::SourceManager sm;
+  auto g = parseText(sm, "func @f(%x: any) {\n  %0 = add %x : any\n  return %0\n}\n");
+  EXPECT_THROW(verify(*g), nn::NnError);
+}
+
+TEST(Verifier, RequiresTerminators) {
+  nn::SourceManager sm;
+  auto g = parseText(sm,
+                     "func @f(%c: any) {\n  %0 = if %c : any {\n  ^then():\n    yield %c\n  ^else():\n  }\n"
+                     "  return %0\n}\n");
+  EXPECT_THROW(verify(*g), nn::NnError);
+}
+
+TEST(Parser, ReportsUnknownOpWithLocation) {
+  nn::SourceManager sm;
+  try {
+    parseText(sm, "func @f() {\n  %0 = frobnicate : any\n}\n");
+    FAIL();
+  } catch (const nn::NnError& e) {
+    EXPECT_EQ(e.diag().loc.line, 2u);
+    EXPECT_NE(e.diag().message.find("unknown op 'frobnicate'"), std::string::npos);
+  }
+}
+
+TEST(Printer, RoundTripsNestedBlocksAttributesAndLocations) {
+  const std::string text =
+      "module \"t.nn\"\n\n"
+      "func @f(%x: any, %n: int) loc(1:1-1:4) {\n"
+      "  %0 = const {value = 0} : int loc(2:9-2:10)\n"
+      "  %1, %2 = loop %0, %x : any, any loc(3:5-3:10) {\n"
+      "  ^cond(%3: any, %4: any):\n"
+      "    %5 = lt %3, %n : any\n"
+      "    condition %5\n"
+      "  ^body(%6: any, %7: any):\n"
+      "    %8 = const {value = 0.5} : float\n"
+      "    %9 = mul %7, %8 : any\n"
+      "    %10 = if %6 : any {\n"
+      "    ^then():\n"
+      "      yield %9\n"
+      "    ^else():\n"
+      "      yield %7\n"
+      "    }\n"
+      "    %11 = call %x, %9 {kw = [\"sep\"]} : any\n"
+      "    %12 = const {value = \"a\\\"b\\n\"} : str\n"
+      "    %13 = const {value = none} : none\n"
+      "    %14 = const {value = 1e-05} : float\n"
+      "    yield %6, %10\n"
+      "  }\n"
+      "  return %2\n"
+      "}\n";
+  nn::SourceManager sm;
+  auto g = parseText(sm, text);
+  verify(*g);
+  EXPECT_EQ(toString(*g), text);
+}
+
+TEST(Passes, DceRemovesUnusedPureNodesOnly) {
+  nn::SourceManager sm;
+  auto g = parseText(sm,
+                     "func @f(%x: any) {\n  %0 = add %x, %x : any\n  %1 = neg %0 : any\n"
+                     "  store_global %x {name = \"g\"}\n  %2 = call %x : any\n  return %x\n}\n");
+  EXPECT_TRUE(nn::passes::deadCodeElimination(*g));
+  std::string text = toString(*g);
+  EXPECT_EQ(text.find("add"), std::string::npos);
+  EXPECT_EQ(text.find("neg"), std::string::npos);
+  EXPECT_NE(text.find("store_global"), std::string::npos);
+  EXPECT_NE(text.find("call"), std::string::npos);
+  EXPECT_FALSE(nn::passes::deadCodeElimination(*g));
+}
+
+}  // namespace
