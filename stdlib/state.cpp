@@ -47,6 +47,7 @@ bool State::guarded(const std::function<void()>& body) {
 void State::noteGraphFallback() {
   if (options_.mode != ExecMode::Graph || warnedGraph_) return;
   warnedGraph_ = true;
+  out_.flush();
   err_ << "nn: note: graph mode is not implemented yet; running in eager mode\n";
 }
 
@@ -161,6 +162,12 @@ Value State::importModule(const std::string& name, bool bindTop, rt::ModuleInsta
   std::vector<std::string> dirs;
   fs::path fromPath(from.path());
   dirs.push_back(fromPath.has_parent_path() ? fromPath.parent_path().string() : std::string("."));
+  // Then the main script's folder, as Python's sys.path[0].
+  if (main_ && &from != main_) {
+    fs::path mainPath(main_->path());
+    std::string mainDir = mainPath.has_parent_path() ? mainPath.parent_path().string() : std::string(".");
+    if (mainDir != dirs[0]) dirs.push_back(mainDir);
+  }
   for (const auto& d : options_.searchPath) dirs.push_back(d);
   std::string found;
   for (const auto& d : dirs) {

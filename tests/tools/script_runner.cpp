@@ -4,8 +4,11 @@
 //   # expect-error: L:C: FRAGMENT  the run fails (exit 1) with a diagnostic
 //                                  at line L, column C whose message
 //                                  contains FRAGMENT
+//   # expect-error: F.nn:L:C: FRAG  the same, in file F.nn beside the script
+//   # expect-trace: L:C             the error trace has "called from" L:C
 //   # args: A B C                  extra script arguments
 // Usage: script_runner NN_BINARY MODE SCRIPT
+#include <algorithm>
 #include <iostream>
 
 #include "run_capture.h"
@@ -22,7 +25,7 @@ int main(int argc, char** argv) {
   }
   std::string nn = argv[1], mode = argv[2], script = argv[3];
   std::vector<std::string> expected;
-  std::string errorLoc, errorFragment;
+  std::string errorLoc, errorFragment, traceLoc;
   std::vector<std::string> args{nn, "--mode", mode, script};
   for (const std::string& line : splitLines(readWholeFile(script))) {
     auto at = [&](const char* tag) {
@@ -35,10 +38,12 @@ int main(int argc, char** argv) {
       expected.push_back("");  // "# expect:" alone: an empty line
     } else if (size_t p = at("# expect-error: "); p != std::string::npos) {
       std::string rest = line.substr(p);
-      size_t c1 = rest.find(':'), c2 = rest.find(':', c1 + 1);
-      errorLoc = rest.substr(0, c2);
-      errorFragment = rest.substr(c2 + 1);
+      size_t sep = rest.find(": ");
+      errorLoc = rest.substr(0, sep);
+      errorFragment = rest.substr(sep + 1);
       while (!errorFragment.empty() && errorFragment[0] == ' ') errorFragment.erase(0, 1);
+    } else if (size_t p = at("# expect-trace: "); p != std::string::npos) {
+      traceLoc = trimRight(line.substr(p));
     } else if (size_t p = at("# args: "); p != std::string::npos) {
       std::string rest = line.substr(p);
       size_t s = 0;
@@ -71,8 +76,14 @@ int main(int argc, char** argv) {
       if (l.rfind("error", 0) == 0) failWith("unexpected error output");
   } else {
     if (r.status != 1) failWith("expected exit status 1, got " + std::to_string(r.status));
-    std::string locText = script + ":" + errorLoc;
+    // "L:C" is a position in the script; "path/file.nn:L:C" one in a file
+    // next to it (an imported module).
+    std::string locText = std::count(errorLoc.begin(), errorLoc.end(), ':') == 1
+                              ? script + ":" + errorLoc
+                              : script.substr(0, script.find_last_of('/') + 1) + errorLoc;
     if (r.err.find("--> " + locText) == std::string::npos) failWith("no diagnostic at " + locText);
+    if (!traceLoc.empty() && r.err.find("called from " + script + ":" + traceLoc) == std::string::npos)
+      failWith("no 'called from " + script + ":" + traceLoc + "' in the trace");
     if (r.err.find("error: ") == std::string::npos || r.err.find(errorFragment) == std::string::npos)
       failWith("diagnostic does not contain '" + errorFragment + "'");
     if (r.err.find(" | ") == std::string::npos || r.err.find('^') == std::string::npos)
