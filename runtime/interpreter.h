@@ -44,6 +44,10 @@ class Host {
   virtual std::ostream& out() = 0;
 };
 
+// Fails with "name 'x' is not defined" when v is a variable read before
+// assignment.
+void checkDefined(const Value& v, SourceLoc loc);
+
 struct InterpreterLimits {
   // Deep enough for ordinary recursion, shallow enough that the C++ stack
   // (8 MiB main thread, larger frames under ASan) never overflows.
@@ -69,17 +73,34 @@ class Interpreter {
   std::atomic<bool>& interrupt() { return interrupt_; }
 
  private:
-  struct Frame;
+  // The values of one function activation, indexed by ir::Value::id().
+  struct Frame {
+    std::vector<Value> slots;
+    ModuleInstance* module;
+    const Value* self;
+    Value& operator[](const ir::Value* v) { return slots[v->id()]; }
+  };
   Value callFunction(const Value& fnValue, std::vector<Value>& args, const std::vector<std::string>& kwnames,
                      std::vector<Value>& kwargs, SourceLoc loc);
   Value runFunction(const ir::Function& fn, ModuleInstance& module, const Value* self, std::vector<Value> slots0);
   const ir::Node* exec(const ir::Block& b, Frame& f, std::vector<Value>& out);
   void node(const ir::Node& n, Frame& f);
+  // Control flow and calls recurse; everything else is a simple op, kept out
+  // of line so the recursive path has small native frames.
+  void execIf(const ir::Node& n, Frame& f);
+  void execLoop(const ir::Node& n, Frame& f);
+  void execCall(const ir::Node& n, Frame& f);
+  [[gnu::noinline]] void simpleOp(const ir::Node& n, Frame& f);
   void checkInterrupt(SourceLoc loc);
+  void checkStack(SourceLoc loc);
 
   Host& host_;
   InterpreterLimits limits_;
   int depth_ = 0;
+  // Native stack guard: the address where the outermost call started and
+  // how many bytes below it nested calls may use on this thread.
+  const char* stackBase_ = nullptr;
+  size_t stackBudget_ = 0;
   std::atomic<bool> interrupt_{false};
 };
 

@@ -35,7 +35,16 @@ void renderDiagnostic(const SourceManager& sm, const Diagnostic& d, std::ostream
     if (note.first.valid()) os << " at " << formatLoc(sm, note.first);
     os << "\n";
   }
-  for (const SourceLoc& c : d.callers) os << "  called from " << formatLoc(sm, c) << "\n";
+  // Deep recursion repeats one call site: print it once with a count.
+  for (size_t i = 0; i < d.callers.size();) {
+    size_t j = i + 1;
+    std::string at = formatLoc(sm, d.callers[i]);
+    while (j < d.callers.size() && formatLoc(sm, d.callers[j]) == at) ++j;
+    os << "  called from " << at;
+    if (j - i > 1) os << " (" << (j - i - 1) << " more times)";
+    os << "\n";
+    i = j;
+  }
 }
 
 }  // namespace nn

@@ -1,0 +1,223 @@
+// The non-recursive ops of the eager interpreter: constants, closures,
+// containers, arithmetic and comparisons (Python semantics from
+// scalar_ops.cpp), attributes, iteration, globals, imports and the effects
+// assert/raise/echo. Control flow and calls are in interpreter.cpp.
+#include "runtime/format.h"
+#include "runtime/interpreter.h"
+#include "runtime/scalar_ops.h"
+
+namespace nn::rt {
+
+using ir::Op;
+
+void checkDefined(const Value& v, SourceLoc loc) {
+  if (v.is(Kind::Undef)) fail(loc, "name '" + v.asStr() + "' is not defined");
+}
+
+static Value iterable(const Value& v, SourceLoc loc) {
+  switch (v.kind()) {
+    case Kind::Range:
+    case Kind::List:
+    case Kind::Tuple: return v;
+    case Kind::Str: {
+      std::vector<Value> chars;
+      for (char c : v.asStr()) chars.push_back(Value::str(std::string(1, c)));
+      return makeTuple(std::move(chars));
+    }
+    case Kind::Dict: {
+      std::vector<Value> keys;
+      for (const auto& kv : v.as<DictObj>().items) keys.push_back(Value::str(kv.first));
+      return makeTuple(std::move(keys));
+    }
+    default: fail(loc, std::string("'") + typeName(v) + "' object is not iterable");
+  }
+}
+
+void Interpreter::simpleOp(const ir::Node& n, Frame& f) {
+  Op op = n.op();
+  SourceLoc loc = n.loc();
+  auto in = [&](size_t i) -> const Value& {
+    const Value& v = f[n.operand(i)];
+    checkDefined(v, loc);
+    return v;
+  };
+  auto set = [&](Value v) { f[n.result(0)] = std::move(v); };
+
+  switch (op) {
+    case Op::Const: {
+      const ir::Attr* a = n.attr("value");
+      if (!a || std::holds_alternative<ir::NoneAttr>(*a)) set(Value::none());
+      else if (auto* i = std::get_if<int64_t>(a)) set(Value::integer(*i));
+      else if (auto* d = std::get_if<double>(a)) set(Value::real(*d));
+      else if (auto* b = std::get_if<bool>(a)) set(Value::boolean(*b));
+      else if (auto* s = std::get_if<std::string>(a)) set(Value::str(*s));
+      else fail(loc, "internal error: bad constant");
+      return;
+    }
+    case Op::Undef: set(Value::undef(n.strAttr("name"))); return;
+    case Op::Builtin: {
+      std::string name = n.strAttr("name");
+      set(name == "Ellipsis" ? Value::ellipsis() : host_.builtin(name, loc));
+      return;
+    }
+    case Op::SelfClosure:
+      if (!f.self) fail(loc, "internal error: no enclosing function");
+      set(*f.self);
+      return;
+    case Op::MakeClosure: {
+      auto fo = std::make_shared<FunctionObj>();
+      fo->name = n.strAttr("name");
+      fo->module = f.module;
+      // The callee is defined in the same graph as the function making it.
+      std::string target = n.strAttr("func");
+      fo->fn = n.parent()->function()->graph()->function(target);
+      if (!fo->fn) fail(loc, "internal error: unknown function @" + target);
+      size_t ndefaults = static_cast<size_t>(n.intAttr("ndefaults"));
+      size_t ncap = n.operands().size() - ndefaults;
+      for (size_t i = 0; i < ncap; ++i) fo->captures.push_back(f[n.operand(i)]);
+      for (size_t i = ncap; i < n.operands().size(); ++i) fo->defaults.push_back(in(i));
+      set(Value::object(Kind::Function, std::move(fo)));
+      return;
+    }
+    case Op::MakeTuple:
+    case Op::MakeList: {
+      std::vector<Value> items;
+      items.reserve(n.operands().size());
+      for (size_t i = 0; i < n.operands().size(); ++i) items.push_back(in(i));
+      set(op == Op::MakeTuple ? makeTuple(std::move(items)) : makeList(std::move(items)));
+      return;
+    }
+    case Op::MakeDict: {
+      Value d = makeDict();
+      for (size_t i = 0; i + 1 < n.operands().size(); i += 2) {
+        const Value& k = in(i);
+        if (!k.is(Kind::Str)) fail(loc, std::string("dict keys must be str, not ") + typeName(k));
+        d.as<DictObj>().set(k.asStr(), in(i + 1));
+      }
+      set(d);
+      return;
+    }
+    case Op::MakeSlice: {
+      auto s = std::make_shared<SliceObj>();
+      s->start = in(0);
+      s->stop = in(1);
+      s->step = in(2);
+      set(Value::object(Kind::Slice, std::move(s)));
+      return;
+    }
+    case Op::Format: {
+      Value v = in(0);
+      std::string conv = n.strAttr("conv");
+      if (conv == "r") v = Value::str(repr(v));
+      else if (conv == "s") v = Value::str(str(v));
+      set(Value::str(formatValue(v, n.strAttr("spec"), loc)));
+      return;
+    }
+    case Op::StrConcat: {
+      std::string s;
+      for (size_t i = 0; i < n.operands().size(); ++i) s += str(in(i));
+      set(Value::str(std::move(s)));
+      return;
+    }
+    case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::FloorDiv: case Op::Mod:
+    case Op::Pow: case Op::MatMul: case Op::BitAnd: case Op::BitOr: case Op::BitXor:
+    case Op::LShift: case Op::RShift:
+      set(binaryOp(op, in(0), in(1), loc));
+      return;
+    case Op::Neg: case Op::Pos: case Op::Invert: case Op::Not: case Op::Truth:
+      set(unaryOp(op, in(0), loc));
+      return;
+    case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne:
+    case Op::Is: case Op::IsNot: case Op::In: case Op::NotIn:
+      set(compareOp(op, in(0), in(1), loc));
+      return;
+    case Op::GetItem: set(getItem(in(0), in(1), loc)); return;
+    case Op::SetItem: set(setItem(in(0), in(1), in(2), loc)); return;
+    case Op::GetAttr: {
+      const Value& obj = in(0);
+      std::string name = n.strAttr("name");
+      if (obj.is(Kind::Module)) {
+        ModuleInstance* m = obj.as<ModuleObj>().module;
+        Value* v = m->findGlobal(name);
+        if (!v) fail(loc, "module '" + m->name() + "' has no attribute '" + name + "'");
+        set(*v);
+        return;
+      }
+      set(host_.attribute(obj, name, loc));
+      return;
+    }
+    case Op::Unpack: {
+      Value v = in(0);
+      size_t want = n.numResults();
+      if (v.is(Kind::Str) || v.is(Kind::Range) || v.is(Kind::Dict)) v = iterable(v, loc);
+      if (v.is(Kind::Range)) {
+        const auto& r = v.as<RangeObj>();
+        std::vector<Value> items;
+        for (int64_t i = 0; i < r.length(); ++i) items.push_back(Value::integer(r.at(i)));
+        v = makeTuple(std::move(items));
+      }
+      if (!v.is(Kind::Tuple) && !v.is(Kind::List))
+        fail(loc, std::string("cannot unpack non-iterable ") + typeName(v) + " object");
+      const auto& items = v.as<SeqObj>().items;
+      if (items.size() < want)
+        fail(loc, "not enough values to unpack (expected " + std::to_string(want) + ", got " +
+                      std::to_string(items.size()) + ")");
+      if (items.size() > want) fail(loc, "too many values to unpack (expected " + std::to_string(want) + ")");
+      for (size_t i = 0; i < want; ++i) f[n.result(i)] = items[i];
+      return;
+    }
+    case Op::Iter: set(iterable(in(0), loc)); return;
+    case Op::IterLen: {
+      const Value& s = in(0);
+      set(Value::integer(s.is(Kind::Range) ? s.as<RangeObj>().length()
+                                           : static_cast<int64_t>(s.as<SeqObj>().items.size())));
+      return;
+    }
+    case Op::IterItem: {
+      const Value& s = in(0);
+      int64_t i = in(1).asInt();
+      if (s.is(Kind::Range)) {
+        set(Value::integer(s.as<RangeObj>().at(i)));
+      } else {
+        const auto& items = s.as<SeqObj>().items;
+        if (i >= static_cast<int64_t>(items.size())) fail(loc, "list changed size during iteration");
+        set(items[i]);
+      }
+      checkInterrupt(loc);
+      return;
+    }
+    case Op::ListAppend: in(0).as<SeqObj>().items.push_back(in(1)); return;
+    case Op::LoadGlobal: {
+      std::string name = n.strAttr("name");
+      if (Value* v = f.module->findGlobal(name)) {
+        set(*v);
+        return;
+      }
+      set(host_.builtin(name, loc));
+      return;
+    }
+    case Op::StoreGlobal: f.module->setGlobal(n.strAttr("name"), in(0)); return;
+    case Op::Import: set(host_.importModule(n.strAttr("module"), n.attr("bind_top") != nullptr, *f.module, loc)); return;
+    case Op::Assert:
+      if (!truthy(in(0))) {
+        if (n.operands().size() > 1) fail(loc, "assertion failed: " + str(in(1)));
+        fail(loc, "assertion failed");
+      }
+      return;
+    case Op::Raise: {
+      if (n.operands().empty()) fail(loc, "'raise' needs an exception: raise Error(\"message\")");
+      const Value& e = in(0);
+      if (e.is(Kind::Exception) || e.is(Kind::Str)) fail(loc, "Error: " + str(e));
+      fail(loc, std::string("exceptions must be Error(...), not ") + typeName(e));
+    }
+    case Op::Echo: {
+      const Value& v = in(0);
+      if (!v.is(Kind::None)) host_.out() << repr(v) << "\n";
+      return;
+    }
+    default:
+      fail(loc, std::string("internal error: ") + n.info().name + " is not a simple op");
+  }
+}
+
+}  // namespace nn::rt
