@@ -7,7 +7,7 @@
 namespace nn::ir {
 
 static const OpInfo kOps[] = {
-#define OP(Enum, text, minOps, maxOps, results, blocks, traits) {text, minOps, maxOps, results, blocks, traits},
+#define OP(Enum, text, minOps, maxOps, results, blocks, traits, rule) {text, minOps, maxOps, results, blocks, traits, TypeRule::rule},
 #include "ir/ops.def"
 #undef OP
 };

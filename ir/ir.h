@@ -18,12 +18,18 @@
 namespace nn::ir {
 
 enum class Op : uint16_t {
-#define OP(Enum, text, minOps, maxOps, results, blocks, traits) Enum,
+#define OP(Enum, text, minOps, maxOps, results, blocks, traits, rule) Enum,
 #include "ir/ops.def"
 #undef OP
 };
 
-enum Trait : unsigned { PURE = 1, EFFECT = 2, TERM = 4, COMM = 8 };
+enum Trait : unsigned { PURE = 1, EFFECT = 2, TERM = 4, COMM = 8, ELEM = 16 };
+
+// How an op's result types follow from its operand types (type_rules.cpp).
+enum class TypeRule {
+  Unknown, None_, Literal, Func, Tuple, List, Dict, Str, Int, Bool, Module,
+  Arith, TrueDiv, Bits, Unary, First, Merge,
+};
 
 struct OpInfo {
   const char* name;
@@ -31,6 +37,7 @@ struct OpInfo {
   int numResults;                // -1: chosen per node
   int numBlocks;
   unsigned traits;
+  TypeRule typeRule;
 };
 
 const OpInfo& opInfo(Op op);

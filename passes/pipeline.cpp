@@ -1,19 +1,33 @@
-// The pass pipeline: one readable list.
+// The pass pipeline: one readable list, run in order with the verifier
+// after every pass.
+#include "ir/text.h"
 #include "passes/passes.h"
 
 namespace nn::passes {
 
 const std::vector<PassInfo>& pipeline() {
   static const std::vector<PassInfo> passes = {
-      {"dce", deadCodeElimination},
+      {"infer-types", inferTypes},
   };
   return passes;
 }
 
 const PassInfo* findPass(const std::string& name) {
-  for (const PassInfo& p : pipeline())
-    if (name == p.name) return &p;
+  static const std::vector<PassInfo> others = {
+      {"dce", deadCodeElimination},
+  };
+  for (const auto* list : {&pipeline(), &others})
+    for (const PassInfo& p : *list)
+      if (name == p.name) return &p;
   return nullptr;
+}
+
+void runPipeline(ir::Graph& g, const std::function<void(const char*)>& after) {
+  for (const PassInfo& p : pipeline()) {
+    p.run(g);
+    ir::verify(g);
+    if (after) after(p.name);
+  }
 }
 
 }  // namespace nn::passes

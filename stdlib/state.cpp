@@ -14,6 +14,7 @@
 #include "frontend/lower.h"
 #include "frontend/parse.h"
 #include "ir/text.h"
+#include "passes/passes.h"
 #include "stdlib/builtins.h"
 
 namespace nn {
@@ -61,7 +62,14 @@ std::unique_ptr<ir::Graph> State::compile(uint32_t file, bool echo, const rt::Mo
   lo.builtins = &stdlib::builtinNames();
   if (into)
     for (const auto& kv : into->globals()) lo.knownGlobals.insert(kv.first);
-  return frontend::lowerModule(*ast, sm_, lo);
+  auto g = frontend::lowerModule(*ast, sm_, lo);
+  passes::runPipeline(*g, [&](const char* pass) {
+    if (options_.printIrAfter == "all" || options_.printIrAfter == pass) {
+      out_ << "// IR after " << pass << "\n";
+      ir::print(*g, out_);
+    }
+  });
+  return g;
 }
 
 static bool readFile(const std::string& path, std::string& text) {
@@ -127,7 +135,13 @@ bool State::emit(const std::string& path, Stage stage) {
     switch (stage) {
       case Stage::Tokens: frontend::dumpTokens(sm_, file, out_); break;
       case Stage::Ast: ast::dump(*frontend::parseModule(sm_, file), out_); break;
-      case Stage::Ir: ir::print(*compile(file, false, nullptr), out_); break;
+      case Stage::Ir: {
+        frontend::LowerOptions lo;
+        lo.builtins = &stdlib::builtinNames();
+        ir::print(*frontend::lowerModule(*frontend::parseModule(sm_, file), sm_, lo), out_);
+        break;
+      }
+      case Stage::IrOpt: ir::print(*compile(file, false, nullptr), out_); break;
     }
   });
 }

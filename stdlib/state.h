@@ -25,9 +25,11 @@ struct StateOptions {
   ExecMode mode = ExecMode::Graph;
   std::vector<std::string> searchPath;  // NN_PATH entries, then the stdlib dir
   std::vector<std::string> argv;        // script path first
+  // Print the IR after the named pass ("all": after every pass).
+  std::string printIrAfter;
 };
 
-enum class Stage { Tokens, Ast, Ir };
+enum class Stage { Tokens, Ast, Ir, IrOpt };
 
 class State : public rt::Host {
  public:

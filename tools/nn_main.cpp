@@ -7,6 +7,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "passes/passes.h"
 #include "repl/repl.h"
 #include "stdlib/state.h"
 
@@ -27,14 +28,17 @@ std::vector<std::string> searchPathFromEnv() {
 
 int main(int argc, char** argv) {
   CLI::App app{"nn — a scripting language for neural computation.\n"
-               "Usage: nn [OPTIONS] [FILE.nn [ARGS...]]   (no FILE: start the REPL)",
+               "Runs FILE.nn with ARGS in argv, or starts the REPL when no FILE is given.",
                "nn"};
-  std::string code, mode = "graph", emit;
-  bool version = false;
+  app.footer("Environment: NN_PATH=dir1:dir2 adds module search folders.");
+  std::string code, mode = "graph", emit, printAfter;
+  bool version = false, printAfterAll = false;
   app.add_option("-c", code, "Run CODE as a script");
   app.add_option("--mode", mode, "Execution mode")->check(CLI::IsMember({"eager", "graph"}));
   app.add_option("--emit", emit, "Print a pipeline stage of FILE instead of running it")
-      ->check(CLI::IsMember({"tokens", "ast", "ir"}));
+      ->check(CLI::IsMember({"tokens", "ast", "ir", "ir-opt"}));
+  app.add_option("--print-ir-after", printAfter, "Print the IR after the named pass");
+  app.add_flag("--print-ir-after-all", printAfterAll, "Print the IR after every pass");
   app.add_flag("--version", version, "Print the version and exit");
   app.prefix_command();  // FILE and everything after it belong to the script
   try {
@@ -51,6 +55,11 @@ int main(int argc, char** argv) {
   options.mode = mode == "eager" ? nn::ExecMode::Eager : nn::ExecMode::Graph;
   options.searchPath = searchPathFromEnv();
   options.argv = rest;
+  options.printIrAfter = printAfterAll ? "all" : printAfter;
+  if (!printAfter.empty() && !nn::passes::findPass(printAfter)) {
+    std::cerr << "error: unknown pass '" << printAfter << "'\n";
+    return 1;
+  }
   if (!code.empty() && options.argv.empty()) options.argv.push_back("-c");
   nn::State state(options, std::cout, std::cerr);
 
@@ -59,7 +68,10 @@ int main(int argc, char** argv) {
       std::cerr << "error: --emit needs a FILE\n";
       return 1;
     }
-    nn::Stage stage = emit == "tokens" ? nn::Stage::Tokens : emit == "ast" ? nn::Stage::Ast : nn::Stage::Ir;
+    nn::Stage stage = emit == "tokens" ? nn::Stage::Tokens
+                      : emit == "ast"  ? nn::Stage::Ast
+                      : emit == "ir"   ? nn::Stage::Ir
+                                       : nn::Stage::IrOpt;
     return state.emit(rest[0], stage) ? 0 : 1;
   }
   if (!code.empty()) return state.runString(code, "<string>") ? 0 : 1;

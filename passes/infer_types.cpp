@@ -1,0 +1,79 @@
+// Type inference over the IR.
+//
+// Algorithm: one forward walk in program order applying each op's type rule
+// (ir/type_rules.cpp). An `if` result takes the join of what its two blocks
+// yield. A loop's carried values start with the types of their initial
+// values; the body is walked and any carried value whose yielded type
+// differs becomes `any`, and the walk repeats until nothing changes (at most
+// twice more, as types only move to `any`).
+//
+// Invariants: only Value types change; the graph's structure is untouched.
+// Function parameters and captures keep their declared types (any until
+// specialisation assigns argument types).
+#include "ir/type_rules.h"
+#include "passes/passes.h"
+
+namespace nn::passes {
+namespace {
+
+class Inference {
+ public:
+  bool changed = false;
+
+  void block(ir::Block& b) {
+    for (const auto& n : b.nodes()) node(*n);
+  }
+
+ private:
+  void set(ir::Value* v, ir::Type t) {
+    if (v->type() != t) {
+      v->setType(t);
+      changed = true;
+    }
+  }
+
+  static const ir::Node* yieldOf(const ir::Block& b) { return b.terminator(); }
+
+  void node(ir::Node& n) {
+    if (n.op() == ir::Op::If) {
+      block(*n.block(0));
+      block(*n.block(1));
+      const ir::Node* y0 = yieldOf(*n.block(0));
+      const ir::Node* y1 = yieldOf(*n.block(1));
+      for (size_t i = 0; i < n.numResults(); ++i)
+        set(n.result(i), ir::join(y0->operand(i)->type(), y1->operand(i)->type()));
+      return;
+    }
+    if (n.op() == ir::Op::Loop) {
+      std::vector<ir::Type> carried;
+      for (const ir::Value* v : n.operands()) carried.push_back(v->type());
+      for (int round = 0; round < 3; ++round) {
+        for (size_t k = 0; k < 2; ++k)
+          for (size_t i = 0; i < carried.size(); ++i) set(n.block(k)->arg(i), carried[i]);
+        block(*n.block(0));
+        block(*n.block(1));
+        const ir::Node* y = yieldOf(*n.block(1));
+        bool stable = true;
+        for (size_t i = 0; i < carried.size(); ++i) {
+          ir::Type joined = ir::join(carried[i], y->operand(i)->type());
+          if (joined != carried[i]) stable = false;
+          carried[i] = joined;
+        }
+        if (stable) break;
+      }
+      for (size_t i = 0; i < n.numResults(); ++i) set(n.result(i), carried[i]);
+      return;
+    }
+    for (size_t i = 0; i < n.numResults(); ++i) set(n.result(i), ir::resultType(n, i));
+  }
+};
+
+}  // namespace
+
+bool inferTypes(ir::Graph& g) {
+  Inference inf;
+  for (const auto& f : g.functions()) inf.block(*f->body());
+  return inf.changed;
+}
+
+}  // namespace nn::passes
