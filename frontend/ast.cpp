@@ -19,6 +19,72 @@ const char* cmpOpSymbol(CmpOp op) {
   return names[static_cast<int>(op)];
 }
 
+void forEachChild(const Expr& e, const std::function<void(const Expr&)>& fn) {
+  auto each = [&](const std::vector<ExprPtr>& v) {
+    for (const auto& x : v) fn(*x);
+  };
+  auto opt = [&](const ExprPtr& p) {
+    if (p) fn(*p);
+  };
+  switch (e.kind) {
+    case ExprKind::FStr:
+      for (const auto& p : static_cast<const FStrExpr&>(e).parts) opt(p.expr);
+      break;
+    case ExprKind::Tuple: each(static_cast<const TupleExpr&>(e).elts); break;
+    case ExprKind::List: each(static_cast<const ListExpr&>(e).elts); break;
+    case ExprKind::Dict:
+      each(static_cast<const DictExpr&>(e).keys);
+      each(static_cast<const DictExpr&>(e).values);
+      break;
+    case ExprKind::Unary: fn(*static_cast<const UnaryExpr&>(e).operand); break;
+    case ExprKind::Binary:
+      fn(*static_cast<const BinaryExpr&>(e).lhs);
+      fn(*static_cast<const BinaryExpr&>(e).rhs);
+      break;
+    case ExprKind::Compare: each(static_cast<const CompareExpr&>(e).operands); break;
+    case ExprKind::BoolOp: each(static_cast<const BoolOpExpr&>(e).values); break;
+    case ExprKind::IfExp: {
+      const auto& x = static_cast<const IfExpr&>(e);
+      fn(*x.cond), fn(*x.then), fn(*x.orelse);
+      break;
+    }
+    case ExprKind::Lambda: {
+      const auto& x = static_cast<const LambdaExpr&>(e);
+      for (const auto& p : x.params) opt(p.defaultValue);
+      fn(*x.body);
+      break;
+    }
+    case ExprKind::Call: {
+      const auto& x = static_cast<const CallExpr&>(e);
+      fn(*x.func);
+      each(x.args);
+      for (const auto& k : x.keywords) fn(*k.value);
+      break;
+    }
+    case ExprKind::Attribute: fn(*static_cast<const AttributeExpr&>(e).value); break;
+    case ExprKind::Subscript:
+      fn(*static_cast<const SubscriptExpr&>(e).value);
+      fn(*static_cast<const SubscriptExpr&>(e).index);
+      break;
+    case ExprKind::Slice: {
+      const auto& x = static_cast<const SliceExpr&>(e);
+      opt(x.lower), opt(x.upper), opt(x.step);
+      break;
+    }
+    case ExprKind::ListComp: {
+      const auto& x = static_cast<const ListCompExpr&>(e);
+      fn(*x.elt);
+      for (const auto& g : x.generators) {
+        fn(*g.target), fn(*g.iter);
+        each(g.ifs);
+      }
+      break;
+    }
+    case ExprKind::Starred: fn(*static_cast<const StarredExpr&>(e).value); break;
+    default: break;
+  }
+}
+
 namespace {
 
 class Dumper {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -43,6 +44,9 @@ using Body = std::vector<StmtPtr>;
 struct Expr {
   ExprKind kind;
   SourceLoc loc;
+  // Height of this subtree (1 for a leaf); the builder bounds it so that
+  // recursive passes over expressions cannot exhaust the native stack.
+  uint32_t depth = 1;
   explicit Expr(ExprKind k, SourceLoc l) : kind(k), loc(l) {}
   virtual ~Expr() = default;
 };
@@ -235,6 +239,9 @@ template <class T>
 T* as(Stmt* s) { return s && s->kind == T::kKind ? static_cast<T*>(s) : nullptr; }
 template <class T>
 const T* as(const Stmt* s) { return s && s->kind == T::kKind ? static_cast<const T*>(s) : nullptr; }
+
+// Calls fn on each direct child expression of e (not on nested statements).
+void forEachChild(const Expr& e, const std::function<void(const Expr&)>& fn);
 
 // `nn --emit=ast`: an indented, one-node-per-line dump.
 void dump(const Module& m, std::ostream& os);

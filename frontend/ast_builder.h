@@ -33,9 +33,13 @@ class AstBuilder {
   std::vector<ast::Param> parameters(NNParser::ParametersContext* ctx);
   std::vector<ast::Param> lambdaParams(NNParser::Lambda_paramsContext* ctx);
 
-  // expressions (ast_builder_expr.cpp)
-  ast::ExprPtr expr(antlr4::ParserRuleContext* ctx);
-  ast::ExprPtr test(NNParser::TestContext* ctx);
+  // expressions (ast_builder_expr.cpp); expr() and test() check depth
+  ast::ExprPtr expr(antlr4::ParserRuleContext* ctx) { return bounded(exprRule(ctx)); }
+  ast::ExprPtr test(NNParser::TestContext* ctx) { return bounded(testRule(ctx)); }
+  ast::ExprPtr exprRule(antlr4::ParserRuleContext* ctx);
+  ast::ExprPtr testRule(NNParser::TestContext* ctx);
+  // Sets e->depth from its children; fails past kMaxExprDepth.
+  ast::ExprPtr bounded(ast::ExprPtr e);
   ast::ExprPtr lambda(antlr4::ParserRuleContext* ctx, NNParser::Lambda_paramsContext* params,
                       antlr4::ParserRuleContext* body);
   ast::ExprPtr comparison(NNParser::ComparisonContext* ctx);

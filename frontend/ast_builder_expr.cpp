@@ -1,6 +1,7 @@
 // AST construction for expressions: the precedence chain of the grammar is
 // collapsed so one-child levels leave no trace in the tree.
 #include <charconv>
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -10,8 +11,21 @@ namespace nn::frontend {
 
 using namespace nn::ast;
 
+// Deeper expressions are rejected so that the recursive passes over the AST
+// and IR stay far from the native stack limit (CPython's compiler stops at a
+// similar depth with "too complex").
+constexpr uint32_t kMaxExprDepth = 1000;
+
+ExprPtr AstBuilder::bounded(ExprPtr e) {
+  uint32_t d = 0;
+  forEachChild(*e, [&](const Expr& c) { d = std::max(d, c.depth); });
+  e->depth = d + 1;
+  if (e->depth > kMaxExprDepth) fail(e->loc, "expression is too deeply nested (more than 1000 levels)");
+  return e;
+}
+
 // Dispatches any expression-level rule context to its builder.
-ExprPtr AstBuilder::expr(antlr4::ParserRuleContext* ctx) {
+ExprPtr AstBuilder::exprRule(antlr4::ParserRuleContext* ctx) {
   switch (ctx->getRuleIndex()) {
     case NNParser::RuleTest: return test(static_cast<NNParser::TestContext*>(ctx));
     case NNParser::RuleTest_nocond: {
@@ -68,7 +82,7 @@ ExprPtr AstBuilder::expr(antlr4::ParserRuleContext* ctx) {
 }
 
 // test : or_test (IF or_test ELSE test)? | lambdef
-ExprPtr AstBuilder::test(NNParser::TestContext* ctx) {
+ExprPtr AstBuilder::testRule(NNParser::TestContext* ctx) {
   if (auto* l = ctx->lambdef()) return lambda(ctx, l->lambda_params(), l->test());
   auto ors = ctx->or_test();
   if (!ctx->IF()) return expr(ors[0]);
@@ -148,7 +162,7 @@ ExprPtr AstBuilder::binaryChain(antlr4::ParserRuleContext* ctx) {
       e->opLoc = opLoc;
       e->lhs = std::move(result);
       e->rhs = std::move(operand);
-      result = std::move(e);
+      result = bounded(std::move(e));
     } else if (auto* term = dynamic_cast<antlr4::tree::TerminalNode*>(child)) {
       pending = binOpFor(term->getSymbol()->getType());
       opLoc = loc(term);
@@ -192,7 +206,7 @@ ExprPtr AstBuilder::power(NNParser::PowerContext* ctx) {
 ExprPtr AstBuilder::atomExpr(NNParser::Atom_exprContext* ctx) {
   ExprPtr e = atom(ctx->atom());
   SourceLoc start = loc(ctx->atom());
-  for (auto* t : ctx->trailer()) e = trailer(std::move(e), t, start);
+  for (auto* t : ctx->trailer()) e = bounded(trailer(std::move(e), t, start));
   return e;
 }
 

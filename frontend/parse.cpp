@@ -78,6 +78,51 @@ class SyntaxErrorListener : public antlr4::BaseErrorListener {
   uint32_t file_;
 };
 
+// The generated parser recurses once per nested bracket level (through
+// about twenty rules), once per prefix operator and once per nested `if`
+// expression or lambda, so such nesting is bounded before parsing to keep
+// the native stack safe. The limits are CPython's where it has one.
+constexpr int kMaxBracketDepth = 200;       // CPython: "too many nested parentheses"
+constexpr int kMaxIndentDepth = 100;        // CPython: "too many levels of indentation"
+constexpr int kMaxLineNestingTokens = 1000;  // prefix ops in a row; `if`/`lambda` per logical line
+
+void checkNesting(uint32_t file, antlr4::CommonTokenStream& tokens) {
+  int brackets = 0, indents = 0, prefixRun = 0, nestedExprs = 0;
+  size_t prev = NNLexer::NEWLINE;
+  for (antlr4::Token* t : tokens.getTokens()) {
+    size_t type = t->getType();
+    bool prefix = false;
+    switch (type) {
+      case NNLexer::LPAREN: case NNLexer::LBRACK: case NNLexer::LBRACE:
+        if (++brackets > kMaxBracketDepth) fail(tokenLoc(file, t), "too many nested parentheses");
+        break;
+      case NNLexer::RPAREN: case NNLexer::RBRACK: case NNLexer::RBRACE: --brackets; break;
+      case NNLexer::INDENT:
+        if (++indents > kMaxIndentDepth) fail(tokenLoc(file, t), "too many levels of indentation");
+        break;
+      case NNLexer::DEDENT: --indents; break;
+      case NNLexer::NEWLINE: nestedExprs = 0; break;
+      case NNLexer::PLUS: case NNLexer::MINUS: case NNLexer::TILDE:
+        // Unary only when no operand ends right before it.
+        prefix = prev != NNLexer::NAME && prev != NNLexer::INT_NUMBER && prev != NNLexer::FLOAT_NUMBER &&
+                 prev != NNLexer::HEX_NUMBER && prev != NNLexer::BIN_NUMBER && prev != NNLexer::OCT_NUMBER &&
+                 prev != NNLexer::STRING && prev != NNLexer::RPAREN && prev != NNLexer::RBRACK &&
+                 prev != NNLexer::RBRACE && prev != NNLexer::NONE && prev != NNLexer::TRUE &&
+                 prev != NNLexer::FALSE && prev != NNLexer::ELLIPSIS;
+        break;
+      case NNLexer::NOT: prefix = true; break;
+      case NNLexer::IF: case NNLexer::LAMBDA:
+        if (++nestedExprs > kMaxLineNestingTokens)
+          fail(tokenLoc(file, t), "statement is too complex (more than 1000 'if' or 'lambda')");
+        break;
+      default: break;
+    }
+    prefixRun = prefix ? prefixRun + 1 : 0;
+    if (prefixRun > kMaxLineNestingTokens) fail(tokenLoc(file, t), "too many unary operators in a row");
+    prev = type;
+  }
+}
+
 // Lexes the whole file and throws on the first lexical error.
 void lexAll(uint32_t file, NNLexer& lexer, antlr4::CommonTokenStream& tokens) {
   lexer.removeErrorListeners();
@@ -113,6 +158,7 @@ void lexAll(uint32_t file, NNLexer& lexer, antlr4::CommonTokenStream& tokens) {
       open.pop_back();
   }
   if (!open.empty()) fail(tokenLoc(file, open.front()), "'" + open.front()->getText() + "' was never closed");
+  checkNesting(file, tokens);
 }
 
 }  // namespace

@@ -147,14 +147,21 @@ static Value floatBinary(Op op, double x, double y, const Value& a, const Value&
   }
 }
 
-static Value repeat(const Value& seq, int64_t n) {
+static Value repeat(const Value& seq, int64_t n, SourceLoc loc) {
   if (n < 0) n = 0;
+  size_t unit = seq.is(Kind::Str) ? seq.asStr().size() : seq.as<SeqObj>().items.size();
+  size_t total = 0;
+  if (__builtin_mul_overflow(unit, static_cast<size_t>(n), &total)) fail(loc, "out of memory");
+  // Reserving first turns an impossible size into bad_alloc at once
+  // instead of after filling memory.
   if (seq.is(Kind::Str)) {
     std::string out;
+    out.reserve(total);
     for (int64_t i = 0; i < n; ++i) out += seq.asStr();
     return Value::str(out);
   }
   std::vector<Value> items;
+  items.reserve(total);
   for (int64_t i = 0; i < n; ++i)
     for (const Value& v : seq.as<SeqObj>().items) items.push_back(v);
   return seq.is(Kind::List) ? makeList(std::move(items)) : makeTuple(std::move(items));
@@ -176,9 +183,9 @@ Value binaryOp(Op op, const Value& a, const Value& b, SourceLoc loc) {
     for (const Value& v : b.as<SeqObj>().items) items.push_back(v);
     return a.is(Kind::List) ? makeList(std::move(items)) : makeTuple(std::move(items));
   }
-  if (op == Op::Mul && seqA && b.isIntLike()) return repeat(a, b.asInt());
+  if (op == Op::Mul && seqA && b.isIntLike()) return repeat(a, b.asInt(), loc);
   bool seqB = b.is(Kind::Str) || b.is(Kind::List) || b.is(Kind::Tuple);
-  if (op == Op::Mul && seqB && a.isIntLike()) return repeat(b, a.asInt());
+  if (op == Op::Mul && seqB && a.isIntLike()) return repeat(b, a.asInt(), loc);
   unsupported(op, a, b, loc);
 }
 
