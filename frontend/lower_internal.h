@@ -65,6 +65,7 @@ class Lowerer {
   void assign(const ast::Expr& target, ir::Value* value);
   void augAssign(const ast::AugAssignStmt& s);
   void rebindContainer(const ast::Expr& container, ir::Value* updated);
+  ir::Value* inplaceOp(ir::Op op, SourceLoc loc, ir::Value* lhs, ir::Value* rhs);
   void ifStmt(const ast::IfStmt& s);
   void whileStmt(const ast::WhileStmt& s);
   void forStmt(const ast::ForStmt& s);

@@ -207,12 +207,20 @@ static Op binOpCode(BinOp op) {
 
 Op binaryOp(BinOp op) { return binOpCode(op); }
 
+// x op= y: marked `inplace` so that a list is extended in place, as in
+// Python (other values, tensors included, get a new value).
+Value* Lowerer::inplaceOp(Op op, SourceLoc loc, Value* lhs, Value* rhs) {
+  ir::Node* n = emit(op, loc, {lhs, rhs});
+  n->setAttr("inplace", true);
+  return n->result(0);
+}
+
 void Lowerer::augAssign(const AugAssignStmt& s) {
   Op op = binOpCode(s.op);
   if (auto* n = as<NameExpr>(s.target.get())) {
     Value* cur = readName(n->id, n->loc);
     Value* rhs = expr(*s.value);
-    writeName(n->id, emitValue(op, s.loc, {cur, rhs}), n->loc);
+    writeName(n->id, inplaceOp(op, s.loc, cur, rhs), n->loc);
     return;
   }
   if (auto* sub = as<SubscriptExpr>(s.target.get())) {
@@ -220,7 +228,7 @@ void Lowerer::augAssign(const AugAssignStmt& s) {
     Value* index = subscriptIndex(*sub->index);
     Value* old = emitValue(Op::GetItem, sub->loc, {container, index});
     Value* rhs = expr(*s.value);
-    Value* updated = emitValue(Op::SetItem, s.loc, {container, index, emitValue(op, s.loc, {old, rhs})});
+    Value* updated = emitValue(Op::SetItem, s.loc, {container, index, inplaceOp(op, s.loc, old, rhs)});
     rebindContainer(*sub->value, updated);
     return;
   }

@@ -70,10 +70,11 @@ std::string group(const std::string& digits, char sep, int every) {
 // Pads `sign + body` to the width; '=' puts the padding after the sign.
 std::string pad(const Spec& sp, const std::string& sign, const std::string& body, char defaultAlign) {
   std::string text = sign + body;
-  if (sp.width < 0 || static_cast<int>(text.size()) >= sp.width) return text;
+  size_t shown = utf8Length(text);
+  if (sp.width < 0 || static_cast<int>(shown) >= sp.width) return text;
   char align = sp.align ? sp.align : (sp.zero ? '=' : defaultAlign);
   char fill = sp.fillGiven ? sp.fill : (sp.zero ? '0' : ' ');
-  size_t padLen = static_cast<size_t>(sp.width) - text.size();
+  size_t padLen = static_cast<size_t>(sp.width) - shown;
   switch (align) {
     case '<': return text + std::string(padLen, fill);
     case '>': return std::string(padLen, fill) + text;
@@ -180,7 +181,11 @@ std::string formatValue(const Value& v, const std::string& spec, SourceLoc loc) 
         fail(loc, std::string("unknown format code '") + sp.type + "' for object of type 'str'");
       if (sp.sign != '-') fail(loc, "sign not allowed in string format specifier");
       std::string s = v.asStr();
-      if (sp.precision >= 0 && static_cast<size_t>(sp.precision) < s.size()) s.resize(sp.precision);
+      if (sp.precision >= 0 && static_cast<size_t>(sp.precision) < utf8Length(s)) {
+        std::vector<std::string> chars = utf8Chars(s);
+        s.clear();
+        for (int i = 0; i < sp.precision; ++i) s += chars[i];
+      }
       return pad(sp, "", s, '<');
     }
     default:

@@ -10,6 +10,23 @@ namespace nn::rt {
 
 using ir::Op;
 
+static Value inplaceListOp(Op op, const Value& list, const Value& rhs, SourceLoc loc) {
+  auto& items = list.as<SeqObj>().items;
+  if (op == Op::Add) {
+    std::vector<Value> extra;
+    switch (rhs.kind()) {
+      case Kind::List:
+      case Kind::Tuple: extra = rhs.as<SeqObj>().items; break;
+      default: extra = binaryOp(Op::Add, makeList({}), rhs, loc).as<SeqObj>().items;
+    }
+    items.insert(items.end(), extra.begin(), extra.end());
+    return list;
+  }
+  Value repeated = binaryOp(Op::Mul, list, rhs, loc);
+  items = repeated.as<SeqObj>().items;
+  return list;
+}
+
 void checkDefined(const Value& v, SourceLoc loc) {
   if (v.is(Kind::Undef)) fail(loc, "name '" + v.asStr() + "' is not defined");
 }
@@ -21,7 +38,7 @@ static Value iterable(const Value& v, SourceLoc loc) {
     case Kind::Tuple: return v;
     case Kind::Str: {
       std::vector<Value> chars;
-      for (char c : v.asStr()) chars.push_back(Value::str(std::string(1, c)));
+      for (std::string& c : utf8Chars(v.asStr())) chars.push_back(Value::str(std::move(c)));
       return makeTuple(std::move(chars));
     }
     case Kind::Dict: {
@@ -119,7 +136,16 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f) {
       set(Value::str(std::move(s)));
       return;
     }
-    case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::FloorDiv: case Op::Mod:
+    case Op::Add:
+    case Op::Mul:
+      // list += iterable and list *= n update the list itself, as in Python.
+      if (f[n.operand(0)].is(Kind::List) && n.attr("inplace")) {
+        set(inplaceListOp(op, in(0), in(1), loc));
+        return;
+      }
+      set(binaryOp(op, in(0), in(1), loc));
+      return;
+    case Op::Sub: case Op::Div: case Op::FloorDiv: case Op::Mod:
     case Op::Pow: case Op::MatMul: case Op::BitAnd: case Op::BitOr: case Op::BitXor:
     case Op::LShift: case Op::RShift:
       set(binaryOp(op, in(0), in(1), loc));

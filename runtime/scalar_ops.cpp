@@ -350,12 +350,15 @@ Value getItem(const Value& c, const Value& index, SourceLoc loc) {
       fail(loc, std::string(what) + " indices must be integers or slices, not " + typeName(index));
     }
     case Kind::Str: {
-      const std::string& s = c.asStr();
-      if (index.isIntLike())
-        return Value::str(std::string(1, s[normalizeIndex(index.asInt(), static_cast<int64_t>(s.size()), "string", loc)]));
+      const std::string& bytes = c.asStr();
+      bool ascii = utf8Length(bytes) == bytes.size();
+      std::vector<std::string> chars = ascii ? std::vector<std::string>{} : utf8Chars(bytes);
+      int64_t len = static_cast<int64_t>(ascii ? bytes.size() : chars.size());
+      auto at = [&](int64_t i) { return ascii ? std::string(1, bytes[i]) : chars[i]; };
+      if (index.isIntLike()) return Value::str(at(normalizeIndex(index.asInt(), len, "string", loc)));
       if (index.is(Kind::Slice)) {
         std::string out;
-        for (int64_t i : sliceRange(index.as<SliceObj>(), static_cast<int64_t>(s.size()), loc)) out += s[i];
+        for (int64_t i : sliceRange(index.as<SliceObj>(), len, loc)) out += at(i);
         return Value::str(out);
       }
       fail(loc, std::string("string indices must be integers, not ") + typeName(index));

@@ -2,6 +2,7 @@
 // and repr() text of every kind, following Python.
 #include "runtime/value.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "ir/ir.h"
@@ -62,6 +63,25 @@ Value makeList(std::vector<Value> items) {
 }
 
 Value makeDict() { return Value::object(Kind::Dict, std::make_shared<DictObj>()); }
+
+static size_t utf8SeqLen(unsigned char b) { return b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4; }
+
+std::vector<std::string> utf8Chars(const std::string& s) {
+  std::vector<std::string> out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    size_t n = std::min(utf8SeqLen(static_cast<unsigned char>(s[i])), s.size() - i);
+    out.push_back(s.substr(i, n));
+    i += n;
+  }
+  return out;
+}
+
+size_t utf8Length(const std::string& s) {
+  size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
 
 const char* typeName(const Value& v) {
   switch (v.kind()) {

@@ -135,6 +135,11 @@ Value makeTuple(std::vector<Value> items);
 Value makeList(std::vector<Value> items);
 Value makeDict();
 
+// Python's str semantics over UTF-8 text: lengths, indices and iteration
+// count code points, not bytes.
+std::vector<std::string> utf8Chars(const std::string& s);
+size_t utf8Length(const std::string& s);
+
 // Python's type name of a value: "int", "list", "NoneType", ...
 const char* typeName(const Value& v);
 bool truthy(const Value& v);

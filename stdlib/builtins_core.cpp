@@ -38,7 +38,7 @@ std::vector<Value> iterate(const Value& v, SourceLoc loc) {
     }
     case Kind::Str: {
       std::vector<Value> out;
-      for (char c : v.asStr()) out.push_back(Value::str(std::string(1, c)));
+      for (std::string& c : utf8Chars(v.asStr())) out.push_back(Value::str(std::move(c)));
       return out;
     }
     case Kind::Dict: {
@@ -78,7 +78,7 @@ Value bLen(CallContext& c, std::vector<Value>& args) {
   checkArity(c, args, 1, 1);
   const Value& v = args[0];
   switch (v.kind()) {
-    case Kind::Str: return Value::integer(static_cast<int64_t>(v.asStr().size()));
+    case Kind::Str: return Value::integer(static_cast<int64_t>(utf8Length(v.asStr())));
     case Kind::List:
     case Kind::Tuple: return Value::integer(static_cast<int64_t>(v.as<SeqObj>().items.size()));
     case Kind::Dict: return Value::integer(static_cast<int64_t>(v.as<DictObj>().items.size()));
@@ -266,7 +266,10 @@ Value bRound(CallContext& c, std::vector<Value>& args) {
   if (!hasDigits) {
     if (std::isnan(d)) fail(c.loc, "cannot convert float NaN to integer");
     if (std::isinf(d)) fail(c.loc, "cannot convert float infinity to integer");
-    return Value::integer(static_cast<int64_t>(std::nearbyint(d)));  // ties to even
+    double r = std::nearbyint(d);  // ties to even
+    if (r >= 9223372036854775808.0 || r < -9223372036854775808.0)
+      fail(c.loc, "integer overflow: rounded value does not fit in a 64-bit int");
+    return Value::integer(static_cast<int64_t>(r));
   }
   int64_t n = toIndex(args[1], c.loc);
   if (!std::isfinite(d) || n > 300) return Value::real(d);
