@@ -63,6 +63,7 @@ class Lowerer {
   // statements (lower_stmt.cpp)
   void stmt(const ast::Stmt& s);
   void assign(const ast::Expr& target, ir::Value* value);
+  void checkAssignable(const ast::Expr& target);
   void augAssign(const ast::AugAssignStmt& s);
   void rebindContainer(const ast::Expr& container, ir::Value* updated);
   ir::Value* inplaceOp(ir::Op op, SourceLoc loc, ir::Value* lhs, ir::Value* rhs);

@@ -98,6 +98,7 @@ void Lowerer::stmt(const Stmt& s) {
     }
     case StmtKind::Assign: {
       const auto& a = static_cast<const AssignStmt&>(s);
+      for (const auto& t : a.targets) checkAssignable(*t);
       Value* v = expr(*a.value);
       for (const auto& t : a.targets) assign(*t, v);
       break;
@@ -105,7 +106,10 @@ void Lowerer::stmt(const Stmt& s) {
     case StmtKind::AugAssign: augAssign(static_cast<const AugAssignStmt&>(s)); break;
     case StmtKind::If: ifStmt(static_cast<const IfStmt&>(s)); break;
     case StmtKind::While: whileStmt(static_cast<const WhileStmt&>(s)); break;
-    case StmtKind::For: forStmt(static_cast<const ForStmt&>(s)); break;
+    case StmtKind::For:
+      checkAssignable(*static_cast<const ForStmt&>(s).target);
+      forStmt(static_cast<const ForStmt&>(s));
+      break;
     case StmtKind::FuncDef: funcDef(static_cast<const FuncDefStmt&>(s)); break;
     case StmtKind::Return: returnStmt(static_cast<const ReturnStmt&>(s)); break;
     case StmtKind::Pass: break;
@@ -143,6 +147,28 @@ void Lowerer::returnStmt(const ReturnStmt& s) {
   Value* v = s.value ? expr(*s.value) : none(s.loc);
   env_["$retval"] = v;
   if (fctx_->hasNestedReturn) env_["$ret"] = constant(true, s.loc);
+}
+
+// Rejects targets that cannot be assigned before anything is evaluated,
+// with Python's wording.
+void Lowerer::checkAssignable(const Expr& target) {
+  switch (target.kind) {
+    case ExprKind::Name:
+    case ExprKind::Subscript: return;
+    case ExprKind::Tuple:
+      for (const auto& e : static_cast<const TupleExpr&>(target).elts) checkAssignable(*e);
+      return;
+    case ExprKind::List:
+      for (const auto& e : static_cast<const ListExpr&>(target).elts) checkAssignable(*e);
+      return;
+    case ExprKind::Starred: fail(target.loc, "starred assignment targets are not supported");
+    case ExprKind::Attribute: fail(target.loc, "assignment to an attribute is not supported");
+    case ExprKind::Int: case ExprKind::Float: case ExprKind::Str: case ExprKind::FStr:
+    case ExprKind::Bool: case ExprKind::None: case ExprKind::Ellipsis:
+      fail(target.loc, "cannot assign to literal");
+    case ExprKind::Call: fail(target.loc, "cannot assign to function call");
+    default: fail(target.loc, "cannot assign to expression");
+  }
 }
 
 // target = value, recursively for tuples/lists and subscripts.
