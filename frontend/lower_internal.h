@@ -70,6 +70,7 @@ class Lowerer {
   void ifStmt(const ast::IfStmt& s);
   void whileStmt(const ast::WhileStmt& s);
   void forStmt(const ast::ForStmt& s);
+  void loopElse(const ast::Body& orelse, const Jumps& stopOn, SourceLoc loc);
   void importStmt(const ast::Stmt& s);
   void assertStmt(const ast::AssertStmt& s);
   void returnStmt(const ast::ReturnStmt& s);

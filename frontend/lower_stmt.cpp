@@ -398,6 +398,20 @@ struct FlagScope {
   }
 };
 
+// The `else` block of a loop runs when the loop ended without break (or return).
+void Lowerer::loopElse(const Body& orelse, const Jumps& stopOn, SourceLoc loc) {
+  if (orelse.empty()) return;
+  if (!stopOn.any()) {
+    body(orelse, 0);
+    return;
+  }
+  ifMerge(flagsSet(stopOn, loc), loc, [] { return nullptr; },
+          [&]() -> Value* {
+            body(orelse, 0);
+            return nullptr;
+          });
+}
+
 void Lowerer::whileStmt(const WhileStmt& s) {
   Jumps inner = loopBodyJumps(s.body);
   std::set<std::string> assigned;
@@ -418,17 +432,7 @@ void Lowerer::whileStmt(const WhileStmt& s) {
         if (inner.cont) env_["$cont"] = constant(false, s.loc);
         body(s.body, 0);
       });
-  if (!s.orelse.empty()) {
-    if (!stopOn.any()) {
-      body(s.orelse, 0);
-    } else {
-      ifMerge(flagsSet(stopOn, s.loc), s.loc, [] { return nullptr; },
-              [&]() -> Value* {
-                body(s.orelse, 0);
-                return nullptr;
-              });
-    }
-  }
+  loopElse(s.orelse, stopOn, s.loc);
 }
 
 void Lowerer::forStmt(const ForStmt& s) {
@@ -460,17 +464,7 @@ void Lowerer::forStmt(const ForStmt& s) {
         body(s.body, 0);
       });
   env_.erase(idx);
-  if (!s.orelse.empty()) {
-    if (!stopOn.any()) {
-      body(s.orelse, 0);
-    } else {
-      ifMerge(flagsSet(stopOn, s.loc), s.loc, [] { return nullptr; },
-              [&]() -> Value* {
-                body(s.orelse, 0);
-                return nullptr;
-              });
-    }
-  }
+  loopElse(s.orelse, stopOn, s.loc);
 }
 
 void Lowerer::importStmt(const Stmt& s) {

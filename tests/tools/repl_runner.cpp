@@ -9,11 +9,6 @@
 
 #include "run_capture.h"
 
-static std::string trimRight(std::string s) {
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\r')) s.pop_back();
-  return s;
-}
-
 int main(int argc, char** argv) {
   if (argc != 3) {
     std::cerr << "usage: repl_runner NN TRANSCRIPT\n";

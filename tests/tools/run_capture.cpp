@@ -91,3 +91,8 @@ std::string readWholeFile(const std::string& path) {
   ss << in.rdbuf();
   return ss.str();
 }
+
+std::string trimRight(std::string s) {
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\r')) s.pop_back();
+  return s;
+}

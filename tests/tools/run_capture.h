@@ -13,3 +13,5 @@ struct Captured {
 Captured runCapture(const std::vector<std::string>& argv, const std::string& input, bool mergeStderr);
 std::vector<std::string> splitLines(const std::string& text);
 std::string readWholeFile(const std::string& path);
+// Drops trailing spaces and carriage returns.
+std::string trimRight(std::string s);

@@ -13,11 +13,6 @@
 
 #include "run_capture.h"
 
-static std::string trimRight(std::string s) {
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\r')) s.pop_back();
-  return s;
-}
-
 int main(int argc, char** argv) {
   if (argc != 4) {
     std::cerr << "usage: script_runner NN MODE SCRIPT\n";
