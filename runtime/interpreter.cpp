@@ -115,7 +115,7 @@ void Interpreter::execIf(const ir::Node& n, Frame& f) {
   const Value& c = f[n.operand(0)];
   checkDefined(c, n.loc());
   std::vector<Value> out;
-  exec(truthy(c) ? *n.block(0) : *n.block(1), f, out);
+  exec(truthy(c, n.loc()) ? *n.block(0) : *n.block(1), f, out);
   for (size_t i = 0; i < n.numResults(); ++i) f[n.result(i)] = std::move(out[i]);
 }
 
@@ -129,7 +129,7 @@ void Interpreter::execLoop(const ir::Node& n, Frame& f) {
     for (size_t i = 0; i < carried.size(); ++i) f[cond.arg(i)] = carried[i];
     exec(cond, f, out);
     checkDefined(out[0], n.loc());
-    if (!truthy(out[0])) break;
+    if (!truthy(out[0], n.loc())) break;
     for (size_t i = 0; i < carried.size(); ++i) f[body.arg(i)] = std::move(carried[i]);
     exec(body, f, out);
     carried.swap(out);

@@ -5,6 +5,7 @@
 #include "runtime/format.h"
 #include "runtime/interpreter.h"
 #include "runtime/scalar_ops.h"
+#include "runtime/tensor_ops.h"
 
 namespace nn::rt {
 
@@ -36,6 +37,9 @@ static Value iterable(const Value& v, SourceLoc loc) {
     case Kind::Range:
     case Kind::List:
     case Kind::Tuple: return v;
+    case Kind::Tensor:
+      if (tensorOf(v).ndim() == 0) fail(loc, "iteration over a 0-d tensor");
+      return v;
     case Kind::Str: {
       std::vector<Value> chars;
       for (std::string& c : utf8Chars(v.asStr())) chars.push_back(Value::str(std::move(c)));
@@ -176,6 +180,13 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f) {
       Value v = in(0);
       size_t want = n.numResults();
       if (v.is(Kind::Str) || v.is(Kind::Range) || v.is(Kind::Dict)) v = iterable(v, loc);
+      if (v.is(Kind::Tensor)) {
+        const Tensor& t = tensorOf(v);
+        if (t.ndim() == 0) fail(loc, "cannot unpack a 0-d tensor");
+        std::vector<Value> rows;
+        for (int64_t i = 0; i < t.dim(0); ++i) rows.push_back(makeTensorValue(tensorGetItem(t, Value::integer(i), loc)));
+        v = makeTuple(std::move(rows));
+      }
       if (v.is(Kind::Range)) {
         const auto& r = v.as<RangeObj>();
         std::vector<Value> items;
@@ -195,8 +206,9 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f) {
     case Op::Iter: set(iterable(in(0), loc)); return;
     case Op::IterLen: {
       const Value& s = in(0);
-      set(Value::integer(s.is(Kind::Range) ? s.as<RangeObj>().length()
-                                           : static_cast<int64_t>(s.as<SeqObj>().items.size())));
+      set(Value::integer(s.is(Kind::Range)    ? s.as<RangeObj>().length()
+                         : s.is(Kind::Tensor) ? tensorOf(s).dim(0)
+                                              : static_cast<int64_t>(s.as<SeqObj>().items.size())));
       return;
     }
     case Op::IterItem: {
@@ -204,6 +216,8 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f) {
       int64_t i = in(1).asInt();
       if (s.is(Kind::Range)) {
         set(Value::integer(s.as<RangeObj>().at(i)));
+      } else if (s.is(Kind::Tensor)) {
+        set(makeTensorValue(tensorGetItem(tensorOf(s), Value::integer(i), loc)));
       } else {
         const auto& items = s.as<SeqObj>().items;
         if (i >= static_cast<int64_t>(items.size())) fail(loc, "list changed size during iteration");
@@ -225,7 +239,7 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f) {
     case Op::StoreGlobal: f.module->setGlobal(n.strAttr("name"), in(0)); return;
     case Op::Import: set(host_.importModule(n.strAttr("module"), n.attr("bind_top") != nullptr, *f.module, loc)); return;
     case Op::Assert:
-      if (!truthy(in(0))) {
+      if (!truthy(in(0), loc)) {
         if (n.operands().size() > 1) fail(loc, "assertion failed: " + str(in(1)));
         fail(loc, "assertion failed");
       }

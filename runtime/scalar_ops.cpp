@@ -5,6 +5,8 @@
 // indexing with negative indices and slices.
 #include "runtime/scalar_ops.h"
 
+#include "runtime/tensor_ops.h"
+
 #include <cmath>
 #include <limits>
 
@@ -168,6 +170,10 @@ static Value repeat(const Value& seq, int64_t n, SourceLoc loc) {
 }
 
 Value binaryOp(Op op, const Value& a, const Value& b, SourceLoc loc) {
+  if (a.is(Kind::Tensor) || b.is(Kind::Tensor)) {
+    if (op == Op::MatMul) fail(loc, "matrix multiplication (@) is not supported yet: it arrives with the oneDNN kernels");
+    return tensorBinary(op, a, b, loc);
+  }
   if (a.isNumber() && b.isNumber()) {
     if (a.isIntLike() && b.isIntLike())
       return intBinary(op, a.asInt(), b.asInt(), a.is(Kind::Bool) && b.is(Kind::Bool), loc);
@@ -191,8 +197,12 @@ Value binaryOp(Op op, const Value& a, const Value& b, SourceLoc loc) {
 
 Value unaryOp(Op op, const Value& a, SourceLoc loc) {
   switch (op) {
-    case Op::Not: return Value::boolean(!truthy(a));
-    case Op::Truth: return Value::boolean(truthy(a));
+    case Op::Not: return Value::boolean(!truthy(a, loc));
+    case Op::Truth: return Value::boolean(truthy(a, loc));
+    default: break;
+  }
+  if (a.is(Kind::Tensor)) return tensorUnary(op, a, loc);
+  switch (op) {
     case Op::Neg:
       if (a.is(Kind::Float)) return Value::real(-a.asFloat());
       if (a.isIntLike()) {
@@ -262,6 +272,11 @@ bool contains(const Value& c, const Value& item, SourceLoc loc) {
 }
 
 Value compareOp(Op op, const Value& a, const Value& b, SourceLoc loc) {
+  bool tensors = a.is(Kind::Tensor) || b.is(Kind::Tensor);
+  if (tensors && op != Op::Is && op != Op::IsNot) {
+    if (op == Op::In || op == Op::NotIn) fail(loc, "'in' is not supported for tensors");
+    return tensorBinary(op, a, b, loc);
+  }
   switch (op) {
     case Op::Eq: return Value::boolean(equal(a, b));
     case Op::Ne: return Value::boolean(!equal(a, b));
@@ -335,6 +350,7 @@ static std::vector<int64_t> sliceRange(const SliceObj& s, int64_t len, SourceLoc
 
 Value getItem(const Value& c, const Value& index, SourceLoc loc) {
   switch (c.kind()) {
+    case Kind::Tensor: return makeTensorValue(tensorGetItem(tensorOf(c), index, loc));
     case Kind::List:
     case Kind::Tuple: {
       const auto& items = c.as<SeqObj>().items;
@@ -380,6 +396,7 @@ Value getItem(const Value& c, const Value& index, SourceLoc loc) {
 
 Value setItem(const Value& c, const Value& index, const Value& v, SourceLoc loc) {
   switch (c.kind()) {
+    case Kind::Tensor: return makeTensorValue(tensorSetItem(tensorOf(c), index, v, loc));
     case Kind::List: {
       auto& items = c.as<SeqObj>().items;
       if (index.isIntLike()) {

@@ -7,6 +7,9 @@
 
 #include "ir/ir.h"
 #include "runtime/module.h"
+#include "runtime/tensor.h"
+#include "runtime/tensor_print.h"
+#include "support/diagnostics.h"
 #include "support/float_repr.h"
 
 namespace nn::rt {
@@ -102,12 +105,22 @@ const char* typeName(const Value& v) {
     case Kind::Slice: return "slice";
     case Kind::Ellipsis: return "ellipsis";
     case Kind::Exception: return "Error";
+    case Kind::Tensor: return "Tensor";
+    case Kind::DType: return "dtype";
   }
   return "?";
 }
 
-bool truthy(const Value& v) {
+bool truthy(const Value& v, SourceLoc loc) {
   switch (v.kind()) {
+    case Kind::Tensor: {
+      const Tensor& t = tensorOf(v);
+      if (t.numel() != 1)
+        throw NnError("the truth value of a tensor with " + std::to_string(t.numel()) +
+                          " elements is ambiguous; use any() or all()",
+                      loc);
+      return t.flatAsDouble(0) != 0.0;
+    }
     case Kind::None: return false;
     case Kind::Bool: return v.asBool();
     case Kind::Int: return v.asInt() != 0;
@@ -168,6 +181,7 @@ std::string repr(const Value& v) {
       return s + "}";
     }
     case Kind::Exception: return "Error(" + quoteStr(v.as<ExceptionObj>().message) + ")";
+    case Kind::Tensor: return tensorRepr(tensorOf(v));
     default: return str(v);
   }
 }
@@ -199,6 +213,8 @@ std::string str(const Value& v) {
     }
     case Kind::Ellipsis: return "Ellipsis";
     case Kind::Exception: return v.as<ExceptionObj>().message;
+    case Kind::Tensor: return tensorStr(tensorOf(v));
+    case Kind::DType: return dtypeName(static_cast<DType>(v.asInt()));
     default: return repr(v);
   }
 }
@@ -212,6 +228,7 @@ bool equal(const Value& a, const Value& b) {
   switch (a.kind()) {
     case Kind::None:
     case Kind::Ellipsis: return true;
+    case Kind::DType: return a.asInt() == b.asInt();
     case Kind::Str: return a.asStr() == b.asStr();
     case Kind::Tuple:
     case Kind::List: {

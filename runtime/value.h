@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "support/source.h"
+
 namespace nn::ir {
 class Function;
 }
@@ -21,7 +23,7 @@ namespace nn::rt {
 enum class Kind : uint8_t {
   Undef,  // a variable read before assignment; an error wherever it is used
   None, Bool, Int, Float, Str, Tuple, List, Dict,
-  Function, Builtin, Method, Range, Module, Slice, Ellipsis, Exception,
+  Function, Builtin, Method, Range, Module, Slice, Ellipsis, Exception, Tensor, DType,
 };
 
 struct Object {
@@ -39,6 +41,8 @@ class Value {
   static Value object(Kind k, std::shared_ptr<Object> o) { Value v(k); v.obj_ = std::move(o); return v; }
   static Value undef(const std::string& name);
   static Value ellipsis() { return Value(Kind::Ellipsis); }
+  // A tensor element type (f32, i64, ...), stored as its DType number.
+  static Value dtype(int code) { Value v(Kind::DType); v.i_ = code; return v; }
 
   Kind kind() const { return kind_; }
   bool is(Kind k) const { return kind_ == k; }
@@ -142,7 +146,9 @@ size_t utf8Length(const std::string& s);
 
 // Python's type name of a value: "int", "list", "NoneType", ...
 const char* typeName(const Value& v);
-bool truthy(const Value& v);
+// Python truthiness; a tensor must have exactly one element (an error at
+// `loc` otherwise).
+bool truthy(const Value& v, SourceLoc loc = {});
 std::string str(const Value& v);
 std::string repr(const Value& v);
 // Structural equality as Python's ==.

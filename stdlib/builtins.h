@@ -4,6 +4,7 @@
 // "not supported yet" error at the call instead of "name is not defined".
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -17,6 +18,12 @@ const std::set<std::string>& builtinNames();
 rt::Value makeBuiltin(const std::string& name);
 // Methods and attributes of lists, dicts, strings, tuples and functions.
 rt::Value attribute(const rt::Value& obj, const std::string& name, SourceLoc loc);
+
+// Tensor builtins (builtins_tensor.cpp).
+void addTensorBuiltins(std::map<std::string, rt::BuiltinFn>& table);
+rt::Value tensorAttribute(const rt::Value& obj, const std::string& name, SourceLoc loc);
+// sum/max/min/all/any applied to a tensor (the core builtins delegate).
+rt::Value tensorReduction(rt::CallContext& c, std::vector<rt::Value>& args, const std::string& which);
 
 // Helpers shared by the builtin implementations.
 void checkArity(rt::CallContext& c, const std::vector<rt::Value>& args, size_t min, size_t max);

@@ -11,6 +11,7 @@
 #include <map>
 
 #include "runtime/scalar_ops.h"
+#include "runtime/tensor_ops.h"
 #include "stdlib/builtins.h"
 
 namespace nn::stdlib {
@@ -83,6 +84,9 @@ Value bLen(CallContext& c, std::vector<Value>& args) {
     case Kind::Tuple: return Value::integer(static_cast<int64_t>(v.as<SeqObj>().items.size()));
     case Kind::Dict: return Value::integer(static_cast<int64_t>(v.as<DictObj>().items.size()));
     case Kind::Range: return Value::integer(v.as<RangeObj>().length());
+    case Kind::Tensor:
+      if (tensorOf(v).ndim() == 0) fail(c.loc, "len() of a 0-d tensor");
+      return Value::integer(tensorOf(v).dim(0));
     default: fail(c.loc, std::string("object of type '") + typeName(v) + "' has no len()");
   }
 }
@@ -130,6 +134,7 @@ Value bZip(CallContext& c, std::vector<Value>& args) {
 }
 
 Value minMax(CallContext& c, std::vector<Value>& args, bool isMax) {
+  if (!args.empty() && args[0].is(Kind::Tensor)) return tensorReduction(c, args, isMax ? "max" : "min");
   const Value* key = c.kw("key");
   const Value* dflt = c.kw("default");
   c.checkKeywordsUsed(isMax ? "max" : "min");
@@ -165,6 +170,7 @@ Value bAbs(CallContext& c, std::vector<Value>& args) {
 }
 
 Value bSum(CallContext& c, std::vector<Value>& args) {
+  if (!args.empty() && args[0].is(Kind::Tensor)) return tensorReduction(c, args, "sum");
   Value acc = Value::integer(0);
   if (const Value* s = c.kw("start")) acc = *s;
   c.checkKeywordsUsed("sum");
@@ -196,7 +202,7 @@ std::string strip(const std::string& s) {
 Value bInt(CallContext& c, std::vector<Value>& args) {
   checkArity(c, args, 0, 1);
   if (args.empty()) return Value::integer(0);
-  const Value& v = args[0];
+  Value v = args[0].is(Kind::Tensor) ? item(tensorOf(args[0]), c.loc) : args[0];
   if (v.isIntLike()) return Value::integer(v.asInt());
   if (v.is(Kind::Float)) {
     double d = v.asFloat();
@@ -223,7 +229,7 @@ Value bInt(CallContext& c, std::vector<Value>& args) {
 Value bFloat(CallContext& c, std::vector<Value>& args) {
   checkArity(c, args, 0, 1);
   if (args.empty()) return Value::real(0.0);
-  const Value& v = args[0];
+  Value v = args[0].is(Kind::Tensor) ? item(tensorOf(args[0]), c.loc) : args[0];
   if (v.isNumber()) return Value::real(v.asFloat());
   if (v.is(Kind::Str)) {
     std::string s = strip(v.asStr());
@@ -243,7 +249,7 @@ Value bFloat(CallContext& c, std::vector<Value>& args) {
 
 Value bBool(CallContext& c, std::vector<Value>& args) {
   checkArity(c, args, 0, 1);
-  return Value::boolean(!args.empty() && truthy(args[0]));
+  return Value::boolean(!args.empty() && truthy(args[0], c.loc));
 }
 
 Value bStr(CallContext& c, std::vector<Value>& args) {
@@ -346,6 +352,7 @@ Value bReversed(CallContext& c, std::vector<Value>& args) {
 }
 
 Value bAny(CallContext& c, std::vector<Value>& args) {
+  if (!args.empty() && args[0].is(Kind::Tensor)) return tensorReduction(c, args, "any");
   checkArity(c, args, 1, 1);
   for (const Value& v : iterate(args[0], c.loc))
     if (truthy(v)) return Value::boolean(true);
@@ -353,6 +360,7 @@ Value bAny(CallContext& c, std::vector<Value>& args) {
 }
 
 Value bAll(CallContext& c, std::vector<Value>& args) {
+  if (!args.empty() && args[0].is(Kind::Tensor)) return tensorReduction(c, args, "all");
   checkArity(c, args, 1, 1);
   for (const Value& v : iterate(args[0], c.loc))
     if (!truthy(v)) return Value::boolean(false);
@@ -421,7 +429,8 @@ Value bTime(CallContext& c, std::vector<Value>& args) {
 
 // Builtins of later issues: a located "not supported yet" error.
 Value notYet(CallContext& c, std::vector<Value>&) {
-  fail(c.loc, "'" + c.name + "' is not supported yet: tensors, autodiff, file I/O and devices arrive in later releases");
+  fail(c.loc, "'" + c.name + "' is not supported yet: it arrives with the rest of the tensor library, autodiff, "
+                             "file I/O and devices");
 }
 
 const std::map<std::string, BuiltinFn>& table() {
@@ -434,17 +443,15 @@ const std::map<std::string, BuiltinFn>& table() {
         {"reversed", bReversed}, {"any", bAny}, {"all", bAll}, {"type", bType}, {"Error", bError},
         {"chr", bChr}, {"ord", bOrd}, {"jit", bJit}, {"eager", bEager}, {"time", bTime},
     };
+    addTensorBuiltins(m);
     for (const char* name :
-         {"tensor", "zeros", "ones", "full", "arange", "linspace", "eye", "rand", "randn", "randint", "seed",
-          "zeros_like", "ones_like", "exp", "log", "sqrt", "rsqrt", "neg", "sign", "sin", "cos", "tanh",
+         {"rand", "randn", "randint", "seed", "exp", "log", "sqrt", "rsqrt", "neg", "sign", "sin", "cos", "tanh",
           "sigmoid", "relu", "gelu", "silu", "softplus", "floor", "ceil", "clip", "where", "maximum",
-          "minimum", "logical_and", "logical_or", "logical_not", "isnan", "mean", "prod", "var", "std",
-          "argmax", "argmin", "logsumexp", "reshape", "transpose", "squeeze", "unsqueeze", "expand",
-          "broadcast_to", "flatten", "concat", "stack", "split", "chunk", "pad", "gather", "scatter_add",
+          "minimum", "logical_and", "logical_or", "logical_not", "isnan", "var", "std",
+          "logsumexp", "expand", "broadcast_to", "concat", "stack", "split", "chunk", "pad", "gather", "scatter_add",
           "one_hot", "matmul", "linear", "conv2d", "max_pool2d", "avg_pool2d", "batch_norm", "layer_norm",
           "softmax", "log_softmax", "dropout", "cross_entropy", "mse_loss", "binary_cross_entropy", "grad",
-          "value_and_grad", "stop_gradient", "load", "save", "load_csv", "device", "devices", "sync", "f32",
-          "f64", "i32", "i64"})
+          "value_and_grad", "stop_gradient", "load", "save", "load_csv", "device", "devices", "sync"})
       m.emplace(name, notYet);
     return m;
   }();
@@ -458,6 +465,7 @@ const std::set<std::string>& builtinNames() {
     std::set<std::string> s;
     for (const auto& kv : table()) s.insert(kv.first);
     s.insert("argv");
+    for (const char* dtype : {"f32", "f64", "i32", "i64"}) s.insert(dtype);
     return s;
   }();
   return names;

@@ -275,6 +275,7 @@ const MethodTable* methodsOf(Kind k) {
 }  // namespace
 
 Value attribute(const Value& obj, const std::string& name, SourceLoc loc) {
+  if (obj.is(Kind::Tensor)) return tensorAttribute(obj, name, loc);
   if (obj.is(Kind::Function) && name == "__name__") return Value::str(obj.as<FunctionObj>().name);
   if (obj.is(Kind::Range)) {
     const auto& r = obj.as<RangeObj>();

@@ -16,6 +16,7 @@
 #include "ir/text.h"
 #include "passes/passes.h"
 #include "stdlib/builtins.h"
+#include "runtime/dtype.h"
 
 namespace nn {
 
@@ -159,6 +160,8 @@ bool State::printFunctionIr(const std::string& name) {
 
 Value State::builtin(const std::string& name, SourceLoc loc) {
   if (name == "argv") return argvValue_;
+  if (name != "bool")
+    if (auto dt = rt::dtypeFromName(name)) return Value::dtype(static_cast<int>(*dt));
   Value b = stdlib::makeBuiltin(name);
   if (b.is(rt::Kind::None)) fail(loc, "name '" + name + "' is not defined");
   return b;

@@ -3,17 +3,14 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
 namespace nn {
+namespace {
 
-std::string floatRepr(double value) {
-  if (std::isnan(value)) return "nan";
-  if (std::isinf(value)) return value < 0 ? "-inf" : "inf";
-  char buf[64];
-  // Shortest digits in scientific form: d[.ddd]e[+-]XX.
-  auto res = std::to_chars(buf, buf + sizeof buf, value, std::chars_format::scientific);
-  std::string sci(buf, res.ptr);
+// Lays out the digits of to_chars' shortest scientific form ("-d.ddde+XX").
+std::string pythonLayout(std::string sci) {
   bool neg = sci[0] == '-';
   if (neg) sci.erase(0, 1);
   size_t e = sci.find('e');
@@ -40,5 +37,19 @@ std::string floatRepr(double value) {
   }
   return neg ? "-" + out : out;
 }
+
+template <class F>
+std::string repr(F value) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value < 0 ? "-inf" : "inf";
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof buf, value, std::chars_format::scientific);
+  return pythonLayout(std::string(buf, res.ptr));
+}
+
+}  // namespace
+
+std::string floatRepr(double value) { return repr(value); }
+std::string floatReprF32(float value) { return repr(value); }
 
 }  // namespace nn

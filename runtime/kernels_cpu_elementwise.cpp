@@ -1,0 +1,233 @@
+// CPU elementwise kernels: arithmetic with Python semantics for floor
+// division, modulo and powers, bitwise ops, comparisons and unary ops, for
+// every dtype they apply to. Loops are flat over contiguous data (which the
+// compiler vectorises) and strided otherwise.
+#include <cmath>
+#include <cstring>
+#include <type_traits>
+
+#include "runtime/kernels.h"
+
+namespace nn::rt {
+namespace {
+
+using ir::Op;
+
+template <class T>
+struct Native;
+template <> struct Native<bool> { static constexpr DType dtype = DType::Bool; };
+template <> struct Native<int32_t> { static constexpr DType dtype = DType::I32; };
+template <> struct Native<int64_t> { static constexpr DType dtype = DType::I64; };
+template <> struct Native<float> { static constexpr DType dtype = DType::F32; };
+template <> struct Native<double> { static constexpr DType dtype = DType::F64; };
+
+// Applies f elementwise; a and b have out's shape (possibly stride-0 views).
+template <class T, class R, class F>
+void binaryLoop(const Tensor& a, const Tensor& b, Tensor& out, F f) {
+  R* o = out.data<R>();
+  int64_t n = out.numel();
+  if (a.isContiguous() && b.isContiguous()) {
+    const T* x = a.data<T>();
+    const T* y = b.data<T>();
+    for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], y[i]);
+    return;
+  }
+  const T* x = a.data<T>();
+  const T* y = b.data<T>();
+  for (int64_t i = 0; i < n; ++i) o[i] = f(x[a.flatOffset(i)], y[b.flatOffset(i)]);
+}
+
+template <class T, class R, class F>
+void unaryLoop(const Tensor& a, Tensor& out, F f) {
+  R* o = out.data<R>();
+  int64_t n = out.numel();
+  const T* x = a.data<T>();
+  if (a.isContiguous()) {
+    for (int64_t i = 0; i < n; ++i) o[i] = f(x[i]);
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) o[i] = f(x[a.flatOffset(i)]);
+}
+
+template <class T>
+T floorDivOf(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    T mod = std::fmod(a, b);
+    T div = (a - mod) / b;
+    if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1;
+    if (b == 0) return a / b;  // inf/nan as IEEE division gives
+    T fl = std::floor(div);
+    if (div - fl > T(0.5)) fl += 1;
+    return div == 0 ? std::copysign(T(0), a / b) : fl;
+  } else {
+    T q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+    return q;
+  }
+}
+
+template <class T>
+T modOf(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (b == 0) return std::nan("");
+    T m = std::fmod(a, b);
+    if (m != 0 && ((m < 0) != (b < 0))) m += b;
+    return m == 0 ? std::copysign(T(0), b) : m;
+  } else {
+    T m = a % b;
+    if (m != 0 && ((m < 0) != (b < 0))) m += b;
+    return m;
+  }
+}
+
+template <class T>
+T intPow(T base, T exp) {
+  T result = 1;
+  while (exp > 0) {
+    if (exp & 1) result = static_cast<T>(result * base);
+    base = static_cast<T>(base * base);
+    exp >>= 1;
+  }
+  return result;
+}
+
+// Integer division by zero is an error (as in PyTorch); floats follow IEEE.
+template <class T>
+void checkDivisor(const Tensor& b, SourceLoc loc) {
+  if constexpr (std::is_integral_v<T>) {
+    const T* y = b.data<T>();
+    for (int64_t i = 0, n = b.numel(); i < n; ++i)
+      if (y[b.flatOffset(i)] == 0) fail(loc, "integer division or modulo by zero");
+  }
+}
+
+template <class T>
+void registerArith(KernelRegistry& r) {
+  constexpr DType dt = Native<T>::dtype;
+  auto cpu = DeviceKind::Cpu;
+  r.addBinary(cpu, Op::Add, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+    binaryLoop<T, T>(a, b, o, [](T x, T y) { return static_cast<T>(x + y); });
+  });
+  r.addBinary(cpu, Op::Sub, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+    binaryLoop<T, T>(a, b, o, [](T x, T y) { return static_cast<T>(x - y); });
+  });
+  r.addBinary(cpu, Op::Mul, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+    binaryLoop<T, T>(a, b, o, [](T x, T y) { return static_cast<T>(x * y); });
+  });
+  r.addBinary(cpu, Op::FloorDiv, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc loc) {
+    checkDivisor<T>(b, loc);
+    binaryLoop<T, T>(a, b, o, [](T x, T y) { return floorDivOf(x, y); });
+  });
+  r.addBinary(cpu, Op::Mod, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc loc) {
+    checkDivisor<T>(b, loc);
+    binaryLoop<T, T>(a, b, o, [](T x, T y) { return modOf(x, y); });
+  });
+  r.addBinary(cpu, Op::Pow, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc loc) {
+    if constexpr (std::is_integral_v<T>) {
+      const T* y = b.data<T>();
+      for (int64_t i = 0, n = b.numel(); i < n; ++i)
+        if (y[b.flatOffset(i)] < 0) fail(loc, "integers to negative integer powers are not allowed");
+      binaryLoop<T, T>(a, b, o, [](T x, T e) { return intPow(x, e); });
+    } else {
+      binaryLoop<T, T>(a, b, o, [](T x, T e) { return static_cast<T>(std::pow(x, e)); });
+    }
+  });
+  if constexpr (std::is_floating_point_v<T>) {
+    r.addBinary(cpu, Op::Div, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+      binaryLoop<T, T>(a, b, o, [](T x, T y) { return x / y; });
+    });
+  } else {
+    r.addBinary(cpu, Op::BitAnd, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+      binaryLoop<T, T>(a, b, o, [](T x, T y) { return static_cast<T>(x & y); });
+    });
+    r.addBinary(cpu, Op::BitOr, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+      binaryLoop<T, T>(a, b, o, [](T x, T y) { return static_cast<T>(x | y); });
+    });
+    r.addBinary(cpu, Op::BitXor, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+      binaryLoop<T, T>(a, b, o, [](T x, T y) { return static_cast<T>(x ^ y); });
+    });
+    r.addBinary(cpu, Op::LShift, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+      binaryLoop<T, T>(a, b, o, [](T x, T y) { return y < 0 || y >= T(sizeof(T) * 8) ? T(0) : static_cast<T>(x << y); });
+    });
+    r.addBinary(cpu, Op::RShift, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+      binaryLoop<T, T>(a, b, o, [](T x, T y) { return y < 0 || y >= T(sizeof(T) * 8) ? T(x < 0 ? -1 : 0) : static_cast<T>(x >> y); });
+    });
+    r.addUnary(cpu, Op::Invert, dt, [](const Tensor& a, Tensor& o, SourceLoc) {
+      unaryLoop<T, T>(a, o, [](T x) { return static_cast<T>(~x); });
+    });
+  }
+  r.addUnary(cpu, Op::Neg, dt, [](const Tensor& a, Tensor& o, SourceLoc) {
+    unaryLoop<T, T>(a, o, [](T x) { return static_cast<T>(-x); });
+  });
+  r.addUnary(cpu, Op::Pos, dt, [](const Tensor& a, Tensor& o, SourceLoc) {
+    unaryLoop<T, T>(a, o, [](T x) { return x; });
+  });
+}
+
+template <class T>
+void registerCompare(KernelRegistry& r) {
+  constexpr DType dt = Native<T>::dtype;
+  auto cpu = DeviceKind::Cpu;
+  r.addBinary(cpu, Op::Lt, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+    binaryLoop<T, bool>(a, b, o, [](T x, T y) { return x < y; });
+  });
+  r.addBinary(cpu, Op::Le, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+    binaryLoop<T, bool>(a, b, o, [](T x, T y) { return x <= y; });
+  });
+  r.addBinary(cpu, Op::Gt, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+    binaryLoop<T, bool>(a, b, o, [](T x, T y) { return x > y; });
+  });
+  r.addBinary(cpu, Op::Ge, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+    binaryLoop<T, bool>(a, b, o, [](T x, T y) { return x >= y; });
+  });
+  r.addBinary(cpu, Op::Eq, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+    binaryLoop<T, bool>(a, b, o, [](T x, T y) { return x == y; });
+  });
+  r.addBinary(cpu, Op::Ne, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+    binaryLoop<T, bool>(a, b, o, [](T x, T y) { return x != y; });
+  });
+}
+
+}  // namespace
+
+void registerCpuElementwiseKernels(KernelRegistry& r) {
+  registerArith<int32_t>(r);
+  registerArith<int64_t>(r);
+  registerArith<float>(r);
+  registerArith<double>(r);
+  registerCompare<bool>(r);
+  registerCompare<int32_t>(r);
+  registerCompare<int64_t>(r);
+  registerCompare<float>(r);
+  registerCompare<double>(r);
+  auto cpu = DeviceKind::Cpu;
+  for (Op op : {Op::BitAnd, Op::BitOr, Op::BitXor}) {
+    BinaryKernel k = op == Op::BitAnd ? BinaryKernel([](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+      binaryLoop<bool, bool>(a, b, o, [](bool x, bool y) { return x && y; });
+    })
+                     : op == Op::BitOr ? BinaryKernel([](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+      binaryLoop<bool, bool>(a, b, o, [](bool x, bool y) { return x || y; });
+    })
+                                       : BinaryKernel([](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+      binaryLoop<bool, bool>(a, b, o, [](bool x, bool y) { return x != y; });
+    });
+    r.addBinary(cpu, op, DType::Bool, k);
+  }
+  r.addUnary(cpu, Op::Invert, DType::Bool, [](const Tensor& a, Tensor& o, SourceLoc) {
+    unaryLoop<bool, bool>(a, o, [](bool x) { return !x; });
+  });
+  r.addUnary(cpu, Op::Not, DType::Bool, [](const Tensor& a, Tensor& o, SourceLoc) {
+    unaryLoop<bool, bool>(a, o, [](bool x) { return !x; });
+  });
+}
+
+KernelRegistry& KernelRegistry::instance() {
+  static KernelRegistry r = [] {
+    KernelRegistry k;
+    registerCpuElementwiseKernels(k);
+    return k;
+  }();
+  return r;
+}
+
+}  // namespace nn::rt

@@ -1,0 +1,114 @@
+// Tensor construction, views and element access.
+#include "runtime/tensor.h"
+
+#include <cstring>
+
+namespace nn::rt {
+
+Shape Tensor::contiguousStrides(const Shape& shape) {
+  Shape strides(shape.size());
+  int64_t s = 1;
+  for (size_t i = shape.size(); i-- > 0;) {
+    strides[i] = s;
+    s *= shape[i];
+  }
+  return strides;
+}
+
+int64_t Tensor::numel() const {
+  int64_t n = 1;
+  for (int64_t d : shape_) n *= d;
+  return n;
+}
+
+Tensor Tensor::empty(DType dtype, const Shape& shape) {
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = shape;
+  t.strides_ = contiguousStrides(shape);
+  size_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0) throw std::bad_alloc();
+    if (__builtin_mul_overflow(n, static_cast<size_t>(d), &n)) throw std::bad_alloc();
+  }
+  size_t bytes = 0;
+  if (__builtin_mul_overflow(n, dtypeSize(dtype), &bytes)) throw std::bad_alloc();
+  t.storage_ = std::make_shared<Storage>(bytes, cpuAllocator());
+  return t;
+}
+
+Tensor Tensor::zeros(DType dtype, const Shape& shape) {
+  Tensor t = empty(dtype, shape);
+  std::memset(t.storage_->data, 0, t.storage_->bytes);
+  return t;
+}
+
+bool Tensor::isContiguous() const {
+  int64_t expected = 1;
+  for (size_t i = shape_.size(); i-- > 0;) {
+    if (shape_[i] != 1 && strides_[i] != expected) return false;
+    expected *= shape_[i];
+  }
+  return true;
+}
+
+Tensor Tensor::view(Shape shape, Shape strides, int64_t offset) const {
+  Tensor t = *this;
+  t.shape_ = std::move(shape);
+  t.strides_ = std::move(strides);
+  t.offset_ = offset;
+  return t;
+}
+
+int64_t Tensor::flatOffset(int64_t i) const {
+  int64_t off = 0;
+  for (size_t d = shape_.size(); d-- > 0;) {
+    off += (i % shape_[d]) * strides_[d];
+    i /= shape_[d];
+  }
+  return off;
+}
+
+Tensor Tensor::contiguous() const {
+  if (isContiguous()) return *this;
+  Tensor out = empty(dtype_, shape_);
+  size_t es = dtypeSize(dtype_);
+  const char* src = bytes();
+  char* dst = out.bytes();
+  for (int64_t i = 0, n = numel(); i < n; ++i) std::memcpy(dst + i * es, src + flatOffset(i) * es, es);
+  return out;
+}
+
+double Tensor::flatAsDouble(int64_t i) const {
+  const char* p = bytes() + flatOffset(i) * dtypeSize(dtype_);
+  switch (dtype_) {
+    case DType::Bool: return *reinterpret_cast<const bool*>(p) ? 1.0 : 0.0;
+    case DType::I32: return *reinterpret_cast<const int32_t*>(p);
+    case DType::I64: return static_cast<double>(*reinterpret_cast<const int64_t*>(p));
+    case DType::F32: return *reinterpret_cast<const float*>(p);
+    case DType::F64: return *reinterpret_cast<const double*>(p);
+  }
+  return 0;
+}
+
+int64_t Tensor::flatAsInt(int64_t i) const {
+  const char* p = bytes() + flatOffset(i) * dtypeSize(dtype_);
+  switch (dtype_) {
+    case DType::Bool: return *reinterpret_cast<const bool*>(p) ? 1 : 0;
+    case DType::I32: return *reinterpret_cast<const int32_t*>(p);
+    case DType::I64: return *reinterpret_cast<const int64_t*>(p);
+    case DType::F32: return static_cast<int64_t>(*reinterpret_cast<const float*>(p));
+    case DType::F64: return static_cast<int64_t>(*reinterpret_cast<const double*>(p));
+  }
+  return 0;
+}
+
+Value makeTensorValue(Tensor t) { return Value::object(Kind::Tensor, std::make_shared<TensorObj>(std::move(t))); }
+
+std::string shapeString(const Shape& s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+}  // namespace nn::rt

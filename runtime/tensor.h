@@ -1,0 +1,84 @@
+// The Tensor: an element type, a shape, strides and an offset into
+// reference-counted storage from a device allocator. Views (reshape of
+// contiguous data, transpose, slicing, broadcasting) share storage; tensors
+// have value semantics at the language level because every op that "writes"
+// produces a new tensor (language.md §2).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/allocator.h"
+#include "runtime/dtype.h"
+#include "runtime/value.h"
+
+namespace nn::rt {
+
+using Shape = std::vector<int64_t>;
+
+struct Storage {
+  Storage(size_t bytes, Allocator& alloc) : bytes(bytes), alloc(&alloc), data(alloc.allocate(bytes)) {}
+  ~Storage() { alloc->deallocate(data, bytes); }
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+  size_t bytes;
+  Allocator* alloc;
+  void* data;
+};
+
+class Tensor {
+ public:
+  Tensor() = default;
+  // A new contiguous tensor with uninitialised (for zeros: zeroed) memory.
+  static Tensor empty(DType dtype, const Shape& shape);
+  static Tensor zeros(DType dtype, const Shape& shape);
+
+  DType dtype() const { return dtype_; }
+  const Shape& shape() const { return shape_; }
+  const Shape& strides() const { return strides_; }
+  int64_t offset() const { return offset_; }
+  int ndim() const { return static_cast<int>(shape_.size()); }
+  int64_t numel() const;
+  int64_t dim(int i) const { return shape_[i]; }
+  bool isContiguous() const;
+  const std::shared_ptr<Storage>& storage() const { return storage_; }
+  std::string device() const { return "cpu"; }
+
+  // Raw element address for element offset `elemOffset` (already strided).
+  char* bytes() const { return static_cast<char*>(storage_->data) + offset_ * dtypeSize(dtype_); }
+  template <class T>
+  T* data() const { return reinterpret_cast<T*>(bytes()); }
+
+  // The same elements with new shape/strides/offset (a view).
+  Tensor view(Shape shape, Shape strides, int64_t offset) const;
+  // A contiguous tensor with the same values (this one if already contiguous).
+  Tensor contiguous() const;
+
+  // Element i in row-major order as double / int64 (for printing, item, tests).
+  double flatAsDouble(int64_t i) const;
+  int64_t flatAsInt(int64_t i) const;
+  // Byte offset (in elements from bytes()) of row-major element i.
+  int64_t flatOffset(int64_t i) const;
+
+  static Shape contiguousStrides(const Shape& shape);
+
+ private:
+  DType dtype_ = DType::F32;
+  Shape shape_, strides_;
+  int64_t offset_ = 0;
+  std::shared_ptr<Storage> storage_;
+};
+
+struct TensorObj : Object {
+  explicit TensorObj(Tensor t) : tensor(std::move(t)) {}
+  Tensor tensor;
+};
+
+Value makeTensorValue(Tensor t);
+inline const Tensor& tensorOf(const Value& v) { return v.as<TensorObj>().tensor; }
+
+std::string shapeString(const Shape& s);  // "[2, 3]"
+
+}  // namespace nn::rt

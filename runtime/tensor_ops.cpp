@@ -1,0 +1,541 @@
+// Tensor operations: conversion, broadcasting, elementwise dispatch, views,
+// basic indexing and reductions (see tensor_ops.h).
+#include "runtime/tensor_ops.h"
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+
+#include "runtime/kernels.h"
+
+namespace nn::rt {
+
+using ir::Op;
+
+std::string typeString(const Tensor& t) { return std::string(dtypeName(t.dtype())) + shapeString(t.shape()); }
+
+template <class D>
+static void convertLoop(const Tensor& src, D* dst) {
+  for (int64_t i = 0, n = src.numel(); i < n; ++i) {
+    const char* p = src.bytes() + src.flatOffset(i) * dtypeSize(src.dtype());
+    switch (src.dtype()) {
+      case DType::Bool: dst[i] = static_cast<D>(*reinterpret_cast<const bool*>(p)); break;
+      case DType::I32: dst[i] = static_cast<D>(*reinterpret_cast<const int32_t*>(p)); break;
+      case DType::I64: dst[i] = static_cast<D>(*reinterpret_cast<const int64_t*>(p)); break;
+      case DType::F32: dst[i] = static_cast<D>(*reinterpret_cast<const float*>(p)); break;
+      case DType::F64: dst[i] = static_cast<D>(*reinterpret_cast<const double*>(p)); break;
+    }
+  }
+}
+
+Tensor astype(const Tensor& t, DType dtype) {
+  if (t.dtype() == dtype) return t;
+  Tensor out = Tensor::empty(dtype, t.shape());
+  switch (dtype) {
+    case DType::Bool: {
+      bool* d = out.data<bool>();
+      for (int64_t i = 0, n = t.numel(); i < n; ++i) d[i] = t.flatAsDouble(i) != 0.0;
+      break;
+    }
+    case DType::I32: convertLoop(t, out.data<int32_t>()); break;
+    case DType::I64: convertLoop(t, out.data<int64_t>()); break;
+    case DType::F32: convertLoop(t, out.data<float>()); break;
+    case DType::F64: convertLoop(t, out.data<double>()); break;
+  }
+  return out;
+}
+
+Shape broadcastShapes(const Shape& a, const Shape& b, SourceLoc loc, const std::string& what) {
+  size_t n = std::max(a.size(), b.size());
+  Shape out(n);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t x = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    int64_t y = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    if (x != y && x != 1 && y != 1) fail(loc, what);
+    out[i] = x == 1 ? y : x;
+  }
+  return out;
+}
+
+Tensor broadcastTo(const Tensor& t, const Shape& shape, SourceLoc loc) {
+  if (t.shape() == shape) return t;
+  if (shape.size() < t.shape().size())
+    fail(loc, "cannot broadcast " + typeString(t) + " to shape " + shapeString(shape));
+  Shape strides(shape.size(), 0);
+  size_t lead = shape.size() - t.shape().size();
+  for (size_t i = 0; i < t.shape().size(); ++i) {
+    int64_t d = t.shape()[i];
+    if (d == shape[lead + i]) strides[lead + i] = t.strides()[i];
+    else if (d != 1) fail(loc, "cannot broadcast " + typeString(t) + " to shape " + shapeString(shape));
+  }
+  return t.view(shape, strides, t.offset());
+}
+
+static const char* opSymbol(Op op) {
+  switch (op) {
+    case Op::Add: return "+";
+    case Op::Sub: return "-";
+    case Op::Mul: return "*";
+    case Op::Div: return "/";
+    case Op::FloorDiv: return "//";
+    case Op::Mod: return "%";
+    case Op::Pow: return "**";
+    case Op::BitAnd: return "&";
+    case Op::BitOr: return "|";
+    case Op::BitXor: return "^";
+    case Op::LShift: return "<<";
+    case Op::RShift: return ">>";
+    case Op::Lt: return "<";
+    case Op::Le: return "<=";
+    case Op::Gt: return ">";
+    case Op::Ge: return ">=";
+    case Op::Eq: return "==";
+    case Op::Ne: return "!=";
+    default: return ir::opInfo(op).name;
+  }
+}
+
+static std::string describe(const Value& v) {
+  if (v.is(Kind::Tensor)) return typeString(tensorOf(v));
+  return typeName(v);
+}
+
+// A 0-d tensor holding a Python scalar.
+static Tensor scalarTensor(const Value& v, DType dtype) {
+  Tensor t = Tensor::empty(dtype, {});
+  switch (dtype) {
+    case DType::Bool: *t.data<bool>() = v.asFloat() != 0.0; break;
+    case DType::I32: *t.data<int32_t>() = static_cast<int32_t>(v.asInt()); break;
+    case DType::I64: *t.data<int64_t>() = v.isIntLike() ? v.asInt() : static_cast<int64_t>(v.asFloat()); break;
+    case DType::F32: *t.data<float>() = static_cast<float>(v.asFloat()); break;
+    case DType::F64: *t.data<double>() = v.asFloat(); break;
+  }
+  return t;
+}
+
+static ScalarKind scalarKind(const Value& v) {
+  return v.is(Kind::Bool) ? ScalarKind::Bool : v.is(Kind::Int) ? ScalarKind::Int : ScalarKind::Float;
+}
+
+Value tensorBinary(Op op, const Value& a, const Value& b, SourceLoc loc) {
+  auto bad = [&]() -> Value {
+    fail(loc, std::string("unsupported operand type(s) for ") + opSymbol(op) + ": " + describe(a) + " and " +
+                  describe(b));
+  };
+  bool ta = a.is(Kind::Tensor), tb = b.is(Kind::Tensor);
+  if ((!ta && !a.isNumber()) || (!tb && !b.isNumber())) return bad();
+  DType common = ta && tb ? promote(tensorOf(a).dtype(), tensorOf(b).dtype())
+                 : ta     ? promoteWithScalar(tensorOf(a).dtype(), scalarKind(b))
+                          : promoteWithScalar(tensorOf(b).dtype(), scalarKind(a));
+  bool compare = op == Op::Lt || op == Op::Le || op == Op::Gt || op == Op::Ge || op == Op::Eq || op == Op::Ne;
+  DType compute = common;
+  if (op == Op::Div && !isFloating(common)) compute = DType::F32;
+  if (!compare && compute == DType::Bool && (op == Op::Add || op == Op::Sub || op == Op::Mul || op == Op::FloorDiv ||
+                                             op == Op::Mod || op == Op::Pow))
+    compute = DType::I64;  // True + True == 2, as for Python bools
+  Tensor x = ta ? tensorOf(a) : scalarTensor(a, compute);
+  Tensor y = tb ? tensorOf(b) : scalarTensor(b, compute);
+  Shape shape = broadcastShapes(x.shape(), y.shape(), loc,
+                                std::string("shape mismatch in ") + ir::opInfo(op).name + ": " + typeString(x) + " " +
+                                    opSymbol(op) + " " + typeString(y));
+  BinaryKernel k = KernelRegistry::instance().binary(DeviceKind::Cpu, op, compute);
+  if (!k) return bad();
+  x = broadcastTo(astype(x, compute), shape, loc);
+  y = broadcastTo(astype(y, compute), shape, loc);
+  Tensor out = Tensor::empty(compare ? DType::Bool : compute, shape);
+  k(x, y, out, loc);
+  return makeTensorValue(std::move(out));
+}
+
+Value tensorUnary(Op op, const Value& a, SourceLoc loc) {
+  const Tensor& t = tensorOf(a);
+  DType compute = t.dtype();
+  if (op == Op::Not) fail(loc, "'not' on a tensor needs one element; use logical_not for elementwise negation");
+  if ((op == Op::Neg || op == Op::Pos) && compute == DType::Bool)
+    fail(loc, std::string("unary ") + (op == Op::Neg ? "-" : "+") + " is not supported for bool tensors; use ~ or logical_not");
+  UnaryKernel k = KernelRegistry::instance().unary(DeviceKind::Cpu, op, compute);
+  if (!k) fail(loc, std::string("bad operand type for unary ") + ir::opInfo(op).name + ": " + typeString(t));
+  Tensor out = Tensor::empty(compute, t.shape());
+  k(t, out, loc);
+  return makeTensorValue(std::move(out));
+}
+
+// ---- construction from nested lists ----
+
+static void collectData(const Value& v, size_t depth, Shape& shape, std::vector<Value>& flat, SourceLoc loc) {
+  bool seq = v.is(Kind::List) || v.is(Kind::Tuple);
+  if (v.is(Kind::Tensor)) {
+    const Tensor& t = tensorOf(v);
+    Value lst = toList(t);
+    collectData(lst, depth, shape, flat, loc);
+    return;
+  }
+  if (!seq) {
+    if (depth != shape.size()) fail(loc, "tensor(): nested lists have inconsistent depth");
+    if (!v.isNumber()) fail(loc, std::string("tensor(): elements must be numbers or bools, not ") + typeName(v));
+    flat.push_back(v);
+    return;
+  }
+  const auto& items = v.as<SeqObj>().items;
+  if (depth == shape.size()) {
+    if (!flat.empty()) fail(loc, "tensor(): nested lists have inconsistent depth");
+    shape.push_back(static_cast<int64_t>(items.size()));
+  } else if (depth > shape.size() || shape[depth] != static_cast<int64_t>(items.size())) {
+    fail(loc, "tensor(): nested lists have inconsistent lengths (expected " +
+                  (depth < shape.size() ? std::to_string(shape[depth]) : std::string("a number")) + ", got " +
+                  std::to_string(items.size()) + ")");
+  }
+  for (const Value& x : items) collectData(x, depth + 1, shape, flat, loc);
+}
+
+Tensor tensorFromData(const Value& data, std::optional<DType> dtype, SourceLoc loc) {
+  if (data.is(Kind::Tensor)) return astype(tensorOf(data), dtype.value_or(tensorOf(data).dtype())).contiguous();
+  Shape shape;
+  std::vector<Value> flat;
+  collectData(data, 0, shape, flat, loc);
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  if (static_cast<int64_t>(flat.size()) != n) fail(loc, "tensor(): nested lists have inconsistent lengths");
+  DType dt = DType::Bool;
+  bool any = false;
+  for (const Value& v : flat) {
+    DType vt = v.is(Kind::Bool) ? DType::Bool : v.is(Kind::Int) ? DType::I64 : DType::F32;
+    dt = any ? promote(dt, vt) : vt;
+    any = true;
+  }
+  if (!any) dt = DType::F32;
+  if (dtype) dt = *dtype;
+  Tensor t = Tensor::empty(dt, shape);
+  for (int64_t i = 0; i < n; ++i) {
+    const Value& v = flat[i];
+    switch (dt) {
+      case DType::Bool: t.data<bool>()[i] = v.asFloat() != 0.0; break;
+      case DType::I32: t.data<int32_t>()[i] = static_cast<int32_t>(v.isIntLike() ? v.asInt() : static_cast<int64_t>(v.asFloat())); break;
+      case DType::I64: t.data<int64_t>()[i] = v.isIntLike() ? v.asInt() : static_cast<int64_t>(v.asFloat()); break;
+      case DType::F32: t.data<float>()[i] = static_cast<float>(v.asFloat()); break;
+      case DType::F64: t.data<double>()[i] = v.asFloat(); break;
+    }
+  }
+  return t;
+}
+
+static Value scalarAt(const Tensor& t, int64_t flat) {
+  switch (t.dtype()) {
+    case DType::Bool: return Value::boolean(t.flatAsInt(flat) != 0);
+    case DType::I32:
+    case DType::I64: return Value::integer(t.flatAsInt(flat));
+    default: return Value::real(t.flatAsDouble(flat));
+  }
+}
+
+Value item(const Tensor& t, SourceLoc loc) {
+  if (t.numel() != 1)
+    fail(loc, "a tensor with " + std::to_string(t.numel()) + " elements cannot be converted to a Python scalar");
+  return scalarAt(t, 0);
+}
+
+Value toList(const Tensor& t) {
+  if (t.ndim() == 0) return scalarAt(t, 0);
+  std::function<Value(int, int64_t)> build = [&](int axis, int64_t base) -> Value {
+    std::vector<Value> items;
+    int64_t len = t.dim(axis);
+    int64_t inner = 1;
+    for (int d = axis + 1; d < t.ndim(); ++d) inner *= t.dim(d);
+    for (int64_t i = 0; i < len; ++i)
+      items.push_back(axis + 1 == t.ndim() ? scalarAt(t, base + i) : build(axis + 1, base + i * inner));
+    return makeList(std::move(items));
+  };
+  return build(0, 0);
+}
+
+Tensor fullLike(DType dtype, const Shape& shape, double value) {
+  Tensor t = Tensor::empty(dtype, shape);
+  int64_t n = t.numel();
+  switch (dtype) {
+    case DType::Bool: std::fill_n(t.data<bool>(), n, value != 0.0); break;
+    case DType::I32: std::fill_n(t.data<int32_t>(), n, static_cast<int32_t>(value)); break;
+    case DType::I64: std::fill_n(t.data<int64_t>(), n, static_cast<int64_t>(value)); break;
+    case DType::F32: std::fill_n(t.data<float>(), n, static_cast<float>(value)); break;
+    case DType::F64: std::fill_n(t.data<double>(), n, value); break;
+  }
+  return t;
+}
+
+// ---- shape views ----
+
+Tensor reshape(const Tensor& t, Shape shape, SourceLoc loc) {
+  int64_t known = 1, inferAt = -1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1) {
+      if (inferAt >= 0) fail(loc, "reshape: only one dimension can be -1");
+      inferAt = static_cast<int64_t>(i);
+    } else if (shape[i] < 0) {
+      fail(loc, "reshape: invalid dimension " + std::to_string(shape[i]));
+    } else {
+      known *= shape[i];
+    }
+  }
+  if (inferAt >= 0) {
+    if (known == 0 || t.numel() % known != 0)
+      fail(loc, "cannot reshape " + typeString(t) + " into shape " + shapeString(shape));
+    shape[inferAt] = t.numel() / known;
+  }
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  if (n != t.numel()) fail(loc, "cannot reshape " + typeString(t) + " into shape " + shapeString(shape));
+  Tensor c = t.contiguous();
+  return c.view(shape, Tensor::contiguousStrides(shape), c.offset());
+}
+
+Tensor transpose(const Tensor& t, const std::vector<int64_t>& perm, SourceLoc loc) {
+  int nd = t.ndim();
+  std::vector<int64_t> p = perm;
+  if (p.empty())
+    for (int i = nd - 1; i >= 0; --i) p.push_back(i);
+  if (static_cast<int>(p.size()) != nd)
+    fail(loc, "transpose: permutation of length " + std::to_string(p.size()) + " for " + typeString(t));
+  std::vector<bool> seen(nd, false);
+  Shape shape(nd), strides(nd);
+  for (int i = 0; i < nd; ++i) {
+    int64_t a = p[i] < 0 ? p[i] + nd : p[i];
+    if (a < 0 || a >= nd || seen[a]) fail(loc, "transpose: invalid permutation for " + typeString(t));
+    seen[a] = true;
+    shape[i] = t.shape()[a];
+    strides[i] = t.strides()[a];
+  }
+  return t.view(shape, strides, t.offset());
+}
+
+// ---- indexing ----
+
+namespace {
+
+struct Selection {
+  Shape shape, strides;
+  int64_t offset;
+};
+
+Selection select(const Tensor& t, const Value& index, SourceLoc loc) {
+  std::vector<Value> parts = index.is(Kind::Tuple) ? index.as<SeqObj>().items : std::vector<Value>{index};
+  int consumed = 0;
+  bool ellipsis = false;
+  for (const Value& p : parts) {
+    if (p.is(Kind::Ellipsis)) {
+      if (ellipsis) fail(loc, "an index can only have a single ellipsis ('...')");
+      ellipsis = true;
+    } else if (!p.is(Kind::None)) {
+      ++consumed;
+    }
+  }
+  if (consumed > t.ndim())
+    fail(loc, "too many indices for " + typeString(t) + ": " + std::to_string(consumed) + " given");
+  Selection s{{}, {}, t.offset()};
+  int axis = 0;
+  for (const Value& p : parts) {
+    if (p.is(Kind::Ellipsis)) {
+      for (int k = 0; k < t.ndim() - consumed; ++k, ++axis) {
+        s.shape.push_back(t.shape()[axis]);
+        s.strides.push_back(t.strides()[axis]);
+      }
+    } else if (p.is(Kind::None)) {
+      s.shape.push_back(1);
+      s.strides.push_back(0);
+    } else if (p.isIntLike()) {
+      int64_t len = t.shape()[axis];
+      int64_t i = p.asInt() < 0 ? p.asInt() + len : p.asInt();
+      if (i < 0 || i >= len)
+        fail(loc, "index " + std::to_string(p.asInt()) + " is out of bounds for axis " + std::to_string(axis) +
+                      " with size " + std::to_string(len));
+      s.offset += i * t.strides()[axis];
+      ++axis;
+    } else if (p.is(Kind::Slice)) {
+      const SliceObj& sl = p.as<SliceObj>();
+      int64_t len = t.shape()[axis];
+      auto intOf = [&](const Value& v) {
+        if (!v.isIntLike()) fail(loc, "slice indices must be integers or None");
+        return v.asInt();
+      };
+      int64_t step = sl.step.is(Kind::None) ? 1 : intOf(sl.step);
+      if (step == 0) fail(loc, "slice step cannot be zero");
+      auto clamp = [&](const Value& v, int64_t dflt) {
+        if (v.is(Kind::None)) return dflt;
+        int64_t i = intOf(v);
+        if (i < 0) {
+          i += len;
+          if (i < 0) i = step < 0 ? -1 : 0;
+        } else if (i >= len) {
+          i = step < 0 ? len - 1 : len;
+        }
+        return i;
+      };
+      int64_t start = clamp(sl.start, step < 0 ? len - 1 : 0);
+      int64_t stop = clamp(sl.stop, step < 0 ? -1 : len);
+      int64_t count = step > 0 ? (stop > start ? (stop - start + step - 1) / step : 0)
+                               : (start > stop ? (start - stop - step - 1) / (-step) : 0);
+      if (count > 0) s.offset += start * t.strides()[axis];
+      s.shape.push_back(count);
+      s.strides.push_back(t.strides()[axis] * step);
+      ++axis;
+    } else if (p.is(Kind::Tensor) || p.is(Kind::List)) {
+      fail(loc, "integer-array and boolean-mask indexing of tensors is not supported yet");
+    } else {
+      fail(loc, std::string("tensor indices must be integers, slices, None or ..., not ") + typeName(p));
+    }
+  }
+  for (; axis < t.ndim(); ++axis) {
+    s.shape.push_back(t.shape()[axis]);
+    s.strides.push_back(t.strides()[axis]);
+  }
+  return s;
+}
+
+}  // namespace
+
+Tensor tensorGetItem(const Tensor& t, const Value& index, SourceLoc loc) {
+  Selection s = select(t, index, loc);
+  return t.view(s.shape, s.strides, s.offset);
+}
+
+Tensor tensorSetItem(const Tensor& t, const Value& index, const Value& value, SourceLoc loc) {
+  // Functional update: the result is a fresh copy; `t` is unchanged.
+  Tensor copy = Tensor::empty(t.dtype(), t.shape());
+  Tensor src = t.contiguous();
+  std::memcpy(copy.bytes(), src.bytes(), static_cast<size_t>(t.numel()) * dtypeSize(t.dtype()));
+  Selection s = select(copy, index, loc);
+  Tensor target = copy.view(s.shape, s.strides, s.offset);
+  Tensor v = value.is(Kind::Tensor) ? tensorOf(value)
+             : value.isNumber()     ? tensorFromData(value, t.dtype(), loc)
+                                    : tensorFromData(value, t.dtype(), loc);
+  v = astype(v, t.dtype());
+  v = broadcastTo(v, target.shape(), loc);
+  size_t es = dtypeSize(t.dtype());
+  for (int64_t i = 0, n = target.numel(); i < n; ++i)
+    std::memcpy(target.bytes() + target.flatOffset(i) * es, v.bytes() + v.flatOffset(i) * es, es);
+  return copy;
+}
+
+// ---- reductions ----
+
+Tensor reduce(const Tensor& t, Reduction r, std::vector<int64_t> axes, bool keepdims, SourceLoc loc,
+              const char* name) {
+  int nd = t.ndim();
+  std::vector<bool> reduced(nd, axes.empty());
+  for (int64_t a : axes) {
+    int64_t k = a < 0 ? a + nd : a;
+    if (k < 0 || k >= nd)
+      fail(loc, std::string(name) + ": axis " + std::to_string(a) + " is out of bounds for " + typeString(t));
+    if (reduced[k] && !axes.empty()) fail(loc, std::string(name) + ": duplicate axis " + std::to_string(a));
+    reduced[k] = true;
+  }
+  bool argReduce = r == Reduction::ArgMax || r == Reduction::ArgMin;
+  if (argReduce && axes.size() > 1) fail(loc, std::string(name) + " takes a single axis");
+  Shape outShape, keptShape;
+  int64_t reducedCount = 1;
+  for (int d = 0; d < nd; ++d) {
+    if (reduced[d]) {
+      reducedCount *= t.dim(d);
+      if (keepdims) outShape.push_back(1);
+    } else {
+      outShape.push_back(t.dim(d));
+    }
+    keptShape.push_back(reduced[d] ? 1 : t.dim(d));
+  }
+  if (reducedCount == 0 && (r == Reduction::Max || r == Reduction::Min || argReduce))
+    fail(loc, std::string(name) + " of an empty tensor");
+  DType outType = t.dtype();
+  switch (r) {
+    case Reduction::Sum:
+    case Reduction::Prod: outType = isFloating(t.dtype()) ? t.dtype() : DType::I64; break;
+    case Reduction::Mean: outType = isFloating(t.dtype()) ? t.dtype() : DType::F32; break;
+    case Reduction::ArgMax:
+    case Reduction::ArgMin: outType = DType::I64; break;
+    case Reduction::All:
+    case Reduction::Any: outType = DType::Bool; break;
+    default: break;
+  }
+  int64_t outCount = 1;
+  for (int64_t d : keptShape) outCount *= d;
+  // Accumulate in double for floats and int64 for integers.
+  std::vector<double> accF(outCount, 0.0);
+  std::vector<int64_t> accI(outCount, 0), best(outCount, -1);
+  std::vector<double> bestVal(outCount, 0.0);
+  bool intAcc = !isFloating(t.dtype());
+  for (int64_t o = 0; o < outCount; ++o) {
+    if (r == Reduction::Prod) accF[o] = 1.0, accI[o] = 1;
+    if (r == Reduction::All) accI[o] = 1;
+  }
+  Shape keptStrides = Tensor::contiguousStrides(keptShape);
+  std::vector<int64_t> idx(nd, 0);
+  int64_t n = t.numel();
+  int64_t pos = 0;  // position along the reduced axes, for arg reductions
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t rem = i, o = 0;
+    for (int d = nd - 1; d >= 0; --d) {
+      idx[d] = rem % t.dim(d);
+      rem /= t.dim(d);
+      if (!reduced[d]) o += idx[d] * keptStrides[d];
+    }
+    if (argReduce) {
+      pos = 0;
+      for (int d = 0; d < nd; ++d)
+        if (reduced[d]) pos = pos * t.dim(d) + idx[d];
+    }
+    double v = t.flatAsDouble(i);
+    int64_t iv = intAcc ? t.flatAsInt(i) : 0;
+    switch (r) {
+      case Reduction::Sum:
+      case Reduction::Mean:
+        if (intAcc) accI[o] += iv;
+        else accF[o] += v;
+        break;
+      case Reduction::Prod:
+        if (intAcc) accI[o] *= iv;
+        else accF[o] *= v;
+        break;
+      case Reduction::Max:
+      case Reduction::Min:
+      case Reduction::ArgMax:
+      case Reduction::ArgMin: {
+        bool isMax = r == Reduction::Max || r == Reduction::ArgMax;
+        bool take = best[o] < 0 || (std::isnan(v) && !std::isnan(bestVal[o])) ||
+                    (!std::isnan(bestVal[o]) && (isMax ? v > bestVal[o] : v < bestVal[o]));
+        if (take) {
+          bestVal[o] = v;
+          best[o] = argReduce ? pos : i;
+        }
+        break;
+      }
+      case Reduction::All: accI[o] = accI[o] && v != 0.0; break;
+      case Reduction::Any: accI[o] = accI[o] || v != 0.0; break;
+    }
+  }
+  Tensor out = Tensor::empty(outType, outShape);
+  for (int64_t o = 0; o < outCount; ++o) {
+    double value = 0;
+    int64_t ivalue = 0;
+    switch (r) {
+      case Reduction::Sum:
+      case Reduction::Prod: value = intAcc ? static_cast<double>(accI[o]) : accF[o], ivalue = accI[o]; break;
+      case Reduction::Mean:
+        value = (intAcc ? static_cast<double>(accI[o]) : accF[o]) / static_cast<double>(reducedCount);
+        break;
+      case Reduction::Max:
+      case Reduction::Min: value = bestVal[o], ivalue = t.flatAsInt(best[o]); break;
+      case Reduction::ArgMax:
+      case Reduction::ArgMin: ivalue = best[o]; break;
+      case Reduction::All:
+      case Reduction::Any: ivalue = accI[o]; break;
+    }
+    switch (outType) {
+      case DType::Bool: out.data<bool>()[o] = ivalue != 0; break;
+      case DType::I32: out.data<int32_t>()[o] = static_cast<int32_t>(ivalue); break;
+      case DType::I64: out.data<int64_t>()[o] = ivalue; break;
+      case DType::F32: out.data<float>()[o] = static_cast<float>(value); break;
+      case DType::F64: out.data<double>()[o] = value; break;
+    }
+  }
+  return out;
+}
+
+}  // namespace nn::rt

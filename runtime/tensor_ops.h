@@ -1,0 +1,50 @@
+// Tensor operations on runtime values: dtype conversion, NumPy broadcasting,
+// elementwise arithmetic through the kernel registry, construction from
+// nested lists, shape views, basic indexing and reductions. Errors are
+// NnErrors at the given location, naming the op and the operand types
+// ("shape mismatch in add: f32[2, 3] + f32[4]").
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/ir.h"
+#include "runtime/tensor.h"
+#include "support/diagnostics.h"
+
+namespace nn::rt {
+
+// "f32[2, 3]"
+std::string typeString(const Tensor& t);
+
+Tensor astype(const Tensor& t, DType dtype);
+Tensor broadcastTo(const Tensor& t, const Shape& shape, SourceLoc loc);
+Shape broadcastShapes(const Shape& a, const Shape& b, SourceLoc loc, const std::string& what);
+
+// a OP b where at least one side is a tensor and the other a tensor or a
+// Python scalar (bool, int, float).
+Value tensorBinary(ir::Op op, const Value& a, const Value& b, SourceLoc loc);
+Value tensorUnary(ir::Op op, const Value& a, SourceLoc loc);
+
+// tensor(data, dtype=None): nested lists/tuples of numbers or bools.
+Tensor tensorFromData(const Value& data, std::optional<DType> dtype, SourceLoc loc);
+Value toList(const Tensor& t);
+// The single element of a one-element tensor as a Python scalar.
+Value item(const Tensor& t, SourceLoc loc);
+
+Tensor reshape(const Tensor& t, Shape shape, SourceLoc loc);
+Tensor transpose(const Tensor& t, const std::vector<int64_t>& perm, SourceLoc loc);
+Tensor fullLike(DType dtype, const Shape& shape, double value);
+
+// x[index] for ints, slices, None, Ellipsis and tuples of them (views).
+Tensor tensorGetItem(const Tensor& t, const Value& index, SourceLoc loc);
+// A copy of t with t[index] = value (value broadcast to the selection).
+Tensor tensorSetItem(const Tensor& t, const Value& index, const Value& value, SourceLoc loc);
+
+enum class Reduction { Sum, Mean, Prod, Max, Min, ArgMax, ArgMin, All, Any };
+// axes empty = all axes; negative axes count from the end.
+Tensor reduce(const Tensor& t, Reduction r, std::vector<int64_t> axes, bool keepdims, SourceLoc loc,
+              const char* name);
+
+}  // namespace nn::rt

@@ -1,0 +1,297 @@
+// Tensor builtins (language.md §5): creation (tensor, zeros, ones, full,
+// arange, linspace, eye, zeros_like, ones_like), reductions (sum, mean,
+// prod, max, min, argmax, argmin, all, any; also through min/max/sum on a
+// tensor), shape functions (reshape, transpose, flatten, squeeze, unsqueeze)
+// and the tensor attributes and methods (x.shape, x.T, x.sum(axis=1), ...).
+#include <cmath>
+#include <map>
+
+#include "runtime/tensor_ops.h"
+#include "stdlib/builtins.h"
+
+namespace nn::stdlib {
+
+using namespace nn::rt;
+
+namespace {
+
+const Tensor& tensorArg(CallContext& c, const Value& v, const char* what = "argument") {
+  if (!v.is(Kind::Tensor)) fail(c.loc, c.name + "() " + what + " must be a Tensor, not " + typeName(v));
+  return tensorOf(v);
+}
+
+std::optional<DType> dtypeArg(CallContext& c, const Value* v) {
+  if (!v || v->is(Kind::None)) return std::nullopt;
+  if (v->is(Kind::DType)) return static_cast<DType>(v->asInt());
+  if (v->is(Kind::Builtin)) {
+    const std::string& n = v->as<BuiltinObj>().name;
+    if (n == "bool") return DType::Bool;
+    if (n == "int") return DType::I64;
+    if (n == "float") return DType::F32;
+  }
+  if (v->is(Kind::Str))
+    if (auto d = dtypeFromName(v->asStr())) return d;
+  fail(c.loc, std::string("dtype must be one of f32, f64, i32, i64, bool, not ") + repr(*v));
+}
+
+// Shape arguments as in zeros(2, 3), zeros((2, 3)) or zeros([2, 3]).
+Shape shapeArgs(CallContext& c, const std::vector<Value>& args, size_t from = 0) {
+  std::vector<Value> dims(args.begin() + static_cast<std::ptrdiff_t>(from), args.end());
+  if (dims.size() == 1 && (dims[0].is(Kind::Tuple) || dims[0].is(Kind::List))) dims = dims[0].as<SeqObj>().items;
+  Shape s;
+  for (const Value& d : dims) {
+    if (!d.isIntLike()) fail(c.loc, c.name + "(): shape dimensions must be integers, not " + typeName(d));
+    s.push_back(d.asInt());
+  }
+  return s;
+}
+
+void checkNonNegative(CallContext& c, const Shape& s) {
+  for (int64_t d : s)
+    if (d < 0) fail(c.loc, c.name + "(): negative dimension " + std::to_string(d));
+}
+
+Value filled(CallContext& c, std::vector<Value>& args, double value) {
+  std::optional<DType> dt = dtypeArg(c, c.kw("dtype"));
+  c.checkKeywordsUsed(c.name.c_str());
+  Shape s = shapeArgs(c, args);
+  checkNonNegative(c, s);
+  return makeTensorValue(fullLike(dt.value_or(DType::F32), s, value));
+}
+
+Value bTensor(CallContext& c, std::vector<Value>& args) {
+  const Value* dkw = c.kw("dtype");
+  c.checkKeywordsUsed("tensor");
+  checkArity(c, args, 1, 2);
+  std::optional<DType> dt = dtypeArg(c, args.size() == 2 ? &args[1] : dkw);
+  return makeTensorValue(tensorFromData(args[0], dt, c.loc));
+}
+Value bZeros(CallContext& c, std::vector<Value>& args) { return filled(c, args, 0.0); }
+Value bOnes(CallContext& c, std::vector<Value>& args) { return filled(c, args, 1.0); }
+
+Value bFull(CallContext& c, std::vector<Value>& args) {
+  const Value* dkw = c.kw("dtype");
+  c.checkKeywordsUsed("full");
+  checkArity(c, args, 2, 2);
+  if (!args[1].isNumber()) fail(c.loc, std::string("full(): fill value must be a number, not ") + typeName(args[1]));
+  Shape s = shapeArgs(c, {args[0]});
+  checkNonNegative(c, s);
+  DType def = args[1].is(Kind::Bool) ? DType::Bool : args[1].is(Kind::Int) ? DType::I64 : DType::F32;
+  return makeTensorValue(fullLike(dtypeArg(c, dkw).value_or(def), s, args[1].asFloat()));
+}
+
+Value likeImpl(CallContext& c, std::vector<Value>& args, double value) {
+  const Value* dkw = c.kw("dtype");
+  c.checkKeywordsUsed(c.name.c_str());
+  checkArity(c, args, 1, 1);
+  const Tensor& t = tensorArg(c, args[0]);
+  return makeTensorValue(fullLike(dtypeArg(c, dkw).value_or(t.dtype()), t.shape(), value));
+}
+Value bZerosLike(CallContext& c, std::vector<Value>& args) { return likeImpl(c, args, 0.0); }
+Value bOnesLike(CallContext& c, std::vector<Value>& args) { return likeImpl(c, args, 1.0); }
+
+Value bArange(CallContext& c, std::vector<Value>& args) {
+  const Value* dkw = c.kw("dtype");
+  c.checkKeywordsUsed("arange");
+  checkArity(c, args, 1, 3);
+  for (const Value& a : args)
+    if (!a.isNumber()) fail(c.loc, std::string("arange(): arguments must be numbers, not ") + typeName(a));
+  Value start = args.size() > 1 ? args[0] : Value::integer(0);
+  Value stop = args.size() > 1 ? args[1] : args[0];
+  Value step = args.size() > 2 ? args[2] : Value::integer(1);
+  bool allInt = start.isIntLike() && stop.isIntLike() && step.isIntLike();
+  DType dt = dtypeArg(c, dkw).value_or(allInt ? DType::I64 : DType::F32);
+  double a = start.asFloat(), b = stop.asFloat(), s = step.asFloat();
+  if (s == 0) fail(c.loc, "arange(): step must not be zero");
+  int64_t n = static_cast<int64_t>(std::ceil((b - a) / s));
+  if (n < 0) n = 0;
+  Tensor t = Tensor::empty(DType::F64, {n});
+  for (int64_t i = 0; i < n; ++i) t.data<double>()[i] = a + static_cast<double>(i) * s;
+  if (allInt && dt == DType::I64) {
+    Tensor it = Tensor::empty(DType::I64, {n});
+    for (int64_t i = 0; i < n; ++i) it.data<int64_t>()[i] = start.asInt() + i * step.asInt();
+    return makeTensorValue(it);
+  }
+  return makeTensorValue(astype(t, dt));
+}
+
+Value bLinspace(CallContext& c, std::vector<Value>& args) {
+  const Value* dkw = c.kw("dtype");
+  c.checkKeywordsUsed("linspace");
+  checkArity(c, args, 3, 3);
+  if (!args[0].isNumber() || !args[1].isNumber()) fail(c.loc, "linspace(): start and stop must be numbers");
+  int64_t n = toIndex(args[2], c.loc);
+  if (n < 0) fail(c.loc, "linspace(): number of samples must be non-negative");
+  double a = args[0].asFloat(), b = args[1].asFloat();
+  Tensor t = Tensor::empty(DType::F64, {n});
+  double step = n > 1 ? (b - a) / static_cast<double>(n - 1) : 0.0;
+  for (int64_t i = 0; i < n; ++i) t.data<double>()[i] = i == n - 1 && n > 1 ? b : a + static_cast<double>(i) * step;
+  return makeTensorValue(astype(t, dtypeArg(c, dkw).value_or(DType::F32)));
+}
+
+Value bEye(CallContext& c, std::vector<Value>& args) {
+  const Value* dkw = c.kw("dtype");
+  c.checkKeywordsUsed("eye");
+  checkArity(c, args, 1, 2);
+  int64_t n = toIndex(args[0], c.loc), m = args.size() == 2 ? toIndex(args[1], c.loc) : n;
+  if (n < 0 || m < 0) fail(c.loc, "eye(): negative dimension");
+  Tensor t = fullLike(DType::F64, {n, m}, 0.0);
+  for (int64_t i = 0; i < std::min(n, m); ++i) t.data<double>()[i * m + i] = 1.0;
+  return makeTensorValue(astype(t, dtypeArg(c, dkw).value_or(DType::F32)));
+}
+
+// axis=None|int|tuple
+std::vector<int64_t> axesArg(CallContext& c, const Value* v) {
+  std::vector<int64_t> axes;
+  if (!v || v->is(Kind::None)) return axes;
+  if (v->isIntLike()) return {v->asInt()};
+  if (v->is(Kind::Tuple) || v->is(Kind::List)) {
+    for (const Value& a : v->as<SeqObj>().items) axes.push_back(toIndex(a, c.loc));
+    if (axes.empty()) fail(c.loc, c.name + "(): axis tuple must not be empty");
+    return axes;
+  }
+  fail(c.loc, c.name + "(): axis must be None, an int or a tuple of ints");
+}
+
+Value reduction(CallContext& c, std::vector<Value>& args, Reduction r) {
+  const Value* axisKw = c.kw("axis");
+  const Value* keepKw = c.kw("keepdims");
+  c.checkKeywordsUsed(c.name.c_str());
+  checkArity(c, args, 1, 2);
+  const Tensor& t = tensorArg(c, args[0]);
+  std::vector<int64_t> axes = axesArg(c, args.size() == 2 ? &args[1] : axisKw);
+  bool keep = keepKw && truthy(*keepKw);
+  return makeTensorValue(reduce(t, r, axes, keep, c.loc, c.name.c_str()));
+}
+Value bSumT(CallContext& c, std::vector<Value>& a) { return reduction(c, a, Reduction::Sum); }
+Value bMean(CallContext& c, std::vector<Value>& a) { return reduction(c, a, Reduction::Mean); }
+Value bProd(CallContext& c, std::vector<Value>& a) { return reduction(c, a, Reduction::Prod); }
+Value bMaxT(CallContext& c, std::vector<Value>& a) { return reduction(c, a, Reduction::Max); }
+Value bMinT(CallContext& c, std::vector<Value>& a) { return reduction(c, a, Reduction::Min); }
+Value bArgmax(CallContext& c, std::vector<Value>& a) { return reduction(c, a, Reduction::ArgMax); }
+Value bArgmin(CallContext& c, std::vector<Value>& a) { return reduction(c, a, Reduction::ArgMin); }
+Value bAllT(CallContext& c, std::vector<Value>& a) { return reduction(c, a, Reduction::All); }
+Value bAnyT(CallContext& c, std::vector<Value>& a) { return reduction(c, a, Reduction::Any); }
+
+Value bReshape(CallContext& c, std::vector<Value>& args) {
+  c.checkKeywordsUsed("reshape");
+  checkArity(c, args, 2, SIZE_MAX);
+  return makeTensorValue(reshape(tensorArg(c, args[0]), shapeArgs(c, args, 1), c.loc));
+}
+
+Value bTranspose(CallContext& c, std::vector<Value>& args) {
+  c.checkKeywordsUsed("transpose");
+  checkArity(c, args, 1, SIZE_MAX);
+  return makeTensorValue(transpose(tensorArg(c, args[0]), shapeArgs(c, args, 1), c.loc));
+}
+
+Value bFlatten(CallContext& c, std::vector<Value>& args) {
+  c.checkKeywordsUsed("flatten");
+  checkArity(c, args, 1, 1);
+  const Tensor& t = tensorArg(c, args[0]);
+  return makeTensorValue(reshape(t, {t.numel()}, c.loc));
+}
+
+int64_t axisIndex(CallContext& c, int64_t axis, int ndim) {
+  int64_t a = axis < 0 ? axis + ndim : axis;
+  if (a < 0 || a >= ndim) fail(c.loc, c.name + "(): axis " + std::to_string(axis) + " is out of bounds");
+  return a;
+}
+
+Value bSqueeze(CallContext& c, std::vector<Value>& args) {
+  const Value* axisKw = c.kw("axis");
+  c.checkKeywordsUsed("squeeze");
+  checkArity(c, args, 1, 2);
+  const Tensor& t = tensorArg(c, args[0]);
+  std::vector<int64_t> axes = axesArg(c, args.size() == 2 ? &args[1] : axisKw);
+  std::vector<bool> drop(t.ndim(), axes.empty());
+  for (int64_t a : axes) {
+    int64_t k = axisIndex(c, a, t.ndim());
+    if (t.dim(static_cast<int>(k)) != 1) fail(c.loc, "squeeze(): axis " + std::to_string(a) + " does not have size 1");
+    drop[k] = true;
+  }
+  Shape s;
+  for (int d = 0; d < t.ndim(); ++d)
+    if (!(drop[d] && t.dim(d) == 1)) s.push_back(t.dim(d));
+  return makeTensorValue(reshape(t, s, c.loc));
+}
+
+Value bUnsqueeze(CallContext& c, std::vector<Value>& args) {
+  c.checkKeywordsUsed("unsqueeze");
+  checkArity(c, args, 2, 2);
+  const Tensor& t = tensorArg(c, args[0]);
+  int64_t a = axisIndex(c, toIndex(args[1], c.loc), t.ndim() + 1);
+  Shape s = t.shape();
+  s.insert(s.begin() + a, 1);
+  return makeTensorValue(reshape(t, s, c.loc));
+}
+
+const std::map<std::string, BuiltinFn>& functions() {
+  static const std::map<std::string, BuiltinFn> m = {
+      {"tensor", bTensor},       {"zeros", bZeros},     {"ones", bOnes},         {"full", bFull},
+      {"zeros_like", bZerosLike}, {"ones_like", bOnesLike}, {"arange", bArange}, {"linspace", bLinspace},
+      {"eye", bEye},             {"mean", bMean},       {"prod", bProd},         {"argmax", bArgmax},
+      {"argmin", bArgmin},       {"reshape", bReshape}, {"transpose", bTranspose}, {"flatten", bFlatten},
+      {"squeeze", bSqueeze},     {"unsqueeze", bUnsqueeze},
+  };
+  return m;
+}
+
+// Methods: x.sum(axis=1) is sum(x, axis=1), and so on.
+const std::map<std::string, BuiltinFn>& methods() {
+  static const std::map<std::string, BuiltinFn> m = {
+      {"sum", bSumT},         {"mean", bMean},     {"prod", bProd},       {"max", bMaxT},
+      {"min", bMinT},         {"argmax", bArgmax}, {"argmin", bArgmin},   {"all", bAllT},
+      {"any", bAnyT},         {"reshape", bReshape}, {"transpose", bTranspose}, {"flatten", bFlatten},
+      {"squeeze", bSqueeze},  {"unsqueeze", bUnsqueeze},
+      {"item", [](CallContext& c, std::vector<Value>& a) {
+         checkArity(c, a, 1, 1);
+         return rt::item(tensorOf(a[0]), c.loc);
+       }},
+      {"tolist", [](CallContext& c, std::vector<Value>& a) {
+         checkArity(c, a, 1, 1);
+         return toList(tensorOf(a[0]));
+       }},
+      {"astype", [](CallContext& c, std::vector<Value>& a) {
+         checkArity(c, a, 2, 2);
+         return makeTensorValue(astype(tensorOf(a[0]), *dtypeArg(c, &a[1])));
+       }},
+  };
+  return m;
+}
+
+}  // namespace
+
+void addTensorBuiltins(std::map<std::string, BuiltinFn>& table) {
+  for (const auto& [name, fn] : functions()) table[name] = fn;
+}
+
+Value tensorReduction(CallContext& c, std::vector<Value>& args, const std::string& which) {
+  if (which == "sum") return bSumT(c, args);
+  if (which == "max") return bMaxT(c, args);
+  if (which == "min") return bMinT(c, args);
+  if (which == "all") return bAllT(c, args);
+  return bAnyT(c, args);
+}
+
+Value tensorAttribute(const Value& obj, const std::string& name, SourceLoc loc) {
+  const Tensor& t = tensorOf(obj);
+  if (name == "shape") {
+    std::vector<Value> dims;
+    for (int64_t d : t.shape()) dims.push_back(Value::integer(d));
+    return makeTuple(std::move(dims));
+  }
+  if (name == "dtype") return Value::dtype(static_cast<int>(t.dtype()));
+  if (name == "ndim") return Value::integer(t.ndim());
+  if (name == "device") return Value::str(t.device());
+  if (name == "T") return makeTensorValue(transpose(t, {}, loc));
+  auto it = methods().find(name);
+  if (it == methods().end()) fail(loc, "'Tensor' object has no attribute '" + name + "'");
+  auto m = std::make_shared<MethodObj>();
+  m->self = obj;
+  m->name = name;
+  m->fn = it->second;
+  return Value::object(Kind::Method, std::move(m));
+}
+
+}  // namespace nn::stdlib

@@ -1,0 +1,146 @@
+// Tensor runtime tests: promotion, broadcasting, views and strides,
+// allocator accounting, and kernels against plain reference loops.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "runtime/tensor_ops.h"
+#include "runtime/tensor_print.h"
+
+namespace {
+
+using namespace nn::rt;
+
+Tensor iota(DType dt, const Shape& shape, double start = 0, double step = 1) {
+  Tensor t = Tensor::empty(DType::F64, shape);
+  for (int64_t i = 0; i < t.numel(); ++i) t.data<double>()[i] = start + step * static_cast<double>(i);
+  return astype(t, dt);
+}
+
+TEST(DType, Promotion) {
+  EXPECT_EQ(promote(DType::I64, DType::F32), DType::F32);
+  EXPECT_EQ(promote(DType::I32, DType::I64), DType::I64);
+  EXPECT_EQ(promote(DType::F32, DType::F64), DType::F64);
+  EXPECT_EQ(promote(DType::Bool, DType::I32), DType::I32);
+  EXPECT_EQ(promoteWithScalar(DType::F32, ScalarKind::Float), DType::F32);
+  EXPECT_EQ(promoteWithScalar(DType::I32, ScalarKind::Int), DType::I32);
+  EXPECT_EQ(promoteWithScalar(DType::I64, ScalarKind::Float), DType::F32);
+  EXPECT_EQ(promoteWithScalar(DType::Bool, ScalarKind::Int), DType::I64);
+}
+
+TEST(Broadcast, Shapes) {
+  EXPECT_EQ(broadcastShapes({2, 1, 3}, {4, 1}, {}, "x"), (Shape{2, 4, 3}));
+  EXPECT_EQ(broadcastShapes({}, {5}, {}, "x"), (Shape{5}));
+  EXPECT_THROW(broadcastShapes({2, 3}, {4}, {}, "mismatch"), nn::NnError);
+}
+
+TEST(Views, TransposeAndSliceShareStorage) {
+  Tensor t = iota(DType::F32, {3, 4});
+  Tensor tt = transpose(t, {}, {});
+  EXPECT_EQ(tt.storage(), t.storage());
+  EXPECT_EQ(tt.shape(), (Shape{4, 3}));
+  EXPECT_EQ(tt.strides(), (Shape{1, 4}));
+  EXPECT_FALSE(tt.isContiguous());
+  EXPECT_DOUBLE_EQ(tt.flatAsDouble(1), 4.0);  // tt[0][1] == t[1][0]
+  Tensor c = tt.contiguous();
+  EXPECT_NE(c.storage(), t.storage());
+  for (int64_t i = 0; i < 12; ++i) EXPECT_DOUBLE_EQ(c.flatAsDouble(i), tt.flatAsDouble(i));
+  Tensor s = tensorGetItem(t, makeTuple({Value::integer(1)}), {});
+  EXPECT_EQ(s.storage(), t.storage());
+  EXPECT_EQ(s.offset(), 4);
+  Tensor r = reshape(t, {2, 6}, {});
+  EXPECT_EQ(r.storage(), t.storage());
+}
+
+TEST(Views, SetItemIsFunctional) {
+  Tensor t = iota(DType::I64, {2, 2});
+  Tensor u = tensorSetItem(t, Value::integer(0), Value::integer(9), {});
+  EXPECT_EQ(t.flatAsInt(0), 0);
+  EXPECT_EQ(u.flatAsInt(0), 9);
+  EXPECT_EQ(u.flatAsInt(1), 9);
+  EXPECT_EQ(u.flatAsInt(2), 2);
+}
+
+TEST(Allocator, CountsLiveAndPeakBytes) {
+  size_t before = cpuAllocator().liveBytes();
+  {
+    Tensor t = Tensor::empty(DType::F64, {1000});
+    EXPECT_EQ(cpuAllocator().liveBytes(), before + 8000);
+    EXPECT_GE(cpuAllocator().peakBytes(), before + 8000);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(t.data<double>()) % CpuAllocator::kAlignment, 0u);
+  }
+  EXPECT_EQ(cpuAllocator().liveBytes(), before);
+}
+
+// Python floor semantics, the reference for the integer and float kernels.
+int64_t refFloorDiv(int64_t a, int64_t b) { return static_cast<int64_t>(std::floor(static_cast<double>(a) / b)); }
+int64_t refMod(int64_t a, int64_t b) { return a - b * refFloorDiv(a, b); }
+
+TEST(Kernels, IntegerFloorDivAndModMatchReference) {
+  std::mt19937 rng(42);
+  std::uniform_int_distribution<int64_t> dist(-50, 50);
+  Tensor a = Tensor::empty(DType::I64, {200}), b = Tensor::empty(DType::I64, {200});
+  for (int i = 0; i < 200; ++i) {
+    a.data<int64_t>()[i] = dist(rng);
+    int64_t d = dist(rng);
+    b.data<int64_t>()[i] = d == 0 ? 7 : d;
+  }
+  Tensor q = tensorOf(tensorBinary(nn::ir::Op::FloorDiv, makeTensorValue(a), makeTensorValue(b), {}));
+  Tensor m = tensorOf(tensorBinary(nn::ir::Op::Mod, makeTensorValue(a), makeTensorValue(b), {}));
+  for (int i = 0; i < 200; ++i) {
+    EXPECT_EQ(q.flatAsInt(i), refFloorDiv(a.flatAsInt(i), b.flatAsInt(i)));
+    EXPECT_EQ(m.flatAsInt(i), refMod(a.flatAsInt(i), b.flatAsInt(i)));
+  }
+}
+
+TEST(Kernels, BroadcastArithmeticMatchesReference) {
+  Tensor a = iota(DType::F32, {3, 1}, 1.0, 0.5);
+  Tensor b = iota(DType::F32, {4}, -2.0, 1.25);
+  for (nn::ir::Op op : {nn::ir::Op::Add, nn::ir::Op::Sub, nn::ir::Op::Mul, nn::ir::Op::Div}) {
+    Tensor r = tensorOf(tensorBinary(op, makeTensorValue(a), makeTensorValue(b), {}));
+    ASSERT_EQ(r.shape(), (Shape{3, 4}));
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 4; ++j) {
+        float x = static_cast<float>(a.flatAsDouble(i)), y = static_cast<float>(b.flatAsDouble(j));
+        float want = op == nn::ir::Op::Add ? x + y : op == nn::ir::Op::Sub ? x - y : op == nn::ir::Op::Mul ? x * y : x / y;
+        EXPECT_FLOAT_EQ(static_cast<float>(r.flatAsDouble(i * 4 + j)), want);  // exact up to 4 ulp
+      }
+  }
+}
+
+TEST(Kernels, ScalarPromotion) {
+  Tensor i = iota(DType::I32, {3});
+  EXPECT_EQ(tensorOf(tensorBinary(nn::ir::Op::Add, makeTensorValue(i), Value::integer(1), {})).dtype(), DType::I32);
+  EXPECT_EQ(tensorOf(tensorBinary(nn::ir::Op::Mul, makeTensorValue(i), Value::real(0.5), {})).dtype(), DType::F32);
+  EXPECT_EQ(tensorOf(tensorBinary(nn::ir::Op::Div, makeTensorValue(i), Value::integer(2), {})).dtype(), DType::F32);
+  EXPECT_EQ(tensorOf(tensorBinary(nn::ir::Op::Lt, makeTensorValue(i), Value::real(1.5), {})).dtype(), DType::Bool);
+}
+
+TEST(Kernels, ReductionsMatchReference) {
+  Tensor t = iota(DType::F64, {2, 3, 4}, 0.5, 0.75);
+  Tensor s = reduce(t, Reduction::Sum, {1}, false, {}, "sum");
+  ASSERT_EQ(s.shape(), (Shape{2, 4}));
+  for (int a = 0; a < 2; ++a)
+    for (int c = 0; c < 4; ++c) {
+      double want = 0;
+      for (int b = 0; b < 3; ++b) want += t.flatAsDouble(a * 12 + b * 4 + c);
+      EXPECT_NEAR(s.flatAsDouble(a * 4 + c), want, 1e-12);
+    }
+  Tensor m = reduce(t, Reduction::Max, {0, 2}, true, {}, "max");
+  EXPECT_EQ(m.shape(), (Shape{1, 3, 1}));
+  EXPECT_DOUBLE_EQ(m.flatAsDouble(2), t.flatAsDouble(23));
+  Tensor am = reduce(t, Reduction::ArgMin, {2}, false, {}, "argmin");
+  EXPECT_EQ(am.dtype(), DType::I64);
+  EXPECT_EQ(am.flatAsInt(0), 0);
+  EXPECT_THROW(reduce(t, Reduction::Sum, {3}, false, {}, "sum"), nn::NnError);
+}
+
+TEST(Print, NumPyFormat) {
+  EXPECT_EQ(tensorStr(iota(DType::F32, {2, 2}, 1.0)), "[[1. 2.]\n [3. 4.]]");
+  EXPECT_EQ(tensorStr(iota(DType::I64, {3}, 1, 4)), "[1 5 9]");
+  EXPECT_EQ(tensorRepr(iota(DType::F32, {2}, 0.5)), "tensor([0.5, 1.5], dtype=f32)");
+  EXPECT_EQ(tensorRepr(iota(DType::F32, {2, 2}, 1.0)), "tensor([[1., 2.],\n        [3., 4.]], dtype=f32)");
+}
+
+}  // namespace
