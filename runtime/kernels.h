@@ -38,7 +38,9 @@ class KernelRegistry {
   std::array<UnaryKernel, kSize> unary_{};
 };
 
-// Registers the CPU elementwise kernels (kernels_cpu_elementwise.cpp).
+// Registers the CPU kernels of the arithmetic ops (kernels_cpu_elementwise.cpp)
+// and of the tensor math ops (kernels_cpu_math.cpp).
 void registerCpuElementwiseKernels(KernelRegistry& r);
+void registerCpuMathKernels(KernelRegistry& r);
 
 }  // namespace nn::rt

@@ -225,6 +225,7 @@ KernelRegistry& KernelRegistry::instance() {
   static KernelRegistry r = [] {
     KernelRegistry k;
     registerCpuElementwiseKernels(k);
+    registerCpuMathKernels(k);
     return k;
   }();
   return r;

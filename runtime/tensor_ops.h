@@ -27,6 +27,15 @@ Shape broadcastShapes(const Shape& a, const Shape& b, SourceLoc loc, const std::
 Value tensorBinary(ir::Op op, const Value& a, const Value& b, SourceLoc loc);
 Value tensorUnary(ir::Op op, const Value& a, SourceLoc loc);
 
+// The tensor math ops of ops.def (Exp ... LogicalNot) on a tensor or a
+// Python number (which gives a Python number back).
+Value mathUnary(ir::Op op, const Value& x, SourceLoc loc);
+// maximum, minimum, logical_and, logical_or with broadcasting.
+Value mathBinary(ir::Op op, const Value& a, const Value& b, SourceLoc loc);
+Value whereOp(const Value& cond, const Value& a, const Value& b, SourceLoc loc);
+// clip(x, lo, hi); lo or hi may be None.
+Value clipOp(const Value& x, const Value& lo, const Value& hi, SourceLoc loc);
+
 // tensor(data, dtype=None): nested lists/tuples of numbers or bools.
 Tensor tensorFromData(const Value& data, std::optional<DType> dtype, SourceLoc loc);
 Value toList(const Tensor& t);
@@ -43,6 +52,10 @@ Tensor tensorGetItem(const Tensor& t, const Value& index, SourceLoc loc);
 Tensor tensorSetItem(const Tensor& t, const Value& index, const Value& value, SourceLoc loc);
 
 enum class Reduction { Sum, Mean, Prod, Max, Min, ArgMax, ArgMin, All, Any };
+// Variance with `ddof` delta degrees of freedom (NumPy's convention, ddof=0).
+Tensor variance(const Tensor& t, std::vector<int64_t> axes, bool keepdims, int64_t ddof, bool sqrtResult,
+                SourceLoc loc, const char* name);
+Tensor logsumexp(const Tensor& t, std::vector<int64_t> axes, bool keepdims, SourceLoc loc);
 // axes empty = all axes; negative axes count from the end.
 Tensor reduce(const Tensor& t, Reduction r, std::vector<int64_t> axes, bool keepdims, SourceLoc loc,
               const char* name);

@@ -22,6 +22,8 @@ rt::Value attribute(const rt::Value& obj, const std::string& name, SourceLoc loc
 // Tensor builtins (builtins_tensor.cpp).
 void addTensorBuiltins(std::map<std::string, rt::BuiltinFn>& table);
 rt::Value tensorAttribute(const rt::Value& obj, const std::string& name, SourceLoc loc);
+// A tensor math op applied by a core builtin (abs(t), round(t)).
+rt::Value tensorMath(rt::CallContext& c, const rt::Value& x, nn::ir::Op op);
 // sum/max/min/all/any applied to a tensor (the core builtins delegate).
 rt::Value tensorReduction(rt::CallContext& c, std::vector<rt::Value>& args, const std::string& which);
 

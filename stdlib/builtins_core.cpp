@@ -161,6 +161,7 @@ Value bMax(CallContext& c, std::vector<Value>& args) { return minMax(c, args, tr
 Value bAbs(CallContext& c, std::vector<Value>& args) {
   checkArity(c, args, 1, 1);
   const Value& v = args[0];
+  if (v.is(Kind::Tensor)) return tensorMath(c, v, ir::Op::Abs);
   if (v.is(Kind::Float)) return Value::real(std::fabs(v.asFloat()));
   if (v.isIntLike()) {
     if (v.asInt() == std::numeric_limits<int64_t>::min()) fail(c.loc, "integer overflow in abs()");
@@ -265,6 +266,10 @@ Value bRepr(CallContext& c, std::vector<Value>& args) {
 Value bRound(CallContext& c, std::vector<Value>& args) {
   checkArity(c, args, 1, 2);
   const Value& v = args[0];
+  if (v.is(Kind::Tensor)) {
+    if (args.size() == 2) fail(c.loc, "round(): ndigits is not supported for tensors");
+    return tensorMath(c, v, ir::Op::Round);
+  }
   if (!v.isNumber()) fail(c.loc, std::string("type ") + typeName(v) + " doesn't define __round__ method");
   bool hasDigits = args.size() == 2 && !args[1].is(Kind::None);
   if (v.isIntLike()) return Value::integer(v.asInt());
@@ -445,10 +450,7 @@ const std::map<std::string, BuiltinFn>& table() {
     };
     addTensorBuiltins(m);
     for (const char* name :
-         {"rand", "randn", "randint", "seed", "exp", "log", "sqrt", "rsqrt", "neg", "sign", "sin", "cos", "tanh",
-          "sigmoid", "relu", "gelu", "silu", "softplus", "floor", "ceil", "clip", "where", "maximum",
-          "minimum", "logical_and", "logical_or", "logical_not", "isnan", "var", "std",
-          "logsumexp", "expand", "broadcast_to", "concat", "stack", "split", "chunk", "pad", "gather", "scatter_add",
+         {"rand", "randn", "randint", "seed", "expand", "broadcast_to", "concat", "stack", "split", "chunk", "pad", "gather", "scatter_add",
           "one_hot", "matmul", "linear", "conv2d", "max_pool2d", "avg_pool2d", "batch_norm", "layer_norm",
           "softmax", "log_softmax", "dropout", "cross_entropy", "mse_loss", "binary_cross_entropy", "grad",
           "value_and_grad", "stop_gradient", "load", "save", "load_csv", "device", "devices", "sync"})

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 
+#include "runtime/scalar_ops.h"
 #include "runtime/tensor_ops.h"
 #include "stdlib/builtins.h"
 
@@ -173,6 +174,74 @@ Value bArgmin(CallContext& c, std::vector<Value>& a) { return reduction(c, a, Re
 Value bAllT(CallContext& c, std::vector<Value>& a) { return reduction(c, a, Reduction::All); }
 Value bAnyT(CallContext& c, std::vector<Value>& a) { return reduction(c, a, Reduction::Any); }
 
+Value varianceImpl(CallContext& c, std::vector<Value>& args, bool sqrtResult) {
+  const Value* axisKw = c.kw("axis");
+  const Value* keepKw = c.kw("keepdims");
+  const Value* ddofKw = c.kw("ddof");
+  c.checkKeywordsUsed(c.name.c_str());
+  checkArity(c, args, 1, 2);
+  const Tensor& t = tensorArg(c, args[0]);
+  int64_t ddof = ddofKw ? toIndex(*ddofKw, c.loc) : 0;
+  return makeTensorValue(variance(t, axesArg(c, args.size() == 2 ? &args[1] : axisKw), keepKw && truthy(*keepKw),
+                                  ddof, sqrtResult, c.loc, c.name.c_str()));
+}
+Value bVar(CallContext& c, std::vector<Value>& a) { return varianceImpl(c, a, false); }
+Value bStd(CallContext& c, std::vector<Value>& a) { return varianceImpl(c, a, true); }
+
+Value bLogsumexp(CallContext& c, std::vector<Value>& args) {
+  const Value* axisKw = c.kw("axis");
+  const Value* keepKw = c.kw("keepdims");
+  c.checkKeywordsUsed("logsumexp");
+  checkArity(c, args, 1, 2);
+  const Tensor& t = tensorArg(c, args[0]);
+  return makeTensorValue(logsumexp(t, axesArg(c, args.size() == 2 ? &args[1] : axisKw), keepKw && truthy(*keepKw), c.loc));
+}
+
+// Elementwise builtins: the IR op each one dispatches to.
+const std::map<std::string, nn::ir::Op>& unaryMathOps() {
+  using nn::ir::Op;
+  static const std::map<std::string, Op> m = {
+      {"exp", Op::Exp},       {"log", Op::Log},         {"sqrt", Op::Sqrt},   {"rsqrt", Op::Rsqrt},
+      {"sign", Op::Sign},     {"sin", Op::Sin},         {"cos", Op::Cos},     {"tanh", Op::Tanh},
+      {"sigmoid", Op::Sigmoid}, {"relu", Op::Relu},     {"gelu", Op::Gelu},   {"silu", Op::Silu},
+      {"softplus", Op::Softplus}, {"floor", Op::Floor}, {"ceil", Op::Ceil},   {"isnan", Op::IsNan},
+      {"logical_not", Op::LogicalNot},
+  };
+  return m;
+}
+
+Value bUnaryMath(CallContext& c, std::vector<Value>& args) {
+  c.checkKeywordsUsed(c.name.c_str());
+  checkArity(c, args, 1, 1);
+  return mathUnary(unaryMathOps().at(c.name), args[0], c.loc);
+}
+
+Value bBinaryMath(CallContext& c, std::vector<Value>& args) {
+  using nn::ir::Op;
+  static const std::map<std::string, Op> ops = {
+      {"maximum", Op::Maximum}, {"minimum", Op::Minimum}, {"logical_and", Op::LogicalAnd}, {"logical_or", Op::LogicalOr}};
+  c.checkKeywordsUsed(c.name.c_str());
+  checkArity(c, args, 2, 2);
+  return mathBinary(ops.at(c.name), args[0], args[1], c.loc);
+}
+
+Value bNeg(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 1, 1);
+  return unaryOp(nn::ir::Op::Neg, args[0], c.loc);
+}
+
+Value bWhere(CallContext& c, std::vector<Value>& args) {
+  c.checkKeywordsUsed("where");
+  checkArity(c, args, 3, 3);
+  return whereOp(args[0], args[1], args[2], c.loc);
+}
+
+Value bClip(CallContext& c, std::vector<Value>& args) {
+  c.checkKeywordsUsed("clip");
+  checkArity(c, args, 3, 3);
+  return clipOp(args[0], args[1], args[2], c.loc);
+}
+
 Value bReshape(CallContext& c, std::vector<Value>& args) {
   c.checkKeywordsUsed("reshape");
   checkArity(c, args, 2, SIZE_MAX);
@@ -232,7 +301,10 @@ const std::map<std::string, BuiltinFn>& functions() {
       {"zeros_like", bZerosLike}, {"ones_like", bOnesLike}, {"arange", bArange}, {"linspace", bLinspace},
       {"eye", bEye},             {"mean", bMean},       {"prod", bProd},         {"argmax", bArgmax},
       {"argmin", bArgmin},       {"reshape", bReshape}, {"transpose", bTranspose}, {"flatten", bFlatten},
-      {"squeeze", bSqueeze},     {"unsqueeze", bUnsqueeze},
+      {"squeeze", bSqueeze},     {"unsqueeze", bUnsqueeze}, {"var", bVar},        {"std", bStd},
+      {"logsumexp", bLogsumexp}, {"maximum", bBinaryMath}, {"minimum", bBinaryMath},
+      {"logical_and", bBinaryMath}, {"logical_or", bBinaryMath}, {"neg", bNeg}, {"where", bWhere},
+      {"clip", bClip},
   };
   return m;
 }
@@ -243,7 +315,8 @@ const std::map<std::string, BuiltinFn>& methods() {
       {"sum", bSumT},         {"mean", bMean},     {"prod", bProd},       {"max", bMaxT},
       {"min", bMinT},         {"argmax", bArgmax}, {"argmin", bArgmin},   {"all", bAllT},
       {"any", bAnyT},         {"reshape", bReshape}, {"transpose", bTranspose}, {"flatten", bFlatten},
-      {"squeeze", bSqueeze},  {"unsqueeze", bUnsqueeze},
+      {"squeeze", bSqueeze},  {"unsqueeze", bUnsqueeze}, {"var", bVar}, {"std", bStd},
+      {"logsumexp", bLogsumexp},
       {"item", [](CallContext& c, std::vector<Value>& a) {
          checkArity(c, a, 1, 1);
          return rt::item(tensorOf(a[0]), c.loc);
@@ -264,7 +337,10 @@ const std::map<std::string, BuiltinFn>& methods() {
 
 void addTensorBuiltins(std::map<std::string, BuiltinFn>& table) {
   for (const auto& [name, fn] : functions()) table[name] = fn;
+  for (const auto& kv : unaryMathOps()) table[kv.first] = bUnaryMath;
 }
+
+Value tensorMath(CallContext& c, const Value& x, nn::ir::Op op) { return mathUnary(op, x, c.loc); }
 
 Value tensorReduction(CallContext& c, std::vector<Value>& args, const std::string& which) {
   if (which == "sum") return bSumT(c, args);

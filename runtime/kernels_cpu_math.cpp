@@ -1,0 +1,137 @@
+// CPU kernels of the tensor math ops (exp, log, tanh, relu, maximum, ...).
+// Transcendental ops run on f32/f64 (integer inputs are converted to f32 by
+// the caller); sign, abs, relu, rounding and min/max also keep integer
+// types; logical ops work on bool.
+#include <cmath>
+#include <type_traits>
+
+#include "runtime/kernels.h"
+
+namespace nn::rt {
+namespace {
+
+using ir::Op;
+
+template <class T>
+constexpr DType dtypeOf() {
+  if constexpr (std::is_same_v<T, float>) return DType::F32;
+  else if constexpr (std::is_same_v<T, double>) return DType::F64;
+  else if constexpr (std::is_same_v<T, int32_t>) return DType::I32;
+  else if constexpr (std::is_same_v<T, int64_t>) return DType::I64;
+  else return DType::Bool;
+}
+
+template <class T, class R, class F>
+void unaryMap(const Tensor& a, Tensor& out, F f) {
+  const T* x = a.data<T>();
+  R* o = out.data<R>();
+  int64_t n = out.numel();
+  if (a.isContiguous()) {
+    for (int64_t i = 0; i < n; ++i) o[i] = f(x[i]);
+  } else {
+    for (int64_t i = 0; i < n; ++i) o[i] = f(x[a.flatOffset(i)]);
+  }
+}
+
+template <class T, class R, class F>
+void binaryMap(const Tensor& a, const Tensor& b, Tensor& out, F f) {
+  const T* x = a.data<T>();
+  const T* y = b.data<T>();
+  R* o = out.data<R>();
+  int64_t n = out.numel();
+  if (a.isContiguous() && b.isContiguous()) {
+    for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], y[i]);
+  } else {
+    for (int64_t i = 0; i < n; ++i) o[i] = f(x[a.flatOffset(i)], y[b.flatOffset(i)]);
+  }
+}
+
+#define NN_UNARY(OPNAME, T, EXPR)                                                                   \
+  r.addUnary(DeviceKind::Cpu, Op::OPNAME, dtypeOf<T>(), [](const Tensor& a, Tensor& o, SourceLoc) { \
+    unaryMap<T, T>(a, o, [](T x) { return static_cast<T>(EXPR); });                                \
+  })
+
+template <class T>
+void registerFloat(KernelRegistry& r) {
+  NN_UNARY(Exp, T, std::exp(x));
+  NN_UNARY(Log, T, std::log(x));
+  NN_UNARY(Sqrt, T, std::sqrt(x));
+  NN_UNARY(Rsqrt, T, T(1) / std::sqrt(x));
+  NN_UNARY(Sin, T, std::sin(x));
+  NN_UNARY(Cos, T, std::cos(x));
+  NN_UNARY(Tanh, T, std::tanh(x));
+  NN_UNARY(Sigmoid, T, T(1) / (T(1) + std::exp(-x)));
+  // gelu with the exact erf form (PyTorch's default).
+  NN_UNARY(Gelu, T, T(0.5) * x * (T(1) + std::erf(x / std::sqrt(T(2)))));
+  NN_UNARY(Silu, T, x / (T(1) + std::exp(-x)));
+  // softplus(x) = log(1 + e^x), linear past 20 as in PyTorch.
+  NN_UNARY(Softplus, T, x > T(20) ? x : std::log1p(std::exp(x)));
+  NN_UNARY(Floor, T, std::floor(x));
+  NN_UNARY(Ceil, T, std::ceil(x));
+  NN_UNARY(Round, T, std::nearbyint(x));  // halves to even
+  NN_UNARY(Abs, T, std::fabs(x));
+  NN_UNARY(Sign, T, std::isnan(x) ? x : T((x > 0) - (x < 0)));
+  NN_UNARY(Relu, T, std::isnan(x) ? x : (x > 0 ? x : T(0)));
+  r.addUnary(DeviceKind::Cpu, Op::IsNan, dtypeOf<T>(), [](const Tensor& a, Tensor& o, SourceLoc) {
+    unaryMap<T, bool>(a, o, [](T x) { return std::isnan(x); });
+  });
+}
+
+template <class T>
+void registerInt(KernelRegistry& r) {
+  NN_UNARY(Abs, T, x < 0 ? -x : x);
+  NN_UNARY(Sign, T, (x > 0) - (x < 0));
+  NN_UNARY(Relu, T, x > 0 ? x : T(0));
+  NN_UNARY(Floor, T, x);
+  NN_UNARY(Ceil, T, x);
+  NN_UNARY(Round, T, x);
+  r.addUnary(DeviceKind::Cpu, Op::IsNan, dtypeOf<T>(), [](const Tensor& a, Tensor& o, SourceLoc) {
+    unaryMap<T, bool>(a, o, [](T) { return false; });
+  });
+}
+
+template <class T>
+void registerMinMax(KernelRegistry& r) {
+  // NaN propagates, as in NumPy and PyTorch.
+  r.addBinary(DeviceKind::Cpu, Op::Maximum, dtypeOf<T>(), [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+    binaryMap<T, T>(a, b, o, [](T x, T y) {
+      if constexpr (std::is_floating_point_v<T>)
+        if (std::isnan(x) || std::isnan(y)) return std::isnan(x) ? x : y;
+      return x > y ? x : y;
+    });
+  });
+  r.addBinary(DeviceKind::Cpu, Op::Minimum, dtypeOf<T>(), [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+    binaryMap<T, T>(a, b, o, [](T x, T y) {
+      if constexpr (std::is_floating_point_v<T>)
+        if (std::isnan(x) || std::isnan(y)) return std::isnan(x) ? x : y;
+      return x < y ? x : y;
+    });
+  });
+}
+
+#undef NN_UNARY
+
+}  // namespace
+
+void registerCpuMathKernels(KernelRegistry& r) {
+  registerFloat<float>(r);
+  registerFloat<double>(r);
+  registerInt<int32_t>(r);
+  registerInt<int64_t>(r);
+  registerMinMax<int32_t>(r);
+  registerMinMax<int64_t>(r);
+  registerMinMax<float>(r);
+  registerMinMax<double>(r);
+  registerMinMax<bool>(r);
+  r.addUnary(DeviceKind::Cpu, Op::LogicalNot, DType::Bool, [](const Tensor& a, Tensor& o, SourceLoc) {
+    unaryMap<bool, bool>(a, o, [](bool x) { return !x; });
+  });
+  r.addBinary(DeviceKind::Cpu, Op::LogicalAnd, DType::Bool, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+    binaryMap<bool, bool>(a, b, o, [](bool x, bool y) { return x && y; });
+  });
+  r.addBinary(DeviceKind::Cpu, Op::LogicalOr, DType::Bool, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+    binaryMap<bool, bool>(a, b, o, [](bool x, bool y) { return x || y; });
+  });
+}
+
+}  // namespace nn::rt

@@ -1,0 +1,130 @@
+// Tensor math on runtime values: the unary and binary math ops dispatched
+// through the kernel registry, where, clip, variance and logsumexp.
+#include <cmath>
+#include <cstring>
+
+#include "runtime/kernels.h"
+#include "runtime/scalar_ops.h"
+#include "runtime/tensor_ops.h"
+
+namespace nn::rt {
+
+using ir::Op;
+
+static bool floatOnly(Op op) {
+  switch (op) {
+    case Op::Exp: case Op::Log: case Op::Sqrt: case Op::Rsqrt: case Op::Sin: case Op::Cos:
+    case Op::Tanh: case Op::Sigmoid: case Op::Gelu: case Op::Silu: case Op::Softplus: return true;
+    default: return false;
+  }
+}
+
+Value mathUnary(Op op, const Value& x, SourceLoc loc) {
+  const char* name = ir::opInfo(op).name;
+  if (x.isNumber()) {
+    // A Python number: compute at Python's precision and return a number.
+    DType dt = floatOnly(op) || x.is(Kind::Float) ? DType::F64 : DType::I64;
+    Tensor t = tensorFromData(x, dt, loc);
+    Value r = mathUnary(op, makeTensorValue(t), loc);
+    return item(tensorOf(r), loc);
+  }
+  if (!x.is(Kind::Tensor))
+    fail(loc, std::string(name) + "() expects a Tensor or a number, not " + typeName(x));
+  Tensor t = tensorOf(x);
+  if (op == Op::LogicalNot) t = astype(t, DType::Bool);
+  else if (floatOnly(op) && !isFloating(t.dtype())) t = astype(t, DType::F32);
+  else if (t.dtype() == DType::Bool && op != Op::IsNan) t = astype(t, DType::I64);
+  UnaryKernel k = KernelRegistry::instance().unary(DeviceKind::Cpu, op, t.dtype());
+  if (!k) fail(loc, std::string(name) + "() is not defined for " + typeString(t));
+  Tensor out = Tensor::empty(op == Op::IsNan || op == Op::LogicalNot ? DType::Bool : t.dtype(), t.shape());
+  k(t, out, loc);
+  return makeTensorValue(std::move(out));
+}
+
+Value mathBinary(Op op, const Value& a, const Value& b, SourceLoc loc) {
+  const char* name = ir::opInfo(op).name;
+  for (const Value* v : {&a, &b})
+    if (!v->is(Kind::Tensor) && !v->isNumber())
+      fail(loc, std::string(name) + "() expects Tensors or numbers, not " + typeName(*v));
+  if (op == Op::LogicalAnd || op == Op::LogicalOr) {
+    auto asBool = [&](const Value& v) {
+      return makeTensorValue(astype(v.is(Kind::Tensor) ? tensorOf(v) : tensorFromData(v, DType::Bool, loc), DType::Bool));
+    };
+    return tensorBinary(op, asBool(a), asBool(b), loc);
+  }
+  if (!a.is(Kind::Tensor) && !b.is(Kind::Tensor)) {
+    Value x = makeTensorValue(tensorFromData(a, a.is(Kind::Float) || b.is(Kind::Float) ? DType::F64 : DType::I64, loc));
+    return item(tensorOf(tensorBinary(op, x, b, loc)), loc);
+  }
+  return tensorBinary(op, a, b, loc);
+}
+
+Value whereOp(const Value& cond, const Value& a, const Value& b, SourceLoc loc) {
+  auto toTensor = [&](const Value& v) -> Tensor {
+    if (v.is(Kind::Tensor)) return tensorOf(v);
+    if (!v.isNumber()) fail(loc, std::string("where() expects Tensors or numbers, not ") + typeName(v));
+    return tensorFromData(v, std::nullopt, loc);
+  };
+  Tensor c = astype(toTensor(cond), DType::Bool);
+  Tensor x = toTensor(a), y = toTensor(b);
+  DType dt = a.is(Kind::Tensor) && b.is(Kind::Tensor) ? promote(x.dtype(), y.dtype())
+             : a.is(Kind::Tensor) ? promoteWithScalar(x.dtype(), b.is(Kind::Float) ? ScalarKind::Float : b.is(Kind::Int) ? ScalarKind::Int : ScalarKind::Bool)
+             : b.is(Kind::Tensor) ? promoteWithScalar(y.dtype(), a.is(Kind::Float) ? ScalarKind::Float : a.is(Kind::Int) ? ScalarKind::Int : ScalarKind::Bool)
+                                  : promote(x.dtype(), y.dtype());
+  std::string what = "shape mismatch in where: " + typeString(c) + ", " + typeString(x) + ", " + typeString(y);
+  Shape shape = broadcastShapes(broadcastShapes(c.shape(), x.shape(), loc, what), y.shape(), loc, what);
+  c = broadcastTo(c, shape, loc);
+  x = broadcastTo(astype(x, dt), shape, loc);
+  y = broadcastTo(astype(y, dt), shape, loc);
+  Tensor out = Tensor::empty(dt, shape);
+  size_t es = dtypeSize(dt);
+  for (int64_t i = 0, n = out.numel(); i < n; ++i) {
+    bool pick = *reinterpret_cast<const bool*>(c.bytes() + c.flatOffset(i));
+    const Tensor& src = pick ? x : y;
+    std::memcpy(out.bytes() + i * es, src.bytes() + src.flatOffset(i) * es, es);
+  }
+  return makeTensorValue(std::move(out));
+}
+
+Value clipOp(const Value& x, const Value& lo, const Value& hi, SourceLoc loc) {
+  if (!x.is(Kind::Tensor)) fail(loc, std::string("clip() expects a Tensor, not ") + typeName(x));
+  Value r = x;
+  if (!lo.is(Kind::None)) r = mathBinary(Op::Maximum, r, lo, loc);
+  if (!hi.is(Kind::None)) r = mathBinary(Op::Minimum, r, hi, loc);
+  return r;
+}
+
+Tensor variance(const Tensor& t, std::vector<int64_t> axes, bool keepdims, int64_t ddof, bool sqrtResult,
+                SourceLoc loc, const char* name) {
+  Tensor x = isFloating(t.dtype()) ? t : astype(t, DType::F32);
+  Tensor mean = reduce(astype(x, DType::F64), Reduction::Mean, axes, true, loc, name);
+  Value centered = tensorBinary(Op::Sub, makeTensorValue(astype(x, DType::F64)), makeTensorValue(mean), loc);
+  Value sq = tensorBinary(Op::Mul, centered, centered, loc);
+  Tensor sum = reduce(tensorOf(sq), Reduction::Sum, axes, keepdims, loc, name);
+  int64_t count = t.numel() / std::max<int64_t>(1, tensorOf(makeTensorValue(mean)).numel());
+  double denom = static_cast<double>(count - ddof);
+  Tensor out = Tensor::empty(DType::F64, sum.shape());
+  for (int64_t i = 0; i < sum.numel(); ++i) {
+    double v = denom > 0 ? sum.flatAsDouble(i) / denom : std::nan("");
+    out.data<double>()[i] = sqrtResult ? std::sqrt(v) : v;
+  }
+  return astype(out, x.dtype());
+}
+
+Tensor logsumexp(const Tensor& t, std::vector<int64_t> axes, bool keepdims, SourceLoc loc) {
+  Tensor x = astype(t, isFloating(t.dtype()) ? DType::F64 : DType::F64);
+  Tensor m = reduce(x, Reduction::Max, axes, true, loc, "logsumexp");
+  // Shift by the maximum for stability; an all -inf slice stays -inf.
+  Tensor shift = Tensor::empty(DType::F64, m.shape());
+  for (int64_t i = 0; i < m.numel(); ++i) {
+    double v = m.flatAsDouble(i);
+    shift.data<double>()[i] = std::isfinite(v) ? v : 0.0;
+  }
+  Value e = mathUnary(Op::Exp, tensorBinary(Op::Sub, makeTensorValue(x), makeTensorValue(shift), loc), loc);
+  Tensor s = reduce(tensorOf(e), Reduction::Sum, axes, true, loc, "logsumexp");
+  Tensor out = tensorOf(tensorBinary(Op::Add, mathUnary(Op::Log, makeTensorValue(s), loc), makeTensorValue(shift), loc));
+  if (!keepdims) out = reduce(out, Reduction::Sum, axes, false, loc, "logsumexp");
+  return astype(out, isFloating(t.dtype()) ? t.dtype() : DType::F32);
+}
+
+}  // namespace nn::rt
