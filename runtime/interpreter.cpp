@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <new>
+#include <random>
 #include <stdexcept>
 
 
@@ -29,7 +30,8 @@ void CallContext::checkKeywordsUsed(const char* fn) const {
 }
 
 
-Interpreter::Interpreter(Host& host, InterpreterLimits limits) : host_(host), limits_(limits) {}
+Interpreter::Interpreter(Host& host, InterpreterLimits limits)
+    : host_(host), limits_(limits), rng_((uint64_t(std::random_device{}()) << 32) | std::random_device{}()) {}
 
 void Interpreter::checkInterrupt(SourceLoc loc) {
   if (interrupt_.exchange(false)) fail(loc, "interrupted");

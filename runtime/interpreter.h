@@ -11,6 +11,7 @@
 
 #include "ir/ir.h"
 #include "runtime/module.h"
+#include "runtime/random.h"
 #include "runtime/value.h"
 #include "support/diagnostics.h"
 
@@ -69,6 +70,9 @@ class Interpreter {
   }
 
   Host& host() { return host_; }
+  // The generator behind seed/rand/randn/randint; unseeded runs start from
+  // a random seed.
+  RandomGenerator& rng() { return rng_; }
   // Set from another thread (or a signal handler) to stop at the next node.
   std::atomic<bool>& interrupt() { return interrupt_; }
 
@@ -97,6 +101,7 @@ class Interpreter {
   Host& host_;
   InterpreterLimits limits_;
   int depth_ = 0;
+  RandomGenerator rng_;
   // Native stack guard: the address where the outermost call started and
   // how many bytes below it nested calls may use on this thread.
   const char* stackBase_ = nullptr;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 
+#include "runtime/random.h"
 #include "runtime/scalar_ops.h"
 #include "runtime/tensor_ops.h"
 #include "stdlib/builtins.h"
@@ -242,6 +243,46 @@ Value bClip(CallContext& c, std::vector<Value>& args) {
   return clipOp(args[0], args[1], args[2], c.loc);
 }
 
+Value bSeed(CallContext& c, std::vector<Value>& args) {
+  c.checkKeywordsUsed("seed");
+  checkArity(c, args, 1, 1);
+  c.interp.rng().reseed(static_cast<uint64_t>(toIndex(args[0], c.loc)));
+  return Value::none();
+}
+
+Value randomFill(CallContext& c, std::vector<Value>& args, bool normal) {
+  DType dt = dtypeArg(c, c.kw("dtype")).value_or(DType::F32);
+  c.checkKeywordsUsed(c.name.c_str());
+  if (!isFloating(dt)) fail(c.loc, c.name + "(): dtype must be f32 or f64");
+  Shape s = shapeArgs(c, args);
+  checkNonNegative(c, s);
+  Tensor t = Tensor::empty(dt, s);
+  RandomGenerator& g = c.interp.rng();
+  for (int64_t i = 0, n = t.numel(); i < n; ++i) {
+    if (dt == DType::F32) t.data<float>()[i] = normal ? static_cast<float>(g.normal()) : g.uniformF32();
+    else t.data<double>()[i] = normal ? g.normal() : g.uniformF64();
+  }
+  return makeTensorValue(std::move(t));
+}
+Value bRand(CallContext& c, std::vector<Value>& args) { return randomFill(c, args, false); }
+Value bRandn(CallContext& c, std::vector<Value>& args) { return randomFill(c, args, true); }
+
+Value bRandint(CallContext& c, std::vector<Value>& args) {
+  DType dt = dtypeArg(c, c.kw("dtype")).value_or(DType::I64);
+  c.checkKeywordsUsed("randint");
+  checkArity(c, args, 3, 3);
+  int64_t low = toIndex(args[0], c.loc), high = toIndex(args[1], c.loc);
+  if (high <= low) fail(c.loc, "randint(): high must be greater than low");
+  if (!isIntegral(dt)) fail(c.loc, "randint(): dtype must be i32 or i64");
+  Shape s = shapeArgs(c, {args[2]});
+  checkNonNegative(c, s);
+  Tensor t = Tensor::empty(DType::I64, s);
+  uint64_t range = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
+  for (int64_t i = 0, n = t.numel(); i < n; ++i)
+    t.data<int64_t>()[i] = low + static_cast<int64_t>(c.interp.rng().below(range));
+  return makeTensorValue(astype(t, dt));
+}
+
 Value bReshape(CallContext& c, std::vector<Value>& args) {
   c.checkKeywordsUsed("reshape");
   checkArity(c, args, 2, SIZE_MAX);
@@ -304,7 +345,8 @@ const std::map<std::string, BuiltinFn>& functions() {
       {"squeeze", bSqueeze},     {"unsqueeze", bUnsqueeze}, {"var", bVar},        {"std", bStd},
       {"logsumexp", bLogsumexp}, {"maximum", bBinaryMath}, {"minimum", bBinaryMath},
       {"logical_and", bBinaryMath}, {"logical_or", bBinaryMath}, {"neg", bNeg}, {"where", bWhere},
-      {"clip", bClip},
+      {"clip", bClip},           {"seed", bSeed},       {"rand", bRand},         {"randn", bRandn},
+      {"randint", bRandint},
   };
   return m;
 }

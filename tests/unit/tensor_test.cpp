@@ -6,6 +6,7 @@
 #include <random>
 
 #include "runtime/tensor_ops.h"
+#include "runtime/random.h"
 #include "runtime/tensor_print.h"
 
 namespace {
@@ -141,6 +142,44 @@ TEST(Print, NumPyFormat) {
   EXPECT_EQ(tensorStr(iota(DType::I64, {3}, 1, 4)), "[1 5 9]");
   EXPECT_EQ(tensorRepr(iota(DType::F32, {2}, 0.5)), "tensor([0.5, 1.5], dtype=f32)");
   EXPECT_EQ(tensorRepr(iota(DType::F32, {2, 2}, 1.0)), "tensor([[1., 2.],\n        [3., 4.]], dtype=f32)");
+}
+
+}  // namespace
+
+namespace {
+
+using namespace nn::rt;
+
+TEST(Random, PhiloxKnownAnswers) {
+  // Known-answer vectors of the Random123 distribution (kat_vectors).
+  auto zero = philox4x32({0, 0, 0, 0}, {0, 0});
+  EXPECT_EQ(zero, (std::array<uint32_t, 4>{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}));
+  auto ones = philox4x32({0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}, {0xffffffff, 0xffffffff});
+  EXPECT_EQ(ones, (std::array<uint32_t, 4>{0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}));
+}
+
+TEST(Random, SeededStreamsAreReproducibleAndWellDistributed) {
+  RandomGenerator a(42), b(42), c(43);
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(a.nextU32(), b.nextU32());
+  EXPECT_NE(a.nextU32(), c.nextU32());
+  RandomGenerator g(7);
+  double sum = 0, sumSq = 0, nsum = 0, nsumSq = 0;
+  const int n = 200000;
+  for (int i = 0; i < n; ++i) {
+    double u = g.uniformF32();
+    ASSERT_GE(u, 0.0);
+    ASSERT_LT(u, 1.0);
+    sum += u, sumSq += u * u;
+    double z = g.normal();
+    nsum += z, nsumSq += z * z;
+  }
+  EXPECT_NEAR(sum / n, 0.5, 0.005);
+  EXPECT_NEAR(sumSq / n - 0.25, 1.0 / 12, 0.002);
+  EXPECT_NEAR(nsum / n, 0.0, 0.01);
+  EXPECT_NEAR(nsumSq / n, 1.0, 0.01);
+  int counts[6] = {};
+  for (int i = 0; i < 60000; ++i) ++counts[g.below(6)];
+  for (int k : counts) EXPECT_NEAR(k, 10000, 400);
 }
 
 }  // namespace

@@ -1,0 +1,68 @@
+// Philox4x32-10 and the conversions to uniform, normal and bounded values.
+#include "runtime/random.h"
+
+#include <cmath>
+
+namespace nn::rt {
+
+std::array<uint32_t, 4> philox4x32(std::array<uint32_t, 4> c, std::array<uint32_t, 2> k) {
+  constexpr uint32_t kM0 = 0xD2511F53, kM1 = 0xCD9E8D57, kW0 = 0x9E3779B9, kW1 = 0xBB67AE85;
+  for (int round = 0; round < 10; ++round) {
+    if (round > 0) {
+      k[0] += kW0;
+      k[1] += kW1;
+    }
+    uint64_t p0 = uint64_t(kM0) * c[0];
+    uint64_t p1 = uint64_t(kM1) * c[2];
+    uint32_t hi0 = uint32_t(p0 >> 32), lo0 = uint32_t(p0);
+    uint32_t hi1 = uint32_t(p1 >> 32), lo1 = uint32_t(p1);
+    c = {hi1 ^ c[1] ^ k[0], lo1, hi0 ^ c[3] ^ k[1], lo0};
+  }
+  return c;
+}
+
+void RandomGenerator::reseed(uint64_t seed) {
+  key_ = {uint32_t(seed), uint32_t(seed >> 32)};
+  counter_ = 0;
+  used_ = 4;
+  hasSpare_ = false;
+}
+
+uint32_t RandomGenerator::nextU32() {
+  if (used_ == 4) {
+    block_ = philox4x32({uint32_t(counter_), uint32_t(counter_ >> 32), 0, 0}, key_);
+    ++counter_;
+    used_ = 0;
+  }
+  return block_[used_++];
+}
+
+double RandomGenerator::normal() {
+  if (hasSpare_) {
+    hasSpare_ = false;
+    return spare_;
+  }
+  double u1 = 1.0 - uniformF64();  // (0, 1]: log stays finite
+  double u2 = uniformF64();
+  double r = std::sqrt(-2.0 * std::log(u1));
+  double theta = 2.0 * M_PI * u2;
+  spare_ = r * std::sin(theta);
+  hasSpare_ = true;
+  return r * std::cos(theta);
+}
+
+uint64_t RandomGenerator::below(uint64_t n) {
+  // Lemire, "Fast Random Integer Generation in an Interval" (2019).
+  unsigned __int128 m = static_cast<unsigned __int128>(nextU64()) * n;
+  uint64_t low = static_cast<uint64_t>(m);
+  if (low < n) {
+    uint64_t threshold = -n % n;
+    while (low < threshold) {
+      m = static_cast<unsigned __int128>(nextU64()) * n;
+      low = static_cast<uint64_t>(m);
+    }
+  }
+  return static_cast<uint64_t>(m >> 64);
+}
+
+}  // namespace nn::rt
