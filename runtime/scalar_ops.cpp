@@ -5,6 +5,7 @@
 // indexing with negative indices and slices.
 #include "runtime/scalar_ops.h"
 
+#include "runtime/nn_ops.h"
 #include "runtime/tensor_ops.h"
 
 #include <cmath>
@@ -171,7 +172,11 @@ static Value repeat(const Value& seq, int64_t n, SourceLoc loc) {
 
 Value binaryOp(Op op, const Value& a, const Value& b, SourceLoc loc) {
   if (a.is(Kind::Tensor) || b.is(Kind::Tensor)) {
-    if (op == Op::MatMul) fail(loc, "matrix multiplication (@) is not supported yet: it arrives with the oneDNN kernels");
+    if (op == Op::MatMul) {
+      if (!a.is(Kind::Tensor) || !b.is(Kind::Tensor))
+        fail(loc, std::string("unsupported operand type(s) for @: '") + typeName(a) + "' and '" + typeName(b) + "'");
+      return makeTensorValue(matmul(tensorOf(a), tensorOf(b), loc));
+    }
     return tensorBinary(op, a, b, loc);
   }
   if (a.isNumber() && b.isNumber()) {

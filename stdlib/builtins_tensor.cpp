@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 
+#include "runtime/nn_ops.h"
 #include "runtime/random.h"
 #include "runtime/scalar_ops.h"
 #include "runtime/tensor_ops.h"
@@ -283,6 +284,56 @@ Value bRandint(CallContext& c, std::vector<Value>& args) {
   return makeTensorValue(astype(t, dt));
 }
 
+Value bMatmul(CallContext& c, std::vector<Value>& args) {
+  c.checkKeywordsUsed("matmul");
+  checkArity(c, args, 2, 2);
+  return makeTensorValue(matmul(tensorArg(c, args[0]), tensorArg(c, args[1]), c.loc));
+}
+
+Value bLinear(CallContext& c, std::vector<Value>& args) {
+  const Value* bkw = c.kw("b");
+  c.checkKeywordsUsed("linear");
+  checkArity(c, args, 2, 3);
+  const Value* b = args.size() == 3 ? &args[2] : bkw;
+  bool hasBias = b && !b->is(Kind::None);
+  return makeTensorValue(linear(tensorArg(c, args[0]), tensorArg(c, args[1]), hasBias ? &tensorArg(c, *b) : nullptr, c.loc));
+}
+
+Value softmaxImpl(CallContext& c, std::vector<Value>& args, bool log) {
+  const Value* axisKw = c.kw("axis");
+  c.checkKeywordsUsed(c.name.c_str());
+  checkArity(c, args, 1, 2);
+  const Value* axis = args.size() == 2 ? &args[1] : axisKw;
+  int64_t a = axis && !axis->is(Kind::None) ? toIndex(*axis, c.loc) : -1;
+  return makeTensorValue(softmax(tensorArg(c, args[0]), a, log, c.loc));
+}
+Value bSoftmax(CallContext& c, std::vector<Value>& a) { return softmaxImpl(c, a, false); }
+Value bLogSoftmax(CallContext& c, std::vector<Value>& a) { return softmaxImpl(c, a, true); }
+
+Value bOneHot(CallContext& c, std::vector<Value>& args) {
+  c.checkKeywordsUsed("one_hot");
+  checkArity(c, args, 2, 2);
+  return makeTensorValue(oneHot(tensorArg(c, args[0]), toIndex(args[1], c.loc), c.loc));
+}
+
+Value bCrossEntropy(CallContext& c, std::vector<Value>& args) {
+  c.checkKeywordsUsed("cross_entropy");
+  checkArity(c, args, 2, 2);
+  return makeTensorValue(crossEntropy(tensorArg(c, args[0]), tensorArg(c, args[1]), c.loc));
+}
+
+Value bMseLoss(CallContext& c, std::vector<Value>& args) {
+  c.checkKeywordsUsed("mse_loss");
+  checkArity(c, args, 2, 2);
+  return makeTensorValue(mseLoss(tensorArg(c, args[0]), tensorArg(c, args[1]), c.loc));
+}
+
+Value bBce(CallContext& c, std::vector<Value>& args) {
+  c.checkKeywordsUsed("binary_cross_entropy");
+  checkArity(c, args, 2, 2);
+  return makeTensorValue(binaryCrossEntropy(tensorArg(c, args[0]), tensorArg(c, args[1]), c.loc));
+}
+
 Value bReshape(CallContext& c, std::vector<Value>& args) {
   c.checkKeywordsUsed("reshape");
   checkArity(c, args, 2, SIZE_MAX);
@@ -346,7 +397,9 @@ const std::map<std::string, BuiltinFn>& functions() {
       {"logsumexp", bLogsumexp}, {"maximum", bBinaryMath}, {"minimum", bBinaryMath},
       {"logical_and", bBinaryMath}, {"logical_or", bBinaryMath}, {"neg", bNeg}, {"where", bWhere},
       {"clip", bClip},           {"seed", bSeed},       {"rand", bRand},         {"randn", bRandn},
-      {"randint", bRandint},
+      {"randint", bRandint},     {"matmul", bMatmul},   {"linear", bLinear},     {"softmax", bSoftmax},
+      {"log_softmax", bLogSoftmax}, {"one_hot", bOneHot}, {"cross_entropy", bCrossEntropy},
+      {"mse_loss", bMseLoss},    {"binary_cross_entropy", bBce},
   };
   return m;
 }

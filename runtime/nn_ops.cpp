@@ -1,0 +1,207 @@
+// Shape checking and dtype handling for matmul, linear, softmax and the
+// losses, with reference loops for the types oneDNN does not cover.
+#include "runtime/nn_ops.h"
+
+#include <cmath>
+#include <exception>
+
+#include "runtime/tensor_ops.h"
+
+namespace nn::rt {
+
+namespace {
+
+// Brings a and b to the same rank [..., M, K] / [..., K, N] and computes the
+// broadcast output shape, or fails with both operand types.
+struct MatmulPlan {
+  Tensor a, b;
+  Shape out;       // full-rank output shape
+  Shape result;    // the shape returned (1-D operands drop their dimension)
+};
+
+MatmulPlan plan(const Tensor& a0, const Tensor& b0, SourceLoc loc) {
+  std::string what = "shape mismatch in matmul: " + typeString(a0) + " @ " + typeString(b0);
+  if (a0.ndim() == 0 || b0.ndim() == 0) fail(loc, "matmul needs tensors of at least one dimension: " + typeString(a0) + " @ " + typeString(b0));
+  Tensor a = a0, b = b0;
+  bool aVec = a.ndim() == 1, bVec = b.ndim() == 1;
+  if (aVec) a = a.view({1, a.dim(0)}, {0, a.strides()[0]}, a.offset());
+  if (bVec) b = b.view({b.dim(0), 1}, {b.strides()[0], 0}, b.offset());
+  if (a.shape().back() != b.shape()[b.ndim() - 2]) fail(loc, what);
+  int rank = std::max(a.ndim(), b.ndim());
+  auto lift = [&](const Tensor& t) {
+    Shape s = t.shape(), st = t.strides();
+    s.insert(s.begin(), rank - t.ndim(), 1);
+    st.insert(st.begin(), rank - t.ndim(), 0);
+    return t.view(s, st, t.offset());
+  };
+  a = lift(a);
+  b = lift(b);
+  Shape out(rank);
+  for (int d = 0; d < rank - 2; ++d) {
+    int64_t x = a.dim(d), y = b.dim(d);
+    if (x != y && x != 1 && y != 1) fail(loc, what);
+    out[d] = std::max(x, y);
+  }
+  out[rank - 2] = a.dim(rank - 2);
+  out[rank - 1] = b.dim(rank - 1);
+  Shape result(out.begin(), out.end() - 2);
+  if (!aVec) result.push_back(out[rank - 2]);
+  if (!bVec) result.push_back(out[rank - 1]);
+  return {a, b, out, result};
+}
+
+template <class T>
+void matmulLoop(const Tensor& a, const Tensor& b, Tensor& out) {
+  int rank = out.ndim();
+  int64_t M = out.dim(rank - 2), N = out.dim(rank - 1), K = a.dim(rank - 1);
+  int64_t batches = out.numel() / std::max<int64_t>(1, M * N);
+  T* o = out.data<T>();
+  for (int64_t bi = 0; bi < batches; ++bi) {
+    // Offsets of this batch in a and b (broadcast dims use index 0).
+    int64_t rem = bi, offA = 0, offB = 0;
+    for (int d = rank - 3; d >= 0; --d) {
+      int64_t idx = rem % out.dim(d);
+      rem /= out.dim(d);
+      offA += (a.dim(d) == 1 ? 0 : idx) * a.strides()[d];
+      offB += (b.dim(d) == 1 ? 0 : idx) * b.strides()[d];
+    }
+    const T* pa = a.data<T>() + offA;
+    const T* pb = b.data<T>() + offB;
+    int64_t am = a.strides()[rank - 2], ak = a.strides()[rank - 1];
+    int64_t bk = b.strides()[rank - 2], bn = b.strides()[rank - 1];
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        T acc = 0;
+        for (int64_t k = 0; k < K; ++k) acc += pa[i * am + k * ak] * pb[k * bk + j * bn];
+        o[(bi * M + i) * N + j] = acc;
+      }
+  }
+}
+
+Tensor finish(Tensor out, const MatmulPlan& p) {
+  return out.view(p.result, Tensor::contiguousStrides(p.result), out.offset());
+}
+
+}  // namespace
+
+Tensor matmulReference(const Tensor& a0, const Tensor& b0, SourceLoc loc) {
+  DType dt = promote(a0.dtype(), b0.dtype());
+  if (dt == DType::Bool) dt = DType::I64;
+  MatmulPlan p = plan(astype(a0, dt), astype(b0, dt), loc);
+  Tensor out = Tensor::empty(dt, p.out);
+  switch (dt) {
+    case DType::I32: matmulLoop<int32_t>(p.a, p.b, out); break;
+    case DType::I64: matmulLoop<int64_t>(p.a, p.b, out); break;
+    case DType::F32: matmulLoop<float>(p.a, p.b, out); break;
+    default: matmulLoop<double>(p.a, p.b, out); break;
+  }
+  return finish(out, p);
+}
+
+Tensor matmul(const Tensor& a0, const Tensor& b0, SourceLoc loc) {
+  DType dt = promote(a0.dtype(), b0.dtype());
+  if (dt != DType::F32) return matmulReference(a0, b0, loc);
+  MatmulPlan p = plan(astype(a0, dt), astype(b0, dt), loc);
+  Tensor out = Tensor::empty(DType::F32, p.out);
+  if (out.numel() == 0) return finish(out, p);
+  if (p.a.dim(p.a.ndim() - 1) == 0) return finish(fullLike(DType::F32, p.out, 0.0), p);
+  try {
+    onednnMatmul(p.a, p.b, out);
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {
+    fail(loc, std::string("matmul failed in oneDNN: ") + e.what());
+  }
+  return finish(out, p);
+}
+
+Tensor linear(const Tensor& x, const Tensor& w, const Tensor* bias, SourceLoc loc) {
+  if (w.ndim() != 2) fail(loc, "linear: weight must be 2-D [out, in], got " + typeString(w));
+  Tensor y = matmul(x, transpose(w, {}, loc), loc);
+  if (!bias) return y;
+  return tensorOf(tensorBinary(ir::Op::Add, makeTensorValue(y), makeTensorValue(*bias), loc));
+}
+
+Tensor softmax(const Tensor& x0, int64_t axis, bool log, SourceLoc loc) {
+  const char* name = log ? "log_softmax" : "softmax";
+  if (x0.ndim() == 0) fail(loc, std::string(name) + " of a 0-d tensor");
+  int64_t a = axis < 0 ? axis + x0.ndim() : axis;
+  if (a < 0 || a >= x0.ndim())
+    fail(loc, std::string(name) + ": axis " + std::to_string(axis) + " is out of bounds for " + typeString(x0));
+  Tensor x = isFloating(x0.dtype()) ? x0 : astype(x0, DType::F32);
+  if (x.dtype() == DType::F32 && x.numel() > 0) {
+    Tensor in = x.contiguous();
+    Tensor out = Tensor::empty(DType::F32, in.shape());
+    try {
+      onednnSoftmax(in, static_cast<int>(a), log, out);
+      return out;
+    } catch (const std::bad_alloc&) {
+      throw;
+    } catch (const std::exception& e) {
+      fail(loc, std::string(name) + " failed in oneDNN: " + e.what());
+    }
+  }
+  // Reference: x - logsumexp(x) along the axis.
+  Tensor lse = logsumexp(x, {a}, true, loc);
+  Value shifted = tensorBinary(ir::Op::Sub, makeTensorValue(x), makeTensorValue(lse), loc);
+  if (log) return tensorOf(shifted);
+  return tensorOf(mathUnary(ir::Op::Exp, shifted, loc));
+}
+
+Tensor oneHot(const Tensor& labels, int64_t n, SourceLoc loc) {
+  if (!isIntegral(labels.dtype())) fail(loc, "one_hot: labels must be an integer tensor, got " + typeString(labels));
+  if (n <= 0) fail(loc, "one_hot: number of classes must be positive");
+  Shape s = labels.shape();
+  s.push_back(n);
+  Tensor out = Tensor::zeros(DType::I64, s);
+  for (int64_t i = 0, m = labels.numel(); i < m; ++i) {
+    int64_t c = labels.flatAsInt(i);
+    if (c < 0 || c >= n)
+      fail(loc, "one_hot: label " + std::to_string(c) + " is out of range for " + std::to_string(n) + " classes");
+    out.data<int64_t>()[i * n + c] = 1;
+  }
+  return out;
+}
+
+Tensor crossEntropy(const Tensor& logits, const Tensor& labels, SourceLoc loc) {
+  if (logits.ndim() != 2) fail(loc, "cross_entropy: logits must be [N, C], got " + typeString(logits));
+  if (labels.ndim() != 1 || labels.dim(0) != logits.dim(0) || !isIntegral(labels.dtype()))
+    fail(loc, "cross_entropy: labels must be an integer tensor [N] matching " + typeString(logits) + ", got " +
+                  typeString(labels));
+  Tensor lsm = softmax(logits, 1, true, loc);
+  int64_t n = logits.dim(0), c = logits.dim(1);
+  double total = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t k = labels.flatAsInt(i);
+    if (k < 0 || k >= c)
+      fail(loc, "cross_entropy: label " + std::to_string(k) + " is out of range for " + std::to_string(c) + " classes");
+    total -= lsm.flatAsDouble(i * c + k);
+  }
+  Tensor out = Tensor::empty(DType::F64, {});
+  *out.data<double>() = n ? total / static_cast<double>(n) : std::nan("");
+  return astype(out, lsm.dtype());
+}
+
+Tensor mseLoss(const Tensor& a, const Tensor& b, SourceLoc loc) {
+  Value d = tensorBinary(ir::Op::Sub, makeTensorValue(a), makeTensorValue(b), loc);
+  Value sq = tensorBinary(ir::Op::Mul, d, d, loc);
+  return reduce(tensorOf(sq), Reduction::Mean, {}, false, loc, "mse_loss");
+}
+
+Tensor binaryCrossEntropy(const Tensor& p, const Tensor& y, SourceLoc loc) {
+  if (p.shape() != y.shape())
+    fail(loc, "binary_cross_entropy: shapes differ: " + typeString(p) + " and " + typeString(y));
+  double total = 0;
+  for (int64_t i = 0, n = p.numel(); i < n; ++i) {
+    double pi = p.flatAsDouble(i), yi = y.flatAsDouble(i);
+    if (pi < 0 || pi > 1) fail(loc, "binary_cross_entropy: probabilities must be in [0, 1]");
+    // PyTorch clamps the logs at -100 so that p = 0 or 1 stays finite.
+    double lp = std::max(std::log(pi), -100.0), lq = std::max(std::log1p(-pi), -100.0);
+    total -= yi * lp + (1 - yi) * lq;
+  }
+  Tensor out = Tensor::empty(DType::F64, {});
+  *out.data<double>() = p.numel() ? total / static_cast<double>(p.numel()) : std::nan("");
+  return astype(out, isFloating(p.dtype()) ? p.dtype() : DType::F32);
+}
+
+}  // namespace nn::rt
