@@ -129,3 +129,109 @@ void onednnSoftmax(const Tensor& x, int axis, bool log, Tensor& out) {
 }
 
 }  // namespace nn::rt
+
+namespace nn::rt {
+
+// NCHW convolution; w is [OC, IC/groups, KH, KW]; bias may be null.
+void onednnConv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const ConvParams& p, Tensor& out) {
+  using dt = dnnl::memory::data_type;
+  using tag = dnnl::memory::format_tag;
+  Shape wdims = w.shape();
+  if (p.groups > 1) {
+    wdims = {p.groups, w.dim(0) / p.groups, w.dim(1), w.dim(2), w.dim(3)};
+  }
+  dnnl::memory::desc xmd(toDims(x.shape()), dt::f32, tag::nchw);
+  dnnl::memory::desc wmd(toDims(wdims), dt::f32, p.groups > 1 ? tag::goihw : tag::oihw);
+  dnnl::memory::desc ymd(toDims(out.shape()), dt::f32, tag::nchw);
+  Shape bshape = bias ? bias->shape() : Shape{};
+  Shape params = {p.strideH, p.strideW, p.padH, p.padW, p.dilH, p.dilW, p.groups};
+  std::string k = key("conv2d", {&x.shape(), &wdims, &bshape, &params});
+  dnnl::memory::dims strides{p.strideH, p.strideW}, dil{p.dilH - 1, p.dilW - 1}, pad{p.padH, p.padW};
+  dnnl::primitive& prim = cache().get(k, [&] {
+    auto alg = dnnl::algorithm::convolution_direct;
+    auto kind = dnnl::prop_kind::forward_inference;
+    if (bias) {
+      dnnl::memory::desc bmd({out.dim(1)}, dt::f32, tag::a);
+      return dnnl::convolution_forward(dnnl::convolution_forward::primitive_desc(
+          dnnl::convolution_forward::desc(kind, alg, xmd, wmd, bmd, ymd, strides, dil, pad, pad), engine()));
+    }
+    return dnnl::convolution_forward(dnnl::convolution_forward::primitive_desc(
+        dnnl::convolution_forward::desc(kind, alg, xmd, wmd, ymd, strides, dil, pad, pad), engine()));
+  });
+  dnnl::memory xm(xmd, engine(), x.data<float>()), wm(wmd, engine(), w.data<float>()),
+      ym(ymd, engine(), out.data<float>());
+  std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, xm}, {DNNL_ARG_WEIGHTS, wm}, {DNNL_ARG_DST, ym}};
+  if (bias) args.emplace(DNNL_ARG_BIAS, dnnl::memory({{out.dim(1)}, dt::f32, tag::a}, engine(), bias->data<float>()));
+  prim.execute(stream(), args);
+  stream().wait();
+}
+
+void onednnPool2d(const Tensor& x, const PoolParams& p, bool isMax, Tensor& out) {
+  using dt = dnnl::memory::data_type;
+  using tag = dnnl::memory::format_tag;
+  dnnl::memory::desc xmd(toDims(x.shape()), dt::f32, tag::nchw);
+  dnnl::memory::desc ymd(toDims(out.shape()), dt::f32, tag::nchw);
+  Shape params = {p.kH, p.kW, p.strideH, p.strideW, p.padH, p.padW};
+  std::string k = key(isMax ? "maxpool" : "avgpool", {&x.shape(), &params});
+  dnnl::primitive& prim = cache().get(k, [&] {
+    // PyTorch's avg_pool2d counts padding by default (count_include_pad).
+    auto alg = isMax ? dnnl::algorithm::pooling_max : dnnl::algorithm::pooling_avg_include_padding;
+    return dnnl::pooling_v2_forward(dnnl::pooling_v2_forward::primitive_desc(
+        dnnl::pooling_v2_forward::desc(dnnl::prop_kind::forward_inference, alg, xmd, ymd, {p.strideH, p.strideW},
+                                       {p.kH, p.kW}, {0, 0}, {p.padH, p.padW}, {p.padH, p.padW}),
+        engine()));
+  });
+  dnnl::memory xm(xmd, engine(), x.data<float>()), ym(ymd, engine(), out.data<float>());
+  prim.execute(stream(), {{DNNL_ARG_SRC, xm}, {DNNL_ARG_DST, ym}});
+  stream().wait();
+}
+
+// Inference batch norm over channel axis 1 of a contiguous [N, C, ...] tensor.
+void onednnBatchNorm(const Tensor& x, const Tensor& mean, const Tensor& var, const Tensor* gamma,
+                     const Tensor* beta, float eps, Tensor& out) {
+  using dt = dnnl::memory::data_type;
+  dnnl::memory::desc md(toDims(x.shape()), dt::f32, toDims(x.strides()));
+  auto flags = dnnl::normalization_flags::use_global_stats;
+  if (gamma) flags = flags | dnnl::normalization_flags::use_scale;
+  if (beta) flags = flags | dnnl::normalization_flags::use_shift;
+  Shape f = {gamma ? 1 : 0, beta ? 1 : 0};
+  std::string k = key("batchnorm", {&x.shape(), &f}, static_cast<int>(eps * 1e9f));
+  dnnl::primitive& prim = cache().get(k, [&] {
+    return dnnl::batch_normalization_forward(dnnl::batch_normalization_forward::primitive_desc(
+        dnnl::batch_normalization_forward::desc(dnnl::prop_kind::forward_inference, md, eps, flags), engine()));
+  });
+  dnnl::memory::desc cmd({x.dim(1)}, dt::f32, dnnl::memory::format_tag::a);
+  std::unordered_map<int, dnnl::memory> args{
+      {DNNL_ARG_SRC, dnnl::memory(md, engine(), x.data<float>())},
+      {DNNL_ARG_DST, dnnl::memory(md, engine(), out.data<float>())},
+      {DNNL_ARG_MEAN, dnnl::memory(cmd, engine(), mean.data<float>())},
+      {DNNL_ARG_VARIANCE, dnnl::memory(cmd, engine(), var.data<float>())}};
+  if (gamma) args.emplace(DNNL_ARG_SCALE, dnnl::memory(cmd, engine(), gamma->data<float>()));
+  if (beta) args.emplace(DNNL_ARG_SHIFT, dnnl::memory(cmd, engine(), beta->data<float>()));
+  prim.execute(stream(), args);
+  stream().wait();
+}
+
+// Layer norm over the last axis of a contiguous tensor.
+void onednnLayerNorm(const Tensor& x, const Tensor* gamma, const Tensor* beta, float eps, Tensor& out) {
+  using dt = dnnl::memory::data_type;
+  dnnl::memory::desc md(toDims(x.shape()), dt::f32, toDims(x.strides()));
+  dnnl::normalization_flags flags = dnnl::normalization_flags::none;
+  if (gamma) flags = flags | dnnl::normalization_flags::use_scale;
+  if (beta) flags = flags | dnnl::normalization_flags::use_shift;
+  Shape f = {gamma ? 1 : 0, beta ? 1 : 0};
+  std::string k = key("layernorm", {&x.shape(), &f}, static_cast<int>(eps * 1e9f));
+  dnnl::primitive& prim = cache().get(k, [&] {
+    return dnnl::layer_normalization_forward(dnnl::layer_normalization_forward::primitive_desc(
+        dnnl::layer_normalization_forward::desc(dnnl::prop_kind::forward_inference, md, eps, flags), engine()));
+  });
+  dnnl::memory::desc cmd({x.shape().back()}, dt::f32, dnnl::memory::format_tag::a);
+  std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, dnnl::memory(md, engine(), x.data<float>())},
+                                             {DNNL_ARG_DST, dnnl::memory(md, engine(), out.data<float>())}};
+  if (gamma) args.emplace(DNNL_ARG_SCALE, dnnl::memory(cmd, engine(), gamma->data<float>()));
+  if (beta) args.emplace(DNNL_ARG_SHIFT, dnnl::memory(cmd, engine(), beta->data<float>()));
+  prim.execute(stream(), args);
+  stream().wait();
+}
+
+}  // namespace nn::rt

@@ -5,6 +5,7 @@
 // and the tensor attributes and methods (x.shape, x.T, x.sum(axis=1), ...).
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include "runtime/nn_ops.h"
 #include "runtime/random.h"
@@ -334,6 +335,87 @@ Value bBce(CallContext& c, std::vector<Value>& args) {
   return makeTensorValue(binaryCrossEntropy(tensorArg(c, args[0]), tensorArg(c, args[1]), c.loc));
 }
 
+// Positional argument i, else keyword `name`, else null.
+const Value* argOrKw(CallContext& c, const std::vector<Value>& args, size_t i, const char* name) {
+  const Value* k = c.kw(name);
+  if (i < args.size()) {
+    if (k) fail(c.loc, c.name + "() got multiple values for argument '" + name + "'");
+    return &args[i];
+  }
+  return k;
+}
+
+// An int or a pair of ints (height, width).
+std::pair<int64_t, int64_t> pairArg(CallContext& c, const Value* v, int64_t dflt, const char* what) {
+  if (!v || v->is(Kind::None)) return {dflt, dflt};
+  if (v->isIntLike()) return {v->asInt(), v->asInt()};
+  if ((v->is(Kind::Tuple) || v->is(Kind::List)) && v->as<SeqObj>().items.size() == 2)
+    return {toIndex(v->as<SeqObj>().items[0], c.loc), toIndex(v->as<SeqObj>().items[1], c.loc)};
+  fail(c.loc, c.name + "(): " + what + " must be an int or a pair of ints");
+}
+
+const Tensor* optionalTensor(CallContext& c, const Value* v) {
+  return v && !v->is(Kind::None) ? &tensorArg(c, *v) : nullptr;
+}
+
+Value bConv2d(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 2, 7);
+  const Value* b = argOrKw(c, args, 2, "b");
+  const Value* stride = argOrKw(c, args, 3, "stride");
+  const Value* padding = argOrKw(c, args, 4, "padding");
+  const Value* dilation = argOrKw(c, args, 5, "dilation");
+  const Value* groups = argOrKw(c, args, 6, "groups");
+  c.checkKeywordsUsed("conv2d");
+  ConvParams p;
+  std::tie(p.strideH, p.strideW) = pairArg(c, stride, 1, "stride");
+  std::tie(p.padH, p.padW) = pairArg(c, padding, 0, "padding");
+  std::tie(p.dilH, p.dilW) = pairArg(c, dilation, 1, "dilation");
+  p.groups = groups && !groups->is(Kind::None) ? toIndex(*groups, c.loc) : 1;
+  return makeTensorValue(conv2d(tensorArg(c, args[0]), tensorArg(c, args[1]), optionalTensor(c, b), p, c.loc));
+}
+
+Value poolImpl(CallContext& c, std::vector<Value>& args, bool isMax) {
+  checkArity(c, args, 2, 4);
+  const Value* stride = argOrKw(c, args, 2, "stride");
+  const Value* padding = argOrKw(c, args, 3, "padding");
+  c.checkKeywordsUsed(c.name.c_str());
+  PoolParams p;
+  std::tie(p.kH, p.kW) = pairArg(c, &args[1], 1, "kernel");
+  auto st = pairArg(c, stride, 0, "stride");
+  p.strideH = st.first ? st.first : p.kH;
+  p.strideW = st.second ? st.second : p.kW;
+  std::tie(p.padH, p.padW) = pairArg(c, padding, 0, "padding");
+  return makeTensorValue(pool2d(tensorArg(c, args[0]), p, isMax, c.loc));
+}
+Value bMaxPool(CallContext& c, std::vector<Value>& a) { return poolImpl(c, a, true); }
+Value bAvgPool(CallContext& c, std::vector<Value>& a) { return poolImpl(c, a, false); }
+
+double epsArg(CallContext& c, const Value* v) {
+  if (!v || v->is(Kind::None)) return 1e-5;
+  if (!v->isNumber()) fail(c.loc, c.name + "(): eps must be a number");
+  return v->asFloat();
+}
+
+Value bBatchNorm(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 3, 6);
+  const Value* gamma = argOrKw(c, args, 3, "gamma");
+  const Value* beta = argOrKw(c, args, 4, "beta");
+  const Value* eps = argOrKw(c, args, 5, "eps");
+  c.checkKeywordsUsed("batch_norm");
+  return makeTensorValue(batchNorm(tensorArg(c, args[0]), tensorArg(c, args[1]), tensorArg(c, args[2]),
+                                   optionalTensor(c, gamma), optionalTensor(c, beta), epsArg(c, eps), c.loc));
+}
+
+Value bLayerNorm(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 1, 4);
+  const Value* gamma = argOrKw(c, args, 1, "gamma");
+  const Value* beta = argOrKw(c, args, 2, "beta");
+  const Value* eps = argOrKw(c, args, 3, "eps");
+  c.checkKeywordsUsed("layer_norm");
+  return makeTensorValue(layerNorm(tensorArg(c, args[0]), optionalTensor(c, gamma), optionalTensor(c, beta),
+                                   epsArg(c, eps), c.loc));
+}
+
 Value bReshape(CallContext& c, std::vector<Value>& args) {
   c.checkKeywordsUsed("reshape");
   checkArity(c, args, 2, SIZE_MAX);
@@ -399,7 +481,8 @@ const std::map<std::string, BuiltinFn>& functions() {
       {"clip", bClip},           {"seed", bSeed},       {"rand", bRand},         {"randn", bRandn},
       {"randint", bRandint},     {"matmul", bMatmul},   {"linear", bLinear},     {"softmax", bSoftmax},
       {"log_softmax", bLogSoftmax}, {"one_hot", bOneHot}, {"cross_entropy", bCrossEntropy},
-      {"mse_loss", bMseLoss},    {"binary_cross_entropy", bBce},
+      {"mse_loss", bMseLoss},    {"binary_cross_entropy", bBce}, {"conv2d", bConv2d},
+      {"max_pool2d", bMaxPool},  {"avg_pool2d", bAvgPool}, {"batch_norm", bBatchNorm}, {"layer_norm", bLayerNorm},
   };
   return m;
 }

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "runtime/tensor_ops.h"
+#include "runtime/nn_ops.h"
 #include "runtime/random.h"
 #include "runtime/tensor_print.h"
 
@@ -180,6 +181,87 @@ TEST(Random, SeededStreamsAreReproducibleAndWellDistributed) {
   int counts[6] = {};
   for (int i = 0; i < 60000; ++i) ++counts[g.below(6)];
   for (int k : counts) EXPECT_NEAR(k, 10000, 400);
+}
+
+}  // namespace
+
+namespace {
+
+using namespace nn::rt;
+
+Tensor randomTensor(RandomGenerator& g, const Shape& s) {
+  Tensor t = Tensor::empty(DType::F32, s);
+  for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = static_cast<float>(g.normal());
+  return t;
+}
+
+void expectClose(const Tensor& a, const Tensor& b, double tol) {
+  ASSERT_EQ(a.shape(), b.shape());
+  for (int64_t i = 0; i < a.numel(); ++i)
+    ASSERT_NEAR(a.flatAsDouble(i), b.flatAsDouble(i), tol * (1 + std::fabs(b.flatAsDouble(i)))) << "at " << i;
+}
+
+TEST(OneDnn, MatmulMatchesReferenceLoop) {
+  RandomGenerator g(3);
+  struct Case {
+    Shape a, b;
+  };
+  for (const Case& c : {Case{{7, 5}, {5, 3}}, Case{{64, 33}, {33, 17}}, Case{{2, 4, 6}, {2, 6, 3}},
+                        Case{{3, 1, 4, 5}, {2, 5, 2}}, Case{{5}, {5, 4}}, Case{{4, 5}, {5}}}) {
+    Tensor a = randomTensor(g, c.a), b = randomTensor(g, c.b);
+    expectClose(matmul(a, b, {}), matmulReference(a, b, {}), 1e-5);
+  }
+  // A transposed (strided) operand is read without a copy.
+  Tensor a = randomTensor(g, {6, 4}), b = randomTensor(g, {5, 6});
+  expectClose(matmul(transpose(a, {}, {}), transpose(b, {}, {}), {}),
+              matmulReference(transpose(a, {}, {}), transpose(b, {}, {}), {}), 1e-5);
+  EXPECT_THROW(matmul(a, b, {}), nn::NnError);
+}
+
+TEST(OneDnn, PrimitivesAreCachedByShape) {
+  RandomGenerator g(4);
+  Tensor a = randomTensor(g, {9, 11}), b = randomTensor(g, {11, 13});
+  matmul(a, b, {});
+  size_t before = onednnCachedPrimitives();
+  for (int i = 0; i < 5; ++i) matmul(a, b, {});
+  EXPECT_EQ(onednnCachedPrimitives(), before);
+}
+
+TEST(OneDnn, SoftmaxMatchesReference) {
+  RandomGenerator g(5);
+  Tensor x = randomTensor(g, {4, 7});
+  Tensor ref = astype(softmax(astype(x, DType::F64), 1, false, {}), DType::F32);
+  expectClose(softmax(x, 1, false, {}), ref, 1e-5);
+  Tensor lref = astype(softmax(astype(x, DType::F64), 0, true, {}), DType::F32);
+  expectClose(softmax(x, 0, true, {}), lref, 1e-5);
+}
+
+}  // namespace
+
+namespace {
+
+using namespace nn::rt;
+
+TEST(OneDnn, ConvAndPoolMatchReferenceLoops) {
+  RandomGenerator g(11);
+  Tensor x = randomTensor(g, {2, 6, 9, 8});
+  struct Case {
+    Shape w;
+    ConvParams p;
+  };
+  ConvParams strided;
+  strided.strideH = 2, strided.padH = 1, strided.padW = 2, strided.dilW = 2;
+  ConvParams grouped;
+  grouped.groups = 3, grouped.padH = 1, grouped.padW = 1;
+  for (const Case& c : {Case{{4, 6, 3, 3}, ConvParams{}}, Case{{5, 6, 3, 2}, strided}, Case{{6, 2, 3, 3}, grouped}}) {
+    Tensor w = randomTensor(g, c.w);
+    Tensor b = randomTensor(g, {c.w[0]});
+    expectClose(conv2d(x, w, &b, c.p, {}), conv2dReference(x, w, &b, c.p, {}), 1e-4);
+  }
+  PoolParams p;
+  p.kH = 3, p.kW = 2, p.strideH = 2, p.strideW = 1, p.padH = 1;
+  expectClose(pool2d(x, p, true, {}), pool2dReference(x, p, true, {}), 1e-6);
+  expectClose(pool2d(x, p, false, {}), pool2dReference(x, p, false, {}), 1e-5);
 }
 
 }  // namespace
