@@ -71,6 +71,10 @@ int64_t Tensor::flatOffset(int64_t i) const {
 
 Tensor Tensor::contiguous() const {
   if (isContiguous()) return *this;
+  return clone();
+}
+
+Tensor Tensor::clone() const {
   Tensor out = empty(dtype_, shape_);
   size_t es = dtypeSize(dtype_);
   const char* src = bytes();

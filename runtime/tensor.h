@@ -55,6 +55,8 @@ class Tensor {
   Tensor view(Shape shape, Shape strides, int64_t offset) const;
   // A contiguous tensor with the same values (this one if already contiguous).
   Tensor contiguous() const;
+  // A contiguous copy with storage of its own.
+  Tensor clone() const;
 
   // Element i in row-major order as double / int64 (for printing, item, tests).
   double flatAsDouble(int64_t i) const;

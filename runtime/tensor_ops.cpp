@@ -399,9 +399,7 @@ Tensor tensorGetItem(const Tensor& t, const Value& index, SourceLoc loc) {
 
 Tensor tensorSetItem(const Tensor& t, const Value& index, const Value& value, SourceLoc loc) {
   // Functional update: the result is a fresh copy; `t` is unchanged.
-  Tensor copy = Tensor::empty(t.dtype(), t.shape());
-  Tensor src = t.contiguous();
-  std::memcpy(copy.bytes(), src.bytes(), static_cast<size_t>(t.numel()) * dtypeSize(t.dtype()));
+  Tensor copy = t.clone();
   Selection s = select(copy, index, loc);
   Tensor target = copy.view(s.shape, s.strides, s.offset);
   Tensor v = value.is(Kind::Tensor) ? tensorOf(value)

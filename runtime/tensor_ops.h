@@ -51,6 +51,18 @@ Tensor tensorGetItem(const Tensor& t, const Value& index, SourceLoc loc);
 // A copy of t with t[index] = value (value broadcast to the selection).
 Tensor tensorSetItem(const Tensor& t, const Value& index, const Value& value, SourceLoc loc);
 
+// Joining, splitting and index-driven ops (tensor_shape_ops.cpp), with
+// PyTorch's conventions: pad widths run from the last axis backwards,
+// split takes a chunk size or a list of sizes, gather/scatter_add index
+// along one axis.
+Tensor concat(const std::vector<Tensor>& xs, int64_t axis, SourceLoc loc);
+Tensor stack(const std::vector<Tensor>& xs, int64_t axis, SourceLoc loc);
+std::vector<Tensor> splitSizes(const Tensor& x, const std::vector<int64_t>& sizes, int64_t axis, SourceLoc loc);
+Tensor pad(const Tensor& x, const std::vector<int64_t>& widths, double value, SourceLoc loc);
+Tensor gather(const Tensor& x, int64_t axis, const Tensor& index, SourceLoc loc);
+Tensor scatterAdd(const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src, SourceLoc loc);
+int64_t normalizeAxis(int64_t axis, int ndim, SourceLoc loc, const char* what);
+
 enum class Reduction { Sum, Mean, Prod, Max, Min, ArgMax, ArgMin, All, Any };
 // Variance with `ddof` delta degrees of freedom (NumPy's convention, ddof=0).
 Tensor variance(const Tensor& t, std::vector<int64_t> axes, bool keepdims, int64_t ddof, bool sqrtResult,

@@ -12,6 +12,7 @@
 #include "runtime/scalar_ops.h"
 #include "runtime/tensor_ops.h"
 #include "stdlib/builtins.h"
+#include "support/float_repr.h"
 
 namespace nn::stdlib {
 
@@ -416,6 +417,126 @@ Value bLayerNorm(CallContext& c, std::vector<Value>& args) {
                                    epsArg(c, eps), c.loc));
 }
 
+std::vector<Tensor> tensorList(CallContext& c, const Value& v) {
+  if (!v.is(Kind::List) && !v.is(Kind::Tuple)) fail(c.loc, c.name + "() expects a list or tuple of tensors");
+  std::vector<Tensor> out;
+  for (const Value& x : v.as<SeqObj>().items) out.push_back(tensorArg(c, x, "list element"));
+  return out;
+}
+
+int64_t axisOr(CallContext& c, const std::vector<Value>& args, size_t i, int64_t dflt) {
+  const Value* a = argOrKw(c, args, i, "axis");
+  return a && !a->is(Kind::None) ? toIndex(*a, c.loc) : dflt;
+}
+
+Value tensorsValue(const std::vector<Tensor>& ts) {
+  std::vector<Value> items;
+  for (const Tensor& t : ts) items.push_back(makeTensorValue(t));
+  return makeList(std::move(items));
+}
+
+Value bConcat(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 1, 2);
+  int64_t axis = axisOr(c, args, 1, 0);
+  c.checkKeywordsUsed("concat");
+  return makeTensorValue(concat(tensorList(c, args[0]), axis, c.loc));
+}
+
+Value bStack(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 1, 2);
+  int64_t axis = axisOr(c, args, 1, 0);
+  c.checkKeywordsUsed("stack");
+  return makeTensorValue(stack(tensorList(c, args[0]), axis, c.loc));
+}
+
+Value bSplit(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 2, 3);
+  int64_t axis = axisOr(c, args, 2, 0);
+  c.checkKeywordsUsed("split");
+  const Tensor& x = tensorArg(c, args[0]);
+  if (x.ndim() == 0) fail(c.loc, "split of a 0-d tensor");
+  int64_t len = x.dim(static_cast<int>(normalizeAxis(axis, x.ndim(), c.loc, "split")));
+  std::vector<int64_t> sizes;
+  if (args[1].isIntLike()) {
+    int64_t size = args[1].asInt();
+    if (size <= 0) fail(c.loc, "split: the chunk size must be positive");
+    for (int64_t done = 0; done < len; done += size) sizes.push_back(std::min(size, len - done));
+  } else {
+    for (const Value& v : iterate(args[1], c.loc)) sizes.push_back(toIndex(v, c.loc));
+  }
+  return tensorsValue(splitSizes(x, sizes, axis, c.loc));
+}
+
+Value bChunk(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 2, 3);
+  int64_t axis = axisOr(c, args, 2, 0);
+  c.checkKeywordsUsed("chunk");
+  const Tensor& x = tensorArg(c, args[0]);
+  if (x.ndim() == 0) fail(c.loc, "chunk of a 0-d tensor");
+  int64_t n = toIndex(args[1], c.loc);
+  if (n <= 0) fail(c.loc, "chunk: the number of chunks must be positive");
+  int64_t len = x.dim(static_cast<int>(normalizeAxis(axis, x.ndim(), c.loc, "chunk")));
+  int64_t size = std::max<int64_t>(1, (len + n - 1) / n);  // PyTorch: ceil(len / n)
+  std::vector<int64_t> sizes;
+  for (int64_t done = 0; done < len; done += size) sizes.push_back(std::min(size, len - done));
+  return tensorsValue(splitSizes(x, sizes, axis, c.loc));
+}
+
+Value bPad(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 2, 3);
+  const Value* value = argOrKw(c, args, 2, "value");
+  c.checkKeywordsUsed("pad");
+  std::vector<int64_t> widths;
+  for (const Value& v : iterate(args[1], c.loc)) widths.push_back(toIndex(v, c.loc));
+  double fill = value && value->isNumber() ? value->asFloat() : 0.0;
+  return makeTensorValue(pad(tensorArg(c, args[0]), widths, fill, c.loc));
+}
+
+Value bGather(CallContext& c, std::vector<Value>& args) {
+  c.checkKeywordsUsed("gather");
+  checkArity(c, args, 3, 3);
+  return makeTensorValue(gather(tensorArg(c, args[0]), toIndex(args[1], c.loc), tensorArg(c, args[2]), c.loc));
+}
+
+Value bScatterAdd(CallContext& c, std::vector<Value>& args) {
+  c.checkKeywordsUsed("scatter_add");
+  checkArity(c, args, 4, 4);
+  return makeTensorValue(scatterAdd(tensorArg(c, args[0]), toIndex(args[1], c.loc), tensorArg(c, args[2]),
+                                    tensorArg(c, args[3]), c.loc));
+}
+
+Value bExpand(CallContext& c, std::vector<Value>& args) {
+  c.checkKeywordsUsed(c.name.c_str());
+  checkArity(c, args, 2, SIZE_MAX);
+  const Tensor& x = tensorArg(c, args[0]);
+  Shape target = shapeArgs(c, args, 1);
+  // expand: -1 keeps the existing size (PyTorch).
+  size_t lead = target.size() >= static_cast<size_t>(x.ndim()) ? target.size() - x.ndim() : 0;
+  for (size_t i = lead; i < target.size(); ++i)
+    if (target[i] == -1) target[i] = x.dim(static_cast<int>(i - lead));
+  return makeTensorValue(broadcastTo(x, target, c.loc));
+}
+
+Value bDropout(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 2, 3);
+  const Value* training = argOrKw(c, args, 2, "training");
+  c.checkKeywordsUsed("dropout");
+  const Tensor& x = tensorArg(c, args[0]);
+  if (!args[1].isNumber()) fail(c.loc, "dropout: p must be a number");
+  double p = args[1].asFloat();
+  if (p < 0 || p > 1) fail(c.loc, "dropout: p must be in [0, 1], got " + floatRepr(p));
+  if (!(training ? truthy(*training) : true) || p == 0) return args[0];
+  Tensor out = astype(x, isFloating(x.dtype()) ? x.dtype() : DType::F32).clone();
+  double scale = p < 1 ? 1.0 / (1.0 - p) : 0.0;
+  RandomGenerator& g = c.interp.rng();
+  for (int64_t i = 0; i < out.numel(); ++i) {
+    bool keep = g.uniformF64() >= p;
+    if (out.dtype() == DType::F32) out.data<float>()[i] = keep ? static_cast<float>(out.data<float>()[i] * scale) : 0.0f;
+    else out.data<double>()[i] = keep ? out.data<double>()[i] * scale : 0.0;
+  }
+  return makeTensorValue(std::move(out));
+}
+
 Value bReshape(CallContext& c, std::vector<Value>& args) {
   c.checkKeywordsUsed("reshape");
   checkArity(c, args, 2, SIZE_MAX);
@@ -483,6 +604,9 @@ const std::map<std::string, BuiltinFn>& functions() {
       {"log_softmax", bLogSoftmax}, {"one_hot", bOneHot}, {"cross_entropy", bCrossEntropy},
       {"mse_loss", bMseLoss},    {"binary_cross_entropy", bBce}, {"conv2d", bConv2d},
       {"max_pool2d", bMaxPool},  {"avg_pool2d", bAvgPool}, {"batch_norm", bBatchNorm}, {"layer_norm", bLayerNorm},
+      {"concat", bConcat},       {"stack", bStack},     {"split", bSplit},       {"chunk", bChunk},
+      {"pad", bPad},             {"gather", bGather},   {"scatter_add", bScatterAdd}, {"expand", bExpand},
+      {"broadcast_to", bExpand}, {"dropout", bDropout},
   };
   return m;
 }
@@ -494,7 +618,7 @@ const std::map<std::string, BuiltinFn>& methods() {
       {"min", bMinT},         {"argmax", bArgmax}, {"argmin", bArgmin},   {"all", bAllT},
       {"any", bAnyT},         {"reshape", bReshape}, {"transpose", bTranspose}, {"flatten", bFlatten},
       {"squeeze", bSqueeze},  {"unsqueeze", bUnsqueeze}, {"var", bVar}, {"std", bStd},
-      {"logsumexp", bLogsumexp},
+      {"logsumexp", bLogsumexp}, {"expand", bExpand}, {"split", bSplit}, {"chunk", bChunk},
       {"item", [](CallContext& c, std::vector<Value>& a) {
          checkArity(c, a, 1, 1);
          return rt::item(tensorOf(a[0]), c.loc);

@@ -1,0 +1,168 @@
+// concat, stack, split, pad, gather and scatter_add (see tensor_ops.h).
+#include <cstring>
+
+#include "runtime/tensor_ops.h"
+
+namespace nn::rt {
+
+int64_t normalizeAxis(int64_t axis, int ndim, SourceLoc loc, const char* what) {
+  int64_t a = axis < 0 ? axis + ndim : axis;
+  if (a < 0 || a >= ndim)
+    fail(loc, std::string(what) + ": axis " + std::to_string(axis) + " is out of bounds for " + std::to_string(ndim) +
+                  " dimensions");
+  return a;
+}
+
+// Copies src into the region of dst starting at `start` along `axis`.
+static void copyInto(Tensor& dst, const Tensor& src, int64_t axis, int64_t start) {
+  Shape strides = dst.strides();
+  int64_t offset = dst.offset() + start * strides[axis];
+  Tensor region = dst.view(src.shape(), strides, offset);
+  size_t es = dtypeSize(dst.dtype());
+  Tensor s = astype(src, dst.dtype());
+  for (int64_t i = 0, n = s.numel(); i < n; ++i)
+    std::memcpy(region.bytes() + region.flatOffset(i) * es, s.bytes() + s.flatOffset(i) * es, es);
+}
+
+Tensor concat(const std::vector<Tensor>& xs, int64_t axis, SourceLoc loc) {
+  if (xs.empty()) fail(loc, "concat: expected a non-empty list of tensors");
+  int nd = xs[0].ndim();
+  if (nd == 0) fail(loc, "concat: zero-dimensional tensors cannot be concatenated");
+  int64_t a = normalizeAxis(axis, nd, loc, "concat");
+  DType dt = xs[0].dtype();
+  Shape shape = xs[0].shape();
+  shape[a] = 0;
+  for (const Tensor& t : xs) {
+    if (t.ndim() != nd) fail(loc, "concat: all tensors must have the same rank; got " + typeString(xs[0]) + " and " + typeString(t));
+    for (int d = 0; d < nd; ++d)
+      if (d != a && t.dim(d) != xs[0].dim(d))
+        fail(loc, "shape mismatch in concat along axis " + std::to_string(axis) + ": " + typeString(xs[0]) + " and " + typeString(t));
+    shape[a] += t.dim(static_cast<int>(a));
+    dt = promote(dt, t.dtype());
+  }
+  Tensor out = Tensor::empty(dt, shape);
+  int64_t pos = 0;
+  for (const Tensor& t : xs) {
+    copyInto(out, t, a, pos);
+    pos += t.dim(static_cast<int>(a));
+  }
+  return out;
+}
+
+Tensor stack(const std::vector<Tensor>& xs, int64_t axis, SourceLoc loc) {
+  if (xs.empty()) fail(loc, "stack: expected a non-empty list of tensors");
+  int64_t a = normalizeAxis(axis, xs[0].ndim() + 1, loc, "stack");
+  std::vector<Tensor> lifted;
+  for (const Tensor& t : xs) {
+    if (t.shape() != xs[0].shape())
+      fail(loc, "stack expects tensors of one shape; got " + typeString(xs[0]) + " and " + typeString(t));
+    Shape s = t.shape(), st = t.strides();
+    s.insert(s.begin() + a, 1);
+    st.insert(st.begin() + a, 0);
+    lifted.push_back(t.view(s, st, t.offset()));
+  }
+  return concat(lifted, a, loc);
+}
+
+std::vector<Tensor> splitSizes(const Tensor& x, const std::vector<int64_t>& sizes, int64_t axis, SourceLoc loc) {
+  if (x.ndim() == 0) fail(loc, "split of a 0-d tensor");
+  int64_t a = normalizeAxis(axis, x.ndim(), loc, "split");
+  int64_t total = 0;
+  for (int64_t s : sizes) {
+    if (s < 0) fail(loc, "split: sizes must be non-negative");
+    total += s;
+  }
+  if (total != x.dim(static_cast<int>(a)))
+    fail(loc, "split: sizes add up to " + std::to_string(total) + " but axis " + std::to_string(axis) + " of " +
+                  typeString(x) + " has " + std::to_string(x.dim(static_cast<int>(a))));
+  std::vector<Tensor> parts;
+  int64_t start = 0;
+  for (int64_t s : sizes) {
+    Shape shape = x.shape();
+    shape[a] = s;
+    parts.push_back(x.view(shape, x.strides(), x.offset() + start * x.strides()[a]));
+    start += s;
+  }
+  return parts;
+}
+
+Tensor pad(const Tensor& x, const std::vector<int64_t>& widths, double value, SourceLoc loc) {
+  if (widths.size() % 2 != 0 || widths.size() / 2 > static_cast<size_t>(x.ndim()))
+    fail(loc, "pad: expected pairs of (before, after) widths for at most " + std::to_string(x.ndim()) + " axes");
+  Shape shape = x.shape();
+  std::vector<int64_t> before(x.ndim(), 0);
+  for (size_t i = 0; i < widths.size() / 2; ++i) {
+    int d = x.ndim() - 1 - static_cast<int>(i);
+    if (widths[2 * i] < 0 || widths[2 * i + 1] < 0) fail(loc, "pad: widths must be non-negative");
+    before[d] = widths[2 * i];
+    shape[d] += widths[2 * i] + widths[2 * i + 1];
+  }
+  Tensor out = fullLike(x.dtype(), shape, value);
+  Shape strides = out.strides();
+  int64_t offset = 0;
+  for (int d = 0; d < x.ndim(); ++d) offset += before[d] * strides[d];
+  Tensor region = out.view(x.shape(), strides, offset);
+  size_t es = dtypeSize(x.dtype());
+  for (int64_t i = 0, n = x.numel(); i < n; ++i)
+    std::memcpy(region.bytes() + region.flatOffset(i) * es, x.bytes() + x.flatOffset(i) * es, es);
+  return out;
+}
+
+// Checks index against x for gather/scatter_add along axis a.
+static void checkIndex(const Tensor& x, int64_t a, const Tensor& index, SourceLoc loc, const char* what) {
+  if (!isIntegral(index.dtype())) fail(loc, std::string(what) + ": index must be an integer tensor, got " + typeString(index));
+  if (index.ndim() != x.ndim())
+    fail(loc, std::string(what) + ": index " + typeString(index) + " must have the rank of " + typeString(x));
+  for (int d = 0; d < x.ndim(); ++d)
+    if (d != a && index.dim(d) > x.dim(d))
+      fail(loc, std::string(what) + ": index " + typeString(index) + " is larger than " + typeString(x) + " on axis " + std::to_string(d));
+}
+
+// The flat element offset in `x` selected by index element i along axis a.
+static int64_t selected(const Tensor& x, int64_t a, const Tensor& index, int64_t i, SourceLoc loc, const char* what) {
+  int64_t rem = i, off = 0;
+  int64_t k = index.flatAsInt(i);
+  int64_t len = x.dim(static_cast<int>(a));
+  if (k < -len || k >= len)
+    fail(loc, std::string(what) + ": index " + std::to_string(k) + " is out of bounds for axis " + std::to_string(a) +
+                  " with size " + std::to_string(len));
+  if (k < 0) k += len;
+  for (int d = index.ndim() - 1; d >= 0; --d) {
+    int64_t idx = rem % index.dim(d);
+    rem /= index.dim(d);
+    off += (d == a ? k : idx) * x.strides()[d];
+  }
+  return off;
+}
+
+Tensor gather(const Tensor& x, int64_t axis, const Tensor& index, SourceLoc loc) {
+  int64_t a = normalizeAxis(axis, x.ndim(), loc, "gather");
+  checkIndex(x, a, index, loc, "gather");
+  Tensor out = Tensor::empty(x.dtype(), index.shape());
+  size_t es = dtypeSize(x.dtype());
+  for (int64_t i = 0, n = index.numel(); i < n; ++i)
+    std::memcpy(out.bytes() + i * es, x.bytes() + selected(x, a, index, i, loc, "gather") * es, es);
+  return out;
+}
+
+Tensor scatterAdd(const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src, SourceLoc loc) {
+  int64_t a = normalizeAxis(axis, x.ndim(), loc, "scatter_add");
+  checkIndex(x, a, index, loc, "scatter_add");
+  if (src.ndim() != index.ndim()) fail(loc, "scatter_add: src " + typeString(src) + " must have the rank of the index");
+  for (int d = 0; d < src.ndim(); ++d)
+    if (src.dim(d) < index.dim(d)) fail(loc, "scatter_add: src " + typeString(src) + " is smaller than index " + typeString(index));
+  Tensor out = x.dtype() == DType::F64 ? x.clone() : astype(x, DType::F64);
+  Tensor s = astype(src, DType::F64);
+  for (int64_t i = 0, n = index.numel(); i < n; ++i) {
+    // src is read at the same coordinates as the index element.
+    int64_t rem = i, soff = 0;
+    for (int d = index.ndim() - 1; d >= 0; --d) {
+      soff += (rem % index.dim(d)) * s.strides()[d];
+      rem /= index.dim(d);
+    }
+    out.data<double>()[selected(out, a, index, i, loc, "scatter_add")] += s.data<double>()[soff];
+  }
+  return astype(out, x.dtype());
+}
+
+}  // namespace nn::rt
