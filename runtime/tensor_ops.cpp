@@ -377,8 +377,6 @@ Selection select(const Tensor& t, const Value& index, SourceLoc loc) {
       s.shape.push_back(count);
       s.strides.push_back(t.strides()[axis] * step);
       ++axis;
-    } else if (p.is(Kind::Tensor) || p.is(Kind::List)) {
-      fail(loc, "integer-array and boolean-mask indexing of tensors is not supported yet");
     } else {
       fail(loc, std::string("tensor indices must be integers, slices, None or ..., not ") + typeName(p));
     }
@@ -393,12 +391,17 @@ Selection select(const Tensor& t, const Value& index, SourceLoc loc) {
 }  // namespace
 
 Tensor tensorGetItem(const Tensor& t, const Value& index, SourceLoc loc) {
+  if (hasAdvancedIndex(index)) return advancedGetItem(t, index, loc);
   Selection s = select(t, index, loc);
   return t.view(s.shape, s.strides, s.offset);
 }
 
 Tensor tensorSetItem(const Tensor& t, const Value& index, const Value& value, SourceLoc loc) {
   // Functional update: the result is a fresh copy; `t` is unchanged.
+  if (hasAdvancedIndex(index)) {
+    Tensor v = value.is(Kind::Tensor) ? tensorOf(value) : tensorFromData(value, t.dtype(), loc);
+    return advancedSetItem(t, index, v, loc);
+  }
   Tensor copy = t.clone();
   Selection s = select(copy, index, loc);
   Tensor target = copy.view(s.shape, s.strides, s.offset);

@@ -63,6 +63,11 @@ Tensor gather(const Tensor& x, int64_t axis, const Tensor& index, SourceLoc loc)
 Tensor scatterAdd(const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src, SourceLoc loc);
 int64_t normalizeAxis(int64_t axis, int ndim, SourceLoc loc, const char* what);
 
+// Advanced indexing (tensor_index.cpp): integer arrays and boolean masks.
+bool hasAdvancedIndex(const Value& index);
+Tensor advancedGetItem(const Tensor& t, const Value& index, SourceLoc loc);
+Tensor advancedSetItem(const Tensor& t, const Value& index, const Tensor& value, SourceLoc loc);
+
 enum class Reduction { Sum, Mean, Prod, Max, Min, ArgMax, ArgMin, All, Any };
 // Variance with `ddof` delta degrees of freedom (NumPy's convention, ddof=0).
 Tensor variance(const Tensor& t, std::vector<int64_t> axes, bool keepdims, int64_t ddof, bool sqrtResult,

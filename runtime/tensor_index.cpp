@@ -1,0 +1,185 @@
+// Advanced (NumPy "fancy") indexing: integer tensors or lists and boolean
+// masks inside an index. A boolean mask stands for the integer indices of
+// its true elements (np.nonzero). The integer index arrays broadcast
+// together; their result dimensions replace the indexed axes when those are
+// adjacent and go first otherwise, as in NumPy. Reads gather into a new
+// tensor; writes produce an updated copy (functional update).
+#include <algorithm>
+#include <cstring>
+
+#include "runtime/tensor_ops.h"
+
+namespace nn::rt {
+
+namespace {
+
+bool isAdvanced(const Value& v) { return v.is(Kind::Tensor) || v.is(Kind::List); }
+
+struct AdvancedPlan {
+  Tensor view;                  // the tensor after basic indexing, advanced axes kept whole
+  std::vector<int> axes;        // view axes indexed by arrays
+  std::vector<Tensor> arrays;   // broadcast int64 index arrays, one per axis
+  Shape broadcast;              // their common shape
+  bool adjacent = true;
+};
+
+AdvancedPlan plan(const Tensor& t, const Value& index, SourceLoc loc) {
+  std::vector<Value> parts = index.is(Kind::Tuple) ? index.as<SeqObj>().items : std::vector<Value>{index};
+  // Expand boolean masks into one integer array per masked axis.
+  std::vector<Value> expanded;
+  std::vector<bool> advanced;
+  for (const Value& p : parts) {
+    if (!isAdvanced(p)) {
+      expanded.push_back(p);
+      advanced.push_back(false);
+      continue;
+    }
+    Tensor a = p.is(Kind::Tensor) ? tensorOf(p) : tensorFromData(p, std::nullopt, loc);
+    if (a.dtype() == DType::Bool) {
+      std::vector<std::vector<Value>> coords(a.ndim());
+      for (int64_t i = 0; i < a.numel(); ++i) {
+        if (!a.flatAsInt(i)) continue;
+        int64_t rem = i;
+        for (int d = a.ndim() - 1; d >= 0; --d) {
+          coords[d].push_back(Value::integer(rem % a.dim(d)));
+          rem /= a.dim(d);
+        }
+      }
+      for (int d = 0; d < a.ndim(); ++d) {
+        Tensor c = Tensor::empty(DType::I64, {static_cast<int64_t>(coords[d].size())});
+        for (size_t k = 0; k < coords[d].size(); ++k) c.data<int64_t>()[k] = coords[d][k].asInt();
+        expanded.push_back(makeTensorValue(c));
+        advanced.push_back(true);
+      }
+      continue;
+    }
+    if (!isIntegral(a.dtype())) fail(loc, "tensor index arrays must be integer or bool, not " + typeString(a));
+    expanded.push_back(makeTensorValue(a));
+    advanced.push_back(true);
+  }
+  // Basic indexing with every advanced entry replaced by a full slice; record
+  // which view axes those slices became.
+  AdvancedPlan pl;
+  std::vector<Value> basic;
+  int viewAxis = 0, consumed = 0;
+  for (size_t i = 0; i < expanded.size(); ++i)
+    if (!expanded[i].is(Kind::None) && !expanded[i].is(Kind::Ellipsis)) ++consumed;
+  for (size_t i = 0; i < expanded.size(); ++i) {
+    const Value& p = expanded[i];
+    if (advanced[i]) {
+      auto s = std::make_shared<SliceObj>();
+      basic.push_back(Value::object(Kind::Slice, s));
+      pl.axes.push_back(viewAxis++);
+      pl.arrays.push_back(tensorOf(p));
+    } else {
+      basic.push_back(p);
+      if (p.is(Kind::Ellipsis)) viewAxis += t.ndim() - consumed;
+      else if (!p.isIntLike()) ++viewAxis;  // slices and None keep/add an axis
+    }
+  }
+  for (size_t k = 1; k < pl.axes.size(); ++k)
+    if (pl.axes[k] != pl.axes[k - 1] + 1) pl.adjacent = false;
+  // Ints between advanced entries also break adjacency (NumPy's rule).
+  int first = -1, last = -1;
+  for (size_t i = 0; i < advanced.size(); ++i)
+    if (advanced[i]) {
+      if (first < 0) first = static_cast<int>(i);
+      last = static_cast<int>(i);
+    }
+  for (int i = first; i >= 0 && i <= last; ++i)
+    if (!advanced[i]) pl.adjacent = false;
+  pl.view = tensorGetItem(t, makeTuple(basic), loc);
+  Shape b;
+  for (const Tensor& a : pl.arrays)
+    b = broadcastShapes(b, a.shape(), loc, "shape mismatch: indexing arrays could not be broadcast together");
+  pl.broadcast = b;
+  for (size_t k = 0; k < pl.arrays.size(); ++k) {
+    Tensor a = broadcastTo(astype(pl.arrays[k], DType::I64), b, loc);
+    int64_t len = pl.view.dim(pl.axes[k]);
+    for (int64_t i = 0; i < a.numel(); ++i) {
+      int64_t v = a.flatAsInt(i);
+      if (v < -len || v >= len)
+        fail(loc, "index " + std::to_string(v) + " is out of bounds for axis with size " + std::to_string(len));
+    }
+    pl.arrays[k] = a;
+  }
+  return pl;
+}
+
+// Result shape and the element offset (into view storage) of every result element.
+void resolve(const AdvancedPlan& pl, Shape& shape, std::vector<int64_t>& offsets) {
+  const Tensor& v = pl.view;
+  std::vector<int> basicAxes;
+  for (int d = 0; d < v.ndim(); ++d)
+    if (std::find(pl.axes.begin(), pl.axes.end(), d) == pl.axes.end()) basicAxes.push_back(d);
+  int insertAt = pl.adjacent ? pl.axes.front() : 0;
+  // Output axes: basic axes before insertAt, the broadcast dims, the rest.
+  shape.clear();
+  std::vector<int> outBasic;  // view axis of each basic output axis (-1 for broadcast dims)
+  for (int d : basicAxes)
+    if (d < insertAt) shape.push_back(v.dim(d)), outBasic.push_back(d);
+  for (int64_t s : pl.broadcast) shape.push_back(s), outBasic.push_back(-1);
+  for (int d : basicAxes)
+    if (d >= insertAt) shape.push_back(v.dim(d)), outBasic.push_back(d);
+  int64_t n = 1;
+  for (int64_t s : shape) n *= s;
+  int64_t bCount = 1;
+  for (int64_t s : pl.broadcast) bCount *= s;
+  offsets.resize(static_cast<size_t>(n));
+  std::vector<int64_t> idx(shape.size());
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t rem = i;
+    for (size_t d = shape.size(); d-- > 0;) {
+      idx[d] = rem % shape[d];
+      rem /= shape[d];
+    }
+    int64_t off = v.offset(), b = 0;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (outBasic[d] >= 0) off += idx[d] * v.strides()[outBasic[d]];
+      else b = b * shape[d] + idx[d];
+    }
+    for (size_t k = 0; k < pl.axes.size(); ++k) {
+      int64_t len = v.dim(pl.axes[k]);
+      int64_t a = pl.arrays[k].flatAsInt(bCount ? b : 0);
+      off += (a < 0 ? a + len : a) * v.strides()[pl.axes[k]];
+    }
+    offsets[i] = off;
+  }
+}
+
+}  // namespace
+
+bool hasAdvancedIndex(const Value& index) {
+  if (isAdvanced(index)) return true;
+  if (index.is(Kind::Tuple))
+    for (const Value& p : index.as<SeqObj>().items)
+      if (isAdvanced(p)) return true;
+  return false;
+}
+
+Tensor advancedGetItem(const Tensor& t, const Value& index, SourceLoc loc) {
+  AdvancedPlan pl = plan(t, index, loc);
+  Shape shape;
+  std::vector<int64_t> offsets;
+  resolve(pl, shape, offsets);
+  Tensor out = Tensor::empty(t.dtype(), shape);
+  size_t es = dtypeSize(t.dtype());
+  const char* base = static_cast<const char*>(t.storage()->data);
+  for (size_t i = 0; i < offsets.size(); ++i) std::memcpy(out.bytes() + i * es, base + offsets[i] * es, es);
+  return out;
+}
+
+Tensor advancedSetItem(const Tensor& t, const Value& index, const Tensor& value, SourceLoc loc) {
+  Tensor copy = t.clone();
+  AdvancedPlan pl = plan(copy, index, loc);
+  Shape shape;
+  std::vector<int64_t> offsets;
+  resolve(pl, shape, offsets);
+  Tensor v = broadcastTo(astype(value, t.dtype()), shape, loc);
+  size_t es = dtypeSize(t.dtype());
+  char* base = static_cast<char*>(copy.storage()->data);
+  for (size_t i = 0; i < offsets.size(); ++i) std::memcpy(base + offsets[i] * es, v.bytes() + v.flatOffset(i) * es, es);
+  return copy;
+}
+
+}  // namespace nn::rt
