@@ -27,6 +27,9 @@ rt::Value tensorMath(rt::CallContext& c, const rt::Value& x, nn::ir::Op op);
 // sum/max/min/all/any applied to a tensor (the core builtins delegate).
 rt::Value tensorReduction(rt::CallContext& c, std::vector<rt::Value>& args, const std::string& which);
 
+// load, save, load_csv (io.cpp).
+void addIoBuiltins(std::map<std::string, rt::BuiltinFn>& table);
+
 // Helpers shared by the builtin implementations.
 void checkArity(rt::CallContext& c, const std::vector<rt::Value>& args, size_t min, size_t max);
 std::vector<rt::Value> iterate(const rt::Value& v, SourceLoc loc);

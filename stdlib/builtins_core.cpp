@@ -449,9 +449,10 @@ const std::map<std::string, BuiltinFn>& table() {
         {"chr", bChr}, {"ord", bOrd}, {"jit", bJit}, {"eager", bEager}, {"time", bTime},
     };
     addTensorBuiltins(m);
+    addIoBuiltins(m);
     for (const char* name :
          {"grad",
-          "value_and_grad", "stop_gradient", "load", "save", "load_csv", "device", "devices", "sync"})
+          "value_and_grad", "stop_gradient", "device", "devices", "sync"})
       m.emplace(name, notYet);
     return m;
   }();

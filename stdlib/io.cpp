@@ -1,0 +1,327 @@
+// File I/O builtins: load/save of NumPy .npy files (the five nn dtypes, C
+// order; Fortran-order files are transposed on load), .npz archives as dicts
+// of tensors (ZIP, stored or deflated entries read, stored entries written),
+// and load_csv. save writes to a temporary file in the target's folder and
+// renames it over the target, so a failure never leaves a half-written file.
+#include <zlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "runtime/tensor_ops.h"
+#include "stdlib/builtins.h"
+
+namespace nn::stdlib {
+
+using namespace nn::rt;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* npyDescr(DType t) {
+  switch (t) {
+    case DType::Bool: return "|b1";
+    case DType::I32: return "<i4";
+    case DType::I64: return "<i8";
+    case DType::F32: return "<f4";
+    case DType::F64: return "<f8";
+  }
+  return "";
+}
+
+std::string npyBytes(const Tensor& t0) {
+  Tensor t = t0.contiguous();
+  std::string shape = "(";
+  for (int64_t d : t.shape()) shape += std::to_string(d) + ", ";
+  if (t.ndim() > 1) shape.erase(shape.size() - 2);
+  else if (t.ndim() == 1) shape.erase(shape.size() - 1);
+  shape += ")";
+  std::string header = std::string("{'descr': '") + npyDescr(t.dtype()) + "', 'fortran_order': False, 'shape': " + shape + ", }";
+  // Pad so that the data starts at a multiple of 64 bytes, ending in '\n'.
+  size_t total = 10 + header.size() + 1;
+  header += std::string((64 - total % 64) % 64, ' ') + "\n";
+  std::string out = "\x93NUMPY";
+  out += '\x01';
+  out += '\x00';
+  uint16_t len = static_cast<uint16_t>(header.size());
+  out += static_cast<char>(len & 0xff);
+  out += static_cast<char>(len >> 8);
+  out += header;
+  out.append(t.bytes(), static_cast<size_t>(t.numel()) * dtypeSize(t.dtype()));
+  return out;
+}
+
+Tensor parseNpy(const std::string& data, const std::string& what, SourceLoc loc) {
+  auto bad = [&](const std::string& why) -> Tensor { fail(loc, "malformed .npy data in " + what + ": " + why); };
+  if (data.size() < 10 || data.compare(0, 6, "\x93NUMPY") != 0) return bad("missing the NUMPY magic");
+  int major = static_cast<unsigned char>(data[6]);
+  size_t headerLen, start;
+  if (major == 1) {
+    headerLen = static_cast<unsigned char>(data[8]) | (static_cast<size_t>(static_cast<unsigned char>(data[9])) << 8);
+    start = 10;
+  } else if (major == 2 || major == 3) {
+    if (data.size() < 12) return bad("truncated header");
+    headerLen = 0;
+    for (int i = 0; i < 4; ++i) headerLen |= static_cast<size_t>(static_cast<unsigned char>(data[8 + i])) << (8 * i);
+    start = 12;
+  } else {
+    return bad("unsupported format version " + std::to_string(major));
+  }
+  if (start + headerLen > data.size()) return bad("truncated header");
+  std::string header = data.substr(start, headerLen);
+  auto field = [&](const std::string& key) -> std::string {
+    size_t p = header.find("'" + key + "'");
+    if (p == std::string::npos) bad("no '" + key + "' in the header");
+    p = header.find(':', p);
+    size_t e = key == "shape" ? header.find(')', p) + 1 : header.find_first_of(",}", p);
+    return header.substr(p + 1, e - p - 1);
+  };
+  std::string descr = field("descr");
+  descr.erase(0, descr.find('\'') + 1);
+  descr.erase(descr.find('\''));
+  std::optional<DType> dt;
+  for (DType t : {DType::Bool, DType::I32, DType::I64, DType::F32, DType::F64})
+    if (descr == npyDescr(t) || (descr == "<b1" && t == DType::Bool)) dt = t;
+  if (!dt) fail(loc, "unsupported .npy dtype '" + descr + "' in " + what + " (nn reads bool, i32, i64, f32, f64)");
+  bool fortran = field("fortran_order").find("True") != std::string::npos;
+  std::string shapeText = field("shape");
+  Shape shape;
+  for (size_t i = 0; i < shapeText.size();) {
+    if (std::isdigit(static_cast<unsigned char>(shapeText[i]))) {
+      size_t j = i;
+      while (j < shapeText.size() && std::isdigit(static_cast<unsigned char>(shapeText[j]))) ++j;
+      shape.push_back(std::stoll(shapeText.substr(i, j - i)));
+      i = j;
+    } else {
+      ++i;
+    }
+  }
+  Shape fileShape = shape;
+  if (fortran) std::reverse(fileShape.begin(), fileShape.end());
+  Tensor t = Tensor::empty(*dt, fileShape);
+  size_t bytes = static_cast<size_t>(t.numel()) * dtypeSize(*dt);
+  size_t begin = start + headerLen;
+  if (data.size() - begin < bytes) return bad("the data is shorter than its shape " + shapeString(shape));
+  std::memcpy(t.bytes(), data.data() + begin, bytes);
+  if (fortran) t = transpose(t, {}, loc).clone();
+  return t;
+}
+
+std::string readFileOrFail(const std::string& path, SourceLoc loc) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(loc, "cannot open '" + path + "': " + std::strerror(errno));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Writes through a temporary file and an atomic rename.
+void writeFileAtomically(const std::string& path, const std::string& data, SourceLoc loc) {
+  fs::path target(path);
+  fs::path tmp = target;
+  tmp += ".tmp-nn";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) fail(loc, "cannot write '" + path + "': " + std::strerror(errno));
+    out.write(data.data(), static_cast<std::streamsize>(data.size()));
+    out.flush();
+    if (!out) {
+      std::error_code ec;
+      fs::remove(tmp, ec);
+      fail(loc, "cannot write '" + path + "': " + std::strerror(errno));
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, target, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    fail(loc, "cannot write '" + path + "': " + ec.message());
+  }
+}
+
+uint32_t le32(const std::string& s, size_t p) {
+  uint32_t v = 0;
+  for (int i = 0; i < 4; ++i) v |= static_cast<uint32_t>(static_cast<unsigned char>(s[p + i])) << (8 * i);
+  return v;
+}
+uint16_t le16(const std::string& s, size_t p) {
+  return static_cast<uint16_t>(static_cast<unsigned char>(s[p]) | (static_cast<unsigned char>(s[p + 1]) << 8));
+}
+void put32(std::string& s, uint32_t v) {
+  for (int i = 0; i < 4; ++i) s += static_cast<char>((v >> (8 * i)) & 0xff);
+}
+void put16(std::string& s, uint16_t v) {
+  s += static_cast<char>(v & 0xff);
+  s += static_cast<char>(v >> 8);
+}
+
+// Reads the entries of a ZIP archive (the .npz container) via its central directory.
+std::vector<std::pair<std::string, std::string>> unzip(const std::string& z, const std::string& path, SourceLoc loc) {
+  auto bad = [&](const std::string& why) { fail(loc, "malformed .npz archive '" + path + "': " + why); };
+  size_t eocd = z.size() >= 22 ? z.rfind(std::string("PK\x05\x06", 4)) : std::string::npos;
+  if (eocd == std::string::npos || eocd + 22 > z.size()) bad("no end of central directory");
+  size_t count = le16(z, eocd + 10);
+  size_t p = le32(z, eocd + 16);
+  std::vector<std::pair<std::string, std::string>> entries;
+  for (size_t i = 0; i < count; ++i) {
+    if (p + 46 > z.size() || le32(z, p) != 0x02014b50) bad("bad central directory entry");
+    uint16_t method = le16(z, p + 10);
+    uint32_t csize = le32(z, p + 20), usize = le32(z, p + 24);
+    uint16_t nlen = le16(z, p + 28), elen = le16(z, p + 30), clen = le16(z, p + 32);
+    uint32_t local = le32(z, p + 42);
+    std::string name = z.substr(p + 46, nlen);
+    p += 46 + nlen + elen + clen;
+    if (local + 30 > z.size() || le32(z, local) != 0x04034b50) bad("bad local header for " + name);
+    size_t dataAt = local + 30 + le16(z, local + 26) + le16(z, local + 28);
+    if (dataAt + csize > z.size()) bad("truncated entry " + name);
+    std::string data;
+    if (method == 0) {
+      data = z.substr(dataAt, csize);
+    } else if (method == 8) {
+      data.resize(usize);
+      z_stream s{};
+      if (inflateInit2(&s, -MAX_WBITS) != Z_OK) bad("cannot inflate " + name);
+      s.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(z.data() + dataAt));
+      s.avail_in = csize;
+      s.next_out = reinterpret_cast<Bytef*>(data.data());
+      s.avail_out = usize;
+      int rc = inflate(&s, Z_FINISH);
+      inflateEnd(&s);
+      if (rc != Z_STREAM_END) bad("corrupt compressed entry " + name);
+    } else {
+      bad("unsupported compression method " + std::to_string(method));
+    }
+    entries.emplace_back(name, std::move(data));
+  }
+  return entries;
+}
+
+std::string zipStored(const std::vector<std::pair<std::string, std::string>>& entries) {
+  std::string out, central;
+  for (const auto& [name, data] : entries) {
+    uint32_t crc = static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(data.size())));
+    uint32_t offset = static_cast<uint32_t>(out.size());
+    put32(out, 0x04034b50);
+    put16(out, 20), put16(out, 0), put16(out, 0), put16(out, 0), put16(out, 0x21);
+    put32(out, crc), put32(out, static_cast<uint32_t>(data.size())), put32(out, static_cast<uint32_t>(data.size()));
+    put16(out, static_cast<uint16_t>(name.size())), put16(out, 0);
+    out += name;
+    out += data;
+    put32(central, 0x02014b50);
+    put16(central, 20), put16(central, 20), put16(central, 0), put16(central, 0), put16(central, 0), put16(central, 0x21);
+    put32(central, crc), put32(central, static_cast<uint32_t>(data.size())), put32(central, static_cast<uint32_t>(data.size()));
+    put16(central, static_cast<uint16_t>(name.size())), put16(central, 0), put16(central, 0), put16(central, 0), put16(central, 0);
+    put32(central, 0), put32(central, offset);
+    central += name;
+  }
+  uint32_t cdOffset = static_cast<uint32_t>(out.size());
+  out += central;
+  put32(out, 0x06054b50);
+  put16(out, 0), put16(out, 0), put16(out, static_cast<uint16_t>(entries.size())), put16(out, static_cast<uint16_t>(entries.size()));
+  put32(out, static_cast<uint32_t>(central.size())), put32(out, cdOffset), put16(out, 0);
+  return out;
+}
+
+bool endsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+const std::string& pathArg(CallContext& c, const Value& v) {
+  if (!v.is(Kind::Str)) fail(c.loc, c.name + "(): the path must be a str, not " + typeName(v));
+  return v.asStr();
+}
+
+Value bLoad(CallContext& c, std::vector<Value>& args) {
+  c.checkKeywordsUsed("load");
+  checkArity(c, args, 1, 1);
+  const std::string& path = pathArg(c, args[0]);
+  std::string data = readFileOrFail(path, c.loc);
+  if (endsWith(path, ".npz")) {
+    Value d = makeDict();
+    for (auto& [name, bytes] : unzip(data, path, c.loc)) {
+      std::string key = endsWith(name, ".npy") ? name.substr(0, name.size() - 4) : name;
+      d.as<DictObj>().set(key, makeTensorValue(parseNpy(bytes, path + ":" + name, c.loc)));
+    }
+    return d;
+  }
+  return makeTensorValue(parseNpy(data, "'" + path + "'", c.loc));
+}
+
+Value bSave(CallContext& c, std::vector<Value>& args) {
+  c.checkKeywordsUsed("save");
+  checkArity(c, args, 2, 2);
+  const std::string& path = pathArg(c, args[0]);
+  if (args[1].is(Kind::Dict)) {
+    if (!endsWith(path, ".npz")) fail(c.loc, "save(): a dict of tensors is saved as .npz; use a path ending in .npz");
+    std::vector<std::pair<std::string, std::string>> entries;
+    for (const auto& [k, v] : args[1].as<DictObj>().items) {
+      if (!v.is(Kind::Tensor)) fail(c.loc, "save(): dict value '" + k + "' is a " + typeName(v) + ", not a Tensor");
+      entries.emplace_back(k + ".npy", npyBytes(tensorOf(v)));
+    }
+    writeFileAtomically(path, zipStored(entries), c.loc);
+    return Value::none();
+  }
+  if (!args[1].is(Kind::Tensor)) fail(c.loc, std::string("save(): expected a Tensor or a dict of tensors, not ") + typeName(args[1]));
+  writeFileAtomically(path, npyBytes(tensorOf(args[1])), c.loc);
+  return Value::none();
+}
+
+Value bLoadCsv(CallContext& c, std::vector<Value>& args) {
+  const Value* dkw = c.kw("dtype");
+  const Value* skip = c.kw("skip_header");
+  c.checkKeywordsUsed("load_csv");
+  checkArity(c, args, 1, 1);
+  const std::string& path = pathArg(c, args[0]);
+  DType dt = DType::F32;
+  if (dkw && dkw->is(Kind::DType)) dt = static_cast<DType>(dkw->asInt());
+  else if (dkw && !dkw->is(Kind::None)) fail(c.loc, "load_csv(): dtype must be f32, f64, i32 or i64");
+  std::istringstream in(readFileOrFail(path, c.loc));
+  std::vector<double> values;
+  int64_t rows = 0, cols = -1, lineNo = 0;
+  std::string line;
+  bool skipFirst = skip && truthy(*skip);
+  while (std::getline(in, line)) {
+    ++lineNo;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (skipFirst) {
+      skipFirst = false;
+      continue;
+    }
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    int64_t n = 0;
+    std::stringstream fields(line);
+    for (std::string f; std::getline(fields, f, ',');) {
+      char* end = nullptr;
+      size_t b = f.find_first_not_of(" \t");
+      std::string trimmed = b == std::string::npos ? "" : f.substr(b, f.find_last_not_of(" \t") - b + 1);
+      double v = std::strtod(trimmed.c_str(), &end);
+      if (trimmed.empty() || *end)
+        fail(c.loc, "load_csv: '" + path + "' line " + std::to_string(lineNo) + ": '" + trimmed + "' is not a number");
+      values.push_back(v);
+      ++n;
+    }
+    if (cols >= 0 && n != cols)
+      fail(c.loc, "load_csv: '" + path + "' line " + std::to_string(lineNo) + " has " + std::to_string(n) +
+                      " fields, expected " + std::to_string(cols));
+    cols = n;
+    ++rows;
+  }
+  Tensor t = Tensor::empty(DType::F64, {rows, std::max<int64_t>(cols, 0)});
+  std::copy(values.begin(), values.end(), t.data<double>());
+  return makeTensorValue(astype(t, dt));
+}
+
+}  // namespace
+
+void addIoBuiltins(std::map<std::string, BuiltinFn>& table) {
+  table["load"] = bLoad;
+  table["save"] = bSave;
+  table["load_csv"] = bLoadCsv;
+}
+
+}  // namespace nn::stdlib
