@@ -13,18 +13,59 @@ void Allocator::count(ptrdiff_t delta) {
   }
 }
 
+static size_t roundUp(size_t bytes) {
+  size_t rounded = (bytes + CpuAllocator::kAlignment - 1) / CpuAllocator::kAlignment * CpuAllocator::kAlignment;
+  return rounded == 0 ? CpuAllocator::kAlignment : rounded;
+}
+
+CpuAllocator::~CpuAllocator() { releaseCache(); }
+
 void* CpuAllocator::allocate(size_t bytes) {
-  size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
-  if (rounded == 0) rounded = kAlignment;
-  void* p = std::aligned_alloc(kAlignment, rounded);
-  if (!p) throw std::bad_alloc();
+  size_t rounded = roundUp(bytes);
+  void* p = nullptr;
+  if (rounded >= kCacheFrom) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = cache_.find(rounded);
+    if (it != cache_.end()) {
+      p = it->second;
+      cache_.erase(it);
+      cached_ -= rounded;
+    }
+  }
+  if (!p) p = std::aligned_alloc(kAlignment, rounded);
+  if (!p) {
+    releaseCache();  // memory is short: give the cache back and retry once
+    p = std::aligned_alloc(kAlignment, rounded);
+    if (!p) throw std::bad_alloc();
+  }
   count(static_cast<ptrdiff_t>(bytes));
   return p;
 }
 
 void CpuAllocator::deallocate(void* p, size_t bytes) {
-  std::free(p);
   count(-static_cast<ptrdiff_t>(bytes));
+  size_t rounded = roundUp(bytes);
+  if (rounded >= kCacheFrom) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (cached_ + rounded <= kCacheLimit) {
+      cache_.emplace(rounded, p);
+      cached_ += rounded;
+      return;
+    }
+  }
+  std::free(p);
+}
+
+size_t CpuAllocator::cachedBytes() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return cached_;
+}
+
+void CpuAllocator::releaseCache() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto& kv : cache_) std::free(kv.second);
+  cache_.clear();
+  cached_ = 0;
 }
 
 CpuAllocator& cpuAllocator() {

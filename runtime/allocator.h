@@ -5,6 +5,8 @@
 
 #include <atomic>
 #include <cstddef>
+#include <mutex>
+#include <unordered_map>
 
 namespace nn::rt {
 
@@ -24,11 +26,29 @@ class Allocator {
   std::atomic<size_t> live_{0}, peak_{0};
 };
 
+// Large blocks are cached after release and handed out again for requests
+// of the same size: tensors of one shape are allocated over and over, and
+// fresh pages from the OS cost a page fault per 4 KiB (more than the
+// arithmetic on them).
 class CpuAllocator final : public Allocator {
  public:
   static constexpr size_t kAlignment = 64;
+  // Blocks from this size up are cached; smaller ones go to malloc's own
+  // free lists, which already serve them fast.
+  static constexpr size_t kCacheFrom = 64 << 10;
+  // The cache never holds more than this; beyond it blocks are freed.
+  static constexpr size_t kCacheLimit = size_t(512) << 20;
+  ~CpuAllocator() override;
   void* allocate(size_t bytes) override;
   void deallocate(void* p, size_t bytes) override;
+  size_t cachedBytes() const;
+  // Returns every cached block to the system.
+  void releaseCache();
+
+ private:
+  mutable std::mutex mutex_;
+  std::unordered_multimap<size_t, void*> cache_;
+  size_t cached_ = 0;
 };
 
 CpuAllocator& cpuAllocator();

@@ -14,6 +14,9 @@ namespace nn::rt {
 
 enum class DeviceKind : uint8_t { Cpu, Count };
 constexpr size_t kNumDTypes = 5;
+// Elementwise loops run on all cores from this many elements up; below it
+// the fork/join cost of a parallel region exceeds the work.
+constexpr int64_t kParallelThreshold = 1 << 15;
 constexpr size_t kNumOps = static_cast<size_t>(ir::Op::Return) + 1;
 
 // out[i] = op(a[i], b[i]); out is contiguous with the broadcast shape.

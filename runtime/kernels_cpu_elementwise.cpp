@@ -29,11 +29,13 @@ void binaryLoop(const Tensor& a, const Tensor& b, Tensor& out, F f) {
   if (a.isContiguous() && b.isContiguous()) {
     const T* x = a.data<T>();
     const T* y = b.data<T>();
+#pragma omp parallel for simd if (n >= kParallelThreshold)
     for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], y[i]);
     return;
   }
   const T* x = a.data<T>();
   const T* y = b.data<T>();
+#pragma omp parallel for if (n >= kParallelThreshold)
   for (int64_t i = 0; i < n; ++i) o[i] = f(x[a.flatOffset(i)], y[b.flatOffset(i)]);
 }
 
@@ -43,9 +45,11 @@ void unaryLoop(const Tensor& a, Tensor& out, F f) {
   int64_t n = out.numel();
   const T* x = a.data<T>();
   if (a.isContiguous()) {
+#pragma omp parallel for simd if (n >= kParallelThreshold)
     for (int64_t i = 0; i < n; ++i) o[i] = f(x[i]);
     return;
   }
+#pragma omp parallel for if (n >= kParallelThreshold)
   for (int64_t i = 0; i < n; ++i) o[i] = f(x[a.flatOffset(i)]);
 }
 

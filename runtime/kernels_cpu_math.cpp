@@ -27,9 +27,11 @@ void unaryMap(const Tensor& a, Tensor& out, F f) {
   R* o = out.data<R>();
   int64_t n = out.numel();
   if (a.isContiguous()) {
+#pragma omp parallel for simd if (n >= kParallelThreshold)
     for (int64_t i = 0; i < n; ++i) o[i] = f(x[i]);
   } else {
-    for (int64_t i = 0; i < n; ++i) o[i] = f(x[a.flatOffset(i)]);
+  #pragma omp parallel for if (n >= kParallelThreshold)
+  for (int64_t i = 0; i < n; ++i) o[i] = f(x[a.flatOffset(i)]);
   }
 }
 
@@ -40,9 +42,11 @@ void binaryMap(const Tensor& a, const Tensor& b, Tensor& out, F f) {
   R* o = out.data<R>();
   int64_t n = out.numel();
   if (a.isContiguous() && b.isContiguous()) {
+#pragma omp parallel for simd if (n >= kParallelThreshold)
     for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], y[i]);
   } else {
-    for (int64_t i = 0; i < n; ++i) o[i] = f(x[a.flatOffset(i)], y[b.flatOffset(i)]);
+  #pragma omp parallel for if (n >= kParallelThreshold)
+  for (int64_t i = 0; i < n; ++i) o[i] = f(x[a.flatOffset(i)], y[b.flatOffset(i)]);
   }
 }
 

@@ -18,14 +18,23 @@ namespace nn::rt {
 
 using Shape = std::vector<int64_t>;
 
+// Tiny tensors (scalars, small vectors) keep their elements inside the
+// storage object: one allocation instead of two on the per-op fast path.
 struct Storage {
-  Storage(size_t bytes, Allocator& alloc) : bytes(bytes), alloc(&alloc), data(alloc.allocate(bytes)) {}
-  ~Storage() { alloc->deallocate(data, bytes); }
+  static constexpr size_t kInlineBytes = 64;
+  Storage(size_t bytes, Allocator& alloc)
+      : bytes(bytes), alloc(&alloc), data(bytes <= kInlineBytes ? inline_ : alloc.allocate(bytes)) {}
+  ~Storage() {
+    if (data != inline_) alloc->deallocate(data, bytes);
+  }
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
   size_t bytes;
   Allocator* alloc;
   void* data;
+
+ private:
+  alignas(64) char inline_[kInlineBytes];
 };
 
 class Tensor {

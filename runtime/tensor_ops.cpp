@@ -46,16 +46,23 @@ Tensor astype(const Tensor& t, DType dtype) {
   return out;
 }
 
-Shape broadcastShapes(const Shape& a, const Shape& b, SourceLoc loc, const std::string& what) {
+std::optional<Shape> tryBroadcastShapes(const Shape& a, const Shape& b) {
+  if (a == b) return a;
   size_t n = std::max(a.size(), b.size());
   Shape out(n);
   for (size_t i = 0; i < n; ++i) {
     int64_t x = i < n - a.size() ? 1 : a[i - (n - a.size())];
     int64_t y = i < n - b.size() ? 1 : b[i - (n - b.size())];
-    if (x != y && x != 1 && y != 1) fail(loc, what);
+    if (x != y && x != 1 && y != 1) return std::nullopt;
     out[i] = x == 1 ? y : x;
   }
   return out;
+}
+
+Shape broadcastShapes(const Shape& a, const Shape& b, SourceLoc loc, const std::string& what) {
+  std::optional<Shape> s = tryBroadcastShapes(a, b);
+  if (!s) fail(loc, what);
+  return *s;
 }
 
 Tensor broadcastTo(const Tensor& t, const Shape& shape, SourceLoc loc) {
@@ -134,17 +141,26 @@ Value tensorBinary(Op op, const Value& a, const Value& b, SourceLoc loc) {
   if (!compare && compute == DType::Bool && (op == Op::Add || op == Op::Sub || op == Op::Mul || op == Op::FloorDiv ||
                                              op == Op::Mod || op == Op::Pow))
     compute = DType::I64;  // True + True == 2, as for Python bools
-  Tensor x = ta ? tensorOf(a) : scalarTensor(a, compute);
-  Tensor y = tb ? tensorOf(b) : scalarTensor(b, compute);
-  Shape shape = broadcastShapes(x.shape(), y.shape(), loc,
-                                std::string("shape mismatch in ") + ir::opInfo(op).name + ": " + typeString(x) + " " +
-                                    opSymbol(op) + " " + typeString(y));
   BinaryKernel k = KernelRegistry::instance().binary(DeviceKind::Cpu, op, compute);
   if (!k) return bad();
-  x = broadcastTo(astype(x, compute), shape, loc);
-  y = broadcastTo(astype(y, compute), shape, loc);
-  Tensor out = Tensor::empty(compare ? DType::Bool : compute, shape);
-  k(x, y, out, loc);
+  // Operands are used in place when they already have the compute type and
+  // the result shape (the common case); otherwise converted or broadcast.
+  Tensor xs, ys;
+  const Tensor* x = ta ? &tensorOf(a) : &(xs = scalarTensor(a, compute));
+  const Tensor* y = tb ? &tensorOf(b) : &(ys = scalarTensor(b, compute));
+  if (x->shape() == y->shape() && x->dtype() == compute && y->dtype() == compute) {
+    Tensor out = Tensor::empty(compare ? DType::Bool : compute, x->shape());
+    k(*x, *y, out, loc);
+    return makeTensorValue(std::move(out));
+  }
+  std::optional<Shape> shape = tryBroadcastShapes(x->shape(), y->shape());
+  if (!shape)
+    fail(loc, std::string("shape mismatch in ") + ir::opInfo(op).name + ": " + typeString(*x) + " " + opSymbol(op) +
+                  " " + typeString(*y));
+  Tensor xb = broadcastTo(astype(*x, compute), *shape, loc);
+  Tensor yb = broadcastTo(astype(*y, compute), *shape, loc);
+  Tensor out = Tensor::empty(compare ? DType::Bool : compute, *shape);
+  k(xb, yb, out, loc);
   return makeTensorValue(std::move(out));
 }
 

@@ -21,6 +21,8 @@ std::string typeString(const Tensor& t);
 Tensor astype(const Tensor& t, DType dtype);
 Tensor broadcastTo(const Tensor& t, const Shape& shape, SourceLoc loc);
 Shape broadcastShapes(const Shape& a, const Shape& b, SourceLoc loc, const std::string& what);
+// The broadcast shape, or nullopt when the shapes are incompatible.
+std::optional<Shape> tryBroadcastShapes(const Shape& a, const Shape& b);
 
 // a OP b where at least one side is a tensor and the other a tensor or a
 // Python scalar (bool, int, float).

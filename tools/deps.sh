@@ -3,7 +3,8 @@
 # Idempotent: does nothing when everything is already installed.
 set -e
 PACKAGES="build-essential cmake ninja-build pkg-config ccache antlr4 libantlr4-runtime-dev uuid-dev
-libedit-dev libcli11-dev libgtest-dev googletest libdnnl-dev zlib1g-dev"
+libedit-dev libcli11-dev libgtest-dev googletest libdnnl-dev zlib1g-dev
+libbenchmark-dev"
 missing=""
 for p in $PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -1,0 +1,86 @@
+// Tensor runtime benchmarks (Google Benchmark):
+//   * per-op dispatch overhead of a 1-element add, through the runtime's
+//     binary-op entry and through the interpreter running `z = x + y`;
+//   * the elementwise chain relu(a*b+c)*d-a on 1M floats;
+//   * fp32 matmul 1024^3 through nn and through oneDNN alone (GFLOP/s).
+// Run: build/bench/nn_bench  (bench/torch_baseline.py measures PyTorch).
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <sstream>
+
+#include "runtime/nn_ops.h"
+#include "runtime/scalar_ops.h"
+#include "runtime/tensor_ops.h"
+#include "stdlib/state.h"
+
+namespace {
+
+using namespace nn::rt;
+using nn::ir::Op;
+
+Value filled(const Shape& s, double v) { return makeTensorValue(fullLike(DType::F32, s, v)); }
+
+void BM_DispatchAdd1(benchmark::State& st) {
+  Value a = filled({1}, 1.0), b = filled({1}, 2.0);
+  for (auto _ : st) benchmark::DoNotOptimize(binaryOp(Op::Add, a, b, {}));
+}
+BENCHMARK(BM_DispatchAdd1);
+
+// Interpreter cost per `z = x + y` on 1-element tensors: a loop of N adds
+// minus the same loop without the add, divided by N.
+void BM_ScriptAdd1(benchmark::State& st) {
+  const int n = 100000;
+  std::ostringstream out, err;
+  nn::StateOptions opts;
+  opts.mode = nn::ExecMode::Eager;
+  nn::State state(opts, out, err);
+  std::string setup = "x = tensor([1.0])\ny = tensor([2.0])\n";
+  std::string withAdd = "def run(n, x, y):\n    for i in range(n):\n        z = x + y\n    return 0\n";
+  std::string without = "def idle(n, x, y):\n    for i in range(n):\n        z = x\n    return 0\n";
+  state.replInput(setup + withAdd + "\n" + without + "\n");
+  if (!err.str().empty()) st.SkipWithError(err.str().c_str());
+  for (auto _ : st) {
+    auto t0 = std::chrono::steady_clock::now();
+    state.replInput("run(" + std::to_string(n) + ", x, y)\n");
+    auto t1 = std::chrono::steady_clock::now();
+    state.replInput("idle(" + std::to_string(n) + ", x, y)\n");
+    auto t2 = std::chrono::steady_clock::now();
+    double per = (std::chrono::duration<double>(t1 - t0).count() - std::chrono::duration<double>(t2 - t1).count()) / n;
+    st.SetIterationTime(per);
+  }
+}
+BENCHMARK(BM_ScriptAdd1)->UseManualTime()->Iterations(5);
+
+void BM_Chain1M(benchmark::State& st) {
+  Shape s{1 << 20};
+  Value a = filled(s, 0.5), b = filled(s, -1.5), c = filled(s, 2.0), d = filled(s, 3.0);
+  for (auto _ : st) {
+    Value t = binaryOp(Op::Add, binaryOp(Op::Mul, a, b, {}), c, {});
+    Value r = binaryOp(Op::Sub, binaryOp(Op::Mul, mathUnary(Op::Relu, t, {}), d, {}), a, {});
+    benchmark::DoNotOptimize(r);
+  }
+  st.SetBytesProcessed(st.iterations() * int64_t(s[0]) * 4 * 10);
+}
+BENCHMARK(BM_Chain1M)->Unit(benchmark::kMillisecond);
+
+void BM_MatmulNn1024(benchmark::State& st) {
+  Tensor a = fullLike(DType::F32, {1024, 1024}, 0.5), b = fullLike(DType::F32, {1024, 1024}, 0.25);
+  for (auto _ : st) benchmark::DoNotOptimize(matmul(a, b, {}));
+  st.counters["GFLOP/s"] = benchmark::Counter(2.0 * 1024 * 1024 * 1024 * st.iterations(), benchmark::Counter::kIsRate,
+                                              benchmark::Counter::kIs1000);
+}
+BENCHMARK(BM_MatmulNn1024)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+
+void BM_MatmulOneDnnAlone1024(benchmark::State& st) {
+  Tensor a = fullLike(DType::F32, {1024, 1024}, 0.5), b = fullLike(DType::F32, {1024, 1024}, 0.25);
+  Tensor out = Tensor::empty(DType::F32, {1024, 1024});
+  for (auto _ : st) onednnMatmul(a, b, out);
+  st.counters["GFLOP/s"] = benchmark::Counter(2.0 * 1024 * 1024 * 1024 * st.iterations(), benchmark::Counter::kIsRate,
+                                              benchmark::Counter::kIs1000);
+}
+BENCHMARK(BM_MatmulOneDnnAlone1024)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+
+}  // namespace
+
+BENCHMARK_MAIN();
