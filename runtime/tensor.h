@@ -34,7 +34,9 @@ struct Storage {
   void* data;
 
  private:
-  alignas(64) char inline_[kInlineBytes];
+  // 16-byte alignment (malloc's own) keeps make_shared on the fast path;
+  // a 64-byte alignment would go through memalign.
+  alignas(16) char inline_[kInlineBytes];
 };
 
 class Tensor {
