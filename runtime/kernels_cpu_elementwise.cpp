@@ -6,7 +6,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include "runtime/kernels.h"
+#include "runtime/kernel_loops.h"
 
 namespace nn::rt {
 namespace {
@@ -20,38 +20,6 @@ template <> struct Native<int32_t> { static constexpr DType dtype = DType::I32; 
 template <> struct Native<int64_t> { static constexpr DType dtype = DType::I64; };
 template <> struct Native<float> { static constexpr DType dtype = DType::F32; };
 template <> struct Native<double> { static constexpr DType dtype = DType::F64; };
-
-// Applies f elementwise; a and b have out's shape (possibly stride-0 views).
-template <class T, class R, class F>
-void binaryLoop(const Tensor& a, const Tensor& b, Tensor& out, F f) {
-  R* o = out.data<R>();
-  int64_t n = out.numel();
-  if (a.isContiguous() && b.isContiguous()) {
-    const T* x = a.data<T>();
-    const T* y = b.data<T>();
-#pragma omp parallel for simd if (n >= kParallelThreshold)
-    for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], y[i]);
-    return;
-  }
-  const T* x = a.data<T>();
-  const T* y = b.data<T>();
-#pragma omp parallel for if (n >= kParallelThreshold)
-  for (int64_t i = 0; i < n; ++i) o[i] = f(x[a.flatOffset(i)], y[b.flatOffset(i)]);
-}
-
-template <class T, class R, class F>
-void unaryLoop(const Tensor& a, Tensor& out, F f) {
-  R* o = out.data<R>();
-  int64_t n = out.numel();
-  const T* x = a.data<T>();
-  if (a.isContiguous()) {
-#pragma omp parallel for simd if (n >= kParallelThreshold)
-    for (int64_t i = 0; i < n; ++i) o[i] = f(x[i]);
-    return;
-  }
-#pragma omp parallel for if (n >= kParallelThreshold)
-  for (int64_t i = 0; i < n; ++i) o[i] = f(x[a.flatOffset(i)]);
-}
 
 template <class T>
 T floorDivOf(T a, T b) {

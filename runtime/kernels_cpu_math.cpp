@@ -5,7 +5,7 @@
 #include <cmath>
 #include <type_traits>
 
-#include "runtime/kernels.h"
+#include "runtime/kernel_loops.h"
 
 namespace nn::rt {
 namespace {
@@ -21,38 +21,9 @@ constexpr DType dtypeOf() {
   else return DType::Bool;
 }
 
-template <class T, class R, class F>
-void unaryMap(const Tensor& a, Tensor& out, F f) {
-  const T* x = a.data<T>();
-  R* o = out.data<R>();
-  int64_t n = out.numel();
-  if (a.isContiguous()) {
-#pragma omp parallel for simd if (n >= kParallelThreshold)
-    for (int64_t i = 0; i < n; ++i) o[i] = f(x[i]);
-  } else {
-  #pragma omp parallel for if (n >= kParallelThreshold)
-  for (int64_t i = 0; i < n; ++i) o[i] = f(x[a.flatOffset(i)]);
-  }
-}
-
-template <class T, class R, class F>
-void binaryMap(const Tensor& a, const Tensor& b, Tensor& out, F f) {
-  const T* x = a.data<T>();
-  const T* y = b.data<T>();
-  R* o = out.data<R>();
-  int64_t n = out.numel();
-  if (a.isContiguous() && b.isContiguous()) {
-#pragma omp parallel for simd if (n >= kParallelThreshold)
-    for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], y[i]);
-  } else {
-  #pragma omp parallel for if (n >= kParallelThreshold)
-  for (int64_t i = 0; i < n; ++i) o[i] = f(x[a.flatOffset(i)], y[b.flatOffset(i)]);
-  }
-}
-
 #define NN_UNARY(OPNAME, T, EXPR)                                                                   \
   r.addUnary(DeviceKind::Cpu, Op::OPNAME, dtypeOf<T>(), [](const Tensor& a, Tensor& o, SourceLoc) { \
-    unaryMap<T, T>(a, o, [](T x) { return static_cast<T>(EXPR); });                                \
+    unaryLoop<T, T>(a, o, [](T x) { return static_cast<T>(EXPR); });                                \
   })
 
 template <class T>
@@ -77,7 +48,7 @@ void registerFloat(KernelRegistry& r) {
   NN_UNARY(Sign, T, std::isnan(x) ? x : T((x > 0) - (x < 0)));
   NN_UNARY(Relu, T, std::isnan(x) ? x : (x > 0 ? x : T(0)));
   r.addUnary(DeviceKind::Cpu, Op::IsNan, dtypeOf<T>(), [](const Tensor& a, Tensor& o, SourceLoc) {
-    unaryMap<T, bool>(a, o, [](T x) { return std::isnan(x); });
+    unaryLoop<T, bool>(a, o, [](T x) { return std::isnan(x); });
   });
 }
 
@@ -90,7 +61,7 @@ void registerInt(KernelRegistry& r) {
   NN_UNARY(Ceil, T, x);
   NN_UNARY(Round, T, x);
   r.addUnary(DeviceKind::Cpu, Op::IsNan, dtypeOf<T>(), [](const Tensor& a, Tensor& o, SourceLoc) {
-    unaryMap<T, bool>(a, o, [](T) { return false; });
+    unaryLoop<T, bool>(a, o, [](T) { return false; });
   });
 }
 
@@ -98,14 +69,14 @@ template <class T>
 void registerMinMax(KernelRegistry& r) {
   // NaN propagates, as in NumPy and PyTorch.
   r.addBinary(DeviceKind::Cpu, Op::Maximum, dtypeOf<T>(), [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
-    binaryMap<T, T>(a, b, o, [](T x, T y) {
+    binaryLoop<T, T>(a, b, o, [](T x, T y) {
       if constexpr (std::is_floating_point_v<T>)
         if (std::isnan(x) || std::isnan(y)) return std::isnan(x) ? x : y;
       return x > y ? x : y;
     });
   });
   r.addBinary(DeviceKind::Cpu, Op::Minimum, dtypeOf<T>(), [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
-    binaryMap<T, T>(a, b, o, [](T x, T y) {
+    binaryLoop<T, T>(a, b, o, [](T x, T y) {
       if constexpr (std::is_floating_point_v<T>)
         if (std::isnan(x) || std::isnan(y)) return std::isnan(x) ? x : y;
       return x < y ? x : y;
@@ -128,13 +99,13 @@ void registerCpuMathKernels(KernelRegistry& r) {
   registerMinMax<double>(r);
   registerMinMax<bool>(r);
   r.addUnary(DeviceKind::Cpu, Op::LogicalNot, DType::Bool, [](const Tensor& a, Tensor& o, SourceLoc) {
-    unaryMap<bool, bool>(a, o, [](bool x) { return !x; });
+    unaryLoop<bool, bool>(a, o, [](bool x) { return !x; });
   });
   r.addBinary(DeviceKind::Cpu, Op::LogicalAnd, DType::Bool, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
-    binaryMap<bool, bool>(a, b, o, [](bool x, bool y) { return x && y; });
+    binaryLoop<bool, bool>(a, b, o, [](bool x, bool y) { return x && y; });
   });
   r.addBinary(DeviceKind::Cpu, Op::LogicalOr, DType::Bool, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
-    binaryMap<bool, bool>(a, b, o, [](bool x, bool y) { return x || y; });
+    binaryLoop<bool, bool>(a, b, o, [](bool x, bool y) { return x || y; });
   });
 }
 

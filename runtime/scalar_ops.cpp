@@ -15,7 +15,7 @@ namespace nn::rt {
 
 using ir::Op;
 
-static const char* opSymbol(Op op) {
+const char* opSymbol(Op op) {
   switch (op) {
     case Op::Add: return "+";
     case Op::Sub: return "-";
@@ -23,7 +23,7 @@ static const char* opSymbol(Op op) {
     case Op::Div: return "/";
     case Op::FloorDiv: return "//";
     case Op::Mod: return "%";
-    case Op::Pow: return "** or pow()";
+    case Op::Pow: return "**";
     case Op::MatMul: return "@";
     case Op::BitAnd: return "&";
     case Op::BitOr: return "|";
@@ -34,12 +34,15 @@ static const char* opSymbol(Op op) {
     case Op::Le: return "<=";
     case Op::Gt: return ">";
     case Op::Ge: return ">=";
+    case Op::Eq: return "==";
+    case Op::Ne: return "!=";
     default: return ir::opInfo(op).name;
   }
 }
 
 [[noreturn]] static void unsupported(Op op, const Value& a, const Value& b, SourceLoc loc) {
-  fail(loc, std::string("unsupported operand type(s) for ") + opSymbol(op) + ": '" + typeName(a) + "' and '" +
+  fail(loc, std::string("unsupported operand type(s) for ") + (op == Op::Pow ? "** or pow()" : opSymbol(op)) + ": '" +
+                typeName(a) + "' and '" +
                 typeName(b) + "'");
 }
 

@@ -10,6 +10,9 @@
 
 namespace nn::rt {
 
+// The operator spelling of an op in messages ("+", "//", "<=").
+const char* opSymbol(ir::Op op);
+
 Value binaryOp(ir::Op op, const Value& a, const Value& b, SourceLoc loc);
 Value unaryOp(ir::Op op, const Value& a, SourceLoc loc);
 Value compareOp(ir::Op op, const Value& a, const Value& b, SourceLoc loc);

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "runtime/kernels.h"
+#include "runtime/scalar_ops.h"
 
 namespace nn::rt {
 
@@ -79,29 +80,6 @@ Tensor broadcastTo(const Tensor& t, const Shape& shape, SourceLoc loc) {
   return t.view(shape, strides, t.offset());
 }
 
-static const char* opSymbol(Op op) {
-  switch (op) {
-    case Op::Add: return "+";
-    case Op::Sub: return "-";
-    case Op::Mul: return "*";
-    case Op::Div: return "/";
-    case Op::FloorDiv: return "//";
-    case Op::Mod: return "%";
-    case Op::Pow: return "**";
-    case Op::BitAnd: return "&";
-    case Op::BitOr: return "|";
-    case Op::BitXor: return "^";
-    case Op::LShift: return "<<";
-    case Op::RShift: return ">>";
-    case Op::Lt: return "<";
-    case Op::Le: return "<=";
-    case Op::Gt: return ">";
-    case Op::Ge: return ">=";
-    case Op::Eq: return "==";
-    case Op::Ne: return "!=";
-    default: return ir::opInfo(op).name;
-  }
-}
 
 static std::string describe(const Value& v) {
   if (v.is(Kind::Tensor)) return typeString(tensorOf(v));
