@@ -265,3 +265,56 @@ TEST(OneDnn, ConvAndPoolMatchReferenceLoops) {
 }
 
 }  // namespace
+
+namespace {
+
+using namespace nn::rt;
+
+Value ints(std::initializer_list<int64_t> v) {
+  std::vector<Value> items;
+  for (int64_t x : v) items.push_back(Value::integer(x));
+  return makeList(std::move(items));
+}
+
+Value slice(Value start, Value stop, Value step) {
+  auto s = std::make_shared<SliceObj>();
+  s->start = start, s->stop = stop, s->step = step;
+  return Value::object(Kind::Slice, s);
+}
+
+TEST(Indexing, BasicSlicesAreViewsWithSteps) {
+  Tensor t = iota(DType::I64, {4, 5});
+  Tensor v = tensorGetItem(t, makeTuple({slice(Value::integer(1), Value::none(), Value::integer(2)),
+                                         slice(Value::none(), Value::none(), Value::integer(-2))}),
+                           {});
+  EXPECT_EQ(v.storage(), t.storage());
+  EXPECT_EQ(v.shape(), (Shape{2, 3}));
+  EXPECT_EQ(v.strides(), (Shape{10, -2}));
+  // rows 1 and 3, columns 4, 2, 0
+  EXPECT_EQ(toList(v).as<SeqObj>().items.size(), 2u);
+  EXPECT_EQ(v.flatAsInt(0), 9);
+  EXPECT_EQ(v.flatAsInt(5), 15);
+  EXPECT_THROW(tensorGetItem(t, makeTuple({Value::integer(4)}), {}), nn::NnError);
+  EXPECT_THROW(tensorGetItem(t, makeTuple({Value::integer(0), Value::integer(0), Value::integer(0)}), {}), nn::NnError);
+}
+
+TEST(Indexing, IntegerArraysAndMasks) {
+  Tensor t = iota(DType::I64, {3, 4});
+  Tensor rows = tensorGetItem(t, ints({2, 0}), {});
+  EXPECT_EQ(rows.shape(), (Shape{2, 4}));
+  EXPECT_EQ(rows.flatAsInt(0), 8);
+  Tensor points = tensorGetItem(t, makeTuple({ints({0, 2}), ints({3, 1})}), {});
+  EXPECT_EQ(points.shape(), (Shape{2}));
+  EXPECT_EQ(points.flatAsInt(0), 3);
+  EXPECT_EQ(points.flatAsInt(1), 9);
+  Tensor mask = tensorOf(tensorBinary(nn::ir::Op::Gt, makeTensorValue(t), Value::integer(8), {}));
+  Tensor picked = tensorGetItem(t, makeTensorValue(mask), {});
+  EXPECT_EQ(picked.shape(), (Shape{3}));
+  EXPECT_EQ(picked.flatAsInt(2), 11);
+  Tensor updated = tensorSetItem(t, makeTensorValue(mask), Value::integer(0), {});
+  EXPECT_EQ(updated.flatAsInt(11), 0);
+  EXPECT_EQ(t.flatAsInt(11), 11);  // the original is unchanged
+  EXPECT_THROW(tensorGetItem(t, ints({3}), {}), nn::NnError);
+}
+
+}  // namespace
