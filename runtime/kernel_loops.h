@@ -1,6 +1,8 @@
-// The loop shapes shared by the CPU elementwise kernels: flat (and
-// vectorised, parallel past kParallelThreshold) over contiguous operands,
-// strided otherwise. Operands already have the output's shape.
+// The loop shapes shared by the CPU elementwise kernels: flat and
+// vectorised over contiguous operands, strided otherwise; split across the
+// cores from kParallelThreshold elements up. Small loops never enter an
+// OpenMP region (even a region with a false `if` clause costs a team setup).
+// Operands already have the output's shape.
 #pragma once
 
 #include "runtime/kernels.h"
@@ -13,13 +15,23 @@ void binaryLoop(const Tensor& a, const Tensor& b, Tensor& out, F f) {
   int64_t n = out.numel();
   const T* x = a.data<T>();
   const T* y = b.data<T>();
+  bool parallel = n >= kParallelThreshold;
   if (a.isContiguous() && b.isContiguous()) {
-#pragma omp parallel for simd if (n >= kParallelThreshold)
-    for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], y[i]);
+    if (parallel) {
+#pragma omp parallel for simd
+      for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], y[i]);
+    } else {
+#pragma omp simd
+      for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], y[i]);
+    }
     return;
   }
-#pragma omp parallel for if (n >= kParallelThreshold)
-  for (int64_t i = 0; i < n; ++i) o[i] = f(x[a.flatOffset(i)], y[b.flatOffset(i)]);
+  if (parallel) {
+#pragma omp parallel for
+    for (int64_t i = 0; i < n; ++i) o[i] = f(x[a.flatOffset(i)], y[b.flatOffset(i)]);
+  } else {
+    for (int64_t i = 0; i < n; ++i) o[i] = f(x[a.flatOffset(i)], y[b.flatOffset(i)]);
+  }
 }
 
 template <class T, class R, class F>
@@ -27,13 +39,23 @@ void unaryLoop(const Tensor& a, Tensor& out, F f) {
   R* o = out.data<R>();
   int64_t n = out.numel();
   const T* x = a.data<T>();
+  bool parallel = n >= kParallelThreshold;
   if (a.isContiguous()) {
-#pragma omp parallel for simd if (n >= kParallelThreshold)
-    for (int64_t i = 0; i < n; ++i) o[i] = f(x[i]);
+    if (parallel) {
+#pragma omp parallel for simd
+      for (int64_t i = 0; i < n; ++i) o[i] = f(x[i]);
+    } else {
+#pragma omp simd
+      for (int64_t i = 0; i < n; ++i) o[i] = f(x[i]);
+    }
     return;
   }
-#pragma omp parallel for if (n >= kParallelThreshold)
-  for (int64_t i = 0; i < n; ++i) o[i] = f(x[a.flatOffset(i)]);
+  if (parallel) {
+#pragma omp parallel for
+    for (int64_t i = 0; i < n; ++i) o[i] = f(x[a.flatOffset(i)]);
+  } else {
+    for (int64_t i = 0; i < n; ++i) o[i] = f(x[a.flatOffset(i)]);
+  }
 }
 
 }  // namespace nn::rt

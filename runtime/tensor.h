@@ -11,12 +11,13 @@
 #include <vector>
 
 #include "runtime/allocator.h"
+#include "runtime/dims.h"
 #include "runtime/dtype.h"
 #include "runtime/value.h"
 
 namespace nn::rt {
 
-using Shape = std::vector<int64_t>;
+using Shape = Dims;
 
 // Tiny tensors (scalars, small vectors) keep their elements inside the
 // storage object: one allocation instead of two on the per-op fast path.
