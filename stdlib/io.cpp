@@ -3,7 +3,10 @@
 // of tensors (ZIP, stored or deflated entries read, stored entries written),
 // and load_csv. save writes to a temporary file in the target's folder and
 // renames it over the target, so a failure never leaves a half-written file.
+#include <unistd.h>
 #include <zlib.h>
+
+#include <atomic>
 
 #include <algorithm>
 #include <cerrno>
@@ -123,8 +126,11 @@ std::string readFileOrFail(const std::string& path, SourceLoc loc) {
 // Writes through a temporary file and an atomic rename.
 void writeFileAtomically(const std::string& path, const std::string& data, SourceLoc loc) {
   fs::path target(path);
+  // A name of its own per process and call: concurrent writers of one
+  // target never share a temporary file.
+  static std::atomic<unsigned> counter{0};
   fs::path tmp = target;
-  tmp += ".tmp-nn";
+  tmp += ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) fail(loc, "cannot write '" + path + "': " + std::strerror(errno));

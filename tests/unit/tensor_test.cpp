@@ -318,3 +318,66 @@ TEST(Indexing, IntegerArraysAndMasks) {
 }
 
 }  // namespace
+
+namespace {
+
+using namespace nn::rt;
+using nn::ir::Op;
+
+// Every unary math kernel against a std:: reference loop. Tolerance: the
+// f32 kernels compute in float, so a relative 1e-6 (a few ulp) plus 1e-7
+// absolute near zero.
+TEST(Kernels, UnaryMathMatchesReferenceLoops) {
+  Tensor x = iota(DType::F32, {41}, -4.0, 0.2);
+  Tensor pos = iota(DType::F32, {20}, 0.05, 0.37);
+  struct Case {
+    Op op;
+    double (*ref)(double);
+    bool positiveOnly;
+  };
+  const Case cases[] = {
+      {Op::Exp, [](double v) { return std::exp(v); }, false},
+      {Op::Log, [](double v) { return std::log(v); }, true},
+      {Op::Sqrt, [](double v) { return std::sqrt(v); }, true},
+      {Op::Rsqrt, [](double v) { return 1 / std::sqrt(v); }, true},
+      {Op::Abs, [](double v) { return std::fabs(v); }, false},
+      {Op::Sign, [](double v) { return double((v > 0) - (v < 0)); }, false},
+      {Op::Sin, [](double v) { return std::sin(v); }, false},
+      {Op::Cos, [](double v) { return std::cos(v); }, false},
+      {Op::Tanh, [](double v) { return std::tanh(v); }, false},
+      {Op::Sigmoid, [](double v) { return 1 / (1 + std::exp(-v)); }, false},
+      {Op::Relu, [](double v) { return v > 0 ? v : 0.0; }, false},
+      {Op::Gelu, [](double v) { return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))); }, false},
+      {Op::Silu, [](double v) { return v / (1 + std::exp(-v)); }, false},
+      {Op::Softplus, [](double v) { return v > 20 ? v : std::log1p(std::exp(v)); }, false},
+      {Op::Floor, [](double v) { return std::floor(v); }, false},
+      {Op::Ceil, [](double v) { return std::ceil(v); }, false},
+      {Op::Round, [](double v) { return std::nearbyint(v); }, false},
+  };
+  for (const Case& c : cases) {
+    const Tensor& in = c.positiveOnly ? pos : x;
+    Tensor out = tensorOf(mathUnary(c.op, makeTensorValue(in), {}));
+    for (int64_t i = 0; i < in.numel(); ++i) {
+      double want = c.ref(static_cast<float>(in.flatAsDouble(i)));
+      ASSERT_NEAR(out.flatAsDouble(i), want, 1e-6 * std::fabs(want) + 1e-7) << nn::ir::opInfo(c.op).name << " at " << i;
+    }
+  }
+}
+
+TEST(Kernels, BinaryMathAndWhereMatchReferenceLoops) {
+  Tensor a = iota(DType::F32, {3, 4}, -3.0, 0.5), b = iota(DType::F32, {4}, 1.0, -0.75);
+  Tensor mx = tensorOf(mathBinary(Op::Maximum, makeTensorValue(a), makeTensorValue(b), {}));
+  Tensor mn = tensorOf(mathBinary(Op::Minimum, makeTensorValue(a), makeTensorValue(b), {}));
+  Tensor cond = tensorOf(tensorBinary(Op::Gt, makeTensorValue(a), Value::real(0.0), {}));
+  Tensor w = tensorOf(whereOp(makeTensorValue(cond), makeTensorValue(a), makeTensorValue(b), {}));
+  Tensor cl = tensorOf(clipOp(makeTensorValue(a), Value::real(-1.0), Value::real(1.5), {}));
+  for (int64_t i = 0; i < 12; ++i) {
+    double x = a.flatAsDouble(i), y = b.flatAsDouble(i % 4);
+    EXPECT_EQ(mx.flatAsDouble(i), std::max(x, y));
+    EXPECT_EQ(mn.flatAsDouble(i), std::min(x, y));
+    EXPECT_EQ(w.flatAsDouble(i), x > 0 ? x : y);
+    EXPECT_EQ(cl.flatAsDouble(i), std::min(std::max(x, -1.0), 1.5));
+  }
+}
+
+}  // namespace
