@@ -3,6 +3,7 @@
 #include "runtime/tensor_ops.h"
 
 #include <cmath>
+#include <type_traits>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -16,17 +17,44 @@ using ir::Op;
 
 std::string typeString(const Tensor& t) { return std::string(dtypeName(t.dtype())) + shapeString(t.shape()); }
 
-template <class D>
+// One element: bool results test for non-zero; float to integer truncates,
+// with NaN as 0 and out-of-range values saturated (a plain cast would be
+// undefined behaviour there).
+template <class S, class D>
+static inline D convertValue(S v) {
+  if constexpr (std::is_same_v<D, bool>) {
+    return v != S(0);
+  } else if constexpr (std::is_floating_point_v<S> && std::is_integral_v<D>) {
+    if (!(v == v)) return D(0);
+    if (v >= static_cast<S>(std::numeric_limits<D>::max())) return std::numeric_limits<D>::max();
+    if (v <= static_cast<S>(std::numeric_limits<D>::min())) return std::numeric_limits<D>::min();
+    return static_cast<D>(v);
+  } else {
+    return static_cast<D>(v);
+  }
+}
+
+// Element conversion, vectorised for contiguous sources.
+template <class S, class D>
 static void convertLoop(const Tensor& src, D* dst) {
-  for (int64_t i = 0, n = src.numel(); i < n; ++i) {
-    const char* p = src.bytes() + src.flatOffset(i) * dtypeSize(src.dtype());
-    switch (src.dtype()) {
-      case DType::Bool: dst[i] = static_cast<D>(*reinterpret_cast<const bool*>(p)); break;
-      case DType::I32: dst[i] = static_cast<D>(*reinterpret_cast<const int32_t*>(p)); break;
-      case DType::I64: dst[i] = static_cast<D>(*reinterpret_cast<const int64_t*>(p)); break;
-      case DType::F32: dst[i] = static_cast<D>(*reinterpret_cast<const float*>(p)); break;
-      case DType::F64: dst[i] = static_cast<D>(*reinterpret_cast<const double*>(p)); break;
-    }
+  const S* s = src.data<S>();
+  int64_t n = src.numel();
+  if (src.isContiguous()) {
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) dst[i] = convertValue<S, D>(s[i]);
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) dst[i] = convertValue<S, D>(s[src.flatOffset(i)]);
+}
+
+template <class D>
+static void convertTo(const Tensor& src, D* dst) {
+  switch (src.dtype()) {
+    case DType::Bool: convertLoop<bool, D>(src, dst); break;
+    case DType::I32: convertLoop<int32_t, D>(src, dst); break;
+    case DType::I64: convertLoop<int64_t, D>(src, dst); break;
+    case DType::F32: convertLoop<float, D>(src, dst); break;
+    case DType::F64: convertLoop<double, D>(src, dst); break;
   }
 }
 
@@ -34,15 +62,11 @@ Tensor astype(const Tensor& t, DType dtype) {
   if (t.dtype() == dtype) return t;
   Tensor out = Tensor::empty(dtype, t.shape());
   switch (dtype) {
-    case DType::Bool: {
-      bool* d = out.data<bool>();
-      for (int64_t i = 0, n = t.numel(); i < n; ++i) d[i] = t.flatAsDouble(i) != 0.0;
-      break;
-    }
-    case DType::I32: convertLoop(t, out.data<int32_t>()); break;
-    case DType::I64: convertLoop(t, out.data<int64_t>()); break;
-    case DType::F32: convertLoop(t, out.data<float>()); break;
-    case DType::F64: convertLoop(t, out.data<double>()); break;
+    case DType::Bool: convertTo(t, out.data<bool>()); break;
+    case DType::I32: convertTo(t, out.data<int32_t>()); break;
+    case DType::I64: convertTo(t, out.data<int64_t>()); break;
+    case DType::F32: convertTo(t, out.data<float>()); break;
+    case DType::F64: convertTo(t, out.data<double>()); break;
   }
   return out;
 }
