@@ -78,6 +78,11 @@ class Tensor {
 
   static Shape contiguousStrides(const Shape& shape);
 
+  // Copies the elements of `src` (same shape and dtype, any strides) into
+  // the elements this view addresses, row by row: the innermost dimension is
+  // one memcpy when both sides are unit-stride there.
+  void copyFrom(const Tensor& src) const;
+
  private:
   DType dtype_ = DType::F32;
   Shape shape_, strides_;

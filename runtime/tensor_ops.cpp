@@ -428,9 +428,7 @@ Tensor tensorSetItem(const Tensor& t, const Value& index, const Value& value, So
                                     : tensorFromData(value, t.dtype(), loc);
   v = astype(v, t.dtype());
   v = broadcastTo(v, target.shape(), loc);
-  size_t es = dtypeSize(t.dtype());
-  for (int64_t i = 0, n = target.numel(); i < n; ++i)
-    std::memcpy(target.bytes() + target.flatOffset(i) * es, v.bytes() + v.flatOffset(i) * es, es);
+  target.copyFrom(v);
   return copy;
 }
 

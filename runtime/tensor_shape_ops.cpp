@@ -18,10 +18,7 @@ static void copyInto(Tensor& dst, const Tensor& src, int64_t axis, int64_t start
   Shape strides = dst.strides();
   int64_t offset = dst.offset() + start * strides[axis];
   Tensor region = dst.view(src.shape(), strides, offset);
-  size_t es = dtypeSize(dst.dtype());
-  Tensor s = astype(src, dst.dtype());
-  for (int64_t i = 0, n = s.numel(); i < n; ++i)
-    std::memcpy(region.bytes() + region.flatOffset(i) * es, s.bytes() + s.flatOffset(i) * es, es);
+  region.copyFrom(astype(src, dst.dtype()));
 }
 
 Tensor concat(const std::vector<Tensor>& xs, int64_t axis, SourceLoc loc) {
@@ -102,9 +99,7 @@ Tensor pad(const Tensor& x, const std::vector<int64_t>& widths, double value, So
   int64_t offset = 0;
   for (int d = 0; d < x.ndim(); ++d) offset += before[d] * strides[d];
   Tensor region = out.view(x.shape(), strides, offset);
-  size_t es = dtypeSize(x.dtype());
-  for (int64_t i = 0, n = x.numel(); i < n; ++i)
-    std::memcpy(region.bytes() + region.flatOffset(i) * es, x.bytes() + x.flatOffset(i) * es, es);
+  region.copyFrom(x);
   return out;
 }
 

@@ -381,3 +381,20 @@ TEST(Kernels, BinaryMathAndWhereMatchReferenceLoops) {
 }
 
 }  // namespace
+
+namespace {
+
+using namespace nn::rt;
+
+TEST(Views, StridedCopiesMatchElementwiseReads) {
+  Tensor t = iota(DType::F32, {4, 6, 5});
+  for (Tensor v : {transpose(t, {2, 0, 1}, {}), tensorGetItem(t, makeTuple({slice(Value::integer(1), Value::none(), Value::integer(2)), Value::integer(3)}), {}),
+                   broadcastTo(iota(DType::F32, {5}), {3, 5}, {})}) {
+    Tensor c = v.clone();
+    ASSERT_TRUE(c.isContiguous());
+    ASSERT_EQ(c.shape(), v.shape());
+    for (int64_t i = 0; i < v.numel(); ++i) ASSERT_EQ(c.flatAsDouble(i), v.flatAsDouble(i)) << i;
+  }
+}
+
+}  // namespace
