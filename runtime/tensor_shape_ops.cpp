@@ -1,6 +1,7 @@
 // concat, stack, split, pad, gather and scatter_add (see tensor_ops.h).
 #include <cstring>
 
+#include "runtime/kernels.h"
 #include "runtime/tensor_ops.h"
 
 namespace nn::rt {
@@ -135,8 +136,13 @@ Tensor gather(const Tensor& x, int64_t axis, const Tensor& index, SourceLoc loc)
   checkIndex(x, a, index, loc, "gather");
   Tensor out = Tensor::empty(x.dtype(), index.shape());
   size_t es = dtypeSize(x.dtype());
-  for (int64_t i = 0, n = index.numel(); i < n; ++i)
-    std::memcpy(out.bytes() + i * es, x.bytes() + selected(x, a, index, i, loc, "gather") * es, es);
+  int64_t n = index.numel();
+  // Offsets first (serially: an out-of-range index is an error, and errors
+  // cannot leave a parallel region), then the copies on all cores.
+  std::vector<int64_t> from(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) from[i] = selected(x, a, index, i, loc, "gather");
+#pragma omp parallel for if (n >= kParallelThreshold)
+  for (int64_t i = 0; i < n; ++i) std::memcpy(out.bytes() + i * es, x.bytes() + from[i] * es, es);
   return out;
 }
 

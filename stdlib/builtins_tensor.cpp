@@ -5,6 +5,7 @@
 // and the tensor attributes and methods (x.shape, x.T, x.sum(axis=1), ...).
 #include <cmath>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "runtime/nn_ops.h"
@@ -635,6 +636,19 @@ const std::map<std::string, BuiltinFn>& methods() {
   return m;
 }
 
+// Builtins whose first argument is a tensor and that PyTorch also offers as
+// tensor methods.
+const std::set<std::string>& methodFunctions() {
+  static const std::set<std::string> names = [] {
+    std::set<std::string> n = {"maximum", "minimum", "logical_and", "logical_or", "clip", "softmax",
+                               "log_softmax", "matmul", "expand", "broadcast_to", "gather", "scatter_add",
+                               "abs", "round", "pow", "neg"};
+    for (const auto& kv : unaryMathOps()) n.insert(kv.first);
+    return n;
+  }();
+  return names;
+}
+
 }  // namespace
 
 void addTensorBuiltins(std::map<std::string, BuiltinFn>& table) {
@@ -663,12 +677,20 @@ Value tensorAttribute(const Value& obj, const std::string& name, SourceLoc loc) 
   if (name == "ndim") return Value::integer(t.ndim());
   if (name == "device") return Value::str(t.device());
   if (name == "T") return makeTensorValue(transpose(t, {}, loc));
+  BuiltinFn fn = nullptr;
   auto it = methods().find(name);
-  if (it == methods().end()) fail(loc, "'Tensor' object has no attribute '" + name + "'");
+  if (it != methods().end()) {
+    fn = it->second;
+  } else if (methodFunctions().count(name)) {
+    // PyTorch's method forms: x.exp() is exp(x), x.softmax(1) is softmax(x, 1).
+    Value builtin = makeBuiltin(name);
+    if (builtin.is(Kind::Builtin)) fn = builtin.as<BuiltinObj>().fn;
+  }
+  if (!fn) fail(loc, "'Tensor' object has no attribute '" + name + "'");
   auto m = std::make_shared<MethodObj>();
   m->self = obj;
   m->name = name;
-  m->fn = it->second;
+  m->fn = fn;
   return Value::object(Kind::Method, std::move(m));
 }
 

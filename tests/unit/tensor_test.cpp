@@ -398,3 +398,26 @@ TEST(Views, StridedCopiesMatchElementwiseReads) {
 }
 
 }  // namespace
+
+namespace {
+
+using namespace nn::rt;
+
+// oneDNN's f32 normalisations against the f64 reference loops (which follow
+// the textbook formulas), relative tolerance 1e-5.
+TEST(OneDnn, NormalisationsMatchReference) {
+  RandomGenerator g(21);
+  Tensor x = randomTensor(g, {3, 4, 5, 2});
+  Tensor mean = randomTensor(g, {4}), gamma = randomTensor(g, {4}), beta = randomTensor(g, {4});
+  Tensor var = tensorOf(mathUnary(nn::ir::Op::Abs, makeTensorValue(randomTensor(g, {4})), {}));
+  Tensor bn = batchNorm(x, mean, var, &gamma, &beta, 1e-5, {});
+  Tensor bnRef = batchNorm(astype(x, DType::F64), astype(mean, DType::F64), astype(var, DType::F64),
+                           &gamma, &beta, 1e-5, {});
+  expectClose(bn, astype(bnRef, DType::F32), 1e-5);
+  Tensor lg = randomTensor(g, {2}), lb = randomTensor(g, {2});
+  Tensor ln = layerNorm(x, &lg, &lb, 1e-5, {});
+  Tensor lnRef = layerNorm(astype(x, DType::F64), &lg, &lb, 1e-5, {});
+  expectClose(ln, astype(lnRef, DType::F32), 1e-4);
+}
+
+}  // namespace
