@@ -141,8 +141,12 @@ Tensor gather(const Tensor& x, int64_t axis, const Tensor& index, SourceLoc loc)
   // cannot leave a parallel region), then the copies on all cores.
   std::vector<int64_t> from(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) from[i] = selected(x, a, index, i, loc, "gather");
-#pragma omp parallel for if (n >= kParallelThreshold)
-  for (int64_t i = 0; i < n; ++i) std::memcpy(out.bytes() + i * es, x.bytes() + from[i] * es, es);
+  if (n >= kParallelThreshold) {
+#pragma omp parallel for
+    for (int64_t i = 0; i < n; ++i) std::memcpy(out.bytes() + i * es, x.bytes() + from[i] * es, es);
+  } else {
+    for (int64_t i = 0; i < n; ++i) std::memcpy(out.bytes() + i * es, x.bytes() + from[i] * es, es);
+  }
   return out;
 }
 
