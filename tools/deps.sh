@@ -2,7 +2,7 @@
 # Installs the Debian 12 packages nn needs to build and test (run as root).
 # Idempotent: does nothing when everything is already installed.
 set -e
-PACKAGES="build-essential cmake ninja-build pkg-config ccache antlr4 libantlr4-runtime-dev uuid-dev
+PACKAGES="build-essential cmake ninja-build pkg-config ccache antlr4 libantlr4-runtime-dev
 libedit-dev libcli11-dev libgtest-dev googletest libdnnl-dev zlib1g-dev
 libbenchmark-dev"
 missing=""
