@@ -64,6 +64,14 @@ void BM_Chain1M(benchmark::State& st) {
 }
 BENCHMARK(BM_Chain1M)->Unit(benchmark::kMillisecond);
 
+// One elementwise op on 1M floats, to compare per-kernel throughput.
+void BM_Mul1M(benchmark::State& st) {
+  Value a = filled({1 << 20}, 0.5), b = filled({1 << 20}, -1.5);
+  for (auto _ : st) benchmark::DoNotOptimize(binaryOp(Op::Mul, a, b, {}));
+  st.SetBytesProcessed(st.iterations() * (int64_t(1) << 20) * 12);
+}
+BENCHMARK(BM_Mul1M)->Unit(benchmark::kMicrosecond);
+
 void BM_MatmulNn1024(benchmark::State& st) {
   Tensor a = fullLike(DType::F32, {1024, 1024}, 0.5), b = fullLike(DType::F32, {1024, 1024}, 0.25);
   for (auto _ : st) benchmark::DoNotOptimize(matmul(a, b, {}));
