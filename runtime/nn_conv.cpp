@@ -25,8 +25,11 @@ void viaOneDnn(const char* name, SourceLoc loc, F f) {
   }
 }
 
+// Output length of a window sweep; 0 when the window does not fit (C++
+// division truncates toward zero, so the negative case is handled first).
 int64_t outSize(int64_t in, int64_t k, int64_t stride, int64_t pad, int64_t dil) {
-  return (in + 2 * pad - dil * (k - 1) - 1) / stride + 1;
+  int64_t span = in + 2 * pad - dil * (k - 1) - 1;
+  return span < 0 ? 0 : span / stride + 1;
 }
 
 Tensor f32(const Tensor& t) { return astype(t, DType::F32).contiguous(); }
