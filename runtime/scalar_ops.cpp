@@ -321,9 +321,7 @@ int64_t normalizeIndex(int64_t i, int64_t size, const char* what, SourceLoc loc)
   return j;
 }
 
-// Python's slice.indices(): clamps start/stop for the given step.
-static void sliceIndices(const SliceObj& s, int64_t len, int64_t& start, int64_t& stop, int64_t& step,
-                         SourceLoc loc) {
+void sliceIndices(const SliceObj& s, int64_t len, int64_t& start, int64_t& stop, int64_t& step, SourceLoc loc) {
   auto intOf = [&](const Value& v, const char* what) -> int64_t {
     if (!v.isIntLike()) fail(loc, std::string("slice ") + what + " must be an integer or None");
     return v.asInt();

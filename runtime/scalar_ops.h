@@ -24,6 +24,10 @@ Value getItem(const Value& container, const Value& index, SourceLoc loc);
 // Returns the updated container: lists and dicts are updated in place.
 Value setItem(const Value& container, const Value& index, const Value& v, SourceLoc loc);
 
+// Python's slice.indices(len): start/stop clamped for the step; fails on a
+// zero step or non-integer bounds.
+void sliceIndices(const SliceObj& s, int64_t len, int64_t& start, int64_t& stop, int64_t& step, SourceLoc loc);
+
 // Resolves a Python index (negative from the end) into [0, size) or fails.
 int64_t normalizeIndex(int64_t i, int64_t size, const char* what, SourceLoc loc);
 

@@ -370,25 +370,8 @@ Selection select(const Tensor& t, const Value& index, SourceLoc loc) {
     } else if (p.is(Kind::Slice)) {
       const SliceObj& sl = p.as<SliceObj>();
       int64_t len = t.shape()[axis];
-      auto intOf = [&](const Value& v) {
-        if (!v.isIntLike()) fail(loc, "slice indices must be integers or None");
-        return v.asInt();
-      };
-      int64_t step = sl.step.is(Kind::None) ? 1 : intOf(sl.step);
-      if (step == 0) fail(loc, "slice step cannot be zero");
-      auto clamp = [&](const Value& v, int64_t dflt) {
-        if (v.is(Kind::None)) return dflt;
-        int64_t i = intOf(v);
-        if (i < 0) {
-          i += len;
-          if (i < 0) i = step < 0 ? -1 : 0;
-        } else if (i >= len) {
-          i = step < 0 ? len - 1 : len;
-        }
-        return i;
-      };
-      int64_t start = clamp(sl.start, step < 0 ? len - 1 : 0);
-      int64_t stop = clamp(sl.stop, step < 0 ? -1 : len);
+      int64_t start, stop, step;
+      sliceIndices(sl, len, start, stop, step, loc);
       int64_t count = step > 0 ? (stop > start ? (stop - start + step - 1) / step : 0)
                                : (start > stop ? (start - stop - step - 1) / (-step) : 0);
       if (count > 0) s.offset += start * t.strides()[axis];
