@@ -47,10 +47,11 @@ const Attr* Node::attr(const std::string& name) const {
   return nullptr;
 }
 
-std::string Node::strAttr(const std::string& name) const {
+const std::string& Node::strAttr(const std::string& name) const {
+  static const std::string empty;
   const Attr* a = attr(name);
   if (a && std::holds_alternative<std::string>(*a)) return std::get<std::string>(*a);
-  return {};
+  return empty;
 }
 
 int64_t Node::intAttr(const std::string& name, int64_t fallback) const {
@@ -59,11 +60,12 @@ int64_t Node::intAttr(const std::string& name, int64_t fallback) const {
   return fallback;
 }
 
-std::vector<std::string> Node::strListAttr(const std::string& name) const {
+const std::vector<std::string>& Node::strListAttr(const std::string& name) const {
+  static const std::vector<std::string> empty;
   const Attr* a = attr(name);
   if (a && std::holds_alternative<std::vector<std::string>>(*a))
     return std::get<std::vector<std::string>>(*a);
-  return {};
+  return empty;
 }
 
 Value* Block::addArg(Type t) {

@@ -104,9 +104,11 @@ class Node {
   const std::vector<std::pair<std::string, Attr>>& attrs() const { return attrs_; }
   void setAttr(const std::string& name, Attr value);
   const Attr* attr(const std::string& name) const;
-  std::string strAttr(const std::string& name) const;
+  // References into the node (empty when absent): the interpreter reads
+  // these on every execution, so they are not copied.
+  const std::string& strAttr(const std::string& name) const;
   int64_t intAttr(const std::string& name, int64_t fallback = 0) const;
-  std::vector<std::string> strListAttr(const std::string& name) const;
+  const std::vector<std::string>& strListAttr(const std::string& name) const;
 
  private:
   Op op_;

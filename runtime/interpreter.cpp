@@ -141,7 +141,7 @@ void Interpreter::execLoop(const ir::Node& n, Frame& f) {
 }
 
 void Interpreter::execCall(const ir::Node& n, Frame& f) {
-  std::vector<std::string> kwnames = n.strListAttr("kw");
+  const std::vector<std::string>& kwnames = n.strListAttr("kw");
   size_t nargs = n.operands().size() - 1 - kwnames.size();
   std::vector<Value> args, kwargs;
   args.reserve(nargs);

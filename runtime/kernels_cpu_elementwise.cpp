@@ -173,18 +173,15 @@ void registerCpuElementwiseKernels(KernelRegistry& r) {
   registerCompare<float>(r);
   registerCompare<double>(r);
   auto cpu = DeviceKind::Cpu;
-  for (Op op : {Op::BitAnd, Op::BitOr, Op::BitXor}) {
-    BinaryKernel k = op == Op::BitAnd ? BinaryKernel([](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
-      binaryLoop<bool, bool>(a, b, o, [](bool x, bool y) { return x && y; });
-    })
-                     : op == Op::BitOr ? BinaryKernel([](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
-      binaryLoop<bool, bool>(a, b, o, [](bool x, bool y) { return x || y; });
-    })
-                                       : BinaryKernel([](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
-      binaryLoop<bool, bool>(a, b, o, [](bool x, bool y) { return x != y; });
-    });
-    r.addBinary(cpu, op, DType::Bool, k);
-  }
+  r.addBinary(cpu, Op::BitAnd, DType::Bool, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+    binaryLoop<bool, bool>(a, b, o, [](bool x, bool y) { return x && y; });
+  });
+  r.addBinary(cpu, Op::BitOr, DType::Bool, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+    binaryLoop<bool, bool>(a, b, o, [](bool x, bool y) { return x || y; });
+  });
+  r.addBinary(cpu, Op::BitXor, DType::Bool, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+    binaryLoop<bool, bool>(a, b, o, [](bool x, bool y) { return x != y; });
+  });
   r.addUnary(cpu, Op::Invert, DType::Bool, [](const Tensor& a, Tensor& o, SourceLoc) {
     unaryLoop<bool, bool>(a, o, [](bool x) { return !x; });
   });

@@ -101,12 +101,9 @@ void registerCpuMathKernels(KernelRegistry& r) {
   r.addUnary(DeviceKind::Cpu, Op::LogicalNot, DType::Bool, [](const Tensor& a, Tensor& o, SourceLoc) {
     unaryLoop<bool, bool>(a, o, [](bool x) { return !x; });
   });
-  r.addBinary(DeviceKind::Cpu, Op::LogicalAnd, DType::Bool, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
-    binaryLoop<bool, bool>(a, b, o, [](bool x, bool y) { return x && y; });
-  });
-  r.addBinary(DeviceKind::Cpu, Op::LogicalOr, DType::Bool, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
-    binaryLoop<bool, bool>(a, b, o, [](bool x, bool y) { return x || y; });
-  });
+  // On bools, logical and/or are the & and | kernels.
+  r.addBinary(DeviceKind::Cpu, Op::LogicalAnd, DType::Bool, r.binary(DeviceKind::Cpu, Op::BitAnd, DType::Bool));
+  r.addBinary(DeviceKind::Cpu, Op::LogicalOr, DType::Bool, r.binary(DeviceKind::Cpu, Op::BitOr, DType::Bool));
 }
 
 }  // namespace nn::rt

@@ -186,14 +186,25 @@ void onednnPool2d(const Tensor& x, const PoolParams& p, bool isMax, Tensor& out)
   stream().wait();
 }
 
+// Adds the optional scale/shift of a normalisation to its flags and arguments.
+static dnnl::normalization_flags withAffine(dnnl::normalization_flags flags, const Tensor* gamma, const Tensor* beta) {
+  if (gamma) flags = flags | dnnl::normalization_flags::use_scale;
+  if (beta) flags = flags | dnnl::normalization_flags::use_shift;
+  return flags;
+}
+
+static void affineArgs(std::unordered_map<int, dnnl::memory>& args, const dnnl::memory::desc& md, const Tensor* gamma,
+                       const Tensor* beta) {
+  if (gamma) args.emplace(DNNL_ARG_SCALE, dnnl::memory(md, engine(), gamma->data<float>()));
+  if (beta) args.emplace(DNNL_ARG_SHIFT, dnnl::memory(md, engine(), beta->data<float>()));
+}
+
 // Inference batch norm over channel axis 1 of a contiguous [N, C, ...] tensor.
 void onednnBatchNorm(const Tensor& x, const Tensor& mean, const Tensor& var, const Tensor* gamma,
                      const Tensor* beta, float eps, Tensor& out) {
   using dt = dnnl::memory::data_type;
   dnnl::memory::desc md(toDims(x.shape()), dt::f32, toDims(x.strides()));
-  auto flags = dnnl::normalization_flags::use_global_stats;
-  if (gamma) flags = flags | dnnl::normalization_flags::use_scale;
-  if (beta) flags = flags | dnnl::normalization_flags::use_shift;
+  auto flags = withAffine(dnnl::normalization_flags::use_global_stats, gamma, beta);
   Shape f = {gamma ? 1 : 0, beta ? 1 : 0};
   std::string k = key("batchnorm", {&x.shape(), &f}, static_cast<int>(eps * 1e9f));
   dnnl::primitive& prim = cache().get(k, [&] {
@@ -206,8 +217,7 @@ void onednnBatchNorm(const Tensor& x, const Tensor& mean, const Tensor& var, con
       {DNNL_ARG_DST, dnnl::memory(md, engine(), out.data<float>())},
       {DNNL_ARG_MEAN, dnnl::memory(cmd, engine(), mean.data<float>())},
       {DNNL_ARG_VARIANCE, dnnl::memory(cmd, engine(), var.data<float>())}};
-  if (gamma) args.emplace(DNNL_ARG_SCALE, dnnl::memory(cmd, engine(), gamma->data<float>()));
-  if (beta) args.emplace(DNNL_ARG_SHIFT, dnnl::memory(cmd, engine(), beta->data<float>()));
+  affineArgs(args, cmd, gamma, beta);
   prim.execute(stream(), args);
   stream().wait();
 }
@@ -216,9 +226,7 @@ void onednnBatchNorm(const Tensor& x, const Tensor& mean, const Tensor& var, con
 void onednnLayerNorm(const Tensor& x, const Tensor* gamma, const Tensor* beta, float eps, Tensor& out) {
   using dt = dnnl::memory::data_type;
   dnnl::memory::desc md(toDims(x.shape()), dt::f32, toDims(x.strides()));
-  dnnl::normalization_flags flags = dnnl::normalization_flags::none;
-  if (gamma) flags = flags | dnnl::normalization_flags::use_scale;
-  if (beta) flags = flags | dnnl::normalization_flags::use_shift;
+  auto flags = withAffine(dnnl::normalization_flags::none, gamma, beta);
   Shape f = {gamma ? 1 : 0, beta ? 1 : 0};
   std::string k = key("layernorm", {&x.shape(), &f}, static_cast<int>(eps * 1e9f));
   dnnl::primitive& prim = cache().get(k, [&] {
@@ -228,8 +236,7 @@ void onednnLayerNorm(const Tensor& x, const Tensor* gamma, const Tensor* beta, f
   dnnl::memory::desc cmd({x.shape().back()}, dt::f32, dnnl::memory::format_tag::a);
   std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, dnnl::memory(md, engine(), x.data<float>())},
                                              {DNNL_ARG_DST, dnnl::memory(md, engine(), out.data<float>())}};
-  if (gamma) args.emplace(DNNL_ARG_SCALE, dnnl::memory(cmd, engine(), gamma->data<float>()));
-  if (beta) args.emplace(DNNL_ARG_SHIFT, dnnl::memory(cmd, engine(), beta->data<float>()));
+  affineArgs(args, cmd, gamma, beta);
   prim.execute(stream(), args);
   stream().wait();
 }
