@@ -52,17 +52,43 @@ void BM_ScriptAdd1(benchmark::State& st) {
 }
 BENCHMARK(BM_ScriptAdd1)->UseManualTime()->Iterations(5);
 
+// The chain through the runtime API, each temporary given up at its last
+// use as the interpreter does (so the next op may write into it).
 void BM_Chain1M(benchmark::State& st) {
   Shape s{1 << 20};
   Value a = filled(s, 0.5), b = filled(s, -1.5), c = filled(s, 2.0), d = filled(s, 3.0);
   for (auto _ : st) {
-    Value t = binaryOp(Op::Add, binaryOp(Op::Mul, a, b, {}), c, {});
-    Value r = binaryOp(Op::Sub, binaryOp(Op::Mul, mathUnary(Op::Relu, t, {}), d, {}), a, {});
-    benchmark::DoNotOptimize(r);
+    Value t = binaryOp(Op::Mul, a, b, {});
+    t = binaryOp(Op::Add, t, c, {}, kConsumeFirst);
+    t = mathUnary(Op::Relu, t, {}, kConsumeFirst);
+    t = binaryOp(Op::Mul, t, d, {}, kConsumeFirst);
+    t = binaryOp(Op::Sub, t, a, {}, kConsumeFirst);
+    benchmark::DoNotOptimize(t);
   }
   st.SetBytesProcessed(st.iterations() * int64_t(s[0]) * 4 * 10);
 }
 BENCHMARK(BM_Chain1M)->Unit(benchmark::kMillisecond);
+
+// The same chain as one line of an nn script in eager mode, per evaluation.
+void BM_ScriptChain1M(benchmark::State& st) {
+  const int n = 200;
+  std::ostringstream out, err;
+  nn::StateOptions opts;
+  opts.mode = nn::ExecMode::Eager;
+  nn::State state(opts, out, err);
+  state.replInput(
+      "n = 1048576\na = full([n], 0.5)\nb = full([n], -1.5)\nc = full([n], 2.0)\nd = full([n], 3.0)\n"
+      "def run(k, a, b, c, d):\n    for i in range(k):\n        r = relu(a * b + c) * d - a\n    return r\n\n");
+  if (!err.str().empty()) st.SkipWithError(err.str().c_str());
+  for (auto _ : st) {
+    auto t0 = std::chrono::steady_clock::now();
+    state.replInput("r = run(" + std::to_string(n) + ", a, b, c, d)\n");
+    auto t1 = std::chrono::steady_clock::now();
+    st.SetIterationTime(std::chrono::duration<double>(t1 - t0).count() / n);
+  }
+  if (!err.str().empty()) st.SkipWithError(err.str().c_str());
+}
+BENCHMARK(BM_ScriptChain1M)->UseManualTime()->Iterations(5)->Unit(benchmark::kMillisecond);
 
 // One elementwise op on 1M floats, to compare per-kernel throughput.
 void BM_Mul1M(benchmark::State& st) {

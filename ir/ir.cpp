@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "ir/liveness.h"
+
 namespace nn::ir {
 
 static const OpInfo kOps[] = {
@@ -109,6 +111,7 @@ uint32_t Function::number() {
   uint32_t next = 0;
   numberBlock(body_.get(), next);
   numValues_ = next;
+  markLastUses(*this);
   return next;
 }
 

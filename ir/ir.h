@@ -110,6 +110,17 @@ class Node {
   int64_t intAttr(const std::string& name, int64_t fallback = 0) const;
   const std::vector<std::string>& strListAttr(const std::string& name) const;
 
+  // Last-use facts set by Function::number() (ir/liveness.h), valid until
+  // the function next changes: whether operand i is the final use of its
+  // value (only its last occurrence, and never when the node's blocks use
+  // it too), and the values nothing reads once this node has run.
+  bool operandDies(size_t i) const { return i < 64 && ((dyingOperands_ >> i) & 1); }
+  const std::vector<uint32_t>& kills() const { return kills_; }
+  void setLastUses(uint64_t dyingOperands, std::vector<uint32_t> kills) {
+    dyingOperands_ = dyingOperands;
+    kills_ = std::move(kills);
+  }
+
  private:
   Op op_;
   SourceLoc loc_;
@@ -118,6 +129,8 @@ class Node {
   std::vector<std::unique_ptr<Block>> blocks_;
   std::vector<std::pair<std::string, Attr>> attrs_;
   Block* parent_ = nullptr;
+  uint64_t dyingOperands_ = 0;
+  std::vector<uint32_t> kills_;
 };
 
 class Block {
@@ -161,7 +174,8 @@ class Function {
   const std::vector<std::string>& paramNames() const { return paramNames_; }
   const std::vector<std::string>& captureNames() const { return captureNames_; }
 
-  // Assigns dense ids to all values; returns how many there are.
+  // Assigns dense ids to all values and recomputes the nodes' last-use
+  // facts; returns how many values there are. Call after every change.
   uint32_t number();
   uint32_t numValues() const { return numValues_; }
 

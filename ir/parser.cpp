@@ -229,6 +229,7 @@ class Parser {
     for (auto& [v, t, n] : captures) define(v, f->addCapture(n, t));
     expect('{');
     nodes(f->body());
+    f->number();
   }
 
   // Parses nodes until a closing '}' (consumed; returns true) or a '^'

@@ -87,7 +87,8 @@ const ir::Node* Interpreter::exec(const ir::Block& b, Frame& f, std::vector<Valu
     const ir::Node& n = *owned;
     if (hasTrait(n.op(), ir::TERM)) {
       out.clear();
-      for (const ir::Value* v : n.operands()) out.push_back(f[v]);
+      for (size_t i = 0; i < n.operands().size(); ++i)
+        out.push_back(n.operandDies(i) ? std::move(f[n.operand(i)]) : f[n.operand(i)]);
       return &n;
     }
     try {
@@ -97,6 +98,9 @@ const ir::Node* Interpreter::exec(const ir::Block& b, Frame& f, std::vector<Valu
     } catch (const std::length_error&) {
       fail(n.loc(), "out of memory");
     }
+    // Dropping dead values frees temporaries at once and leaves the next
+    // op's operands uniquely held, so they can be reused in place.
+    for (uint32_t id : n.kills()) f.slots[id] = Value();
   }
   return nullptr;
 }
@@ -130,6 +134,7 @@ void Interpreter::execLoop(const ir::Node& n, Frame& f) {
   while (true) {
     for (size_t i = 0; i < carried.size(); ++i) f[cond.arg(i)] = carried[i];
     exec(cond, f, out);
+    for (size_t i = 0; i < carried.size(); ++i) f[cond.arg(i)] = Value();
     checkDefined(out[0], n.loc());
     if (!truthy(out[0], n.loc())) break;
     for (size_t i = 0; i < carried.size(); ++i) f[body.arg(i)] = std::move(carried[i]);
@@ -146,8 +151,14 @@ void Interpreter::execCall(const ir::Node& n, Frame& f) {
   std::vector<Value> args, kwargs;
   args.reserve(nargs);
   for (size_t i = 0; i < n.operands().size(); ++i) checkDefined(f[n.operand(i)], n.loc());
-  for (size_t i = 0; i < nargs; ++i) args.push_back(f[n.operand(1 + i)]);
-  for (size_t i = 0; i < kwnames.size(); ++i) kwargs.push_back(f[n.operand(1 + nargs + i)]);
+  // Arguments at their last use are handed over, not shared, so a builtin
+  // may reuse their buffers.
+  auto arg = [&](size_t i) {
+    bool handOver = n.operandDies(i) && n.operand(i) != n.operand(0);  // f(f) still needs the callee
+    return handOver ? std::move(f[n.operand(i)]) : f[n.operand(i)];
+  };
+  for (size_t i = 0; i < nargs; ++i) args.push_back(arg(1 + i));
+  for (size_t i = 0; i < kwnames.size(); ++i) kwargs.push_back(arg(1 + nargs + i));
   f[n.result(0)] = call(f[n.operand(0)], std::move(args), kwnames, std::move(kwargs), n.loc());
 }
 

@@ -63,6 +63,12 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f) {
     return v;
   };
   auto set = [&](Value v) { f[n.result(0)] = std::move(v); };
+  // Operands this node reads for the last time: their buffers may take an
+  // elementwise result (the slot is their only other holder, and exec()
+  // drops it right after).
+  auto dying = [&]() {
+    return (n.operandDies(0) ? kConsumeFirst : 0u) | (n.operands().size() > 1 && n.operandDies(1) ? kConsumeSecond : 0u);
+  };
 
   switch (op) {
     case Op::Const: {
@@ -147,15 +153,15 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f) {
         set(inplaceListOp(op, in(0), in(1), loc));
         return;
       }
-      set(binaryOp(op, in(0), in(1), loc));
+      set(binaryOp(op, in(0), in(1), loc, dying()));
       return;
     case Op::Sub: case Op::Div: case Op::FloorDiv: case Op::Mod:
     case Op::Pow: case Op::MatMul: case Op::BitAnd: case Op::BitOr: case Op::BitXor:
     case Op::LShift: case Op::RShift:
-      set(binaryOp(op, in(0), in(1), loc));
+      set(binaryOp(op, in(0), in(1), loc, dying()));
       return;
     case Op::Neg: case Op::Pos: case Op::Invert: case Op::Not: case Op::Truth:
-      set(unaryOp(op, in(0), loc));
+      set(unaryOp(op, in(0), loc, dying()));
       return;
     case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne:
     case Op::Is: case Op::IsNot: case Op::In: case Op::NotIn:

@@ -173,14 +173,14 @@ static Value repeat(const Value& seq, int64_t n, SourceLoc loc) {
   return seq.is(Kind::List) ? makeList(std::move(items)) : makeTuple(std::move(items));
 }
 
-Value binaryOp(Op op, const Value& a, const Value& b, SourceLoc loc) {
+Value binaryOp(Op op, const Value& a, const Value& b, SourceLoc loc, unsigned consumable) {
   if (a.is(Kind::Tensor) || b.is(Kind::Tensor)) {
     if (op == Op::MatMul) {
       if (!a.is(Kind::Tensor) || !b.is(Kind::Tensor))
         fail(loc, std::string("unsupported operand type(s) for @: '") + typeName(a) + "' and '" + typeName(b) + "'");
       return makeTensorValue(matmul(tensorOf(a), tensorOf(b), loc));
     }
-    return tensorBinary(op, a, b, loc);
+    return tensorBinary(op, a, b, loc, consumable);
   }
   if (a.isNumber() && b.isNumber()) {
     if (a.isIntLike() && b.isIntLike())
@@ -203,13 +203,13 @@ Value binaryOp(Op op, const Value& a, const Value& b, SourceLoc loc) {
   unsupported(op, a, b, loc);
 }
 
-Value unaryOp(Op op, const Value& a, SourceLoc loc) {
+Value unaryOp(Op op, const Value& a, SourceLoc loc, unsigned consumable) {
   switch (op) {
     case Op::Not: return Value::boolean(!truthy(a, loc));
     case Op::Truth: return Value::boolean(truthy(a, loc));
     default: break;
   }
-  if (a.is(Kind::Tensor)) return tensorUnary(op, a, loc);
+  if (a.is(Kind::Tensor)) return tensorUnary(op, a, loc, consumable);
   switch (op) {
     case Op::Neg:
       if (a.is(Kind::Float)) return Value::real(-a.asFloat());

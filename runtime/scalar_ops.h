@@ -13,8 +13,10 @@ namespace nn::rt {
 // The operator spelling of an op in messages ("+", "//", "<=").
 const char* opSymbol(ir::Op op);
 
-Value binaryOp(ir::Op op, const Value& a, const Value& b, SourceLoc loc);
-Value unaryOp(ir::Op op, const Value& a, SourceLoc loc);
+// `consumable`: operands whose tensor buffer may take the result (see
+// tensor_ops.h, kConsumeFirst).
+Value binaryOp(ir::Op op, const Value& a, const Value& b, SourceLoc loc, unsigned consumable = 0);
+Value unaryOp(ir::Op op, const Value& a, SourceLoc loc, unsigned consumable = 0);
 Value compareOp(ir::Op op, const Value& a, const Value& b, SourceLoc loc);
 // a < b with Python's ordering rules (used by sorted, min, max).
 bool lessThan(const Value& a, const Value& b, SourceLoc loc);

@@ -19,7 +19,7 @@ static bool floatOnly(Op op) {
   }
 }
 
-Value mathUnary(Op op, const Value& x, SourceLoc loc) {
+Value mathUnary(Op op, const Value& x, SourceLoc loc, unsigned consumable) {
   const char* name = ir::opInfo(op).name;
   if (x.isNumber()) {
     // A Python number: compute at Python's precision and return a number.
@@ -30,14 +30,18 @@ Value mathUnary(Op op, const Value& x, SourceLoc loc) {
   }
   if (!x.is(Kind::Tensor))
     fail(loc, std::string(name) + "() expects a Tensor or a number, not " + typeName(x));
-  Tensor t = tensorOf(x);
-  if (op == Op::LogicalNot) t = astype(t, DType::Bool);
-  else if (floatOnly(op) && !isFloating(t.dtype())) t = astype(t, DType::F32);
-  else if (t.dtype() == DType::Bool && op != Op::IsNan) t = astype(t, DType::I64);
-  UnaryKernel k = KernelRegistry::instance().unary(DeviceKind::Cpu, op, t.dtype());
-  if (!k) fail(loc, std::string(name) + "() is not defined for " + typeString(t));
-  Tensor out = Tensor::empty(op == Op::IsNan || op == Op::LogicalNot ? DType::Bool : t.dtype(), t.shape());
-  k(t, out, loc);
+  const Tensor* t = &tensorOf(x);
+  Tensor converted;
+  if (op == Op::LogicalNot) t = &(converted = astype(*t, DType::Bool));
+  else if (floatOnly(op) && !isFloating(t->dtype())) t = &(converted = astype(*t, DType::F32));
+  else if (t->dtype() == DType::Bool && op != Op::IsNan) t = &(converted = astype(*t, DType::I64));
+  UnaryKernel k = KernelRegistry::instance().unary(DeviceKind::Cpu, op, t->dtype());
+  if (!k) fail(loc, std::string(name) + "() is not defined for " + typeString(*t));
+  DType outType = op == Op::IsNan || op == Op::LogicalNot ? DType::Bool : t->dtype();
+  // x's own buffer may take the result (a converted copy is not worth it).
+  Tensor out = t == &tensorOf(x) ? elementwiseResult(outType, t->shape(), x, nullptr, consumable)
+                                 : Tensor::empty(outType, t->shape());
+  k(*t, out, loc);
   return makeTensorValue(std::move(out));
 }
 

@@ -127,7 +127,23 @@ static ScalarKind scalarKind(const Value& v) {
   return v.is(Kind::Bool) ? ScalarKind::Bool : v.is(Kind::Int) ? ScalarKind::Int : ScalarKind::Float;
 }
 
-Value tensorBinary(Op op, const Value& a, const Value& b, SourceLoc loc) {
+// The tensor of `v` when its buffer can take a result of this dtype and
+// shape: v is held only by the caller, who gives it up.
+static const Tensor* reusable(const Value& v, bool consumable, DType dtype, const Shape& shape) {
+  if (!consumable || !v.is(Kind::Tensor) || v.useCount() != 1) return nullptr;
+  const Tensor& t = tensorOf(v);
+  if (t.dtype() != dtype || t.shape() != shape || t.storage().use_count() != 1 || !t.isContiguous()) return nullptr;
+  return &t;
+}
+
+Tensor elementwiseResult(DType dtype, const Shape& shape, const Value& a, const Value* b, unsigned consumable) {
+  if (const Tensor* t = reusable(a, consumable & kConsumeFirst, dtype, shape)) return *t;
+  if (b)
+    if (const Tensor* t = reusable(*b, consumable & kConsumeSecond, dtype, shape)) return *t;
+  return Tensor::empty(dtype, shape);
+}
+
+Value tensorBinary(Op op, const Value& a, const Value& b, SourceLoc loc, unsigned consumable) {
   auto bad = [&]() -> Value {
     fail(loc, std::string("unsupported operand type(s) for ") + opSymbol(op) + ": " + describe(a) + " and " +
                   describe(b));
@@ -150,8 +166,9 @@ Value tensorBinary(Op op, const Value& a, const Value& b, SourceLoc loc) {
   Tensor xs, ys;
   const Tensor* x = ta ? &tensorOf(a) : &(xs = scalarTensor(a, compute));
   const Tensor* y = tb ? &tensorOf(b) : &(ys = scalarTensor(b, compute));
+  DType outType = compare ? DType::Bool : compute;
   if (x->shape() == y->shape() && x->dtype() == compute && y->dtype() == compute) {
-    Tensor out = Tensor::empty(compare ? DType::Bool : compute, x->shape());
+    Tensor out = elementwiseResult(outType, x->shape(), a, &b, consumable);
     k(*x, *y, out, loc);
     return makeTensorValue(std::move(out));
   }
@@ -159,14 +176,15 @@ Value tensorBinary(Op op, const Value& a, const Value& b, SourceLoc loc) {
   if (!shape)
     fail(loc, std::string("shape mismatch in ") + ir::opInfo(op).name + ": " + typeString(*x) + " " + opSymbol(op) +
                   " " + typeString(*y));
+  // Chosen before the broadcast views below add holders to the operands.
+  Tensor out = elementwiseResult(outType, *shape, a, &b, consumable);
   Tensor xb = broadcastTo(astype(*x, compute), *shape, loc);
   Tensor yb = broadcastTo(astype(*y, compute), *shape, loc);
-  Tensor out = Tensor::empty(compare ? DType::Bool : compute, *shape);
   k(xb, yb, out, loc);
   return makeTensorValue(std::move(out));
 }
 
-Value tensorUnary(Op op, const Value& a, SourceLoc loc) {
+Value tensorUnary(Op op, const Value& a, SourceLoc loc, unsigned consumable) {
   const Tensor& t = tensorOf(a);
   DType compute = t.dtype();
   if (op == Op::Not) fail(loc, "'not' on a tensor needs one element; use logical_not for elementwise negation");
@@ -174,7 +192,7 @@ Value tensorUnary(Op op, const Value& a, SourceLoc loc) {
     fail(loc, std::string("unary ") + (op == Op::Neg ? "-" : "+") + " is not supported for bool tensors; use ~ or logical_not");
   UnaryKernel k = KernelRegistry::instance().unary(DeviceKind::Cpu, op, compute);
   if (!k) fail(loc, std::string("bad operand type for unary ") + ir::opInfo(op).name + ": " + typeString(t));
-  Tensor out = Tensor::empty(compute, t.shape());
+  Tensor out = elementwiseResult(compute, t.shape(), a, nullptr, consumable);
   k(t, out, loc);
   return makeTensorValue(std::move(out));
 }

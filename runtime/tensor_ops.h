@@ -24,14 +24,25 @@ Shape broadcastShapes(const Shape& a, const Shape& b, SourceLoc loc, const std::
 // The broadcast shape, or nullopt when the shapes are incompatible.
 std::optional<Shape> tryBroadcastShapes(const Shape& a, const Shape& b);
 
+// Elementwise ops may write their result into an operand the caller is
+// giving up (its last use): the caller sets the operand's bit, and the
+// buffer is reused only when that Value and its storage are held nowhere
+// else and already have the result's dtype and shape, so the reuse can
+// never be observed. It saves the allocation and keeps chains such as
+// relu(a*b+c) in cache.
+constexpr unsigned kConsumeFirst = 1, kConsumeSecond = 2;
+// The buffer for an elementwise result: a consumable operand's (a, or b
+// when given), else a new one.
+Tensor elementwiseResult(DType dtype, const Shape& shape, const Value& a, const Value* b, unsigned consumable);
+
 // a OP b where at least one side is a tensor and the other a tensor or a
 // Python scalar (bool, int, float).
-Value tensorBinary(ir::Op op, const Value& a, const Value& b, SourceLoc loc);
-Value tensorUnary(ir::Op op, const Value& a, SourceLoc loc);
+Value tensorBinary(ir::Op op, const Value& a, const Value& b, SourceLoc loc, unsigned consumable = 0);
+Value tensorUnary(ir::Op op, const Value& a, SourceLoc loc, unsigned consumable = 0);
 
 // The tensor math ops of ops.def (Exp ... LogicalNot) on a tensor or a
 // Python number (which gives a Python number back).
-Value mathUnary(ir::Op op, const Value& x, SourceLoc loc);
+Value mathUnary(ir::Op op, const Value& x, SourceLoc loc, unsigned consumable = 0);
 // maximum, minimum, logical_and, logical_or with broadcasting.
 Value mathBinary(ir::Op op, const Value& a, const Value& b, SourceLoc loc);
 Value whereOp(const Value& cond, const Value& a, const Value& b, SourceLoc loc);

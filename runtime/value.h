@@ -58,6 +58,8 @@ class Value {
   template <class T>
   T& as() const { return *static_cast<T*>(obj_.get()); }
   const Object* ptr() const { return obj_.get(); }
+  // How many Values share the object (for reuse of uniquely held tensors).
+  long useCount() const { return obj_.use_count(); }
 
  private:
   explicit Value(Kind k) : kind_(k), i_(0) {}

@@ -218,7 +218,9 @@ const std::map<std::string, nn::ir::Op>& unaryMathOps() {
 Value bUnaryMath(CallContext& c, std::vector<Value>& args) {
   c.checkKeywordsUsed(c.name.c_str());
   checkArity(c, args, 1, 1);
-  return mathUnary(unaryMathOps().at(c.name), args[0], c.loc);
+  // The arguments belong to this call: args[0] may take the result when
+  // nothing else holds it.
+  return mathUnary(unaryMathOps().at(c.name), args[0], c.loc, kConsumeFirst);
 }
 
 Value bBinaryMath(CallContext& c, std::vector<Value>& args) {

@@ -2,6 +2,8 @@
 // printer/parser round trip.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "ir/text.h"
 #include "passes/passes.h"
 
@@ -117,6 +119,49 @@ TEST(Passes, DceRemovesUnusedPureNodesOnly) {
   EXPECT_NE(text.find("store_global"), std::string::npos);
   EXPECT_NE(text.find("call"), std::string::npos);
   EXPECT_FALSE(nn::passes::deadCodeElimination(*g));
+}
+
+TEST(Liveness, LastUsesRespectLoopsAndRepeatedOperands) {
+  nn::SourceManager sm;
+  auto g = parseText(sm,
+                     "func @f(%a: any, %b: any) {\n"
+                     "  %0 = mul %a, %a : any\n"
+                     "  %1 = add %0, %b : any\n"
+                     "  %2 = loop %1 : any {\n"
+                     "  ^cond(%3: any):\n"
+                     "    %4 = lt %3, %b : bool\n"
+                     "    condition %4\n"
+                     "  ^body(%5: any):\n"
+                     "    %6 = add %5, %b : any\n"
+                     "    %7 = neg %6 : any\n"
+                     "    yield %6\n"
+                     "  }\n"
+                     "  return %2\n"
+                     "}\n");
+  const Function& f = *g->functions().front();
+  const auto& top = f.body()->nodes();
+  const Node& mul = *top[0];
+  const Node& add = *top[1];
+  const Node& loop = *top[2];
+  // `mul %a, %a`: only the second occurrence is the last use of %a.
+  EXPECT_FALSE(mul.operandDies(0));
+  EXPECT_TRUE(mul.operandDies(1));
+  EXPECT_EQ(mul.kills(), std::vector<uint32_t>{f.body()->arg(0)->id()});
+  // %0 dies in the add; %b is still read inside the loop.
+  EXPECT_TRUE(add.operandDies(0));
+  EXPECT_FALSE(add.operandDies(1));
+  // The loop's initial value dies at the loop; %b only after the loop.
+  EXPECT_TRUE(loop.operandDies(0));
+  const auto& kills = loop.kills();
+  EXPECT_NE(std::find(kills.begin(), kills.end(), f.body()->arg(1)->id()), kills.end());
+  // Inside the body, %b belongs to the enclosing block: never dying there.
+  const Block& body = *loop.block(1);
+  EXPECT_TRUE(body.nodes()[0]->operandDies(0));
+  EXPECT_FALSE(body.nodes()[0]->operandDies(1));
+  // An unused result is dropped at once; a yielded one is handed over.
+  EXPECT_EQ(body.nodes()[1]->kills(), std::vector<uint32_t>{body.nodes()[1]->result()->id()});
+  EXPECT_TRUE(body.nodes()[2]->operandDies(0));
+  EXPECT_TRUE(body.nodes()[2]->kills().empty());
 }
 
 }  // namespace

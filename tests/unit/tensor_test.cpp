@@ -5,6 +5,7 @@
 #include <cmath>
 #include <random>
 
+#include "runtime/scalar_ops.h"
 #include "runtime/tensor_ops.h"
 #include "runtime/nn_ops.h"
 #include "runtime/random.h"
@@ -53,6 +54,31 @@ TEST(Views, TransposeAndSliceShareStorage) {
   EXPECT_EQ(s.offset(), 4);
   Tensor r = reshape(t, {2, 6}, {});
   EXPECT_EQ(r.storage(), t.storage());
+}
+
+TEST(Reuse, ConsumedOperandTakesTheResultOnlyWhenUnshared) {
+  Value a = makeTensorValue(iota(DType::F32, {4}));
+  const void* buffer = tensorOf(a).storage()->data;
+  Value r = binaryOp(nn::ir::Op::Add, a, Value::real(1.0), {}, kConsumeFirst);
+  EXPECT_EQ(tensorOf(r).storage()->data, buffer);
+  EXPECT_EQ(tensorOf(r).flatAsDouble(3), 4.0);
+
+  Value b = makeTensorValue(iota(DType::F32, {4}));
+  Value alias = b;  // a second holder: no reuse
+  Value s = binaryOp(nn::ir::Op::Add, b, Value::real(1.0), {}, kConsumeFirst);
+  EXPECT_NE(tensorOf(s).storage(), tensorOf(b).storage());
+  EXPECT_EQ(tensorOf(alias).flatAsDouble(3), 3.0);
+
+  Value c = makeTensorValue(iota(DType::F32, {2, 2}));
+  Tensor view = tensorOf(c).view({4}, {1}, 0);  // a view shares the storage: no reuse
+  Value u = mathUnary(nn::ir::Op::Relu, c, {}, kConsumeFirst);
+  EXPECT_NE(tensorOf(u).storage(), view.storage());
+  EXPECT_EQ(view.flatAsDouble(1), 1.0);
+
+  Value i = makeTensorValue(iota(DType::I64, {3}));  // i64 / 2 gives f32: a new buffer
+  Value q = binaryOp(nn::ir::Op::Div, i, Value::integer(2), {}, kConsumeFirst);
+  EXPECT_NE(tensorOf(q).storage(), tensorOf(i).storage());
+  EXPECT_EQ(tensorOf(i).flatAsInt(2), 2);
 }
 
 TEST(Views, SetItemIsFunctional) {
