@@ -1,4 +1,5 @@
 // concat, stack, split, pad, gather and scatter_add (see tensor_ops.h).
+#include <algorithm>
 #include <cstring>
 
 #include "runtime/kernels.h"
@@ -114,15 +115,35 @@ static void checkIndex(const Tensor& x, int64_t a, const Tensor& index, SourceLo
       fail(loc, std::string(what) + ": index " + typeString(index) + " is larger than " + typeString(x) + " on axis " + std::to_string(d));
 }
 
-// The flat element offset in `x` selected by index element i along axis a.
-static int64_t selected(const Tensor& x, int64_t a, const Tensor& index, int64_t i, SourceLoc loc, const char* what) {
+// Fails on the first index element outside [-len, len) for axis a. The
+// scan runs on all cores for large indices; the error is raised outside
+// the parallel region, for the lowest such element as a serial scan would.
+static void checkIndexRange(const Tensor& x, int64_t a, const Tensor& index, SourceLoc loc, const char* what) {
+  int64_t len = x.dim(static_cast<int>(a)), n = index.numel();
+  int64_t first = n;
+  auto bad = [&](int64_t i) {
+    int64_t k = index.flatAsInt(i);
+    return k < -len || k >= len;
+  };
+  if (n >= kParallelThreshold) {
+#pragma omp parallel for reduction(min : first)
+    for (int64_t i = 0; i < n; ++i)
+      if (bad(i)) first = std::min(first, i);
+  } else {
+    for (int64_t i = 0; i < n && first == n; ++i)
+      if (bad(i)) first = i;
+  }
+  if (first < n)
+    fail(loc, std::string(what) + ": index " + std::to_string(index.flatAsInt(first)) + " is out of bounds for axis " +
+                  std::to_string(a) + " with size " + std::to_string(len));
+}
+
+// The flat element offset in `x` selected by index element i along axis a
+// (the index is in range: checkIndexRange ran).
+static int64_t selected(const Tensor& x, int64_t a, const Tensor& index, int64_t i) {
   int64_t rem = i, off = 0;
   int64_t k = index.flatAsInt(i);
-  int64_t len = x.dim(static_cast<int>(a));
-  if (k < -len || k >= len)
-    fail(loc, std::string(what) + ": index " + std::to_string(k) + " is out of bounds for axis " + std::to_string(a) +
-                  " with size " + std::to_string(len));
-  if (k < 0) k += len;
+  if (k < 0) k += x.dim(static_cast<int>(a));
   for (int d = index.ndim() - 1; d >= 0; --d) {
     int64_t idx = rem % index.dim(d);
     rem /= index.dim(d);
@@ -134,18 +155,16 @@ static int64_t selected(const Tensor& x, int64_t a, const Tensor& index, int64_t
 Tensor gather(const Tensor& x, int64_t axis, const Tensor& index, SourceLoc loc) {
   int64_t a = normalizeAxis(axis, x.ndim(), loc, "gather");
   checkIndex(x, a, index, loc, "gather");
+  checkIndexRange(x, a, index, loc, "gather");
   Tensor out = Tensor::empty(x.dtype(), index.shape());
   size_t es = dtypeSize(x.dtype());
   int64_t n = index.numel();
-  // Offsets first (serially: an out-of-range index is an error, and errors
-  // cannot leave a parallel region), then the copies on all cores.
-  std::vector<int64_t> from(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) from[i] = selected(x, a, index, i, loc, "gather");
+  auto copy = [&](int64_t i) { std::memcpy(out.bytes() + i * es, x.bytes() + selected(x, a, index, i) * es, es); };
   if (n >= kParallelThreshold) {
 #pragma omp parallel for
-    for (int64_t i = 0; i < n; ++i) std::memcpy(out.bytes() + i * es, x.bytes() + from[i] * es, es);
+    for (int64_t i = 0; i < n; ++i) copy(i);
   } else {
-    for (int64_t i = 0; i < n; ++i) std::memcpy(out.bytes() + i * es, x.bytes() + from[i] * es, es);
+    for (int64_t i = 0; i < n; ++i) copy(i);
   }
   return out;
 }
@@ -156,16 +175,33 @@ Tensor scatterAdd(const Tensor& x, int64_t axis, const Tensor& index, const Tens
   if (src.ndim() != index.ndim()) fail(loc, "scatter_add: src " + typeString(src) + " must have the rank of the index");
   for (int d = 0; d < src.ndim(); ++d)
     if (src.dim(d) < index.dim(d)) fail(loc, "scatter_add: src " + typeString(src) + " is smaller than index " + typeString(index));
+  checkIndexRange(x, a, index, loc, "scatter_add");
   Tensor out = x.dtype() == DType::F64 ? x.clone() : astype(x, DType::F64);
   Tensor s = astype(src, DType::F64);
-  for (int64_t i = 0, n = index.numel(); i < n; ++i) {
-    // src is read at the same coordinates as the index element.
-    int64_t rem = i, soff = 0;
-    for (int d = index.ndim() - 1; d >= 0; --d) {
-      soff += (rem % index.dim(d)) * s.strides()[d];
-      rem /= index.dim(d);
+  // Index elements that differ only along the axis form a line and write
+  // into one line of `out`; different lines never share an element, so
+  // lines run in parallel and each line adds in index order.
+  int64_t along = index.dim(static_cast<int>(a)), inner = 1;
+  for (int d = static_cast<int>(a) + 1; d < index.ndim(); ++d) inner *= index.dim(d);
+  int64_t lines = along == 0 ? 0 : index.numel() / along;
+  auto addLine = [&](int64_t line) {
+    int64_t first = (line / inner) * along * inner + line % inner;
+    for (int64_t j = 0; j < along; ++j) {
+      int64_t i = first + j * inner;
+      // src is read at the same coordinates as the index element.
+      int64_t rem = i, soff = 0;
+      for (int d = index.ndim() - 1; d >= 0; --d) {
+        soff += (rem % index.dim(d)) * s.strides()[d];
+        rem /= index.dim(d);
+      }
+      out.data<double>()[selected(out, a, index, i)] += s.data<double>()[soff];
     }
-    out.data<double>()[selected(out, a, index, i, loc, "scatter_add")] += s.data<double>()[soff];
+  };
+  if (index.numel() >= kParallelThreshold && lines > 1) {
+#pragma omp parallel for
+    for (int64_t line = 0; line < lines; ++line) addLine(line);
+  } else {
+    for (int64_t line = 0; line < lines; ++line) addLine(line);
   }
   return astype(out, x.dtype());
 }

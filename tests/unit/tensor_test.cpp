@@ -447,3 +447,46 @@ TEST(OneDnn, NormalisationsMatchReference) {
 }
 
 }  // namespace
+
+namespace {
+
+using namespace nn::rt;
+
+// gather and scatter_add on indices large enough for the parallel paths,
+// against plain loops over the 2-D definitions (exact: sums of small ints).
+TEST(Kernels, GatherAndScatterAddMatchReferenceLoops) {
+  const int64_t rows = 300, cols = 200;
+  Tensor x = iota(DType::F64, {rows, cols});
+  std::mt19937 rng(5);
+  for (int axis = 0; axis < 2; ++axis) {
+    int64_t len = axis == 0 ? rows : cols;
+    Tensor index = Tensor::empty(DType::I64, {rows, cols});
+    for (int64_t i = 0; i < index.numel(); ++i)
+      index.data<int64_t>()[i] = static_cast<int64_t>(rng() % (2 * len)) - len;  // negatives too
+    Tensor g = gather(x, axis, index, {});
+    Tensor s = scatterAdd(Tensor::zeros(DType::F64, {rows, cols}), axis, index, x, {});
+    std::vector<double> ref(static_cast<size_t>(rows * cols), 0.0);
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c) {
+        int64_t k = index.data<int64_t>()[r * cols + c];
+        if (k < 0) k += len;
+        int64_t at = axis == 0 ? k * cols + c : r * cols + k;
+        ASSERT_EQ(g.flatAsDouble(r * cols + c), x.flatAsDouble(at)) << axis << " " << r << " " << c;
+        ref[static_cast<size_t>(at)] += x.flatAsDouble(r * cols + c);
+      }
+    for (int64_t i = 0; i < rows * cols; ++i) ASSERT_EQ(s.flatAsDouble(i), ref[static_cast<size_t>(i)]) << axis << " " << i;
+  }
+  // The first out-of-range element is the one reported.
+  Tensor index = Tensor::zeros(DType::I64, {rows, cols});
+  index.data<int64_t>()[40000] = 300;
+  index.data<int64_t>()[50000] = -301;
+  try {
+    gather(x, 0, index, {});
+    FAIL() << "expected an error";
+  } catch (const nn::NnError& e) {
+    EXPECT_NE(std::string(e.what()).find("index 300 is out of bounds for axis 0 with size 300"), std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
