@@ -115,6 +115,31 @@ uint32_t Function::number() {
   return next;
 }
 
+const char* opSymbol(Op op) {
+  switch (op) {
+    case Op::Add: return "+";
+    case Op::Sub: return "-";
+    case Op::Mul: return "*";
+    case Op::Div: return "/";
+    case Op::FloorDiv: return "//";
+    case Op::Mod: return "%";
+    case Op::Pow: return "**";
+    case Op::MatMul: return "@";
+    case Op::BitAnd: return "&";
+    case Op::BitOr: return "|";
+    case Op::BitXor: return "^";
+    case Op::LShift: return "<<";
+    case Op::RShift: return ">>";
+    case Op::Lt: return "<";
+    case Op::Le: return "<=";
+    case Op::Gt: return ">";
+    case Op::Ge: return ">=";
+    case Op::Eq: return "==";
+    case Op::Ne: return "!=";
+    default: return opInfo(op).name;
+  }
+}
+
 Function* Graph::addFunction(std::string name, SourceLoc loc) {
   functions_.push_back(std::make_unique<Function>(std::move(name), loc));
   functions_.back()->setGraph(this);
@@ -124,7 +149,7 @@ Function* Graph::addFunction(std::string name, SourceLoc loc) {
 Function* Graph::function(const std::string& name) const {
   for (const auto& f : functions_)
     if (f->name() == name) return f.get();
-  return nullptr;
+  return base_ ? base_->function(name) : nullptr;
 }
 
 Node* build(Block* b, Op op, SourceLoc loc, std::vector<Value*> operands, size_t numResults) {

@@ -50,6 +50,9 @@ struct NoneAttr {
 };
 using Attr = std::variant<NoneAttr, int64_t, double, bool, std::string, std::vector<std::string>>;
 
+// The operator spelling of an op in messages ("+", "//", "<="; else its name).
+const char* opSymbol(Op op);
+
 class Node;
 class Block;
 class Function;
@@ -199,13 +202,17 @@ class Graph {
   const std::string& sourceName() const { return sourceName_; }
   void setSourceName(std::string s) { sourceName_ = std::move(s); }
   Function* addFunction(std::string name, SourceLoc loc);
+  // A function of this graph, else of the base graph (a specialised copy
+  // of one function keeps finding the closures of its module).
   Function* function(const std::string& name) const;
+  void setBase(const Graph* base) { base_ = base; }
   const std::vector<std::unique_ptr<Function>>& functions() const { return functions_; }
 
  private:
   uint32_t file_;
   std::string sourceName_;
   std::vector<std::unique_ptr<Function>> functions_;
+  const Graph* base_ = nullptr;
 };
 
 // Appends a new node with `numResults` results of type any.

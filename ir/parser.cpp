@@ -128,6 +128,16 @@ class Parser {
   }
   Type type() {
     std::string w = word();
+    // A tensor shape: everything up to the closing bracket.
+    if (!atEnd() && peek() == '[') {
+      while (!atEnd() && peek() != ']' && peek() != '\n') {
+        w += peek();
+        advance();
+      }
+      if (peek() != ']') error("unterminated tensor shape");
+      w += peek();
+      advance();
+    }
     auto t = Type::parse(w);
     if (!t) error("unknown type '" + w + "'");
     return *t;

@@ -36,6 +36,8 @@ Type arith(Op op, Type a, Type b) {
 
 Type resultType(const Node& n, size_t i) {
   auto operandType = [&](size_t k) { return k < n.operands().size() ? n.operand(k)->type() : Type::any(); };
+  if (n.op() != Op::Is && n.op() != Op::IsNot && n.op() != Op::In && n.op() != Op::NotIn)
+    if (auto t = tensorResultType(n)) return *t;
   switch (n.info().typeRule) {
     case TypeRule::Unknown:
     case TypeRule::Merge: return Type::any();

@@ -8,10 +8,16 @@
 namespace nn::ir {
 
 // The type of result `i` of `n` given the current types of its operands.
+// Fails (NnError at the node) on a shape or dtype mismatch it can prove.
 Type resultType(const Node& n, size_t i);
 
-// The common type of two values merged by control flow: equal types stay,
-// different ones become any.
-inline Type join(Type a, Type b) { return a == b ? a : Type::any(); }
+// The rules for ops with a tensor operand (ir/tensor_type_rules.cpp);
+// nullopt when no operand is a tensor.
+std::optional<Type> tensorResultType(const Node& n);
+
+// The common type of two values merged by control flow: equal types stay;
+// tensors keep what both agree on (a dtype, the rank, each equal dim; other
+// dims become unknown); anything else becomes any.
+Type join(const Type& a, const Type& b);
 
 }  // namespace nn::ir

@@ -12,6 +12,7 @@
 // specialisation assigns argument types).
 #include "ir/type_rules.h"
 #include "passes/passes.h"
+#include "support/diagnostics.h"
 
 namespace nn::passes {
 namespace {
@@ -34,14 +35,33 @@ class Inference {
 
   static const ir::Node* yieldOf(const ir::Block& b) { return b.terminator(); }
 
+  // A tensor in one branch and a number or string in the other cannot be
+  // one static type: a compile-time error naming both branches. (None and
+  // unknown types merge to `any`, e.g. a variable bound in one branch only.)
+  static void checkBranchesAgree(const ir::Node& n, size_t i, const ir::Value* a, const ir::Value* b) {
+    const ir::Type &ta = a->type(), &tb = b->type();
+    auto concrete = [](const ir::Type& t) { return t.kind != ir::TypeKind::Any && t.kind != ir::TypeKind::None; };
+    if (!concrete(ta) || !concrete(tb) || ta.isTensor() == tb.isTensor()) return;
+    std::string name = n.result(i)->nameHint();
+    auto where = [&](const ir::Value* v, const char* branch) {
+      std::string s = v->type().str() + " from the " + branch + " branch";
+      if (v->def() && v->def()->loc().line) s += " (line " + std::to_string(v->def()->loc().line) + ")";
+      return s;
+    };
+    fail(n.loc(), "the branches of this if give " + (name.empty() ? std::string("a value") : "'" + name + "'") +
+                      " different types: " + where(a, "then") + " and " + where(b, "else"));
+  }
+
   void node(ir::Node& n) {
     if (n.op() == ir::Op::If) {
       block(*n.block(0));
       block(*n.block(1));
       const ir::Node* y0 = yieldOf(*n.block(0));
       const ir::Node* y1 = yieldOf(*n.block(1));
-      for (size_t i = 0; i < n.numResults(); ++i)
+      for (size_t i = 0; i < n.numResults(); ++i) {
+        checkBranchesAgree(n, i, y0->operand(i), y1->operand(i));
         set(n.result(i), ir::join(y0->operand(i)->type(), y1->operand(i)->type()));
+      }
       return;
     }
     if (n.op() == ir::Op::Loop) {

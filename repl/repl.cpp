@@ -34,6 +34,8 @@ const char* kHelp =
     "  :help        show this help\n"
     "  :ast         show the AST of the last input\n"
     "  :ir NAME     show the IR of function NAME\n"
+    "  :ir-opt NAME show the optimised IR graph mode compiled last for NAME\n"
+    "  :mode MODE   run in eager (the default here) or graph mode\n"
     "  :quit        leave (Ctrl-D also leaves)\n"
     "Blocks continue after a ':' line until an empty line. Ctrl-C cancels the input line.\n";
 
@@ -102,6 +104,8 @@ int runRepl(State& state, std::istream& in, bool interactive) {
   sigaction(SIGINT, &sa, &old);
 
   if (interactive) std::cout << "nn " << NN_VERSION << " — :help for help, Ctrl-D to exit\n";
+  // The REPL runs eagerly (values and errors as each op runs) until :mode graph.
+  state.interpreter().setGraphMode(false);
   LineReader reader(in, interactive);
   while (true) {
     auto first = reader.read(">>> ");
@@ -114,10 +118,18 @@ int runRepl(State& state, std::istream& in, bool interactive) {
       if (cmd == ":quit" || cmd == ":q" || cmd == ":exit") break;
       if (cmd == ":help") std::cout << kHelp;
       else if (cmd == ":ast") std::cout << state.lastAst();
-      else if (cmd.rfind(":ir", 0) == 0) {
+      else if (cmd.rfind(":ir-opt", 0) == 0) {
+        std::string name = trim(cmd.substr(7));
+        if (name.empty()) std::cerr << "error: usage: :ir-opt NAME\n";
+        else state.printFunctionIr(name, true);
+      } else if (cmd.rfind(":ir", 0) == 0) {
         std::string name = trim(cmd.substr(3));
         if (name.empty()) std::cerr << "error: usage: :ir NAME\n";
         else state.printFunctionIr(name);
+      } else if (cmd.rfind(":mode", 0) == 0) {
+        std::string mode = trim(cmd.substr(5));
+        if (mode == "eager" || mode == "graph") state.interpreter().setGraphMode(mode == "graph");
+        else std::cerr << "error: usage: :mode eager|graph\n";
       } else {
         std::cerr << "error: unknown command '" << cmd << "' (try :help)\n";
       }

@@ -31,7 +31,10 @@ void CallContext::checkKeywordsUsed(const char* fn) const {
 
 
 Interpreter::Interpreter(Host& host, InterpreterLimits limits)
-    : host_(host), limits_(limits), rng_((uint64_t(std::random_device{}()) << 32) | std::random_device{}()) {}
+    : host_(host),
+      limits_(limits),
+      rng_((uint64_t(std::random_device{}()) << 32) | std::random_device{}()),
+      compileCache_(host, CompileOptions{}) {}
 
 void Interpreter::checkInterrupt(SourceLoc loc) {
   if (interrupt_.exchange(false)) fail(loc, "interrupted");
@@ -190,10 +193,11 @@ Value Interpreter::callFunction(const Value& fnValue, std::vector<Value>& args,
   if (args.size() > nparams)
     fail(loc, fo.name + "() takes " + std::to_string(nparams) + " positional argument" +
                   (nparams == 1 ? "" : "s") + " but " + std::to_string(args.size()) + " were given");
-  std::vector<Value> slots(fn.numValues());
+  // Parameters then captures, in the order of the body's arguments.
+  std::vector<Value> params(nparams + fo.captures.size());
   std::vector<bool> bound(nparams, false);
   for (size_t i = 0; i < args.size(); ++i) {
-    slots[fn.body()->arg(i)->id()] = std::move(args[i]);
+    params[i] = std::move(args[i]);
     bound[i] = true;
   }
   for (size_t k = 0; k < kwnames.size(); ++k) {
@@ -201,22 +205,28 @@ Value Interpreter::callFunction(const Value& fnValue, std::vector<Value>& args,
     while (i < nparams && names[i] != kwnames[k]) ++i;
     if (i == nparams) fail(loc, fo.name + "() got an unexpected keyword argument '" + kwnames[k] + "'");
     if (bound[i]) fail(loc, fo.name + "() got multiple values for argument '" + kwnames[k] + "'");
-    slots[fn.body()->arg(i)->id()] = std::move(kwargs[k]);
+    params[i] = std::move(kwargs[k]);
     bound[i] = true;
   }
   size_t firstDefault = nparams - fo.defaults.size();
   for (size_t i = 0; i < nparams; ++i) {
     if (bound[i]) continue;
     if (i < firstDefault) fail(loc, fo.name + "() missing required argument '" + names[i] + "'");
-    slots[fn.body()->arg(i)->id()] = fo.defaults[i - firstDefault];
+    params[i] = fo.defaults[i - firstDefault];
   }
-  for (size_t c = 0; c < fo.captures.size(); ++c) slots[fn.body()->arg(nparams + c)->id()] = fo.captures[c];
+  for (size_t c = 0; c < fo.captures.size(); ++c) params[nparams + c] = fo.captures[c];
 
   if (depth_ >= limits_.maxCallDepth) fail(loc, "maximum recursion depth exceeded");
   checkStack(loc);
   ++depth_;
   try {
-    Value r = runFunction(fn, *fo.module, &fnValue, std::move(slots));
+    // Graph mode runs the version compiled for these argument types;
+    // compile errors are reported with this call in their trace.
+    bool graph = fo.forceJit || (graphMode_ && !fo.forceEager);
+    const ir::Function& run = graph ? compileCache_.get(fn, params, loc) : fn;
+    std::vector<Value> slots(run.numValues());
+    for (size_t i = 0; i < params.size(); ++i) slots[run.body()->arg(i)->id()] = std::move(params[i]);
+    Value r = runFunction(run, *fo.module, &fnValue, std::move(slots));
     --depth_;
     return r;
   } catch (NnError& e) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ir/ir.h"
+#include "runtime/compile_cache.h"
 #include "runtime/module.h"
 #include "runtime/random.h"
 #include "runtime/value.h"
@@ -43,6 +44,9 @@ class Host {
   virtual Value attribute(const Value& obj, const std::string& name, SourceLoc loc) = 0;
   virtual Value importModule(const std::string& name, bool bindTop, ModuleInstance& from, SourceLoc loc) = 0;
   virtual std::ostream& out() = 0;
+  // Warnings and notes while running (recompilation reports): rendered
+  // like errors, without stopping anything.
+  virtual void report(const Diagnostic& d) = 0;
 };
 
 // Fails with "name 'x' is not defined" when v is a variable read before
@@ -75,6 +79,11 @@ class Interpreter {
   RandomGenerator& rng() { return rng_; }
   // Set from another thread (or a signal handler) to stop at the next node.
   std::atomic<bool>& interrupt() { return interrupt_; }
+  // Graph mode: user functions run as versions specialised per argument
+  // signature (unless @eager); otherwise only @jit functions do.
+  void setGraphMode(bool on) { graphMode_ = on; }
+  bool graphMode() const { return graphMode_; }
+  CompileCache& compileCache() { return compileCache_; }
 
  private:
   // The values of one function activation, indexed by ir::Value::id().
@@ -107,6 +116,8 @@ class Interpreter {
   const char* stackBase_ = nullptr;
   size_t stackBudget_ = 0;
   std::atomic<bool> interrupt_{false};
+  bool graphMode_ = false;
+  CompileCache compileCache_;
 };
 
 }  // namespace nn::rt

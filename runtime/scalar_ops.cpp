@@ -15,31 +15,6 @@ namespace nn::rt {
 
 using ir::Op;
 
-const char* opSymbol(Op op) {
-  switch (op) {
-    case Op::Add: return "+";
-    case Op::Sub: return "-";
-    case Op::Mul: return "*";
-    case Op::Div: return "/";
-    case Op::FloorDiv: return "//";
-    case Op::Mod: return "%";
-    case Op::Pow: return "**";
-    case Op::MatMul: return "@";
-    case Op::BitAnd: return "&";
-    case Op::BitOr: return "|";
-    case Op::BitXor: return "^";
-    case Op::LShift: return "<<";
-    case Op::RShift: return ">>";
-    case Op::Lt: return "<";
-    case Op::Le: return "<=";
-    case Op::Gt: return ">";
-    case Op::Ge: return ">=";
-    case Op::Eq: return "==";
-    case Op::Ne: return "!=";
-    default: return ir::opInfo(op).name;
-  }
-}
-
 [[noreturn]] static void unsupported(Op op, const Value& a, const Value& b, SourceLoc loc) {
   fail(loc, std::string("unsupported operand type(s) for ") + (op == Op::Pow ? "** or pow()" : opSymbol(op)) + ": '" +
                 typeName(a) + "' and '" +

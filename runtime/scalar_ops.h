@@ -10,8 +10,7 @@
 
 namespace nn::rt {
 
-// The operator spelling of an op in messages ("+", "//", "<=").
-const char* opSymbol(ir::Op op);
+using ir::opSymbol;
 
 // `consumable`: operands whose tensor buffer may take the result (see
 // tensor_ops.h, kConsumeFirst).

@@ -28,6 +28,8 @@ State::State(StateOptions options, std::ostream& out, std::ostream& err)
   std::vector<Value> args;
   for (const auto& a : options_.argv) args.push_back(Value::str(a));
   argvValue_ = rt::makeList(std::move(args));
+  interp_->setGraphMode(options_.mode == ExecMode::Graph);
+  interp_->compileCache().options().explainRecompile = options_.explainRecompile;
 }
 
 State::~State() = default;
@@ -46,11 +48,9 @@ bool State::guarded(const std::function<void()>& body) {
   return false;
 }
 
-void State::noteGraphFallback() {
-  if (options_.mode != ExecMode::Graph || warnedGraph_) return;
-  warnedGraph_ = true;
+void State::report(const Diagnostic& d) {
   out_.flush();
-  err_ << "nn: note: graph mode is not implemented yet; running in eager mode\n";
+  renderDiagnostic(sm_, d, err_);
 }
 
 std::unique_ptr<ir::Graph> State::compile(uint32_t file, bool echo, const rt::ModuleInstance* into) {
@@ -101,7 +101,6 @@ bool State::runFile(const std::string& path) {
   return guarded([&] {
     rt::ModuleInstance& m = mainModule(path);
     auto g = compile(file, false, nullptr);
-    noteGraphFallback();
     interp_->runMain(m, *m.addGraph(std::move(g)));
   });
 }
@@ -111,7 +110,6 @@ bool State::runString(const std::string& code, const std::string& name) {
   return guarded([&] {
     rt::ModuleInstance& m = mainModule(name);
     auto g = compile(file, false, nullptr);
-    noteGraphFallback();
     interp_->runMain(m, *m.addGraph(std::move(g)));
   });
 }
@@ -147,14 +145,19 @@ bool State::emit(const std::string& path, Stage stage) {
   });
 }
 
-bool State::printFunctionIr(const std::string& name) {
+bool State::printFunctionIr(const std::string& name, bool optimized) {
   if (!main_) return false;
   Value* v = main_->findGlobal(name);
   if (!v || !v->is(rt::Kind::Function)) {
     err_ << "error: '" << name << "' is not a function defined in this session\n";
     return false;
   }
-  ir::print(*v->as<rt::FunctionObj>().fn, out_);
+  const ir::Function* fn = v->as<rt::FunctionObj>().fn;
+  if (optimized) {
+    if (const ir::Function* compiled = interp_->compileCache().latest(*fn)) fn = compiled;
+    else out_ << "// not compiled yet: call it in graph mode (:mode graph) to see a specialised version\n";
+  }
+  ir::print(*fn, out_);
   return true;
 }
 

@@ -27,6 +27,8 @@ struct StateOptions {
   std::vector<std::string> argv;        // script path first
   // Print the IR after the named pass ("all": after every pass).
   std::string printIrAfter;
+  // Graph mode: report why a call missed the compile cache.
+  bool explainRecompile = false;
 };
 
 enum class Stage { Tokens, Ast, Ir, IrOpt };
@@ -47,7 +49,9 @@ class State : public rt::Host {
   bool replInput(const std::string& code);
   // The AST dump of the last REPL input, and the IR of a named function.
   const std::string& lastAst() const { return lastAst_; }
-  bool printFunctionIr(const std::string& name);
+  // `optimized`: the version graph mode compiled last for NAME (the
+  // generic IR when it has not been called in graph mode yet).
+  bool printFunctionIr(const std::string& name, bool optimized = false);
 
   rt::Interpreter& interpreter() { return *interp_; }
   SourceManager& sources() { return sm_; }
@@ -57,12 +61,12 @@ class State : public rt::Host {
   rt::Value attribute(const rt::Value& obj, const std::string& name, SourceLoc loc) override;
   rt::Value importModule(const std::string& name, bool bindTop, rt::ModuleInstance& from, SourceLoc loc) override;
   std::ostream& out() override { return out_; }
+  void report(const Diagnostic& d) override;
 
  private:
   std::unique_ptr<ir::Graph> compile(uint32_t file, bool echo, const rt::ModuleInstance* into);
   bool guarded(const std::function<void()>& body);
   rt::ModuleInstance& mainModule(const std::string& path);
-  void noteGraphFallback();
 
   StateOptions options_;
   std::ostream& out_;
@@ -73,7 +77,6 @@ class State : public rt::Host {
   rt::ModuleInstance* main_ = nullptr;
   rt::Value argvValue_;
   std::string lastAst_;
-  bool warnedGraph_ = false;
 };
 
 }  // namespace nn

@@ -12,7 +12,8 @@ std::string formatLoc(const SourceManager& sm, const SourceLoc& loc) {
 }
 
 void renderDiagnostic(const SourceManager& sm, const Diagnostic& d, std::ostream& os) {
-  os << "error: " << d.message << "\n";
+  static const char* const kSeverity[] = {"error", "warning", "note"};
+  os << kSeverity[static_cast<int>(d.severity)] << ": " << d.message << "\n";
   if (d.loc.valid()) {
     std::string lineNo = std::to_string(d.loc.line);
     std::string pad(lineNo.size(), ' ');

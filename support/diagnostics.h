@@ -20,7 +20,10 @@
 
 namespace nn {
 
+enum class Severity { Error, Warning, Note };
+
 struct Diagnostic {
+  Severity severity = Severity::Error;
   std::string message;
   SourceLoc loc;
   std::vector<SourceLoc> callers;  // innermost call site first

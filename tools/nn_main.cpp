@@ -32,13 +32,14 @@ int main(int argc, char** argv) {
                "nn"};
   app.footer("Environment: NN_PATH=dir1:dir2 adds module search folders.");
   std::string code, mode = "graph", emit, printAfter;
-  bool version = false, printAfterAll = false;
+  bool version = false, printAfterAll = false, explainRecompile = false;
   app.add_option("-c", code, "Run CODE as a script");
   app.add_option("--mode", mode, "Execution mode")->check(CLI::IsMember({"eager", "graph"}));
   app.add_option("--emit", emit, "Print a pipeline stage of FILE instead of running it")
       ->check(CLI::IsMember({"tokens", "ast", "ir", "ir-opt"}));
   app.add_option("--print-ir-after", printAfter, "Print the IR after the named pass");
   app.add_flag("--print-ir-after-all", printAfterAll, "Print the IR after every pass");
+  app.add_flag("--explain-recompile", explainRecompile, "Graph mode: say at the call site why a function is recompiled");
   app.add_flag("--version", version, "Print the version and exit");
   app.prefix_command();  // FILE and everything after it belong to the script
   try {
@@ -56,6 +57,7 @@ int main(int argc, char** argv) {
   options.searchPath = searchPathFromEnv();
   options.argv = rest;
   options.printIrAfter = printAfterAll ? "all" : printAfter;
+  options.explainRecompile = explainRecompile;
   if (!printAfter.empty() && !nn::passes::findPass(printAfter)) {
     std::cerr << "error: unknown pass '" << printAfter << "'\n";
     return 1;

@@ -7,6 +7,15 @@
 //   # expect-error: F.nn:L:C: FRAG  the same, in file F.nn beside the script
 //   # expect-trace: L:C             the error trace has "called from" L:C
 //   # args: A B C                  extra script arguments
+//   # flags: --X --Y               extra nn options (before the script)
+//   # expect-eager: TEXT           like expect, in eager mode only
+//   # expect-graph: TEXT           like expect, in graph mode only
+//                                  (graph mode compiles a function before
+//                                  running it, so its compile-time errors
+//                                  come before the function's output)
+//   # expect-error-graph: L:C: F   like expect-error, in graph mode only
+//   # expect-stderr: TEXT          stderr contains TEXT
+//   # expect-stderr-graph: TEXT    the same, in graph mode only (eager too)
 // Usage: script_runner NN_BINARY MODE SCRIPT
 #include <algorithm>
 #include <iostream>
@@ -21,7 +30,16 @@ int main(int argc, char** argv) {
   std::string nn = argv[1], mode = argv[2], script = argv[3];
   std::vector<std::string> expected;
   std::string errorLoc, errorFragment, traceLoc;
-  std::vector<std::string> args{nn, "--mode", mode, script};
+  std::vector<std::string> flags, scriptArgs, stderrFragments;
+  auto words = [](const std::string& rest, std::vector<std::string>& into) {
+    size_t s = 0;
+    while (s < rest.size()) {
+      size_t e = rest.find(' ', s);
+      if (e == std::string::npos) e = rest.size();
+      if (e > s) into.push_back(rest.substr(s, e - s));
+      s = e + 1;
+    }
+  };
   for (const std::string& line : splitLines(readWholeFile(script))) {
     auto at = [&](const char* tag) {
       size_t p = line.find(tag);
@@ -29,9 +47,18 @@ int main(int argc, char** argv) {
     };
     if (size_t p = at("# expect: "); p != std::string::npos) {
       expected.push_back(trimRight(line.substr(p)));
+    } else if (size_t p = at(("# expect-" + mode + ": ").c_str()); p != std::string::npos) {
+      expected.push_back(trimRight(line.substr(p)));
+    } else if (size_t p = at(("# expect-stderr-" + mode + ": ").c_str()); p != std::string::npos) {
+      stderrFragments.push_back(trimRight(line.substr(p)));
+    } else if (size_t p = at("# expect-stderr: "); p != std::string::npos) {
+      stderrFragments.push_back(trimRight(line.substr(p)));
+    } else if (size_t p = at("# flags: "); p != std::string::npos) {
+      words(trimRight(line.substr(p)), flags);
     } else if (line.find("# expect:") != std::string::npos && trimRight(line).size() == line.find("# expect:") + 9) {
       expected.push_back("");  // "# expect:" alone: an empty line
-    } else if (size_t p = at("# expect-error: "); p != std::string::npos) {
+    } else if (size_t p = std::min(at("# expect-error: "), at(("# expect-error-" + mode + ": ").c_str()));
+               p != std::string::npos) {
       std::string rest = line.substr(p);
       size_t sep = rest.find(": ");
       errorLoc = rest.substr(0, sep);
@@ -40,16 +67,13 @@ int main(int argc, char** argv) {
     } else if (size_t p = at("# expect-trace: "); p != std::string::npos) {
       traceLoc = trimRight(line.substr(p));
     } else if (size_t p = at("# args: "); p != std::string::npos) {
-      std::string rest = line.substr(p);
-      size_t s = 0;
-      while (s < rest.size()) {
-        size_t e = rest.find(' ', s);
-        if (e == std::string::npos) e = rest.size();
-        if (e > s) args.push_back(rest.substr(s, e - s));
-        s = e + 1;
-      }
+      words(trimRight(line.substr(p)), scriptArgs);
     }
   }
+  std::vector<std::string> args{nn, "--mode", mode};
+  args.insert(args.end(), flags.begin(), flags.end());
+  args.push_back(script);
+  args.insert(args.end(), scriptArgs.begin(), scriptArgs.end());
   Captured r = runCapture(args, "", false);
   std::vector<std::string> out = splitLines(r.out);
   bool ok = true;
@@ -65,6 +89,8 @@ int main(int argc, char** argv) {
       break;
     }
   }
+  for (const std::string& f : stderrFragments)
+    if (r.err.find(f) == std::string::npos) failWith("stderr does not contain '" + f + "'");
   if (errorLoc.empty()) {
     if (r.status != 0) failWith("exit status " + std::to_string(r.status));
     for (const std::string& l : splitLines(r.err))

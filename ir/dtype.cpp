@@ -1,7 +1,7 @@
 // Names and promotion of tensor element types.
-#include "runtime/dtype.h"
+#include "ir/dtype.h"
 
-namespace nn::rt {
+namespace nn::ir {
 
 const char* dtypeName(DType t) {
   switch (t) {
@@ -33,4 +33,4 @@ DType promoteWithScalar(DType t, ScalarKind s) {
   return sc == 1 ? DType::I64 : DType::F32;
 }
 
-}  // namespace nn::rt
+}  // namespace nn::ir

@@ -1,0 +1,66 @@
+// Graph mode's compile cache. A function called in graph mode is compiled
+// once per argument signature: its IR is copied (ir/clone.h), the
+// parameters and captures get the static types of the argument values
+// (tensors with dtype and concrete shape), and the pass pipeline runs on the
+// copy, so shape errors are reported at compile time, before anything in
+// the function runs, at the operation and (by the caller's trace) the call
+// that triggered the compilation.
+//
+// A call whose signature matches no compiled version compiles a new one;
+// with `explainRecompile` it reports, at the call site, which argument
+// changed and how. A function compiled more than `warnAfter` times warns
+// once (shapes that keep changing defeat the cache).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/ir.h"
+#include "runtime/value.h"
+#include "support/diagnostics.h"
+
+namespace nn::rt {
+
+class Host;
+
+// The static type of a runtime value as type inference sees it.
+ir::Type staticType(const Value& v);
+
+struct CompileOptions {
+  bool explainRecompile = false;
+  size_t warnAfter = 8;
+};
+
+class CompileCache {
+ public:
+  CompileCache(Host& host, CompileOptions options) : host_(host), options_(options) {}
+
+  // The compiled version of `fn` for these parameter and capture values
+  // (in body-argument order), compiling it if needed.
+  const ir::Function& get(const ir::Function& fn, const std::vector<Value>& args, SourceLoc callSite);
+  CompileOptions& options() { return options_; }
+  // How many versions of `fn` have been compiled; the latest one (null
+  // when none).
+  size_t compiles(const ir::Function& fn) const;
+  const ir::Function* latest(const ir::Function& fn) const;
+
+ private:
+  struct Version {
+    std::vector<ir::Type> signature;
+    std::unique_ptr<ir::Graph> graph;
+    const ir::Function* fn;
+  };
+  struct Entry {
+    std::vector<Version> versions;
+    bool warned = false;
+  };
+  void explain(const ir::Function& fn, const Entry& e, const std::vector<ir::Type>& sig, SourceLoc callSite);
+
+  Host& host_;
+  CompileOptions options_;
+  std::unordered_map<const ir::Function*, Entry> entries_;
+};
+
+}  // namespace nn::rt
