@@ -152,6 +152,32 @@ Function* Graph::function(const std::string& name) const {
   return base_ ? base_->function(name) : nullptr;
 }
 
+void Node::adoptResults(Node& other) {
+  for (auto& r : other.results_) {
+    r->setDef(this);
+    results_.push_back(std::move(r));
+  }
+  other.results_.clear();
+}
+
+static bool replaceInBlock(Block& b, const std::unordered_map<const Value*, Value*>& map) {
+  bool changed = false;
+  for (const auto& n : b.nodes()) {
+    for (size_t i = 0; i < n->operands().size(); ++i) {
+      auto it = map.find(n->operand(i));
+      if (it == map.end()) continue;
+      n->setOperand(i, it->second);
+      changed = true;
+    }
+    for (size_t i = 0; i < n->numBlocks(); ++i) changed |= replaceInBlock(*n->block(i), map);
+  }
+  return changed;
+}
+
+bool replaceUses(Function& f, const std::unordered_map<const Value*, Value*>& map) {
+  return !map.empty() && replaceInBlock(*f.body(), map);
+}
+
 Node* build(Block* b, Op op, SourceLoc loc, std::vector<Value*> operands, size_t numResults) {
   auto node = std::make_unique<Node>(op, loc);
   for (Value* v : operands) node->addOperand(v);

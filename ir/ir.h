@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <variant>
 #include <vector>
 
@@ -64,6 +65,7 @@ class Value {
   Type type() const { return type_; }
   void setType(Type t) { type_ = t; }
   Node* def() const { return def_; }        // null for block arguments
+  void setDef(Node* n) { def_ = n; }
   Block* owner() const { return owner_; }   // the block that defines this value
   // A dense index within the function, assigned by Function::number().
   uint32_t id() const { return id_; }
@@ -95,6 +97,9 @@ class Node {
   size_t numResults() const { return results_.size(); }
   Value* result(size_t i = 0) const { return results_[i].get(); }
   Value* addResult(Type t);
+  // Takes over `other`'s results (their uses now see this node's values);
+  // for a pass replacing a node by an equivalent one.
+  void adoptResults(Node& other);
 
   size_t numBlocks() const { return blocks_.size(); }
   Block* block(size_t i) const { return blocks_[i].get(); }
@@ -214,6 +219,10 @@ class Graph {
   std::vector<std::unique_ptr<Function>> functions_;
   const Graph* base_ = nullptr;
 };
+
+// Rewrites every operand in `f` (nested blocks included) that `map` has a
+// replacement for. Returns whether anything changed.
+bool replaceUses(Function& f, const std::unordered_map<const Value*, Value*>& map);
 
 // Appends a new node with `numResults` results of type any.
 Node* build(Block* b, Op op, SourceLoc loc, std::vector<Value*> operands, size_t numResults);

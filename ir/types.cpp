@@ -21,8 +21,8 @@ std::string shapeStr(const DimList& dims) {
 
 std::string Type::str() const {
   if (kind != TypeKind::Tensor) return kTypeNames[static_cast<int>(kind)];
-  std::string s = dtype ? dtypeName(*dtype) : "tensor";
-  return shape ? s + shapeStr(*shape) : s;
+  if (!dtype) return shape ? "tensor" + shapeStr(*shape) : "tensor";
+  return std::string(dtypeName(*dtype)) + (shape ? shapeStr(*shape) : "[...]");
 }
 
 static std::optional<DimList> parseDims(std::string_view text) {
@@ -63,10 +63,12 @@ std::optional<Type> Type::parse(std::string_view text) {
   std::optional<DimList> shape;
   if (bracket != std::string_view::npos) {
     if (text.back() != ']') return std::nullopt;
-    shape = parseDims(text.substr(bracket + 1, text.size() - bracket - 2));
+    std::string_view inside = text.substr(bracket + 1, text.size() - bracket - 2);
+    if (auto dt = dtypeFromName(head); dt && inside == "...") return Type::tensor(*dt);
+    shape = parseDims(inside);
     if (!shape) return std::nullopt;
+    if (auto dt = dtypeFromName(head)) return Type::tensor(*dt, std::move(shape));
   }
-  if (auto dt = dtypeFromName(head)) return Type::tensor(*dt, std::move(shape));
   for (int i = 0; i < static_cast<int>(std::size(kTypeNames)); ++i)
     if (head == kTypeNames[i]) {
       Type t{static_cast<TypeKind>(i)};

@@ -5,8 +5,9 @@
 // symbols are equal sizes), or `?` (a size that is not known, e.g. one
 // that changes across loop iterations).
 //
-// Text forms: `tensor` (nothing known), `f32` (dtype, rank unknown),
+// Text forms: `tensor` (nothing known), `f32[...]` (dtype, rank unknown),
 // `f32[2, N, ?]`, `f32[]` (0-d), `tensor[2, 3]` (shape, dtype unknown).
+// (`bool` alone is the Python bool; `bool[...]` a bool tensor.)
 #pragma once
 
 #include <cstdint>

@@ -14,10 +14,11 @@ namespace nn::passes {
 // Gives every value the type its op's rule implies (ir/type_rules.h).
 bool inferTypes(ir::Graph& g);
 
-// Removes pure nodes whose results are never used (never side effects).
-// Not in the default pipeline yet: pure ops can still raise (1 / 0), and
-// removing them would change what a program reports until ops that may
-// raise are marked.
+// Calls of elementwise tensor builtins on tensors become IR ops.
+bool builtinOps(ir::Graph& g);
+
+// Removes nodes whose results are never used and that neither have an
+// effect nor may raise (passes/effects.h).
 bool deadCodeElimination(ir::Graph& g);
 
 struct PassInfo {

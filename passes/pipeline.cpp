@@ -8,14 +8,14 @@ namespace nn::passes {
 const std::vector<PassInfo>& pipeline() {
   static const std::vector<PassInfo> passes = {
       {"infer-types", inferTypes},
+      {"builtin-ops", builtinOps},
+      {"dce", deadCodeElimination},
   };
   return passes;
 }
 
 const PassInfo* findPass(const std::string& name) {
-  static const std::vector<PassInfo> others = {
-      {"dce", deadCodeElimination},
-  };
+  static const std::vector<PassInfo> others = {};
   for (const auto* list : {&pipeline(), &others})
     for (const PassInfo& p : *list)
       if (name == p.name) return &p;

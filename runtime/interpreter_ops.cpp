@@ -163,6 +163,16 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f) {
     case Op::Neg: case Op::Pos: case Op::Invert: case Op::Not: case Op::Truth:
       set(unaryOp(op, in(0), loc, dying()));
       return;
+    case Op::Exp: case Op::Log: case Op::Sqrt: case Op::Rsqrt: case Op::Abs: case Op::Sign:
+    case Op::Sin: case Op::Cos: case Op::Tanh: case Op::Sigmoid: case Op::Relu: case Op::Gelu:
+    case Op::Silu: case Op::Softplus: case Op::Floor: case Op::Ceil: case Op::Round: case Op::IsNan:
+    case Op::LogicalNot:
+      set(mathUnary(op, in(0), loc, dying()));
+      return;
+    case Op::Maximum: case Op::Minimum: case Op::LogicalAnd: case Op::LogicalOr:
+      set(mathBinary(op, in(0), in(1), loc));
+      return;
+    case Op::Where: set(whereOp(in(0), in(1), in(2), loc)); return;
     case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne:
     case Op::Is: case Op::IsNot: case Op::In: case Op::NotIn:
       set(compareOp(op, in(0), in(1), loc));

@@ -110,7 +110,7 @@ TEST(Printer, RoundTripsNestedBlocksAttributesAndLocations) {
 TEST(Passes, DceRemovesUnusedPureNodesOnly) {
   nn::SourceManager sm;
   auto g = parseText(sm,
-                     "func @f(%x: any) {\n  %0 = add %x, %x : any\n  %1 = neg %0 : any\n"
+                     "func @f(%x: f32[2]) {\n  %0 = add %x, %x : f32[2]\n  %1 = neg %0 : f32[2]\n"
                      "  store_global %x {name = \"g\"}\n  %2 = call %x : any\n  return %x\n}\n");
   EXPECT_TRUE(nn::passes::deadCodeElimination(*g));
   std::string text = toString(*g);

@@ -1,0 +1,59 @@
+// builtin-ops: calls of the elementwise tensor builtins become IR ops.
+//
+// `call (builtin "relu"), %x` with no keyword arguments, the op's arity and
+// at least one tensor operand (known from type inference) is replaced by
+// `relu %x`: the same runtime function runs either way (the interpreter
+// dispatches both to mathUnary/mathBinary/whereOp), but as an op the node
+// gets a type rule, takes part in folding, simplification and CSE, and
+// is not an opaque call with effects. Builtins of the same name on Python
+// numbers (abs, round) keep Python's semantics by staying calls.
+//
+// Invariants: only nodes whose callee is a `builtin` node change; the
+// result value is kept (uses need no rewiring).
+#include <memory>
+
+#include "passes/effects.h"
+#include "passes/passes.h"
+
+namespace nn::passes {
+namespace {
+
+bool isTensorMathOp(ir::Op op) { return op >= ir::Op::Exp && op <= ir::Op::Where; }
+
+bool rewriteBlock(ir::Block& b) {
+  bool changed = false;
+  auto& nodes = b.mutableNodes();
+  for (auto& owned : nodes) {
+    ir::Node& n = *owned;
+    for (size_t i = 0; i < n.numBlocks(); ++i) changed |= rewriteBlock(*n.block(i));
+    const std::string& name = calledBuiltin(n);
+    ir::Op op;
+    if (name.empty() || !ir::opFromName(name, op) || !isTensorMathOp(op) || !n.strListAttr("kw").empty()) continue;
+    size_t nargs = n.operands().size() - 1;
+    const ir::OpInfo& info = ir::opInfo(op);
+    if (static_cast<int>(nargs) < info.minOperands || static_cast<int>(nargs) > info.maxOperands) continue;
+    bool tensor = false;
+    for (size_t i = 1; i <= nargs; ++i) tensor |= n.operand(i)->type().isTensor();
+    if (!tensor) continue;
+    auto replacement = std::make_unique<ir::Node>(op, n.loc());
+    for (size_t i = 1; i <= nargs; ++i) replacement->addOperand(n.operand(i));
+    replacement->adoptResults(n);
+    replacement->setParent(&b);
+    owned = std::move(replacement);
+    changed = true;
+  }
+  return changed;
+}
+
+}  // namespace
+
+bool builtinOps(ir::Graph& g) {
+  bool changed = false;
+  for (const auto& f : g.functions()) {
+    changed |= rewriteBlock(*f->body());
+    if (changed) f->number();
+  }
+  return changed;
+}
+
+}  // namespace nn::passes
