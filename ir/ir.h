@@ -211,6 +211,11 @@ class Graph {
   // of one function keeps finding the closures of its module).
   Function* function(const std::string& name) const;
   void setBase(const Graph* base) { base_ = base; }
+  // Graph mode compiles strictly: a type or shape mismatch that inference
+  // proves is a compile-time error. Eager mode keeps going (the op fails
+  // when it runs, after everything before it has happened).
+  bool strictTypes() const { return strictTypes_; }
+  void setStrictTypes(bool on) { strictTypes_ = on; }
   const std::vector<std::unique_ptr<Function>>& functions() const { return functions_; }
 
  private:
@@ -218,6 +223,7 @@ class Graph {
   std::string sourceName_;
   std::vector<std::unique_ptr<Function>> functions_;
   const Graph* base_ = nullptr;
+  bool strictTypes_ = false;
 };
 
 // Rewrites every operand in `f` (nested blocks included) that `map` has a

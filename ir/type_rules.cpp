@@ -36,6 +36,10 @@ Type arith(Op op, Type a, Type b) {
 
 Type resultType(const Node& n, size_t i) {
   auto operandType = [&](size_t k) { return k < n.operands().size() ? n.operand(k)->type() : Type::any(); };
+  if (n.op() == Op::Call)
+    if (auto t = builtinCallType(n)) return *t;
+  if (n.op() == Op::GetAttr)
+    if (auto t = attributeType(n)) return *t;
   if (n.op() != Op::Is && n.op() != Op::IsNot && n.op() != Op::In && n.op() != Op::NotIn)
     if (auto t = tensorResultType(n)) return *t;
   switch (n.info().typeRule) {

@@ -14,6 +14,9 @@ Type resultType(const Node& n, size_t i);
 // The rules for ops with a tensor operand (ir/tensor_type_rules.cpp);
 // nullopt when no operand is a tensor.
 std::optional<Type> tensorResultType(const Node& n);
+// Calls of tensor builtins and tensor attributes (ir/builtin_type_rules.cpp).
+std::optional<Type> builtinCallType(const Node& call);
+std::optional<Type> attributeType(const Node& getattr);
 
 // The common type of two values merged by control flow: equal types stay;
 // tensors keep what both agree on (a dtype, the rank, each equal dim; other

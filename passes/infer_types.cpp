@@ -7,6 +7,11 @@
 // differs becomes `any`, and the walk repeats until nothing changes (at most
 // twice more, as types only move to `any`).
 //
+// In a strict graph (graph mode) a mismatch a rule proves — shapes that
+// cannot broadcast, a reshape to the wrong size, a tensor in one branch of
+// an if and a number in the other — is a compile-time error at the op;
+// otherwise the value becomes `any` and the op fails when it runs.
+//
 // Invariants: only Value types change; the graph's structure is untouched.
 // Function parameters and captures keep their declared types (any until
 // specialisation assigns argument types).
@@ -19,6 +24,7 @@ namespace {
 
 class Inference {
  public:
+  explicit Inference(bool strict) : strict_(strict) {}
   bool changed = false;
 
   void block(ir::Block& b) {
@@ -59,7 +65,7 @@ class Inference {
       const ir::Node* y0 = yieldOf(*n.block(0));
       const ir::Node* y1 = yieldOf(*n.block(1));
       for (size_t i = 0; i < n.numResults(); ++i) {
-        checkBranchesAgree(n, i, y0->operand(i), y1->operand(i));
+        if (strict_) checkBranchesAgree(n, i, y0->operand(i), y1->operand(i));
         set(n.result(i), ir::join(y0->operand(i)->type(), y1->operand(i)->type()));
       }
       return;
@@ -84,14 +90,23 @@ class Inference {
       for (size_t i = 0; i < n.numResults(); ++i) set(n.result(i), carried[i]);
       return;
     }
-    for (size_t i = 0; i < n.numResults(); ++i) set(n.result(i), ir::resultType(n, i));
+    for (size_t i = 0; i < n.numResults(); ++i) {
+      try {
+        set(n.result(i), ir::resultType(n, i));
+      } catch (const NnError&) {
+        if (strict_) throw;
+        set(n.result(i), ir::Type::any());  // the op reports it when it runs
+      }
+    }
   }
+
+  bool strict_;
 };
 
 }  // namespace
 
 bool inferTypes(ir::Graph& g) {
-  Inference inf;
+  Inference inf(g.strictTypes());
   for (const auto& f : g.functions()) inf.block(*f->body());
   return inf.changed;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,17 @@ bool inferTypes(ir::Graph& g);
 
 // Calls of elementwise tensor builtins on tensors become IR ops.
 bool builtinOps(ir::Graph& g);
+
+// Nodes over constants become constants, computed by the runtime.
+bool foldConstants(ir::Graph& g);
+// How fold-constants evaluates a node on literal operands: the literal
+// result, or nullopt when the node raises, gives NaN or a non-literal. The
+// runtime installs it (passes cannot depend on the runtime).
+using ConstantEvaluator = std::optional<ir::Attr> (*)(const ir::Node& n, const std::vector<ir::Attr>& operands);
+void setConstantEvaluator(ConstantEvaluator e);
+
+// Merges nodes with equal structural keys (ir/node_key.h).
+bool commonSubexpressions(ir::Graph& g);
 
 // Removes nodes whose results are never used and that neither have an
 // effect nor may raise (passes/effects.h).

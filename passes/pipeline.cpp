@@ -8,7 +8,10 @@ namespace nn::passes {
 const std::vector<PassInfo>& pipeline() {
   static const std::vector<PassInfo> passes = {
       {"infer-types", inferTypes},
+      {"fold-constants", foldConstants},
+      {"infer-types", inferTypes},
       {"builtin-ops", builtinOps},
+      {"cse", commonSubexpressions},
       {"dce", deadCodeElimination},
   };
   return passes;

@@ -45,6 +45,7 @@ const ir::Function& CompileCache::get(const ir::Function& fn, const std::vector<
   auto g = std::make_unique<ir::Graph>(fn.graph()->file());
   g->setSourceName(fn.graph()->sourceName());
   g->setBase(fn.graph());
+  g->setStrictTypes(true);
   ir::Function* copy = ir::cloneFunction(fn, *g);
   for (size_t i = 0; i < sig.size(); ++i) copy->body()->arg(i)->setType(sig[i]);
   passes::runPipeline(*g);

@@ -16,6 +16,7 @@
 #include "ir/text.h"
 #include "passes/passes.h"
 #include "stdlib/builtins.h"
+#include "runtime/constant_eval.h"
 #include "runtime/dtype.h"
 
 namespace nn {
@@ -29,6 +30,7 @@ State::State(StateOptions options, std::ostream& out, std::ostream& err)
   for (const auto& a : options_.argv) args.push_back(Value::str(a));
   argvValue_ = rt::makeList(std::move(args));
   interp_->setGraphMode(options_.mode == ExecMode::Graph);
+  rt::installConstantEvaluator();
   interp_->compileCache().options().explainRecompile = options_.explainRecompile;
 }
 
@@ -64,6 +66,8 @@ std::unique_ptr<ir::Graph> State::compile(uint32_t file, bool echo, const rt::Mo
   if (into)
     for (const auto& kv : into->globals()) lo.knownGlobals.insert(kv.first);
   auto g = frontend::lowerModule(*ast, sm_, lo);
+  // Top-level code is compiled ahead in graph mode; the REPL runs it eagerly.
+  g->setStrictTypes(options_.mode == ExecMode::Graph && !echo);
   passes::runPipeline(*g, [&](const char* pass) {
     if (options_.printIrAfter == "all" || options_.printIrAfter == pass) {
       out_ << "// IR after " << pass << "\n";

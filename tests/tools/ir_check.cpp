@@ -17,6 +17,7 @@
 #include "ir/text.h"
 #include "passes/passes.h"
 #include "run_capture.h"
+#include "runtime/constant_eval.h"
 #include "stdlib/builtins.h"
 
 namespace {
@@ -72,6 +73,7 @@ bool runChecks(const std::string& printed, const std::vector<Check>& checks, std
 
 int main(int argc, char** argv) {
   bool roundtripOnly = argc == 3 && std::string(argv[1]) == "--roundtrip";
+  nn::rt::installConstantEvaluator();  // fold-constants evaluates with the runtime
   if (argc != 2 && !roundtripOnly) {
     std::cerr << "usage: ir_check [--roundtrip] FILE\n";
     return 2;

@@ -1,0 +1,74 @@
+// fold-constants: nodes whose operands are all constants become constants.
+//
+// Algorithm: one walk in program order (nested blocks included); a node
+// with no effect and no blocks whose operands are all `const` nodes is
+// evaluated by the runtime's own code through the evaluator the runtime
+// installs (setConstantEvaluator) — so folding computes exactly what the
+// interpreter would, Python's int overflow and float formatting included.
+// The node is replaced by a `const` holding the result, keeping its result
+// value so uses need no rewiring. Folding repeats within the walk because
+// later nodes see the constants made by earlier ones.
+//
+// Never folded: effects; nodes whose evaluation raises (1 // 0 stays, to
+// fail at run time at its own location); results that are NaN (kept as a
+// computation, as a NaN constant would not compare equal to itself in the
+// structural key) or that are not literals (tuples, tensors).
+//
+// Invariants: a folded node's result type is its literal's type; without
+// an evaluator installed the pass changes nothing.
+#include <memory>
+
+#include "ir/type_rules.h"
+#include "passes/effects.h"
+#include "passes/passes.h"
+
+namespace nn::passes {
+namespace {
+
+ConstantEvaluator gEvaluator = nullptr;
+
+bool foldBlock(ir::Block& b) {
+  bool changed = false;
+  for (auto& owned : b.mutableNodes()) {
+    ir::Node& n = *owned;
+    for (size_t i = 0; i < n.numBlocks(); ++i) changed |= foldBlock(*n.block(i));
+    if (n.op() == ir::Op::Const || n.numBlocks() > 0 || n.numResults() != 1 || n.operands().empty() ||
+        ir::hasTrait(n.op(), ir::TERM) || hasEffect(n) || n.op() == ir::Op::Call)
+      continue;
+    std::vector<ir::Attr> values;
+    for (const ir::Value* v : n.operands()) {
+      const ir::Node* d = v->def();
+      if (!d || d->op() != ir::Op::Const) break;
+      const ir::Attr* a = d->attr("value");
+      values.push_back(a ? *a : ir::Attr(ir::NoneAttr{}));
+    }
+    if (values.size() != n.operands().size()) continue;
+    std::optional<ir::Attr> result = gEvaluator(n, values);
+    if (!result) continue;
+    auto c = std::make_unique<ir::Node>(ir::Op::Const, n.loc());
+    c->setAttr("value", *result);
+    c->adoptResults(n);
+    c->setParent(&b);
+    c->result(0)->setType(ir::resultType(*c, 0));
+    owned = std::move(c);
+    changed = true;
+  }
+  return changed;
+}
+
+}  // namespace
+
+void setConstantEvaluator(ConstantEvaluator e) { gEvaluator = e; }
+
+bool foldConstants(ir::Graph& g) {
+  if (!gEvaluator) return false;
+  bool changed = false;
+  for (const auto& f : g.functions())
+    if (foldBlock(*f->body())) {
+      changed = true;
+      f->number();
+    }
+  return changed;
+}
+
+}  // namespace nn::passes
