@@ -61,6 +61,19 @@ bool mayRaise(const ir::Node& n) {
     // An if's condition is truth-tested: a tensor of several elements raises.
     return n.op() == Op::If && n.operand(0)->type().kind != TypeKind::Bool;
   }
+  // Shape functions whose result type inference fully determined: their
+  // rules already checked what the runtime would check.
+  if (n.op() == Op::GetAttr)
+    return !(n.operand(0)->type().isTensor() && n.strAttr("name") == "T" && knownShapeTensor(n.result(0)->type()));
+  if (n.op() == Op::Call) {
+    static const std::set<std::string> shapeFns = {"reshape", "transpose", "zeros", "ones", "zeros_like", "ones_like", "matmul"};
+    if (!shapeFns.count(calledBuiltin(n)) || !knownShapeTensor(n.result(0)->type())) return true;
+    for (size_t i = 1; i < n.operands().size(); ++i) {
+      ir::TypeKind k = n.operand(i)->type().kind;
+      if (k != TypeKind::Tensor && k != TypeKind::Int && k != TypeKind::List && k != TypeKind::Tuple) return true;
+    }
+    return false;
+  }
   if (!ir::hasTrait(n.op(), ir::ELEM) && n.op() != Op::MatMul) return true;
   // Elementwise ops on tensors of known dtype and shape: type inference
   // already proved the shapes compatible, and float kernels do not raise.

@@ -26,6 +26,9 @@ bool foldConstants(ir::Graph& g);
 using ConstantEvaluator = std::optional<ir::Attr> (*)(const ir::Node& n, const std::vector<ir::Attr>& operands);
 void setConstantEvaluator(ConstantEvaluator e);
 
+// Exact algebraic identities (x*1, x-0, -(-x), x/2^k, (x.T).T, ...).
+bool simplify(ir::Graph& g);
+
 // Merges nodes with equal structural keys (ir/node_key.h).
 bool commonSubexpressions(ir::Graph& g);
 

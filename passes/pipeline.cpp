@@ -11,6 +11,7 @@ const std::vector<PassInfo>& pipeline() {
       {"fold-constants", foldConstants},
       {"infer-types", inferTypes},
       {"builtin-ops", builtinOps},
+      {"simplify", simplify},
       {"cse", commonSubexpressions},
       {"dce", deadCodeElimination},
   };
