@@ -67,6 +67,7 @@ class Value {
   Node* def() const { return def_; }        // null for block arguments
   void setDef(Node* n) { def_ = n; }
   Block* owner() const { return owner_; }   // the block that defines this value
+  void setOwner(Block* b) { owner_ = b; }   // when a pass moves the defining node
   // A dense index within the function, assigned by Function::number().
   uint32_t id() const { return id_; }
   void setId(uint32_t id) { id_ = id; }

@@ -45,9 +45,9 @@ bool valueType(const ir::Type& t) {
 bool immutable(const ir::Value* v) { return valueType(v->type()); }
 
 bool mergeable(const ir::Node& n) {
-  if (n.numBlocks() > 0 || ir::hasTrait(n.op(), ir::TERM) || hasEffect(n)) return false;
+  if (n.numBlocks() > 0 || ir::hasTrait(n.op(), ir::TERM) || hasEffect(n) || makesFreshObject(n)) return false;
   switch (n.op()) {
-    case Op::MakeList: case Op::MakeDict: case Op::MakeClosure: case Op::Undef: return false;
+    case Op::Undef: return false;
     case Op::Call:
       for (size_t i = 1; i < n.operands().size(); ++i)
         if (!immutable(n.operand(i))) return false;

@@ -24,5 +24,10 @@ bool hasEffect(const ir::Node& n);
 // False only where the operand types prove the op cannot fail.
 bool mayRaise(const ir::Node& n);
 inline bool removable(const ir::Node& n) { return !hasEffect(n) && !mayRaise(n); }
+// Nodes that make a new mutable object each time they run (a list, a dict,
+// a function object): not to be merged or run fewer times.
+inline bool makesFreshObject(const ir::Node& n) {
+  return n.op() == ir::Op::MakeList || n.op() == ir::Op::MakeDict || n.op() == ir::Op::MakeClosure;
+}
 
 }  // namespace nn::passes

@@ -32,6 +32,9 @@ bool simplify(ir::Graph& g);
 // Merges nodes with equal structural keys (ir/node_key.h).
 bool commonSubexpressions(ir::Graph& g);
 
+// Moves loop-invariant nodes that cannot fail or be observed out of loops.
+bool hoistLoopInvariants(ir::Graph& g);
+
 // Removes nodes whose results are never used and that neither have an
 // effect nor may raise (passes/effects.h).
 bool deadCodeElimination(ir::Graph& g);

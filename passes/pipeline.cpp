@@ -13,6 +13,8 @@ const std::vector<PassInfo>& pipeline() {
       {"builtin-ops", builtinOps},
       {"simplify", simplify},
       {"cse", commonSubexpressions},
+      {"licm", hoistLoopInvariants},
+      {"cse", commonSubexpressions},
       {"dce", deadCodeElimination},
   };
   return passes;

@@ -1,0 +1,96 @@
+// licm: loop-invariant code motion.
+//
+// Algorithm: post-order over loops (inner loops first, so an expression
+// invariant in two nested loops climbs out of both). For a loop node, each
+// node of its cond and body blocks, in order, is invariant when it has no
+// blocks, is removable (no effect and cannot raise: passes/effects.h),
+// does not make a fresh mutable object (each iteration's `[]` is a new
+// list), and all its operands are defined outside the loop or by nodes already
+// hoisted. Invariant nodes move, in their original order, to just before
+// the loop node.
+//
+// Why only removable nodes: a hoisted node runs even when the loop runs
+// zero times; with no effect and no way to fail, that is unobservable (it
+// costs one evaluation).
+//
+// Invariants: definitions still precede uses (operands of a hoisted node
+// are outside the loop or hoisted earlier); effects never move.
+#include <memory>
+#include <unordered_set>
+
+#include "passes/effects.h"
+#include "passes/passes.h"
+
+namespace nn::passes {
+namespace {
+
+void collectBlocks(const ir::Block& b, std::unordered_set<const ir::Block*>& out) {
+  out.insert(&b);
+  for (const auto& n : b.nodes())
+    for (size_t i = 0; i < n->numBlocks(); ++i) collectBlocks(*n->block(i), out);
+}
+
+class Licm {
+ public:
+  bool changed = false;
+
+  void block(ir::Block& b) {
+    auto& nodes = b.mutableNodes();
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      ir::Node& n = *nodes[i];
+      for (size_t k = 0; k < n.numBlocks(); ++k) block(*n.block(k));
+      if (n.op() != ir::Op::Loop) continue;
+      std::vector<std::unique_ptr<ir::Node>> hoisted = hoist(n);
+      for (auto& h : hoisted) {
+        h->setParent(&b);
+        for (size_t r = 0; r < h->numResults(); ++r) h->result(r)->setOwner(&b);
+      }
+      size_t count = hoisted.size();
+      nodes.insert(nodes.begin() + static_cast<std::ptrdiff_t>(i), std::make_move_iterator(hoisted.begin()),
+                   std::make_move_iterator(hoisted.end()));
+      i += count;
+      changed |= count > 0;
+    }
+  }
+
+ private:
+  static std::vector<std::unique_ptr<ir::Node>> hoist(ir::Node& loop) {
+    std::unordered_set<const ir::Block*> inside;
+    for (size_t k = 0; k < loop.numBlocks(); ++k) collectBlocks(*loop.block(k), inside);
+    std::vector<std::unique_ptr<ir::Node>> out;
+    for (size_t k = 0; k < loop.numBlocks(); ++k) {
+      auto& nodes = loop.block(k)->mutableNodes();
+      for (size_t i = 0; i < nodes.size();) {
+        ir::Node& n = *nodes[i];
+        bool invariant = n.numBlocks() == 0 && !ir::hasTrait(n.op(), ir::TERM) && removable(n) && !makesFreshObject(n);
+        for (const ir::Value* v : n.operands()) invariant &= !inside.count(v->owner());
+        if (!invariant) {
+          ++i;
+          continue;
+        }
+        out.push_back(std::move(nodes[i]));
+        nodes.erase(nodes.begin() + static_cast<std::ptrdiff_t>(i));
+        // Its results now live outside: later nodes using them may follow.
+        for (size_t r = 0; r < out.back()->numResults(); ++r) out.back()->result(r)->setOwner(nullptr);
+      }
+    }
+    return out;
+  }
+};
+
+}  // namespace
+
+bool hoistLoopInvariants(ir::Graph& g) {
+  bool changed = false;
+  for (const auto& f : g.functions()) {
+    Licm l;
+    l.block(*f->body());
+    if (l.changed) {
+      changed = true;
+      f->number();
+    }
+  }
+  return changed;
+}
+
+}  // namespace nn::passes
