@@ -3,6 +3,7 @@
 // program order, and nested blocks only use values defined before them).
 #include "ir/clone.h"
 
+#include <optional>
 #include <unordered_map>
 
 namespace nn::ir {
@@ -18,22 +19,41 @@ class Cloner {
     for (const auto& n : src.nodes()) node(*n, dst);
   }
   void map(const Value* from, Value* to) { map_[from] = to; }
+  Value* mapped(const Value* v) const { return map_.at(v); }
 
- private:
-  void node(const Node& src, Block& dst) {
-    Node* n = dst.append(std::make_unique<Node>(src.op(), src.loc()));
+  // Copies one node to the end of dst (or before `before` when given).
+  void node(const Node& src, Block& dst, std::optional<size_t> before = std::nullopt) {
+    auto owned = std::make_unique<Node>(src.op(), src.loc());
+    Node* n = owned.get();
+    if (before) {
+      owned->setParent(&dst);
+      dst.mutableNodes().insert(dst.mutableNodes().begin() + static_cast<std::ptrdiff_t>(*before), std::move(owned));
+    } else {
+      dst.append(std::move(owned));
+    }
     for (const Value* v : src.operands()) n->addOperand(map_.at(v));
     for (const auto& [name, value] : src.attrs()) n->setAttr(name, value);
+    n->setInlinedAt(src.inlinedAt());
     for (size_t i = 0; i < src.numResults(); ++i) {
       Value* r = n->addResult(src.result(i)->type());
+      r->setOwner(&dst);
       r->setNameHint(src.result(i)->nameHint());
       map_[src.result(i)] = r;
     }
     for (size_t i = 0; i < src.numBlocks(); ++i) block(*src.block(i), *n->addBlock());
   }
 
+ private:
   std::unordered_map<const Value*, Value*> map_;
 };
+
+void addSites(Node& n, const std::vector<SourceLoc>& outer) {
+  std::vector<SourceLoc> sites = n.inlinedAt();
+  sites.insert(sites.end(), outer.begin(), outer.end());
+  n.setInlinedAt(std::move(sites));
+  for (size_t i = 0; i < n.numBlocks(); ++i)
+    for (const auto& inner : n.block(i)->nodes()) addSites(*inner, outer);
+}
 
 }  // namespace
 
@@ -47,6 +67,22 @@ Function* cloneFunction(const Function& src, Graph& dst) {
   c.nodes(body, *f->body());
   f->number();
   return f;
+}
+
+Value* inlineBody(const Function& callee, Block& into, size_t pos, const std::vector<Value*>& args,
+                  const Node& call) {
+  const Block& body = *callee.body();
+  const auto& nodes = body.nodes();
+  if (nodes.empty() || nodes.back()->op() != Op::Return || args.size() != body.numArgs()) return nullptr;
+  for (size_t i = 0; i + 1 < nodes.size(); ++i)
+    if (nodes[i]->op() == Op::Return) return nullptr;
+  Cloner c;
+  for (size_t i = 0; i < args.size(); ++i) c.map(body.arg(i), args[i]);
+  for (size_t i = 0; i + 1 < nodes.size(); ++i) c.node(*nodes[i], into, pos + i);
+  std::vector<SourceLoc> outer{call.loc()};
+  outer.insert(outer.end(), call.inlinedAt().begin(), call.inlinedAt().end());
+  for (size_t i = 0; i + 1 < nodes.size(); ++i) addSites(*into.nodes()[pos + i], outer);
+  return c.mapped(nodes.back()->operand(0));
 }
 
 }  // namespace nn::ir

@@ -89,6 +89,10 @@ class Node {
   const OpInfo& info() const { return opInfo(op_); }
   SourceLoc loc() const { return loc_; }
   void setLoc(SourceLoc l) { loc_ = l; }
+  // For a node copied in by the inliner: the call sites it was inlined
+  // through, innermost first (an error here reports them as callers).
+  const std::vector<SourceLoc>& inlinedAt() const { return inlinedAt_; }
+  void setInlinedAt(std::vector<SourceLoc> sites) { inlinedAt_ = std::move(sites); }
 
   const std::vector<Value*>& operands() const { return operands_; }
   Value* operand(size_t i) const { return operands_[i]; }
@@ -140,6 +144,7 @@ class Node {
   Block* parent_ = nullptr;
   uint64_t dyingOperands_ = 0;
   std::vector<uint32_t> kills_;
+  std::vector<SourceLoc> inlinedAt_;
 };
 
 class Block {

@@ -151,8 +151,8 @@ class Parser {
     if (!values_.emplace(name, v).second) error("value %" + name + " defined twice");
   }
 
-  SourceLoc optionalLoc() {
-    if (peekWord() != "loc") return {};
+  SourceLoc optionalLoc(const char* keyword = "loc") {
+    if (peekWord() != keyword) return {};
     word();
     expect('(');
     SourceLoc l;
@@ -290,6 +290,9 @@ class Parser {
     }
     if (types.size() != results.size()) error("result count does not match the type list");
     n->setLoc(optionalLoc());
+    std::vector<SourceLoc> sites;
+    while (peekWord() == "inlined") sites.push_back(optionalLoc("inlined"));
+    n->setInlinedAt(std::move(sites));
     for (size_t i = 0; i < results.size(); ++i) define(results[i], n->addResult(types[i]));
     skipSpace();
     if (n->info().numBlocks > 0 && accept('{')) {

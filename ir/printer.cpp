@@ -139,6 +139,10 @@ class Printer {
     }
     std::string l = loc(n.loc());
     if (!l.empty()) os_ << " " << l.substr(0, l.size() - 1);
+    for (const SourceLoc& site : n.inlinedAt()) {
+      std::string s = loc(site);
+      os_ << " inlined" << s.substr(3, s.size() - 4);
+    }
     if (n.numBlocks() == 0) {
       os_ << "\n";
       return;

@@ -15,6 +15,9 @@ namespace nn::passes {
 // Gives every value the type its op's rule implies (ir/type_rules.h).
 bool inferTypes(ir::Graph& g);
 
+// Replaces calls of known, non-recursive local functions by their bodies.
+bool inlineCalls(ir::Graph& g);
+
 // Calls of elementwise tensor builtins on tensors become IR ops.
 bool builtinOps(ir::Graph& g);
 

@@ -7,6 +7,7 @@ namespace nn::passes {
 
 const std::vector<PassInfo>& pipeline() {
   static const std::vector<PassInfo> passes = {
+      {"inline", inlineCalls},
       {"infer-types", inferTypes},
       {"fold-constants", foldConstants},
       {"infer-types", inferTypes},

@@ -33,24 +33,93 @@ ir::Type staticType(const Value& v) {
   }
 }
 
-const ir::Function& CompileCache::get(const ir::Function& fn, const std::vector<Value>& args, SourceLoc callSite) {
+// Every use of `v` is as the callee of a call.
+static bool onlyCalled(const ir::Value* v, const ir::Block& b) {
+  for (const auto& n : b.nodes()) {
+    for (size_t i = 0; i < n->operands().size(); ++i)
+      if (n->operand(i) == v && (n->op() != ir::Op::Call || i != 0)) return false;
+    for (size_t k = 0; k < n->numBlocks(); ++k)
+      if (!onlyCalled(v, *n->block(k))) return false;
+  }
+  return true;
+}
+
+static void collectGlobalLoads(ir::Block& b, std::vector<ir::Node*>& out) {
+  for (const auto& n : b.nodes()) {
+    if (n->op() == ir::Op::LoadGlobal) out.push_back(n.get());
+    for (size_t k = 0; k < n->numBlocks(); ++k) collectGlobalLoads(*n->block(k), out);
+  }
+}
+
+std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy, const ir::Function& original,
+                                                             ModuleInstance& module) {
+  std::vector<Binding> bound;
+  std::vector<ir::Node*> loads;
+  collectGlobalLoads(*copy.body(), loads);
+  for (ir::Node* n : loads) {
+    const std::string& name = n->strAttr("name");
+    Value* g = module.findGlobal(name);
+    if (!g || !g->is(Kind::Function)) continue;
+    const FunctionObj& target = g->as<FunctionObj>();
+    // Only plain functions of this module's graph, and not the function
+    // being compiled (recursion stays a call).
+    if (!target.captures.empty() || !target.defaults.empty() || target.fn == &original ||
+        target.fn->graph() != original.graph() || target.module != &module || target.forceEager)
+      continue;
+    if (!onlyCalled(n->result(0), *copy.body())) continue;
+    // load_global NAME becomes make_closure {func, name}: the same function.
+    ir::Block& b = *n->parent();
+    for (auto& owned : b.mutableNodes()) {
+      if (owned.get() != n) continue;
+      auto mk = std::make_unique<ir::Node>(ir::Op::MakeClosure, n->loc());
+      mk->setAttr("func", target.fn->name());
+      mk->setAttr("name", target.name);
+      mk->setAttr("ndefaults", int64_t(0));
+      mk->adoptResults(*n);
+      mk->setParent(&b);
+      owned = std::move(mk);
+      break;
+    }
+    bound.push_back({name, g->ptr()});
+  }
+  return bound;
+}
+
+std::string CompileCache::staleBinding(const Version& v, ModuleInstance& module) {
+  for (const Binding& b : v.bindings) {
+    Value* g = module.findGlobal(b.name);
+    if (!g || g->ptr() != b.function) return b.name;
+  }
+  return "";
+}
+
+const ir::Function& CompileCache::get(const ir::Function& fn, ModuleInstance& module, const std::vector<Value>& args,
+                                      SourceLoc callSite) {
   std::vector<ir::Type> sig;
   sig.reserve(args.size());
   for (const Value& v : args) sig.push_back(staticType(v));
   Entry& e = entries_[&fn];
-  for (const Version& v : e.versions)
-    if (v.signature == sig) return *v.fn;
+  std::string rebound;
+  for (size_t i = 0; i < e.versions.size(); ++i) {
+    if (e.versions[i].signature != sig) continue;
+    rebound = staleBinding(e.versions[i], module);
+    if (rebound.empty()) return *e.versions[i].fn;
+    e.versions.erase(e.versions.begin() + static_cast<std::ptrdiff_t>(i));
+    break;
+  }
 
-  if (!e.versions.empty() && options_.explainRecompile) explain(fn, e, sig, callSite);
+  if ((!e.versions.empty() || !rebound.empty()) && options_.explainRecompile) explain(fn, e, sig, callSite, rebound);
   auto g = std::make_unique<ir::Graph>(fn.graph()->file());
   g->setSourceName(fn.graph()->sourceName());
   g->setBase(fn.graph());
   g->setStrictTypes(true);
   ir::Function* copy = ir::cloneFunction(fn, *g);
   for (size_t i = 0; i < sig.size(); ++i) copy->body()->arg(i)->setType(sig[i]);
+  std::vector<Binding> bindings = bindGlobals(*copy, fn, module);
+  copy->number();
   passes::runPipeline(*g);
   copy->number();
-  e.versions.push_back({std::move(sig), std::move(g), copy});
+  e.versions.push_back({std::move(sig), std::move(g), copy, std::move(bindings)});
   if (e.versions.size() > options_.warnAfter && !e.warned) {
     e.warned = true;
     Diagnostic d;
@@ -74,7 +143,15 @@ const ir::Function* CompileCache::latest(const ir::Function& fn) const {
 }
 
 void CompileCache::explain(const ir::Function& fn, const Entry& e, const std::vector<ir::Type>& sig,
-                           SourceLoc callSite) {
+                           SourceLoc callSite, const std::string& rebound) {
+  if (!rebound.empty()) {
+    Diagnostic d;
+    d.severity = Severity::Note;
+    d.loc = callSite;
+    d.message = "recompiling '" + fn.name() + "': global '" + rebound + "', which it calls, was rebound";
+    host_.report(d);
+    return;
+  }
   // Compared with the closest compiled version (fewest differing
   // arguments, the latest among equals): the change that caused the miss.
   auto distance = [&](const std::vector<ir::Type>& s) {

@@ -6,6 +6,12 @@
 // the function runs, at the operation and (by the caller's trace) the call
 // that triggered the compilation.
 //
+// Calls of module-level functions are bound at compile time (so the
+// inliner can see their bodies) when the global holds a plain function
+// (no captures or defaults) and is only ever called there; each version
+// remembers the functions it bound and is recompiled when one of those
+// globals is rebound, so a rebinding has the effect it has in eager mode.
+//
 // A call whose signature matches no compiled version compiles a new one;
 // with `explainRecompile` it reports, at the call site, which argument
 // changed and how. A function compiled more than `warnAfter` times warns
@@ -18,6 +24,7 @@
 #include <vector>
 
 #include "ir/ir.h"
+#include "runtime/module.h"
 #include "runtime/value.h"
 #include "support/diagnostics.h"
 
@@ -39,7 +46,8 @@ class CompileCache {
 
   // The compiled version of `fn` for these parameter and capture values
   // (in body-argument order), compiling it if needed.
-  const ir::Function& get(const ir::Function& fn, const std::vector<Value>& args, SourceLoc callSite);
+  const ir::Function& get(const ir::Function& fn, ModuleInstance& module, const std::vector<Value>& args,
+                          SourceLoc callSite);
   CompileOptions& options() { return options_; }
   // How many versions of `fn` have been compiled; the latest one (null
   // when none).
@@ -47,16 +55,25 @@ class CompileCache {
   const ir::Function* latest(const ir::Function& fn) const;
 
  private:
+  // A global the version bound to the function it held then.
+  struct Binding {
+    std::string name;
+    const Object* function;
+  };
   struct Version {
     std::vector<ir::Type> signature;
     std::unique_ptr<ir::Graph> graph;
     const ir::Function* fn;
+    std::vector<Binding> bindings;
   };
   struct Entry {
     std::vector<Version> versions;
     bool warned = false;
   };
-  void explain(const ir::Function& fn, const Entry& e, const std::vector<ir::Type>& sig, SourceLoc callSite);
+  void explain(const ir::Function& fn, const Entry& e, const std::vector<ir::Type>& sig, SourceLoc callSite,
+               const std::string& rebound);
+  static std::vector<Binding> bindGlobals(ir::Function& copy, const ir::Function& original, ModuleInstance& module);
+  static std::string staleBinding(const Version& v, ModuleInstance& module);
 
   Host& host_;
   CompileOptions options_;

@@ -100,6 +100,12 @@ const ir::Node* Interpreter::exec(const ir::Block& b, Frame& f, std::vector<Valu
       fail(n.loc(), "out of memory");
     } catch (const std::length_error&) {
       fail(n.loc(), "out of memory");
+    } catch (NnError& e) {
+      // Inlined code reports the calls it was inlined through (once: an
+      // if or loop leaves that to the node inside it that failed).
+      if (!n.inlinedAt().empty() && (n.numBlocks() == 0 || e.diag().loc == n.loc()))
+        for (const SourceLoc& site : n.inlinedAt()) e.diag().callers.push_back(site);
+      throw;
     }
     // Dropping dead values frees temporaries at once and leaves the next
     // op's operands uniquely held, so they can be reused in place.
@@ -223,7 +229,7 @@ Value Interpreter::callFunction(const Value& fnValue, std::vector<Value>& args,
     // Graph mode runs the version compiled for these argument types;
     // compile errors are reported with this call in their trace.
     bool graph = fo.forceJit || (graphMode_ && !fo.forceEager);
-    const ir::Function& run = graph ? compileCache_.get(fn, params, loc) : fn;
+    const ir::Function& run = graph ? compileCache_.get(fn, *fo.module, params, loc) : fn;
     std::vector<Value> slots(run.numValues());
     for (size_t i = 0; i < params.size(); ++i) slots[run.body()->arg(i)->id()] = std::move(params[i]);
     Value r = runFunction(run, *fo.module, &fnValue, std::move(slots));

@@ -20,6 +20,9 @@ struct SourceLoc {
   uint32_t endCol = 0;
 
   bool valid() const { return file != 0 && line != 0; }
+  bool operator==(const SourceLoc& o) const {
+    return file == o.file && line == o.line && col == o.col && endLine == o.endLine && endCol == o.endCol;
+  }
   static SourceLoc span(const SourceLoc& a, const SourceLoc& b) {
     SourceLoc r = a;
     r.endLine = b.endLine;

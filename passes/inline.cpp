@@ -1,0 +1,100 @@
+// inline: calls of local functions whose body is known are replaced by
+// the body.
+//
+// Algorithm: for each `call` whose callee is a `make_closure` of the same
+// function (a nested def or a lambda), with positional arguments only, no
+// more than the parameters and enough with the closure's defaults, and a
+// callee that is not recursive (no `self_closure` anywhere in it), the
+// callee's body is copied before the call with its parameters bound to the
+// arguments (defaults from the make_closure's operands) and its captures
+// bound to the captured values; uses of the call's result then use the
+// copy of the returned value. One round per run: calls inside the inlined
+// copies wait for the next run, which bounds growth.
+//
+// Graph mode's compile cache also presents calls of module-level functions
+// this way (it binds a global that holds a plain function to a
+// make_closure, and recompiles if the global is rebound).
+//
+// Invariants: the make_closure stays (dce removes it when unused); the
+// inlined nodes keep their own source locations, so an error inside them
+// points into the callee.
+#include <unordered_map>
+
+#include "ir/clone.h"
+#include "passes/passes.h"
+
+namespace nn::passes {
+namespace {
+
+bool usesSelf(const ir::Block& b) {
+  for (const auto& n : b.nodes()) {
+    if (n->op() == ir::Op::SelfClosure) return true;
+    for (size_t i = 0; i < n->numBlocks(); ++i)
+      if (usesSelf(*n->block(i))) return true;
+  }
+  return false;
+}
+
+class Inliner {
+ public:
+  explicit Inliner(const ir::Graph& g) : graph_(g) {}
+  std::unordered_map<const ir::Value*, ir::Value*> replaced;
+
+  void block(ir::Block& b) {
+    auto& nodes = b.mutableNodes();
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      ir::Node& n = *nodes[i];
+      for (size_t k = 0; k < n.operands().size(); ++k)
+        if (auto it = replaced.find(n.operand(k)); it != replaced.end()) n.setOperand(k, it->second);
+      for (size_t k = 0; k < n.numBlocks(); ++k) block(*n.block(k));
+      std::vector<ir::Value*> args;
+      const ir::Function* callee = inlinable(n, args);
+      if (!callee) continue;
+      size_t before = nodes.size();
+      ir::Value* result = ir::inlineBody(*callee, b, i, args, n);
+      if (!result) continue;
+      size_t added = nodes.size() - before;
+      ir::Node& call = *nodes[i + added];
+      replaced[call.result(0)] = result;
+      nodes.erase(nodes.begin() + static_cast<std::ptrdiff_t>(i + added));
+      i += added - 1;  // past the copy (its calls wait for the next run)
+    }
+  }
+
+ private:
+  const ir::Function* inlinable(const ir::Node& n, std::vector<ir::Value*>& args) const {
+    if (n.op() != ir::Op::Call || !n.strListAttr("kw").empty()) return nullptr;
+    const ir::Node* mk = n.operand(0)->def();
+    if (!mk || mk->op() != ir::Op::MakeClosure) return nullptr;
+    const ir::Function* fn = graph_.function(mk->strAttr("func"));
+    if (!fn || usesSelf(*fn->body())) return nullptr;
+    size_t nparams = fn->numParams(), nargs = n.operands().size() - 1;
+    size_t ndefaults = static_cast<size_t>(mk->intAttr("ndefaults"));
+    size_t ncap = mk->operands().size() - ndefaults;
+    if (ncap != fn->numCaptures() || nargs > nparams || nargs + ndefaults < nparams) return nullptr;
+    for (size_t i = 0; i < nparams; ++i)
+      args.push_back(i < nargs ? n.operand(1 + i) : mk->operand(ncap + (i - (nparams - ndefaults))));
+    for (size_t c = 0; c < ncap; ++c) args.push_back(mk->operand(c));
+    return fn;
+  }
+
+  const ir::Graph& graph_;
+};
+
+}  // namespace
+
+bool inlineCalls(ir::Graph& g) {
+  bool changed = false;
+  for (size_t f = 0; f < g.functions().size(); ++f) {
+    ir::Function& fn = *g.functions()[f];
+    Inliner in(g);
+    in.block(*fn.body());
+    if (!in.replaced.empty()) {
+      changed = true;
+      fn.number();
+    }
+  }
+  return changed;
+}
+
+}  // namespace nn::passes
