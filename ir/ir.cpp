@@ -152,6 +152,12 @@ Function* Graph::function(const std::string& name) const {
   return base_ ? base_->function(name) : nullptr;
 }
 
+Value* Node::setOrder(std::vector<Value*> after) {
+  orderAfter_ = std::move(after);
+  token_ = std::make_unique<Value>(Type(TypeKind::Token), this, parent_);
+  return token_.get();
+}
+
 void Node::adoptResults(Node& other) {
   for (auto& r : other.results_) {
     r->setDef(this);

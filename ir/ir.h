@@ -94,6 +94,19 @@ class Node {
   const std::vector<SourceLoc>& inlinedAt() const { return inlinedAt_; }
   void setInlinedAt(std::vector<SourceLoc> sites) { inlinedAt_ = std::move(sites); }
 
+  // Order edges (passes/order_effects.cpp): the tokens this node must run
+  // after, and the token it produces for the nodes that must follow it.
+  // Printed as `order(%a, %b -> %t)`. Copies of a function do not carry
+  // them; the pass threads them afresh as the pipeline's last step.
+  const std::vector<Value*>& orderAfter() const { return orderAfter_; }
+  Value* token() const { return token_.get(); }
+  // Sets the incoming edges and creates the outgoing token.
+  Value* setOrder(std::vector<Value*> after);
+  void clearOrder() {
+    orderAfter_.clear();
+    token_.reset();
+  }
+
   const std::vector<Value*>& operands() const { return operands_; }
   Value* operand(size_t i) const { return operands_[i]; }
   void addOperand(Value* v) { operands_.push_back(v); }
@@ -145,6 +158,8 @@ class Node {
   uint64_t dyingOperands_ = 0;
   std::vector<uint32_t> kills_;
   std::vector<SourceLoc> inlinedAt_;
+  std::vector<Value*> orderAfter_;
+  std::unique_ptr<Value> token_;
 };
 
 class Block {

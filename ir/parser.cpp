@@ -293,7 +293,25 @@ class Parser {
     std::vector<SourceLoc> sites;
     while (peekWord() == "inlined") sites.push_back(optionalLoc("inlined"));
     n->setInlinedAt(std::move(sites));
+    std::string tokenName;
+    if (peekWord() == "order") {
+      word();
+      expect('(');
+      std::vector<Value*> after;
+      skipSpace();
+      while (peek() == '%') {
+        after.push_back(lookup(valueName()));
+        if (!accept(',')) break;
+        skipSpace();
+      }
+      expect('-');
+      expect('>');
+      tokenName = valueName();
+      expect(')');
+      n->setOrder(std::move(after));
+    }
     for (size_t i = 0; i < results.size(); ++i) define(results[i], n->addResult(types[i]));
+    if (!tokenName.empty()) define(tokenName, n->token());
     skipSpace();
     if (n->info().numBlocks > 0 && accept('{')) {
       skipSpace();

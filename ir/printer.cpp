@@ -143,6 +143,11 @@ class Printer {
       std::string s = loc(site);
       os_ << " inlined" << s.substr(3, s.size() - 4);
     }
+    if (n.token()) {
+      os_ << " order(";
+      for (size_t i = 0; i < n.orderAfter().size(); ++i) os_ << (i ? ", " : "") << use(n.orderAfter()[i]);
+      os_ << (n.orderAfter().empty() ? "-> " : " -> ") << define(n.token()) << ")";
+    }
     if (n.numBlocks() == 0) {
       os_ << "\n";
       return;

@@ -6,7 +6,7 @@
 namespace nn::ir {
 
 static const char* const kTypeNames[] = {"any", "none", "bool", "int", "float", "str",
-                                         "tuple", "list", "dict", "func", "module", "tensor"};
+                                         "tuple", "list", "dict", "func", "module", "tensor", "token"};
 
 std::string Dim::str() const {
   if (isKnown()) return std::to_string(size);

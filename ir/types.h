@@ -20,7 +20,8 @@
 
 namespace nn::ir {
 
-enum class TypeKind { Any, None, Bool, Int, Float, Str, Tuple, List, Dict, Func, Module, Tensor };
+// Token: the order edges of order-effects (no run-time value).
+enum class TypeKind { Any, None, Bool, Int, Float, Str, Tuple, List, Dict, Func, Module, Tensor, Token };
 
 struct Dim {
   int64_t size = -1;  // >= 0 when known

@@ -40,6 +40,10 @@ class Verifier {
         visible_.insert(n.result(r));
         scope.push_back(n.result(r));
       }
+      if (n.token()) {
+        visible_.insert(n.token());
+        scope.push_back(n.token());
+      }
     }
     if (parent) terminator(b, *parent);
     for (const Value* v : scope) visible_.erase(v);
@@ -76,6 +80,9 @@ class Verifier {
       error(n.loc(), "unpack result count does not match its n attribute");
     for (const Value* v : n.operands())
       if (!visible_.count(v)) error(n.loc(), std::string("operand of ") + info.name + " is not defined before its use");
+    for (const Value* v : n.orderAfter())
+      if (!visible_.count(v) || v->type().kind != TypeKind::Token)
+        error(n.loc(), std::string("order edge of ") + info.name + " is not a token defined before it");
     if (n.op() == Op::Call && n.strListAttr("kw").size() + 1 > ops)
       error(n.loc(), "call has more keyword names than arguments");
     for (size_t i = 0; i < n.numBlocks(); ++i) block(*n.block(i), &n);

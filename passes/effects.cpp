@@ -88,12 +88,13 @@ bool mayRaise(const ir::Node& n) {
     }
   }
   if (!tensor) {
-    // Python floats: + - * and comparisons never raise (ints may overflow).
+    // Python numbers: comparisons never raise; + - * on floats never raise
+    // (on ints they may overflow 64 bits).
+    Op op = n.op();
+    if (op == Op::Lt || op == Op::Le || op == Op::Gt || op == Op::Ge || op == Op::Eq || op == Op::Ne) return false;
     bool floats = true;
     for (const ir::Value* v : n.operands()) floats &= v->type().kind == TypeKind::Float;
-    Op op = n.op();
-    return !(floats && (op == Op::Add || op == Op::Sub || op == Op::Mul || op == Op::Neg || op == Op::Pos ||
-                        op == Op::Lt || op == Op::Le || op == Op::Gt || op == Op::Ge || op == Op::Eq || op == Op::Ne));
+    return !(floats && (op == Op::Add || op == Op::Sub || op == Op::Mul || op == Op::Neg || op == Op::Pos));
   }
   const ir::Type& r = n.result(0)->type();
   // Integer division and modulo by a zero element raise; bit ops on float

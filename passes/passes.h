@@ -38,6 +38,9 @@ bool commonSubexpressions(ir::Graph& g);
 // Moves loop-invariant nodes that cannot fail or be observed out of loops.
 bool hoistLoopInvariants(ir::Graph& g);
 
+// Order edges between effects and nodes that may raise (the last pass).
+bool orderEffects(ir::Graph& g);
+
 // Removes nodes whose results are never used and that neither have an
 // effect nor may raise (passes/effects.h).
 bool deadCodeElimination(ir::Graph& g);

@@ -17,6 +17,7 @@ const std::vector<PassInfo>& pipeline() {
       {"licm", hoistLoopInvariants},
       {"cse", commonSubexpressions},
       {"dce", deadCodeElimination},
+      {"order-effects", orderEffects},
   };
   return passes;
 }

@@ -1,0 +1,61 @@
+// order-effects: explicit order edges between the nodes whose relative
+// order is observable, so an executor that runs independent nodes in
+// parallel keeps program order where it matters (MindSpore's auto-monad
+// and TensorFlow's automatic control dependencies solve the same problem).
+//
+// Two kinds of nodes are ordered (passes/effects.h):
+//   effects — print, global reads and writes, RNG draws, I/O, assert,
+//     raise, calls that may do any of these, and ifs/loops containing them;
+//   nodes that may raise — an error must not overtake an earlier effect
+//     (print("a") then x[10] shows "a" before the error), and a later
+//     effect must not happen before it.
+// Edges, within each block in program order:
+//   an effect runs after the previous effect and after every node that may
+//     raise since then;
+//   a node that may raise runs after the previous effect.
+// Nodes that may raise are not ordered among themselves (when several fail
+// at once, the executor reports the first in program order). The chain of
+// a nested block starts from the edges of the if/loop that contains it,
+// which the executor runs as one unit.
+//
+// Invariants: runs last in the pipeline (tokens are not kept by copies or
+// rewrites); rerunning it replaces all edges; no operand changes.
+#include "passes/effects.h"
+#include "passes/passes.h"
+
+namespace nn::passes {
+namespace {
+
+void orderBlock(ir::Block& b, const std::vector<ir::Value*>& entry) {
+  std::vector<ir::Value*> lastEffect = entry;  // what the next node follows
+  std::vector<ir::Value*> raisers;             // may-raise nodes since then
+  for (const auto& owned : b.nodes()) {
+    ir::Node& n = *owned;
+    n.clearOrder();
+    if (ir::hasTrait(n.op(), ir::TERM)) continue;
+    bool effect = hasEffect(n);
+    bool raises = !effect && mayRaise(n);
+    if (effect) {
+      std::vector<ir::Value*> after = lastEffect;
+      after.insert(after.end(), raisers.begin(), raisers.end());
+      ir::Value* t = n.setOrder(after);
+      for (size_t i = 0; i < n.numBlocks(); ++i) orderBlock(*n.block(i), after);
+      lastEffect = {t};
+      raisers.clear();
+    } else if (raises) {
+      raisers.push_back(n.setOrder(lastEffect));
+      for (size_t i = 0; i < n.numBlocks(); ++i) orderBlock(*n.block(i), lastEffect);
+    } else {
+      for (size_t i = 0; i < n.numBlocks(); ++i) orderBlock(*n.block(i), lastEffect);
+    }
+  }
+}
+
+}  // namespace
+
+bool orderEffects(ir::Graph& g) {
+  for (const auto& f : g.functions()) orderBlock(*f->body(), {});
+  return true;
+}
+
+}  // namespace nn::passes
