@@ -111,15 +111,36 @@ Type reversed(const Type& x) {
   return Type::tensor(x.dtype, DimList(x.shape->rbegin(), x.shape->rend()));
 }
 
+// x.sum(), x.mean(), ... without arguments: a 0-d tensor.
+std::optional<Type> methodCallType(const Node& n, const Node& getattr) {
+  const Type& x = getattr.operand(0)->type();
+  if (!x.isTensor() || n.operands().size() != 1) return std::nullopt;
+  const std::string& name = getattr.strAttr("name");
+  if (name == "sum" || name == "mean" || name == "max" || name == "min" || name == "prod")
+    return Type::tensor(std::nullopt, DimList{});
+  if (name == "item") return Type::any();
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<Type> builtinCallType(const Node& n) {
   const Node* callee = defOf(n.operand(0));
+  if (callee && callee->op() == Op::GetAttr) return methodCallType(n, *callee);
   if (!callee || callee->op() != Op::Builtin) return std::nullopt;
   const std::string& name = callee->strAttr("name");
   size_t nargs = n.operands().size() - 1 - n.strListAttr("kw").size();
   auto argType = [&](size_t i) { return i < nargs ? n.operand(1 + i)->type() : Type::any(); };
   if (name == "zeros" || name == "ones" || name == "rand" || name == "randn") return creation(n, nargs);
+  // Elementwise builtins on tensors: the rule of the op of that name.
+  Op op;
+  if (opFromName(name, op) && op >= Op::Exp && op <= Op::Where && n.strListAttr("kw").empty() &&
+      static_cast<int>(nargs) >= opInfo(op).minOperands && static_cast<int>(nargs) <= opInfo(op).maxOperands) {
+    Node probe(op, n.loc());
+    for (size_t i = 0; i < nargs; ++i) probe.addOperand(n.operand(1 + i));
+    probe.addResult(Type::any());
+    if (auto t = tensorResultType(probe)) return *t;
+  }
   if (name == "reshape") return reshapeType(n, nargs);
   if ((name == "zeros_like" || name == "ones_like") && nargs == 1 && n.strListAttr("kw").empty() &&
       argType(0).isTensor())

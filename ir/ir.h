@@ -141,6 +141,7 @@ class Node {
   // value (only its last occurrence, and never when the node's blocks use
   // it too), and the values nothing reads once this node has run.
   bool operandDies(size_t i) const { return i < 64 && ((dyingOperands_ >> i) & 1); }
+  uint64_t dyingOperands() const { return dyingOperands_; }
   const std::vector<uint32_t>& kills() const { return kills_; }
   void setLastUses(uint64_t dyingOperands, std::vector<uint32_t> kills) {
     dyingOperands_ = dyingOperands;

@@ -2,7 +2,12 @@
 // reports (see compile_cache.h).
 #include "runtime/compile_cache.h"
 
+#include <chrono>
+#include <iomanip>
+#include <ostream>
+
 #include "ir/clone.h"
+#include "runtime/memory_plan.h"
 #include "passes/passes.h"
 #include "runtime/interpreter.h"
 #include "runtime/tensor.h"
@@ -109,6 +114,7 @@ const ir::Function& CompileCache::get(const ir::Function& fn, ModuleInstance& mo
   }
 
   if ((!e.versions.empty() || !rebound.empty()) && options_.explainRecompile) explain(fn, e, sig, callSite, rebound);
+  auto start = std::chrono::steady_clock::now();
   auto g = std::make_unique<ir::Graph>(fn.graph()->file());
   g->setSourceName(fn.graph()->sourceName());
   g->setBase(fn.graph());
@@ -117,9 +123,12 @@ const ir::Function& CompileCache::get(const ir::Function& fn, ModuleInstance& mo
   for (size_t i = 0; i < sig.size(); ++i) copy->body()->arg(i)->setType(sig[i]);
   std::vector<Binding> bindings = bindGlobals(*copy, fn, module);
   copy->number();
-  passes::runPipeline(*g);
+  passes::runPipeline(*g, [&](const char* pass) {
+    if (options_.afterPass) options_.afterPass(pass, *g);
+  });
   copy->number();
-  e.versions.push_back({std::move(sig), std::move(g), copy, std::move(bindings)});
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  e.versions.push_back({std::move(sig), std::move(g), copy, std::move(bindings), seconds});
   if (e.versions.size() > options_.warnAfter && !e.warned) {
     e.warned = true;
     Diagnostic d;
@@ -135,6 +144,19 @@ const ir::Function& CompileCache::get(const ir::Function& fn, ModuleInstance& mo
 size_t CompileCache::compiles(const ir::Function& fn) const {
   auto it = entries_.find(&fn);
   return it == entries_.end() ? 0 : it->second.versions.size();
+}
+
+void CompileCache::printStats(std::ostream& os) const {
+  auto mib = [](size_t b) { return static_cast<double>(b) / (1024.0 * 1024.0); };
+  for (const auto& [fn, entry] : entries_)
+    for (const Version& v : entry.versions) {
+      std::string sig;
+      for (size_t i = 0; i < v.signature.size(); ++i) sig += (i ? ", " : "") + v.signature[i].str();
+      MemoryEstimate m = estimateMemory(*v.fn);
+      os << "stats: compiled " << fn->name() << "(" << sig << ") in " << std::fixed << std::setprecision(3)
+         << v.compileSeconds * 1e3 << " ms; memory plan: peak " << std::setprecision(2) << mib(m.planned)
+         << " MiB planned vs " << mib(m.naive) << " MiB naive\n";
+    }
 }
 
 const ir::Function* CompileCache::latest(const ir::Function& fn) const {

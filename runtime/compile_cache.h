@@ -18,6 +18,8 @@
 // once (shapes that keep changing defeat the cache).
 #pragma once
 
+#include <functional>
+#include <iosfwd>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -38,6 +40,8 @@ ir::Type staticType(const Value& v);
 struct CompileOptions {
   bool explainRecompile = false;
   size_t warnAfter = 8;
+  // Called after each pass on a specialised graph (--print-ir-after).
+  std::function<void(const char* pass, const ir::Graph& g)> afterPass;
 };
 
 class CompileCache {
@@ -53,6 +57,8 @@ class CompileCache {
   // when none).
   size_t compiles(const ir::Function& fn) const;
   const ir::Function* latest(const ir::Function& fn) const;
+  // One line per compiled version: signature, compile time, memory plan.
+  void printStats(std::ostream& os) const;
 
  private:
   // A global the version bound to the function it held then.
@@ -65,6 +71,7 @@ class CompileCache {
     std::unique_ptr<ir::Graph> graph;
     const ir::Function* fn;
     std::vector<Binding> bindings;
+    double compileSeconds = 0;
   };
   struct Entry {
     std::vector<Version> versions;

@@ -10,6 +10,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "runtime/execution_plan.h"
 
 namespace nn::rt {
 
@@ -85,7 +86,13 @@ Value Interpreter::runFunction(const ir::Function& fn, ModuleInstance& module, c
 
 // Executes a block; returns its terminator with the terminator's operand
 // values in `out`.
+Interpreter::~Interpreter() = default;
+
 const ir::Node* Interpreter::exec(const ir::Block& b, Frame& f, std::vector<Value>& out) {
+  if (runsAsGraph(b)) {
+    const BlockPlan& p = plan(b);
+    if (p.parallel) return execPlanned(b, p, f, out);
+  }
   for (const auto& owned : b.nodes()) {
     const ir::Node& n = *owned;
     if (hasTrait(n.op(), ir::TERM)) {
@@ -94,19 +101,7 @@ const ir::Node* Interpreter::exec(const ir::Block& b, Frame& f, std::vector<Valu
         out.push_back(n.operandDies(i) ? std::move(f[n.operand(i)]) : f[n.operand(i)]);
       return &n;
     }
-    try {
-      node(n, f);
-    } catch (const std::bad_alloc&) {
-      fail(n.loc(), "out of memory");
-    } catch (const std::length_error&) {
-      fail(n.loc(), "out of memory");
-    } catch (NnError& e) {
-      // Inlined code reports the calls it was inlined through (once: an
-      // if or loop leaves that to the node inside it that failed).
-      if (!n.inlinedAt().empty() && (n.numBlocks() == 0 || e.diag().loc == n.loc()))
-        for (const SourceLoc& site : n.inlinedAt()) e.diag().callers.push_back(site);
-      throw;
-    }
+    runNode(n, f, n.dyingOperands());
     // Dropping dead values frees temporaries at once and leaves the next
     // op's operands uniquely held, so they can be reused in place.
     for (uint32_t id : n.kills()) f.slots[id] = Value();
@@ -114,15 +109,31 @@ const ir::Node* Interpreter::exec(const ir::Block& b, Frame& f, std::vector<Valu
   return nullptr;
 }
 
-void Interpreter::node(const ir::Node& n, Frame& f) {
+void Interpreter::runNode(const ir::Node& n, Frame& f, uint64_t dying) {
+  try {
+    node(n, f, dying);
+  } catch (const std::bad_alloc&) {
+    fail(n.loc(), "out of memory");
+  } catch (const std::length_error&) {
+    fail(n.loc(), "out of memory");
+  } catch (NnError& e) {
+    // Inlined code reports the calls it was inlined through (once: an
+    // if or loop leaves that to the node inside it that failed).
+    if (!n.inlinedAt().empty() && (n.numBlocks() == 0 || e.diag().loc == n.loc()))
+      for (const SourceLoc& site : n.inlinedAt()) e.diag().callers.push_back(site);
+    throw;
+  }
+}
+
+void Interpreter::node(const ir::Node& n, Frame& f, uint64_t dying) {
   switch (n.op()) {
     case Op::If: execIf(n, f); return;
     case Op::Loop: execLoop(n, f); return;
-    case Op::Call: execCall(n, f); return;
+    case Op::Call: execCall(n, f, dying); return;
     case Op::Yield:
     case Op::Condition:
     case Op::Return: return;  // handled by exec()
-    default: simpleOp(n, f); return;
+    default: simpleOp(n, f, dying); return;
   }
 }
 
@@ -154,7 +165,7 @@ void Interpreter::execLoop(const ir::Node& n, Frame& f) {
   for (size_t i = 0; i < n.numResults(); ++i) f[n.result(i)] = std::move(carried[i]);
 }
 
-void Interpreter::execCall(const ir::Node& n, Frame& f) {
+void Interpreter::execCall(const ir::Node& n, Frame& f, uint64_t dying) {
   const std::vector<std::string>& kwnames = n.strListAttr("kw");
   size_t nargs = n.operands().size() - 1 - kwnames.size();
   std::vector<Value> args, kwargs;
@@ -163,7 +174,7 @@ void Interpreter::execCall(const ir::Node& n, Frame& f) {
   // Arguments at their last use are handed over, not shared, so a builtin
   // may reuse their buffers.
   auto arg = [&](size_t i) {
-    bool handOver = n.operandDies(i) && n.operand(i) != n.operand(0);  // f(f) still needs the callee
+    bool handOver = ((dying >> i) & 1) && n.operand(i) != n.operand(0);  // f(f) still needs the callee
     return handOver ? std::move(f[n.operand(i)]) : f[n.operand(i)];
   };
   for (size_t i = 0; i < nargs; ++i) args.push_back(arg(1 + i));

@@ -5,8 +5,10 @@
 #pragma once
 
 #include <atomic>
+#include <memory>
 #include <ostream>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "ir/ir.h"
@@ -19,6 +21,11 @@
 namespace nn::rt {
 
 class Interpreter;
+struct BlockPlan;
+
+// How graph mode runs a compiled block: independent nodes on the thread
+// pool (parallel), or one node after another in program order (serial).
+enum class Schedule { Parallel, Serial };
 
 // Arguments of a builtin call beyond the positional ones.
 struct CallContext {
@@ -62,6 +69,7 @@ struct InterpreterLimits {
 class Interpreter {
  public:
   Interpreter(Host& host, InterpreterLimits limits = {});
+  ~Interpreter();
 
   // Runs a module graph's @__main__ with `module` as its globals.
   void runMain(ModuleInstance& module, const ir::Graph& g);
@@ -84,6 +92,12 @@ class Interpreter {
   void setGraphMode(bool on) { graphMode_ = on; }
   bool graphMode() const { return graphMode_; }
   CompileCache& compileCache() { return compileCache_; }
+  void setSchedule(Schedule s) { schedule_ = s; }
+  // Executor counters for --stats.
+  struct Stats {
+    std::atomic<uint64_t> parallelBlocks{0}, poolNodes{0};
+  };
+  Stats& stats() { return stats_; }
 
  private:
   // The values of one function activation, indexed by ir::Value::id().
@@ -97,13 +111,21 @@ class Interpreter {
                      std::vector<Value>& kwargs, SourceLoc loc);
   Value runFunction(const ir::Function& fn, ModuleInstance& module, const Value* self, std::vector<Value> slots0);
   const ir::Node* exec(const ir::Block& b, Frame& f, std::vector<Value>& out);
-  void node(const ir::Node& n, Frame& f);
+  // Runs one node; `dying`: a bit per operand whose value this node is the
+  // last to read (its buffer may take the result). Errors get the node's
+  // inlined-at call sites.
+  void runNode(const ir::Node& n, Frame& f, uint64_t dying);
+  void node(const ir::Node& n, Frame& f, uint64_t dying);
   // Control flow and calls recurse; everything else is a simple op, kept out
   // of line so the recursive path has small native frames.
   void execIf(const ir::Node& n, Frame& f);
   void execLoop(const ir::Node& n, Frame& f);
-  void execCall(const ir::Node& n, Frame& f);
-  [[gnu::noinline]] void simpleOp(const ir::Node& n, Frame& f);
+  void execCall(const ir::Node& n, Frame& f, uint64_t dying);
+  [[gnu::noinline]] void simpleOp(const ir::Node& n, Frame& f, uint64_t dying);
+  // The graph executor (graph_executor.cpp).
+  bool runsAsGraph(const ir::Block& b) const;
+  const BlockPlan& plan(const ir::Block& b);
+  const ir::Node* execPlanned(const ir::Block& b, const BlockPlan& p, Frame& f, std::vector<Value>& out);
   void checkInterrupt(SourceLoc loc);
   void checkStack(SourceLoc loc);
 
@@ -118,6 +140,9 @@ class Interpreter {
   std::atomic<bool> interrupt_{false};
   bool graphMode_ = false;
   CompileCache compileCache_;
+  Schedule schedule_ = Schedule::Parallel;
+  Stats stats_;
+  std::unordered_map<const ir::Block*, std::unique_ptr<BlockPlan>> plans_;
 };
 
 }  // namespace nn::rt

@@ -54,7 +54,7 @@ static Value iterable(const Value& v, SourceLoc loc) {
   }
 }
 
-void Interpreter::simpleOp(const ir::Node& n, Frame& f) {
+void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
   Op op = n.op();
   SourceLoc loc = n.loc();
   auto in = [&](size_t i) -> const Value& {
@@ -67,7 +67,7 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f) {
   // elementwise result (the slot is their only other holder, and exec()
   // drops it right after).
   auto dying = [&]() {
-    return (n.operandDies(0) ? kConsumeFirst : 0u) | (n.operands().size() > 1 && n.operandDies(1) ? kConsumeSecond : 0u);
+    return (dyingMask & 1 ? kConsumeFirst : 0u) | (dyingMask & 2 ? kConsumeSecond : 0u);
   };
 
   switch (op) {

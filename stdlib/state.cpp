@@ -16,6 +16,7 @@
 #include "ir/text.h"
 #include "passes/passes.h"
 #include "stdlib/builtins.h"
+#include "runtime/allocator.h"
 #include "runtime/constant_eval.h"
 #include "runtime/dtype.h"
 
@@ -32,6 +33,13 @@ State::State(StateOptions options, std::ostream& out, std::ostream& err)
   interp_->setGraphMode(options_.mode == ExecMode::Graph);
   rt::installConstantEvaluator();
   interp_->compileCache().options().explainRecompile = options_.explainRecompile;
+  if (!options_.printIrAfter.empty())
+    interp_->compileCache().options().afterPass = [this](const char* pass, const ir::Graph& g) {
+      if (options_.printIrAfter != "all" && options_.printIrAfter != pass) return;
+      out_ << "// IR after " << pass << " (specialised)\n";
+      ir::print(g, out_);
+    };
+  interp_->setSchedule(options_.serialSchedule ? rt::Schedule::Serial : rt::Schedule::Parallel);
 }
 
 State::~State() = default;
@@ -48,6 +56,16 @@ bool State::guarded(const std::function<void()>& body) {
     err_ << "error: out of memory\n";
   }
   return false;
+}
+
+void State::printStats() {
+  if (!options_.stats) return;
+  out_.flush();
+  interp_->compileCache().printStats(err_);
+  auto& s = interp_->stats();
+  err_ << "stats: parallel executor ran " << s.parallelBlocks.load() << " blocks, " << s.poolNodes.load()
+       << " nodes on the pool\n";
+  err_ << "stats: tensor memory peak " << rt::cpuAllocator().peakBytes() << " bytes\n";
 }
 
 void State::report(const Diagnostic& d) {
@@ -102,11 +120,13 @@ bool State::runFile(const std::string& path) {
     return false;
   }
   uint32_t file = sm_.add(path, std::move(text));
-  return guarded([&] {
+  bool ok = guarded([&] {
     rt::ModuleInstance& m = mainModule(path);
     auto g = compile(file, false, nullptr);
     interp_->runMain(m, *m.addGraph(std::move(g)));
   });
+  printStats();
+  return ok;
 }
 
 bool State::runString(const std::string& code, const std::string& name) {

@@ -29,6 +29,10 @@ struct StateOptions {
   std::string printIrAfter;
   // Graph mode: report why a call missed the compile cache.
   bool explainRecompile = false;
+  // Graph mode: run independent nodes in parallel, or in program order.
+  bool serialSchedule = false;
+  // Print compile, executor and memory figures to stderr after a script.
+  bool stats = false;
 };
 
 enum class Stage { Tokens, Ast, Ir, IrOpt };
@@ -66,6 +70,7 @@ class State : public rt::Host {
  private:
   std::unique_ptr<ir::Graph> compile(uint32_t file, bool echo, const rt::ModuleInstance* into);
   bool guarded(const std::function<void()>& body);
+  void printStats();
   rt::ModuleInstance& mainModule(const std::string& path);
 
   StateOptions options_;

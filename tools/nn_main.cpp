@@ -31,15 +31,18 @@ int main(int argc, char** argv) {
                "Runs FILE.nn with ARGS in argv, or starts the REPL when no FILE is given.",
                "nn"};
   app.footer("Environment: NN_PATH=dir1:dir2 adds module search folders.");
-  std::string code, mode = "graph", emit, printAfter;
-  bool version = false, printAfterAll = false, explainRecompile = false;
+  std::string code, mode = "graph", emit, printAfter, schedule = "parallel";
+  bool version = false, printAfterAll = false, explainRecompile = false, stats = false;
   app.add_option("-c", code, "Run CODE as a script");
   app.add_option("--mode", mode, "Execution mode")->check(CLI::IsMember({"eager", "graph"}));
+  app.add_option("--schedule", schedule, "Graph mode: run independent operations in parallel or in program order")
+      ->check(CLI::IsMember({"parallel", "serial"}));
   app.add_option("--emit", emit, "Print a pipeline stage of FILE instead of running it")
       ->check(CLI::IsMember({"tokens", "ast", "ir", "ir-opt"}));
   app.add_option("--print-ir-after", printAfter, "Print the IR after the named pass");
   app.add_flag("--print-ir-after-all", printAfterAll, "Print the IR after every pass");
   app.add_flag("--explain-recompile", explainRecompile, "Graph mode: say at the call site why a function is recompiled");
+  app.add_flag("--stats", stats, "After the script: compile times, memory plans and executor figures on stderr");
   app.add_flag("--version", version, "Print the version and exit");
   app.prefix_command();  // FILE and everything after it belong to the script
   try {
@@ -58,6 +61,8 @@ int main(int argc, char** argv) {
   options.argv = rest;
   options.printIrAfter = printAfterAll ? "all" : printAfter;
   options.explainRecompile = explainRecompile;
+  options.serialSchedule = schedule == "serial";
+  options.stats = stats;
   if (!printAfter.empty() && !nn::passes::findPass(printAfter)) {
     std::cerr << "error: unknown pass '" << printAfter << "'\n";
     return 1;

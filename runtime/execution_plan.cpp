@@ -1,0 +1,109 @@
+// Building block plans (see execution_plan.h).
+#include "runtime/execution_plan.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "passes/effects.h"
+
+namespace nn::rt {
+namespace {
+
+void nestedReads(const ir::Block& b, std::unordered_set<const ir::Value*>& out) {
+  for (const auto& n : b.nodes()) {
+    for (const ir::Value* v : n->operands()) out.insert(v);
+    for (size_t i = 0; i < n->numBlocks(); ++i) nestedReads(*n->block(i), out);
+  }
+}
+
+bool tensorTyped(const ir::Node& n) {
+  for (const ir::Value* v : n.operands())
+    if (v->type().isTensor()) return true;
+  for (size_t i = 0; i < n.numResults(); ++i)
+    if (n.result(i)->type().isTensor()) return true;
+  return false;
+}
+
+Placement place(const ir::Node& n) {
+  if (n.numBlocks() > 0 || passes::hasEffect(n)) return Placement::Main;
+  if (n.op() == ir::Op::Call) {
+    // A pure builtin on tensors and numbers cannot call back into user code.
+    for (size_t i = 1; i < n.operands().size(); ++i) {
+      ir::TypeKind k = n.operand(i)->type().kind;
+      if (k != ir::TypeKind::Tensor && k != ir::TypeKind::Int && k != ir::TypeKind::Float && k != ir::TypeKind::Bool)
+        return Placement::Main;
+    }
+    return Placement::Pool;
+  }
+  return tensorTyped(n) ? Placement::Pool : Placement::Inline;
+}
+
+}  // namespace
+
+std::unique_ptr<BlockPlan> buildPlan(const ir::Block& b) {
+  auto p = std::make_unique<BlockPlan>();
+  std::unordered_map<const ir::Node*, uint32_t> index;
+  std::unordered_map<const ir::Value*, uint32_t> local;
+  auto localOf = [&](const ir::Value* v) {
+    auto [it, fresh] = local.emplace(v, static_cast<uint32_t>(p->valueIds.size()));
+    if (fresh) {
+      p->valueIds.push_back(v->id());
+      p->readers.push_back(0);
+      p->keep.push_back(false);
+    }
+    return it->second;
+  };
+  for (const auto& a : b.args()) localOf(a.get());
+  for (const auto& owned : b.nodes()) {
+    const ir::Node& n = *owned;
+    if (ir::hasTrait(n.op(), ir::TERM)) {
+      p->terminator = &n;
+      for (const ir::Value* v : n.operands())
+        if (v->owner() == &b) p->keep[localOf(v)] = true;
+      continue;
+    }
+    uint32_t i = static_cast<uint32_t>(p->nodes.size());
+    index[&n] = i;
+    p->nodes.push_back(&n);
+    p->placement.push_back(place(n));
+    p->successors.emplace_back();
+    // Predecessors: the block's nodes defining an operand (or a value read
+    // inside the node's blocks) or an order edge.
+    std::unordered_set<const ir::Value*> read(n.operands().begin(), n.operands().end());
+    for (size_t k = 0; k < n.numBlocks(); ++k) nestedReads(*n.block(k), read);
+    std::set<uint32_t> preds;
+    std::vector<uint32_t> reads;
+    for (const ir::Value* v : read) {
+      if (v->owner() != &b) continue;
+      reads.push_back(localOf(v));
+      if (v->def() && index.count(v->def())) preds.insert(index[v->def()]);
+    }
+    for (const ir::Value* t : n.orderAfter())
+      if (t->def() && t->def()->parent() == &b && index.count(t->def())) preds.insert(index[t->def()]);
+    std::sort(reads.begin(), reads.end());
+    for (uint32_t r : reads) ++p->readers[r];
+    p->reads.push_back(std::move(reads));
+    p->deps.push_back(static_cast<uint32_t>(preds.size()));
+    for (uint32_t q : preds) p->successors[q].push_back(i);
+    std::vector<uint32_t> defs;
+    for (size_t r = 0; r < n.numResults(); ++r) defs.push_back(localOf(n.result(r)));
+    p->defines.push_back(std::move(defs));
+    std::vector<int32_t> ops;
+    for (const ir::Value* v : n.operands())
+      ops.push_back(v->owner() == &b ? static_cast<int32_t>(localOf(v)) : -1);
+    p->operandLocal.push_back(std::move(ops));
+  }
+  // Pool nodes on the same dependency level are independent.
+  std::vector<uint32_t> level(p->nodes.size(), 0);
+  std::map<uint32_t, int> poolPerLevel;
+  for (uint32_t i = 0; i < p->nodes.size(); ++i) {
+    for (uint32_t s : p->successors[i]) level[s] = std::max(level[s], level[i] + 1);
+    if (p->placement[i] == Placement::Pool && ++poolPerLevel[level[i]] >= 2) p->parallel = true;
+  }
+  return p;
+}
+
+}  // namespace nn::rt

@@ -1,0 +1,49 @@
+// The graph executor's plan for one block, built once from the optimised
+// IR: the nodes in program order with their dependency counts (data edges
+// from operands, order edges from order-effects, both within the block),
+// their successors, where each runs, and for every value the block defines
+// how many of its nodes read it, so the executor can drop a value once its
+// last reader is done and let that reader write into its buffer.
+//
+// Placement: `Main` nodes (effects, calls of user functions or of
+// builtins that may call back, if/loop) run on the thread that runs the
+// block, in the order their edges allow; `Pool` nodes (tensor work) go to
+// the thread pool; `Inline` nodes (scalar and container bookkeeping, cheap)
+// run on whichever thread made them ready.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "ir/ir.h"
+
+namespace nn::rt {
+
+enum class Placement : uint8_t { Inline, Pool, Main };
+
+struct BlockPlan {
+  std::vector<const ir::Node*> nodes;  // all but the terminator
+  const ir::Node* terminator = nullptr;
+  std::vector<uint32_t> deps;          // predecessors within the block
+  std::vector<std::vector<uint32_t>> successors;
+  std::vector<Placement> placement;
+  // Values defined by the block (arguments and results): slot id, how
+  // many nodes read them (nested reads count for the enclosing node), and
+  // whether the terminator reads them (then they are never dropped).
+  std::vector<uint32_t> valueIds;
+  std::vector<uint32_t> readers;
+  std::vector<bool> keep;
+  std::vector<std::vector<uint32_t>> reads;    // per node: local value indices read
+  std::vector<std::vector<uint32_t>> defines;  // per node: local indices of its results
+  // Per node and direct operand: the local value index, or -1 for a value
+  // of an enclosing block.
+  std::vector<std::vector<int32_t>> operandLocal;
+  // Whether two pool nodes can ever run at the same time (otherwise the
+  // block runs serially: parallel bookkeeping would only cost).
+  bool parallel = false;
+};
+
+std::unique_ptr<BlockPlan> buildPlan(const ir::Block& b);
+
+}  // namespace nn::rt

@@ -1,0 +1,155 @@
+// The graph executor: runs a block by its plan (execution_plan.h) with a
+// dependency-counting FIFO ready queue. A node whose predecessors are done
+// becomes ready: Inline nodes run at once on the thread that readied them,
+// Pool nodes are queued to the thread pool, Main nodes to this thread's
+// queue (effects keep program order through their order edges; calls and
+// control flow stay on the thread that owns the interpreter's call stack).
+// if/loop nodes run their blocks through exec() again, so a loop body is
+// a sub-plan run repeatedly without leaving the executor.
+//
+// A value is dropped when the last node reading it is done, and that node
+// may write into its buffer (the operand is dying). When nodes fail, the
+// error reported is the first in program order: after a failure only nodes
+// before it still start, and the lowest failing node's error is rethrown
+// once everything running has finished.
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <mutex>
+
+#include "runtime/execution_plan.h"
+#include "runtime/interpreter.h"
+#include "runtime/thread_pool.h"
+
+namespace nn::rt {
+
+namespace {
+
+struct BlockRun {
+  BlockRun(const BlockPlan& p)
+      : plan(p),
+        pending(new std::atomic<uint32_t>[p.nodes.size()]),
+        remaining(new std::atomic<uint32_t>[p.valueIds.size()]) {
+    for (size_t i = 0; i < p.nodes.size(); ++i) pending[i].store(p.deps[i], std::memory_order_relaxed);
+    for (size_t k = 0; k < p.valueIds.size(); ++k) remaining[k].store(p.readers[k], std::memory_order_relaxed);
+  }
+  const BlockPlan& plan;
+  std::unique_ptr<std::atomic<uint32_t>[]> pending, remaining;
+  std::mutex mutex;
+  std::condition_variable wake;
+  std::deque<uint32_t> mainQueue;
+  size_t active = 0;  // dispatched and not finished
+  uint32_t failedAt = UINT32_MAX;
+  std::exception_ptr error;
+};
+
+}  // namespace
+
+const BlockPlan& Interpreter::plan(const ir::Block& b) {
+  auto& slot = plans_[&b];
+  if (!slot) slot = buildPlan(b);
+  return *slot;
+}
+
+bool Interpreter::runsAsGraph(const ir::Block& b) const {
+  if (schedule_ != Schedule::Parallel) return false;
+  const ir::Function* fn = b.function();
+  return fn && fn->graph() && fn->graph()->strictTypes();
+}
+
+const ir::Node* Interpreter::execPlanned(const ir::Block& b, const BlockPlan& p, Frame& f, std::vector<Value>& out) {
+  BlockRun run(p);
+  ThreadPool& pool = ThreadPool::shared();
+  stats_.parallelBlocks.fetch_add(1, std::memory_order_relaxed);
+  size_t n = p.nodes.size();
+
+  // Runs node i and everything Inline it makes ready, on this thread.
+  auto execute = [&](uint32_t first, auto& dispatch) -> void {
+    std::vector<uint32_t> work{first};
+    while (!work.empty()) {
+      uint32_t i = work.back();
+      work.pop_back();
+      const ir::Node& node = *p.nodes[i];
+      // Operands no other unfinished node reads can take the result.
+      uint64_t dying = 0;
+      for (size_t k = 0; k < node.operands().size() && k < 64; ++k) {
+        int32_t l = p.operandLocal[i][k];
+        if (l >= 0 && !p.keep[l] && run.remaining[l].load(std::memory_order_acquire) == 1 &&
+            node.operandDies(k))
+          dying |= uint64_t(1) << k;
+      }
+      bool ok = true;
+      try {
+        runNode(node, f, dying);
+      } catch (...) {
+        ok = false;
+        std::lock_guard<std::mutex> lock(run.mutex);
+        if (i < run.failedAt) {
+          run.failedAt = i;
+          run.error = std::current_exception();
+        }
+      }
+      for (uint32_t l : p.reads[i])
+        if (run.remaining[l].fetch_sub(1, std::memory_order_acq_rel) == 1 && !p.keep[l]) f.slots[p.valueIds[l]] = Value();
+      for (uint32_t l : p.defines[i])
+        if (p.readers[l] == 0 && !p.keep[l]) f.slots[p.valueIds[l]] = Value();
+      if (ok)
+        for (uint32_t s : p.successors[i])
+          if (run.pending[s].fetch_sub(1, std::memory_order_acq_rel) == 1) {
+            if (p.placement[s] == Placement::Inline) {
+              std::lock_guard<std::mutex> lock(run.mutex);
+              if (s > run.failedAt) continue;
+              ++run.active;
+              work.push_back(s);
+            } else {
+              dispatch(s);
+            }
+          }
+      std::lock_guard<std::mutex> lock(run.mutex);
+      if (--run.active == 0 || !run.mainQueue.empty()) run.wake.notify_all();
+    }
+  };
+  std::function<void(uint32_t)> dispatch = [&](uint32_t i) {
+    {
+      std::lock_guard<std::mutex> lock(run.mutex);
+      if (i > run.failedAt) return;
+      ++run.active;
+      if (p.placement[i] == Placement::Main) {
+        run.mainQueue.push_back(i);
+        run.wake.notify_all();
+        return;
+      }
+    }
+    if (p.placement[i] == Placement::Pool) {
+      stats_.poolNodes.fetch_add(1, std::memory_order_relaxed);
+      pool.submit([&, i] { execute(i, dispatch); });
+    }
+    else execute(i, dispatch);
+  };
+
+  for (uint32_t i = 0; i < n; ++i)
+    if (p.deps[i] == 0) dispatch(i);
+  while (true) {
+    std::unique_lock<std::mutex> lock(run.mutex);
+    run.wake.wait(lock, [&] { return !run.mainQueue.empty() || run.active == 0; });
+    if (!run.mainQueue.empty()) {
+      uint32_t i = run.mainQueue.front();
+      run.mainQueue.pop_front();
+      lock.unlock();
+      execute(i, dispatch);
+      continue;
+    }
+    break;
+  }
+  if (run.error) std::rethrow_exception(run.error);
+  const ir::Node& t = *p.terminator;
+  out.clear();
+  for (size_t i = 0; i < t.operands().size(); ++i)
+    out.push_back(t.operandDies(i) ? std::move(f[t.operand(i)]) : f[t.operand(i)]);
+  (void)b;
+  return &t;
+}
+
+}  // namespace nn::rt

@@ -1,0 +1,39 @@
+// The runtime's thread pool for the graph executor: a fixed set of workers
+// taking tasks from one FIFO queue. Kernels keep their own OpenMP
+// parallelism; workers run kernels single-threaded (OpenMP's per-thread
+// limit is set to 1 on each worker), so two independent ops run on two
+// cores instead of both fighting for both.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace nn::rt {
+
+class ThreadPool {
+ public:
+  explicit ThreadPool(unsigned workers);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  void submit(std::function<void()> task);
+  unsigned size() const { return static_cast<unsigned>(workers_.size()); }
+  // The process-wide pool (one worker per hardware thread), started on
+  // first use.
+  static ThreadPool& shared();
+
+ private:
+  void work();
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<std::function<void()>> tasks_;
+  bool stopping_ = false;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace nn::rt
