@@ -111,13 +111,20 @@ Type reversed(const Type& x) {
   return Type::tensor(x.dtype, DimList(x.shape->rbegin(), x.shape->rend()));
 }
 
+// A full reduction: a 0-d tensor, of the input's dtype when it is
+// floating (integer sums widen, means become floats).
+Type reduction(const Type& x) {
+  bool floating = x.dtype && isFloating(*x.dtype);
+  return Type::tensor(floating ? x.dtype : std::nullopt, DimList{});
+}
+
 // x.sum(), x.mean(), ... without arguments: a 0-d tensor.
 std::optional<Type> methodCallType(const Node& n, const Node& getattr) {
   const Type& x = getattr.operand(0)->type();
   if (!x.isTensor() || n.operands().size() != 1) return std::nullopt;
   const std::string& name = getattr.strAttr("name");
   if (name == "sum" || name == "mean" || name == "max" || name == "min" || name == "prod")
-    return Type::tensor(std::nullopt, DimList{});
+    return reduction(x);
   if (name == "item") return Type::any();
   return std::nullopt;
 }
@@ -146,6 +153,8 @@ std::optional<Type> builtinCallType(const Node& n) {
       argType(0).isTensor())
     return argType(0);
   if (name == "transpose" && nargs == 1 && argType(0).isTensor()) return reversed(argType(0));
+  if ((name == "sum" || name == "mean") && nargs == 1 && n.strListAttr("kw").empty() && argType(0).isTensor())
+    return reduction(argType(0));
   if (name == "matmul" && nargs == 2 && n.strListAttr("kw").empty()) {
     Node probe(Op::MatMul, n.loc());
     probe.addOperand(n.operand(1));

@@ -8,8 +8,12 @@
 // is not an opaque call with effects. Builtins of the same name on Python
 // numbers (abs, round) keep Python's semantics by staying calls.
 //
-// Invariants: only nodes whose callee is a `builtin` node change; the
-// result value is kept (uses need no rewiring).
+// Method calls on tensors whose method is the builtin of the same name
+// (x.sum() is sum(x), passes/effects.h) first become builtin calls, so they
+// get the builtin's type rule and no bound-method object is made per call.
+//
+// Invariants: only calls of `builtin` nodes and of tensor methods change;
+// the result value is kept (uses need no rewiring).
 #include <memory>
 
 #include "passes/effects.h"
@@ -20,10 +24,36 @@ namespace {
 
 bool isTensorMathOp(ir::Op op) { return op >= ir::Op::Exp && op <= ir::Op::Where; }
 
+// call (getattr %x NAME), args... -> call (builtin NAME), %x, args...
+bool methodToBuiltin(ir::Block& b, size_t& i) {
+  ir::Node& n = *b.mutableNodes()[i];
+  if (n.op() != ir::Op::Call) return false;
+  const ir::Node* attr = n.operand(0)->def();
+  if (!attr || attr->op() != ir::Op::GetAttr || !attr->operand(0)->type().isTensor() ||
+      !tensorMethodIsBuiltin(attr->strAttr("name")))
+    return false;
+  auto builtin = std::make_unique<ir::Node>(ir::Op::Builtin, attr->loc());
+  builtin->setAttr("name", attr->strAttr("name"));
+  builtin->setParent(&b);
+  ir::Value* fn = builtin->addResult(ir::TypeKind::Func);
+  std::vector<ir::Value*> operands{fn, attr->operand(0)};
+  for (size_t k = 1; k < n.operands().size(); ++k) operands.push_back(n.operand(k));
+  for (size_t k = 0; k < operands.size(); ++k) {
+    if (k < n.operands().size()) n.setOperand(k, operands[k]);
+    else n.addOperand(operands[k]);
+  }
+  auto& nodes = b.mutableNodes();
+  nodes.insert(nodes.begin() + static_cast<std::ptrdiff_t>(i), std::move(builtin));
+  ++i;
+  return true;
+}
+
 bool rewriteBlock(ir::Block& b) {
   bool changed = false;
   auto& nodes = b.mutableNodes();
-  for (auto& owned : nodes) {
+  for (size_t idx = 0; idx < nodes.size(); ++idx) {
+    changed |= methodToBuiltin(b, idx);
+    auto& owned = nodes[idx];
     ir::Node& n = *owned;
     for (size_t i = 0; i < n.numBlocks(); ++i) changed |= rewriteBlock(*n.block(i));
     const std::string& name = calledBuiltin(n);

@@ -21,6 +21,14 @@ bool builtinHasEffect(const std::string& name) {
   return effects.count(name) > 0;
 }
 
+bool tensorMethodIsBuiltin(const std::string& name) {
+  static const std::set<std::string> names = {
+      "sum",  "mean", "reshape", "transpose", "flatten", "exp",      "log",   "sqrt",  "rsqrt",    "abs",
+      "sign", "sin",  "cos",     "tanh",      "sigmoid", "relu",     "gelu",  "silu",  "softplus", "floor",
+      "ceil", "isnan", "logical_not", "maximum", "minimum", "softmax", "log_softmax", "matmul", "clip"};
+  return names.count(name) > 0;
+}
+
 bool hasEffect(const ir::Node& n) {
   if (n.op() == Op::Call) {
     const std::string& b = calledBuiltin(n);
@@ -63,8 +71,11 @@ bool mayRaise(const ir::Node& n) {
   }
   // Shape functions whose result type inference fully determined: their
   // rules already checked what the runtime would check.
-  if (n.op() == Op::GetAttr)
-    return !(n.operand(0)->type().isTensor() && n.strAttr("name") == "T" && knownShapeTensor(n.result(0)->type()));
+  if (n.op() == Op::GetAttr) {
+    if (!n.operand(0)->type().isTensor()) return true;
+    if (tensorMethodIsBuiltin(n.strAttr("name"))) return false;  // a bound method
+    return !(n.strAttr("name") == "T" && knownShapeTensor(n.result(0)->type()));
+  }
   if (n.op() == Op::Call) {
     static const std::set<std::string> shapeFns = {"reshape", "transpose", "zeros", "ones", "zeros_like", "ones_like", "matmul"};
     if (!shapeFns.count(calledBuiltin(n)) || !knownShapeTensor(n.result(0)->type())) return true;

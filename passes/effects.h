@@ -18,6 +18,10 @@ const std::string& calledBuiltin(const ir::Node& n);
 // generator's state), files, exiting.
 bool builtinHasEffect(const std::string& name);
 
+// Tensor methods that are the builtin of the same name with the tensor as
+// first argument (x.sum(axis=1) is sum(x, axis=1), x.exp() is exp(x)).
+bool tensorMethodIsBuiltin(const std::string& name);
+
 // True for EFFECT ops other than calls of effect-free builtins, and for
 // if/loop nodes whose blocks contain such nodes.
 bool hasEffect(const ir::Node& n);

@@ -12,6 +12,7 @@ const std::vector<PassInfo>& pipeline() {
       {"fold-constants", foldConstants},
       {"infer-types", inferTypes},
       {"builtin-ops", builtinOps},
+      {"infer-types", inferTypes},
       {"simplify", simplify},
       {"cse", commonSubexpressions},
       {"licm", hoistLoopInvariants},

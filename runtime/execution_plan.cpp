@@ -95,6 +95,7 @@ std::unique_ptr<BlockPlan> buildPlan(const ir::Block& b) {
     for (const ir::Value* v : n.operands())
       ops.push_back(v->owner() == &b ? static_cast<int32_t>(localOf(v)) : -1);
     p->operandLocal.push_back(std::move(ops));
+    p->fast.push_back(compileFastOp(n));
   }
   // Pool nodes on the same dependency level are independent.
   std::vector<uint32_t> level(p->nodes.size(), 0);

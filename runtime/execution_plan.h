@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "ir/ir.h"
+#include "runtime/fast_ops.h"
 
 namespace nn::rt {
 
@@ -42,6 +43,8 @@ struct BlockPlan {
   // Whether two pool nodes can ever run at the same time (otherwise the
   // block runs serially: parallel bookkeeping would only cost).
   bool parallel = false;
+  // Per node: its pre-resolved form (fast_ops.h), or null.
+  std::vector<std::unique_ptr<FastOp>> fast;
 };
 
 std::unique_ptr<BlockPlan> buildPlan(const ir::Block& b);

@@ -54,9 +54,21 @@ const BlockPlan& Interpreter::plan(const ir::Block& b) {
 }
 
 bool Interpreter::runsAsGraph(const ir::Block& b) const {
-  if (schedule_ != Schedule::Parallel) return false;
   const ir::Function* fn = b.function();
   return fn && fn->graph() && fn->graph()->strictTypes();
+}
+
+const ir::Node* Interpreter::execSerial(const BlockPlan& p, Frame& f, std::vector<Value>& out) {
+  for (size_t i = 0; i < p.nodes.size(); ++i) {
+    const ir::Node& n = *p.nodes[i];
+    if (!p.fast[i] || !runFastOp(*p.fast[i], n, f.slots.data(), n.dyingOperands())) runNode(n, f, n.dyingOperands());
+    for (uint32_t id : n.kills()) f.slots[id] = Value();
+  }
+  const ir::Node& t = *p.terminator;
+  out.clear();
+  for (size_t i = 0; i < t.operands().size(); ++i)
+    out.push_back(t.operandDies(i) ? std::move(f[t.operand(i)]) : f[t.operand(i)]);
+  return &t;
 }
 
 const ir::Node* Interpreter::execPlanned(const ir::Block& b, const BlockPlan& p, Frame& f, std::vector<Value>& out) {
@@ -82,7 +94,7 @@ const ir::Node* Interpreter::execPlanned(const ir::Block& b, const BlockPlan& p,
       }
       bool ok = true;
       try {
-        runNode(node, f, dying);
+        if (!p.fast[i] || !runFastOp(*p.fast[i], node, f.slots.data(), dying)) runNode(node, f, dying);
       } catch (...) {
         ok = false;
         std::lock_guard<std::mutex> lock(run.mutex);

@@ -91,7 +91,8 @@ Interpreter::~Interpreter() = default;
 const ir::Node* Interpreter::exec(const ir::Block& b, Frame& f, std::vector<Value>& out) {
   if (runsAsGraph(b)) {
     const BlockPlan& p = plan(b);
-    if (p.parallel) return execPlanned(b, p, f, out);
+    if (p.parallel && schedule_ == Schedule::Parallel) return execPlanned(b, p, f, out);
+    return execSerial(p, f, out);
   }
   for (const auto& owned : b.nodes()) {
     const ir::Node& n = *owned;

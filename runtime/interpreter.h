@@ -126,6 +126,7 @@ class Interpreter {
   bool runsAsGraph(const ir::Block& b) const;
   const BlockPlan& plan(const ir::Block& b);
   const ir::Node* execPlanned(const ir::Block& b, const BlockPlan& p, Frame& f, std::vector<Value>& out);
+  const ir::Node* execSerial(const BlockPlan& p, Frame& f, std::vector<Value>& out);
   void checkInterrupt(SourceLoc loc);
   void checkStack(SourceLoc loc);
 

@@ -5,6 +5,8 @@
 // the reference loops in nn_ops.cpp, which the tests also use as oracles.
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <omp.h>
+
 #include <list>
 #include <mutex>
 #include <sstream>
@@ -20,8 +22,9 @@ dnnl::engine& engine() {
   return e;
 }
 
+// One stream per thread: the graph executor runs primitives from several.
 dnnl::stream& stream() {
-  static dnnl::stream s(engine());
+  thread_local dnnl::stream s(engine());
   return s;
 }
 
@@ -62,9 +65,11 @@ PrimitiveCache& cache() {
   return c;
 }
 
+// Primitives are planned for the thread count they will run with: the
+// executor's workers run single-threaded (thread_pool.h).
 std::string key(const char* kind, std::initializer_list<const Shape*> shapes, int extra = 0) {
   std::ostringstream os;
-  os << kind << ':' << extra;
+  os << kind << ':' << extra << '@' << omp_get_max_threads();
   for (const Shape* s : shapes) {
     os << '|';
     for (int64_t d : *s) os << d << ',';

@@ -1,0 +1,125 @@
+// Pre-resolved elementwise ops (see fast_ops.h).
+#include "runtime/fast_ops.h"
+
+#include "runtime/tensor_ops.h"
+
+namespace nn::rt {
+namespace {
+
+using ir::Op;
+
+bool isCompare(Op op) {
+  return op == Op::Lt || op == Op::Le || op == Op::Gt || op == Op::Ge || op == Op::Eq || op == Op::Ne;
+}
+
+std::optional<Shape> knownShape(const ir::Type& t) {
+  if (!t.isTensor() || !t.dtype || !t.shape) return std::nullopt;
+  Shape s;
+  for (const ir::Dim& d : *t.shape) {
+    if (!d.isKnown()) return std::nullopt;
+    s.push_back(d.size);
+  }
+  return s;
+}
+
+// A literal operand as a tensor of the result shape: contiguous when small
+// (the fast loop), a broadcast view otherwise.
+std::optional<Tensor> constantOperand(const ir::Value* v, DType dtype, const Shape& shape) {
+  const ir::Node* d = v->def();
+  if (!d || d->op() != Op::Const) return std::nullopt;
+  const ir::Attr* a = d->attr("value");
+  double x;
+  ScalarKind kind;
+  if (auto* i = std::get_if<int64_t>(a)) x = static_cast<double>(*i), kind = ScalarKind::Int;
+  else if (auto* f = std::get_if<double>(a)) x = *f, kind = ScalarKind::Float;
+  else return std::nullopt;
+  if (promoteWithScalar(dtype, kind) != dtype) return std::nullopt;
+  if (kind == ScalarKind::Int && static_cast<double>(static_cast<int64_t>(x)) != x) return std::nullopt;
+  int64_t n = 1;
+  for (int64_t s : shape) n *= s;
+  if (n <= 4096) return fullLike(dtype, shape, x);
+  return broadcastTo(fullLike(dtype, {}, x), shape, {});
+}
+
+}  // namespace
+
+std::unique_ptr<FastOp> compileFastOp(const ir::Node& n) {
+  Op op = n.op();
+  if (n.numResults() != 1) return nullptr;
+  auto shape = knownShape(n.result(0)->type());
+  if (!shape) return nullptr;
+  auto f = std::make_unique<FastOp>();
+  f->shape = *shape;
+  f->out = *n.result(0)->type().dtype;
+  auto& reg = KernelRegistry::instance();
+  bool binary = op == Op::Add || op == Op::Sub || op == Op::Mul || op == Op::Div || isCompare(op) ||
+                op == Op::Maximum || op == Op::Minimum;
+  if (binary && n.operands().size() == 2) {
+    // The operands' common dtype, from the tensor operands.
+    std::optional<DType> dt;
+    for (const ir::Value* v : n.operands())
+      if (v->type().isTensor()) {
+        if (!v->type().dtype || (dt && *dt != *v->type().dtype)) return nullptr;
+        dt = v->type().dtype;
+      }
+    if (!dt || *dt == DType::Bool || (op == Op::Div && !isFloating(*dt))) return nullptr;
+    if (isCompare(op) ? f->out != DType::Bool : f->out != *dt) return nullptr;
+    f->in = *dt;
+    for (int i = 0; i < 2; ++i) {
+      const ir::Value* v = n.operand(i);
+      if (v->type().isTensor()) {
+        if (knownShape(v->type()) != shape) return nullptr;
+      } else if (!(f->constant[i] = constantOperand(v, *dt, *shape))) {
+        return nullptr;
+      }
+    }
+    if (f->constant[0] && f->constant[1]) return nullptr;
+    f->binary = reg.binary(DeviceKind::Cpu, op, *dt);
+    return f->binary ? std::move(f) : nullptr;
+  }
+  bool unary = (op >= Op::Exp && op <= Op::LogicalNot) || op == Op::Neg;
+  if (unary && n.operands().size() == 1) {
+    const ir::Type& t = n.operand(0)->type();
+    if (knownShape(t) != shape || *t.dtype != f->out || f->out == DType::Bool) return nullptr;
+    f->in = f->out;
+    f->unary = reg.unary(DeviceKind::Cpu, op, f->in);
+    return f->unary ? std::move(f) : nullptr;
+  }
+  return nullptr;
+}
+
+bool runFastOp(const FastOp& op, const ir::Node& n, Value* slots, uint64_t dying) {
+  const Tensor* in[2] = {nullptr, nullptr};
+  const Value* holder[2] = {nullptr, nullptr};
+  size_t arity = op.binary ? 2 : 1;
+  for (size_t i = 0; i < arity; ++i) {
+    if (op.constant[i]) {
+      in[i] = &*op.constant[i];
+      continue;
+    }
+    const Value& v = slots[n.operand(i)->id()];
+    if (!v.is(Kind::Tensor)) return false;
+    const Tensor& t = tensorOf(v);
+    if (t.dtype() != op.in || t.shape() != op.shape) return false;
+    in[i] = &t;
+    holder[i] = &v;
+  }
+  // A dying operand held nowhere else takes the result (as in eager mode).
+  // The value object moves along with its buffer: nothing is allocated.
+  for (size_t i = 0; i < arity; ++i)
+    if (holder[i] && ((dying >> i) & 1) && op.in == op.out && holder[i]->useCount() == 1 &&
+        in[i]->storage().use_count() == 1 && in[i]->isContiguous()) {
+      Tensor& out = const_cast<Tensor&>(*in[i]);
+      if (op.binary) op.binary(*in[0], *in[1], out, n.loc());
+      else op.unary(*in[0], out, n.loc());
+      slots[n.result(0)->id()] = std::move(slots[n.operand(i)->id()]);
+      return true;
+    }
+  Tensor out = Tensor::empty(op.out, op.shape);
+  if (op.binary) op.binary(*in[0], *in[1], out, n.loc());
+  else op.unary(*in[0], out, n.loc());
+  slots[n.result(0)->id()] = makeTensorValue(std::move(out));
+  return true;
+}
+
+}  // namespace nn::rt

@@ -1,0 +1,37 @@
+// Graph mode's pre-resolved elementwise ops. In a compiled function the
+// types of most tensor ops are known, so the work eager dispatch repeats
+// on every execution — kind checks, promotion, the kernel lookup, turning
+// a Python scalar operand into a broadcast tensor — is done once, when the
+// block's plan is built. Executing the node is then: fetch the operand
+// tensors, take a dying operand's buffer or allocate, call the kernel.
+// Nodes whose run-time operands do not have the planned types fall back to
+// the interpreter's generic path (the types are checked each time, cheaply).
+#pragma once
+
+#include <memory>
+#include <optional>
+
+#include "ir/ir.h"
+#include "runtime/kernels.h"
+#include "runtime/tensor.h"
+
+namespace nn::rt {
+
+struct FastOp {
+  BinaryKernel binary = nullptr;
+  UnaryKernel unary = nullptr;
+  DType in = DType::F32, out = DType::F32;
+  Shape shape;
+  // A constant operand, already as a tensor of the result's shape.
+  std::optional<Tensor> constant[2];
+};
+
+// The pre-resolved form of `n`, or null when it has none.
+std::unique_ptr<FastOp> compileFastOp(const ir::Node& n);
+
+// Runs `n` through `op` reading and writing the frame's slots; `dying` as
+// for Interpreter::runNode. Returns false (doing nothing) when an operand
+// does not have the planned type.
+bool runFastOp(const FastOp& op, const ir::Node& n, Value* slots, uint64_t dying);
+
+}  // namespace nn::rt
