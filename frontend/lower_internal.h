@@ -104,7 +104,8 @@ class Lowerer {
   ir::Value* readIn(FuncCtx& ctx, const std::string& name, SourceLoc loc);
   bool isSsaName(const std::string& name) const;
   ir::Value* functionValue(const std::string& name, const std::vector<ast::Param>& params,
-                           SourceLoc loc, const ast::Body* bodyStmts, const ast::Expr* bodyExpr);
+                           SourceLoc loc, const ast::Body* bodyStmts, const ast::Expr* bodyExpr,
+                           const ast::Expr* returns = nullptr);
   void funcDef(const ast::FuncDefStmt& s);
   std::string uniqueFunctionName(const std::string& base);
 

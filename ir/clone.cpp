@@ -64,6 +64,9 @@ Function* cloneFunction(const Function& src, Graph& dst) {
   for (size_t i = 0; i < src.numParams(); ++i) c.map(body.arg(i), f->addParam(src.paramNames()[i], body.arg(i)->type()));
   for (size_t i = 0; i < src.numCaptures(); ++i)
     c.map(body.arg(src.numParams() + i), f->addCapture(src.captureNames()[i], body.arg(src.numParams() + i)->type()));
+  for (size_t i = 0; i < src.numParams(); ++i)
+    if (src.paramAnnotation(i)) f->setParamAnnotation(i, *src.paramAnnotation(i));
+  if (src.returnAnnotation()) f->setReturnAnnotation(*src.returnAnnotation());
   c.nodes(body, *f->body());
   f->number();
   return f;

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <variant>
@@ -186,6 +187,13 @@ class Block {
   std::vector<std::unique_ptr<Node>> nodes_;
 };
 
+// A declared type (`x: Tensor[f32, (N, 784)]`, `-> int`) and where it was
+// written; calls are checked against it (runtime/annotations.h).
+struct Annotation {
+  Type type;
+  SourceLoc loc;
+};
+
 // A function: body arguments are the parameters followed by the captured
 // values of a closure. Parameter names are kept for keyword binding.
 class Function {
@@ -203,6 +211,18 @@ class Function {
   size_t numCaptures() const { return captureNames_.size(); }
   const std::vector<std::string>& paramNames() const { return paramNames_; }
   const std::vector<std::string>& captureNames() const { return captureNames_; }
+  // Parameter i's annotation, if it has one (the parameter's value then has
+  // the annotated type); the return annotation.
+  const std::optional<Annotation>& paramAnnotation(size_t i) const {
+    static const std::optional<Annotation> none;
+    return i < paramAnnotations_.size() ? paramAnnotations_[i] : none;
+  }
+  void setParamAnnotation(size_t i, Annotation a) {
+    if (paramAnnotations_.size() <= i) paramAnnotations_.resize(i + 1);
+    paramAnnotations_[i] = std::move(a);
+  }
+  const std::optional<Annotation>& returnAnnotation() const { return returnAnnotation_; }
+  void setReturnAnnotation(Annotation a) { returnAnnotation_ = std::move(a); }
 
   // Assigns dense ids to all values and recomputes the nodes' last-use
   // facts; returns how many values there are. Call after every change.
@@ -216,6 +236,8 @@ class Function {
   std::unique_ptr<Block> body_;
   std::vector<std::string> paramNames_;
   std::vector<std::string> captureNames_;
+  std::vector<std::optional<Annotation>> paramAnnotations_;
+  std::optional<Annotation> returnAnnotation_;
   uint32_t numValues_ = 0;
 };
 

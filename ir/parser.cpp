@@ -233,8 +233,17 @@ class Parser {
       } while (accept(','));
       expect(')');
     }
+    std::optional<Type> returns;
+    skipSpace();
+    if (peek() == '-') {
+      expect('-');
+      expect('>');
+      skipSpace();
+      returns = type();
+    }
     SourceLoc l = optionalLoc();
     Function* f = g.addFunction(name, l);
+    if (returns) f->setReturnAnnotation({*returns, l});
     for (auto& [p, t] : params) define(p, f->addParam(p, t));
     for (auto& [v, t, n] : captures) define(v, f->addCapture(n, t));
     expect('{');

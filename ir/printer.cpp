@@ -94,6 +94,7 @@ class Printer {
       }
       os_ << ")";
     }
+    if (f.returnAnnotation()) os_ << " -> " << f.returnAnnotation()->type.str();
     os_ << " " << loc(f.loc()) << "{\n";
     nodes(*body, 1);
     os_ << "}\n";

@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include "ir/clone.h"
+#include "runtime/annotations.h"
 #include "runtime/memory_plan.h"
 #include "passes/passes.h"
 #include "runtime/interpreter.h"
@@ -102,7 +103,8 @@ const ir::Function& CompileCache::get(const ir::Function& fn, ModuleInstance& mo
                                       SourceLoc callSite) {
   std::vector<ir::Type> sig;
   sig.reserve(args.size());
-  for (const Value& v : args) sig.push_back(staticType(v));
+  for (size_t i = 0; i < args.size(); ++i)
+    sig.push_back(i < fn.numParams() ? signatureType(staticType(args[i]), fn.paramAnnotation(i)) : staticType(args[i]));
   Entry& e = entries_[&fn];
   std::string rebound;
   for (size_t i = 0; i < e.versions.size(); ++i) {
@@ -126,6 +128,7 @@ const ir::Function& CompileCache::get(const ir::Function& fn, ModuleInstance& mo
   passes::runPipeline(*g, [&](const char* pass) {
     if (options_.afterPass) options_.afterPass(pass, *g);
   });
+  checkInferredResult(*copy);
   copy->number();
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   e.versions.push_back({std::move(sig), std::move(g), copy, std::move(bindings), seconds});

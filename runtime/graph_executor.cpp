@@ -62,6 +62,7 @@ const ir::Node* Interpreter::execSerial(const BlockPlan& p, Frame& f, std::vecto
   for (size_t i = 0; i < p.nodes.size(); ++i) {
     const ir::Node& n = *p.nodes[i];
     if (!p.fast[i] || !runFastOp(*p.fast[i], n, f.slots.data(), n.dyingOperands())) runNode(n, f, n.dyingOperands());
+    trace(n, f);
     for (uint32_t id : n.kills()) f.slots[id] = Value();
   }
   const ir::Node& t = *p.terminator;

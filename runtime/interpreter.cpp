@@ -10,6 +10,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "runtime/annotations.h"
 #include "runtime/execution_plan.h"
 
 namespace nn::rt {
@@ -103,6 +104,7 @@ const ir::Node* Interpreter::exec(const ir::Block& b, Frame& f, std::vector<Valu
       return &n;
     }
     runNode(n, f, n.dyingOperands());
+    trace(n, f);
     // Dropping dead values frees temporaries at once and leaves the next
     // op's operands uniquely held, so they can be reused in place.
     for (uint32_t id : n.kills()) f.slots[id] = Value();
@@ -234,9 +236,14 @@ Value Interpreter::callFunction(const Value& fnValue, std::vector<Value>& args,
   }
   for (size_t c = 0; c < fo.captures.size(); ++c) params[nparams + c] = fo.captures[c];
 
+  // Annotations are checked at the call, in every mode.
+  bool annotated = hasAnnotations(fn);
+  DimBindings bindings;
+  if (annotated) checkArguments(fn, fo.name, params, loc, bindings);
   if (depth_ >= limits_.maxCallDepth) fail(loc, "maximum recursion depth exceeded");
   checkStack(loc);
   ++depth_;
+  Value r;
   try {
     // Graph mode runs the version compiled for these argument types;
     // compile errors are reported with this call in their trace.
@@ -244,14 +251,15 @@ Value Interpreter::callFunction(const Value& fnValue, std::vector<Value>& args,
     const ir::Function& run = graph ? compileCache_.get(fn, *fo.module, params, loc) : fn;
     std::vector<Value> slots(run.numValues());
     for (size_t i = 0; i < params.size(); ++i) slots[run.body()->arg(i)->id()] = std::move(params[i]);
-    Value r = runFunction(run, *fo.module, &fnValue, std::move(slots));
-    --depth_;
-    return r;
+    r = runFunction(run, *fo.module, &fnValue, std::move(slots));
   } catch (NnError& e) {
     --depth_;
     e.diag().callers.push_back(loc);
     throw;
   }
+  --depth_;
+  if (annotated) checkResult(fn, fo.name, r, bindings, loc);
+  return r;
 }
 
 }  // namespace nn::rt

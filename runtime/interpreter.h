@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -93,6 +94,10 @@ class Interpreter {
   bool graphMode() const { return graphMode_; }
   CompileCache& compileCache() { return compileCache_; }
   void setSchedule(Schedule s) { schedule_ = s; }
+  // Called with each node that produced a value, after it ran (for
+  // --check eager). Not used with the parallel schedule.
+  using Tracer = std::function<void(const ir::Node& n, const Value& result)>;
+  void setTracer(Tracer t) { tracer_ = std::move(t); }
   // Executor counters for --stats.
   struct Stats {
     std::atomic<uint64_t> parallelBlocks{0}, poolNodes{0};
@@ -143,6 +148,10 @@ class Interpreter {
   CompileCache compileCache_;
   Schedule schedule_ = Schedule::Parallel;
   Stats stats_;
+  Tracer tracer_;
+  void trace(const ir::Node& n, Frame& f) {
+    if (tracer_ && n.numResults() > 0) tracer_(n, f[n.result(0)]);
+  }
   std::unordered_map<const ir::Block*, std::unique_ptr<BlockPlan>> plans_;
 };
 

@@ -9,6 +9,7 @@
 
 #include "passes/passes.h"
 #include "repl/repl.h"
+#include "stdlib/check_eager.h"
 #include "stdlib/state.h"
 
 namespace {
@@ -31,12 +32,14 @@ int main(int argc, char** argv) {
                "Runs FILE.nn with ARGS in argv, or starts the REPL when no FILE is given.",
                "nn"};
   app.footer("Environment: NN_PATH=dir1:dir2 adds module search folders.");
-  std::string code, mode = "graph", emit, printAfter, schedule = "parallel";
+  std::string code, mode = "graph", emit, printAfter, schedule = "parallel", check;
   bool version = false, printAfterAll = false, explainRecompile = false, stats = false;
   app.add_option("-c", code, "Run CODE as a script");
   app.add_option("--mode", mode, "Execution mode")->check(CLI::IsMember({"eager", "graph"}));
   app.add_option("--schedule", schedule, "Graph mode: run independent operations in parallel or in program order")
       ->check(CLI::IsMember({"parallel", "serial"}));
+  app.add_option("--check", check, "Run FILE in graph and eager mode and report the first value that differs")
+      ->check(CLI::IsMember({"eager"}));
   app.add_option("--emit", emit, "Print a pipeline stage of FILE instead of running it")
       ->check(CLI::IsMember({"tokens", "ast", "ir", "ir-opt"}));
   app.add_option("--print-ir-after", printAfter, "Print the IR after the named pass");
@@ -80,6 +83,13 @@ int main(int argc, char** argv) {
                       : emit == "ir"   ? nn::Stage::Ir
                                        : nn::Stage::IrOpt;
     return state.emit(rest[0], stage) ? 0 : 1;
+  }
+  if (!check.empty()) {
+    if (rest.empty()) {
+      std::cerr << "error: --check needs a FILE\n";
+      return 1;
+    }
+    return nn::checkAgainstEager(options, rest[0], std::cout, std::cerr);
   }
   if (!code.empty()) return state.runString(code, "<string>") ? 0 : 1;
   if (!rest.empty()) {

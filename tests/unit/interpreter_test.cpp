@@ -6,6 +6,8 @@
 #include <sstream>
 
 #include "runtime/format.h"
+#include "runtime/tensor.h"
+#include "stdlib/check_eager.h"
 #include "stdlib/state.h"
 #include "support/float_repr.h"
 
@@ -110,6 +112,28 @@ TEST(Interpreter, ClosuresCaptureByValue) {
   RunResult r = run("def f():\n    k = 1\n    g = lambda: k\n    k = 2\n    return g()\nprint(f())\n");
   ASSERT_TRUE(r.ok) << r.err;
   EXPECT_EQ(r.out, "1\n");
+}
+
+}  // namespace
+
+namespace {
+
+// --check eager's comparison: exact for ints and shapes, within the
+// dtype's tolerance for floats.
+TEST(CheckEager, ValueDifferenceUsesDtypeTolerance) {
+  using nn::rt::Value;
+  auto f32 = [](std::vector<double> xs) {
+    nn::rt::Tensor t = nn::rt::Tensor::empty(nn::rt::DType::F32, {static_cast<int64_t>(xs.size())});
+    for (size_t i = 0; i < xs.size(); ++i) t.data<float>()[i] = static_cast<float>(xs[i]);
+    return nn::rt::makeTensorValue(t);
+  };
+  EXPECT_EQ(nn::valueDifference(f32({1.0, 2.0}), f32({1.0, 2.0 + 1e-6})), "");
+  EXPECT_EQ(nn::valueDifference(f32({1.0, 2.0}), f32({1.0, 2.001})), "element 1 differs");
+  EXPECT_EQ(nn::valueDifference(f32({1.0}), f32({1.0, 2.0})), "types differ");
+  EXPECT_EQ(nn::valueDifference(Value::integer(3), Value::integer(3)), "");
+  EXPECT_EQ(nn::valueDifference(Value::integer(3), Value::integer(4)), "values differ");
+  EXPECT_EQ(nn::valueDifference(Value::real(0.1 + 0.2), Value::real(0.3)), "");
+  EXPECT_EQ(nn::valueDifference(Value::real(1.0), f32({1.0})), "one is a tensor and the other is not");
 }
 
 }  // namespace

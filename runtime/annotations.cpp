@@ -1,0 +1,127 @@
+// Annotation checks (see annotations.h).
+#include "runtime/annotations.h"
+
+#include "runtime/tensor.h"
+#include "runtime/tensor_ops.h"
+
+namespace nn::rt {
+namespace {
+
+std::string describeValue(const Value& v) {
+  return v.is(Kind::Tensor) ? typeString(tensorOf(v)) : std::string(typeName(v));
+}
+
+// Empty when v matches t, else why not.
+std::string mismatch(const Value& v, const ir::Type& t, DimBindings& bindings) {
+  switch (t.kind) {
+    case ir::TypeKind::Int: return v.isIntLike() ? "" : "expected an int";
+    case ir::TypeKind::Float: return v.isNumber() ? "" : "expected a float";
+    case ir::TypeKind::Bool: return v.is(Kind::Bool) ? "" : "expected a bool";
+    case ir::TypeKind::Str: return v.is(Kind::Str) ? "" : "expected a str";
+    case ir::TypeKind::Tensor: break;
+    default: return "";
+  }
+  if (!v.is(Kind::Tensor)) return "expected a tensor";
+  const Tensor& x = tensorOf(v);
+  if (t.dtype && x.dtype() != *t.dtype)
+    return std::string("its dtype is ") + dtypeName(x.dtype()) + ", not " + dtypeName(*t.dtype);
+  if (!t.shape) return "";
+  if (static_cast<size_t>(x.ndim()) != t.shape->size())
+    return "it has " + std::to_string(x.ndim()) + " dimensions, not " + std::to_string(t.shape->size());
+  for (size_t i = 0; i < t.shape->size(); ++i) {
+    const ir::Dim& d = (*t.shape)[i];
+    int64_t got = x.dim(static_cast<int>(i));
+    if (d.isKnown() && got != d.size)
+      return "dimension " + std::to_string(i) + " is " + std::to_string(got) + ", not " + std::to_string(d.size);
+    if (!d.sym.empty()) {
+      auto [it, fresh] = bindings.emplace(d.sym, got);
+      if (!fresh && it->second != got)
+        return "dimension " + std::to_string(i) + " is " + std::to_string(got) + ", but " + d.sym + " is " +
+               std::to_string(it->second) + " from an earlier argument";
+    }
+  }
+  return "";
+}
+
+[[noreturn]] void report(SourceLoc at, std::string message, const ir::Annotation& a) {
+  Diagnostic d;
+  d.loc = at;
+  d.message = std::move(message);
+  d.notes.push_back({a.loc, "the annotation is " + a.type.str()});
+  throw NnError(std::move(d));
+}
+
+}  // namespace
+
+bool hasAnnotations(const ir::Function& fn) {
+  if (fn.returnAnnotation()) return true;
+  for (size_t i = 0; i < fn.numParams(); ++i)
+    if (fn.paramAnnotation(i)) return true;
+  return false;
+}
+
+void checkArguments(const ir::Function& fn, const std::string& name, const std::vector<Value>& params,
+                    SourceLoc callSite, DimBindings& bindings) {
+  for (size_t i = 0; i < fn.numParams() && i < params.size(); ++i) {
+    const auto& a = fn.paramAnnotation(i);
+    if (!a) continue;
+    std::string why = mismatch(params[i], a->type, bindings);
+    if (!why.empty())
+      report(callSite,
+             "argument '" + fn.paramNames()[i] + "' of " + name + "() does not match its annotation " + a->type.str() +
+                 ": got " + describeValue(params[i]) + ", " + why,
+             *a);
+  }
+}
+
+void checkResult(const ir::Function& fn, const std::string& name, const Value& result, const DimBindings& bindings,
+                 SourceLoc callSite) {
+  const auto& a = fn.returnAnnotation();
+  if (!a) return;
+  DimBindings b = bindings;
+  std::string why = mismatch(result, a->type, b);
+  if (!why.empty())
+    report(callSite,
+           name + "() returned a value that does not match its return annotation " + a->type.str() + ": got " +
+               describeValue(result) + ", " + why,
+           *a);
+}
+
+ir::Type signatureType(const ir::Type& t, const std::optional<ir::Annotation>& a) {
+  if (!a || !t.isTensor() || !t.shape || !a->type.shape || a->type.shape->size() != t.shape->size()) return t;
+  ir::Type s = t;
+  for (size_t i = 0; i < s.shape->size(); ++i)
+    if (!(*a->type.shape)[i].sym.empty()) (*s.shape)[i] = (*a->type.shape)[i];
+  return s;
+}
+
+void checkInferredResult(const ir::Function& fn) {
+  const auto& a = fn.returnAnnotation();
+  const ir::Node* ret = fn.body()->terminator();
+  if (!a || !ret || ret->op() != ir::Op::Return) return;
+  const ir::Type& got = ret->operand(0)->type();
+  const ir::Type& want = a->type;
+  std::string why;
+  if (got.kind == ir::TypeKind::Any || want.kind == ir::TypeKind::Any) return;
+  if (want.kind == ir::TypeKind::Float && (got.kind == ir::TypeKind::Int || got.kind == ir::TypeKind::Bool)) return;
+  if (want.kind == ir::TypeKind::Int && got.kind == ir::TypeKind::Bool) return;
+  if (got.kind != want.kind) {
+    why = "it is " + got.str();
+  } else if (want.isTensor()) {
+    if (want.dtype && got.dtype && *want.dtype != *got.dtype) why = "its dtype is " + std::string(dtypeName(*got.dtype));
+    else if (want.shape && got.shape && want.shape->size() != got.shape->size()) why = "its rank differs";
+    else if (want.shape && got.shape)
+      for (size_t i = 0; i < want.shape->size() && why.empty(); ++i) {
+        const ir::Dim &w = (*want.shape)[i], &g = (*got.shape)[i];
+        if ((w.isKnown() && g.isKnown() && w.size != g.size) || (!w.sym.empty() && !g.sym.empty() && w.sym != g.sym))
+          why = "dimension " + std::to_string(i) + " is " + g.str() + ", not " + w.str();
+      }
+  }
+  if (!why.empty())
+    report(ret->operand(0)->def() ? ret->operand(0)->def()->loc() : ret->loc(),
+           "the result of " + fn.name() + "() does not match its return annotation " + want.str() + ": " + got.str() +
+               " (" + why + ")",
+           *a);
+}
+
+}  // namespace nn::rt

@@ -1,0 +1,34 @@
+// Checking calls against type annotations (language.md §2): an annotated
+// parameter's value must have the declared kind, dtype, rank and sizes; a
+// symbolic size such as N is bound by the first argument that has it and
+// every later use must agree. A mismatch is an error at the call site with
+// a note at the annotation. In graph mode the compile cache keys annotated
+// tensors by their symbolic shape, so one compiled version serves every N.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/ir.h"
+#include "runtime/value.h"
+
+namespace nn::rt {
+
+using DimBindings = std::unordered_map<std::string, int64_t>;
+
+bool hasAnnotations(const ir::Function& fn);
+// `params` in body-argument order (parameters first).
+void checkArguments(const ir::Function& fn, const std::string& name, const std::vector<Value>& params,
+                    SourceLoc callSite, DimBindings& bindings);
+void checkResult(const ir::Function& fn, const std::string& name, const Value& result, const DimBindings& bindings,
+                 SourceLoc callSite);
+// The type the compile cache uses for an argument of static type `t`: the
+// annotation's symbols replace the sizes they name.
+ir::Type signatureType(const ir::Type& t, const std::optional<ir::Annotation>& a);
+// Fails when a compiled function's inferred result type cannot match its
+// return annotation (at the return, with a note at the annotation).
+void checkInferredResult(const ir::Function& fn);
+
+}  // namespace nn::rt

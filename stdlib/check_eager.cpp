@@ -1,0 +1,124 @@
+// Graph-versus-eager checking (see check_eager.h).
+#include "stdlib/check_eager.h"
+
+#include <cmath>
+#include <map>
+#include <sstream>
+#include <tuple>
+
+#include "runtime/format.h"
+#include "runtime/tensor.h"
+#include "runtime/tensor_ops.h"
+
+namespace nn {
+namespace {
+
+using rt::Kind;
+using rt::Value;
+
+// Occurrences per operation kept for comparison: enough to catch a
+// difference inside a loop without keeping every iteration's tensors.
+constexpr size_t kPerSite = 64;
+
+struct Site {
+  SourceLoc loc;
+  ir::Op op;
+  bool operator<(const Site& o) const {
+    return std::tie(loc.file, loc.line, loc.col, loc.endLine, loc.endCol, op) <
+           std::tie(o.loc.file, o.loc.line, o.loc.col, o.loc.endLine, o.loc.endCol, o.op);
+  }
+};
+
+struct Trace {
+  std::map<Site, std::vector<Value>> values;
+  std::vector<std::pair<Site, size_t>> order;  // (site, occurrence) as they ran
+
+  void record(const ir::Node& n, const Value& v) {
+    if (!v.is(Kind::Tensor) && !v.isNumber()) return;
+    Site s{n.loc(), n.op()};
+    auto& list = values[s];
+    if (list.size() >= kPerSite) return;
+    order.emplace_back(s, list.size());
+    list.push_back(v);
+  }
+};
+
+// Tolerance of the dtype: what reassociation and fused kernels can change.
+bool close(double a, double b, bool f32) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  if (a == b) return true;
+  double rtol = f32 ? 1e-5 : 1e-12, atol = f32 ? 1e-6 : 1e-12;
+  return std::fabs(a - b) <= atol + rtol * std::fabs(b);
+}
+
+}  // namespace
+
+std::string valueDifference(const Value& g, const Value& e) {
+  if (g.is(Kind::Tensor) != e.is(Kind::Tensor)) return "one is a tensor and the other is not";
+  if (!g.is(Kind::Tensor)) {
+    if (g.is(Kind::Float) || e.is(Kind::Float))
+      return close(g.asFloat(), e.asFloat(), false) ? "" : "values differ";
+    return g.asInt() == e.asInt() ? "" : "values differ";
+  }
+  const rt::Tensor& a = rt::tensorOf(g);
+  const rt::Tensor& b = rt::tensorOf(e);
+  if (a.dtype() != b.dtype() || a.shape() != b.shape()) return "types differ";
+  bool f32 = a.dtype() == rt::DType::F32;
+  for (int64_t i = 0; i < a.numel(); ++i)
+    if (!close(a.flatAsDouble(i), b.flatAsDouble(i), f32)) {
+      std::ostringstream os;
+      os << "element " << i << " differs";
+      return os.str();
+    }
+  return "";
+}
+
+namespace {
+
+std::string describe(const Value& v) {
+  if (v.is(Kind::Tensor)) return rt::typeString(rt::tensorOf(v)) + " " + rt::repr(v);
+  return rt::repr(v);
+}
+
+}  // namespace
+
+int checkAgainstEager(StateOptions options, const std::string& path, std::ostream& out, std::ostream& err) {
+  options.mode = ExecMode::Graph;
+  options.serialSchedule = true;  // traced in program order
+  Trace graph, eager;
+  bool graphOk;
+  {
+    State s(options, out, err);
+    s.interpreter().rng().reseed(0);
+    s.interpreter().setTracer([&](const ir::Node& n, const Value& v) { graph.record(n, v); });
+    graphOk = s.runFile(path);
+  }
+  std::ostringstream quietOut, quietErr;
+  options.mode = ExecMode::Eager;
+  State s(options, quietOut, quietErr);
+  s.interpreter().rng().reseed(0);
+  s.interpreter().setTracer([&](const ir::Node& n, const Value& v) { eager.record(n, v); });
+  s.runFile(path);
+
+  size_t compared = 0;
+  for (const auto& [site, k] : graph.order) {
+    auto it = eager.values.find(site);
+    if (it == eager.values.end() || k >= it->second.size()) continue;
+    const Value& g = graph.values[site][k];
+    const Value& e = it->second[k];
+    ++compared;
+    std::string why = valueDifference(g, e);
+    if (why.empty()) continue;
+    Diagnostic d;
+    d.loc = site.loc;
+    d.message = "graph and eager mode differ here (" + std::string(ir::opInfo(site.op).name) + ", run " +
+                std::to_string(k + 1) + "): " + why + "\n  graph: " + describe(g) + "\n  eager: " + describe(e);
+    renderDiagnostic(s.sources(), d, err);
+    return 1;
+  }
+  if (!graphOk) return 1;
+  err << "check: graph and eager mode agree on " << compared << " values\n";
+  return 0;
+}
+
+}  // namespace nn

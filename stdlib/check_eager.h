@@ -1,0 +1,27 @@
+// `nn --check eager FILE`: runs a script in graph mode and in eager mode
+// and reports the first operation whose value differs between the two
+// beyond the dtype's tolerance, with its source location. Both runs start
+// from the same random seed; the eager run's output is discarded. Values
+// are matched by the operation's source location and op and by occurrence
+// (the third time a line's add runs in one mode against the third time in
+// the other); operations the optimiser folded, merged or removed exist in
+// one run only and are skipped.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+
+#include "stdlib/state.h"
+
+namespace nn {
+
+// Returns the process exit status: 0 when the runs agree (a summary goes
+// to err), 1 on a difference or when the graph run fails.
+int checkAgainstEager(StateOptions options, const std::string& path, std::ostream& out, std::ostream& err);
+
+// Empty when a graph-mode value matches an eager-mode one within the
+// dtype's tolerance (f32: 1e-5 relative + 1e-6 absolute; f64 and Python
+// floats: 1e-12; NaN matches NaN), else what differs.
+std::string valueDifference(const rt::Value& graph, const rt::Value& eager);
+
+}  // namespace nn
