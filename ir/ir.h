@@ -180,7 +180,14 @@ class Block {
   Node* parentNode() const { return parentNode_; }
   Function* function() const { return func_; }
 
+  // What an executor derives from the block and keeps with it (the graph
+  // executor's plan), so running the block again finds it without a
+  // lookup. Set once the block no longer changes.
+  void* executorData() const { return executorData_.get(); }
+  void setExecutorData(std::shared_ptr<void> d) const { executorData_ = std::move(d); }
+
  private:
+  mutable std::shared_ptr<void> executorData_;
   Node* parentNode_;
   Function* func_;
   std::vector<std::unique_ptr<Value>> args_;

@@ -63,7 +63,7 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
   std::vector<ir::Node*> loads;
   collectGlobalLoads(*copy.body(), loads);
   for (ir::Node* n : loads) {
-    const std::string& name = n->strAttr("name");
+    std::string name = n->strAttr("name");  // a copy: the node is replaced below
     Value* g = module.findGlobal(name);
     if (!g || !g->is(Kind::Function)) continue;
     const FunctionObj& target = g->as<FunctionObj>();

@@ -48,9 +48,11 @@ struct BlockRun {
 }  // namespace
 
 const BlockPlan& Interpreter::plan(const ir::Block& b) {
-  auto& slot = plans_[&b];
-  if (!slot) slot = buildPlan(b);
-  return *slot;
+  if (void* p = b.executorData()) return *static_cast<const BlockPlan*>(p);
+  std::shared_ptr<BlockPlan> p = buildPlan(b);
+  const BlockPlan& ref = *p;
+  b.setExecutorData(std::move(p));
+  return ref;
 }
 
 bool Interpreter::runsAsGraph(const ir::Block& b) const {

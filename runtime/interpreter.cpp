@@ -39,7 +39,9 @@ Interpreter::Interpreter(Host& host, InterpreterLimits limits)
       compileCache_(host, CompileOptions{}) {}
 
 void Interpreter::checkInterrupt(SourceLoc loc) {
-  if (interrupt_.exchange(false)) fail(loc, "interrupted");
+  // A plain load first: the exchange is a locked instruction, and this runs
+  // every loop iteration.
+  if (interrupt_.load(std::memory_order_relaxed) && interrupt_.exchange(false)) fail(loc, "interrupted");
 }
 
 // The usable native stack of the calling thread. Nested nn calls recurse in

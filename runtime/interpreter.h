@@ -152,7 +152,6 @@ class Interpreter {
   void trace(const ir::Node& n, Frame& f) {
     if (tracer_ && n.numResults() > 0) tracer_(n, f[n.result(0)]);
   }
-  std::unordered_map<const ir::Block*, std::unique_ptr<BlockPlan>> plans_;
 };
 
 }  // namespace nn::rt
