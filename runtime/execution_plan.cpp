@@ -1,6 +1,8 @@
 // Building block plans (see execution_plan.h).
 #include "runtime/execution_plan.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -8,6 +10,7 @@
 #include <unordered_set>
 
 #include "passes/effects.h"
+#include "runtime/kernels.h"
 
 namespace nn::rt {
 namespace {
@@ -27,8 +30,23 @@ bool tensorTyped(const ir::Node& n) {
   return false;
 }
 
+// A result large enough for the kernel to split it across the cores itself
+// (kernels.h): running two of them side by side would only oversubscribe.
+bool splitsItself(const ir::Node& n) {
+  if (omp_get_max_threads() <= 1) return false;
+  for (size_t i = 0; i < n.numResults(); ++i) {
+    const ir::Type& t = n.result(i)->type();
+    if (!t.isTensor() || !t.shape) continue;
+    int64_t numel = 1;
+    for (const ir::Dim& d : *t.shape) numel *= d.isKnown() ? d.size : kParallelThreshold;
+    if (numel >= kParallelThreshold) return true;
+  }
+  return false;
+}
+
 Placement place(const ir::Node& n) {
   if (n.numBlocks() > 0 || passes::hasEffect(n)) return Placement::Main;
+  if (splitsItself(n)) return Placement::Main;
   if (n.op() == ir::Op::Call) {
     // A pure builtin on tensors and numbers cannot call back into user code.
     for (size_t i = 1; i < n.operands().size(); ++i) {

@@ -6,10 +6,11 @@
 // last reader is done and let that reader write into its buffer.
 //
 // Placement: `Main` nodes (effects, calls of user functions or of
-// builtins that may call back, if/loop) run on the thread that runs the
-// block, in the order their edges allow; `Pool` nodes (tensor work) go to
-// the thread pool; `Inline` nodes (scalar and container bookkeeping, cheap)
-// run on whichever thread made them ready.
+// builtins that may call back, if/loop, and tensor work big enough that its
+// kernel already uses every core) run on the thread that runs the block, in
+// the order their edges allow; `Pool` nodes (other tensor work) go to the
+// thread pool, one core each; `Inline` nodes (scalar and container
+// bookkeeping, cheap) run on whichever thread made them ready.
 #pragma once
 
 #include <cstdint>
