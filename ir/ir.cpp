@@ -166,15 +166,21 @@ void Node::adoptResults(Node& other) {
   other.results_.clear();
 }
 
+bool replaceOperands(Node& n, const std::unordered_map<const Value*, Value*>& map) {
+  bool changed = false;
+  for (size_t i = 0; i < n.operands().size(); ++i) {
+    auto it = map.find(n.operand(i));
+    if (it == map.end()) continue;
+    n.setOperand(i, it->second);
+    changed = true;
+  }
+  return changed;
+}
+
 static bool replaceInBlock(Block& b, const std::unordered_map<const Value*, Value*>& map) {
   bool changed = false;
   for (const auto& n : b.nodes()) {
-    for (size_t i = 0; i < n->operands().size(); ++i) {
-      auto it = map.find(n->operand(i));
-      if (it == map.end()) continue;
-      n->setOperand(i, it->second);
-      changed = true;
-    }
+    changed |= replaceOperands(*n, map);
     for (size_t i = 0; i < n->numBlocks(); ++i) changed |= replaceInBlock(*n->block(i), map);
   }
   return changed;

@@ -277,8 +277,10 @@ class Graph {
   bool strictTypes_ = false;
 };
 
-// Rewrites every operand in `f` (nested blocks included) that `map` has a
-// replacement for. Returns whether anything changed.
+// Rewrites the operands of `n` that `map` has a replacement for (not those
+// of nested blocks). Returns whether anything changed.
+bool replaceOperands(Node& n, const std::unordered_map<const Value*, Value*>& map);
+// The same for every node of `f`, nested blocks included.
 bool replaceUses(Function& f, const std::unordered_map<const Value*, Value*>& map);
 
 // Appends a new node with `numResults` results of type any.

@@ -70,8 +70,7 @@ class Cse {
     for (size_t i = 0; i < nodes.size();) {
       ir::Node& n = *nodes[i];
       // Operands first: an earlier merge may have made two keys equal.
-      for (size_t k = 0; k < n.operands().size(); ++k)
-        if (auto it = replaced.find(n.operand(k)); it != replaced.end()) n.setOperand(k, it->second);
+      ir::replaceOperands(n, replaced);
       for (size_t k = 0; k < n.numBlocks(); ++k) block(*n.block(k));
       if (!mergeable(n)) {
         ++i;

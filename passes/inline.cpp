@@ -44,8 +44,7 @@ class Inliner {
     auto& nodes = b.mutableNodes();
     for (size_t i = 0; i < nodes.size(); ++i) {
       ir::Node& n = *nodes[i];
-      for (size_t k = 0; k < n.operands().size(); ++k)
-        if (auto it = replaced.find(n.operand(k)); it != replaced.end()) n.setOperand(k, it->second);
+      ir::replaceOperands(n, replaced);
       for (size_t k = 0; k < n.numBlocks(); ++k) block(*n.block(k));
       std::vector<ir::Value*> args;
       const ir::Function* callee = inlinable(n, args);

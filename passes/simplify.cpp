@@ -136,8 +136,7 @@ class Simplifier {
     auto& nodes = b.mutableNodes();
     for (size_t i = 0; i < nodes.size();) {
       ir::Node& n = *nodes[i];
-      for (size_t k = 0; k < n.operands().size(); ++k)
-        if (auto it = replaced.find(n.operand(k)); it != replaced.end()) n.setOperand(k, it->second);
+      ir::replaceOperands(n, replaced);
       for (size_t k = 0; k < n.numBlocks(); ++k) block(*n.block(k));
       if (n.numResults() == 1 && n.numBlocks() == 0) {
         if (ir::Value* x = identity(n)) {
