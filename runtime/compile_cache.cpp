@@ -7,10 +7,10 @@
 #include <ostream>
 
 #include "ir/clone.h"
-#include "runtime/annotations.h"
-#include "runtime/memory_plan.h"
 #include "passes/passes.h"
+#include "runtime/annotations.h"
 #include "runtime/interpreter.h"
+#include "runtime/memory_plan.h"
 #include "runtime/tensor.h"
 
 namespace nn::rt {
@@ -107,11 +107,12 @@ const ir::Function& CompileCache::get(const ir::Function& fn, ModuleInstance& mo
     sig.push_back(i < fn.numParams() ? signatureType(staticType(args[i]), fn.paramAnnotation(i)) : staticType(args[i]));
   Entry& e = entries_[&fn];
   std::string rebound;
-  for (size_t i = 0; i < e.versions.size(); ++i) {
-    if (e.versions[i].signature != sig) continue;
-    rebound = staleBinding(e.versions[i], module);
-    if (rebound.empty()) return *e.versions[i].fn;
-    e.versions.erase(e.versions.begin() + static_cast<std::ptrdiff_t>(i));
+  for (Version& v : e.versions) {
+    if (v.stale || v.signature != sig) continue;
+    rebound = staleBinding(v, module);
+    if (rebound.empty()) return *v.fn;
+    // Kept, not freed: a call of it may still be running further up.
+    v.stale = true;
     break;
   }
 
@@ -131,7 +132,7 @@ const ir::Function& CompileCache::get(const ir::Function& fn, ModuleInstance& mo
   checkInferredResult(*copy);
   copy->number();
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  e.versions.push_back({std::move(sig), std::move(g), copy, std::move(bindings), seconds});
+  e.versions.push_back({std::move(sig), std::move(g), copy, std::move(bindings), seconds, false});
   if (e.versions.size() > options_.warnAfter && !e.warned) {
     e.warned = true;
     Diagnostic d;
@@ -142,11 +143,6 @@ const ir::Function& CompileCache::get(const ir::Function& fn, ModuleInstance& mo
     host_.report(d);
   }
   return *copy;
-}
-
-size_t CompileCache::compiles(const ir::Function& fn) const {
-  auto it = entries_.find(&fn);
-  return it == entries_.end() ? 0 : it->second.versions.size();
 }
 
 void CompileCache::printStats(std::ostream& os) const {

@@ -53,9 +53,7 @@ class CompileCache {
   const ir::Function& get(const ir::Function& fn, ModuleInstance& module, const std::vector<Value>& args,
                           SourceLoc callSite);
   CompileOptions& options() { return options_; }
-  // How many versions of `fn` have been compiled; the latest one (null
-  // when none).
-  size_t compiles(const ir::Function& fn) const;
+  // The version of `fn` compiled last (null when none).
   const ir::Function* latest(const ir::Function& fn) const;
   // One line per compiled version: signature, compile time, memory plan.
   void printStats(std::ostream& os) const;
@@ -72,6 +70,7 @@ class CompileCache {
     const ir::Function* fn;
     std::vector<Binding> bindings;
     double compileSeconds = 0;
+    bool stale = false;  // a global it bound was rebound: never used again
   };
   struct Entry {
     std::vector<Version> versions;

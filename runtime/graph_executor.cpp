@@ -28,7 +28,7 @@ namespace nn::rt {
 namespace {
 
 struct BlockRun {
-  BlockRun(const BlockPlan& p)
+  explicit BlockRun(const BlockPlan& p)
       : plan(p),
         pending(new std::atomic<uint32_t>[p.nodes.size()]),
         remaining(new std::atomic<uint32_t>[p.valueIds.size()]) {
@@ -74,7 +74,7 @@ const ir::Node* Interpreter::execSerial(const BlockPlan& p, Frame& f, std::vecto
   return &t;
 }
 
-const ir::Node* Interpreter::execPlanned(const ir::Block& b, const BlockPlan& p, Frame& f, std::vector<Value>& out) {
+const ir::Node* Interpreter::execPlanned(const BlockPlan& p, Frame& f, std::vector<Value>& out) {
   BlockRun run(p);
   ThreadPool& pool = ThreadPool::shared();
   stats_.parallelBlocks.fetch_add(1, std::memory_order_relaxed);
@@ -163,7 +163,6 @@ const ir::Node* Interpreter::execPlanned(const ir::Block& b, const BlockPlan& p,
   out.clear();
   for (size_t i = 0; i < t.operands().size(); ++i)
     out.push_back(t.operandDies(i) ? std::move(f[t.operand(i)]) : f[t.operand(i)]);
-  (void)b;
   return &t;
 }
 

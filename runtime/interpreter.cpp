@@ -94,7 +94,7 @@ Interpreter::~Interpreter() = default;
 const ir::Node* Interpreter::exec(const ir::Block& b, Frame& f, std::vector<Value>& out) {
   if (runsAsGraph(b)) {
     const BlockPlan& p = plan(b);
-    if (p.parallel && schedule_ == Schedule::Parallel) return execPlanned(b, p, f, out);
+    if (p.parallel && schedule_ == Schedule::Parallel) return execPlanned(p, f, out);
     return execSerial(p, f, out);
   }
   for (const auto& owned : b.nodes()) {

@@ -130,7 +130,7 @@ class Interpreter {
   // The graph executor (graph_executor.cpp).
   bool runsAsGraph(const ir::Block& b) const;
   const BlockPlan& plan(const ir::Block& b);
-  const ir::Node* execPlanned(const ir::Block& b, const BlockPlan& p, Frame& f, std::vector<Value>& out);
+  const ir::Node* execPlanned(const BlockPlan& p, Frame& f, std::vector<Value>& out);
   const ir::Node* execSerial(const BlockPlan& p, Frame& f, std::vector<Value>& out);
   void checkInterrupt(SourceLoc loc);
   void checkStack(SourceLoc loc);
