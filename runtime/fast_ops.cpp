@@ -1,6 +1,7 @@
 // Pre-resolved elementwise ops (see fast_ops.h).
 #include "runtime/fast_ops.h"
 
+#include "passes/effects.h"
 #include "runtime/tensor_ops.h"
 
 namespace nn::rt {
@@ -43,9 +44,24 @@ std::optional<Tensor> constantOperand(const ir::Value* v, DType dtype, const Sha
 
 }  // namespace
 
+std::unique_ptr<FastOp> compileReduction(const ir::Node& n) {
+  const std::string& name = passes::calledBuiltin(n);
+  if ((name != "sum" && name != "mean") || n.operands().size() != 2 || !n.strListAttr("kw").empty()) return nullptr;
+  const ir::Type& t = n.operand(1)->type();
+  auto shape = knownShape(t);
+  if (!shape || !isFloating(*t.dtype)) return nullptr;
+  auto f = std::make_unique<FastOp>();
+  f->in = f->out = *t.dtype;
+  f->shape = *shape;
+  f->reduction = name == "sum" ? Reduction::Sum : Reduction::Mean;
+  f->name = name == "sum" ? "sum" : "mean";
+  return f;
+}
+
 std::unique_ptr<FastOp> compileFastOp(const ir::Node& n) {
   Op op = n.op();
   if (n.numResults() != 1) return nullptr;
+  if (op == Op::Call) return compileReduction(n);
   auto shape = knownShape(n.result(0)->type());
   if (!shape) return nullptr;
   auto f = std::make_unique<FastOp>();
@@ -89,6 +105,14 @@ std::unique_ptr<FastOp> compileFastOp(const ir::Node& n) {
 }
 
 bool runFastOp(const FastOp& op, const ir::Node& n, Value* slots, uint64_t dying) {
+  if (op.reduction) {
+    const Value& v = slots[n.operand(1)->id()];
+    if (!v.is(Kind::Tensor)) return false;
+    const Tensor& t = tensorOf(v);
+    if (t.dtype() != op.in || t.shape() != op.shape) return false;
+    slots[n.result(0)->id()] = makeTensorValue(reduce(t, *op.reduction, {}, false, n.loc(), op.name));
+    return true;
+  }
   const Tensor* in[2] = {nullptr, nullptr};
   const Value* holder[2] = {nullptr, nullptr};
   size_t arity = op.binary ? 2 : 1;

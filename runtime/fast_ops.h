@@ -14,6 +14,7 @@
 #include "ir/ir.h"
 #include "runtime/kernels.h"
 #include "runtime/tensor.h"
+#include "runtime/tensor_ops.h"
 
 namespace nn::rt {
 
@@ -24,6 +25,10 @@ struct FastOp {
   Shape shape;
   // A constant operand, already as a tensor of the result's shape.
   std::optional<Tensor> constant[2];
+  // A full reduction called as a builtin (sum(x), x.sum()): the operand is
+  // the call's first argument, `shape` its shape.
+  std::optional<Reduction> reduction;
+  const char* name = "";
 };
 
 // The pre-resolved form of `n`, or null when it has none.

@@ -145,9 +145,21 @@ void Interpreter::node(const ir::Node& n, Frame& f, uint64_t dying) {
 void Interpreter::execIf(const ir::Node& n, Frame& f) {
   const Value& c = f[n.operand(0)];
   checkDefined(c, n.loc());
-  std::vector<Value> out;
-  exec(truthy(c, n.loc()) ? *n.block(0) : *n.block(1), f, out);
-  for (size_t i = 0; i < n.numResults(); ++i) f[n.result(i)] = std::move(out[i]);
+  // A yield buffer per nesting level, kept between executions: an if in a
+  // loop allocates nothing per iteration.
+  struct Level {
+    Interpreter& in;
+    std::vector<Value>& out;
+    explicit Level(Interpreter& i) : in(i), out(i.take()) {}
+    ~Level() { --in.yieldDepth_; }
+  } level(*this);
+  exec(truthy(c, n.loc()) ? *n.block(0) : *n.block(1), f, level.out);
+  for (size_t i = 0; i < n.numResults(); ++i) f[n.result(i)] = std::move(level.out[i]);
+}
+
+std::vector<Value>& Interpreter::take() {
+  if (yieldBuffers_.size() <= yieldDepth_) yieldBuffers_.resize(yieldDepth_ + 1);
+  return yieldBuffers_[yieldDepth_++];
 }
 
 void Interpreter::execLoop(const ir::Node& n, Frame& f) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <ostream>
@@ -149,6 +150,11 @@ class Interpreter {
   Schedule schedule_ = Schedule::Parallel;
   Stats stats_;
   Tracer tracer_;
+  // execIf's yield buffers, one per nesting level (deque: growing it keeps
+  // the buffers of outer levels where they are).
+  std::deque<std::vector<Value>> yieldBuffers_;
+  size_t yieldDepth_ = 0;
+  std::vector<Value>& take();
   void trace(const ir::Node& n, Frame& f) {
     if (tracer_ && n.numResults() > 0) tracer_(n, f[n.result(0)]);
   }
