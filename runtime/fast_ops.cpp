@@ -2,6 +2,7 @@
 #include "runtime/fast_ops.h"
 
 #include "passes/effects.h"
+#include "runtime/nn_ops.h"
 #include "runtime/tensor_ops.h"
 
 namespace nn::rt {
@@ -58,10 +59,23 @@ std::unique_ptr<FastOp> compileReduction(const ir::Node& n) {
   return f;
 }
 
+std::unique_ptr<FastOp> compileMatmul(const ir::Node& n) {
+  const ir::Type &a = n.operand(0)->type(), &b = n.operand(1)->type();
+  auto sa = knownShape(a), sb = knownShape(b);
+  if (!sa || !sb || *a.dtype != *b.dtype || !knownShape(n.result(0)->type())) return nullptr;
+  auto f = std::make_unique<FastOp>();
+  f->matmul = true;
+  f->in = f->out = *a.dtype;
+  f->shape = *sa;
+  f->shapeB = *sb;
+  return f;
+}
+
 std::unique_ptr<FastOp> compileFastOp(const ir::Node& n) {
   Op op = n.op();
   if (n.numResults() != 1) return nullptr;
   if (op == Op::Call) return compileReduction(n);
+  if (op == Op::MatMul) return compileMatmul(n);
   auto shape = knownShape(n.result(0)->type());
   if (!shape) return nullptr;
   auto f = std::make_unique<FastOp>();
@@ -105,6 +119,14 @@ std::unique_ptr<FastOp> compileFastOp(const ir::Node& n) {
 }
 
 bool runFastOp(const FastOp& op, const ir::Node& n, Value* slots, uint64_t dying) {
+  if (op.matmul) {
+    const Value &a = slots[n.operand(0)->id()], &b = slots[n.operand(1)->id()];
+    if (!a.is(Kind::Tensor) || !b.is(Kind::Tensor)) return false;
+    const Tensor &x = tensorOf(a), &y = tensorOf(b);
+    if (x.dtype() != op.in || y.dtype() != op.in || x.shape() != op.shape || y.shape() != op.shapeB) return false;
+    slots[n.result(0)->id()] = makeTensorValue(matmul(x, y, n.loc()));
+    return true;
+  }
   if (op.reduction) {
     const Value& v = slots[n.operand(1)->id()];
     if (!v.is(Kind::Tensor)) return false;

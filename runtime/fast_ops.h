@@ -1,4 +1,5 @@
-// Graph mode's pre-resolved elementwise ops. In a compiled function the
+// Graph mode's pre-resolved ops: elementwise arithmetic, comparisons and
+// math, full sum/mean, and matmul. In a compiled function the
 // types of most tensor ops are known, so the work eager dispatch repeats
 // on every execution — kind checks, promotion, the kernel lookup, turning
 // a Python scalar operand into a broadcast tensor — is done once, when the
@@ -29,6 +30,9 @@ struct FastOp {
   // the call's first argument, `shape` its shape.
   std::optional<Reduction> reduction;
   const char* name = "";
+  // a @ b on tensors of planned types (`shape` is a's, `shapeB` b's).
+  bool matmul = false;
+  Shape shapeB;
 };
 
 // The pre-resolved form of `n`, or null when it has none.
