@@ -5,6 +5,7 @@
 #include <chrono>
 #include <iomanip>
 #include <ostream>
+#include <sstream>
 
 #include "ir/clone.h"
 #include "passes/passes.h"
@@ -146,15 +147,22 @@ const ir::Function& CompileCache::get(const ir::Function& fn, ModuleInstance& mo
 }
 
 void CompileCache::printStats(std::ostream& os) const {
-  auto mib = [](size_t b) { return static_cast<double>(b) / (1024.0 * 1024.0); };
+  auto size = [](size_t b) {
+    std::ostringstream os;
+    os << std::fixed << std::setprecision(1);
+    if (b >= (size_t(1) << 20)) os << static_cast<double>(b) / (1 << 20) << " MiB";
+    else if (b >= 1024) os << static_cast<double>(b) / 1024 << " KiB";
+    else os << b << " bytes";
+    return os.str();
+  };
   for (const auto& [fn, entry] : entries_)
     for (const Version& v : entry.versions) {
       std::string sig;
       for (size_t i = 0; i < v.signature.size(); ++i) sig += (i ? ", " : "") + v.signature[i].str();
       MemoryEstimate m = estimateMemory(*v.fn);
       os << "stats: compiled " << fn->name() << "(" << sig << ") in " << std::fixed << std::setprecision(3)
-         << v.compileSeconds * 1e3 << " ms; memory plan: peak " << std::setprecision(2) << mib(m.planned)
-         << " MiB planned vs " << mib(m.naive) << " MiB naive\n";
+         << v.compileSeconds * 1e3 << " ms; memory plan: peak " << size(m.planned) << " planned vs " << size(m.naive)
+         << " naive\n";
     }
 }
 
