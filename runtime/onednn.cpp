@@ -11,6 +11,7 @@
 #include <mutex>
 #include <sstream>
 #include <unordered_map>
+#include <vector>
 
 #include "runtime/nn_ops.h"
 
@@ -30,11 +31,43 @@ dnnl::stream& stream() {
 
 dnnl::memory::dims toDims(const Shape& s) { return dnnl::memory::dims(s.begin(), s.end()); }
 
+// A primitive with the scratchpad it needs. Scratchpads are the caller's
+// (scratchpad_mode::user): oneDNN's own library-managed scratchpad may be
+// shared between primitives, and the graph executor runs primitives on
+// several threads at once.
+struct Primitive {
+  dnnl::primitive prim;
+  dnnl::memory::desc scratchpad;
+};
+
+// Creates the primitive of type Prim for an op descriptor.
+template <class Prim, class Desc>
+Primitive build(const Desc& d) {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  typename Prim::primitive_desc pd(d, attr, engine());
+  return {Prim(pd), pd.scratchpad_desc()};
+}
+
+// Runs a primitive on this thread's stream with a scratchpad of this thread.
+void run(const Primitive& p, std::unordered_map<int, dnnl::memory> args) {
+  thread_local std::vector<char> scratch;
+  size_t bytes = p.scratchpad.get_size();
+  if (bytes > 0) {
+    if (scratch.size() < bytes) scratch.resize(bytes);
+    args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(p.scratchpad, engine(), scratch.data()));
+  }
+  p.prim.execute(stream(), args);
+  stream().wait();
+}
+
 // An LRU cache of primitives keyed by a text form of their descriptors.
+// get() returns a copy (primitives are reference-counted handles), so an
+// eviction by another thread cannot pull one from under its user.
 class PrimitiveCache {
  public:
   template <class Make>
-  dnnl::primitive& get(const std::string& key, Make make) {
+  Primitive get(const std::string& key, Make make) {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = index_.find(key);
     if (it != index_.end()) {
@@ -56,8 +89,8 @@ class PrimitiveCache {
   // JIT-compiled code, so the cache is bounded.
   static constexpr size_t kCapacity = 512;
   std::mutex mutex_;
-  std::list<std::pair<std::string, dnnl::primitive>> order_;
-  std::unordered_map<std::string, std::list<std::pair<std::string, dnnl::primitive>>::iterator> index_;
+  std::list<std::pair<std::string, Primitive>> order_;
+  std::unordered_map<std::string, std::list<std::pair<std::string, Primitive>>::iterator> index_;
 };
 
 PrimitiveCache& cache() {
@@ -105,14 +138,11 @@ void onednnMatmul(const Tensor& a0, const Tensor& b0, Tensor& out) {
   dnnl::memory::desc bmd(toDims(b.shape()), dt::f32, toDims(bs));
   dnnl::memory::desc cmd(toDims(out.shape()), dt::f32, toDims(out.strides()));
   std::string k = key("matmul", {&a.shape(), &as, &b.shape(), &bs, &out.shape()});
-  dnnl::primitive& prim = cache().get(k, [&] {
-    return dnnl::matmul(dnnl::matmul::primitive_desc(dnnl::matmul::desc(amd, bmd, cmd), engine()));
-  });
+  Primitive prim = cache().get(k, [&] { return build<dnnl::matmul>(dnnl::matmul::desc(amd, bmd, cmd)); });
   dnnl::memory am(amd, engine(), a.data<float>());
   dnnl::memory bm(bmd, engine(), b.data<float>());
   dnnl::memory cm(cmd, engine(), out.data<float>());
-  prim.execute(stream(), {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}});
-  stream().wait();
+  run(prim, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}});
 }
 
 // Softmax or log-softmax of a contiguous f32 tensor along `axis`.
@@ -120,17 +150,15 @@ void onednnSoftmax(const Tensor& x, int axis, bool log, Tensor& out) {
   using dt = dnnl::memory::data_type;
   dnnl::memory::desc md(toDims(x.shape()), dt::f32, toDims(x.strides()));
   std::string k = key(log ? "logsoftmax" : "softmax", {&x.shape()}, axis);
-  dnnl::primitive& prim = cache().get(k, [&]() -> dnnl::primitive {
+  Primitive prim = cache().get(k, [&] {
     if (log)
-      return dnnl::logsoftmax_forward(dnnl::logsoftmax_forward::primitive_desc(
-          dnnl::logsoftmax_forward::desc(dnnl::prop_kind::forward_inference, md, axis), engine()));
-    return dnnl::softmax_forward(dnnl::softmax_forward::primitive_desc(
-        dnnl::softmax_forward::desc(dnnl::prop_kind::forward_inference, md, axis), engine()));
+      return build<dnnl::logsoftmax_forward>(
+          dnnl::logsoftmax_forward::desc(dnnl::prop_kind::forward_inference, md, axis));
+    return build<dnnl::softmax_forward>(dnnl::softmax_forward::desc(dnnl::prop_kind::forward_inference, md, axis));
   });
   dnnl::memory src(md, engine(), x.data<float>());
   dnnl::memory dst(md, engine(), out.data<float>());
-  prim.execute(stream(), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
-  stream().wait();
+  run(prim, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
 }
 
 }  // namespace nn::rt
@@ -152,23 +180,22 @@ void onednnConv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const Co
   Shape params = {p.strideH, p.strideW, p.padH, p.padW, p.dilH, p.dilW, p.groups};
   std::string k = key("conv2d", {&x.shape(), &wdims, &bshape, &params});
   dnnl::memory::dims strides{p.strideH, p.strideW}, dil{p.dilH - 1, p.dilW - 1}, pad{p.padH, p.padW};
-  dnnl::primitive& prim = cache().get(k, [&] {
+  Primitive prim = cache().get(k, [&] {
     auto alg = dnnl::algorithm::convolution_direct;
     auto kind = dnnl::prop_kind::forward_inference;
     if (bias) {
       dnnl::memory::desc bmd({out.dim(1)}, dt::f32, tag::a);
-      return dnnl::convolution_forward(dnnl::convolution_forward::primitive_desc(
-          dnnl::convolution_forward::desc(kind, alg, xmd, wmd, bmd, ymd, strides, dil, pad, pad), engine()));
+      return build<dnnl::convolution_forward>(
+          dnnl::convolution_forward::desc(kind, alg, xmd, wmd, bmd, ymd, strides, dil, pad, pad));
     }
-    return dnnl::convolution_forward(dnnl::convolution_forward::primitive_desc(
-        dnnl::convolution_forward::desc(kind, alg, xmd, wmd, ymd, strides, dil, pad, pad), engine()));
+    return build<dnnl::convolution_forward>(
+        dnnl::convolution_forward::desc(kind, alg, xmd, wmd, ymd, strides, dil, pad, pad));
   });
   dnnl::memory xm(xmd, engine(), x.data<float>()), wm(wmd, engine(), w.data<float>()),
       ym(ymd, engine(), out.data<float>());
   std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, xm}, {DNNL_ARG_WEIGHTS, wm}, {DNNL_ARG_DST, ym}};
   if (bias) args.emplace(DNNL_ARG_BIAS, dnnl::memory({{out.dim(1)}, dt::f32, tag::a}, engine(), bias->data<float>()));
-  prim.execute(stream(), args);
-  stream().wait();
+  run(prim, args);
 }
 
 void onednnPool2d(const Tensor& x, const PoolParams& p, bool isMax, Tensor& out) {
@@ -178,17 +205,15 @@ void onednnPool2d(const Tensor& x, const PoolParams& p, bool isMax, Tensor& out)
   dnnl::memory::desc ymd(toDims(out.shape()), dt::f32, tag::nchw);
   Shape params = {p.kH, p.kW, p.strideH, p.strideW, p.padH, p.padW};
   std::string k = key(isMax ? "maxpool" : "avgpool", {&x.shape(), &params});
-  dnnl::primitive& prim = cache().get(k, [&] {
+  Primitive prim = cache().get(k, [&] {
     // PyTorch's avg_pool2d counts padding by default (count_include_pad).
     auto alg = isMax ? dnnl::algorithm::pooling_max : dnnl::algorithm::pooling_avg_include_padding;
-    return dnnl::pooling_v2_forward(dnnl::pooling_v2_forward::primitive_desc(
+    return build<dnnl::pooling_v2_forward>(
         dnnl::pooling_v2_forward::desc(dnnl::prop_kind::forward_inference, alg, xmd, ymd, {p.strideH, p.strideW},
-                                       {p.kH, p.kW}, {0, 0}, {p.padH, p.padW}, {p.padH, p.padW}),
-        engine()));
+                                       {p.kH, p.kW}, {0, 0}, {p.padH, p.padW}, {p.padH, p.padW}));
   });
   dnnl::memory xm(xmd, engine(), x.data<float>()), ym(ymd, engine(), out.data<float>());
-  prim.execute(stream(), {{DNNL_ARG_SRC, xm}, {DNNL_ARG_DST, ym}});
-  stream().wait();
+  run(prim, {{DNNL_ARG_SRC, xm}, {DNNL_ARG_DST, ym}});
 }
 
 // Adds the optional scale/shift of a normalisation to its flags and arguments.
@@ -212,9 +237,9 @@ void onednnBatchNorm(const Tensor& x, const Tensor& mean, const Tensor& var, con
   auto flags = withAffine(dnnl::normalization_flags::use_global_stats, gamma, beta);
   Shape f = {gamma ? 1 : 0, beta ? 1 : 0};
   std::string k = key("batchnorm", {&x.shape(), &f}, static_cast<int>(eps * 1e9f));
-  dnnl::primitive& prim = cache().get(k, [&] {
-    return dnnl::batch_normalization_forward(dnnl::batch_normalization_forward::primitive_desc(
-        dnnl::batch_normalization_forward::desc(dnnl::prop_kind::forward_inference, md, eps, flags), engine()));
+  Primitive prim = cache().get(k, [&] {
+    return build<dnnl::batch_normalization_forward>(
+        dnnl::batch_normalization_forward::desc(dnnl::prop_kind::forward_inference, md, eps, flags));
   });
   dnnl::memory::desc cmd({x.dim(1)}, dt::f32, dnnl::memory::format_tag::a);
   std::unordered_map<int, dnnl::memory> args{
@@ -223,8 +248,7 @@ void onednnBatchNorm(const Tensor& x, const Tensor& mean, const Tensor& var, con
       {DNNL_ARG_MEAN, dnnl::memory(cmd, engine(), mean.data<float>())},
       {DNNL_ARG_VARIANCE, dnnl::memory(cmd, engine(), var.data<float>())}};
   affineArgs(args, cmd, gamma, beta);
-  prim.execute(stream(), args);
-  stream().wait();
+  run(prim, args);
 }
 
 // Layer norm over the last axis of a contiguous tensor.
@@ -234,16 +258,15 @@ void onednnLayerNorm(const Tensor& x, const Tensor* gamma, const Tensor* beta, f
   auto flags = withAffine(dnnl::normalization_flags::none, gamma, beta);
   Shape f = {gamma ? 1 : 0, beta ? 1 : 0};
   std::string k = key("layernorm", {&x.shape(), &f}, static_cast<int>(eps * 1e9f));
-  dnnl::primitive& prim = cache().get(k, [&] {
-    return dnnl::layer_normalization_forward(dnnl::layer_normalization_forward::primitive_desc(
-        dnnl::layer_normalization_forward::desc(dnnl::prop_kind::forward_inference, md, eps, flags), engine()));
+  Primitive prim = cache().get(k, [&] {
+    return build<dnnl::layer_normalization_forward>(
+        dnnl::layer_normalization_forward::desc(dnnl::prop_kind::forward_inference, md, eps, flags));
   });
   dnnl::memory::desc cmd({x.shape().back()}, dt::f32, dnnl::memory::format_tag::a);
   std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, dnnl::memory(md, engine(), x.data<float>())},
                                              {DNNL_ARG_DST, dnnl::memory(md, engine(), out.data<float>())}};
   affineArgs(args, cmd, gamma, beta);
-  prim.execute(stream(), args);
-  stream().wait();
+  run(prim, args);
 }
 
 }  // namespace nn::rt
