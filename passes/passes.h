@@ -52,7 +52,7 @@ struct PassInfo {
 
 // The optimisation pipeline, in order.
 const std::vector<PassInfo>& pipeline();
-// Any pass by name, in the pipeline or not (for tests and --print-ir-after).
+// A pass of the pipeline by name (for tests and --print-ir-after).
 const PassInfo* findPass(const std::string& name);
 // Runs the pipeline, verifying after each pass; `after` is called with each
 // pass's name once it has run.

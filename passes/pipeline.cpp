@@ -1,5 +1,7 @@
 // The pass pipeline: one readable list, run in order with the verifier
-// after every pass.
+// after every pass. infer-types runs again after the passes that make new
+// nodes or new constants, so the passes after them see typed values;
+// order-effects comes last because rewrites do not keep order edges.
 #include "ir/text.h"
 #include "passes/passes.h"
 
@@ -24,10 +26,8 @@ const std::vector<PassInfo>& pipeline() {
 }
 
 const PassInfo* findPass(const std::string& name) {
-  static const std::vector<PassInfo> others = {};
-  for (const auto* list : {&pipeline(), &others})
-    for (const PassInfo& p : *list)
-      if (name == p.name) return &p;
+  for (const PassInfo& p : pipeline())
+    if (name == p.name) return &p;
   return nullptr;
 }
 

@@ -1,6 +1,7 @@
-// Node-by-node execution of the IR (eager mode). Values live in a frame of
-// slots indexed by Value::id(); structured `if`/`loop` nodes execute their
-// blocks and copy the yielded values into their results.
+// Node-by-node execution of the IR, calls and control flow. Values live in
+// a frame of slots indexed by Value::id(); structured `if`/`loop` nodes
+// execute their blocks and copy the yielded values into their results.
+// Blocks of compiled (strict) graphs go to the graph executor instead.
 #include "runtime/interpreter.h"
 
 #include <pthread.h>

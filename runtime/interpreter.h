@@ -1,7 +1,10 @@
-// The eager interpreter: executes IR functions node by node on runtime
-// values. `if` and `loop` nodes run their blocks; calls recurse. Every
-// runtime error is an NnError at the failing node's location, and each
-// active call adds its call site to the error's "called from" trace.
+// The interpreter: executes IR functions on runtime values. In eager mode
+// it runs each node in program order; in graph mode (and for @jit) a call
+// runs the version the compile cache specialised for its arguments, whose
+// blocks the graph executor (graph_executor.cpp) runs by their plans.
+// `if` and `loop` nodes run their blocks; calls recurse. Every runtime
+// error is an NnError at the failing node's location, and each active call
+// adds its call site to the error's "called from" trace.
 #pragma once
 
 #include <atomic>
