@@ -1,9 +1,10 @@
 // Type and shape rules for calls of tensor builtins whose arguments make
 // the result's shape known at compile time: creation from constant shapes
 // (zeros(3, 4), ones([n, 4]) with n unknown gives f32[?, 4]), reshape,
-// transpose and .T, matmul, *_like, and the conversions float/int/bool/len.
-// reshape of a known shape into an incompatible one fails here with the
-// runtime's message. Anything else is `any`.
+// transpose and .T, matmul and linear, softmax, flatten, sum/mean (whole,
+// or along a constant axis), the losses, *_like, and the conversions
+// float/int/bool/len. reshape, matmul and linear on shapes that cannot fit
+// fail here with the runtime's message. Anything else is `any`.
 #include "ir/type_rules.h"
 #include "support/diagnostics.h"
 
@@ -129,6 +130,70 @@ std::optional<Type> methodCallType(const Node& n, const Node& getattr) {
   return std::nullopt;
 }
 
+// A call's argument by position, else by keyword; null when absent.
+const Value* argument(const Node& n, size_t pos, const char* keyword) {
+  const auto& kw = n.strListAttr("kw");
+  size_t nargs = n.operands().size() - 1 - kw.size();
+  if (pos < nargs) return n.operand(1 + pos);
+  for (size_t k = 0; k < kw.size(); ++k)
+    if (kw[k] == keyword) return n.operand(1 + nargs + k);
+  return nullptr;
+}
+
+// A constant bool argument (false when absent).
+std::optional<bool> constBool(const Value* v) {
+  if (!v) return false;
+  const Node* d = defOf(v);
+  if (!d || d->op() != Op::Const) return std::nullopt;
+  if (auto* b = std::get_if<bool>(d->attr("value"))) return *b;
+  return std::nullopt;
+}
+
+std::optional<DType> floatingOr(const Type& x, std::optional<DType> otherwise) {
+  return x.dtype && isFloating(*x.dtype) ? x.dtype : otherwise;
+}
+
+// linear(x, w, b=None) = x @ w.T + b, with the errors matmul and + give.
+Type linearType(const Node& n) {
+  const Value* x = argument(n, 0, "x");
+  const Value* w = argument(n, 1, "w");
+  const Value* b = argument(n, 2, "b");
+  if (!x || !w || !x->type().isTensor() || !w->type().isTensor()) return Type::any();
+  const Type& wt = w->type();
+  if (wt.shape && wt.shape->size() != 2)
+    fail(n.loc(), "linear: weight must be 2-D [out, in], got " + wt.str());
+  Value transposed(reversed(wt), nullptr, nullptr);
+  Node mm(Op::MatMul, n.loc());
+  mm.addOperand(const_cast<Value*>(x));
+  mm.addOperand(&transposed);
+  auto y = tensorResultType(mm);
+  if (!y || !b || b->type().kind == TypeKind::None) return y ? *y : Type::any();
+  Value product(*y, nullptr, nullptr);
+  Node add(Op::Add, n.loc());
+  add.addOperand(&product);
+  add.addOperand(const_cast<Value*>(b));
+  add.addResult(Type::any());
+  auto r = tensorResultType(add);
+  return r ? *r : Type::any();
+}
+
+// sum/mean(x, axis=k, keepdims=c) with a constant axis and keepdims.
+Type axisReduction(const Node& n) {
+  const Type& x = argument(n, 0, "x")->type();
+  std::optional<DType> dt = floatingOr(x, std::nullopt);
+  const Value* axis = argument(n, 1, "axis");
+  std::optional<bool> keep = constBool(argument(n, 2, "keepdims"));
+  std::optional<int64_t> a = axis ? constInt(axis) : std::nullopt;
+  if (!x.shape || !a || !keep) return Type::tensor(dt);
+  int64_t rank = static_cast<int64_t>(x.shape->size());
+  int64_t k = *a < 0 ? *a + rank : *a;
+  if (k < 0 || k >= rank) return Type::tensor(dt);  // the runtime reports it
+  DimList dims = *x.shape;
+  if (*keep) dims[k] = Dim::known(1);
+  else dims.erase(dims.begin() + k);
+  return Type::tensor(dt, dims);
+}
+
 }  // namespace
 
 std::optional<Type> builtinCallType(const Node& n) {
@@ -155,6 +220,19 @@ std::optional<Type> builtinCallType(const Node& n) {
   if (name == "transpose" && nargs == 1 && argType(0).isTensor()) return reversed(argType(0));
   if ((name == "sum" || name == "mean") && nargs == 1 && n.strListAttr("kw").empty() && argType(0).isTensor())
     return reduction(argType(0));
+  if ((name == "sum" || name == "mean") && nargs >= 1 && argType(0).isTensor()) return axisReduction(n);
+  if (name == "linear") return linearType(n);
+  if ((name == "softmax" || name == "log_softmax") && nargs >= 1 && argType(0).isTensor())
+    return Type::tensor(floatingOr(argType(0), DType::F32), argType(0).shape);
+  if (name == "flatten" && nargs == 1 && argType(0).isTensor()) {
+    const Type& x = argType(0);
+    std::optional<int64_t> numel = 1;
+    if (x.shape)
+      for (const Dim& d : *x.shape) numel = numel && d.isKnown() ? std::optional<int64_t>(*numel * d.size) : std::nullopt;
+    return Type::tensor(x.dtype, DimList{x.shape && numel ? Dim::known(*numel) : Dim::unknown()});
+  }
+  if ((name == "mse_loss" || name == "cross_entropy") && nargs == 2 && argType(0).isTensor())
+    return Type::tensor(floatingOr(argType(0), std::nullopt), DimList{});
   if (name == "matmul" && nargs == 2 && n.strListAttr("kw").empty()) {
     Node probe(Op::MatMul, n.loc());
     probe.addOperand(n.operand(1));
