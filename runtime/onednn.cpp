@@ -18,9 +18,11 @@
 namespace nn::rt {
 namespace {
 
+// Never destroyed: the thread pool's per-thread streams refer to it until
+// the pool's threads end, which may be after static destructors ran.
 dnnl::engine& engine() {
-  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
-  return e;
+  static dnnl::engine* e = new dnnl::engine(dnnl::engine::kind::cpu, 0);
+  return *e;
 }
 
 // One stream per thread: the graph executor runs primitives from several.
