@@ -78,12 +78,7 @@ bool rewriteBlock(ir::Block& b) {
 }  // namespace
 
 bool builtinOps(ir::Graph& g) {
-  bool changed = false;
-  for (const auto& f : g.functions()) {
-    changed |= rewriteBlock(*f->body());
-    if (changed) f->number();
-  }
-  return changed;
+  return rewriteFunctions(g, [](ir::Function& f) { return rewriteBlock(*f.body()); });
 }
 
 }  // namespace nn::passes

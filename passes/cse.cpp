@@ -97,15 +97,11 @@ class Cse {
 }  // namespace
 
 bool commonSubexpressions(ir::Graph& g) {
-  bool changed = false;
-  for (const auto& f : g.functions()) {
-    f->number();
+  return rewriteFunctions(g, [](ir::Function& f) {
     Cse cse;
-    cse.block(*f->body());
-    if (!cse.replaced.empty()) changed = true;
-    f->number();
-  }
-  return changed;
+    cse.block(*f.body());
+    return !cse.replaced.empty();
+  });
 }
 
 }  // namespace nn::passes

@@ -51,18 +51,16 @@ bool sweep(ir::Block& b, UseCounts& uses) {
 }  // namespace
 
 bool deadCodeElimination(ir::Graph& g) {
-  bool changed = false;
-  for (const auto& f : g.functions()) {
-    bool again = true;
+  return rewriteFunctions(g, [](ir::Function& f) {
+    bool changed = false, again = true;
     while (again) {
       UseCounts uses;
-      countUses(*f->body(), uses);
-      again = sweep(*f->body(), uses);
+      countUses(*f.body(), uses);
+      again = sweep(*f.body(), uses);
       changed |= again;
     }
-    f->number();
-  }
-  return changed;
+    return changed;
+  });
 }
 
 }  // namespace nn::passes

@@ -62,13 +62,7 @@ void setConstantEvaluator(ConstantEvaluator e) { gEvaluator = e; }
 
 bool foldConstants(ir::Graph& g) {
   if (!gEvaluator) return false;
-  bool changed = false;
-  for (const auto& f : g.functions())
-    if (foldBlock(*f->body())) {
-      changed = true;
-      f->number();
-    }
-  return changed;
+  return rewriteFunctions(g, [](ir::Function& f) { return foldBlock(*f.body()); });
 }
 
 }  // namespace nn::passes

@@ -83,17 +83,11 @@ class Inliner {
 }  // namespace
 
 bool inlineCalls(ir::Graph& g) {
-  bool changed = false;
-  for (size_t f = 0; f < g.functions().size(); ++f) {
-    ir::Function& fn = *g.functions()[f];
+  return rewriteFunctions(g, [&](ir::Function& f) {
     Inliner in(g);
-    in.block(*fn.body());
-    if (!in.replaced.empty()) {
-      changed = true;
-      fn.number();
-    }
-  }
-  return changed;
+    in.block(*f.body());
+    return !in.replaced.empty();
+  });
 }
 
 }  // namespace nn::passes

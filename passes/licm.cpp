@@ -81,16 +81,11 @@ class Licm {
 }  // namespace
 
 bool hoistLoopInvariants(ir::Graph& g) {
-  bool changed = false;
-  for (const auto& f : g.functions()) {
+  return rewriteFunctions(g, [](ir::Function& f) {
     Licm l;
-    l.block(*f->body());
-    if (l.changed) {
-      changed = true;
-      f->number();
-    }
-  }
-  return changed;
+    l.block(*f.body());
+    return l.changed;
+  });
 }
 
 }  // namespace nn::passes

@@ -45,6 +45,11 @@ bool orderEffects(ir::Graph& g);
 // effect nor may raise (passes/effects.h).
 bool deadCodeElimination(ir::Graph& g);
 
+// Runs `rewrite` on each function of `g` and renumbers the functions it
+// changed (value ids and last-use facts must follow every change); returns
+// whether any changed. Functions are numbered when a pass starts.
+bool rewriteFunctions(ir::Graph& g, const std::function<bool(ir::Function&)>& rewrite);
+
 struct PassInfo {
   const char* name;
   bool (*run)(ir::Graph&);

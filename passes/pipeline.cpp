@@ -25,6 +25,16 @@ const std::vector<PassInfo>& pipeline() {
   return passes;
 }
 
+bool rewriteFunctions(ir::Graph& g, const std::function<bool(ir::Function&)>& rewrite) {
+  bool changed = false;
+  for (const auto& f : g.functions())
+    if (rewrite(*f)) {
+      f->number();
+      changed = true;
+    }
+  return changed;
+}
+
 const PassInfo* findPass(const std::string& name) {
   for (const PassInfo& p : pipeline())
     if (name == p.name) return &p;

@@ -202,16 +202,11 @@ class Simplifier {
 }  // namespace
 
 bool simplify(ir::Graph& g) {
-  bool changed = false;
-  for (const auto& f : g.functions()) {
+  return rewriteFunctions(g, [](ir::Function& f) {
     Simplifier s;
-    s.block(*f->body());
-    if (s.changed) {
-      changed = true;
-      f->number();
-    }
-  }
-  return changed;
+    s.block(*f.body());
+    return s.changed;
+  });
 }
 
 }  // namespace nn::passes

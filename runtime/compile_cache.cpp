@@ -131,7 +131,6 @@ const ir::Function& CompileCache::get(const ir::Function& fn, ModuleInstance& mo
     if (options_.afterPass) options_.afterPass(pass, *g);
   });
   checkInferredResult(*copy);
-  copy->number();
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   e.versions.push_back({std::move(sig), std::move(g), copy, std::move(bindings), seconds, false});
   if (e.versions.size() > options_.warnAfter && !e.warned) {
