@@ -29,7 +29,8 @@ struct Session {
   // inputs see earlier definitions; functions still run in `mode`).
   double run(const std::string& code) {
     auto t0 = Clock::now();
-    if (!state->replInput(code)) throw std::runtime_error(err.str());
+    nn::Status st = state->replInput(code);
+    if (!st.ok()) throw std::runtime_error(st.error().message);
     return std::chrono::duration<double>(Clock::now() - t0).count();
   }
   std::ostringstream out, err;

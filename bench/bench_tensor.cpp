@@ -19,7 +19,13 @@ namespace {
 using namespace nn::rt;
 using nn::ir::Op;
 
-Value filled(const Shape& s, double v) { return makeTensorValue(fullLike(DType::F32, s, v)); }
+// The device the benchmarks' tensors live on (a state would own it).
+CpuDevice& device() {
+  static CpuDevice cpu;
+  return cpu;
+}
+
+Value filled(const Shape& s, double v) { return makeTensorValue(fullLike(DType::F32, s, v, device())); }
 
 void BM_DispatchAdd1(benchmark::State& st) {
   Value a = filled({1}, 1.0), b = filled({1}, 2.0);
@@ -99,7 +105,7 @@ void BM_Mul1M(benchmark::State& st) {
 BENCHMARK(BM_Mul1M)->Unit(benchmark::kMicrosecond);
 
 void BM_MatmulNn1024(benchmark::State& st) {
-  Tensor a = fullLike(DType::F32, {1024, 1024}, 0.5), b = fullLike(DType::F32, {1024, 1024}, 0.25);
+  Tensor a = fullLike(DType::F32, {1024, 1024}, 0.5, device()), b = fullLike(DType::F32, {1024, 1024}, 0.25, device());
   for (auto _ : st) benchmark::DoNotOptimize(matmul(a, b, {}));
   st.counters["GFLOP/s"] = benchmark::Counter(2.0 * 1024 * 1024 * 1024 * st.iterations(), benchmark::Counter::kIsRate,
                                               benchmark::Counter::kIs1000);
@@ -107,8 +113,8 @@ void BM_MatmulNn1024(benchmark::State& st) {
 BENCHMARK(BM_MatmulNn1024)->Unit(benchmark::kMillisecond)->MinTime(2.0);
 
 void BM_MatmulOneDnnAlone1024(benchmark::State& st) {
-  Tensor a = fullLike(DType::F32, {1024, 1024}, 0.5), b = fullLike(DType::F32, {1024, 1024}, 0.25);
-  Tensor out = Tensor::empty(DType::F32, {1024, 1024});
+  Tensor a = fullLike(DType::F32, {1024, 1024}, 0.5, device()), b = fullLike(DType::F32, {1024, 1024}, 0.25, device());
+  Tensor out = Tensor::empty(DType::F32, {1024, 1024}, device());
   for (auto _ : st) onednnMatmul(a, b, out);
   st.counters["GFLOP/s"] = benchmark::Counter(2.0 * 1024 * 1024 * 1024 * st.iterations(), benchmark::Counter::kIsRate,
                                               benchmark::Counter::kIs1000);

@@ -5,24 +5,37 @@
 #include <cstring>
 
 #include "ir/liveness.h"
+#include "ir/op_signature.h"
+#include "ir/shape_rules.h"
 
 namespace nn::ir {
 
-static const OpInfo kOps[] = {
-#define OP(Enum, text, minOps, maxOps, results, blocks, traits, rule) {text, minOps, maxOps, results, blocks, traits, TypeRule::rule},
+static constexpr OpInfo kOps[] = {
+#define OP(Enum, text, minOps, maxOps, results, blocks, traits, rule, gradient) \
+  {text, minOps, maxOps, results, blocks, traits, TypeRule::rule, "", nullptr, gradient},
+#define TENSOR_OP(Enum, text, signature, traits, shapeRule, gradient)                                    \
+  {text, countOperandParams(signature, true), countOperandParams(signature, false), 1, 0, traits, \
+   TypeRule::Shape, signature, &shape_rules::shapeRule, gradient},
 #include "ir/ops.def"
+#undef TENSOR_OP
 #undef OP
 };
+static_assert(std::size(kOps) == kNumOps);
 
 const OpInfo& opInfo(Op op) { return kOps[static_cast<size_t>(op)]; }
 
 bool opFromName(std::string_view name, Op& out) {
-  for (size_t i = 0; i < std::size(kOps); ++i)
-    if (name == kOps[i].name) {
-      out = static_cast<Op>(i);
-      return true;
-    }
-  return false;
+  // Hashed once, then only read: method lookups (x.sum()) run per call in
+  // eager mode.
+  static const std::unordered_map<std::string_view, Op> byName = [] {
+    std::unordered_map<std::string_view, Op> m;
+    for (size_t i = 0; i < std::size(kOps); ++i) m.emplace(kOps[i].name, static_cast<Op>(i));
+    return m;
+  }();
+  auto it = byName.find(name);
+  if (it == byName.end()) return false;
+  out = it->second;
+  return true;
 }
 
 Value* Node::addResult(Type t) {

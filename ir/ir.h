@@ -20,18 +20,44 @@
 namespace nn::ir {
 
 enum class Op : uint16_t {
-#define OP(Enum, text, minOps, maxOps, results, blocks, traits, rule) Enum,
+#define OP(Enum, text, minOps, maxOps, results, blocks, traits, rule, gradient) Enum,
+#define TENSOR_OP(Enum, text, signature, traits, shapeRule, gradient) Enum,
 #include "ir/ops.def"
+#undef TENSOR_OP
 #undef OP
 };
+constexpr size_t kNumOps = 0
+#define OP(Enum, text, minOps, maxOps, results, blocks, traits, rule, gradient) +1
+#define TENSOR_OP(Enum, text, signature, traits, shapeRule, gradient) +1
+#include "ir/ops.def"
+#undef TENSOR_OP
+#undef OP
+    ;
 
-enum Trait : unsigned { PURE = 1, EFFECT = 2, TERM = 4, COMM = 8, ELEM = 16 };
+// The traits of ops.def (its header says what each means).
+enum Trait : unsigned {
+  PURE = 1u << 0, EFFECT = 1u << 1, TERM = 1u << 2, COMM = 1u << 3, ELEM = 1u << 4,
+  RANDOM = 1u << 5, REDUCE = 1u << 6, SHAPE = 1u << 7, CREATE = 1u << 8, RAISES = 1u << 9,
+  EXPENSIVE = 1u << 10, FUNC = 1u << 11, METHOD = 1u << 12, PYTHON = 1u << 13,
+};
 
-// How an op's result types follow from its operand types (type_rules.cpp).
+// How an op's result types follow from its operand types (type_rules.cpp);
+// Shape: a tensor op, typed by its shape rule.
 enum class TypeRule {
   Unknown, None_, Literal, Func, Tuple, List, Dict, Str, Int, Bool, Module,
-  Arith, TrueDiv, Bits, Unary, First, Merge,
+  Arith, TrueDiv, Bits, Unary, First, Merge, Shape,
 };
+
+class Node;
+// A tensor op's shape rule: the result type of a call of the op's builtin
+// (ir/shape_rules.h), nullopt when the arguments do not determine one.
+// Fails at the call on a mismatch it proves.
+using ShapeRule = std::optional<Type> (*)(const Node& call, Op op);
+// An op's reverse-mode gradient rule. Every op has the slot; the autodiff
+// issue defines the builder and fills the rules.
+struct GradientBuilder;
+using GradientRule = void (*)(GradientBuilder&);
+constexpr GradientRule NoGradient = nullptr;
 
 struct OpInfo {
   const char* name;
@@ -40,6 +66,9 @@ struct OpInfo {
   int numBlocks;
   unsigned traits;
   TypeRule typeRule;
+  const char* signature;  // tensor ops: the parameters (op_signature.h); "" otherwise
+  ShapeRule shapeRule;    // tensor ops
+  GradientRule gradient;
 };
 
 const OpInfo& opInfo(Op op);
@@ -55,7 +84,6 @@ using Attr = std::variant<NoneAttr, int64_t, double, bool, std::string, std::vec
 // The operator spelling of an op in messages ("+", "//", "<="; else its name).
 const char* opSymbol(Op op);
 
-class Node;
 class Block;
 class Function;
 class Graph;
@@ -141,7 +169,10 @@ class Node {
   // the function next changes: whether operand i is the final use of its
   // value (only its last occurrence, and never when the node's blocks use
   // it too), and the values nothing reads once this node has run.
-  bool operandDies(size_t i) const { return i < 64 && ((dyingOperands_ >> i) & 1); }
+  // Only the first kMaxDyingOperands operands are tracked (a bit each); a
+  // later operand is never consumed, which is always correct, just slower.
+  static constexpr size_t kMaxDyingOperands = 64;
+  bool operandDies(size_t i) const { return i < kMaxDyingOperands && ((dyingOperands_ >> i) & 1); }
   uint64_t dyingOperands() const { return dyingOperands_; }
   const std::vector<uint32_t>& kills() const { return kills_; }
   void setLastUses(uint64_t dyingOperands, std::vector<uint32_t> kills) {

@@ -49,7 +49,7 @@ static void markBlock(Block& b) {
     uint64_t dying = 0;
     const auto& ops = n->operands();
     const auto& nested = nestedUses[n];
-    for (size_t i = 0; i < ops.size() && i < 64; ++i) {
+    for (size_t i = 0; i < ops.size() && i < Node::kMaxDyingOperands; ++i) {
       bool lastOccurrence = true;
       for (size_t j = i + 1; j < ops.size(); ++j) lastOccurrence &= ops[j] != ops[i];
       if (lastOccurrence && ops[i]->owner() == &b && last[ops[i]] == n && !nested.count(ops[i]))

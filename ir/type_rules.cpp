@@ -44,6 +44,7 @@ Type resultType(const Node& n, size_t i) {
     if (auto t = tensorResultType(n)) return *t;
   switch (n.info().typeRule) {
     case TypeRule::Unknown:
+    case TypeRule::Shape:  // a tensor op on no tensor: its rule gave nothing
     case TypeRule::Merge: return Type::any();
     case TypeRule::None_: return {TypeKind::None};
     case TypeRule::Literal: return literalType(n);

@@ -14,7 +14,8 @@ Type resultType(const Node& n, size_t i);
 // The rules for ops with a tensor operand (ir/tensor_type_rules.cpp);
 // nullopt when no operand is a tensor.
 std::optional<Type> tensorResultType(const Node& n);
-// Calls of tensor builtins and tensor attributes (ir/builtin_type_rules.cpp).
+// Calls of builtins (by the called op's shape rule, or the result kind a
+// builtin declares) and tensor attributes (ir/shape_rules.cpp).
 std::optional<Type> builtinCallType(const Node& call);
 std::optional<Type> attributeType(const Node& getattr);
 

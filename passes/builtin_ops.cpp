@@ -1,28 +1,35 @@
 // builtin-ops: calls of the elementwise tensor builtins become IR ops.
 //
-// `call (builtin "relu"), %x` with no keyword arguments, the op's arity and
-// at least one tensor operand (known from type inference) is replaced by
-// `relu %x`: the same runtime function runs either way (the interpreter
-// dispatches both to mathUnary/mathBinary/whereOp), but as an op the node
-// gets a type rule, takes part in folding, simplification and CSE, and
-// is not an opaque call with effects. Builtins of the same name on Python
-// numbers (abs, round) keep Python's semantics by staying calls.
+// `call (builtin "relu"), %x` calling an op marked ELEM (the op table
+// says which builtin is which op), with no keyword arguments, the op's
+// arity and at least one tensor operand (known from type inference) is
+// replaced by `relu %x`: the same runtime function runs either way (the
+// interpreter dispatches both to mathUnary/mathBinary/whereOp), but as an
+// op the node gets a type rule, takes part in folding, simplification and
+// CSE, and is not an opaque call with effects. Builtins of the same name on
+// Python numbers (abs, round: PYTHON ops) keep Python's semantics by
+// staying calls.
 //
-// Method calls on tensors whose method is the builtin of the same name
-// (x.sum() is sum(x), passes/effects.h) first become builtin calls, so they
-// get the builtin's type rule and no bound-method object is made per call.
+// Method calls on tensors whose method is a builtin's op (METHOD and FUNC
+// or PYTHON: x.sum() is sum(x)) first become builtin calls, so they get the
+// op's shape rule and no bound-method object is made per call.
 //
 // Invariants: only calls of `builtin` nodes and of tensor methods change;
 // the result value is kept (uses need no rewiring).
 #include <memory>
 
+#include "ir/builtins.h"
 #include "passes/effects.h"
 #include "passes/passes.h"
 
 namespace nn::passes {
 namespace {
 
-bool isTensorMathOp(ir::Op op) { return op >= ir::Op::Exp && op <= ir::Op::Where; }
+// A tensor method that is also a builtin function value.
+bool methodIsBuiltin(const std::string& name) {
+  std::optional<ir::Op> op = ir::methodOp(name);
+  return op && (ir::hasTrait(*op, ir::FUNC) || ir::hasTrait(*op, ir::PYTHON));
+}
 
 // call (getattr %x NAME), args... -> call (builtin NAME), %x, args...
 bool methodToBuiltin(ir::Block& b, size_t& i) {
@@ -30,7 +37,7 @@ bool methodToBuiltin(ir::Block& b, size_t& i) {
   if (n.op() != ir::Op::Call) return false;
   const ir::Node* attr = n.operand(0)->def();
   if (!attr || attr->op() != ir::Op::GetAttr || !attr->operand(0)->type().isTensor() ||
-      !tensorMethodIsBuiltin(attr->strAttr("name")))
+      !methodIsBuiltin(attr->strAttr("name")))
     return false;
   auto builtin = std::make_unique<ir::Node>(ir::Op::Builtin, attr->loc());
   builtin->setAttr("name", attr->strAttr("name"));
@@ -56,9 +63,9 @@ bool rewriteBlock(ir::Block& b) {
     auto& owned = nodes[idx];
     ir::Node& n = *owned;
     for (size_t i = 0; i < n.numBlocks(); ++i) changed |= rewriteBlock(*n.block(i));
-    const std::string& name = calledBuiltin(n);
-    ir::Op op;
-    if (name.empty() || !ir::opFromName(name, op) || !isTensorMathOp(op) || !n.strListAttr("kw").empty()) continue;
+    std::optional<ir::Op> called = ir::calledOp(n);
+    if (!called || !ir::hasTrait(*called, ir::ELEM) || !n.strListAttr("kw").empty()) continue;
+    ir::Op op = *called;
     size_t nargs = n.operands().size() - 1;
     const ir::OpInfo& info = ir::opInfo(op);
     if (static_cast<int>(nargs) < info.minOperands || static_cast<int>(nargs) > info.maxOperands) continue;
@@ -77,7 +84,7 @@ bool rewriteBlock(ir::Block& b) {
 
 }  // namespace
 
-bool builtinOps(ir::Graph& g) {
+bool builtinOps(ir::Graph& g, PassContext&) {
   return rewriteFunctions(g, [](ir::Function& f) { return rewriteBlock(*f.body()); });
 }
 

@@ -67,26 +67,28 @@ class Cse {
   void block(ir::Block& b) {
     std::vector<ir::NodeKey> entered;
     auto& nodes = b.mutableNodes();
-    for (size_t i = 0; i < nodes.size();) {
+    // Kept nodes are compacted to the front in one pass (erasing each
+    // merged node would make a long block quadratic).
+    size_t kept = 0;
+    for (size_t i = 0; i < nodes.size(); ++i) {
       ir::Node& n = *nodes[i];
       // Operands first: an earlier merge may have made two keys equal.
       ir::replaceOperands(n, replaced);
       for (size_t k = 0; k < n.numBlocks(); ++k) block(*n.block(k));
-      if (!mergeable(n)) {
-        ++i;
-        continue;
-      }
-      ir::NodeKey key(n);
-      auto it = table_.find(key);
-      if (it == table_.end()) {
+      if (mergeable(n)) {
+        ir::NodeKey key(n);
+        auto it = table_.find(key);
+        if (it != table_.end()) {
+          for (size_t r = 0; r < n.numResults(); ++r) replaced[n.result(r)] = it->node->result(r);
+          continue;  // dropped when the kept nodes close up over it
+        }
         table_.insert(key);
         entered.push_back(key);
-        ++i;
-        continue;
       }
-      for (size_t r = 0; r < n.numResults(); ++r) replaced[n.result(r)] = it->node->result(r);
-      nodes.erase(nodes.begin() + static_cast<std::ptrdiff_t>(i));
+      if (kept != i) nodes[kept] = std::move(nodes[i]);
+      ++kept;
     }
+    nodes.resize(kept);
     for (const ir::NodeKey& k : entered) table_.erase(k);
   }
 
@@ -96,7 +98,7 @@ class Cse {
 
 }  // namespace
 
-bool commonSubexpressions(ir::Graph& g) {
+bool commonSubexpressions(ir::Graph& g, PassContext&) {
   return rewriteFunctions(g, [](ir::Function& f) {
     Cse cse;
     cse.block(*f.body());

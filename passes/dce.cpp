@@ -1,19 +1,23 @@
 // Dead-code elimination.
 //
-// Algorithm: count the uses of every value in a function (operands of all
-// nodes, in all nested blocks), then walk each block from the end to the
-// start and delete nodes whose results all have zero uses and that are
-// removable (passes/effects.h: no effect, and types prove they cannot
-// raise, so `1 / x` with an unknown x stays, as Python would raise there);
-// deleting a node decrements the use counts of its operands, so chains die
-// in the same backward sweep. Repeats until nothing changes (a dead value
-// can be used only by earlier-visited nested blocks).
+// Algorithm (linear in the function's size): count the uses of every value
+// (operands of all nodes, in all nested blocks); put every removable node
+// whose results have no uses on a worklist (removable: passes/effects.h,
+// no effect and types prove it cannot raise, so `1 / x` with an unknown x
+// stays, as Python would raise there). Removing a node decrements the use
+// counts of its operands and of everything its nested blocks read; a
+// definition whose results reach zero uses joins the worklist, so whole
+// chains die without another sweep. Finally each block drops its removed
+// nodes in one pass.
 //
 // Invariants: effects (print, global writes, RNG, I/O, calls that may do
 // any of these, ifs containing them), terminators and loops are never
 // removed; SSA dominance is preserved because only unused definitions are
 // dropped.
+#include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
+#include <vector>
 
 #include "passes/effects.h"
 #include "passes/passes.h"
@@ -21,46 +25,74 @@
 namespace nn::passes {
 namespace {
 
-using UseCounts = std::unordered_map<const ir::Value*, int>;
-
-void countUses(const ir::Block& b, UseCounts& uses) {
-  for (const auto& n : b.nodes()) {
-    for (const ir::Value* v : n->operands()) ++uses[v];
-    for (size_t i = 0; i < n->numBlocks(); ++i) countUses(*n->block(i), uses);
+class DeadCode {
+ public:
+  bool run(ir::Function& f) {
+    count(*f.body());
+    collect(*f.body());
+    while (!work_.empty()) {
+      ir::Node* n = work_.back();
+      work_.pop_back();
+      release(*n);
+    }
+    if (removed_.empty()) return false;
+    drop(*f.body());
+    return true;
   }
-}
 
-bool sweep(ir::Block& b, UseCounts& uses) {
-  bool changed = false;
-  auto& nodes = b.mutableNodes();
-  for (size_t i = nodes.size(); i-- > 0;) {
-    ir::Node& n = *nodes[i];
-    for (size_t k = 0; k < n.numBlocks(); ++k) changed |= sweep(*n.block(k), uses);
-    if (ir::hasTrait(n.op(), ir::TERM) || !removable(n)) continue;
-    bool dead = true;
+ private:
+  void count(const ir::Block& b) {
+    for (const auto& n : b.nodes()) {
+      for (const ir::Value* v : n->operands()) ++uses_[v];
+      for (size_t i = 0; i < n->numBlocks(); ++i) count(*n->block(i));
+    }
+  }
+
+  bool dead(const ir::Node& n) {
+    if (ir::hasTrait(n.op(), ir::TERM) || removed_.count(&n) || !removable(n)) return false;
     for (size_t r = 0; r < n.numResults(); ++r)
-      if (uses[n.result(r)] > 0) dead = false;
-    if (!dead) continue;
-    for (const ir::Value* v : n.operands()) --uses[v];
-    nodes.erase(nodes.begin() + static_cast<std::ptrdiff_t>(i));
-    changed = true;
+      if (uses_[n.result(r)] > 0) return false;
+    return true;
   }
-  return changed;
-}
+
+  void collect(ir::Block& b) {
+    for (const auto& n : b.nodes()) {
+      for (size_t i = 0; i < n->numBlocks(); ++i) collect(*n->block(i));
+      consider(*n);
+    }
+  }
+
+  void consider(ir::Node& n) {
+    if (!dead(n)) return;
+    removed_.insert(&n);
+    work_.push_back(&n);
+  }
+
+  // Gives up the uses of a removed node and of its nested blocks' nodes.
+  void release(ir::Node& n) {
+    for (ir::Value* v : n.operands())
+      if (--uses_[v] == 0 && v->def()) consider(*v->def());
+    for (size_t i = 0; i < n.numBlocks(); ++i)
+      for (const auto& inner : n.block(i)->nodes())
+        if (removed_.insert(inner.get()).second) release(*inner);
+  }
+
+  void drop(ir::Block& b) {
+    auto& nodes = b.mutableNodes();
+    std::erase_if(nodes, [&](const std::unique_ptr<ir::Node>& n) { return removed_.count(n.get()) > 0; });
+    for (const auto& n : nodes)
+      for (size_t i = 0; i < n->numBlocks(); ++i) drop(*n->block(i));
+  }
+
+  std::unordered_map<const ir::Value*, int> uses_;
+  std::unordered_set<const ir::Node*> removed_;
+  std::vector<ir::Node*> work_;
+};
 
 }  // namespace
 
-bool deadCodeElimination(ir::Graph& g) {
-  return rewriteFunctions(g, [](ir::Function& f) {
-    bool changed = false, again = true;
-    while (again) {
-      UseCounts uses;
-      countUses(*f.body(), uses);
-      again = sweep(*f.body(), uses);
-      changed |= again;
-    }
-    return changed;
-  });
+bool deadCodeElimination(ir::Graph& g, PassContext&) {
+  return rewriteFunctions(g, [](ir::Function& f) { return DeadCode().run(f); });
 }
 
 }  // namespace nn::passes

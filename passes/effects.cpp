@@ -1,47 +1,34 @@
-// Effect and failure predicates shared by the passes (see effects.h).
+// Effect and failure predicates shared by the passes (see effects.h). They
+// read the op table's traits and builtins.def's effect classes; no builtin
+// is recognised by its name here.
 #include "passes/effects.h"
 
-#include <set>
+#include "ir/builtins.h"
 
 namespace nn::passes {
 
 using ir::Op;
 using ir::TypeKind;
 
-const std::string& calledBuiltin(const ir::Node& n) {
-  static const std::string none;
-  if (n.op() != Op::Call) return none;
-  const ir::Node* def = n.operand(0)->def();
-  return def && def->op() == Op::Builtin ? def->strAttr("name") : none;
-}
-
-bool builtinHasEffect(const std::string& name) {
-  static const std::set<std::string> effects = {"print", "input", "seed",  "rand",     "randn", "randint",
-                                                "dropout", "save", "load", "load_csv", "exit",  "open"};
-  return effects.count(name) > 0;
-}
-
-bool tensorMethodIsBuiltin(const std::string& name) {
-  static const std::set<std::string> names = {
-      "sum",  "mean", "reshape", "transpose", "flatten", "exp",      "log",   "sqrt",  "rsqrt",    "abs",
-      "sign", "sin",  "cos",     "tanh",      "sigmoid", "relu",     "gelu",  "silu",  "softplus", "floor",
-      "ceil", "isnan", "logical_not", "maximum", "minimum", "softmax", "log_softmax", "matmul", "clip"};
-  return names.count(name) > 0;
-}
-
-bool hasEffect(const ir::Node& n) {
-  if (n.op() == Op::Call) {
-    const std::string& b = calledBuiltin(n);
-    return b.empty() || builtinHasEffect(b);
-  }
-  if (ir::hasTrait(n.op(), ir::EFFECT)) return true;
-  for (size_t i = 0; i < n.numBlocks(); ++i)
-    for (const auto& inner : n.block(i)->nodes())
-      if (hasEffect(*inner)) return true;
-  return false;
-}
-
 namespace {
+
+bool opHasEffect(Op op) { return ir::hasTrait(op, ir::EFFECT) || ir::hasTrait(op, ir::RANDOM); }
+
+bool mayBeCallable(const ir::Type& t) { return t.kind == TypeKind::Func || t.kind == TypeKind::Any; }
+
+bool callHasEffect(const ir::Node& n) {
+  if (std::optional<Op> op = ir::calledOp(n)) return opHasEffect(*op);
+  std::optional<ir::Builtin> b = ir::calledFunction(n);
+  if (!b) return true;  // a user function, or a callee that is not known
+  switch (ir::builtinInfo(*b).effect) {
+    case ir::Effect::None: return false;
+    case ir::Effect::CallsArgs:
+      for (size_t i = 1; i < n.operands().size(); ++i)
+        if (mayBeCallable(n.operand(i)->type())) return true;
+      return false;
+    default: return true;
+  }
+}
 
 bool knownShapeTensor(const ir::Type& t) {
   if (!t.isTensor() || !t.dtype || !t.shape) return false;
@@ -53,6 +40,29 @@ bool knownShapeTensor(const ir::Type& t) {
 bool number(const ir::Type& t) { return t.kind == TypeKind::Float || t.kind == TypeKind::Int || t.kind == TypeKind::Bool; }
 
 }  // namespace
+
+namespace {
+// Whether a node of n's blocks (if/loop bodies) satisfies `pred`.
+bool anyInBlocks(const ir::Node& n, bool (*pred)(const ir::Node&)) {
+  for (size_t i = 0; i < n.numBlocks(); ++i)
+    for (const auto& inner : n.block(i)->nodes())
+      if (pred(*inner)) return true;
+  return false;
+}
+}  // namespace
+
+bool hasEffect(const ir::Node& n) {
+  if (n.op() == Op::Call) return callHasEffect(n);
+  return opHasEffect(n.op()) || anyInBlocks(n, hasEffect);
+}
+
+bool isBarrier(const ir::Node& n) {
+  if (n.op() == Op::Call) {
+    std::optional<ir::Builtin> b = ir::calledFunction(n);
+    return b && ir::builtinInfo(*b).effect == ir::Effect::Clock;
+  }
+  return anyInBlocks(n, isBarrier);
+}
 
 bool mayRaise(const ir::Node& n) {
   switch (n.op()) {
@@ -69,16 +79,18 @@ bool mayRaise(const ir::Node& n) {
     // An if's condition is truth-tested: a tensor of several elements raises.
     return n.op() == Op::If && n.operand(0)->type().kind != TypeKind::Bool;
   }
-  // Shape functions whose result type inference fully determined: their
-  // rules already checked what the runtime would check.
+  // A tensor's method: looking it up makes a bound method and cannot fail.
   if (n.op() == Op::GetAttr) {
     if (!n.operand(0)->type().isTensor()) return true;
-    if (tensorMethodIsBuiltin(n.strAttr("name"))) return false;  // a bound method
+    if (ir::methodOp(n.strAttr("name"))) return false;
     return !(n.strAttr("name") == "T" && knownShapeTensor(n.result(0)->type()));
   }
+  // A tensor op's builtin whose shape rule fully determined the result
+  // already checked what the runtime would check, unless the op can fail
+  // on values (RAISES).
   if (n.op() == Op::Call) {
-    static const std::set<std::string> shapeFns = {"reshape", "transpose", "zeros", "ones", "zeros_like", "ones_like", "matmul"};
-    if (!shapeFns.count(calledBuiltin(n)) || !knownShapeTensor(n.result(0)->type())) return true;
+    std::optional<Op> op = ir::calledOp(n);
+    if (!op || ir::hasTrait(*op, ir::RAISES) || !knownShapeTensor(n.result(0)->type())) return true;
     for (size_t i = 1; i < n.operands().size(); ++i) {
       ir::TypeKind k = n.operand(i)->type().kind;
       if (k != TypeKind::Tensor && k != TypeKind::Int && k != TypeKind::List && k != TypeKind::Tuple) return true;

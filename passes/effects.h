@@ -12,19 +12,15 @@
 
 namespace nn::passes {
 
-// The builtin a `call` node calls ("" when the callee is not a builtin).
-const std::string& calledBuiltin(const ir::Node& n);
-// Builtins whose calls are observable: printing, input, randomness (the
-// generator's state), files, exiting.
-bool builtinHasEffect(const std::string& name);
-
-// Tensor methods that are the builtin of the same name with the tensor as
-// first argument (x.sum(axis=1) is sum(x, axis=1), x.exp() is exp(x)).
-bool tensorMethodIsBuiltin(const std::string& name);
-
-// True for EFFECT ops other than calls of effect-free builtins, and for
+// True for EFFECT and RANDOM ops, calls of anything but a builtin without
+// an effect (the op table's traits, builtins.def's effect classes), and
 // if/loop nodes whose blocks contain such nodes.
 bool hasEffect(const ir::Node& n);
+// A node whose effect is observed relative to all other work, not only to
+// other effects: reading the clock (time()), and if/loop nodes containing
+// one. The executor must finish everything before it first and start
+// nothing after it early, or a timing measures the wrong work.
+bool isBarrier(const ir::Node& n);
 // False only where the operand types prove the op cannot fail.
 bool mayRaise(const ir::Node& n);
 inline bool removable(const ir::Node& n) { return !hasEffect(n) && !mayRaise(n); }

@@ -3,7 +3,7 @@
 // Algorithm: one walk in program order (nested blocks included); a node
 // with no effect and no blocks whose operands are all `const` nodes is
 // evaluated by the runtime's own code through the evaluator the runtime
-// installs (setConstantEvaluator) — so folding computes exactly what the
+// provides (PassContext::evaluator) — so folding computes exactly what the
 // interpreter would, Python's int overflow and float formatting included.
 // The node is replaced by a `const` holding the result, keeping its result
 // value so uses need no rewiring. Folding repeats within the walk because
@@ -15,7 +15,7 @@
 // structural key) or that are not literals (tuples, tensors).
 //
 // Invariants: a folded node's result type is its literal's type; without
-// an evaluator installed the pass changes nothing.
+// an evaluator the pass changes nothing.
 #include <memory>
 
 #include "ir/type_rules.h"
@@ -25,13 +25,11 @@
 namespace nn::passes {
 namespace {
 
-ConstantEvaluator gEvaluator = nullptr;
-
-bool foldBlock(ir::Block& b) {
+bool foldBlock(ir::Block& b, ConstantEvaluator evaluate) {
   bool changed = false;
   for (auto& owned : b.mutableNodes()) {
     ir::Node& n = *owned;
-    for (size_t i = 0; i < n.numBlocks(); ++i) changed |= foldBlock(*n.block(i));
+    for (size_t i = 0; i < n.numBlocks(); ++i) changed |= foldBlock(*n.block(i), evaluate);
     if (n.op() == ir::Op::Const || n.numBlocks() > 0 || n.numResults() != 1 || n.operands().empty() ||
         ir::hasTrait(n.op(), ir::TERM) || hasEffect(n) || n.op() == ir::Op::Call)
       continue;
@@ -43,7 +41,7 @@ bool foldBlock(ir::Block& b) {
       values.push_back(a ? *a : ir::Attr(ir::NoneAttr{}));
     }
     if (values.size() != n.operands().size()) continue;
-    std::optional<ir::Attr> result = gEvaluator(n, values);
+    std::optional<ir::Attr> result = evaluate(n, values);
     if (!result) continue;
     auto c = std::make_unique<ir::Node>(ir::Op::Const, n.loc());
     c->setAttr("value", *result);
@@ -58,11 +56,9 @@ bool foldBlock(ir::Block& b) {
 
 }  // namespace
 
-void setConstantEvaluator(ConstantEvaluator e) { gEvaluator = e; }
-
-bool foldConstants(ir::Graph& g) {
-  if (!gEvaluator) return false;
-  return rewriteFunctions(g, [](ir::Function& f) { return foldBlock(*f.body()); });
+bool foldConstants(ir::Graph& g, PassContext& ctx) {
+  if (!ctx.evaluator) return false;
+  return rewriteFunctions(g, [&](ir::Function& f) { return foldBlock(*f.body(), ctx.evaluator); });
 }
 
 }  // namespace nn::passes

@@ -105,7 +105,7 @@ class Inference {
 
 }  // namespace
 
-bool inferTypes(ir::Graph& g) {
+bool inferTypes(ir::Graph& g, PassContext&) {
   Inference inf(g.strictTypes());
   for (const auto& f : g.functions()) inf.block(*f->body());
   return inf.changed;

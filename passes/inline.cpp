@@ -82,7 +82,7 @@ class Inliner {
 
 }  // namespace
 
-bool inlineCalls(ir::Graph& g) {
+bool inlineCalls(ir::Graph& g, PassContext&) {
   return rewriteFunctions(g, [&](ir::Function& f) {
     Inliner in(g);
     in.block(*f.body());

@@ -59,20 +59,23 @@ class Licm {
     for (size_t k = 0; k < loop.numBlocks(); ++k) collectBlocks(*loop.block(k), inside);
     std::vector<std::unique_ptr<ir::Node>> out;
     for (size_t k = 0; k < loop.numBlocks(); ++k) {
+      // The nodes that stay close up in one pass (linear in the block).
       auto& nodes = loop.block(k)->mutableNodes();
-      for (size_t i = 0; i < nodes.size();) {
+      size_t kept = 0;
+      for (size_t i = 0; i < nodes.size(); ++i) {
         ir::Node& n = *nodes[i];
         bool invariant = n.numBlocks() == 0 && !ir::hasTrait(n.op(), ir::TERM) && removable(n) && !makesFreshObject(n);
         for (const ir::Value* v : n.operands()) invariant &= !inside.count(v->owner());
         if (!invariant) {
-          ++i;
+          if (kept != i) nodes[kept] = std::move(nodes[i]);
+          ++kept;
           continue;
         }
         out.push_back(std::move(nodes[i]));
-        nodes.erase(nodes.begin() + static_cast<std::ptrdiff_t>(i));
         // Its results now live outside: later nodes using them may follow.
         for (size_t r = 0; r < out.back()->numResults(); ++r) out.back()->result(r)->setOwner(nullptr);
       }
+      nodes.resize(kept);
     }
     return out;
   }
@@ -80,7 +83,7 @@ class Licm {
 
 }  // namespace
 
-bool hoistLoopInvariants(ir::Graph& g) {
+bool hoistLoopInvariants(ir::Graph& g, PassContext&) {
   return rewriteFunctions(g, [](ir::Function& f) {
     Licm l;
     l.block(*f.body());

@@ -12,38 +12,46 @@
 
 namespace nn::passes {
 
-// Gives every value the type its op's rule implies (ir/type_rules.h).
-bool inferTypes(ir::Graph& g);
-
-// Replaces calls of known, non-recursive local functions by their bodies.
-bool inlineCalls(ir::Graph& g);
-
-// Calls of elementwise tensor builtins on tensors become IR ops.
-bool builtinOps(ir::Graph& g);
-
-// Nodes over constants become constants, computed by the runtime.
-bool foldConstants(ir::Graph& g);
 // How fold-constants evaluates a node on literal operands: the literal
 // result, or nullopt when the node raises, gives NaN or a non-literal. The
-// runtime installs it (passes cannot depend on the runtime).
+// runtime provides it (passes cannot depend on the runtime).
 using ConstantEvaluator = std::optional<ir::Attr> (*)(const ir::Node& n, const std::vector<ir::Attr>& operands);
-void setConstantEvaluator(ConstantEvaluator e);
+
+// What the state compiling a graph gives its passes: everything they need
+// beyond the IR, so that passes keep no state of their own and two states
+// can compile at once.
+struct PassContext {
+  // The runtime's evaluation for fold-constants; null folds nothing.
+  ConstantEvaluator evaluator = nullptr;
+};
+
+// Gives every value the type its op's rule implies (ir/type_rules.h).
+bool inferTypes(ir::Graph& g, PassContext& ctx);
+
+// Replaces calls of known, non-recursive local functions by their bodies.
+bool inlineCalls(ir::Graph& g, PassContext& ctx);
+
+// Calls of elementwise tensor builtins on tensors become IR ops.
+bool builtinOps(ir::Graph& g, PassContext& ctx);
+
+// Nodes over constants become constants, computed by the runtime.
+bool foldConstants(ir::Graph& g, PassContext& ctx);
 
 // Exact algebraic identities (x*1, x-0, -(-x), x/2^k, (x.T).T, ...).
-bool simplify(ir::Graph& g);
+bool simplify(ir::Graph& g, PassContext& ctx);
 
 // Merges nodes with equal structural keys (ir/node_key.h).
-bool commonSubexpressions(ir::Graph& g);
+bool commonSubexpressions(ir::Graph& g, PassContext& ctx);
 
 // Moves loop-invariant nodes that cannot fail or be observed out of loops.
-bool hoistLoopInvariants(ir::Graph& g);
+bool hoistLoopInvariants(ir::Graph& g, PassContext& ctx);
 
 // Order edges between effects and nodes that may raise (the last pass).
-bool orderEffects(ir::Graph& g);
+bool orderEffects(ir::Graph& g, PassContext& ctx);
 
 // Removes nodes whose results are never used and that neither have an
 // effect nor may raise (passes/effects.h).
-bool deadCodeElimination(ir::Graph& g);
+bool deadCodeElimination(ir::Graph& g, PassContext& ctx);
 
 // Runs `rewrite` on each function of `g` and renumbers the functions it
 // changed (value ids and last-use facts must follow every change); returns
@@ -52,7 +60,7 @@ bool rewriteFunctions(ir::Graph& g, const std::function<bool(ir::Function&)>& re
 
 struct PassInfo {
   const char* name;
-  bool (*run)(ir::Graph&);
+  bool (*run)(ir::Graph&, PassContext&);
 };
 
 // The optimisation pipeline, in order.
@@ -61,6 +69,6 @@ const std::vector<PassInfo>& pipeline();
 const PassInfo* findPass(const std::string& name);
 // Runs the pipeline, verifying after each pass; `after` is called with each
 // pass's name once it has run.
-void runPipeline(ir::Graph& g, const std::function<void(const char*)>& after = {});
+void runPipeline(ir::Graph& g, PassContext& ctx, const std::function<void(const char*)>& after = {});
 
 }  // namespace nn::passes

@@ -4,6 +4,7 @@
 // order-effects comes last because rewrites do not keep order edges.
 #include "ir/text.h"
 #include "passes/passes.h"
+#include "support/diagnostics.h"
 
 namespace nn::passes {
 
@@ -41,9 +42,18 @@ const PassInfo* findPass(const std::string& name) {
   return nullptr;
 }
 
-void runPipeline(ir::Graph& g, const std::function<void(const char*)>& after) {
+void runPipeline(ir::Graph& g, PassContext& ctx, const std::function<void(const char*)>& after) {
   for (const PassInfo& p : pipeline()) {
-    p.run(g);
+    try {
+      p.run(g, ctx);
+    } catch (const NnError&) {
+      throw;
+    } catch (const std::exception& e) {
+      // A pass that failed on something it did not anticipate: reported at
+      // the code being compiled instead of escaping the compiler.
+      SourceLoc at = g.functions().empty() ? SourceLoc{} : g.functions().front()->loc();
+      fail(at, std::string("internal error in pass ") + p.name + ": " + e.what());
+    }
     ir::verify(g);
     if (after) after(p.name);
   }

@@ -15,8 +15,9 @@
 //                                      shape is fully known, so it cannot
 //                                      fail)
 //
-// Algorithm: one walk in program order; operands are first redirected to
-// earlier replacements, then the rules are tried on the node. A replaced
+// Algorithm: one walk in program order that rebuilds each block's node
+// list (linear); operands are first redirected to earlier replacements,
+// then the rules are tried on the node. A replaced
 // node is removed (it is equivalent to its replacement, so it could not
 // raise); nodes a rewrite leaves unused are left to dce.
 //
@@ -25,6 +26,7 @@
 #include <memory>
 #include <unordered_map>
 
+#include "ir/builtins.h"
 #include "passes/effects.h"
 #include "passes/passes.h"
 
@@ -72,7 +74,7 @@ ir::Value* sameType(const ir::Node& n, ir::Value* x) {
   return numericOrTensor(x->type()) && n.result(0)->type() == x->type() ? x : nullptr;
 }
 
-const std::string& builtinCalled(const ir::Node& n) { return calledBuiltin(n); }
+bool calls(const ir::Node& n, Op op) { return n.op() == Op::Call && ir::calledOp(n) == op; }
 
 ir::Value* identity(const ir::Node& n) {
   switch (n.op()) {
@@ -109,9 +111,9 @@ ir::Value* identity(const ir::Node& n) {
       return inner->operand(0)->type().isTensor() ? inner->operand(0) : nullptr;
     }
     case Op::Call: {
-      if (builtinCalled(n) != "transpose" || n.operands().size() != 2 || !n.strListAttr("kw").empty()) return nullptr;
+      if (!calls(n, Op::Transpose) || n.operands().size() != 2 || !n.strListAttr("kw").empty()) return nullptr;
       const ir::Node* inner = n.operand(1)->def();
-      if (!inner || builtinCalled(*inner) != "transpose" || inner->operands().size() != 2 ||
+      if (!inner || !calls(*inner, Op::Transpose) || inner->operands().size() != 2 ||
           !inner->strListAttr("kw").empty())
         return nullptr;
       return inner->operand(1)->type().isTensor() ? inner->operand(1) : nullptr;
@@ -132,55 +134,61 @@ class Simplifier {
   std::unordered_map<const ir::Value*, ir::Value*> replaced;
   bool changed = false;
 
+  // The block's nodes are rebuilt into a new list in one pass (dropping
+  // and inserting in place would make a long block quadratic).
   void block(ir::Block& b) {
     auto& nodes = b.mutableNodes();
-    for (size_t i = 0; i < nodes.size();) {
-      ir::Node& n = *nodes[i];
+    Nodes out;
+    out.reserve(nodes.size());
+    for (std::unique_ptr<ir::Node>& owned : nodes) {
+      ir::Node& n = *owned;
       ir::replaceOperands(n, replaced);
       for (size_t k = 0; k < n.numBlocks(); ++k) block(*n.block(k));
       if (n.numResults() == 1 && n.numBlocks() == 0) {
         if (ir::Value* x = identity(n)) {
           replaced[n.result(0)] = x;
-          nodes.erase(nodes.begin() + static_cast<std::ptrdiff_t>(i));
           changed = true;
-          continue;
+          continue;  // dropped with the old list
         }
-        i += rewrite(b, i);
+        rewrite(b, owned, out);
         continue;
       }
-      ++i;
+      out.push_back(std::move(owned));
     }
+    nodes = std::move(out);
   }
 
  private:
-  // Rewrites in place; returns how far to advance (a node inserted before
-  // the current one shifts it).
-  size_t rewrite(ir::Block& b, size_t i) {
-    ir::Node& n = *b.mutableNodes()[i];
-    if (n.op() == Op::Div) return divByPowerOfTwo(b, i);
-    if (n.op() == Op::Call && builtinCalled(n) == "reshape" && n.operands().size() >= 3 && n.strListAttr("kw").empty()) {
+  using Nodes = std::vector<std::unique_ptr<ir::Node>>;
+
+  // Appends `owned`, or what replaces it, to `out`.
+  void rewrite(ir::Block& b, std::unique_ptr<ir::Node>& owned, Nodes& out) {
+    ir::Node& n = *owned;
+    if (n.op() == Op::Div && divByPowerOfTwo(b, n, out)) return;
+    if (calls(n, Op::Reshape) && n.operands().size() >= 3 && n.strListAttr("kw").empty()) {
       const ir::Node* inner = n.operand(1)->def();
-      if (inner && builtinCalled(*inner) == "reshape" && inner->strListAttr("kw").empty() &&
+      if (inner && calls(*inner, Op::Reshape) && inner->strListAttr("kw").empty() &&
           fullyKnown(inner->result(0)->type()) && inner->operand(1)->type().isTensor()) {
         n.setOperand(1, inner->operand(1));
         changed = true;
       }
     }
-    return 1;
+    out.push_back(std::move(owned));
   }
 
-  size_t divByPowerOfTwo(ir::Block& b, size_t i) {
-    ir::Node& n = *b.mutableNodes()[i];
+  // x / c as x * (1/c): appends the constant and the multiplication (which
+  // takes over n's result) and returns true, or returns false.
+  bool divByPowerOfTwo(ir::Block& b, ir::Node& n, Nodes& out) {
     const Type& x = n.operand(0)->type();
     auto c = constNumber(n.operand(1));
-    if (!c || !floating(x) || !std::isfinite(*c) || *c == 0) return 1;
+    if (!c || !floating(x) || !std::isfinite(*c) || *c == 0) return false;
     int exp;
     double mant = std::frexp(*c, &exp);
-    if (std::fabs(mant) != 0.5) return 1;  // not a power of two
+    if (std::fabs(mant) != 0.5) return false;  // not a power of two
     // The reciprocal 2^(1-exp) must be a normal number of the dtype (f32
     // when x is an f32 tensor), as must c itself.
     int limit = x.isTensor() && *x.dtype == ir::DType::F32 ? 126 : 1022;
-    if (exp - 1 > limit || 1 - exp > limit) return 1;
+    if (exp - 1 > limit || 1 - exp > limit) return false;
     double recip = 1.0 / *c;
     auto k = std::make_unique<ir::Node>(Op::Const, n.loc());
     k->setAttr("value", recip);
@@ -191,17 +199,16 @@ class Simplifier {
     mul->addOperand(r);
     mul->adoptResults(n);
     mul->setParent(&b);
-    auto& nodes = b.mutableNodes();
-    nodes[i] = std::move(mul);
-    nodes.insert(nodes.begin() + static_cast<std::ptrdiff_t>(i), std::move(k));
+    out.push_back(std::move(k));
+    out.push_back(std::move(mul));
     changed = true;
-    return 2;
+    return true;
   }
 };
 
 }  // namespace
 
-bool simplify(ir::Graph& g) {
+bool simplify(ir::Graph& g, PassContext&) {
   return rewriteFunctions(g, [](ir::Function& f) {
     Simplifier s;
     s.block(*f.body());

@@ -92,6 +92,12 @@ std::string trim(const std::string& s) {
   return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
 }
 
+// Errors are shown as the state renders them; the session goes on.
+void show(const State& state, const Status& status) {
+  std::cout.flush();
+  if (!status.ok()) state.render(status.error(), std::cerr);
+}
+
 }  // namespace
 
 int runRepl(State& state, std::istream& in, bool interactive) {
@@ -99,7 +105,10 @@ int runRepl(State& state, std::istream& in, bool interactive) {
   struct sigaction sa {};
   sa.sa_handler = onSigint;
   sigemptyset(&sa.sa_mask);
-  sa.sa_flags = 0;  // no SA_RESTART: a blocked read returns so the line is cancelled
+  // Interactive: no SA_RESTART, so readline's blocked read returns and the
+  // line is cancelled. Piped input: restart the read, because stdio turns an
+  // interrupted read into end of input and the session would end.
+  sa.sa_flags = interactive ? 0 : SA_RESTART;
   struct sigaction old {};
   sigaction(SIGINT, &sa, &old);
 
@@ -120,18 +129,16 @@ int runRepl(State& state, std::istream& in, bool interactive) {
       else if (cmd == ":ast") std::cout << state.lastAst();
       else if (cmd.rfind(":ir-opt", 0) == 0) {
         std::string name = trim(cmd.substr(7));
-        if (name.empty()) std::cerr << "error: usage: :ir-opt NAME\n";
-        else state.printFunctionIr(name, true);
+        show(state, name.empty() ? State::failure("usage: :ir-opt NAME") : state.printFunctionIr(name, true));
       } else if (cmd.rfind(":ir", 0) == 0) {
         std::string name = trim(cmd.substr(3));
-        if (name.empty()) std::cerr << "error: usage: :ir NAME\n";
-        else state.printFunctionIr(name);
+        show(state, name.empty() ? State::failure("usage: :ir NAME") : state.printFunctionIr(name));
       } else if (cmd.rfind(":mode", 0) == 0) {
         std::string mode = trim(cmd.substr(5));
         if (mode == "eager" || mode == "graph") state.interpreter().setGraphMode(mode == "graph");
-        else std::cerr << "error: usage: :mode eager|graph\n";
+        else show(state, State::failure("usage: :mode eager|graph"));
       } else {
-        std::cerr << "error: unknown command '" << cmd << "' (try :help)\n";
+        show(state, State::failure("unknown command '" + cmd + "' (try :help)"));
       }
       std::cout.flush();
       continue;
@@ -150,7 +157,7 @@ int runRepl(State& state, std::istream& in, bool interactive) {
     if (cancelled) continue;
     reader.remember(buffer.substr(0, buffer.find_last_not_of('\n') + 1));
     state.interpreter().interrupt().store(false);
-    state.replInput(buffer);
+    show(state, state.replInput(buffer));
     std::cout.flush();
   }
   if (interactive) std::cout << "\n";

@@ -68,9 +68,4 @@ void CpuAllocator::releaseCache() {
   cached_ = 0;
 }
 
-CpuAllocator& cpuAllocator() {
-  static CpuAllocator a;
-  return a;
-}
-
 }  // namespace nn::rt

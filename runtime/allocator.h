@@ -51,6 +51,4 @@ class CpuAllocator final : public Allocator {
   size_t cached_ = 0;
 };
 
-CpuAllocator& cpuAllocator();
-
 }  // namespace nn::rt

@@ -100,6 +100,19 @@ std::string CompileCache::staleBinding(const Version& v, ModuleInstance& module)
   return "";
 }
 
+size_t CompileCache::SignatureHash::operator()(const std::vector<ir::Type>& sig) const {
+  size_t h = sig.size();
+  auto mix = [&](size_t v) { h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2); };
+  for (const ir::Type& t : sig) {
+    mix(static_cast<size_t>(t.kind));
+    mix(t.dtype ? static_cast<size_t>(*t.dtype) + 1 : 0);
+    if (!t.shape) continue;
+    mix(t.shape->size() + 1);
+    for (const ir::Dim& d : *t.shape) mix(d.isKnown() ? static_cast<size_t>(d.size) : std::hash<std::string>{}(d.sym));
+  }
+  return h;
+}
+
 const ir::Function& CompileCache::get(const ir::Function& fn, ModuleInstance& module, const std::vector<Value>& args,
                                       SourceLoc callSite) {
   std::vector<ir::Type> sig;
@@ -108,13 +121,13 @@ const ir::Function& CompileCache::get(const ir::Function& fn, ModuleInstance& mo
     sig.push_back(i < fn.numParams() ? signatureType(staticType(args[i]), fn.paramAnnotation(i)) : staticType(args[i]));
   Entry& e = entries_[&fn];
   std::string rebound;
-  for (Version& v : e.versions) {
-    if (v.stale || v.signature != sig) continue;
+  if (auto it = e.index.find(sig); it != e.index.end()) {
+    Version& v = e.versions[it->second];
     rebound = staleBinding(v, module);
     if (rebound.empty()) return *v.fn;
     // Kept, not freed: a call of it may still be running further up.
     v.stale = true;
-    break;
+    e.index.erase(it);
   }
 
   if ((!e.versions.empty() || !rebound.empty()) && options_.explainRecompile) explain(fn, e, sig, callSite, rebound);
@@ -127,11 +140,12 @@ const ir::Function& CompileCache::get(const ir::Function& fn, ModuleInstance& mo
   for (size_t i = 0; i < sig.size(); ++i) copy->body()->arg(i)->setType(sig[i]);
   std::vector<Binding> bindings = bindGlobals(*copy, fn, module);
   copy->number();
-  passes::runPipeline(*g, [&](const char* pass) {
+  passes::runPipeline(*g, passes_, [&](const char* pass) {
     if (options_.afterPass) options_.afterPass(pass, *g);
   });
   checkInferredResult(*copy);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  e.index.emplace(sig, e.versions.size());
   e.versions.push_back({std::move(sig), std::move(g), copy, std::move(bindings), seconds, false});
   if (e.versions.size() > options_.warnAfter && !e.warned) {
     e.warned = true;
@@ -160,8 +174,8 @@ void CompileCache::printStats(std::ostream& os) const {
       for (size_t i = 0; i < v.signature.size(); ++i) sig += (i ? ", " : "") + v.signature[i].str();
       MemoryEstimate m = estimateMemory(*v.fn);
       os << "stats: compiled " << fn->name() << "(" << sig << ") in " << std::fixed << std::setprecision(3)
-         << v.compileSeconds * 1e3 << " ms; memory plan: peak " << size(m.planned) << " planned vs " << size(m.naive)
-         << " naive\n";
+         << v.compileSeconds * 1e3 << " ms; estimated tensor memory (known shapes): peak " << size(m.planned)
+         << " freeing at last use vs " << size(m.naive) << " keeping all\n";
     }
 }
 

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "ir/ir.h"
+#include "passes/passes.h"
 #include "runtime/module.h"
 #include "runtime/value.h"
 #include "support/diagnostics.h"
@@ -46,7 +47,8 @@ struct CompileOptions {
 
 class CompileCache {
  public:
-  CompileCache(Host& host, CompileOptions options) : host_(host), options_(options) {}
+  CompileCache(Host& host, passes::PassContext& passes, CompileOptions options)
+      : host_(host), passes_(passes), options_(options) {}
 
   // The compiled version of `fn` for these parameter and capture values
   // (in body-argument order), compiling it if needed.
@@ -72,8 +74,15 @@ class CompileCache {
     double compileSeconds = 0;
     bool stale = false;  // a global it bound was rebound: never used again
   };
+  struct SignatureHash {
+    size_t operator()(const std::vector<ir::Type>& sig) const;
+  };
   struct Entry {
     std::vector<Version> versions;
+    // The version in use for each signature (stale ones are not indexed):
+    // a call finds its version by hashing its signature, however many
+    // versions exist.
+    std::unordered_map<std::vector<ir::Type>, size_t, SignatureHash> index;
     bool warned = false;
   };
   void explain(const ir::Function& fn, const Entry& e, const std::vector<ir::Type>& sig, SourceLoc callSite,
@@ -82,6 +91,7 @@ class CompileCache {
   static std::string staleBinding(const Version& v, ModuleInstance& module);
 
   Host& host_;
+  passes::PassContext& passes_;
   CompileOptions options_;
   std::unordered_map<const ir::Function*, Entry> entries_;
 };

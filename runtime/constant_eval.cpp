@@ -4,14 +4,10 @@
 #include <cmath>
 
 #include "passes/passes.h"
-#include "runtime/format.h"
-#include "runtime/scalar_ops.h"
-#include "runtime/tensor_ops.h"
+#include "runtime/value_op.h"
 
 namespace nn::rt {
 namespace {
-
-using ir::Op;
 
 Value toValue(const ir::Attr& a) {
   if (auto* i = std::get_if<int64_t>(&a)) return Value::integer(*i);
@@ -34,49 +30,22 @@ std::optional<ir::Attr> toAttr(const Value& v) {
   }
 }
 
-Value evaluate(const ir::Node& n, const std::vector<Value>& in) {
-  Op op = n.op();
-  SourceLoc loc = n.loc();
-  switch (op) {
-    case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::FloorDiv: case Op::Mod: case Op::Pow:
-    case Op::BitAnd: case Op::BitOr: case Op::BitXor: case Op::LShift: case Op::RShift:
-      return binaryOp(op, in[0], in[1], loc);
-    case Op::Neg: case Op::Pos: case Op::Invert: case Op::Not: case Op::Truth: return unaryOp(op, in[0], loc);
-    case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne: case Op::In: case Op::NotIn:
-      return compareOp(op, in[0], in[1], loc);
-    case Op::StrConcat: {
-      std::string s;
-      for (const Value& v : in) s += str(v);
-      return Value::str(std::move(s));
-    }
-    case Op::Format: {
-      Value v = in[0];
-      const std::string& conv = n.strAttr("conv");
-      if (conv == "r") v = Value::str(repr(v));
-      else if (conv == "s") v = Value::str(str(v));
-      return Value::str(formatValue(v, n.strAttr("spec"), loc));
-    }
-    case Op::GetItem: return getItem(in[0], in[1], loc);
-    case Op::Exp: case Op::Log: case Op::Sqrt: case Op::Rsqrt: case Op::Abs: case Op::Sign: case Op::Sin:
-    case Op::Cos: case Op::Tanh: case Op::Sigmoid: case Op::Relu: case Op::Gelu: case Op::Silu:
-    case Op::Softplus: case Op::Floor: case Op::Ceil: case Op::Round:
-      return mathUnary(op, in[0], loc);
-    default: return Value::undef("");
-  }
-}
-
 std::optional<ir::Attr> evaluator(const ir::Node& n, const std::vector<ir::Attr>& operands) {
+  if (!isValueOp(n.op())) return std::nullopt;
   std::vector<Value> in;
   for (const ir::Attr& a : operands) in.push_back(toValue(a));
+  std::vector<const Value*> ptrs;
+  for (const Value& v : in) ptrs.push_back(&v);
   try {
-    return toAttr(evaluate(n, in));
-  } catch (const NnError&) {
-    return std::nullopt;  // raises at run time, at its own location
+    return toAttr(runValueOp(n, ptrs.data(), 0));
+  } catch (...) {
+    // Raises (or runs out of memory) at run time, at its own location.
+    return std::nullopt;
   }
 }
 
 }  // namespace
 
-void installConstantEvaluator() { passes::setConstantEvaluator(evaluator); }
+passes::ConstantEvaluator constantEvaluator() { return evaluator; }
 
 }  // namespace nn::rt

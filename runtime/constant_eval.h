@@ -1,12 +1,13 @@
 // The evaluator behind the fold-constants pass: literal operands are
-// turned into runtime values and the node runs through the same functions
-// the interpreter calls, so a folded constant is exactly what eager mode
-// would compute.
+// turned into runtime values and a value op runs through its one execute
+// entry (value_op.h), the interpreter's, so a folded constant is exactly
+// what eager mode would compute. A state puts it into the PassContext it compiles with.
 #pragma once
+
+#include "passes/passes.h"
 
 namespace nn::rt {
 
-// Installs the evaluator into the passes (idempotent).
-void installConstantEvaluator();
+passes::ConstantEvaluator constantEvaluator();
 
 }  // namespace nn::rt

@@ -44,24 +44,24 @@ bool splitsItself(const ir::Node& n) {
   return false;
 }
 
-Placement place(const ir::Node& n) {
-  if (n.numBlocks() > 0 || passes::hasEffect(n)) return Placement::Main;
-  if (splitsItself(n)) return Placement::Main;
+Lane laneOf(const ir::Node& n) {
+  if (n.numBlocks() > 0 || passes::hasEffect(n)) return Lane::Main;
+  if (splitsItself(n)) return Lane::Main;
   if (n.op() == ir::Op::Call) {
     // A pure builtin on tensors and numbers cannot call back into user code.
     for (size_t i = 1; i < n.operands().size(); ++i) {
       ir::TypeKind k = n.operand(i)->type().kind;
       if (k != ir::TypeKind::Tensor && k != ir::TypeKind::Int && k != ir::TypeKind::Float && k != ir::TypeKind::Bool)
-        return Placement::Main;
+        return Lane::Main;
     }
-    return Placement::Pool;
+    return Lane::Pool;
   }
-  return tensorTyped(n) ? Placement::Pool : Placement::Inline;
+  return tensorTyped(n) ? Lane::Pool : Lane::Inline;
 }
 
 }  // namespace
 
-std::unique_ptr<BlockPlan> buildPlan(const ir::Block& b) {
+std::unique_ptr<BlockPlan> buildPlan(const ir::Block& b, Device& device) {
   auto p = std::make_unique<BlockPlan>();
   std::unordered_map<const ir::Node*, uint32_t> index;
   std::unordered_map<const ir::Value*, uint32_t> local;
@@ -86,7 +86,7 @@ std::unique_ptr<BlockPlan> buildPlan(const ir::Block& b) {
     uint32_t i = static_cast<uint32_t>(p->nodes.size());
     index[&n] = i;
     p->nodes.push_back(&n);
-    p->placement.push_back(place(n));
+    p->lane.push_back(laneOf(n));
     p->successors.emplace_back();
     // Predecessors: the block's nodes defining an operand (or a value read
     // inside the node's blocks) or an order edge.
@@ -113,14 +113,14 @@ std::unique_ptr<BlockPlan> buildPlan(const ir::Block& b) {
     for (const ir::Value* v : n.operands())
       ops.push_back(v->owner() == &b ? static_cast<int32_t>(localOf(v)) : -1);
     p->operandLocal.push_back(std::move(ops));
-    p->fast.push_back(compileFastOp(n));
+    p->fast.push_back(compileFastOp(n, device));
   }
   // Pool nodes on the same dependency level are independent.
   std::vector<uint32_t> level(p->nodes.size(), 0);
   std::map<uint32_t, int> poolPerLevel;
   for (uint32_t i = 0; i < p->nodes.size(); ++i) {
     for (uint32_t s : p->successors[i]) level[s] = std::max(level[s], level[i] + 1);
-    if (p->placement[i] == Placement::Pool && ++poolPerLevel[level[i]] >= 2) p->parallel = true;
+    if (p->lane[i] == Lane::Pool && ++poolPerLevel[level[i]] >= 2) p->parallel = true;
   }
   return p;
 }

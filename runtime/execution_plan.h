@@ -5,7 +5,7 @@
 // how many of its nodes read it, so the executor can drop a value once its
 // last reader is done and let that reader write into its buffer.
 //
-// Placement: `Main` nodes (effects, calls of user functions or of
+// Lanes (which thread runs a node): `Main` nodes (effects, calls of user functions or of
 // builtins that may call back, if/loop, and tensor work big enough that its
 // kernel already uses every core) run on the thread that runs the block, in
 // the order their edges allow; `Pool` nodes (other tensor work) go to the
@@ -22,14 +22,14 @@
 
 namespace nn::rt {
 
-enum class Placement : uint8_t { Inline, Pool, Main };
+enum class Lane : uint8_t { Inline, Pool, Main };
 
 struct BlockPlan {
   std::vector<const ir::Node*> nodes;  // all but the terminator
   const ir::Node* terminator = nullptr;
   std::vector<uint32_t> deps;          // predecessors within the block
   std::vector<std::vector<uint32_t>> successors;
-  std::vector<Placement> placement;
+  std::vector<Lane> lane;
   // Values defined by the block (arguments and results): slot id, how
   // many nodes read them (nested reads count for the enclosing node), and
   // whether the terminator reads them (then they are never dropped).
@@ -48,6 +48,6 @@ struct BlockPlan {
   std::vector<std::unique_ptr<FastOp>> fast;
 };
 
-std::unique_ptr<BlockPlan> buildPlan(const ir::Block& b);
+std::unique_ptr<BlockPlan> buildPlan(const ir::Block& b, Device& device);
 
 }  // namespace nn::rt

@@ -1,7 +1,8 @@
 // Pre-resolved elementwise ops (see fast_ops.h).
 #include "runtime/fast_ops.h"
 
-#include "passes/effects.h"
+#include "ir/builtins.h"
+#include "runtime/device.h"
 #include "runtime/nn_ops.h"
 #include "runtime/tensor_ops.h"
 
@@ -26,7 +27,12 @@ std::optional<Shape> knownShape(const ir::Type& t) {
 
 // A literal operand as a tensor of the result shape: contiguous when small
 // (the fast loop), a broadcast view otherwise.
-std::optional<Tensor> constantOperand(const ir::Value* v, DType dtype, const Shape& shape) {
+// A constant operand is materialised in full up to this many elements (a
+// plain contiguous operand takes the kernels' fastest loops); above it, one
+// element broadcast with stride 0 (no memory proportional to the shape).
+constexpr int64_t kMaterialisedConstantElements = 4096;
+
+std::optional<Tensor> constantOperand(const ir::Value* v, DType dtype, const Shape& shape, Device& device) {
   const ir::Node* d = v->def();
   if (!d || d->op() != Op::Const) return std::nullopt;
   const ir::Attr* a = d->attr("value");
@@ -39,49 +45,54 @@ std::optional<Tensor> constantOperand(const ir::Value* v, DType dtype, const Sha
   if (kind == ScalarKind::Int && static_cast<double>(static_cast<int64_t>(x)) != x) return std::nullopt;
   int64_t n = 1;
   for (int64_t s : shape) n *= s;
-  if (n <= 4096) return fullLike(dtype, shape, x);
-  return broadcastTo(fullLike(dtype, {}, x), shape, {});
+  if (n <= kMaterialisedConstantElements) return fullLike(dtype, shape, x, device);
+  return broadcastTo(fullLike(dtype, {}, x, device), shape, {});
 }
 
 }  // namespace
 
-std::unique_ptr<FastOp> compileReduction(const ir::Node& n) {
-  const std::string& name = passes::calledBuiltin(n);
-  if ((name != "sum" && name != "mean") || n.operands().size() != 2 || !n.strListAttr("kw").empty()) return nullptr;
+std::unique_ptr<FastOp> compileReduction(const ir::Node& n, Device& device) {
+  std::optional<Op> op = ir::calledOp(n);
+  if ((op != Op::Sum && op != Op::Mean) || n.operands().size() != 2 || !n.strListAttr("kw").empty()) return nullptr;
   const ir::Type& t = n.operand(1)->type();
   auto shape = knownShape(t);
   if (!shape || !isFloating(*t.dtype)) return nullptr;
   auto f = std::make_unique<FastOp>();
+  f->device = &device;
   f->in = f->out = *t.dtype;
   f->shape = *shape;
-  f->reduction = name == "sum" ? Reduction::Sum : Reduction::Mean;
-  f->name = name == "sum" ? "sum" : "mean";
+  f->reduction = op == Op::Sum ? Reduction::Sum : Reduction::Mean;
+  f->name = ir::opInfo(*op).name;
   return f;
 }
 
-std::unique_ptr<FastOp> compileMatmul(const ir::Node& n) {
+std::unique_ptr<FastOp> compileMatmul(const ir::Node& n, Device& device) {
   const ir::Type &a = n.operand(0)->type(), &b = n.operand(1)->type();
   auto sa = knownShape(a), sb = knownShape(b);
   if (!sa || !sb || *a.dtype != *b.dtype || !knownShape(n.result(0)->type())) return nullptr;
   auto f = std::make_unique<FastOp>();
   f->matmul = true;
+  f->device = &device;
   f->in = f->out = *a.dtype;
   f->shape = *sa;
   f->shapeB = *sb;
   return f;
 }
 
-std::unique_ptr<FastOp> compileFastOp(const ir::Node& n) {
+std::unique_ptr<FastOp> compileFastOp(const ir::Node& n, Device& device) {
   Op op = n.op();
   if (n.numResults() != 1) return nullptr;
-  if (op == Op::Call) return compileReduction(n);
-  if (op == Op::MatMul) return compileMatmul(n);
+  if (op == Op::Call) return compileReduction(n, device);
+  if (op == Op::MatMul) return compileMatmul(n, device);
   auto shape = knownShape(n.result(0)->type());
   if (!shape) return nullptr;
   auto f = std::make_unique<FastOp>();
   f->shape = *shape;
   f->out = *n.result(0)->type().dtype;
-  auto& reg = KernelRegistry::instance();
+  // Planned for the state's CPU device; an operand on another device takes
+  // the generic path (runFastOp checks).
+  f->device = &device;
+  const KernelTable& reg = f->device->kernels();
   bool binary = op == Op::Add || op == Op::Sub || op == Op::Mul || op == Op::Div || isCompare(op) ||
                 op == Op::Maximum || op == Op::Minimum;
   if (binary && n.operands().size() == 2) {
@@ -99,20 +110,20 @@ std::unique_ptr<FastOp> compileFastOp(const ir::Node& n) {
       const ir::Value* v = n.operand(i);
       if (v->type().isTensor()) {
         if (knownShape(v->type()) != shape) return nullptr;
-      } else if (!(f->constant[i] = constantOperand(v, *dt, *shape))) {
+      } else if (!(f->constant[i] = constantOperand(v, *dt, *shape, device))) {
         return nullptr;
       }
     }
     if (f->constant[0] && f->constant[1]) return nullptr;
-    f->binary = reg.binary(DeviceKind::Cpu, op, *dt);
+    f->binary = reg.binary(op, *dt);
     return f->binary ? std::move(f) : nullptr;
   }
-  bool unary = (op >= Op::Exp && op <= Op::LogicalNot) || op == Op::Neg;
+  bool unary = ir::hasTrait(op, ir::ELEM) && ir::opInfo(op).maxOperands == 1;
   if (unary && n.operands().size() == 1) {
     const ir::Type& t = n.operand(0)->type();
     if (knownShape(t) != shape || *t.dtype != f->out || f->out == DType::Bool) return nullptr;
     f->in = f->out;
-    f->unary = reg.unary(DeviceKind::Cpu, op, f->in);
+    f->unary = reg.unary(op, f->in);
     return f->unary ? std::move(f) : nullptr;
   }
   return nullptr;
@@ -146,7 +157,7 @@ bool runFastOp(const FastOp& op, const ir::Node& n, Value* slots, uint64_t dying
     const Value& v = slots[n.operand(i)->id()];
     if (!v.is(Kind::Tensor)) return false;
     const Tensor& t = tensorOf(v);
-    if (t.dtype() != op.in || t.shape() != op.shape) return false;
+    if (t.dtype() != op.in || t.shape() != op.shape || &t.device() != op.device) return false;
     in[i] = &t;
     holder[i] = &v;
   }
@@ -161,7 +172,7 @@ bool runFastOp(const FastOp& op, const ir::Node& n, Value* slots, uint64_t dying
       slots[n.result(0)->id()] = std::move(slots[n.operand(i)->id()]);
       return true;
     }
-  Tensor out = Tensor::empty(op.out, op.shape);
+  Tensor out = Tensor::empty(op.out, op.shape, *op.device);
   if (op.binary) op.binary(*in[0], *in[1], out, n.loc());
   else op.unary(*in[0], out, n.loc());
   slots[n.result(0)->id()] = makeTensorValue(std::move(out));

@@ -19,7 +19,11 @@
 
 namespace nn::rt {
 
+class Device;
+
 struct FastOp {
+  // The device the kernels below are of; operands elsewhere fall back.
+  Device* device = nullptr;
   BinaryKernel binary = nullptr;
   UnaryKernel unary = nullptr;
   DType in = DType::F32, out = DType::F32;
@@ -35,8 +39,9 @@ struct FastOp {
   Shape shapeB;
 };
 
-// The pre-resolved form of `n`, or null when it has none.
-std::unique_ptr<FastOp> compileFastOp(const ir::Node& n);
+// The pre-resolved form of `n` for tensors on `device` (where its
+// constants are made), or null when it has none.
+std::unique_ptr<FastOp> compileFastOp(const ir::Node& n, Device& device);
 
 // Runs `n` through `op` reading and writing the frame's slots; `dying` as
 // for Interpreter::runNode. Returns false (doing nothing) when an operand

@@ -1,4 +1,4 @@
-// The graph executor: runs a block by its plan (execution_plan.h) with a
+// The graph executor (graph_executor.h): runs a block by its plan with a
 // dependency-counting FIFO ready queue. A node whose predecessors are done
 // becomes ready: Inline nodes run at once on the thread that readied them,
 // Pool nodes are queued to the thread pool, Main nodes to this thread's
@@ -18,6 +18,8 @@
 #include <exception>
 #include <functional>
 #include <mutex>
+
+#include "runtime/graph_executor.h"
 
 #include "runtime/execution_plan.h"
 #include "runtime/interpreter.h"
@@ -47,24 +49,32 @@ struct BlockRun {
 
 }  // namespace
 
-const BlockPlan& Interpreter::plan(const ir::Block& b) {
+const BlockPlan& GraphExecutor::plan(const ir::Block& b) {
   if (void* p = b.executorData()) return *static_cast<const BlockPlan*>(p);
-  std::shared_ptr<BlockPlan> p = buildPlan(b);
+  std::shared_ptr<BlockPlan> p = buildPlan(b, interp_.context().cpu());
   const BlockPlan& ref = *p;
   b.setExecutorData(std::move(p));
   return ref;
 }
 
-bool Interpreter::runsAsGraph(const ir::Block& b) const {
+bool GraphExecutor::runsAsGraph(const ir::Block& b) {
   const ir::Function* fn = b.function();
   return fn && fn->graph() && fn->graph()->strictTypes();
 }
 
-const ir::Node* Interpreter::execSerial(const BlockPlan& p, Frame& f, std::vector<Value>& out) {
+const ir::Node* GraphExecutor::run(const ir::Block& b, Frame& f, std::vector<Value>& out) {
+  const BlockPlan& p = plan(b);
+  if (p.parallel && schedule_ == Schedule::Parallel) return runParallel(p, f, out);
+  return runSerial(p, f, out);
+}
+
+const ir::Node* GraphExecutor::runSerial(const BlockPlan& p, Frame& f, std::vector<Value>& out) {
   for (size_t i = 0; i < p.nodes.size(); ++i) {
     const ir::Node& n = *p.nodes[i];
-    if (!p.fast[i] || !runFastOp(*p.fast[i], n, f.slots.data(), n.dyingOperands())) runNode(n, f, n.dyingOperands());
-    trace(n, f);
+    interp_.checkInterrupt(n.loc());
+    if (!p.fast[i] || !runFastOp(*p.fast[i], n, f.slots.data(), n.dyingOperands()))
+      interp_.runNode(n, f, n.dyingOperands());
+    interp_.trace(n, f);
     for (uint32_t id : n.kills()) f.slots[id] = Value();
   }
   const ir::Node& t = *p.terminator;
@@ -74,9 +84,9 @@ const ir::Node* Interpreter::execSerial(const BlockPlan& p, Frame& f, std::vecto
   return &t;
 }
 
-const ir::Node* Interpreter::execPlanned(const BlockPlan& p, Frame& f, std::vector<Value>& out) {
+const ir::Node* GraphExecutor::runParallel(const BlockPlan& p, Frame& f, std::vector<Value>& out) {
   BlockRun run(p);
-  ThreadPool& pool = ThreadPool::shared();
+  ThreadPool& pool = interp_.context().pool();
   stats_.parallelBlocks.fetch_add(1, std::memory_order_relaxed);
   size_t n = p.nodes.size();
 
@@ -89,7 +99,7 @@ const ir::Node* Interpreter::execPlanned(const BlockPlan& p, Frame& f, std::vect
       const ir::Node& node = *p.nodes[i];
       // Operands no other unfinished node reads can take the result.
       uint64_t dying = 0;
-      for (size_t k = 0; k < node.operands().size() && k < 64; ++k) {
+      for (size_t k = 0; k < node.operands().size() && k < ir::Node::kMaxDyingOperands; ++k) {
         int32_t l = p.operandLocal[i][k];
         if (l >= 0 && !p.keep[l] && run.remaining[l].load(std::memory_order_acquire) == 1 &&
             node.operandDies(k))
@@ -97,7 +107,8 @@ const ir::Node* Interpreter::execPlanned(const BlockPlan& p, Frame& f, std::vect
       }
       bool ok = true;
       try {
-        if (!p.fast[i] || !runFastOp(*p.fast[i], node, f.slots.data(), dying)) runNode(node, f, dying);
+        interp_.checkInterrupt(node.loc());
+        if (!p.fast[i] || !runFastOp(*p.fast[i], node, f.slots.data(), dying)) interp_.runNode(node, f, dying);
       } catch (...) {
         ok = false;
         std::lock_guard<std::mutex> lock(run.mutex);
@@ -113,7 +124,7 @@ const ir::Node* Interpreter::execPlanned(const BlockPlan& p, Frame& f, std::vect
       if (ok)
         for (uint32_t s : p.successors[i])
           if (run.pending[s].fetch_sub(1, std::memory_order_acq_rel) == 1) {
-            if (p.placement[s] == Placement::Inline) {
+            if (p.lane[s] == Lane::Inline) {
               std::lock_guard<std::mutex> lock(run.mutex);
               if (s > run.failedAt) continue;
               ++run.active;
@@ -131,13 +142,13 @@ const ir::Node* Interpreter::execPlanned(const BlockPlan& p, Frame& f, std::vect
       std::lock_guard<std::mutex> lock(run.mutex);
       if (i > run.failedAt) return;
       ++run.active;
-      if (p.placement[i] == Placement::Main) {
+      if (p.lane[i] == Lane::Main) {
         run.mainQueue.push_back(i);
         run.wake.notify_all();
         return;
       }
     }
-    if (p.placement[i] == Placement::Pool) {
+    if (p.lane[i] == Lane::Pool) {
       stats_.poolNodes.fetch_add(1, std::memory_order_relaxed);
       pool.submit([&, i] { execute(i, dispatch); });
     }

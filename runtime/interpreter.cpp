@@ -8,11 +8,9 @@
 
 #include <algorithm>
 #include <new>
-#include <random>
 #include <stdexcept>
 
 #include "runtime/annotations.h"
-#include "runtime/execution_plan.h"
 
 namespace nn::rt {
 
@@ -33,16 +31,12 @@ void CallContext::checkKeywordsUsed(const char* fn) const {
 }
 
 
-Interpreter::Interpreter(Host& host, InterpreterLimits limits)
-    : host_(host),
-      limits_(limits),
-      rng_((uint64_t(std::random_device{}()) << 32) | std::random_device{}()),
-      compileCache_(host, CompileOptions{}) {}
+Interpreter::Interpreter(Host& host, Context& context, InterpreterLimits limits)
+    : host_(host), context_(context), limits_(limits), compileCache_(host, context.passes(), CompileOptions{}) {}
 
-void Interpreter::checkInterrupt(SourceLoc loc) {
-  // A plain load first: the exchange is a locked instruction, and this runs
-  // every loop iteration.
-  if (interrupt_.load(std::memory_order_relaxed) && interrupt_.exchange(false)) fail(loc, "interrupted");
+void Interpreter::onInterrupt(SourceLoc loc) {
+  // Only one of the threads that saw the flag reports it.
+  if (interrupt_.exchange(false)) fail(loc, "interrupted");
 }
 
 // The usable native stack of the calling thread. Nested nn calls recurse in
@@ -93,11 +87,7 @@ Value Interpreter::runFunction(const ir::Function& fn, ModuleInstance& module, c
 Interpreter::~Interpreter() = default;
 
 const ir::Node* Interpreter::exec(const ir::Block& b, Frame& f, std::vector<Value>& out) {
-  if (runsAsGraph(b)) {
-    const BlockPlan& p = plan(b);
-    if (p.parallel && schedule_ == Schedule::Parallel) return execPlanned(p, f, out);
-    return execSerial(p, f, out);
-  }
+  if (GraphExecutor::runsAsGraph(b)) return graph_.run(b, f, out);
   for (const auto& owned : b.nodes()) {
     const ir::Node& n = *owned;
     if (hasTrait(n.op(), ir::TERM)) {
@@ -123,11 +113,18 @@ void Interpreter::runNode(const ir::Node& n, Frame& f, uint64_t dying) {
   } catch (const std::length_error&) {
     fail(n.loc(), "out of memory");
   } catch (NnError& e) {
+    // Runtime layers that know no location (a tensor's raw access) are
+    // located at the node that reached them.
+    if (!e.diag().loc.valid()) e.diag().loc = n.loc();
     // Inlined code reports the calls it was inlined through (once: an
     // if or loop leaves that to the node inside it that failed).
     if (!n.inlinedAt().empty() && (n.numBlocks() == 0 || e.diag().loc == n.loc()))
       for (const SourceLoc& site : n.inlinedAt()) e.diag().callers.push_back(site);
     throw;
+  } catch (const std::exception& e) {
+    // A library error a kernel did not anticipate: located here rather
+    // than escaping the state.
+    fail(n.loc(), std::string("internal error: ") + e.what());
   }
 }
 
@@ -257,6 +254,8 @@ Value Interpreter::callFunction(const Value& fnValue, std::vector<Value>& args,
   if (annotated) checkArguments(fn, fo.name, params, loc, bindings);
   if (depth_ >= limits_.maxCallDepth) fail(loc, "maximum recursion depth exceeded");
   checkStack(loc);
+  // Every call is a cancellation point, so Ctrl-C stops deep recursion too.
+  checkInterrupt(loc);
   ++depth_;
   Value r;
   try {

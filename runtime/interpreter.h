@@ -1,7 +1,8 @@
 // The interpreter: executes IR functions on runtime values. In eager mode
 // it runs each node in program order; in graph mode (and for @jit) a call
 // runs the version the compile cache specialised for its arguments, whose
-// blocks the graph executor (graph_executor.cpp) runs by their plans.
+// blocks the graph executor (graph_executor.h, a class of its own that
+// hands each node back to runNode) runs by their plans.
 // `if` and `loop` nodes run their blocks; calls recurse. Every runtime
 // error is an NnError at the failing node's location, and each active call
 // adds its call site to the error's "called from" trace.
@@ -18,19 +19,23 @@
 
 #include "ir/ir.h"
 #include "runtime/compile_cache.h"
+#include "runtime/context.h"
+#include "runtime/graph_executor.h"
 #include "runtime/module.h"
-#include "runtime/random.h"
 #include "runtime/value.h"
 #include "support/diagnostics.h"
 
 namespace nn::rt {
 
 class Interpreter;
-struct BlockPlan;
 
-// How graph mode runs a compiled block: independent nodes on the thread
-// pool (parallel), or one node after another in program order (serial).
-enum class Schedule { Parallel, Serial };
+// The values of one function activation, indexed by ir::Value::id().
+struct Frame {
+  std::vector<Value> slots;
+  ModuleInstance* module;
+  const Value* self;
+  Value& operator[](const ir::Value* v) { return slots[v->id()]; }
+};
 
 // Arguments of a builtin call beyond the positional ones.
 struct CallContext {
@@ -73,7 +78,8 @@ struct InterpreterLimits {
 
 class Interpreter {
  public:
-  Interpreter(Host& host, InterpreterLimits limits = {});
+  // `context`: the state's devices, generator, pool and pass context.
+  Interpreter(Host& host, Context& context, InterpreterLimits limits = {});
   ~Interpreter();
 
   // Runs a module graph's @__main__ with `module` as its globals.
@@ -87,9 +93,8 @@ class Interpreter {
   }
 
   Host& host() { return host_; }
-  // The generator behind seed/rand/randn/randint; unseeded runs start from
-  // a random seed.
-  RandomGenerator& rng() { return rng_; }
+  Context& context() { return context_; }
+  RandomGenerator& rng() { return context_.rng(); }
   // Set from another thread (or a signal handler) to stop at the next node.
   std::atomic<bool>& interrupt() { return interrupt_; }
   // Graph mode: user functions run as versions specialised per argument
@@ -97,25 +102,18 @@ class Interpreter {
   void setGraphMode(bool on) { graphMode_ = on; }
   bool graphMode() const { return graphMode_; }
   CompileCache& compileCache() { return compileCache_; }
-  void setSchedule(Schedule s) { schedule_ = s; }
+  void setSchedule(Schedule s) { graph_.setSchedule(s); }
   // Called with each node that produced a value, after it ran (for
   // --check eager). Not used with the parallel schedule.
   using Tracer = std::function<void(const ir::Node& n, const Value& result)>;
   void setTracer(Tracer t) { tracer_ = std::move(t); }
   // Executor counters for --stats.
-  struct Stats {
-    std::atomic<uint64_t> parallelBlocks{0}, poolNodes{0};
-  };
-  Stats& stats() { return stats_; }
+  GraphExecutor::Stats& stats() { return graph_.stats(); }
 
  private:
-  // The values of one function activation, indexed by ir::Value::id().
-  struct Frame {
-    std::vector<Value> slots;
-    ModuleInstance* module;
-    const Value* self;
-    Value& operator[](const ir::Value* v) { return slots[v->id()]; }
-  };
+  // The graph executor runs nodes through runNode and checks for
+  // interrupts and tracing as this class does.
+  friend class GraphExecutor;
   Value callFunction(const Value& fnValue, std::vector<Value>& args, const std::vector<std::string>& kwnames,
                      std::vector<Value>& kwargs, SourceLoc loc);
   Value runFunction(const ir::Function& fn, ModuleInstance& module, const Value* self, std::vector<Value> slots0);
@@ -131,18 +129,19 @@ class Interpreter {
   void execLoop(const ir::Node& n, Frame& f);
   void execCall(const ir::Node& n, Frame& f, uint64_t dying);
   [[gnu::noinline]] void simpleOp(const ir::Node& n, Frame& f, uint64_t dying);
-  // The graph executor (graph_executor.cpp).
-  bool runsAsGraph(const ir::Block& b) const;
-  const BlockPlan& plan(const ir::Block& b);
-  const ir::Node* execPlanned(const BlockPlan& p, Frame& f, std::vector<Value>& out);
-  const ir::Node* execSerial(const BlockPlan& p, Frame& f, std::vector<Value>& out);
-  void checkInterrupt(SourceLoc loc);
+  // The cancellation point: calls, loop back-edges and every node a graph
+  // runs check the flag (a plain load: this is on every hot path).
+  void checkInterrupt(SourceLoc loc) {
+    if (interrupt_.load(std::memory_order_relaxed)) [[unlikely]]
+      onInterrupt(loc);
+  }
+  [[gnu::noinline]] void onInterrupt(SourceLoc loc);
   void checkStack(SourceLoc loc);
 
   Host& host_;
+  Context& context_;
   InterpreterLimits limits_;
   int depth_ = 0;
-  RandomGenerator rng_;
   // Native stack guard: the address where the outermost call started and
   // how many bytes below it nested calls may use on this thread.
   const char* stackBase_ = nullptr;
@@ -150,8 +149,7 @@ class Interpreter {
   std::atomic<bool> interrupt_{false};
   bool graphMode_ = false;
   CompileCache compileCache_;
-  Schedule schedule_ = Schedule::Parallel;
-  Stats stats_;
+  GraphExecutor graph_{*this};
   Tracer tracer_;
   // execIf's yield buffers, one per nesting level (deque: growing it keeps
   // the buffers of outer levels where they are).

@@ -1,11 +1,13 @@
 // The non-recursive ops of the eager interpreter: constants, closures,
-// containers, arithmetic and comparisons (Python semantics from
-// scalar_ops.cpp), attributes, iteration, globals, imports and the effects
-// assert/raise/echo. Control flow and calls are in interpreter.cpp.
+// containers, attributes, iteration, globals, imports and the effects
+// assert/raise/echo; the value ops (arithmetic, comparisons, math,
+// indexing) go through their execute entry in value_op.cpp. Control flow
+// and calls are in interpreter.cpp.
 #include "runtime/format.h"
 #include "runtime/interpreter.h"
 #include "runtime/scalar_ops.h"
 #include "runtime/tensor_ops.h"
+#include "runtime/value_op.h"
 
 namespace nn::rt {
 
@@ -132,20 +134,6 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
       set(Value::object(Kind::Slice, std::move(s)));
       return;
     }
-    case Op::Format: {
-      Value v = in(0);
-      std::string conv = n.strAttr("conv");
-      if (conv == "r") v = Value::str(repr(v));
-      else if (conv == "s") v = Value::str(str(v));
-      set(Value::str(formatValue(v, n.strAttr("spec"), loc)));
-      return;
-    }
-    case Op::StrConcat: {
-      std::string s;
-      for (size_t i = 0; i < n.operands().size(); ++i) s += str(in(i));
-      set(Value::str(std::move(s)));
-      return;
-    }
     case Op::Add:
     case Op::Mul:
       // list += iterable and list *= n update the list itself, as in Python.
@@ -153,32 +141,7 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
         set(inplaceListOp(op, in(0), in(1), loc));
         return;
       }
-      set(binaryOp(op, in(0), in(1), loc, dying()));
-      return;
-    case Op::Sub: case Op::Div: case Op::FloorDiv: case Op::Mod:
-    case Op::Pow: case Op::MatMul: case Op::BitAnd: case Op::BitOr: case Op::BitXor:
-    case Op::LShift: case Op::RShift:
-      set(binaryOp(op, in(0), in(1), loc, dying()));
-      return;
-    case Op::Neg: case Op::Pos: case Op::Invert: case Op::Not: case Op::Truth:
-      set(unaryOp(op, in(0), loc, dying()));
-      return;
-    case Op::Exp: case Op::Log: case Op::Sqrt: case Op::Rsqrt: case Op::Abs: case Op::Sign:
-    case Op::Sin: case Op::Cos: case Op::Tanh: case Op::Sigmoid: case Op::Relu: case Op::Gelu:
-    case Op::Silu: case Op::Softplus: case Op::Floor: case Op::Ceil: case Op::Round: case Op::IsNan:
-    case Op::LogicalNot:
-      set(mathUnary(op, in(0), loc, dying()));
-      return;
-    case Op::Maximum: case Op::Minimum: case Op::LogicalAnd: case Op::LogicalOr:
-      set(mathBinary(op, in(0), in(1), loc));
-      return;
-    case Op::Where: set(whereOp(in(0), in(1), in(2), loc)); return;
-    case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne:
-    case Op::Is: case Op::IsNot: case Op::In: case Op::NotIn:
-      set(compareOp(op, in(0), in(1), loc));
-      return;
-    case Op::GetItem: set(getItem(in(0), in(1), loc)); return;
-    case Op::SetItem: set(setItem(in(0), in(1), in(2), loc)); return;
+      break;
     case Op::GetAttr: {
       const Value& obj = in(0);
       std::string name = n.strAttr("name");
@@ -271,9 +234,20 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
       if (!v.is(Kind::None)) host_.out() << repr(v) << "\n";
       return;
     }
-    default:
-      fail(loc, std::string("internal error: ") + n.info().name + " is not a simple op");
+    default: break;
   }
+  // The value ops, through their one execute entry (value_op.h).
+  if (!isValueOp(op)) fail(loc, std::string("internal error: ") + n.info().name + " is not a simple op");
+  size_t count = n.operands().size();
+  const Value* small[4];
+  std::vector<const Value*> many;
+  const Value** operands = small;
+  if (count > 4) {
+    many.resize(count);
+    operands = many.data();
+  }
+  for (size_t i = 0; i < count; ++i) operands[i] = &in(i);
+  set(runValueOp(n, operands, dying()));
 }
 
 }  // namespace nn::rt

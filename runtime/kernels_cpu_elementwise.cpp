@@ -74,27 +74,26 @@ void checkDivisor(const Tensor& b, SourceLoc loc) {
 }
 
 template <class T>
-void registerArith(KernelRegistry& r) {
+void registerArith(KernelTable& r) {
   constexpr DType dt = Native<T>::dtype;
-  auto cpu = DeviceKind::Cpu;
-  r.addBinary(cpu, Op::Add, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+  r.addBinary(Op::Add, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
     binaryLoop<T, T>(a, b, o, [](T x, T y) { return static_cast<T>(x + y); });
   });
-  r.addBinary(cpu, Op::Sub, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+  r.addBinary(Op::Sub, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
     binaryLoop<T, T>(a, b, o, [](T x, T y) { return static_cast<T>(x - y); });
   });
-  r.addBinary(cpu, Op::Mul, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+  r.addBinary(Op::Mul, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
     binaryLoop<T, T>(a, b, o, [](T x, T y) { return static_cast<T>(x * y); });
   });
-  r.addBinary(cpu, Op::FloorDiv, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc loc) {
+  r.addBinary(Op::FloorDiv, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc loc) {
     checkDivisor<T>(b, loc);
     binaryLoop<T, T>(a, b, o, [](T x, T y) { return floorDivOf(x, y); });
   });
-  r.addBinary(cpu, Op::Mod, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc loc) {
+  r.addBinary(Op::Mod, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc loc) {
     checkDivisor<T>(b, loc);
     binaryLoop<T, T>(a, b, o, [](T x, T y) { return modOf(x, y); });
   });
-  r.addBinary(cpu, Op::Pow, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc loc) {
+  r.addBinary(Op::Pow, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc loc) {
     if constexpr (std::is_integral_v<T>) {
       const T* y = b.data<T>();
       for (int64_t i = 0, n = b.numel(); i < n; ++i)
@@ -105,64 +104,63 @@ void registerArith(KernelRegistry& r) {
     }
   });
   if constexpr (std::is_floating_point_v<T>) {
-    r.addBinary(cpu, Op::Div, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+    r.addBinary(Op::Div, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
       binaryLoop<T, T>(a, b, o, [](T x, T y) { return x / y; });
     });
   } else {
-    r.addBinary(cpu, Op::BitAnd, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+    r.addBinary(Op::BitAnd, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
       binaryLoop<T, T>(a, b, o, [](T x, T y) { return static_cast<T>(x & y); });
     });
-    r.addBinary(cpu, Op::BitOr, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+    r.addBinary(Op::BitOr, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
       binaryLoop<T, T>(a, b, o, [](T x, T y) { return static_cast<T>(x | y); });
     });
-    r.addBinary(cpu, Op::BitXor, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+    r.addBinary(Op::BitXor, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
       binaryLoop<T, T>(a, b, o, [](T x, T y) { return static_cast<T>(x ^ y); });
     });
-    r.addBinary(cpu, Op::LShift, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+    r.addBinary(Op::LShift, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
       binaryLoop<T, T>(a, b, o, [](T x, T y) { return y < 0 || y >= T(sizeof(T) * 8) ? T(0) : static_cast<T>(x << y); });
     });
-    r.addBinary(cpu, Op::RShift, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+    r.addBinary(Op::RShift, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
       binaryLoop<T, T>(a, b, o, [](T x, T y) { return y < 0 || y >= T(sizeof(T) * 8) ? T(x < 0 ? -1 : 0) : static_cast<T>(x >> y); });
     });
-    r.addUnary(cpu, Op::Invert, dt, [](const Tensor& a, Tensor& o, SourceLoc) {
+    r.addUnary(Op::Invert, dt, [](const Tensor& a, Tensor& o, SourceLoc) {
       unaryLoop<T, T>(a, o, [](T x) { return static_cast<T>(~x); });
     });
   }
-  r.addUnary(cpu, Op::Neg, dt, [](const Tensor& a, Tensor& o, SourceLoc) {
+  r.addUnary(Op::Neg, dt, [](const Tensor& a, Tensor& o, SourceLoc) {
     unaryLoop<T, T>(a, o, [](T x) { return static_cast<T>(-x); });
   });
-  r.addUnary(cpu, Op::Pos, dt, [](const Tensor& a, Tensor& o, SourceLoc) {
+  r.addUnary(Op::Pos, dt, [](const Tensor& a, Tensor& o, SourceLoc) {
     unaryLoop<T, T>(a, o, [](T x) { return x; });
   });
 }
 
 template <class T>
-void registerCompare(KernelRegistry& r) {
+void registerCompare(KernelTable& r) {
   constexpr DType dt = Native<T>::dtype;
-  auto cpu = DeviceKind::Cpu;
-  r.addBinary(cpu, Op::Lt, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+  r.addBinary(Op::Lt, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
     binaryLoop<T, bool>(a, b, o, [](T x, T y) { return x < y; });
   });
-  r.addBinary(cpu, Op::Le, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+  r.addBinary(Op::Le, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
     binaryLoop<T, bool>(a, b, o, [](T x, T y) { return x <= y; });
   });
-  r.addBinary(cpu, Op::Gt, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+  r.addBinary(Op::Gt, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
     binaryLoop<T, bool>(a, b, o, [](T x, T y) { return x > y; });
   });
-  r.addBinary(cpu, Op::Ge, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+  r.addBinary(Op::Ge, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
     binaryLoop<T, bool>(a, b, o, [](T x, T y) { return x >= y; });
   });
-  r.addBinary(cpu, Op::Eq, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+  r.addBinary(Op::Eq, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
     binaryLoop<T, bool>(a, b, o, [](T x, T y) { return x == y; });
   });
-  r.addBinary(cpu, Op::Ne, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+  r.addBinary(Op::Ne, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
     binaryLoop<T, bool>(a, b, o, [](T x, T y) { return x != y; });
   });
 }
 
 }  // namespace
 
-void registerCpuElementwiseKernels(KernelRegistry& r) {
+void registerCpuElementwiseKernels(KernelTable& r) {
   registerArith<int32_t>(r);
   registerArith<int64_t>(r);
   registerArith<float>(r);
@@ -172,32 +170,21 @@ void registerCpuElementwiseKernels(KernelRegistry& r) {
   registerCompare<int64_t>(r);
   registerCompare<float>(r);
   registerCompare<double>(r);
-  auto cpu = DeviceKind::Cpu;
-  r.addBinary(cpu, Op::BitAnd, DType::Bool, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+  r.addBinary(Op::BitAnd, DType::Bool, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
     binaryLoop<bool, bool>(a, b, o, [](bool x, bool y) { return x && y; });
   });
-  r.addBinary(cpu, Op::BitOr, DType::Bool, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+  r.addBinary(Op::BitOr, DType::Bool, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
     binaryLoop<bool, bool>(a, b, o, [](bool x, bool y) { return x || y; });
   });
-  r.addBinary(cpu, Op::BitXor, DType::Bool, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+  r.addBinary(Op::BitXor, DType::Bool, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
     binaryLoop<bool, bool>(a, b, o, [](bool x, bool y) { return x != y; });
   });
-  r.addUnary(cpu, Op::Invert, DType::Bool, [](const Tensor& a, Tensor& o, SourceLoc) {
+  r.addUnary(Op::Invert, DType::Bool, [](const Tensor& a, Tensor& o, SourceLoc) {
     unaryLoop<bool, bool>(a, o, [](bool x) { return !x; });
   });
-  r.addUnary(cpu, Op::Not, DType::Bool, [](const Tensor& a, Tensor& o, SourceLoc) {
+  r.addUnary(Op::Not, DType::Bool, [](const Tensor& a, Tensor& o, SourceLoc) {
     unaryLoop<bool, bool>(a, o, [](bool x) { return !x; });
   });
-}
-
-KernelRegistry& KernelRegistry::instance() {
-  static KernelRegistry r = [] {
-    KernelRegistry k;
-    registerCpuElementwiseKernels(k);
-    registerCpuMathKernels(k);
-    return k;
-  }();
-  return r;
 }
 
 }  // namespace nn::rt

@@ -22,12 +22,12 @@ constexpr DType dtypeOf() {
 }
 
 #define NN_UNARY(OPNAME, T, EXPR)                                                                   \
-  r.addUnary(DeviceKind::Cpu, Op::OPNAME, dtypeOf<T>(), [](const Tensor& a, Tensor& o, SourceLoc) { \
+  r.addUnary(Op::OPNAME, dtypeOf<T>(), [](const Tensor& a, Tensor& o, SourceLoc) { \
     unaryLoop<T, T>(a, o, [](T x) { return static_cast<T>(EXPR); });                                \
   })
 
 template <class T>
-void registerFloat(KernelRegistry& r) {
+void registerFloat(KernelTable& r) {
   NN_UNARY(Exp, T, std::exp(x));
   NN_UNARY(Log, T, std::log(x));
   NN_UNARY(Sqrt, T, std::sqrt(x));
@@ -47,35 +47,35 @@ void registerFloat(KernelRegistry& r) {
   NN_UNARY(Abs, T, std::fabs(x));
   NN_UNARY(Sign, T, std::isnan(x) ? x : T((x > 0) - (x < 0)));
   NN_UNARY(Relu, T, std::isnan(x) ? x : (x > 0 ? x : T(0)));
-  r.addUnary(DeviceKind::Cpu, Op::IsNan, dtypeOf<T>(), [](const Tensor& a, Tensor& o, SourceLoc) {
+  r.addUnary(Op::IsNan, dtypeOf<T>(), [](const Tensor& a, Tensor& o, SourceLoc) {
     unaryLoop<T, bool>(a, o, [](T x) { return std::isnan(x); });
   });
 }
 
 template <class T>
-void registerInt(KernelRegistry& r) {
+void registerInt(KernelTable& r) {
   NN_UNARY(Abs, T, x < 0 ? -x : x);
   NN_UNARY(Sign, T, (x > 0) - (x < 0));
   NN_UNARY(Relu, T, x > 0 ? x : T(0));
   NN_UNARY(Floor, T, x);
   NN_UNARY(Ceil, T, x);
   NN_UNARY(Round, T, x);
-  r.addUnary(DeviceKind::Cpu, Op::IsNan, dtypeOf<T>(), [](const Tensor& a, Tensor& o, SourceLoc) {
+  r.addUnary(Op::IsNan, dtypeOf<T>(), [](const Tensor& a, Tensor& o, SourceLoc) {
     unaryLoop<T, bool>(a, o, [](T) { return false; });
   });
 }
 
 template <class T>
-void registerMinMax(KernelRegistry& r) {
+void registerMinMax(KernelTable& r) {
   // NaN propagates, as in NumPy and PyTorch.
-  r.addBinary(DeviceKind::Cpu, Op::Maximum, dtypeOf<T>(), [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+  r.addBinary(Op::Maximum, dtypeOf<T>(), [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
     binaryLoop<T, T>(a, b, o, [](T x, T y) {
       if constexpr (std::is_floating_point_v<T>)
         if (std::isnan(x) || std::isnan(y)) return std::isnan(x) ? x : y;
       return x > y ? x : y;
     });
   });
-  r.addBinary(DeviceKind::Cpu, Op::Minimum, dtypeOf<T>(), [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+  r.addBinary(Op::Minimum, dtypeOf<T>(), [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
     binaryLoop<T, T>(a, b, o, [](T x, T y) {
       if constexpr (std::is_floating_point_v<T>)
         if (std::isnan(x) || std::isnan(y)) return std::isnan(x) ? x : y;
@@ -88,7 +88,7 @@ void registerMinMax(KernelRegistry& r) {
 
 }  // namespace
 
-void registerCpuMathKernels(KernelRegistry& r) {
+void registerCpuMathKernels(KernelTable& r) {
   registerFloat<float>(r);
   registerFloat<double>(r);
   registerInt<int32_t>(r);
@@ -98,12 +98,12 @@ void registerCpuMathKernels(KernelRegistry& r) {
   registerMinMax<float>(r);
   registerMinMax<double>(r);
   registerMinMax<bool>(r);
-  r.addUnary(DeviceKind::Cpu, Op::LogicalNot, DType::Bool, [](const Tensor& a, Tensor& o, SourceLoc) {
+  r.addUnary(Op::LogicalNot, DType::Bool, [](const Tensor& a, Tensor& o, SourceLoc) {
     unaryLoop<bool, bool>(a, o, [](bool x) { return !x; });
   });
   // On bools, logical and/or are the & and | kernels.
-  r.addBinary(DeviceKind::Cpu, Op::LogicalAnd, DType::Bool, r.binary(DeviceKind::Cpu, Op::BitAnd, DType::Bool));
-  r.addBinary(DeviceKind::Cpu, Op::LogicalOr, DType::Bool, r.binary(DeviceKind::Cpu, Op::BitOr, DType::Bool));
+  r.addBinary(Op::LogicalAnd, DType::Bool, r.binary(Op::BitAnd, DType::Bool));
+  r.addBinary(Op::LogicalOr, DType::Bool, r.binary(Op::BitOr, DType::Bool));
 }
 
 }  // namespace nn::rt

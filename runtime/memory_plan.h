@@ -3,7 +3,9 @@
 // after its last use and an elementwise result takes the buffer of a dying
 // operand of the same type (what the executors do), against the naive plan
 // that keeps every tensor the function makes until it returns. Tensors of
-// unknown shape are not counted; a loop body counts once.
+// unknown shape are not counted; a loop body counts once. It is an
+// estimate for --stats: allocation follows the executors' own frees and
+// buffer reuse (which this models), not this plan.
 #pragma once
 
 #include <cstddef>

@@ -42,7 +42,7 @@ Tensor conv2dReference(const Tensor& x, const Tensor& w, const Tensor* bias, con
   int64_t OC = w.dim(0), KH = w.dim(2), KW = w.dim(3), ICg = C / p.groups, OCg = OC / p.groups;
   int64_t OH = outSize(H, KH, p.strideH, p.padH, p.dilH), OW = outSize(W, KW, p.strideW, p.padW, p.dilW);
   Tensor xc = x.contiguous(), wc = w.contiguous();
-  Tensor out = Tensor::empty(DType::F64, {N, OC, OH, OW});
+  Tensor out = Tensor::empty(DType::F64, {N, OC, OH, OW}, x.device());
   for (int64_t n = 0; n < N; ++n)
     for (int64_t oc = 0; oc < OC; ++oc) {
       int64_t g = oc / OCg;
@@ -86,7 +86,7 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const ConvPa
   if (dt == DType::F64) return conv2dReference(x, w, bias, p, loc);
   Tensor xf = f32(x), wf = f32(w);
   Tensor bf = bias ? f32(*bias) : Tensor();
-  Tensor out = Tensor::empty(DType::F32, {x.dim(0), w.dim(0), OH, OW});
+  Tensor out = Tensor::empty(DType::F32, {x.dim(0), w.dim(0), OH, OW}, x.device());
   if (out.numel() == 0) return out;
   viaOneDnn("conv2d", loc, [&] { onednnConv2d(xf, wf, bias ? &bf : nullptr, p, out); });
   return out;
@@ -96,7 +96,7 @@ Tensor pool2dReference(const Tensor& x, const PoolParams& p, bool isMax, SourceL
   int64_t N = x.dim(0), C = x.dim(1), H = x.dim(2), W = x.dim(3);
   int64_t OH = outSize(H, p.kH, p.strideH, p.padH, 1), OW = outSize(W, p.kW, p.strideW, p.padW, 1);
   Tensor xc = x.contiguous();
-  Tensor out = Tensor::empty(DType::F64, {N, C, OH, OW});
+  Tensor out = Tensor::empty(DType::F64, {N, C, OH, OW}, x.device());
   for (int64_t nc = 0; nc < N * C; ++nc)
     for (int64_t oh = 0; oh < OH; ++oh)
       for (int64_t ow = 0; ow < OW; ++ow) {
@@ -124,7 +124,7 @@ Tensor pool2d(const Tensor& x, const PoolParams& p, bool isMax, SourceLoc loc) {
   if (OH <= 0 || OW <= 0) fail(loc, std::string(name) + ": the kernel is larger than the padded input " + typeString(x));
   if (x.dtype() == DType::F64) return pool2dReference(x, p, isMax, loc);
   Tensor xf = f32(x);
-  Tensor out = Tensor::empty(DType::F32, {x.dim(0), x.dim(1), OH, OW});
+  Tensor out = Tensor::empty(DType::F32, {x.dim(0), x.dim(1), OH, OW}, x.device());
   if (out.numel() == 0) return out;
   viaOneDnn(name, loc, [&] { onednnPool2d(xf, p, isMax, out); });
   return out;
@@ -140,14 +140,14 @@ Tensor batchNorm(const Tensor& x, const Tensor& mean, const Tensor& var, const T
   if (x.dtype() != DType::F64) {
     Tensor xf = f32(x), mf = f32(mean), vf = f32(var);
     Tensor gf = gamma ? f32(*gamma) : Tensor(), bf = beta ? f32(*beta) : Tensor();
-    Tensor out = Tensor::empty(DType::F32, x.shape());
+    Tensor out = Tensor::empty(DType::F32, x.shape(), x.device());
     if (out.numel() == 0) return out;
     viaOneDnn("batch_norm", loc, [&] {
       onednnBatchNorm(xf, mf, vf, gamma ? &gf : nullptr, beta ? &bf : nullptr, static_cast<float>(eps), out);
     });
     return out;
   }
-  Tensor out = Tensor::empty(DType::F64, x.shape());
+  Tensor out = Tensor::empty(DType::F64, x.shape(), x.device());
   int64_t inner = x.numel() / std::max<int64_t>(1, x.dim(0) * C);
   for (int64_t i = 0, n = x.numel(); i < n; ++i) {
     int64_t c = (i / inner) % C;
@@ -168,7 +168,7 @@ Tensor layerNorm(const Tensor& x, const Tensor* gamma, const Tensor* beta, doubl
   if (x.dtype() != DType::F64 && x.ndim() >= 2 && x.ndim() <= 5) {
     Tensor xf = f32(x);
     Tensor gf = gamma ? f32(*gamma) : Tensor(), bf = beta ? f32(*beta) : Tensor();
-    Tensor out = Tensor::empty(DType::F32, x.shape());
+    Tensor out = Tensor::empty(DType::F32, x.shape(), x.device());
     if (out.numel() == 0) return out;
     viaOneDnn("layer_norm", loc, [&] {
       onednnLayerNorm(xf, gamma ? &gf : nullptr, beta ? &bf : nullptr, static_cast<float>(eps), out);
@@ -176,7 +176,7 @@ Tensor layerNorm(const Tensor& x, const Tensor* gamma, const Tensor* beta, doubl
     return out;
   }
   Tensor xc = astype(x, DType::F64).contiguous();
-  Tensor out = Tensor::empty(DType::F64, x.shape());
+  Tensor out = Tensor::empty(DType::F64, x.shape(), x.device());
   for (int64_t r = 0, rows = D ? x.numel() / D : 0; r < rows; ++r) {
     double mean = 0, var = 0;
     for (int64_t j = 0; j < D; ++j) mean += xc.data<double>()[r * D + j];

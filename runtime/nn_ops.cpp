@@ -87,8 +87,9 @@ Tensor finish(Tensor out, const MatmulPlan& p) {
 Tensor matmulReference(const Tensor& a0, const Tensor& b0, SourceLoc loc) {
   DType dt = promote(a0.dtype(), b0.dtype());
   if (dt == DType::Bool) dt = DType::I64;
+  Device& device = commonDevice(a0, b0, "matmul", loc);
   MatmulPlan p = plan(astype(a0, dt), astype(b0, dt), loc);
-  Tensor out = Tensor::empty(dt, p.out);
+  Tensor out = Tensor::empty(dt, p.out, device);
   switch (dt) {
     case DType::I32: matmulLoop<int32_t>(p.a, p.b, out); break;
     case DType::I64: matmulLoop<int64_t>(p.a, p.b, out); break;
@@ -101,10 +102,11 @@ Tensor matmulReference(const Tensor& a0, const Tensor& b0, SourceLoc loc) {
 Tensor matmul(const Tensor& a0, const Tensor& b0, SourceLoc loc) {
   DType dt = promote(a0.dtype(), b0.dtype());
   if (dt != DType::F32) return matmulReference(a0, b0, loc);
+  Device& device = commonDevice(a0, b0, "matmul", loc);
   MatmulPlan p = plan(astype(a0, dt), astype(b0, dt), loc);
-  Tensor out = Tensor::empty(DType::F32, p.out);
+  Tensor out = Tensor::empty(DType::F32, p.out, device);
   if (out.numel() == 0) return finish(out, p);
-  if (p.a.dim(p.a.ndim() - 1) == 0) return finish(fullLike(DType::F32, p.out, 0.0), p);
+  if (p.a.dim(p.a.ndim() - 1) == 0) return finish(fullLike(DType::F32, p.out, 0.0, device), p);
   try {
     onednnMatmul(p.a, p.b, out);
   } catch (const std::bad_alloc&) {
@@ -131,7 +133,7 @@ Tensor softmax(const Tensor& x0, int64_t axis, bool log, SourceLoc loc) {
   Tensor x = isFloating(x0.dtype()) ? x0 : astype(x0, DType::F32);
   if (x.dtype() == DType::F32 && x.numel() > 0) {
     Tensor in = x.contiguous();
-    Tensor out = Tensor::empty(DType::F32, in.shape());
+    Tensor out = Tensor::empty(DType::F32, in.shape(), in.device());
     try {
       onednnSoftmax(in, static_cast<int>(a), log, out);
       return out;
@@ -153,7 +155,7 @@ Tensor oneHot(const Tensor& labels, int64_t n, SourceLoc loc) {
   if (n <= 0) fail(loc, "one_hot: number of classes must be positive");
   Shape s = labels.shape();
   s.push_back(n);
-  Tensor out = Tensor::zeros(DType::I64, s);
+  Tensor out = Tensor::zeros(DType::I64, s, labels.device());
   for (int64_t i = 0, m = labels.numel(); i < m; ++i) {
     int64_t c = labels.flatAsInt(i);
     if (c < 0 || c >= n)
@@ -177,7 +179,7 @@ Tensor crossEntropy(const Tensor& logits, const Tensor& labels, SourceLoc loc) {
       fail(loc, "cross_entropy: label " + std::to_string(k) + " is out of range for " + std::to_string(c) + " classes");
     total -= lsm.flatAsDouble(i * c + k);
   }
-  Tensor out = Tensor::empty(DType::F64, {});
+  Tensor out = Tensor::empty(DType::F64, {}, lsm.device());
   *out.data<double>() = n ? total / static_cast<double>(n) : std::nan("");
   return astype(out, lsm.dtype());
 }
@@ -191,6 +193,7 @@ Tensor mseLoss(const Tensor& a, const Tensor& b, SourceLoc loc) {
 Tensor binaryCrossEntropy(const Tensor& p, const Tensor& y, SourceLoc loc) {
   if (p.shape() != y.shape())
     fail(loc, "binary_cross_entropy: shapes differ: " + typeString(p) + " and " + typeString(y));
+  Device& device = commonDevice(p, y, "binary_cross_entropy", loc);
   double total = 0;
   for (int64_t i = 0, n = p.numel(); i < n; ++i) {
     double pi = p.flatAsDouble(i), yi = y.flatAsDouble(i);
@@ -199,7 +202,7 @@ Tensor binaryCrossEntropy(const Tensor& p, const Tensor& y, SourceLoc loc) {
     double lp = std::max(std::log(pi), -100.0), lq = std::max(std::log1p(-pi), -100.0);
     total -= yi * lp + (1 - yi) * lq;
   }
-  Tensor out = Tensor::empty(DType::F64, {});
+  Tensor out = Tensor::empty(DType::F64, {}, device);
   *out.data<double>() = p.numel() ? total / static_cast<double>(p.numel()) : std::nan("");
   return astype(out, isFloating(p.dtype()) ? p.dtype() : DType::F32);
 }

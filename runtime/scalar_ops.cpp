@@ -132,7 +132,8 @@ static Value repeat(const Value& seq, int64_t n, SourceLoc loc) {
   if (n < 0) n = 0;
   size_t unit = seq.is(Kind::Str) ? seq.asStr().size() : seq.as<SeqObj>().items.size();
   size_t total = 0;
-  if (__builtin_mul_overflow(unit, static_cast<size_t>(n), &total)) fail(loc, "out of memory");
+  if (__builtin_mul_overflow(unit, static_cast<size_t>(n), &total) || total > std::string().max_size())
+    fail(loc, seq.is(Kind::Str) ? "repeated string is too long" : "out of memory");
   // Reserving first turns an impossible size into bad_alloc at once
   // instead of after filling memory.
   if (seq.is(Kind::Str)) {

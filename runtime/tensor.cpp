@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <cstring>
 
+#include "runtime/device.h"
+#include "support/diagnostics.h"
+
 namespace nn::rt {
 
 Shape Tensor::contiguousStrides(const Shape& shape) {
@@ -22,7 +25,21 @@ int64_t Tensor::numel() const {
   return n;
 }
 
-Tensor Tensor::empty(DType dtype, const Shape& shape) {
+Storage::Storage(size_t bytes, Device& device)
+    : bytes(bytes),
+      device(&device),
+      hostMemory(device.hostMemory()),
+      data(bytes <= kInlineBytes && hostMemory ? inline_ : device.allocator().allocate(bytes)) {}
+
+Storage::~Storage() {
+  if (data != inline_) device->allocator().deallocate(data, bytes);
+}
+
+void Tensor::notOnHost() const {
+  fail({}, "a tensor on " + device().name() + " is not addressable from the host; copy it to cpu first");
+}
+
+Tensor Tensor::empty(DType dtype, const Shape& shape, Device& device) {
   Tensor t;
   t.dtype_ = dtype;
   t.shape_ = shape;
@@ -34,12 +51,12 @@ Tensor Tensor::empty(DType dtype, const Shape& shape) {
   }
   size_t bytes = 0;
   if (__builtin_mul_overflow(n, dtypeSize(dtype), &bytes)) throw std::bad_alloc();
-  t.storage_ = std::make_shared<Storage>(bytes, cpuAllocator());
+  t.storage_ = std::make_shared<Storage>(bytes, device);
   return t;
 }
 
-Tensor Tensor::zeros(DType dtype, const Shape& shape) {
-  Tensor t = empty(dtype, shape);
+Tensor Tensor::zeros(DType dtype, const Shape& shape, Device& device) {
+  Tensor t = empty(dtype, shape, device);
   std::memset(t.storage_->data, 0, t.storage_->bytes);
   return t;
 }
@@ -76,7 +93,7 @@ Tensor Tensor::contiguous() const {
 }
 
 Tensor Tensor::clone() const {
-  Tensor out = empty(dtype_, shape_);
+  Tensor out = empty(dtype_, shape_, device());
   out.copyFrom(*this);
   return out;
 }

@@ -1,5 +1,6 @@
 // The Tensor: an element type, a shape, strides and an offset into
-// reference-counted storage from a device allocator. Views (reshape of
+// reference-counted storage on a Device (device.h), from that device's
+// allocator. Views (reshape of
 // contiguous data, transpose, slicing, broadcasting) share storage; tensors
 // have value semantics at the language level because every op that "writes"
 // produces a new tensor (language.md §2).
@@ -18,20 +19,22 @@
 namespace nn::rt {
 
 using Shape = Dims;
+class Device;
 
 // Tiny tensors (scalars, small vectors) keep their elements inside the
 // storage object: one allocation instead of two on the per-op fast path.
 struct Storage {
   static constexpr size_t kInlineBytes = 64;
-  Storage(size_t bytes, Allocator& alloc)
-      : bytes(bytes), alloc(&alloc), data(bytes <= kInlineBytes ? inline_ : alloc.allocate(bytes)) {}
-  ~Storage() {
-    if (data != inline_) alloc->deallocate(data, bytes);
-  }
+  // `bytes` of `device`'s memory, from its allocator (tensor.cpp).
+  Storage(size_t bytes, Device& device);
+  ~Storage();
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
   size_t bytes;
-  Allocator* alloc;
+  Device* device;
+  // The device's Device::hostMemory(), kept here for Tensor::bytes()'s
+  // inline check (tiny tensors' inline elements exist only on such devices).
+  bool hostMemory;
   void* data;
 
  private:
@@ -43,9 +46,11 @@ struct Storage {
 class Tensor {
  public:
   Tensor() = default;
-  // A new contiguous tensor with uninitialised (for zeros: zeroed) memory.
-  static Tensor empty(DType dtype, const Shape& shape);
-  static Tensor zeros(DType dtype, const Shape& shape);
+  // A new contiguous tensor with uninitialised (for zeros: zeroed) memory
+  // on `device`. Every allocation names its device: a kernel's result goes
+  // where its inputs are, a creation builtin's to its state's default device.
+  static Tensor empty(DType dtype, const Shape& shape, Device& device);
+  static Tensor zeros(DType dtype, const Shape& shape, Device& device);
 
   DType dtype() const { return dtype_; }
   const Shape& shape() const { return shape_; }
@@ -56,10 +61,17 @@ class Tensor {
   int64_t dim(int i) const { return shape_[i]; }
   bool isContiguous() const;
   const std::shared_ptr<Storage>& storage() const { return storage_; }
-  std::string device() const { return "cpu"; }
+  // The device holding the elements.
+  Device& device() const { return *storage_->device; }
 
-  // Raw element address for element offset `elemOffset` (already strided).
-  char* bytes() const { return static_cast<char*>(storage_->data) + offset_ * dtypeSize(dtype_); }
+  // The one raw access to the elements: the address of the first one. It
+  // fails (an NnError) for a tensor whose memory the host cannot address;
+  // host code copies such a tensor to the CPU first.
+  char* bytes() const {
+    if (!storage_->hostMemory) [[unlikely]]
+      notOnHost();
+    return static_cast<char*>(storage_->data) + offset_ * dtypeSize(dtype_);
+  }
   template <class T>
   T* data() const { return reinterpret_cast<T*>(bytes()); }
 
@@ -84,6 +96,8 @@ class Tensor {
   void copyFrom(const Tensor& src) const;
 
  private:
+  [[noreturn, gnu::noinline]] void notOnHost() const;
+
   DType dtype_ = DType::F32;
   Shape shape_, strides_;
   int64_t offset_ = 0;

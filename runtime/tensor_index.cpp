@@ -34,7 +34,7 @@ AdvancedPlan plan(const Tensor& t, const Value& index, SourceLoc loc) {
       advanced.push_back(false);
       continue;
     }
-    Tensor a = p.is(Kind::Tensor) ? tensorOf(p) : tensorFromData(p, std::nullopt, loc);
+    Tensor a = p.is(Kind::Tensor) ? tensorOf(p) : tensorFromData(p, std::nullopt, loc, t.device());
     if (a.dtype() == DType::Bool) {
       std::vector<std::vector<Value>> coords(a.ndim());
       for (int64_t i = 0; i < a.numel(); ++i) {
@@ -46,7 +46,7 @@ AdvancedPlan plan(const Tensor& t, const Value& index, SourceLoc loc) {
         }
       }
       for (int d = 0; d < a.ndim(); ++d) {
-        Tensor c = Tensor::empty(DType::I64, {static_cast<int64_t>(coords[d].size())});
+        Tensor c = Tensor::empty(DType::I64, {static_cast<int64_t>(coords[d].size())}, t.device());
         for (size_t k = 0; k < coords[d].size(); ++k) c.data<int64_t>()[k] = coords[d][k].asInt();
         expanded.push_back(makeTensorValue(c));
         advanced.push_back(true);
@@ -162,9 +162,9 @@ Tensor advancedGetItem(const Tensor& t, const Value& index, SourceLoc loc) {
   Shape shape;
   std::vector<int64_t> offsets;
   resolve(pl, shape, offsets);
-  Tensor out = Tensor::empty(t.dtype(), shape);
+  Tensor out = Tensor::empty(t.dtype(), shape, t.device());
   size_t es = dtypeSize(t.dtype());
-  const char* base = static_cast<const char*>(t.storage()->data);
+  const char* base = t.bytes() - t.offset() * static_cast<int64_t>(es);  // offsets count from the storage
   for (size_t i = 0; i < offsets.size(); ++i) std::memcpy(out.bytes() + i * es, base + offsets[i] * es, es);
   return out;
 }
@@ -177,7 +177,7 @@ Tensor advancedSetItem(const Tensor& t, const Value& index, const Tensor& value,
   resolve(pl, shape, offsets);
   Tensor v = broadcastTo(astype(value, t.dtype()), shape, loc);
   size_t es = dtypeSize(t.dtype());
-  char* base = static_cast<char*>(copy.storage()->data);
+  char* base = copy.bytes() - copy.offset() * static_cast<int64_t>(es);
   for (size_t i = 0; i < offsets.size(); ++i) std::memcpy(base + offsets[i] * es, v.bytes() + v.flatOffset(i) * es, es);
   return copy;
 }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "runtime/device.h"
 #include "runtime/kernels.h"
 #include "runtime/scalar_ops.h"
 #include "runtime/tensor_ops.h"
@@ -24,7 +25,8 @@ Value mathUnary(Op op, const Value& x, SourceLoc loc, unsigned consumable) {
   if (x.isNumber()) {
     // A Python number: compute at Python's precision and return a number.
     DType dt = floatOnly(op) || x.is(Kind::Float) ? DType::F64 : DType::I64;
-    Tensor t = tensorFromData(x, dt, loc);
+    ScalarDevice scalar;
+    Tensor t = tensorFromData(x, dt, loc, scalar);
     Value r = mathUnary(op, makeTensorValue(t), loc);
     return item(tensorOf(r), loc);
   }
@@ -35,12 +37,12 @@ Value mathUnary(Op op, const Value& x, SourceLoc loc, unsigned consumable) {
   if (op == Op::LogicalNot) t = &(converted = astype(*t, DType::Bool));
   else if (floatOnly(op) && !isFloating(t->dtype())) t = &(converted = astype(*t, DType::F32));
   else if (t->dtype() == DType::Bool && op != Op::IsNan) t = &(converted = astype(*t, DType::I64));
-  UnaryKernel k = KernelRegistry::instance().unary(DeviceKind::Cpu, op, t->dtype());
+  UnaryKernel k = t->device().kernels().unary(op, t->dtype());
   if (!k) fail(loc, std::string(name) + "() is not defined for " + typeString(*t));
   DType outType = op == Op::IsNan || op == Op::LogicalNot ? DType::Bool : t->dtype();
   // x's own buffer may take the result (a converted copy is not worth it).
   Tensor out = t == &tensorOf(x) ? elementwiseResult(outType, t->shape(), x, nullptr, consumable)
-                                 : Tensor::empty(outType, t->shape());
+                                 : Tensor::empty(outType, t->shape(), t->device());
   k(*t, out, loc);
   return makeTensorValue(std::move(out));
 }
@@ -50,15 +52,23 @@ Value mathBinary(Op op, const Value& a, const Value& b, SourceLoc loc) {
   for (const Value* v : {&a, &b})
     if (!v->is(Kind::Tensor) && !v->isNumber())
       fail(loc, std::string(name) + "() expects Tensors or numbers, not " + typeName(*v));
-  if (op == Op::LogicalAnd || op == Op::LogicalOr) {
+  bool logical = op == Op::LogicalAnd || op == Op::LogicalOr;
+  if (!a.is(Kind::Tensor) && !b.is(Kind::Tensor)) {
+    // Two numbers: computed as 0-d tensors on a scratch device, returned as
+    // a number.
+    ScalarDevice scalar;
+    DType dt = logical ? DType::Bool : a.is(Kind::Float) || b.is(Kind::Float) ? DType::F64 : DType::I64;
+    Value x = makeTensorValue(tensorFromData(a, dt, loc, scalar));
+    return item(tensorOf(mathBinary(op, x, b, loc)), loc);
+  }
+  if (logical) {
+    // A number operand goes to its tensor partner's device.
+    Device& device = tensorOf(a.is(Kind::Tensor) ? a : b).device();
     auto asBool = [&](const Value& v) {
-      return makeTensorValue(astype(v.is(Kind::Tensor) ? tensorOf(v) : tensorFromData(v, DType::Bool, loc), DType::Bool));
+      return makeTensorValue(
+          astype(v.is(Kind::Tensor) ? tensorOf(v) : tensorFromData(v, DType::Bool, loc, device), DType::Bool));
     };
     return tensorBinary(op, asBool(a), asBool(b), loc);
-  }
-  if (!a.is(Kind::Tensor) && !b.is(Kind::Tensor)) {
-    Value x = makeTensorValue(tensorFromData(a, a.is(Kind::Float) || b.is(Kind::Float) ? DType::F64 : DType::I64, loc));
-    return item(tensorOf(tensorBinary(op, x, b, loc)), loc);
   }
   return tensorBinary(op, a, b, loc);
 }
@@ -86,10 +96,29 @@ static void selectLoop(const Tensor& c, const Tensor& x, const Tensor& y, Tensor
 }
 
 Value whereOp(const Value& cond, const Value& a, const Value& b, SourceLoc loc) {
+  auto notNumber = [&](const Value& v) {
+    fail(loc, std::string("where() expects Tensors or numbers, not ") + typeName(v));
+  };
+  if (!cond.is(Kind::Tensor) && !a.is(Kind::Tensor) && !b.is(Kind::Tensor)) {
+    // Three numbers: computed on a scratch device, returned as a number (as
+    // maximum(2, 3) is).
+    if (!cond.isNumber()) notNumber(cond);
+    ScalarDevice scalar;
+    Value c = makeTensorValue(tensorFromData(cond, std::nullopt, loc, scalar));
+    return item(tensorOf(whereOp(c, a, b, loc)), loc);
+  }
+  // On the tensor operands' device.
+  const Tensor* first = nullptr;
+  for (const Value* v : {&cond, &a, &b}) {
+    if (!v->is(Kind::Tensor)) continue;
+    if (first) commonDevice(*first, tensorOf(*v), "where", loc);
+    else first = &tensorOf(*v);
+  }
+  Device& device = first->device();
   auto toTensor = [&](const Value& v) -> Tensor {
     if (v.is(Kind::Tensor)) return tensorOf(v);
-    if (!v.isNumber()) fail(loc, std::string("where() expects Tensors or numbers, not ") + typeName(v));
-    return tensorFromData(v, std::nullopt, loc);
+    if (!v.isNumber()) notNumber(v);
+    return tensorFromData(v, std::nullopt, loc, device);
   };
   Tensor c = astype(toTensor(cond), DType::Bool);
   Tensor x = toTensor(a), y = toTensor(b);
@@ -102,7 +131,7 @@ Value whereOp(const Value& cond, const Value& a, const Value& b, SourceLoc loc) 
   c = broadcastTo(c, shape, loc);
   x = broadcastTo(astype(x, dt), shape, loc);
   y = broadcastTo(astype(y, dt), shape, loc);
-  Tensor out = Tensor::empty(dt, shape);
+  Tensor out = Tensor::empty(dt, shape, device);
   switch (dt) {
     case DType::Bool: selectLoop<bool>(c, x, y, out); break;
     case DType::I32: selectLoop<int32_t>(c, x, y, out); break;
@@ -130,7 +159,7 @@ Tensor variance(const Tensor& t, std::vector<int64_t> axes, bool keepdims, int64
   Tensor sum = reduce(tensorOf(sq), Reduction::Sum, axes, keepdims, loc, name);
   int64_t count = t.numel() / std::max<int64_t>(1, tensorOf(makeTensorValue(mean)).numel());
   double denom = static_cast<double>(count - ddof);
-  Tensor out = Tensor::empty(DType::F64, sum.shape());
+  Tensor out = Tensor::empty(DType::F64, sum.shape(), sum.device());
   for (int64_t i = 0; i < sum.numel(); ++i) {
     double v = denom > 0 ? sum.flatAsDouble(i) / denom : std::nan("");
     out.data<double>()[i] = sqrtResult ? std::sqrt(v) : v;
@@ -142,7 +171,7 @@ Tensor logsumexp(const Tensor& t, std::vector<int64_t> axes, bool keepdims, Sour
   Tensor x = astype(t, isFloating(t.dtype()) ? DType::F64 : DType::F64);
   Tensor m = reduce(x, Reduction::Max, axes, true, loc, "logsumexp");
   // Shift by the maximum for stability; an all -inf slice stays -inf.
-  Tensor shift = Tensor::empty(DType::F64, m.shape());
+  Tensor shift = Tensor::empty(DType::F64, m.shape(), m.device());
   for (int64_t i = 0; i < m.numel(); ++i) {
     double v = m.flatAsDouble(i);
     shift.data<double>()[i] = std::isfinite(v) ? v : 0.0;

@@ -8,6 +8,7 @@
 #include <functional>
 #include <limits>
 
+#include "runtime/device.h"
 #include "runtime/kernels.h"
 #include "runtime/scalar_ops.h"
 
@@ -60,7 +61,7 @@ static void convertTo(const Tensor& src, D* dst) {
 
 Tensor astype(const Tensor& t, DType dtype) {
   if (t.dtype() == dtype) return t;
-  Tensor out = Tensor::empty(dtype, t.shape());
+  Tensor out = Tensor::empty(dtype, t.shape(), t.device());
   switch (dtype) {
     case DType::Bool: convertTo(t, out.data<bool>()); break;
     case DType::I32: convertTo(t, out.data<int32_t>()); break;
@@ -90,6 +91,13 @@ Shape broadcastShapes(const Shape& a, const Shape& b, SourceLoc loc, const std::
   return *s;
 }
 
+Device& commonDevice(const Tensor& a, const Tensor& b, const char* op, SourceLoc loc) {
+  if (&a.device() != &b.device())
+    fail(loc, std::string("operands of ") + op + " are on different devices: " + a.device().name() + " and " +
+                  b.device().name());
+  return a.device();
+}
+
 Tensor broadcastTo(const Tensor& t, const Shape& shape, SourceLoc loc) {
   if (t.shape() == shape) return t;
   if (shape.size() < t.shape().size())
@@ -110,9 +118,9 @@ static std::string describe(const Value& v) {
   return typeName(v);
 }
 
-// A 0-d tensor holding a Python scalar.
-static Tensor scalarTensor(const Value& v, DType dtype) {
-  Tensor t = Tensor::empty(dtype, {});
+// A 0-d tensor on `device` holding a Python scalar.
+static Tensor scalarTensor(const Value& v, DType dtype, Device& device) {
+  Tensor t = Tensor::empty(dtype, {}, device);
   switch (dtype) {
     case DType::Bool: *t.data<bool>() = v.asFloat() != 0.0; break;
     case DType::I32: *t.data<int32_t>() = static_cast<int32_t>(v.asInt()); break;
@@ -140,7 +148,9 @@ Tensor elementwiseResult(DType dtype, const Shape& shape, const Value& a, const 
   if (const Tensor* t = reusable(a, consumable & kConsumeFirst, dtype, shape)) return *t;
   if (b)
     if (const Tensor* t = reusable(*b, consumable & kConsumeSecond, dtype, shape)) return *t;
-  return Tensor::empty(dtype, shape);
+  // On the operands' device.
+  const Value& onDevice = a.is(Kind::Tensor) || !b ? a : *b;
+  return Tensor::empty(dtype, shape, tensorOf(onDevice).device());
 }
 
 Value tensorBinary(Op op, const Value& a, const Value& b, SourceLoc loc, unsigned consumable) {
@@ -159,13 +169,16 @@ Value tensorBinary(Op op, const Value& a, const Value& b, SourceLoc loc, unsigne
   if (!compare && compute == DType::Bool && (op == Op::Add || op == Op::Sub || op == Op::Mul || op == Op::FloorDiv ||
                                              op == Op::Mod || op == Op::Pow))
     compute = DType::I64;  // True + True == 2, as for Python bools
-  BinaryKernel k = KernelRegistry::instance().binary(DeviceKind::Cpu, op, compute);
+  // Dispatch by the operands' device, then op and dtype.
+  Device& device = ta && tb ? commonDevice(tensorOf(a), tensorOf(b), ir::opInfo(op).name, loc)
+                            : (ta ? tensorOf(a) : tensorOf(b)).device();
+  BinaryKernel k = device.kernels().binary(op, compute);
   if (!k) return bad();
   // Operands are used in place when they already have the compute type and
   // the result shape (the common case); otherwise converted or broadcast.
   Tensor xs, ys;
-  const Tensor* x = ta ? &tensorOf(a) : &(xs = scalarTensor(a, compute));
-  const Tensor* y = tb ? &tensorOf(b) : &(ys = scalarTensor(b, compute));
+  const Tensor* x = ta ? &tensorOf(a) : &(xs = scalarTensor(a, compute, device));
+  const Tensor* y = tb ? &tensorOf(b) : &(ys = scalarTensor(b, compute, device));
   DType outType = compare ? DType::Bool : compute;
   if (x->shape() == y->shape() && x->dtype() == compute && y->dtype() == compute) {
     Tensor out = elementwiseResult(outType, x->shape(), a, &b, consumable);
@@ -190,7 +203,7 @@ Value tensorUnary(Op op, const Value& a, SourceLoc loc, unsigned consumable) {
   if (op == Op::Not) fail(loc, "'not' on a tensor needs one element; use logical_not for elementwise negation");
   if ((op == Op::Neg || op == Op::Pos) && compute == DType::Bool)
     fail(loc, std::string("unary ") + (op == Op::Neg ? "-" : "+") + " is not supported for bool tensors; use ~ or logical_not");
-  UnaryKernel k = KernelRegistry::instance().unary(DeviceKind::Cpu, op, compute);
+  UnaryKernel k = t.device().kernels().unary(op, compute);
   if (!k) fail(loc, std::string("bad operand type for unary ") + ir::opInfo(op).name + ": " + typeString(t));
   Tensor out = elementwiseResult(compute, t.shape(), a, nullptr, consumable);
   k(t, out, loc);
@@ -225,7 +238,7 @@ static void collectData(const Value& v, size_t depth, Shape& shape, std::vector<
   for (const Value& x : items) collectData(x, depth + 1, shape, flat, loc);
 }
 
-Tensor tensorFromData(const Value& data, std::optional<DType> dtype, SourceLoc loc) {
+Tensor tensorFromData(const Value& data, std::optional<DType> dtype, SourceLoc loc, Device& device) {
   if (data.is(Kind::Tensor)) return astype(tensorOf(data), dtype.value_or(tensorOf(data).dtype())).contiguous();
   Shape shape;
   std::vector<Value> flat;
@@ -242,7 +255,7 @@ Tensor tensorFromData(const Value& data, std::optional<DType> dtype, SourceLoc l
   }
   if (!any) dt = DType::F32;
   if (dtype) dt = *dtype;
-  Tensor t = Tensor::empty(dt, shape);
+  Tensor t = Tensor::empty(dt, shape, device);
   for (int64_t i = 0; i < n; ++i) {
     const Value& v = flat[i];
     switch (dt) {
@@ -285,8 +298,8 @@ Value toList(const Tensor& t) {
   return build(0, 0);
 }
 
-Tensor fullLike(DType dtype, const Shape& shape, double value) {
-  Tensor t = Tensor::empty(dtype, shape);
+Tensor fullLike(DType dtype, const Shape& shape, double value, Device& device) {
+  Tensor t = Tensor::empty(dtype, shape, device);
   int64_t n = t.numel();
   switch (dtype) {
     case DType::Bool: std::fill_n(t.data<bool>(), n, value != 0.0); break;
@@ -418,15 +431,13 @@ Tensor tensorGetItem(const Tensor& t, const Value& index, SourceLoc loc) {
 Tensor tensorSetItem(const Tensor& t, const Value& index, const Value& value, SourceLoc loc) {
   // Functional update: the result is a fresh copy; `t` is unchanged.
   if (hasAdvancedIndex(index)) {
-    Tensor v = value.is(Kind::Tensor) ? tensorOf(value) : tensorFromData(value, t.dtype(), loc);
+    Tensor v = value.is(Kind::Tensor) ? tensorOf(value) : tensorFromData(value, t.dtype(), loc, t.device());
     return advancedSetItem(t, index, v, loc);
   }
   Tensor copy = t.clone();
   Selection s = select(copy, index, loc);
   Tensor target = copy.view(s.shape, s.strides, s.offset);
-  Tensor v = value.is(Kind::Tensor) ? tensorOf(value)
-             : value.isNumber()     ? tensorFromData(value, t.dtype(), loc)
-                                    : tensorFromData(value, t.dtype(), loc);
+  Tensor v = value.is(Kind::Tensor) ? tensorOf(value) : tensorFromData(value, t.dtype(), loc, t.device());
   v = astype(v, t.dtype());
   v = broadcastTo(v, target.shape(), loc);
   target.copyFrom(v);

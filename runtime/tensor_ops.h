@@ -21,6 +21,9 @@ std::string typeString(const Tensor& t);
 Tensor astype(const Tensor& t, DType dtype);
 Tensor broadcastTo(const Tensor& t, const Shape& shape, SourceLoc loc);
 Shape broadcastShapes(const Shape& a, const Shape& b, SourceLoc loc, const std::string& what);
+// The device two operands of `op` share; fails when they differ (an op
+// never moves data between devices implicitly).
+Device& commonDevice(const Tensor& a, const Tensor& b, const char* op, SourceLoc loc);
 // The broadcast shape, or nullopt when the shapes are incompatible.
 std::optional<Shape> tryBroadcastShapes(const Shape& a, const Shape& b);
 
@@ -50,14 +53,14 @@ Value whereOp(const Value& cond, const Value& a, const Value& b, SourceLoc loc);
 Value clipOp(const Value& x, const Value& lo, const Value& hi, SourceLoc loc);
 
 // tensor(data, dtype=None): nested lists/tuples of numbers or bools.
-Tensor tensorFromData(const Value& data, std::optional<DType> dtype, SourceLoc loc);
+Tensor tensorFromData(const Value& data, std::optional<DType> dtype, SourceLoc loc, Device& device);
 Value toList(const Tensor& t);
 // The single element of a one-element tensor as a Python scalar.
 Value item(const Tensor& t, SourceLoc loc);
 
 Tensor reshape(const Tensor& t, Shape shape, SourceLoc loc);
 Tensor transpose(const Tensor& t, const std::vector<int64_t>& perm, SourceLoc loc);
-Tensor fullLike(DType dtype, const Shape& shape, double value);
+Tensor fullLike(DType dtype, const Shape& shape, double value, Device& device);
 
 // x[index] for ints, slices, None, Ellipsis and tuples of them (views).
 Tensor tensorGetItem(const Tensor& t, const Value& index, SourceLoc loc);

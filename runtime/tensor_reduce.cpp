@@ -173,7 +173,7 @@ Tensor reduce(const Tensor& t, Reduction r, std::vector<int64_t> axes, bool keep
     case DType::F64: reduceAll<double>(p, outCount, run, r, results); break;
   }
   bool intAcc = !isFloating(t.dtype());
-  Tensor out = Tensor::empty(outType, outShape);
+  Tensor out = Tensor::empty(outType, outShape, t.device());
   for (int64_t o = 0; o < outCount; ++o) {
     const Result& res = results[o];
     double value = intAcc ? static_cast<double>(res.ivalue) : res.value;

@@ -38,8 +38,9 @@ Tensor concat(const std::vector<Tensor>& xs, int64_t axis, SourceLoc loc) {
         fail(loc, "shape mismatch in concat along axis " + std::to_string(axis) + ": " + typeString(xs[0]) + " and " + typeString(t));
     shape[a] += t.dim(static_cast<int>(a));
     dt = promote(dt, t.dtype());
+    commonDevice(xs[0], t, "concat", loc);
   }
-  Tensor out = Tensor::empty(dt, shape);
+  Tensor out = Tensor::empty(dt, shape, xs[0].device());
   int64_t pos = 0;
   for (const Tensor& t : xs) {
     copyInto(out, t, a, pos);
@@ -96,7 +97,7 @@ Tensor pad(const Tensor& x, const std::vector<int64_t>& widths, double value, So
     before[d] = widths[2 * i];
     shape[d] += widths[2 * i] + widths[2 * i + 1];
   }
-  Tensor out = fullLike(x.dtype(), shape, value);
+  Tensor out = fullLike(x.dtype(), shape, value, x.device());
   Shape strides = out.strides();
   int64_t offset = 0;
   for (int d = 0; d < x.ndim(); ++d) offset += before[d] * strides[d];
@@ -156,7 +157,7 @@ Tensor gather(const Tensor& x, int64_t axis, const Tensor& index, SourceLoc loc)
   int64_t a = normalizeAxis(axis, x.ndim(), loc, "gather");
   checkIndex(x, a, index, loc, "gather");
   checkIndexRange(x, a, index, loc, "gather");
-  Tensor out = Tensor::empty(x.dtype(), index.shape());
+  Tensor out = Tensor::empty(x.dtype(), index.shape(), x.device());
   size_t es = dtypeSize(x.dtype());
   int64_t n = index.numel();
   auto copy = [&](int64_t i) { std::memcpy(out.bytes() + i * es, x.bytes() + selected(x, a, index, i) * es, es); };

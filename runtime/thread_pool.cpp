@@ -37,7 +37,12 @@ void ThreadPool::work() {
       task = std::move(tasks_.front());
       tasks_.pop_front();
     }
-    task();
+    // Tasks report their own errors (the executor records them per node);
+    // nothing may end a worker.
+    try {
+      task();
+    } catch (...) {
+    }
   }
 }
 

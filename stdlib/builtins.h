@@ -19,16 +19,18 @@ rt::Value makeBuiltin(const std::string& name);
 // Methods and attributes of lists, dicts, strings, tuples and functions.
 rt::Value attribute(const rt::Value& obj, const std::string& name, SourceLoc loc);
 
-// Tensor builtins (builtins_tensor.cpp).
-void addTensorBuiltins(std::map<std::string, rt::BuiltinFn>& table);
+using BuiltinTable = std::map<std::string, rt::BuiltinFn>;
+
+// The builtins of the tensor ops marked FUNC, and seed() (builtins_tensor.cpp).
+void addTensorBuiltins(BuiltinTable& table);
 rt::Value tensorAttribute(const rt::Value& obj, const std::string& name, SourceLoc loc);
 // A tensor math op applied by a core builtin (abs(t), round(t)).
 rt::Value tensorMath(rt::CallContext& c, const rt::Value& x, nn::ir::Op op);
 // sum/max/min/all/any applied to a tensor (the core builtins delegate).
-rt::Value tensorReduction(rt::CallContext& c, std::vector<rt::Value>& args, const std::string& which);
+rt::Value tensorReduction(rt::CallContext& c, std::vector<rt::Value>& args, ir::Op op);
 
 // load, save, load_csv (io.cpp).
-void addIoBuiltins(std::map<std::string, rt::BuiltinFn>& table);
+void addIoBuiltins(BuiltinTable& table);
 
 // Helpers shared by the builtin implementations.
 void checkArity(rt::CallContext& c, const std::vector<rt::Value>& args, size_t min, size_t max);

@@ -10,6 +10,7 @@
 #include <limits>
 #include <map>
 
+#include "ir/builtins.h"
 #include "runtime/scalar_ops.h"
 #include "runtime/tensor_ops.h"
 #include "stdlib/builtins.h"
@@ -134,7 +135,7 @@ Value bZip(CallContext& c, std::vector<Value>& args) {
 }
 
 Value minMax(CallContext& c, std::vector<Value>& args, bool isMax) {
-  if (!args.empty() && args[0].is(Kind::Tensor)) return tensorReduction(c, args, isMax ? "max" : "min");
+  if (!args.empty() && args[0].is(Kind::Tensor)) return tensorReduction(c, args, isMax ? ir::Op::Max : ir::Op::Min);
   const Value* key = c.kw("key");
   const Value* dflt = c.kw("default");
   c.checkKeywordsUsed(isMax ? "max" : "min");
@@ -171,7 +172,7 @@ Value bAbs(CallContext& c, std::vector<Value>& args) {
 }
 
 Value bSum(CallContext& c, std::vector<Value>& args) {
-  if (!args.empty() && args[0].is(Kind::Tensor)) return tensorReduction(c, args, "sum");
+  if (!args.empty() && args[0].is(Kind::Tensor)) return tensorReduction(c, args, ir::Op::Sum);
   Value acc = Value::integer(0);
   if (const Value* s = c.kw("start")) acc = *s;
   c.checkKeywordsUsed("sum");
@@ -180,11 +181,6 @@ Value bSum(CallContext& c, std::vector<Value>& args) {
   if (acc.is(Kind::Str)) fail(c.loc, "sum() can't sum strings [use ''.join(seq) instead]");
   for (const Value& v : iterate(args[0], c.loc)) acc = binaryOp(ir::Op::Add, acc, v, c.loc);
   return acc;
-}
-
-Value bPow(CallContext& c, std::vector<Value>& args) {
-  checkArity(c, args, 2, 2);
-  return binaryOp(ir::Op::Pow, args[0], args[1], c.loc);
 }
 
 Value bDivmod(CallContext& c, std::vector<Value>& args) {
@@ -357,7 +353,7 @@ Value bReversed(CallContext& c, std::vector<Value>& args) {
 }
 
 Value bAny(CallContext& c, std::vector<Value>& args) {
-  if (!args.empty() && args[0].is(Kind::Tensor)) return tensorReduction(c, args, "any");
+  if (!args.empty() && args[0].is(Kind::Tensor)) return tensorReduction(c, args, ir::Op::Any);
   checkArity(c, args, 1, 1);
   for (const Value& v : iterate(args[0], c.loc))
     if (truthy(v)) return Value::boolean(true);
@@ -365,7 +361,7 @@ Value bAny(CallContext& c, std::vector<Value>& args) {
 }
 
 Value bAll(CallContext& c, std::vector<Value>& args) {
-  if (!args.empty() && args[0].is(Kind::Tensor)) return tensorReduction(c, args, "all");
+  if (!args.empty() && args[0].is(Kind::Tensor)) return tensorReduction(c, args, ir::Op::All);
   checkArity(c, args, 1, 1);
   for (const Value& v : iterate(args[0], c.loc))
     if (!truthy(v)) return Value::boolean(false);
@@ -438,22 +434,27 @@ Value notYet(CallContext& c, std::vector<Value>&) {
                              "file I/O and devices");
 }
 
+// Every builtin function by name: the implementations registered against
+// builtins.def's declarations here and in io.cpp, and those of the tensor
+// ops marked FUNC (builtins_tensor.cpp). Built once, read only.
 const std::map<std::string, BuiltinFn>& table() {
   static const std::map<std::string, BuiltinFn> t = [] {
-    std::map<std::string, BuiltinFn> m = {
-        {"print", bPrint}, {"len", bLen}, {"range", bRange}, {"enumerate", bEnumerate}, {"zip", bZip},
-        {"min", bMin}, {"max", bMax}, {"abs", bAbs}, {"sum", bSum}, {"pow", bPow}, {"divmod", bDivmod},
-        {"int", bInt}, {"float", bFloat}, {"bool", bBool}, {"str", bStr}, {"repr", bRepr},
-        {"round", bRound}, {"tuple", bTuple}, {"list", bList}, {"dict", bDict}, {"sorted", bSorted},
-        {"reversed", bReversed}, {"any", bAny}, {"all", bAll}, {"type", bType}, {"Error", bError},
-        {"chr", bChr}, {"ord", bOrd}, {"jit", bJit}, {"eager", bEager}, {"time", bTime},
-    };
+    using ir::Builtin;
+    BuiltinTable m;
+    for (auto [b, fn] : std::initializer_list<std::pair<Builtin, BuiltinFn>>{
+             {Builtin::Print, bPrint}, {Builtin::Len, bLen}, {Builtin::Range, bRange},
+             {Builtin::Enumerate, bEnumerate}, {Builtin::Zip, bZip}, {Builtin::Min, bMin}, {Builtin::Max, bMax},
+             {Builtin::Abs, bAbs}, {Builtin::Sum, bSum}, {Builtin::Divmod, bDivmod}, {Builtin::Int, bInt},
+             {Builtin::Float, bFloat}, {Builtin::Bool, bBool}, {Builtin::Str, bStr}, {Builtin::Repr, bRepr},
+             {Builtin::Round, bRound}, {Builtin::Tuple, bTuple}, {Builtin::List, bList}, {Builtin::Dict, bDict},
+             {Builtin::Sorted, bSorted}, {Builtin::Reversed, bReversed}, {Builtin::Any, bAny},
+             {Builtin::All, bAll}, {Builtin::Type, bType}, {Builtin::Error, bError}, {Builtin::Chr, bChr},
+             {Builtin::Ord, bOrd}, {Builtin::Jit, bJit}, {Builtin::Eager, bEager}, {Builtin::Time, bTime},
+             {Builtin::Grad, notYet}, {Builtin::ValueAndGrad, notYet}, {Builtin::StopGradient, notYet},
+             {Builtin::Device, notYet}, {Builtin::Devices, notYet}, {Builtin::Sync, notYet}})
+      m[ir::builtinInfo(b).name] = fn;
     addTensorBuiltins(m);
     addIoBuiltins(m);
-    for (const char* name :
-         {"grad",
-          "value_and_grad", "stop_gradient", "device", "devices", "sync"})
-      m.emplace(name, notYet);
     return m;
   }();
   return t;
@@ -473,16 +474,20 @@ const std::set<std::string>& builtinNames() {
 }
 
 Value makeBuiltin(const std::string& name) {
-  // One immutable function object per builtin, made on first use.
-  static std::map<std::string, Value> made;
-  auto cached = made.find(name);
-  if (cached != made.end()) return cached->second;
-  auto it = table().find(name);
-  if (it == table().end()) return Value::none();
-  auto b = std::make_shared<BuiltinObj>();
-  b->name = name;
-  b->fn = it->second;
-  return made[name] = Value::object(Kind::Builtin, std::move(b));
+  // One immutable function object per builtin, all made at once and only
+  // read afterwards (states on several threads share them).
+  static const std::map<std::string, Value> made = [] {
+    std::map<std::string, Value> m;
+    for (const auto& [n, fn] : table()) {
+      auto b = std::make_shared<BuiltinObj>();
+      b->name = n;
+      b->fn = fn;
+      m.emplace(n, Value::object(Kind::Builtin, std::move(b)));
+    }
+    return m;
+  }();
+  auto it = made.find(name);
+  return it == made.end() ? Value::none() : it->second;
 }
 
 }  // namespace nn::stdlib

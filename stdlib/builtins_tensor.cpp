@@ -8,6 +8,8 @@
 #include <set>
 #include <tuple>
 
+#include "ir/builtins.h"
+#include "runtime/device.h"
 #include "runtime/nn_ops.h"
 #include "runtime/random.h"
 #include "runtime/scalar_ops.h"
@@ -62,7 +64,7 @@ Value filled(CallContext& c, std::vector<Value>& args, double value) {
   c.checkKeywordsUsed(c.name.c_str());
   Shape s = shapeArgs(c, args);
   checkNonNegative(c, s);
-  return makeTensorValue(fullLike(dt.value_or(DType::F32), s, value));
+  return makeTensorValue(fullLike(dt.value_or(DType::F32), s, value, c.interp.context().cpu()));
 }
 
 Value bTensor(CallContext& c, std::vector<Value>& args) {
@@ -70,7 +72,7 @@ Value bTensor(CallContext& c, std::vector<Value>& args) {
   c.checkKeywordsUsed("tensor");
   checkArity(c, args, 1, 2);
   std::optional<DType> dt = dtypeArg(c, args.size() == 2 ? &args[1] : dkw);
-  return makeTensorValue(tensorFromData(args[0], dt, c.loc));
+  return makeTensorValue(tensorFromData(args[0], dt, c.loc, c.interp.context().cpu()));
 }
 Value bZeros(CallContext& c, std::vector<Value>& args) { return filled(c, args, 0.0); }
 Value bOnes(CallContext& c, std::vector<Value>& args) { return filled(c, args, 1.0); }
@@ -83,7 +85,7 @@ Value bFull(CallContext& c, std::vector<Value>& args) {
   Shape s = shapeArgs(c, {args[0]});
   checkNonNegative(c, s);
   DType def = args[1].is(Kind::Bool) ? DType::Bool : args[1].is(Kind::Int) ? DType::I64 : DType::F32;
-  return makeTensorValue(fullLike(dtypeArg(c, dkw).value_or(def), s, args[1].asFloat()));
+  return makeTensorValue(fullLike(dtypeArg(c, dkw).value_or(def), s, args[1].asFloat(), c.interp.context().cpu()));
 }
 
 Value likeImpl(CallContext& c, std::vector<Value>& args, double value) {
@@ -91,7 +93,7 @@ Value likeImpl(CallContext& c, std::vector<Value>& args, double value) {
   c.checkKeywordsUsed(c.name.c_str());
   checkArity(c, args, 1, 1);
   const Tensor& t = tensorArg(c, args[0]);
-  return makeTensorValue(fullLike(dtypeArg(c, dkw).value_or(t.dtype()), t.shape(), value));
+  return makeTensorValue(fullLike(dtypeArg(c, dkw).value_or(t.dtype()), t.shape(), value, t.device()));
 }
 Value bZerosLike(CallContext& c, std::vector<Value>& args) { return likeImpl(c, args, 0.0); }
 Value bOnesLike(CallContext& c, std::vector<Value>& args) { return likeImpl(c, args, 1.0); }
@@ -111,10 +113,11 @@ Value bArange(CallContext& c, std::vector<Value>& args) {
   if (s == 0) fail(c.loc, "arange(): step must not be zero");
   int64_t n = static_cast<int64_t>(std::ceil((b - a) / s));
   if (n < 0) n = 0;
-  Tensor t = Tensor::empty(DType::F64, {n});
+  Device& device = c.interp.context().cpu();
+  Tensor t = Tensor::empty(DType::F64, {n}, device);
   for (int64_t i = 0; i < n; ++i) t.data<double>()[i] = a + static_cast<double>(i) * s;
   if (allInt && dt == DType::I64) {
-    Tensor it = Tensor::empty(DType::I64, {n});
+    Tensor it = Tensor::empty(DType::I64, {n}, device);
     for (int64_t i = 0; i < n; ++i) it.data<int64_t>()[i] = start.asInt() + i * step.asInt();
     return makeTensorValue(it);
   }
@@ -129,7 +132,7 @@ Value bLinspace(CallContext& c, std::vector<Value>& args) {
   int64_t n = toIndex(args[2], c.loc);
   if (n < 0) fail(c.loc, "linspace(): number of samples must be non-negative");
   double a = args[0].asFloat(), b = args[1].asFloat();
-  Tensor t = Tensor::empty(DType::F64, {n});
+  Tensor t = Tensor::empty(DType::F64, {n}, c.interp.context().cpu());
   double step = n > 1 ? (b - a) / static_cast<double>(n - 1) : 0.0;
   for (int64_t i = 0; i < n; ++i) t.data<double>()[i] = i == n - 1 && n > 1 ? b : a + static_cast<double>(i) * step;
   return makeTensorValue(astype(t, dtypeArg(c, dkw).value_or(DType::F32)));
@@ -141,7 +144,7 @@ Value bEye(CallContext& c, std::vector<Value>& args) {
   checkArity(c, args, 1, 2);
   int64_t n = toIndex(args[0], c.loc), m = args.size() == 2 ? toIndex(args[1], c.loc) : n;
   if (n < 0 || m < 0) fail(c.loc, "eye(): negative dimension");
-  Tensor t = fullLike(DType::F64, {n, m}, 0.0);
+  Tensor t = fullLike(DType::F64, {n, m}, 0.0, c.interp.context().cpu());
   for (int64_t i = 0; i < std::min(n, m); ++i) t.data<double>()[i * m + i] = 1.0;
   return makeTensorValue(astype(t, dtypeArg(c, dkw).value_or(DType::F32)));
 }
@@ -202,34 +205,24 @@ Value bLogsumexp(CallContext& c, std::vector<Value>& args) {
   return makeTensorValue(logsumexp(t, axesArg(c, args.size() == 2 ? &args[1] : axisKw), keepKw && truthy(*keepKw), c.loc));
 }
 
-// Elementwise builtins: the IR op each one dispatches to.
-const std::map<std::string, nn::ir::Op>& unaryMathOps() {
-  using nn::ir::Op;
-  static const std::map<std::string, Op> m = {
-      {"exp", Op::Exp},       {"log", Op::Log},         {"sqrt", Op::Sqrt},   {"rsqrt", Op::Rsqrt},
-      {"sign", Op::Sign},     {"sin", Op::Sin},         {"cos", Op::Cos},     {"tanh", Op::Tanh},
-      {"sigmoid", Op::Sigmoid}, {"relu", Op::Relu},     {"gelu", Op::Gelu},   {"silu", Op::Silu},
-      {"softplus", Op::Softplus}, {"floor", Op::Floor}, {"ceil", Op::Ceil},   {"isnan", Op::IsNan},
-      {"logical_not", Op::LogicalNot},
-  };
-  return m;
-}
-
 Value bUnaryMath(CallContext& c, std::vector<Value>& args) {
   c.checkKeywordsUsed(c.name.c_str());
   checkArity(c, args, 1, 1);
   // The arguments belong to this call: args[0] may take the result when
   // nothing else holds it.
-  return mathUnary(unaryMathOps().at(c.name), args[0], c.loc, kConsumeFirst);
+  return mathUnary(*ir::functionOp(c.name), args[0], c.loc, kConsumeFirst);
 }
 
 Value bBinaryMath(CallContext& c, std::vector<Value>& args) {
-  using nn::ir::Op;
-  static const std::map<std::string, Op> ops = {
-      {"maximum", Op::Maximum}, {"minimum", Op::Minimum}, {"logical_and", Op::LogicalAnd}, {"logical_or", Op::LogicalOr}};
   c.checkKeywordsUsed(c.name.c_str());
   checkArity(c, args, 2, 2);
-  return mathBinary(ops.at(c.name), args[0], args[1], c.loc);
+  return mathBinary(*ir::functionOp(c.name), args[0], args[1], c.loc);
+}
+
+Value bPow(CallContext& c, std::vector<Value>& args) {
+  c.checkKeywordsUsed("pow");
+  checkArity(c, args, 2, 2);
+  return binaryOp(ir::Op::Pow, args[0], args[1], c.loc);
 }
 
 Value bNeg(CallContext& c, std::vector<Value>& args) {
@@ -262,7 +255,7 @@ Value randomFill(CallContext& c, std::vector<Value>& args, bool normal) {
   if (!isFloating(dt)) fail(c.loc, c.name + "(): dtype must be f32 or f64");
   Shape s = shapeArgs(c, args);
   checkNonNegative(c, s);
-  Tensor t = Tensor::empty(dt, s);
+  Tensor t = Tensor::empty(dt, s, c.interp.context().cpu());
   RandomGenerator& g = c.interp.rng();
   for (int64_t i = 0, n = t.numel(); i < n; ++i) {
     if (dt == DType::F32) t.data<float>()[i] = normal ? static_cast<float>(g.normal()) : g.uniformF32();
@@ -282,7 +275,7 @@ Value bRandint(CallContext& c, std::vector<Value>& args) {
   if (!isIntegral(dt)) fail(c.loc, "randint(): dtype must be i32 or i64");
   Shape s = shapeArgs(c, {args[2]});
   checkNonNegative(c, s);
-  Tensor t = Tensor::empty(DType::I64, s);
+  Tensor t = Tensor::empty(DType::I64, s, c.interp.context().cpu());
   uint64_t range = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
   for (int64_t i = 0, n = t.numel(); i < n; ++i)
     t.data<int64_t>()[i] = low + static_cast<int64_t>(c.interp.rng().below(range));
@@ -593,80 +586,87 @@ Value bUnsqueeze(CallContext& c, std::vector<Value>& args) {
   return makeTensorValue(reshape(t, s, c.loc));
 }
 
-const std::map<std::string, BuiltinFn>& functions() {
-  static const std::map<std::string, BuiltinFn> m = {
-      {"tensor", bTensor},       {"zeros", bZeros},     {"ones", bOnes},         {"full", bFull},
-      {"zeros_like", bZerosLike}, {"ones_like", bOnesLike}, {"arange", bArange}, {"linspace", bLinspace},
-      {"eye", bEye},             {"mean", bMean},       {"prod", bProd},         {"argmax", bArgmax},
-      {"argmin", bArgmin},       {"reshape", bReshape}, {"transpose", bTranspose}, {"flatten", bFlatten},
-      {"squeeze", bSqueeze},     {"unsqueeze", bUnsqueeze}, {"var", bVar},        {"std", bStd},
-      {"logsumexp", bLogsumexp}, {"maximum", bBinaryMath}, {"minimum", bBinaryMath},
-      {"logical_and", bBinaryMath}, {"logical_or", bBinaryMath}, {"neg", bNeg}, {"where", bWhere},
-      {"clip", bClip},           {"seed", bSeed},       {"rand", bRand},         {"randn", bRandn},
-      {"randint", bRandint},     {"matmul", bMatmul},   {"linear", bLinear},     {"softmax", bSoftmax},
-      {"log_softmax", bLogSoftmax}, {"one_hot", bOneHot}, {"cross_entropy", bCrossEntropy},
-      {"mse_loss", bMseLoss},    {"binary_cross_entropy", bBce}, {"conv2d", bConv2d},
-      {"max_pool2d", bMaxPool},  {"avg_pool2d", bAvgPool}, {"batch_norm", bBatchNorm}, {"layer_norm", bLayerNorm},
-      {"concat", bConcat},       {"stack", bStack},     {"split", bSplit},       {"chunk", bChunk},
-      {"pad", bPad},             {"gather", bGather},   {"scatter_add", bScatterAdd}, {"expand", bExpand},
-      {"broadcast_to", bExpand}, {"dropout", bDropout},
-  };
-  return m;
-}
-
-// Methods: x.sum(axis=1) is sum(x, axis=1), and so on.
-const std::map<std::string, BuiltinFn>& methods() {
-  static const std::map<std::string, BuiltinFn> m = {
-      {"sum", bSumT},         {"mean", bMean},     {"prod", bProd},       {"max", bMaxT},
-      {"min", bMinT},         {"argmax", bArgmax}, {"argmin", bArgmin},   {"all", bAllT},
-      {"any", bAnyT},         {"reshape", bReshape}, {"transpose", bTranspose}, {"flatten", bFlatten},
-      {"squeeze", bSqueeze},  {"unsqueeze", bUnsqueeze}, {"var", bVar}, {"std", bStd},
-      {"logsumexp", bLogsumexp}, {"expand", bExpand}, {"split", bSplit}, {"chunk", bChunk},
-      {"item", [](CallContext& c, std::vector<Value>& a) {
-         checkArity(c, a, 1, 1);
-         return rt::item(tensorOf(a[0]), c.loc);
-       }},
-      {"tolist", [](CallContext& c, std::vector<Value>& a) {
-         checkArity(c, a, 1, 1);
-         return toList(tensorOf(a[0]));
-       }},
-      {"astype", [](CallContext& c, std::vector<Value>& a) {
-         checkArity(c, a, 2, 2);
-         return makeTensorValue(astype(tensorOf(a[0]), *dtypeArg(c, &a[1])));
-       }},
-  };
-  return m;
-}
-
-// Builtins whose first argument is a tensor and that PyTorch also offers as
-// tensor methods.
-const std::set<std::string>& methodFunctions() {
-  static const std::set<std::string> names = [] {
-    std::set<std::string> n = {"maximum", "minimum", "logical_and", "logical_or", "clip", "softmax",
-                               "log_softmax", "matmul", "expand", "broadcast_to", "gather", "scatter_add",
-                               "abs", "round", "pow", "neg"};
-    for (const auto& kv : unaryMathOps()) n.insert(kv.first);
-    return n;
+// The implementation of each tensor op marked FUNC: its builtin function.
+const std::map<ir::Op, BuiltinFn>& functions() {
+  using ir::Op;
+  static const std::map<Op, BuiltinFn> m = [] {
+    std::map<Op, BuiltinFn> f = {
+        {Op::Tensor, bTensor},       {Op::Zeros, bZeros},         {Op::Ones, bOnes},
+        {Op::Full, bFull},           {Op::ZerosLike, bZerosLike}, {Op::OnesLike, bOnesLike},
+        {Op::Arange, bArange},       {Op::Linspace, bLinspace},   {Op::Eye, bEye},
+        {Op::Mean, bMean},           {Op::Prod, bProd},           {Op::ArgMax, bArgmax},
+        {Op::ArgMin, bArgmin},       {Op::Reshape, bReshape},     {Op::Transpose, bTranspose},
+        {Op::Flatten, bFlatten},     {Op::Squeeze, bSqueeze},     {Op::Unsqueeze, bUnsqueeze},
+        {Op::Var, bVar},             {Op::Std, bStd},             {Op::LogSumExp, bLogsumexp},
+        {Op::Maximum, bBinaryMath},  {Op::Minimum, bBinaryMath},  {Op::LogicalAnd, bBinaryMath},
+        {Op::LogicalOr, bBinaryMath}, {Op::Neg, bNeg},            {Op::Pow, bPow},
+        {Op::Where, bWhere},         {Op::Clip, bClip},           {Op::Rand, bRand},
+        {Op::Randn, bRandn},         {Op::Randint, bRandint},     {Op::MatMul, bMatmul},
+        {Op::Linear, bLinear},       {Op::Softmax, bSoftmax},     {Op::LogSoftmax, bLogSoftmax},
+        {Op::OneHot, bOneHot},       {Op::CrossEntropy, bCrossEntropy}, {Op::MseLoss, bMseLoss},
+        {Op::BinaryCrossEntropy, bBce}, {Op::Conv2d, bConv2d},    {Op::MaxPool2d, bMaxPool},
+        {Op::AvgPool2d, bAvgPool},   {Op::BatchNorm, bBatchNorm}, {Op::LayerNorm, bLayerNorm},
+        {Op::Concat, bConcat},       {Op::Stack, bStack},         {Op::Split, bSplit},
+        {Op::Chunk, bChunk},         {Op::Pad, bPad},             {Op::Gather, bGather},
+        {Op::ScatterAdd, bScatterAdd}, {Op::Expand, bExpand},     {Op::BroadcastTo, bExpand},
+        {Op::Dropout, bDropout},
+    };
+    // The one-operand elementwise builtins share one implementation.
+    for (size_t i = 0; i < ir::kNumOps; ++i) {
+      Op op = static_cast<Op>(i);
+      if (ir::hasTrait(op, ir::ELEM) && ir::hasTrait(op, ir::FUNC) && ir::opInfo(op).maxOperands == 1)
+        f.emplace(op, bUnaryMath);
+    }
+    return f;
   }();
-  return names;
+  return m;
+}
+
+// The implementation of each tensor op marked METHOD: x.sum(axis=1) is
+// sum(x, axis=1), x.exp() is exp(x), and so on.
+const std::map<ir::Op, BuiltinFn>& methods() {
+  using ir::Op;
+  static const std::map<Op, BuiltinFn> m = [] {
+    std::map<Op, BuiltinFn> f = {
+        {Op::Sum, bSumT}, {Op::Max, bMaxT}, {Op::Min, bMinT}, {Op::All, bAllT}, {Op::Any, bAnyT},
+        {Op::Abs, [](CallContext& c, std::vector<Value>& a) {
+           checkArity(c, a, 1, 1);
+           return tensorMath(c, a[0], Op::Abs);
+         }},
+        {Op::Round, [](CallContext& c, std::vector<Value>& a) {
+           checkArity(c, a, 1, 1);
+           return tensorMath(c, a[0], Op::Round);
+         }},
+        {Op::Item, [](CallContext& c, std::vector<Value>& a) {
+           checkArity(c, a, 1, 1);
+           return rt::item(tensorOf(a[0]), c.loc);
+         }},
+        {Op::ToList, [](CallContext& c, std::vector<Value>& a) {
+           checkArity(c, a, 1, 1);
+           return toList(tensorOf(a[0]));
+         }},
+        {Op::AsType, [](CallContext& c, std::vector<Value>& a) {
+           checkArity(c, a, 2, 2);
+           return makeTensorValue(astype(tensorOf(a[0]), *dtypeArg(c, &a[1])));
+         }},
+    };
+    for (const auto& [op, fn] : functions())
+      if (ir::hasTrait(op, ir::METHOD)) f.emplace(op, fn);
+    return f;
+  }();
+  return m;
 }
 
 }  // namespace
 
-void addTensorBuiltins(std::map<std::string, BuiltinFn>& table) {
-  for (const auto& [name, fn] : functions()) table[name] = fn;
-  for (const auto& kv : unaryMathOps()) table[kv.first] = bUnaryMath;
+void addTensorBuiltins(BuiltinTable& table) {
+  for (const auto& [op, fn] : functions()) table[ir::opInfo(op).name] = fn;
+  table[ir::builtinInfo(ir::Builtin::Seed).name] = bSeed;
 }
 
 Value tensorMath(CallContext& c, const Value& x, nn::ir::Op op) { return mathUnary(op, x, c.loc); }
 
-Value tensorReduction(CallContext& c, std::vector<Value>& args, const std::string& which) {
-  if (which == "sum") return bSumT(c, args);
-  if (which == "max") return bMaxT(c, args);
-  if (which == "min") return bMinT(c, args);
-  if (which == "all") return bAllT(c, args);
-  return bAnyT(c, args);
-}
+Value tensorReduction(CallContext& c, std::vector<Value>& args, ir::Op op) { return methods().at(op)(c, args); }
 
 Value tensorAttribute(const Value& obj, const std::string& name, SourceLoc loc) {
   const Tensor& t = tensorOf(obj);
@@ -677,18 +677,12 @@ Value tensorAttribute(const Value& obj, const std::string& name, SourceLoc loc) 
   }
   if (name == "dtype") return Value::dtype(static_cast<int>(t.dtype()));
   if (name == "ndim") return Value::integer(t.ndim());
-  if (name == "device") return Value::str(t.device());
+  if (name == "device") return Value::str(t.device().name());
   if (name == "T") return makeTensorValue(transpose(t, {}, loc));
-  BuiltinFn fn = nullptr;
-  auto it = methods().find(name);
-  if (it != methods().end()) {
-    fn = it->second;
-  } else if (methodFunctions().count(name)) {
-    // PyTorch's method forms: x.exp() is exp(x), x.softmax(1) is softmax(x, 1).
-    Value builtin = makeBuiltin(name);
-    if (builtin.is(Kind::Builtin)) fn = builtin.as<BuiltinObj>().fn;
-  }
-  if (!fn) fail(loc, "'Tensor' object has no attribute '" + name + "'");
+  // PyTorch's method forms: x.exp() is exp(x), x.softmax(1) is softmax(x, 1).
+  std::optional<ir::Op> op = ir::methodOp(name);
+  if (!op) fail(loc, "'Tensor' object has no attribute '" + name + "'");
+  BuiltinFn fn = methods().at(*op);
   auto m = std::make_shared<MethodObj>();
   m->self = obj;
   m->name = name;

@@ -91,7 +91,10 @@ int checkAgainstEager(StateOptions options, const std::string& path, std::ostrea
     State s(options, out, err);
     s.interpreter().rng().reseed(0);
     s.interpreter().setTracer([&](const ir::Node& n, const Value& v) { graph.record(n, v); });
-    graphOk = s.runFile(path);
+    Status st = s.runFile(path);
+    graphOk = st.ok();
+    out.flush();
+    if (!st.ok()) s.render(st.error(), err);
   }
   std::ostringstream quietOut, quietErr;
   options.mode = ExecMode::Eager;

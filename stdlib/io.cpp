@@ -6,6 +6,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "ir/builtins.h"
+
 #include <atomic>
 
 #include <algorithm>
@@ -59,7 +61,7 @@ std::string npyBytes(const Tensor& t0) {
   return out;
 }
 
-Tensor parseNpy(const std::string& data, const std::string& what, SourceLoc loc) {
+Tensor parseNpy(const std::string& data, const std::string& what, SourceLoc loc, Device& device) {
   auto bad = [&](const std::string& why) -> Tensor { fail(loc, "malformed .npy data in " + what + ": " + why); };
   if (data.size() < 10 || data.compare(0, 6, "\x93NUMPY") != 0) return bad("missing the NUMPY magic");
   int major = static_cast<unsigned char>(data[6]);
@@ -106,7 +108,7 @@ Tensor parseNpy(const std::string& data, const std::string& what, SourceLoc loc)
   }
   Shape fileShape = shape;
   if (fortran) std::reverse(fileShape.begin(), fileShape.end());
-  Tensor t = Tensor::empty(*dt, fileShape);
+  Tensor t = Tensor::empty(*dt, fileShape, device);
   size_t bytes = static_cast<size_t>(t.numel()) * dtypeSize(*dt);
   size_t begin = start + headerLen;
   if (data.size() - begin < bytes) return bad("the data is shorter than its shape " + shapeString(shape));
@@ -251,11 +253,11 @@ Value bLoad(CallContext& c, std::vector<Value>& args) {
     Value d = makeDict();
     for (auto& [name, bytes] : unzip(data, path, c.loc)) {
       std::string key = endsWith(name, ".npy") ? name.substr(0, name.size() - 4) : name;
-      d.as<DictObj>().set(key, makeTensorValue(parseNpy(bytes, path + ":" + name, c.loc)));
+      d.as<DictObj>().set(key, makeTensorValue(parseNpy(bytes, path + ":" + name, c.loc, c.interp.context().cpu())));
     }
     return d;
   }
-  return makeTensorValue(parseNpy(data, "'" + path + "'", c.loc));
+  return makeTensorValue(parseNpy(data, "'" + path + "'", c.loc, c.interp.context().cpu()));
 }
 
 Value bSave(CallContext& c, std::vector<Value>& args) {
@@ -317,17 +319,17 @@ Value bLoadCsv(CallContext& c, std::vector<Value>& args) {
     cols = n;
     ++rows;
   }
-  Tensor t = Tensor::empty(DType::F64, {rows, std::max<int64_t>(cols, 0)});
+  Tensor t = Tensor::empty(DType::F64, {rows, std::max<int64_t>(cols, 0)}, c.interp.context().cpu());
   std::copy(values.begin(), values.end(), t.data<double>());
   return makeTensorValue(astype(t, dt));
 }
 
 }  // namespace
 
-void addIoBuiltins(std::map<std::string, BuiltinFn>& table) {
-  table["load"] = bLoad;
-  table["save"] = bSave;
-  table["load_csv"] = bLoadCsv;
+void addIoBuiltins(BuiltinTable& table) {
+  table[ir::builtinInfo(ir::Builtin::Load).name] = bLoad;
+  table[ir::builtinInfo(ir::Builtin::Save).name] = bSave;
+  table[ir::builtinInfo(ir::Builtin::LoadCsv).name] = bLoadCsv;
 }
 
 }  // namespace nn::stdlib

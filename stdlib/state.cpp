@@ -17,7 +17,6 @@
 #include "passes/passes.h"
 #include "stdlib/builtins.h"
 #include "runtime/allocator.h"
-#include "runtime/constant_eval.h"
 #include "runtime/dtype.h"
 
 namespace nn {
@@ -26,12 +25,15 @@ namespace fs = std::filesystem;
 using rt::Value;
 
 State::State(StateOptions options, std::ostream& out, std::ostream& err)
-    : options_(std::move(options)), out_(out), err_(err), interp_(std::make_unique<rt::Interpreter>(*this)) {
+    : options_(std::move(options)),
+      context_(rt::ThreadPool::shared()),
+      out_(out),
+      err_(err),
+      interp_(std::make_unique<rt::Interpreter>(*this, context_)) {
   std::vector<Value> args;
   for (const auto& a : options_.argv) args.push_back(Value::str(a));
   argvValue_ = rt::makeList(std::move(args));
   interp_->setGraphMode(options_.mode == ExecMode::Graph);
-  rt::installConstantEvaluator();
   interp_->compileCache().options().explainRecompile = options_.explainRecompile;
   if (!options_.printIrAfter.empty())
     interp_->compileCache().options().afterPass = [this](const char* pass, const ir::Graph& g) {
@@ -44,18 +46,47 @@ State::State(StateOptions options, std::ostream& out, std::ostream& err)
 
 State::~State() = default;
 
-bool State::guarded(const std::function<void()>& body) {
+Status State::guarded(const std::function<void()>& body) {
+  // Whatever escapes the implementation ends here as an Error; exceptions
+  // other than NnError were already located where a node ran or a pass
+  // compiled (runNode, the compile cache), so these are the last resort.
+  Diagnostic d;
   try {
     body();
-    return true;
+    return Status();
   } catch (const NnError& e) {
-    out_.flush();
-    renderDiagnostic(sm_, e.diag(), err_);
+    d = e.diag();
   } catch (const std::bad_alloc&) {
-    out_.flush();
-    err_ << "error: out of memory\n";
+    d.message = "out of memory";
+  } catch (const std::exception& e) {
+    d.message = std::string("internal error: ") + e.what();
+  } catch (...) {
+    d.message = "internal error: unknown exception";
   }
-  return false;
+  out_.flush();
+  return Status(toError(d));
+}
+
+Error State::toError(const Diagnostic& d) const {
+  Error e;
+  e.message = d.message;
+  if (d.loc.valid()) {
+    e.file = sm_.path(d.loc.file);
+    e.line = d.loc.line;
+    e.column = d.loc.col;
+  }
+  for (const SourceLoc& c : d.callers) e.trace.push_back(formatLoc(sm_, c));
+  e.diagnostic = d;
+  return e;
+}
+
+void State::render(const Error& e, std::ostream& os) const { renderDiagnostic(sm_, e.diagnostic, os); }
+
+Status State::failure(std::string message) {
+  Error e;
+  e.message = std::move(message);
+  e.diagnostic.message = e.message;
+  return Status(std::move(e));
 }
 
 void State::printStats() {
@@ -65,7 +96,7 @@ void State::printStats() {
   auto& s = interp_->stats();
   err_ << "stats: parallel executor ran " << s.parallelBlocks.load() << " blocks, " << s.poolNodes.load()
        << " nodes on the pool\n";
-  err_ << "stats: tensor memory peak " << rt::cpuAllocator().peakBytes() << " bytes\n";
+  err_ << "stats: tensor memory peak " << context_.cpu().allocator().peakBytes() << " bytes\n";
 }
 
 void State::report(const Diagnostic& d) {
@@ -86,7 +117,7 @@ std::unique_ptr<ir::Graph> State::compile(uint32_t file, bool echo, const rt::Mo
   auto g = frontend::lowerModule(*ast, sm_, lo);
   // Top-level code is compiled ahead in graph mode; the REPL runs it eagerly.
   g->setStrictTypes(options_.mode == ExecMode::Graph && !echo);
-  passes::runPipeline(*g, [&](const char* pass) {
+  passes::runPipeline(*g, context_.passes(), [&](const char* pass) {
     if (options_.printIrAfter == "all" || options_.printIrAfter == pass) {
       out_ << "// IR after " << pass << "\n";
       ir::print(*g, out_);
@@ -113,14 +144,11 @@ rt::ModuleInstance& State::mainModule(const std::string& path) {
   return *main_;
 }
 
-bool State::runFile(const std::string& path) {
+Status State::runFile(const std::string& path) {
   std::string text;
-  if (!readFile(path, text)) {
-    err_ << "error: cannot open file '" << path << "': " << std::strerror(errno) << "\n";
-    return false;
-  }
+  if (!readFile(path, text)) return failure("cannot open file '" + path + "': " + std::strerror(errno));
   uint32_t file = sm_.add(path, std::move(text));
-  bool ok = guarded([&] {
+  Status ok = guarded([&] {
     rt::ModuleInstance& m = mainModule(path);
     auto g = compile(file, false, nullptr);
     interp_->runMain(m, *m.addGraph(std::move(g)));
@@ -129,7 +157,7 @@ bool State::runFile(const std::string& path) {
   return ok;
 }
 
-bool State::runString(const std::string& code, const std::string& name) {
+Status State::runString(const std::string& code, const std::string& name) {
   uint32_t file = sm_.add(name, code);
   return guarded([&] {
     rt::ModuleInstance& m = mainModule(name);
@@ -138,7 +166,7 @@ bool State::runString(const std::string& code, const std::string& name) {
   });
 }
 
-bool State::replInput(const std::string& code) {
+Status State::replInput(const std::string& code) {
   uint32_t file = sm_.add("<stdin>", code);
   return guarded([&] {
     rt::ModuleInstance& m = mainModule("<stdin>");
@@ -147,12 +175,9 @@ bool State::replInput(const std::string& code) {
   });
 }
 
-bool State::emit(const std::string& path, Stage stage) {
+Status State::emit(const std::string& path, Stage stage) {
   std::string text;
-  if (!readFile(path, text)) {
-    err_ << "error: cannot open file '" << path << "': " << std::strerror(errno) << "\n";
-    return false;
-  }
+  if (!readFile(path, text)) return failure("cannot open file '" + path + "': " + std::strerror(errno));
   uint32_t file = sm_.add(path, std::move(text));
   return guarded([&] {
     switch (stage) {
@@ -169,20 +194,16 @@ bool State::emit(const std::string& path, Stage stage) {
   });
 }
 
-bool State::printFunctionIr(const std::string& name, bool optimized) {
-  if (!main_) return false;
-  Value* v = main_->findGlobal(name);
-  if (!v || !v->is(rt::Kind::Function)) {
-    err_ << "error: '" << name << "' is not a function defined in this session\n";
-    return false;
-  }
+Status State::printFunctionIr(const std::string& name, bool optimized) {
+  Value* v = main_ ? main_->findGlobal(name) : nullptr;
+  if (!v || !v->is(rt::Kind::Function)) return failure("'" + name + "' is not a function defined in this session");
   const ir::Function* fn = v->as<rt::FunctionObj>().fn;
   if (optimized) {
     if (const ir::Function* compiled = interp_->compileCache().latest(*fn)) fn = compiled;
     else out_ << "// not compiled yet: call it in graph mode (:mode graph) to see a specialised version\n";
   }
   ir::print(*fn, out_);
-  return true;
+  return Status();
 }
 
 Value State::builtin(const std::string& name, SourceLoc loc) {

@@ -1,8 +1,8 @@
 // An isolated nn interpreter state: sources, loaded modules, the eager
 // interpreter and the builtins. The driver, the REPL and the tests all run
-// code through it (and the C embedding API will wrap it). Errors are
-// rendered through the diagnostics engine to the error stream; the methods
-// return false instead of throwing.
+// code through it (and the C embedding API will wrap it). No exception
+// leaves an entry point: each returns a Status whose Error (message,
+// location, call trace) the caller renders with render().
 #pragma once
 
 #include <functional>
@@ -14,8 +14,10 @@
 
 #include "frontend/ast.h"
 #include "ir/ir.h"
+#include "passes/passes.h"
 #include "runtime/interpreter.h"
 #include "runtime/module.h"
+#include "support/status.h"
 
 namespace nn {
 
@@ -42,20 +44,26 @@ class State : public rt::Host {
   State(StateOptions options, std::ostream& out, std::ostream& err);
   ~State() override;
 
-  // Runs a script file / a string as the main module. Returns success.
-  bool runFile(const std::string& path);
-  bool runString(const std::string& code, const std::string& name);
+  // Runs a script file / a string as the main module.
+  Status runFile(const std::string& path);
+  Status runString(const std::string& code, const std::string& name);
   // Prints one pipeline stage of a file instead of running it.
-  bool emit(const std::string& path, Stage stage);
+  Status emit(const std::string& path, Stage stage);
 
   // REPL: compiles and runs one complete input in the persistent main
-  // module, echoing expression values. Returns success; state survives errors.
-  bool replInput(const std::string& code);
+  // module, echoing expression values; the state survives errors.
+  Status replInput(const std::string& code);
   // The AST dump of the last REPL input, and the IR of a named function.
   const std::string& lastAst() const { return lastAst_; }
   // `optimized`: the version graph mode compiled last for NAME (the
   // generic IR when it has not been called in graph mode yet).
-  bool printFunctionIr(const std::string& name, bool optimized = false);
+  Status printFunctionIr(const std::string& name, bool optimized = false);
+
+  // Prints an error in the language.md §8 format (source line, caret,
+  // "called from" trace) to `os`.
+  void render(const Error& e, std::ostream& os) const;
+  // An error without a source location (a bad command, a missing file).
+  static Status failure(std::string message);
 
   rt::Interpreter& interpreter() { return *interp_; }
   SourceManager& sources() { return sm_; }
@@ -69,11 +77,16 @@ class State : public rt::Host {
 
  private:
   std::unique_ptr<ir::Graph> compile(uint32_t file, bool echo, const rt::ModuleInstance* into);
-  bool guarded(const std::function<void()>& body);
+  // Runs `body`, turning anything it throws into the returned Error.
+  Status guarded(const std::function<void()>& body);
+  Error toError(const Diagnostic& d) const;
   void printStats();
   rt::ModuleInstance& mainModule(const std::string& path);
 
   StateOptions options_;
+  // This state's devices, random generator, thread pool handle and pass
+  // context (everything that used to be process-wide).
+  rt::Context context_;
   std::ostream& out_;
   std::ostream& err_;
   SourceManager sm_;

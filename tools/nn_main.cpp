@@ -1,5 +1,6 @@
 // The `nn` command: runs a script, a -c string, prints a pipeline stage
 // (--emit), or starts the REPL. Command-line parsing uses CLI11.
+#include <signal.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -14,6 +15,25 @@
 
 namespace {
 
+// Ctrl-C while a script runs: the code stops at its next cancellation point
+// with a located "interrupted" error. A signal handler reaches only process
+// state, hence this pointer to the state's flag; a second Ctrl-C (the
+// handler resets itself) ends the process as usual.
+std::atomic<bool>* gInterruptFlag = nullptr;
+
+void onSigint(int) {
+  if (gInterruptFlag) gInterruptFlag->store(true);
+}
+
+void interruptOnSigint(nn::State& state) {
+  gInterruptFlag = &state.interpreter().interrupt();
+  struct sigaction sa {};
+  sa.sa_handler = onSigint;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESETHAND | SA_RESTART;
+  sigaction(SIGINT, &sa, nullptr);
+}
+
 std::vector<std::string> searchPathFromEnv() {
   std::vector<std::string> dirs;
   if (const char* env = std::getenv("NN_PATH")) {
@@ -23,6 +43,14 @@ std::vector<std::string> searchPathFromEnv() {
   }
   dirs.push_back(NN_STDLIB_DIR);
   return dirs;
+}
+
+// Prints a failed run's error; the exit status of the command.
+int report(const nn::State& state, const nn::Status& status) {
+  std::cout.flush();
+  if (status.ok()) return 0;
+  state.render(status.error(), std::cerr);
+  return 1;
 }
 
 }  // namespace
@@ -45,7 +73,7 @@ int main(int argc, char** argv) {
   app.add_option("--print-ir-after", printAfter, "Print the IR after the named pass");
   app.add_flag("--print-ir-after-all", printAfterAll, "Print the IR after every pass");
   app.add_flag("--explain-recompile", explainRecompile, "Graph mode: say at the call site why a function is recompiled");
-  app.add_flag("--stats", stats, "After the script: compile times, memory plans and executor figures on stderr");
+  app.add_flag("--stats", stats, "After the script: compile times, memory estimates and executor figures on stderr");
   app.add_flag("--version", version, "Print the version and exit");
   app.prefix_command();  // FILE and everything after it belong to the script
   try {
@@ -82,7 +110,7 @@ int main(int argc, char** argv) {
                       : emit == "ast"  ? nn::Stage::Ast
                       : emit == "ir"   ? nn::Stage::Ir
                                        : nn::Stage::IrOpt;
-    return state.emit(rest[0], stage) ? 0 : 1;
+    return report(state, state.emit(rest[0], stage));
   }
   if (!check.empty()) {
     if (rest.empty()) {
@@ -91,11 +119,8 @@ int main(int argc, char** argv) {
     }
     return nn::checkAgainstEager(options, rest[0], std::cout, std::cerr);
   }
-  if (!code.empty()) return state.runString(code, "<string>") ? 0 : 1;
-  if (!rest.empty()) {
-    bool ok = state.runFile(rest[0]);
-    std::cout.flush();
-    return ok ? 0 : 1;
-  }
+  if (!code.empty() || !rest.empty()) interruptOnSigint(state);
+  if (!code.empty()) return report(state, state.runString(code, "<string>"));
+  if (!rest.empty()) return report(state, state.runFile(rest[0]));
   return nn::runRepl(state, std::cin, isatty(STDIN_FILENO) && isatty(STDOUT_FILENO));
 }

@@ -73,7 +73,6 @@ bool runChecks(const std::string& printed, const std::vector<Check>& checks, std
 
 int main(int argc, char** argv) {
   bool roundtripOnly = argc == 3 && std::string(argv[1]) == "--roundtrip";
-  nn::rt::installConstantEvaluator();  // fold-constants evaluates with the runtime
   if (argc != 2 && !roundtripOnly) {
     std::cerr << "usage: ir_check [--roundtrip] FILE\n";
     return 2;
@@ -115,10 +114,12 @@ int main(int argc, char** argv) {
       throw std::runtime_error("unknown RUN action " + run[0]);
     }
     nn::ir::verify(*g);
+    nn::passes::PassContext ctx;
+    ctx.evaluator = nn::rt::constantEvaluator();  // fold-constants evaluates with the runtime
     for (size_t i = 1; i < run.size(); ++i) {
       const nn::passes::PassInfo* p = nn::passes::findPass(run[i]);
       if (!p) throw std::runtime_error("unknown pass " + run[i]);
-      p->run(*g);
+      p->run(*g, ctx);
       nn::ir::verify(*g);
     }
     std::string printed = nn::ir::toString(*g);

@@ -1,11 +1,12 @@
 // Graph-mode runtime pieces on IR text: execution plans (dependencies over
-// data and order edges, placement, when a block is worth running in
+// data and order edges, lanes, when a block is worth running in
 // parallel), pre-resolved ops, and the memory-plan estimate.
 #include <gtest/gtest.h>
 
 #include "ir/text.h"
 #include "runtime/execution_plan.h"
 #include "runtime/memory_plan.h"
+#include "test_device.h"
 
 namespace {
 
@@ -28,15 +29,15 @@ const char* kTwoChains =
     "  return %5\n"
     "}\n";
 
-TEST(ExecutionPlan, DependenciesPlacementAndParallelism) {
+TEST(ExecutionPlan, DependenciesLanesAndParallelism) {
   nn::SourceManager sm;
   auto g = parseText(sm, kTwoChains);
-  auto p = buildPlan(*g->functions()[0]->body());
+  auto p = buildPlan(*g->functions()[0]->body(), nn::rt::testDevice());
   ASSERT_EQ(p->nodes.size(), 6u);
   EXPECT_EQ(p->deps, (std::vector<uint32_t>{0, 0, 0, 2, 2, 3}));  // print: builtin + %0; last print: order edge too
-  EXPECT_EQ(p->placement[0], Placement::Pool);
-  EXPECT_EQ(p->placement[2], Placement::Inline);
-  EXPECT_EQ(p->placement[3], Placement::Main);
+  EXPECT_EQ(p->lane[0], Lane::Pool);
+  EXPECT_EQ(p->lane[2], Lane::Inline);
+  EXPECT_EQ(p->lane[3], Lane::Main);
   EXPECT_TRUE(p->parallel);  // the two first matmuls are independent
   ASSERT_TRUE(p->fast[0]);
   EXPECT_TRUE(p->fast[0]->matmul);
@@ -55,7 +56,7 @@ TEST(ExecutionPlan, ChainIsNotParallel) {
                      "  %3 = add %2, %a : f32[4]\n"
                      "  return %3\n"
                      "}\n");
-  auto p = buildPlan(*g->functions()[0]->body());
+  auto p = buildPlan(*g->functions()[0]->body(), nn::rt::testDevice());
   EXPECT_FALSE(p->parallel);
   // mul by a literal, exp and add all run pre-resolved.
   for (size_t i = 1; i < 4; ++i) EXPECT_TRUE(p->fast[i]) << i;
@@ -71,7 +72,7 @@ TEST(ExecutionPlan, UntypedOpsAreNotPreResolved) {
                      "  %2 = make_tuple %0, %1 : tuple\n"
                      "  return %2\n"
                      "}\n");
-  auto p = buildPlan(*g->functions()[0]->body());
+  auto p = buildPlan(*g->functions()[0]->body(), nn::rt::testDevice());
   EXPECT_FALSE(p->fast[0]);
   EXPECT_FALSE(p->fast[1]);
 }

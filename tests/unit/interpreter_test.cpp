@@ -10,6 +10,7 @@
 #include "stdlib/check_eager.h"
 #include "stdlib/state.h"
 #include "support/float_repr.h"
+#include "test_device.h"
 
 namespace {
 
@@ -23,8 +24,9 @@ RunResult run(const std::string& code) {
   nn::StateOptions opts;
   opts.mode = nn::ExecMode::Eager;
   nn::State state(opts, out, err);
-  bool ok = state.runString(code, "t.nn");
-  return {ok, out.str(), err.str()};
+  nn::Status st = state.runString(code, "t.nn");
+  if (!st.ok()) state.render(st.error(), err);
+  return {st.ok(), out.str(), err.str()};
 }
 
 TEST(FloatRepr, MatchesPython) {
@@ -101,11 +103,42 @@ TEST(Interpreter, ReplStatePersistsAcrossErrors) {
   std::ostringstream out, err;
   nn::State state({}, out, err);
   EXPECT_TRUE(state.replInput("x = 41\n"));
-  EXPECT_FALSE(state.replInput("y = x / 0\n"));
+  nn::Status failed = state.replInput("y = x / 0\n");
   EXPECT_TRUE(state.replInput("def inc(v):\n    return v + 1\n\n"));
   EXPECT_TRUE(state.replInput("inc(x)\n"));
   EXPECT_EQ(out.str(), "42\n");
-  EXPECT_NE(err.str().find("division by zero"), std::string::npos);
+  // The error comes back as a value; the state writes nothing itself.
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.error().message, "division by zero");
+  EXPECT_EQ(failed.error().file, "<stdin>");
+  EXPECT_EQ(failed.error().line, 1u);
+  EXPECT_EQ(failed.error().column, 5u);
+  EXPECT_EQ(err.str(), "");
+}
+
+// Each boundary that runs user code turns any C++ exception into a located
+// error: constant folding (the pass runs the op at compile time), the
+// interpreter's node execution, and the compile cache's pipeline.
+TEST(Interpreter, LibraryExceptionsBecomeLocatedErrors) {
+  for (nn::ExecMode mode : {nn::ExecMode::Eager, nn::ExecMode::Graph}) {
+    std::ostringstream out, err;
+    nn::StateOptions opts;
+    opts.mode = mode;
+    nn::State state(opts, out, err);
+    // Folded at compile time in both modes: std::length_error inside the pass.
+    nn::Status s = state.runString("print(len(\"ab\" * 4611686018427387904))\n", "t.nn");
+    ASSERT_FALSE(s.ok());
+    EXPECT_EQ(s.error().message, "repeated string is too long");
+    EXPECT_EQ(s.error().line, 1u);
+    EXPECT_EQ(s.error().column, 11u);
+    // At run time, inside a function (graph mode compiles it per call).
+    s = state.runString("def f(n):\n    return [0] * n\nf(4611686018427387904)\n", "u.nn");
+    ASSERT_FALSE(s.ok());
+    EXPECT_EQ(s.error().message, "out of memory");
+    EXPECT_EQ(s.error().line, 2u);
+    ASSERT_EQ(s.error().trace.size(), 1u);
+    EXPECT_EQ(s.error().trace[0], "u.nn:3:1");
+  }
 }
 
 TEST(Interpreter, ClosuresCaptureByValue) {
@@ -123,7 +156,7 @@ namespace {
 TEST(CheckEager, ValueDifferenceUsesDtypeTolerance) {
   using nn::rt::Value;
   auto f32 = [](std::vector<double> xs) {
-    nn::rt::Tensor t = nn::rt::Tensor::empty(nn::rt::DType::F32, {static_cast<int64_t>(xs.size())});
+    nn::rt::Tensor t = nn::rt::Tensor::empty(nn::rt::DType::F32, {static_cast<int64_t>(xs.size())}, nn::rt::testDevice());
     for (size_t i = 0; i < xs.size(); ++i) t.data<float>()[i] = static_cast<float>(xs[i]);
     return nn::rt::makeTensorValue(t);
   };

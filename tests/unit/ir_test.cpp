@@ -112,13 +112,14 @@ TEST(Passes, DceRemovesUnusedPureNodesOnly) {
   auto g = parseText(sm,
                      "func @f(%x: f32[2]) {\n  %0 = add %x, %x : f32[2]\n  %1 = neg %0 : f32[2]\n"
                      "  store_global %x {name = \"g\"}\n  %2 = call %x : any\n  return %x\n}\n");
-  EXPECT_TRUE(nn::passes::deadCodeElimination(*g));
+  nn::passes::PassContext ctx;
+  EXPECT_TRUE(nn::passes::deadCodeElimination(*g, ctx));
   std::string text = toString(*g);
   EXPECT_EQ(text.find("add"), std::string::npos);
   EXPECT_EQ(text.find("neg"), std::string::npos);
   EXPECT_NE(text.find("store_global"), std::string::npos);
   EXPECT_NE(text.find("call"), std::string::npos);
-  EXPECT_FALSE(nn::passes::deadCodeElimination(*g));
+  EXPECT_FALSE(nn::passes::deadCodeElimination(*g, ctx));
 }
 
 TEST(Liveness, LastUsesRespectLoopsAndRepeatedOperands) {

@@ -10,13 +10,14 @@
 #include "runtime/nn_ops.h"
 #include "runtime/random.h"
 #include "runtime/tensor_print.h"
+#include "test_device.h"
 
 namespace {
 
 using namespace nn::rt;
 
 Tensor iota(DType dt, const Shape& shape, double start = 0, double step = 1) {
-  Tensor t = Tensor::empty(DType::F64, shape);
+  Tensor t = Tensor::empty(DType::F64, shape, testDevice());
   for (int64_t i = 0; i < t.numel(); ++i) t.data<double>()[i] = start + step * static_cast<double>(i);
   return astype(t, dt);
 }
@@ -90,15 +91,21 @@ TEST(Views, SetItemIsFunctional) {
   EXPECT_EQ(u.flatAsInt(2), 2);
 }
 
-TEST(Allocator, CountsLiveAndPeakBytes) {
-  size_t before = cpuAllocator().liveBytes();
+TEST(Allocator, EachDeviceCountsItsOwnLiveAndPeakBytes) {
+  CpuDevice one, two;
   {
-    Tensor t = Tensor::empty(DType::F64, {1000});
-    EXPECT_EQ(cpuAllocator().liveBytes(), before + 8000);
-    EXPECT_GE(cpuAllocator().peakBytes(), before + 8000);
+    Tensor t = Tensor::empty(DType::F64, {1000}, one);
+    EXPECT_EQ(one.allocator().liveBytes(), 8000u);
+    EXPECT_EQ(one.allocator().peakBytes(), 8000u);
+    EXPECT_EQ(two.allocator().liveBytes(), 0u);
     EXPECT_EQ(reinterpret_cast<uintptr_t>(t.data<double>()) % CpuAllocator::kAlignment, 0u);
+    // Results go where their operands are.
+    Tensor u = astype(t, DType::F32);
+    EXPECT_EQ(&u.device(), &one);
+    EXPECT_EQ(one.allocator().liveBytes(), 12000u);
   }
-  EXPECT_EQ(cpuAllocator().liveBytes(), before);
+  EXPECT_EQ(one.allocator().liveBytes(), 0u);
+  EXPECT_EQ(one.allocator().peakBytes(), 12000u);
 }
 
 // Python floor semantics, the reference for the integer and float kernels.
@@ -108,7 +115,7 @@ int64_t refMod(int64_t a, int64_t b) { return a - b * refFloorDiv(a, b); }
 TEST(Kernels, IntegerFloorDivAndModMatchReference) {
   std::mt19937 rng(42);
   std::uniform_int_distribution<int64_t> dist(-50, 50);
-  Tensor a = Tensor::empty(DType::I64, {200}), b = Tensor::empty(DType::I64, {200});
+  Tensor a = Tensor::empty(DType::I64, {200}, testDevice()), b = Tensor::empty(DType::I64, {200}, testDevice());
   for (int i = 0; i < 200; ++i) {
     a.data<int64_t>()[i] = dist(rng);
     int64_t d = dist(rng);
@@ -216,7 +223,7 @@ namespace {
 using namespace nn::rt;
 
 Tensor randomTensor(RandomGenerator& g, const Shape& s) {
-  Tensor t = Tensor::empty(DType::F32, s);
+  Tensor t = Tensor::empty(DType::F32, s, testDevice());
   for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = static_cast<float>(g.normal());
   return t;
 }
@@ -460,11 +467,11 @@ TEST(Kernels, GatherAndScatterAddMatchReferenceLoops) {
   std::mt19937 rng(5);
   for (int axis = 0; axis < 2; ++axis) {
     int64_t len = axis == 0 ? rows : cols;
-    Tensor index = Tensor::empty(DType::I64, {rows, cols});
+    Tensor index = Tensor::empty(DType::I64, {rows, cols}, testDevice());
     for (int64_t i = 0; i < index.numel(); ++i)
       index.data<int64_t>()[i] = static_cast<int64_t>(rng() % (2 * len)) - len;  // negatives too
     Tensor g = gather(x, axis, index, {});
-    Tensor s = scatterAdd(Tensor::zeros(DType::F64, {rows, cols}), axis, index, x, {});
+    Tensor s = scatterAdd(Tensor::zeros(DType::F64, {rows, cols}, testDevice()), axis, index, x, {});
     std::vector<double> ref(static_cast<size_t>(rows * cols), 0.0);
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t c = 0; c < cols; ++c) {
@@ -477,7 +484,7 @@ TEST(Kernels, GatherAndScatterAddMatchReferenceLoops) {
     for (int64_t i = 0; i < rows * cols; ++i) ASSERT_EQ(s.flatAsDouble(i), ref[static_cast<size_t>(i)]) << axis << " " << i;
   }
   // The first out-of-range element is the one reported.
-  Tensor index = Tensor::zeros(DType::I64, {rows, cols});
+  Tensor index = Tensor::zeros(DType::I64, {rows, cols}, testDevice());
   index.data<int64_t>()[40000] = 300;
   index.data<int64_t>()[50000] = -301;
   try {

@@ -1,0 +1,81 @@
+// Parsing of the tensor ops' signatures (see op_signature.h).
+#include "ir/op_signature.h"
+
+#include <array>
+#include <stdexcept>
+
+#include "ir/ir.h"
+
+namespace nn::ir {
+namespace {
+
+std::string trim(std::string_view s) {
+  size_t b = s.find_first_not_of(' ');
+  if (b == std::string_view::npos) return "";
+  return std::string(s.substr(b, s.find_last_not_of(' ') - b + 1));
+}
+
+AttrType attrType(const std::string& t) {
+  if (t == "int") return AttrType::Int;
+  if (t == "float") return AttrType::Float;
+  if (t == "bool") return AttrType::Bool;
+  if (t == "str") return AttrType::Str;
+  if (t == "dtype") return AttrType::DType;
+  if (t == "ints") return AttrType::Ints;
+  // ops.def is part of the build: a typo is a programming error.
+  throw std::logic_error("ops.def: unknown attribute type '" + t + "'");
+}
+
+Signature parse(std::string_view text) {
+  Signature sig;
+  while (!text.empty()) {
+    size_t comma = text.find(',');
+    std::string part = trim(text.substr(0, comma));
+    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+    if (part.empty()) continue;
+    Param p;
+    size_t eq = part.find('=');
+    if (eq != std::string::npos) {
+      p.defaultLiteral = trim(part.substr(eq + 1));
+      part = trim(part.substr(0, eq));
+    }
+    if (part[0] == '*') {
+      p.variadic = true;
+      part = part.substr(1);
+    }
+    size_t colon = part.find(':');
+    if (colon != std::string::npos) {
+      std::string type = trim(part.substr(colon + 1));
+      if (!type.empty() && type.back() == '?') {
+        p.optional = true;
+        type.pop_back();
+      }
+      p.isAttr = true;
+      p.type = attrType(type);
+      part = trim(part.substr(0, colon));
+    }
+    p.name = part;
+    sig.params.push_back(std::move(p));
+  }
+  return sig;
+}
+
+}  // namespace
+
+int Signature::find(std::string_view name) const {
+  for (size_t i = 0; i < params.size(); ++i)
+    if (params[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+const Signature& signatureOf(Op op) {
+  // Parsed once, on first use, and only read afterwards.
+  static const std::array<Signature, kNumOps> parsed = [] {
+    std::array<Signature, kNumOps> all;
+    for (size_t i = 0; i < kNumOps; ++i) all[i] = parse(opInfo(static_cast<Op>(i)).signature);
+    return all;
+  }();
+  return parsed[static_cast<size_t>(op)];
+}
+
+}  // namespace nn::ir

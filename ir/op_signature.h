@@ -1,0 +1,58 @@
+// The parameters of a tensor op, from the signature ops.def declares for it
+// ("x, axis: ints? = None, keepdims: bool = False"). An untyped parameter is
+// an operand; a typed one an attribute (its type one of AttrType, `?` when
+// None is allowed); `= literal` gives a default; `*name: ints` takes the
+// remaining positional ints (or a single tuple or list of them). The op
+// table counts operands at compile time (countOperandParams); everything
+// else reads the parsed form (signatureOf), made once and never changed.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nn::ir {
+
+enum class Op : uint16_t;
+
+// The operand parameters of `signature`: all of them, or with
+// `requiredOnly` those without a default.
+constexpr int countOperandParams(const char* signature, bool requiredOnly) {
+  int n = 0;
+  const char* s = signature;
+  while (*s) {
+    bool typed = false, star = false, defaulted = false, named = false;
+    for (; *s && *s != ','; ++s) {
+      typed |= *s == ':';
+      star |= *s == '*';
+      defaulted |= *s == '=';
+      named |= *s != ' ';
+    }
+    if (named && !typed && !star && !(requiredOnly && defaulted)) ++n;
+    if (*s == ',') ++s;
+  }
+  return n;
+}
+
+enum class AttrType : uint8_t { Int, Float, Bool, Str, DType, Ints };
+
+struct Param {
+  std::string name;
+  bool isAttr = false;   // a typed attribute, else an operand
+  AttrType type = AttrType::Int;
+  bool optional = false;  // `?`: None is allowed
+  bool variadic = false;  // `*name`
+  std::optional<std::string> defaultLiteral;
+};
+
+struct Signature {
+  std::vector<Param> params;
+  // The index of the parameter named `name`, or -1.
+  int find(std::string_view name) const;
+};
+
+// The parsed signature of a tensor op (empty for the language's own ops).
+const Signature& signatureOf(Op op);
+
+}  // namespace nn::ir

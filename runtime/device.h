@@ -1,0 +1,84 @@
+// A device that tensors live on: its name ("cpu"; the heterogeneous issue
+// adds "cpu:N" and "cuda:N"), its memory (an Allocator), whether the host
+// can address that memory, and its kernel table, through which every op
+// dispatches by (device, op, dtype). Devices are objects created at run
+// time, so a plugin (the CUDA one, loaded with dlopen) makes its own with
+// its own allocator and kernels; nothing in the runtime enumerates device
+// kinds. Each interpreter state owns its devices (runtime/context.h);
+// there is no process-wide device.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "runtime/allocator.h"
+#include "runtime/kernels.h"
+
+namespace nn::rt {
+
+class Device {
+ public:
+  // `hostMemory`: raw pointers into this device's memory are valid on the
+  // CPU (Tensor::data checks it). `kernels` is filled before the device is
+  // made and outlives it (the CPU's is one immutable table, cpuKernels()).
+  Device(std::string name, bool hostMemory, Allocator& memory, const KernelTable& kernels)
+      : name_(std::move(name)), hostMemory_(hostMemory), memory_(memory), kernels_(kernels) {}
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  const std::string& name() const { return name_; }
+  bool hostMemory() const { return hostMemory_; }
+  Allocator& allocator() const { return memory_; }
+  // The kernels of this device, by op and dtype.
+  const KernelTable& kernels() const { return kernels_; }
+
+ private:
+  std::string name_;
+  bool hostMemory_;
+  Allocator& memory_;
+  const KernelTable& kernels_;
+};
+
+namespace detail {
+// Memory for 0-d tensors only, which live in their storage's inline bytes:
+// any real allocation is a bug in the caller.
+class InlineOnlyAllocator final : public Allocator {
+ public:
+  void* allocate(size_t bytes) override;
+  void deallocate(void*, size_t) override {}
+};
+struct ScalarMemory {
+  InlineOnlyAllocator memory;
+};
+}  // namespace detail
+
+// Python-number math (exp(1.0), maximum(2, 3)) runs through the CPU
+// kernels, so numbers and tensors compute alike, on 0-d tensors of this
+// device, made on the stack for one computation; results leave it as
+// numbers.
+class ScalarDevice final : private detail::ScalarMemory, public Device {
+ public:
+  ScalarDevice();
+};
+
+// The CPU kernels (built once, then only read; every CPU device uses them).
+const KernelTable& cpuKernels();
+
+namespace detail {
+// Holds the CPU device's allocator so that it is built before the Device
+// base that refers to it.
+struct CpuMemory {
+  CpuAllocator memory;
+};
+}  // namespace detail
+
+// The host CPU: oneDNN and the runtime's own loops, on its own CPU
+// allocator (so each interpreter state counts, caches and limits its own
+// memory). Tensors must not outlive the device that holds them.
+class CpuDevice final : private detail::CpuMemory, public Device {
+ public:
+  CpuDevice();
+  CpuAllocator& cpuAllocator() { return memory; }
+};
+
+}  // namespace nn::rt

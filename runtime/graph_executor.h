@@ -1,0 +1,56 @@
+// The graph executor: runs the blocks of compiled (strictly typed)
+// functions by their plans (execution_plan.h), with a dependency-counting
+// FIFO ready queue over the state's thread pool (parallel schedule) or one
+// node after another in program order (serial schedule). The interpreter
+// owns one and hands it every block of a compiled function; the executor
+// hands each node back to the interpreter (Interpreter::runNode), so both
+// modes run an op the same way and differ only in scheduling.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "ir/ir.h"
+#include "runtime/value.h"
+
+namespace nn::rt {
+
+class Interpreter;
+struct BlockPlan;
+struct Frame;
+
+// How graph mode runs a compiled block: independent nodes on the thread
+// pool (parallel), or one node after another in program order (serial).
+enum class Schedule { Parallel, Serial };
+
+class GraphExecutor {
+ public:
+  explicit GraphExecutor(Interpreter& interp) : interp_(interp) {}
+
+  // Whether `b` belongs to a compiled function (and runs here).
+  static bool runsAsGraph(const ir::Block& b);
+  // Runs `b` in frame `f`; returns its terminator with the terminator's
+  // operand values in `out`. Errors: the first failing node's, in program
+  // order.
+  const ir::Node* run(const ir::Block& b, Frame& f, std::vector<Value>& out);
+
+  void setSchedule(Schedule s) { schedule_ = s; }
+  // Counters for --stats.
+  struct Stats {
+    std::atomic<uint64_t> parallelBlocks{0}, poolNodes{0};
+  };
+  Stats& stats() { return stats_; }
+
+ private:
+  // The block's plan, built on first use and kept on the block.
+  const BlockPlan& plan(const ir::Block& b);
+  const ir::Node* runParallel(const BlockPlan& p, Frame& f, std::vector<Value>& out);
+  const ir::Node* runSerial(const BlockPlan& p, Frame& f, std::vector<Value>& out);
+
+  Interpreter& interp_;
+  Schedule schedule_ = Schedule::Parallel;
+  Stats stats_;
+};
+
+}  // namespace nn::rt

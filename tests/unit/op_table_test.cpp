@@ -1,0 +1,116 @@
+// The op table and the builtin declarations are closed: every builtin the
+// standard library registers is declared (a tensor op marked FUNC, or a
+// builtins.def entry with its effect class), every declaration has an
+// implementation, every tensor method is an op, and the passes' view of
+// effects comes from the declarations (time() is an effect).
+#include <gtest/gtest.h>
+
+#include "ir/builtins.h"
+#include "ir/op_signature.h"
+#include "passes/effects.h"
+#include "runtime/tensor_ops.h"
+#include "stdlib/builtins.h"
+#include "test_device.h"
+
+using namespace nn;
+using ir::Op;
+
+namespace {
+
+// Builtin names that are values, not functions.
+bool isBuiltinValue(const std::string& name) {
+  return name == "argv" || name == "f32" || name == "f64" || name == "i32" || name == "i64";
+}
+
+TEST(OpTable, EveryRegisteredBuiltinIsDeclared) {
+  for (const std::string& name : stdlib::builtinNames()) {
+    if (isBuiltinValue(name)) continue;
+    EXPECT_TRUE(ir::builtinFromName(name) || ir::functionOp(name))
+        << "builtin '" << name << "' has no declaration in ops.def (FUNC) or builtins.def";
+  }
+}
+
+TEST(OpTable, EveryDeclarationHasAnImplementation) {
+  for (size_t i = 0; i < ir::kNumBuiltins; ++i) {
+    const char* name = ir::builtinInfo(static_cast<ir::Builtin>(i)).name;
+    EXPECT_TRUE(stdlib::makeBuiltin(name).is(rt::Kind::Builtin)) << "builtins.def declares '" << name << "'";
+  }
+  rt::Value x = rt::makeTensorValue(rt::fullLike(rt::DType::F32, {2}, 1.0, nn::rt::testDevice()));
+  for (size_t i = 0; i < ir::kNumOps; ++i) {
+    Op op = static_cast<Op>(i);
+    const char* name = ir::opInfo(op).name;
+    if (ir::hasTrait(op, ir::FUNC)) {
+      EXPECT_TRUE(stdlib::makeBuiltin(name).is(rt::Kind::Builtin)) << "op '" << name << "' is marked FUNC";
+    }
+    if (ir::hasTrait(op, ir::METHOD)) {
+      EXPECT_NO_THROW(EXPECT_TRUE(stdlib::tensorAttribute(x, name, {}).is(rt::Kind::Method)))
+          << "op '" << name << "' is marked METHOD";
+    }
+  }
+}
+
+// Each tensor op's signature parses, agrees with the operand counts the
+// table derives from it at compile time, and comes with a shape rule and a
+// (still empty) gradient slot.
+TEST(OpTable, TensorOpSignatures) {
+  size_t tensorOps = 0;
+  for (size_t i = 0; i < ir::kNumOps; ++i) {
+    Op op = static_cast<Op>(i);
+    const ir::OpInfo& info = ir::opInfo(op);
+    if (info.typeRule != ir::TypeRule::Shape) continue;
+    ++tensorOps;
+    EXPECT_NE(info.shapeRule, nullptr) << info.name;
+    EXPECT_EQ(info.gradient, ir::NoGradient) << info.name;
+    const ir::Signature& sig = ir::signatureOf(op);
+    ASSERT_FALSE(sig.params.empty()) << info.name;
+    int operands = 0, required = 0;
+    for (const ir::Param& p : sig.params) {
+      EXPECT_FALSE(p.name.empty()) << info.name;
+      if (p.isAttr || p.variadic) continue;
+      ++operands;
+      required += !p.defaultLiteral;
+    }
+    EXPECT_EQ(info.maxOperands, operands) << info.name;
+    EXPECT_EQ(info.minOperands, required) << info.name;
+    // Exactly one of: a builtin function, a tensor method, a Python builtin's
+    // tensor form; every tensor op is reachable from the language.
+    EXPECT_TRUE(info.traits & (ir::FUNC | ir::METHOD | ir::PYTHON)) << info.name;
+  }
+  EXPECT_GT(tensorOps, 60u);
+  const ir::Signature& conv = ir::signatureOf(Op::Conv2d);
+  ASSERT_EQ(conv.params.size(), 7u);
+  EXPECT_EQ(conv.params[3].name, "stride");
+  EXPECT_TRUE(conv.params[3].isAttr);
+  EXPECT_EQ(conv.params[3].type, ir::AttrType::Ints);
+  EXPECT_EQ(*conv.params[3].defaultLiteral, "1");
+  EXPECT_FALSE(conv.params[2].isAttr);  // the bias is an operand
+  EXPECT_TRUE(ir::signatureOf(Op::Zeros).params[0].variadic);
+  EXPECT_TRUE(ir::signatureOf(Op::Sum).params[1].optional);
+}
+
+// The passes' effect predicate reads the declarations: time() reads the
+// clock (an effect and a barrier), len() is pure, rand() draws from the
+// generator, and min() with a key may call user code.
+TEST(OpTable, EffectsComeFromDeclarations) {
+  ir::Graph g;
+  ir::Function* f = g.addFunction("f", {});
+  ir::Value* xs = f->addParam("xs", ir::Type(ir::TypeKind::List));
+  auto call = [&](const char* name, std::vector<ir::Value*> args) {
+    ir::Node* b = ir::build(f->body(), Op::Builtin, {}, {}, 1);
+    b->setAttr("name", std::string(name));
+    args.insert(args.begin(), b->result(0));
+    return ir::build(f->body(), Op::Call, {}, args, 1);
+  };
+  ir::Node* time = call("time", {});
+  EXPECT_TRUE(passes::hasEffect(*time));
+  EXPECT_TRUE(passes::isBarrier(*time));
+  EXPECT_FALSE(passes::hasEffect(*call("len", {xs})));
+  EXPECT_TRUE(passes::hasEffect(*call("print", {xs})));
+  EXPECT_TRUE(passes::hasEffect(*call("rand", {xs})));
+  EXPECT_FALSE(passes::hasEffect(*call("min", {xs})));
+  ir::Value* key = f->addParam("key", ir::Type(ir::TypeKind::Func));
+  EXPECT_TRUE(passes::hasEffect(*call("min", {xs, key})));
+  EXPECT_TRUE(passes::hasEffect(*call("grad", {xs})));
+}
+
+}  // namespace
