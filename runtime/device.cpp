@@ -3,6 +3,8 @@
 
 #include <stdexcept>
 
+#include "runtime/dispatch.h"
+
 namespace nn::rt {
 
 const KernelTable& cpuKernels() {
@@ -10,9 +12,28 @@ const KernelTable& cpuKernels() {
     KernelTable t;
     registerCpuElementwiseKernels(t);
     registerCpuMathKernels(t);
+    registerCpuNnKernels(t);
+    registerCpuReduceKernels(t);
+    registerCpuCopyKernels(t);
     return t;
   }();
   return table;
+}
+
+void Device::extendKernels(const std::function<void(KernelTable&)>& add) {
+  if (!ownKernels_) {
+    ownKernels_ = std::make_unique<KernelTable>(*kernels_);
+    kernels_ = ownKernels_.get();
+  }
+  add(*ownKernels_);
+}
+
+void detail::noKernel(ir::Op op, DType t, const Device& device, SourceLoc loc) {
+  fail(loc, std::string(ir::opInfo(op).name) + " has no " + dtypeName(t) + " kernel on device '" + device.name() + "'");
+}
+
+void detail::kernelFailed(ir::Op op, const Device& device, const std::exception& e, SourceLoc loc) {
+  fail(loc, std::string(ir::opInfo(op).name) + " failed on device '" + device.name() + "': " + e.what());
 }
 
 void* detail::InlineOnlyAllocator::allocate(size_t bytes) {

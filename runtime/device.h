@@ -8,6 +8,7 @@
 // there is no process-wide device.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -20,9 +21,10 @@ class Device {
  public:
   // `hostMemory`: raw pointers into this device's memory are valid on the
   // CPU (Tensor::data checks it). `kernels` is filled before the device is
-  // made and outlives it (the CPU's is one immutable table, cpuKernels()).
+  // made and outlives it (the CPU's is one immutable table, cpuKernels(),
+  // shared until a device extends it).
   Device(std::string name, bool hostMemory, Allocator& memory, const KernelTable& kernels)
-      : name_(std::move(name)), hostMemory_(hostMemory), memory_(memory), kernels_(kernels) {}
+      : name_(std::move(name)), hostMemory_(hostMemory), memory_(memory), kernels_(&kernels) {}
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;
 
@@ -30,13 +32,18 @@ class Device {
   bool hostMemory() const { return hostMemory_; }
   Allocator& allocator() const { return memory_; }
   // The kernels of this device, by op and dtype.
-  const KernelTable& kernels() const { return kernels_; }
+  const KernelTable& kernels() const { return *kernels_; }
+  // Adds or replaces kernels of this device at run time (a plugin's, a
+  // test's): the device takes its own copy of the shared table first, so
+  // no other device sees the change. Not while this device runs work.
+  void extendKernels(const std::function<void(KernelTable&)>& add);
 
  private:
   std::string name_;
   bool hostMemory_;
   Allocator& memory_;
-  const KernelTable& kernels_;
+  const KernelTable* kernels_;
+  std::unique_ptr<KernelTable> ownKernels_;
 };
 
 namespace detail {

@@ -1,8 +1,14 @@
 // Kernel dispatch in two levels, as PyTorch does: first by device (each
-// Device owns a KernelTable, device.h), then by op and element type.
+// Device has a KernelTable, device.h), then by op and element type.
 // Kernels are registered against IR ops (ir::Op) from the op table, never
-// looked up by name. Inputs reach a kernel already broadcast to the output
-// shape (stride-0 views) and converted to the kernel's dtype.
+// looked up by name. The elementwise ops share two signatures (binary and
+// unary: inputs already broadcast to the output shape as stride-0 views and
+// converted to the kernel's dtype); every other op with a kernel has its
+// own signature, KernelFor<op>::Fn, so a table entry cannot be registered
+// or called with the wrong one. Kernels compute only: the op's front end
+// (runtime/*_ops.cpp, nn_*.cpp) has checked shapes and attributes with
+// located errors, converted operands to the dtype the kernel is keyed by,
+// and allocated `out` contiguous on the device; dispatch.h runs them.
 #pragma once
 
 #include <array>
@@ -23,6 +29,89 @@ using BinaryKernel = void (*)(const Tensor& a, const Tensor& b, Tensor& out, Sou
 // out[i] = op(a[i]).
 using UnaryKernel = void (*)(const Tensor& a, Tensor& out, SourceLoc loc);
 
+struct ConvParams {
+  int64_t strideH = 1, strideW = 1, padH = 0, padW = 0, dilH = 1, dilW = 1, groups = 1;
+};
+struct PoolParams {
+  int64_t kH = 1, kW = 1, strideH = 1, strideW = 1, padH = 0, padW = 0;
+};
+
+// The signature of each op's kernel. Operands are contiguous unless a line
+// says otherwise; the dtype in brackets is the one the entry is keyed by.
+template <ir::Op>
+struct KernelFor;
+// a [..., M, K] and b [..., K, N] lifted to out's rank (batch dimensions
+// of size 1 broadcast, any strides), out [..., M, N]  [a's dtype]
+template <>
+struct KernelFor<ir::Op::MatMul> {
+  using Fn = void (*)(const Tensor& a, const Tensor& b, Tensor& out);
+};
+// along `axis` of x  [x's dtype, floating]
+template <>
+struct KernelFor<ir::Op::Softmax> {
+  using Fn = void (*)(const Tensor& x, int axis, Tensor& out);
+};
+template <>
+struct KernelFor<ir::Op::LogSoftmax> : KernelFor<ir::Op::Softmax> {};
+// x [N, C, H, W], w [OC, C/groups, KH, KW], bias [OC] or null  [x's dtype]
+template <>
+struct KernelFor<ir::Op::Conv2d> {
+  using Fn = void (*)(const Tensor& x, const Tensor& w, const Tensor* bias, const ConvParams& p, Tensor& out);
+};
+// x [N, C, H, W]  [x's dtype]
+template <>
+struct KernelFor<ir::Op::MaxPool2d> {
+  using Fn = void (*)(const Tensor& x, const PoolParams& p, Tensor& out);
+};
+template <>
+struct KernelFor<ir::Op::AvgPool2d> : KernelFor<ir::Op::MaxPool2d> {};
+// x [N, C, ...], statistics and affine parameters [C] (gamma, beta may be
+// null)  [x's dtype]
+template <>
+struct KernelFor<ir::Op::BatchNorm> {
+  using Fn = void (*)(const Tensor& x, const Tensor& mean, const Tensor& var, const Tensor* gamma,
+                      const Tensor* beta, double eps, Tensor& out);
+};
+// over the last axis of x; gamma, beta [D] or null  [x's dtype]
+template <>
+struct KernelFor<ir::Op::LayerNorm> {
+  using Fn = void (*)(const Tensor& x, const Tensor* gamma, const Tensor* beta, double eps, Tensor& out);
+};
+// Reductions (sum, mean, prod, max, min, argmax, argmin, all, any): `in`
+// holds out.numel() consecutive runs of `run` elements; out[i] reduces run
+// i (mean of an empty run is NaN)  [in's dtype]
+template <>
+struct KernelFor<ir::Op::Sum> {
+  using Fn = void (*)(const Tensor& in, int64_t run, Tensor& out);
+};
+template <> struct KernelFor<ir::Op::Mean> : KernelFor<ir::Op::Sum> {};
+template <> struct KernelFor<ir::Op::Prod> : KernelFor<ir::Op::Sum> {};
+template <> struct KernelFor<ir::Op::Max> : KernelFor<ir::Op::Sum> {};
+template <> struct KernelFor<ir::Op::Min> : KernelFor<ir::Op::Sum> {};
+template <> struct KernelFor<ir::Op::ArgMax> : KernelFor<ir::Op::Sum> {};
+template <> struct KernelFor<ir::Op::ArgMin> : KernelFor<ir::Op::Sum> {};
+template <> struct KernelFor<ir::Op::All> : KernelFor<ir::Op::Sum> {};
+template <> struct KernelFor<ir::Op::Any> : KernelFor<ir::Op::Sum> {};
+// Every copy of tensor data (astype, contiguous, clone, assignment into a
+// view): src of any dtype and strides into dst of the same shape and any
+// strides, converting  [dst's dtype]
+template <>
+struct KernelFor<ir::Op::AsType> {
+  using Fn = void (*)(const Tensor& src, const Tensor& dst);
+};
+// out[..., i, ...] = x[..., index[..., i, ...], ...] along `axis`; index
+// i64 with every entry already checked in range  [x's dtype]
+template <>
+struct KernelFor<ir::Op::Gather> {
+  using Fn = void (*)(const Tensor& x, int axis, const Tensor& index, Tensor& out);
+};
+// out holds a copy of x; adds src at the index positions along `axis`
+// (index i64, checked)  [out's dtype]
+template <>
+struct KernelFor<ir::Op::ScatterAdd> {
+  using Fn = void (*)(int axis, const Tensor& index, const Tensor& src, Tensor& out);
+};
+
 // One device's kernels, by op and dtype (null where it has none).
 class KernelTable {
  public:
@@ -31,16 +120,41 @@ class KernelTable {
   BinaryKernel binary(ir::Op op, DType t) const { return binary_[idx(op, t)]; }
   UnaryKernel unary(ir::Op op, DType t) const { return unary_[idx(op, t)]; }
 
+  template <ir::Op O>
+  void add(DType t, typename KernelFor<O>::Fn k) {
+    other_[idx(O, t)] = reinterpret_cast<AnyKernel>(k);
+  }
+  // Null where the device has no kernel for op O and dtype t.
+  template <ir::Op O>
+  typename KernelFor<O>::Fn get(DType t) const {
+    // Converting back to the type stored by add<O> is well defined.
+    return reinterpret_cast<typename KernelFor<O>::Fn>(other_[idx(O, t)]);
+  }
+  // Whether any kernel (of any signature) is registered for op and dtype.
+  bool has(ir::Op op, DType t) const {
+    size_t i = idx(op, t);
+    return binary_[i] || unary_[i] || other_[i];
+  }
+
  private:
+  using AnyKernel = void (*)();
   static size_t idx(ir::Op op, DType t) { return static_cast<size_t>(op) * kNumDTypes + static_cast<size_t>(t); }
   static constexpr size_t kSize = ir::kNumOps * kNumDTypes;
   std::array<BinaryKernel, kSize> binary_{};
   std::array<UnaryKernel, kSize> unary_{};
+  std::array<AnyKernel, kSize> other_{};
 };
 
 // Registers the CPU kernels of the arithmetic ops (kernels_cpu_elementwise.cpp)
 // and of the tensor math ops (kernels_cpu_math.cpp).
 void registerCpuElementwiseKernels(KernelTable& r);
 void registerCpuMathKernels(KernelTable& r);
+// ... of matmul, softmax, convolution, pooling and normalisation
+// (kernels_cpu_nn.cpp: oneDNN for f32, loops for the other dtypes), of the
+// reductions (kernels_cpu_reduce.cpp) and of copies, gather and
+// scatter_add (kernels_cpu_copy.cpp).
+void registerCpuNnKernels(KernelTable& r);
+void registerCpuReduceKernels(KernelTable& r);
+void registerCpuCopyKernels(KernelTable& r);
 
 }  // namespace nn::rt

@@ -1,10 +1,12 @@
-// Shape checking and dtype handling for matmul, linear, softmax and the
-// losses, with reference loops for the types oneDNN does not cover.
+// The front ends of matmul, linear, softmax, one_hot and the losses: shape
+// checks with located errors, dtype promotion and the result's allocation;
+// matmul and softmax then run their device's kernel (dispatch.h), linear
+// and the losses are built from other ops.
 #include "runtime/nn_ops.h"
 
 #include <cmath>
-#include <exception>
 
+#include "runtime/dispatch.h"
 #include "runtime/tensor_ops.h"
 
 namespace nn::rt {
@@ -50,70 +52,34 @@ MatmulPlan plan(const Tensor& a0, const Tensor& b0, SourceLoc loc) {
   return {a, b, out, result};
 }
 
-template <class T>
-void matmulLoop(const Tensor& a, const Tensor& b, Tensor& out) {
-  int rank = out.ndim();
-  int64_t M = out.dim(rank - 2), N = out.dim(rank - 1), K = a.dim(rank - 1);
-  int64_t batches = out.numel() / std::max<int64_t>(1, M * N);
-  T* o = out.data<T>();
-  for (int64_t bi = 0; bi < batches; ++bi) {
-    // Offsets of this batch in a and b (broadcast dims use index 0).
-    int64_t rem = bi, offA = 0, offB = 0;
-    for (int d = rank - 3; d >= 0; --d) {
-      int64_t idx = rem % out.dim(d);
-      rem /= out.dim(d);
-      offA += (a.dim(d) == 1 ? 0 : idx) * a.strides()[d];
-      offB += (b.dim(d) == 1 ? 0 : idx) * b.strides()[d];
-    }
-    const T* pa = a.data<T>() + offA;
-    const T* pb = b.data<T>() + offB;
-    int64_t am = a.strides()[rank - 2], ak = a.strides()[rank - 1];
-    int64_t bk = b.strides()[rank - 2], bn = b.strides()[rank - 1];
-    for (int64_t i = 0; i < M; ++i)
-      for (int64_t j = 0; j < N; ++j) {
-        T acc = 0;
-        for (int64_t k = 0; k < K; ++k) acc += pa[i * am + k * ak] * pb[k * bk + j * bn];
-        o[(bi * M + i) * N + j] = acc;
-      }
-  }
-}
-
 Tensor finish(Tensor out, const MatmulPlan& p) {
   return out.view(p.result, Tensor::contiguousStrides(p.result), out.offset());
 }
 
 }  // namespace
 
+// The matmul's dtype: the promoted one, bool computed as i64.
+DType matmulType(const Tensor& a, const Tensor& b) {
+  DType dt = promote(a.dtype(), b.dtype());
+  return dt == DType::Bool ? DType::I64 : dt;
+}
+
 Tensor matmulReference(const Tensor& a0, const Tensor& b0, SourceLoc loc) {
-  DType dt = promote(a0.dtype(), b0.dtype());
-  if (dt == DType::Bool) dt = DType::I64;
+  DType dt = matmulType(a0, b0);
   Device& device = commonDevice(a0, b0, "matmul", loc);
   MatmulPlan p = plan(astype(a0, dt), astype(b0, dt), loc);
   Tensor out = Tensor::empty(dt, p.out, device);
-  switch (dt) {
-    case DType::I32: matmulLoop<int32_t>(p.a, p.b, out); break;
-    case DType::I64: matmulLoop<int64_t>(p.a, p.b, out); break;
-    case DType::F32: matmulLoop<float>(p.a, p.b, out); break;
-    default: matmulLoop<double>(p.a, p.b, out); break;
-  }
+  matmulLoop(p.a, p.b, out);
   return finish(out, p);
 }
 
 Tensor matmul(const Tensor& a0, const Tensor& b0, SourceLoc loc) {
-  DType dt = promote(a0.dtype(), b0.dtype());
-  if (dt != DType::F32) return matmulReference(a0, b0, loc);
+  DType dt = matmulType(a0, b0);
   Device& device = commonDevice(a0, b0, "matmul", loc);
   MatmulPlan p = plan(astype(a0, dt), astype(b0, dt), loc);
-  Tensor out = Tensor::empty(DType::F32, p.out, device);
-  if (out.numel() == 0) return finish(out, p);
-  if (p.a.dim(p.a.ndim() - 1) == 0) return finish(fullLike(DType::F32, p.out, 0.0, device), p);
-  try {
-    onednnMatmul(p.a, p.b, out);
-  } catch (const std::bad_alloc&) {
-    throw;
-  } catch (const std::exception& e) {
-    fail(loc, std::string("matmul failed in oneDNN: ") + e.what());
-  }
+  if (p.a.dim(p.a.ndim() - 1) == 0) return finish(fullLike(dt, p.out, 0.0, device), p);
+  Tensor out = Tensor::empty(dt, p.out, device);
+  if (out.numel() > 0) launch<ir::Op::MatMul>(device, dt, loc, p.a, p.b, out);
   return finish(out, p);
 }
 
@@ -130,24 +96,14 @@ Tensor softmax(const Tensor& x0, int64_t axis, bool log, SourceLoc loc) {
   int64_t a = axis < 0 ? axis + x0.ndim() : axis;
   if (a < 0 || a >= x0.ndim())
     fail(loc, std::string(name) + ": axis " + std::to_string(axis) + " is out of bounds for " + typeString(x0));
-  Tensor x = isFloating(x0.dtype()) ? x0 : astype(x0, DType::F32);
-  if (x.dtype() == DType::F32 && x.numel() > 0) {
-    Tensor in = x.contiguous();
-    Tensor out = Tensor::empty(DType::F32, in.shape(), in.device());
-    try {
-      onednnSoftmax(in, static_cast<int>(a), log, out);
-      return out;
-    } catch (const std::bad_alloc&) {
-      throw;
-    } catch (const std::exception& e) {
-      fail(loc, std::string(name) + " failed in oneDNN: " + e.what());
-    }
-  }
-  // Reference: x - logsumexp(x) along the axis.
-  Tensor lse = logsumexp(x, {a}, true, loc);
-  Value shifted = tensorBinary(ir::Op::Sub, makeTensorValue(x), makeTensorValue(lse), loc);
-  if (log) return tensorOf(shifted);
-  return tensorOf(mathUnary(ir::Op::Exp, shifted, loc));
+  Tensor x = (isFloating(x0.dtype()) ? x0 : astype(x0, DType::F32)).contiguous();
+  Tensor out = Tensor::empty(x.dtype(), x.shape(), x.device());
+  if (out.numel() == 0) return out;
+  if (log)
+    launch<ir::Op::LogSoftmax>(x.device(), x.dtype(), loc, x, static_cast<int>(a), out);
+  else
+    launch<ir::Op::Softmax>(x.device(), x.dtype(), loc, x, static_cast<int>(a), out);
+  return out;
 }
 
 Tensor oneHot(const Tensor& labels, int64_t n, SourceLoc loc) {

@@ -4,6 +4,7 @@
 // oneDNN (onednn.cpp); other dtypes on reference loops.
 #pragma once
 
+#include "runtime/kernels.h"
 #include "runtime/tensor.h"
 #include "support/diagnostics.h"
 
@@ -17,13 +18,6 @@ Tensor crossEntropy(const Tensor& logits, const Tensor& labels, SourceLoc loc);
 Tensor mseLoss(const Tensor& a, const Tensor& b, SourceLoc loc);
 Tensor binaryCrossEntropy(const Tensor& p, const Tensor& y, SourceLoc loc);
 
-struct ConvParams {
-  int64_t strideH = 1, strideW = 1, padH = 0, padW = 0, dilH = 1, dilW = 1, groups = 1;
-};
-struct PoolParams {
-  int64_t kH = 1, kW = 1, strideH = 1, strideW = 1, padH = 0, padW = 0;
-};
-
 // NCHW; w is [OC, IC/groups, KH, KW].
 Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const ConvParams& p, SourceLoc loc);
 Tensor pool2d(const Tensor& x, const PoolParams& p, bool isMax, SourceLoc loc);
@@ -33,10 +27,17 @@ Tensor batchNorm(const Tensor& x, const Tensor& mean, const Tensor& var, const T
 // Normalises over the last axis; gamma/beta have the size of that axis.
 Tensor layerNorm(const Tensor& x, const Tensor* gamma, const Tensor* beta, double eps, SourceLoc loc);
 
-// The plain loops used for non-f32 types and as test oracles.
+// Every op above dispatches by its operands' device (dispatch.h); these
+// run the CPU's plain loops directly, as the tests' oracles.
 Tensor conv2dReference(const Tensor& x, const Tensor& w, const Tensor* bias, const ConvParams& p, SourceLoc loc);
 Tensor pool2dReference(const Tensor& x, const PoolParams& p, bool isMax, SourceLoc loc);
 Tensor matmulReference(const Tensor& a, const Tensor& b, SourceLoc loc);
+
+// The CPU's loops (kernels_cpu_nn.cpp), with KernelFor's contracts:
+// matmulLoop for every dtype but bool, conv2dLoop and pool2dLoop for f64.
+void matmulLoop(const Tensor& a, const Tensor& b, Tensor& out);
+void conv2dLoop(const Tensor& x, const Tensor& w, const Tensor* bias, const ConvParams& p, Tensor& out);
+void pool2dLoop(const Tensor& x, const PoolParams& p, bool isMax, Tensor& out);
 
 // oneDNN entry points (onednn.cpp): shapes already checked, f32, out
 // allocated contiguous.

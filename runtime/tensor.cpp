@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "runtime/device.h"
+#include "runtime/dispatch.h"
 #include "support/diagnostics.h"
 
 namespace nn::rt {
@@ -99,38 +100,8 @@ Tensor Tensor::clone() const {
 }
 
 void Tensor::copyFrom(const Tensor& src) const {
-  size_t es = dtypeSize(dtype_);
-  int64_t n = numel();
-  if (n == 0) return;
-  if (isContiguous() && src.isContiguous()) {
-    std::memcpy(bytes(), src.bytes(), static_cast<size_t>(n) * es);
-    return;
-  }
-  int nd = ndim();
-  int64_t inner = nd ? shape_[nd - 1] : 1;
-  int64_t dstStep = nd ? strides_[nd - 1] : 1, srcStep = nd ? src.strides_[nd - 1] : 1;
-  bool runs = dstStep == 1 && srcStep == 1;
-  std::vector<int64_t> idx(static_cast<size_t>(std::max(nd - 1, 0)), 0);
-  int64_t dOff = 0, sOff = 0;
-  for (int64_t row = 0, rows = n / inner; row < rows; ++row) {
-    char* d = bytes() + dOff * static_cast<int64_t>(es);
-    const char* s = src.bytes() + sOff * static_cast<int64_t>(es);
-    if (runs) {
-      std::memcpy(d, s, static_cast<size_t>(inner) * es);
-    } else {
-      for (int64_t j = 0; j < inner; ++j)
-        std::memcpy(d + j * dstStep * static_cast<int64_t>(es), s + j * srcStep * static_cast<int64_t>(es), es);
-    }
-    // Advance the outer index like an odometer, updating both offsets.
-    for (int dim = nd - 2; dim >= 0; --dim) {
-      dOff += strides_[dim];
-      sOff += src.strides_[dim];
-      if (++idx[dim] < shape_[dim]) break;
-      dOff -= strides_[dim] * shape_[dim];
-      sOff -= src.strides_[dim] * shape_[dim];
-      idx[dim] = 0;
-    }
-  }
+  if (numel() == 0) return;
+  launch<ir::Op::AsType>(device(), dtype_, SourceLoc{}, src, *this);
 }
 
 double Tensor::flatAsDouble(int64_t i) const {

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "runtime/device.h"
+#include "runtime/dispatch.h"
 #include "runtime/kernels.h"
 #include "runtime/scalar_ops.h"
 
@@ -18,57 +19,10 @@ using ir::Op;
 
 std::string typeString(const Tensor& t) { return std::string(dtypeName(t.dtype())) + shapeString(t.shape()); }
 
-// One element: bool results test for non-zero; float to integer truncates,
-// with NaN as 0 and out-of-range values saturated (a plain cast would be
-// undefined behaviour there).
-template <class S, class D>
-static inline D convertValue(S v) {
-  if constexpr (std::is_same_v<D, bool>) {
-    return v != S(0);
-  } else if constexpr (std::is_floating_point_v<S> && std::is_integral_v<D>) {
-    if (!(v == v)) return D(0);
-    if (v >= static_cast<S>(std::numeric_limits<D>::max())) return std::numeric_limits<D>::max();
-    if (v <= static_cast<S>(std::numeric_limits<D>::min())) return std::numeric_limits<D>::min();
-    return static_cast<D>(v);
-  } else {
-    return static_cast<D>(v);
-  }
-}
-
-// Element conversion, vectorised for contiguous sources.
-template <class S, class D>
-static void convertLoop(const Tensor& src, D* dst) {
-  const S* s = src.data<S>();
-  int64_t n = src.numel();
-  if (src.isContiguous()) {
-#pragma omp simd
-    for (int64_t i = 0; i < n; ++i) dst[i] = convertValue<S, D>(s[i]);
-    return;
-  }
-  for (int64_t i = 0; i < n; ++i) dst[i] = convertValue<S, D>(s[src.flatOffset(i)]);
-}
-
-template <class D>
-static void convertTo(const Tensor& src, D* dst) {
-  switch (src.dtype()) {
-    case DType::Bool: convertLoop<bool, D>(src, dst); break;
-    case DType::I32: convertLoop<int32_t, D>(src, dst); break;
-    case DType::I64: convertLoop<int64_t, D>(src, dst); break;
-    case DType::F32: convertLoop<float, D>(src, dst); break;
-    case DType::F64: convertLoop<double, D>(src, dst); break;
-  }
-}
-
 Tensor astype(const Tensor& t, DType dtype) {
   if (t.dtype() == dtype) return t;
   Tensor out = Tensor::empty(dtype, t.shape(), t.device());
-  switch (dtype) {
-    case DType::Bool: convertTo(t, out.data<bool>()); break;
-    case DType::I32: convertTo(t, out.data<int32_t>()); break;
-    case DType::I64: convertTo(t, out.data<int64_t>()); break;
-    case DType::F32: convertTo(t, out.data<float>()); break;
-    case DType::F64: convertTo(t, out.data<double>()); break;
-  }
+  launch<Op::AsType>(t.device(), dtype, SourceLoc{}, t, out);
   return out;
 }
 

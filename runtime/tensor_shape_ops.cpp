@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "runtime/dispatch.h"
 #include "runtime/kernels.h"
 #include "runtime/tensor_ops.h"
 
@@ -139,34 +140,13 @@ static void checkIndexRange(const Tensor& x, int64_t a, const Tensor& index, Sou
                   std::to_string(a) + " with size " + std::to_string(len));
 }
 
-// The flat element offset in `x` selected by index element i along axis a
-// (the index is in range: checkIndexRange ran).
-static int64_t selected(const Tensor& x, int64_t a, const Tensor& index, int64_t i) {
-  int64_t rem = i, off = 0;
-  int64_t k = index.flatAsInt(i);
-  if (k < 0) k += x.dim(static_cast<int>(a));
-  for (int d = index.ndim() - 1; d >= 0; --d) {
-    int64_t idx = rem % index.dim(d);
-    rem /= index.dim(d);
-    off += (d == a ? k : idx) * x.strides()[d];
-  }
-  return off;
-}
-
 Tensor gather(const Tensor& x, int64_t axis, const Tensor& index, SourceLoc loc) {
   int64_t a = normalizeAxis(axis, x.ndim(), loc, "gather");
   checkIndex(x, a, index, loc, "gather");
   checkIndexRange(x, a, index, loc, "gather");
+  commonDevice(x, index, "gather", loc);
   Tensor out = Tensor::empty(x.dtype(), index.shape(), x.device());
-  size_t es = dtypeSize(x.dtype());
-  int64_t n = index.numel();
-  auto copy = [&](int64_t i) { std::memcpy(out.bytes() + i * es, x.bytes() + selected(x, a, index, i) * es, es); };
-  if (n >= kParallelThreshold) {
-#pragma omp parallel for
-    for (int64_t i = 0; i < n; ++i) copy(i);
-  } else {
-    for (int64_t i = 0; i < n; ++i) copy(i);
-  }
+  if (out.numel() > 0) launch<ir::Op::Gather>(x.device(), x.dtype(), loc, x, static_cast<int>(a), astype(index, DType::I64), out);
   return out;
 }
 
@@ -177,33 +157,12 @@ Tensor scatterAdd(const Tensor& x, int64_t axis, const Tensor& index, const Tens
   for (int d = 0; d < src.ndim(); ++d)
     if (src.dim(d) < index.dim(d)) fail(loc, "scatter_add: src " + typeString(src) + " is smaller than index " + typeString(index));
   checkIndexRange(x, a, index, loc, "scatter_add");
+  commonDevice(x, index, "scatter_add", loc);
+  commonDevice(x, src, "scatter_add", loc);
+  // Accumulates in f64 whatever the dtype, then converts back.
   Tensor out = x.dtype() == DType::F64 ? x.clone() : astype(x, DType::F64);
-  Tensor s = astype(src, DType::F64);
-  // Index elements that differ only along the axis form a line and write
-  // into one line of `out`; different lines never share an element, so
-  // lines run in parallel and each line adds in index order.
-  int64_t along = index.dim(static_cast<int>(a)), inner = 1;
-  for (int d = static_cast<int>(a) + 1; d < index.ndim(); ++d) inner *= index.dim(d);
-  int64_t lines = along == 0 ? 0 : index.numel() / along;
-  auto addLine = [&](int64_t line) {
-    int64_t first = (line / inner) * along * inner + line % inner;
-    for (int64_t j = 0; j < along; ++j) {
-      int64_t i = first + j * inner;
-      // src is read at the same coordinates as the index element.
-      int64_t rem = i, soff = 0;
-      for (int d = index.ndim() - 1; d >= 0; --d) {
-        soff += (rem % index.dim(d)) * s.strides()[d];
-        rem /= index.dim(d);
-      }
-      out.data<double>()[selected(out, a, index, i)] += s.data<double>()[soff];
-    }
-  };
-  if (index.numel() >= kParallelThreshold && lines > 1) {
-#pragma omp parallel for
-    for (int64_t line = 0; line < lines; ++line) addLine(line);
-  } else {
-    for (int64_t line = 0; line < lines; ++line) addLine(line);
-  }
+  launch<ir::Op::ScatterAdd>(x.device(), DType::F64, loc, static_cast<int>(a), astype(index, DType::I64),
+                             astype(src, DType::F64), out);
   return astype(out, x.dtype());
 }
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <stdexcept>
 
 #include "runtime/device.h"
 #include "runtime/nn_ops.h"
@@ -78,6 +79,80 @@ TEST(Device, MemoryTheHostCannotAddressIsNeverHandedOut) {
     FAIL() << "raw access to device memory";
   } catch (const NnError& e) {
     EXPECT_NE(std::string(e.what()).find("not addressable from the host"), std::string::npos);
+  }
+}
+
+// Every op family goes through the device's table, not only the
+// elementwise ones: a device with no kernels refuses matmul, softmax,
+// conv2d, the norms, pooling, reductions, gather and even a copy, each
+// with the op and the device in the message.
+TEST(Device, EveryOpFamilyDispatchesByDevice) {
+  MallocAllocator memory;
+  KernelTable none;
+  Device bare("bare:0", /*hostMemory=*/true, memory, none);
+  Tensor m = Tensor::empty(DType::F32, {2, 2}, bare);
+  Tensor x4 = Tensor::empty(DType::F32, {1, 1, 2, 2}, bare);
+  Tensor idx = Tensor::zeros(DType::I64, {2, 2}, bare);
+  auto refuses = [](const char* what, auto&& f) {
+    try {
+      f();
+      ADD_FAILURE() << what << " ran without a kernel";
+    } catch (const NnError& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string(what) + " has no"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("on device 'bare:0'"), std::string::npos) << e.what();
+    }
+  };
+  refuses("matmul", [&] { matmul(m, m, {}); });
+  refuses("softmax", [&] { softmax(m, -1, false, {}); });
+  refuses("log_softmax", [&] { softmax(m, -1, true, {}); });
+  refuses("conv2d", [&] { conv2d(x4, x4, nullptr, ConvParams{}, {}); });
+  refuses("max_pool2d", [&] { pool2d(x4, PoolParams{}, true, {}); });
+  refuses("layer_norm", [&] { layerNorm(m, nullptr, nullptr, 1e-5, {}); });
+  refuses("sum", [&] { reduce(m, Reduction::Sum, {}, false, {}, "sum"); });
+  refuses("argmax", [&] { reduce(m, Reduction::ArgMax, {1}, false, {}, "argmax"); });
+  refuses("gather", [&] { gather(m, 1, idx, {}); });
+  refuses("astype", [&] { astype(m, DType::F64); });
+  refuses("astype", [&] { transpose(m, {}, {}).contiguous(); });
+}
+
+// A device's kernels can be added or replaced while the program runs (as a
+// plugin does), and only that device sees the change: the CPU device's
+// table stays shared by everyone else.
+TEST(Device, KernelsAreExtendedAtRunTimePerDevice) {
+  CpuDevice patched, plain;
+  Tensor a = fullLike(DType::F32, {2, 3}, 1.0, patched), b = fullLike(DType::F32, {3, 2}, 1.0, patched);
+  EXPECT_EQ(matmul(a, b, {}).flatAsDouble(0), 3.0);
+  patched.extendKernels([](KernelTable& t) {
+    t.add<ir::Op::MatMul>(DType::F32, [](const Tensor&, const Tensor&, Tensor& out) {
+      for (int64_t i = 0; i < out.numel(); ++i) out.data<float>()[i] = -1.0f;
+    });
+    t.add<ir::Op::Sum>(DType::F32, [](const Tensor&, int64_t, Tensor& out) { out.data<float>()[0] = 7.0f; });
+  });
+  EXPECT_EQ(matmul(a, b, {}).flatAsDouble(3), -1.0);
+  EXPECT_EQ(reduce(a, Reduction::Sum, {}, false, {}, "sum").flatAsDouble(0), 7.0);
+  // The kernels it did not replace are still the CPU's.
+  EXPECT_EQ(reduce(a, Reduction::Mean, {}, false, {}, "mean").flatAsDouble(0), 1.0);
+  Tensor c = fullLike(DType::F32, {2, 3}, 1.0, plain), d = fullLike(DType::F32, {3, 2}, 1.0, plain);
+  EXPECT_EQ(matmul(c, d, {}).flatAsDouble(3), 3.0);
+  EXPECT_EQ(&plain.kernels(), &cpuKernels());
+  EXPECT_NE(&patched.kernels(), &cpuKernels());
+}
+
+// A library exception inside a kernel becomes a located error naming the
+// op and the device, never an escaping C++ exception of another type.
+TEST(Device, AKernelsLibraryErrorIsLocated) {
+  CpuDevice cpu;
+  cpu.extendKernels([](KernelTable& t) {
+    t.add<ir::Op::Softmax>(DType::F32, [](const Tensor&, int, Tensor&) { throw std::runtime_error("no engine"); });
+  });
+  Tensor x = fullLike(DType::F32, {2}, 1.0, cpu);
+  try {
+    softmax(x, 0, false, SourceLoc{1, 3, 5, 3, 9});
+    FAIL() << "the kernel's exception was lost";
+  } catch (const NnError& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("softmax failed on device 'cpu': no engine"), std::string::npos) << msg;
+    EXPECT_EQ(e.diag().loc.line, 3u);
   }
 }
 

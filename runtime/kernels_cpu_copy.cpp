@@ -1,0 +1,179 @@
+// The CPU's data-movement kernels: every copy of tensor data (astype,
+// contiguous, clone, assignment into a view: one kernel, Op::AsType, keyed
+// by the destination's dtype), gather and scatter_add. Index operands
+// arrive range-checked (tensor_shape_ops.cpp).
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "runtime/kernels.h"
+
+namespace nn::rt {
+
+namespace {
+
+// One element: bool results test for non-zero; float to integer truncates,
+// with NaN as 0 and out-of-range values saturated (a plain cast would be
+// undefined behaviour there).
+template <class S, class D>
+inline D convertValue(S v) {
+  if constexpr (std::is_same_v<D, bool>) {
+    return v != S(0);
+  } else if constexpr (std::is_floating_point_v<S> && std::is_integral_v<D>) {
+    if (!(v == v)) return D(0);
+    if (v >= static_cast<S>(std::numeric_limits<D>::max())) return std::numeric_limits<D>::max();
+    if (v <= static_cast<S>(std::numeric_limits<D>::min())) return std::numeric_limits<D>::min();
+    return static_cast<D>(v);
+  } else {
+    return static_cast<D>(v);
+  }
+}
+
+// Element conversion, vectorised for contiguous sources.
+template <class S, class D>
+void convertLoop(const Tensor& src, D* dst) {
+  const S* s = src.data<S>();
+  int64_t n = src.numel();
+  if (src.isContiguous()) {
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) dst[i] = convertValue<S, D>(s[i]);
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) dst[i] = convertValue<S, D>(s[src.flatOffset(i)]);
+}
+
+template <class D>
+void convertTo(const Tensor& src, D* dst) {
+  switch (src.dtype()) {
+    case DType::Bool: convertLoop<bool, D>(src, dst); break;
+    case DType::I32: convertLoop<int32_t, D>(src, dst); break;
+    case DType::I64: convertLoop<int64_t, D>(src, dst); break;
+    case DType::F32: convertLoop<float, D>(src, dst); break;
+    case DType::F64: convertLoop<double, D>(src, dst); break;
+  }
+}
+
+void copySameType(const Tensor& src, const Tensor& dst) {
+  size_t es = dtypeSize(dst.dtype());
+  int64_t n = dst.numel();
+  if (n == 0) return;
+  if (dst.isContiguous() && src.isContiguous()) {
+    std::memcpy(dst.bytes(), src.bytes(), static_cast<size_t>(n) * es);
+    return;
+  }
+  int nd = dst.ndim();
+  int64_t inner = nd ? dst.shape()[nd - 1] : 1;
+  int64_t dstStep = nd ? dst.strides()[nd - 1] : 1, srcStep = nd ? src.strides()[nd - 1] : 1;
+  bool runs = dstStep == 1 && srcStep == 1;
+  std::vector<int64_t> idx(static_cast<size_t>(std::max(nd - 1, 0)), 0);
+  int64_t dOff = 0, sOff = 0;
+  for (int64_t row = 0, rows = n / inner; row < rows; ++row) {
+    char* d = dst.bytes() + dOff * static_cast<int64_t>(es);
+    const char* s = src.bytes() + sOff * static_cast<int64_t>(es);
+    if (runs) {
+      std::memcpy(d, s, static_cast<size_t>(inner) * es);
+    } else {
+      for (int64_t j = 0; j < inner; ++j)
+        std::memcpy(d + j * dstStep * static_cast<int64_t>(es), s + j * srcStep * static_cast<int64_t>(es), es);
+    }
+    // Advance the outer index like an odometer, updating both offsets.
+    for (int dim = nd - 2; dim >= 0; --dim) {
+      dOff += dst.strides()[dim];
+      sOff += src.strides()[dim];
+      if (++idx[dim] < dst.shape()[dim]) break;
+      dOff -= dst.strides()[dim] * dst.shape()[dim];
+      sOff -= src.strides()[dim] * dst.shape()[dim];
+      idx[dim] = 0;
+    }
+  }
+}
+
+
+// src (any dtype, any strides) into dst of dtype D (any strides).
+template <class D>
+void copyKernel(const Tensor& src, const Tensor& dst) {
+  if (src.dtype() == dst.dtype()) return copySameType(src, dst);
+  if (dst.isContiguous()) return convertTo(src, dst.data<D>());
+  Tensor tmp = Tensor::empty(dst.dtype(), dst.shape(), dst.device());
+  convertTo(src, tmp.data<D>());
+  copySameType(tmp, dst);
+}
+
+// The flat element offset in `x` selected by index element i along axis a
+// (the index is in range: checkIndexRange ran).
+int64_t selected(const Tensor& x, int64_t a, const Tensor& index, int64_t i) {
+  int64_t rem = i, off = 0;
+  int64_t k = index.flatAsInt(i);
+  if (k < 0) k += x.dim(static_cast<int>(a));
+  for (int d = index.ndim() - 1; d >= 0; --d) {
+    int64_t idx = rem % index.dim(d);
+    rem /= index.dim(d);
+    off += (d == a ? k : idx) * x.strides()[d];
+  }
+  return off;
+}
+
+template <class T>
+void gatherKernel(const Tensor& x, int axis, const Tensor& index, Tensor& out) {
+  T* o = out.data<T>();
+  const T* in = x.data<T>();
+  int64_t n = index.numel();
+  if (n >= kParallelThreshold) {
+#pragma omp parallel for
+    for (int64_t i = 0; i < n; ++i) o[i] = in[selected(x, axis, index, i)];
+  } else {
+    for (int64_t i = 0; i < n; ++i) o[i] = in[selected(x, axis, index, i)];
+  }
+}
+
+// Index elements that differ only along the axis form a line and write
+// into one line of `out`; different lines never share an element, so
+// lines run in parallel and each line adds in index order.
+template <class T>
+void scatterAddKernel(int axis, const Tensor& index, const Tensor& src, Tensor& out) {
+  int64_t along = index.dim(axis), inner = 1;
+  for (int d = axis + 1; d < index.ndim(); ++d) inner *= index.dim(d);
+  int64_t lines = along == 0 ? 0 : index.numel() / along;
+  T* o = out.data<T>();
+  const T* s = src.data<T>();
+  auto addLine = [&](int64_t line) {
+    int64_t first = (line / inner) * along * inner + line % inner;
+    for (int64_t j = 0; j < along; ++j) {
+      int64_t i = first + j * inner;
+      // src is read at the same coordinates as the index element.
+      int64_t rem = i, soff = 0;
+      for (int d = index.ndim() - 1; d >= 0; --d) {
+        soff += (rem % index.dim(d)) * src.strides()[d];
+        rem /= index.dim(d);
+      }
+      o[selected(out, axis, index, i)] += s[soff];
+    }
+  };
+  if (index.numel() >= kParallelThreshold && lines > 1) {
+#pragma omp parallel for
+    for (int64_t line = 0; line < lines; ++line) addLine(line);
+  } else {
+    for (int64_t line = 0; line < lines; ++line) addLine(line);
+  }
+}
+
+template <class T>
+void addFor(KernelTable& t, DType d) {
+  t.add<ir::Op::AsType>(d, copyKernel<T>);
+  t.add<ir::Op::Gather>(d, gatherKernel<T>);
+}
+
+}  // namespace
+
+void registerCpuCopyKernels(KernelTable& t) {
+  addFor<bool>(t, DType::Bool);
+  addFor<int32_t>(t, DType::I32);
+  addFor<int64_t>(t, DType::I64);
+  addFor<float>(t, DType::F32);
+  addFor<double>(t, DType::F64);
+  t.add<ir::Op::ScatterAdd>(DType::F64, scatterAddKernel<double>);
+}
+
+}  // namespace nn::rt

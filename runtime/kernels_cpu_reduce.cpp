@@ -1,0 +1,166 @@
+// The CPU's reduction kernels (sum, mean, prod, max, min, argmax, argmin,
+// all, any): each output reduces one contiguous run of the input (the
+// front end in tensor_reduce.cpp permutes the reduced axes last), in tight
+// typed loops, split across cores over the outputs when there are many, or
+// over the run when there is a single output. Floats accumulate in double
+// and integers in int64; max/min propagate NaN as NumPy does.
+#include <cmath>
+#include <vector>
+
+#include "runtime/kernels.h"
+#include "runtime/tensor_ops.h"
+
+namespace nn::rt {
+
+namespace {
+
+struct Result {
+  double value = 0;   // sums, products, extrema of floats
+  int64_t ivalue = 0; // integer sums/products/extrema, arg indices, all/any
+};
+
+template <class T>
+Result reduceRun(const T* d, int64_t n, Reduction r) {
+  Result res;
+  constexpr bool isFloat = std::is_floating_point_v<T>;
+  switch (r) {
+    case Reduction::Sum:
+    case Reduction::Mean: {
+      if constexpr (isFloat) {
+        double acc = 0;
+#pragma omp simd reduction(+ : acc)
+        for (int64_t i = 0; i < n; ++i) acc += d[i];
+        res.value = acc;
+      } else {
+        int64_t acc = 0;
+#pragma omp simd reduction(+ : acc)
+        for (int64_t i = 0; i < n; ++i) acc += d[i];
+        res.ivalue = acc;
+      }
+      break;
+    }
+    case Reduction::Prod: {
+      if constexpr (isFloat) {
+        double acc = 1;
+        for (int64_t i = 0; i < n; ++i) acc *= d[i];
+        res.value = acc;
+      } else {
+        int64_t acc = 1;
+        for (int64_t i = 0; i < n; ++i) acc *= d[i];
+        res.ivalue = acc;
+      }
+      break;
+    }
+    case Reduction::Max:
+    case Reduction::Min:
+    case Reduction::ArgMax:
+    case Reduction::ArgMin: {
+      bool isMax = r == Reduction::Max || r == Reduction::ArgMax;
+      int64_t best = 0;
+      for (int64_t i = 1; i < n; ++i) {
+        if constexpr (isFloat) {
+          if (std::isnan(d[best])) break;  // NaN wins and stays
+          if (std::isnan(d[i]) || (isMax ? d[i] > d[best] : d[i] < d[best])) best = i;
+        } else {
+          if (isMax ? d[i] > d[best] : d[i] < d[best]) best = i;
+        }
+      }
+      res.ivalue = r == Reduction::ArgMax || r == Reduction::ArgMin ? best : static_cast<int64_t>(d[best]);
+      res.value = static_cast<double>(d[best]);
+      break;
+    }
+    case Reduction::All: {
+      bool all = true;
+      for (int64_t i = 0; i < n && all; ++i) all = d[i] != T(0);
+      res.ivalue = all;
+      break;
+    }
+    case Reduction::Any: {
+      bool any = false;
+      for (int64_t i = 0; i < n && !any; ++i) any = d[i] != T(0);
+      res.ivalue = any;
+      break;
+    }
+  }
+  return res;
+}
+
+// Sums a long single run on all cores.
+template <class T>
+Result parallelSum(const T* d, int64_t n) {
+  Result res;
+  if constexpr (std::is_floating_point_v<T>) {
+    double acc = 0;
+#pragma omp parallel for simd reduction(+ : acc)
+    for (int64_t i = 0; i < n; ++i) acc += d[i];
+    res.value = acc;
+  } else {
+    int64_t acc = 0;
+#pragma omp parallel for simd reduction(+ : acc)
+    for (int64_t i = 0; i < n; ++i) acc += d[i];
+    res.ivalue = acc;
+  }
+  return res;
+}
+
+template <class T>
+void reduceAll(const Tensor& p, int64_t outCount, int64_t run, Reduction r, std::vector<Result>& out) {
+  const T* d = p.data<T>();
+  bool sum = r == Reduction::Sum || r == Reduction::Mean;
+  if (outCount == 1 && run >= kParallelThreshold && sum) {
+    out[0] = parallelSum(d, run);
+    return;
+  }
+  if (outCount >= 2 && outCount * run >= kParallelThreshold) {
+#pragma omp parallel for
+    for (int64_t o = 0; o < outCount; ++o) out[o] = reduceRun(d + o * run, run, r);
+    return;
+  }
+  for (int64_t o = 0; o < outCount; ++o) out[o] = reduceRun(d + o * run, run, r);
+}
+
+template <Reduction R, class T>
+void reduceKernel(const Tensor& in, int64_t run, Tensor& out) {
+  int64_t outCount = out.numel();
+  std::vector<Result> results(static_cast<size_t>(outCount));
+  reduceAll<T>(in, outCount, run, R, results);
+  constexpr bool intAcc = !std::is_floating_point_v<T>;
+  for (int64_t o = 0; o < outCount; ++o) {
+    const Result& res = results[o];
+    double value = intAcc ? static_cast<double>(res.ivalue) : res.value;
+    if constexpr (R == Reduction::Mean) value = run ? value / static_cast<double>(run) : std::nan("");
+    switch (out.dtype()) {
+      case DType::Bool: out.data<bool>()[o] = res.ivalue != 0; break;
+      case DType::I32: out.data<int32_t>()[o] = static_cast<int32_t>(res.ivalue); break;
+      case DType::I64: out.data<int64_t>()[o] = res.ivalue; break;
+      case DType::F32: out.data<float>()[o] = static_cast<float>(value); break;
+      case DType::F64: out.data<double>()[o] = value; break;
+    }
+  }
+}
+
+template <ir::Op O, Reduction R>
+void addReduction(KernelTable& t) {
+  t.add<O>(DType::Bool, reduceKernel<R, bool>);
+  t.add<O>(DType::I32, reduceKernel<R, int32_t>);
+  t.add<O>(DType::I64, reduceKernel<R, int64_t>);
+  t.add<O>(DType::F32, reduceKernel<R, float>);
+  t.add<O>(DType::F64, reduceKernel<R, double>);
+}
+
+}  // namespace
+
+void registerCpuReduceKernels(KernelTable& t) {
+  using ir::Op;
+  addReduction<Op::Sum, Reduction::Sum>(t);
+  addReduction<Op::Mean, Reduction::Mean>(t);
+  addReduction<Op::Prod, Reduction::Prod>(t);
+  addReduction<Op::Max, Reduction::Max>(t);
+  addReduction<Op::Min, Reduction::Min>(t);
+  addReduction<Op::ArgMax, Reduction::ArgMax>(t);
+  addReduction<Op::ArgMin, Reduction::ArgMin>(t);
+  addReduction<Op::All, Reduction::All>(t);
+  addReduction<Op::Any, Reduction::Any>(t);
+}
+
+}  // namespace nn::rt
