@@ -92,6 +92,12 @@ template <> struct KernelFor<ir::Op::ArgMax> : KernelFor<ir::Op::Sum> {};
 template <> struct KernelFor<ir::Op::ArgMin> : KernelFor<ir::Op::Sum> {};
 template <> struct KernelFor<ir::Op::All> : KernelFor<ir::Op::Sum> {};
 template <> struct KernelFor<ir::Op::Any> : KernelFor<ir::Op::Sum> {};
+// Every element of out set to value (converted to out's dtype as astype
+// converts)  [out's dtype]
+template <>
+struct KernelFor<ir::Op::Full> {
+  using Fn = void (*)(double value, Tensor& out);
+};
 // Every copy of tensor data (astype, contiguous, clone, assignment into a
 // view): src of any dtype and strides into dst of the same shape and any
 // strides, converting  [dst's dtype]

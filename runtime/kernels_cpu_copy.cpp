@@ -1,6 +1,7 @@
-// The CPU's data-movement kernels: every copy of tensor data (astype,
-// contiguous, clone, assignment into a view: one kernel, Op::AsType, keyed
-// by the destination's dtype), gather and scatter_add. Index operands
+// The CPU's data-movement kernels: fills (full, zeros, ones, ...), every
+// copy of tensor data (astype, contiguous, clone, assignment into a view:
+// one kernel, Op::AsType, keyed by the destination's dtype), gather and
+// scatter_add. Index operands
 // arrive range-checked (tensor_shape_ops.cpp).
 #include <algorithm>
 #include <cstring>
@@ -160,7 +161,16 @@ void scatterAddKernel(int axis, const Tensor& index, const Tensor& src, Tensor& 
 }
 
 template <class T>
+void fillKernel(double value, Tensor& out) {
+  T v;
+  if constexpr (std::is_same_v<T, bool>) v = value != 0.0;
+  else v = static_cast<T>(value);
+  std::fill_n(out.data<T>(), out.numel(), v);
+}
+
+template <class T>
 void addFor(KernelTable& t, DType d) {
+  t.add<ir::Op::Full>(d, fillKernel<T>);
   t.add<ir::Op::AsType>(d, copyKernel<T>);
   t.add<ir::Op::Gather>(d, gatherKernel<T>);
 }

@@ -58,7 +58,7 @@ Tensor Tensor::empty(DType dtype, const Shape& shape, Device& device) {
 
 Tensor Tensor::zeros(DType dtype, const Shape& shape, Device& device) {
   Tensor t = empty(dtype, shape, device);
-  std::memset(t.storage_->data, 0, t.storage_->bytes);
+  if (t.numel() > 0) launch<ir::Op::Full>(device, dtype, SourceLoc{}, 0.0, t);
   return t;
 }
 

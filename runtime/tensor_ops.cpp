@@ -254,14 +254,7 @@ Value toList(const Tensor& t) {
 
 Tensor fullLike(DType dtype, const Shape& shape, double value, Device& device) {
   Tensor t = Tensor::empty(dtype, shape, device);
-  int64_t n = t.numel();
-  switch (dtype) {
-    case DType::Bool: std::fill_n(t.data<bool>(), n, value != 0.0); break;
-    case DType::I32: std::fill_n(t.data<int32_t>(), n, static_cast<int32_t>(value)); break;
-    case DType::I64: std::fill_n(t.data<int64_t>(), n, static_cast<int64_t>(value)); break;
-    case DType::F32: std::fill_n(t.data<float>(), n, static_cast<float>(value)); break;
-    case DType::F64: std::fill_n(t.data<double>(), n, value); break;
-  }
+  if (t.numel() > 0) launch<Op::Full>(device, dtype, SourceLoc{}, value, t);
   return t;
 }
 

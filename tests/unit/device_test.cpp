@@ -92,7 +92,8 @@ TEST(Device, EveryOpFamilyDispatchesByDevice) {
   Device bare("bare:0", /*hostMemory=*/true, memory, none);
   Tensor m = Tensor::empty(DType::F32, {2, 2}, bare);
   Tensor x4 = Tensor::empty(DType::F32, {1, 1, 2, 2}, bare);
-  Tensor idx = Tensor::zeros(DType::I64, {2, 2}, bare);
+  Tensor idx = Tensor::empty(DType::I64, {2, 2}, bare);
+  for (int64_t i = 0; i < 4; ++i) idx.data<int64_t>()[i] = 0;
   auto refuses = [](const char* what, auto&& f) {
     try {
       f();
@@ -112,6 +113,7 @@ TEST(Device, EveryOpFamilyDispatchesByDevice) {
   refuses("argmax", [&] { reduce(m, Reduction::ArgMax, {1}, false, {}, "argmax"); });
   refuses("gather", [&] { gather(m, 1, idx, {}); });
   refuses("astype", [&] { astype(m, DType::F64); });
+  refuses("full", [&] { Tensor::zeros(DType::F32, {2}, bare); });
   refuses("astype", [&] { transpose(m, {}, {}).contiguous(); });
 }
 
