@@ -3,16 +3,17 @@
 // of tensors (ZIP, stored or deflated entries read, stored entries written),
 // and load_csv. save writes to a temporary file in the target's folder and
 // renames it over the target, so a failure never leaves a half-written file.
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include "ir/builtins.h"
 
-#include <atomic>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -125,27 +126,36 @@ std::string readFileOrFail(const std::string& path, SourceLoc loc) {
   return ss.str();
 }
 
-// Writes through a temporary file and an atomic rename.
+// Writes through a temporary file and an atomic rename. mkstemp makes the
+// temporary's name unique (concurrent writers of one target, in one state
+// or several, never share it) without any counter kept by the process.
 void writeFileAtomically(const std::string& path, const std::string& data, SourceLoc loc) {
-  fs::path target(path);
-  // A name of its own per process and call: concurrent writers of one
-  // target never share a temporary file.
-  static std::atomic<unsigned> counter{0};
-  fs::path tmp = target;
-  tmp += ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) fail(loc, "cannot write '" + path + "': " + std::strerror(errno));
-    out.write(data.data(), static_cast<std::streamsize>(data.size()));
-    out.flush();
-    if (!out) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      fail(loc, "cannot write '" + path + "': " + std::strerror(errno));
+  std::string tmp = path + ".tmp-XXXXXX";
+  int fd = ::mkstemp(tmp.data());
+  if (fd < 0) fail(loc, "cannot write '" + path + "': " + std::strerror(errno));
+  const char* p = data.data();
+  size_t left = data.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int err = errno;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      fail(loc, "cannot write '" + path + "': " + std::strerror(n < 0 ? err : ENOSPC));
     }
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+  // mkstemp creates the file 0600; a saved file gets the usual permissions.
+  ::fchmod(fd, 0644);
+  if (::close(fd) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    fail(loc, "cannot write '" + path + "': " + std::strerror(err));
   }
   std::error_code ec;
-  fs::rename(tmp, target, ec);
+  fs::rename(tmp, fs::path(path), ec);
   if (ec) {
     fs::remove(tmp, ec);
     fail(loc, "cannot write '" + path + "': " + ec.message());
