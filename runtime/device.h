@@ -10,12 +10,22 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <stdexcept>
 #include <string>
 
 #include "runtime/allocator.h"
 #include "runtime/kernels.h"
 
 namespace nn::rt {
+
+// What a device's kernels keep between calls (the CPU's oneDNN primitive
+// cache): one object per device, so that nothing of the kind is shared
+// between interpreter states.
+class KernelState {
+ public:
+  virtual ~KernelState() = default;
+};
 
 class Device {
  public:
@@ -37,6 +47,14 @@ class Device {
   // test's): the device takes its own copy of the shared table first, so
   // no other device sees the change. Not while this device runs work.
   void extendKernels(const std::function<void(KernelTable&)>& add);
+  // The kernels' state of type S, made on first use (from any thread).
+  template <class S>
+  S& kernelState() const {
+    std::call_once(stateOnce_, [this] { state_ = std::make_unique<S>(); });
+    S* s = dynamic_cast<S*>(state_.get());
+    if (!s) throw std::logic_error("device '" + name_ + "' holds kernel state of another kind");
+    return *s;
+  }
 
  private:
   std::string name_;
@@ -44,6 +62,8 @@ class Device {
   Allocator& memory_;
   const KernelTable* kernels_;
   std::unique_ptr<KernelTable> ownKernels_;
+  mutable std::once_flag stateOnce_;
+  mutable std::unique_ptr<KernelState> state_;
 };
 
 namespace detail {

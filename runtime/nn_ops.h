@@ -48,6 +48,7 @@ void onednnPool2d(const Tensor& x, const PoolParams& p, bool isMax, Tensor& out)
 void onednnBatchNorm(const Tensor& x, const Tensor& mean, const Tensor& var, const Tensor* gamma,
                      const Tensor* beta, float eps, Tensor& out);
 void onednnLayerNorm(const Tensor& x, const Tensor* gamma, const Tensor* beta, float eps, Tensor& out);
-size_t onednnCachedPrimitives();
+// The oneDNN primitives `device` keeps compiled.
+size_t onednnCachedPrimitives(const Device& device);
 
 }  // namespace nn::rt

@@ -1,8 +1,10 @@
-// CPU kernels backed by oneDNN 2.x (the only file that includes it): matmul
-// (batched, with broadcast batch dimensions) and softmax / log-softmax for
-// f32. Primitives are cached by their descriptors so repeated calls with the
-// same shapes do not re-create (and re-JIT) them. f64 and integer inputs use
-// the reference loops in nn_ops.cpp, which the tests also use as oracles.
+// The CPU's f32 kernels backed by oneDNN 2.x (the only file that includes
+// it): matmul (batched, with broadcast batch dimensions), softmax /
+// log-softmax, conv2d, pooling, batch and layer norm; kernels_cpu_nn.cpp
+// registers them. Primitives are cached by their descriptors, per device
+// (Device::kernelState), so repeated calls with the same shapes do not
+// re-create (and re-JIT) them and two interpreter states share no cache.
+// The engine is one immutable handle for the process.
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <omp.h>
@@ -13,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "runtime/device.h"
 #include "runtime/nn_ops.h"
 
 namespace nn::rt {
@@ -63,10 +66,10 @@ void run(const Primitive& p, std::unordered_map<int, dnnl::memory> args) {
   stream().wait();
 }
 
-// An LRU cache of primitives keyed by a text form of their descriptors.
-// get() returns a copy (primitives are reference-counted handles), so an
+// An LRU cache of primitives keyed by a text form of their descriptors,
+// one per device (so per interpreter state). get() returns a copy (primitives are reference-counted handles), so an
 // eviction by another thread cannot pull one from under its user.
-class PrimitiveCache {
+class PrimitiveCache final : public KernelState {
  public:
   template <class Make>
   Primitive get(const std::string& key, Make make) {
@@ -84,7 +87,10 @@ class PrimitiveCache {
     }
     return order_.front().second;
   }
-  size_t size() const { return order_.size(); }
+  size_t size() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return order_.size();
+  }
 
  private:
   // Enough for the distinct shapes of a typical model; each entry holds
@@ -95,10 +101,8 @@ class PrimitiveCache {
   std::unordered_map<std::string, std::list<std::pair<std::string, Primitive>>::iterator> index_;
 };
 
-PrimitiveCache& cache() {
-  static PrimitiveCache c;
-  return c;
-}
+// The cache of the device that holds the result.
+PrimitiveCache& cache(const Tensor& out) { return out.device().kernelState<PrimitiveCache>(); }
 
 // Primitives are planned for the thread count they will run with: the
 // executor's workers run single-threaded (thread_pool.h).
@@ -121,7 +125,7 @@ bool plainStrides(const Tensor& t) {
 
 }  // namespace
 
-size_t onednnCachedPrimitives() { return cache().size(); }
+size_t onednnCachedPrimitives(const Device& device) { return device.kernelState<PrimitiveCache>().size(); }
 
 // a: [..., M, K], b: [..., K, N], same rank, batch dims equal or 1.
 void onednnMatmul(const Tensor& a0, const Tensor& b0, Tensor& out) {
@@ -140,7 +144,7 @@ void onednnMatmul(const Tensor& a0, const Tensor& b0, Tensor& out) {
   dnnl::memory::desc bmd(toDims(b.shape()), dt::f32, toDims(bs));
   dnnl::memory::desc cmd(toDims(out.shape()), dt::f32, toDims(out.strides()));
   std::string k = key("matmul", {&a.shape(), &as, &b.shape(), &bs, &out.shape()});
-  Primitive prim = cache().get(k, [&] { return build<dnnl::matmul>(dnnl::matmul::desc(amd, bmd, cmd)); });
+  Primitive prim = cache(out).get(k, [&] { return build<dnnl::matmul>(dnnl::matmul::desc(amd, bmd, cmd)); });
   dnnl::memory am(amd, engine(), a.data<float>());
   dnnl::memory bm(bmd, engine(), b.data<float>());
   dnnl::memory cm(cmd, engine(), out.data<float>());
@@ -152,7 +156,7 @@ void onednnSoftmax(const Tensor& x, int axis, bool log, Tensor& out) {
   using dt = dnnl::memory::data_type;
   dnnl::memory::desc md(toDims(x.shape()), dt::f32, toDims(x.strides()));
   std::string k = key(log ? "logsoftmax" : "softmax", {&x.shape()}, axis);
-  Primitive prim = cache().get(k, [&] {
+  Primitive prim = cache(out).get(k, [&] {
     if (log)
       return build<dnnl::logsoftmax_forward>(
           dnnl::logsoftmax_forward::desc(dnnl::prop_kind::forward_inference, md, axis));
@@ -182,7 +186,7 @@ void onednnConv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const Co
   Shape params = {p.strideH, p.strideW, p.padH, p.padW, p.dilH, p.dilW, p.groups};
   std::string k = key("conv2d", {&x.shape(), &wdims, &bshape, &params});
   dnnl::memory::dims strides{p.strideH, p.strideW}, dil{p.dilH - 1, p.dilW - 1}, pad{p.padH, p.padW};
-  Primitive prim = cache().get(k, [&] {
+  Primitive prim = cache(out).get(k, [&] {
     auto alg = dnnl::algorithm::convolution_direct;
     auto kind = dnnl::prop_kind::forward_inference;
     if (bias) {
@@ -207,7 +211,7 @@ void onednnPool2d(const Tensor& x, const PoolParams& p, bool isMax, Tensor& out)
   dnnl::memory::desc ymd(toDims(out.shape()), dt::f32, tag::nchw);
   Shape params = {p.kH, p.kW, p.strideH, p.strideW, p.padH, p.padW};
   std::string k = key(isMax ? "maxpool" : "avgpool", {&x.shape(), &params});
-  Primitive prim = cache().get(k, [&] {
+  Primitive prim = cache(out).get(k, [&] {
     // PyTorch's avg_pool2d counts padding by default (count_include_pad).
     auto alg = isMax ? dnnl::algorithm::pooling_max : dnnl::algorithm::pooling_avg_include_padding;
     return build<dnnl::pooling_v2_forward>(
@@ -239,7 +243,7 @@ void onednnBatchNorm(const Tensor& x, const Tensor& mean, const Tensor& var, con
   auto flags = withAffine(dnnl::normalization_flags::use_global_stats, gamma, beta);
   Shape f = {gamma ? 1 : 0, beta ? 1 : 0};
   std::string k = key("batchnorm", {&x.shape(), &f}, static_cast<int>(eps * 1e9f));
-  Primitive prim = cache().get(k, [&] {
+  Primitive prim = cache(out).get(k, [&] {
     return build<dnnl::batch_normalization_forward>(
         dnnl::batch_normalization_forward::desc(dnnl::prop_kind::forward_inference, md, eps, flags));
   });
@@ -260,7 +264,7 @@ void onednnLayerNorm(const Tensor& x, const Tensor* gamma, const Tensor* beta, f
   auto flags = withAffine(dnnl::normalization_flags::none, gamma, beta);
   Shape f = {gamma ? 1 : 0, beta ? 1 : 0};
   std::string k = key("layernorm", {&x.shape(), &f}, static_cast<int>(eps * 1e9f));
-  Primitive prim = cache().get(k, [&] {
+  Primitive prim = cache(out).get(k, [&] {
     return build<dnnl::layer_normalization_forward>(
         dnnl::layer_normalization_forward::desc(dnnl::prop_kind::forward_inference, md, eps, flags));
   });
