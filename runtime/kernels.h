@@ -92,6 +92,12 @@ template <> struct KernelFor<ir::Op::ArgMax> : KernelFor<ir::Op::Sum> {};
 template <> struct KernelFor<ir::Op::ArgMin> : KernelFor<ir::Op::Sum> {};
 template <> struct KernelFor<ir::Op::All> : KernelFor<ir::Op::Sum> {};
 template <> struct KernelFor<ir::Op::Any> : KernelFor<ir::Op::Sum> {};
+// out[i] = cond[i] ? x[i] : y[i]; cond bool, all three broadcast to out's
+// shape (stride-0 views)  [out's dtype]
+template <>
+struct KernelFor<ir::Op::Where> {
+  using Fn = void (*)(const Tensor& cond, const Tensor& x, const Tensor& y, Tensor& out);
+};
 // Every element of out set to value (converted to out's dtype as astype
 // converts)  [out's dtype]
 template <>

@@ -1,7 +1,7 @@
 // CPU kernels of the tensor math ops (exp, log, tanh, relu, maximum, ...).
 // Transcendental ops run on f32/f64 (integer inputs are converted to f32 by
 // the caller); sign, abs, relu, rounding and min/max also keep integer
-// types; logical ops work on bool.
+// types; logical ops work on bool; where selects for every dtype.
 #include <cmath>
 #include <type_traits>
 
@@ -86,6 +86,28 @@ void registerMinMax(KernelTable& r) {
 
 #undef NN_UNARY
 
+// out[i] = c[i] ? x[i] : y[i]; vectorised and parallel when everything is
+// contiguous.
+template <class E>
+void selectLoop(const Tensor& c, const Tensor& x, const Tensor& y, Tensor& out) {
+  const bool* cp = c.data<bool>();
+  const E* xp = x.data<E>();
+  const E* yp = y.data<E>();
+  E* o = out.data<E>();
+  int64_t n = out.numel();
+  if (c.isContiguous() && x.isContiguous() && y.isContiguous()) {
+    if (n >= kParallelThreshold) {
+#pragma omp parallel for simd
+      for (int64_t i = 0; i < n; ++i) o[i] = cp[i] ? xp[i] : yp[i];
+    } else {
+#pragma omp simd
+      for (int64_t i = 0; i < n; ++i) o[i] = cp[i] ? xp[i] : yp[i];
+    }
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) o[i] = cp[c.flatOffset(i)] ? xp[x.flatOffset(i)] : yp[y.flatOffset(i)];
+}
+
 }  // namespace
 
 void registerCpuMathKernels(KernelTable& r) {
@@ -101,6 +123,11 @@ void registerCpuMathKernels(KernelTable& r) {
   r.addUnary(Op::LogicalNot, DType::Bool, [](const Tensor& a, Tensor& o, SourceLoc) {
     unaryLoop<bool, bool>(a, o, [](bool x) { return !x; });
   });
+  r.add<Op::Where>(DType::Bool, selectLoop<bool>);
+  r.add<Op::Where>(DType::I32, selectLoop<int32_t>);
+  r.add<Op::Where>(DType::I64, selectLoop<int64_t>);
+  r.add<Op::Where>(DType::F32, selectLoop<float>);
+  r.add<Op::Where>(DType::F64, selectLoop<double>);
   // On bools, logical and/or are the & and | kernels.
   r.addBinary(Op::LogicalAnd, DType::Bool, r.binary(Op::BitAnd, DType::Bool));
   r.addBinary(Op::LogicalOr, DType::Bool, r.binary(Op::BitOr, DType::Bool));

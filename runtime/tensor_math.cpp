@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "runtime/device.h"
+#include "runtime/dispatch.h"
 #include "runtime/kernels.h"
 #include "runtime/scalar_ops.h"
 #include "runtime/tensor_ops.h"
@@ -73,27 +74,6 @@ Value mathBinary(Op op, const Value& a, const Value& b, SourceLoc loc) {
   return tensorBinary(op, a, b, loc);
 }
 
-// out[i] = c[i] ? x[i] : y[i]; vectorised and parallel when everything is
-// contiguous.
-template <class E>
-static void selectLoop(const Tensor& c, const Tensor& x, const Tensor& y, Tensor& out) {
-  const bool* cp = c.data<bool>();
-  const E* xp = x.data<E>();
-  const E* yp = y.data<E>();
-  E* o = out.data<E>();
-  int64_t n = out.numel();
-  if (c.isContiguous() && x.isContiguous() && y.isContiguous()) {
-    if (n >= kParallelThreshold) {
-#pragma omp parallel for simd
-      for (int64_t i = 0; i < n; ++i) o[i] = cp[i] ? xp[i] : yp[i];
-    } else {
-#pragma omp simd
-      for (int64_t i = 0; i < n; ++i) o[i] = cp[i] ? xp[i] : yp[i];
-    }
-    return;
-  }
-  for (int64_t i = 0; i < n; ++i) o[i] = cp[c.flatOffset(i)] ? xp[x.flatOffset(i)] : yp[y.flatOffset(i)];
-}
 
 Value whereOp(const Value& cond, const Value& a, const Value& b, SourceLoc loc) {
   auto notNumber = [&](const Value& v) {
@@ -132,13 +112,7 @@ Value whereOp(const Value& cond, const Value& a, const Value& b, SourceLoc loc) 
   x = broadcastTo(astype(x, dt), shape, loc);
   y = broadcastTo(astype(y, dt), shape, loc);
   Tensor out = Tensor::empty(dt, shape, device);
-  switch (dt) {
-    case DType::Bool: selectLoop<bool>(c, x, y, out); break;
-    case DType::I32: selectLoop<int32_t>(c, x, y, out); break;
-    case DType::I64: selectLoop<int64_t>(c, x, y, out); break;
-    case DType::F32: selectLoop<float>(c, x, y, out); break;
-    case DType::F64: selectLoop<double>(c, x, y, out); break;
-  }
+  if (out.numel() > 0) launch<Op::Where>(device, dt, loc, c, x, y, out);
   return makeTensorValue(std::move(out));
 }
 

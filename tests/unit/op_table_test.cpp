@@ -8,6 +8,7 @@
 #include "ir/builtins.h"
 #include "ir/op_signature.h"
 #include "passes/effects.h"
+#include "runtime/device.h"
 #include "runtime/tensor_ops.h"
 #include "stdlib/builtins.h"
 #include "test_device.h"
@@ -111,6 +112,39 @@ TEST(OpTable, EffectsComeFromDeclarations) {
   ir::Value* key = f->addParam("key", ir::Type(ir::TypeKind::Func));
   EXPECT_TRUE(passes::hasEffect(*call("min", {xs, key})));
   EXPECT_TRUE(passes::hasEffect(*call("grad", {xs})));
+}
+
+}  // namespace
+
+namespace {
+
+// The CPU device has an f32 kernel for every elementwise op of the tensor
+// library and every reduction, and for the NN ops that own a kernel
+// signature; the ops left out are built from others (listed here, so that
+// a new op is either given a kernel or named as composite).
+TEST(OpTable, TheCpuHasAKernelForEveryKernelOp) {
+  const rt::KernelTable& cpu = rt::cpuKernels();
+  auto composite = [](Op op) {
+    switch (op) {
+      case Op::Var: case Op::Std:          // mean, subtract, square, mean
+      case Op::LogSumExp:                  // max, subtract, exp, sum, log
+      case Op::LogicalAnd: case Op::LogicalOr: case Op::LogicalNot:  // bool kernels only
+        return true;
+      default: return false;
+    }
+  };
+  for (size_t i = 0; i < ir::kNumOps; ++i) {
+    Op op = static_cast<Op>(i);
+    bool tensorOp = !ir::signatureOf(op).params.empty();
+    if (!tensorOp || composite(op)) continue;
+    if (ir::hasTrait(op, ir::ELEM) || ir::hasTrait(op, ir::REDUCE)) {
+      EXPECT_TRUE(cpu.has(op, rt::DType::F32)) << ir::opInfo(op).name << " has no f32 CPU kernel";
+    }
+  }
+  for (Op op : {Op::MatMul, Op::Softmax, Op::LogSoftmax, Op::Conv2d, Op::MaxPool2d, Op::AvgPool2d, Op::BatchNorm,
+                Op::LayerNorm, Op::Full, Op::AsType, Op::Gather, Op::Where})
+    for (rt::DType t : {rt::DType::F32, rt::DType::F64})
+      EXPECT_TRUE(cpu.has(op, t)) << ir::opInfo(op).name << " has no " << rt::dtypeName(t) << " CPU kernel";
 }
 
 }  // namespace
