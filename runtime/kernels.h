@@ -98,6 +98,20 @@ template <>
 struct KernelFor<ir::Op::Where> {
   using Fn = void (*)(const Tensor& cond, const Tensor& x, const Tensor& y, Tensor& out);
 };
+// Advanced indexing (x[idx], x[mask]): out[i] = the element of t's storage
+// at offsets[i] (element offsets from the storage's start, in range)
+//   [t's dtype]
+template <>
+struct KernelFor<ir::Op::GetItem> {
+  using Fn = void (*)(const Tensor& t, const int64_t* offsets, int64_t n, Tensor& out);
+};
+// ... and assignment through it: the element of dst's storage at
+// offsets[i] = values' flat element i (values has n elements, any strides)
+//   [dst's dtype]
+template <>
+struct KernelFor<ir::Op::SetItem> {
+  using Fn = void (*)(const Tensor& values, const int64_t* offsets, int64_t n, Tensor& dst);
+};
 // Every element of out set to value (converted to out's dtype as astype
 // converts)  [out's dtype]
 template <>

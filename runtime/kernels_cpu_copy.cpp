@@ -1,7 +1,7 @@
 // The CPU's data-movement kernels: fills (full, zeros, ones, ...), every
 // copy of tensor data (astype, contiguous, clone, assignment into a view:
 // one kernel, Op::AsType, keyed by the destination's dtype), gather and
-// scatter_add. Index operands
+// scatter_add, and advanced indexing's element take and put. Index operands
 // arrive range-checked (tensor_shape_ops.cpp).
 #include <algorithm>
 #include <cstring>
@@ -169,7 +169,27 @@ void fillKernel(double value, Tensor& out) {
 }
 
 template <class T>
+void takeKernel(const Tensor& t, const int64_t* offsets, int64_t n, Tensor& out) {
+  const T* base = t.data<T>() - t.offset();  // offsets count from the storage's start
+  T* o = out.data<T>();
+  for (int64_t i = 0; i < n; ++i) o[i] = base[offsets[i]];
+}
+
+template <class T>
+void putKernel(const Tensor& values, const int64_t* offsets, int64_t n, Tensor& dst) {
+  T* base = dst.data<T>() - dst.offset();
+  const T* v = values.data<T>();
+  if (values.isContiguous()) {
+    for (int64_t i = 0; i < n; ++i) base[offsets[i]] = v[i];
+  } else {
+    for (int64_t i = 0; i < n; ++i) base[offsets[i]] = v[values.flatOffset(i)];
+  }
+}
+
+template <class T>
 void addFor(KernelTable& t, DType d) {
+  t.add<ir::Op::GetItem>(d, takeKernel<T>);
+  t.add<ir::Op::SetItem>(d, putKernel<T>);
   t.add<ir::Op::Full>(d, fillKernel<T>);
   t.add<ir::Op::AsType>(d, copyKernel<T>);
   t.add<ir::Op::Gather>(d, gatherKernel<T>);

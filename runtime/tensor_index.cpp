@@ -5,8 +5,8 @@
 // adjacent and go first otherwise, as in NumPy. Reads gather into a new
 // tensor; writes produce an updated copy (functional update).
 #include <algorithm>
-#include <cstring>
 
+#include "runtime/dispatch.h"
 #include "runtime/tensor_ops.h"
 
 namespace nn::rt {
@@ -163,9 +163,8 @@ Tensor advancedGetItem(const Tensor& t, const Value& index, SourceLoc loc) {
   std::vector<int64_t> offsets;
   resolve(pl, shape, offsets);
   Tensor out = Tensor::empty(t.dtype(), shape, t.device());
-  size_t es = dtypeSize(t.dtype());
-  const char* base = t.bytes() - t.offset() * static_cast<int64_t>(es);  // offsets count from the storage
-  for (size_t i = 0; i < offsets.size(); ++i) std::memcpy(out.bytes() + i * es, base + offsets[i] * es, es);
+  if (!offsets.empty())
+    launch<ir::Op::GetItem>(t.device(), t.dtype(), loc, t, offsets.data(), static_cast<int64_t>(offsets.size()), out);
   return out;
 }
 
@@ -175,10 +174,10 @@ Tensor advancedSetItem(const Tensor& t, const Value& index, const Tensor& value,
   Shape shape;
   std::vector<int64_t> offsets;
   resolve(pl, shape, offsets);
+  commonDevice(t, value, "setitem", loc);
   Tensor v = broadcastTo(astype(value, t.dtype()), shape, loc);
-  size_t es = dtypeSize(t.dtype());
-  char* base = copy.bytes() - copy.offset() * static_cast<int64_t>(es);
-  for (size_t i = 0; i < offsets.size(); ++i) std::memcpy(base + offsets[i] * es, v.bytes() + v.flatOffset(i) * es, es);
+  if (!offsets.empty())
+    launch<ir::Op::SetItem>(t.device(), t.dtype(), loc, v, offsets.data(), static_cast<int64_t>(offsets.size()), copy);
   return copy;
 }
 

@@ -112,6 +112,10 @@ TEST(Device, EveryOpFamilyDispatchesByDevice) {
   refuses("sum", [&] { reduce(m, Reduction::Sum, {}, false, {}, "sum"); });
   refuses("argmax", [&] { reduce(m, Reduction::ArgMax, {1}, false, {}, "argmax"); });
   refuses("gather", [&] { gather(m, 1, idx, {}); });
+  Tensor rows = Tensor::empty(DType::I64, {1}, bare);
+  rows.data<int64_t>()[0] = 1;
+  refuses("getitem", [&] { advancedGetItem(m, makeTensorValue(rows), {}); });
+  refuses("where", [&] { whereOp(makeTensorValue(Tensor::empty(DType::Bool, {2}, bare)), makeTensorValue(m), makeTensorValue(m), {}); });
   refuses("astype", [&] { astype(m, DType::F64); });
   refuses("full", [&] { Tensor::zeros(DType::F32, {2}, bare); });
   refuses("astype", [&] { transpose(m, {}, {}).contiguous(); });
