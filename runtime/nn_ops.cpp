@@ -56,13 +56,13 @@ Tensor finish(Tensor out, const MatmulPlan& p) {
   return out.view(p.result, Tensor::contiguousStrides(p.result), out.offset());
 }
 
-}  // namespace
-
 // The matmul's dtype: the promoted one, bool computed as i64.
 DType matmulType(const Tensor& a, const Tensor& b) {
   DType dt = promote(a.dtype(), b.dtype());
   return dt == DType::Bool ? DType::I64 : dt;
 }
+
+}  // namespace
 
 Tensor matmulReference(const Tensor& a0, const Tensor& b0, SourceLoc loc) {
   DType dt = matmulType(a0, b0);
