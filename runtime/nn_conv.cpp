@@ -116,7 +116,8 @@ Tensor layerNorm(const Tensor& x, const Tensor* gamma, const Tensor* beta, doubl
     if (t) commonDevice(x, *t, "layer_norm", loc);
   // Normalising over the last axis is the same on the 2-D [rows, D] view.
   Tensor x2 = as(x, dt);
-  x2 = x2.view({D ? x.numel() / D : 0, D}, Tensor::contiguousStrides({D ? x.numel() / D : 0, D}), x2.offset());
+  Shape rows{D ? x.numel() / D : 0, D};
+  x2 = x2.view(rows, Tensor::contiguousStrides(rows), x2.offset());
   Tensor gf = gamma ? as(*gamma, dt) : Tensor(), bf = beta ? as(*beta, dt) : Tensor();
   Tensor out = Tensor::empty(dt, x2.shape(), x.device());
   if (out.numel() > 0)

@@ -1,9 +1,6 @@
 // Tensor construction, views and element access.
 #include "runtime/tensor.h"
 
-#include <algorithm>
-#include <cstring>
-
 #include "runtime/device.h"
 #include "runtime/dispatch.h"
 #include "support/diagnostics.h"

@@ -1,7 +1,6 @@
 // Tensor math on runtime values: the unary and binary math ops dispatched
 // through the kernel registry, where, clip, variance and logsumexp.
 #include <cmath>
-#include <cstring>
 
 #include "runtime/device.h"
 #include "runtime/dispatch.h"

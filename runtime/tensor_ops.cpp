@@ -3,10 +3,7 @@
 #include "runtime/tensor_ops.h"
 
 #include <cmath>
-#include <type_traits>
-#include <cstring>
 #include <functional>
-#include <limits>
 
 #include "runtime/device.h"
 #include "runtime/dispatch.h"

@@ -1,6 +1,5 @@
 // concat, stack, split, pad, gather and scatter_add (see tensor_ops.h).
 #include <algorithm>
-#include <cstring>
 
 #include "runtime/dispatch.h"
 #include "runtime/kernels.h"
