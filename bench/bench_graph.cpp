@@ -1,6 +1,7 @@
 // Graph-mode benchmarks (issue: graph mode), each next to eager mode:
 //   * per-op overhead on 1-element tensors: `x = x + y` in a loop (a chain
-//     that no pass can remove), per op, loop overhead subtracted;
+//     that no pass can remove), per op, loop overhead subtracted; the same
+//     for an op with attributes, `x = x.sum(axis=0, keepdims=True)`;
 //   * 1000 iterations of `x = x * 0.5 + 1.0` with an `if` on a tensor
 //     condition, on a 16-element tensor, per iteration;
 //   * two independent chains of 512^3 matmuls, parallel vs serial schedule;
@@ -42,6 +43,10 @@ const char* kDefs =
     "    for i in range(n):\n"
     "        x = x + y\n"
     "    return x\n"
+    "def sums(n, x, y):\n"
+    "    for i in range(n):\n"
+    "        x = x.sum(axis=0, keepdims=True)\n"
+    "    return x\n"
     "def idle(n, x, y):\n"
     "    for i in range(n):\n"
     "        x = y\n"
@@ -60,12 +65,12 @@ const char* kDefs =
     "        y = y @ b\n"
     "    return x, y\n";
 
-void perOp(benchmark::State& st, nn::ExecMode mode) {
+void perOp(benchmark::State& st, nn::ExecMode mode, const std::string& loop = "chain") {
   Session s(mode);
-  s.run(std::string(kDefs) + "x = tensor([1.0])\ny = tensor([0.0])\nr = chain(10, x, y)\nr = idle(10, x, y)\n");
+  s.run(std::string(kDefs) + "x = tensor([1.0])\ny = tensor([0.0])\nr = " + loop + "(10, x, y)\nr = idle(10, x, y)\n");
   const int n = 100000;
   for (auto _ : st) {
-    double with = s.run("r = chain(" + std::to_string(n) + ", x, y)\n");
+    double with = s.run("r = " + loop + "(" + std::to_string(n) + ", x, y)\n");
     double without = s.run("r = idle(" + std::to_string(n) + ", x, y)\n");
     st.SetIterationTime((with - without) / n);
   }
@@ -74,6 +79,10 @@ void BM_PerOpAdd1_Eager(benchmark::State& st) { perOp(st, nn::ExecMode::Eager); 
 void BM_PerOpAdd1_Graph(benchmark::State& st) { perOp(st, nn::ExecMode::Graph); }
 BENCHMARK(BM_PerOpAdd1_Eager)->UseManualTime()->Iterations(5)->Unit(benchmark::kNanosecond);
 BENCHMARK(BM_PerOpAdd1_Graph)->UseManualTime()->Iterations(5)->Unit(benchmark::kNanosecond);
+void BM_PerOpSum1_Eager(benchmark::State& st) { perOp(st, nn::ExecMode::Eager, "sums"); }
+void BM_PerOpSum1_Graph(benchmark::State& st) { perOp(st, nn::ExecMode::Graph, "sums"); }
+BENCHMARK(BM_PerOpSum1_Eager)->UseManualTime()->Iterations(5)->Unit(benchmark::kNanosecond);
+BENCHMARK(BM_PerOpSum1_Graph)->UseManualTime()->Iterations(5)->Unit(benchmark::kNanosecond);
 
 void halveLoop(benchmark::State& st, nn::ExecMode mode) {
   Session s(mode);

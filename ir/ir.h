@@ -49,10 +49,11 @@ enum class TypeRule {
 };
 
 class Node;
-// A tensor op's shape rule: the result type of a call of the op's builtin
-// (ir/shape_rules.h), nullopt when the arguments do not determine one.
-// Fails at the call on a mismatch it proves.
-using ShapeRule = std::optional<Type> (*)(const Node& call, Op op);
+class OpArgs;
+// A tensor op's shape rule: its result type from its bound arguments
+// (ir/op_args.h: an op node's, or a call of the op's builtin), nullopt when
+// they do not determine one. Fails at the node on a mismatch it proves.
+using ShapeRule = std::optional<Type> (*)(const OpArgs& args);
 // An op's reverse-mode gradient rule. Every op has the slot; the autodiff
 // issue defines the builder and fills the rules.
 struct GradientBuilder;
@@ -74,12 +75,16 @@ struct OpInfo {
 const OpInfo& opInfo(Op op);
 bool opFromName(std::string_view name, Op& out);
 inline bool hasTrait(Op op, Trait t) { return (opInfo(op).traits & t) != 0; }
+// A TENSOR_OP of ops.def: it has a signature of operands and attributes.
+inline bool isTensorOp(Op op) { return opInfo(op).signature[0] != '\0'; }
 
-// Attribute values: the literal kinds plus a list of strings (keyword names).
+// Attribute values: the literal kinds, a list of strings (keyword names)
+// and a list of ints (a tensor op's `ints` attribute: a shape, strides).
 struct NoneAttr {
   bool operator==(const NoneAttr&) const { return true; }
 };
-using Attr = std::variant<NoneAttr, int64_t, double, bool, std::string, std::vector<std::string>>;
+using Ints = std::vector<int64_t>;
+using Attr = std::variant<NoneAttr, int64_t, double, bool, std::string, std::vector<std::string>, Ints>;
 
 // The operator spelling of an op in messages ("+", "//", "<="; else its name).
 const char* opSymbol(Op op);

@@ -22,6 +22,8 @@ size_t hashAttr(const Attr& a) {
   if (auto* s = std::get_if<std::string>(&a)) return mix(h, std::hash<std::string>()(*s));
   if (auto* l = std::get_if<std::vector<std::string>>(&a))
     for (const auto& s : *l) h = mix(h, std::hash<std::string>()(s));
+  if (auto* l = std::get_if<Ints>(&a))
+    for (int64_t i : *l) h = mix(h, std::hash<int64_t>()(i));
   return h;
 }
 

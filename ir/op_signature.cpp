@@ -26,6 +26,25 @@ AttrType attrType(const std::string& t) {
   throw std::logic_error("ops.def: unknown attribute type '" + t + "'");
 }
 
+// A default literal of ops.def read as parameter p's value.
+Attr defaultOf(const Param& p, const std::string& literal) {
+  if (literal == "None") {
+    if (!p.isAttr || p.optional) return NoneAttr{};
+  } else if (p.isAttr) {
+    switch (p.type) {
+      case AttrType::Bool:
+        if (literal == "True" || literal == "False") return literal == "True";
+        break;
+      case AttrType::Int:
+      case AttrType::Ints: return static_cast<int64_t>(std::stoll(literal));
+      case AttrType::Float: return std::stod(literal);
+      case AttrType::Str:
+      case AttrType::DType: break;
+    }
+  }
+  throw std::logic_error("ops.def: parameter '" + p.name + "' cannot default to " + literal);
+}
+
 Signature parse(std::string_view text) {
   Signature sig;
   while (!text.empty()) {
@@ -55,6 +74,7 @@ Signature parse(std::string_view text) {
       part = trim(part.substr(0, colon));
     }
     p.name = part;
+    if (p.defaultLiteral) p.defaultValue = defaultOf(p, *p.defaultLiteral);
     sig.params.push_back(std::move(p));
   }
   return sig;

@@ -12,9 +12,9 @@
 #include <string_view>
 #include <vector>
 
-namespace nn::ir {
+#include "ir/ir.h"
 
-enum class Op : uint16_t;
+namespace nn::ir {
 
 // The operand parameters of `signature`: all of them, or with
 // `requiredOnly` those without a default.
@@ -44,6 +44,9 @@ struct Param {
   bool optional = false;  // `?`: None is allowed
   bool variadic = false;  // `*name`
   std::optional<std::string> defaultLiteral;
+  // The default as a value: None for an operand; for an attribute its
+  // literal read as the attribute's type (an `ints` default is one int).
+  std::optional<Attr> defaultValue;
 };
 
 struct Signature {

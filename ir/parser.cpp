@@ -182,6 +182,19 @@ class Parser {
       }
       return list;
     }
+    if (c == '(') {
+      advance();
+      Ints ints;
+      if (!accept(')')) {
+        do {
+          Attr a = attrValue();
+          if (!std::holds_alternative<int64_t>(a)) error("expected an integer in an int list");
+          ints.push_back(std::get<int64_t>(a));
+        } while (accept(','));
+        expect(')');
+      }
+      return ints;
+    }
     size_t p = pos_;
     while (!atEnd() && (std::isalnum(static_cast<unsigned char>(peek())) || peek() == '-' ||
                         peek() == '+' || peek() == '.'))

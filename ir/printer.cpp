@@ -60,6 +60,11 @@ std::string attrText(const Attr& a) {
       for (size_t i = 0; i < l.size(); ++i) out += (i ? ", " : "") + quoteString(l[i]);
       return out + "]";
     }
+    std::string operator()(const Ints& l) const {
+      std::string out = "(";
+      for (size_t i = 0; i < l.size(); ++i) out += (i ? ", " : "") + std::to_string(l[i]);
+      return out + ")";
+    }
   };
   return std::visit(V{}, a);
 }

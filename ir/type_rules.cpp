@@ -40,6 +40,7 @@ Type resultType(const Node& n, size_t i) {
     if (auto t = builtinCallType(n)) return *t;
   if (n.op() == Op::GetAttr)
     if (auto t = attributeType(n)) return *t;
+  if (auto t = tensorOpType(n)) return *t;
   if (n.op() != Op::Is && n.op() != Op::IsNot && n.op() != Op::In && n.op() != Op::NotIn)
     if (auto t = tensorResultType(n)) return *t;
   switch (n.info().typeRule) {

@@ -17,6 +17,8 @@ std::optional<Type> tensorResultType(const Node& n);
 // Calls of builtins (by the called op's shape rule, or the result kind a
 // builtin declares) and tensor attributes (ir/shape_rules.cpp).
 std::optional<Type> builtinCallType(const Node& call);
+// A tensor op node other than an elementwise one, by its shape rule.
+std::optional<Type> tensorOpType(const Node& n);
 std::optional<Type> attributeType(const Node& getattr);
 
 // The common type of two values merged by control flow: equal types stay;

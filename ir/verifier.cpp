@@ -5,6 +5,8 @@
 // (if/loop) or carried values (loop cond/body).
 #include <unordered_set>
 
+#include "ir/dtype.h"
+#include "ir/op_signature.h"
 #include "ir/text.h"
 
 namespace nn::ir {
@@ -85,7 +87,34 @@ class Verifier {
         error(n.loc(), std::string("order edge of ") + info.name + " is not a token defined before it");
     if (n.op() == Op::Call && n.strListAttr("kw").size() + 1 > ops)
       error(n.loc(), "call has more keyword names than arguments");
+    if (isTensorOp(n.op())) attributes(n);
     for (size_t i = 0; i < n.numBlocks(); ++i) block(*n.block(i), &n);
+  }
+
+  // A tensor op's attributes are parameters its signature declares as
+  // attributes, each of the declared type.
+  void attributes(const Node& n) {
+    const Signature& sig = signatureOf(n.op());
+    for (const auto& [name, value] : n.attrs()) {
+      int i = sig.find(name);
+      if (i < 0 || !sig.params[i].isAttr)
+        error(n.loc(), std::string(n.info().name) + " has no attribute '" + name + "'");
+      if (!fits(value, sig.params[i]))
+        error(n.loc(), std::string("attribute '") + name + "' of " + n.info().name + " is not of its declared type");
+    }
+  }
+
+  static bool fits(const Attr& a, const Param& p) {
+    if (std::holds_alternative<NoneAttr>(a)) return p.optional;
+    switch (p.type) {
+      case AttrType::Int: return std::holds_alternative<int64_t>(a);
+      case AttrType::Ints: return std::holds_alternative<int64_t>(a) || std::holds_alternative<Ints>(a);
+      case AttrType::Float: return std::holds_alternative<double>(a);
+      case AttrType::Bool: return std::holds_alternative<bool>(a);
+      case AttrType::Str: return std::holds_alternative<std::string>(a);
+      case AttrType::DType: return std::holds_alternative<std::string>(a) && dtypeFromName(std::get<std::string>(a));
+    }
+    return false;
   }
 
   const Function* fn_ = nullptr;

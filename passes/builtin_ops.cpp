@@ -1,44 +1,54 @@
-// builtin-ops: calls of the elementwise tensor builtins become IR ops.
+// builtin-ops: calls of the tensor builtins become the ops they are.
 //
-// `call (builtin "relu"), %x` calling an op marked ELEM (the op table
-// says which builtin is which op), with no keyword arguments, the op's
-// arity and at least one tensor operand (known from type inference) is
-// replaced by `relu %x`: the same runtime function runs either way (the
-// interpreter dispatches both to mathUnary/mathBinary/whereOp), but as an
-// op the node gets a type rule, takes part in folding, simplification and
-// CSE, and is not an opaque call with effects. Builtins of the same name on
-// Python numbers (abs, round: PYTHON ops) keep Python's semantics by
-// staying calls.
+// A call of a builtin that the op table declares as an op (FUNC, or PYTHON
+// with a tensor first argument), or of a tensor method that is one
+// (METHOD: x.sum(axis=1) is sum(x, axis=1)), is replaced by the op node:
+//   - an elementwise op or a language op exposed as a function (relu,
+//     maximum, where, pow, matmul) when it has no keywords, the op's arity
+//     and at least one tensor operand (known from type inference): its
+//     positional arguments become the operands. Builtins of the same name
+//     on Python numbers keep Python's semantics by staying calls;
+//   - any other tensor op when its arguments bind to the op's signature
+//     (ir/op_args.h) and every attribute is a constant: the operand
+//     parameters become the operands in signature order (an absent one a
+//     `const none`), the attributes typed node attributes, defaults filled
+//     in: `call %sum, %x, %c1 {kw = ["axis"]}` becomes
+//     `sum %x {axis = 1, keepdims = false}`.
+// As an op the node is typed by the op's rule, takes part in folding, CSE
+// and fusion by its traits, and runs through the op's one execute entry.
+// A call that does not bind (a wrong keyword, an attribute known only at
+// run time) stays a call, and the runtime binds it the same way.
 //
-// Method calls on tensors whose method is a builtin's op (METHOD and FUNC
-// or PYTHON: x.sum() is sum(x)) first become builtin calls, so they get the
-// op's shape rule and no bound-method object is made per call.
+// A method call of a builtin's op that does not become the op becomes a
+// call of the builtin, so it is typed by the op's rule and no bound-method
+// object is made per call.
 //
-// Invariants: only calls of `builtin` nodes and of tensor methods change;
+// Algorithm: one walk; each block's node list is rebuilt in one pass (the
+// inserted constants go before their user). Invariants: only calls change;
 // the result value is kept (uses need no rewiring).
 #include <memory>
 
 #include "ir/builtins.h"
-#include "passes/effects.h"
+#include "ir/op_args.h"
 #include "passes/passes.h"
 
 namespace nn::passes {
 namespace {
 
-// A tensor method that is also a builtin function value.
-bool methodIsBuiltin(const std::string& name) {
-  std::optional<ir::Op> op = ir::methodOp(name);
-  return op && (ir::hasTrait(*op, ir::FUNC) || ir::hasTrait(*op, ir::PYTHON));
+using Nodes = std::vector<std::unique_ptr<ir::Node>>;
+
+// The tensor method a call calls: `call (getattr %x NAME), args...` on a
+// tensor %x whose method NAME is an op.
+std::optional<ir::Op> calledMethodOp(const ir::Node& n) {
+  if (n.op() != ir::Op::Call) return std::nullopt;
+  const ir::Node* attr = n.operand(0)->def();
+  if (!attr || attr->op() != ir::Op::GetAttr || !attr->operand(0)->type().isTensor()) return std::nullopt;
+  return ir::methodOp(attr->strAttr("name"));
 }
 
 // call (getattr %x NAME), args... -> call (builtin NAME), %x, args...
-bool methodToBuiltin(ir::Block& b, size_t& i) {
-  ir::Node& n = *b.mutableNodes()[i];
-  if (n.op() != ir::Op::Call) return false;
+void methodToBuiltin(ir::Block& b, ir::Node& n, Nodes& out) {
   const ir::Node* attr = n.operand(0)->def();
-  if (!attr || attr->op() != ir::Op::GetAttr || !attr->operand(0)->type().isTensor() ||
-      !methodIsBuiltin(attr->strAttr("name")))
-    return false;
   auto builtin = std::make_unique<ir::Node>(ir::Op::Builtin, attr->loc());
   builtin->setAttr("name", attr->strAttr("name"));
   builtin->setParent(&b);
@@ -49,36 +59,91 @@ bool methodToBuiltin(ir::Block& b, size_t& i) {
     if (k < n.operands().size()) n.setOperand(k, operands[k]);
     else n.addOperand(operands[k]);
   }
-  auto& nodes = b.mutableNodes();
-  nodes.insert(nodes.begin() + static_cast<std::ptrdiff_t>(i), std::move(builtin));
-  ++i;
-  return true;
+  out.push_back(std::move(builtin));
+}
+
+// Positional-only ops: elementwise ones and language ops as functions.
+std::unique_ptr<ir::Node> positionalOp(ir::Op op, const ir::Node& n, const std::vector<ir::Value*>& args) {
+  const ir::OpInfo& info = ir::opInfo(op);
+  if (!n.strListAttr("kw").empty() || static_cast<int>(args.size()) < info.minOperands ||
+      static_cast<int>(args.size()) > info.maxOperands)
+    return nullptr;
+  bool tensor = false;
+  for (const ir::Value* v : args) tensor |= v->type().isTensor();
+  if (!tensor) return nullptr;
+  auto node = std::make_unique<ir::Node>(op, n.loc());
+  for (ir::Value* v : args) node->addOperand(v);
+  return node;
+}
+
+std::unique_ptr<ir::Node> boundOp(ir::Op op, ir::Block& b, const ir::Node& n, const std::vector<ir::Value*>& args,
+                                  Nodes& out) {
+  const auto& kw = n.strListAttr("kw");
+  std::vector<const ir::Value*> positional(args.begin(), args.end() - static_cast<std::ptrdiff_t>(kw.size()));
+  std::vector<const ir::Value*> kwvalues(args.end() - static_cast<std::ptrdiff_t>(kw.size()), args.end());
+  std::optional<ir::OpArgs> bound = ir::bindArgs(op, n.loc(), positional, kw, kwvalues);
+  if (!bound || !bound->attributesKnown()) return nullptr;
+  auto node = std::make_unique<ir::Node>(op, n.loc());
+  const ir::Signature& sig = bound->signature();
+  for (size_t i = 0; i < sig.params.size(); ++i) {
+    const ir::BoundArg& a = bound->arg(i);
+    if (sig.params[i].isAttr) {
+      node->setAttr(sig.params[i].name, *a.constant);
+    } else if (a.value) {
+      node->addOperand(const_cast<ir::Value*>(a.value));
+    } else {
+      auto none = std::make_unique<ir::Node>(ir::Op::Const, n.loc());
+      none->setAttr("value", ir::NoneAttr{});
+      none->setParent(&b);
+      node->addOperand(none->addResult(ir::TypeKind::None));
+      out.push_back(std::move(none));
+    }
+  }
+  return node;
+}
+
+// The op node replacing call `n`, or null.
+std::unique_ptr<ir::Node> opFor(ir::Block& b, ir::Node& n, Nodes& out) {
+  std::optional<ir::Op> op;
+  std::vector<ir::Value*> args;  // positional then keyword values
+  if (std::optional<ir::Op> m = calledMethodOp(n)) {
+    op = m;
+    args.push_back(n.operand(0)->def()->operand(0));
+  } else {
+    op = ir::calledOp(n);
+  }
+  if (!op) return nullptr;
+  args.insert(args.end(), n.operands().begin() + 1, n.operands().end());
+  if (!ir::isTensorOp(*op) || ir::hasTrait(*op, ir::ELEM)) return positionalOp(*op, n, args);
+  return boundOp(*op, b, n, args, out);
 }
 
 bool rewriteBlock(ir::Block& b) {
   bool changed = false;
-  auto& nodes = b.mutableNodes();
-  for (size_t idx = 0; idx < nodes.size(); ++idx) {
-    changed |= methodToBuiltin(b, idx);
-    auto& owned = nodes[idx];
+  Nodes out;
+  out.reserve(b.nodes().size());
+  for (std::unique_ptr<ir::Node>& owned : b.mutableNodes()) {
     ir::Node& n = *owned;
     for (size_t i = 0; i < n.numBlocks(); ++i) changed |= rewriteBlock(*n.block(i));
-    std::optional<ir::Op> called = ir::calledOp(n);
-    if (!called || !ir::hasTrait(*called, ir::ELEM) || !n.strListAttr("kw").empty()) continue;
-    ir::Op op = *called;
-    size_t nargs = n.operands().size() - 1;
-    const ir::OpInfo& info = ir::opInfo(op);
-    if (static_cast<int>(nargs) < info.minOperands || static_cast<int>(nargs) > info.maxOperands) continue;
-    bool tensor = false;
-    for (size_t i = 1; i <= nargs; ++i) tensor |= n.operand(i)->type().isTensor();
-    if (!tensor) continue;
-    auto replacement = std::make_unique<ir::Node>(op, n.loc());
-    for (size_t i = 1; i <= nargs; ++i) replacement->addOperand(n.operand(i));
-    replacement->adoptResults(n);
-    replacement->setParent(&b);
-    owned = std::move(replacement);
-    changed = true;
+    if (n.op() != ir::Op::Call) {
+      out.push_back(std::move(owned));
+      continue;
+    }
+    if (std::unique_ptr<ir::Node> replacement = opFor(b, n, out)) {
+      replacement->adoptResults(n);
+      replacement->setParent(&b);
+      out.push_back(std::move(replacement));
+      changed = true;
+      continue;
+    }
+    std::optional<ir::Op> method = calledMethodOp(n);
+    if (method && (ir::hasTrait(*method, ir::FUNC) || ir::hasTrait(*method, ir::PYTHON))) {
+      methodToBuiltin(b, n, out);
+      changed = true;
+    }
+    out.push_back(std::move(owned));
   }
+  b.mutableNodes() = std::move(out);
   return changed;
 }
 

@@ -48,6 +48,14 @@ bool mergeable(const ir::Node& n) {
   if (n.numBlocks() > 0 || ir::hasTrait(n.op(), ir::TERM) || hasEffect(n) || makesFreshObject(n)) return false;
   switch (n.op()) {
     case Op::Undef: return false;
+    default:
+      if (!ir::isTensorOp(n.op()) || ir::hasTrait(n.op(), ir::ELEM)) return true;
+      // As for calls: a tensor op reading a list (concat) may see it
+      // change between two reads; one making a list (split) makes a fresh
+      // one each time.
+      for (const ir::Value* v : n.operands())
+        if (!immutable(v)) return false;
+      return valueType(n.result(0)->type());
     case Op::Call:
       for (size_t i = 1; i < n.operands().size(); ++i)
         if (!immutable(n.operand(i))) return false;
@@ -56,7 +64,6 @@ bool mergeable(const ir::Node& n) {
     case Op::GetItem: case Op::GetAttr: case Op::Iter: case Op::IterLen: case Op::IterItem: case Op::Unpack:
       return immutable(n.operand(0)) || n.operand(0)->type().kind == ir::TypeKind::Tuple;
     case Op::In: case Op::NotIn: return immutable(n.operand(1)) || n.operand(1)->type().kind == ir::TypeKind::Tuple;
-    default: return true;
   }
 }
 

@@ -85,15 +85,18 @@ bool mayRaise(const ir::Node& n) {
     if (ir::methodOp(n.strAttr("name"))) return false;
     return !(n.strAttr("name") == "T" && knownShapeTensor(n.result(0)->type()));
   }
-  // A tensor op's builtin whose shape rule fully determined the result
-  // already checked what the runtime would check, unless the op can fail
-  // on values (RAISES).
-  if (n.op() == Op::Call) {
-    std::optional<Op> op = ir::calledOp(n);
+  // A tensor op (or a call of its builtin) whose shape rule fully
+  // determined the result already checked what the runtime would check,
+  // unless the op can fail on values (RAISES).
+  bool call = n.op() == Op::Call;
+  std::optional<Op> op = call ? ir::calledOp(n) : std::optional<Op>(n.op());
+  if (call || (ir::isTensorOp(n.op()) && !ir::hasTrait(n.op(), ir::ELEM))) {
     if (!op || ir::hasTrait(*op, ir::RAISES) || !knownShapeTensor(n.result(0)->type())) return true;
-    for (size_t i = 1; i < n.operands().size(); ++i) {
+    for (size_t i = call ? 1 : 0; i < n.operands().size(); ++i) {
       ir::TypeKind k = n.operand(i)->type().kind;
-      if (k != TypeKind::Tensor && k != TypeKind::Int && k != TypeKind::List && k != TypeKind::Tuple) return true;
+      if (k != TypeKind::Tensor && k != TypeKind::Int && k != TypeKind::List && k != TypeKind::Tuple &&
+          (call || k != TypeKind::None))
+        return true;
     }
     return false;
   }

@@ -74,7 +74,11 @@ ir::Value* sameType(const ir::Node& n, ir::Value* x) {
   return numericOrTensor(x->type()) && n.result(0)->type() == x->type() ? x : nullptr;
 }
 
-bool calls(const ir::Node& n, Op op) { return n.op() == Op::Call && ir::calledOp(n) == op; }
+// transpose(x) with no axes (reversing them).
+bool reversesAxes(const ir::Node& n) {
+  const ir::Attr* axes = n.attr("axes");
+  return n.op() == Op::Transpose && axes && *axes == ir::Attr(ir::Ints{});
+}
 
 ir::Value* identity(const ir::Node& n) {
   switch (n.op()) {
@@ -110,13 +114,10 @@ ir::Value* identity(const ir::Node& n) {
         return nullptr;
       return inner->operand(0)->type().isTensor() ? inner->operand(0) : nullptr;
     }
-    case Op::Call: {
-      if (!calls(n, Op::Transpose) || n.operands().size() != 2 || !n.strListAttr("kw").empty()) return nullptr;
-      const ir::Node* inner = n.operand(1)->def();
-      if (!inner || !calls(*inner, Op::Transpose) || inner->operands().size() != 2 ||
-          !inner->strListAttr("kw").empty())
-        return nullptr;
-      return inner->operand(1)->type().isTensor() ? inner->operand(1) : nullptr;
+    case Op::Transpose: {
+      const ir::Node* inner = n.operand(0)->def();
+      if (!reversesAxes(n) || !inner || !reversesAxes(*inner)) return nullptr;
+      return inner->operand(0)->type().isTensor() ? inner->operand(0) : nullptr;
     }
     default: return nullptr;
   }
@@ -165,11 +166,11 @@ class Simplifier {
   void rewrite(ir::Block& b, std::unique_ptr<ir::Node>& owned, Nodes& out) {
     ir::Node& n = *owned;
     if (n.op() == Op::Div && divByPowerOfTwo(b, n, out)) return;
-    if (calls(n, Op::Reshape) && n.operands().size() >= 3 && n.strListAttr("kw").empty()) {
-      const ir::Node* inner = n.operand(1)->def();
-      if (inner && calls(*inner, Op::Reshape) && inner->strListAttr("kw").empty() &&
-          fullyKnown(inner->result(0)->type()) && inner->operand(1)->type().isTensor()) {
-        n.setOperand(1, inner->operand(1));
+    if (n.op() == Op::Reshape) {
+      const ir::Node* inner = n.operand(0)->def();
+      if (inner && inner->op() == Op::Reshape && fullyKnown(inner->result(0)->type()) &&
+          inner->operand(0)->type().isTensor()) {
+        n.setOperand(0, inner->operand(0));
         changed = true;
       }
     }

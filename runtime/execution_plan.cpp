@@ -47,11 +47,14 @@ bool splitsItself(const ir::Node& n) {
 Lane laneOf(const ir::Node& n) {
   if (n.numBlocks() > 0 || passes::hasEffect(n)) return Lane::Main;
   if (splitsItself(n)) return Lane::Main;
-  if (n.op() == ir::Op::Call) {
-    // A pure builtin on tensors and numbers cannot call back into user code.
-    for (size_t i = 1; i < n.operands().size(); ++i) {
+  if (n.op() == ir::Op::Call || (ir::isTensorOp(n.op()) && !ir::hasTrait(n.op(), ir::ELEM))) {
+    // A pure builtin on tensors and numbers cannot call back into user
+    // code, and a tensor op reading a list runs where the list's updates
+    // run.
+    for (size_t i = n.op() == ir::Op::Call ? 1 : 0; i < n.operands().size(); ++i) {
       ir::TypeKind k = n.operand(i)->type().kind;
-      if (k != ir::TypeKind::Tensor && k != ir::TypeKind::Int && k != ir::TypeKind::Float && k != ir::TypeKind::Bool)
+      if (k != ir::TypeKind::Tensor && k != ir::TypeKind::Int && k != ir::TypeKind::Float && k != ir::TypeKind::Bool &&
+          k != ir::TypeKind::None)
         return Lane::Main;
     }
     return Lane::Pool;

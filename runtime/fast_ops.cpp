@@ -1,7 +1,6 @@
 // Pre-resolved elementwise ops (see fast_ops.h).
 #include "runtime/fast_ops.h"
 
-#include "ir/builtins.h"
 #include "runtime/device.h"
 #include "runtime/nn_ops.h"
 #include "runtime/tensor_ops.h"
@@ -51,10 +50,13 @@ std::optional<Tensor> constantOperand(const ir::Value* v, DType dtype, const Sha
 
 }  // namespace
 
+// A full reduction: sum or mean with axis None and keepdims false.
 std::unique_ptr<FastOp> compileReduction(const ir::Node& n, Device& device) {
-  std::optional<Op> op = ir::calledOp(n);
-  if ((op != Op::Sum && op != Op::Mean) || n.operands().size() != 2 || !n.strListAttr("kw").empty()) return nullptr;
-  const ir::Type& t = n.operand(1)->type();
+  Op op = n.op();
+  const ir::Attr* axis = n.attr("axis");
+  const ir::Attr* keep = n.attr("keepdims");
+  if (!axis || !std::holds_alternative<ir::NoneAttr>(*axis) || !keep || *keep != ir::Attr(false)) return nullptr;
+  const ir::Type& t = n.operand(0)->type();
   auto shape = knownShape(t);
   if (!shape || !isFloating(*t.dtype)) return nullptr;
   auto f = std::make_unique<FastOp>();
@@ -62,7 +64,7 @@ std::unique_ptr<FastOp> compileReduction(const ir::Node& n, Device& device) {
   f->in = f->out = *t.dtype;
   f->shape = *shape;
   f->reduction = op == Op::Sum ? Reduction::Sum : Reduction::Mean;
-  f->name = ir::opInfo(*op).name;
+  f->name = ir::opInfo(op).name;
   return f;
 }
 
@@ -82,7 +84,7 @@ std::unique_ptr<FastOp> compileMatmul(const ir::Node& n, Device& device) {
 std::unique_ptr<FastOp> compileFastOp(const ir::Node& n, Device& device) {
   Op op = n.op();
   if (n.numResults() != 1) return nullptr;
-  if (op == Op::Call) return compileReduction(n, device);
+  if (op == Op::Sum || op == Op::Mean) return compileReduction(n, device);
   if (op == Op::MatMul) return compileMatmul(n, device);
   auto shape = knownShape(n.result(0)->type());
   if (!shape) return nullptr;
@@ -139,7 +141,7 @@ bool runFastOp(const FastOp& op, const ir::Node& n, Value* slots, uint64_t dying
     return true;
   }
   if (op.reduction) {
-    const Value& v = slots[n.operand(1)->id()];
+    const Value& v = slots[n.operand(0)->id()];
     if (!v.is(Kind::Tensor)) return false;
     const Tensor& t = tensorOf(v);
     if (t.dtype() != op.in || t.shape() != op.shape) return false;

@@ -30,8 +30,8 @@ struct FastOp {
   Shape shape;
   // A constant operand, already as a tensor of the result's shape.
   std::optional<Tensor> constant[2];
-  // A full reduction called as a builtin (sum(x), x.sum()): the operand is
-  // the call's first argument, `shape` its shape.
+  // A full reduction (sum %x {axis = none, keepdims = false}): `shape`
+  // is the operand's shape.
   std::optional<Reduction> reduction;
   const char* name = "";
   // a @ b on tensors of planned types (`shape` is a's, `shapeB` b's).

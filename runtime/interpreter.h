@@ -60,6 +60,9 @@ class Host {
   // Attributes of non-module values: methods of lists, dicts, strings.
   virtual Value attribute(const Value& obj, const std::string& name, SourceLoc loc) = 0;
   virtual Value importModule(const std::string& name, bool bindTop, ModuleInstance& from, SourceLoc loc) = 0;
+  // Runs tensor op `op` (one that is not a value op) on its parameters,
+  // one per parameter of its signature (stdlib/op_call.h).
+  virtual Value runTensorOp(Interpreter& interp, ir::Op op, std::vector<Value>& params, SourceLoc loc) = 0;
   virtual std::ostream& out() = 0;
   // Warnings and notes while running (recompilation reports): rendered
   // like errors, without stopping anything.

@@ -236,8 +236,10 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
     }
     default: break;
   }
-  // The value ops, through their one execute entry (value_op.h).
-  if (!isValueOp(op)) fail(loc, std::string("internal error: ") + n.info().name + " is not a simple op");
+  // The value ops through their one execute entry (value_op.h), the other
+  // tensor ops through theirs (the host's runTensorOp).
+  bool tensorOp = ir::isTensorOp(op) && !isValueOp(op);
+  if (!tensorOp && !isValueOp(op)) fail(loc, std::string("internal error: ") + n.info().name + " is not a simple op");
   size_t count = n.operands().size();
   const Value* small[4];
   std::vector<const Value*> many;
@@ -247,6 +249,11 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
     operands = many.data();
   }
   for (size_t i = 0; i < count; ++i) operands[i] = &in(i);
+  if (tensorOp) {
+    std::vector<Value> params = tensorOpParams(n, operands);
+    set(host_.runTensorOp(*this, op, params, loc));
+    return;
+  }
   set(runValueOp(n, operands, dying()));
 }
 

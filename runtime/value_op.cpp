@@ -1,6 +1,7 @@
 // The value ops' execute entry (see value_op.h).
 #include "runtime/value_op.h"
 
+#include "ir/op_signature.h"
 #include "runtime/format.h"
 #include "runtime/scalar_ops.h"
 #include "runtime/tensor_ops.h"
@@ -27,6 +28,45 @@ bool isValueOp(Op op) {
       return true;
     default: return false;
   }
+}
+
+namespace {
+
+Value attrValue(const ir::Attr& a, const ir::Param& p) {
+  if (auto* i = std::get_if<int64_t>(&a)) return Value::integer(*i);
+  if (auto* d = std::get_if<double>(&a)) return Value::real(*d);
+  if (auto* b = std::get_if<bool>(&a)) return Value::boolean(*b);
+  if (auto* s = std::get_if<std::string>(&a)) {
+    if (p.type == ir::AttrType::DType)
+      if (std::optional<DType> dt = dtypeFromName(*s)) return Value::dtype(static_cast<int>(*dt));
+    return Value::str(*s);
+  }
+  if (auto* l = std::get_if<ir::Ints>(&a)) {
+    std::vector<Value> items;
+    items.reserve(l->size());
+    for (int64_t i : *l) items.push_back(Value::integer(i));
+    return makeTuple(std::move(items));
+  }
+  return Value::none();
+}
+
+}  // namespace
+
+std::vector<Value> tensorOpParams(const ir::Node& n, const Value* const* in) {
+  const ir::Signature& sig = ir::signatureOf(n.op());
+  std::vector<Value> params;
+  params.reserve(sig.params.size());
+  size_t next = 0;
+  for (const ir::Param& p : sig.params) {
+    if (!p.isAttr) {
+      params.push_back(next < n.operands().size() ? *in[next++] : Value::none());
+    } else if (const ir::Attr* a = n.attr(p.name)) {
+      params.push_back(attrValue(*a, p));
+    } else {
+      params.push_back(p.variadic ? makeTuple({}) : attrValue(p.defaultValue.value_or(ir::NoneAttr{}), p));
+    }
+  }
+  return params;
 }
 
 Value runValueOp(const ir::Node& n, const Value* const* in, unsigned consumable) {

@@ -15,6 +15,10 @@ namespace nn::rt {
 // Whether `op` is a value op that runValueOp executes.
 bool isValueOp(ir::Op op);
 
+// The parameters of tensor op node `n`, one per parameter of its
+// signature: its operands (`in`, in order) and its attributes as values.
+std::vector<Value> tensorOpParams(const ir::Node& n, const Value* const* in);
+
 // Runs value op `n` on its operand values `in` (n.operands().size() of
 // them). `consumable` (kConsumeFirst/kConsumeSecond): operands whose
 // tensor buffer may take the result. Errors are NnErrors at n's location.

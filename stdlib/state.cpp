@@ -16,6 +16,7 @@
 #include "ir/text.h"
 #include "passes/passes.h"
 #include "stdlib/builtins.h"
+#include "stdlib/op_call.h"
 #include "runtime/allocator.h"
 #include "runtime/dtype.h"
 
@@ -213,6 +214,10 @@ Value State::builtin(const std::string& name, SourceLoc loc) {
   Value b = stdlib::makeBuiltin(name);
   if (b.is(rt::Kind::None)) fail(loc, "name '" + name + "' is not defined");
   return b;
+}
+
+Value State::runTensorOp(rt::Interpreter& interp, ir::Op op, std::vector<Value>& params, SourceLoc loc) {
+  return stdlib::runTensorOp(interp, op, params, loc);
 }
 
 Value State::attribute(const Value& obj, const std::string& name, SourceLoc loc) {

@@ -6,11 +6,14 @@
 #include <gtest/gtest.h>
 
 #include "ir/builtins.h"
+#include "ir/op_args.h"
 #include "ir/op_signature.h"
 #include "passes/effects.h"
 #include "runtime/device.h"
 #include "runtime/tensor_ops.h"
+#include "runtime/value_op.h"
 #include "stdlib/builtins.h"
+#include "stdlib/op_call.h"
 #include "test_device.h"
 
 using namespace nn;
@@ -92,6 +95,86 @@ TEST(OpTable, TensorOpSignatures) {
 // The passes' effect predicate reads the declarations: time() reads the
 // clock (an effect and a barrier), len() is pure, rand() draws from the
 // generator, and min() with a key may call user code.
+// Every tensor op runs through one of the two execute entries: the value
+// ops' (runValueOp) or the other tensor ops' implementation table.
+TEST(OpTable, EveryTensorOpHasAnExecuteEntry) {
+  for (size_t i = 0; i < ir::kNumOps; ++i) {
+    Op op = static_cast<Op>(i);
+    if (!ir::isTensorOp(op)) continue;
+    EXPECT_TRUE(rt::isValueOp(op) || stdlib::tensorOpImpl(op)) << ir::opInfo(op).name << " has no execute entry";
+    // A builtin called by name reaches the same implementation.
+    if (ir::hasTrait(op, ir::FUNC)) {
+      EXPECT_TRUE(stdlib::tensorOpImpl(op)) << ir::opInfo(op).name;
+    }
+  }
+}
+
+// Calls bind to a tensor op's signature by Python's rules: positional
+// arguments in order, the rest into the `*name` parameter (or one literal
+// tuple of them), keywords by name, defaults for the others; attributes
+// are known when their arguments are constants. A call that does not fit
+// does not bind.
+TEST(OpTable, CallsBindToTheSignature) {
+  ir::Graph g;
+  ir::Function* f = g.addFunction("f", {});
+  ir::Value* x = f->addParam("x", ir::Type::tensor(ir::DType::F32, ir::DimList{ir::Dim::known(2), ir::Dim::known(3)}));
+  ir::Value* k = f->addParam("k", ir::Type(ir::TypeKind::Int));
+  auto constant = [&](ir::Attr a, ir::TypeKind kind) {
+    ir::Node* c = ir::build(f->body(), Op::Const, {}, {}, 1);
+    c->setAttr("value", a);
+    c->result(0)->setType(ir::Type(kind));
+    return c->result(0);
+  };
+  ir::Value* one = constant(int64_t{1}, ir::TypeKind::Int);
+  ir::Value* yes = constant(true, ir::TypeKind::Bool);
+
+  std::optional<ir::OpArgs> sum = ir::bindArgs(Op::Sum, {}, {x, one}, {"keepdims"}, {yes});
+  ASSERT_TRUE(sum);
+  EXPECT_EQ(sum->operand("x"), x);
+  EXPECT_EQ(sum->intAttr("axis"), 1);
+  EXPECT_EQ(sum->boolAttr("keepdims"), true);
+  EXPECT_TRUE(sum->attributesKnown());
+
+  std::optional<ir::OpArgs> reshape = ir::bindArgs(Op::Reshape, {}, {x, one, k}, {}, {});
+  ASSERT_TRUE(reshape);
+  EXPECT_FALSE(reshape->attributesKnown());  // k is known only at run time
+  auto dims = reshape->dims("shape");
+  ASSERT_TRUE(dims);
+  EXPECT_EQ(*dims, (std::vector<std::optional<int64_t>>{1, std::nullopt}));
+
+  std::optional<ir::OpArgs> conv = ir::bindArgs(Op::Conv2d, {}, {x, x}, {"stride"}, {one});
+  ASSERT_TRUE(conv);
+  EXPECT_EQ(conv->operand("b"), nullptr);  // defaults to None
+  EXPECT_EQ(conv->intAttr("groups"), 1);
+  EXPECT_EQ(conv->intAttr("stride"), 1);
+
+  EXPECT_FALSE(ir::bindArgs(Op::Softmax, {}, {x}, {"dim"}, {one}));       // unknown keyword
+  EXPECT_FALSE(ir::bindArgs(Op::Softmax, {}, {x, one}, {"axis"}, {one}));  // axis twice
+  EXPECT_FALSE(ir::bindArgs(Op::Linear, {}, {x}, {}, {}));                 // w missing
+  EXPECT_FALSE(ir::bindArgs(Op::Flatten, {}, {x, x}, {}, {}));             // too many
+}
+
+// An op node and a call of its builtin are one op: the same shape rule
+// types both, and the runtime runs both through the same implementation.
+TEST(OpTable, AnOpNodeAndItsCallAgree) {
+  ir::Graph g;
+  ir::Function* f = g.addFunction("f", {});
+  ir::Value* x = f->addParam("x", ir::Type::tensor(ir::DType::F32, ir::DimList{ir::Dim::known(2), ir::Dim::known(3)}));
+  ir::Node* node = ir::build(f->body(), Op::Sum, {}, {x}, 1);
+  node->setAttr("axis", int64_t{0});
+  node->setAttr("keepdims", true);
+  std::optional<ir::Type> t = ir::opInfo(Op::Sum).shapeRule(ir::argsOf(*node));
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->str(), "f32[1, 3]");
+
+  rt::Value xv = rt::makeTensorValue(rt::fullLike(rt::DType::F32, {2, 3}, 1.0, nn::rt::testDevice()));
+  const rt::Value* in[] = {&xv};
+  std::vector<rt::Value> params = rt::tensorOpParams(*node, in);
+  ASSERT_EQ(params.size(), 3u);
+  EXPECT_TRUE(params[1].isIntLike());
+  EXPECT_TRUE(params[2].asBool());
+}
+
 TEST(OpTable, EffectsComeFromDeclarations) {
   ir::Graph g;
   ir::Function* f = g.addFunction("f", {});

@@ -1,0 +1,142 @@
+// Binding a tensor op's call to its signature, and reading the bound
+// parameters (see op_call.h). The compiler binds calls the same way
+// (ir/op_args.cpp); a call it could not bind is reported here.
+#include "stdlib/op_call.h"
+
+#include "stdlib/builtins.h"
+
+namespace nn::stdlib {
+
+using namespace nn::rt;
+
+namespace {
+
+// A parameter's default as a value (ops.def's literal, parsed once).
+Value defaultValue(const ir::Param& p) {
+  const ir::Attr& a = *p.defaultValue;
+  if (auto* i = std::get_if<int64_t>(&a)) return Value::integer(*i);
+  if (auto* d = std::get_if<double>(&a)) return Value::real(*d);
+  if (auto* b = std::get_if<bool>(&a)) return Value::boolean(*b);
+  return Value::none();
+}
+
+// How many positional arguments `sig` takes ("from 1 to 3", "at least 1").
+std::string positionalRange(const ir::Signature& sig) {
+  size_t min = 0, max = 0;
+  for (const ir::Param& p : sig.params) {
+    if (p.variadic) return "at least " + std::to_string(min);
+    if (!p.defaultValue) ++min;
+    ++max;
+  }
+  return min == max ? std::to_string(min) : "from " + std::to_string(min) + " to " + std::to_string(max);
+}
+
+}  // namespace
+
+Value& OpCall::operator[](std::string_view param) {
+  int i = sig_.find(param);
+  // The implementations name their own signature's parameters.
+  if (i < 0) nn::fail(loc, std::string("internal error: ") + name + " has no parameter '" + std::string(param) + "'");
+  return params_[static_cast<size_t>(i)];
+}
+
+void OpCall::fail(const std::string& message) const { nn::fail(loc, std::string(name) + "(): " + message); }
+
+const Tensor& OpCall::tensor(std::string_view param) {
+  const Value& v = (*this)[param];
+  if (!v.is(Kind::Tensor)) fail("argument '" + std::string(param) + "' must be a Tensor, not " + typeName(v));
+  return tensorOf(v);
+}
+
+const Tensor* OpCall::optionalTensor(std::string_view param) { return isNone(param) ? nullptr : &tensor(param); }
+
+int64_t OpCall::integer(std::string_view param) {
+  const Value& v = (*this)[param];
+  if (!v.isIntLike()) fail(std::string(param) + " must be an int, not " + typeName(v));
+  return v.asInt();
+}
+
+double OpCall::number(std::string_view param) {
+  const Value& v = (*this)[param];
+  if (!v.isNumber()) fail(std::string(param) + " must be a number, not " + typeName(v));
+  return v.asFloat();
+}
+
+bool OpCall::flag(std::string_view param) { return truthy((*this)[param], loc); }
+
+std::optional<DType> OpCall::dtype(std::string_view param) {
+  const Value& v = (*this)[param];
+  if (v.is(Kind::None)) return std::nullopt;
+  if (v.is(Kind::DType)) return static_cast<DType>(v.asInt());
+  if (v.is(Kind::Builtin)) {
+    const std::string& n = v.as<BuiltinObj>().name;
+    if (n == "bool") return DType::Bool;
+    if (n == "int") return DType::I64;
+    if (n == "float") return DType::F32;
+  }
+  if (v.is(Kind::Str))
+    if (auto d = dtypeFromName(v.asStr())) return d;
+  nn::fail(loc, std::string("dtype must be one of f32, f64, i32, i64, bool, not ") + repr(v));
+}
+
+std::vector<int64_t> OpCall::ints(std::string_view param) {
+  const Value& v = (*this)[param];
+  if (v.is(Kind::None)) return {};
+  if (v.isIntLike()) return {v.asInt()};
+  if (!v.is(Kind::Tuple) && !v.is(Kind::List))
+    fail(std::string(param) + " must be an int or a tuple of ints, not " + typeName(v));
+  std::vector<int64_t> out;
+  for (const Value& d : v.as<SeqObj>().items) {
+    if (!d.isIntLike()) fail(std::string(param) + " must contain integers, not " + typeName(d));
+    out.push_back(d.asInt());
+  }
+  return out;
+}
+
+Value runTensorOp(Interpreter& interp, ir::Op op, std::vector<Value>& params, SourceLoc loc) {
+  TensorOpFn fn = tensorOpImpl(op);
+  if (!fn) nn::fail(loc, std::string("internal error: ") + ir::opInfo(op).name + " has no implementation");
+  OpCall call(interp, op, loc, params);
+  return fn(call);
+}
+
+Value callTensorOp(CallContext& c, ir::Op op, std::vector<Value>& args) {
+  const ir::Signature& sig = ir::signatureOf(op);
+  std::vector<Value> params(sig.params.size());
+  std::vector<bool> given(sig.params.size(), false);
+  size_t next = 0;
+  for (size_t i = 0; i < sig.params.size() && next < args.size(); ++i) {
+    given[i] = true;
+    if (!sig.params[i].variadic) {
+      params[i] = std::move(args[next++]);
+      continue;
+    }
+    // zeros(2, 3), zeros((2, 3)) and zeros([2, 3]) alike.
+    std::vector<Value> rest(std::make_move_iterator(args.begin() + static_cast<std::ptrdiff_t>(next)),
+                            std::make_move_iterator(args.end()));
+    next = args.size();
+    params[i] = rest.size() == 1 && (rest[0].is(Kind::Tuple) || rest[0].is(Kind::List)) ? rest[0]
+                                                                                         : makeTuple(std::move(rest));
+  }
+  if (next < args.size())
+    fail(c.loc, c.name + "() takes " + positionalRange(sig) + " positional arguments (" + std::to_string(args.size()) +
+                    " given)");
+  for (size_t k = 0; k < c.kwnames.size(); ++k) {
+    int i = sig.find(c.kwnames[k]);
+    if (i < 0 || sig.params[i].variadic)
+      fail(c.loc, c.name + "() got an unexpected keyword argument '" + c.kwnames[k] + "'");
+    if (given[i]) fail(c.loc, c.name + "() got multiple values for argument '" + c.kwnames[k] + "'");
+    given[i] = true;
+    params[i] = std::move(c.kwargs[k]);
+  }
+  for (size_t i = 0; i < sig.params.size(); ++i) {
+    if (given[i]) continue;
+    const ir::Param& p = sig.params[i];
+    if (p.variadic) params[i] = makeTuple({});
+    else if (p.defaultValue) params[i] = defaultValue(p);
+    else fail(c.loc, c.name + "() missing required argument '" + p.name + "'");
+  }
+  return runTensorOp(c.interp, op, params, c.loc);
+}
+
+}  // namespace nn::stdlib

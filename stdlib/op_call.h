@@ -1,0 +1,68 @@
+// The one execute entry of the tensor ops that are not value ops
+// (runtime/value_op.h): creation, reductions, shape functions, the NN ops
+// and losses. Each op's implementation takes its arguments bound to the
+// op's signature in ops.def — one value per parameter, defaults filled in
+// — so the parameters, their order and their defaults are declared once.
+// Three paths reach it: an op node (the interpreter and the graph executor
+// pass its operands and attributes, State::runTensorOp), a call of the
+// op's builtin (bound here by Python's rules: positional arguments in
+// order, the rest into a `*name` parameter, keywords by name), and a
+// tensor method (x.sum(axis=1) binds as sum(x, axis=1)).
+#pragma once
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "ir/op_signature.h"
+#include "runtime/interpreter.h"
+#include "runtime/tensor.h"
+
+namespace nn::stdlib {
+
+// The arguments of one tensor op, bound to its signature.
+class OpCall {
+ public:
+  OpCall(rt::Interpreter& interp, ir::Op op, SourceLoc loc, std::vector<rt::Value>& params)
+      : interp(interp), op(op), loc(loc), name(ir::opInfo(op).name), sig_(ir::signatureOf(op)), params_(params) {}
+
+  rt::Interpreter& interp;
+  ir::Op op;
+  SourceLoc loc;
+  const char* name;
+
+  // Parameter `param`'s value.
+  rt::Value& operator[](std::string_view param);
+  bool isNone(std::string_view param) { return (*this)[param].is(rt::Kind::None); }
+  // The parameter as a tensor (a located error names the parameter).
+  const rt::Tensor& tensor(std::string_view param);
+  // A tensor, or null for None.
+  const rt::Tensor* optionalTensor(std::string_view param);
+  int64_t integer(std::string_view param);
+  double number(std::string_view param);
+  bool flag(std::string_view param);
+  // A dtype (f32, float, "f32"), nullopt for None.
+  std::optional<rt::DType> dtype(std::string_view param);
+  // An int or a sequence of ints; empty for None.
+  std::vector<int64_t> ints(std::string_view param);
+  // Fails at the call: "NAME(): message".
+  [[noreturn]] void fail(const std::string& message) const;
+
+ private:
+  const ir::Signature& sig_;
+  std::vector<rt::Value>& params_;
+};
+
+using TensorOpFn = rt::Value (*)(OpCall&);
+
+// The implementation of tensor op `op` (null for value ops, which run
+// through runValueOp, and for ops without one).
+TensorOpFn tensorOpImpl(ir::Op op);
+
+// Runs `op` on its bound parameters.
+rt::Value runTensorOp(rt::Interpreter& interp, ir::Op op, std::vector<rt::Value>& params, SourceLoc loc);
+// Binds a call's arguments (`args`, and the context's keywords) to `op`'s
+// signature and runs it.
+rt::Value callTensorOp(rt::CallContext& c, ir::Op op, std::vector<rt::Value>& args);
+
+}  // namespace nn::stdlib

@@ -1,0 +1,403 @@
+// The implementations of the tensor ops (language.md §5) on their bound
+// parameters (op_call.h): creation (tensor, zeros, ones, full, arange,
+// linspace, eye, the random ones), reductions, shape functions, indexing
+// functions, the NN ops and the losses. Each only reads its parameters
+// and calls the runtime's op, which checks, allocates and dispatches to
+// the device's kernel; parameter names are those of ops.def.
+#include <cmath>
+
+#include "runtime/device.h"
+#include "runtime/nn_ops.h"
+#include "runtime/random.h"
+#include "runtime/tensor_ops.h"
+#include "stdlib/builtins.h"
+#include "stdlib/op_call.h"
+#include "support/float_repr.h"
+
+namespace nn::stdlib {
+
+using namespace nn::rt;
+using ir::Op;
+
+namespace {
+
+Device& cpu(OpCall& c) { return c.interp.context().cpu(); }
+
+Shape shapeOf(OpCall& c, std::string_view param) {
+  Shape s = c.ints(param);
+  for (int64_t d : s)
+    if (d < 0) c.fail("negative dimension " + std::to_string(d));
+  return s;
+}
+
+// ---- creation ----
+
+Value filled(OpCall& c, double value) {
+  return makeTensorValue(fullLike(c.dtype("dtype").value_or(DType::F32), shapeOf(c, "shape"), value, cpu(c)));
+}
+
+Value tensorOp(OpCall& c) { return makeTensorValue(tensorFromData(c["data"], c.dtype("dtype"), c.loc, cpu(c))); }
+Value zerosOp(OpCall& c) { return filled(c, 0.0); }
+Value onesOp(OpCall& c) { return filled(c, 1.0); }
+
+Value fullOp(OpCall& c) {
+  const Value& v = c["value"];
+  if (!v.isNumber()) c.fail(std::string("fill value must be a number, not ") + typeName(v));
+  DType def = v.is(Kind::Bool) ? DType::Bool : v.is(Kind::Int) ? DType::I64 : DType::F32;
+  return makeTensorValue(fullLike(c.dtype("dtype").value_or(def), shapeOf(c, "shape"), v.asFloat(), cpu(c)));
+}
+
+Value likeOp(OpCall& c, double value) {
+  const Tensor& t = c.tensor("x");
+  return makeTensorValue(fullLike(c.dtype("dtype").value_or(t.dtype()), t.shape(), value, t.device()));
+}
+Value zerosLikeOp(OpCall& c) { return likeOp(c, 0.0); }
+Value onesLikeOp(OpCall& c) { return likeOp(c, 1.0); }
+
+Value arangeOp(OpCall& c) {
+  // arange(stop), arange(start, stop), arange(start, stop, step).
+  bool one = c.isNone("stop");
+  Value start = one ? Value::integer(0) : c["start"];
+  Value stop = one ? c["start"] : c["stop"];
+  Value step = c.isNone("step") ? Value::integer(1) : c["step"];
+  for (const Value* a : {&start, &stop, &step})
+    if (!a->isNumber()) c.fail(std::string("arguments must be numbers, not ") + typeName(*a));
+  bool allInt = start.isIntLike() && stop.isIntLike() && step.isIntLike();
+  DType dt = c.dtype("dtype").value_or(allInt ? DType::I64 : DType::F32);
+  double a = start.asFloat(), b = stop.asFloat(), s = step.asFloat();
+  if (s == 0) c.fail("step must not be zero");
+  int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((b - a) / s)));
+  if (allInt && dt == DType::I64) {
+    Tensor it = Tensor::empty(DType::I64, {n}, cpu(c));
+    for (int64_t i = 0; i < n; ++i) it.data<int64_t>()[i] = start.asInt() + i * step.asInt();
+    return makeTensorValue(it);
+  }
+  Tensor t = Tensor::empty(DType::F64, {n}, cpu(c));
+  for (int64_t i = 0; i < n; ++i) t.data<double>()[i] = a + static_cast<double>(i) * s;
+  return makeTensorValue(astype(t, dt));
+}
+
+Value linspaceOp(OpCall& c) {
+  double a = c.number("start"), b = c.number("stop");
+  int64_t n = c.integer("num");
+  if (n < 0) c.fail("number of samples must be non-negative");
+  Tensor t = Tensor::empty(DType::F64, {n}, cpu(c));
+  double step = n > 1 ? (b - a) / static_cast<double>(n - 1) : 0.0;
+  for (int64_t i = 0; i < n; ++i) t.data<double>()[i] = i == n - 1 && n > 1 ? b : a + static_cast<double>(i) * step;
+  return makeTensorValue(astype(t, c.dtype("dtype").value_or(DType::F32)));
+}
+
+Value eyeOp(OpCall& c) {
+  int64_t n = c.integer("n"), m = c.isNone("m") ? n : c.integer("m");
+  if (n < 0 || m < 0) c.fail("negative dimension");
+  Tensor t = fullLike(DType::F64, {n, m}, 0.0, cpu(c));
+  for (int64_t i = 0; i < std::min(n, m); ++i) t.data<double>()[i * m + i] = 1.0;
+  return makeTensorValue(astype(t, c.dtype("dtype").value_or(DType::F32)));
+}
+
+Value randomFill(OpCall& c, bool normal) {
+  DType dt = c.dtype("dtype").value_or(DType::F32);
+  if (!isFloating(dt)) c.fail("dtype must be f32 or f64");
+  Tensor t = Tensor::empty(dt, shapeOf(c, "shape"), cpu(c));
+  RandomGenerator& g = c.interp.rng();
+  for (int64_t i = 0, n = t.numel(); i < n; ++i) {
+    if (dt == DType::F32) t.data<float>()[i] = normal ? static_cast<float>(g.normal()) : g.uniformF32();
+    else t.data<double>()[i] = normal ? g.normal() : g.uniformF64();
+  }
+  return makeTensorValue(std::move(t));
+}
+Value randOp(OpCall& c) { return randomFill(c, false); }
+Value randnOp(OpCall& c) { return randomFill(c, true); }
+
+Value randintOp(OpCall& c) {
+  DType dt = c.dtype("dtype").value_or(DType::I64);
+  int64_t low = c.integer("low"), high = c.integer("high");
+  if (high <= low) c.fail("high must be greater than low");
+  if (!isIntegral(dt)) c.fail("dtype must be i32 or i64");
+  Tensor t = Tensor::empty(DType::I64, shapeOf(c, "shape"), cpu(c));
+  uint64_t range = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
+  for (int64_t i = 0, n = t.numel(); i < n; ++i)
+    t.data<int64_t>()[i] = low + static_cast<int64_t>(c.interp.rng().below(range));
+  return makeTensorValue(astype(t, dt));
+}
+
+// ---- reductions ----
+
+// axis=None (all), an int, or a non-empty tuple of ints.
+std::vector<int64_t> axesOf(OpCall& c) {
+  const Value& v = c["axis"];
+  if ((v.is(Kind::Tuple) || v.is(Kind::List)) && v.as<SeqObj>().items.empty()) c.fail("axis tuple must not be empty");
+  return c.ints("axis");
+}
+
+Reduction reductionOf(Op op) {
+  switch (op) {
+    case Op::Sum: return Reduction::Sum;
+    case Op::Mean: return Reduction::Mean;
+    case Op::Prod: return Reduction::Prod;
+    case Op::Max: return Reduction::Max;
+    case Op::Min: return Reduction::Min;
+    case Op::ArgMax: return Reduction::ArgMax;
+    case Op::ArgMin: return Reduction::ArgMin;
+    case Op::All: return Reduction::All;
+    default: return Reduction::Any;
+  }
+}
+
+Value reduceOp(OpCall& c) {
+  return makeTensorValue(reduce(c.tensor("x"), reductionOf(c.op), axesOf(c), c.flag("keepdims"), c.loc, c.name));
+}
+
+Value varianceOp(OpCall& c) {
+  return makeTensorValue(variance(c.tensor("x"), axesOf(c), c.flag("keepdims"), c.integer("ddof"), c.op == Op::Std,
+                                  c.loc, c.name));
+}
+
+Value logsumexpOp(OpCall& c) {
+  return makeTensorValue(logsumexp(c.tensor("x"), axesOf(c), c.flag("keepdims"), c.loc));
+}
+
+// ---- elementwise (called as functions; as op nodes they are value ops) ----
+
+Value unaryMathOp(OpCall& c) {
+  // The parameter belongs to this call: it may take the result when
+  // nothing else holds it.
+  return mathUnary(c.op, c["x"], c.loc, kConsumeFirst);
+}
+Value binaryMathOp(OpCall& c) { return mathBinary(c.op, c["a"], c["b"], c.loc); }
+Value whereFn(OpCall& c) { return whereOp(c["condition"], c["x"], c["y"], c.loc); }
+Value clipFn(OpCall& c) { return clipOp(c["x"], c["lo"], c["hi"], c.loc); }
+
+// ---- shape and indexing ----
+
+int64_t axisIndex(OpCall& c, int64_t axis, int ndim) {
+  int64_t a = axis < 0 ? axis + ndim : axis;
+  if (a < 0 || a >= ndim) c.fail("axis " + std::to_string(axis) + " is out of bounds");
+  return a;
+}
+
+Value reshapeOp(OpCall& c) { return makeTensorValue(reshape(c.tensor("x"), c.ints("shape"), c.loc)); }
+Value transposeOp(OpCall& c) { return makeTensorValue(transpose(c.tensor("x"), c.ints("axes"), c.loc)); }
+
+Value flattenOp(OpCall& c) {
+  const Tensor& t = c.tensor("x");
+  return makeTensorValue(reshape(t, {t.numel()}, c.loc));
+}
+
+Value squeezeOp(OpCall& c) {
+  const Tensor& t = c.tensor("x");
+  std::vector<int64_t> axes = axesOf(c);
+  std::vector<bool> drop(t.ndim(), axes.empty());
+  for (int64_t a : axes) {
+    int64_t k = axisIndex(c, a, t.ndim());
+    if (t.dim(static_cast<int>(k)) != 1) c.fail("axis " + std::to_string(a) + " does not have size 1");
+    drop[k] = true;
+  }
+  Shape s;
+  for (int d = 0; d < t.ndim(); ++d)
+    if (!(drop[d] && t.dim(d) == 1)) s.push_back(t.dim(d));
+  return makeTensorValue(reshape(t, s, c.loc));
+}
+
+Value unsqueezeOp(OpCall& c) {
+  const Tensor& t = c.tensor("x");
+  int64_t a = axisIndex(c, c.integer("axis"), t.ndim() + 1);
+  Shape s = t.shape();
+  s.insert(s.begin() + a, 1);
+  return makeTensorValue(reshape(t, s, c.loc));
+}
+
+Value expandOp(OpCall& c) {
+  const Tensor& x = c.tensor("x");
+  Shape target = c.ints("shape");
+  // expand: -1 keeps the existing size (PyTorch).
+  size_t lead = target.size() >= static_cast<size_t>(x.ndim()) ? target.size() - x.ndim() : 0;
+  for (size_t i = lead; i < target.size(); ++i)
+    if (target[i] == -1) target[i] = x.dim(static_cast<int>(i - lead));
+  return makeTensorValue(broadcastTo(x, target, c.loc));
+}
+
+Value astypeOp(OpCall& c) {
+  std::optional<DType> dt = c.dtype("dtype");
+  if (!dt) c.fail("dtype must be one of f32, f64, i32, i64, bool, not None");
+  return makeTensorValue(astype(c.tensor("x"), *dt));
+}
+Value itemOp(OpCall& c) { return rt::item(c.tensor("x"), c.loc); }
+Value tolistOp(OpCall& c) { return toList(c.tensor("x")); }
+
+std::vector<Tensor> tensorList(OpCall& c) {
+  const Value& v = c["tensors"];
+  if (!v.is(Kind::List) && !v.is(Kind::Tuple)) c.fail("expects a list or tuple of tensors");
+  std::vector<Tensor> out;
+  for (const Value& x : v.as<SeqObj>().items) {
+    if (!x.is(Kind::Tensor)) c.fail(std::string("list element must be a Tensor, not ") + typeName(x));
+    out.push_back(tensorOf(x));
+  }
+  return out;
+}
+
+Value tensorsValue(const std::vector<Tensor>& ts) {
+  std::vector<Value> items;
+  for (const Tensor& t : ts) items.push_back(makeTensorValue(t));
+  return makeList(std::move(items));
+}
+
+Value concatOp(OpCall& c) { return makeTensorValue(concat(tensorList(c), c.integer("axis"), c.loc)); }
+Value stackOp(OpCall& c) { return makeTensorValue(stack(tensorList(c), c.integer("axis"), c.loc)); }
+
+// The length of x along `axis`, for split and chunk.
+int64_t axisLength(OpCall& c, const Tensor& x, int64_t axis) {
+  if (x.ndim() == 0) nn::fail(c.loc, std::string(c.name) + " of a 0-d tensor");
+  return x.dim(static_cast<int>(normalizeAxis(axis, x.ndim(), c.loc, c.name)));
+}
+
+std::vector<int64_t> evenSizes(int64_t len, int64_t size) {
+  std::vector<int64_t> sizes;
+  for (int64_t done = 0; done < len; done += size) sizes.push_back(std::min(size, len - done));
+  return sizes;
+}
+
+Value splitOp(OpCall& c) {
+  const Tensor& x = c.tensor("x");
+  int64_t axis = c.integer("axis");
+  int64_t len = axisLength(c, x, axis);
+  const Value& sizesArg = c["sizes"];
+  std::vector<int64_t> sizes;
+  if (sizesArg.isIntLike()) {
+    if (sizesArg.asInt() <= 0) nn::fail(c.loc, "split: the chunk size must be positive");
+    sizes = evenSizes(len, sizesArg.asInt());
+  } else {
+    for (const Value& v : iterate(sizesArg, c.loc)) sizes.push_back(toIndex(v, c.loc));
+  }
+  return tensorsValue(splitSizes(x, sizes, axis, c.loc));
+}
+
+Value chunkOp(OpCall& c) {
+  const Tensor& x = c.tensor("x");
+  int64_t axis = c.integer("axis");
+  int64_t len = axisLength(c, x, axis);
+  int64_t n = c.integer("chunks");
+  if (n <= 0) nn::fail(c.loc, "chunk: the number of chunks must be positive");
+  int64_t size = std::max<int64_t>(1, (len + n - 1) / n);  // PyTorch: ceil(len / n)
+  return tensorsValue(splitSizes(x, evenSizes(len, size), axis, c.loc));
+}
+
+Value padOp(OpCall& c) { return makeTensorValue(pad(c.tensor("x"), c.ints("widths"), c.number("value"), c.loc)); }
+
+Value gatherOp(OpCall& c) {
+  return makeTensorValue(gather(c.tensor("x"), c.integer("axis"), c.tensor("index"), c.loc));
+}
+
+Value scatterAddOp(OpCall& c) {
+  return makeTensorValue(scatterAdd(c.tensor("x"), c.integer("axis"), c.tensor("index"), c.tensor("src"), c.loc));
+}
+
+Value oneHotOp(OpCall& c) { return makeTensorValue(oneHot(c.tensor("labels"), c.integer("n"), c.loc)); }
+
+// ---- NN ops and losses ----
+
+Value linearOp(OpCall& c) {
+  return makeTensorValue(linear(c.tensor("x"), c.tensor("w"), c.optionalTensor("b"), c.loc));
+}
+
+Value softmaxOp(OpCall& c) {
+  return makeTensorValue(softmax(c.tensor("x"), c.integer("axis"), c.op == Op::LogSoftmax, c.loc));
+}
+
+// An int or a pair of ints (height, width); `dflt` for None.
+std::pair<int64_t, int64_t> pairOf(OpCall& c, std::string_view param, int64_t dflt) {
+  if (c.isNone(param)) return {dflt, dflt};
+  std::vector<int64_t> v = c.ints(param);
+  if (c[param].isIntLike()) return {v[0], v[0]};
+  if (v.size() != 2) c.fail(std::string(param) + " must be an int or a pair of ints");
+  return {v[0], v[1]};
+}
+
+Value conv2dOp(OpCall& c) {
+  ConvParams p;
+  std::tie(p.strideH, p.strideW) = pairOf(c, "stride", 1);
+  std::tie(p.padH, p.padW) = pairOf(c, "padding", 0);
+  std::tie(p.dilH, p.dilW) = pairOf(c, "dilation", 1);
+  p.groups = c.integer("groups");
+  return makeTensorValue(conv2d(c.tensor("x"), c.tensor("w"), c.optionalTensor("b"), p, c.loc));
+}
+
+Value poolOp(OpCall& c) {
+  PoolParams p;
+  std::tie(p.kH, p.kW) = pairOf(c, "kernel", 1);
+  // The stride defaults to the kernel size.
+  std::tie(p.strideH, p.strideW) = c.isNone("stride") ? std::pair(p.kH, p.kW) : pairOf(c, "stride", 0);
+  std::tie(p.padH, p.padW) = pairOf(c, "padding", 0);
+  return makeTensorValue(pool2d(c.tensor("x"), p, c.op == Op::MaxPool2d, c.loc));
+}
+
+Value batchNormOp(OpCall& c) {
+  return makeTensorValue(batchNorm(c.tensor("x"), c.tensor("mean"), c.tensor("var"), c.optionalTensor("gamma"),
+                                   c.optionalTensor("beta"), c.number("eps"), c.loc));
+}
+
+Value layerNormOp(OpCall& c) {
+  return makeTensorValue(
+      layerNorm(c.tensor("x"), c.optionalTensor("gamma"), c.optionalTensor("beta"), c.number("eps"), c.loc));
+}
+
+Value dropoutOp(OpCall& c) {
+  const Tensor& x = c.tensor("x");
+  double p = c.number("p");
+  if (p < 0 || p > 1) nn::fail(c.loc, "dropout: p must be in [0, 1], got " + floatRepr(p));
+  if (!c.flag("training") || p == 0) return c["x"];
+  Tensor out = astype(x, isFloating(x.dtype()) ? x.dtype() : DType::F32).clone();
+  double scale = p < 1 ? 1.0 / (1.0 - p) : 0.0;
+  RandomGenerator& g = c.interp.rng();
+  for (int64_t i = 0; i < out.numel(); ++i) {
+    bool keep = g.uniformF64() >= p;
+    if (out.dtype() == DType::F32) out.data<float>()[i] = keep ? static_cast<float>(out.data<float>()[i] * scale) : 0.0f;
+    else out.data<double>()[i] = keep ? out.data<double>()[i] * scale : 0.0;
+  }
+  return makeTensorValue(std::move(out));
+}
+
+Value crossEntropyOp(OpCall& c) {
+  return makeTensorValue(crossEntropy(c.tensor("logits"), c.tensor("labels"), c.loc));
+}
+Value mseLossOp(OpCall& c) { return makeTensorValue(mseLoss(c.tensor("input"), c.tensor("target"), c.loc)); }
+Value bceOp(OpCall& c) { return makeTensorValue(binaryCrossEntropy(c.tensor("input"), c.tensor("target"), c.loc)); }
+
+struct ImplTable {
+  TensorOpFn fns[ir::kNumOps] = {};
+  ImplTable() {
+    auto set = [&](Op op, TensorOpFn fn) { fns[static_cast<size_t>(op)] = fn; };
+    for (size_t i = 0; i < ir::kNumOps; ++i) {
+      Op op = static_cast<Op>(i);
+      if (!ir::isTensorOp(op)) continue;
+      if (ir::hasTrait(op, ir::REDUCE)) set(op, reduceOp);
+      else if (ir::hasTrait(op, ir::ELEM) && ir::opInfo(op).maxOperands == 1) set(op, unaryMathOp);
+      else if (ir::hasTrait(op, ir::ELEM) && ir::opInfo(op).maxOperands == 2) set(op, binaryMathOp);
+    }
+    set(Op::Var, varianceOp), set(Op::Std, varianceOp), set(Op::LogSumExp, logsumexpOp);
+    set(Op::Where, whereFn), set(Op::Clip, clipFn);
+    set(Op::Tensor, tensorOp), set(Op::Zeros, zerosOp), set(Op::Ones, onesOp), set(Op::Full, fullOp);
+    set(Op::ZerosLike, zerosLikeOp), set(Op::OnesLike, onesLikeOp), set(Op::Arange, arangeOp);
+    set(Op::Linspace, linspaceOp), set(Op::Eye, eyeOp), set(Op::Rand, randOp), set(Op::Randn, randnOp);
+    set(Op::Randint, randintOp);
+    set(Op::Reshape, reshapeOp), set(Op::Transpose, transposeOp), set(Op::Flatten, flattenOp);
+    set(Op::Squeeze, squeezeOp), set(Op::Unsqueeze, unsqueezeOp), set(Op::Expand, expandOp);
+    set(Op::BroadcastTo, expandOp), set(Op::AsType, astypeOp), set(Op::Item, itemOp), set(Op::ToList, tolistOp);
+    set(Op::Concat, concatOp), set(Op::Stack, stackOp), set(Op::Split, splitOp), set(Op::Chunk, chunkOp);
+    set(Op::Pad, padOp), set(Op::Gather, gatherOp), set(Op::ScatterAdd, scatterAddOp), set(Op::OneHot, oneHotOp);
+    set(Op::Linear, linearOp), set(Op::Softmax, softmaxOp), set(Op::LogSoftmax, softmaxOp);
+    set(Op::Conv2d, conv2dOp), set(Op::MaxPool2d, poolOp), set(Op::AvgPool2d, poolOp);
+    set(Op::BatchNorm, batchNormOp), set(Op::LayerNorm, layerNormOp), set(Op::Dropout, dropoutOp);
+    set(Op::CrossEntropy, crossEntropyOp), set(Op::MseLoss, mseLossOp), set(Op::BinaryCrossEntropy, bceOp);
+  }
+};
+
+}  // namespace
+
+TensorOpFn tensorOpImpl(Op op) {
+  // Built on first use and only read afterwards.
+  static const ImplTable table;
+  return table.fns[static_cast<size_t>(op)];
+}
+
+}  // namespace nn::stdlib
