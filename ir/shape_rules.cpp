@@ -91,12 +91,28 @@ std::optional<Type> asOp(Op op, SourceLoc loc, const std::vector<const Value*>& 
   return tensorResultType(probe);
 }
 
-// x.sum(), x.max(), ... without arguments.
+// The type a tensor op's rule gives its arguments: positional (operands
+// of a language op or an elementwise op) or bound to its signature.
+std::optional<Type> callType(Op op, SourceLoc loc, const std::vector<const Value*>& positional,
+                             const std::vector<std::string>& kwnames, const std::vector<const Value*>& kwvalues) {
+  if (!isTensorOp(op) || opInfo(op).shapeRule == &shape_rules::Elementwise) {
+    if (!kwnames.empty()) return std::nullopt;
+    return asOp(op, loc, positional);
+  }
+  std::optional<OpArgs> args = bindArgs(op, loc, positional, kwnames, kwvalues);
+  return args ? opInfo(op).shapeRule(*args) : std::nullopt;
+}
+
+// x.sum(axis=1), x.reshape(2, 3), x.exp(): the method's op with x first.
 std::optional<Type> methodCallType(const Node& n, const Node& getattr) {
-  const Type& x = getattr.operand(0)->type();
+  const Value* x = getattr.operand(0);
   std::optional<Op> op = methodOp(getattr.strAttr("name"));
-  if (!x.isTensor() || n.operands().size() != 1 || !op || !hasTrait(*op, REDUCE)) return std::nullopt;
-  return shape_rules::fullReduction(*op, x);
+  if (!x->type().isTensor() || !op) return std::nullopt;
+  const std::vector<std::string>& kw = n.strListAttr("kw");
+  size_t npos = n.operands().size() - 1 - kw.size();
+  std::vector<const Value*> positional{x};
+  positional.insert(positional.end(), n.operands().begin() + 1, n.operands().begin() + 1 + static_cast<std::ptrdiff_t>(npos));
+  return callType(*op, n.loc(), positional, kw, {n.operands().begin() + 1 + static_cast<std::ptrdiff_t>(npos), n.operands().end()});
 }
 
 }  // namespace
@@ -227,15 +243,10 @@ std::optional<Type> builtinCallType(const Node& n) {
   const Node* callee = n.operand(0)->def();
   if (callee && callee->op() == Op::GetAttr) return methodCallType(n, *callee);
   if (std::optional<Op> op = calledOp(n)) {
-    const OpInfo& info = opInfo(*op);
-    if (!isTensorOp(*op)) {
-      // A language op's builtin (pow, neg, matmul): its positional arguments
-      // are its operands.
-      if (!n.strListAttr("kw").empty()) return std::nullopt;
-      return asOp(*op, n.loc(), std::vector<const Value*>(n.operands().begin() + 1, n.operands().end()));
-    }
-    std::optional<OpArgs> args = bindCall(n, *op);
-    return args ? info.shapeRule(*args) : std::nullopt;
+    const std::vector<std::string>& kw = n.strListAttr("kw");
+    size_t npos = n.operands().size() - 1 - kw.size();
+    auto split = n.operands().begin() + 1 + static_cast<std::ptrdiff_t>(npos);
+    return callType(*op, n.loc(), {n.operands().begin() + 1, split}, kw, {split, n.operands().end()});
   }
   if (std::optional<Builtin> b = calledFunction(n)) {
     TypeKind result = builtinInfo(*b).result;

@@ -22,7 +22,7 @@ std::optional<Type> Linear(const OpArgs& args);       // x @ w.T + b
 std::optional<Type> Softmax(const OpArgs& args);
 std::optional<Type> Loss(const OpArgs& args);         // a 0-d tensor
 
-// A full reduction of `x` by `op` (also x.sum() as a method call).
+// A full reduction of `x` by `op`: its dtype, rank 0.
 Type fullReduction(Op op, const Type& x);
 
 }  // namespace nn::ir::shape_rules

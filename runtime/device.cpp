@@ -15,6 +15,7 @@ const KernelTable& cpuKernels() {
     registerCpuNnKernels(t);
     registerCpuReduceKernels(t);
     registerCpuCopyKernels(t);
+    registerCpuLossKernels(t);
     return t;
   }();
   return table;

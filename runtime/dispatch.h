@@ -20,12 +20,14 @@ namespace detail {
 [[noreturn]] void kernelFailed(ir::Op op, const Device& device, const std::exception& e, SourceLoc loc);
 }  // namespace detail
 
+// Runs op O's kernel for dtype `t` on `device`; returns what the kernel
+// returns (the losses report a bad label or probability that way).
 template <ir::Op O, class... Args>
-void launch(const Device& device, DType t, SourceLoc loc, Args&&... args) {
+decltype(auto) launch(const Device& device, DType t, SourceLoc loc, Args&&... args) {
   typename KernelFor<O>::Fn kernel = device.kernels().template get<O>(t);
   if (!kernel) detail::noKernel(O, t, device, loc);
   try {
-    kernel(std::forward<Args>(args)...);
+    return kernel(std::forward<Args>(args)...);
   } catch (const std::bad_alloc&) {
     throw;
   } catch (const NnError&) {

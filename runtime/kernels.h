@@ -138,6 +138,27 @@ struct KernelFor<ir::Op::ScatterAdd> {
   using Fn = void (*)(int axis, const Tensor& index, const Tensor& src, Tensor& out);
 };
 
+// out [..., n] (i64, zero-filled) gets a 1 at each label's class; false
+// with `bad` = the first label outside [0, n)  [labels' dtype, integral]
+template <>
+struct KernelFor<ir::Op::OneHot> {
+  using Fn = bool (*)(const Tensor& labels, Tensor& out, int64_t& bad);
+};
+// The negative mean over rows of logProbs [N, C] at labels [N] (i64) into
+// the 0-d out (NaN for N = 0); false with `bad` = the first label outside
+// [0, C)  [logProbs' dtype, floating]
+template <>
+struct KernelFor<ir::Op::CrossEntropy> {
+  using Fn = bool (*)(const Tensor& logProbs, const Tensor& labels, Tensor& out, int64_t& bad);
+};
+// The mean of -(y log p + (1 - y) log(1 - p)), logs clamped at -100 as
+// PyTorch does, into the 0-d out (NaN when empty); p and y of one shape
+// and dtype; false when a probability is outside [0, 1]  [p's dtype, floating]
+template <>
+struct KernelFor<ir::Op::BinaryCrossEntropy> {
+  using Fn = bool (*)(const Tensor& p, const Tensor& y, Tensor& out);
+};
+
 // One device's kernels, by op and dtype (null where it has none).
 class KernelTable {
  public:
@@ -182,5 +203,7 @@ void registerCpuMathKernels(KernelTable& r);
 void registerCpuNnKernels(KernelTable& r);
 void registerCpuReduceKernels(KernelTable& r);
 void registerCpuCopyKernels(KernelTable& r);
+// ... of one_hot and the losses' per-element work (kernels_cpu_loss.cpp).
+void registerCpuLossKernels(KernelTable& r);
 
 }  // namespace nn::rt

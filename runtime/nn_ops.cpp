@@ -112,12 +112,9 @@ Tensor oneHot(const Tensor& labels, int64_t n, SourceLoc loc) {
   Shape s = labels.shape();
   s.push_back(n);
   Tensor out = Tensor::zeros(DType::I64, s, labels.device());
-  for (int64_t i = 0, m = labels.numel(); i < m; ++i) {
-    int64_t c = labels.flatAsInt(i);
-    if (c < 0 || c >= n)
-      fail(loc, "one_hot: label " + std::to_string(c) + " is out of range for " + std::to_string(n) + " classes");
-    out.data<int64_t>()[i * n + c] = 1;
-  }
+  int64_t bad = 0;
+  if (!launch<ir::Op::OneHot>(labels.device(), labels.dtype(), loc, labels.contiguous(), out, bad))
+    fail(loc, "one_hot: label " + std::to_string(bad) + " is out of range for " + std::to_string(n) + " classes");
   return out;
 }
 
@@ -126,18 +123,14 @@ Tensor crossEntropy(const Tensor& logits, const Tensor& labels, SourceLoc loc) {
   if (labels.ndim() != 1 || labels.dim(0) != logits.dim(0) || !isIntegral(labels.dtype()))
     fail(loc, "cross_entropy: labels must be an integer tensor [N] matching " + typeString(logits) + ", got " +
                   typeString(labels));
+  Device& device = commonDevice(logits, labels, "cross_entropy", loc);
   Tensor lsm = softmax(logits, 1, true, loc);
-  int64_t n = logits.dim(0), c = logits.dim(1);
-  double total = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t k = labels.flatAsInt(i);
-    if (k < 0 || k >= c)
-      fail(loc, "cross_entropy: label " + std::to_string(k) + " is out of range for " + std::to_string(c) + " classes");
-    total -= lsm.flatAsDouble(i * c + k);
-  }
-  Tensor out = Tensor::empty(DType::F64, {}, lsm.device());
-  *out.data<double>() = n ? total / static_cast<double>(n) : std::nan("");
-  return astype(out, lsm.dtype());
+  Tensor out = Tensor::empty(lsm.dtype(), {}, device);
+  int64_t bad = 0;
+  if (!launch<ir::Op::CrossEntropy>(device, lsm.dtype(), loc, lsm, astype(labels, DType::I64).contiguous(), out, bad))
+    fail(loc, "cross_entropy: label " + std::to_string(bad) + " is out of range for " + std::to_string(logits.dim(1)) +
+                  " classes");
+  return out;
 }
 
 Tensor mseLoss(const Tensor& a, const Tensor& b, SourceLoc loc) {
@@ -150,17 +143,11 @@ Tensor binaryCrossEntropy(const Tensor& p, const Tensor& y, SourceLoc loc) {
   if (p.shape() != y.shape())
     fail(loc, "binary_cross_entropy: shapes differ: " + typeString(p) + " and " + typeString(y));
   Device& device = commonDevice(p, y, "binary_cross_entropy", loc);
-  double total = 0;
-  for (int64_t i = 0, n = p.numel(); i < n; ++i) {
-    double pi = p.flatAsDouble(i), yi = y.flatAsDouble(i);
-    if (pi < 0 || pi > 1) fail(loc, "binary_cross_entropy: probabilities must be in [0, 1]");
-    // PyTorch clamps the logs at -100 so that p = 0 or 1 stays finite.
-    double lp = std::max(std::log(pi), -100.0), lq = std::max(std::log1p(-pi), -100.0);
-    total -= yi * lp + (1 - yi) * lq;
-  }
-  Tensor out = Tensor::empty(DType::F64, {}, device);
-  *out.data<double>() = p.numel() ? total / static_cast<double>(p.numel()) : std::nan("");
-  return astype(out, isFloating(p.dtype()) ? p.dtype() : DType::F32);
+  DType dt = isFloating(p.dtype()) ? p.dtype() : DType::F32;
+  Tensor out = Tensor::empty(dt, {}, device);
+  if (!launch<ir::Op::BinaryCrossEntropy>(device, dt, loc, astype(p, dt).contiguous(), astype(y, dt).contiguous(), out))
+    fail(loc, "binary_cross_entropy: probabilities must be in [0, 1]");
+  return out;
 }
 
 }  // namespace nn::rt

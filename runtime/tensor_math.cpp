@@ -130,25 +130,22 @@ Tensor variance(const Tensor& t, std::vector<int64_t> axes, bool keepdims, int64
   Value centered = tensorBinary(Op::Sub, makeTensorValue(astype(x, DType::F64)), makeTensorValue(mean), loc);
   Value sq = tensorBinary(Op::Mul, centered, centered, loc);
   Tensor sum = reduce(tensorOf(sq), Reduction::Sum, axes, keepdims, loc, name);
-  int64_t count = t.numel() / std::max<int64_t>(1, tensorOf(makeTensorValue(mean)).numel());
+  int64_t count = t.numel() / std::max<int64_t>(1, mean.numel());
   double denom = static_cast<double>(count - ddof);
-  Tensor out = Tensor::empty(DType::F64, sum.shape(), sum.device());
-  for (int64_t i = 0; i < sum.numel(); ++i) {
-    double v = denom > 0 ? sum.flatAsDouble(i) / denom : std::nan("");
-    out.data<double>()[i] = sqrtResult ? std::sqrt(v) : v;
-  }
-  return astype(out, x.dtype());
+  // Dividing by a non-positive count gives NaN, as in NumPy.
+  Value out = tensorBinary(Op::Div, makeTensorValue(sum), Value::real(denom > 0 ? denom : std::nan("")), loc);
+  if (sqrtResult) out = mathUnary(Op::Sqrt, out, loc);
+  return astype(tensorOf(out), x.dtype());
 }
 
 Tensor logsumexp(const Tensor& t, std::vector<int64_t> axes, bool keepdims, SourceLoc loc) {
   Tensor x = astype(t, isFloating(t.dtype()) ? DType::F64 : DType::F64);
   Tensor m = reduce(x, Reduction::Max, axes, true, loc, "logsumexp");
-  // Shift by the maximum for stability; an all -inf slice stays -inf.
-  Tensor shift = Tensor::empty(DType::F64, m.shape(), m.device());
-  for (int64_t i = 0; i < m.numel(); ++i) {
-    double v = m.flatAsDouble(i);
-    shift.data<double>()[i] = std::isfinite(v) ? v : 0.0;
-  }
+  // Shift by the maximum for stability; where it is not finite (m - m is
+  // NaN there) by 0, so an all -inf slice stays -inf.
+  Value mv = makeTensorValue(m);
+  Value notFinite = mathUnary(Op::IsNan, tensorBinary(Op::Sub, mv, mv, loc), loc);
+  Tensor shift = tensorOf(whereOp(notFinite, Value::real(0.0), mv, loc));
   Value e = mathUnary(Op::Exp, tensorBinary(Op::Sub, makeTensorValue(x), makeTensorValue(shift), loc), loc);
   Tensor s = reduce(tensorOf(e), Reduction::Sum, axes, true, loc, "logsumexp");
   Tensor out = tensorOf(tensorBinary(Op::Add, mathUnary(Op::Log, makeTensorValue(s), loc), makeTensorValue(shift), loc));

@@ -1,0 +1,76 @@
+// The CPU's kernels of one_hot and of the losses' per-element work: the
+// label pick of cross_entropy (after log_softmax) and binary cross
+// entropy. Sums are kept in double whatever the dtype, so f32 and f64
+// losses agree to the last bit of the f32 result; the range checks report
+// the first bad label or probability to the front end (nn_ops.cpp), which
+// raises the located error.
+#include <algorithm>
+#include <cmath>
+
+#include "runtime/kernels.h"
+
+namespace nn::rt {
+
+namespace {
+
+template <class L>
+bool oneHotLoop(const Tensor& labels, Tensor& out, int64_t& bad) {
+  const L* l = labels.data<L>();
+  int64_t* o = out.data<int64_t>();
+  int64_t n = out.ndim() ? out.dim(out.ndim() - 1) : 0;
+  for (int64_t i = 0, m = labels.numel(); i < m; ++i) {
+    int64_t c = static_cast<int64_t>(l[i]);
+    if (c < 0 || c >= n) {
+      bad = c;
+      return false;
+    }
+    o[i * n + c] = 1;
+  }
+  return true;
+}
+
+template <class T>
+bool crossEntropyLoop(const Tensor& logProbs, const Tensor& labels, Tensor& out, int64_t& bad) {
+  const T* lp = logProbs.data<T>();
+  const int64_t* l = labels.data<int64_t>();
+  int64_t n = logProbs.dim(0), c = logProbs.dim(1);
+  double total = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (l[i] < 0 || l[i] >= c) {
+      bad = l[i];
+      return false;
+    }
+    total -= static_cast<double>(lp[i * c + l[i]]);
+  }
+  *out.data<T>() = static_cast<T>(n ? total / static_cast<double>(n) : std::nan(""));
+  return true;
+}
+
+template <class T>
+bool bceLoop(const Tensor& p, const Tensor& y, Tensor& out) {
+  const T* pp = p.data<T>();
+  const T* yy = y.data<T>();
+  int64_t n = p.numel();
+  double total = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    double pi = pp[i], yi = yy[i];
+    if (pi < 0 || pi > 1) return false;
+    double lp = std::max(std::log(pi), -100.0), lq = std::max(std::log1p(-pi), -100.0);
+    total -= yi * lp + (1 - yi) * lq;
+  }
+  *out.data<T>() = static_cast<T>(n ? total / static_cast<double>(n) : std::nan(""));
+  return true;
+}
+
+}  // namespace
+
+void registerCpuLossKernels(KernelTable& r) {
+  r.add<ir::Op::OneHot>(DType::I32, oneHotLoop<int32_t>);
+  r.add<ir::Op::OneHot>(DType::I64, oneHotLoop<int64_t>);
+  r.add<ir::Op::CrossEntropy>(DType::F32, crossEntropyLoop<float>);
+  r.add<ir::Op::CrossEntropy>(DType::F64, crossEntropyLoop<double>);
+  r.add<ir::Op::BinaryCrossEntropy>(DType::F32, bceLoop<float>);
+  r.add<ir::Op::BinaryCrossEntropy>(DType::F64, bceLoop<double>);
+}
+
+}  // namespace nn::rt
