@@ -4,7 +4,9 @@
 // through it, and so does constant folding (constant_eval.cpp), so a
 // folded constant is exactly what eager mode computes; the graph
 // executor's pre-resolved ops (fast_ops.h) are the same device kernels
-// looked up once per plan instead of per call.
+// looked up once per plan instead of per call. The other tensor ops run
+// through the host's runTensorOp (stdlib/op_call.h) on the parameters
+// tensorOpParams reads off their node.
 #pragma once
 
 #include "ir/ir.h"
