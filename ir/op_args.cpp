@@ -1,7 +1,6 @@
-// Binding a tensor op's arguments to its signature (see op_args.h). The
-// call binding follows Python's rules as the runtime's binder does
-// (stdlib/op_call.cpp): positional arguments in order, the rest of them
-// into a `*name` parameter, keywords by name, defaults for the others.
+// Binding a tensor op's arguments to its signature (see op_args.h). Which
+// argument fills which parameter is matchArguments' answer
+// (op_signature.h), the one the runtime's binder uses too.
 #include "ir/op_args.h"
 
 namespace nn::ir {
@@ -157,28 +156,17 @@ std::optional<OpArgs> bindArgs(Op op, SourceLoc loc, const std::vector<const Val
                                const std::vector<std::string>& kwnames, const std::vector<const Value*>& kwvalues) {
   OpArgs out(op, loc);
   const Signature& sig = out.signature();
-  size_t next = 0;  // the next positional argument
-  for (size_t i = 0; i < sig.params.size() && next < positional.size(); ++i) {
-    BoundArg& a = out.arg(i);
-    a.given = true;
-    if (sig.params[i].variadic) {
-      a.items = variadicItems({positional.begin() + static_cast<std::ptrdiff_t>(next), positional.end()});
-      next = positional.size();
-    } else {
-      a.value = positional[next++];
-    }
-  }
-  if (next < positional.size()) return std::nullopt;  // too many positional arguments
-  for (size_t k = 0; k < kwnames.size(); ++k) {
-    int i = sig.find(kwnames[k]);
-    if (i < 0 || sig.params[i].variadic || out.arg(i).given) return std::nullopt;
-    out.arg(i).given = true;
-    out.arg(i).value = kwvalues[k];
-  }
+  ArgMatch m = matchArguments(sig, positional.size(), kwnames);
+  if (m.error != ArgMatch::Error::None) return std::nullopt;  // the runtime reports it
   for (size_t i = 0; i < sig.params.size(); ++i) {
     const Param& p = sig.params[i];
     BoundArg& a = out.arg(i);
-    if (!a.given && !p.defaultValue && !p.variadic) return std::nullopt;  // a required argument is missing
+    const ArgSource& src = m.sources[i];
+    a.given = src.kind != ArgSource::Default;
+    if (src.kind == ArgSource::Positional) a.value = positional[src.index];
+    else if (src.kind == ArgSource::Keyword) a.value = kwvalues[src.index];
+    else if (src.kind == ArgSource::Rest)
+      a.items = variadicItems({positional.begin() + static_cast<std::ptrdiff_t>(src.index), positional.end()});
     if (!p.isAttr) continue;
     if (!a.given) a.constant = p.variadic ? Attr(Ints{}) : *p.defaultValue;
     else if (p.variadic) a.constant = constantInts(a.items);

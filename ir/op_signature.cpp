@@ -88,6 +88,38 @@ int Signature::find(std::string_view name) const {
   return -1;
 }
 
+ArgMatch matchArguments(const Signature& sig, size_t positional, const std::vector<std::string>& kwnames) {
+  ArgMatch m;
+  m.sources.resize(sig.params.size());
+  auto failWith = [&](ArgMatch::Error e, const std::string& name) {
+    m.error = e;
+    m.name = name;
+    return m;
+  };
+  size_t next = 0;
+  for (size_t i = 0; i < sig.params.size() && next < positional; ++i) {
+    if (sig.params[i].variadic) {
+      m.sources[i] = {ArgSource::Rest, next};
+      next = positional;
+    } else {
+      m.sources[i] = {ArgSource::Positional, next++};
+    }
+  }
+  if (next < positional) return failWith(ArgMatch::Error::TooManyPositional, "");
+  for (size_t k = 0; k < kwnames.size(); ++k) {
+    int i = sig.find(kwnames[k]);
+    if (i < 0 || sig.params[i].variadic) return failWith(ArgMatch::Error::UnexpectedKeyword, kwnames[k]);
+    if (m.sources[i].kind != ArgSource::Default) return failWith(ArgMatch::Error::DuplicateKeyword, kwnames[k]);
+    m.sources[i] = {ArgSource::Keyword, k};
+  }
+  for (size_t i = 0; i < sig.params.size(); ++i) {
+    const Param& p = sig.params[i];
+    if (m.sources[i].kind == ArgSource::Default && !p.defaultValue && !p.variadic)
+      return failWith(ArgMatch::Error::MissingArgument, p.name);
+  }
+  return m;
+}
+
 const Signature& signatureOf(Op op) {
   // Parsed once, on first use, and only read afterwards.
   static const std::array<Signature, kNumOps> parsed = [] {

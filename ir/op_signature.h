@@ -58,4 +58,21 @@ struct Signature {
 // The parsed signature of a tensor op (empty for the language's own ops).
 const Signature& signatureOf(Op op);
 
+// Where each parameter's argument comes from in a call with `positional`
+// positional arguments and the keywords `kwnames`, by Python's rules:
+// positional arguments in order, the rest of them into a `*name`
+// parameter, keywords by name, defaults for the others. The compiler
+// (op_args.h) and the runtime (stdlib/op_call.h) both bind through it.
+struct ArgSource {
+  enum Kind : uint8_t { Default, Positional, Keyword, Rest } kind = Default;
+  size_t index = 0;  // the positional or keyword argument; Rest: the first positional one it takes
+};
+struct ArgMatch {
+  enum class Error : uint8_t { None, TooManyPositional, UnexpectedKeyword, DuplicateKeyword, MissingArgument };
+  Error error = Error::None;
+  std::string name;                 // the keyword or parameter the error is about
+  std::vector<ArgSource> sources;   // one per parameter
+};
+ArgMatch matchArguments(const Signature& sig, size_t positional, const std::vector<std::string>& kwnames);
+
 }  // namespace nn::ir

@@ -102,17 +102,13 @@ std::unique_ptr<ir::Node> boundOp(ir::Op op, ir::Block& b, const ir::Node& n, co
   return node;
 }
 
-// The op node replacing call `n`, or null.
-std::unique_ptr<ir::Node> opFor(ir::Block& b, ir::Node& n, Nodes& out) {
-  std::optional<ir::Op> op;
-  std::vector<ir::Value*> args;  // positional then keyword values
-  if (std::optional<ir::Op> m = calledMethodOp(n)) {
-    op = m;
-    args.push_back(n.operand(0)->def()->operand(0));
-  } else {
-    op = ir::calledOp(n);
-  }
+// The op node replacing call `n` (of tensor method `method`, if set), or
+// null.
+std::unique_ptr<ir::Node> opFor(ir::Block& b, ir::Node& n, std::optional<ir::Op> method, Nodes& out) {
+  std::optional<ir::Op> op = method ? method : ir::calledOp(n);
   if (!op) return nullptr;
+  std::vector<ir::Value*> args;  // positional then keyword values
+  if (method) args.push_back(n.operand(0)->def()->operand(0));
   args.insert(args.end(), n.operands().begin() + 1, n.operands().end());
   if (!ir::isTensorOp(*op) || ir::hasTrait(*op, ir::ELEM)) return positionalOp(*op, n, args);
   return boundOp(*op, b, n, args, out);
@@ -129,14 +125,14 @@ bool rewriteBlock(ir::Block& b) {
       out.push_back(std::move(owned));
       continue;
     }
-    if (std::unique_ptr<ir::Node> replacement = opFor(b, n, out)) {
+    std::optional<ir::Op> method = calledMethodOp(n);
+    if (std::unique_ptr<ir::Node> replacement = opFor(b, n, method, out)) {
       replacement->adoptResults(n);
       replacement->setParent(&b);
       out.push_back(std::move(replacement));
       changed = true;
       continue;
     }
-    std::optional<ir::Op> method = calledMethodOp(n);
     if (method && (ir::hasTrait(*method, ir::FUNC) || ir::hasTrait(*method, ir::PYTHON))) {
       methodToBuiltin(b, n, out);
       changed = true;

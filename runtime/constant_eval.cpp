@@ -9,14 +9,6 @@
 namespace nn::rt {
 namespace {
 
-Value toValue(const ir::Attr& a) {
-  if (auto* i = std::get_if<int64_t>(&a)) return Value::integer(*i);
-  if (auto* d = std::get_if<double>(&a)) return Value::real(*d);
-  if (auto* b = std::get_if<bool>(&a)) return Value::boolean(*b);
-  if (auto* s = std::get_if<std::string>(&a)) return Value::str(*s);
-  return Value::none();
-}
-
 std::optional<ir::Attr> toAttr(const Value& v) {
   switch (v.kind()) {
     case Kind::Int: return ir::Attr(v.asInt());
@@ -33,7 +25,7 @@ std::optional<ir::Attr> toAttr(const Value& v) {
 std::optional<ir::Attr> evaluator(const ir::Node& n, const std::vector<ir::Attr>& operands) {
   if (!isValueOp(n.op())) return std::nullopt;
   std::vector<Value> in;
-  for (const ir::Attr& a : operands) in.push_back(toValue(a));
+  for (const ir::Attr& a : operands) in.push_back(attrValue(a));
   std::vector<const Value*> ptrs;
   for (const Value& v : in) ptrs.push_back(&v);
   try {

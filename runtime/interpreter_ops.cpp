@@ -75,12 +75,7 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
   switch (op) {
     case Op::Const: {
       const ir::Attr* a = n.attr("value");
-      if (!a || std::holds_alternative<ir::NoneAttr>(*a)) set(Value::none());
-      else if (auto* i = std::get_if<int64_t>(a)) set(Value::integer(*i));
-      else if (auto* d = std::get_if<double>(a)) set(Value::real(*d));
-      else if (auto* b = std::get_if<bool>(a)) set(Value::boolean(*b));
-      else if (auto* s = std::get_if<std::string>(a)) set(Value::str(*s));
-      else fail(loc, "internal error: bad constant");
+      set(a ? attrValue(*a) : Value::none());
       return;
     }
     case Op::Undef: set(Value::undef(n.strAttr("name"))); return;

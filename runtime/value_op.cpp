@@ -30,17 +30,11 @@ bool isValueOp(Op op) {
   }
 }
 
-namespace {
-
-Value attrValue(const ir::Attr& a, const ir::Param& p) {
+Value attrValue(const ir::Attr& a) {
   if (auto* i = std::get_if<int64_t>(&a)) return Value::integer(*i);
   if (auto* d = std::get_if<double>(&a)) return Value::real(*d);
   if (auto* b = std::get_if<bool>(&a)) return Value::boolean(*b);
-  if (auto* s = std::get_if<std::string>(&a)) {
-    if (p.type == ir::AttrType::DType)
-      if (std::optional<DType> dt = dtypeFromName(*s)) return Value::dtype(static_cast<int>(*dt));
-    return Value::str(*s);
-  }
+  if (auto* s = std::get_if<std::string>(&a)) return Value::str(*s);
   if (auto* l = std::get_if<ir::Ints>(&a)) {
     std::vector<Value> items;
     items.reserve(l->size());
@@ -48,6 +42,16 @@ Value attrValue(const ir::Attr& a, const ir::Param& p) {
     return makeTuple(std::move(items));
   }
   return Value::none();
+}
+
+namespace {
+
+// A tensor op's attribute: a dtype attribute (held by name) as a dtype.
+Value paramValue(const ir::Attr& a, const ir::Param& p) {
+  if (p.type == ir::AttrType::DType)
+    if (auto* s = std::get_if<std::string>(&a))
+      if (std::optional<DType> dt = dtypeFromName(*s)) return Value::dtype(static_cast<int>(*dt));
+  return attrValue(a);
 }
 
 }  // namespace
@@ -61,9 +65,9 @@ std::vector<Value> tensorOpParams(const ir::Node& n, const Value* const* in) {
     if (!p.isAttr) {
       params.push_back(next < n.operands().size() ? *in[next++] : Value::none());
     } else if (const ir::Attr* a = n.attr(p.name)) {
-      params.push_back(attrValue(*a, p));
+      params.push_back(paramValue(*a, p));
     } else {
-      params.push_back(p.variadic ? makeTuple({}) : attrValue(p.defaultValue.value_or(ir::NoneAttr{}), p));
+      params.push_back(p.variadic ? makeTuple({}) : paramValue(p.defaultValue.value_or(ir::NoneAttr{}), p));
     }
   }
   return params;

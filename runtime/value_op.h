@@ -17,6 +17,10 @@ namespace nn::rt {
 // Whether `op` is a value op that runValueOp executes.
 bool isValueOp(ir::Op op);
 
+// An IR attribute as a runtime value: a literal as itself, an int list
+// as a tuple of ints (a keyword-name list, which no value holds, as None).
+Value attrValue(const ir::Attr& a);
+
 // The parameters of tensor op node `n`, one per parameter of its
 // signature: its operands (`in`, in order) and its attributes as values.
 std::vector<Value> tensorOpParams(const ir::Node& n, const Value* const* in);

@@ -1,8 +1,10 @@
 // Binding a tensor op's call to its signature, and reading the bound
-// parameters (see op_call.h). The compiler binds calls the same way
-// (ir/op_args.cpp); a call it could not bind is reported here.
+// parameters (see op_call.h). Which argument fills which parameter is
+// ir::matchArguments' answer, as in the compiler (ir/op_args.cpp); a call
+// it could not bind is reported here.
 #include "stdlib/op_call.h"
 
+#include "runtime/value_op.h"
 #include "stdlib/builtins.h"
 
 namespace nn::stdlib {
@@ -10,15 +12,6 @@ namespace nn::stdlib {
 using namespace nn::rt;
 
 namespace {
-
-// A parameter's default as a value (ops.def's literal, parsed once).
-Value defaultValue(const ir::Param& p) {
-  const ir::Attr& a = *p.defaultValue;
-  if (auto* i = std::get_if<int64_t>(&a)) return Value::integer(*i);
-  if (auto* d = std::get_if<double>(&a)) return Value::real(*d);
-  if (auto* b = std::get_if<bool>(&a)) return Value::boolean(*b);
-  return Value::none();
-}
 
 // How many positional arguments `sig` takes ("from 1 to 3", "at least 1").
 std::string positionalRange(const ir::Signature& sig) {
@@ -102,39 +95,36 @@ Value runTensorOp(Interpreter& interp, ir::Op op, std::vector<Value>& params, So
 
 Value callTensorOp(CallContext& c, ir::Op op, std::vector<Value>& args) {
   const ir::Signature& sig = ir::signatureOf(op);
+  ir::ArgMatch m = ir::matchArguments(sig, args.size(), c.kwnames);
+  switch (m.error) {
+    case ir::ArgMatch::Error::None: break;
+    case ir::ArgMatch::Error::TooManyPositional:
+      fail(c.loc, c.name + "() takes " + positionalRange(sig) + " positional arguments (" +
+                      std::to_string(args.size()) + " given)");
+    case ir::ArgMatch::Error::UnexpectedKeyword:
+      fail(c.loc, c.name + "() got an unexpected keyword argument '" + m.name + "'");
+    case ir::ArgMatch::Error::DuplicateKeyword:
+      fail(c.loc, c.name + "() got multiple values for argument '" + m.name + "'");
+    case ir::ArgMatch::Error::MissingArgument: fail(c.loc, c.name + "() missing required argument '" + m.name + "'");
+  }
   std::vector<Value> params(sig.params.size());
-  std::vector<bool> given(sig.params.size(), false);
-  size_t next = 0;
-  for (size_t i = 0; i < sig.params.size() && next < args.size(); ++i) {
-    given[i] = true;
-    if (!sig.params[i].variadic) {
-      params[i] = std::move(args[next++]);
-      continue;
-    }
-    // zeros(2, 3), zeros((2, 3)) and zeros([2, 3]) alike.
-    std::vector<Value> rest(std::make_move_iterator(args.begin() + static_cast<std::ptrdiff_t>(next)),
-                            std::make_move_iterator(args.end()));
-    next = args.size();
-    params[i] = rest.size() == 1 && (rest[0].is(Kind::Tuple) || rest[0].is(Kind::List)) ? rest[0]
-                                                                                         : makeTuple(std::move(rest));
-  }
-  if (next < args.size())
-    fail(c.loc, c.name + "() takes " + positionalRange(sig) + " positional arguments (" + std::to_string(args.size()) +
-                    " given)");
-  for (size_t k = 0; k < c.kwnames.size(); ++k) {
-    int i = sig.find(c.kwnames[k]);
-    if (i < 0 || sig.params[i].variadic)
-      fail(c.loc, c.name + "() got an unexpected keyword argument '" + c.kwnames[k] + "'");
-    if (given[i]) fail(c.loc, c.name + "() got multiple values for argument '" + c.kwnames[k] + "'");
-    given[i] = true;
-    params[i] = std::move(c.kwargs[k]);
-  }
   for (size_t i = 0; i < sig.params.size(); ++i) {
-    if (given[i]) continue;
-    const ir::Param& p = sig.params[i];
-    if (p.variadic) params[i] = makeTuple({});
-    else if (p.defaultValue) params[i] = defaultValue(p);
-    else fail(c.loc, c.name + "() missing required argument '" + p.name + "'");
+    const ir::ArgSource& src = m.sources[i];
+    switch (src.kind) {
+      case ir::ArgSource::Positional: params[i] = std::move(args[src.index]); break;
+      case ir::ArgSource::Keyword: params[i] = std::move(c.kwargs[src.index]); break;
+      case ir::ArgSource::Rest: {
+        // zeros(2, 3), zeros((2, 3)) and zeros([2, 3]) alike.
+        std::vector<Value> rest(std::make_move_iterator(args.begin() + static_cast<std::ptrdiff_t>(src.index)),
+                                std::make_move_iterator(args.end()));
+        bool one = rest.size() == 1 && (rest[0].is(Kind::Tuple) || rest[0].is(Kind::List));
+        params[i] = one ? rest[0] : makeTuple(std::move(rest));
+        break;
+      }
+      case ir::ArgSource::Default:
+        params[i] = sig.params[i].variadic ? makeTuple({}) : attrValue(*sig.params[i].defaultValue);
+        break;
+    }
   }
   return runTensorOp(c.interp, op, params, c.loc);
 }
