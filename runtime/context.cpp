@@ -2,6 +2,7 @@
 #include "runtime/context.h"
 
 #include <random>
+#include <stdexcept>
 
 #include "runtime/constant_eval.h"
 
@@ -10,6 +11,22 @@ namespace nn::rt {
 Context::Context(ThreadPool& pool)
     : rng_((uint64_t(std::random_device{}()) << 32) | std::random_device{}()),
       pool_(pool),
-      passes_{constantEvaluator()} {}
+      passes_{constantEvaluator()} {
+  devices_.push_back(&cpu_);
+}
+
+Device* Context::findDevice(std::string_view name) const {
+  for (Device* d : devices_)
+    if (d->name() == name) return d;
+  return nullptr;
+}
+
+Device& Context::addDevice(std::unique_ptr<Device> device) {
+  if (!device || findDevice(device->name()))
+    throw std::invalid_argument("a device named '" + (device ? device->name() : std::string()) + "' exists already");
+  devices_.push_back(device.get());
+  added_.push_back(std::move(device));
+  return *devices_.back();
+}
 
 }  // namespace nn::rt

@@ -1,13 +1,16 @@
 // What one interpreter state owns at run time and passes down, instead of
-// process-wide objects: its CPU device (with its own allocator, so memory is
-// counted and cached per state), its random generator, the thread pool its
-// graphs run on (a handle: states may share a pool, which is internally
+// process-wide objects: its devices (the CPU, with its own allocator, so
+// memory is counted and cached per state, and those registered at run
+// time), its random generator, the thread pool its graphs run on (a handle: states may share a pool, which is internally
 // synchronised), and the context its compilations give the passes. Two
 // states built on two contexts share no mutable data, so they can run in
 // two threads at once. Tensors must not outlive the context that made them.
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
 
 #include "passes/passes.h"
 #include "runtime/device.h"
@@ -25,6 +28,13 @@ class Context {
 
   // Where creation builtins (zeros, tensor, rand, load, ...) put tensors.
   CpuDevice& cpu() { return cpu_; }
+  // The devices of this state by name, the CPU first. Devices are
+  // registered at run time (a plugin's, the heterogeneous issue's cpu:N);
+  // the context keeps each alive as long as itself. Registering a name
+  // twice is an error (std::invalid_argument, a host-program bug).
+  const std::vector<Device*>& devices() const { return devices_; }
+  Device* findDevice(std::string_view name) const;
+  Device& addDevice(std::unique_ptr<Device> device);
   // seed/rand/randn/randint; an unseeded state starts from a random seed.
   RandomGenerator& rng() { return rng_; }
   ThreadPool& pool() { return pool_; }
@@ -32,6 +42,8 @@ class Context {
 
  private:
   CpuDevice cpu_;
+  std::vector<std::unique_ptr<Device>> added_;
+  std::vector<Device*> devices_;
   RandomGenerator rng_;
   ThreadPool& pool_;
   passes::PassContext passes_;

@@ -16,6 +16,7 @@ const KernelTable& cpuKernels() {
     registerCpuReduceKernels(t);
     registerCpuCopyKernels(t);
     registerCpuLossKernels(t);
+    registerCpuCreateKernels(t);
     return t;
   }();
   return table;
@@ -41,8 +42,11 @@ void* detail::InlineOnlyAllocator::allocate(size_t bytes) {
   throw std::logic_error("a scalar computation allocated " + std::to_string(bytes) + " bytes");
 }
 
-ScalarDevice::ScalarDevice() : Device("cpu", /*hostMemory=*/true, memory, cpuKernels()) {}
+ScalarDevice::ScalarDevice() : Device("cpu", /*hostMemory=*/true, memory, cpuKernels(), runQueue) {}
 
-CpuDevice::CpuDevice() : Device("cpu", /*hostMemory=*/true, memory, cpuKernels()) {}
+CpuDevice::CpuDevice() : Device("cpu", /*hostMemory=*/true, memory, cpuKernels(), runQueue) {}
+
+WorkerCpuDevice::WorkerCpuDevice(std::string name)
+    : Device(std::move(name), /*hostMemory=*/true, memory, cpuKernels(), runQueue) {}
 
 }  // namespace nn::rt

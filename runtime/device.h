@@ -1,10 +1,11 @@
 // A device that tensors live on: its name ("cpu"; the heterogeneous issue
 // adds "cpu:N" and "cuda:N"), its memory (an Allocator), whether the host
-// can address that memory, and its kernel table, through which every op
-// dispatches by (device, op, dtype). Devices are objects created at run
+// can address that memory, its kernel table, through which every op
+// dispatches by (device, op, dtype), and its execution queue, on which
+// those kernels run (execution_queue.h). Devices are objects created at run
 // time, so a plugin (the CUDA one, loaded with dlopen) makes its own with
-// its own allocator and kernels; nothing in the runtime enumerates device
-// kinds. Each interpreter state owns its devices (runtime/context.h);
+// its own allocator, kernels and queue; nothing in the runtime enumerates
+// device kinds. Each interpreter state owns its devices (runtime/context.h);
 // there is no process-wide device.
 #pragma once
 
@@ -15,6 +16,7 @@
 #include <string>
 
 #include "runtime/allocator.h"
+#include "runtime/execution_queue.h"
 #include "runtime/kernels.h"
 
 namespace nn::rt {
@@ -32,9 +34,11 @@ class Device {
   // `hostMemory`: raw pointers into this device's memory are valid on the
   // CPU (Tensor::data checks it). `kernels` is filled before the device is
   // made and outlives it (the CPU's is one immutable table, cpuKernels(),
-  // shared until a device extends it).
-  Device(std::string name, bool hostMemory, Allocator& memory, const KernelTable& kernels)
-      : name_(std::move(name)), hostMemory_(hostMemory), memory_(memory), kernels_(&kernels) {}
+  // shared until a device extends it); `memory` and `queue` outlive it.
+  Device(std::string name, bool hostMemory, Allocator& memory, const KernelTable& kernels, ExecutionQueue& queue)
+      : name_(std::move(name)), hostMemory_(hostMemory), memory_(memory), kernels_(&kernels), queue_(queue) {}
+  // Virtual: a context owns registered devices through Device pointers.
+  virtual ~Device() = default;
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;
 
@@ -43,6 +47,8 @@ class Device {
   Allocator& allocator() const { return memory_; }
   // The kernels of this device, by op and dtype.
   const KernelTable& kernels() const { return *kernels_; }
+  // Where this device's kernels run, in launch order.
+  ExecutionQueue& queue() const { return queue_; }
   // Adds or replaces kernels of this device at run time (a plugin's, a
   // test's): the device takes its own copy of the shared table first, so
   // no other device sees the change. Not while this device runs work.
@@ -61,6 +67,7 @@ class Device {
   bool hostMemory_;
   Allocator& memory_;
   const KernelTable* kernels_;
+  ExecutionQueue& queue_;
   std::unique_ptr<KernelTable> ownKernels_;
   mutable std::once_flag stateOnce_;
   mutable std::unique_ptr<KernelState> state_;
@@ -76,6 +83,7 @@ class InlineOnlyAllocator final : public Allocator {
 };
 struct ScalarMemory {
   InlineOnlyAllocator memory;
+  ImmediateQueue runQueue;
 };
 }  // namespace detail
 
@@ -92,20 +100,40 @@ class ScalarDevice final : private detail::ScalarMemory, public Device {
 const KernelTable& cpuKernels();
 
 namespace detail {
-// Holds the CPU device's allocator so that it is built before the Device
-// base that refers to it.
+// Holds the CPU device's allocator and queue so that they are built before
+// the Device base that refers to them.
 struct CpuMemory {
   CpuAllocator memory;
+  ImmediateQueue runQueue;
 };
 }  // namespace detail
 
 // The host CPU: oneDNN and the runtime's own loops, on its own CPU
 // allocator (so each interpreter state counts, caches and limits its own
-// memory). Tensors must not outlive the device that holds them.
+// memory), run on the launching thread (its kernels use every core
+// themselves). Tensors must not outlive the device that holds them.
 class CpuDevice final : private detail::CpuMemory, public Device {
  public:
   CpuDevice();
   CpuAllocator& cpuAllocator() { return memory; }
+};
+
+namespace detail {
+struct WorkerCpuMemory {
+  CpuAllocator memory;
+  WorkerQueue runQueue;
+};
+}  // namespace detail
+
+// A logical CPU device (the heterogeneous issue's "cpu:N"): the CPU's
+// kernels on host memory of its own allocator, run on the device's own
+// worker thread, so that work placed on two such devices runs
+// concurrently and every placement and copy path is testable on one host.
+class WorkerCpuDevice final : private detail::WorkerCpuMemory, public Device {
+ public:
+  explicit WorkerCpuDevice(std::string name);
+  CpuAllocator& cpuAllocator() { return memory; }
+  std::thread::id workerId() const { return runQueue.workerId(); }
 };
 
 }  // namespace nn::rt

@@ -1,5 +1,6 @@
 // The one way an op reaches a kernel: by the device its operands live on,
-// then by op and dtype, through that device's KernelTable (kernels.h).
+// then by op and dtype, through that device's KernelTable (kernels.h), run
+// on that device's execution queue (execution_queue.h).
 // Front ends (matmul, conv2d, reductions, copies, ...) check shapes and
 // attributes, allocate the result on the device and call launch<op>; the
 // kernel only computes. An op the device has no kernel for, and a library
@@ -8,6 +9,7 @@
 
 #include <exception>
 #include <new>
+#include <type_traits>
 #include <utility>
 
 #include "runtime/device.h"
@@ -20,14 +22,25 @@ namespace detail {
 [[noreturn]] void kernelFailed(ir::Op op, const Device& device, const std::exception& e, SourceLoc loc);
 }  // namespace detail
 
-// Runs op O's kernel for dtype `t` on `device`; returns what the kernel
-// returns (the losses report a bad label or probability that way).
+// Runs op O's kernel for dtype `t` on `device`'s execution queue; returns
+// what the kernel returns (the losses report a bad label or probability
+// that way).
 template <ir::Op O, class... Args>
 decltype(auto) launch(const Device& device, DType t, SourceLoc loc, Args&&... args) {
   typename KernelFor<O>::Fn kernel = device.kernels().template get<O>(t);
   if (!kernel) detail::noKernel(O, t, device, loc);
+  using Result = decltype(kernel(std::forward<Args>(args)...));
   try {
-    return kernel(std::forward<Args>(args)...);
+    ExecutionQueue& queue = device.queue();
+    if (queue.immediate()) [[likely]]
+      return kernel(std::forward<Args>(args)...);
+    if constexpr (std::is_void_v<Result>) {
+      queue.run([&] { kernel(std::forward<Args>(args)...); });
+    } else {
+      Result result{};
+      queue.run([&] { result = kernel(std::forward<Args>(args)...); });
+      return result;
+    }
   } catch (const std::bad_alloc&) {
     throw;
   } catch (const NnError&) {
@@ -35,6 +48,21 @@ decltype(auto) launch(const Device& device, DType t, SourceLoc loc, Args&&... ar
   } catch (const std::exception& e) {
     detail::kernelFailed(O, device, e, loc);
   }
+}
+
+// The elementwise ops' kernels, found by the caller in the device's table
+// (KernelTable::binary/unary, since the front ends choose the compute dtype
+// first), run the same way.
+inline void launchBinary(const Device& device, BinaryKernel k, const Tensor& a, const Tensor& b, Tensor& out,
+                         SourceLoc loc) {
+  if (device.queue().immediate()) [[likely]]
+    return k(a, b, out, loc);
+  device.queue().run([&] { k(a, b, out, loc); });
+}
+inline void launchUnary(const Device& device, UnaryKernel k, const Tensor& a, Tensor& out, SourceLoc loc) {
+  if (device.queue().immediate()) [[likely]]
+    return k(a, out, loc);
+  device.queue().run([&] { k(a, out, loc); });
 }
 
 }  // namespace nn::rt

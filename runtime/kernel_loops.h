@@ -2,12 +2,33 @@
 // vectorised over contiguous operands, strided otherwise; split across the
 // cores from kParallelThreshold elements up. Small loops never enter an
 // OpenMP region (even a region with a false `if` clause costs a team setup).
-// Operands already have the output's shape.
+// Operands already have the output's shape. Also the one element
+// conversion (astype's) of every CPU kernel that converts.
 #pragma once
+
+#include <limits>
+#include <type_traits>
 
 #include "runtime/kernels.h"
 
 namespace nn::rt {
+
+// One element: bool results test for non-zero; float to integer truncates,
+// with NaN as 0 and out-of-range values saturated (a plain cast would be
+// undefined behaviour there).
+template <class S, class D>
+inline D convertValue(S v) {
+  if constexpr (std::is_same_v<D, bool>) {
+    return v != S(0);
+  } else if constexpr (std::is_floating_point_v<S> && std::is_integral_v<D>) {
+    if (!(v == v)) return D(0);
+    if (v >= static_cast<S>(std::numeric_limits<D>::max())) return std::numeric_limits<D>::max();
+    if (v <= static_cast<S>(std::numeric_limits<D>::min())) return std::numeric_limits<D>::min();
+    return static_cast<D>(v);
+  } else {
+    return static_cast<D>(v);
+  }
+}
 
 template <class T, class R, class F>
 void binaryLoop(const Tensor& a, const Tensor& b, Tensor& out, F f) {

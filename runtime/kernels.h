@@ -12,8 +12,10 @@
 #pragma once
 
 #include <array>
+#include <optional>
 
 #include "ir/ir.h"
+#include "runtime/random.h"
 #include "runtime/tensor.h"
 #include "support/diagnostics.h"
 
@@ -159,6 +161,50 @@ struct KernelFor<ir::Op::BinaryCrossEntropy> {
   using Fn = bool (*)(const Tensor& p, const Tensor& y, Tensor& out);
 };
 
+// Creation and random ops fill a fresh contiguous `out` on the device.
+// A ramp: out[i] = start + i * step, computed in double and converted as
+// astype converts; with `exact`, integral outputs are computed in int64
+// (intStart + i * intStep) instead; `last`, when set, is the value of the
+// final element (linspace's stop)  [out's dtype]
+struct Ramp {
+  double start = 0, step = 1;
+  bool exact = false;
+  int64_t intStart = 0, intStep = 1;
+  std::optional<double> last;
+};
+template <>
+struct KernelFor<ir::Op::Arange> {
+  using Fn = void (*)(const Ramp& ramp, Tensor& out);
+};
+template <>
+struct KernelFor<ir::Op::Linspace> : KernelFor<ir::Op::Arange> {};
+// out [n, m] = ones on the main diagonal, zeros elsewhere  [out's dtype]
+template <>
+struct KernelFor<ir::Op::Eye> {
+  using Fn = void (*)(Tensor& out);
+};
+// Random draws in element order from the state's generator (random.h):
+// uniform in [0, 1) for rand, standard normal for randn  [out's dtype,
+// floating]; uniform integers in [low, low + range) for randint  [out's
+// dtype, integral]. A device whose kernels run elsewhere draws its seed
+// from the generator instead.
+template <>
+struct KernelFor<ir::Op::Rand> {
+  using Fn = void (*)(RandomGenerator& rng, Tensor& out);
+};
+template <>
+struct KernelFor<ir::Op::Randn> : KernelFor<ir::Op::Rand> {};
+template <>
+struct KernelFor<ir::Op::Randint> {
+  using Fn = void (*)(RandomGenerator& rng, int64_t low, uint64_t range, Tensor& out);
+};
+// out[i] = x[i] / (1 - p), or 0 where the i-th uniform draw is below p
+// (all zeros for p = 1); x of out's shape and dtype  [out's dtype, floating]
+template <>
+struct KernelFor<ir::Op::Dropout> {
+  using Fn = void (*)(const Tensor& x, double p, RandomGenerator& rng, Tensor& out);
+};
+
 // One device's kernels, by op and dtype (null where it has none).
 class KernelTable {
  public:
@@ -205,5 +251,7 @@ void registerCpuReduceKernels(KernelTable& r);
 void registerCpuCopyKernels(KernelTable& r);
 // ... of one_hot and the losses' per-element work (kernels_cpu_loss.cpp).
 void registerCpuLossKernels(KernelTable& r);
+// ... of the creation and random ops (kernels_cpu_create.cpp).
+void registerCpuCreateKernels(KernelTable& r);
 
 }  // namespace nn::rt

@@ -9,28 +9,11 @@
 #include <type_traits>
 #include <vector>
 
-#include "runtime/kernels.h"
+#include "runtime/kernel_loops.h"
 
 namespace nn::rt {
 
 namespace {
-
-// One element: bool results test for non-zero; float to integer truncates,
-// with NaN as 0 and out-of-range values saturated (a plain cast would be
-// undefined behaviour there).
-template <class S, class D>
-inline D convertValue(S v) {
-  if constexpr (std::is_same_v<D, bool>) {
-    return v != S(0);
-  } else if constexpr (std::is_floating_point_v<S> && std::is_integral_v<D>) {
-    if (!(v == v)) return D(0);
-    if (v >= static_cast<S>(std::numeric_limits<D>::max())) return std::numeric_limits<D>::max();
-    if (v <= static_cast<S>(std::numeric_limits<D>::min())) return std::numeric_limits<D>::min();
-    return static_cast<D>(v);
-  } else {
-    return static_cast<D>(v);
-  }
-}
 
 // Element conversion, vectorised for contiguous sources.
 template <class S, class D>

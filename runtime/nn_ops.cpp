@@ -106,6 +106,14 @@ Tensor softmax(const Tensor& x0, int64_t axis, bool log, SourceLoc loc) {
   return out;
 }
 
+Tensor dropout(const Tensor& x, double p, RandomGenerator& rng, SourceLoc loc) {
+  DType dt = isFloating(x.dtype()) ? x.dtype() : DType::F32;
+  Tensor in = astype(x, dt).contiguous();
+  Tensor out = Tensor::empty(dt, x.shape(), x.device());
+  if (out.numel() > 0) launch<ir::Op::Dropout>(x.device(), dt, loc, in, p, rng, out);
+  return out;
+}
+
 Tensor oneHot(const Tensor& labels, int64_t n, SourceLoc loc) {
   if (!isIntegral(labels.dtype())) fail(loc, "one_hot: labels must be an integer tensor, got " + typeString(labels));
   if (n <= 0) fail(loc, "one_hot: number of classes must be positive");

@@ -26,6 +26,10 @@ Tensor batchNorm(const Tensor& x, const Tensor& mean, const Tensor& var, const T
                  double eps, SourceLoc loc);
 // Normalises over the last axis; gamma/beta have the size of that axis.
 Tensor layerNorm(const Tensor& x, const Tensor* gamma, const Tensor* beta, double eps, SourceLoc loc);
+// Training-mode dropout with p in [0, 1]: zeros each element with
+// probability p (draws from `rng`), scales the others by 1 / (1 - p);
+// integer and bool inputs give f32.
+Tensor dropout(const Tensor& x, double p, RandomGenerator& rng, SourceLoc loc);
 
 // Every op above dispatches by its operands' device (dispatch.h); these
 // run the CPU's plain loops directly, as the tests' oracles.

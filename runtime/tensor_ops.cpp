@@ -133,7 +133,7 @@ Value tensorBinary(Op op, const Value& a, const Value& b, SourceLoc loc, unsigne
   DType outType = compare ? DType::Bool : compute;
   if (x->shape() == y->shape() && x->dtype() == compute && y->dtype() == compute) {
     Tensor out = elementwiseResult(outType, x->shape(), a, &b, consumable);
-    k(*x, *y, out, loc);
+    launchBinary(device, k, *x, *y, out, loc);
     return makeTensorValue(std::move(out));
   }
   std::optional<Shape> shape = tryBroadcastShapes(x->shape(), y->shape());
@@ -144,7 +144,7 @@ Value tensorBinary(Op op, const Value& a, const Value& b, SourceLoc loc, unsigne
   Tensor out = elementwiseResult(outType, *shape, a, &b, consumable);
   Tensor xb = broadcastTo(astype(*x, compute), *shape, loc);
   Tensor yb = broadcastTo(astype(*y, compute), *shape, loc);
-  k(xb, yb, out, loc);
+  launchBinary(device, k, xb, yb, out, loc);
   return makeTensorValue(std::move(out));
 }
 
@@ -157,7 +157,7 @@ Value tensorUnary(Op op, const Value& a, SourceLoc loc, unsigned consumable) {
   UnaryKernel k = t.device().kernels().unary(op, compute);
   if (!k) fail(loc, std::string("bad operand type for unary ") + ir::opInfo(op).name + ": " + typeString(t));
   Tensor out = elementwiseResult(compute, t.shape(), a, nullptr, consumable);
-  k(t, out, loc);
+  launchUnary(t.device(), k, t, out, loc);
   return makeTensorValue(std::move(out));
 }
 
@@ -247,12 +247,6 @@ Value toList(const Tensor& t) {
     return makeList(std::move(items));
   };
   return build(0, 0);
-}
-
-Tensor fullLike(DType dtype, const Shape& shape, double value, Device& device) {
-  Tensor t = Tensor::empty(dtype, shape, device);
-  if (t.numel() > 0) launch<Op::Full>(device, dtype, SourceLoc{}, value, t);
-  return t;
 }
 
 // ---- shape views ----

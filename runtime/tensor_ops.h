@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ir/ir.h"
+#include "runtime/kernels.h"
 #include "runtime/tensor.h"
 #include "support/diagnostics.h"
 
@@ -52,7 +53,10 @@ Value whereOp(const Value& cond, const Value& a, const Value& b, SourceLoc loc);
 // clip(x, lo, hi); lo or hi may be None.
 Value clipOp(const Value& x, const Value& lo, const Value& hi, SourceLoc loc);
 
-// tensor(data, dtype=None): nested lists/tuples of numbers or bools.
+// tensor(data, dtype=None): nested lists/tuples of numbers or bools,
+// written element by element from the host, so `device` must be one whose
+// memory the host addresses (as torch.tensor builds on the CPU; a copy
+// moves the result to another device).
 Tensor tensorFromData(const Value& data, std::optional<DType> dtype, SourceLoc loc, Device& device);
 Value toList(const Tensor& t);
 // The single element of a one-element tensor as a Python scalar.
@@ -60,7 +64,17 @@ Value item(const Tensor& t, SourceLoc loc);
 
 Tensor reshape(const Tensor& t, Shape shape, SourceLoc loc);
 Tensor transpose(const Tensor& t, const std::vector<int64_t>& perm, SourceLoc loc);
+
+// Creation on `device` (tensor_create.cpp), each through the device's
+// kernel: a tensor of `value`; n elements of a ramp (op: Arange or
+// Linspace); the n x m identity; rand/randn (op: Rand or Randn, floating
+// dtypes) and randint's integers in [low, high) from the state's generator.
 Tensor fullLike(DType dtype, const Shape& shape, double value, Device& device);
+Tensor rampTensor(ir::Op op, DType dtype, int64_t n, const Ramp& ramp, Device& device, SourceLoc loc);
+Tensor eye(DType dtype, int64_t n, int64_t m, Device& device, SourceLoc loc);
+Tensor randomTensor(ir::Op op, DType dtype, const Shape& shape, RandomGenerator& rng, Device& device, SourceLoc loc);
+Tensor randint(DType dtype, const Shape& shape, int64_t low, int64_t high, RandomGenerator& rng, Device& device,
+               SourceLoc loc);
 
 // x[index] for ints, slices, None, Ellipsis and tuples of them (views).
 Tensor tensorGetItem(const Tensor& t, const Value& index, SourceLoc loc);

@@ -64,61 +64,38 @@ Value arangeOp(OpCall& c) {
     if (!a->isNumber()) c.fail(std::string("arguments must be numbers, not ") + typeName(*a));
   bool allInt = start.isIntLike() && stop.isIntLike() && step.isIntLike();
   DType dt = c.dtype("dtype").value_or(allInt ? DType::I64 : DType::F32);
-  double a = start.asFloat(), b = stop.asFloat(), s = step.asFloat();
-  if (s == 0) c.fail("step must not be zero");
-  int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((b - a) / s)));
-  if (allInt && dt == DType::I64) {
-    Tensor it = Tensor::empty(DType::I64, {n}, cpu(c));
-    for (int64_t i = 0; i < n; ++i) it.data<int64_t>()[i] = start.asInt() + i * step.asInt();
-    return makeTensorValue(it);
-  }
-  Tensor t = Tensor::empty(DType::F64, {n}, cpu(c));
-  for (int64_t i = 0; i < n; ++i) t.data<double>()[i] = a + static_cast<double>(i) * s;
-  return makeTensorValue(astype(t, dt));
+  Ramp r{start.asFloat(), step.asFloat(), allInt, allInt ? start.asInt() : 0, allInt ? step.asInt() : 1, {}};
+  if (r.step == 0) c.fail("step must not be zero");
+  int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((stop.asFloat() - r.start) / r.step)));
+  return makeTensorValue(rampTensor(Op::Arange, dt, n, r, cpu(c), c.loc));
 }
 
 Value linspaceOp(OpCall& c) {
   double a = c.number("start"), b = c.number("stop");
   int64_t n = c.integer("num");
   if (n < 0) c.fail("number of samples must be non-negative");
-  Tensor t = Tensor::empty(DType::F64, {n}, cpu(c));
-  double step = n > 1 ? (b - a) / static_cast<double>(n - 1) : 0.0;
-  for (int64_t i = 0; i < n; ++i) t.data<double>()[i] = i == n - 1 && n > 1 ? b : a + static_cast<double>(i) * step;
-  return makeTensorValue(astype(t, c.dtype("dtype").value_or(DType::F32)));
+  Ramp r{a, n > 1 ? (b - a) / static_cast<double>(n - 1) : 0.0, false, 0, 1, b};
+  return makeTensorValue(rampTensor(Op::Linspace, c.dtype("dtype").value_or(DType::F32), n, r, cpu(c), c.loc));
 }
 
 Value eyeOp(OpCall& c) {
   int64_t n = c.integer("n"), m = c.isNone("m") ? n : c.integer("m");
   if (n < 0 || m < 0) c.fail("negative dimension");
-  Tensor t = fullLike(DType::F64, {n, m}, 0.0, cpu(c));
-  for (int64_t i = 0; i < std::min(n, m); ++i) t.data<double>()[i * m + i] = 1.0;
-  return makeTensorValue(astype(t, c.dtype("dtype").value_or(DType::F32)));
+  return makeTensorValue(eye(c.dtype("dtype").value_or(DType::F32), n, m, cpu(c), c.loc));
 }
 
-Value randomFill(OpCall& c, bool normal) {
+Value randomFill(OpCall& c) {
   DType dt = c.dtype("dtype").value_or(DType::F32);
   if (!isFloating(dt)) c.fail("dtype must be f32 or f64");
-  Tensor t = Tensor::empty(dt, shapeOf(c, "shape"), cpu(c));
-  RandomGenerator& g = c.interp.rng();
-  for (int64_t i = 0, n = t.numel(); i < n; ++i) {
-    if (dt == DType::F32) t.data<float>()[i] = normal ? static_cast<float>(g.normal()) : g.uniformF32();
-    else t.data<double>()[i] = normal ? g.normal() : g.uniformF64();
-  }
-  return makeTensorValue(std::move(t));
+  return makeTensorValue(randomTensor(c.op, dt, shapeOf(c, "shape"), c.interp.rng(), cpu(c), c.loc));
 }
-Value randOp(OpCall& c) { return randomFill(c, false); }
-Value randnOp(OpCall& c) { return randomFill(c, true); }
 
 Value randintOp(OpCall& c) {
   DType dt = c.dtype("dtype").value_or(DType::I64);
   int64_t low = c.integer("low"), high = c.integer("high");
   if (high <= low) c.fail("high must be greater than low");
   if (!isIntegral(dt)) c.fail("dtype must be i32 or i64");
-  Tensor t = Tensor::empty(DType::I64, shapeOf(c, "shape"), cpu(c));
-  uint64_t range = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
-  for (int64_t i = 0, n = t.numel(); i < n; ++i)
-    t.data<int64_t>()[i] = low + static_cast<int64_t>(c.interp.rng().below(range));
-  return makeTensorValue(astype(t, dt));
+  return makeTensorValue(randint(dt, shapeOf(c, "shape"), low, high, c.interp.rng(), cpu(c), c.loc));
 }
 
 // ---- reductions ----
@@ -346,15 +323,7 @@ Value dropoutOp(OpCall& c) {
   double p = c.number("p");
   if (p < 0 || p > 1) nn::fail(c.loc, "dropout: p must be in [0, 1], got " + floatRepr(p));
   if (!c.flag("training") || p == 0) return c["x"];
-  Tensor out = astype(x, isFloating(x.dtype()) ? x.dtype() : DType::F32).clone();
-  double scale = p < 1 ? 1.0 / (1.0 - p) : 0.0;
-  RandomGenerator& g = c.interp.rng();
-  for (int64_t i = 0; i < out.numel(); ++i) {
-    bool keep = g.uniformF64() >= p;
-    if (out.dtype() == DType::F32) out.data<float>()[i] = keep ? static_cast<float>(out.data<float>()[i] * scale) : 0.0f;
-    else out.data<double>()[i] = keep ? out.data<double>()[i] * scale : 0.0;
-  }
-  return makeTensorValue(std::move(out));
+  return makeTensorValue(dropout(x, p, c.interp.rng(), c.loc));
 }
 
 Value crossEntropyOp(OpCall& c) {
@@ -378,7 +347,7 @@ struct ImplTable {
     set(Op::Where, whereFn), set(Op::Clip, clipFn);
     set(Op::Tensor, tensorOp), set(Op::Zeros, zerosOp), set(Op::Ones, onesOp), set(Op::Full, fullOp);
     set(Op::ZerosLike, zerosLikeOp), set(Op::OnesLike, onesLikeOp), set(Op::Arange, arangeOp);
-    set(Op::Linspace, linspaceOp), set(Op::Eye, eyeOp), set(Op::Rand, randOp), set(Op::Randn, randnOp);
+    set(Op::Linspace, linspaceOp), set(Op::Eye, eyeOp), set(Op::Rand, randomFill), set(Op::Randn, randomFill);
     set(Op::Randint, randintOp);
     set(Op::Reshape, reshapeOp), set(Op::Transpose, transposeOp), set(Op::Flatten, flattenOp);
     set(Op::Squeeze, squeezeOp), set(Op::Unsqueeze, unsqueezeOp), set(Op::Expand, expandOp);

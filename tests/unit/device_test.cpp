@@ -1,13 +1,17 @@
-// The device seam: a device made at run time with its own allocator and
-// kernel table (as a plugin would) receives the dispatch of the ops on its
-// tensors; a device whose memory the host cannot address refuses raw
-// access with an error instead of handing out a pointer; operands on two
-// devices are an error, never silently wrong.
+// The device seam: a device made at run time with its own allocator,
+// kernel table and execution queue (as a plugin would) receives the
+// dispatch of the ops on its tensors, and its kernels run on its queue; a
+// device whose memory the host cannot address refuses raw access with an
+// error instead of handing out a pointer; operands on two devices are an
+// error, never silently wrong.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <stdexcept>
+#include <thread>
+#include <vector>
 
+#include "runtime/context.h"
 #include "runtime/device.h"
 #include "runtime/nn_ops.h"
 #include "runtime/tensor_ops.h"
@@ -23,6 +27,8 @@ class MallocAllocator final : public Allocator {
   void* allocate(size_t bytes) override { return std::malloc(bytes ? bytes : 1); }
   void deallocate(void* p, size_t) override { std::free(p); }
 };
+
+ImmediateQueue immediate;
 
 TEST(Device, TensorsKnowTheirDevice) {
   CpuDevice cpu;
@@ -51,7 +57,7 @@ TEST(Device, OpsDispatchThroughTheOperandsDevice) {
   kernels.addBinary(ir::Op::Add, DType::F32, [](const Tensor&, const Tensor&, Tensor& out, SourceLoc) {
     for (int64_t i = 0; i < out.numel(); ++i) out.data<float>()[i] = 42.0f;
   });
-  Device test("test:0", /*hostMemory=*/true, memory, kernels);
+  Device test("test:0", /*hostMemory=*/true, memory, kernels, immediate);
   Tensor a = Tensor::empty(DType::F32, {4}, test), b = Tensor::empty(DType::F32, {4}, test);
   Value r = tensorBinary(ir::Op::Add, makeTensorValue(a), makeTensorValue(b), {});
   const Tensor& out = tensorOf(r);
@@ -71,7 +77,7 @@ TEST(Device, OpsDispatchThroughTheOperandsDevice) {
 TEST(Device, MemoryTheHostCannotAddressIsNeverHandedOut) {
   MallocAllocator memory;
   KernelTable none;
-  Device remote("remote:0", /*hostMemory=*/false, memory, none);
+  Device remote("remote:0", /*hostMemory=*/false, memory, none, immediate);
   Tensor t = Tensor::empty(DType::F32, {2}, remote);
   EXPECT_EQ(t.device().name(), "remote:0");
   try {
@@ -89,7 +95,7 @@ TEST(Device, MemoryTheHostCannotAddressIsNeverHandedOut) {
 TEST(Device, EveryOpFamilyDispatchesByDevice) {
   MallocAllocator memory;
   KernelTable none;
-  Device bare("bare:0", /*hostMemory=*/true, memory, none);
+  Device bare("bare:0", /*hostMemory=*/true, memory, none, immediate);
   Tensor m = Tensor::empty(DType::F32, {2, 2}, bare);
   Tensor x4 = Tensor::empty(DType::F32, {1, 1, 2, 2}, bare);
   Tensor idx = Tensor::empty(DType::I64, {2, 2}, bare);
@@ -119,6 +125,14 @@ TEST(Device, EveryOpFamilyDispatchesByDevice) {
   refuses("astype", [&] { astype(m, DType::F64); });
   refuses("full", [&] { Tensor::zeros(DType::F32, {2}, bare); });
   refuses("astype", [&] { transpose(m, {}, {}).contiguous(); });
+  RandomGenerator rng(1);
+  refuses("arange", [&] { rampTensor(ir::Op::Arange, DType::F32, 3, Ramp{}, bare, {}); });
+  refuses("linspace", [&] { rampTensor(ir::Op::Linspace, DType::F32, 3, Ramp{}, bare, {}); });
+  refuses("eye", [&] { eye(DType::F32, 2, 2, bare, {}); });
+  refuses("rand", [&] { randomTensor(ir::Op::Rand, DType::F32, {2}, rng, bare, {}); });
+  refuses("randn", [&] { randomTensor(ir::Op::Randn, DType::F32, {2}, rng, bare, {}); });
+  refuses("randint", [&] { randint(DType::I64, {2}, 0, 5, rng, bare, {}); });
+  refuses("dropout", [&] { dropout(m, 0.5, rng, {}); });
 }
 
 // A device's kernels can be added or replaced while the program runs (as a
@@ -160,6 +174,92 @@ TEST(Device, AKernelsLibraryErrorIsLocated) {
     EXPECT_NE(msg.find("softmax failed on device 'cpu': no engine"), std::string::npos) << msg;
     EXPECT_EQ(e.diag().loc.line, 3u);
   }
+}
+
+// A device's kernels run on its execution queue: a logical CPU device runs
+// them on its own worker thread, with the results, random streams and
+// errors of the CPU device that runs them on the caller's thread.
+TEST(Device, KernelsRunOnTheDevicesQueue) {
+  WorkerCpuDevice worker("cpu:1");
+  CpuDevice cpu;
+  ASSERT_NE(worker.workerId(), std::this_thread::get_id());
+  std::thread::id ranOn;
+  worker.extendKernels([&](KernelTable& t) {
+    static std::thread::id* where;
+    where = &ranOn;
+    t.add<ir::Op::Eye>(DType::F32, [](Tensor& out) {
+      *where = std::this_thread::get_id();
+      for (int64_t i = 0; i < out.numel(); ++i) out.data<float>()[i] = 5.0f;
+    });
+  });
+  EXPECT_EQ(eye(DType::F32, 2, 2, worker, {}).flatAsDouble(3), 5.0);
+  EXPECT_EQ(ranOn, worker.workerId());
+
+  // Every kind of kernel (oneDNN's, the loops, the random ones) computes
+  // on the worker what it computes on the caller's thread.
+  auto ops = [](Device& d) {
+    RandomGenerator rng(7);
+    Tensor a = randomTensor(ir::Op::Randn, DType::F32, {3, 4}, rng, d, {});
+    Tensor b = rampTensor(ir::Op::Arange, DType::F32, 4, Ramp{0.5, 1.5, false, 0, 1, {}}, d, {});
+    Tensor s = tensorOf(tensorBinary(ir::Op::Mul, makeTensorValue(a), makeTensorValue(b), {}));
+    Tensor m = matmul(softmax(s, 1, false, {}), transpose(a, {1, 0}, {}), {});
+    Tensor r = reduce(dropout(m, 0.25, rng, {}), Reduction::Sum, {0}, false, {}, "sum");
+    return std::vector<double>{r.flatAsDouble(0), r.flatAsDouble(1), r.flatAsDouble(2),
+                               randint(DType::I32, {1}, -3, 9, rng, d, {}).flatAsDouble(0)};
+  };
+  EXPECT_EQ(ops(worker), ops(cpu));
+
+  // A kernel's failure on the worker reaches the caller, located.
+  Tensor labels = rampTensor(ir::Op::Arange, DType::I64, 3, Ramp{0, 1, true, 0, 4, {}}, worker, {});
+  try {
+    oneHot(labels, 5, SourceLoc{1, 4, 2, 4, 9});
+    FAIL() << "an out-of-range label was accepted";
+  } catch (const NnError& e) {
+    EXPECT_NE(std::string(e.what()).find("label 8 is out of range"), std::string::npos) << e.what();
+    EXPECT_EQ(e.diag().loc.line, 4u);
+  }
+  worker.extendKernels([](KernelTable& t) {
+    t.add<ir::Op::Softmax>(DType::F32, [](const Tensor&, int, Tensor&) { throw std::runtime_error("lost engine"); });
+  });
+  try {
+    softmax(fullLike(DType::F32, {2}, 1.0, worker), 0, false, SourceLoc{1, 6, 1, 6, 3});
+    FAIL() << "the worker's exception was lost";
+  } catch (const NnError& e) {
+    EXPECT_NE(std::string(e.what()).find("softmax failed on device 'cpu:1': lost engine"), std::string::npos)
+        << e.what();
+    EXPECT_EQ(e.diag().loc.line, 6u);
+  }
+}
+
+// Callers on several threads share one device's queue: their kernels run
+// one at a time, in arrival order, each caller getting its own result.
+TEST(Device, ConcurrentCallersShareADevicesQueue) {
+  WorkerCpuDevice worker("cpu:1");
+  std::vector<double> sums(4);
+  std::vector<std::thread> callers;
+  for (int k = 0; k < 4; ++k)
+    callers.emplace_back([&, k] {
+      Value x = makeTensorValue(fullLike(DType::F64, {64}, k, worker));
+      for (int i = 0; i < 50; ++i) x = tensorBinary(ir::Op::Add, x, makeTensorValue(fullLike(DType::F64, {64}, 1.0, worker)), {});
+      sums[k] = reduce(tensorOf(x), Reduction::Sum, {}, false, {}, "sum").flatAsDouble(0);
+    });
+  for (std::thread& t : callers) t.join();
+  for (int k = 0; k < 4; ++k) EXPECT_EQ(sums[k], 64.0 * (k + 50));
+}
+
+// A state's devices are registered at run time, by name.
+TEST(Device, AContextRegistersDevicesAtRunTime) {
+  ThreadPool pool(1);
+  Context ctx(pool);
+  ASSERT_EQ(ctx.devices().size(), 1u);
+  EXPECT_EQ(ctx.devices()[0], &ctx.cpu());
+  EXPECT_EQ(ctx.findDevice("cpu"), &ctx.cpu());
+  EXPECT_EQ(ctx.findDevice("cpu:1"), nullptr);
+  Device& added = ctx.addDevice(std::make_unique<WorkerCpuDevice>("cpu:1"));
+  EXPECT_EQ(ctx.findDevice("cpu:1"), &added);
+  EXPECT_EQ(ctx.devices().size(), 2u);
+  EXPECT_EQ(eye(DType::I64, 2, 3, added, {}).flatAsInt(4), 1);
+  EXPECT_THROW(ctx.addDevice(std::make_unique<WorkerCpuDevice>("cpu:1")), std::invalid_argument);
 }
 
 }  // namespace

@@ -1,0 +1,75 @@
+// The order in which a device runs its kernels. Every kernel launch
+// (dispatch.h) goes through its device's queue; work submitted to one queue
+// runs one item at a time, in submission order, on the queue's thread, and
+// run() returns when that item has finished, passing on what it threw.
+// Two kinds exist: the immediate queue runs work on the calling thread (the
+// host CPU, whose kernels parallelise inside with OpenMP and oneDNN, so
+// launching costs nothing), and the worker queue owns a thread that runs
+// the work of every caller (a logical CPU device, `cpu:N` of the
+// heterogeneous issue, whose kernels must run on its own thread so that a
+// partitioned graph runs its devices concurrently). A device with an
+// asynchronous stream (CUDA) implements run() by enqueueing on it.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "support/function_ref.h"
+
+namespace nn::rt {
+
+class ExecutionQueue {
+ public:
+  virtual ~ExecutionQueue() = default;
+  // Runs `work` after every item submitted before it; returns when it has
+  // run, rethrowing its exception on the calling thread.
+  virtual void run(FunctionRef<void()> work) = 0;
+  // True when run() calls work on the calling thread, so a launch may call
+  // the kernel directly.
+  bool immediate() const { return immediate_; }
+
+ protected:
+  explicit ExecutionQueue(bool immediate) : immediate_(immediate) {}
+
+ private:
+  bool immediate_;
+};
+
+class ImmediateQueue final : public ExecutionQueue {
+ public:
+  ImmediateQueue() : ExecutionQueue(true) {}
+  void run(FunctionRef<void()> work) override { work(); }
+};
+
+class WorkerQueue final : public ExecutionQueue {
+ public:
+  WorkerQueue();
+  // Finishes the submitted work, then stops the thread.
+  ~WorkerQueue() override;
+  WorkerQueue(const WorkerQueue&) = delete;
+  WorkerQueue& operator=(const WorkerQueue&) = delete;
+
+  void run(FunctionRef<void()> work) override;
+  // The thread that runs this queue's work.
+  std::thread::id workerId() const { return worker_.get_id(); }
+
+ private:
+  // One submitted item; it lives on its caller's stack until done.
+  struct Item {
+    FunctionRef<void()> work;
+    std::exception_ptr error;
+    bool done = false;
+  };
+  void loop();
+
+  std::mutex mutex_;
+  std::condition_variable ready_, finished_;
+  std::deque<Item*> pending_;
+  bool stopping_ = false;
+  std::thread worker_;
+};
+
+}  // namespace nn::rt

@@ -1,0 +1,96 @@
+// The CPU's kernels of the creation and random ops: ramps (arange,
+// linspace), the identity (eye), the random fills (rand, randn, randint)
+// and dropout's masked scaling. Random kernels draw from the interpreter
+// state's generator one element after another, in row-major order, so a
+// seeded program gives the same numbers whatever the dtype's kernel.
+#include "runtime/kernel_loops.h"
+
+namespace nn::rt {
+
+namespace {
+
+template <class T>
+void rampKernel(const Ramp& r, Tensor& out) {
+  T* o = out.data<T>();
+  int64_t n = out.numel();
+  if constexpr (std::is_same_v<T, int64_t>) {
+    if (r.exact) {
+      // In uint64, so that a ramp leaving the i64 range wraps (as i64
+      // arithmetic does) instead of being undefined.
+      for (int64_t i = 0; i < n; ++i)
+        o[i] = static_cast<int64_t>(static_cast<uint64_t>(r.intStart) +
+                                    static_cast<uint64_t>(i) * static_cast<uint64_t>(r.intStep));
+      return;
+    }
+  }
+  for (int64_t i = 0; i < n; ++i) o[i] = convertValue<double, T>(r.start + static_cast<double>(i) * r.step);
+  if (r.last && n > 1) o[n - 1] = convertValue<double, T>(*r.last);
+}
+
+template <class T>
+void eyeKernel(Tensor& out) {
+  T* o = out.data<T>();
+  int64_t n = out.dim(0), m = out.dim(1);
+  std::fill(o, o + n * m, T(0));
+  for (int64_t i = 0; i < std::min(n, m); ++i) o[i * m + i] = T(1);
+}
+
+template <class T>
+void uniformKernel(RandomGenerator& rng, Tensor& out) {
+  T* o = out.data<T>();
+  for (int64_t i = 0, n = out.numel(); i < n; ++i) {
+    if constexpr (std::is_same_v<T, float>) o[i] = rng.uniformF32();
+    else o[i] = rng.uniformF64();
+  }
+}
+
+template <class T>
+void normalKernel(RandomGenerator& rng, Tensor& out) {
+  T* o = out.data<T>();
+  for (int64_t i = 0, n = out.numel(); i < n; ++i) o[i] = static_cast<T>(rng.normal());
+}
+
+template <class T>
+void randintKernel(RandomGenerator& rng, int64_t low, uint64_t range, Tensor& out) {
+  T* o = out.data<T>();
+  for (int64_t i = 0, n = out.numel(); i < n; ++i)
+    o[i] = static_cast<T>(static_cast<int64_t>(static_cast<uint64_t>(low) + rng.below(range)));
+}
+
+template <class T>
+void dropoutKernel(const Tensor& x, double p, RandomGenerator& rng, Tensor& out) {
+  const T* in = x.data<T>();
+  T* o = out.data<T>();
+  double scale = p < 1 ? 1.0 / (1.0 - p) : 0.0;
+  for (int64_t i = 0, n = out.numel(); i < n; ++i) {
+    bool keep = rng.uniformF64() >= p;
+    o[i] = keep ? static_cast<T>(in[i] * scale) : T(0);
+  }
+}
+
+template <class T>
+void addAll(KernelTable& t, DType d) {
+  t.add<ir::Op::Arange>(d, rampKernel<T>);
+  t.add<ir::Op::Linspace>(d, rampKernel<T>);
+  t.add<ir::Op::Eye>(d, eyeKernel<T>);
+}
+
+}  // namespace
+
+void registerCpuCreateKernels(KernelTable& t) {
+  addAll<bool>(t, DType::Bool);
+  addAll<int32_t>(t, DType::I32);
+  addAll<int64_t>(t, DType::I64);
+  addAll<float>(t, DType::F32);
+  addAll<double>(t, DType::F64);
+  t.add<ir::Op::Rand>(DType::F32, uniformKernel<float>);
+  t.add<ir::Op::Rand>(DType::F64, uniformKernel<double>);
+  t.add<ir::Op::Randn>(DType::F32, normalKernel<float>);
+  t.add<ir::Op::Randn>(DType::F64, normalKernel<double>);
+  t.add<ir::Op::Randint>(DType::I32, randintKernel<int32_t>);
+  t.add<ir::Op::Randint>(DType::I64, randintKernel<int64_t>);
+  t.add<ir::Op::Dropout>(DType::F32, dropoutKernel<float>);
+  t.add<ir::Op::Dropout>(DType::F64, dropoutKernel<double>);
+}
+
+}  // namespace nn::rt
