@@ -35,8 +35,12 @@ Value* Lowerer::readIn(FuncCtx& ctx, const std::string& name, SourceLoc loc) {
     // A variable of an enclosing function: captured.
     auto cap = ctx.captures.find(name);
     if (cap != ctx.captures.end()) return cap->second;
-    for (FuncCtx* p = ctx.parent; p && !p->isModule; p = p->parent) {
-      if (!(inCompScope(*p, name) || (!p->globalDecls.count(name) && p->locals.count(name)))) continue;
+    // A comprehension variable of the module is a local of its
+    // comprehension, captured like a function's local.
+    for (FuncCtx* p = ctx.parent; p; p = p->parent) {
+      bool local = inCompScope(*p, name) || (!p->isModule && !p->globalDecls.count(name) && p->locals.count(name));
+      if (!local && p->isModule) break;
+      if (!local) continue;
       if (name == ctx.selfName) return emitValue(Op::SelfClosure, loc, {});
       Value* arg = ctx.fn->addCapture(name, ir::Type::any());
       ctx.captures[name] = arg;

@@ -299,8 +299,9 @@ class Graph {
   Function* function(const std::string& name) const;
   void setBase(const Graph* base) { base_ = base; }
   // Graph mode compiles strictly: a type or shape mismatch that inference
-  // proves is a compile-time error. Eager mode keeps going (the op fails
-  // when it runs, after everything before it has happened).
+  // proves for an op that certainly runs is a compile-time error
+  // (passes/infer_types.cpp). Eager mode keeps going (the op fails when it
+  // runs, after everything before it has happened).
   bool strictTypes() const { return strictTypes_; }
   void setStrictTypes(bool on) { strictTypes_ = on; }
   const std::vector<std::unique_ptr<Function>>& functions() const { return functions_; }

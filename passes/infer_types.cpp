@@ -7,10 +7,17 @@
 // differs becomes `any`, and the walk repeats until nothing changes (at most
 // twice more, as types only move to `any`).
 //
-// In a strict graph (graph mode) a mismatch a rule proves — shapes that
-// cannot broadcast, a reshape to the wrong size, a tensor in one branch of
-// an if and a number in the other — is a compile-time error at the op;
-// otherwise the value becomes `any` and the op fails when it runs.
+// A mismatch a rule proves — shapes that cannot broadcast, a reshape to the
+// wrong size — is a compile-time error in a strict graph (graph mode) only
+// where the op certainly runs once the function is called: in the
+// function's own body block or a loop's condition, never inside an `if`
+// branch (code after an early return is lowered into one) or a loop body
+// (which may run zero times). That error is reported before the function
+// runs, the one intended difference from eager mode (language.md §6).
+// Everywhere else, and in graphs that are not strict, the value becomes
+// `any`, inference goes on past it, and the op raises the same located
+// error if and when it runs. A value that is a tensor in one branch of an
+// `if` and a number in the other is `any`, as in eager mode.
 //
 // Invariants: only Value types change; the graph's structure is untouched.
 // Function parameters and captures keep their declared types (any until
@@ -27,8 +34,9 @@ class Inference {
   explicit Inference(bool strict) : strict_(strict) {}
   bool changed = false;
 
-  void block(ir::Block& b) {
-    for (const auto& n : b.nodes()) node(*n);
+  // `certain`: every node of b runs whenever its function is called.
+  void block(ir::Block& b, bool certain) {
+    for (const auto& n : b.nodes()) node(*n, certain);
   }
 
  private:
@@ -41,33 +49,14 @@ class Inference {
 
   static const ir::Node* yieldOf(const ir::Block& b) { return b.terminator(); }
 
-  // A tensor in one branch and a number or string in the other cannot be
-  // one static type: a compile-time error naming both branches. (None and
-  // unknown types merge to `any`, e.g. a variable bound in one branch only.)
-  static void checkBranchesAgree(const ir::Node& n, size_t i, const ir::Value* a, const ir::Value* b) {
-    const ir::Type &ta = a->type(), &tb = b->type();
-    auto concrete = [](const ir::Type& t) { return t.kind != ir::TypeKind::Any && t.kind != ir::TypeKind::None; };
-    if (!concrete(ta) || !concrete(tb) || ta.isTensor() == tb.isTensor()) return;
-    std::string name = n.result(i)->nameHint();
-    auto where = [&](const ir::Value* v, const char* branch) {
-      std::string s = v->type().str() + " from the " + branch + " branch";
-      if (v->def() && v->def()->loc().line) s += " (line " + std::to_string(v->def()->loc().line) + ")";
-      return s;
-    };
-    fail(n.loc(), "the branches of this if give " + (name.empty() ? std::string("a value") : "'" + name + "'") +
-                      " different types: " + where(a, "then") + " and " + where(b, "else"));
-  }
-
-  void node(ir::Node& n) {
+  void node(ir::Node& n, bool certain) {
     if (n.op() == ir::Op::If) {
-      block(*n.block(0));
-      block(*n.block(1));
+      block(*n.block(0), false);
+      block(*n.block(1), false);
       const ir::Node* y0 = yieldOf(*n.block(0));
       const ir::Node* y1 = yieldOf(*n.block(1));
-      for (size_t i = 0; i < n.numResults(); ++i) {
-        if (strict_) checkBranchesAgree(n, i, y0->operand(i), y1->operand(i));
+      for (size_t i = 0; i < n.numResults(); ++i)
         set(n.result(i), ir::join(y0->operand(i)->type(), y1->operand(i)->type()));
-      }
       return;
     }
     if (n.op() == ir::Op::Loop) {
@@ -76,8 +65,9 @@ class Inference {
       for (int round = 0; round < 3; ++round) {
         for (size_t k = 0; k < 2; ++k)
           for (size_t i = 0; i < carried.size(); ++i) set(n.block(k)->arg(i), carried[i]);
-        block(*n.block(0));
-        block(*n.block(1));
+        // The condition runs at least once; the body perhaps never.
+        block(*n.block(0), certain && round == 0);
+        block(*n.block(1), false);
         const ir::Node* y = yieldOf(*n.block(1));
         bool stable = true;
         for (size_t i = 0; i < carried.size(); ++i) {
@@ -94,8 +84,8 @@ class Inference {
       try {
         set(n.result(i), ir::resultType(n, i));
       } catch (const NnError&) {
-        if (strict_) throw;
-        set(n.result(i), ir::Type::any());  // the op reports it when it runs
+        if (strict_ && certain) throw;
+        set(n.result(i), ir::Type::any());  // the op reports it if it runs
       }
     }
   }
@@ -107,7 +97,7 @@ class Inference {
 
 bool inferTypes(ir::Graph& g, PassContext&) {
   Inference inf(g.strictTypes());
-  for (const auto& f : g.functions()) inf.block(*f->body());
+  for (const auto& f : g.functions()) inf.block(*f->body(), true);
   return inf.changed;
 }
 

@@ -1,7 +1,7 @@
 // What one interpreter state owns at run time and passes down, instead of
 // process-wide objects: its devices (the CPU, with its own allocator, so
 // memory is counted and cached per state, and those registered at run
-// time), its random generator, the thread pool its graphs run on (a handle: states may share a pool, which is internally
+// time), its random generator and clock, the thread pool its graphs run on (a handle: states may share a pool, which is internally
 // synchronised), and the context its compilations give the passes. Two
 // states built on two contexts share no mutable data, so they can run in
 // two threads at once. Tensors must not outlive the context that made them.
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "passes/passes.h"
+#include "runtime/clock.h"
 #include "runtime/device.h"
 #include "runtime/random.h"
 #include "runtime/thread_pool.h"
@@ -37,6 +38,8 @@ class Context {
   Device& addDevice(std::unique_ptr<Device> device);
   // seed/rand/randn/randint; an unseeded state starts from a random seed.
   RandomGenerator& rng() { return rng_; }
+  // time()'s clock.
+  Clock& clock() { return clock_; }
   ThreadPool& pool() { return pool_; }
   passes::PassContext& passes() { return passes_; }
 
@@ -45,6 +48,7 @@ class Context {
   std::vector<std::unique_ptr<Device>> added_;
   std::vector<Device*> devices_;
   RandomGenerator rng_;
+  Clock clock_;
   ThreadPool& pool_;
   passes::PassContext passes_;
 };

@@ -3,7 +3,6 @@
 // dict, sorted, reversed, any, all, type, Error, plus the @jit/@eager
 // decorators and time(). Semantics follow Python.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -424,8 +423,7 @@ Value bEager(CallContext& c, std::vector<Value>& args) { return markFunction(c, 
 
 Value bTime(CallContext& c, std::vector<Value>& args) {
   checkArity(c, args, 0, 0);
-  using namespace std::chrono;
-  return Value::real(duration<double>(steady_clock::now().time_since_epoch()).count());
+  return Value::real(c.interp.context().clock().now());
 }
 
 // Builtins of later issues: a located "not supported yet" error.

@@ -1,7 +1,9 @@
 // `nn --check eager FILE`: runs a script in graph mode and in eager mode
 // and reports the first operation whose value differs between the two
 // beyond the dtype's tolerance, with its source location. Both runs start
-// from the same random seed; the eager run's output is discarded. Values
+// from the same random seed, and the eager run's time() answers the graph
+// run's clock readings in order (runtime/clock.h), so a script that times
+// itself checks like any other; the eager run's output is discarded. Values
 // are matched by the operation's source location and op and by occurrence
 // (the third time a line's add runs in one mode against the third time in
 // the other); operations the optimiser folded, merged or removed exist in

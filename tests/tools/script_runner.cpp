@@ -16,6 +16,8 @@
 //   # expect-error-graph: L:C: F   like expect-error, in graph mode only
 //   # expect-stderr: TEXT          stderr contains TEXT
 //   # expect-stderr-graph: TEXT    the same, in graph mode only (eager too)
+// MODE is eager, graph, or check: `nn --check eager` (graph mode's output
+// and expectations, and the report that both modes agree on every value).
 // Usage: script_runner NN_BINARY MODE SCRIPT
 #include <algorithm>
 #include <iostream>
@@ -27,7 +29,9 @@ int main(int argc, char** argv) {
     std::cerr << "usage: script_runner NN MODE SCRIPT\n";
     return 2;
   }
-  std::string nn = argv[1], mode = argv[2], script = argv[3];
+  std::string nn = argv[1], runMode = argv[2], script = argv[3];
+  bool check = runMode == "check";
+  std::string mode = check ? "graph" : runMode;
   std::vector<std::string> expected;
   std::string errorLoc, errorFragment, traceLoc;
   std::vector<std::string> flags, scriptArgs, stderrFragments;
@@ -71,6 +75,7 @@ int main(int argc, char** argv) {
     }
   }
   std::vector<std::string> args{nn, "--mode", mode};
+  if (check) args = {nn, "--check", "eager"};
   args.insert(args.end(), flags.begin(), flags.end());
   args.push_back(script);
   args.insert(args.end(), scriptArgs.begin(), scriptArgs.end());
@@ -78,7 +83,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> out = splitLines(r.out);
   bool ok = true;
   auto failWith = [&](const std::string& msg) {
-    std::cerr << script << " [" << mode << "]: " << msg << "\n";
+    std::cerr << script << " [" << runMode << "]: " << msg << "\n";
     ok = false;
   };
   for (size_t i = 0; i < std::max(out.size(), expected.size()); ++i) {
@@ -93,6 +98,8 @@ int main(int argc, char** argv) {
     if (r.err.find(f) == std::string::npos) failWith("stderr does not contain '" + f + "'");
   if (errorLoc.empty()) {
     if (r.status != 0) failWith("exit status " + std::to_string(r.status));
+    if (check && r.err.find("check: graph and eager mode agree") == std::string::npos)
+      failWith("no report that graph and eager mode agree");
     for (const std::string& l : splitLines(r.err))
       if (l.rfind("error", 0) == 0) failWith("unexpected error output");
   } else {
