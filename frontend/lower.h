@@ -21,6 +21,11 @@ struct LowerOptions {
   std::set<std::string> knownGlobals;
   // Names that resolve to builtins when no global of that name exists.
   const std::set<std::string>* builtins = nullptr;
+  // Updates that can never be seen warn when they update a tensor
+  // (lost_updates.h); `-Wno-lost-update` turns this off.
+  bool lostUpdateWarnings = true;
+  // The module is a script's main module: no other code reads its globals.
+  bool mainScript = false;
 };
 
 std::unique_ptr<ir::Graph> lowerModule(const ast::Module& m, const SourceManager& sm,

@@ -128,6 +128,8 @@ class Lowerer {
   int counter_ = 0;  // makes loop index names unique
   Env env_;
   FuncCtx* fctx_ = nullptr;
+  // The nodes augmented and index assignments made (lost_updates.h).
+  std::vector<ir::Node*> updates_;
 };
 
 }  // namespace nn::frontend

@@ -3,6 +3,7 @@
 // flag-based lowering of break/continue/return (see lower_internal.h).
 #include <algorithm>
 
+#include "frontend/lost_updates.h"
 #include "frontend/lower_internal.h"
 #include "ir/text.h"
 
@@ -52,6 +53,7 @@ void Lowerer::module(const Module& m) {
   cur_ = main->body();
   body(m.body, 0);
   emit(Op::Return, loc, {none(loc)}, 0);
+  if (options_.lostUpdateWarnings) insertLostUpdateChecks(g_, updates_, options_.mainScript);
 }
 
 void Lowerer::body(const Body& stmts, size_t from) {
@@ -193,6 +195,7 @@ void Lowerer::assign(const Expr& target, Value* value) {
     Value* container = expr(*sub->value);
     Value* index = subscriptIndex(*sub->index);
     Value* updated = emitValue(Op::SetItem, target.loc, {container, index, value});
+    updates_.push_back(updated->def());
     rebindContainer(*sub->value, updated);
     return;
   }
@@ -246,7 +249,9 @@ void Lowerer::augAssign(const AugAssignStmt& s) {
   if (auto* n = as<NameExpr>(s.target.get())) {
     Value* cur = readName(n->id, n->loc);
     Value* rhs = expr(*s.value);
-    writeName(n->id, inplaceOp(op, s.loc, cur, rhs), n->loc);
+    Value* updated = inplaceOp(op, s.loc, cur, rhs);
+    updates_.push_back(updated->def());
+    writeName(n->id, updated, n->loc);
     return;
   }
   if (auto* sub = as<SubscriptExpr>(s.target.get())) {
@@ -255,6 +260,7 @@ void Lowerer::augAssign(const AugAssignStmt& s) {
     Value* old = emitValue(Op::GetItem, sub->loc, {container, index});
     Value* rhs = expr(*s.value);
     Value* updated = emitValue(Op::SetItem, s.loc, {container, index, inplaceOp(op, s.loc, old, rhs)});
+    updates_.push_back(updated->def());
     rebindContainer(*sub->value, updated);
     return;
   }

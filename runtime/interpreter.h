@@ -12,8 +12,11 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <ostream>
+#include <set>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -140,6 +143,8 @@ class Interpreter {
   }
   [[gnu::noinline]] void onInterrupt(SourceLoc loc);
   void checkStack(SourceLoc loc);
+  // A lost_update node reached with a tensor: warns once per site.
+  void warnLostUpdate(SourceLoc loc);
 
   Host& host_;
   Context& context_;
@@ -158,6 +163,10 @@ class Interpreter {
   // the buffers of outer levels where they are).
   std::deque<std::vector<Value>> yieldBuffers_;
   size_t yieldDepth_ = 0;
+  // The sites that have warned of a lost update (pool threads may reach
+  // one while another warns).
+  std::mutex warnedMutex_;
+  std::set<std::tuple<uint32_t, uint32_t, uint32_t>> warnedSites_;
   std::vector<Value>& take();
   void trace(const ir::Node& n, Frame& f) {
     if (tracer_ && n.numResults() > 0) tracer_(n, f[n.result(0)]);

@@ -224,6 +224,9 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
       if (e.is(Kind::Exception) || e.is(Kind::Str)) fail(loc, "Error: " + str(e));
       fail(loc, std::string("exceptions must be Error(...), not ") + typeName(e));
     }
+    case Op::LostUpdate:
+      if (f[n.operand(0)].is(Kind::Tensor)) warnLostUpdate(loc);
+      return;
     case Op::Echo: {
       const Value& v = in(0);
       if (!v.is(Kind::None)) host_.out() << repr(v) << "\n";
@@ -250,6 +253,18 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
     return;
   }
   set(runValueOp(n, operands, dying()));
+}
+
+void Interpreter::warnLostUpdate(SourceLoc loc) {
+  {
+    std::lock_guard<std::mutex> lock(warnedMutex_);
+    if (!warnedSites_.emplace(loc.file, loc.line, loc.col).second) return;
+  }
+  Diagnostic d;
+  d.severity = Severity::Warning;
+  d.loc = loc;
+  d.message = "this updates a local copy: tensors are values; assign the result back or return it";
+  host_.report(d);
 }
 
 }  // namespace nn::rt

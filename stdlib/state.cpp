@@ -105,7 +105,7 @@ void State::report(const Diagnostic& d) {
   renderDiagnostic(sm_, d, err_);
 }
 
-std::unique_ptr<ir::Graph> State::compile(uint32_t file, bool echo, const rt::ModuleInstance* into) {
+std::unique_ptr<ir::Graph> State::compile(uint32_t file, bool echo, const rt::ModuleInstance* into, bool mainScript) {
   auto ast = frontend::parseModule(sm_, file);
   std::ostringstream dump;
   ast::dump(*ast, dump);
@@ -113,6 +113,8 @@ std::unique_ptr<ir::Graph> State::compile(uint32_t file, bool echo, const rt::Mo
   frontend::LowerOptions lo;
   lo.echoExpressions = echo;
   lo.builtins = &stdlib::builtinNames();
+  lo.lostUpdateWarnings = options_.warnLostUpdates;
+  lo.mainScript = mainScript;
   if (into)
     for (const auto& kv : into->globals()) lo.knownGlobals.insert(kv.first);
   auto g = frontend::lowerModule(*ast, sm_, lo);
@@ -151,7 +153,7 @@ Status State::runFile(const std::string& path) {
   uint32_t file = sm_.add(path, std::move(text));
   Status ok = guarded([&] {
     rt::ModuleInstance& m = mainModule(path);
-    auto g = compile(file, false, nullptr);
+    auto g = compile(file, false, nullptr, /*mainScript=*/true);
     interp_->runMain(m, *m.addGraph(std::move(g)));
   });
   printStats();

@@ -35,6 +35,9 @@ struct StateOptions {
   bool serialSchedule = false;
   // Print compile, executor and memory figures to stderr after a script.
   bool stats = false;
+  // Warn at an update of a tensor that nothing can see (`p -= lr * g` on a
+  // loop variable): frontend/lost_updates.h.
+  bool warnLostUpdates = true;
 };
 
 enum class Stage { Tokens, Ast, Ir, IrOpt };
@@ -77,7 +80,9 @@ class State : public rt::Host {
   void report(const Diagnostic& d) override;
 
  private:
-  std::unique_ptr<ir::Graph> compile(uint32_t file, bool echo, const rt::ModuleInstance* into);
+  // `mainScript`: the file is the script being run (lost_updates.h).
+  std::unique_ptr<ir::Graph> compile(uint32_t file, bool echo, const rt::ModuleInstance* into,
+                                     bool mainScript = false);
   // Runs `body`, turning anything it throws into the returned Error.
   Status guarded(const std::function<void()>& body);
   Error toError(const Diagnostic& d) const;

@@ -74,6 +74,10 @@ int main(int argc, char** argv) {
   app.add_flag("--print-ir-after-all", printAfterAll, "Print the IR after every pass");
   app.add_flag("--explain-recompile", explainRecompile, "Graph mode: say at the call site why a function is recompiled");
   app.add_flag("--stats", stats, "After the script: compile times, memory estimates and executor figures on stderr");
+  std::vector<std::string> warnings;
+  app.add_option("-W", warnings, "-Wno-lost-update: no warning for updates of a tensor that nothing can see")
+      ->check(CLI::IsMember({"lost-update", "no-lost-update"}))
+      ->allow_extra_args(false);
   app.add_flag("--version", version, "Print the version and exit");
   app.prefix_command();  // FILE and everything after it belong to the script
   try {
@@ -94,6 +98,7 @@ int main(int argc, char** argv) {
   options.explainRecompile = explainRecompile;
   options.serialSchedule = schedule == "serial";
   options.stats = stats;
+  for (const std::string& w : warnings) options.warnLostUpdates = w == "lost-update";
   if (!printAfter.empty() && !nn::passes::findPass(printAfter)) {
     std::cerr << "error: unknown pass '" << printAfter << "'\n";
     return 1;

@@ -99,6 +99,34 @@ TEST(Interpreter, RecursionLimitIsAnErrorNotACrash) {
   EXPECT_NE(r.err.find("maximum recursion depth exceeded"), std::string::npos);
 }
 
+// An update nothing can see warns at its site once, however often the site
+// runs and in either mode; the same update of a list is silent.
+TEST(Interpreter, ALostUpdateWarnsOncePerSite) {
+  const char* code =
+      "def zero_first(w):\n"
+      "    w[0] = 0.0\n"
+      "for i in range(3):\n"
+      "    zero_first(ones(2))\n"
+      "zero_first([1, 2])\n";
+  for (nn::ExecMode mode : {nn::ExecMode::Eager, nn::ExecMode::Graph}) {
+    std::ostringstream out, err;
+    nn::StateOptions opts;
+    opts.mode = mode;
+    nn::State state(opts, out, err);
+    ASSERT_TRUE(state.runString(code, "t.nn").ok());
+    std::string e = err.str();
+    size_t first = e.find("warning: this updates a local copy");
+    ASSERT_NE(first, std::string::npos) << e;
+    EXPECT_EQ(e.find("warning", first + 1), std::string::npos) << e;
+    EXPECT_NE(e.find("--> t.nn:2:5"), std::string::npos) << e;
+    opts.warnLostUpdates = false;
+    std::ostringstream quiet;
+    nn::State silent(opts, out, quiet);
+    ASSERT_TRUE(silent.runString(code, "t.nn").ok());
+    EXPECT_EQ(quiet.str(), "");
+  }
+}
+
 TEST(Interpreter, ReplStatePersistsAcrossErrors) {
   std::ostringstream out, err;
   nn::State state({}, out, err);
