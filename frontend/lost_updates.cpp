@@ -95,7 +95,8 @@ class GlobalAccesses {
 
 class Observation {
  public:
-  Observation(ir::Graph& g, bool privateGlobals) {
+  Observation(ir::Graph& g, const std::unordered_set<const ir::Value*>& updated, bool privateGlobals)
+      : updated_(updated) {
     if (privateGlobals) globals_.emplace(g);
     for (const auto& f : g.functions()) collect(*f->body());
     while (!work_.empty()) {
@@ -134,13 +135,16 @@ class Observation {
       // A block's yield only passes values on; every other read observes.
       bool plumbing = n->op() == ir::Op::Yield && b.parentNode() &&
                       (b.parentNode()->op() == ir::Op::If || b.parentNode()->op() == ir::Op::Loop);
-      if (n->op() == ir::Op::StoreGlobal && globals_ && b.function()->name() == "__main__")
+      // Only stores of an update's result need the (costlier) question.
+      if (n->op() == ir::Op::StoreGlobal && globals_ && updated_.count(n->operand(0)) &&
+          b.function()->name() == "__main__")
         plumbing = !globals_->mayBeRead(n.get());
       if (!plumbing)
         for (const ir::Value* v : n->operands()) observe(v);
     }
   }
 
+  const std::unordered_set<const ir::Value*>& updated_;
   std::optional<GlobalAccesses> globals_;
   std::unordered_set<const ir::Value*> observed_;
   std::unordered_map<const ir::Value*, std::vector<const ir::Value*>> feeds_;
@@ -150,7 +154,9 @@ class Observation {
 }  // namespace
 
 void insertLostUpdateChecks(ir::Graph& g, const std::vector<ir::Node*>& updates, bool privateGlobals) {
-  Observation seen(g, privateGlobals);
+  std::unordered_set<const ir::Value*> updated;
+  for (const ir::Node* u : updates) updated.insert(u->result(0));
+  Observation seen(g, updated, privateGlobals);
   for (ir::Node* u : updates) {
     if (seen.observed(u->result(0))) continue;
     ir::Block* b = u->parent();

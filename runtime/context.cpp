@@ -22,8 +22,8 @@ Device* Context::findDevice(std::string_view name) const {
 }
 
 Device& Context::addDevice(std::unique_ptr<Device> device) {
-  if (!device || findDevice(device->name()))
-    throw std::invalid_argument("a device named '" + (device ? device->name() : std::string()) + "' exists already");
+  if (!device) throw std::invalid_argument("no device to register");
+  if (findDevice(device->name())) throw std::invalid_argument("a device named '" + device->name() + "' exists already");
   devices_.push_back(device.get());
   added_.push_back(std::move(device));
   return *devices_.back();
