@@ -85,25 +85,23 @@ std::string describe(const Value& v) {
 int checkAgainstEager(StateOptions options, const std::string& path, std::ostream& out, std::ostream& err) {
   options.mode = ExecMode::Graph;
   options.serialSchedule = true;  // traced in program order
-  Trace graph, eager;
-  bool graphOk;
-  std::vector<double> readings;
-  {
-    State s(options, out, err);
-    s.interpreter().rng().reseed(0);
-    s.interpreter().context().clock().record();
-    s.interpreter().setTracer([&](const ir::Node& n, const Value& v) { graph.record(n, v); });
-    Status st = s.runFile(path);
-    graphOk = st.ok();
-    out.flush();
-    if (!st.ok()) s.render(st.error(), err);
-    readings = s.interpreter().context().clock().readings();
-  }
+  // The states outlive the traces: the traced tensors live on the states'
+  // devices.
+  State graphState(options, out, err);
   std::ostringstream quietOut, quietErr;
   options.mode = ExecMode::Eager;
   State s(options, quietOut, quietErr);
+  Trace graph, eager;
+  graphState.interpreter().rng().reseed(0);
+  graphState.interpreter().context().clock().record();
+  graphState.interpreter().setTracer([&](const ir::Node& n, const Value& v) { graph.record(n, v); });
+  Status st = graphState.runFile(path);
+  bool graphOk = st.ok();
+  out.flush();
+  if (!st.ok()) graphState.render(st.error(), err);
+
   s.interpreter().rng().reseed(0);
-  s.interpreter().context().clock().replay(std::move(readings));
+  s.interpreter().context().clock().replay(graphState.interpreter().context().clock().readings());
   s.interpreter().setTracer([&](const ir::Node& n, const Value& v) { eager.record(n, v); });
   s.runFile(path);
 

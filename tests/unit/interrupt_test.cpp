@@ -66,6 +66,9 @@ std::pair<std::string, std::string> interruptRun(const std::string& setup, const
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (out.find("started") == std::string::npos && std::chrono::steady_clock::now() < deadline) drain(c.out, out, 50);
   send(c, program);
+  // The first signal waits until the input is compiled and running (it
+  // would stop the first call otherwise, before any recursion).
+  drain(c.err, err, 300);
   // A signal is repeated only after a second without the error, so a late
   // extra signal rarely reaches the next input (which clears it anyway).
   while (err.find("interrupted") == std::string::npos && std::chrono::steady_clock::now() < deadline) {
