@@ -154,6 +154,7 @@ class Observation {
 }  // namespace
 
 void insertLostUpdateChecks(ir::Graph& g, const std::vector<ir::Node*>& updates, bool privateGlobals) {
+  if (updates.empty()) return;  // most modules: no walk at all
   std::unordered_set<const ir::Value*> updated;
   for (const ir::Node* u : updates) updated.insert(u->result(0));
   Observation seen(g, updated, privateGlobals);

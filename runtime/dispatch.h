@@ -22,6 +22,24 @@ namespace detail {
 [[noreturn]] void kernelFailed(ir::Op op, const Device& device, const std::exception& e, SourceLoc loc);
 }  // namespace detail
 
+// Calls `call` (one kernel call) on `device`'s execution queue: directly
+// when the queue is immediate (the CPU), else through it. Returns what the
+// kernel returns.
+template <class F>
+decltype(auto) onQueue(const Device& device, F&& call) {
+  ExecutionQueue& queue = device.queue();
+  if (queue.immediate()) [[likely]]
+    return call();
+  using Result = decltype(call());
+  if constexpr (std::is_void_v<Result>) {
+    queue.run(call);
+  } else {
+    Result result{};
+    queue.run([&] { result = call(); });
+    return result;
+  }
+}
+
 // Runs op O's kernel for dtype `t` on `device`'s execution queue; returns
 // what the kernel returns (the losses report a bad label or probability
 // that way).
@@ -29,18 +47,8 @@ template <ir::Op O, class... Args>
 decltype(auto) launch(const Device& device, DType t, SourceLoc loc, Args&&... args) {
   typename KernelFor<O>::Fn kernel = device.kernels().template get<O>(t);
   if (!kernel) detail::noKernel(O, t, device, loc);
-  using Result = decltype(kernel(std::forward<Args>(args)...));
   try {
-    ExecutionQueue& queue = device.queue();
-    if (queue.immediate()) [[likely]]
-      return kernel(std::forward<Args>(args)...);
-    if constexpr (std::is_void_v<Result>) {
-      queue.run([&] { kernel(std::forward<Args>(args)...); });
-    } else {
-      Result result{};
-      queue.run([&] { result = kernel(std::forward<Args>(args)...); });
-      return result;
-    }
+    return onQueue(device, [&]() -> decltype(auto) { return kernel(std::forward<Args>(args)...); });
   } catch (const std::bad_alloc&) {
     throw;
   } catch (const NnError&) {
@@ -55,14 +63,10 @@ decltype(auto) launch(const Device& device, DType t, SourceLoc loc, Args&&... ar
 // first), run the same way.
 inline void launchBinary(const Device& device, BinaryKernel k, const Tensor& a, const Tensor& b, Tensor& out,
                          SourceLoc loc) {
-  if (device.queue().immediate()) [[likely]]
-    return k(a, b, out, loc);
-  device.queue().run([&] { k(a, b, out, loc); });
+  onQueue(device, [&] { k(a, b, out, loc); });
 }
 inline void launchUnary(const Device& device, UnaryKernel k, const Tensor& a, Tensor& out, SourceLoc loc) {
-  if (device.queue().immediate()) [[likely]]
-    return k(a, out, loc);
-  device.queue().run([&] { k(a, out, loc); });
+  onQueue(device, [&] { k(a, out, loc); });
 }
 
 }  // namespace nn::rt

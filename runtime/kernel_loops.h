@@ -3,7 +3,8 @@
 // cores from kParallelThreshold elements up. Small loops never enter an
 // OpenMP region (even a region with a false `if` clause costs a team setup).
 // Operands already have the output's shape. Also the one element
-// conversion (astype's) of every CPU kernel that converts.
+// conversion (astype's) of every CPU kernel that converts, and the walk
+// over the element types that registers a kernel template for each.
 #pragma once
 
 #include <limits>
@@ -28,6 +29,16 @@ inline D convertValue(S v) {
   } else {
     return static_cast<D>(v);
   }
+}
+
+// Calls add(T{}, dtype) for every element type T and its DType.
+template <class F>
+void forEachDType(F&& add) {
+  add(bool{}, DType::Bool);
+  add(int32_t{}, DType::I32);
+  add(int64_t{}, DType::I64);
+  add(float{}, DType::F32);
+  add(double{}, DType::F64);
 }
 
 template <class T, class R, class F>

@@ -169,23 +169,17 @@ void putKernel(const Tensor& values, const int64_t* offsets, int64_t n, Tensor& 
   }
 }
 
-template <class T>
-void addFor(KernelTable& t, DType d) {
-  t.add<ir::Op::GetItem>(d, takeKernel<T>);
-  t.add<ir::Op::SetItem>(d, putKernel<T>);
-  t.add<ir::Op::Full>(d, fillKernel<T>);
-  t.add<ir::Op::AsType>(d, copyKernel<T>);
-  t.add<ir::Op::Gather>(d, gatherKernel<T>);
-}
-
 }  // namespace
 
 void registerCpuCopyKernels(KernelTable& t) {
-  addFor<bool>(t, DType::Bool);
-  addFor<int32_t>(t, DType::I32);
-  addFor<int64_t>(t, DType::I64);
-  addFor<float>(t, DType::F32);
-  addFor<double>(t, DType::F64);
+  forEachDType([&](auto type, DType d) {
+    using T = decltype(type);
+    t.add<ir::Op::GetItem>(d, takeKernel<T>);
+    t.add<ir::Op::SetItem>(d, putKernel<T>);
+    t.add<ir::Op::Full>(d, fillKernel<T>);
+    t.add<ir::Op::AsType>(d, copyKernel<T>);
+    t.add<ir::Op::Gather>(d, gatherKernel<T>);
+  });
   t.add<ir::Op::ScatterAdd>(DType::F64, scatterAddKernel<double>);
 }
 

@@ -68,21 +68,15 @@ void dropoutKernel(const Tensor& x, double p, RandomGenerator& rng, Tensor& out)
   }
 }
 
-template <class T>
-void addAll(KernelTable& t, DType d) {
-  t.add<ir::Op::Arange>(d, rampKernel<T>);
-  t.add<ir::Op::Linspace>(d, rampKernel<T>);
-  t.add<ir::Op::Eye>(d, eyeKernel<T>);
-}
-
 }  // namespace
 
 void registerCpuCreateKernels(KernelTable& t) {
-  addAll<bool>(t, DType::Bool);
-  addAll<int32_t>(t, DType::I32);
-  addAll<int64_t>(t, DType::I64);
-  addAll<float>(t, DType::F32);
-  addAll<double>(t, DType::F64);
+  forEachDType([&](auto type, DType d) {
+    using T = decltype(type);
+    t.add<ir::Op::Arange>(d, rampKernel<T>);
+    t.add<ir::Op::Linspace>(d, rampKernel<T>);
+    t.add<ir::Op::Eye>(d, eyeKernel<T>);
+  });
   t.add<ir::Op::Rand>(DType::F32, uniformKernel<float>);
   t.add<ir::Op::Rand>(DType::F64, uniformKernel<double>);
   t.add<ir::Op::Randn>(DType::F32, normalKernel<float>);
