@@ -4,15 +4,29 @@
 //     for an op with attributes, `x = x.sum(axis=0, keepdims=True)`;
 //   * 1000 iterations of `x = x * 0.5 + 1.0` with an `if` on a tensor
 //     condition, on a 16-element tensor, per iteration;
-//   * two independent chains of 512^3 matmuls, parallel vs serial schedule;
+//   * the elementwise chain relu(a*b+c)*d-a on 1M floats, per chain;
+//   * one step of a 784-256-10 MLP trained by hand-written backprop
+//     (forward, softmax/one_hot gradients, SGD update) on a batch of 64;
+//   * two independent chains of 512^3 matmuls, with the default (auto),
+//     forced parallel and serial schedules;
+//   * the cost of handing a task to the thread pool and hearing back (what
+//     the executor weighs against the work it could overlap:
+//     ThreadPool::handOffNanos, execution_plan.h);
 //   * compile time of a 50-statement function, and its first-call latency.
+// Graph mode must never be slower than eager mode on any of them.
 // Run: build/bench/nn_bench_graph  (bench/torchscript_baseline.py measures
-// TorchScript on the same loop).
+// TorchScript on the same loop, bench/torch_baseline.py PyTorch eager on
+// the chain and the MLP step).
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <vector>
 #include <sstream>
 
+#include "runtime/thread_pool.h"
 #include "stdlib/state.h"
 
 namespace {
@@ -20,10 +34,10 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 struct Session {
-  explicit Session(nn::ExecMode mode, bool serial = false) {
+  explicit Session(nn::ExecMode mode, nn::rt::Schedule schedule = nn::rt::Schedule::Auto) {
     nn::StateOptions o;
     o.mode = mode;
-    o.serialSchedule = serial;
+    o.schedule = schedule;
     state = std::make_unique<nn::State>(o, out, err);
   }
   // Runs code in the session's main module (as REPL input, so later
@@ -39,7 +53,7 @@ struct Session {
 };
 
 const char* kDefs =
-    "def chain(n, x, y):\n"
+    "def addloop(n, x, y):\n"
     "    for i in range(n):\n"
     "        x = x + y\n"
     "    return x\n"
@@ -57,6 +71,19 @@ const char* kDefs =
     "        if x.sum() > 100.0:\n"
     "            x = x - 1.0\n"
     "    return x\n"
+    "def chain(a, b, c, d):\n"
+    "    return relu(a * b + c) * d - a\n"
+    "def mlp_step(x, y, w1, b1, w2, b2, lr):\n"
+    "    h = x @ w1 + b1\n"
+    "    a = relu(h)\n"
+    "    p = softmax(a @ w2 + b2, axis=1)\n"
+    "    dlogits = (p - one_hot(y, 10)) / x.shape[0]\n"
+    "    dw2 = a.T @ dlogits\n"
+    "    db2 = dlogits.sum(axis=0)\n"
+    "    dh = (dlogits @ w2.T) * (h > 0.0)\n"
+    "    dw1 = x.T @ dh\n"
+    "    db1 = dh.sum(axis=0)\n"
+    "    return w1 - lr * dw1, b1 - lr * db1, w2 - lr * dw2, b2 - lr * db2\n"
     "def chains(a, b, n):\n"
     "    x = a\n"
     "    y = b\n"
@@ -65,7 +92,7 @@ const char* kDefs =
     "        y = y @ b\n"
     "    return x, y\n";
 
-void perOp(benchmark::State& st, nn::ExecMode mode, const std::string& loop = "chain") {
+void perOp(benchmark::State& st, nn::ExecMode mode, const std::string& loop = "addloop") {
   Session s(mode);
   s.run(std::string(kDefs) + "x = tensor([1.0])\ny = tensor([0.0])\nr = " + loop + "(10, x, y)\nr = idle(10, x, y)\n");
   const int n = 100000;
@@ -94,14 +121,79 @@ void BM_LoopIter16_Graph(benchmark::State& st) { halveLoop(st, nn::ExecMode::Gra
 BENCHMARK(BM_LoopIter16_Eager)->UseManualTime()->Iterations(20)->Unit(benchmark::kNanosecond);
 BENCHMARK(BM_LoopIter16_Graph)->UseManualTime()->Iterations(20)->Unit(benchmark::kNanosecond);
 
-void matmulChains(benchmark::State& st, bool serial) {
-  Session s(nn::ExecMode::Graph, serial);
+// A workload run side by side in both modes: two sessions with the same
+// setup, timed alternately (eager batch, graph batch) so that drift of this
+// shared machine's speed hits both alike. The reported time is graph
+// mode's per run; counters give both modes' medians and their ratio.
+void sideBySide(benchmark::State& st, const std::string& setup, const std::string& batch, int runsPerBatch) {
+  Session eager(nn::ExecMode::Eager), graph(nn::ExecMode::Graph);
+  eager.run(std::string(kDefs) + setup);
+  graph.run(std::string(kDefs) + setup);
+  std::vector<double> e, g;
+  for (auto _ : st) {
+    e.push_back(eager.run(batch) / runsPerBatch);
+    g.push_back(graph.run(batch) / runsPerBatch);
+    st.SetIterationTime(g.back());
+  }
+  auto median = [](std::vector<double> v) {
+    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+    return v[v.size() / 2];
+  };
+  double me = median(e), mg = median(g);
+  st.counters["eager_us"] = me * 1e6;
+  st.counters["graph_us"] = mg * 1e6;
+  st.counters["graph_over_eager"] = mg / me;
+}
+
+// relu(a*b+c)*d-a on 1M floats (the chain of the issue), per chain.
+void BM_Chain1M_EagerVsGraph(benchmark::State& st) {
+  sideBySide(st,
+             "n = 1 << 20\na = full([n], 0.5)\nb = full([n], -1.5)\nc = full([n], 2.0)\nd = full([n], 3.0)\n"
+             "r = chain(a, b, c, d)\n",
+             "for i in range(20):\n    r = chain(a, b, c, d)\n", 20);
+}
+BENCHMARK(BM_Chain1M_EagerVsGraph)->UseManualTime()->Iterations(40)->Unit(benchmark::kMicrosecond);
+
+// One SGD step of the MLP, per step.
+void BM_MlpStep_EagerVsGraph(benchmark::State& st) {
+  sideBySide(st,
+             "seed(0)\nx = randn(64, 784)\ny = randint(0, 10, [64])\n"
+             "w1 = randn(784, 256) * 0.05\nb1 = zeros(256)\nw2 = randn(256, 10) * 0.05\nb2 = zeros(10)\n"
+             "w1, b1, w2, b2 = mlp_step(x, y, w1, b1, w2, b2, 0.1)\n",
+             "for i in range(20):\n    w1, b1, w2, b2 = mlp_step(x, y, w1, b1, w2, b2, 0.1)\n", 20);
+}
+BENCHMARK(BM_MlpStep_EagerVsGraph)->UseManualTime()->Iterations(40)->Unit(benchmark::kMicrosecond);
+
+// Submitting an empty task to the thread pool and waiting until it has
+// run: the hand-off cost the executor's schedule decision assumes.
+void BM_PoolHandOff(benchmark::State& st) {
+  nn::rt::ThreadPool pool(2);
+  std::mutex m;
+  std::condition_variable done;
+  for (auto _ : st) {
+    bool ran = false;
+    pool.submit([&] {
+      std::lock_guard<std::mutex> lock(m);
+      ran = true;
+      done.notify_one();
+    });
+    std::unique_lock<std::mutex> lock(m);
+    done.wait(lock, [&] { return ran; });
+  }
+  st.counters["calibrated_ns"] = pool.handOffNanos();
+}
+BENCHMARK(BM_PoolHandOff)->Unit(benchmark::kNanosecond);
+
+void matmulChains(benchmark::State& st, nn::rt::Schedule schedule) {
+  Session s(nn::ExecMode::Graph, schedule);
   s.run(std::string(kDefs) +
         "a = full([512, 512], 1.0 / 512.0)\nb = full([512, 512], 1.0 / 512.0)\nr = chains(a, b, 1)\n");
   for (auto _ : st) st.SetIterationTime(s.run("r = chains(a, b, 8)\n"));
 }
-void BM_MatmulChains512_Parallel(benchmark::State& st) { matmulChains(st, false); }
-void BM_MatmulChains512_Serial(benchmark::State& st) { matmulChains(st, true); }
+void BM_MatmulChains512_Auto(benchmark::State& st) { matmulChains(st, nn::rt::Schedule::Auto); }
+void BM_MatmulChains512_Parallel(benchmark::State& st) { matmulChains(st, nn::rt::Schedule::Parallel); }
+void BM_MatmulChains512_Serial(benchmark::State& st) { matmulChains(st, nn::rt::Schedule::Serial); }
+BENCHMARK(BM_MatmulChains512_Auto)->UseManualTime()->Iterations(10)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_MatmulChains512_Parallel)->UseManualTime()->Iterations(10)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_MatmulChains512_Serial)->UseManualTime()->Iterations(10)->Unit(benchmark::kMillisecond);
 

@@ -231,6 +231,17 @@ std::optional<Type> Softmax(const OpArgs& a) {
   return Type::tensor(floatingOr(*x, DType::F32), x->shape);
 }
 
+std::optional<Type> OneHot(const OpArgs& a) {
+  std::optional<Type> labels = tensorOperand(a, "labels");
+  // Float labels and a bad class count are the runtime's to report.
+  if (!labels || !labels->dtype || !isIntegral(*labels->dtype) || !labels->shape) return std::nullopt;
+  std::optional<int64_t> n = a.intAttr("n");
+  if (n && *n <= 0) return std::nullopt;
+  DimList shape = *labels->shape;
+  shape.push_back(n ? Dim::known(*n) : Dim::unknown());
+  return Type::tensor(DType::I64, shape);
+}
+
 std::optional<Type> Loss(const OpArgs& a) {
   std::vector<const Value*> operands = a.operands();
   if (operands.empty() || !operands[0] || !operands[0]->type().isTensor()) return std::nullopt;

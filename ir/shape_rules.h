@@ -20,6 +20,7 @@ std::optional<Type> Transpose(const OpArgs& args);    // transpose(x) reverses t
 std::optional<Type> Flatten(const OpArgs& args);
 std::optional<Type> Linear(const OpArgs& args);       // x @ w.T + b
 std::optional<Type> Softmax(const OpArgs& args);
+std::optional<Type> OneHot(const OpArgs& args);      // i64[..., n]
 std::optional<Type> Loss(const OpArgs& args);         // a 0-d tensor
 
 // A full reduction of `x` by `op`: its dtype, rank 0.

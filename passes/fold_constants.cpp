@@ -9,6 +9,10 @@
 // value so uses need no rewiring. Folding repeats within the walk because
 // later nodes see the constants made by earlier ones.
 //
+// Shape facts fold too: `x.ndim` and `x.shape[k]` (k a constant) become
+// constants when x's type knows them, so shape arithmetic in a specialised
+// function is typed (an int, not any) and folds further.
+//
 // Never folded: effects; nodes whose evaluation raises (1 // 0 stays, to
 // fail at run time at its own location); results that are NaN (kept as a
 // computation, as a NaN constant would not compare equal to itself in the
@@ -25,6 +29,35 @@
 namespace nn::passes {
 namespace {
 
+// A `const` of `value` taking over n's result.
+std::unique_ptr<ir::Node> constantFor(ir::Block& b, ir::Node& n, const ir::Attr& value) {
+  auto c = std::make_unique<ir::Node>(ir::Op::Const, n.loc());
+  c->setAttr("value", value);
+  c->adoptResults(n);
+  c->setParent(&b);
+  c->result(0)->setType(ir::resultType(*c, 0));
+  return c;
+}
+
+// The value of `x.ndim` or `x.shape[k]` when the tensor type of x knows it.
+std::optional<int64_t> shapeFact(const ir::Node& n) {
+  auto tensorShape = [](const ir::Node* get, const char* name) -> std::optional<ir::DimList> {
+    if (!get || get->op() != ir::Op::GetAttr || get->strAttr("name") != name) return std::nullopt;
+    ir::Type t = get->operand(0)->type();
+    return t.isTensor() ? t.shape : std::nullopt;
+  };
+  if (std::optional<ir::DimList> s = tensorShape(&n, "ndim")) return static_cast<int64_t>(s->size());
+  if (n.op() != ir::Op::GetItem) return std::nullopt;
+  std::optional<ir::DimList> s = tensorShape(n.operand(0)->def(), "shape");
+  const ir::Node* index = n.operand(1)->def();
+  if (!s || !index || index->op() != ir::Op::Const) return std::nullopt;
+  const int64_t* k = std::get_if<int64_t>(index->attr("value"));
+  if (!k) return std::nullopt;
+  int64_t rank = static_cast<int64_t>(s->size()), at = *k < 0 ? *k + rank : *k;
+  if (at < 0 || at >= rank || !(*s)[at].isKnown()) return std::nullopt;  // out of range: the runtime raises
+  return (*s)[at].size;
+}
+
 bool foldBlock(ir::Block& b, ConstantEvaluator evaluate) {
   bool changed = false;
   for (auto& owned : b.mutableNodes()) {
@@ -33,6 +66,11 @@ bool foldBlock(ir::Block& b, ConstantEvaluator evaluate) {
     if (n.op() == ir::Op::Const || n.numBlocks() > 0 || n.numResults() != 1 || n.operands().empty() ||
         ir::hasTrait(n.op(), ir::TERM) || hasEffect(n) || n.op() == ir::Op::Call)
       continue;
+    if (std::optional<int64_t> fact = shapeFact(n)) {
+      owned = constantFor(b, n, *fact);
+      changed = true;
+      continue;
+    }
     std::vector<ir::Attr> values;
     for (const ir::Value* v : n.operands()) {
       const ir::Node* d = v->def();
@@ -43,12 +81,7 @@ bool foldBlock(ir::Block& b, ConstantEvaluator evaluate) {
     if (values.size() != n.operands().size()) continue;
     std::optional<ir::Attr> result = evaluate(n, values);
     if (!result) continue;
-    auto c = std::make_unique<ir::Node>(ir::Op::Const, n.loc());
-    c->setAttr("value", *result);
-    c->adoptResults(n);
-    c->setParent(&b);
-    c->result(0)->setType(ir::resultType(*c, 0));
-    owned = std::move(c);
+    owned = constantFor(b, n, *result);
     changed = true;
   }
   return changed;

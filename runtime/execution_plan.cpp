@@ -10,7 +10,7 @@
 #include <unordered_set>
 
 #include "passes/effects.h"
-#include "runtime/kernels.h"
+#include "runtime/work_estimate.h"
 
 namespace nn::rt {
 namespace {
@@ -30,23 +30,11 @@ bool tensorTyped(const ir::Node& n) {
   return false;
 }
 
-// A result large enough for the kernel to split it across the cores itself
-// (kernels.h): running two of them side by side would only oversubscribe.
-bool splitsItself(const ir::Node& n) {
-  if (omp_get_max_threads() <= 1) return false;
-  for (size_t i = 0; i < n.numResults(); ++i) {
-    const ir::Type& t = n.result(i)->type();
-    if (!t.isTensor() || !t.shape) continue;
-    int64_t numel = 1;
-    for (const ir::Dim& d : *t.shape) numel *= d.isKnown() ? d.size : kParallelThreshold;
-    if (numel >= kParallelThreshold) return true;
-  }
-  return false;
-}
-
-Lane laneOf(const ir::Node& n) {
+Lane laneOf(const ir::Node& n, const WorkEstimate& work) {
   if (n.numBlocks() > 0 || passes::hasEffect(n)) return Lane::Main;
-  if (splitsItself(n)) return Lane::Main;
+  // Running two kernels that each use every core side by side would only
+  // oversubscribe them.
+  if (work.splitsItself) return Lane::Main;
   if (n.op() == ir::Op::Call || (ir::isTensorOp(n.op()) && !ir::hasTrait(n.op(), ir::ELEM))) {
     // A pure builtin on tensors and numbers cannot call back into user
     // code, and a tensor op reading a list runs where the list's updates
@@ -62,9 +50,49 @@ Lane laneOf(const ir::Node& n) {
   return tensorTyped(n) ? Lane::Pool : Lane::Inline;
 }
 
+// Whether two pool nodes are on the same dependency level (independent).
+bool independentPoolNodes(const BlockPlan& p) {
+  std::vector<uint32_t> level(p.nodes.size(), 0);
+  std::map<uint32_t, int> poolPerLevel;
+  for (uint32_t i = 0; i < p.nodes.size(); ++i) {
+    for (uint32_t s : p.successors[i]) level[s] = std::max(level[s], level[i] + 1);
+    if (p.lane[i] == Lane::Pool && ++poolPerLevel[level[i]] >= 2) return true;
+  }
+  return false;
+}
+
+// Whether running the block's pool nodes side by side saves more than
+// handing them to other threads costs (each node's single-core time comes
+// from work_estimate.h). Pool nodes on the same dependency
+// level are independent: on `workers` threads a level takes about the
+// longest of its nodes or its total over the workers, whichever is more,
+// instead of its total (nodes of different levels may overlap too, which
+// this leaves out: the estimate errs towards the serial schedule, which
+// never loses to eager mode).
+bool parallelPays(const BlockPlan& p, const PoolFacts& pool) {
+  if (pool.workers < 2 || !p.independent) return false;
+  std::vector<uint32_t> level(p.nodes.size(), 0);
+  std::map<uint32_t, std::pair<double, double>> perLevel;  // total, longest
+  size_t handedOff = 0;
+  for (uint32_t i = 0; i < p.nodes.size(); ++i) {
+    for (uint32_t s : p.successors[i]) level[s] = std::max(level[s], level[i] + 1);
+    if (p.lane[i] != Lane::Pool) continue;
+    auto& [total, longest] = perLevel[level[i]];
+    total += p.work[i];
+    longest = std::max(longest, p.work[i]);
+    ++handedOff;
+  }
+  double saved = 0;
+  for (const auto& [lvl, tl] : perLevel) saved += tl.first - std::max(tl.second, tl.first / pool.workers);
+  // Each pool node is one hand-off, and the block's own thread waits for
+  // the last of them (one more).
+  return saved > 0 && saved > pool.handOffNanos() * static_cast<double>(handedOff + 1);
+}
+
 }  // namespace
 
-std::unique_ptr<BlockPlan> buildPlan(const ir::Block& b, Device& device) {
+std::unique_ptr<BlockPlan> buildPlan(const ir::Block& b, Device& device, const PoolFacts& pool) {
+  unsigned cores = static_cast<unsigned>(std::max(1, omp_get_max_threads()));
   auto p = std::make_unique<BlockPlan>();
   std::unordered_map<const ir::Node*, uint32_t> index;
   std::unordered_map<const ir::Value*, uint32_t> local;
@@ -89,7 +117,9 @@ std::unique_ptr<BlockPlan> buildPlan(const ir::Block& b, Device& device) {
     uint32_t i = static_cast<uint32_t>(p->nodes.size());
     index[&n] = i;
     p->nodes.push_back(&n);
-    p->lane.push_back(laneOf(n));
+    WorkEstimate work = estimateWork(n, cores);
+    p->lane.push_back(laneOf(n, work));
+    p->work.push_back(work.nanos);
     p->successors.emplace_back();
     // Predecessors: the block's nodes defining an operand (or a value read
     // inside the node's blocks) or an order edge.
@@ -118,13 +148,8 @@ std::unique_ptr<BlockPlan> buildPlan(const ir::Block& b, Device& device) {
     p->operandLocal.push_back(std::move(ops));
     p->fast.push_back(compileFastOp(n, device));
   }
-  // Pool nodes on the same dependency level are independent.
-  std::vector<uint32_t> level(p->nodes.size(), 0);
-  std::map<uint32_t, int> poolPerLevel;
-  for (uint32_t i = 0; i < p->nodes.size(); ++i) {
-    for (uint32_t s : p->successors[i]) level[s] = std::max(level[s], level[i] + 1);
-    if (p->lane[i] == Lane::Pool && ++poolPerLevel[level[i]] >= 2) p->parallel = true;
-  }
+  p->independent = independentPoolNodes(*p);
+  p->parallel = parallelPays(*p, pool);
   return p;
 }
 

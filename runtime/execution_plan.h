@@ -7,13 +7,17 @@
 //
 // Lanes (which thread runs a node): `Main` nodes (effects, calls of user functions or of
 // builtins that may call back, if/loop, and tensor work big enough that its
-// kernel already uses every core) run on the thread that runs the block, in
-// the order their edges allow; `Pool` nodes (other tensor work) go to the
-// thread pool, one core each; `Inline` nodes (scalar and container
-// bookkeeping, cheap) run on whichever thread made them ready.
+// kernel already uses every core: work_estimate.h) run on the thread that
+// runs the block, in the order their edges allow; `Pool` nodes (other
+// tensor work) go to the thread pool, one core each; `Inline` nodes (scalar
+// and container bookkeeping, cheap) run on whichever thread made them
+// ready. A block runs with this parallel schedule only when the work its
+// pool nodes can overlap outweighs the cost of handing them off; else it
+// runs serially, in program order, as eager mode does.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -30,6 +34,7 @@ struct BlockPlan {
   std::vector<uint32_t> deps;          // predecessors within the block
   std::vector<std::vector<uint32_t>> successors;
   std::vector<Lane> lane;
+  std::vector<double> work;            // estimated single-core nanoseconds (work_estimate.h)
   // Values defined by the block (arguments and results): slot id, how
   // many nodes read them (nested reads count for the enclosing node), and
   // whether the terminator reads them (then they are never dropped).
@@ -41,13 +46,23 @@ struct BlockPlan {
   // Per node and direct operand: the local value index, or -1 for a value
   // of an enclosing block.
   std::vector<std::vector<int32_t>> operandLocal;
-  // Whether two pool nodes can ever run at the same time (otherwise the
-  // block runs serially: parallel bookkeeping would only cost).
+  // Whether two pool nodes can ever run at the same time, and whether
+  // running them so can pay for the hand-offs (otherwise the block runs
+  // serially: parallel bookkeeping would only cost).
+  bool independent = false;
   bool parallel = false;
   // Per node: its pre-resolved form (fast_ops.h), or null.
   std::vector<std::unique_ptr<FastOp>> fast;
 };
 
-std::unique_ptr<BlockPlan> buildPlan(const ir::Block& b, Device& device);
+// What the executor's thread pool offers: its threads, and what handing a
+// node to one costs (ThreadPool::handOffNanos; asked only for a block with
+// work to overlap, as measuring it takes a few round trips).
+struct PoolFacts {
+  unsigned workers = 1;
+  std::function<double()> handOffNanos;
+};
+
+std::unique_ptr<BlockPlan> buildPlan(const ir::Block& b, Device& device, const PoolFacts& pool);
 
 }  // namespace nn::rt

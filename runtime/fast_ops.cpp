@@ -25,13 +25,11 @@ std::optional<Shape> knownShape(const ir::Type& t) {
   return s;
 }
 
-// A literal operand as a tensor of the result shape: contiguous when small
-// (the fast loop), a broadcast view otherwise.
-// A constant operand is materialised in full up to this many elements (a
-// plain contiguous operand takes the kernels' fastest loops); above it, one
-// element broadcast with stride 0 (no memory proportional to the shape).
-constexpr int64_t kMaterialisedConstantElements = 4096;
-
+// A literal operand as a tensor of the result shape: one element
+// broadcast with stride 0, as eager mode makes it (its element lives
+// inside the tensor's storage, so the plan holds no device memory; the
+// kernels loop over a single-value operand as fast as over a contiguous
+// one).
 std::optional<Tensor> constantOperand(const ir::Value* v, DType dtype, const Shape& shape, Device& device) {
   const ir::Node* d = v->def();
   if (!d || d->op() != Op::Const) return std::nullopt;
@@ -43,9 +41,6 @@ std::optional<Tensor> constantOperand(const ir::Value* v, DType dtype, const Sha
   else return std::nullopt;
   if (promoteWithScalar(dtype, kind) != dtype) return std::nullopt;
   if (kind == ScalarKind::Int && static_cast<double>(static_cast<int64_t>(x)) != x) return std::nullopt;
-  int64_t n = 1;
-  for (int64_t s : shape) n *= s;
-  if (n <= kMaterialisedConstantElements) return fullLike(dtype, shape, x, device);
   return broadcastTo(fullLike(dtype, {}, x, device), shape, {});
 }
 

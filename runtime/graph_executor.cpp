@@ -51,7 +51,8 @@ struct BlockRun {
 
 const BlockPlan& GraphExecutor::plan(const ir::Block& b) {
   if (void* p = b.executorData()) return *static_cast<const BlockPlan*>(p);
-  std::shared_ptr<BlockPlan> p = buildPlan(b, interp_.context().cpu());
+  ThreadPool& pool = interp_.context().pool();
+  std::shared_ptr<BlockPlan> p = buildPlan(b, interp_.context().cpu(), PoolFacts{pool.size(), [&pool] { return pool.handOffNanos(); }});
   const BlockPlan& ref = *p;
   b.setExecutorData(std::move(p));
   return ref;
@@ -64,7 +65,8 @@ bool GraphExecutor::runsAsGraph(const ir::Block& b) {
 
 const ir::Node* GraphExecutor::run(const ir::Block& b, Frame& f, std::vector<Value>& out) {
   const BlockPlan& p = plan(b);
-  if (p.parallel && schedule_ == Schedule::Parallel) return runParallel(p, f, out);
+  bool parallel = schedule_ == Schedule::Auto ? p.parallel : schedule_ == Schedule::Parallel && p.independent;
+  if (parallel) return runParallel(p, f, out);
   return runSerial(p, f, out);
 }
 

@@ -1,7 +1,8 @@
 // The graph executor: runs the blocks of compiled (strictly typed)
 // functions by their plans (execution_plan.h), with a dependency-counting
-// FIFO ready queue over the state's thread pool (parallel schedule) or one
-// node after another in program order (serial schedule). The interpreter
+// FIFO ready queue over the state's thread pool (parallel schedule, for
+// blocks where it pays) or one node after another in program order (serial
+// schedule). The interpreter
 // owns one and hands it every block of a compiled function; the executor
 // hands each node back to the interpreter (Interpreter::runNode), so both
 // modes run an op the same way and differ only in scheduling.
@@ -21,8 +22,11 @@ struct BlockPlan;
 struct Frame;
 
 // How graph mode runs a compiled block: independent nodes on the thread
-// pool (parallel), or one node after another in program order (serial).
-enum class Schedule { Parallel, Serial };
+// pool where the overlap can pay for the hand-offs (auto, the default:
+// execution_plan.h), wherever there are independent nodes (parallel: for
+// tests of the parallel executor and for machines where the estimate is too
+// cautious), or one node after another in program order (serial).
+enum class Schedule { Auto, Parallel, Serial };
 
 class GraphExecutor {
  public:
@@ -49,7 +53,7 @@ class GraphExecutor {
   const ir::Node* runSerial(const BlockPlan& p, Frame& f, std::vector<Value>& out);
 
   Interpreter& interp_;
-  Schedule schedule_ = Schedule::Parallel;
+  Schedule schedule_ = Schedule::Auto;
   Stats stats_;
 };
 

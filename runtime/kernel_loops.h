@@ -1,5 +1,6 @@
 // The loop shapes shared by the CPU elementwise kernels: flat and
-// vectorised over contiguous operands, strided otherwise; split across the
+// vectorised over contiguous operands or a contiguous operand and a single
+// value (a tensor op with a Python number), strided otherwise; split across the
 // cores from kParallelThreshold elements up. Small loops never enter an
 // OpenMP region (even a region with a false `if` clause costs a team setup).
 // Operands already have the output's shape. Also the one element
@@ -41,6 +42,32 @@ void forEachDType(F&& add) {
   add(double{}, DType::F64);
 }
 
+// f(x[i], *y) (or f(*x, y[i]) when the single value is the first
+// operand) over n contiguous elements.
+template <class T, class R, class F>
+void scalarOperandLoop(const T* x, const T* y, R* o, int64_t n, bool secondIsSingle, F f) {
+  bool parallel = n >= kParallelThreshold;
+  if (secondIsSingle) {
+    const T s = *y;
+    if (parallel) {
+#pragma omp parallel for simd
+      for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], s);
+    } else {
+#pragma omp simd
+      for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], s);
+    }
+  } else {
+    const T s = *x;
+    if (parallel) {
+#pragma omp parallel for simd
+      for (int64_t i = 0; i < n; ++i) o[i] = f(s, y[i]);
+    } else {
+#pragma omp simd
+      for (int64_t i = 0; i < n; ++i) o[i] = f(s, y[i]);
+    }
+  }
+}
+
 template <class T, class R, class F>
 void binaryLoop(const Tensor& a, const Tensor& b, Tensor& out, F f) {
   R* o = out.data<R>();
@@ -56,6 +83,10 @@ void binaryLoop(const Tensor& a, const Tensor& b, Tensor& out, F f) {
 #pragma omp simd
       for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], y[i]);
     }
+    return;
+  }
+  if ((a.isContiguous() && b.isSingleValue()) || (a.isSingleValue() && b.isContiguous())) {
+    scalarOperandLoop<T, R>(x, y, o, n, b.isSingleValue(), f);
     return;
   }
   if (parallel) {

@@ -60,6 +60,13 @@ class Tensor {
   int64_t numel() const;
   int64_t dim(int i) const { return shape_[i]; }
   bool isContiguous() const;
+  // Whether every element is the same one (a single value broadcast:
+  // stride 0 wherever a dimension has more than one element).
+  bool isSingleValue() const {
+    for (size_t i = 0; i < shape_.size(); ++i)
+      if (strides_[i] != 0 && shape_[i] != 1) return false;
+    return true;
+  }
   const std::shared_ptr<Storage>& storage() const { return storage_; }
   // The device holding the elements.
   Device& device() const { return *storage_->device; }

@@ -3,6 +3,9 @@
 
 #include <omp.h>
 
+#include <algorithm>
+#include <chrono>
+
 namespace nn::rt {
 
 ThreadPool::ThreadPool(unsigned workers) {
@@ -44,6 +47,30 @@ void ThreadPool::work() {
     } catch (...) {
     }
   }
+}
+
+double ThreadPool::handOffNanos() {
+  std::call_once(measured_, [this] {
+    using Clock = std::chrono::steady_clock;
+    std::vector<double> trips;
+    for (int i = 0; i < 9; ++i) {
+      std::mutex m;
+      std::condition_variable done;
+      bool ran = false;
+      auto t0 = Clock::now();
+      submit([&] {
+        std::lock_guard<std::mutex> lock(m);
+        ran = true;
+        done.notify_one();
+      });
+      std::unique_lock<std::mutex> lock(m);
+      done.wait(lock, [&] { return ran; });
+      trips.push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count());
+    }
+    std::nth_element(trips.begin(), trips.begin() + 4, trips.end());
+    handOff_ = trips[4];
+  });
+  return handOff_;
 }
 
 ThreadPool& ThreadPool::shared() {

@@ -84,7 +84,7 @@ std::string describe(const Value& v) {
 
 int checkAgainstEager(StateOptions options, const std::string& path, std::ostream& out, std::ostream& err) {
   options.mode = ExecMode::Graph;
-  options.serialSchedule = true;  // traced in program order
+  options.schedule = rt::Schedule::Serial;  // traced in program order
   // The states outlive the traces: the traced tensors live on the states'
   // devices.
   State graphState(options, out, err);

@@ -42,7 +42,7 @@ State::State(StateOptions options, std::ostream& out, std::ostream& err)
       out_ << "// IR after " << pass << " (specialised)\n";
       ir::print(g, out_);
     };
-  interp_->setSchedule(options_.serialSchedule ? rt::Schedule::Serial : rt::Schedule::Parallel);
+  interp_->setSchedule(options_.schedule);
 }
 
 State::~State() = default;

@@ -31,8 +31,9 @@ struct StateOptions {
   std::string printIrAfter;
   // Graph mode: report why a call missed the compile cache.
   bool explainRecompile = false;
-  // Graph mode: run independent nodes in parallel, or in program order.
-  bool serialSchedule = false;
+  // Graph mode: run independent nodes in parallel where it pays (auto), or
+  // wherever possible, or in program order (runtime/graph_executor.h).
+  rt::Schedule schedule = rt::Schedule::Auto;
   // Print compile, executor and memory figures to stderr after a script.
   bool stats = false;
   // Warn at an update of a tensor that nothing can see (`p -= lr * g` on a

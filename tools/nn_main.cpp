@@ -60,12 +60,14 @@ int main(int argc, char** argv) {
                "Runs FILE.nn with ARGS in argv, or starts the REPL when no FILE is given.",
                "nn"};
   app.footer("Environment: NN_PATH=dir1:dir2 adds module search folders.");
-  std::string code, mode = "graph", emit, printAfter, schedule = "parallel", check;
+  std::string code, mode = "graph", emit, printAfter, schedule = "auto", check;
   bool version = false, printAfterAll = false, explainRecompile = false, stats = false;
   app.add_option("-c", code, "Run CODE as a script");
   app.add_option("--mode", mode, "Execution mode")->check(CLI::IsMember({"eager", "graph"}));
-  app.add_option("--schedule", schedule, "Graph mode: run independent operations in parallel or in program order")
-      ->check(CLI::IsMember({"parallel", "serial"}));
+  app.add_option("--schedule", schedule,
+                 "Graph mode: run independent operations in parallel where it pays (auto), wherever possible "
+                 "(parallel), or in program order (serial)")
+      ->check(CLI::IsMember({"auto", "parallel", "serial"}));
   app.add_option("--check", check, "Run FILE in graph and eager mode and report the first value that differs")
       ->check(CLI::IsMember({"eager"}));
   app.add_option("--emit", emit, "Print a pipeline stage of FILE instead of running it")
@@ -96,7 +98,9 @@ int main(int argc, char** argv) {
   options.argv = rest;
   options.printIrAfter = printAfterAll ? "all" : printAfter;
   options.explainRecompile = explainRecompile;
-  options.serialSchedule = schedule == "serial";
+  options.schedule = schedule == "serial"     ? nn::rt::Schedule::Serial
+                     : schedule == "parallel" ? nn::rt::Schedule::Parallel
+                                              : nn::rt::Schedule::Auto;
   options.stats = stats;
   for (const std::string& w : warnings) options.warnLostUpdates = w == "lost-update";
   if (!printAfter.empty() && !nn::passes::findPass(printAfter)) {

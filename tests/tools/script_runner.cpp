@@ -16,8 +16,11 @@
 //   # expect-error-graph: L:C: F   like expect-error, in graph mode only
 //   # expect-stderr: TEXT          stderr contains TEXT
 //   # expect-stderr-graph: TEXT    the same, in graph mode only (eager too)
-// MODE is eager, graph, or check: `nn --check eager` (graph mode's output
-// and expectations, and the report that both modes agree on every value).
+// MODE is eager, graph, parallel (graph mode with `--schedule parallel`:
+// every block with independent nodes runs on the thread pool, whether or
+// not that pays, so the parallel executor meets every script), or check:
+// `nn --check eager` (graph mode's output and expectations, and the report
+// that both modes agree on every value).
 // Usage: script_runner NN_BINARY MODE SCRIPT
 #include <algorithm>
 #include <iostream>
@@ -30,8 +33,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::string nn = argv[1], runMode = argv[2], script = argv[3];
-  bool check = runMode == "check";
-  std::string mode = check ? "graph" : runMode;
+  bool check = runMode == "check", parallel = runMode == "parallel";
+  std::string mode = check || parallel ? "graph" : runMode;
   std::vector<std::string> expected;
   std::string errorLoc, errorFragment, traceLoc;
   std::vector<std::string> flags, scriptArgs, stderrFragments;
@@ -76,6 +79,7 @@ int main(int argc, char** argv) {
   }
   std::vector<std::string> args{nn, "--mode", mode};
   if (check) args = {nn, "--check", "eager"};
+  if (parallel) args = {nn, "--mode", "graph", "--schedule", "parallel"};
   args.insert(args.end(), flags.begin(), flags.end());
   args.push_back(script);
   args.insert(args.end(), scriptArgs.begin(), scriptArgs.end());

@@ -2,6 +2,7 @@
 // data and order edges, lanes, when a block is worth running in
 // parallel), pre-resolved ops, and the memory-plan estimate.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include "ir/text.h"
 #include "runtime/execution_plan.h"
@@ -12,12 +13,16 @@ namespace {
 
 using namespace nn::rt;
 
+// A pool of two threads that take 5 microseconds to hand a node to.
+const PoolFacts kTwoWorkers{2, [] { return 5000.0; }};
+
 std::unique_ptr<nn::ir::Graph> parseText(nn::SourceManager& sm, const std::string& text) {
   return nn::ir::parse(sm, sm.add("t.ir", text));
 }
 
 // Two independent matmul chains with a print between them (tensors small
-// enough that each kernel runs on one core).
+// enough that each kernel runs on one core, too small to be worth handing
+// to another thread).
 const char* kTwoChains =
     "func @f(%a: f32[8, 8], %b: f32[8, 8]) {\n"
     "  %0 = matmul %a, %a : f32[8, 8]\n"
@@ -32,18 +37,61 @@ const char* kTwoChains =
 TEST(ExecutionPlan, DependenciesLanesAndParallelism) {
   nn::SourceManager sm;
   auto g = parseText(sm, kTwoChains);
-  auto p = buildPlan(*g->functions()[0]->body(), nn::rt::testDevice());
+  auto p = buildPlan(*g->functions()[0]->body(), nn::rt::testDevice(), kTwoWorkers);
   ASSERT_EQ(p->nodes.size(), 6u);
   EXPECT_EQ(p->deps, (std::vector<uint32_t>{0, 0, 0, 2, 2, 3}));  // print: builtin + %0; last print: order edge too
   EXPECT_EQ(p->lane[0], Lane::Pool);
   EXPECT_EQ(p->lane[2], Lane::Inline);
   EXPECT_EQ(p->lane[3], Lane::Main);
-  EXPECT_TRUE(p->parallel);  // the two first matmuls are independent
+  EXPECT_FALSE(p->parallel);  // the two first matmuls are independent, but 512 MACs each
   ASSERT_TRUE(p->fast[0]);
   EXPECT_TRUE(p->fast[0]->matmul);
   // %0 is read by the print and by the third matmul; %5 is returned.
   EXPECT_EQ(p->readers[p->operandLocal[4][0]], 2u);
   EXPECT_TRUE(p->keep[p->defines[4][0]]);
+}
+
+// Independent kernels that each run on one core for tens of microseconds
+// (just under the size from which a kernel splits itself) are worth
+// running side by side when there is a second worker.
+TEST(ExecutionPlan, ParallelWhenOverlapOutweighsHandOff) {
+  nn::SourceManager sm;
+  auto g = parseText(sm,
+                     "func @f(%a: f32[128, 200], %b: f32[128, 200]) {\n"
+                     "  %0 = exp %a : f32[128, 200]\n"
+                     "  %1 = exp %b : f32[128, 200]\n"
+                     "  %2 = add %0, %1 : f32[128, 200]\n"
+                     "  return %2\n"
+                     "}\n");
+  const nn::ir::Block& body = *g->functions()[0]->body();
+  auto p = buildPlan(body, nn::rt::testDevice(), kTwoWorkers);
+  EXPECT_EQ(p->lane[0], Lane::Pool);
+  EXPECT_GT(p->work[0], 20000.0);  // about a nanosecond per element
+  EXPECT_TRUE(p->parallel);
+  EXPECT_FALSE(buildPlan(body, nn::rt::testDevice(), PoolFacts{1, [] { return 5000.0; }})->parallel);  // no second worker
+  EXPECT_FALSE(buildPlan(body, nn::rt::testDevice(), PoolFacts{2, [] { return 50000.0; }})->parallel);  // a slow hand-off
+}
+
+// A kernel that splits itself over the cores (a large matmul) runs on the
+// block's own thread, as in eager mode, never one core of the pool.
+TEST(ExecutionPlan, SelfSplittingKernelsStayOnTheMainLane) {
+  nn::SourceManager sm;
+  auto g = parseText(sm,
+                     "func @f(%a: f32[64, 784], %w: f32[784, 256], %v: f32[784, 256]) {\n"
+                     "  %0 = matmul %a, %w : f32[64, 256]\n"
+                     "  %1 = matmul %a, %v : f32[64, 256]\n"
+                     "  %2 = add %0, %1 : f32[64, 256]\n"
+                     "  return %2\n"
+                     "}\n");
+  auto p = buildPlan(*g->functions()[0]->body(), nn::rt::testDevice(), kTwoWorkers);
+  EXPECT_GT(p->work[0], 12.8e6 * 0.01);  // 12.8M multiply-adds
+  if (omp_get_max_threads() > 1) {
+    EXPECT_EQ(p->lane[0], Lane::Main);
+    EXPECT_EQ(p->lane[1], Lane::Main);
+    EXPECT_FALSE(p->parallel);
+  } else {
+    EXPECT_EQ(p->lane[0], Lane::Pool);  // on one core the kernel cannot split
+  }
 }
 
 TEST(ExecutionPlan, ChainIsNotParallel) {
@@ -56,7 +104,7 @@ TEST(ExecutionPlan, ChainIsNotParallel) {
                      "  %3 = add %2, %a : f32[4]\n"
                      "  return %3\n"
                      "}\n");
-  auto p = buildPlan(*g->functions()[0]->body(), nn::rt::testDevice());
+  auto p = buildPlan(*g->functions()[0]->body(), nn::rt::testDevice(), kTwoWorkers);
   EXPECT_FALSE(p->parallel);
   // mul by a literal, exp and add all run pre-resolved.
   for (size_t i = 1; i < 4; ++i) EXPECT_TRUE(p->fast[i]) << i;
@@ -72,7 +120,7 @@ TEST(ExecutionPlan, UntypedOpsAreNotPreResolved) {
                      "  %2 = make_tuple %0, %1 : tuple\n"
                      "  return %2\n"
                      "}\n");
-  auto p = buildPlan(*g->functions()[0]->body(), nn::rt::testDevice());
+  auto p = buildPlan(*g->functions()[0]->body(), nn::rt::testDevice(), kTwoWorkers);
   EXPECT_FALSE(p->fast[0]);
   EXPECT_FALSE(p->fast[1]);
 }

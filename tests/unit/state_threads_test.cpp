@@ -17,8 +17,8 @@
 
 namespace {
 
-// Graph mode with the parallel schedule (branches' independent matmuls
-// run on the pool), specialisation and recompilation, a seeded generator, constant
+// Graph mode with the parallel schedule forced (independent nodes run on
+// the pool even where the default schedule would judge them too small), specialisation and recompilation, a seeded generator, constant
 // folding, allocation on the state's device, and an error caught inside.
 const char* kScript =
     "def layer(x, w, b):\n"
@@ -56,9 +56,15 @@ struct Outcome {
   std::string out, err;
 };
 
+nn::StateOptions parallelGraph() {
+  nn::StateOptions o;
+  o.schedule = nn::rt::Schedule::Parallel;
+  return o;
+}
+
 Outcome runAlone(const std::string& code) {
   std::ostringstream out, err;
-  nn::State state({}, out, err);  // graph mode, parallel schedule
+  nn::State state(parallelGraph(), out, err);
   nn::Status st = state.runString(code, "threads.nn");
   if (!st.ok()) state.render(st.error(), err);
   return {st.ok(), out.str(), err.str()};
@@ -84,7 +90,7 @@ TEST(States, TwoStatesInTwoThreadsComputeWhatEachComputesAlone) {
 // Errors, interrupts and seeds of one state never reach the other.
 TEST(States, AnErrorOrInterruptInOneStateLeavesTheOtherRunning) {
   std::ostringstream outA, errA, outB, errB;
-  nn::State a({}, outA, errA), b({}, outB, errB);
+  nn::State a(parallelGraph(), outA, errA), b(parallelGraph(), outB, errB);
   nn::Status failed, fine;
   std::atomic<bool> aDone{false};
   std::thread ta([&] {
