@@ -16,7 +16,8 @@
 // runs, the one intended difference from eager mode (language.md §6).
 // Everywhere else, and in graphs that are not strict, the value becomes
 // `any`, inference goes on past it, and the op raises the same located
-// error if and when it runs. A value that is a tensor in one branch of an
+// error if and when it runs (with PassContext::failIfReached set, a note
+// says so at compile time). A value that is a tensor in one branch of an
 // `if` and a number in the other is `any`, as in eager mode.
 //
 // Invariants: only Value types change; the graph's structure is untouched.
@@ -31,7 +32,7 @@ namespace {
 
 class Inference {
  public:
-  explicit Inference(bool strict) : strict_(strict) {}
+  Inference(bool strict, const PassContext& ctx) : strict_(strict), ctx_(ctx) {}
   bool changed = false;
 
   // `certain`: every node of b runs whenever its function is called.
@@ -83,20 +84,28 @@ class Inference {
     for (size_t i = 0; i < n.numResults(); ++i) {
       try {
         set(n.result(i), ir::resultType(n, i));
-      } catch (const NnError&) {
+      } catch (const NnError& e) {
         if (strict_ && certain) throw;
         set(n.result(i), ir::Type::any());  // the op reports it if it runs
+        if (strict_ && ctx_.failIfReached) {
+          Diagnostic note = e.diag();
+          note.severity = Severity::Warning;
+          note.message = "this line will fail if it is reached: " + note.message;
+          note.callers.clear();
+          ctx_.failIfReached(note);
+        }
       }
     }
   }
 
   bool strict_;
+  const PassContext& ctx_;
 };
 
 }  // namespace
 
-bool inferTypes(ir::Graph& g, PassContext&) {
-  Inference inf(g.strictTypes());
+bool inferTypes(ir::Graph& g, PassContext& ctx) {
+  Inference inf(g.strictTypes(), ctx);
   for (const auto& f : g.functions()) inf.block(*f->body(), true);
   return inf.changed;
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ir/ir.h"
+#include "support/diagnostics.h"
 
 namespace nn::passes {
 
@@ -23,6 +24,10 @@ using ConstantEvaluator = std::optional<ir::Attr> (*)(const ir::Node& n, const s
 struct PassContext {
   // The runtime's evaluation for fold-constants; null folds nothing.
   ConstantEvaluator evaluator = nullptr;
+  // Where infer-types says at compile time that an op will fail if it is
+  // ever reached (a mismatch its rule proves for an op that may not run,
+  // which therefore only raises at run time); null: nowhere.
+  std::function<void(const Diagnostic&)> failIfReached;
 };
 
 // Gives every value the type its op's rule implies (ir/type_rules.h).

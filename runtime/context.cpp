@@ -11,7 +11,7 @@ namespace nn::rt {
 Context::Context(ThreadPool& pool)
     : rng_((uint64_t(std::random_device{}()) << 32) | std::random_device{}()),
       pool_(pool),
-      passes_{constantEvaluator()} {
+      passes_{constantEvaluator(), {}} {
   devices_.push_back(&cpu_);
 }
 

@@ -43,6 +43,10 @@ State::State(StateOptions options, std::ostream& out, std::ostream& err)
       ir::print(g, out_);
     };
   interp_->setSchedule(options_.schedule);
+  if (options_.warnFailIfReached)
+    context_.passes().failIfReached = [this](const Diagnostic& d) {
+      if (failIfReachedSites_.emplace(d.loc.file, d.loc.line, d.loc.col).second) report(d);
+    };
 }
 
 State::~State() = default;

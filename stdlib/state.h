@@ -9,7 +9,9 @@
 #include <iosfwd>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "frontend/ast.h"
@@ -39,6 +41,9 @@ struct StateOptions {
   // Warn at an update of a tensor that nothing can see (`p -= lr * g` on a
   // loop variable): frontend/lost_updates.h.
   bool warnLostUpdates = true;
+  // Graph mode: warn at compile time where an op will fail if it is ever
+  // reached (-Wfail-if-reached; it fails at run time, when reached).
+  bool warnFailIfReached = false;
 };
 
 enum class Stage { Tokens, Ast, Ir, IrOpt };
@@ -102,6 +107,9 @@ class State : public rt::Host {
   rt::ModuleInstance* main_ = nullptr;
   rt::Value argvValue_;
   std::string lastAst_;
+  // Sites -Wfail-if-reached has warned about (once each, however often
+  // inference runs over them).
+  std::set<std::tuple<uint32_t, uint32_t, uint32_t>> failIfReachedSites_;
 };
 
 }  // namespace nn

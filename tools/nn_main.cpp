@@ -77,8 +77,10 @@ int main(int argc, char** argv) {
   app.add_flag("--explain-recompile", explainRecompile, "Graph mode: say at the call site why a function is recompiled");
   app.add_flag("--stats", stats, "After the script: compile times, memory estimates and executor figures on stderr");
   std::vector<std::string> warnings;
-  app.add_option("-W", warnings, "-Wno-lost-update: no warning for updates of a tensor that nothing can see")
-      ->check(CLI::IsMember({"lost-update", "no-lost-update"}))
+  app.add_option("-W", warnings,
+                 "-Wno-lost-update: no warning for updates of a tensor that nothing can see; "
+                 "-Wfail-if-reached: graph mode warns at compile time where a line will fail if it is reached")
+      ->check(CLI::IsMember({"lost-update", "no-lost-update", "fail-if-reached", "no-fail-if-reached"}))
       ->allow_extra_args(false);
   app.add_flag("--version", version, "Print the version and exit");
   app.prefix_command();  // FILE and everything after it belong to the script
@@ -102,7 +104,10 @@ int main(int argc, char** argv) {
                      : schedule == "parallel" ? nn::rt::Schedule::Parallel
                                               : nn::rt::Schedule::Auto;
   options.stats = stats;
-  for (const std::string& w : warnings) options.warnLostUpdates = w == "lost-update";
+  for (const std::string& w : warnings) {
+    if (w.ends_with("lost-update")) options.warnLostUpdates = w == "lost-update";
+    if (w.ends_with("fail-if-reached")) options.warnFailIfReached = w == "fail-if-reached";
+  }
   if (!printAfter.empty() && !nn::passes::findPass(printAfter)) {
     std::cerr << "error: unknown pass '" << printAfter << "'\n";
     return 1;
