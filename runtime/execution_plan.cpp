@@ -50,32 +50,34 @@ Lane laneOf(const ir::Node& n, const WorkEstimate& work) {
   return tensorTyped(n) ? Lane::Pool : Lane::Inline;
 }
 
-// Whether two pool nodes are on the same dependency level (independent).
-bool independentPoolNodes(const BlockPlan& p) {
+// Each node's dependency level: one more than its deepest predecessor's.
+// Pool nodes on the same level are independent.
+std::vector<uint32_t> levels(const BlockPlan& p) {
   std::vector<uint32_t> level(p.nodes.size(), 0);
-  std::map<uint32_t, int> poolPerLevel;
-  for (uint32_t i = 0; i < p.nodes.size(); ++i) {
+  for (uint32_t i = 0; i < p.nodes.size(); ++i)
     for (uint32_t s : p.successors[i]) level[s] = std::max(level[s], level[i] + 1);
+  return level;
+}
+
+bool independentPoolNodes(const BlockPlan& p, const std::vector<uint32_t>& level) {
+  std::map<uint32_t, int> poolPerLevel;
+  for (uint32_t i = 0; i < p.nodes.size(); ++i)
     if (p.lane[i] == Lane::Pool && ++poolPerLevel[level[i]] >= 2) return true;
-  }
   return false;
 }
 
 // Whether running the block's pool nodes side by side saves more than
 // handing them to other threads costs (each node's single-core time comes
-// from work_estimate.h). Pool nodes on the same dependency
-// level are independent: on `workers` threads a level takes about the
-// longest of its nodes or its total over the workers, whichever is more,
-// instead of its total (nodes of different levels may overlap too, which
-// this leaves out: the estimate errs towards the serial schedule, which
-// never loses to eager mode).
-bool parallelPays(const BlockPlan& p, const PoolFacts& pool) {
+// from work_estimate.h). On `workers` threads a level takes about the
+// longest of its pool nodes or their total over the workers, whichever is
+// more, instead of their total (nodes of different levels may overlap too,
+// which this leaves out: the estimate errs towards the serial schedule,
+// which never loses to eager mode).
+bool parallelPays(const BlockPlan& p, const std::vector<uint32_t>& level, const PoolFacts& pool) {
   if (pool.workers < 2 || !p.independent) return false;
-  std::vector<uint32_t> level(p.nodes.size(), 0);
   std::map<uint32_t, std::pair<double, double>> perLevel;  // total, longest
   size_t handedOff = 0;
   for (uint32_t i = 0; i < p.nodes.size(); ++i) {
-    for (uint32_t s : p.successors[i]) level[s] = std::max(level[s], level[i] + 1);
     if (p.lane[i] != Lane::Pool) continue;
     auto& [total, longest] = perLevel[level[i]];
     total += p.work[i];
@@ -148,8 +150,9 @@ std::unique_ptr<BlockPlan> buildPlan(const ir::Block& b, Device& device, const P
     p->operandLocal.push_back(std::move(ops));
     p->fast.push_back(compileFastOp(n, device));
   }
-  p->independent = independentPoolNodes(*p);
-  p->parallel = parallelPays(*p, pool);
+  std::vector<uint32_t> level = levels(*p);
+  p->independent = independentPoolNodes(*p, level);
+  p->parallel = parallelPays(*p, level, pool);
   return p;
 }
 

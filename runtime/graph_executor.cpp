@@ -52,7 +52,8 @@ struct BlockRun {
 const BlockPlan& GraphExecutor::plan(const ir::Block& b) {
   if (void* p = b.executorData()) return *static_cast<const BlockPlan*>(p);
   ThreadPool& pool = interp_.context().pool();
-  std::shared_ptr<BlockPlan> p = buildPlan(b, interp_.context().cpu(), PoolFacts{pool.size(), [&pool] { return pool.handOffNanos(); }});
+  PoolFacts facts{pool.size(), [&pool] { return pool.handOffNanos(); }};
+  std::shared_ptr<BlockPlan> p = buildPlan(b, interp_.context().cpu(), facts);
   const BlockPlan& ref = *p;
   b.setExecutorData(std::move(p));
   return ref;
