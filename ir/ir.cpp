@@ -10,12 +10,19 @@
 
 namespace nn::ir {
 
+// The gradient rules ops.def names (gradient_rules.cpp).
+#define OP(Enum, text, minOps, maxOps, results, blocks, traits, rule, gradient) void gradient(GradientBuilder&);
+#define TENSOR_OP(Enum, text, signature, traits, shapeRule, gradient) void gradient(GradientBuilder&);
+#include "ir/ops.def"
+#undef TENSOR_OP
+#undef OP
+
 static constexpr OpInfo kOps[] = {
 #define OP(Enum, text, minOps, maxOps, results, blocks, traits, rule, gradient) \
-  {text, minOps, maxOps, results, blocks, traits, TypeRule::rule, "", nullptr, gradient},
+  {text, minOps, maxOps, results, blocks, traits, TypeRule::rule, "", nullptr, &gradient},
 #define TENSOR_OP(Enum, text, signature, traits, shapeRule, gradient)                                    \
   {text, countOperandParams(signature, true), countOperandParams(signature, false), 1, 0, traits, \
-   TypeRule::Shape, signature, &shape_rules::shapeRule, gradient},
+   TypeRule::Shape, signature, &shape_rules::shapeRule, &gradient},
 #include "ir/ops.def"
 #undef TENSOR_OP
 #undef OP

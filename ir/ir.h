@@ -38,7 +38,7 @@ constexpr size_t kNumOps = 0
 enum Trait : unsigned {
   PURE = 1u << 0, EFFECT = 1u << 1, TERM = 1u << 2, COMM = 1u << 3, ELEM = 1u << 4,
   RANDOM = 1u << 5, REDUCE = 1u << 6, SHAPE = 1u << 7, CREATE = 1u << 8, RAISES = 1u << 9,
-  EXPENSIVE = 1u << 10, FUNC = 1u << 11, METHOD = 1u << 12, PYTHON = 1u << 13,
+  EXPENSIVE = 1u << 10, FUNC = 1u << 11, METHOD = 1u << 12, PYTHON = 1u << 13, GRADIENT = 1u << 14,
 };
 
 // How an op's result types follow from its operand types (type_rules.cpp);
@@ -54,11 +54,11 @@ class OpArgs;
 // (ir/op_args.h: an op node's, or a call of the op's builtin), nullopt when
 // they do not determine one. Fails at the node on a mismatch it proves.
 using ShapeRule = std::optional<Type> (*)(const OpArgs& args);
-// An op's reverse-mode gradient rule. Every op has the slot; the autodiff
-// issue defines the builder and fills the rules.
+// An op's reverse-mode gradient rule (ir/gradient.h). NoGradient is the
+// rule of ops with none yet: it fails, located at the op.
 struct GradientBuilder;
 using GradientRule = void (*)(GradientBuilder&);
-constexpr GradientRule NoGradient = nullptr;
+void NoGradient(GradientBuilder& b);
 
 struct OpInfo {
   const char* name;

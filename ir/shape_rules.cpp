@@ -242,6 +242,35 @@ std::optional<Type> OneHot(const OpArgs& a) {
   return Type::tensor(DType::I64, shape);
 }
 
+// sum_to(x, like): like's shape, x's dtype (like's when like is floating:
+// a gradient has its input's dtype); a Python number when like is one.
+std::optional<Type> SumTo(const OpArgs& a) {
+  const Value* like = a.operand("like");
+  const Value* x = a.operand("x");
+  if (!like || !x) return std::nullopt;
+  const Type& l = like->type();
+  if (l.kind == TypeKind::Float || l.kind == TypeKind::Int) return Type(TypeKind::Float);
+  if (!l.isTensor()) return std::nullopt;
+  std::optional<DType> dt = l.dtype && isFloating(*l.dtype) ? l.dtype : x->type().dtype;
+  return Type::tensor(dt, l.shape);
+}
+
+// broadcast_like / reshape_like(x, like): like's shape, x's dtype.
+std::optional<Type> BroadcastLike(const OpArgs& a) {
+  std::optional<Type> x = tensorOperand(a, "x");
+  std::optional<Type> like = tensorOperand(a, "like");
+  if (!x || !like) return std::nullopt;
+  return Type::tensor(x->dtype, like->shape);
+}
+
+// reduce_grad(g, x, ...): x's shape, g's dtype.
+std::optional<Type> ReduceGrad(const OpArgs& a) {
+  std::optional<Type> g = tensorOperand(a, "g");
+  std::optional<Type> x = tensorOperand(a, "x");
+  if (!g || !x) return std::nullopt;
+  return Type::tensor(g->dtype, x->shape);
+}
+
 std::optional<Type> Loss(const OpArgs& a) {
   std::vector<const Value*> operands = a.operands();
   if (operands.empty() || !operands[0] || !operands[0]->type().isTensor()) return std::nullopt;

@@ -21,7 +21,11 @@ std::optional<Type> Flatten(const OpArgs& args);
 std::optional<Type> Linear(const OpArgs& args);       // x @ w.T + b
 std::optional<Type> Softmax(const OpArgs& args);
 std::optional<Type> OneHot(const OpArgs& args);      // i64[..., n]
-std::optional<Type> Loss(const OpArgs& args);         // a 0-d tensor
+std::optional<Type> Loss(const OpArgs& args);
+// The ops gradient rules emit (ir/gradient.h).
+std::optional<Type> SumTo(const OpArgs& args);          // like's shape
+std::optional<Type> BroadcastLike(const OpArgs& args);  // like's shape, x's dtype
+std::optional<Type> ReduceGrad(const OpArgs& args);     // x's shape, g's dtype         // a 0-d tensor
 
 // A full reduction of `x` by `op`: its dtype, rank 0.
 Type fullReduction(Op op, const Type& x);

@@ -67,6 +67,8 @@ bool GraphExecutor::runsAsGraph(const ir::Block& b) {
 const ir::Node* GraphExecutor::run(const ir::Block& b, Frame& f, std::vector<Value>& out) {
   const BlockPlan& p = plan(b);
   bool parallel = schedule_ == Schedule::Auto ? p.parallel : schedule_ == Schedule::Parallel && p.independent;
+  // A tape records the ops one at a time, as they run (runtime/tape.h).
+  if (interp_.tape()) parallel = false;
   if (parallel) return runParallel(p, f, out);
   return runSerial(p, f, out);
 }
@@ -75,7 +77,7 @@ const ir::Node* GraphExecutor::runSerial(const BlockPlan& p, Frame& f, std::vect
   for (size_t i = 0; i < p.nodes.size(); ++i) {
     const ir::Node& n = *p.nodes[i];
     interp_.checkInterrupt(n.loc());
-    if (!p.fast[i] || !runFastOp(*p.fast[i], n, f.slots.data(), n.dyingOperands()))
+    if (!p.fast[i] || interp_.tape() || !runFastOp(*p.fast[i], n, f.slots.data(), n.dyingOperands()))
       interp_.runNode(n, f, n.dyingOperands());
     interp_.trace(n, f);
     for (uint32_t id : n.kills()) f.slots[id] = Value();

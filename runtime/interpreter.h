@@ -31,6 +31,7 @@
 namespace nn::rt {
 
 class Interpreter;
+class Tape;
 
 // The values of one function activation, indexed by ir::Value::id().
 struct Frame {
@@ -115,6 +116,13 @@ class Interpreter {
   void setTracer(Tracer t) { tracer_ = std::move(t); }
   // Executor counters for --stats.
   GraphExecutor::Stats& stats() { return graph_.stats(); }
+  // The tape recording ops for reverse mode (runtime/tape.h), or null;
+  // while one is active, graph mode runs every node through runNode in
+  // program order, so the tape sees each op.
+  Tape* tape() const { return tape_; }
+  void setTape(Tape* t) { tape_ = t; }
+  // Runs `fn` (of `module`) with its body's arguments `slots0`.
+  Value runFunction(const ir::Function& fn, ModuleInstance& module, const Value* self, std::vector<Value> slots0);
 
  private:
   // The graph executor runs nodes through runNode and checks for
@@ -122,7 +130,6 @@ class Interpreter {
   friend class GraphExecutor;
   Value callFunction(const Value& fnValue, std::vector<Value>& args, const std::vector<std::string>& kwnames,
                      std::vector<Value>& kwargs, SourceLoc loc);
-  Value runFunction(const ir::Function& fn, ModuleInstance& module, const Value* self, std::vector<Value> slots0);
   const ir::Node* exec(const ir::Block& b, Frame& f, std::vector<Value>& out);
   // Runs one node; `dying`: a bit per operand whose value this node is the
   // last to read (its buffer may take the result). Errors get the node's
@@ -159,6 +166,7 @@ class Interpreter {
   CompileCache compileCache_;
   GraphExecutor graph_{*this};
   Tracer tracer_;
+  Tape* tape_ = nullptr;
   // execIf's yield buffers, one per nesting level (deque: growing it keeps
   // the buffers of outer levels where they are).
   std::deque<std::vector<Value>> yieldBuffers_;

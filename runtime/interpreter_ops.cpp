@@ -6,6 +6,7 @@
 #include "runtime/format.h"
 #include "runtime/interpreter.h"
 #include "runtime/scalar_ops.h"
+#include "runtime/tape.h"
 #include "runtime/tensor_ops.h"
 #include "runtime/value_op.h"
 
@@ -148,6 +149,10 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
         return;
       }
       set(host_.attribute(obj, name, loc));
+      if (tape_ && name == "T") {
+        const Value* x = &obj;
+        tape_->recordNode(n, &x, f[n.result(0)]);
+      }
       return;
     }
     case Op::Unpack: {
@@ -252,7 +257,8 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
     set(host_.runTensorOp(*this, op, params, loc));
     return;
   }
-  set(runValueOp(n, operands, dying()));
+  set(runValueOp(n, operands, tape_ ? 0u : dying()));
+  if (tape_) tape_->recordNode(n, operands, f[n.result(0)]);
 }
 
 void Interpreter::warnLostUpdate(SourceLoc loc) {

@@ -11,6 +11,7 @@
 
 #include "ir/builtins.h"
 #include "runtime/scalar_ops.h"
+#include "runtime/tape.h"
 #include "runtime/tensor_ops.h"
 #include "stdlib/builtins.h"
 
@@ -178,7 +179,11 @@ Value bSum(CallContext& c, std::vector<Value>& args) {
   checkArity(c, args, 1, 2);
   if (args.size() == 2) acc = args[1];
   if (acc.is(Kind::Str)) fail(c.loc, "sum() can't sum strings [use ''.join(seq) instead]");
-  for (const Value& v : iterate(args[0], c.loc)) acc = binaryOp(ir::Op::Add, acc, v, c.loc);
+  for (const Value& v : iterate(args[0], c.loc)) {
+    Value next = binaryOp(ir::Op::Add, acc, v, c.loc);
+    if (rt::Tape* tape = c.interp.tape()) tape->recordOp(ir::Op::Add, c.loc, {acc, v}, next);
+    acc = std::move(next);
+  }
   return acc;
 }
 
@@ -448,10 +453,10 @@ const std::map<std::string, BuiltinFn>& table() {
              {Builtin::Sorted, bSorted}, {Builtin::Reversed, bReversed}, {Builtin::Any, bAny},
              {Builtin::All, bAll}, {Builtin::Type, bType}, {Builtin::Error, bError}, {Builtin::Chr, bChr},
              {Builtin::Ord, bOrd}, {Builtin::Jit, bJit}, {Builtin::Eager, bEager}, {Builtin::Time, bTime},
-             {Builtin::Grad, notYet}, {Builtin::ValueAndGrad, notYet}, {Builtin::StopGradient, notYet},
              {Builtin::Device, notYet}, {Builtin::Devices, notYet}, {Builtin::Sync, notYet}})
       m[ir::builtinInfo(b).name] = fn;
     addTensorBuiltins(m);
+    addGradBuiltins(m);
     addIoBuiltins(m);
     return m;
   }();

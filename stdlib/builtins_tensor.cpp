@@ -9,6 +9,7 @@
 #include "runtime/nn_ops.h"
 #include "runtime/random.h"
 #include "runtime/scalar_ops.h"
+#include "runtime/tape.h"
 #include "runtime/tensor_ops.h"
 #include "stdlib/builtins.h"
 #include "stdlib/op_call.h"
@@ -22,7 +23,9 @@ namespace {
 Value bPow(CallContext& c, std::vector<Value>& args) {
   c.checkKeywordsUsed("pow");
   checkArity(c, args, 2, 2);
-  return binaryOp(ir::Op::Pow, args[0], args[1], c.loc);
+  Value out = binaryOp(ir::Op::Pow, args[0], args[1], c.loc);
+  if (rt::Tape* tape = c.interp.tape()) tape->recordOp(ir::Op::Pow, c.loc, {args[0], args[1]}, out);
+  return out;
 }
 
 Value bNeg(CallContext& c, std::vector<Value>& args) {
@@ -74,7 +77,10 @@ void addTensorBuiltins(BuiltinTable& table) {
   table[ir::builtinInfo(ir::Builtin::Seed).name] = bSeed;
 }
 
-Value tensorMath(CallContext& c, const Value& x, nn::ir::Op op) { return mathUnary(op, x, c.loc); }
+Value tensorMath(CallContext& c, const Value& x, nn::ir::Op op) {
+  std::vector<Value> params{x};
+  return runTensorOp(c.interp, op, params, c.loc);  // (where a tape sees it)
+}
 
 Value tensorReduction(CallContext& c, std::vector<Value>& args, ir::Op op) { return callTensorOp(c, op, args); }
 

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "runtime/device.h"
+#include "runtime/gradient_ops.h"
 #include "runtime/nn_ops.h"
 #include "runtime/random.h"
 #include "runtime/tensor_ops.h"
@@ -273,6 +274,16 @@ Value oneHotOp(OpCall& c) { return makeTensorValue(oneHot(c.tensor("labels"), c.
 
 // ---- NN ops and losses ----
 
+// ---- the ops gradient rules emit ----
+
+Value sumToOp(OpCall& c) { return sumTo(c["x"], c["like"], c.loc); }
+Value broadcastLikeOp(OpCall& c) { return makeTensorValue(broadcastLike(c.tensor("x"), c.tensor("like"), c.loc)); }
+Value reshapeLikeOp(OpCall& c) { return makeTensorValue(reshapeLike(c.tensor("x"), c.tensor("like"), c.loc)); }
+Value reduceGradOp(OpCall& c) {
+  return makeTensorValue(
+      reduceGrad(c.tensor("g"), c.tensor("x"), c.ints("axis"), c.flag("keepdims"), c.flag("mean"), c.loc));
+}
+
 Value linearOp(OpCall& c) {
   return makeTensorValue(linear(c.tensor("x"), c.tensor("w"), c.optionalTensor("b"), c.loc));
 }
@@ -354,6 +365,8 @@ struct ImplTable {
     set(Op::BroadcastTo, expandOp), set(Op::AsType, astypeOp), set(Op::Item, itemOp), set(Op::ToList, tolistOp);
     set(Op::Concat, concatOp), set(Op::Stack, stackOp), set(Op::Split, splitOp), set(Op::Chunk, chunkOp);
     set(Op::Pad, padOp), set(Op::Gather, gatherOp), set(Op::ScatterAdd, scatterAddOp), set(Op::OneHot, oneHotOp);
+    set(Op::SumTo, sumToOp), set(Op::BroadcastLike, broadcastLikeOp), set(Op::ReshapeLike, reshapeLikeOp);
+    set(Op::ReduceGrad, reduceGradOp);
     set(Op::Linear, linearOp), set(Op::Softmax, softmaxOp), set(Op::LogSoftmax, softmaxOp);
     set(Op::Conv2d, conv2dOp), set(Op::MaxPool2d, poolOp), set(Op::AvgPool2d, poolOp);
     set(Op::BatchNorm, batchNormOp), set(Op::LayerNorm, layerNormOp), set(Op::Dropout, dropoutOp);

@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -34,6 +35,20 @@ void interruptOnSigint(nn::State& state) {
   sigaction(SIGINT, &sa, nullptr);
 }
 
+// The modules shipped with nn (optim, metrics, ...: stdlib/lib): beside the
+// binary in a build tree (build/lib), or in share/nn/lib of the prefix it
+// is installed in.
+std::string libraryDir() {
+  std::error_code ec;
+  std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return NN_STDLIB_DIR;
+  std::filesystem::path dir = exe.parent_path();
+  if (std::filesystem::is_directory(dir / "lib", ec) && std::filesystem::exists(dir / "lib" / "optim.nn", ec))
+    return (dir / "lib").string();
+  std::filesystem::path installed = dir.parent_path() / "share" / "nn" / "lib";
+  return std::filesystem::is_directory(installed, ec) ? installed.string() : std::string(NN_STDLIB_DIR);
+}
+
 std::vector<std::string> searchPathFromEnv() {
   std::vector<std::string> dirs;
   if (const char* env = std::getenv("NN_PATH")) {
@@ -41,7 +56,7 @@ std::vector<std::string> searchPathFromEnv() {
     for (std::string d; std::getline(ss, d, ':');)
       if (!d.empty()) dirs.push_back(d);
   }
-  dirs.push_back(NN_STDLIB_DIR);
+  dirs.push_back(libraryDir());
   return dirs;
 }
 

@@ -5,6 +5,9 @@
 // effects comes from the declarations (time() is an effect).
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+
 #include "ir/builtins.h"
 #include "ir/op_args.h"
 #include "ir/op_signature.h"
@@ -54,8 +57,7 @@ TEST(OpTable, EveryDeclarationHasAnImplementation) {
 }
 
 // Each tensor op's signature parses, agrees with the operand counts the
-// table derives from it at compile time, and comes with a shape rule and a
-// (still empty) gradient slot.
+// table derives from it at compile time, and comes with a shape rule.
 TEST(OpTable, TensorOpSignatures) {
   size_t tensorOps = 0;
   for (size_t i = 0; i < ir::kNumOps; ++i) {
@@ -64,7 +66,6 @@ TEST(OpTable, TensorOpSignatures) {
     if (info.typeRule != ir::TypeRule::Shape) continue;
     ++tensorOps;
     EXPECT_NE(info.shapeRule, nullptr) << info.name;
-    EXPECT_EQ(info.gradient, ir::NoGradient) << info.name;
     const ir::Signature& sig = ir::signatureOf(op);
     ASSERT_FALSE(sig.params.empty()) << info.name;
     int operands = 0, required = 0;
@@ -76,9 +77,10 @@ TEST(OpTable, TensorOpSignatures) {
     }
     EXPECT_EQ(info.maxOperands, operands) << info.name;
     EXPECT_EQ(info.minOperands, required) << info.name;
-    // Exactly one of: a builtin function, a tensor method, a Python builtin's
-    // tensor form; every tensor op is reachable from the language.
-    EXPECT_TRUE(info.traits & (ir::FUNC | ir::METHOD | ir::PYTHON)) << info.name;
+    // A builtin function, a tensor method or a Python builtin's tensor
+    // form: every tensor op is reachable from the language, but for those
+    // only gradient rules emit.
+    EXPECT_TRUE(info.traits & (ir::FUNC | ir::METHOD | ir::PYTHON | ir::GRADIENT)) << info.name;
   }
   EXPECT_GT(tensorOps, 60u);
   const ir::Signature& conv = ir::signatureOf(Op::Conv2d);
@@ -97,6 +99,31 @@ TEST(OpTable, TensorOpSignatures) {
 // generator, and min() with a key may call user code.
 // Every tensor op runs through one of the two execute entries: the value
 // ops' (runValueOp) or the other tensor ops' implementation table.
+// Every op has a gradient rule (its own, or ZeroGradient when no gradient
+// flows through it) except those listed here, whose rules are still to be
+// written (differentiating through them is a located "not supported yet"
+// error) or that graph mode's autodiff pass handles itself (control flow,
+// calls, containers). Adding an op without a rule fails this test.
+TEST(OpTable, EveryOpHasAGradientRuleOrIsListed) {
+  const std::set<std::string> withoutRule = {
+      // values, containers, calls, statements and control flow
+      "const", "undef", "builtin", "self_closure", "make_closure", "make_tuple", "make_list", "make_dict",
+      "make_slice", "format", "str_concat", "bitand", "bitor", "bitxor", "lshift", "rshift", "invert", "not",
+      "truth", "is", "is_not", "in", "not_in", "getitem", "setitem", "unpack", "call", "iter", "iter_len",
+      "iter_item", "list_append", "load_global", "store_global", "import", "assert", "raise", "lost_update",
+      "echo", "if", "loop", "yield", "condition", "return",
+      // tensor ops whose rules come next
+      "gelu", "clip", "prod", "max", "min", "var", "std", "logsumexp", "concat", "stack", "split", "chunk", "pad",
+      "gather", "scatter_add", "conv2d", "max_pool2d", "avg_pool2d", "batch_norm", "layer_norm", "dropout",
+      "cross_entropy", "binary_cross_entropy"};
+  std::set<std::string> missing;
+  for (size_t i = 0; i < ir::kNumOps; ++i) {
+    const ir::OpInfo& info = ir::opInfo(static_cast<Op>(i));
+    if (info.gradient == &ir::NoGradient) missing.insert(info.name);
+  }
+  EXPECT_EQ(missing, withoutRule);
+}
+
 TEST(OpTable, EveryTensorOpHasAnExecuteEntry) {
   for (size_t i = 0; i < ir::kNumOps; ++i) {
     Op op = static_cast<Op>(i);

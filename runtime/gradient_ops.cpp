@@ -1,0 +1,58 @@
+// Gradient plumbing ops (see gradient_ops.h).
+#include "runtime/gradient_ops.h"
+
+#include "runtime/tensor_ops.h"
+#include "support/diagnostics.h"
+
+namespace nn::rt {
+
+Value sumTo(const Value& x, const Value& like, SourceLoc loc) {
+  if (!like.is(Kind::Tensor)) {
+    if (!x.is(Kind::Tensor)) return Value::real(x.asFloat());
+    return Value::real(reduce(tensorOf(x), Reduction::Sum, {}, false, loc, "sum_to").flatAsDouble(0));
+  }
+  const Tensor& l = tensorOf(like);
+  DType dt = isFloating(l.dtype()) ? l.dtype() : x.is(Kind::Tensor) ? tensorOf(x).dtype() : DType::F32;
+  if (!x.is(Kind::Tensor)) return makeTensorValue(fullLike(dt, l.shape(), x.asFloat(), l.device()));
+  const Tensor& t = tensorOf(x);
+  const Shape &xs = t.shape(), &ls = l.shape();
+  if (xs.size() < ls.size())
+    fail(loc, "internal error: sum_to from " + shapeString(xs) + " to the larger " + shapeString(ls));
+  size_t lead = xs.size() - ls.size();
+  std::vector<int64_t> axes;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    bool added = i < lead || (ls[i - lead] == 1 && xs[i] != 1);
+    if (!added && i >= lead && ls[i - lead] != xs[i])
+      fail(loc, "internal error: sum_to from " + shapeString(xs) + " to " + shapeString(ls));
+    if (added) axes.push_back(static_cast<int64_t>(i));
+  }
+  Tensor out = axes.empty() ? t : reshape(reduce(t, Reduction::Sum, axes, true, loc, "sum_to"), ls, loc);
+  if (out.dtype() != dt) out = astype(out, dt);
+  return makeTensorValue(std::move(out));
+}
+
+Tensor broadcastLike(const Tensor& x, const Tensor& like, SourceLoc loc) { return broadcastTo(x, like.shape(), loc); }
+
+Tensor reshapeLike(const Tensor& x, const Tensor& like, SourceLoc loc) { return reshape(x, like.shape(), loc); }
+
+Tensor reduceGrad(const Tensor& g, const Tensor& x, std::vector<int64_t> axes, bool keepdims, bool mean,
+                  SourceLoc loc) {
+  int ndim = x.ndim();
+  Shape kept = x.shape();
+  if (axes.empty()) {
+    for (int64_t& d : kept) d = 1;
+  } else {
+    for (int64_t& a : axes) {
+      a = normalizeAxis(a, ndim, loc, "reduce_grad");
+      kept[static_cast<size_t>(a)] = 1;
+    }
+  }
+  Tensor spread = broadcastTo(keepdims ? g : reshape(g, kept, loc), x.shape(), loc);
+  if (!mean) return spread;
+  int64_t count = 1;
+  for (size_t i = 0; i < kept.size(); ++i) count *= kept[i] == 1 ? x.shape()[i] : 1;
+  if (axes.empty()) count = x.numel();
+  return tensorOf(tensorBinary(ir::Op::Div, makeTensorValue(spread), Value::real(static_cast<double>(count)), loc));
+}
+
+}  // namespace nn::rt

@@ -1,0 +1,167 @@
+// The eager tape (see tape.h).
+#include "runtime/tape.h"
+
+#include "ir/op_signature.h"
+#include "passes/reverse_mode.h"
+#include "runtime/compile_cache.h"
+#include "runtime/interpreter.h"
+#include "runtime/tensor.h"
+#include "runtime/tensor_ops.h"
+#include "support/diagnostics.h"
+
+namespace nn::rt {
+namespace {
+
+Value zerosLike(const Value& v) {
+  const Tensor& t = tensorOf(v);
+  return makeTensorValue(fullLike(t.dtype(), t.shape(), 0.0, t.device()));
+}
+
+bool floatingTensor(const Value& v) { return v.is(Kind::Tensor) && isFloating(tensorOf(v).dtype()); }
+
+// A tensor op's attribute parameter as an IR attribute.
+ir::Attr attrOf(const Value& v, SourceLoc loc) {
+  switch (v.kind()) {
+    case Kind::None: return ir::NoneAttr{};
+    case Kind::Bool: return v.asBool();
+    case Kind::Int: return v.asInt();
+    case Kind::Float: return v.asFloat();
+    case Kind::Str: return v.asStr();
+    case Kind::DType: return std::string(ir::dtypeName(static_cast<DType>(v.asInt())));
+    case Kind::Tuple:
+    case Kind::List: {
+      ir::Ints ints;
+      for (const Value& item : v.as<SeqObj>().items) {
+        if (!item.isIntLike()) fail(loc, "the gradient of an op with a non-integer list argument is not supported");
+        ints.push_back(item.asInt());
+      }
+      return ints;
+    }
+    default: fail(loc, std::string("the gradient of an op with a ") + typeName(v) + " argument is not supported");
+  }
+}
+
+}  // namespace
+
+Tape::Tape(Interpreter& interp, Tape* outer, SourceLoc loc)
+    : interp_(interp), outer_(outer), loc_(loc), module_("<gradient>", "<gradient>") {
+  trace_ = graph_.addFunction("trace", loc);
+}
+
+Tape::~Tape() = default;
+
+Value Tape::watch(const Value& v) {
+  Value fresh = makeTensorValue(tensorOf(v));
+  ir::Value* arg = trace_->addParam("x" + std::to_string(watched_.size()), staticType(fresh));
+  watched_.push_back(arg);
+  tracked_[fresh.ptr()] = arg;
+  values_[arg] = fresh;
+  // For the tapes outside, the new value is the watched one passed on.
+  for (Tape* t = outer_; t; t = t->outer_) t->appendIfTracked(ir::Op::Pos, loc_, {v}, fresh);
+  return fresh;
+}
+
+bool Tape::tracks(const Value& v) const { return v.is(Kind::Tensor) && tracked_.count(v.ptr()); }
+
+ir::Value* Tape::traced(const Value& v) {
+  if (v.is(Kind::Tensor))
+    if (auto it = tracked_.find(v.ptr()); it != tracked_.end()) return it->second;
+  ir::Value* arg = trace_->addCapture("c", staticType(v));
+  values_[arg] = v;
+  return arg;
+}
+
+ir::Node* Tape::appendIfTracked(ir::Op op, SourceLoc loc, const std::vector<Value>& operands, const Value& out) {
+  bool any = false;
+  for (const Value& v : operands) any |= tracks(v);
+  return any ? append(op, loc, operands, out) : nullptr;
+}
+
+ir::Node* Tape::append(ir::Op op, SourceLoc loc, const std::vector<Value>& operands, const Value& out) {
+  std::vector<ir::Value*> in;
+  for (const Value& v : operands) in.push_back(traced(v));
+  ir::Node* n = ir::build(trace_->body(), op, loc, std::move(in), 1);
+  n->result(0)->setType(staticType(out));
+  tracked_[out.ptr()] = n->result(0);
+  values_[n->result(0)] = out;
+  return n;
+}
+
+void Tape::recordNode(const ir::Node& n, const Value* const* in, const Value& out) {
+  if (!floatingTensor(out)) return;
+  std::vector<Value> operands;
+  size_t count = n.op() == ir::Op::GetAttr ? 1 : n.operands().size();
+  for (size_t i = 0; i < count; ++i) operands.push_back(*in[i]);
+  // Every enclosing tape that tracks an operand records the op too: a
+  // gradient computed inside another grad is differentiated through.
+  for (Tape* t = this; t; t = t->outer_)
+    if (ir::Node* r = t->appendIfTracked(n.op(), n.loc(), operands, out)) {
+      r->setInlinedAt(n.inlinedAt());
+      for (const auto& [name, value] : n.attrs()) r->setAttr(name, value);
+    }
+}
+
+void Tape::recordOp(ir::Op op, SourceLoc loc, const std::vector<Value>& operands, const Value& out) {
+  if (!floatingTensor(out)) return;
+  for (Tape* t = this; t; t = t->outer_) t->appendIfTracked(op, loc, operands, out);
+}
+
+void Tape::recordTensorOp(ir::Op op, SourceLoc loc, const std::vector<Value>& params, const Value& out) {
+  if (!floatingTensor(out)) return;
+  const ir::Signature& sig = ir::signatureOf(op);
+  std::vector<Value> operands;
+  for (size_t i = 0; i < sig.params.size() && i < params.size(); ++i)
+    if (!sig.params[i].isAttr) operands.push_back(params[i]);
+  for (Tape* t = this; t; t = t->outer_)
+    if (ir::Node* n = t->appendIfTracked(op, loc, operands, out))
+      for (size_t i = 0; i < sig.params.size() && i < params.size(); ++i)
+        if (sig.params[i].isAttr) n->setAttr(sig.params[i].name, attrOf(params[i], loc));
+}
+
+std::vector<Value> Tape::gradients(const Value& output) {
+  std::vector<Value> grads;
+  if (!tracks(output)) {
+    for (ir::Value* w : watched_) grads.push_back(zerosLike(values_[w]));
+    return grads;
+  }
+  // backward(seed, primals...): the trace's reverse sweep, with each
+  // forward value it reads passed in as an argument.
+  ir::Function* backward = graph_.addFunction("backward", loc_);
+  std::vector<Value> args;
+  ir::Value* seed = backward->addParam("seed", staticType(output));
+  const Tensor& out = tensorOf(output);
+  args.push_back(makeTensorValue(fullLike(out.dtype(), out.shape(), 1.0, out.device())));
+  std::unordered_map<const ir::Value*, ir::Value*> primals;
+  passes::ReverseRequest request;
+  for (const auto& n : trace_->body()->nodes()) request.nodes.push_back(n.get());
+  request.output = tracked_[output.ptr()];
+  request.seed = seed;
+  request.wrt.assign(watched_.begin(), watched_.end());
+  request.primal = [&](const ir::Value* v) {
+    auto [it, fresh] = primals.emplace(v, nullptr);
+    if (fresh) {
+      it->second = backward->addParam("p" + std::to_string(args.size()), v->type());
+      args.push_back(values_[v]);
+    }
+    return it->second;
+  };
+  std::vector<ir::Value*> adjoints = passes::reverseStraightLine(*backward->body(), request);
+  ir::Node* tuple = ir::build(backward->body(), ir::Op::MakeTuple, loc_, {}, 1);
+  for (ir::Value* a : adjoints)
+    if (a) tuple->addOperand(a);
+  ir::build(backward->body(), ir::Op::Return, loc_, {tuple->result(0)}, 0);
+  backward->number();
+  // The backward's arguments are now the only holders of the values it
+  // reads, so each is freed at its last use there.
+  std::vector<Value> inputs;
+  for (ir::Value* w : watched_) inputs.push_back(values_[w]);
+  values_.clear();
+  tracked_.clear();
+  Value computed = interp_.runFunction(*backward, module_, nullptr, std::move(args));
+  const std::vector<Value>& items = computed.as<SeqObj>().items;
+  size_t next = 0;
+  for (size_t i = 0; i < adjoints.size(); ++i) grads.push_back(adjoints[i] ? items[next++] : zerosLike(inputs[i]));
+  return grads;
+}
+
+}  // namespace nn::rt

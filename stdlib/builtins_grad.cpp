@@ -1,0 +1,224 @@
+// The autodiff builtins (language.md §5): grad(f, argnums=0) and
+// value_and_grad(f, argnums=0, has_aux=False) return functions that call f
+// under a tape (runtime/tape.h) and return its gradients with respect to
+// the arguments `argnums` names; stop_gradient(x) is x with no gradient
+// flowing back through it.
+//
+// A differentiated argument is a floating tensor, a float, or any nesting
+// of tuples, lists and dicts of them; its gradient has the same structure
+// (a float's gradient is a float). Inside the call a differentiated float
+// is a 0-d f64 tensor, as in JAX.
+#include <memory>
+
+#include "runtime/tape.h"
+#include "runtime/tensor.h"
+#include "runtime/tensor_ops.h"
+#include "stdlib/builtins.h"
+
+namespace nn::stdlib {
+namespace {
+
+using namespace rt;
+
+// What a grad-function closes over, held as its method receiver.
+enum Flavour : int64_t { kGrad = 0, kValueAndGrad = 1 };
+
+// The tape active for the lifetime of this object, the previous one after.
+class ActiveTape {
+ public:
+  ActiveTape(Interpreter& interp, Tape* tape) : interp_(interp), previous_(interp.tape()) { interp.setTape(tape); }
+  ~ActiveTape() { interp_.setTape(previous_); }
+  ActiveTape(const ActiveTape&) = delete;
+  ActiveTape& operator=(const ActiveTape&) = delete;
+
+ private:
+  Interpreter& interp_;
+  Tape* previous_;
+};
+
+// The differentiated arguments' leaves, watched on a tape, and how to put
+// their gradients back into the arguments' structure.
+class Leaves {
+ public:
+  Leaves(CallContext& c, Tape& tape) : c_(c), tape_(tape) {}
+
+  // `v` with its leaves watched.
+  Value watch(const Value& v, size_t argnum) {
+    switch (v.kind()) {
+      case Kind::Tensor:
+        if (!isFloating(tensorOf(v).dtype()))
+          fail(c_.loc, "grad: argument " + std::to_string(argnum) + " is an integer tensor (" +
+                           typeString(tensorOf(v)) + "): only floating-point values can be differentiated");
+        return tape_.watch(v);
+      case Kind::Float:
+        return tape_.watch(makeTensorValue(fullLike(DType::F64, {}, v.asFloat(), c_.interp.context().cpu())));
+      case Kind::Int:
+      case Kind::Bool:
+        fail(c_.loc, "grad: argument " + std::to_string(argnum) + " is " + (v.is(Kind::Bool) ? "a bool" : "an int") +
+                         ": only floating-point values can be differentiated (pass " +
+                         (v.is(Kind::Bool) ? "a float" : std::to_string(v.asInt()) + ".0") + ")");
+      case Kind::Tuple:
+      case Kind::List: {
+        std::vector<Value> items;
+        for (const Value& item : v.as<SeqObj>().items) items.push_back(watch(item, argnum));
+        return v.is(Kind::Tuple) ? makeTuple(std::move(items)) : makeList(std::move(items));
+      }
+      case Kind::Dict: {
+        Value out = makeDict();
+        for (const auto& [key, item] : v.as<DictObj>().items) out.as<DictObj>().set(key, watch(item, argnum));
+        return out;
+      }
+      default:
+        fail(c_.loc, "grad: argument " + std::to_string(argnum) + " contains a " + typeName(v) +
+                         ": only floating-point tensors and floats (in tuples, lists and dicts) can be differentiated");
+    }
+  }
+
+  // The gradients (in watch order, from `next`) in the structure of `v`.
+  Value rebuild(const Value& v, const std::vector<Value>& grads, size_t& next) {
+    switch (v.kind()) {
+      case Kind::Tensor: return grads[next++];
+      case Kind::Float: return Value::real(tensorOf(grads[next++]).flatAsDouble(0));
+      case Kind::Tuple:
+      case Kind::List: {
+        std::vector<Value> items;
+        for (const Value& item : v.as<SeqObj>().items) items.push_back(rebuild(item, grads, next));
+        return v.is(Kind::Tuple) ? makeTuple(std::move(items)) : makeList(std::move(items));
+      }
+      case Kind::Dict: {
+        Value out = makeDict();
+        for (const auto& [key, item] : v.as<DictObj>().items) out.as<DictObj>().set(key, rebuild(item, grads, next));
+        return out;
+      }
+      default: return Value::none();
+    }
+  }
+
+ private:
+  CallContext& c_;
+  Tape& tape_;
+};
+
+// Calls the function a grad-function wraps: args[0] is its receiver
+// (f, argnums, has_aux, flavour), the rest f's arguments.
+Value callGradFunction(CallContext& c, std::vector<Value>& args) {
+  const std::vector<Value>& self = args[0].as<SeqObj>().items;
+  const Value& f = self[0];
+  const Value& argnums = self[1];
+  bool hasAux = self[2].asBool();
+  auto flavour = static_cast<Flavour>(self[3].asInt());
+  std::vector<Value> callArgs(args.begin() + 1, args.end());
+  // Which positional arguments, and whether the answer is a tuple.
+  std::vector<int64_t> which;
+  bool many = argnums.is(Kind::Tuple) || argnums.is(Kind::List);
+  if (many) {
+    for (const Value& a : argnums.as<SeqObj>().items) which.push_back(a.asInt());
+  } else {
+    which.push_back(argnums.asInt());
+  }
+  int64_t n = static_cast<int64_t>(callArgs.size());
+  for (int64_t& a : which) {
+    if (a < -n || a >= n)
+      fail(c.loc, "grad: argnums " + std::to_string(a) + " is out of range for a call with " + std::to_string(n) +
+                      " positional argument" + (n == 1 ? "" : "s"));
+    if (a < 0) a += n;
+  }
+  Tape tape(c.interp, c.interp.tape(), c.loc);
+  Leaves leaves(c, tape);
+  std::vector<Value> original;
+  for (int64_t a : which) {
+    original.push_back(callArgs[static_cast<size_t>(a)]);
+    callArgs[static_cast<size_t>(a)] = leaves.watch(callArgs[static_cast<size_t>(a)], static_cast<size_t>(a));
+  }
+  Value result;
+  {
+    ActiveTape active(c.interp, &tape);
+    result = c.interp.call(f, std::move(callArgs), c.kwnames, c.kwargs, c.loc);
+  }
+  c.used.assign(c.used.size(), true);  // f took the keyword arguments
+  Value loss = result, aux;
+  if (hasAux) {
+    if (!result.is(Kind::Tuple) || result.as<SeqObj>().items.size() != 2)
+      fail(c.loc, "value_and_grad(has_aux=True): the function must return a pair (loss, aux), not " +
+                      std::string(typeName(result)));
+    loss = result.as<SeqObj>().items[0];
+    aux = result.as<SeqObj>().items[1];
+  }
+  bool scalar = loss.is(Kind::Float) || loss.is(Kind::Int) ||
+                (loss.is(Kind::Tensor) && tensorOf(loss).ndim() == 0 && isFloating(tensorOf(loss).dtype()));
+  if (!scalar) {
+    std::string got = loss.is(Kind::Tensor) ? typeString(tensorOf(loss)) : std::string(typeName(loss));
+    fail(c.loc, "grad: the function must return a scalar (a float or a 0-d floating tensor) to differentiate, not " +
+                    got);
+  }
+  std::vector<Value> grads = tape.gradients(loss);
+  std::vector<Value> perArg;
+  size_t next = 0;
+  for (const Value& arg : original) perArg.push_back(leaves.rebuild(arg, grads, next));
+  Value g = many ? makeTuple(std::move(perArg)) : perArg[0];
+  if (flavour == kGrad) return g;
+  return makeTuple({hasAux ? makeTuple({loss, aux}) : loss, g});
+}
+
+Value makeGradFunction(CallContext& c, std::vector<Value>& args, Flavour flavour) {
+  if (args.empty()) fail(c.loc, c.name + "() missing required argument 'f'");
+  if (args.size() > 2) fail(c.loc, c.name + "() takes at most 2 positional arguments");
+  const Value& f = args[0];
+  if (!f.is(Kind::Function) && !f.is(Kind::Builtin) && !f.is(Kind::Method))
+    fail(c.loc, c.name + "() expects a function to differentiate, not " + std::string(typeName(f)));
+  Value argnums = args.size() > 1 ? args[1] : Value::integer(0);
+  if (const Value* a = c.kw("argnums")) argnums = *a;
+  bool hasAux = false;
+  if (flavour == kValueAndGrad)
+    if (const Value* a = c.kw("has_aux")) hasAux = a->asBool();
+  c.checkKeywordsUsed(c.name.c_str());
+  bool ok = argnums.is(Kind::Int);
+  if (argnums.is(Kind::Tuple) || argnums.is(Kind::List)) {
+    ok = !argnums.as<SeqObj>().items.empty();
+    for (const Value& a : argnums.as<SeqObj>().items) ok &= a.is(Kind::Int);
+  }
+  if (!ok) fail(c.loc, c.name + "(): argnums must be an int or a non-empty tuple of ints, not " + repr(argnums));
+  auto m = std::make_shared<MethodObj>();
+  m->self = makeTuple({f, argnums, Value::boolean(hasAux), Value::integer(flavour)});
+  m->name = c.name;
+  m->fn = callGradFunction;
+  return Value::object(Kind::Method, std::move(m));
+}
+
+Value bGrad(CallContext& c, std::vector<Value>& args) { return makeGradFunction(c, args, kGrad); }
+Value bValueAndGrad(CallContext& c, std::vector<Value>& args) { return makeGradFunction(c, args, kValueAndGrad); }
+
+// A tensor with the same elements and an identity no tape tracks; the
+// same through tuples, lists and dicts; anything else as it is.
+Value detached(const Value& v) {
+  switch (v.kind()) {
+    case Kind::Tensor: return makeTensorValue(tensorOf(v));
+    case Kind::Tuple:
+    case Kind::List: {
+      std::vector<Value> items;
+      for (const Value& item : v.as<SeqObj>().items) items.push_back(detached(item));
+      return v.is(Kind::Tuple) ? makeTuple(std::move(items)) : makeList(std::move(items));
+    }
+    case Kind::Dict: {
+      Value out = makeDict();
+      for (const auto& [key, item] : v.as<DictObj>().items) out.as<DictObj>().set(key, detached(item));
+      return out;
+    }
+    default: return v;
+  }
+}
+
+Value bStopGradient(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 1, 1);
+  return detached(args[0]);
+}
+
+}  // namespace
+
+void addGradBuiltins(BuiltinTable& table) {
+  table["grad"] = bGrad;
+  table["value_and_grad"] = bValueAndGrad;
+  table["stop_gradient"] = bStopGradient;
+}
+
+}  // namespace nn::stdlib

@@ -1,0 +1,199 @@
+// Every gradient rule against central finite differences, generated over
+// the rule table: each op with a rule of its own has at least one case
+// here (checked), and each case runs in eager and in graph mode. A case
+// differentiates sum(EXPR * w) for random f64 inputs and a random weight
+// w of EXPR's shape, with respect to every input, and compares each
+// element with (f(x + h) - f(x - h)) / 2h, h = 1e-6: the difference must be
+// below 1e-6 * (1 + |numeric|) (the truncation error is O(h^2) and the
+// rounding error O(1e-16 / h)). The ops gradient rules emit themselves
+// (sum_to, broadcast_like, reshape_like, reduce_grad) are checked the same
+// way through second derivatives.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ir/gradient.h"
+#include "ir/ir.h"
+#include "stdlib/state.h"
+
+namespace {
+
+struct Case {
+  const char* op;                   // the op whose rule it checks
+  const char* expr;                 // over a, b, c
+  std::vector<const char*> inputs;  // nn expressions, made f64 by the test
+  bool second = false;              // differentiate grad(expr) once more
+};
+
+const std::vector<Case>& cases() {
+  static const std::vector<Case> all = {
+      {"add", "a + b", {"randn(3, 4)", "randn(4)"}},
+      {"sub", "a - b", {"randn(3, 4)", "randn(3, 1)"}},
+      {"mul", "a * b", {"randn(2, 3)", "randn(2, 3)"}},
+      {"div", "a / b", {"randn(3, 4)", "rand(4) + 1.0"}},
+      {"pow", "a ** b", {"rand(4) + 0.5", "randn(4)"}},
+      {"pow", "a ** 3", {"randn(5)"}},
+      {"mod", "a % b", {"rand(4) * 3.0 + 0.1", "rand(4) * 0.5 + 1.3"}},
+      {"matmul", "a @ b", {"randn(2, 3, 4)", "randn(4, 5)"}},
+      {"matmul", "a @ b", {"randn(4)", "randn(2, 4, 3)"}},
+      {"matmul", "a @ b", {"randn(3, 4)", "randn(4)"}},
+      {"matmul", "a @ b", {"randn(4)", "randn(4)"}},
+      {"neg", "-a", {"randn(3)"}},
+      {"pos", "+a", {"randn(3)"}},
+      {"getattr", "a.T * b", {"randn(3, 4)", "randn(4, 3)"}},
+      {"exp", "exp(a)", {"randn(5)"}},
+      {"log", "log(a)", {"rand(5) + 0.5"}},
+      {"sqrt", "sqrt(a)", {"rand(5) + 0.5"}},
+      {"rsqrt", "rsqrt(a)", {"rand(5) + 0.5"}},
+      {"abs", "abs(a)", {"randn(5)"}},
+      {"sin", "sin(a)", {"randn(5)"}},
+      {"cos", "cos(a)", {"randn(5)"}},
+      {"tanh", "tanh(a)", {"randn(5)"}},
+      {"sigmoid", "sigmoid(a)", {"randn(5)"}},
+      {"relu", "relu(a)", {"randn(6)"}},
+      {"silu", "silu(a)", {"randn(5)"}},
+      {"softplus", "softplus(a)", {"randn(5)"}},
+      {"where", "where(a > 0.0, a * b, b)", {"randn(6)", "randn(6)"}},
+      {"maximum", "maximum(a, b)", {"randn(3, 4)", "randn(4)"}},
+      {"minimum", "minimum(a, b)", {"randn(3, 4)", "randn(3, 1)"}},
+      {"sum", "a.sum(axis=1)", {"randn(3, 4)"}},
+      {"sum", "a.sum() * a", {"randn(3)"}},
+      {"mean", "a.mean(axis=0, keepdims=True)", {"randn(3, 4)"}},
+      {"reshape", "a.reshape(6, 2)", {"randn(3, 4)"}},
+      {"flatten", "flatten(a)", {"randn(3, 4)"}},
+      {"squeeze", "squeeze(a, 1)", {"randn(3, 1, 4)"}},
+      {"unsqueeze", "unsqueeze(a, 0)", {"randn(3, 4)"}},
+      {"transpose", "transpose(a, 1, 2, 0)", {"randn(2, 3, 4)"}},
+      {"expand", "expand(a, 3, 4)", {"randn(1, 4)"}},
+      {"broadcast_to", "broadcast_to(a, 2, 3, 4)", {"randn(3, 1)"}},
+      {"astype", "a.astype(f64) * a", {"randn(4)"}},
+      {"linear", "linear(a, b, c)", {"randn(5, 3)", "randn(4, 3)", "randn(4)"}},
+      {"linear", "linear(a, b)", {"randn(2, 5, 3)", "randn(4, 3)"}},
+      {"softmax", "softmax(a, axis=1)", {"randn(3, 4)"}},
+      {"log_softmax", "log_softmax(a, axis=0)", {"randn(3, 4)"}},
+      {"mse_loss", "mse_loss(a, b)", {"randn(3, 4)", "randn(3, 4)"}},
+      // Integer-valued ops pass no gradient: only the other factor's.
+      {"floor", "floor(a) * a", {"randn(5) * 3.0"}},
+      {"gt", "(a > 0.0) * a", {"randn(5)"}},
+      // The ops the rules emit, through second derivatives.
+      {"sum_to", "(a + b) * (a + b)", {"randn(3, 4)", "randn(4)"}, true},
+      {"broadcast_like", "(a * b) * b", {"randn(3, 4)", "randn(4)"}, true},
+      {"reshape_like", "a.reshape(4, 3) * a.reshape(4, 3)", {"randn(3, 4)"}, true},
+      {"reduce_grad", "a.sum(axis=0) * a.mean()", {"randn(3, 4)"}, true},
+  };
+  return all;
+}
+
+// The nn program checking one case: prints "ok" or what differs.
+std::string program(const Case& c) {
+  static const char* names[] = {"a", "b", "c"};
+  size_t n = c.inputs.size();
+  std::string params, args;
+  for (size_t i = 0; i < n; ++i) {
+    params += std::string(i ? ", " : "") + names[i];
+    args += std::string(i ? ", " : "") + "xs[" + std::to_string(i) + "]";
+  }
+  std::ostringstream p;
+  p << "seed(7)\n";
+  p << "xs = [";
+  for (size_t i = 0; i < n; ++i) p << (i ? ", " : "") << "(" << c.inputs[i] << ").astype(f64)";
+  p << "]\n";
+  p << "def expr(" << params << "):\n    return " << c.expr << "\n";
+  p << "w = randn(expr(" << args << ").shape).astype(f64)\n";
+  p << "def obj(" << params << "):\n    return (expr(" << params << ") * w).sum()\n";
+  if (c.second) {
+    // The function under test becomes the gradient of obj, weighted again.
+    p << "v = randn(xs[0].shape).astype(f64)\n";
+    p << "def first(" << params << "):\n    return obj(" << params << ")\n";
+    p << "def obj2(" << params << "):\n    return (grad(first)(" << params << ") * v).sum()\n";
+  }
+  std::string f = c.second ? "obj2" : "obj";
+  p << "def call(xs):\n    return " << f << "(" << args << ")\n";
+  p << "argnums = tuple(range(" << n << "))\n";
+  p << "gs = grad(" << f << ", argnums=argnums)(" << args << ")\n";
+  p << "worst = 0.0\n";
+  p << "for i in range(" << n << "):\n";
+  p << "    x = xs[i]\n";
+  p << "    count = x.reshape(-1).shape[0]\n";
+  p << "    numeric = []\n";
+  p << "    for k in range(count):\n";
+  p << "        e = one_hot(tensor([k]), count).astype(f64).reshape(x.shape) * 1e-06\n";
+  p << "        up = list(xs)\n";
+  p << "        up[i] = x + e\n";
+  p << "        down = list(xs)\n";
+  p << "        down[i] = x - e\n";
+  p << "        numeric.append((float(call(up)) - float(call(down))) / 2e-06)\n";
+  p << "    got = gs[i].reshape(-1).tolist()\n";
+  p << "    for k in range(count):\n";
+  p << "        worst = max(worst, abs(got[k] - numeric[k]) / (1.0 + abs(numeric[k])))\n";
+  p << "print('ok' if worst < 1e-06 else 'worst relative difference ' + str(worst))\n";
+  return p.str();
+}
+
+std::string run(const std::string& code, nn::ExecMode mode) {
+  std::ostringstream out, err;
+  nn::StateOptions opts;
+  opts.mode = mode;
+  nn::State state(opts, out, err);
+  nn::Status st = state.runString(code, "gradcheck.nn");
+  if (!st.ok()) state.render(st.error(), err);
+  return out.str() + err.str();
+}
+
+TEST(Gradients, EveryRuleAgreesWithFiniteDifferences) {
+  for (const Case& c : cases())
+    for (nn::ExecMode mode : {nn::ExecMode::Eager, nn::ExecMode::Graph}) {
+      std::string code = program(c);
+      EXPECT_EQ(run(code, mode), "ok\n") << c.op << ": " << c.expr << (mode == nn::ExecMode::Eager ? " (eager)" : " (graph)")
+                                         << "\n" << code;
+    }
+}
+
+// An op with a rule of its own and no case above fails here.
+TEST(Gradients, EveryRuleHasAFiniteDifferenceCase) {
+  std::set<std::string> covered;
+  for (const Case& c : cases()) covered.insert(c.op);
+  for (size_t i = 0; i < nn::ir::kNumOps; ++i) {
+    const nn::ir::OpInfo& info = nn::ir::opInfo(static_cast<nn::ir::Op>(i));
+    if (info.gradient == &nn::ir::NoGradient || info.gradient == &nn::ir::ZeroGradient) continue;
+    EXPECT_TRUE(covered.count(info.name)) << "no finite-difference case for the gradient rule of " << info.name;
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// A training loop keeps flat memory: the tape and the backward pass hold
+// nothing once a step's gradients are returned.
+TEST(Gradients, TrainingLoopMemoryIsFlat) {
+  for (nn::ExecMode mode : {nn::ExecMode::Eager, nn::ExecMode::Graph}) {
+    std::ostringstream out, err;
+    nn::StateOptions opts;
+    opts.mode = mode;
+    nn::State state(opts, out, err);
+    nn::Status st = state.replInput(
+        "seed(0)\n"
+        "x = randn(32, 8)\n"
+        "y = randn(32, 1)\n"
+        "params = {'w': randn(8, 1) * 0.1, 'b': zeros(1)}\n"
+        "def loss(p):\n"
+        "    return mse_loss(tanh(x @ p['w'] + p['b']), y)\n"
+        "def step(p):\n"
+        "    g = grad(loss)(p)\n"
+        "    return {'w': p['w'] - 0.1 * g['w'], 'b': p['b'] - 0.1 * g['b']}\n"
+        "for i in range(10):\n"
+        "    params = step(params)\n");
+    ASSERT_TRUE(st.ok()) << st.error().message;
+    const auto& allocator = state.interpreter().context().cpu().allocator();
+    size_t after10 = allocator.liveBytes();
+    st = state.replInput("for i in range(500):\n    params = step(params)\n");
+    ASSERT_TRUE(st.ok()) << st.error().message;
+    EXPECT_EQ(allocator.liveBytes(), after10);
+  }
+}
+
+}  // namespace
