@@ -33,6 +33,7 @@ struct GradientBuilder {
   // Appends `op` on `in` with attributes `attrs`, typed by its rule.
   Value* emit(Op op, std::vector<Value*> in, std::vector<std::pair<std::string, Attr>> attrs = {});
   Value* constant(double v);
+  Value* literal(Attr v);  // an int, bool, str or None constant
   // Shorthands for the arithmetic the rules are written in.
   Value* add(Value* a, Value* b) { return emit(Op::Add, {a, b}); }
   Value* sub(Value* a, Value* b) { return emit(Op::Sub, {a, b}); }

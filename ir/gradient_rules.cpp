@@ -39,6 +39,13 @@ Value* GradientBuilder::constant(double v) {
   return n->result(0);
 }
 
+Value* GradientBuilder::literal(Attr v) {
+  Node* n = build(&into_, Op::Const, forward.loc(), {}, 1);
+  n->setAttr("value", std::move(v));
+  n->result(0)->setType(resultType(*n, 0));
+  return n->result(0);
+}
+
 size_t GradientBuilder::rankOf(size_t i) const {
   Type t = operands[i]->type();
   if (!t.isTensor() || !t.shape)
@@ -91,12 +98,58 @@ Attr attrOr(const GradientBuilder& b, const char* name, Attr fallback) {
   return a ? *a : fallback;
 }
 
+// A value of the reduction's result shape (its adjoint, its result)
+// spread back over the shape of operand 0; `mean` divides by the count.
+Value* spread(GradientBuilder& b, Value* v, bool mean = false) {
+  return b.emit(Op::ReduceGrad, {v, b.operands[0]},
+                {{"axis", attrOr(b, "axis", NoneAttr{})}, {"keepdims", attrOr(b, "keepdims", false)}, {"mean", mean}});
+}
+
 void reduction(GradientBuilder& b, bool mean) {
+  if (b.wanted[0]) b.grads[0] = spread(b, b.adjoint, mean);
+}
+
+// How many elements of operand 0 each result element of the reduction
+// combines, from the types; fails (not supported) when they do not tell.
+double reducedCount(GradientBuilder& b) {
+  Type x = b.operands[0]->type(), r = b.result->type();
+  auto numel = [](const Type& t) -> double {
+    if (!t.isTensor() || !t.shape) return -1;
+    double n = 1;
+    for (const Dim& d : *t.shape) {
+      if (!d.isKnown()) return -1;
+      n *= static_cast<double>(d.size);
+    }
+    return n;
+  };
+  double nx = numel(x), nr = numel(r);
+  if (nx < 0 || nr <= 0)
+    fail(b.forward.loc(), std::string("the gradient of ") + b.forward.info().name +
+                              " is not supported for operands of unknown shape");
+  return nx / nr;
+}
+
+// The gradient of var (of std when `root`): 2 (x - mean) / (n - ddof),
+// times the adjoint (std: divided by 2 std).
+void variance(GradientBuilder& b, bool root) {
   if (!b.wanted[0]) return;
-  b.grads[0] = b.emit(Op::ReduceGrad, {b.adjoint, b.operands[0]},
-                      {{"axis", attrOr(b, "axis", NoneAttr{})},
-                       {"keepdims", attrOr(b, "keepdims", false)},
-                       {"mean", mean}});
+  Value* x = b.operands[0];
+  const Attr* ddofAttr = b.attr("ddof");
+  double ddof = ddofAttr && std::holds_alternative<int64_t>(*ddofAttr) ? static_cast<double>(std::get<int64_t>(*ddofAttr)) : 0.0;
+  double n = reducedCount(b);
+  Value* adj = root ? b.div(b.adjoint, b.mul(b.result, b.constant(2.0))) : b.adjoint;
+  Value* mean = b.emit(Op::Mean, {x}, {{"axis", attrOr(b, "axis", NoneAttr{})}, {"keepdims", true}});
+  Value* centred = b.sub(x, mean);
+  b.grads[0] = b.mul(spread(b, adj), b.mul(centred, b.constant(2.0 / (n - ddof))));
+}
+
+// max/min: the adjoint goes to the elements equal to the result, split
+// evenly among ties.
+void extremum(GradientBuilder& b) {
+  if (!b.wanted[0]) return;
+  Value* hit = b.emit(Op::Eq, {b.operands[0], spread(b, b.result)});
+  Value* ties = b.emit(Op::Sum, {hit}, {{"axis", attrOr(b, "axis", NoneAttr{})}, {"keepdims", attrOr(b, "keepdims", false)}});
+  b.grads[0] = b.mul(spread(b, b.div(b.adjoint, ties)), hit);
 }
 
 }  // namespace
@@ -248,6 +301,39 @@ void GradMinimum(GradientBuilder& b) { minMax(b, Op::Lt); }
 
 void GradSum(GradientBuilder& b) { reduction(b, false); }
 void GradMean(GradientBuilder& b) { reduction(b, true); }
+void GradMax(GradientBuilder& b) { extremum(b); }
+void GradMin(GradientBuilder& b) { extremum(b); }
+void GradVar(GradientBuilder& b) { variance(b, false); }
+void GradStd(GradientBuilder& b) { variance(b, true); }
+
+// prod: result / x per element (operands with zeros are not supported:
+// their gradient is not finite here).
+void GradProd(GradientBuilder& b) {
+  if (b.wanted[0]) b.grads[0] = b.mul(spread(b, b.adjoint), b.div(spread(b, b.result), b.operands[0]));
+}
+
+// logsumexp: softmax of x along the axes, times the adjoint.
+void GradLogSumExp(GradientBuilder& b) {
+  if (!b.wanted[0]) return;
+  Value* weights = b.emit(Op::Exp, {b.sub(b.operands[0], spread(b, b.result))});
+  b.grads[0] = b.mul(spread(b, b.adjoint), weights);
+}
+
+// clip(x, lo, hi): the adjoint where lo <= x <= hi, else to the bound
+// that clipped (when it is a value being differentiated).
+void GradClip(GradientBuilder& b) {
+  Value* x = b.operands[0];
+  auto given = [&](size_t i) { return b.operands.size() > i && b.operands[i]->type().kind != TypeKind::None; };
+  Value* inside = nullptr;
+  for (size_t i = 1; i <= 2; ++i) {
+    if (!given(i)) continue;
+    Value* ok = b.emit(i == 1 ? Op::Ge : Op::Le, {x, b.operands[i]});
+    inside = inside ? b.emit(Op::LogicalAnd, {inside, ok}) : ok;
+    if (b.wanted[i])
+      b.grads[i] = b.sumTo(b.mul(b.adjoint, b.emit(i == 1 ? Op::Lt : Op::Gt, {x, b.operands[i]})), b.operands[i]);
+  }
+  if (b.wanted[0]) b.grads[0] = inside ? b.mul(b.adjoint, inside) : b.adjoint;
+}
 
 void GradReshape(GradientBuilder& b) {
   if (b.wanted[0]) b.grads[0] = b.emit(Op::ReshapeLike, {b.adjoint, b.operands[0]});
@@ -311,6 +397,75 @@ void GradLogSoftmax(GradientBuilder& b) {
   b.grads[0] = b.sub(b.adjoint, b.mul(b.emit(Op::Exp, {b.result}), total));
 }
 
+// cross_entropy(logits [N, C], labels [N]) = mean of -log_softmax at the
+// labels: d logits = (softmax(logits) - one_hot(labels)) / N.
+void GradCrossEntropy(GradientBuilder& b) {
+  if (!b.wanted[0]) return;
+  Type t = b.operands[0]->type();
+  if (!t.isTensor() || !t.shape || t.shape->size() != 2 || !(*t.shape)[0].isKnown() || !(*t.shape)[1].isKnown())
+    fail(b.forward.loc(), "the gradient of cross_entropy is not supported for logits of unknown shape");
+  int64_t n = (*t.shape)[0].size, classes = (*t.shape)[1].size;
+  Value* p = b.emit(Op::Softmax, {b.operands[0]}, {{"axis", int64_t(1)}});
+  Value* target = b.emit(Op::OneHot, {b.operands[1]}, {{"n", classes}});
+  b.grads[0] = b.mul(b.sub(p, target), b.div(b.adjoint, b.constant(static_cast<double>(n))));
+}
+
+// binary_cross_entropy(p, y) = mean(-(y log p + (1 - y) log(1 - p))), the
+// logs clamped at -100 as in PyTorch.
+void GradBinaryCrossEntropy(GradientBuilder& b) {
+  Value* p = b.operands[0];
+  Value* y = b.operands[1];
+  Value* adj = b.emit(Op::ReduceGrad, {b.adjoint, p}, {{"axis", NoneAttr{}}, {"keepdims", false}, {"mean", true}});
+  if (b.wanted[0]) {
+    Value* slope = b.emit(Op::Maximum, {b.mul(p, b.sub(b.constant(1.0), p)), b.constant(1e-12)});
+    b.grads[0] = b.mul(adj, b.div(b.sub(p, y), slope));
+  }
+  if (b.wanted[1]) {
+    Value* logQ = b.emit(Op::Maximum, {b.emit(Op::Log, {b.sub(b.constant(1.0), p)}), b.constant(-100.0)});
+    Value* logP = b.emit(Op::Maximum, {b.emit(Op::Log, {p}), b.constant(-100.0)});
+    b.grads[1] = b.sumTo(b.mul(adj, b.sub(logQ, logP)), y);
+  }
+}
+
+// dropout: the elements kept, scaled by 1 / (1 - p) (an element of x that
+// is exactly 0 counts as dropped); the identity when not training.
+void GradDropout(GradientBuilder& b) {
+  if (!b.wanted[0]) return;
+  const Attr* training = b.attr("training");
+  if (training && *training == Attr(false)) {
+    b.grads[0] = b.adjoint;
+    return;
+  }
+  const Attr* pAttr = b.attr("p");
+  double p = pAttr && std::holds_alternative<double>(*pAttr) ? std::get<double>(*pAttr) : 0.5;
+  Value* kept = b.emit(Op::Ne, {b.result, b.constant(0.0)});
+  b.grads[0] = b.mul(b.mul(b.adjoint, kept), b.constant(p < 1.0 ? 1.0 / (1.0 - p) : 0.0));
+}
+
+// layer_norm over the last axis: with xhat = (x - mean) / sqrt(var + eps)
+// and g = adjoint * gamma, dx = (g - mean(g) - xhat * mean(g * xhat)) /
+// sqrt(var + eps); dgamma = sum of adjoint * xhat, dbeta = sum of adjoint.
+void GradLayerNorm(GradientBuilder& b) {
+  Value* x = b.operands[0];
+  const Attr* epsAttr = b.attr("eps");
+  double eps = epsAttr && std::holds_alternative<double>(*epsAttr) ? std::get<double>(*epsAttr) : 1e-5;
+  auto lastAxis = [&](Op op, Value* v) {
+    return b.emit(op, {v}, {{"axis", int64_t(-1)}, {"keepdims", true}});
+  };
+  Value* centred = b.sub(x, lastAxis(Op::Mean, x));
+  Value* var = lastAxis(Op::Mean, b.mul(centred, centred));
+  Value* inv = b.emit(Op::Rsqrt, {b.add(var, b.constant(eps))});
+  Value* xhat = b.mul(centred, inv);
+  auto given = [&](size_t i) { return b.operands.size() > i && b.operands[i]->type().kind != TypeKind::None; };
+  if (b.wanted[0]) {
+    Value* g = given(1) ? b.mul(b.adjoint, b.operands[1]) : b.adjoint;
+    Value* inner = b.sub(b.sub(g, lastAxis(Op::Mean, g)), b.mul(xhat, lastAxis(Op::Mean, b.mul(g, xhat))));
+    b.grads[0] = b.mul(inner, inv);
+  }
+  if (given(1) && b.wanted[1]) b.grads[1] = b.sumTo(b.mul(b.adjoint, xhat), b.operands[1]);
+  if (given(2) && b.wanted[2]) b.grads[2] = b.sumTo(b.adjoint, b.operands[2]);
+}
+
 // mean((input - target) ** 2).
 void GradMseLoss(GradientBuilder& b) {
   Value* d = b.sub(b.operands[0], b.operands[1]);
@@ -318,6 +473,91 @@ void GradMseLoss(GradientBuilder& b) {
   Value* g = b.mul(b.mul(spread, d), b.constant(2.0));
   if (b.wanted[0]) b.grads[0] = b.sumTo(g, b.operands[0]);
   if (b.wanted[1]) b.grads[1] = b.sumTo(b.neg(g), b.operands[1]);
+}
+
+// ---- indexing ----
+
+// x[index] of a tensor: the adjoint added back at index (containers pass
+// their elements through unchanged and need no rule in eager mode).
+void GradGetItem(GradientBuilder& b) {
+  if (b.wanted[0] && b.operands[0]->type().isTensor())
+    b.grads[0] = b.emit(Op::IndexGrad, {b.adjoint, b.operands[0], b.operands[1]});
+}
+
+// x[index] = v of a tensor (a new tensor): the adjoint where x was kept,
+// and the adjoint at index summed to v's shape.
+void GradSetItem(GradientBuilder& b) {
+  if (!b.operands[0]->type().isTensor()) return;
+  if (b.wanted[0]) b.grads[0] = b.emit(Op::SetItem, {b.adjoint, b.operands[1], b.constant(0.0)});
+  if (b.wanted[2]) b.grads[2] = b.sumTo(b.emit(Op::GetItem, {b.adjoint, b.operands[1]}), b.operands[2]);
+}
+
+// ---- joining ----
+
+// The elements of the list or tuple a concat/stack joined, as the node that
+// built it knows them; fails (not supported) for a sequence built elsewhere.
+std::vector<Type> joinedTypes(GradientBuilder& b) {
+  const Node* seq = b.forward.operand(0)->def();
+  if (!seq || (seq->op() != Op::MakeList && seq->op() != Op::MakeTuple))
+    fail(b.forward.loc(), std::string("the gradient of ") + b.forward.info().name +
+                              " is only supported for a list or tuple of tensors written at the call");
+  std::vector<Type> types;
+  for (const Value* v : seq->operands()) types.push_back(v->type());
+  return types;
+}
+
+// adjoint[:, ..., at] with `at` on axis `axis` (a slice or an index).
+Value* along(GradientBuilder& b, int64_t axis, Value* at) {
+  std::vector<Value*> index;
+  for (int64_t k = 0; k < axis; ++k) {
+    Value* none = b.literal(NoneAttr{});
+    index.push_back(b.emit(Op::MakeSlice, {none, none, none}));
+  }
+  index.push_back(at);
+  return b.emit(Op::GetItem, {b.adjoint, b.emit(Op::MakeTuple, index)});
+}
+
+int64_t joinAxis(GradientBuilder& b, size_t rank) {
+  const Attr* a = b.attr("axis");
+  int64_t axis = a && std::holds_alternative<int64_t>(*a) ? std::get<int64_t>(*a) : 0;
+  return axis < 0 ? axis + static_cast<int64_t>(rank) : axis;
+}
+
+// concat: the adjoint cut back into the pieces, as a list for the
+// make_list/make_tuple that gathered them.
+void GradConcat(GradientBuilder& b) {
+  if (!b.wanted[0]) return;
+  std::vector<Type> types = joinedTypes(b);
+  std::vector<Value*> pieces;
+  int64_t start = 0;
+  for (const Type& t : types) {
+    if (!t.isTensor() || !t.shape) fail(b.forward.loc(), "the gradient of concat is not supported for tensors of unknown shape");
+    int64_t axis = joinAxis(b, t.shape->size());
+    const Dim& d = (*t.shape)[static_cast<size_t>(axis)];
+    if (!d.isKnown()) fail(b.forward.loc(), "the gradient of concat is not supported for tensors of unknown shape");
+    Value* slice = b.emit(Op::MakeSlice, {b.literal(start), b.literal(start + d.size), b.literal(NoneAttr{})});
+    pieces.push_back(along(b, axis, slice));
+    start += d.size;
+  }
+  b.grads[0] = b.emit(Op::MakeList, pieces);
+}
+
+// stack: the adjoint's slices along the new axis.
+void GradStack(GradientBuilder& b) {
+  if (!b.wanted[0]) return;
+  std::vector<Type> types = joinedTypes(b);
+  std::vector<Value*> pieces;
+  for (size_t i = 0; i < types.size(); ++i) {
+    size_t rank = types[i].isTensor() && types[i].shape ? types[i].shape->size() + 1 : 1;
+    pieces.push_back(along(b, joinAxis(b, rank), b.literal(static_cast<int64_t>(i))));
+  }
+  b.grads[0] = b.emit(Op::MakeList, pieces);
+}
+
+// A list or tuple's adjoint (a list of the elements' adjoints) handed out.
+void GradMakeSequence(GradientBuilder& b) {
+  for (size_t i = 0; i < b.operands.size(); ++i)
+    if (b.wanted[i]) b.grads[i] = b.emit(Op::GetItem, {b.adjoint, b.literal(static_cast<int64_t>(i))});
 }
 
 // ---- the ops the rules emit (so gradients of gradients exist) ----
@@ -332,6 +572,10 @@ void GradBroadcastLike(GradientBuilder& b) {
 
 void GradReshapeLike(GradientBuilder& b) {
   if (b.wanted[0]) b.grads[0] = b.emit(Op::ReshapeLike, {b.adjoint, b.operands[0]});
+}
+
+void GradIndexGrad(GradientBuilder& b) {
+  if (b.wanted[0]) b.grads[0] = b.emit(Op::GetItem, {b.adjoint, b.operands[2]});
 }
 
 // reduce_grad spreads g over x's shape: its own gradient reduces back.

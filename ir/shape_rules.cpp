@@ -271,6 +271,8 @@ std::optional<Type> ReduceGrad(const OpArgs& a) {
   return Type::tensor(g->dtype, x->shape);
 }
 
+std::optional<Type> IndexGrad(const OpArgs& a) { return ReduceGrad(a); }
+
 std::optional<Type> Loss(const OpArgs& a) {
   std::vector<const Value*> operands = a.operands();
   if (operands.empty() || !operands[0] || !operands[0]->type().isTensor()) return std::nullopt;

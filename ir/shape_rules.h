@@ -25,7 +25,8 @@ std::optional<Type> Loss(const OpArgs& args);
 // The ops gradient rules emit (ir/gradient.h).
 std::optional<Type> SumTo(const OpArgs& args);          // like's shape
 std::optional<Type> BroadcastLike(const OpArgs& args);  // like's shape, x's dtype
-std::optional<Type> ReduceGrad(const OpArgs& args);     // x's shape, g's dtype         // a 0-d tensor
+std::optional<Type> ReduceGrad(const OpArgs& args);     // x's shape, g's dtype
+std::optional<Type> IndexGrad(const OpArgs& args);      // x's shape, g's dtype         // a 0-d tensor
 
 // A full reduction of `x` by `op`: its dtype, rank 0.
 Type fullReduction(Op op, const Type& x);

@@ -1,6 +1,7 @@
 // Gradient plumbing ops (see gradient_ops.h).
 #include "runtime/gradient_ops.h"
 
+#include "runtime/kernels.h"
 #include "runtime/tensor_ops.h"
 #include "support/diagnostics.h"
 
@@ -34,6 +35,20 @@ Value sumTo(const Value& x, const Value& like, SourceLoc loc) {
 Tensor broadcastLike(const Tensor& x, const Tensor& like, SourceLoc loc) { return broadcastTo(x, like.shape(), loc); }
 
 Tensor reshapeLike(const Tensor& x, const Tensor& like, SourceLoc loc) { return reshape(x, like.shape(), loc); }
+
+Tensor indexGrad(const Tensor& g, const Tensor& x, const Value& index, SourceLoc loc) {
+  // The flat position of every element x[index] selects: index a ramp of
+  // positions the same way (basic and advanced indexing alike).
+  Ramp ramp;
+  ramp.exact = true;  // integer positions, counted exactly
+  Tensor positions = reshape(rampTensor(ir::Op::Arange, DType::I64, x.numel(), ramp, x.device(), loc), x.shape(), loc);
+  Tensor picked = tensorGetItem(positions, index, loc);
+  Shape flat{x.numel()};
+  Tensor zeros = fullLike(g.dtype(), flat, 0.0, x.device());
+  Shape n{picked.numel()};
+  Tensor summed = scatterAdd(zeros, 0, reshape(picked.contiguous(), n, loc), reshape(g.contiguous(), n, loc), loc);
+  return reshape(summed, x.shape(), loc);
+}
 
 Tensor reduceGrad(const Tensor& g, const Tensor& x, std::vector<int64_t> axes, bool keepdims, bool mean,
                   SourceLoc loc) {

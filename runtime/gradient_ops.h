@@ -19,6 +19,9 @@ Value sumTo(const Value& x, const Value& like, SourceLoc loc);
 // x broadcast (a view) or reshaped to like's shape.
 Tensor broadcastLike(const Tensor& x, const Tensor& like, SourceLoc loc);
 Tensor reshapeLike(const Tensor& x, const Tensor& like, SourceLoc loc);
+// The gradient g of x[index] with respect to x: zeros of x's shape with g
+// added at the positions index selects (repeated positions add up).
+Tensor indexGrad(const Tensor& g, const Tensor& x, const Value& index, SourceLoc loc);
 // The gradient g of sum(x, axes, keepdims) (mean: of mean) with respect to
 // x: g spread over x's shape (divided by the count for a mean). No axes:
 // all of them.

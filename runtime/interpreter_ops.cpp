@@ -122,14 +122,7 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
       set(d);
       return;
     }
-    case Op::MakeSlice: {
-      auto s = std::make_shared<SliceObj>();
-      s->start = in(0);
-      s->stop = in(1);
-      s->step = in(2);
-      set(Value::object(Kind::Slice, std::move(s)));
-      return;
-    }
+    case Op::MakeSlice: set(makeSlice(in(0), in(1), in(2))); return;
     case Op::Add:
     case Op::Mul:
       // list += iterable and list *= n update the list itself, as in Python.
@@ -163,7 +156,10 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
         const Tensor& t = tensorOf(v);
         if (t.ndim() == 0) fail(loc, "cannot unpack a 0-d tensor");
         std::vector<Value> rows;
-        for (int64_t i = 0; i < t.dim(0); ++i) rows.push_back(makeTensorValue(tensorGetItem(t, Value::integer(i), loc)));
+        for (int64_t i = 0; i < t.dim(0); ++i) {
+          rows.push_back(makeTensorValue(tensorGetItem(t, Value::integer(i), loc)));
+          if (tape_) tape_->recordOp(Op::GetItem, loc, {v, Value::integer(i)}, rows.back());
+        }
         v = makeTuple(std::move(rows));
       }
       if (v.is(Kind::Range)) {
@@ -197,6 +193,7 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
         set(Value::integer(s.as<RangeObj>().at(i)));
       } else if (s.is(Kind::Tensor)) {
         set(makeTensorValue(tensorGetItem(tensorOf(s), Value::integer(i), loc)));
+        if (tape_) tape_->recordOp(Op::GetItem, loc, {s, Value::integer(i)}, f[n.result(0)]);
       } else {
         const auto& items = s.as<SeqObj>().items;
         if (i >= static_cast<int64_t>(items.size())) fail(loc, "list changed size during iteration");

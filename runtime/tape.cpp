@@ -63,17 +63,37 @@ Value Tape::watch(const Value& v) {
 
 bool Tape::tracks(const Value& v) const { return v.is(Kind::Tensor) && tracked_.count(v.ptr()); }
 
+bool Tape::tracksAny(const Value& v) const {
+  if (v.is(Kind::Tuple) || v.is(Kind::List)) {
+    for (const Value& item : v.as<SeqObj>().items)
+      if (tracksAny(item)) return true;
+    return false;
+  }
+  return tracks(v);
+}
+
 ir::Value* Tape::traced(const Value& v) {
   if (v.is(Kind::Tensor))
     if (auto it = tracked_.find(v.ptr()); it != tracked_.end()) return it->second;
+  if ((v.is(Kind::Tuple) || v.is(Kind::List)) && tracksAny(v)) {
+    std::vector<ir::Value*> items;
+    for (const Value& item : v.as<SeqObj>().items) items.push_back(traced(item));
+    ir::Node* n = ir::build(trace_->body(), v.is(Kind::List) ? ir::Op::MakeList : ir::Op::MakeTuple, loc_, items, 1);
+    n->result(0)->setType(v.is(Kind::List) ? ir::TypeKind::List : ir::TypeKind::Tuple);
+    values_[n->result(0)] = v;
+    return n->result(0);
+  }
   ir::Value* arg = trace_->addCapture("c", staticType(v));
   values_[arg] = v;
   return arg;
 }
 
 ir::Node* Tape::appendIfTracked(ir::Op op, SourceLoc loc, const std::vector<Value>& operands, const Value& out) {
+  // An op that hands back a value this tape already has (an element of a
+  // list: xs[1]) passes it on unchanged.
+  if (tracks(out)) return nullptr;
   bool any = false;
-  for (const Value& v : operands) any |= tracks(v);
+  for (const Value& v : operands) any |= tracksAny(v);
   return any ? append(op, loc, operands, out) : nullptr;
 }
 
@@ -107,6 +127,10 @@ void Tape::recordOp(ir::Op op, SourceLoc loc, const std::vector<Value>& operands
 }
 
 void Tape::recordTensorOp(ir::Op op, SourceLoc loc, const std::vector<Value>& params, const Value& out) {
+  if ((op == ir::Op::Split || op == ir::Op::Chunk) && out.is(Kind::List)) {
+    recordPieces(params[0], params[2].asInt(), out, loc);
+    return;
+  }
   if (!floatingTensor(out)) return;
   const ir::Signature& sig = ir::signatureOf(op);
   std::vector<Value> operands;
@@ -116,6 +140,22 @@ void Tape::recordTensorOp(ir::Op op, SourceLoc loc, const std::vector<Value>& pa
     if (ir::Node* n = t->appendIfTracked(op, loc, operands, out))
       for (size_t i = 0; i < sig.params.size() && i < params.size(); ++i)
         if (sig.params[i].isAttr) n->setAttr(sig.params[i].name, attrOf(params[i], loc));
+}
+
+void Tape::recordPieces(const Value& x, int64_t axis, const Value& pieces, SourceLoc loc) {
+  if (!floatingTensor(x)) return;
+  int ndim = tensorOf(x).ndim();
+  if (axis < 0) axis += ndim;
+  int64_t start = 0;
+  for (const Value& piece : pieces.as<SeqObj>().items) {
+    int64_t size = tensorOf(piece).dim(static_cast<int>(axis));
+    // x[:, ..., start:start + size]: the piece as an index of x.
+    std::vector<Value> index;
+    for (int64_t k = 0; k < axis; ++k) index.push_back(makeSlice(Value::none(), Value::none(), Value::none()));
+    index.push_back(makeSlice(Value::integer(start), Value::integer(start + size), Value::none()));
+    recordOp(ir::Op::GetItem, loc, {x, makeTuple(std::move(index))}, piece);
+    start += size;
+  }
 }
 
 std::vector<Value> Tape::gradients(const Value& output) {

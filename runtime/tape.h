@@ -47,7 +47,9 @@ class Tape {
   // the operands.
   void recordNode(const ir::Node& n, const Value* const* in, const Value& out);
   void recordTensorOp(ir::Op op, SourceLoc loc, const std::vector<Value>& params, const Value& out);
-  // An op without attributes that a builtin ran itself (sum's additions).
+  // An op without attributes that a builtin ran itself (sum's additions),
+  // or an element taken out of a tensor (unpacking, iteration, split):
+  // x[index].
   void recordOp(ir::Op op, SourceLoc loc, const std::vector<Value>& operands, const Value& out);
 
   // The gradients of `output` (a 0-d floating tensor, or a number) with
@@ -57,10 +59,14 @@ class Tape {
   std::vector<Value> gradients(const Value& output);
 
  private:
-  // The trace value holding runtime value `v` (an argument of the trace
-  // when `v` is not tracked).
+  // The trace value holding runtime value `v`: its node when tracked, a
+  // make_list/make_tuple of its elements for a sequence holding tracked
+  // tensors (concat([a, b])), else an argument of the trace.
   ir::Value* traced(const Value& v);
+  bool tracksAny(const Value& v) const;
   ir::Node* append(ir::Op op, SourceLoc loc, const std::vector<Value>& operands, const Value& out);
+  // The pieces split/chunk cut from x along `axis`, as x[..., a:b] each.
+  void recordPieces(const Value& x, int64_t axis, const Value& pieces, SourceLoc loc);
   // append() when this tape tracks one of the operands; else null.
   ir::Node* appendIfTracked(ir::Op op, SourceLoc loc, const std::vector<Value>& operands, const Value& out);
 
@@ -71,7 +77,7 @@ class Tape {
   ir::Function* trace_;
   ModuleInstance module_;
   std::vector<ir::Value*> watched_;
-  std::unordered_map<const Object*, ir::Value*> tracked_;  // by tensor object
+  std::unordered_map<const Object*, ir::Value*> tracked_;  // by tensor (or sequence) object
   std::unordered_map<const ir::Value*, Value> values_;     // runtime value of each trace value
 };
 

@@ -67,6 +67,14 @@ Value makeList(std::vector<Value> items) {
 
 Value makeDict() { return Value::object(Kind::Dict, std::make_shared<DictObj>()); }
 
+Value makeSlice(Value start, Value stop, Value step) {
+  auto s = std::make_shared<SliceObj>();
+  s->start = std::move(start);
+  s->stop = std::move(stop);
+  s->step = std::move(step);
+  return Value::object(Kind::Slice, std::move(s));
+}
+
 static size_t utf8SeqLen(unsigned char b) { return b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4; }
 
 std::vector<std::string> utf8Chars(const std::string& s) {

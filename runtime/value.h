@@ -140,6 +140,7 @@ struct ExceptionObj : Object {
 Value makeTuple(std::vector<Value> items);
 Value makeList(std::vector<Value> items);
 Value makeDict();
+Value makeSlice(Value start, Value stop, Value step);
 
 // Python's str semantics over UTF-8 text: lengths, indices and iteration
 // count code points, not bytes.

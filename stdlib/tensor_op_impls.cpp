@@ -284,6 +284,8 @@ Value reduceGradOp(OpCall& c) {
       reduceGrad(c.tensor("g"), c.tensor("x"), c.ints("axis"), c.flag("keepdims"), c.flag("mean"), c.loc));
 }
 
+Value indexGradOp(OpCall& c) { return makeTensorValue(indexGrad(c.tensor("g"), c.tensor("x"), c["index"], c.loc)); }
+
 Value linearOp(OpCall& c) {
   return makeTensorValue(linear(c.tensor("x"), c.tensor("w"), c.optionalTensor("b"), c.loc));
 }
@@ -366,7 +368,7 @@ struct ImplTable {
     set(Op::Concat, concatOp), set(Op::Stack, stackOp), set(Op::Split, splitOp), set(Op::Chunk, chunkOp);
     set(Op::Pad, padOp), set(Op::Gather, gatherOp), set(Op::ScatterAdd, scatterAddOp), set(Op::OneHot, oneHotOp);
     set(Op::SumTo, sumToOp), set(Op::BroadcastLike, broadcastLikeOp), set(Op::ReshapeLike, reshapeLikeOp);
-    set(Op::ReduceGrad, reduceGradOp);
+    set(Op::ReduceGrad, reduceGradOp), set(Op::IndexGrad, indexGradOp);
     set(Op::Linear, linearOp), set(Op::Softmax, softmaxOp), set(Op::LogSoftmax, softmaxOp);
     set(Op::Conv2d, conv2dOp), set(Op::MaxPool2d, poolOp), set(Op::AvgPool2d, poolOp);
     set(Op::BatchNorm, batchNormOp), set(Op::LayerNorm, layerNormOp), set(Op::Dropout, dropoutOp);

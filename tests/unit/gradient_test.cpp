@@ -75,6 +75,30 @@ const std::vector<Case>& cases() {
       {"softmax", "softmax(a, axis=1)", {"randn(3, 4)"}},
       {"log_softmax", "log_softmax(a, axis=0)", {"randn(3, 4)"}},
       {"mse_loss", "mse_loss(a, b)", {"randn(3, 4)", "randn(3, 4)"}},
+      {"cross_entropy", "cross_entropy(a, tensor([2, 0, 1]))", {"randn(3, 4)"}},
+      {"binary_cross_entropy", "binary_cross_entropy(a, b)", {"rand(5) * 0.8 + 0.1", "rand(5)"}},
+      {"clip", "clip(a, -0.5, 0.5)", {"randn(6)"}},
+      {"clip", "clip(a, b, None)", {"randn(6)", "randn(6)"}},
+      {"prod", "a.prod(axis=1)", {"rand(3, 4) + 0.5"}},
+      {"max", "a.max(axis=0)", {"randn(3, 4)"}},
+      {"max", "a.max() * a", {"randn(5)"}},
+      {"min", "a.min(axis=1, keepdims=True)", {"randn(3, 4)"}},
+      {"var", "a.var(axis=1)", {"randn(3, 4)"}},
+      {"std", "a.std(ddof=1)", {"randn(5)"}},
+      {"logsumexp", "logsumexp(a, axis=1)", {"randn(3, 4)"}},
+      {"layer_norm", "layer_norm(a, b, c)", {"randn(3, 5)", "randn(5)", "randn(5)"}},
+      {"layer_norm", "layer_norm(a)", {"randn(2, 3, 4)"}},
+      {"dropout", "dropout(a, 0.0) * a", {"randn(5)"}},
+      {"getitem", "a[1:, ::2] * a[0, 1]", {"randn(3, 4)"}},
+      {"getitem", "a[tensor([0, 2, 0])].sum(axis=0) + a[tensor([True, False, True])].sum(axis=0)", {"randn(3, 2)"}},
+      {"setitem", "set_row(a, b)", {"randn(3, 4)", "randn(4)"}},
+      {"concat", "concat([a, b * 2.0, a], axis=1)", {"randn(2, 3)", "randn(2, 1)"}},
+      {"stack", "stack((a, b), axis=1)", {"randn(2, 3)", "randn(2, 3)"}},
+      {"make_list", "concat([a, b])", {"randn(2)", "randn(3)"}},
+      {"make_tuple", "stack((a, a * b))", {"randn(3)", "randn(3)"}},
+      // split, chunk, unpacking and iteration take pieces out as x[...]
+      {"getitem", "split(a, [1, 2], axis=1)[1] * chunk(a, 3, axis=1)[0]", {"randn(2, 3)"}},
+      {"getitem", "rows(a)", {"randn(3, 2)"}},
       // Integer-valued ops pass no gradient: only the other factor's.
       {"floor", "floor(a) * a", {"randn(5) * 3.0"}},
       {"gt", "(a > 0.0) * a", {"randn(5)"}},
@@ -83,6 +107,7 @@ const std::vector<Case>& cases() {
       {"broadcast_like", "(a * b) * b", {"randn(3, 4)", "randn(4)"}, true},
       {"reshape_like", "a.reshape(4, 3) * a.reshape(4, 3)", {"randn(3, 4)"}, true},
       {"reduce_grad", "a.sum(axis=0) * a.mean()", {"randn(3, 4)"}, true},
+      {"index_grad", "a[tensor([1, 1, 0])] * a[tensor([1, 1, 0])]", {"randn(3, 2)"}, true},
   };
   return all;
 }
@@ -98,6 +123,8 @@ std::string program(const Case& c) {
   }
   std::ostringstream p;
   p << "seed(7)\n";
+  p << "def set_row(x, row):\n    x[1] = row * 2.0\n    return x * x\n";
+  p << "def rows(x):\n    r0, r1, r2 = x\n    total = r0 * r1 + r2\n    for r in x:\n        total = total * r\n    return total\n";
   p << "xs = [";
   for (size_t i = 0; i < n; ++i) p << (i ? ", " : "") << "(" << c.inputs[i] << ").astype(f64)";
   p << "]\n";
