@@ -158,7 +158,7 @@ void Tape::recordPieces(const Value& x, int64_t axis, const Value& pieces, Sourc
   }
 }
 
-std::vector<Value> Tape::gradients(const Value& output) {
+std::vector<Value> Tape::gradients(const Value& output, const Value& seedValue, bool last) {
   std::vector<Value> grads;
   if (!tracks(output)) {
     for (ir::Value* w : watched_) grads.push_back(zerosLike(values_[w]));
@@ -170,7 +170,8 @@ std::vector<Value> Tape::gradients(const Value& output) {
   std::vector<Value> args;
   ir::Value* seed = backward->addParam("seed", staticType(output));
   const Tensor& out = tensorOf(output);
-  args.push_back(makeTensorValue(fullLike(out.dtype(), out.shape(), 1.0, out.device())));
+  args.push_back(seedValue.is(Kind::None) ? makeTensorValue(fullLike(out.dtype(), out.shape(), 1.0, out.device()))
+                                          : seedValue);
   std::unordered_map<const ir::Value*, ir::Value*> primals;
   passes::ReverseRequest request;
   for (const auto& n : trace_->body()->nodes()) request.nodes.push_back(n.get());
@@ -195,8 +196,10 @@ std::vector<Value> Tape::gradients(const Value& output) {
   // reads, so each is freed at its last use there.
   std::vector<Value> inputs;
   for (ir::Value* w : watched_) inputs.push_back(values_[w]);
-  values_.clear();
-  tracked_.clear();
+  if (last) {
+    values_.clear();
+    tracked_.clear();
+  }
   Value computed = interp_.runFunction(*backward, module_, nullptr, std::move(args));
   const std::vector<Value>& items = computed.as<SeqObj>().items;
   size_t next = 0;

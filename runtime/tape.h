@@ -35,6 +35,9 @@ class Tape {
   Tape(Interpreter& interp, Tape* outer, SourceLoc loc);
   ~Tape();
   Tape* outer() const { return outer_; }
+  // Forgets the tape outside once this one no longer records (a pullback
+  // keeps its tape beyond the tape that was active when it was made).
+  void detach() { outer_ = nullptr; }
 
   // Starts tracking `v`, a floating tensor: the returned value (the same
   // elements, its own identity) is what the function receives.
@@ -52,11 +55,14 @@ class Tape {
   // x[index].
   void recordOp(ir::Op op, SourceLoc loc, const std::vector<Value>& operands, const Value& out);
 
-  // The gradients of `output` (a 0-d floating tensor, or a number) with
+  // The gradients of `output` (a floating tensor, or a number) with
   // respect to the watched values, in watch order: zeros where none flows.
-  // Runs the backward pass on the interpreter (once: it hands the recorded
-  // values over to it); call it once this tape is no longer the active one.
-  std::vector<Value> gradients(const Value& output);
+  // `seed` is the gradient of the final result with respect to output (of
+  // output's shape; none: ones, for a scalar output). Runs the backward
+  // pass on the interpreter; call it once this tape is no longer the active
+  // one. `last`: the tape is not asked again, so the recorded values are
+  // handed over to the backward pass and freed at their last use there.
+  std::vector<Value> gradients(const Value& output, const Value& seed = Value::none(), bool last = true);
 
  private:
   // The trace value holding runtime value `v`: its node when tracked, a

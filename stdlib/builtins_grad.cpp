@@ -1,8 +1,10 @@
 // The autodiff builtins (language.md §5): grad(f, argnums=0) and
 // value_and_grad(f, argnums=0, has_aux=False) return functions that call f
 // under a tape (runtime/tape.h) and return its gradients with respect to
-// the arguments `argnums` names; stop_gradient(x) is x with no gradient
-// flowing back through it.
+// the arguments `argnums` names; vjp(f, *args) calls f at once and returns
+// its value and a pullback, a function from a cotangent of the value's
+// shape to the cotangents of all the arguments (as JAX's); stop_gradient(x)
+// is x with no gradient flowing back through it.
 //
 // A differentiated argument is a floating tensor, a float, or any nesting
 // of tuples, lists and dicts of them; its gradient has the same structure
@@ -185,6 +187,64 @@ Value makeGradFunction(CallContext& c, std::vector<Value>& args, Flavour flavour
   return Value::object(Kind::Method, std::move(m));
 }
 
+// A pullback's receiver: (value, arguments...), and the tape that ran f.
+struct PullbackObj : SeqObj {
+  std::shared_ptr<Tape> tape;
+};
+
+Value callPullback(CallContext& c, std::vector<Value>& args) {
+  if (args.size() != 2) fail(c.loc, "pullback() takes 1 argument (a cotangent of the value's shape)");
+  auto& self = static_cast<PullbackObj&>(args[0].as<SeqObj>());
+  const Value& out = self.items[0];
+  Value cotangent = args[1];
+  if (out.is(Kind::Tensor)) {
+    const Tensor& o = tensorOf(out);
+    if (cotangent.isNumber() && o.ndim() == 0)
+      cotangent = makeTensorValue(fullLike(o.dtype(), {}, cotangent.asFloat(), o.device()));
+    if (!cotangent.is(Kind::Tensor) || tensorOf(cotangent).shape() != o.shape())
+      fail(c.loc, "pullback(): the cotangent must have the value's shape " + typeString(o) + ", not " +
+                      (cotangent.is(Kind::Tensor) ? typeString(tensorOf(cotangent)) : std::string(typeName(cotangent))));
+    cotangent = makeTensorValue(astype(tensorOf(cotangent), o.dtype()));
+  }
+  std::vector<Value> grads = self.tape->gradients(out, cotangent, false);
+  Leaves leaves(c, *self.tape);
+  std::vector<Value> perArg;
+  size_t next = 0;
+  for (size_t i = 1; i < self.items.size(); ++i) perArg.push_back(leaves.rebuild(self.items[i], grads, next));
+  return makeTuple(std::move(perArg));
+}
+
+Value bVjp(CallContext& c, std::vector<Value>& args) {
+  if (args.empty()) fail(c.loc, "vjp() missing required argument 'f'");
+  const Value& f = args[0];
+  if (!f.is(Kind::Function) && !f.is(Kind::Builtin) && !f.is(Kind::Method))
+    fail(c.loc, "vjp() expects a function to differentiate, not " + std::string(typeName(f)));
+  c.checkKeywordsUsed("vjp");
+  auto tape = std::make_shared<Tape>(c.interp, c.interp.tape(), c.loc);
+  Leaves leaves(c, *tape);
+  std::vector<Value> primals(args.begin() + 1, args.end()), watched;
+  for (size_t i = 0; i < primals.size(); ++i) watched.push_back(leaves.watch(primals[i], i));
+  Value out;
+  {
+    ActiveTape active(c.interp, tape.get());
+    out = c.interp.call(f, std::move(watched), c.loc);
+  }
+  tape->detach();
+  bool differentiable = out.is(Kind::Float) || (out.is(Kind::Tensor) && isFloating(tensorOf(out).dtype()));
+  if (!differentiable)
+    fail(c.loc, "vjp: the function must return a floating tensor or a float, not " +
+                    (out.is(Kind::Tensor) ? typeString(tensorOf(out)) : std::string(typeName(out))));
+  auto self = std::make_shared<PullbackObj>();
+  self->items.push_back(out);
+  for (const Value& p : primals) self->items.push_back(p);
+  self->tape = std::move(tape);
+  auto pullback = std::make_shared<MethodObj>();
+  pullback->self = Value::object(Kind::Tuple, std::move(self));
+  pullback->name = "pullback";
+  pullback->fn = callPullback;
+  return makeTuple({out, Value::object(Kind::Method, std::move(pullback))});
+}
+
 Value bGrad(CallContext& c, std::vector<Value>& args) { return makeGradFunction(c, args, kGrad); }
 Value bValueAndGrad(CallContext& c, std::vector<Value>& args) { return makeGradFunction(c, args, kValueAndGrad); }
 
@@ -219,6 +279,7 @@ void addGradBuiltins(BuiltinTable& table) {
   table["grad"] = bGrad;
   table["value_and_grad"] = bValueAndGrad;
   table["stop_gradient"] = bStopGradient;
+  table["vjp"] = bVjp;
 }
 
 }  // namespace nn::stdlib

@@ -96,7 +96,8 @@ TEST(OpTable, TensorOpSignatures) {
 
 // The passes' effect predicate reads the declarations: time() reads the
 // clock (an effect and a barrier), len() is pure, rand() draws from the
-// generator, and min() with a key may call user code.
+// generator, min() with a key and vjp() may call user code, grad() only
+// makes a function.
 // Every tensor op runs through one of the two execute entries: the value
 // ops' (runValueOp) or the other tensor ops' implementation table.
 // Every op has a gradient rule (its own, or ZeroGradient when no gradient
@@ -220,7 +221,9 @@ TEST(OpTable, EffectsComeFromDeclarations) {
   EXPECT_FALSE(passes::hasEffect(*call("min", {xs})));
   ir::Value* key = f->addParam("key", ir::Type(ir::TypeKind::Func));
   EXPECT_TRUE(passes::hasEffect(*call("min", {xs, key})));
-  EXPECT_TRUE(passes::hasEffect(*call("grad", {xs})));
+  EXPECT_TRUE(passes::hasEffect(*call("devices", {})));  // not implemented yet: any effect
+  EXPECT_FALSE(passes::hasEffect(*call("grad", {key})));  // makes a function
+  EXPECT_TRUE(passes::hasEffect(*call("vjp", {key, xs})));  // calls it
 }
 
 }  // namespace
