@@ -7,6 +7,8 @@
 //   * the elementwise chain relu(a*b+c)*d-a on 1M floats, per chain;
 //   * one step of a 784-256-10 MLP trained by hand-written backprop
 //     (forward, softmax/one_hot gradients, SGD update) on a batch of 64;
+//   * one SGD step of a 784-512-256-10 MLP with autodiff (value_and_grad)
+//     on a batch of 128;
 //   * two independent chains of 512^3 matmuls, with the default (auto),
 //     forced parallel and serial schedules;
 //   * the cost of handing a task to the thread pool and hearing back (what
@@ -84,6 +86,16 @@ const char* kDefs =
     "    dw1 = x.T @ dh\n"
     "    db1 = dh.sum(axis=0)\n"
     "    return w1 - lr * dw1, b1 - lr * db1, w2 - lr * dw2, b2 - lr * db2\n"
+    "def mlp3(p, x):\n"
+    "    h = relu(x @ p[0] + p[1])\n"
+    "    h = relu(h @ p[2] + p[3])\n"
+    "    return h @ p[4] + p[5]\n"
+    "def mlp3_loss(p, x, y):\n"
+    "    return cross_entropy(mlp3(p, x), y)\n"
+    "mlp3_grad = value_and_grad(mlp3_loss)\n"
+    "def train_step(p, x, y):\n"
+    "    loss, g = mlp3_grad(p, x, y)\n"
+    "    return [p[i] - 0.01 * g[i] for i in range(6)]\n"
     "def chains(a, b, n):\n"
     "    x = a\n"
     "    y = b\n"
@@ -163,6 +175,18 @@ void BM_MlpStep_EagerVsGraph(benchmark::State& st) {
              "for i in range(20):\n    w1, b1, w2, b2 = mlp_step(x, y, w1, b1, w2, b2, 0.1)\n", 20);
 }
 BENCHMARK(BM_MlpStep_EagerVsGraph)->UseManualTime()->Iterations(40)->Unit(benchmark::kMicrosecond);
+
+// One SGD training step (forward, autodiff backward, update) of an MLP
+// 784-512-256-10 on a batch of 128 (issue 10's workload; PyTorch's time in
+// bench/torch_baseline.py), per step.
+void BM_TrainStepMlp_EagerVsGraph(benchmark::State& st) {
+  sideBySide(st,
+             "seed(0)\nx = randn(128, 784)\ny = randint(0, 10, [128])\n"
+             "p = [randn(784, 512) * 0.05, zeros(512), randn(512, 256) * 0.06, zeros(256), randn(256, 10) * 0.09, zeros(10)]\n"
+             "p = train_step(p, x, y)\n",
+             "for i in range(10):\n    p = train_step(p, x, y)\n", 10);
+}
+BENCHMARK(BM_TrainStepMlp_EagerVsGraph)->UseManualTime()->Iterations(20)->Unit(benchmark::kMicrosecond);
 
 // Submitting an empty task to the thread pool and waiting until it has
 // run: the hand-off cost the executor's schedule decision assumes.

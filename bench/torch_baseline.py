@@ -78,3 +78,28 @@ def steps(n=20):
 
 step = min(per_call(steps, 5) for _ in range(5)) / 20
 print(f"torch eager MLP step (784-256-10, batch 64, manual backprop): {step * 1e6:.0f} us")
+
+
+# One SGD step of a 784-512-256-10 MLP with autograd on a batch of 128, as
+# bench/bench_graph.cpp's TrainStepMlp.
+x = torch.randn(128, 784)
+y = torch.randint(0, 10, (128,))
+params = [torch.randn(784, 512) * 0.05, torch.zeros(512), torch.randn(512, 256) * 0.06, torch.zeros(256),
+          torch.randn(256, 10) * 0.09, torch.zeros(10)]
+for p in params:
+    p.requires_grad_()
+opt = torch.optim.SGD(params, lr=0.01)
+
+
+def train_steps(n=10):
+    for _ in range(n):
+        h = torch.relu(x @ params[0] + params[1])
+        h = torch.relu(h @ params[2] + params[3])
+        loss = torch.nn.functional.cross_entropy(h @ params[4] + params[5], y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+step = min(per_call(train_steps, 5) for _ in range(5)) / 10
+print(f"torch eager MLP 784-512-256-10 SGD step (batch 128, autograd): {step * 1e6:.0f} us")

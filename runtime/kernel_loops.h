@@ -1,6 +1,7 @@
 // The loop shapes shared by the CPU elementwise kernels: flat and
-// vectorised over contiguous operands or a contiguous operand and a single
-// value (a tensor op with a Python number), strided otherwise; split across the
+// vectorised over contiguous operands, a contiguous operand and a single
+// value (a tensor op with a Python number), or row by row for operands
+// broadcast along rows or columns; strided otherwise; split across the
 // cores from kParallelThreshold elements up. Small loops never enter an
 // OpenMP region (even a region with a false `if` clause costs a team setup).
 // Operands already have the output's shape. Also the one element
@@ -68,6 +69,72 @@ void scalarOperandLoop(const T* x, const T* y, R* o, int64_t n, bool secondIsSin
   }
 }
 
+// How a tensor's elements sit when taken row by row (rows: all dimensions
+// but the last, flattened): at row * rowStride + col * colStep, colStep 0
+// or 1 — a contiguous tensor, a vector broadcast over the rows (a bias), a
+// column broadcast along them, a single value. `ok` is false for any other
+// layout (a transpose, a slice with a step).
+struct RowLayout {
+  bool ok = false;
+  int64_t rowStride = 0, colStep = 0;
+};
+
+inline RowLayout rowLayout(const Tensor& t) {
+  RowLayout l;
+  int nd = t.ndim();
+  if (nd == 0) return {true, 0, 0};
+  const Shape &shape = t.shape(), &strides = t.strides();
+  l.colStep = shape[nd - 1] == 1 ? 0 : strides[nd - 1];
+  if (l.colStep != 0 && l.colStep != 1) return l;
+  // Leading dimensions collapse into one row stride R when each one's
+  // stride is R times the rows inside it (broadcast ones have stride 0).
+  int64_t inner = 1;
+  bool set = false;
+  for (int i = nd - 2; i >= 0; --i) {
+    if (shape[i] != 1) {
+      if (!set) {
+        l.rowStride = strides[i] / (inner ? inner : 1);
+        set = true;
+      }
+      if (strides[i] != l.rowStride * inner) return l;
+    }
+    inner *= shape[i];
+  }
+  l.ok = true;
+  return l;
+}
+
+// f over two operands in row layouts (rowLayout) into a contiguous out.
+template <class T, class R, class F>
+void rowLoop(const T* x, RowLayout lx, const T* y, RowLayout ly, R* o, int64_t rows, int64_t cols, F f) {
+  auto row = [&](int64_t r) {
+    const T* xr = x + r * lx.rowStride;
+    const T* yr = y + r * ly.rowStride;
+    R* orow = o + r * cols;
+    if (lx.colStep && ly.colStep) {
+#pragma omp simd
+      for (int64_t j = 0; j < cols; ++j) orow[j] = f(xr[j], yr[j]);
+    } else if (lx.colStep) {
+      const T s = *yr;
+#pragma omp simd
+      for (int64_t j = 0; j < cols; ++j) orow[j] = f(xr[j], s);
+    } else if (ly.colStep) {
+      const T s = *xr;
+#pragma omp simd
+      for (int64_t j = 0; j < cols; ++j) orow[j] = f(s, yr[j]);
+    } else {
+      const R v = f(*xr, *yr);
+      for (int64_t j = 0; j < cols; ++j) orow[j] = v;
+    }
+  };
+  if (rows * cols >= kParallelThreshold && rows > 1) {
+#pragma omp parallel for
+    for (int64_t r = 0; r < rows; ++r) row(r);
+  } else {
+    for (int64_t r = 0; r < rows; ++r) row(r);
+  }
+}
+
 template <class T, class R, class F>
 void binaryLoop(const Tensor& a, const Tensor& b, Tensor& out, F f) {
   R* o = out.data<R>();
@@ -87,6 +154,13 @@ void binaryLoop(const Tensor& a, const Tensor& b, Tensor& out, F f) {
   }
   if ((a.isContiguous() && b.isSingleValue()) || (a.isSingleValue() && b.isContiguous())) {
     scalarOperandLoop<T, R>(x, y, o, n, b.isSingleValue(), f);
+    return;
+  }
+  // Broadcasting along rows or columns (a bias, a per-row statistic).
+  RowLayout la = rowLayout(a), lb = rowLayout(b);
+  if (la.ok && lb.ok && out.ndim() > 0 && n > 0) {
+    int64_t cols = out.shape().back();
+    rowLoop<T, R>(x, la, y, lb, o, n / cols, cols, f);
     return;
   }
   if (parallel) {

@@ -144,6 +144,39 @@ TEST(Kernels, BroadcastArithmeticMatchesReference) {
   }
 }
 
+// Every broadcast layout the elementwise loops distinguish (row vectors,
+// columns, batches of them, single values, transposes) against index
+// arithmetic.
+TEST(Kernels, BroadcastLayoutsMatchReference) {
+  struct Pair {
+    Shape a, b;
+    bool transposeA;
+  };
+  for (const Pair& p : std::vector<Pair>{{{2, 3, 4}, {4}, false}, {{2, 3, 4}, {3, 1}, false}, {{2, 3, 4}, {2, 1, 4}, false},
+                                         {{3, 4}, {1}, false}, {{1, 4}, {3, 1}, false}, {{4, 3}, {4}, true},
+                                         {{2, 3, 4}, {2, 3, 1}, false}, {{5, 1, 4}, {1, 3, 1}, false}}) {
+    Tensor a = iota(DType::F32, p.a, 0.5, 0.25);
+    if (p.transposeA) a = transpose(a, {}, {});
+    Tensor b = iota(DType::F32, p.b, -1.0, 0.5);
+    Tensor r = tensorOf(tensorBinary(nn::ir::Op::Sub, makeTensorValue(a), makeTensorValue(b), {}));
+    const Shape& s = r.shape();
+    for (int64_t i = 0; i < r.numel(); ++i) {
+      // The element's index in the result, then in each operand.
+      std::vector<int64_t> idx(s.size());
+      for (int64_t k = static_cast<int64_t>(s.size()) - 1, rest = i; k >= 0; --k) {
+        idx[k] = rest % s[k];
+        rest /= s[k];
+      }
+      auto at = [&](const Tensor& t) {
+        int64_t flat = 0, lead = static_cast<int64_t>(s.size()) - t.ndim();
+        for (int k = 0; k < t.ndim(); ++k) flat = flat * t.dim(k) + (t.dim(k) == 1 ? 0 : idx[lead + k]);
+        return t.flatAsDouble(flat);
+      };
+      EXPECT_FLOAT_EQ(static_cast<float>(r.flatAsDouble(i)), static_cast<float>(at(a) - at(b))) << shapeString(p.a) << " - " << shapeString(p.b) << " at " << i;
+    }
+  }
+}
+
 TEST(Kernels, ScalarPromotion) {
   Tensor i = iota(DType::I32, {3});
   EXPECT_EQ(tensorOf(tensorBinary(nn::ir::Op::Add, makeTensorValue(i), Value::integer(1), {})).dtype(), DType::I32);
