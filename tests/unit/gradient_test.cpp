@@ -99,6 +99,10 @@ const std::vector<Case>& cases() {
       // split, chunk, unpacking and iteration take pieces out as x[...]
       {"getitem", "split(a, [1, 2], axis=1)[1] * chunk(a, 3, axis=1)[0]", {"randn(2, 3)"}},
       {"getitem", "rows(a)", {"randn(3, 2)"}},
+      {"conv2d", "conv2d(a, b, c, padding=1)", {"randn(2, 3, 5, 4)", "randn(4, 3, 3, 3)", "randn(4)"}},
+      {"conv2d", "conv2d(a, b)", {"randn(1, 2, 4, 4)", "randn(3, 2, 2, 3)"}},
+      {"max_pool2d", "max_pool2d(a, 2)", {"randn(2, 3, 4, 6)"}},
+      {"avg_pool2d", "avg_pool2d(a, (2, 3))", {"randn(1, 2, 4, 6)"}},
       // Integer-valued ops pass no gradient: only the other factor's.
       {"floor", "floor(a) * a", {"randn(5) * 3.0"}},
       {"gt", "(a > 0.0) * a", {"randn(5)"}},
