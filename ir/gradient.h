@@ -11,6 +11,7 @@
 // backward pass is reported at the forward op's source line.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,12 +21,14 @@
 namespace nn::ir {
 
 struct GradientBuilder {
-  GradientBuilder(Block& into, const Node& forward, std::vector<Value*> operands, Value* result, Value* adjoint,
-                  std::vector<bool> wanted);
+  GradientBuilder(Block& into, const Node& forward, std::vector<Value*> operands,
+                  std::function<Value*()> result, Value* adjoint, std::vector<bool> wanted);
 
   const Node& forward;            // op and attributes
   std::vector<Value*> operands;   // the forward operands, in the backward's block
-  Value* result;                  // the forward result, in the backward's block
+  // The forward result, in the backward's block (asked for only by the
+  // rules that use it, so the tape keeps no other result for the backward).
+  Value* result() { return result_ ? result_ : (result_ = resultOf_()); }
   Value* adjoint;                 // d(output)/d(result)
   std::vector<bool> wanted;       // per operand: whether its adjoint is needed
   std::vector<Value*> grads;      // out: per operand, its adjoint (null: none)
@@ -43,12 +46,16 @@ struct GradientBuilder {
   // `g` summed over the dimensions broadcasting added to `like`'s shape
   // (a gradient flowing back through a broadcast), of like's shape.
   Value* sumTo(Value* g, Value* like) { return emit(Op::SumTo, {g, like}); }
-  // The forward op's attribute `name` (null when absent).
+  // The forward op's attribute `name` (null when absent); a numeric one
+  // (an int or a float) as a double, `dflt` when absent or not a number.
   const Attr* attr(const char* name) const { return forward.attr(name); }
+  double number(const char* name, double dflt) const;
   // Operand i's rank from its type; fails (not supported) when unknown.
   size_t rankOf(size_t i) const;
 
  private:
+  std::function<Value*()> resultOf_;
+  Value* result_ = nullptr;
   Block& into_;
 };
 

@@ -12,14 +12,14 @@
 
 namespace nn::ir {
 
-GradientBuilder::GradientBuilder(Block& into, const Node& fwd, std::vector<Value*> in, Value* res, Value* adj,
-                                 std::vector<bool> want)
+GradientBuilder::GradientBuilder(Block& into, const Node& fwd, std::vector<Value*> in,
+                                 std::function<Value*()> resultOf, Value* adj, std::vector<bool> want)
     : forward(fwd),
       operands(std::move(in)),
-      result(res),
       adjoint(adj),
       wanted(std::move(want)),
       grads(operands.size(), nullptr),
+      resultOf_(std::move(resultOf)),
       into_(into) {
   wanted.resize(operands.size(), false);
 }
@@ -32,18 +32,20 @@ Value* GradientBuilder::emit(Op op, std::vector<Value*> in, std::vector<std::pai
   return n->result(0);
 }
 
-Value* GradientBuilder::constant(double v) {
-  Node* n = build(&into_, Op::Const, forward.loc(), {}, 1);
-  n->setAttr("value", v);
-  n->result(0)->setType(TypeKind::Float);
-  return n->result(0);
-}
+Value* GradientBuilder::constant(double v) { return literal(v); }
 
 Value* GradientBuilder::literal(Attr v) {
   Node* n = build(&into_, Op::Const, forward.loc(), {}, 1);
   n->setAttr("value", std::move(v));
   n->result(0)->setType(resultType(*n, 0));
   return n->result(0);
+}
+
+double GradientBuilder::number(const char* name, double dflt) const {
+  const Attr* a = attr(name);
+  if (const double* d = a ? std::get_if<double>(a) : nullptr) return *d;
+  if (const int64_t* i = a ? std::get_if<int64_t>(a) : nullptr) return static_cast<double>(*i);
+  return dflt;
 }
 
 size_t GradientBuilder::rankOf(size_t i) const {
@@ -112,7 +114,7 @@ void reduction(GradientBuilder& b, bool mean) {
 // How many elements of operand 0 each result element of the reduction
 // combines, from the types; fails (not supported) when they do not tell.
 double reducedCount(GradientBuilder& b) {
-  Type x = b.operands[0]->type(), r = b.result->type();
+  Type x = b.operands[0]->type(), r = b.result()->type();
   auto numel = [](const Type& t) -> double {
     if (!t.isTensor() || !t.shape) return -1;
     double n = 1;
@@ -134,10 +136,9 @@ double reducedCount(GradientBuilder& b) {
 void variance(GradientBuilder& b, bool root) {
   if (!b.wanted[0]) return;
   Value* x = b.operands[0];
-  const Attr* ddofAttr = b.attr("ddof");
-  double ddof = ddofAttr && std::holds_alternative<int64_t>(*ddofAttr) ? static_cast<double>(std::get<int64_t>(*ddofAttr)) : 0.0;
+  double ddof = b.number("ddof", 0.0);
   double n = reducedCount(b);
-  Value* adj = root ? b.div(b.adjoint, b.mul(b.result, b.constant(2.0))) : b.adjoint;
+  Value* adj = root ? b.div(b.adjoint, b.mul(b.result(), b.constant(2.0))) : b.adjoint;
   Value* mean = b.emit(Op::Mean, {x}, {{"axis", attrOr(b, "axis", NoneAttr{})}, {"keepdims", true}});
   Value* centred = b.sub(x, mean);
   b.grads[0] = b.mul(spread(b, adj), b.mul(centred, b.constant(2.0 / (n - ddof))));
@@ -147,7 +148,7 @@ void variance(GradientBuilder& b, bool root) {
 // evenly among ties.
 void extremum(GradientBuilder& b) {
   if (!b.wanted[0]) return;
-  Value* hit = b.emit(Op::Eq, {b.operands[0], spread(b, b.result)});
+  Value* hit = b.emit(Op::Eq, {b.operands[0], spread(b, b.result())});
   Value* ties = b.emit(Op::Sum, {hit}, {{"axis", attrOr(b, "axis", NoneAttr{})}, {"keepdims", attrOr(b, "keepdims", false)}});
   b.grads[0] = b.mul(spread(b, b.div(b.adjoint, ties)), hit);
 }
@@ -174,7 +175,7 @@ void GradMul(GradientBuilder& b) {
 // a / b: d/da = 1/b, d/db = -(a/b)/b.
 void GradDiv(GradientBuilder& b) {
   if (b.wanted[0]) b.grads[0] = b.sumTo(b.div(b.adjoint, b.operands[1]), b.operands[0]);
-  if (b.wanted[1]) b.grads[1] = b.sumTo(b.neg(b.div(b.mul(b.adjoint, b.result), b.operands[1])), b.operands[1]);
+  if (b.wanted[1]) b.grads[1] = b.sumTo(b.neg(b.div(b.mul(b.adjoint, b.result()), b.operands[1])), b.operands[1]);
 }
 
 // a % b = a - floor(a / b) * b.
@@ -194,7 +195,7 @@ void GradPow(GradientBuilder& b) {
     Value* lower = b.emit(Op::Pow, {a, b.sub(e, b.constant(1.0))});
     b.grads[0] = b.sumTo(b.mul(b.adjoint, b.mul(e, lower)), a);
   }
-  if (b.wanted[1]) b.grads[1] = b.sumTo(b.mul(b.adjoint, b.mul(b.result, b.emit(Op::Log, {a}))), e);
+  if (b.wanted[1]) b.grads[1] = b.sumTo(b.mul(b.adjoint, b.mul(b.result(), b.emit(Op::Log, {a}))), e);
 }
 
 void GradNeg(GradientBuilder& b) {
@@ -235,7 +236,7 @@ void GradGetAttr(GradientBuilder& b) {
 }
 
 void GradExp(GradientBuilder& b) {
-  if (b.wanted[0]) b.grads[0] = b.mul(b.adjoint, b.result);
+  if (b.wanted[0]) b.grads[0] = b.mul(b.adjoint, b.result());
 }
 
 void GradLog(GradientBuilder& b) {
@@ -243,12 +244,12 @@ void GradLog(GradientBuilder& b) {
 }
 
 void GradSqrt(GradientBuilder& b) {
-  if (b.wanted[0]) b.grads[0] = b.div(b.adjoint, b.mul(b.result, b.constant(2.0)));
+  if (b.wanted[0]) b.grads[0] = b.div(b.adjoint, b.mul(b.result(), b.constant(2.0)));
 }
 
 // x ** -1/2: d/dx = -1/2 * x ** -1/2 / x.
 void GradRsqrt(GradientBuilder& b) {
-  if (b.wanted[0]) b.grads[0] = b.neg(b.div(b.mul(b.adjoint, b.result), b.mul(b.operands[0], b.constant(2.0))));
+  if (b.wanted[0]) b.grads[0] = b.neg(b.div(b.mul(b.adjoint, b.result()), b.mul(b.operands[0], b.constant(2.0))));
 }
 
 void GradAbs(GradientBuilder& b) {
@@ -264,11 +265,11 @@ void GradCos(GradientBuilder& b) {
 }
 
 void GradTanh(GradientBuilder& b) {
-  if (b.wanted[0]) b.grads[0] = b.mul(b.adjoint, b.sub(b.constant(1.0), b.mul(b.result, b.result)));
+  if (b.wanted[0]) b.grads[0] = b.mul(b.adjoint, b.sub(b.constant(1.0), b.mul(b.result(), b.result())));
 }
 
 void GradSigmoid(GradientBuilder& b) {
-  if (b.wanted[0]) b.grads[0] = b.mul(b.adjoint, b.mul(b.result, b.sub(b.constant(1.0), b.result)));
+  if (b.wanted[0]) b.grads[0] = b.mul(b.adjoint, b.mul(b.result(), b.sub(b.constant(1.0), b.result())));
 }
 
 void GradRelu(GradientBuilder& b) {
@@ -309,13 +310,13 @@ void GradStd(GradientBuilder& b) { variance(b, true); }
 // prod: result / x per element (operands with zeros are not supported:
 // their gradient is not finite here).
 void GradProd(GradientBuilder& b) {
-  if (b.wanted[0]) b.grads[0] = b.mul(spread(b, b.adjoint), b.div(spread(b, b.result), b.operands[0]));
+  if (b.wanted[0]) b.grads[0] = b.mul(spread(b, b.adjoint), b.div(spread(b, b.result()), b.operands[0]));
 }
 
 // logsumexp: softmax of x along the axes, times the adjoint.
 void GradLogSumExp(GradientBuilder& b) {
   if (!b.wanted[0]) return;
-  Value* weights = b.emit(Op::Exp, {b.sub(b.operands[0], spread(b, b.result))});
+  Value* weights = b.emit(Op::Exp, {b.sub(b.operands[0], spread(b, b.result()))});
   b.grads[0] = b.mul(spread(b, b.adjoint), weights);
 }
 
@@ -385,7 +386,7 @@ void GradLinear(GradientBuilder& b) {
 // y = softmax(x): dx = y * (g - sum(g * y)) along the axis.
 void GradSoftmax(GradientBuilder& b) {
   if (!b.wanted[0]) return;
-  Value* y = b.result;
+  Value* y = b.result();
   Value* dot = b.emit(Op::Sum, {b.mul(b.adjoint, y)}, {{"axis", attrOr(b, "axis", int64_t(-1))}, {"keepdims", true}});
   b.grads[0] = b.mul(y, b.sub(b.adjoint, dot));
 }
@@ -394,7 +395,7 @@ void GradSoftmax(GradientBuilder& b) {
 void GradLogSoftmax(GradientBuilder& b) {
   if (!b.wanted[0]) return;
   Value* total = b.emit(Op::Sum, {b.adjoint}, {{"axis", attrOr(b, "axis", int64_t(-1))}, {"keepdims", true}});
-  b.grads[0] = b.sub(b.adjoint, b.mul(b.emit(Op::Exp, {b.result}), total));
+  b.grads[0] = b.sub(b.adjoint, b.mul(b.emit(Op::Exp, {b.result()}), total));
 }
 
 // cross_entropy(logits [N, C], labels [N]) = mean of -log_softmax at the
@@ -436,9 +437,8 @@ void GradDropout(GradientBuilder& b) {
     b.grads[0] = b.adjoint;
     return;
   }
-  const Attr* pAttr = b.attr("p");
-  double p = pAttr && std::holds_alternative<double>(*pAttr) ? std::get<double>(*pAttr) : 0.5;
-  Value* kept = b.emit(Op::Ne, {b.result, b.constant(0.0)});
+  double p = b.number("p", 0.5);
+  Value* kept = b.emit(Op::Ne, {b.result(), b.constant(0.0)});
   b.grads[0] = b.mul(b.mul(b.adjoint, kept), b.constant(p < 1.0 ? 1.0 / (1.0 - p) : 0.0));
 }
 
@@ -447,8 +447,7 @@ void GradDropout(GradientBuilder& b) {
 // sqrt(var + eps); dgamma = sum of adjoint * xhat, dbeta = sum of adjoint.
 void GradLayerNorm(GradientBuilder& b) {
   Value* x = b.operands[0];
-  const Attr* epsAttr = b.attr("eps");
-  double eps = epsAttr && std::holds_alternative<double>(*epsAttr) ? std::get<double>(*epsAttr) : 1e-5;
+  double eps = b.number("eps", 1e-5);
   auto lastAxis = [&](Op op, Value* v) {
     return b.emit(op, {v}, {{"axis", int64_t(-1)}, {"keepdims", true}});
   };
@@ -544,7 +543,7 @@ void pooling(GradientBuilder& b, bool isMax) {
   if (!b.wanted[0]) return;
   auto kernel = pairAttr(b, "kernel", 1), padding = pairAttr(b, "padding", 0);
   auto stride = b.attr("stride") && !std::holds_alternative<NoneAttr>(*b.attr("stride")) ? pairAttr(b, "stride", 1) : kernel;
-  std::vector<int64_t> x = dims4(b, b.operands[0]), y = dims4(b, b.result);
+  std::vector<int64_t> x = dims4(b, b.operands[0]), y = dims4(b, b.result());
   auto [kh, kw] = kernel;
   if (stride != kernel || padding != std::make_pair<int64_t, int64_t>(0, 0) || x[2] != y[2] * kh || x[3] != y[3] * kw)
     fail(b.forward.loc(), std::string("the gradient of ") + b.forward.info().name +
@@ -553,7 +552,7 @@ void pooling(GradientBuilder& b, bool isMax) {
     b.grads[0] = b.div(upsample(b, b.adjoint, y, kh, kw), b.constant(static_cast<double>(kh * kw)));
     return;
   }
-  Value* hit = b.mul(b.emit(Op::Eq, {b.operands[0], upsample(b, b.result, y, kh, kw)}), b.constant(1.0));
+  Value* hit = b.mul(b.emit(Op::Eq, {b.operands[0], upsample(b, b.result(), y, kh, kw)}), b.constant(1.0));
   Value* ties = b.mul(b.emit(Op::AvgPool2d, {hit}, {{"kernel", Ints{kh, kw}}}), b.constant(static_cast<double>(kh * kw)));
   b.grads[0] = b.mul(upsample(b, b.div(b.adjoint, ties), y, kh, kw), hit);
 }
@@ -604,8 +603,7 @@ Value* along(GradientBuilder& b, int64_t axis, Value* at) {
 }
 
 int64_t joinAxis(GradientBuilder& b, size_t rank) {
-  const Attr* a = b.attr("axis");
-  int64_t axis = a && std::holds_alternative<int64_t>(*a) ? std::get<int64_t>(*a) : 0;
+  auto axis = static_cast<int64_t>(b.number("axis", 0.0));
   return axis < 0 ? axis + static_cast<int64_t>(rank) : axis;
 }
 

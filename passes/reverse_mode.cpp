@@ -43,7 +43,7 @@ std::vector<ir::Value*> reverseStraightLine(ir::Block& into, const ReverseReques
       operands.push_back(r.primal(v));
       wanted.push_back(active.count(v) > 0);
     }
-    ir::GradientBuilder b(into, n, operands, r.primal(n.result(0)), adj->second, wanted);
+    ir::GradientBuilder b(into, n, operands, [&] { return r.primal(n.result(0)); }, adj->second, wanted);
     n.info().gradient(b);
     for (size_t i = 0; i < n.operands().size(); ++i) {
       if (!b.grads[i]) continue;

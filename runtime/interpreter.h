@@ -116,6 +116,8 @@ class Interpreter {
   void setTracer(Tracer t) { tracer_ = std::move(t); }
   // Executor counters for --stats.
   GraphExecutor::Stats& stats() { return graph_.stats(); }
+  // Reports warning `d` unless one was reported at its location already.
+  void warnOnce(const Diagnostic& d);
   // The tape recording ops for reverse mode (runtime/tape.h), or null;
   // while one is active, graph mode runs every node through runNode in
   // program order, so the tape sees each op.
@@ -171,8 +173,8 @@ class Interpreter {
   // the buffers of outer levels where they are).
   std::deque<std::vector<Value>> yieldBuffers_;
   size_t yieldDepth_ = 0;
-  // The sites that have warned of a lost update (pool threads may reach
-  // one while another warns).
+  // The sites that have warned (pool threads may reach one while another
+  // warns).
   std::mutex warnedMutex_;
   std::set<std::tuple<uint32_t, uint32_t, uint32_t>> warnedSites_;
   std::vector<Value>& take();

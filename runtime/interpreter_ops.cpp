@@ -259,14 +259,18 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
 }
 
 void Interpreter::warnLostUpdate(SourceLoc loc) {
-  {
-    std::lock_guard<std::mutex> lock(warnedMutex_);
-    if (!warnedSites_.emplace(loc.file, loc.line, loc.col).second) return;
-  }
   Diagnostic d;
   d.severity = Severity::Warning;
   d.loc = loc;
   d.message = "this updates a local copy: tensors are values; assign the result back or return it";
+  warnOnce(d);
+}
+
+void Interpreter::warnOnce(const Diagnostic& d) {
+  {
+    std::lock_guard<std::mutex> lock(warnedMutex_);
+    if (!warnedSites_.emplace(d.loc.file, d.loc.line, d.loc.col).second) return;
+  }
   host_.report(d);
 }
 

@@ -43,6 +43,13 @@ void forEachDType(F&& add) {
   add(double{}, DType::F64);
 }
 
+// The same for the floating types.
+template <class F>
+void forFloatDTypes(F&& add) {
+  add(float{}, DType::F32);
+  add(double{}, DType::F64);
+}
+
 // f(x[i], *y) (or f(*x, y[i]) when the single value is the first
 // operand) over n contiguous elements.
 template <class T, class R, class F>

@@ -77,14 +77,14 @@ void registerCpuCreateKernels(KernelTable& t) {
     t.add<ir::Op::Linspace>(d, rampKernel<T>);
     t.add<ir::Op::Eye>(d, eyeKernel<T>);
   });
-  t.add<ir::Op::Rand>(DType::F32, uniformKernel<float>);
-  t.add<ir::Op::Rand>(DType::F64, uniformKernel<double>);
-  t.add<ir::Op::Randn>(DType::F32, normalKernel<float>);
-  t.add<ir::Op::Randn>(DType::F64, normalKernel<double>);
+  forFloatDTypes([&](auto type, DType d) {
+    using T = decltype(type);
+    t.add<ir::Op::Rand>(d, uniformKernel<T>);
+    t.add<ir::Op::Randn>(d, normalKernel<T>);
+    t.add<ir::Op::Dropout>(d, dropoutKernel<T>);
+  });
   t.add<ir::Op::Randint>(DType::I32, randintKernel<int32_t>);
   t.add<ir::Op::Randint>(DType::I64, randintKernel<int64_t>);
-  t.add<ir::Op::Dropout>(DType::F32, dropoutKernel<float>);
-  t.add<ir::Op::Dropout>(DType::F64, dropoutKernel<double>);
 }
 
 }  // namespace nn::rt

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "runtime/kernel_loops.h"
 #include "runtime/kernels.h"
 
 namespace nn::rt {
@@ -67,10 +68,11 @@ bool bceLoop(const Tensor& p, const Tensor& y, Tensor& out) {
 void registerCpuLossKernels(KernelTable& r) {
   r.add<ir::Op::OneHot>(DType::I32, oneHotLoop<int32_t>);
   r.add<ir::Op::OneHot>(DType::I64, oneHotLoop<int64_t>);
-  r.add<ir::Op::CrossEntropy>(DType::F32, crossEntropyLoop<float>);
-  r.add<ir::Op::CrossEntropy>(DType::F64, crossEntropyLoop<double>);
-  r.add<ir::Op::BinaryCrossEntropy>(DType::F32, bceLoop<float>);
-  r.add<ir::Op::BinaryCrossEntropy>(DType::F64, bceLoop<double>);
+  forFloatDTypes([&](auto type, DType d) {
+    using T = decltype(type);
+    r.add<ir::Op::CrossEntropy>(d, crossEntropyLoop<T>);
+    r.add<ir::Op::BinaryCrossEntropy>(d, bceLoop<T>);
+  });
 }
 
 }  // namespace nn::rt

@@ -110,8 +110,7 @@ ir::Node* Tape::append(ir::Op op, SourceLoc loc, const std::vector<Value>& opera
 void Tape::recordNode(const ir::Node& n, const Value* const* in, const Value& out) {
   if (!floatingTensor(out)) return;
   std::vector<Value> operands;
-  size_t count = n.op() == ir::Op::GetAttr ? 1 : n.operands().size();
-  for (size_t i = 0; i < count; ++i) operands.push_back(*in[i]);
+  for (size_t i = 0; i < n.operands().size(); ++i) operands.push_back(*in[i]);
   // Every enclosing tape that tracks an operand records the op too: a
   // gradient computed inside another grad is differentiated through.
   for (Tape* t = this; t; t = t->outer_)

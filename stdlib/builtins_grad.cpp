@@ -38,6 +38,26 @@ class ActiveTape {
   Tape* previous_;
 };
 
+// `v` with each leaf (anything but a tuple, list or dict) replaced by
+// leaf(it), in order, and the structure kept.
+template <class F>
+Value mapLeaves(const Value& v, F& leaf) {
+  switch (v.kind()) {
+    case Kind::Tuple:
+    case Kind::List: {
+      std::vector<Value> items;
+      for (const Value& item : v.as<SeqObj>().items) items.push_back(mapLeaves(item, leaf));
+      return v.is(Kind::Tuple) ? makeTuple(std::move(items)) : makeList(std::move(items));
+    }
+    case Kind::Dict: {
+      Value out = makeDict();
+      for (const auto& [key, item] : v.as<DictObj>().items) out.as<DictObj>().set(key, mapLeaves(item, leaf));
+      return out;
+    }
+    default: return leaf(v);
+  }
+}
+
 // The differentiated arguments' leaves, watched on a tape, and how to put
 // their gradients back into the arguments' structure.
 class Leaves {
@@ -46,54 +66,36 @@ class Leaves {
 
   // `v` with its leaves watched.
   Value watch(const Value& v, size_t argnum) {
-    switch (v.kind()) {
-      case Kind::Tensor:
-        if (!isFloating(tensorOf(v).dtype()))
-          fail(c_.loc, "grad: argument " + std::to_string(argnum) + " is an integer tensor (" +
-                           typeString(tensorOf(v)) + "): only floating-point values can be differentiated");
-        return tape_.watch(v);
-      case Kind::Float:
-        return tape_.watch(makeTensorValue(fullLike(DType::F64, {}, v.asFloat(), c_.interp.context().cpu())));
-      case Kind::Int:
-      case Kind::Bool:
-        fail(c_.loc, "grad: argument " + std::to_string(argnum) + " is " + (v.is(Kind::Bool) ? "a bool" : "an int") +
-                         ": only floating-point values can be differentiated (pass " +
-                         (v.is(Kind::Bool) ? "a float" : std::to_string(v.asInt()) + ".0") + ")");
-      case Kind::Tuple:
-      case Kind::List: {
-        std::vector<Value> items;
-        for (const Value& item : v.as<SeqObj>().items) items.push_back(watch(item, argnum));
-        return v.is(Kind::Tuple) ? makeTuple(std::move(items)) : makeList(std::move(items));
+    auto leaf = [&](const Value& x) -> Value {
+      std::string arg = "grad: argument " + std::to_string(argnum);
+      switch (x.kind()) {
+        case Kind::Tensor:
+          if (!isFloating(tensorOf(x).dtype()))
+            fail(c_.loc, arg + " is an integer tensor (" + typeString(tensorOf(x)) +
+                             "): only floating-point values can be differentiated");
+          return tape_.watch(x);
+        case Kind::Float:
+          return tape_.watch(makeTensorValue(fullLike(DType::F64, {}, x.asFloat(), c_.interp.context().cpu())));
+        case Kind::Int:
+        case Kind::Bool:
+          fail(c_.loc, arg + " is " + (x.is(Kind::Bool) ? "a bool" : "an int") +
+                           ": only floating-point values can be differentiated (pass " +
+                           (x.is(Kind::Bool) ? "a float" : std::to_string(x.asInt()) + ".0") + ")");
+        default:
+          fail(c_.loc, arg + " contains a " + typeName(x) +
+                           ": only floating-point tensors and floats (in tuples, lists and dicts) can be differentiated");
       }
-      case Kind::Dict: {
-        Value out = makeDict();
-        for (const auto& [key, item] : v.as<DictObj>().items) out.as<DictObj>().set(key, watch(item, argnum));
-        return out;
-      }
-      default:
-        fail(c_.loc, "grad: argument " + std::to_string(argnum) + " contains a " + typeName(v) +
-                         ": only floating-point tensors and floats (in tuples, lists and dicts) can be differentiated");
-    }
+    };
+    return mapLeaves(v, leaf);
   }
 
   // The gradients (in watch order, from `next`) in the structure of `v`.
   Value rebuild(const Value& v, const std::vector<Value>& grads, size_t& next) {
-    switch (v.kind()) {
-      case Kind::Tensor: return grads[next++];
-      case Kind::Float: return Value::real(tensorOf(grads[next++]).flatAsDouble(0));
-      case Kind::Tuple:
-      case Kind::List: {
-        std::vector<Value> items;
-        for (const Value& item : v.as<SeqObj>().items) items.push_back(rebuild(item, grads, next));
-        return v.is(Kind::Tuple) ? makeTuple(std::move(items)) : makeList(std::move(items));
-      }
-      case Kind::Dict: {
-        Value out = makeDict();
-        for (const auto& [key, item] : v.as<DictObj>().items) out.as<DictObj>().set(key, rebuild(item, grads, next));
-        return out;
-      }
-      default: return Value::none();
-    }
+    auto leaf = [&](const Value& x) -> Value {
+      if (x.is(Kind::Tensor)) return grads[next++];
+      return Value::real(tensorOf(grads[next++]).flatAsDouble(0));  // a float: watch() took nothing else
+    };
+    return mapLeaves(v, leaf);
   }
 
  private:
@@ -251,21 +253,8 @@ Value bValueAndGrad(CallContext& c, std::vector<Value>& args) { return makeGradF
 // A tensor with the same elements and an identity no tape tracks; the
 // same through tuples, lists and dicts; anything else as it is.
 Value detached(const Value& v) {
-  switch (v.kind()) {
-    case Kind::Tensor: return makeTensorValue(tensorOf(v));
-    case Kind::Tuple:
-    case Kind::List: {
-      std::vector<Value> items;
-      for (const Value& item : v.as<SeqObj>().items) items.push_back(detached(item));
-      return v.is(Kind::Tuple) ? makeTuple(std::move(items)) : makeList(std::move(items));
-    }
-    case Kind::Dict: {
-      Value out = makeDict();
-      for (const auto& [key, item] : v.as<DictObj>().items) out.as<DictObj>().set(key, detached(item));
-      return out;
-    }
-    default: return v;
-  }
+  auto leaf = [](const Value& x) { return x.is(Kind::Tensor) ? makeTensorValue(tensorOf(x)) : x; };
+  return mapLeaves(v, leaf);
 }
 
 Value bStopGradient(CallContext& c, std::vector<Value>& args) {

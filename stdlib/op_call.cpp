@@ -91,15 +91,13 @@ std::vector<int64_t> OpCall::ints(std::string_view param) {
 Value runTensorOp(Interpreter& interp, ir::Op op, std::vector<Value>& params, SourceLoc loc) {
   TensorOpFn fn = tensorOpImpl(op);
   if (!fn) nn::fail(loc, std::string("internal error: ") + ir::opInfo(op).name + " has no implementation");
-  if (rt::Tape* tape = interp.tape()) {
-    std::vector<Value> in = params;  // the implementation may take its arguments
-    OpCall call(interp, op, loc, params);
-    Value out = fn(call);
-    tape->recordTensorOp(op, loc, in, out);
-    return out;
-  }
+  rt::Tape* tape = interp.tape();
+  std::vector<Value> in;
+  if (tape) in = params;  // the implementation may take its arguments
   OpCall call(interp, op, loc, params);
-  return fn(call);
+  Value out = fn(call);
+  if (tape) tape->recordTensorOp(op, loc, in, out);
+  return out;
 }
 
 Value callTensorOp(CallContext& c, ir::Op op, std::vector<Value>& args) {

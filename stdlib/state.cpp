@@ -44,9 +44,7 @@ State::State(StateOptions options, std::ostream& out, std::ostream& err)
     };
   interp_->setSchedule(options_.schedule);
   if (options_.warnFailIfReached)
-    context_.passes().failIfReached = [this](const Diagnostic& d) {
-      if (failIfReachedSites_.emplace(d.loc.file, d.loc.line, d.loc.col).second) report(d);
-    };
+    context_.passes().failIfReached = [this](const Diagnostic& d) { interp_->warnOnce(d); };
 }
 
 State::~State() = default;

@@ -9,9 +9,7 @@
 #include <iosfwd>
 #include <map>
 #include <memory>
-#include <set>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "frontend/ast.h"
@@ -107,9 +105,6 @@ class State : public rt::Host {
   rt::ModuleInstance* main_ = nullptr;
   rt::Value argvValue_;
   std::string lastAst_;
-  // Sites -Wfail-if-reached has warned about (once each, however often
-  // inference runs over them).
-  std::set<std::tuple<uint32_t, uint32_t, uint32_t>> failIfReachedSites_;
 };
 
 }  // namespace nn
