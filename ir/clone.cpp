@@ -34,6 +34,7 @@ class Cloner {
     for (const Value* v : src.operands()) n->addOperand(map_.at(v));
     for (const auto& [name, value] : src.attrs()) n->setAttr(name, value);
     n->setInlinedAt(src.inlinedAt());
+    if (src.backward()) n->setBackward();
     for (size_t i = 0; i < src.numResults(); ++i) {
       Value* r = n->addResult(src.result(i)->type());
       r->setOwner(&dst);

@@ -27,6 +27,7 @@ GradientBuilder::GradientBuilder(Block& into, const Node& fwd, std::vector<Value
 Value* GradientBuilder::emit(Op op, std::vector<Value*> in, std::vector<std::pair<std::string, Attr>> attrs) {
   Node* n = build(&into_, op, forward.loc(), std::move(in), 1);
   n->setInlinedAt(forward.inlinedAt());
+  n->setBackward();
   for (auto& [name, value] : attrs) n->setAttr(name, std::move(value));
   n->result(0)->setType(resultType(*n, 0));
   return n->result(0);
@@ -36,6 +37,7 @@ Value* GradientBuilder::constant(double v) { return literal(v); }
 
 Value* GradientBuilder::literal(Attr v) {
   Node* n = build(&into_, Op::Const, forward.loc(), {}, 1);
+  n->setBackward();
   n->setAttr("value", std::move(v));
   n->result(0)->setType(resultType(*n, 0));
   return n->result(0);

@@ -45,7 +45,7 @@ enum Trait : unsigned {
 // Shape: a tensor op, typed by its shape rule.
 enum class TypeRule {
   Unknown, None_, Literal, Func, Tuple, List, Dict, Str, Int, Bool, Module,
-  Arith, TrueDiv, Bits, Unary, First, Merge, Shape,
+  Arith, TrueDiv, Bits, Unary, First, Merge, Shape, Wrt,
 };
 
 class Node;
@@ -127,6 +127,12 @@ class Node {
   // through, innermost first (an error here reports them as callers).
   const std::vector<SourceLoc>& inlinedAt() const { return inlinedAt_; }
   void setInlinedAt(std::vector<SourceLoc> sites) { inlinedAt_ = std::move(sites); }
+  // Made by reverse mode for a backward pass (passes/reverse_mode.h), at
+  // the forward node's location; --check eager compares forward values
+  // only, as the two modes' backward passes are built differently. Not
+  // printed: it describes where a node came from, not what it computes.
+  bool backward() const { return backward_; }
+  void setBackward() { backward_ = true; }
 
   // Order edges (passes/order_effects.cpp): the tokens this node must run
   // after, and the token it produces for the nodes that must follow it.
@@ -196,6 +202,7 @@ class Node {
   uint64_t dyingOperands_ = 0;
   std::vector<uint32_t> kills_;
   std::vector<SourceLoc> inlinedAt_;
+  bool backward_ = false;
   std::vector<Value*> orderAfter_;
   std::unique_ptr<Value> token_;
 };

@@ -36,6 +36,7 @@ Type arith(Op op, Type a, Type b) {
 
 Type resultType(const Node& n, size_t i) {
   auto operandType = [&](size_t k) { return k < n.operands().size() ? n.operand(k)->type() : Type::any(); };
+  if (n.info().typeRule == TypeRule::Wrt) return operandType(i + 1);
   if (n.op() == Op::Call)
     if (auto t = builtinCallType(n)) return *t;
   if (n.op() == Op::GetAttr)
@@ -74,8 +75,8 @@ Type resultType(const Node& n, size_t i) {
       return a.kind == TypeKind::Float ? a : Type::any();
     }
     case TypeRule::First: return operandType(0);
+    case TypeRule::Wrt: break;  // above
   }
-  (void)i;
   return Type::any();
 }
 

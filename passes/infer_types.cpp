@@ -49,6 +49,9 @@ class Inference {
   }
 
   static const ir::Node* yieldOf(const ir::Block& b) { return b.terminator(); }
+  static bool isSavedPlaceholder(const ir::Value* v) {
+    return v->def() && v->def()->op() == ir::Op::Undef && v->def()->attr("saved");
+  }
 
   void node(ir::Node& n, bool certain) {
     if (n.op() == ir::Op::If) {
@@ -56,8 +59,16 @@ class Inference {
       block(*n.block(1), false);
       const ir::Node* y0 = yieldOf(*n.block(0));
       const ir::Node* y1 = yieldOf(*n.block(1));
-      for (size_t i = 0; i < n.numResults(); ++i)
-        set(n.result(i), ir::join(y0->operand(i)->type(), y1->operand(i)->type()));
+      for (size_t i = 0; i < n.numResults(); ++i) {
+        // A value the backward pass saved from one branch (the autodiff
+        // pass) is read only where that branch ran: its type is that
+        // branch's.
+        const ir::Value* a = y0->operand(i);
+        const ir::Value* b = y1->operand(i);
+        if (isSavedPlaceholder(a)) set(n.result(i), b->type());
+        else if (isSavedPlaceholder(b)) set(n.result(i), a->type());
+        else set(n.result(i), ir::join(a->type(), b->type()));
+      }
       return;
     }
     if (n.op() == ir::Op::Loop) {

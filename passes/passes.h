@@ -36,6 +36,13 @@ bool inferTypes(ir::Graph& g, PassContext& ctx);
 // Replaces calls of known, non-recursive local functions by their bodies.
 bool inlineCalls(ir::Graph& g, PassContext& ctx);
 
+// Reads of elements of tuples (and unmutated lists and dicts) the function
+// builds become the elements.
+bool forwardElements(ir::Graph& g, PassContext& ctx);
+
+// Each autodiff node becomes the backward pass of the code before it.
+bool autodiff(ir::Graph& g, PassContext& ctx);
+
 // Calls of elementwise tensor builtins on tensors become IR ops.
 bool builtinOps(ir::Graph& g, PassContext& ctx);
 

@@ -11,10 +11,18 @@ namespace nn::passes {
 const std::vector<PassInfo>& pipeline() {
   static const std::vector<PassInfo> passes = {
       {"inline", inlineCalls},
+      {"forward-elements", forwardElements},
       {"infer-types", inferTypes},
       {"fold-constants", foldConstants},
       {"infer-types", inferTypes},
       {"builtin-ops", builtinOps},
+      {"infer-types", inferTypes},
+      // Again: a method of a value typed only now, as `f(x).sum()` where
+      // f(x) became an op, becomes its op too.
+      {"builtin-ops", builtinOps},
+      {"infer-types", inferTypes},
+      {"simplify", simplify},
+      {"autodiff", autodiff},
       {"infer-types", inferTypes},
       {"simplify", simplify},
       {"cse", commonSubexpressions},

@@ -1,21 +1,31 @@
-// Reverse-mode differentiation of straight-line code: the core that graph
-// mode's autodiff pass and eager mode's tape (runtime/tape.h) share.
+// Reverse-mode differentiation of a block's code: the core that graph
+// mode's autodiff pass (passes/autodiff.cpp) and eager mode's tape
+// (runtime/tape.h) share.
 //
-// Given forward nodes in program order (single-result ops), the value whose
-// gradient is wanted (`output`) and the values to differentiate with
-// respect to (`wrt`), it appends to a block the backward pass: each node
-// that lies on a path from a `wrt` value to `output` gets its op's rule
-// (ir/gradient.h) applied in reverse program order, and the adjoints of a
-// value used several times are summed. `primal` maps a forward value to the
-// value holding it where the backward is built (the same value when the
-// backward follows the forward in one function; an argument bound to the
-// recorded value for the tape).
+// Given forward nodes in program order, the value whose gradient is wanted
+// (`output`) and the values to differentiate with respect to (`wrt`), it
+// appends to a block the backward pass: each node that lies on a path from
+// a `wrt` value to `output` gets its op's rule (ir/gradient.h) applied in
+// reverse program order, and the adjoints of a value used several times are
+// summed. An `if` among the forward nodes gets a backward `if` on the same
+// predicate, whose branches hold the backward of the forward branches; a
+// value a branch's backward reads from inside the forward branch is saved:
+// the forward `if` yields it as an extra result (the other branch yields a
+// placeholder nothing reads). `primal` maps a forward value to the value
+// holding it where the backward is built (the same value when the backward
+// follows the forward in one function; an argument bound to the recorded
+// value for the tape).
+//
+// Anything it cannot differentiate on a path to the output (a loop, a call
+// that was not inlined, an op without a rule) throws NotDifferentiable,
+// located at that node.
 #pragma once
 
 #include <functional>
 #include <vector>
 
 #include "ir/ir.h"
+#include "support/diagnostics.h"
 
 namespace nn::passes {
 
@@ -27,8 +37,13 @@ struct ReverseRequest {
   std::function<ir::Value*(const ir::Value*)> primal;
 };
 
+class NotDifferentiable : public NnError {
+ public:
+  using NnError::NnError;
+};
+
 // The adjoint of each `wrt` value, built in `into`; null where no path
 // from it reaches the output (a zero gradient).
-std::vector<ir::Value*> reverseStraightLine(ir::Block& into, const ReverseRequest& request);
+std::vector<ir::Value*> reverseMode(ir::Block& into, const ReverseRequest& request);
 
 }  // namespace nn::passes

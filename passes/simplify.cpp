@@ -11,6 +11,9 @@
 //   x / c -> x * (1/c)                 (float x, c a power of two whose
 //                                      reciprocal is exact in the dtype)
 //   (x.T).T, transpose(transpose(x)) -> x  (tensors)
+//   sum_to(x, like), broadcast_like(x, like), reshape_like(x, like) -> x
+//                                      (the gradient ops, when x already
+//                                      has the result's known type)
 //   reshape(reshape(x, a), b)   -> reshape(x, b) (when the inner reshape's
 //                                      shape is fully known, so it cannot
 //                                      fail)
@@ -69,6 +72,13 @@ bool integral(const Type& t) {
   return t.kind == TypeKind::Int || (t.isTensor() && t.dtype && ir::isIntegral(*t.dtype));
 }
 
+bool fullyKnown(const Type& t) {
+  if (!t.isTensor() || !t.shape) return false;
+  for (const ir::Dim& d : *t.shape)
+    if (!d.isKnown()) return false;
+  return true;
+}
+
 // `x` when the node's result has exactly x's type.
 ir::Value* sameType(const ir::Node& n, ir::Value* x) {
   return numericOrTensor(x->type()) && n.result(0)->type() == x->type() ? x : nullptr;
@@ -119,15 +129,12 @@ ir::Value* identity(const ir::Node& n) {
       if (!reversesAxes(n) || !inner || !reversesAxes(*inner)) return nullptr;
       return inner->operand(0)->type().isTensor() ? inner->operand(0) : nullptr;
     }
+    case Op::SumTo:
+    case Op::BroadcastLike:
+    case Op::ReshapeLike:
+      return fullyKnown(n.operand(0)->type()) ? sameType(n, n.operand(0)) : nullptr;
     default: return nullptr;
   }
-}
-
-bool fullyKnown(const Type& t) {
-  if (!t.isTensor() || !t.shape) return false;
-  for (const ir::Dim& d : *t.shape)
-    if (!d.isKnown()) return false;
-  return true;
 }
 
 class Simplifier {

@@ -2,6 +2,7 @@
 // reports (see compile_cache.h).
 #include "runtime/compile_cache.h"
 
+#include <algorithm>
 #include <chrono>
 #include <iomanip>
 #include <ostream>
@@ -92,8 +93,8 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
   return bound;
 }
 
-std::string CompileCache::staleBinding(const Version& v, ModuleInstance& module) {
-  for (const Binding& b : v.bindings) {
+std::string CompileCache::staleBinding(const std::vector<Binding>& bindings, ModuleInstance& module) {
+  for (const Binding& b : bindings) {
     Value* g = module.findGlobal(b.name);
     if (!g || g->ptr() != b.function) return b.name;
   }
@@ -123,7 +124,7 @@ const ir::Function& CompileCache::get(const ir::Function& fn, ModuleInstance& mo
   std::string rebound;
   if (auto it = e.index.find(sig); it != e.index.end()) {
     Version& v = e.versions[it->second];
-    rebound = staleBinding(v, module);
+    rebound = staleBinding(v.bindings, module);
     if (rebound.empty()) return *v.fn;
     // Kept, not freed: a call of it may still be running further up.
     v.stale = true;
@@ -177,6 +178,22 @@ void CompileCache::printStats(std::ostream& os) const {
          << v.compileSeconds * 1e3 << " ms; estimated tensor memory (known shapes): peak " << size(m.planned)
          << " freeing at last use vs " << size(m.naive) << " keeping all\n";
     }
+  printGradientStats(os);
+}
+
+void CompileCache::printGradientStats(std::ostream& os) const {
+  std::vector<std::string> lines;
+  for (const auto& [key, v] : gradients_) {
+    std::ostringstream line;
+    if (v.fn)
+      line << "stats: compiled " << v.name << " as IR (reverse mode in graph mode) in " << std::fixed
+           << std::setprecision(3) << v.compileSeconds * 1e3 << " ms\n";
+    else
+      line << "stats: " << v.name << " is differentiated by the eager tape: " << v.why << "\n";
+    lines.push_back(line.str());
+  }
+  std::sort(lines.begin(), lines.end());  // the map's order is not the program's
+  for (const std::string& l : lines) os << l;
 }
 
 const ir::Function* CompileCache::latest(const ir::Function& fn) const {

@@ -33,10 +33,19 @@
 
 namespace nn::rt {
 
+class Device;
 class Host;
 
 // The static type of a runtime value as type inference sees it.
 ir::Type staticType(const Value& v);
+
+// What grad / value_and_grad ask of a function (stdlib/builtins_grad.cpp).
+struct GradientSpec {
+  std::vector<size_t> argnums;  // the differentiated positional parameters, in the order asked
+  bool tuple = false;           // argnums was a tuple: the gradients come as one
+  bool hasAux = false;          // the function returns (loss, aux)
+  bool withValue = false;       // value_and_grad: (value, gradients)
+};
 
 struct CompileOptions {
   bool explainRecompile = false;
@@ -54,6 +63,14 @@ class CompileCache {
   // (in body-argument order), compiling it if needed.
   const ir::Function& get(const ir::Function& fn, ModuleInstance& module, const std::vector<Value>& args,
                           SourceLoc callSite);
+  // Graph mode's gradient of `fn` (passes/autodiff.cpp): a version that
+  // takes `args` (parameters and captures) followed by the leaves of the
+  // differentiated arguments (appended to `args`; a float leaf as a 0-d f64
+  // tensor) and returns what the grad-function returns. Null, with the
+  // reason in `why`, when graph mode cannot differentiate this function
+  // (the caller differentiates it with a tape instead).
+  const ir::Function* getGradient(const ir::Function& fn, ModuleInstance& module, const GradientSpec& spec,
+                                  std::vector<Value>& args, Device& cpu, SourceLoc callSite, std::string& why);
   CompileOptions& options() { return options_; }
   // The version of `fn` compiled last (null when none).
   const ir::Function* latest(const ir::Function& fn) const;
@@ -87,13 +104,24 @@ class CompileCache {
   };
   void explain(const ir::Function& fn, const Entry& e, const std::vector<ir::Type>& sig, SourceLoc callSite,
                const std::string& rebound);
+  struct GradientVersion {
+    std::unique_ptr<ir::Graph> graph;
+    const ir::Function* fn = nullptr;  // null: the tape differentiates it
+    std::string why;
+    std::vector<Binding> bindings;
+    double compileSeconds = 0;
+    std::string name;  // "grad of f(signature)", for --stats
+  };
+  void printGradientStats(std::ostream& os) const;
   static std::vector<Binding> bindGlobals(ir::Function& copy, const ir::Function& original, ModuleInstance& module);
-  static std::string staleBinding(const Version& v, ModuleInstance& module);
+  static std::string staleBinding(const std::vector<Binding>& bindings, ModuleInstance& module);
 
   Host& host_;
   passes::PassContext& passes_;
   CompileOptions options_;
   std::unordered_map<const ir::Function*, Entry> entries_;
+  // By function, spec and argument signature (structures included).
+  std::unordered_map<std::string, GradientVersion> gradients_;
 };
 
 }  // namespace nn::rt

@@ -215,10 +215,9 @@ Value Interpreter::call(const Value& callee, std::vector<Value> args, const std:
   }
 }
 
-Value Interpreter::callFunction(const Value& fnValue, std::vector<Value>& args,
-                                const std::vector<std::string>& kwnames, std::vector<Value>& kwargs,
-                                SourceLoc loc) {
-  const FunctionObj& fo = fnValue.as<FunctionObj>();
+std::vector<Value> Interpreter::bindParams(const FunctionObj& fo, std::vector<Value>& args,
+                                           const std::vector<std::string>& kwnames, std::vector<Value>& kwargs,
+                                           SourceLoc loc) {
   const ir::Function& fn = *fo.fn;
   size_t nparams = fn.numParams();
   const auto& names = fn.paramNames();
@@ -247,16 +246,29 @@ Value Interpreter::callFunction(const Value& fnValue, std::vector<Value>& args,
     params[i] = fo.defaults[i - firstDefault];
   }
   for (size_t c = 0; c < fo.captures.size(); ++c) params[nparams + c] = fo.captures[c];
+  return params;
+}
 
-  // Annotations are checked at the call, in every mode.
-  bool annotated = hasAnnotations(fn);
-  DimBindings bindings;
-  if (annotated) checkArguments(fn, fo.name, params, loc, bindings);
+void Interpreter::enter(SourceLoc loc) {
   if (depth_ >= limits_.maxCallDepth) fail(loc, "maximum recursion depth exceeded");
   checkStack(loc);
   // Every call is a cancellation point, so Ctrl-C stops deep recursion too.
   checkInterrupt(loc);
   ++depth_;
+}
+
+Value Interpreter::callFunction(const Value& fnValue, std::vector<Value>& args,
+                                const std::vector<std::string>& kwnames, std::vector<Value>& kwargs,
+                                SourceLoc loc) {
+  const FunctionObj& fo = fnValue.as<FunctionObj>();
+  const ir::Function& fn = *fo.fn;
+  std::vector<Value> params = bindParams(fo, args, kwnames, kwargs, loc);
+
+  // Annotations are checked at the call, in every mode.
+  bool annotated = hasAnnotations(fn);
+  DimBindings bindings;
+  if (annotated) checkArguments(fn, fo.name, params, loc, bindings);
+  enter(loc);
   Value r;
   try {
     // Graph mode runs the version compiled for these argument types;
@@ -273,6 +285,35 @@ Value Interpreter::callFunction(const Value& fnValue, std::vector<Value>& args,
   }
   --depth_;
   if (annotated) checkResult(fn, fo.name, r, bindings, loc);
+  return r;
+}
+
+std::optional<Value> Interpreter::callGradient(const Value& fnValue, std::vector<Value> args,
+                                               const std::vector<std::string>& kwnames, std::vector<Value> kwargs,
+                                               const GradientSpec& spec, SourceLoc loc) {
+  if (!fnValue.is(Kind::Function) || tape_) return std::nullopt;
+  const FunctionObj& fo = fnValue.as<FunctionObj>();
+  bool graph = fo.forceJit || (graphMode_ && !fo.forceEager);
+  if (!graph || hasAnnotations(*fo.fn)) return std::nullopt;
+  std::vector<Value> params = bindParams(fo, args, kwnames, kwargs, loc);
+  enter(loc);
+  Value r;
+  try {
+    std::string why;
+    const ir::Function* run = compileCache_.getGradient(*fo.fn, *fo.module, spec, params, context_.cpu(), loc, why);
+    if (!run) {
+      --depth_;
+      return std::nullopt;
+    }
+    std::vector<Value> slots(run->numValues());
+    for (size_t i = 0; i < params.size(); ++i) slots[run->body()->arg(i)->id()] = std::move(params[i]);
+    r = runFunction(*run, *fo.module, &fnValue, std::move(slots));
+  } catch (NnError& e) {
+    --depth_;
+    e.diag().callers.push_back(loc);
+    throw;
+  }
+  --depth_;
   return r;
 }
 

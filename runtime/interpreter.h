@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <ostream>
 #include <set>
 #include <string>
@@ -123,6 +124,13 @@ class Interpreter {
   // program order, so the tape sees each op.
   Tape* tape() const { return tape_; }
   void setTape(Tape* t) { tape_ = t; }
+  // grad / value_and_grad of user function `fn` called with these
+  // arguments, differentiated in graph mode by the compiled IR
+  // (CompileCache::getGradient); nullopt where that does not apply (eager
+  // mode, a tape already recording, a function graph mode cannot
+  // differentiate), for the caller's tape to do it.
+  std::optional<Value> callGradient(const Value& fn, std::vector<Value> args, const std::vector<std::string>& kwnames,
+                                    std::vector<Value> kwargs, const GradientSpec& spec, SourceLoc loc);
   // Runs `fn` (of `module`) with its body's arguments `slots0`.
   Value runFunction(const ir::Function& fn, ModuleInstance& module, const Value* self, std::vector<Value> slots0);
 
@@ -130,6 +138,13 @@ class Interpreter {
   // The graph executor runs nodes through runNode and checks for
   // interrupts and tracing as this class does.
   friend class GraphExecutor;
+  // A call's parameters (positional, keyword, defaults) then captures,
+  // in the order of the body's arguments.
+  std::vector<Value> bindParams(const FunctionObj& fo, std::vector<Value>& args,
+                                const std::vector<std::string>& kwnames, std::vector<Value>& kwargs, SourceLoc loc);
+  // Counts a call in (recursion and stack limits, Ctrl-C); the caller
+  // decrements depth_ when it returns.
+  void enter(SourceLoc loc);
   Value callFunction(const Value& fnValue, std::vector<Value>& args, const std::vector<std::string>& kwnames,
                      std::vector<Value>& kwargs, SourceLoc loc);
   const ir::Node* exec(const ir::Block& b, Frame& f, std::vector<Value>& out);

@@ -185,7 +185,7 @@ std::vector<Value> Tape::gradients(const Value& output, const Value& seedValue, 
     }
     return it->second;
   };
-  std::vector<ir::Value*> adjoints = passes::reverseStraightLine(*backward->body(), request);
+  std::vector<ir::Value*> adjoints = passes::reverseMode(*backward->body(), request);
   ir::Node* tuple = ir::build(backward->body(), ir::Op::MakeTuple, loc_, {}, 1);
   for (ir::Value* a : adjoints)
     if (a) tuple->addOperand(a);

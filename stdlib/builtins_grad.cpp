@@ -127,6 +127,17 @@ Value callGradFunction(CallContext& c, std::vector<Value>& args) {
                       " positional argument" + (n == 1 ? "" : "s"));
     if (a < 0) a += n;
   }
+  // Graph mode differentiates the function's IR (passes/autodiff.cpp)
+  // where it can; the tape does the rest.
+  GradientSpec spec;
+  for (int64_t a : which) spec.argnums.push_back(static_cast<size_t>(a));
+  spec.tuple = many;
+  spec.hasAux = hasAux;
+  spec.withValue = flavour == kValueAndGrad;
+  if (std::optional<Value> r = c.interp.callGradient(f, callArgs, c.kwnames, c.kwargs, spec, c.loc)) {
+    c.used.assign(c.used.size(), true);  // f took the keyword arguments
+    return *r;
+  }
   Tape tape(c.interp, c.interp.tape(), c.loc);
   Leaves leaves(c, tape);
   std::vector<Value> original;

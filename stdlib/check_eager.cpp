@@ -34,7 +34,7 @@ struct Trace {
   std::vector<std::pair<Site, size_t>> order;  // (site, occurrence) as they ran
 
   void record(const ir::Node& n, const Value& v) {
-    if (!v.is(Kind::Tensor) && !v.isNumber()) return;
+    if ((!v.is(Kind::Tensor) && !v.isNumber()) || n.backward()) return;
     Site s{n.loc(), n.op()};
     auto& list = values[s];
     if (list.size() >= kPerSite) return;

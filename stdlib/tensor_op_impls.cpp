@@ -202,6 +202,8 @@ Value astypeOp(OpCall& c) {
 }
 Value itemOp(OpCall& c) { return rt::item(c.tensor("x"), c.loc); }
 Value tolistOp(OpCall& c) { return toList(c.tensor("x")); }
+// The same elements under a new identity, which no tape tracks.
+Value stopGradientOp(OpCall& c) { return makeTensorValue(c.tensor("x")); }
 
 std::vector<Tensor> tensorList(OpCall& c) {
   const Value& v = c["tensors"];
@@ -364,7 +366,8 @@ struct ImplTable {
     set(Op::Randint, randintOp);
     set(Op::Reshape, reshapeOp), set(Op::Transpose, transposeOp), set(Op::Flatten, flattenOp);
     set(Op::Squeeze, squeezeOp), set(Op::Unsqueeze, unsqueezeOp), set(Op::Expand, expandOp);
-    set(Op::BroadcastTo, expandOp), set(Op::AsType, astypeOp), set(Op::Item, itemOp), set(Op::ToList, tolistOp);
+    set(Op::BroadcastTo, expandOp), set(Op::AsType, astypeOp), set(Op::Item, itemOp), set(Op::ToList, tolistOp),
+        set(Op::StopGradient, stopGradientOp);
     set(Op::Concat, concatOp), set(Op::Stack, stackOp), set(Op::Split, splitOp), set(Op::Chunk, chunkOp);
     set(Op::Pad, padOp), set(Op::Gather, gatherOp), set(Op::ScatterAdd, scatterAddOp), set(Op::OneHot, oneHotOp);
     set(Op::SumTo, sumToOp), set(Op::BroadcastLike, broadcastLikeOp), set(Op::ReshapeLike, reshapeLikeOp);

@@ -1,0 +1,142 @@
+// forward-elements: an element read out of a container the function built
+// itself becomes the value it was built from, so it keeps its static type.
+//
+// Algorithm: one walk in program order (nested blocks included). `c[k]`
+// with `c` a make_tuple, make_list or make_dict of this function and `k` a
+// constant index or key present in it, and `a, b = c` with as many
+// elements, take the element values: their uses are rewired and the
+// reading node removed. Reads of containers forwarded earlier in the walk
+// forward again, so `p[0]["w"]` of a nested literal reaches the tensor.
+// This is what gives a differentiated parameter structure (passes/autodiff)
+// and an inlined callee's tuple arguments their types.
+//
+// Never forwarded: a list or dict in a function that may mutate one (a
+// setitem, a list_append, or a call of anything but a builtin or a tensor
+// method, which might be a method such as append); an index out of range or a key not present
+// (the read raises at run time, at its own location); non-constant keys.
+//
+// Invariants: only reads that cannot raise are removed; SSA dominance
+// holds because the element is defined before its container.
+#include <unordered_map>
+
+#include "ir/builtins.h"
+#include "passes/passes.h"
+
+namespace nn::passes {
+namespace {
+
+using ir::Node;
+using ir::Op;
+using ir::Value;
+
+// A call that cannot mutate a container: of a builtin, or of a tensor
+// method (tensors are values; no tensor method is also a list or dict
+// method that mutates).
+bool harmlessCall(const Node& call) {
+  const Node* callee = call.operand(0)->def();
+  if (!callee) return false;
+  if (callee->op() == Op::Builtin) return true;
+  if (callee->op() != Op::GetAttr) return false;
+  static const char* const mutators[] = {"append", "extend", "insert", "pop", "remove", "clear",
+                                         "sort", "reverse", "update", "setdefault", "popitem"};
+  const std::string& name = callee->strAttr("name");
+  for (const char* m : mutators)
+    if (name == m) return false;
+  return ir::methodOp(name).has_value();
+}
+
+bool mayMutate(const ir::Block& b) {
+  for (const auto& n : b.nodes()) {
+    if (n->op() == Op::SetItem || n->op() == Op::ListAppend) return true;
+    if (n->op() == Op::Call && !harmlessCall(*n)) return true;
+    for (size_t k = 0; k < n->numBlocks(); ++k)
+      if (mayMutate(*n->block(k))) return true;
+  }
+  return false;
+}
+
+class Forwarder {
+ public:
+  explicit Forwarder(bool listsStay) : listsStay_(listsStay) {}
+
+  bool block(ir::Block& b) {
+    bool changed = false;
+    auto& nodes = b.mutableNodes();
+    size_t kept = 0;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      Node& n = *nodes[i];
+      ir::replaceOperands(n, forwarded_);
+      for (size_t k = 0; k < n.numBlocks(); ++k) changed |= block(*n.block(k));
+      if (forward(n)) {
+        changed = true;
+        continue;  // dropped
+      }
+      if (kept != i) nodes[kept] = std::move(nodes[i]);
+      ++kept;
+    }
+    nodes.resize(kept);
+    return changed;
+  }
+
+ private:
+  // The node building `v`, when reads of it may be forwarded.
+  const Node* container(const Value* v) const {
+    const Node* d = v->def();
+    if (!d) return nullptr;
+    if (d->op() == Op::MakeTuple) return d;
+    if ((d->op() == Op::MakeList || d->op() == Op::MakeDict) && !listsStay_) return d;
+    return nullptr;
+  }
+
+  static const ir::Attr* constant(const Value* v) {
+    const Node* d = v->def();
+    return d && d->op() == Op::Const ? d->attr("value") : nullptr;
+  }
+
+  // The element of `c` at constant `index`, or null.
+  static Value* element(const Node& c, const Value* index) {
+    const ir::Attr* key = constant(index);
+    if (!key) return nullptr;
+    if (c.op() == Op::MakeDict) {
+      // String keys only: 1 and 1.0 are one key to Python, not to Attr.
+      if (!std::holds_alternative<std::string>(*key)) return nullptr;
+      Value* found = nullptr;  // the last equal key wins
+      for (size_t i = 0; i + 1 < c.operands().size(); i += 2) {
+        const ir::Attr* k = constant(c.operand(i));
+        if (!k || !std::holds_alternative<std::string>(*k)) return nullptr;
+        if (*k == *key) found = c.operand(i + 1);
+      }
+      return found;
+    }
+    const int64_t* at = std::get_if<int64_t>(key);
+    if (!at) return nullptr;
+    int64_t n = static_cast<int64_t>(c.operands().size()), i = *at < 0 ? *at + n : *at;
+    return i >= 0 && i < n ? c.operand(static_cast<size_t>(i)) : nullptr;
+  }
+
+  bool forward(Node& n) {
+    if (n.op() != Op::GetItem && n.op() != Op::Unpack) return false;
+    const Node* c = container(n.operand(0));
+    if (!c) return false;
+    if (n.op() == Op::GetItem) {
+      Value* e = element(*c, n.operand(1));
+      if (!e) return false;
+      forwarded_[n.result(0)] = e;
+      return true;
+    }
+    if (c->op() == Op::MakeDict || c->operands().size() != n.numResults()) return false;
+    for (size_t i = 0; i < n.numResults(); ++i) forwarded_[n.result(i)] = c->operand(i);
+    return true;
+  }
+
+  bool listsStay_;
+  std::unordered_map<const Value*, Value*> forwarded_;
+};
+
+}  // namespace
+
+bool forwardElements(ir::Graph& g, PassContext&) {
+  return rewriteFunctions(g, [&](ir::Function& f) { return Forwarder(mayMutate(*f.body())).block(*f.body()); });
+}
+
+}  // namespace nn::passes

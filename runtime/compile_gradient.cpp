@@ -1,0 +1,234 @@
+// Graph mode's grad and value_and_grad: the version of a function that
+// returns its gradients, built as IR and compiled by the pass pipeline,
+// whose autodiff pass (passes/autodiff.cpp) writes the backward pass (see
+// CompileCache::getGradient).
+//
+// The version is a copy of the function whose differentiated parameters
+// are rebuilt, at its start, from one extra argument per leaf (tensor or
+// float) of their structure, so that reads of the structure forward to
+// typed leaves (passes/forward_elements.cpp); before its return it asks
+// for the adjoint of the loss with respect to the leaves (an autodiff
+// node) and returns them in the structure of the arguments, beside the
+// value for value_and_grad, exactly as the tape version
+// (stdlib/builtins_grad.cpp) returns them.
+#include <algorithm>
+#include <chrono>
+#include <sstream>
+
+#include "ir/clone.h"
+#include "ir/type_rules.h"
+#include "passes/reverse_mode.h"
+#include "runtime/annotations.h"
+#include "runtime/compile_cache.h"
+#include "runtime/tensor.h"
+#include "runtime/tensor_ops.h"
+
+namespace nn::rt {
+namespace {
+
+using ir::Node;
+using ir::Op;
+
+// Appends the leaves of `v` (named `path` and their place in it) to
+// `leaves` and describes its structure in `shape`; false when a leaf is not
+// a floating tensor or a float (the tape then reports it).
+struct Leaves {
+  Device& cpu;
+  std::vector<Value> values;
+  std::vector<std::string> names;
+
+  bool flatten(const Value& v, const std::string& path, std::string& shape) {
+    switch (v.kind()) {
+      case Kind::Tuple:
+      case Kind::List: {
+        shape += v.is(Kind::Tuple) ? "(" : "[";
+        const std::vector<Value>& items = v.as<SeqObj>().items;
+        for (size_t i = 0; i < items.size(); ++i)
+          if (!flatten(items[i], path + "[" + std::to_string(i) + "]", shape)) return false;
+        shape += v.is(Kind::Tuple) ? ")" : "]";
+        return true;
+      }
+      case Kind::Dict: {
+        shape += "{";
+        for (const auto& [key, item] : v.as<DictObj>().items) {
+          shape += std::to_string(key.size()) + "#" + key + ":";  // unambiguous whatever the key holds
+          if (!flatten(item, path + "[" + repr(Value::str(key)) + "]", shape)) return false;
+        }
+        shape += "}";
+        return true;
+      }
+      case Kind::Tensor:
+        if (!isFloating(tensorOf(v).dtype())) return false;
+        values.push_back(v);
+        names.push_back(path);
+        shape += staticType(v).str() + ",";
+        return true;
+      case Kind::Float:
+        values.push_back(makeTensorValue(fullLike(DType::F64, {}, v.asFloat(), cpu)));
+        names.push_back(path);
+        shape += "float,";
+        return true;
+      default: return false;
+    }
+  }
+};
+
+// Builds nodes into one block, each typed by its rule as it is made.
+struct Emitter {
+  ir::Block& b;
+  SourceLoc loc;
+
+  ir::Value* node(Op op, std::vector<ir::Value*> in, std::vector<std::pair<std::string, ir::Attr>> attrs = {}) {
+    Node* n = ir::build(&b, op, loc, std::move(in), 1);
+    for (auto& [name, value] : attrs) n->setAttr(name, std::move(value));
+    n->result(0)->setType(ir::resultType(*n, 0));
+    return n->result(0);
+  }
+  ir::Value* constant(ir::Attr v) { return node(Op::Const, {}, {{"value", std::move(v)}}); }
+
+  // `v`'s structure built from the values `leaf` gives for its leaves in
+  // order (a float's leaf as `floatLeaf` makes it).
+  template <class Leaf>
+  ir::Value* rebuild(const Value& v, Leaf& leaf) {
+    switch (v.kind()) {
+      case Kind::Tuple:
+      case Kind::List: {
+        std::vector<ir::Value*> items;
+        for (const Value& item : v.as<SeqObj>().items) items.push_back(rebuild(item, leaf));
+        return node(v.is(Kind::Tuple) ? Op::MakeTuple : Op::MakeList, std::move(items));
+      }
+      case Kind::Dict: {
+        std::vector<ir::Value*> items;
+        for (const auto& [key, item] : v.as<DictObj>().items) {
+          items.push_back(constant(key));
+          items.push_back(rebuild(item, leaf));
+        }
+        return node(Op::MakeDict, std::move(items));
+      }
+      default: return leaf(v);
+    }
+  }
+};
+
+bool returnsOnlyAtEnd(const ir::Block& b, bool top) {
+  for (const auto& n : b.nodes()) {
+    if (n->op() == Op::Return && !(top && n.get() == b.terminator())) return false;
+    for (size_t k = 0; k < n->numBlocks(); ++k)
+      if (!returnsOnlyAtEnd(*n->block(k), false)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+const ir::Function* CompileCache::getGradient(const ir::Function& fn, ModuleInstance& module, const GradientSpec& spec,
+                                              std::vector<Value>& args, Device& cpu, SourceLoc callSite,
+                                              std::string& why) {
+  std::ostringstream key;
+  key << &fn << (spec.tuple ? "T" : "") << (spec.hasAux ? "A" : "") << (spec.withValue ? "V" : "") << ":";
+  for (size_t a : spec.argnums) key << a << ",";
+  Leaves leaves{cpu, {}, {}};
+  for (size_t i = 0; i < args.size(); ++i) {
+    bool differentiated = std::find(spec.argnums.begin(), spec.argnums.end(), i) != spec.argnums.end();
+    std::string shape;
+    if (!differentiated) {
+      shape = staticType(args[i]).str();
+    } else if (!leaves.flatten(args[i], i < fn.numParams() ? fn.paramNames()[i] : "", shape)) {
+      why = "an argument holds a value that is not a float or a floating tensor";
+      return nullptr;
+    }
+    key << "|" << shape;
+  }
+  GradientVersion& v = gradients_[key.str()];
+  if (v.graph && staleBinding(v.bindings, module).empty()) {
+    why = v.why;
+    if (v.fn) args.insert(args.end(), leaves.values.begin(), leaves.values.end());
+    return v.fn;
+  }
+
+  auto start = std::chrono::steady_clock::now();
+  v = GradientVersion{};
+  v.graph = std::make_unique<ir::Graph>(fn.graph()->file());
+  v.graph->setSourceName(fn.graph()->sourceName());
+  v.graph->setBase(fn.graph());
+  v.graph->setStrictTypes(true);
+  v.name = "grad of " + fn.name();
+  ir::Function* copy = ir::cloneFunction(fn, *v.graph);
+  ir::Block& body = *copy->body();
+  for (size_t i = 0; i < args.size(); ++i) body.arg(i)->setType(staticType(args[i]));
+  if (!returnsOnlyAtEnd(body, true) || !body.terminator() || body.terminator()->op() != Op::Return) {
+    why = v.why = "the function returns from inside a block";
+    return nullptr;
+  }
+
+  // The parameters rebuilt from the leaves, ahead of the body.
+  auto& nodes = body.mutableNodes();
+  std::vector<std::unique_ptr<Node>> original;
+  for (auto& n : nodes) original.push_back(std::move(n));
+  nodes.clear();
+  std::unique_ptr<Node> ret = std::move(original.back());
+  original.pop_back();
+  Emitter emit{body, callSite};
+  std::vector<ir::Value*> leafArgs;
+  // Arguments after the captures, printed as captures named by their place.
+  for (size_t i = 0; i < leaves.values.size(); ++i)
+    leafArgs.push_back(copy->addCapture(leaves.names[i], staticType(leaves.values[i])));
+  std::unordered_map<const ir::Value*, ir::Value*> rebuilt;
+  size_t next = 0;
+  for (size_t a : spec.argnums) {
+    auto leaf = [&](const Value&) { return leafArgs[next++]; };
+    rebuilt[body.arg(a)] = emit.rebuild(args[a], leaf);
+  }
+  for (auto& n : original) body.append(std::move(n));
+  ir::replaceUses(*copy, rebuilt);
+
+  // The gradients of the loss, in the arguments' structures, before the return.
+  ir::Value* result = ret->operand(0);
+  ir::Value* loss = result;
+  if (spec.hasAux) {
+    // (loss, aux) as the function writes it; the tape checks anything else.
+    const Node* pair = result->def();
+    if (!pair || pair->op() != Op::MakeTuple || pair->operands().size() != 2) {
+      why = v.why = "has_aux: the function's result is not written as a pair";
+      return nullptr;
+    }
+    loss = pair->operand(0);
+  }
+  Node* ad = ir::build(&body, Op::Autodiff, callSite, {loss}, 0);
+  for (ir::Value* l : leafArgs) {
+    ad->addOperand(l);
+    ad->addResult(l->type());
+  }
+  std::vector<ir::Value*> perArg;
+  next = 0;
+  for (size_t a : spec.argnums) {
+    auto leaf = [&](const Value& x) {
+      ir::Value* g = ad->result(next++);
+      return x.is(Kind::Float) ? emit.node(Op::Item, {g}) : g;
+    };
+    perArg.push_back(emit.rebuild(args[a], leaf));
+  }
+  ir::Value* grads = spec.tuple ? emit.node(Op::MakeTuple, perArg) : perArg[0];
+  ir::Value* out = spec.withValue ? emit.node(Op::MakeTuple, {result, grads}) : grads;
+  ret->setOperand(0, out);
+  body.append(std::move(ret));
+
+  v.bindings = bindGlobals(*copy, fn, module);
+  copy->number();
+  try {
+    passes::runPipeline(*v.graph, passes_, [&](const char* pass) {
+      if (options_.afterPass) options_.afterPass(pass, *v.graph);
+    });
+    v.fn = copy;
+  } catch (passes::NotDifferentiable& e) {
+    std::ostringstream reason;
+    reason << e.what() << " (line " << e.diag().loc.line << ")";
+    v.why = reason.str();
+  }
+  v.compileSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  why = v.why;
+  if (v.fn) args.insert(args.end(), leaves.values.begin(), leaves.values.end());
+  return v.fn;
+}
+
+}  // namespace nn::rt
