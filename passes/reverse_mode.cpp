@@ -161,6 +161,8 @@ class Reverser {
       }
       if (n.op() == Op::Loop)
         throw NotDifferentiable("graph mode does not differentiate through loops yet", n.loc());
+      if (n.op() == Op::Call)
+        throw NotDifferentiable("graph mode does not differentiate through a call it did not inline", n.loc());
       if (n.numResults() != 1)
         throw NotDifferentiable(std::string("the gradient of '") + n.info().name + "' is not supported", n.loc());
       std::vector<Value*> operands;

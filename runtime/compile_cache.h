@@ -122,6 +122,7 @@ class CompileCache {
   std::unordered_map<const ir::Function*, Entry> entries_;
   // By function, spec and argument signature (structures included).
   std::unordered_map<std::string, GradientVersion> gradients_;
+  std::vector<std::unique_ptr<ir::Graph>> retiredGradients_;
 };
 
 }  // namespace nn::rt

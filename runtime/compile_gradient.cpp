@@ -147,6 +147,8 @@ const ir::Function* CompileCache::getGradient(const ir::Function& fn, ModuleInst
   }
 
   auto start = std::chrono::steady_clock::now();
+  // A stale version is kept, not freed: a call of it may still be running further up.
+  if (v.graph) retiredGradients_.push_back(std::move(v.graph));
   v = GradientVersion{};
   v.graph = std::make_unique<ir::Graph>(fn.graph()->file());
   v.graph->setSourceName(fn.graph()->sourceName());
