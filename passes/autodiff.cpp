@@ -69,12 +69,6 @@ Value* seedFor(ir::Block& b, const Node& at, Value* out) {
   return typed(ones);
 }
 
-Value* zerosFor(ir::Block& b, const Node& at, Value* w) {
-  Node* z = ir::build(&b, Op::ZerosLike, at.loc(), {w}, 1);
-  z->setAttr("dtype", ir::NoneAttr{});
-  return typed(z);
-}
-
 void expand(ir::Function& f, Node& node) {
   ir::Block& b = *node.parent();
   auto& nodes = b.mutableNodes();
@@ -94,7 +88,7 @@ void expand(ir::Function& f, Node& node) {
   std::vector<Value*> adjoints = reverseMode(b, r);
   std::unordered_map<const Value*, Value*> uses;
   for (size_t i = 0; i < adjoints.size(); ++i)
-    uses[node.result(i)] = adjoints[i] ? adjoints[i] : zerosFor(b, node, node.operand(i + 1));
+    uses[node.result(i)] = adjoints[i] ? adjoints[i] : zeroAdjoint(b, node.loc(), node.operand(i + 1));
   for (auto& n : after) b.append(std::move(n));
   ir::replaceUses(f, uses);
 }

@@ -223,21 +223,11 @@ class Reverser {
 
   // A zero adjoint for `v` in `into`.
   Value* zeros(const Value* v, Block& into, const Node& at) {
-    ir::Type t = v->type();
-    Node* z = nullptr;
-    if (t.isTensor()) {
-      z = ir::build(&into, Op::ZerosLike, at.loc(), {primal(v, into)}, 1);
-      z->setAttr("dtype", ir::NoneAttr{});
-    } else if (t.kind == ir::TypeKind::Float) {
-      z = ir::build(&into, Op::Const, at.loc(), {}, 1);
-      z->setAttr("value", 0.0);
-    } else {
-      throw NotDifferentiable("the gradient through this if of a value of type " + t.str() + " is not supported",
+    if (!v->type().isTensor() && v->type().kind != ir::TypeKind::Float)
+      throw NotDifferentiable("the gradient through this if of a value of type " + v->type().str() +
+                                  " is not supported",
                               at.loc());
-    }
-    z->setBackward();
-    z->result(0)->setType(ir::resultType(*z, 0));
-    return z->result(0);
+    return zeroAdjoint(into, at.loc(), primal(v, into));
   }
 
   const ReverseRequest& r_;
@@ -247,6 +237,20 @@ class Reverser {
 };
 
 }  // namespace
+
+Value* zeroAdjoint(Block& into, SourceLoc loc, Value* like) {
+  Node* z = nullptr;
+  if (like->type().isTensor()) {
+    z = ir::build(&into, Op::ZerosLike, loc, {like}, 1);
+    z->setAttr("dtype", ir::NoneAttr{});
+  } else {
+    z = ir::build(&into, Op::Const, loc, {}, 1);
+    z->setAttr("value", 0.0);
+  }
+  z->setBackward();
+  z->result(0)->setType(ir::resultType(*z, 0));
+  return z->result(0);
+}
 
 std::vector<Value*> reverseMode(Block& into, const ReverseRequest& request) { return Reverser(request).run(into); }
 

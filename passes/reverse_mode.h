@@ -46,4 +46,8 @@ class NotDifferentiable : public NnError {
 // from it reaches the output (a zero gradient).
 std::vector<ir::Value*> reverseMode(ir::Block& into, const ReverseRequest& request);
 
+// A zero adjoint of `like` (a tensor: zeros_like; a float: 0.0) in `into`,
+// for a value no path from which reaches the output.
+ir::Value* zeroAdjoint(ir::Block& into, SourceLoc loc, ir::Value* like);
+
 }  // namespace nn::passes

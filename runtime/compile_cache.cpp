@@ -114,6 +114,20 @@ size_t CompileCache::SignatureHash::operator()(const std::vector<ir::Type>& sig)
   return h;
 }
 
+std::unique_ptr<ir::Graph> CompileCache::versionGraph(const ir::Function& fn) {
+  auto g = std::make_unique<ir::Graph>(fn.graph()->file());
+  g->setSourceName(fn.graph()->sourceName());
+  g->setBase(fn.graph());
+  g->setStrictTypes(true);
+  return g;
+}
+
+void CompileCache::optimise(ir::Graph& g) {
+  passes::runPipeline(g, passes_, [&](const char* pass) {
+    if (options_.afterPass) options_.afterPass(pass, g);
+  });
+}
+
 const ir::Function& CompileCache::get(const ir::Function& fn, ModuleInstance& module, const std::vector<Value>& args,
                                       SourceLoc callSite) {
   std::vector<ir::Type> sig;
@@ -133,17 +147,12 @@ const ir::Function& CompileCache::get(const ir::Function& fn, ModuleInstance& mo
 
   if ((!e.versions.empty() || !rebound.empty()) && options_.explainRecompile) explain(fn, e, sig, callSite, rebound);
   auto start = std::chrono::steady_clock::now();
-  auto g = std::make_unique<ir::Graph>(fn.graph()->file());
-  g->setSourceName(fn.graph()->sourceName());
-  g->setBase(fn.graph());
-  g->setStrictTypes(true);
+  std::unique_ptr<ir::Graph> g = versionGraph(fn);
   ir::Function* copy = ir::cloneFunction(fn, *g);
   for (size_t i = 0; i < sig.size(); ++i) copy->body()->arg(i)->setType(sig[i]);
   std::vector<Binding> bindings = bindGlobals(*copy, fn, module);
   copy->number();
-  passes::runPipeline(*g, passes_, [&](const char* pass) {
-    if (options_.afterPass) options_.afterPass(pass, *g);
-  });
+  optimise(*g);
   checkInferredResult(*copy);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   e.index.emplace(sig, e.versions.size());

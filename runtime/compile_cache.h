@@ -113,6 +113,10 @@ class CompileCache {
     std::string name;  // "grad of f(signature)", for --stats
   };
   void printGradientStats(std::ostream& os) const;
+  // An empty graph for a version of `fn` (strict types, fn's source).
+  static std::unique_ptr<ir::Graph> versionGraph(const ir::Function& fn);
+  // Runs the pass pipeline on a version's graph (with --print-ir-after).
+  void optimise(ir::Graph& g);
   static std::vector<Binding> bindGlobals(ir::Function& copy, const ir::Function& original, ModuleInstance& module);
   static std::string staleBinding(const std::vector<Binding>& bindings, ModuleInstance& module);
 

@@ -150,10 +150,7 @@ const ir::Function* CompileCache::getGradient(const ir::Function& fn, ModuleInst
   // A stale version is kept, not freed: a call of it may still be running further up.
   if (v.graph) retiredGradients_.push_back(std::move(v.graph));
   v = GradientVersion{};
-  v.graph = std::make_unique<ir::Graph>(fn.graph()->file());
-  v.graph->setSourceName(fn.graph()->sourceName());
-  v.graph->setBase(fn.graph());
-  v.graph->setStrictTypes(true);
+  v.graph = versionGraph(fn);
   v.name = "grad of " + fn.name();
   ir::Function* copy = ir::cloneFunction(fn, *v.graph);
   ir::Block& body = *copy->body();
@@ -218,9 +215,7 @@ const ir::Function* CompileCache::getGradient(const ir::Function& fn, ModuleInst
   v.bindings = bindGlobals(*copy, fn, module);
   copy->number();
   try {
-    passes::runPipeline(*v.graph, passes_, [&](const char* pass) {
-      if (options_.afterPass) options_.afterPass(pass, *v.graph);
-    });
+    optimise(*v.graph);
     v.fn = copy;
   } catch (passes::NotDifferentiable& e) {
     std::ostringstream reason;
