@@ -571,6 +571,13 @@ void GradGetItem(GradientBuilder& b) {
     b.grads[0] = b.emit(Op::IndexGrad, {b.adjoint, b.operands[0], b.operands[1]});
 }
 
+// Iterating a tensor: iter is the tensor itself, and its k-th item is x[k].
+void GradIter(GradientBuilder& b) {
+  if (b.wanted[0] && b.operands[0]->type().isTensor()) b.grads[0] = b.adjoint;
+}
+
+void GradIterItem(GradientBuilder& b) { GradGetItem(b); }
+
 // x[index] = v of a tensor (a new tensor): the adjoint where x was kept,
 // and the adjoint at index summed to v's shape.
 void GradSetItem(GradientBuilder& b) {

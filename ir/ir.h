@@ -45,7 +45,7 @@ enum Trait : unsigned {
 // Shape: a tensor op, typed by its shape rule.
 enum class TypeRule {
   Unknown, None_, Literal, Func, Tuple, List, Dict, Str, Int, Bool, Module,
-  Arith, TrueDiv, Bits, Unary, First, Merge, Shape, Wrt,
+  Arith, TrueDiv, Bits, Unary, First, Merge, Shape, Wrt, Declared,
 };
 
 class Node;

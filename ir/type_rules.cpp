@@ -41,6 +41,7 @@ Type resultType(const Node& n, size_t i) {
     if (auto t = builtinCallType(n)) return *t;
   if (n.op() == Op::GetAttr)
     if (auto t = attributeType(n)) return *t;
+  if (auto t = indexType(n)) return *t;
   if (auto t = tensorOpType(n)) return *t;
   if (n.op() != Op::Is && n.op() != Op::IsNot && n.op() != Op::In && n.op() != Op::NotIn)
     if (auto t = tensorResultType(n)) return *t;
@@ -76,6 +77,7 @@ Type resultType(const Node& n, size_t i) {
     }
     case TypeRule::First: return operandType(0);
     case TypeRule::Wrt: break;  // above
+    case TypeRule::Declared: return Type::parse(n.strAttr("type")).value_or(Type::any());
   }
   return Type::any();
 }

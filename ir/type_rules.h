@@ -20,6 +20,9 @@ std::optional<Type> builtinCallType(const Node& call);
 // A tensor op node other than an elementwise one, by its shape rule.
 std::optional<Type> tensorOpType(const Node& n);
 std::optional<Type> attributeType(const Node& getattr);
+// Indexing and iterating a tensor: getitem, iter, iter_item on a tensor
+// (ir/index_type.cpp); nullopt when the container is not a tensor.
+std::optional<Type> indexType(const Node& n);
 
 // The common type of two values merged by control flow: equal types stay;
 // tensors keep what both agree on (a dtype, the rank, each equal dim; other

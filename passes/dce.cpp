@@ -8,7 +8,9 @@
 // counts of its operands and of everything its nested blocks read; a
 // definition whose results reach zero uses joins the worklist, so whole
 // chains die without another sweep. Finally each block drops its removed
-// nodes in one pass.
+// nodes in one pass. A list that reverse mode fills with a loop's values for
+// the backward (`list_append {saved}`) counts those appends as no uses:
+// when nothing reads it, it dies with its appends.
 //
 // Invariants: effects (print, global writes, RNG, I/O, calls that may do
 // any of these, ifs containing them), terminators and loops are never
@@ -41,9 +43,12 @@ class DeadCode {
   }
 
  private:
+  static bool savedAppend(const ir::Node& n) { return n.op() == ir::Op::ListAppend && n.attr("saved"); }
+
   void count(const ir::Block& b) {
     for (const auto& n : b.nodes()) {
-      for (const ir::Value* v : n->operands()) ++uses_[v];
+      if (savedAppend(*n)) appends_[n->operand(0)].push_back(n.get());
+      for (size_t i = savedAppend(*n) ? 1 : 0; i < n->operands().size(); ++i) ++uses_[n->operand(i)];
       for (size_t i = 0; i < n->numBlocks(); ++i) count(*n->block(i));
     }
   }
@@ -70,8 +75,14 @@ class DeadCode {
 
   // Gives up the uses of a removed node and of its nested blocks' nodes.
   void release(ir::Node& n) {
-    for (ir::Value* v : n.operands())
+    for (size_t i = savedAppend(n) ? 1 : 0; i < n.operands().size(); ++i) {
+      ir::Value* v = n.operand(i);
       if (--uses_[v] == 0 && v->def()) consider(*v->def());
+    }
+    if (n.numResults() == 1)
+      if (auto it = appends_.find(n.result(0)); it != appends_.end())
+        for (ir::Node* append : it->second)
+          if (removed_.insert(append).second) release(*append);
     for (size_t i = 0; i < n.numBlocks(); ++i)
       for (const auto& inner : n.block(i)->nodes())
         if (removed_.insert(inner.get()).second) release(*inner);
@@ -87,6 +98,7 @@ class DeadCode {
   std::unordered_map<const ir::Value*, int> uses_;
   std::unordered_set<const ir::Node*> removed_;
   std::vector<ir::Node*> work_;
+  std::unordered_map<const ir::Value*, std::vector<ir::Node*>> appends_;  // saved appends, by list
 };
 
 }  // namespace

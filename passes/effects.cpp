@@ -68,6 +68,7 @@ bool mayRaise(const ir::Node& n) {
   switch (n.op()) {
     case Op::Const: case Op::Undef: case Op::Builtin: case Op::SelfClosure: case Op::MakeClosure:
     case Op::MakeTuple: case Op::MakeList: case Op::MakeDict: case Op::MakeSlice: case Op::Is: case Op::IsNot:
+    case Op::SavedItem:  // its index is an iteration the forward loop ran
       return false;
     default: break;
   }

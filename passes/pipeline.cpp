@@ -22,6 +22,9 @@ const std::vector<PassInfo>& pipeline() {
       {"builtin-ops", builtinOps},
       {"infer-types", inferTypes},
       {"simplify", simplify},
+      // Before autodiff, so a loop's backward reads what does not change
+      // between iterations once instead of saving a copy per iteration.
+      {"licm", hoistLoopInvariants},
       {"autodiff", autodiff},
       {"infer-types", inferTypes},
       {"simplify", simplify},

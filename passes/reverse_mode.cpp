@@ -1,4 +1,4 @@
-// Reverse mode over a block's code, through `if` (see reverse_mode.h).
+// Reverse mode over a block's code, through `if` and loops (see reverse_mode.h).
 //
 // Algorithm: a forward sweep marks the values that depend on a `wrt` value
 // (active), descending into the branches of `if`s. Then, in reverse
@@ -12,10 +12,25 @@
 // outside the branch that it reached (zeros where the other branch reached
 // them and this one did not); their sum with other adjoints follows.
 //
+// A loop whose results have adjoints becomes a backward loop that runs its
+// iterations in reverse: the forward loop gains a carried iteration count,
+// and each body value the backward reads is appended, every iteration, to
+// a list made before the loop (`saved_item list, i` reads it back). The
+// backward loop carries the adjoints of the forward's carried values
+// (seeded with its results' adjoints, zeros where a result has none), the
+// index counting down from the iteration count, and one sum per value from
+// outside the loop that the body's backward reaches (starting at zero); in
+// its body the forward body's yields are seeded with the carried adjoints,
+// this same sweep runs over the forward body, and the adjoints of the body
+// arguments become the next carried adjoints. A carried value is active
+// when its initial or its yielded value is (a fixpoint); ints, bools and
+// integer tensors carry none.
+//
 // Invariants: the forward nodes are only read, except that a forward `if`
-// gains results for the values its branches' backward reads (constants are
-// copied instead); every node appended is typed by its rule and located at
-// the forward node it differentiates.
+// gains results for the values its branches' backward reads and a forward
+// loop gains its count and the appends of what its body's backward reads
+// (constants are copied instead); every node appended is typed by its rule
+// and located at the forward node it differentiates.
 #include "passes/reverse_mode.h"
 
 #include <algorithm>
@@ -40,6 +55,25 @@ struct Adjoints {
   std::unordered_map<const Value*, Value*> of;
   std::vector<const Value*> order;
 };
+
+// Whether a carried value of type `t` cannot carry a gradient.
+bool carriesNoGradient(const ir::Type& t) {
+  switch (t.kind) {
+    case ir::TypeKind::Int: case ir::TypeKind::Bool: case ir::TypeKind::Str: case ir::TypeKind::None:
+    case ir::TypeKind::Func: case ir::TypeKind::Module: case ir::TypeKind::Token:
+      return true;
+    case ir::TypeKind::Tensor: return t.dtype && !isFloating(*t.dtype);
+    default: return false;
+  }
+}
+
+// Puts `node` into `b` just before `anchor`; returns it.
+Node* insertBefore(Block& b, const Node* anchor, std::unique_ptr<Node> node) {
+  node->setParent(&b);
+  auto& nodes = b.mutableNodes();
+  auto at = std::find_if(nodes.begin(), nodes.end(), [&](const auto& p) { return p.get() == anchor; });
+  return nodes.insert(at, std::move(node))->get();
+}
 
 // Whether `b` is `outer` or lies inside one of its nodes' blocks.
 bool within(const Block* b, const Block* outer) {
@@ -89,8 +123,33 @@ class Reverser {
         markActive(nodesOf(*n->block(0)));
         markActive(nodesOf(*n->block(1)));
       }
+      if (n->op() == Op::Loop) {
+        markLoop(*n);
+        continue;
+      }
       if (!usesActive(*n)) continue;
       for (size_t i = 0; i < n->numResults(); ++i) active_.insert(n->result(i));
+    }
+  }
+
+  // A carried value is active when its initial value or, in some
+  // iteration, its yielded value is; the body is marked until that settles.
+  void markLoop(const Node& n) {
+    const Block& body = *n.block(1);
+    const Node& yield = *body.terminator();
+    auto activate = [&](size_t i) {
+      if (active_.count(body.arg(i)) || carriesNoGradient(n.result(i)->type())) return false;
+      active_.insert(body.arg(i));
+      active_.insert(n.result(i));
+      return true;
+    };
+    for (size_t i = 0; i < n.numResults(); ++i)
+      if (active_.count(n.operand(i))) activate(i);
+    for (bool changed = true; changed;) {
+      markActive(nodesOf(body));
+      changed = false;
+      for (size_t i = 0; i < n.numResults(); ++i)
+        if (active_.count(yield.operand(i))) changed |= activate(i);
     }
   }
 
@@ -111,7 +170,8 @@ class Reverser {
   Value* primal(const Value* v, Block& into) {
     const Block* owner = v->owner();
     const Node* parent = owner ? owner->parentNode() : nullptr;
-    if (!parent || !reversedIfs_.count(parent)) return r_.primal(v);
+    auto index = parent ? iterationIndex_.find(parent) : iterationIndex_.end();
+    if (!parent || (!reversedIfs_.count(parent) && index == iterationIndex_.end())) return r_.primal(v);
     const Node* def = v->def();
     if (def && def->op() == Op::Const) {  // cheaper copied than saved
       Node* c = ir::build(&into, Op::Const, def->loc(), {}, 1);
@@ -120,7 +180,60 @@ class Reverser {
       c->result(0)->setType(v->type());
       return c->result(0);
     }
-    return primal(saved(*parent, owner == parent->block(0) ? 0 : 1, v), into);
+    if (parent->op() == Op::If) return primal(saved(*parent, owner == parent->block(0) ? 0 : 1, v), into);
+    if (owner != parent->block(1))  // a loop condition's value: no adjoint path reads one
+      throw NotDifferentiable("the gradient through a loop condition's value is not supported", parent->loc());
+    // A loop body's value: this iteration's, from the list the forward
+    // loop appended it to.
+    Node* item = ir::build(&into, Op::SavedItem, def ? def->loc() : parent->loc(),
+                           {primal(savedPerIteration(*parent, v), into), index->second}, 1);
+    item->setBackward();
+    item->setAttr("type", v->type().str());
+    item->result(0)->setType(v->type());
+    return item->result(0);
+  }
+
+  // A list, made before forward loop `cn`, to which its body appends `v`
+  // every iteration.
+  Value* savedPerIteration(const Node& cn, const Value* v) {
+    auto key = std::make_pair(&cn, v);
+    if (auto it = saved_.find(key); it != saved_.end()) return it->second;
+    Node& n = const_cast<Node&>(cn);  // the documented exception: saving appends
+    Node* list = insertBefore(*n.parent(), &n, std::make_unique<Node>(Op::MakeList, n.loc()));
+    list->setBackward();
+    Value* result = list->addResult(ir::Type(ir::TypeKind::List));
+    Block& body = *n.block(1);
+    Node* append = insertBefore(body, body.terminator(), std::make_unique<Node>(Op::ListAppend, n.loc()));
+    append->setBackward();
+    append->setAttr("saved", true);
+    append->addOperand(result);
+    append->addOperand(const_cast<Value*>(v));
+    saved_.emplace(key, result);
+    return result;
+  }
+
+  // The number of iterations forward loop `cn` ran: a carried count it gains.
+  Value* iterationCount(const Node& cn) {
+    if (auto it = counts_.find(&cn); it != counts_.end()) return it->second;
+    Node& n = const_cast<Node&>(cn);
+    auto intConst = [&](Block& b, const Node* anchor, int64_t value) {
+      Node* c = insertBefore(b, anchor, std::make_unique<Node>(Op::Const, n.loc()));
+      c->setBackward();
+      c->setAttr("value", value);
+      return c->addResult(ir::Type(ir::TypeKind::Int));
+    };
+    n.addOperand(intConst(*n.parent(), &n, 0));
+    n.block(0)->addArg(ir::Type(ir::TypeKind::Int));
+    Block& body = *n.block(1);
+    Value* k = body.addArg(ir::Type(ir::TypeKind::Int));
+    Node* next = insertBefore(body, body.terminator(), std::make_unique<Node>(Op::Add, n.loc()));
+    next->setBackward();
+    next->addOperand(k);
+    next->addOperand(intConst(body, next, 1));
+    body.terminator()->addOperand(next->addResult(ir::Type(ir::TypeKind::Int)));
+    Value* count = n.addResult(ir::Type(ir::TypeKind::Int));
+    counts_.emplace(&cn, count);
+    return count;
   }
 
   // A result of forward `if` `n` holding `v`, which its branch `k` defines.
@@ -159,8 +272,10 @@ class Reverser {
         reverseIf(into, n, adj);
         continue;
       }
-      if (n.op() == Op::Loop)
-        throw NotDifferentiable("graph mode does not differentiate through loops yet", n.loc());
+      if (n.op() == Op::Loop) {
+        reverseLoop(into, n, adj);
+        continue;
+      }
       if (n.op() == Op::Call)
         throw NotDifferentiable("graph mode does not differentiate through a call it did not inline", n.loc());
       if (n.numResults() != 1)
@@ -221,6 +336,103 @@ class Reverser {
     }
   }
 
+  void reverseLoop(Block& into, const Node& n, Adjoints& adj) {
+    const Block& fbody = *n.block(1);
+    const Node& fyield = *fbody.terminator();
+    SourceLoc loc = n.loc();
+    std::vector<size_t> slots;  // the active carried values
+    for (size_t i = 0; i < n.numResults(); ++i) {
+      // A value each iteration overwrites before reading (a for loop's
+      // variable) carries no adjoint back unless the code after reads it.
+      if (!active_.count(n.result(i)) || (!adj.of.count(n.result(i)) && !reads(fbody, fbody.arg(i)))) continue;
+      const ir::Type& t = n.result(i)->type();
+      if (!t.isTensor() && t.kind != ir::TypeKind::Float)
+        throw NotDifferentiable("graph mode cannot differentiate through a loop carrying a value of type " + t.str(),
+                                loc);
+      slots.push_back(i);
+    }
+    std::vector<Value*> init;
+    for (size_t i : slots) {
+      auto g = adj.of.find(n.result(i));
+      init.push_back(g != adj.of.end() ? g->second : zeroAdjoint(into, loc, primal(n.result(i), into)));
+    }
+    init.push_back(primal(iterationCount(n), into));
+    Node* back = ir::build(&into, Op::Loop, loc, init, 0);
+    back->setBackward();
+    back->setInlinedAt(n.inlinedAt());
+    Block& cond = *back->addBlock();
+    Block& body = *back->addBlock();
+    for (size_t k = 0; k < init.size(); ++k) {
+      cond.addArg(init[k]->type());
+      body.addArg(init[k]->type());
+    }
+    auto emit = [&](Block& b, Op op, std::vector<Value*> operands) {
+      Node* x = ir::build(&b, op, loc, std::move(operands), op == Op::Condition || op == Op::Yield ? 0 : 1);
+      x->setBackward();
+      if (x->numResults()) x->result(0)->setType(ir::resultType(*x, 0));
+      return x;
+    };
+    auto intConst = [&](Block& b, int64_t value) {
+      Node* c = emit(b, Op::Const, {});
+      c->setAttr("value", value);
+      c->result(0)->setType(ir::Type(ir::TypeKind::Int));
+      return c->result(0);
+    };
+    // Runs while iterations remain; the body replays iteration index - 1.
+    Value* left = cond.arg(slots.size());
+    emit(cond, Op::Condition, {emit(cond, Op::Gt, {left, intConst(cond, 0)})->result(0)});
+    Value* index = emit(body, Op::Sub, {body.arg(slots.size()), intConst(body, 1)})->result(0);
+    iterationIndex_[&n] = index;
+    Adjoints badj;
+    for (size_t k = 0; k < slots.size(); ++k)
+      if (active_.count(fyield.operand(slots[k]))) add(badj, fyield.operand(slots[k]), body.arg(k), body, loc);
+    reverse(body, nodesOf(fbody), badj);
+    iterationIndex_.erase(&n);
+    std::vector<Value*> yields;
+    for (size_t k = 0; k < slots.size(); ++k) {
+      auto g = badj.of.find(fbody.arg(slots[k]));
+      yields.push_back(g != badj.of.end() ? g->second : zeroAdjoint(body, loc, body.arg(k)));
+    }
+    yields.push_back(index);
+    // Adjoints of values from outside the loop, summed over the iterations.
+    std::vector<const Value*> outer;
+    std::vector<Value*> sums;  // their results
+    for (const Value* v : badj.order)
+      if (!within(v->owner(), &fbody)) outer.push_back(v);
+    for (const Value* v : outer) {
+      if (!v->type().isTensor() && v->type().kind != ir::TypeKind::Float)
+        throw NotDifferentiable("graph mode cannot differentiate a loop's use of a value of type " +
+                                    v->type().str(),
+                                loc);
+      size_t mark = into.nodes().size();
+      Value* zero = zeroAdjoint(into, loc, primal(v, into));
+      auto& nodes = into.mutableNodes();
+      auto at = std::find_if(nodes.begin(), nodes.end(), [&](const auto& p) { return p.get() == back; });
+      std::rotate(at, nodes.begin() + static_cast<std::ptrdiff_t>(mark), nodes.end());  // the zeros go first
+      back->addOperand(zero);
+      sums.push_back(zero);
+      cond.addArg(zero->type());
+      Value* sum = body.addArg(zero->type());
+      yields.push_back(emit(body, Op::Add, {sum, badj.of[v]})->result(0));
+    }
+    emit(body, Op::Yield, yields);
+    for (size_t k = 0; k < slots.size(); ++k) {
+      Value* r = back->addResult(init[k]->type());
+      if (active_.count(n.operand(slots[k]))) add(adj, n.operand(slots[k]), r, into, loc);
+    }
+    back->addResult(ir::Type(ir::TypeKind::Int));
+    for (size_t j = 0; j < outer.size(); ++j) add(adj, outer[j], back->addResult(sums[j]->type()), into, loc);
+  }
+
+  static bool reads(const Block& b, const Value* v) {
+    for (const auto& n : b.nodes()) {
+      if (std::find(n->operands().begin(), n->operands().end(), v) != n->operands().end()) return true;
+      for (size_t k = 0; k < n->numBlocks(); ++k)
+        if (reads(*n->block(k), v)) return true;
+    }
+    return false;
+  }
+
   // A zero adjoint for `v` in `into`.
   Value* zeros(const Value* v, Block& into, const Node& at) {
     if (!v->type().isTensor() && v->type().kind != ir::TypeKind::Float)
@@ -233,7 +445,11 @@ class Reverser {
   const ReverseRequest& r_;
   std::unordered_set<const Value*> active_;
   std::unordered_set<const Node*> reversedIfs_;
+  // Forward if or loop, value: the if's result or the loop's list holding it.
   std::map<std::pair<const Node*, const Value*>, Value*> saved_;
+  std::unordered_map<const Node*, Value*> counts_;  // forward loop: its iteration count
+  // Forward loop whose body is being reversed: the iteration its backward replays.
+  std::unordered_map<const Node*, Value*> iterationIndex_;
 };
 
 }  // namespace

@@ -202,7 +202,18 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
       checkInterrupt(loc);
       return;
     }
-    case Op::ListAppend: in(0).as<SeqObj>().items.push_back(in(1)); return;
+    case Op::ListAppend:
+      // A value saved for a backward loop may be a saved if result's
+      // placeholder: the branch that reads it back did not run.
+      in(0).as<SeqObj>().items.push_back(n.attr("saved") ? f[n.operand(1)] : in(1));
+      return;
+    case Op::SavedItem: {
+      const auto& items = in(0).as<SeqObj>().items;
+      int64_t i = in(1).asInt();
+      if (i < 0 || i >= static_cast<int64_t>(items.size())) fail(loc, "internal error: no value saved for iteration " + std::to_string(i));
+      set(items[i]);
+      return;
+    }
     case Op::LoadGlobal: {
       std::string name = n.strAttr("name");
       if (Value* v = f.module->findGlobal(name)) {

@@ -99,6 +99,9 @@ const std::vector<Case>& cases() {
       // split, chunk, unpacking and iteration take pieces out as x[...]
       {"getitem", "split(a, [1, 2], axis=1)[1] * chunk(a, 3, axis=1)[0]", {"randn(2, 3)"}},
       {"getitem", "rows(a)", {"randn(3, 2)"}},
+      // rows' for loop over a tensor: graph mode differentiates the loop.
+      {"iter", "rows(a)", {"randn(3, 4)"}},
+      {"iter_item", "rows(a) * a[0]", {"randn(3, 2)"}},
       {"conv2d", "conv2d(a, b, c, padding=1)", {"randn(2, 3, 5, 4)", "randn(4, 3, 3, 3)", "randn(4)"}},
       {"conv2d", "conv2d(a, b)", {"randn(1, 2, 4, 4)", "randn(3, 2, 2, 3)"}},
       {"max_pool2d", "max_pool2d(a, 2)", {"randn(2, 3, 4, 6)"}},

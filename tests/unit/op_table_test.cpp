@@ -110,9 +110,8 @@ TEST(OpTable, EveryOpHasAGradientRuleOrIsListed) {
       // values, containers, calls, statements and control flow
       "const", "undef", "builtin", "self_closure", "make_closure", "make_dict",
       "make_slice", "format", "str_concat", "bitand", "bitor", "bitxor", "lshift", "rshift", "invert", "not",
-      "truth", "is", "is_not", "in", "not_in", "unpack", "call", "iter", "iter_len",
-      "iter_item", "list_append", "load_global", "store_global", "import", "assert", "raise", "lost_update",
-      "echo", "if", "loop", "yield", "condition", "return", "autodiff",
+      "truth", "is", "is_not", "in", "not_in", "unpack", "call", "iter_len", "list_append", "load_global", "store_global", "import", "assert", "raise", "lost_update",
+      "echo", "if", "loop", "yield", "condition", "return", "autodiff", "saved_item",
       // tensor ops whose rules come next
       "gelu", "split", "chunk", "pad", "gather", "scatter_add", "batch_norm"};
   std::set<std::string> missing;
