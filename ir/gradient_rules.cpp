@@ -7,6 +7,8 @@
 // evenly, and relu's gradient at 0 is 0, as in PyTorch.
 #include "ir/gradient.h"
 
+#include <cmath>
+
 #include "ir/type_rules.h"
 #include "support/diagnostics.h"
 
@@ -287,6 +289,23 @@ void GradSilu(GradientBuilder& b) {
   b.grads[0] = b.mul(b.adjoint, slope);
 }
 
+// The exact gelu, x * Phi(x): Phi(x) + x * phi(x), with Phi the normal
+// distribution function 0.5 * (1 + erf(x / sqrt 2)) and phi its density.
+void GradGelu(GradientBuilder& b) {
+  if (!b.wanted[0]) return;
+  Value* x = b.operands[0];
+  Value* cdf = b.mul(b.constant(0.5), b.add(b.constant(1.0), b.emit(Op::Erf, {b.mul(x, b.constant(M_SQRT1_2))})));
+  Value* pdf = b.mul(b.constant(0.5 * M_2_SQRTPI * M_SQRT1_2), b.emit(Op::Exp, {b.mul(b.mul(x, x), b.constant(-0.5))}));
+  b.grads[0] = b.mul(b.adjoint, b.add(cdf, b.mul(x, pdf)));
+}
+
+// d erf(x) = 2 / sqrt(pi) * exp(-x^2).
+void GradErf(GradientBuilder& b) {
+  if (!b.wanted[0]) return;
+  Value* x = b.operands[0];
+  b.grads[0] = b.mul(b.adjoint, b.mul(b.constant(M_2_SQRTPI), b.emit(Op::Exp, {b.neg(b.mul(x, x))})));
+}
+
 void GradSoftplus(GradientBuilder& b) {
   if (b.wanted[0]) b.grads[0] = b.mul(b.adjoint, b.emit(Op::Sigmoid, {b.operands[0]}));
 }
@@ -361,6 +380,36 @@ void GradTranspose(GradientBuilder& b) {
 
 void GradExpand(GradientBuilder& b) {
   if (b.wanted[0]) b.grads[0] = b.sumTo(b.adjoint, b.operands[0]);
+}
+
+// The adjoint without the padding: adjoint[..., before:-after] over the
+// padded axes (widths pair up from the last axis).
+void GradPad(GradientBuilder& b) {
+  if (!b.wanted[0]) return;
+  const Ints* widths = b.attr("widths") ? std::get_if<Ints>(b.attr("widths")) : nullptr;
+  if (!widths) fail(b.forward.loc(), "the gradient of pad needs constant widths");
+  std::vector<Value*> index{b.emit(Op::Builtin, {}, {{"name", std::string("Ellipsis")}})};
+  for (size_t i = widths->size() / 2; i-- > 0;) {
+    int64_t before = (*widths)[2 * i], after = (*widths)[2 * i + 1];
+    Value* stop = after > 0 ? b.literal(-after) : b.literal(NoneAttr{});
+    index.push_back(b.emit(Op::MakeSlice, {b.literal(before), stop, b.literal(NoneAttr{})}));
+  }
+  b.grads[0] = b.emit(Op::GetItem, {b.adjoint, b.emit(Op::MakeTuple, index)});
+}
+
+// gather and scatter_add are each other's adjoints along the same axis and
+// index.
+void GradGather(GradientBuilder& b) {
+  if (!b.wanted[0]) return;
+  Value* zeros = b.emit(Op::ZerosLike, {b.operands[0]}, {{"dtype", NoneAttr{}}});
+  auto axis = static_cast<int64_t>(b.number("axis", 0.0));
+  b.grads[0] = b.emit(Op::ScatterAdd, {zeros, b.operands[1], b.adjoint}, {{"axis", axis}});
+}
+
+void GradScatterAdd(GradientBuilder& b) {
+  if (b.wanted[0]) b.grads[0] = b.adjoint;
+  auto axis = static_cast<int64_t>(b.number("axis", 0.0));
+  if (b.wanted[2]) b.grads[2] = b.emit(Op::Gather, {b.adjoint, b.operands[1]}, {{"axis", axis}});
 }
 
 // A cast back to the operand's dtype (integer operands get none).
@@ -465,6 +514,36 @@ void GradLayerNorm(GradientBuilder& b) {
   }
   if (given(1) && b.wanted[1]) b.grads[1] = b.sumTo(b.mul(b.adjoint, xhat), b.operands[1]);
   if (given(2) && b.wanted[2]) b.grads[2] = b.sumTo(b.adjoint, b.operands[2]);
+}
+
+// (x - mean) / sqrt(var + eps) * gamma + beta over channel axis 1, with
+// given statistics: training mode passes the batch's (nn.batch_norm_train),
+// so their adjoints carry the gradient through them as in PyTorch.
+void GradBatchNorm(GradientBuilder& b) {
+  size_t rank = b.rankOf(0);
+  if (rank < 2) fail(b.forward.loc(), "the gradient of batch_norm needs an input of rank 2 or more");
+  Ints channels{-1};  // a [C] vector broadcast over [N, C, ...]
+  channels.insert(channels.end(), rank - 2, 1);
+  Ints others{0};  // the axes summed to give a channel's adjoint
+  for (size_t a = 2; a < rank; ++a) others.push_back(static_cast<int64_t>(a));
+  auto perChannel = [&](Value* v) { return b.emit(Op::Reshape, {v}, {{"shape", channels}}); };
+  auto sumOthers = [&](Value* v) {
+    return b.emit(Op::Sum, {v}, {{"axis", others}, {"keepdims", false}});
+  };
+  auto given = [&](size_t i) { return b.operands.size() > i && b.operands[i]->type().kind != TypeKind::None; };
+  Value* x = b.operands[0];
+  Value* centred = b.sub(x, perChannel(b.operands[1]));
+  Value* inv = b.emit(Op::Rsqrt, {b.add(perChannel(b.operands[2]), b.constant(b.number("eps", 1e-5)))});
+  Value* g = given(3) ? b.mul(b.adjoint, perChannel(b.operands[3])) : b.adjoint;  // d/d(xhat)
+  Value* gx = b.mul(g, inv);
+  if (b.wanted[0]) b.grads[0] = gx;
+  if (b.wanted[1]) b.grads[1] = b.neg(sumOthers(gx));
+  if (b.wanted[2]) {
+    Value* cube = b.mul(b.mul(inv, inv), inv);
+    b.grads[2] = sumOthers(b.mul(b.mul(g, centred), b.mul(cube, b.constant(-0.5))));
+  }
+  if (given(3) && b.wanted[3]) b.grads[3] = sumOthers(b.mul(b.adjoint, b.mul(centred, inv)));
+  if (given(4) && b.wanted[4]) b.grads[4] = sumOthers(b.adjoint);
 }
 
 // mean((input - target) ** 2).

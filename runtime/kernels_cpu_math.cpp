@@ -38,6 +38,7 @@ void registerFloat(KernelTable& r) {
   NN_UNARY(Sigmoid, T, T(1) / (T(1) + std::exp(-x)));
   // gelu with the exact erf form (PyTorch's default).
   NN_UNARY(Gelu, T, T(0.5) * x * (T(1) + std::erf(x / std::sqrt(T(2)))));
+  NN_UNARY(Erf, T, std::erf(x));
   NN_UNARY(Silu, T, x / (T(1) + std::exp(-x)));
   // softplus(x) = log(1 + e^x), linear past 20 as in PyTorch.
   NN_UNARY(Softplus, T, x > T(20) ? x : std::log1p(std::exp(x)));

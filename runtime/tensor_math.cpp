@@ -15,7 +15,8 @@ using ir::Op;
 static bool floatOnly(Op op) {
   switch (op) {
     case Op::Exp: case Op::Log: case Op::Sqrt: case Op::Rsqrt: case Op::Sin: case Op::Cos:
-    case Op::Tanh: case Op::Sigmoid: case Op::Gelu: case Op::Silu: case Op::Softplus: return true;
+    case Op::Tanh: case Op::Sigmoid: case Op::Gelu: case Op::Erf: case Op::Silu:
+    case Op::Softplus: return true;
     default: return false;
   }
 }

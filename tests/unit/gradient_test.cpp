@@ -106,6 +106,17 @@ const std::vector<Case>& cases() {
       {"conv2d", "conv2d(a, b)", {"randn(1, 2, 4, 4)", "randn(3, 2, 2, 3)"}},
       {"max_pool2d", "max_pool2d(a, 2)", {"randn(2, 3, 4, 6)"}},
       {"avg_pool2d", "avg_pool2d(a, (2, 3))", {"randn(1, 2, 4, 6)"}},
+      {"gelu", "gelu(a)", {"randn(8) * 2.0"}},
+      {"erf", "erf(a)", {"randn(6)"}},
+      {"pad", "pad(a * a, (1, 2, 0, 1))", {"randn(2, 3)"}},
+      {"pad", "pad(a * a, (0, 1))", {"randn(2, 3)"}},
+      {"gather", "gather(a * a, 1, tensor([[0, 0, 2], [1, 2, 1]]))", {"randn(2, 3)"}},
+      {"scatter_add", "scatter_add(a * a, 0, tensor([[1, 0, 1], [0, 0, 1]]), b * b)", {"randn(2, 3)", "randn(2, 3)"}},
+      {"batch_norm", "batch_norm(a, b, c * c + 0.5)", {"randn(4, 3, 2, 2)", "randn(3)", "randn(3)"}},
+      // Training mode: the batch's statistics, gamma and beta.
+      {"batch_norm", "batch_norm(a, a.mean(axis=(0, 2, 3)), a.var(axis=(0, 2, 3)), b, c)",
+       {"randn(4, 3, 2, 2)", "randn(3)", "randn(3)"}},
+      {"batch_norm", "batch_norm(a * a, b, c * c + 0.5, b, c)", {"randn(5, 3)", "randn(3)", "randn(3)"}},
       // Integer-valued ops pass no gradient: only the other factor's.
       {"floor", "floor(a) * a", {"randn(5) * 3.0"}},
       {"gt", "(a > 0.0) * a", {"randn(5)"}},

@@ -414,6 +414,7 @@ TEST(Kernels, UnaryMathMatchesReferenceLoops) {
       {Op::Sigmoid, [](double v) { return 1 / (1 + std::exp(-v)); }, false},
       {Op::Relu, [](double v) { return v > 0 ? v : 0.0; }, false},
       {Op::Gelu, [](double v) { return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))); }, false},
+      {Op::Erf, [](double v) { return std::erf(v); }, false},
       {Op::Silu, [](double v) { return v / (1 + std::exp(-v)); }, false},
       {Op::Softplus, [](double v) { return v > 20 ? v : std::log1p(std::exp(v)); }, false},
       {Op::Floor, [](double v) { return std::floor(v); }, false},
