@@ -8,7 +8,7 @@
 //   * one step of a 784-256-10 MLP trained by hand-written backprop
 //     (forward, softmax/one_hot gradients, SGD update) on a batch of 64;
 //   * one SGD step of a 784-512-256-10 MLP with autodiff (value_and_grad)
-//     on a batch of 128;
+//     on a batch of 128, and of a two-conv-layer CNN on 32x1x28x28;
 //   * two independent chains of 512^3 matmuls, with the default (auto),
 //     forced parallel and serial schedules;
 //   * the cost of handing a task to the thread pool and hearing back (what
@@ -95,6 +95,14 @@ const char* kDefs =
     "mlp3_grad = value_and_grad(mlp3_loss)\n"
     "def train_step(p, x, y):\n"
     "    loss, g = mlp3_grad(p, x, y)\n"
+    "    return [p[i] - 0.01 * g[i] for i in range(6)]\n"
+    "def cnn_loss(p, x, y):\n"
+    "    h = max_pool2d(relu(conv2d(x, p[0], p[1], padding=1)), 2)\n"
+    "    h = max_pool2d(relu(conv2d(h, p[2], p[3], padding=1)), 2)\n"
+    "    return cross_entropy(h.reshape(32, 1568) @ p[4] + p[5], y)\n"
+    "cnn_grad = value_and_grad(cnn_loss)\n"
+    "def cnn_step(p, x, y):\n"
+    "    loss, g = cnn_grad(p, x, y)\n"
     "    return [p[i] - 0.01 * g[i] for i in range(6)]\n"
     "def chains(a, b, n):\n"
     "    x = a\n"
@@ -187,6 +195,20 @@ void BM_TrainStepMlp_EagerVsGraph(benchmark::State& st) {
              "for i in range(10):\n    p = train_step(p, x, y)\n", 10);
 }
 BENCHMARK(BM_TrainStepMlp_EagerVsGraph)->UseManualTime()->Iterations(20)->Unit(benchmark::kMicrosecond);
+
+// One SGD training step of a small CNN on 32x1x28x28: conv3x3(16, pad 1) +
+// relu + maxpool2, conv3x3(32, pad 1) + relu + maxpool2, linear 1568->10,
+// cross entropy (issue 10's workload; PyTorch's time in
+// bench/torch_baseline.py), per step.
+void BM_TrainStepCnn_EagerVsGraph(benchmark::State& st) {
+  sideBySide(st,
+             "seed(0)\nx = randn(32, 1, 28, 28)\ny = randint(0, 10, [32])\n"
+             "p = [randn(16, 1, 3, 3) * 0.3, zeros(16), randn(32, 16, 3, 3) * 0.08, zeros(32),"
+             " randn(1568, 10) * 0.03, zeros(10)]\n"
+             "p = cnn_step(p, x, y)\n",
+             "for i in range(5):\n    p = cnn_step(p, x, y)\n", 5);
+}
+BENCHMARK(BM_TrainStepCnn_EagerVsGraph)->UseManualTime()->Iterations(10)->Unit(benchmark::kMicrosecond);
 
 // Submitting an empty task to the thread pool and waiting until it has
 // run: the hand-off cost the executor's schedule decision assumes.

@@ -103,3 +103,29 @@ def train_steps(n=10):
 
 step = min(per_call(train_steps, 5) for _ in range(5)) / 10
 print(f"torch eager MLP 784-512-256-10 SGD step (batch 128, autograd): {step * 1e6:.0f} us")
+
+
+# One SGD step of the CNN of bench/bench_graph.cpp's TrainStepCnn on a
+# batch of 32x1x28x28.
+F = torch.nn.functional
+xc = torch.randn(32, 1, 28, 28)
+yc = torch.randint(0, 10, (32,))
+cnn = [torch.randn(16, 1, 3, 3) * 0.3, torch.zeros(16), torch.randn(32, 16, 3, 3) * 0.08, torch.zeros(32),
+       torch.randn(1568, 10) * 0.03, torch.zeros(10)]
+for p in cnn:
+    p.requires_grad_()
+cnn_opt = torch.optim.SGD(cnn, lr=0.01)
+
+
+def cnn_steps(n=5):
+    for _ in range(n):
+        h = F.max_pool2d(torch.relu(F.conv2d(xc, cnn[0], cnn[1], padding=1)), 2)
+        h = F.max_pool2d(torch.relu(F.conv2d(h, cnn[2], cnn[3], padding=1)), 2)
+        loss = F.cross_entropy(h.reshape(32, 1568) @ cnn[4] + cnn[5], yc)
+        cnn_opt.zero_grad()
+        loss.backward()
+        cnn_opt.step()
+
+
+step = min(per_call(cnn_steps, 3) for _ in range(5)) / 5
+print(f"torch eager CNN SGD step (32x1x28x28, two conv3x3 layers, autograd): {step * 1e6:.0f} us")
