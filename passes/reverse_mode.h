@@ -11,14 +11,17 @@
 // predicate, whose branches hold the backward of the forward branches; a
 // value a branch's backward reads from inside the forward branch is saved:
 // the forward `if` yields it as an extra result (the other branch yields a
-// placeholder nothing reads). `primal` maps a forward value to the value
+// placeholder nothing reads). A loop gets a backward loop replaying its
+// iterations in reverse; a value its body's backward reads is appended,
+// each iteration, to a list made before the forward loop and read back
+// with `saved_item` at the iteration being replayed. `primal` maps a forward value to the value
 // holding it where the backward is built (the same value when the backward
 // follows the forward in one function; an argument bound to the recorded
 // value for the tape).
 //
-// Anything it cannot differentiate on a path to the output (a loop, a call
-// that was not inlined, an op without a rule) throws NotDifferentiable,
-// located at that node.
+// Anything it cannot differentiate on a path to the output (a call that
+// was not inlined, an op without a rule, a loop carrying a value of unknown
+// type) throws NotDifferentiable, located at that node.
 #pragma once
 
 #include <functional>
