@@ -9,6 +9,9 @@
 //     (forward, softmax/one_hot gradients, SGD update) on a batch of 64;
 //   * one SGD step of a 784-512-256-10 MLP with autodiff (value_and_grad)
 //     on a batch of 128, and of a two-conv-layer CNN on 32x1x28x28;
+//   * an epoch of that MLP step over data.batches of 8192 shuffled rows
+//     (64 batches), with and without the background prefetch, beside the
+//     time the batches take to gather alone: how much of it is hidden;
 //   * two independent chains of 512^3 matmuls, with the default (auto),
 //     forced parallel and serial schedules;
 //   * the cost of handing a task to the thread pool and hearing back (what
@@ -40,6 +43,7 @@ struct Session {
     nn::StateOptions o;
     o.mode = mode;
     o.schedule = schedule;
+    o.searchPath = {NN_LIB_SOURCE_DIR};
     state = std::make_unique<nn::State>(o, out, err);
   }
   // Runs code in the session's main module (as REPL input, so later
@@ -209,6 +213,45 @@ void BM_TrainStepCnn_EagerVsGraph(benchmark::State& st) {
              "for i in range(5):\n    p = cnn_step(p, x, y)\n", 5);
 }
 BENCHMARK(BM_TrainStepCnn_EagerVsGraph)->UseManualTime()->Iterations(10)->Unit(benchmark::kMicrosecond);
+
+// An epoch of the MLP training step over data.batches (8192 rows, batch
+// 128, shuffled), graph mode, with the next batch gathered on a background
+// thread (the reported time) and without, alternately; gather_ms is the
+// epoch's batches gathered with no step. hidden = the share of the gather
+// time the prefetch takes off the epoch.
+void BM_EpochMlp_Prefetch(benchmark::State& st) {
+  Session s(nn::ExecMode::Graph);
+  s.run(std::string(kDefs) +
+        "import data\nseed(0)\nxs = randn(8192, 784)\nys = randint(0, 10, [8192])\n"
+        "p0 = [randn(784, 512) * 0.05, zeros(512), randn(512, 256) * 0.06, zeros(256), randn(256, 10) * 0.09, zeros(10)]\n"
+        "def epoch(p, xs, ys, prefetch):\n"
+        "    for xb, yb in data.batches(xs, ys, 128, seed=1, prefetch=prefetch):\n"
+        "        p = train_step(p, xb, yb)\n"
+        "    return p\n"
+        "def gather_only(xs, ys):\n"
+        "    n = 0\n"
+        "    for xb, yb in data.batches(xs, ys, 128, seed=1, prefetch=False):\n"
+        "        n = n + xb.shape[0] + yb.shape[0]\n"
+        "    return n\n"
+        "p = epoch(p0, xs, ys, True)\np = epoch(p0, xs, ys, False)\nn = gather_only(xs, ys)\n");
+  std::vector<double> on, off, gather;
+  for (auto _ : st) {
+    on.push_back(s.run("p = epoch(p0, xs, ys, True)\n"));
+    off.push_back(s.run("p = epoch(p0, xs, ys, False)\n"));
+    gather.push_back(s.run("n = gather_only(xs, ys)\n"));
+    st.SetIterationTime(on.back());
+  }
+  auto median = [](std::vector<double> v) {
+    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+    return v[v.size() / 2];
+  };
+  double mon = median(on), moff = median(off), mg = median(gather);
+  st.counters["prefetch_ms"] = mon * 1e3;
+  st.counters["no_prefetch_ms"] = moff * 1e3;
+  st.counters["gather_ms"] = mg * 1e3;
+  st.counters["hidden"] = (moff - mon) / mg;
+}
+BENCHMARK(BM_EpochMlp_Prefetch)->UseManualTime()->Iterations(8)->Unit(benchmark::kMillisecond);
 
 // Submitting an empty task to the thread pool and waiting until it has
 // run: the hand-off cost the executor's schedule decision assumes.

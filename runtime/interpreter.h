@@ -58,6 +58,8 @@ struct CallContext {
 };
 
 // What the interpreter needs from the layers above it (stdlib, embedding).
+class StatusLine;
+
 class Host {
  public:
   virtual ~Host() = default;
@@ -69,6 +71,8 @@ class Host {
   // one per parameter of its signature (stdlib/op_call.h).
   virtual Value runTensorOp(Interpreter& interp, ir::Op op, std::vector<Value>& params, SourceLoc loc) = 0;
   virtual std::ostream& out() = 0;
+  // Where progress bars are drawn (runtime/status_line.h).
+  virtual std::shared_ptr<StatusLine> statusLine() = 0;
   // Warnings and notes while running (recompilation reports): rendered
   // like errors, without stopping anything.
   virtual void report(const Diagnostic& d) = 0;

@@ -39,7 +39,8 @@ static Value iterable(const Value& v, SourceLoc loc) {
   switch (v.kind()) {
     case Kind::Range:
     case Kind::List:
-    case Kind::Tuple: return v;
+    case Kind::Tuple:
+    case Kind::Lazy: return v;
     case Kind::Tensor:
       if (tensorOf(v).ndim() == 0) fail(loc, "iteration over a 0-d tensor");
       return v;
@@ -152,6 +153,12 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
       Value v = in(0);
       size_t want = n.numResults();
       if (v.is(Kind::Str) || v.is(Kind::Range) || v.is(Kind::Dict)) v = iterable(v, loc);
+      if (v.is(Kind::Lazy)) {
+        auto& seq = v.as<LazySeqObj>();
+        std::vector<Value> items;
+        for (int64_t i = 0, len = seq.length(); i < len; ++i) items.push_back(seq.at(i, loc));
+        v = makeTuple(std::move(items));
+      }
       if (v.is(Kind::Tensor)) {
         const Tensor& t = tensorOf(v);
         if (t.ndim() == 0) fail(loc, "cannot unpack a 0-d tensor");
@@ -183,6 +190,7 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
       const Value& s = in(0);
       set(Value::integer(s.is(Kind::Range)    ? s.as<RangeObj>().length()
                          : s.is(Kind::Tensor) ? tensorOf(s).dim(0)
+                         : s.is(Kind::Lazy)   ? s.as<LazySeqObj>().length()
                                               : static_cast<int64_t>(s.as<SeqObj>().items.size())));
       return;
     }
@@ -194,6 +202,8 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
       } else if (s.is(Kind::Tensor)) {
         set(makeTensorValue(tensorGetItem(tensorOf(s), Value::integer(i), loc)));
         if (tape_) tape_->recordOp(Op::GetItem, loc, {s, Value::integer(i)}, f[n.result(0)]);
+      } else if (s.is(Kind::Lazy)) {
+        set(s.as<LazySeqObj>().at(i, loc));
       } else {
         const auto& items = s.as<SeqObj>().items;
         if (i >= static_cast<int64_t>(items.size())) fail(loc, "list changed size during iteration");

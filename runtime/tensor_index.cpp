@@ -157,7 +157,34 @@ bool hasAdvancedIndex(const Value& index) {
   return false;
 }
 
+// x[rows] with an integer tensor of rows on a contiguous x (a mini-batch
+// gather): the element offsets are each row's start plus a running column,
+// instead of a coordinate decomposition per element.
+bool gatherRows(const Tensor& t, const Value& index, SourceLoc loc, Tensor& out) {
+  if (!index.is(Kind::Tensor) || t.ndim() == 0 || !t.isContiguous()) return false;
+  const Tensor& rows = tensorOf(index);
+  if (!isIntegral(rows.dtype())) return false;
+  Tensor r = astype(rows, DType::I64).contiguous();
+  Shape shape = r.shape();
+  int64_t rowSize = 1;
+  for (int d = 1; d < t.ndim(); ++d) shape.push_back(t.dim(d)), rowSize *= t.dim(d);
+  int64_t len = t.dim(0), n = r.numel();
+  const int64_t* at = r.data<int64_t>();
+  std::vector<int64_t> offsets(static_cast<size_t>(n * rowSize));
+  for (int64_t k = 0; k < n; ++k) {
+    if (at[k] < -len || at[k] >= len)
+      fail(loc, "index " + std::to_string(at[k]) + " is out of bounds for axis with size " + std::to_string(len));
+    int64_t base = t.offset() + (at[k] < 0 ? at[k] + len : at[k]) * rowSize;
+    for (int64_t j = 0; j < rowSize; ++j) offsets[k * rowSize + j] = base + j;
+  }
+  out = Tensor::empty(t.dtype(), shape, t.device());
+  if (!offsets.empty())
+    launch<ir::Op::GetItem>(t.device(), t.dtype(), loc, t, offsets.data(), static_cast<int64_t>(offsets.size()), out);
+  return true;
+}
+
 Tensor advancedGetItem(const Tensor& t, const Value& index, SourceLoc loc) {
+  if (Tensor out; gatherRows(t, index, loc, out)) return out;
   AdvancedPlan pl = plan(t, index, loc);
   Shape shape;
   std::vector<int64_t> offsets;

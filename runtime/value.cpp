@@ -115,6 +115,7 @@ const char* typeName(const Value& v) {
     case Kind::Exception: return "Error";
     case Kind::Tensor: return "Tensor";
     case Kind::DType: return "dtype";
+    case Kind::Lazy: return v.as<LazySeqObj>().typeName();
   }
   return "?";
 }
@@ -138,6 +139,7 @@ bool truthy(const Value& v, SourceLoc loc) {
     case Kind::List: return !v.as<SeqObj>().items.empty();
     case Kind::Dict: return !v.as<DictObj>().items.empty();
     case Kind::Range: return v.as<RangeObj>().length() != 0;
+    case Kind::Lazy: return v.as<LazySeqObj>().length() != 0;
     default: return true;
   }
 }
@@ -223,6 +225,7 @@ std::string str(const Value& v) {
     case Kind::Exception: return v.as<ExceptionObj>().message;
     case Kind::Tensor: return tensorStr(tensorOf(v));
     case Kind::DType: return dtypeName(static_cast<DType>(v.asInt()));
+    case Kind::Lazy: return std::string("<") + typeName(v) + " object of " + std::to_string(v.as<LazySeqObj>().length()) + " items>";
     default: return repr(v);
   }
 }

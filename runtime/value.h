@@ -24,6 +24,7 @@ enum class Kind : uint8_t {
   Undef,  // a variable read before assignment; an error wherever it is used
   None, Bool, Int, Float, Str, Tuple, List, Dict,
   Function, Builtin, Method, Range, Module, Slice, Ellipsis, Exception, Tensor, DType,
+  Lazy,  // a sequence whose items are made as a for loop reaches them (LazySeqObj)
 };
 
 struct Object {
@@ -122,6 +123,17 @@ struct RangeObj : Object {
   int64_t start = 0, stop = 0, step = 1;
   int64_t length() const;
   int64_t at(int64_t i) const { return start + i * step; }
+};
+
+// A sequence of known length whose items are made when asked for, in
+// order, by a for loop: data.batches (which prepares the next item on a
+// background thread), progress, and enumerate/zip over them. at() may be
+// called from a graph executor's worker, once per index, normally in
+// increasing order; an error it raises is located at `loc`.
+struct LazySeqObj : Object {
+  virtual const char* typeName() const = 0;
+  virtual int64_t length() const = 0;
+  virtual Value at(int64_t i, SourceLoc loc) = 0;
 };
 
 struct SliceObj : Object {

@@ -32,8 +32,13 @@ rt::Value tensorReduction(rt::CallContext& c, std::vector<rt::Value>& args, ir::
 // grad, value_and_grad, stop_gradient (builtins_grad.cpp).
 void addGradBuiltins(BuiltinTable& table);
 
-// load, save, load_csv (io.cpp).
+// load, save, load_csv, save_csv (io.cpp).
 void addIoBuiltins(BuiltinTable& table);
+
+// progress (progress.cpp) and _batches, the loader behind data.batches
+// (data_batches.cpp).
+void addProgressBuiltins(BuiltinTable& table);
+void addDataBuiltins(BuiltinTable& table);
 
 // Helpers shared by the builtin implementations.
 void checkArity(rt::CallContext& c, const std::vector<rt::Value>& args, size_t min, size_t max);

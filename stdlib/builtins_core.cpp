@@ -11,6 +11,7 @@
 
 #include "ir/builtins.h"
 #include "runtime/scalar_ops.h"
+#include "runtime/status_line.h"
 #include "runtime/tape.h"
 #include "runtime/tensor_ops.h"
 #include "stdlib/builtins.h"
@@ -48,6 +49,12 @@ std::vector<Value> iterate(const Value& v, SourceLoc loc) {
       for (const auto& kv : v.as<DictObj>().items) out.push_back(Value::str(kv.first));
       return out;
     }
+    case Kind::Lazy: {
+      auto& seq = v.as<LazySeqObj>();
+      std::vector<Value> out;
+      for (int64_t i = 0, n = seq.length(); i < n; ++i) out.push_back(seq.at(i, loc));
+      return out;
+    }
     default: fail(loc, std::string("'") + typeName(v) + "' object is not iterable");
   }
 }
@@ -72,6 +79,7 @@ Value bPrint(CallContext& c, std::vector<Value>& args) {
   c.checkKeywordsUsed("print");
   std::string line;
   for (size_t i = 0; i < args.size(); ++i) line += (i ? sep : "") + str(args[i]);
+  c.interp.host().statusLine()->clear();
   c.interp.host().out() << line << end;
   return Value::none();
 }
@@ -85,6 +93,7 @@ Value bLen(CallContext& c, std::vector<Value>& args) {
     case Kind::Tuple: return Value::integer(static_cast<int64_t>(v.as<SeqObj>().items.size()));
     case Kind::Dict: return Value::integer(static_cast<int64_t>(v.as<DictObj>().items.size()));
     case Kind::Range: return Value::integer(v.as<RangeObj>().length());
+    case Kind::Lazy: return Value::integer(v.as<LazySeqObj>().length());
     case Kind::Tensor:
       if (tensorOf(v).ndim() == 0) fail(c.loc, "len() of a 0-d tensor");
       return Value::integer(tensorOf(v).dim(0));
@@ -106,12 +115,51 @@ Value bRange(CallContext& c, std::vector<Value>& args) {
   return Value::object(Kind::Range, std::move(r));
 }
 
+// enumerate and zip over a lazy sequence (data.batches, progress) stay
+// lazy, so its items are still made one at a time as the loop takes them.
+class LazyEnumerate final : public LazySeqObj {
+ public:
+  LazyEnumerate(Value items, int64_t start) : items_(std::move(items)), start_(start) {}
+  const char* typeName() const override { return "enumerate"; }
+  int64_t length() const override { return items_.as<LazySeqObj>().length(); }
+  Value at(int64_t i, SourceLoc loc) override {
+    return makeTuple({Value::integer(start_ + i), items_.as<LazySeqObj>().at(i, loc)});
+  }
+
+ private:
+  Value items_;
+  int64_t start_;
+};
+
+class LazyZip final : public LazySeqObj {
+ public:
+  // Each input is a lazy sequence or a tuple of its items.
+  explicit LazyZip(std::vector<Value> inputs) : inputs_(std::move(inputs)) {
+    length_ = INT64_MAX;
+    for (const Value& v : inputs_)
+      length_ = std::min(length_, v.is(Kind::Lazy) ? v.as<LazySeqObj>().length()
+                                                   : static_cast<int64_t>(v.as<SeqObj>().items.size()));
+  }
+  const char* typeName() const override { return "zip"; }
+  int64_t length() const override { return length_; }
+  Value at(int64_t i, SourceLoc loc) override {
+    std::vector<Value> t;
+    for (Value& v : inputs_) t.push_back(v.is(Kind::Lazy) ? v.as<LazySeqObj>().at(i, loc) : v.as<SeqObj>().items[i]);
+    return makeTuple(std::move(t));
+  }
+
+ private:
+  std::vector<Value> inputs_;
+  int64_t length_;
+};
+
 Value bEnumerate(CallContext& c, std::vector<Value>& args) {
   int64_t start = 0;
   if (const Value* s = c.kw("start")) start = toIndex(*s, c.loc);
   c.checkKeywordsUsed("enumerate");
   checkArity(c, args, 1, 2);
   if (args.size() == 2) start = toIndex(args[1], c.loc);
+  if (args[0].is(Kind::Lazy)) return Value::object(Kind::Lazy, std::make_shared<LazyEnumerate>(args[0], start));
   std::vector<Value> out;
   for (Value& v : iterate(args[0], c.loc)) out.push_back(makeTuple({Value::integer(start++), std::move(v)}));
   return makeList(std::move(out));
@@ -119,6 +167,11 @@ Value bEnumerate(CallContext& c, std::vector<Value>& args) {
 
 Value bZip(CallContext& c, std::vector<Value>& args) {
   c.checkKeywordsUsed("zip");
+  if (std::any_of(args.begin(), args.end(), [](const Value& a) { return a.is(Kind::Lazy); })) {
+    std::vector<Value> inputs;
+    for (const Value& a : args) inputs.push_back(a.is(Kind::Lazy) ? a : makeTuple(iterate(a, c.loc)));
+    return Value::object(Kind::Lazy, std::make_shared<LazyZip>(std::move(inputs)));
+  }
   std::vector<std::vector<Value>> seqs;
   size_t n = args.empty() ? 0 : SIZE_MAX;
   for (const Value& a : args) {
@@ -458,6 +511,8 @@ const std::map<std::string, BuiltinFn>& table() {
     addTensorBuiltins(m);
     addGradBuiltins(m);
     addIoBuiltins(m);
+    addProgressBuiltins(m);
+    addDataBuiltins(m);
     return m;
   }();
   return t;

@@ -334,12 +334,85 @@ Value bLoadCsv(CallContext& c, std::vector<Value>& args) {
   return makeTensorValue(astype(t, dt));
 }
 
+// One CSV field: numbers as Python prints them, 0-d tensors by their
+// value, strings quoted where they hold a separator, quote or line break.
+std::string csvField(CallContext& c, const Value& v) {
+  Value x = v.is(Kind::Tensor) && tensorOf(v).numel() == 1 ? item(tensorOf(v), c.loc) : v;
+  if (x.is(Kind::Str)) {
+    const std::string& t = x.asStr();
+    if (t.find_first_of(",\"\r\n") == std::string::npos) return t;
+    std::string q = "\"";
+    for (char ch : t) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    return q + "\"";
+  }
+  if (x.isNumber() || x.is(Kind::None)) return str(x);
+  fail(c.loc, std::string("save_csv(): a field is a ") + typeName(v) + "; fields are numbers, strings or one-element tensors");
+}
+
+// save_csv(path, rows, header=None): `rows` is a 2-D tensor (an optional
+// header names its columns) or a list of dicts with the same keys, the
+// header (a training log: one dict of figures per epoch). The file is
+// rewritten whole, atomically, so calling it after every epoch with the
+// rows so far keeps a complete log even if the run is stopped.
+Value bSaveCsv(CallContext& c, std::vector<Value>& args) {
+  const Value* header = c.kw("header");
+  c.checkKeywordsUsed("save_csv");
+  checkArity(c, args, 2, 2);
+  const std::string& path = pathArg(c, args[0]);
+  std::string text;
+  auto line = [&](const std::vector<std::string>& fields) {
+    for (size_t i = 0; i < fields.size(); ++i) text += (i ? "," : "") + fields[i];
+    text += "\n";
+  };
+  std::vector<std::string> names;
+  if (header && !header->is(Kind::None)) {
+    for (const Value& h : iterate(*header, c.loc)) names.push_back(csvField(c, h));
+  }
+  const Value& rows = args[1];
+  if (rows.is(Kind::Tensor)) {
+    const Tensor& t = tensorOf(rows);
+    if (t.ndim() != 2) fail(c.loc, "save_csv(): a tensor to save must be 2-D, not " + std::to_string(t.ndim()) + "-D");
+    if (!names.empty() && static_cast<int64_t>(names.size()) != t.dim(1))
+      fail(c.loc, "save_csv(): " + std::to_string(names.size()) + " header names for " + std::to_string(t.dim(1)) + " columns");
+    if (!names.empty()) line(names);
+    Value cells = toList(t);
+    for (const Value& r : cells.as<SeqObj>().items) {
+      std::vector<std::string> fields;
+      for (const Value& x : r.as<SeqObj>().items) fields.push_back(str(x));
+      line(fields);
+    }
+  } else if (rows.is(Kind::List) || rows.is(Kind::Tuple)) {
+    const auto& items = rows.as<SeqObj>().items;
+    if (!names.empty()) fail(c.loc, "save_csv(): the keys of the rows are the header; header= is for a tensor");
+    if (!items.empty() && items[0].is(Kind::Dict))
+      for (const auto& kv : items[0].as<DictObj>().items) names.push_back(csvField(c, Value::str(kv.first)));
+    if (!names.empty()) line(names);
+    for (size_t r = 0; r < items.size(); ++r) {
+      if (!items[r].is(Kind::Dict))
+        fail(c.loc, std::string("save_csv(): row ") + std::to_string(r) + " is a " + typeName(items[r]) + ", not a dict");
+      const auto& d = items[r].as<DictObj>().items;
+      const auto& first = items[0].as<DictObj>().items;
+      bool same = d.size() == first.size();
+      for (size_t k = 0; same && k < d.size(); ++k) same = d[k].first == first[k].first;
+      if (!same) fail(c.loc, "save_csv(): row " + std::to_string(r) + " has other keys than row 0");
+      std::vector<std::string> fields;
+      for (const auto& kv : d) fields.push_back(csvField(c, kv.second));
+      line(fields);
+    }
+  } else {
+    fail(c.loc, std::string("save_csv(): expected a 2-D tensor or a list of dicts, not ") + typeName(rows));
+  }
+  writeFileAtomically(path, text, c.loc);
+  return Value::none();
+}
+
 }  // namespace
 
 void addIoBuiltins(BuiltinTable& table) {
   table[ir::builtinInfo(ir::Builtin::Load).name] = bLoad;
   table[ir::builtinInfo(ir::Builtin::Save).name] = bSave;
   table[ir::builtinInfo(ir::Builtin::LoadCsv).name] = bLoadCsv;
+  table[ir::builtinInfo(ir::Builtin::SaveCsv).name] = bSaveCsv;
 }
 
 }  // namespace nn::stdlib

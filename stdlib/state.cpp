@@ -11,6 +11,8 @@
 #include <iostream>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "frontend/lower.h"
 #include "frontend/parse.h"
 #include "ir/text.h"
@@ -19,6 +21,7 @@
 #include "stdlib/op_call.h"
 #include "runtime/allocator.h"
 #include "runtime/dtype.h"
+#include "runtime/status_line.h"
 
 namespace nn {
 
@@ -30,6 +33,7 @@ State::State(StateOptions options, std::ostream& out, std::ostream& err)
       context_(rt::ThreadPool::shared()),
       out_(out),
       err_(err),
+      statusLine_(std::make_shared<rt::StatusLine>(out, err, &err == &std::cerr && ::isatty(STDERR_FILENO))),
       interp_(std::make_unique<rt::Interpreter>(*this, context_)) {
   std::vector<Value> args;
   for (const auto& a : options_.argv) args.push_back(Value::str(a));
@@ -83,7 +87,10 @@ Error State::toError(const Diagnostic& d) const {
   return e;
 }
 
-void State::render(const Error& e, std::ostream& os) const { renderDiagnostic(sm_, e.diagnostic, os); }
+void State::render(const Error& e, std::ostream& os) const {
+  statusLine_->clear();
+  renderDiagnostic(sm_, e.diagnostic, os);
+}
 
 Status State::failure(std::string message) {
   Error e;
@@ -103,6 +110,7 @@ void State::printStats() {
 }
 
 void State::report(const Diagnostic& d) {
+  statusLine_->clear();
   out_.flush();
   renderDiagnostic(sm_, d, err_);
 }

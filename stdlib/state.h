@@ -81,6 +81,7 @@ class State : public rt::Host {
   rt::Value importModule(const std::string& name, bool bindTop, rt::ModuleInstance& from, SourceLoc loc) override;
   rt::Value runTensorOp(rt::Interpreter& interp, ir::Op op, std::vector<rt::Value>& params, SourceLoc loc) override;
   std::ostream& out() override { return out_; }
+  std::shared_ptr<rt::StatusLine> statusLine() override { return statusLine_; }
   void report(const Diagnostic& d) override;
 
  private:
@@ -99,6 +100,7 @@ class State : public rt::Host {
   rt::Context context_;
   std::ostream& out_;
   std::ostream& err_;
+  std::shared_ptr<rt::StatusLine> statusLine_;
   SourceManager sm_;
   std::unique_ptr<rt::Interpreter> interp_;
   std::map<std::string, std::unique_ptr<rt::ModuleInstance>> modules_;  // by file path or package name
