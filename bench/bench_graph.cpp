@@ -251,7 +251,7 @@ void BM_EpochMlp_Prefetch(benchmark::State& st) {
   st.counters["gather_ms"] = mg * 1e3;
   st.counters["hidden"] = (moff - mon) / mg;
 }
-BENCHMARK(BM_EpochMlp_Prefetch)->UseManualTime()->Iterations(8)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_EpochMlp_Prefetch)->UseManualTime()->Iterations(20)->Unit(benchmark::kMillisecond);
 
 // Submitting an empty task to the thread pool and waiting until it has
 // run: the hand-off cost the executor's schedule decision assumes.
