@@ -145,6 +145,11 @@ void BM_LoopIter16_Graph(benchmark::State& st) { halveLoop(st, nn::ExecMode::Gra
 BENCHMARK(BM_LoopIter16_Eager)->UseManualTime()->Iterations(20)->Unit(benchmark::kNanosecond);
 BENCHMARK(BM_LoopIter16_Graph)->UseManualTime()->Iterations(20)->Unit(benchmark::kNanosecond);
 
+double median(std::vector<double> v) {
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
+
 // A workload run side by side in both modes: two sessions with the same
 // setup, timed alternately (eager batch, graph batch) so that drift of this
 // shared machine's speed hits both alike. The reported time is graph
@@ -159,10 +164,6 @@ void sideBySide(benchmark::State& st, const std::string& setup, const std::strin
     g.push_back(graph.run(batch) / runsPerBatch);
     st.SetIterationTime(g.back());
   }
-  auto median = [](std::vector<double> v) {
-    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-    return v[v.size() / 2];
-  };
   double me = median(e), mg = median(g);
   st.counters["eager_us"] = me * 1e6;
   st.counters["graph_us"] = mg * 1e6;
@@ -241,10 +242,6 @@ void BM_EpochMlp_Prefetch(benchmark::State& st) {
     gather.push_back(s.run("n = gather_only(xs, ys)\n"));
     st.SetIterationTime(on.back());
   }
-  auto median = [](std::vector<double> v) {
-    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-    return v[v.size() / 2];
-  };
   double mon = median(on), moff = median(off), mg = median(gather);
   st.counters["prefetch_ms"] = mon * 1e3;
   st.counters["no_prefetch_ms"] = moff * 1e3;

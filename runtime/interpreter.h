@@ -72,7 +72,7 @@ class Host {
   virtual Value runTensorOp(Interpreter& interp, ir::Op op, std::vector<Value>& params, SourceLoc loc) = 0;
   virtual std::ostream& out() = 0;
   // Where progress bars are drawn (runtime/status_line.h).
-  virtual std::shared_ptr<StatusLine> statusLine() = 0;
+  virtual const std::shared_ptr<StatusLine>& statusLine() = 0;
   // Warnings and notes while running (recompilation reports): rendered
   // like errors, without stopping anything.
   virtual void report(const Diagnostic& d) = 0;
@@ -81,6 +81,14 @@ class Host {
 // Fails with "name 'x' is not defined" when v is a variable read before
 // assignment.
 void checkDefined(const Value& v, SourceLoc loc);
+
+// The for-loop protocol (the ops iter, iter_len, iter_item): `iterable`
+// gives an indexable view of a value (itself for ranges, lists, tuples,
+// tensors and lazy sequences; a tuple of a str's characters or a dict's
+// keys) or fails at `loc` if it is not iterable; the other two read a view.
+Value iterable(const Value& v, SourceLoc loc);
+int64_t iterLength(const Value& view);
+Value iterItem(const Value& view, int64_t i, SourceLoc loc);
 
 struct InterpreterLimits {
   // Deep enough for ordinary recursion, shallow enough that the C++ stack

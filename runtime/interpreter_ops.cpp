@@ -35,7 +35,7 @@ void checkDefined(const Value& v, SourceLoc loc) {
   if (v.is(Kind::Undef)) fail(loc, "name '" + v.asStr() + "' is not defined");
 }
 
-static Value iterable(const Value& v, SourceLoc loc) {
+Value iterable(const Value& v, SourceLoc loc) {
   switch (v.kind()) {
     case Kind::Range:
     case Kind::List:
@@ -55,6 +55,28 @@ static Value iterable(const Value& v, SourceLoc loc) {
       return makeTuple(std::move(keys));
     }
     default: fail(loc, std::string("'") + typeName(v) + "' object is not iterable");
+  }
+}
+
+int64_t iterLength(const Value& s) {
+  switch (s.kind()) {
+    case Kind::Range: return s.as<RangeObj>().length();
+    case Kind::Tensor: return tensorOf(s).dim(0);
+    case Kind::Lazy: return s.as<LazySeqObj>().length();
+    default: return static_cast<int64_t>(s.as<SeqObj>().items.size());
+  }
+}
+
+Value iterItem(const Value& s, int64_t i, SourceLoc loc) {
+  switch (s.kind()) {
+    case Kind::Range: return Value::integer(s.as<RangeObj>().at(i));
+    case Kind::Tensor: return makeTensorValue(tensorGetItem(tensorOf(s), Value::integer(i), loc));
+    case Kind::Lazy: return s.as<LazySeqObj>().at(i, loc);
+    default: {
+      const auto& items = s.as<SeqObj>().items;
+      if (i >= static_cast<int64_t>(items.size())) fail(loc, "list changed size during iteration");
+      return items[i];
+    }
   }
 }
 
@@ -153,12 +175,7 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
       Value v = in(0);
       size_t want = n.numResults();
       if (v.is(Kind::Str) || v.is(Kind::Range) || v.is(Kind::Dict)) v = iterable(v, loc);
-      if (v.is(Kind::Lazy)) {
-        auto& seq = v.as<LazySeqObj>();
-        std::vector<Value> items;
-        for (int64_t i = 0, len = seq.length(); i < len; ++i) items.push_back(seq.at(i, loc));
-        v = makeTuple(std::move(items));
-      }
+      if (v.is(Kind::Lazy)) v = makeTuple(v.as<LazySeqObj>().items(loc));
       if (v.is(Kind::Tensor)) {
         const Tensor& t = tensorOf(v);
         if (t.ndim() == 0) fail(loc, "cannot unpack a 0-d tensor");
@@ -186,29 +203,11 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
       return;
     }
     case Op::Iter: set(iterable(in(0), loc)); return;
-    case Op::IterLen: {
-      const Value& s = in(0);
-      set(Value::integer(s.is(Kind::Range)    ? s.as<RangeObj>().length()
-                         : s.is(Kind::Tensor) ? tensorOf(s).dim(0)
-                         : s.is(Kind::Lazy)   ? s.as<LazySeqObj>().length()
-                                              : static_cast<int64_t>(s.as<SeqObj>().items.size())));
-      return;
-    }
+    case Op::IterLen: set(Value::integer(iterLength(in(0)))); return;
     case Op::IterItem: {
       const Value& s = in(0);
-      int64_t i = in(1).asInt();
-      if (s.is(Kind::Range)) {
-        set(Value::integer(s.as<RangeObj>().at(i)));
-      } else if (s.is(Kind::Tensor)) {
-        set(makeTensorValue(tensorGetItem(tensorOf(s), Value::integer(i), loc)));
-        if (tape_) tape_->recordOp(Op::GetItem, loc, {s, Value::integer(i)}, f[n.result(0)]);
-      } else if (s.is(Kind::Lazy)) {
-        set(s.as<LazySeqObj>().at(i, loc));
-      } else {
-        const auto& items = s.as<SeqObj>().items;
-        if (i >= static_cast<int64_t>(items.size())) fail(loc, "list changed size during iteration");
-        set(items[i]);
-      }
+      set(iterItem(s, in(1).asInt(), loc));
+      if (tape_ && s.is(Kind::Tensor)) tape_->recordOp(Op::GetItem, loc, {s, in(1)}, f[n.result(0)]);
       checkInterrupt(loc);
       return;
     }

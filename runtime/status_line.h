@@ -32,15 +32,14 @@ class StatusLine {
     err_.flush();
   }
 
-  // Called before program output: takes a drawn bar off the screen.
-  // Returns whether it did (the bar is redrawn at its next update).
-  bool clear() {
+  // Called before program output: takes a drawn bar off the screen (the
+  // bar is redrawn at its next update).
+  void clear() {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!drawn_) return false;
+    if (!drawn_) return;
     err_ << "\r\033[K";
     err_.flush();
     drawn_ = false;
-    return true;
   }
 
   bool drawn() {

@@ -134,6 +134,12 @@ struct LazySeqObj : Object {
   virtual const char* typeName() const = 0;
   virtual int64_t length() const = 0;
   virtual Value at(int64_t i, SourceLoc loc) = 0;
+  // Every item, in order (list(), unpacking).
+  std::vector<Value> items(SourceLoc loc) {
+    std::vector<Value> out;
+    for (int64_t i = 0, n = length(); i < n; ++i) out.push_back(at(i, loc));
+    return out;
+  }
 };
 
 struct SliceObj : Object {

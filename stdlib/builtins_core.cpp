@@ -49,12 +49,7 @@ std::vector<Value> iterate(const Value& v, SourceLoc loc) {
       for (const auto& kv : v.as<DictObj>().items) out.push_back(Value::str(kv.first));
       return out;
     }
-    case Kind::Lazy: {
-      auto& seq = v.as<LazySeqObj>();
-      std::vector<Value> out;
-      for (int64_t i = 0, n = seq.length(); i < n; ++i) out.push_back(seq.at(i, loc));
-      return out;
-    }
+    case Kind::Lazy: return v.as<LazySeqObj>().items(loc);
     default: fail(loc, std::string("'") + typeName(v) + "' object is not iterable");
   }
 }

@@ -58,25 +58,12 @@ class Progress final : public LazySeqObj {
       shown_ = now;
     }
     taken_ = std::max(taken_, i + 1);
-    return item(i, loc);
+    return iterItem(items_, i, loc);
   }
 
  private:
   double elapsed() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  }
-
-  Value item(int64_t i, SourceLoc loc) {
-    switch (items_.kind()) {
-      case Kind::Range: return Value::integer(items_.as<RangeObj>().at(i));
-      case Kind::Tensor: return makeTensorValue(tensorGetItem(tensorOf(items_), Value::integer(i), loc));
-      case Kind::Lazy: return items_.as<LazySeqObj>().at(i, loc);
-      default: {
-        const auto& v = items_.as<SeqObj>().items;
-        if (i >= static_cast<int64_t>(v.size())) fail(loc, "list changed size during iteration");
-        return v[i];
-      }
-    }
   }
 
   Value items_;
@@ -95,21 +82,9 @@ Value bProgress(CallContext& c, std::vector<Value>& args) {
   const Value* interval = c.kw("interval");
   c.checkKeywordsUsed("progress");
   checkArity(c, args, 1, 1);
-  Value items = args[0];
-  int64_t total = 0;
-  switch (items.kind()) {
-    case Kind::Range: total = items.as<RangeObj>().length(); break;
-    case Kind::Lazy: total = items.as<LazySeqObj>().length(); break;
-    case Kind::Tensor:
-      if (tensorOf(items).ndim() == 0) fail(c.loc, "progress() over a 0-d tensor");
-      total = tensorOf(items).dim(0);
-      break;
-    case Kind::List:
-    case Kind::Tuple: total = static_cast<int64_t>(items.as<SeqObj>().items.size()); break;
-    default:
-      items = makeTuple(iterate(items, c.loc));
-      total = static_cast<int64_t>(items.as<SeqObj>().items.size());
-  }
+  // The loop's own view of the iterable, read item by item as it would be.
+  Value items = iterable(args[0], c.loc);
+  int64_t total = iterLength(items);
   std::string text;
   if (desc && !desc->is(Kind::None)) {
     if (!desc->is(Kind::Str)) fail(c.loc, std::string("progress(): desc must be a str, not ") + typeName(*desc));
