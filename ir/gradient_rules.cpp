@@ -570,76 +570,82 @@ std::pair<int64_t, int64_t> pairAttr(const GradientBuilder& b, const char* name,
   return {dflt, dflt};
 }
 
-// The known dimensions of a 4-d (NCHW) value; fails (not supported) else.
-std::vector<int64_t> dims4(GradientBuilder& b, const Value* v) {
-  Type t = v->type();
-  std::vector<int64_t> d;
-  if (t.isTensor() && t.shape && t.shape->size() == 4)
-    for (const Dim& x : *t.shape)
-      if (x.isKnown()) d.push_back(x.size);
-  if (d.size() != 4)
-    fail(b.forward.loc(), std::string("the gradient of ") + b.forward.info().name + " needs NCHW operands of known shape");
-  return d;
+// The forward op's attributes `names` (those it has), passed on to the
+// ops its rule emits.
+std::vector<std::pair<std::string, Attr>> attrsOf(const GradientBuilder& b, std::initializer_list<const char*> names) {
+  std::vector<std::pair<std::string, Attr>> out;
+  for (const char* name : names)
+    if (const Attr* a = b.attr(name)) out.emplace_back(name, *a);
+  return out;
 }
 
-Value* swap01(GradientBuilder& b, Value* v) { return b.emit(Op::Transpose, {v}, {{"axes", Ints{1, 0, 2, 3}}}); }
+const std::initializer_list<const char*> kConvAttrs = {"stride", "padding", "dilation", "groups"};
+const std::initializer_list<const char*> kPoolAttrs = {"kernel", "stride", "padding"};
 
-// conv2d with stride 1, dilation 1 and one group: the input's gradient is
-// the adjoint convolved with the flipped, transposed kernel; the kernel's
-// is the input convolved with the adjoint (batch and channels swapped).
+// conv2d: the backward-data and backward-weights convolutions; the bias
+// gathers the adjoint over batch and positions.
 void GradConv2d(GradientBuilder& b) {
-  auto stride = pairAttr(b, "stride", 1), dilation = pairAttr(b, "dilation", 1), padding = pairAttr(b, "padding", 0);
-  const Attr* groups = b.attr("groups");
-  bool grouped = groups && *groups != Attr(int64_t(1));
-  std::vector<int64_t> w = dims4(b, b.operands[1]);
-  if (stride != std::make_pair<int64_t, int64_t>(1, 1) || dilation != std::make_pair<int64_t, int64_t>(1, 1) || grouped ||
-      padding.first > w[2] - 1 || padding.second > w[3] - 1)
-    fail(b.forward.loc(),
-         "the gradient of conv2d is supported for stride 1, dilation 1, one group and padding below the kernel size so far");
-  Value* g = b.adjoint;
-  if (b.wanted[0]) {
-    Value* all = b.emit(Op::MakeSlice, {b.literal(NoneAttr{}), b.literal(NoneAttr{}), b.literal(NoneAttr{})});
-    Value* back = b.emit(Op::MakeSlice, {b.literal(NoneAttr{}), b.literal(NoneAttr{}), b.literal(int64_t(-1))});
-    Value* flipped = b.emit(Op::GetItem, {b.operands[1], b.emit(Op::MakeTuple, {all, all, back, back})});
-    b.grads[0] = b.emit(Op::Conv2d, {g, swap01(b, flipped)},
-                        {{"padding", Ints{w[2] - 1 - padding.first, w[3] - 1 - padding.second}}});
-  }
-  if (b.wanted[1])
-    b.grads[1] = swap01(b, b.emit(Op::Conv2d, {swap01(b, b.operands[0]), swap01(b, g)},
-                                  {{"padding", Ints{padding.first, padding.second}}}));
-  if (b.operands.size() > 2 && b.wanted[2]) b.grads[2] = b.emit(Op::Sum, {g}, {{"axis", Ints{0, 2, 3}}});
+  auto attrs = attrsOf(b, kConvAttrs);
+  if (b.wanted[0]) b.grads[0] = b.emit(Op::Conv2dGradInput, {b.adjoint, b.operands[0], b.operands[1]}, attrs);
+  if (b.wanted[1]) b.grads[1] = b.emit(Op::Conv2dGradWeight, {b.adjoint, b.operands[0], b.operands[1]}, attrs);
+  if (b.operands.size() > 2 && b.wanted[2])
+    b.grads[2] = b.emit(Op::Sum, {b.adjoint}, {{"axis", Ints{0, 2, 3}}, {"keepdims", false}});
 }
 
-// v [N, C, Ho, Wo] repeated over kh x kw windows: [N, C, Ho * kh, Wo * kw].
-Value* upsample(GradientBuilder& b, Value* v, const std::vector<int64_t>& y, int64_t kh, int64_t kw) {
-  Value* six = b.emit(Op::Unsqueeze, {b.emit(Op::Unsqueeze, {v}, {{"axis", int64_t(3)}})}, {{"axis", int64_t(5)}});
-  Value* spread = b.emit(Op::Expand, {six}, {{"shape", Ints{y[0], y[1], y[2], kh, y[3], kw}}});
-  return b.emit(Op::Reshape, {spread}, {{"shape", Ints{y[0], y[1], y[2] * kh, y[3] * kw}}});
+// conv2d_grad_input(g, x, w) is bilinear in g and w: <dx(g, w), a> =
+// <g, conv2d(a, w)>, so its adjoints are conv2d(a, w) for g and the weight
+// gradient of that convolution for w; x gives only a shape.
+void GradConv2dGradInput(GradientBuilder& b) {
+  auto attrs = attrsOf(b, kConvAttrs);
+  if (b.wanted[0]) b.grads[0] = b.emit(Op::Conv2d, {b.adjoint, b.operands[2]}, attrs);
+  if (b.wanted[2]) b.grads[2] = b.emit(Op::Conv2dGradWeight, {b.operands[0], b.adjoint, b.operands[2]}, attrs);
 }
 
-// Pools whose windows tile the input (stride = kernel, no padding, sizes
-// divisible): max pooling routes the adjoint to each window's maximum
-// (split among ties), average pooling spreads it evenly.
+// conv2d_grad_weight(g, x, w): <dw(g, x), a> = <g, conv2d(x, a)>.
+void GradConv2dGradWeight(GradientBuilder& b) {
+  auto attrs = attrsOf(b, kConvAttrs);
+  if (b.wanted[0]) b.grads[0] = b.emit(Op::Conv2d, {b.operands[1], b.adjoint}, attrs);
+  if (b.wanted[1]) b.grads[1] = b.emit(Op::Conv2dGradInput, {b.operands[0], b.operands[1], b.adjoint}, attrs);
+}
+
+// Pooling: pool2d_grad routes the adjoint of each window back to the
+// window's first maximum (max pooling, as PyTorch) or spreads it evenly.
 void pooling(GradientBuilder& b, bool isMax) {
   if (!b.wanted[0]) return;
-  auto kernel = pairAttr(b, "kernel", 1), padding = pairAttr(b, "padding", 0);
-  auto stride = b.attr("stride") && !std::holds_alternative<NoneAttr>(*b.attr("stride")) ? pairAttr(b, "stride", 1) : kernel;
-  std::vector<int64_t> x = dims4(b, b.operands[0]), y = dims4(b, b.result());
-  auto [kh, kw] = kernel;
-  if (stride != kernel || padding != std::make_pair<int64_t, int64_t>(0, 0) || x[2] != y[2] * kh || x[3] != y[3] * kw)
-    fail(b.forward.loc(), std::string("the gradient of ") + b.forward.info().name +
-                              " is supported for windows that tile the input (stride = kernel, no padding) so far");
-  if (!isMax) {
-    b.grads[0] = b.div(upsample(b, b.adjoint, y, kh, kw), b.constant(static_cast<double>(kh * kw)));
-    return;
-  }
-  Value* hit = b.mul(b.emit(Op::Eq, {b.operands[0], upsample(b, b.result(), y, kh, kw)}), b.constant(1.0));
-  Value* ties = b.mul(b.emit(Op::AvgPool2d, {hit}, {{"kernel", Ints{kh, kw}}}), b.constant(static_cast<double>(kh * kw)));
-  b.grads[0] = b.mul(upsample(b, b.div(b.adjoint, ties), y, kh, kw), hit);
+  auto attrs = attrsOf(b, kPoolAttrs);
+  attrs.emplace_back("max", isMax);
+  b.grads[0] = b.emit(Op::Pool2dGrad, {b.adjoint, b.operands[0]}, attrs);
 }
 
 void GradMaxPool2d(GradientBuilder& b) { pooling(b, true); }
 void GradAvgPool2d(GradientBuilder& b) { pooling(b, false); }
+
+// pool2d_grad(g, x) is linear in g and piecewise constant in x (no
+// gradient). Its transpose pools the adjoint a: averaging for average
+// pooling; for max pooling each window takes a at the position it chose,
+// which with windows that do not overlap is a sum over the window of a
+// masked by the chosen positions (overlapping windows: not supported).
+void GradPool2dGrad(GradientBuilder& b) {
+  if (!b.wanted[0]) return;
+  std::vector<std::pair<std::string, Attr>> attrs = attrsOf(b, kPoolAttrs);
+  const Attr* isMax = b.attr("max");
+  if (!isMax || *isMax != Attr(true)) {
+    b.grads[0] = b.emit(Op::AvgPool2d, {b.adjoint}, attrs);
+    return;
+  }
+  auto kernel = pairAttr(b, "kernel", 1);
+  const Attr* strideAttr = b.attr("stride");
+  auto stride = strideAttr && !std::holds_alternative<NoneAttr>(*strideAttr) ? pairAttr(b, "stride", 1) : kernel;
+  if (stride.first < kernel.first || stride.second < kernel.second)
+    fail(b.forward.loc(),
+         "the second derivative of max_pool2d is supported for windows that do not overlap (stride >= kernel) so far");
+  std::vector<std::pair<std::string, Attr>> routed = attrs;
+  routed.emplace_back("max", true);
+  Value* counts = b.emit(Op::Pool2dGrad, {b.emit(Op::OnesLike, {b.operands[0]}), b.operands[1]}, routed);
+  Value* chosen = b.mul(b.emit(Op::Gt, {counts, b.constant(0.0)}), b.constant(1.0));
+  Value* area = b.constant(static_cast<double>(kernel.first * kernel.second));
+  b.grads[0] = b.mul(b.emit(Op::AvgPool2d, {b.mul(b.adjoint, chosen)}, attrs), area);
+}
 
 // ---- indexing ----
 

@@ -158,22 +158,29 @@ std::optional<Type> Reduce(const OpArgs& a) {
   const BoundArg& axis = a.arg("axis");
   std::optional<bool> keep = a.boolAttr("keepdims");
   if (a.isNone("axis")) return keep == false ? whole : Type::tensor(whole.dtype);
-  std::optional<int64_t> k = a.intAttr("axis");
-  if (!k) {
-    // A tuple of axes, or an axis not known: the rank is still known to
-    // drop or keep, the sizes not. Anything else (max(a, b) of two
-    // tensors is elementwise) is not this rule's.
+  auto axes = a.dims("axis");
+  bool known = axes && !axes->empty();
+  for (size_t i = 0; known && i < axes->size(); ++i) known = (*axes)[i].has_value();
+  if (!known) {
+    // Axes not known: the result's sizes are not. Anything else (max(a, b)
+    // of two tensors is elementwise) is not this rule's.
     TypeKind kind = axis.value ? axis.value->type().kind : TypeKind::Tuple;
     bool axisLike = axis.constant || kind == TypeKind::Int || kind == TypeKind::Tuple || kind == TypeKind::List;
     return axisLike ? std::optional<Type>(Type::tensor(whole.dtype)) : std::nullopt;
   }
   if (!x->shape || !keep) return Type::tensor(whole.dtype);
   int64_t rank = static_cast<int64_t>(x->shape->size());
-  int64_t at = *k < 0 ? *k + rank : *k;
-  if (at < 0 || at >= rank) return Type::tensor(whole.dtype);  // the runtime reports it
-  DimList dims = *x->shape;
-  if (*keep) dims[at] = Dim::known(1);
-  else dims.erase(dims.begin() + at);
+  std::vector<bool> reduced(static_cast<size_t>(rank), false);
+  for (const auto& k : *axes) {
+    int64_t at = *k < 0 ? *k + rank : *k;
+    // Out of range or repeated: the runtime reports it.
+    if (at < 0 || at >= rank || reduced[static_cast<size_t>(at)]) return Type::tensor(whole.dtype);
+    reduced[static_cast<size_t>(at)] = true;
+  }
+  DimList dims;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!reduced[static_cast<size_t>(d)]) dims.push_back((*x->shape)[static_cast<size_t>(d)]);
+    else if (*keep) dims.push_back(Dim::known(1));
   return Type::tensor(whole.dtype, dims);
 }
 
@@ -231,6 +238,70 @@ std::optional<Type> Softmax(const OpArgs& a) {
   return Type::tensor(floatingOr(*x, DType::F32), x->shape);
 }
 
+// An `ints` attribute of one int or a (height, width) pair; nullopt when
+// not known at compile time or of another length.
+std::optional<std::pair<int64_t, int64_t>> heightWidth(const OpArgs& a, std::string_view name) {
+  auto d = a.dims(name);
+  if (!d || d->empty() || d->size() > 2) return std::nullopt;
+  for (const auto& x : *d)
+    if (!x) return std::nullopt;
+  return std::pair(*d->front(), *d->back());
+}
+
+// The length of a window sweep over `in` when everything is known and
+// valid; unknown otherwise (the runtime then reports what is wrong).
+Dim sweep(const Dim& in, const Dim& k, std::optional<int64_t> stride, std::optional<int64_t> pad,
+          std::optional<int64_t> dil) {
+  if (!in.isKnown() || !k.isKnown() || !stride || !pad || !dil || *stride < 1 || *pad < 0 || *dil < 1)
+    return Dim::unknown();
+  int64_t span = in.size + 2 * *pad - *dil * (k.size - 1) - 1;
+  return span < 0 ? Dim::unknown() : Dim::known(span / *stride + 1);
+}
+
+// conv2d(x [N, C, H, W], w [OC, C/groups, KH, KW]): [N, OC, OH, OW] in the
+// promoted floating dtype. Inconsistent known sizes are the runtime's to
+// report (with its wording, so both modes say the same).
+std::optional<Type> Conv2d(const OpArgs& a) {
+  std::optional<Type> x = tensorOperand(a, "x"), w = tensorOperand(a, "w");
+  if (!x || !w || !x->shape || !w->shape || x->shape->size() != 4 || w->shape->size() != 4) return std::nullopt;
+  const DimList &xs = *x->shape, &ws = *w->shape;
+  std::optional<int64_t> groups = a.intAttr("groups");
+  if (!groups || *groups < 1) return std::nullopt;
+  if (xs[1].isKnown() && ws[1].isKnown() && xs[1].size != ws[1].size * *groups) return std::nullopt;
+  if (ws[0].isKnown() && ws[0].size % *groups != 0) return std::nullopt;
+  auto stride = heightWidth(a, "stride"), pad = heightWidth(a, "padding"), dil = heightWidth(a, "dilation");
+  auto first = [](const auto& p) { return p ? std::optional<int64_t>(p->first) : std::nullopt; };
+  auto second = [](const auto& p) { return p ? std::optional<int64_t>(p->second) : std::nullopt; };
+  Dim oh = sweep(xs[2], ws[2], first(stride), first(pad), first(dil));
+  Dim ow = sweep(xs[3], ws[3], second(stride), second(pad), second(dil));
+  if ((xs[2].isKnown() && ws[2].isKnown() && !oh.isKnown() && stride && pad && dil) ||
+      (xs[3].isKnown() && ws[3].isKnown() && !ow.isKnown() && stride && pad && dil))
+    return std::nullopt;
+  std::optional<DType> dt;
+  if (x->dtype && w->dtype) dt = promote(*x->dtype, *w->dtype) == DType::F64 ? DType::F64 : DType::F32;
+  return Type::tensor(dt, DimList{xs[0], ws[0], oh, ow});
+}
+
+// max_pool2d / avg_pool2d(x [N, C, H, W]): [N, C, OH, OW], floating.
+std::optional<Type> Pool2d(const OpArgs& a) {
+  std::optional<Type> x = tensorOperand(a, "x");
+  if (!x || !x->shape || x->shape->size() != 4) return std::nullopt;
+  const DimList& xs = *x->shape;
+  auto kernel = heightWidth(a, "kernel"), pad = heightWidth(a, "padding");
+  auto stride = a.isNone("stride") ? kernel : heightWidth(a, "stride");
+  Dim oh = Dim::unknown(), ow = Dim::unknown();
+  if (kernel && stride && pad) {
+    if (kernel->first < 1 || kernel->second < 1 || 2 * pad->first > kernel->first || 2 * pad->second > kernel->second)
+      return std::nullopt;
+    oh = sweep(xs[2], Dim::known(kernel->first), stride->first, pad->first, 1);
+    ow = sweep(xs[3], Dim::known(kernel->second), stride->second, pad->second, 1);
+    if ((xs[2].isKnown() && !oh.isKnown()) || (xs[3].isKnown() && !ow.isKnown())) return std::nullopt;
+  }
+  std::optional<DType> dt;
+  if (x->dtype) dt = *x->dtype == DType::F64 ? DType::F64 : DType::F32;
+  return Type::tensor(dt, DimList{xs[0], xs[1], oh, ow});
+}
+
 std::optional<Type> OneHot(const OpArgs& a) {
   std::optional<Type> labels = tensorOperand(a, "labels");
   // Float labels and a bad class count are the runtime's to report.
@@ -272,6 +343,15 @@ std::optional<Type> ReduceGrad(const OpArgs& a) {
 }
 
 std::optional<Type> IndexGrad(const OpArgs& a) { return ReduceGrad(a); }
+std::optional<Type> Conv2dGradInput(const OpArgs& a) { return ReduceGrad(a); }
+std::optional<Type> Pool2dGrad(const OpArgs& a) { return ReduceGrad(a); }
+
+std::optional<Type> Conv2dGradWeight(const OpArgs& a) {
+  std::optional<Type> g = tensorOperand(a, "g");
+  std::optional<Type> w = tensorOperand(a, "w");
+  if (!g || !w) return std::nullopt;
+  return Type::tensor(g->dtype, w->shape);
+}
 
 std::optional<Type> Loss(const OpArgs& a) {
   std::vector<const Value*> operands = a.operands();

@@ -20,13 +20,18 @@ std::optional<Type> Transpose(const OpArgs& args);    // transpose(x) reverses t
 std::optional<Type> Flatten(const OpArgs& args);
 std::optional<Type> Linear(const OpArgs& args);       // x @ w.T + b
 std::optional<Type> Softmax(const OpArgs& args);
+std::optional<Type> Conv2d(const OpArgs& args);      // [N, OC, OH, OW]
+std::optional<Type> Pool2d(const OpArgs& args);      // [N, C, OH, OW]
 std::optional<Type> OneHot(const OpArgs& args);      // i64[..., n]
 std::optional<Type> Loss(const OpArgs& args);
 // The ops gradient rules emit (ir/gradient.h).
 std::optional<Type> SumTo(const OpArgs& args);          // like's shape
 std::optional<Type> BroadcastLike(const OpArgs& args);  // like's shape, x's dtype
 std::optional<Type> ReduceGrad(const OpArgs& args);     // x's shape, g's dtype
-std::optional<Type> IndexGrad(const OpArgs& args);      // x's shape, g's dtype         // a 0-d tensor
+std::optional<Type> IndexGrad(const OpArgs& args);      // x's shape, g's dtype
+std::optional<Type> Conv2dGradInput(const OpArgs& args);   // x's shape, g's dtype
+std::optional<Type> Conv2dGradWeight(const OpArgs& args);  // w's shape, g's dtype
+std::optional<Type> Pool2dGrad(const OpArgs& args);        // x's shape, g's dtype
 
 // A full reduction of `x` by `op`: its dtype, rank 0.
 Type fullReduction(Op op, const Type& x);

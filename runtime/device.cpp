@@ -13,6 +13,8 @@ const KernelTable& cpuKernels() {
     registerCpuElementwiseKernels(t);
     registerCpuMathKernels(t);
     registerCpuNnKernels(t);
+    registerCpuConvKernels(t);
+    registerCpuPoolKernels(t);
     registerCpuReduceKernels(t);
     registerCpuCopyKernels(t);
     registerCpuLossKernels(t);

@@ -67,6 +67,22 @@ struct KernelFor<ir::Op::MaxPool2d> {
 };
 template <>
 struct KernelFor<ir::Op::AvgPool2d> : KernelFor<ir::Op::MaxPool2d> {};
+// The gradients of conv2d: g [N, OC, OH, OW] with w [OC, C/groups, KH, KW]
+// into dx [N, C, H, W]; with x [N, C, H, W] into dw  [g's dtype]
+template <>
+struct KernelFor<ir::Op::Conv2dGradInput> {
+  using Fn = void (*)(const Tensor& g, const Tensor& w, const ConvParams& p, Tensor& dx);
+};
+template <>
+struct KernelFor<ir::Op::Conv2dGradWeight> {
+  using Fn = void (*)(const Tensor& g, const Tensor& x, const ConvParams& p, Tensor& dw);
+};
+// The gradient g [N, C, OH, OW] of max (isMax) or average pooling of x
+// [N, C, H, W] into dx of x's shape  [g's dtype, x of the same]
+template <>
+struct KernelFor<ir::Op::Pool2dGrad> {
+  using Fn = void (*)(const Tensor& g, const Tensor& x, const PoolParams& p, bool isMax, Tensor& dx);
+};
 // x [N, C, ...], statistics and affine parameters [C] (gamma, beta may be
 // null)  [x's dtype]
 template <>
@@ -242,11 +258,15 @@ class KernelTable {
 // and of the tensor math ops (kernels_cpu_math.cpp).
 void registerCpuElementwiseKernels(KernelTable& r);
 void registerCpuMathKernels(KernelTable& r);
-// ... of matmul, softmax, convolution, pooling and normalisation
+// ... of matmul, softmax and normalisation
 // (kernels_cpu_nn.cpp: oneDNN for f32, loops for the other dtypes), of the
 // reductions (kernels_cpu_reduce.cpp) and of copies, gather and
 // scatter_add (kernels_cpu_copy.cpp).
 void registerCpuNnKernels(KernelTable& r);
+// ... of convolution and its gradients (kernels_cpu_conv.cpp), and of
+// pooling and its gradient (kernels_cpu_pool.cpp).
+void registerCpuConvKernels(KernelTable& r);
+void registerCpuPoolKernels(KernelTable& r);
 void registerCpuReduceKernels(KernelTable& r);
 void registerCpuCopyKernels(KernelTable& r);
 // ... of one_hot and the losses' per-element work (kernels_cpu_loss.cpp).

@@ -1,5 +1,5 @@
-// The CPU's kernels of matmul, softmax / log_softmax, conv2d, pooling,
-// batch_norm and layer_norm: oneDNN for f32 (onednn.cpp), plain loops with
+// The CPU's kernels of matmul, softmax / log_softmax, batch_norm and
+// layer_norm: oneDNN for f32 (onednn.cpp), plain loops with
 // double accumulation for f64 (and, for matmul, the integer types). The
 // loops are also the tests' oracles (the *Reference functions of
 // nn_ops.h). Shapes arrive checked (kernels.h).
@@ -13,11 +13,6 @@
 namespace nn::rt {
 
 namespace {
-
-int64_t outSize(int64_t in, int64_t k, int64_t stride, int64_t pad, int64_t dil) {
-  int64_t span = in + 2 * pad - dil * (k - 1) - 1;
-  return span < 0 ? 0 : span / stride + 1;
-}
 
 template <class T>
 void matmulKernel(const Tensor& a, const Tensor& b, Tensor& out) {
@@ -72,19 +67,6 @@ void softmaxF64(const Tensor& x, int axis, Tensor& out) {
 template <bool Log>
 void softmaxF32(const Tensor& x, int axis, Tensor& out) {
   onednnSoftmax(x, axis, Log, out);
-}
-
-void conv2dF32(const Tensor& x, const Tensor& w, const Tensor* bias, const ConvParams& p, Tensor& out) {
-  onednnConv2d(x, w, bias, p, out);
-}
-
-template <bool IsMax>
-void pool2dF32(const Tensor& x, const PoolParams& p, Tensor& out) {
-  onednnPool2d(x, p, IsMax, out);
-}
-template <bool IsMax>
-void pool2dF64(const Tensor& x, const PoolParams& p, Tensor& out) {
-  pool2dLoop(x, p, IsMax, out);
 }
 
 void batchNormF32(const Tensor& x, const Tensor& mean, const Tensor& var, const Tensor* gamma, const Tensor* beta,
@@ -144,53 +126,6 @@ void matmulLoop(const Tensor& a, const Tensor& b, Tensor& out) {
   }
 }
 
-void conv2dLoop(const Tensor& x, const Tensor& w, const Tensor* bias, const ConvParams& p, Tensor& out) {
-  int64_t N = x.dim(0), C = x.dim(1), H = x.dim(2), W = x.dim(3);
-  int64_t OC = w.dim(0), KH = w.dim(2), KW = w.dim(3), ICg = C / p.groups, OCg = OC / p.groups;
-  int64_t OH = out.dim(2), OW = out.dim(3);
-  const double *xd = x.data<double>(), *wd = w.data<double>();
-  double* o = out.data<double>();
-  for (int64_t n = 0; n < N; ++n)
-    for (int64_t oc = 0; oc < OC; ++oc) {
-      int64_t g = oc / OCg;
-      for (int64_t oh = 0; oh < OH; ++oh)
-        for (int64_t ow = 0; ow < OW; ++ow) {
-          double acc = bias ? bias->data<double>()[oc] : 0.0;
-          for (int64_t ic = 0; ic < ICg; ++ic)
-            for (int64_t kh = 0; kh < KH; ++kh) {
-              int64_t ih = oh * p.strideH - p.padH + kh * p.dilH;
-              if (ih < 0 || ih >= H) continue;
-              for (int64_t kw = 0; kw < KW; ++kw) {
-                int64_t iw = ow * p.strideW - p.padW + kw * p.dilW;
-                if (iw < 0 || iw >= W) continue;
-                acc += xd[((n * C + g * ICg + ic) * H + ih) * W + iw] * wd[((oc * ICg + ic) * KH + kh) * KW + kw];
-              }
-            }
-          o[((n * OC + oc) * OH + oh) * OW + ow] = acc;
-        }
-    }
-}
-
-void pool2dLoop(const Tensor& x, const PoolParams& p, bool isMax, Tensor& out) {
-  int64_t N = x.dim(0), C = x.dim(1), H = x.dim(2), W = x.dim(3);
-  int64_t OH = outSize(H, p.kH, p.strideH, p.padH, 1), OW = outSize(W, p.kW, p.strideW, p.padW, 1);
-  const double* xd = x.data<double>();
-  double* o = out.data<double>();
-  for (int64_t nc = 0; nc < N * C; ++nc)
-    for (int64_t oh = 0; oh < OH; ++oh)
-      for (int64_t ow = 0; ow < OW; ++ow) {
-        double acc = isMax ? -std::numeric_limits<double>::infinity() : 0.0;
-        for (int64_t kh = 0; kh < p.kH; ++kh)
-          for (int64_t kw = 0; kw < p.kW; ++kw) {
-            int64_t ih = oh * p.strideH - p.padH + kh, iw = ow * p.strideW - p.padW + kw;
-            if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
-            double v = xd[(nc * H + ih) * W + iw];
-            acc = isMax ? std::max(acc, v) : acc + v;
-          }
-        o[(nc * OH + oh) * OW + ow] = isMax ? acc : acc / static_cast<double>(p.kH * p.kW);
-      }
-}
-
 void registerCpuNnKernels(KernelTable& r) {
   using ir::Op;
   r.add<Op::MatMul>(DType::F32, onednnMatmul);
@@ -201,12 +136,6 @@ void registerCpuNnKernels(KernelTable& r) {
   r.add<Op::Softmax>(DType::F64, softmaxF64<false>);
   r.add<Op::LogSoftmax>(DType::F32, softmaxF32<true>);
   r.add<Op::LogSoftmax>(DType::F64, softmaxF64<true>);
-  r.add<Op::Conv2d>(DType::F32, conv2dF32);
-  r.add<Op::Conv2d>(DType::F64, conv2dLoop);
-  r.add<Op::MaxPool2d>(DType::F32, pool2dF32<true>);
-  r.add<Op::MaxPool2d>(DType::F64, pool2dF64<true>);
-  r.add<Op::AvgPool2d>(DType::F32, pool2dF32<false>);
-  r.add<Op::AvgPool2d>(DType::F64, pool2dF64<false>);
   r.add<Op::BatchNorm>(DType::F32, batchNormF32);
   r.add<Op::BatchNorm>(DType::F64, batchNormF64);
   r.add<Op::LayerNorm>(DType::F32, layerNormF32);

@@ -21,6 +21,13 @@ Tensor binaryCrossEntropy(const Tensor& p, const Tensor& y, SourceLoc loc);
 // NCHW; w is [OC, IC/groups, KH, KW].
 Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const ConvParams& p, SourceLoc loc);
 Tensor pool2d(const Tensor& x, const PoolParams& p, bool isMax, SourceLoc loc);
+// The gradients g [N, OC, OH, OW] of conv2d(x, w, p) with respect to x and
+// to w (x's and w's dtype: computed as conv2d computes; of x only the shape
+// matters for the first), and of max or average pooling of x with respect
+// to x (each window's g to its first maximum, or spread over the window).
+Tensor conv2dGradInput(const Tensor& g, const Tensor& x, const Tensor& w, const ConvParams& p, SourceLoc loc);
+Tensor conv2dGradWeight(const Tensor& g, const Tensor& x, const Tensor& w, const ConvParams& p, SourceLoc loc);
+Tensor pool2dGrad(const Tensor& g, const Tensor& x, const PoolParams& p, bool isMax, SourceLoc loc);
 // Inference batch norm over axis 1 with running statistics.
 Tensor batchNorm(const Tensor& x, const Tensor& mean, const Tensor& var, const Tensor* gamma, const Tensor* beta,
                  double eps, SourceLoc loc);
@@ -38,17 +45,23 @@ Tensor pool2dReference(const Tensor& x, const PoolParams& p, bool isMax, SourceL
 Tensor matmulReference(const Tensor& a, const Tensor& b, SourceLoc loc);
 
 // The CPU's loops (kernels_cpu_nn.cpp), with KernelFor's contracts:
-// matmulLoop for every dtype but bool, conv2dLoop and pool2dLoop for f64.
+// matmulLoop for every dtype but bool; conv2dLoop and the convolution's
+// gradients for f64 (kernels_cpu_conv.cpp); pooling and its gradient for
+// f32 and f64 (kernels_cpu_pool.cpp).
 void matmulLoop(const Tensor& a, const Tensor& b, Tensor& out);
 void conv2dLoop(const Tensor& x, const Tensor& w, const Tensor* bias, const ConvParams& p, Tensor& out);
+void conv2dGradInputLoop(const Tensor& g, const Tensor& w, const ConvParams& p, Tensor& dx);
+void conv2dGradWeightLoop(const Tensor& g, const Tensor& x, const ConvParams& p, Tensor& dw);
 void pool2dLoop(const Tensor& x, const PoolParams& p, bool isMax, Tensor& out);
+void pool2dGradLoop(const Tensor& g, const Tensor& x, const PoolParams& p, bool isMax, Tensor& dx);
 
 // oneDNN entry points (onednn.cpp): shapes already checked, f32, out
 // allocated contiguous.
 void onednnMatmul(const Tensor& a, const Tensor& b, Tensor& out);
 void onednnSoftmax(const Tensor& x, int axis, bool log, Tensor& out);
 void onednnConv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const ConvParams& p, Tensor& out);
-void onednnPool2d(const Tensor& x, const PoolParams& p, bool isMax, Tensor& out);
+void onednnConv2dGradInput(const Tensor& g, const Tensor& w, const ConvParams& p, Tensor& dx);
+void onednnConv2dGradWeight(const Tensor& g, const Tensor& x, const ConvParams& p, Tensor& dw);
 void onednnBatchNorm(const Tensor& x, const Tensor& mean, const Tensor& var, const Tensor* gamma,
                      const Tensor* beta, float eps, Tensor& out);
 void onednnLayerNorm(const Tensor& x, const Tensor* gamma, const Tensor* beta, float eps, Tensor& out);

@@ -1,9 +1,10 @@
 // The CPU's f32 kernels backed by oneDNN 2.x (the only file that includes
 // it): matmul (batched, with broadcast batch dimensions), softmax /
-// log-softmax, conv2d, pooling, batch and layer norm; kernels_cpu_nn.cpp
-// registers them. Primitives are cached by their descriptors, per device
-// (Device::kernelState), so repeated calls with the same shapes do not
-// re-create (and re-JIT) them and two interpreter states share no cache.
+// log-softmax, conv2d and its two gradients, batch and layer norm;
+// kernels_cpu_nn.cpp and kernels_cpu_conv.cpp register them. Primitives are
+// cached by their descriptors, per device (Device::kernelState), so
+// repeated calls with the same shapes do not re-create (and re-JIT) them
+// and two interpreter states share no cache.
 // The engine is one immutable handle for the process.
 #include <oneapi/dnnl/dnnl.hpp>
 
@@ -171,55 +172,101 @@ void onednnSoftmax(const Tensor& x, int axis, bool log, Tensor& out) {
 
 namespace nn::rt {
 
+namespace {
+
+// One convolution's memory descriptors (plain NCHW / OIHW, or GOIHW with
+// groups) and geometry, shared by its forward and backward primitives.
+struct ConvGeometry {
+  dnnl::memory::desc x, w, y;
+  dnnl::memory::dims strides, dilation, padding;
+  Shape params;  // for cache keys
+
+  ConvGeometry(const Shape& xs, const Shape& ws, const Shape& ys, const ConvParams& p)
+      : strides{p.strideH, p.strideW}, dilation{p.dilH - 1, p.dilW - 1}, padding{p.padH, p.padW} {
+    using dt = dnnl::memory::data_type;
+    using tag = dnnl::memory::format_tag;
+    Shape wdims = ws;
+    if (p.groups > 1) wdims = {p.groups, ws[0] / p.groups, ws[1], ws[2], ws[3]};
+    x = dnnl::memory::desc(toDims(xs), dt::f32, tag::nchw);
+    w = dnnl::memory::desc(toDims(wdims), dt::f32, p.groups > 1 ? tag::goihw : tag::oihw);
+    y = dnnl::memory::desc(toDims(ys), dt::f32, tag::nchw);
+    params = {p.strideH, p.strideW, p.padH, p.padW, p.dilH, p.dilW, p.groups};
+  }
+
+  // The forward primitive's descriptor for training, which the backward
+  // primitives take as their hint.
+  dnnl::convolution_forward::primitive_desc trainingHint() const {
+    dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct, x, w,
+                                      y, strides, dilation, padding, padding);
+    return dnnl::convolution_forward::primitive_desc(d, engine());
+  }
+};
+
+// Creates a backward primitive of type Prim from its descriptor and the
+// forward primitive's, with a scratchpad of the caller's (see build).
+template <class Prim, class Desc, class Hint>
+Primitive buildBackward(const Desc& d, const Hint& hint) {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  typename Prim::primitive_desc pd(d, attr, engine(), hint);
+  return {Prim(pd), pd.scratchpad_desc()};
+}
+
+dnnl::memory memoryOf(const dnnl::memory::desc& md, const Tensor& t) {
+  return dnnl::memory(md, engine(), t.data<float>());
+}
+
+}  // namespace
+
 // NCHW convolution; w is [OC, IC/groups, KH, KW]; bias may be null.
 void onednnConv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const ConvParams& p, Tensor& out) {
   using dt = dnnl::memory::data_type;
   using tag = dnnl::memory::format_tag;
-  Shape wdims = w.shape();
-  if (p.groups > 1) {
-    wdims = {p.groups, w.dim(0) / p.groups, w.dim(1), w.dim(2), w.dim(3)};
-  }
-  dnnl::memory::desc xmd(toDims(x.shape()), dt::f32, tag::nchw);
-  dnnl::memory::desc wmd(toDims(wdims), dt::f32, p.groups > 1 ? tag::goihw : tag::oihw);
-  dnnl::memory::desc ymd(toDims(out.shape()), dt::f32, tag::nchw);
+  ConvGeometry c(x.shape(), w.shape(), out.shape(), p);
   Shape bshape = bias ? bias->shape() : Shape{};
-  Shape params = {p.strideH, p.strideW, p.padH, p.padW, p.dilH, p.dilW, p.groups};
-  std::string k = key("conv2d", {&x.shape(), &wdims, &bshape, &params});
-  dnnl::memory::dims strides{p.strideH, p.strideW}, dil{p.dilH - 1, p.dilW - 1}, pad{p.padH, p.padW};
+  std::string k = key("conv2d", {&x.shape(), &w.shape(), &bshape, &c.params});
+  dnnl::memory::desc bmd({out.dim(1)}, dt::f32, tag::a);
   Primitive prim = cache(out).get(k, [&] {
     auto alg = dnnl::algorithm::convolution_direct;
     auto kind = dnnl::prop_kind::forward_inference;
-    if (bias) {
-      dnnl::memory::desc bmd({out.dim(1)}, dt::f32, tag::a);
+    if (bias)
       return build<dnnl::convolution_forward>(
-          dnnl::convolution_forward::desc(kind, alg, xmd, wmd, bmd, ymd, strides, dil, pad, pad));
-    }
+          dnnl::convolution_forward::desc(kind, alg, c.x, c.w, bmd, c.y, c.strides, c.dilation, c.padding, c.padding));
     return build<dnnl::convolution_forward>(
-        dnnl::convolution_forward::desc(kind, alg, xmd, wmd, ymd, strides, dil, pad, pad));
+        dnnl::convolution_forward::desc(kind, alg, c.x, c.w, c.y, c.strides, c.dilation, c.padding, c.padding));
   });
-  dnnl::memory xm(xmd, engine(), x.data<float>()), wm(wmd, engine(), w.data<float>()),
-      ym(ymd, engine(), out.data<float>());
-  std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, xm}, {DNNL_ARG_WEIGHTS, wm}, {DNNL_ARG_DST, ym}};
-  if (bias) args.emplace(DNNL_ARG_BIAS, dnnl::memory({{out.dim(1)}, dt::f32, tag::a}, engine(), bias->data<float>()));
+  std::unordered_map<int, dnnl::memory> args{
+      {DNNL_ARG_SRC, memoryOf(c.x, x)}, {DNNL_ARG_WEIGHTS, memoryOf(c.w, w)}, {DNNL_ARG_DST, memoryOf(c.y, out)}};
+  if (bias) args.emplace(DNNL_ARG_BIAS, memoryOf(bmd, *bias));
   run(prim, args);
 }
 
-void onednnPool2d(const Tensor& x, const PoolParams& p, bool isMax, Tensor& out) {
-  using dt = dnnl::memory::data_type;
-  using tag = dnnl::memory::format_tag;
-  dnnl::memory::desc xmd(toDims(x.shape()), dt::f32, tag::nchw);
-  dnnl::memory::desc ymd(toDims(out.shape()), dt::f32, tag::nchw);
-  Shape params = {p.kH, p.kW, p.strideH, p.strideW, p.padH, p.padW};
-  std::string k = key(isMax ? "maxpool" : "avgpool", {&x.shape(), &params});
-  Primitive prim = cache(out).get(k, [&] {
-    // PyTorch's avg_pool2d counts padding by default (count_include_pad).
-    auto alg = isMax ? dnnl::algorithm::pooling_max : dnnl::algorithm::pooling_avg_include_padding;
-    return build<dnnl::pooling_v2_forward>(
-        dnnl::pooling_v2_forward::desc(dnnl::prop_kind::forward_inference, alg, xmd, ymd, {p.strideH, p.strideW},
-                                       {p.kH, p.kW}, {0, 0}, {p.padH, p.padW}, {p.padH, p.padW}));
+// The gradient g of conv2d(dx's shape, w) with respect to its input.
+void onednnConv2dGradInput(const Tensor& g, const Tensor& w, const ConvParams& p, Tensor& dx) {
+  ConvGeometry c(dx.shape(), w.shape(), g.shape(), p);
+  std::string k = key("conv2d_grad_input", {&dx.shape(), &w.shape(), &c.params});
+  Primitive prim = cache(dx).get(k, [&] {
+    return buildBackward<dnnl::convolution_backward_data>(
+        dnnl::convolution_backward_data::desc(dnnl::algorithm::convolution_direct, c.x, c.w, c.y, c.strides,
+                                              c.dilation, c.padding, c.padding),
+        c.trainingHint());
   });
-  dnnl::memory xm(xmd, engine(), x.data<float>()), ym(ymd, engine(), out.data<float>());
-  run(prim, {{DNNL_ARG_SRC, xm}, {DNNL_ARG_DST, ym}});
+  run(prim, {{DNNL_ARG_DIFF_DST, memoryOf(c.y, g)}, {DNNL_ARG_WEIGHTS, memoryOf(c.w, w)},
+             {DNNL_ARG_DIFF_SRC, memoryOf(c.x, dx)}});
+}
+
+// The gradient g of conv2d(x, dw's shape) with respect to its weight.
+void onednnConv2dGradWeight(const Tensor& g, const Tensor& x, const ConvParams& p, Tensor& dw) {
+  ConvGeometry c(x.shape(), dw.shape(), g.shape(), p);
+  std::string k = key("conv2d_grad_weight", {&x.shape(), &dw.shape(), &c.params});
+  Primitive prim = cache(dw).get(k, [&] {
+    return buildBackward<dnnl::convolution_backward_weights>(
+        dnnl::convolution_backward_weights::desc(dnnl::algorithm::convolution_direct, c.x, c.w, c.y, c.strides,
+                                                 c.dilation, c.padding, c.padding),
+        c.trainingHint());
+  });
+  run(prim, {{DNNL_ARG_DIFF_DST, memoryOf(c.y, g)}, {DNNL_ARG_SRC, memoryOf(c.x, x)},
+             {DNNL_ARG_DIFF_WEIGHTS, memoryOf(c.w, dw)}});
 }
 
 // Adds the optional scale/shift of a normalisation to its flags and arguments.

@@ -305,22 +305,38 @@ std::pair<int64_t, int64_t> pairOf(OpCall& c, std::string_view param, int64_t df
   return {v[0], v[1]};
 }
 
-Value conv2dOp(OpCall& c) {
+ConvParams convParams(OpCall& c) {
   ConvParams p;
   std::tie(p.strideH, p.strideW) = pairOf(c, "stride", 1);
   std::tie(p.padH, p.padW) = pairOf(c, "padding", 0);
   std::tie(p.dilH, p.dilW) = pairOf(c, "dilation", 1);
   p.groups = c.integer("groups");
-  return makeTensorValue(conv2d(c.tensor("x"), c.tensor("w"), c.optionalTensor("b"), p, c.loc));
+  return p;
 }
 
-Value poolOp(OpCall& c) {
+Value conv2dOp(OpCall& c) {
+  return makeTensorValue(conv2d(c.tensor("x"), c.tensor("w"), c.optionalTensor("b"), convParams(c), c.loc));
+}
+
+Value conv2dGradOp(OpCall& c) {
+  if (c.op == Op::Conv2dGradInput)
+    return makeTensorValue(conv2dGradInput(c.tensor("g"), c.tensor("x"), c.tensor("w"), convParams(c), c.loc));
+  return makeTensorValue(conv2dGradWeight(c.tensor("g"), c.tensor("x"), c.tensor("w"), convParams(c), c.loc));
+}
+
+PoolParams poolParams(OpCall& c) {
   PoolParams p;
   std::tie(p.kH, p.kW) = pairOf(c, "kernel", 1);
   // The stride defaults to the kernel size.
   std::tie(p.strideH, p.strideW) = c.isNone("stride") ? std::pair(p.kH, p.kW) : pairOf(c, "stride", 0);
   std::tie(p.padH, p.padW) = pairOf(c, "padding", 0);
-  return makeTensorValue(pool2d(c.tensor("x"), p, c.op == Op::MaxPool2d, c.loc));
+  return p;
+}
+
+Value poolOp(OpCall& c) { return makeTensorValue(pool2d(c.tensor("x"), poolParams(c), c.op == Op::MaxPool2d, c.loc)); }
+
+Value poolGradOp(OpCall& c) {
+  return makeTensorValue(pool2dGrad(c.tensor("g"), c.tensor("x"), poolParams(c), c.flag("max"), c.loc));
 }
 
 Value batchNormOp(OpCall& c) {
@@ -372,6 +388,7 @@ struct ImplTable {
     set(Op::Pad, padOp), set(Op::Gather, gatherOp), set(Op::ScatterAdd, scatterAddOp), set(Op::OneHot, oneHotOp);
     set(Op::SumTo, sumToOp), set(Op::BroadcastLike, broadcastLikeOp), set(Op::ReshapeLike, reshapeLikeOp);
     set(Op::ReduceGrad, reduceGradOp), set(Op::IndexGrad, indexGradOp);
+    set(Op::Conv2dGradInput, conv2dGradOp), set(Op::Conv2dGradWeight, conv2dGradOp), set(Op::Pool2dGrad, poolGradOp);
     set(Op::Linear, linearOp), set(Op::Softmax, softmaxOp), set(Op::LogSoftmax, softmaxOp);
     set(Op::Conv2d, conv2dOp), set(Op::MaxPool2d, poolOp), set(Op::AvgPool2d, poolOp);
     set(Op::BatchNorm, batchNormOp), set(Op::LayerNorm, layerNormOp), set(Op::Dropout, dropoutOp);

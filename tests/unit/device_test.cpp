@@ -90,7 +90,7 @@ TEST(Device, MemoryTheHostCannotAddressIsNeverHandedOut) {
 
 // Every op family goes through the device's table, not only the
 // elementwise ones: a device with no kernels refuses matmul, softmax,
-// conv2d, the norms, pooling, reductions, gather and even a copy, each
+// conv2d and its gradients, the norms, pooling, reductions, gather and even a copy, each
 // with the op and the device in the message.
 TEST(Device, EveryOpFamilyDispatchesByDevice) {
   MallocAllocator memory;
@@ -113,7 +113,11 @@ TEST(Device, EveryOpFamilyDispatchesByDevice) {
   refuses("softmax", [&] { softmax(m, -1, false, {}); });
   refuses("log_softmax", [&] { softmax(m, -1, true, {}); });
   refuses("conv2d", [&] { conv2d(x4, x4, nullptr, ConvParams{}, {}); });
+  Tensor g1 = Tensor::empty(DType::F32, {1, 1, 1, 1}, bare);  // conv2d(x4, x4)'s shape
+  refuses("conv2d_grad_input", [&] { conv2dGradInput(g1, x4, x4, ConvParams{}, {}); });
+  refuses("conv2d_grad_weight", [&] { conv2dGradWeight(g1, x4, x4, ConvParams{}, {}); });
   refuses("max_pool2d", [&] { pool2d(x4, PoolParams{}, true, {}); });
+  refuses("pool2d_grad", [&] { pool2dGrad(x4, x4, PoolParams{}, true, {}); });
   refuses("layer_norm", [&] { layerNorm(m, nullptr, nullptr, 1e-5, {}); });
   refuses("sum", [&] { reduce(m, Reduction::Sum, {}, false, {}, "sum"); });
   refuses("argmax", [&] { reduce(m, Reduction::ArgMax, {1}, false, {}, "argmax"); });

@@ -104,8 +104,12 @@ const std::vector<Case>& cases() {
       {"iter_item", "rows(a) * a[0]", {"randn(3, 2)"}},
       {"conv2d", "conv2d(a, b, c, padding=1)", {"randn(2, 3, 5, 4)", "randn(4, 3, 3, 3)", "randn(4)"}},
       {"conv2d", "conv2d(a, b)", {"randn(1, 2, 4, 4)", "randn(3, 2, 2, 3)"}},
+      {"conv2d", "conv2d(a, b, c, stride=2, padding=(1, 2))", {"randn(2, 2, 5, 6)", "randn(3, 2, 3, 2)", "randn(3)"}},
+      {"conv2d", "conv2d(a, b, dilation=2, groups=2)", {"randn(1, 4, 6, 5)", "randn(6, 2, 2, 2)"}},
       {"max_pool2d", "max_pool2d(a, 2)", {"randn(2, 3, 4, 6)"}},
+      {"max_pool2d", "max_pool2d(a, 3, stride=2, padding=1)", {"randn(1, 2, 5, 6)"}},
       {"avg_pool2d", "avg_pool2d(a, (2, 3))", {"randn(1, 2, 4, 6)"}},
+      {"avg_pool2d", "avg_pool2d(a, 3, stride=(1, 2), padding=1)", {"randn(1, 2, 5, 4)"}},
       {"gelu", "gelu(a)", {"randn(8) * 2.0"}},
       {"erf", "erf(a)", {"randn(6)"}},
       {"pad", "pad(a * a, (1, 2, 0, 1))", {"randn(2, 3)"}},
@@ -126,6 +130,13 @@ const std::vector<Case>& cases() {
       {"reshape_like", "a.reshape(4, 3) * a.reshape(4, 3)", {"randn(3, 4)"}, true},
       {"reduce_grad", "a.sum(axis=0) * a.mean()", {"randn(3, 4)"}, true},
       {"index_grad", "a[tensor([1, 1, 0])] * a[tensor([1, 1, 0])]", {"randn(3, 2)"}, true},
+      {"conv2d_grad_input", "conv2d(a, b, stride=2, padding=1) * conv2d(a, b, stride=2, padding=1)",
+       {"randn(1, 2, 5, 4)", "randn(3, 2, 3, 3)"}, true},
+      // grad(first) differentiates with respect to a: here the weight.
+      {"conv2d_grad_weight", "conv2d(b, a, groups=2) * conv2d(b * b, a, groups=2)",
+       {"randn(2, 2, 2, 2)", "randn(2, 4, 4, 3)"}, true},
+      {"pool2d_grad", "avg_pool2d(a, 2, stride=1) * avg_pool2d(a, 2, stride=1)", {"randn(1, 2, 3, 4)"}, true},
+      {"pool2d_grad", "max_pool2d(a, 2) * max_pool2d(a, 2)", {"randn(2, 2, 4, 4)"}, true},
   };
   return all;
 }

@@ -330,6 +330,38 @@ TEST(OneDnn, ConvAndPoolMatchReferenceLoops) {
   expectClose(pool2d(x, p, false, {}), pool2dReference(x, p, false, {}), 1e-5);
 }
 
+// The f32 gradients (oneDNN's backward-data and backward-weights
+// primitives) against the f64 loops, for the same geometries.
+TEST(OneDnn, ConvAndPoolGradientsMatchReferenceLoops) {
+  RandomGenerator g(12);
+  Tensor x = randomTensor(g, {2, 6, 9, 8});
+  Tensor x64 = astype(x, DType::F64);
+  ConvParams strided;
+  strided.strideH = 2, strided.padH = 1, strided.padW = 2, strided.dilW = 2;
+  ConvParams grouped;
+  grouped.groups = 3, grouped.padH = 1, grouped.padW = 1;
+  std::vector<std::pair<Shape, ConvParams>> cases = {
+      {{4, 6, 3, 3}, ConvParams{}}, {{5, 6, 3, 2}, strided}, {{6, 2, 3, 3}, grouped}};
+  for (const auto& [ws, p] : cases) {
+    Tensor w = randomTensor(g, ws);
+    Tensor w64 = astype(w, DType::F64);
+    Tensor dy = randomTensor(g, conv2d(x, w, nullptr, p, {}).shape());
+    Tensor dy64 = astype(dy, DType::F64);
+    Tensor dx = conv2dGradInput(dy, x, w, p, {}), dw = conv2dGradWeight(dy, x, w, p, {});
+    EXPECT_EQ(dx.dtype(), DType::F32);
+    EXPECT_EQ(dx.shape(), x.shape());
+    EXPECT_EQ(dw.shape(), w.shape());
+    expectClose(dx, astype(conv2dGradInput(dy64, x64, w64, p, {}), DType::F32), 1e-4);
+    expectClose(dw, astype(conv2dGradWeight(dy64, x64, w64, p, {}), DType::F32), 1e-3);
+  }
+  PoolParams p;
+  p.kH = 3, p.kW = 2, p.strideH = 2, p.strideW = 1, p.padH = 1;
+  Tensor dy = randomTensor(g, pool2d(x, p, true, {}).shape());
+  for (bool isMax : {true, false})
+    expectClose(pool2dGrad(dy, x, p, isMax, {}),
+                astype(pool2dGrad(astype(dy, DType::F64), x64, p, isMax, {}), DType::F32), 1e-6);
+}
+
 }  // namespace
 
 namespace {

@@ -1,0 +1,210 @@
+// The CPU's kernels of max and average pooling and of their gradient
+// (pool2d_grad), for f32 and f64: one pass over each [H, W] plane, planes
+// in parallel. Plain loops rather than oneDNN: its NCHW pooling is a
+// generic implementation about 20x slower than these on the CNN benchmark's
+// shapes, and the gradient needs the windows' maxima found again, which
+// oneDNN does only from a workspace the forward kernel would have to keep.
+// Max pooling follows PyTorch: a window's maximum is its first largest
+// element, and a NaN wins (the last one in the window); padding never
+// wins, and average pooling counts it (count_include_pad). Shapes arrive
+// checked (nn_conv.cpp).
+#include <cmath>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "runtime/kernels.h"
+#include "runtime/nn_ops.h"
+
+namespace nn::rt {
+
+namespace {
+
+// The window of output (oh, ow), clipped to the plane.
+struct Window {
+  int64_t h0, h1, w0, w1;
+  Window(int64_t oh, int64_t ow, int64_t H, int64_t W, const PoolParams& p) {
+    int64_t h = oh * p.strideH - p.padH, w = ow * p.strideW - p.padW;
+    h0 = h < 0 ? 0 : h, h1 = h + p.kH < H ? h + p.kH : H;
+    w0 = w < 0 ? 0 : w, w1 = w + p.kW < W ? w + p.kW : W;
+  }
+};
+
+// The flat index in the plane of the window's maximum (PyTorch's choice).
+template <class T>
+int64_t argmax(const T* x, int64_t W, const Window& win) {
+  int64_t best = win.h0 * W + win.w0;
+  T m = x[best];
+  for (int64_t ih = win.h0; ih < win.h1; ++ih)
+    for (int64_t iw = win.w0; iw < win.w1; ++iw) {
+      T v = x[ih * W + iw];
+      if (v > m || std::isnan(v)) m = v, best = ih * W + iw;
+    }
+  return best;
+}
+
+// The windows of output row `oh` whose columns lie inside the plane,
+// [lo, hi), swept a window row and column at a time across the whole
+// output row, so the inner loop runs over outputs without branches and
+// vectorises. Max: m[ow] the maximum and at[ow] its flat index (when
+// WithIndex); average: m[ow] the sum.
+template <class T, bool IsMax, bool WithIndex>
+void sweepRow(const T* x, int64_t W, const PoolParams& p, const Window& rows, int64_t lo, int64_t hi, T* m,
+              int64_t* at) {
+  for (int64_t ow = lo; ow < hi; ++ow) {
+    int64_t i = rows.h0 * W + ow * p.strideW - p.padW;
+    m[ow] = IsMax ? x[i] : T(0);
+    if (WithIndex) at[ow] = i;
+  }
+  const int64_t stride = p.strideW;
+  for (int64_t ih = rows.h0; ih < rows.h1; ++ih)
+    for (int64_t kw = 0; kw < p.kW; ++kw) {
+      if (IsMax && ih == rows.h0 && kw == 0) continue;
+      const T* in = x + ih * W + kw - p.padW;
+      int64_t base = ih * W + kw - p.padW;
+      for (int64_t ow = lo; ow < hi; ++ow) {
+        T v = in[ow * stride], mv = m[ow];
+        if (!IsMax) {
+          m[ow] = mv + v;
+          continue;
+        }
+        // Masks rather than branches: on random data each comparison
+        // goes either way half the time.
+        bool take = (v > mv) | (v != v);
+        m[ow] = take ? v : mv;
+        if (WithIndex) at[ow] ^= (at[ow] ^ (base + ow * stride)) & -static_cast<int64_t>(take);
+      }
+    }
+}
+
+// The output columns whose windows need no clipping at the sides.
+std::pair<int64_t, int64_t> interiorColumns(int64_t W, int64_t OW, const PoolParams& p) {
+  int64_t lo = (p.padW + p.strideW - 1) / p.strideW;
+  int64_t hi = W + p.padW - p.kW < 0 ? 0 : (W + p.padW - p.kW) / p.strideW + 1;
+  hi = hi < OW ? hi : OW;
+  return {lo < hi ? lo : hi, hi};
+}
+
+template <class T, bool IsMax>
+void poolPlane(const T* x, T* y, int64_t H, int64_t W, int64_t OH, int64_t OW, const PoolParams& p) {
+  T share = T(1) / static_cast<T>(p.kH * p.kW);
+  auto [lo, hi] = interiorColumns(W, OW, p);
+  for (int64_t oh = 0; oh < OH; ++oh) {
+    T* row = y + oh * OW;
+    sweepRow<T, IsMax, false>(x, W, p, Window(oh, lo, H, W, p), lo, hi, row, nullptr);
+    for (int64_t ow = 0; ow < OW; ++ow) {
+      if (ow == lo) ow = hi;  // the interior is done
+      if (ow >= OW) break;
+      Window win(oh, ow, H, W, p);
+      if (IsMax) {
+        row[ow] = x[argmax(x, W, win)];
+        continue;
+      }
+      T sum = 0;
+      for (int64_t ih = win.h0; ih < win.h1; ++ih)
+        for (int64_t iw = win.w0; iw < win.w1; ++iw) sum += x[ih * W + iw];
+      row[ow] = sum;
+    }
+    if (!IsMax)
+      for (int64_t ow = 0; ow < OW; ++ow) row[ow] *= share;
+  }
+}
+
+template <class T, bool IsMax>
+void poolGradPlane(const T* g, const T* x, T* dx, int64_t H, int64_t W, int64_t OH, int64_t OW, const PoolParams& p) {
+  T share = T(1) / static_cast<T>(p.kH * p.kW);
+  auto [lo, hi] = interiorColumns(W, OW, p);
+  std::vector<T> m(static_cast<size_t>(OW));
+  std::vector<int64_t> at(static_cast<size_t>(OW));
+  for (int64_t oh = 0; oh < OH; ++oh) {
+    const T* grow = g + oh * OW;
+    Window rows(oh, lo, H, W, p);
+    if (IsMax) {
+      sweepRow<T, true, true>(x, W, p, rows, lo, hi, m.data(), at.data());
+      for (int64_t ow = lo; ow < hi; ++ow) dx[at[ow]] += grow[ow];
+    } else {
+      // Within one window row and column, the windows touch distinct
+      // elements.
+      for (int64_t ih = rows.h0; ih < rows.h1; ++ih)
+        for (int64_t kw = 0; kw < p.kW; ++kw) {
+          T* out = dx + ih * W + kw - p.padW;
+          for (int64_t ow = lo; ow < hi; ++ow) out[ow * p.strideW] += grow[ow] * share;
+        }
+    }
+    for (int64_t ow = 0; ow < OW; ++ow) {
+      if (ow == lo) ow = hi;  // the interior is done
+      if (ow >= OW) break;
+      Window win(oh, ow, H, W, p);
+      if (IsMax) {
+        dx[argmax(x, W, win)] += grow[ow];
+        continue;
+      }
+      T gv = grow[ow] * share;
+      for (int64_t ih = win.h0; ih < win.h1; ++ih)
+        for (int64_t iw = win.w0; iw < win.w1; ++iw) dx[ih * W + iw] += gv;
+    }
+  }
+}
+
+// Runs plane(i) for every [H, W] plane of x [N, C, H, W]; planes are
+// disjoint, so they run in parallel above the threshold.
+template <class F>
+void eachPlane(const Tensor& x, F plane) {
+  int64_t planes = x.dim(0) * x.dim(1);
+  if (x.numel() >= kParallelThreshold && planes > 1) {
+#pragma omp parallel for
+    for (int64_t i = 0; i < planes; ++i) plane(i);
+  } else {
+    for (int64_t i = 0; i < planes; ++i) plane(i);
+  }
+}
+
+template <class T, bool IsMax>
+void pool(const Tensor& x, const PoolParams& p, Tensor& out) {
+  int64_t H = x.dim(2), W = x.dim(3), OH = out.dim(2), OW = out.dim(3);
+  const T* in = x.data<T>();
+  T* o = out.data<T>();
+  eachPlane(x, [&](int64_t i) { poolPlane<T, IsMax>(in + i * H * W, o + i * OH * OW, H, W, OH, OW, p); });
+}
+
+template <class T>
+void poolGrad(const Tensor& g, const Tensor& x, const PoolParams& p, bool isMax, Tensor& dx) {
+  int64_t H = x.dim(2), W = x.dim(3), OH = g.dim(2), OW = g.dim(3);
+  const T *gd = g.data<T>(), *xd = x.data<T>();
+  T* o = dx.data<T>();
+  eachPlane(x, [&](int64_t i) {
+    std::memset(o + i * H * W, 0, static_cast<size_t>(H * W) * sizeof(T));
+    if (isMax)
+      poolGradPlane<T, true>(gd + i * OH * OW, xd + i * H * W, o + i * H * W, H, W, OH, OW, p);
+    else
+      poolGradPlane<T, false>(gd + i * OH * OW, xd + i * H * W, o + i * H * W, H, W, OH, OW, p);
+  });
+}
+
+}  // namespace
+
+void pool2dLoop(const Tensor& x, const PoolParams& p, bool isMax, Tensor& out) {
+  if (out.dtype() == DType::F64)
+    isMax ? pool<double, true>(x, p, out) : pool<double, false>(x, p, out);
+  else
+    isMax ? pool<float, true>(x, p, out) : pool<float, false>(x, p, out);
+}
+
+void pool2dGradLoop(const Tensor& g, const Tensor& x, const PoolParams& p, bool isMax, Tensor& dx) {
+  if (dx.dtype() == DType::F64)
+    poolGrad<double>(g, x, p, isMax, dx);
+  else
+    poolGrad<float>(g, x, p, isMax, dx);
+}
+
+void registerCpuPoolKernels(KernelTable& r) {
+  using ir::Op;
+  r.add<Op::MaxPool2d>(DType::F32, pool<float, true>);
+  r.add<Op::MaxPool2d>(DType::F64, pool<double, true>);
+  r.add<Op::AvgPool2d>(DType::F32, pool<float, false>);
+  r.add<Op::AvgPool2d>(DType::F64, pool<double, false>);
+  r.add<Op::Pool2dGrad>(DType::F32, pool2dGradLoop);
+  r.add<Op::Pool2dGrad>(DType::F64, pool2dGradLoop);
+}
+
+}  // namespace nn::rt
