@@ -276,8 +276,14 @@ void GradSigmoid(GradientBuilder& b) {
   if (b.wanted[0]) b.grads[0] = b.mul(b.adjoint, b.mul(b.result(), b.sub(b.constant(1.0), b.result())));
 }
 
+// Masked by the result, not the input (relu(x) > 0 exactly where x > 0),
+// so the pre-activation need not be kept for the backward pass; `where`
+// rather than a product with the mask spares a bool-to-float pass, and an
+// infinite or NaN adjoint where x <= 0 gives 0, as PyTorch's
+// threshold_backward does.
 void GradRelu(GradientBuilder& b) {
-  if (b.wanted[0]) b.grads[0] = b.mul(b.adjoint, b.emit(Op::Gt, {b.operands[0], b.constant(0.0)}));
+  if (b.wanted[0])
+    b.grads[0] = b.emit(Op::Where, {b.emit(Op::Gt, {b.result(), b.constant(0.0)}), b.adjoint, b.constant(0.0)});
 }
 
 // x * s(x), s = sigmoid: d/dx = s * (1 + x * (1 - s)).

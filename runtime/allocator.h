@@ -18,6 +18,9 @@ class Allocator {
   virtual void deallocate(void* p, size_t bytes) = 0;
   size_t liveBytes() const { return live_.load(); }
   size_t peakBytes() const { return peak_.load(); }
+  // Starts a new peak from the bytes live now (torch's
+  // reset_peak_memory_stats), to measure the peak of one piece of work.
+  void resetPeak() { peak_.store(live_.load()); }
 
  protected:
   void count(ptrdiff_t delta);

@@ -95,21 +95,29 @@ template <>
 struct KernelFor<ir::Op::LayerNorm> {
   using Fn = void (*)(const Tensor& x, const Tensor* gamma, const Tensor* beta, double eps, Tensor& out);
 };
-// Reductions (sum, mean, prod, max, min, argmax, argmin, all, any): `in`
-// holds out.numel() consecutive runs of `run` elements; out[i] reduces run
-// i (mean of an empty run is NaN)  [in's dtype]
+// Sum and mean: contiguous `in` holds `outer` blocks, each of out.numel()
+// consecutive runs of `run` elements; out[i] reduces run i of every block
+// (outer * run elements; mean of none is NaN). outer > 1 reduces leading
+// axes in place, e.g. a bias gradient over the batch, without first
+// permuting them last  [in's dtype]
 template <>
 struct KernelFor<ir::Op::Sum> {
-  using Fn = void (*)(const Tensor& in, int64_t run, Tensor& out);
+  using Fn = void (*)(const Tensor& in, int64_t outer, int64_t run, Tensor& out);
 };
 template <> struct KernelFor<ir::Op::Mean> : KernelFor<ir::Op::Sum> {};
-template <> struct KernelFor<ir::Op::Prod> : KernelFor<ir::Op::Sum> {};
-template <> struct KernelFor<ir::Op::Max> : KernelFor<ir::Op::Sum> {};
-template <> struct KernelFor<ir::Op::Min> : KernelFor<ir::Op::Sum> {};
-template <> struct KernelFor<ir::Op::ArgMax> : KernelFor<ir::Op::Sum> {};
-template <> struct KernelFor<ir::Op::ArgMin> : KernelFor<ir::Op::Sum> {};
-template <> struct KernelFor<ir::Op::All> : KernelFor<ir::Op::Sum> {};
-template <> struct KernelFor<ir::Op::Any> : KernelFor<ir::Op::Sum> {};
+// Other reductions (prod, max, min, argmax, argmin, all, any): `in` holds
+// out.numel() consecutive runs of `run` elements; out[i] reduces run i
+// [in's dtype]
+template <>
+struct KernelFor<ir::Op::Prod> {
+  using Fn = void (*)(const Tensor& in, int64_t run, Tensor& out);
+};
+template <> struct KernelFor<ir::Op::Max> : KernelFor<ir::Op::Prod> {};
+template <> struct KernelFor<ir::Op::Min> : KernelFor<ir::Op::Prod> {};
+template <> struct KernelFor<ir::Op::ArgMax> : KernelFor<ir::Op::Prod> {};
+template <> struct KernelFor<ir::Op::ArgMin> : KernelFor<ir::Op::Prod> {};
+template <> struct KernelFor<ir::Op::All> : KernelFor<ir::Op::Prod> {};
+template <> struct KernelFor<ir::Op::Any> : KernelFor<ir::Op::Prod> {};
 // out[i] = cond[i] ? x[i] : y[i]; cond bool, all three broadcast to out's
 // shape (stride-0 views)  [out's dtype]
 template <>

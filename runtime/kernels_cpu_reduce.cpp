@@ -1,10 +1,14 @@
 // The CPU's reduction kernels (sum, mean, prod, max, min, argmax, argmin,
 // all, any): each output reduces one contiguous run of the input (the
-// front end in tensor_reduce.cpp permutes the reduced axes last), in tight
+// front end in tensor_reduce.cpp permutes the reduced axes last), and for
+// sum and mean also the same run of several leading blocks, in tight
 // typed loops, split across cores over the outputs when there are many, or
 // over the run when there is a single output. Floats accumulate in double
 // and integers in int64; max/min propagate NaN as NumPy does.
+#include <omp.h>
+
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include "runtime/kernels.h"
@@ -139,6 +143,80 @@ void reduceKernel(const Tensor& in, int64_t run, Tensor& out) {
   }
 }
 
+// Adds to acc[k - k0], for k in [k0, k1), the sums of run k of blocks
+// [a0, a1): with run 1 a row at a time, so the inner loop is contiguous.
+template <class T, class Acc>
+void accumulateBlocks(const T* d, int64_t count, int64_t run, int64_t a0, int64_t a1, int64_t k0, int64_t k1,
+                      Acc* acc) {
+  for (int64_t a = a0; a < a1; ++a) {
+    const T* block = d + a * count * run;
+    if (run == 1) {
+#pragma omp simd
+      for (int64_t k = k0; k < k1; ++k) acc[k - k0] += block[k];
+    } else {
+      for (int64_t k = k0; k < k1; ++k) {
+        Acc s = 0;
+#pragma omp simd reduction(+ : s)
+        for (int64_t i = 0; i < run; ++i) s += block[k * run + i];
+        acc[k - k0] += s;
+      }
+    }
+  }
+}
+
+// Sum or mean over `outer` blocks of out.numel() runs (KernelFor<Sum>):
+// split across cores over the outputs when there are enough of them, else
+// over the blocks with a partial sum per thread, combined at the end.
+template <Reduction R, class T>
+void sumKernel(const Tensor& in, int64_t outer, int64_t run, Tensor& out) {
+  if (outer == 1) return reduceKernel<R, T>(in, run, out);
+  using Acc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
+  const T* d = in.data<T>();
+  int64_t count = out.numel();
+  std::vector<Acc> acc(static_cast<size_t>(count), Acc(0));
+  bool parallel = outer * count * run >= kParallelThreshold;
+  if (parallel && count >= 1024) {
+#pragma omp parallel
+    {
+      int nt = omp_get_num_threads(), t = omp_get_thread_num();
+      int64_t k0 = count * t / nt, k1 = count * (t + 1) / nt;
+      accumulateBlocks(d, count, run, 0, outer, k0, k1, acc.data() + k0);
+    }
+  } else if (parallel) {
+#pragma omp parallel
+    {
+      int nt = omp_get_num_threads(), t = omp_get_thread_num();
+      std::vector<Acc> mine(static_cast<size_t>(count), Acc(0));
+      accumulateBlocks(d, count, run, outer * t / nt, outer * (t + 1) / nt, 0, count, mine.data());
+#pragma omp critical
+      for (int64_t k = 0; k < count; ++k) acc[k] += mine[k];
+    }
+  } else {
+    accumulateBlocks(d, count, run, 0, outer, 0, count, acc.data());
+  }
+  double n = static_cast<double>(outer * run);
+  for (int64_t k = 0; k < count; ++k) {
+    double value = static_cast<double>(acc[k]);
+    if constexpr (R == Reduction::Mean) value /= n;
+    switch (out.dtype()) {
+      case DType::Bool: out.data<bool>()[k] = acc[k] != 0; break;
+      case DType::I32: out.data<int32_t>()[k] = static_cast<int32_t>(acc[k]); break;
+      case DType::I64: out.data<int64_t>()[k] = static_cast<int64_t>(acc[k]); break;
+      case DType::F32: out.data<float>()[k] = static_cast<float>(value); break;
+      case DType::F64: out.data<double>()[k] = value; break;
+    }
+  }
+}
+
+template <ir::Op O, Reduction R>
+void addSumReduction(KernelTable& t) {
+  t.add<O>(DType::Bool, sumKernel<R, bool>);
+  t.add<O>(DType::I32, sumKernel<R, int32_t>);
+  t.add<O>(DType::I64, sumKernel<R, int64_t>);
+  t.add<O>(DType::F32, sumKernel<R, float>);
+  t.add<O>(DType::F64, sumKernel<R, double>);
+}
+
 template <ir::Op O, Reduction R>
 void addReduction(KernelTable& t) {
   t.add<O>(DType::Bool, reduceKernel<R, bool>);
@@ -152,8 +230,8 @@ void addReduction(KernelTable& t) {
 
 void registerCpuReduceKernels(KernelTable& t) {
   using ir::Op;
-  addReduction<Op::Sum, Reduction::Sum>(t);
-  addReduction<Op::Mean, Reduction::Mean>(t);
+  addSumReduction<Op::Sum, Reduction::Sum>(t);
+  addSumReduction<Op::Mean, Reduction::Mean>(t);
   addReduction<Op::Prod, Reduction::Prod>(t);
   addReduction<Op::Max, Reduction::Max>(t);
   addReduction<Op::Min, Reduction::Min>(t);

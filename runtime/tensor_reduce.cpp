@@ -1,8 +1,10 @@
 // The front end of the reductions over axes: checks the axes, picks the
 // result's dtype, permutes the tensor so that the kept axes come first and
 // the reduced ones last (a copy only when that is not already its layout),
-// so every output element reduces one contiguous run of memory, and runs
-// the device's kernel (kernels_cpu_reduce.cpp on the CPU).
+// so every output element reduces one contiguous run of memory (sum and
+// mean of a contiguous tensor whose kept axes are consecutive skip the
+// permutation: their kernel also reduces leading blocks), and runs the
+// device's kernel (kernels_cpu_reduce.cpp on the CPU).
 #include "runtime/dispatch.h"
 #include "runtime/tensor_ops.h"
 
@@ -49,11 +51,29 @@ Tensor reduce(const Tensor& t, Reduction r, std::vector<int64_t> axes, bool keep
     case Reduction::Any: outType = DType::Bool; break;
     default: break;
   }
-  Tensor p = (nd ? transpose(t, perm, loc) : t).contiguous();
   Tensor out = Tensor::empty(outType, outShape, t.device());
+  if ((r == Reduction::Sum || r == Reduction::Mean) && t.isContiguous()) {
+    // Kept axes that are one block of consecutive axes need no permutation:
+    // the kernel reduces the leading axes as blocks and the trailing ones
+    // as runs, reading t where it lies.
+    int first = 0, last = nd;
+    while (first < nd && reduced[first]) ++first;
+    while (last > first && reduced[last - 1]) --last;
+    bool oneBlock = true;
+    for (int d = first; d < last; ++d) oneBlock = oneBlock && !reduced[d];
+    if (oneBlock) {
+      int64_t outer = 1, inner = 1;
+      for (int d = 0; d < first; ++d) outer *= t.dim(d);
+      for (int d = last; d < nd; ++d) inner *= t.dim(d);
+      if (r == Reduction::Sum) launch<ir::Op::Sum>(t.device(), t.dtype(), loc, t, outer, inner, out);
+      else launch<ir::Op::Mean>(t.device(), t.dtype(), loc, t, outer, inner, out);
+      return out;
+    }
+  }
+  Tensor p = (nd ? transpose(t, perm, loc) : t).contiguous();
   switch (r) {
-    case Reduction::Sum: launch<ir::Op::Sum>(t.device(), p.dtype(), loc, p, run, out); break;
-    case Reduction::Mean: launch<ir::Op::Mean>(t.device(), p.dtype(), loc, p, run, out); break;
+    case Reduction::Sum: launch<ir::Op::Sum>(t.device(), p.dtype(), loc, p, int64_t{1}, run, out); break;
+    case Reduction::Mean: launch<ir::Op::Mean>(t.device(), p.dtype(), loc, p, int64_t{1}, run, out); break;
     case Reduction::Prod: launch<ir::Op::Prod>(t.device(), p.dtype(), loc, p, run, out); break;
     case Reduction::Max: launch<ir::Op::Max>(t.device(), p.dtype(), loc, p, run, out); break;
     case Reduction::Min: launch<ir::Op::Min>(t.device(), p.dtype(), loc, p, run, out); break;

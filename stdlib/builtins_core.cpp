@@ -479,6 +479,36 @@ Value bTime(CallContext& c, std::vector<Value>& args) {
   return Value::real(c.interp.context().clock().now());
 }
 
+// The allocator of the device named by the optional argument or device=
+// keyword; the CPU is the only device until devices arrive.
+rt::Allocator& allocatorArg(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 0, 1);
+  const Value* named = c.kw("device");
+  if (named && !args.empty()) fail(c.loc, c.name + "() got multiple values for argument 'device'");
+  c.checkKeywordsUsed(c.name.c_str());
+  const Value* d = named ? named : args.empty() ? nullptr : &args[0];
+  if (d && !d->is(Kind::None)) {
+    if (!d->is(Kind::Str)) fail(c.loc, c.name + "(): device must be a str, not " + typeName(*d));
+    if (d->asStr() != "cpu") fail(c.loc, c.name + "(): no device named '" + d->asStr() + "' (devices: cpu)");
+  }
+  return c.interp.context().cpu().allocator();
+}
+
+// {"live_bytes": ..., "peak_bytes": ...} of a device's tensor memory.
+Value bMemoryStats(CallContext& c, std::vector<Value>& args) {
+  rt::Allocator& a = allocatorArg(c, args);
+  Value d = makeDict();
+  auto& obj = d.as<DictObj>();
+  obj.set("live_bytes", Value::integer(static_cast<int64_t>(a.liveBytes())));
+  obj.set("peak_bytes", Value::integer(static_cast<int64_t>(a.peakBytes())));
+  return d;
+}
+
+Value bResetPeakMemoryStats(CallContext& c, std::vector<Value>& args) {
+  allocatorArg(c, args).resetPeak();
+  return Value::none();
+}
+
 // Builtins of later issues: a located "not supported yet" error.
 Value notYet(CallContext& c, std::vector<Value>&) {
   fail(c.loc, "'" + c.name + "' is not supported yet: it arrives with the rest of the tensor library, autodiff, "
@@ -501,6 +531,7 @@ const std::map<std::string, BuiltinFn>& table() {
              {Builtin::Sorted, bSorted}, {Builtin::Reversed, bReversed}, {Builtin::Any, bAny},
              {Builtin::All, bAll}, {Builtin::Type, bType}, {Builtin::Error, bError}, {Builtin::Chr, bChr},
              {Builtin::Ord, bOrd}, {Builtin::Jit, bJit}, {Builtin::Eager, bEager}, {Builtin::Time, bTime},
+             {Builtin::MemoryStats, bMemoryStats}, {Builtin::ResetPeakMemoryStats, bResetPeakMemoryStats},
              {Builtin::Device, notYet}, {Builtin::Devices, notYet}, {Builtin::Sync, notYet}})
       m[ir::builtinInfo(b).name] = fn;
     addTensorBuiltins(m);

@@ -150,7 +150,7 @@ TEST(Device, KernelsAreExtendedAtRunTimePerDevice) {
     t.add<ir::Op::MatMul>(DType::F32, [](const Tensor&, const Tensor&, Tensor& out) {
       for (int64_t i = 0; i < out.numel(); ++i) out.data<float>()[i] = -1.0f;
     });
-    t.add<ir::Op::Sum>(DType::F32, [](const Tensor&, int64_t, Tensor& out) { out.data<float>()[0] = 7.0f; });
+    t.add<ir::Op::Sum>(DType::F32, [](const Tensor&, int64_t, int64_t, Tensor& out) { out.data<float>()[0] = 7.0f; });
   });
   EXPECT_EQ(matmul(a, b, {}).flatAsDouble(3), -1.0);
   EXPECT_EQ(reduce(a, Reduction::Sum, {}, false, {}, "sum").flatAsDouble(0), 7.0);

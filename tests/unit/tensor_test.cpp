@@ -204,6 +204,40 @@ TEST(Kernels, ReductionsMatchReference) {
   EXPECT_THROW(reduce(t, Reduction::Sum, {3}, false, {}, "sum"), nn::NnError);
 }
 
+
+// Sums and means whose kept axes are consecutive reduce leading axes in
+// place (blocks) rather than permuting them last: every split of the work
+// (serial, over outputs, over blocks with partial sums) and every dtype
+// against a plain loop, including an empty reduction.
+TEST(Kernels, LeadingAxisSumsMatchReference) {
+  struct Case {
+    Shape shape;
+    std::vector<int64_t> axes;
+  };
+  std::vector<Case> cases = {{{4, 5}, {0}},          {{3, 4, 5}, {0, 2}},   {{2, 3, 4, 5}, {0, 1}},
+                             {{3000, 40}, {0}},      {{40, 3000}, {0}},     {{64, 2048}, {0}},
+                             {{16, 8, 32, 32}, {0, 2, 3}}, {{0, 7}, {0}}, {{5, 0, 3}, {0, 2}}};
+  for (DType dt : {DType::F32, DType::F64, DType::I32, DType::I64, DType::Bool})
+    for (const Case& c : cases)
+      for (Reduction r : {Reduction::Sum, Reduction::Mean}) {
+        Tensor t = iota(dt, c.shape, -3.0, 0.37);
+        Tensor got = reduce(t, r, c.axes, false, {}, "sum");
+        // The same reduction through the permuting path (a transposed view
+        // is not contiguous, so it is copied with the reduced axes last).
+        std::vector<int64_t> perm;
+        for (int64_t d = static_cast<int64_t>(c.shape.size()) - 1; d >= 0; --d) perm.push_back(d);
+        Tensor reversed = transpose(transpose(t, perm, {}).contiguous(), perm, {});
+        Tensor want = reduce(reversed, r, c.axes, false, {}, "sum");
+        ASSERT_EQ(got.shape(), want.shape());
+        ASSERT_EQ(got.dtype(), want.dtype());
+        double tol = dt == DType::F32 ? 1e-5 : 1e-9;
+        for (int64_t i = 0; i < got.numel(); ++i) {
+          double g = got.flatAsDouble(i), w = want.flatAsDouble(i);
+          if (std::isnan(w)) EXPECT_TRUE(std::isnan(g));
+          else EXPECT_NEAR(g, w, tol * (1 + std::fabs(w))) << typeString(t) << " output " << i;
+        }
+      }
+}
 TEST(Print, NumPyFormat) {
   EXPECT_EQ(tensorStr(iota(DType::F32, {2, 2}, 1.0)), "[[1. 2.]\n [3. 4.]]");
   EXPECT_EQ(tensorStr(iota(DType::I64, {3}, 1, 4)), "[1 5 9]");
@@ -477,6 +511,49 @@ TEST(Kernels, BinaryMathAndWhereMatchReferenceLoops) {
     EXPECT_EQ(w.flatAsDouble(i), x > 0 ? x : y);
     EXPECT_EQ(cl.flatAsDouble(i), std::min(std::max(x, -1.0), 1.5));
   }
+}
+
+// where() picks bits, not arithmetic: NaN, infinities and -0.0 pass
+// unchanged, for contiguous and single-value operands in each combination,
+// every dtype, below and above the parallel threshold, and a broadcast row
+// (the strided path).
+TEST(Kernels, WhereSelectsExactValuesForEveryOperandLayout) {
+  for (int64_t n : {int64_t{7}, kParallelThreshold + 5})
+    for (DType dt : {DType::F32, DType::F64, DType::I32, DType::I64, DType::Bool}) {
+      Tensor x = iota(dt, {n}, -2.0, 1.0), y = iota(dt, {n}, 5.0, -0.5);
+      if (isFloating(dt)) {
+        double special[] = {std::nan(""), INFINITY, -INFINITY, -0.0};
+        Tensor xs = astype(x, DType::F64);
+        for (int k = 0; k < 4; ++k) xs.data<double>()[k] = special[k];
+        x = astype(xs, dt);
+      }
+      Tensor cond = Tensor::empty(DType::Bool, {n}, testDevice());
+      for (int64_t i = 0; i < n; ++i) cond.data<bool>()[i] = i % 3 != 2;  // picks x's NaN, inf and -0.0
+      Tensor one = iota(dt, {1}, 3.0, 0.0);
+      for (int variant = 0; variant < 4; ++variant) {
+        Tensor xa = variant & 1 ? one : x, ya = variant & 2 ? one : y;
+        Tensor w = tensorOf(whereOp(makeTensorValue(cond), makeTensorValue(xa), makeTensorValue(ya), {}));
+        ASSERT_EQ(w.numel(), n);
+        for (int64_t i = 0; i < n; ++i) {
+          double want = cond.data<bool>()[i] ? (variant & 1 ? one.flatAsDouble(0) : x.flatAsDouble(i))
+                                            : (variant & 2 ? one.flatAsDouble(0) : y.flatAsDouble(i));
+          double got = w.flatAsDouble(i);
+          if (std::isnan(want)) {
+            ASSERT_TRUE(std::isnan(got));
+          } else {
+            ASSERT_EQ(got, want) << typeString(w) << " variant " << variant << " at " << i;
+          }
+          if (want == 0.0) {
+            ASSERT_EQ(std::signbit(got), std::signbit(want));
+          }
+        }
+      }
+    }
+  Tensor c = tensorOf(tensorBinary(Op::Gt, makeTensorValue(iota(DType::F32, {3, 4}, -3.0, 0.5)), Value::real(0.0), {}));
+  Tensor row = iota(DType::F32, {4}, 10.0, 1.0), col = iota(DType::F32, {3, 1}, -10.0, -1.0);
+  Tensor w = tensorOf(whereOp(makeTensorValue(c), makeTensorValue(row), makeTensorValue(col), {}));
+  for (int64_t i = 0; i < 12; ++i)
+    EXPECT_EQ(w.flatAsDouble(i), c.data<bool>()[i] ? 10.0 + i % 4 : -10.0 - i / 4);
 }
 
 }  // namespace
