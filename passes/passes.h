@@ -43,6 +43,9 @@ bool forwardElements(ir::Graph& g, PassContext& ctx);
 // Each autodiff node becomes the backward pass of the code before it.
 bool autodiff(ir::Graph& g, PassContext& ctx);
 
+// split / chunk along an axis of known length become lists of slices.
+bool lowerSplits(ir::Graph& g, PassContext& ctx);
+
 // Calls of elementwise tensor builtins on tensors become IR ops.
 bool builtinOps(ir::Graph& g, PassContext& ctx);
 

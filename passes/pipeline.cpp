@@ -17,6 +17,11 @@ const std::vector<PassInfo>& pipeline() {
       {"infer-types", inferTypes},
       {"builtin-ops", builtinOps},
       {"infer-types", inferTypes},
+      // Slices are typed and differentiable where a split's list is not;
+      // forward-elements then gives `a, b = x.split(...)` the slices.
+      {"lower-splits", lowerSplits},
+      {"forward-elements", forwardElements},
+      {"infer-types", inferTypes},
       // Again: a method of a value typed only now, as `f(x).sum()` where
       // f(x) became an op, becomes its op too.
       {"builtin-ops", builtinOps},
