@@ -123,6 +123,18 @@ void reduceAll(const Tensor& p, int64_t outCount, int64_t run, Reduction r, std:
   for (int64_t o = 0; o < outCount; ++o) out[o] = reduceRun(d + o * run, run, r);
 }
 
+// Writes output o: `value` for a float result, `ivalue` for an integer
+// or bool one.
+void store(Tensor& out, int64_t o, double value, int64_t ivalue) {
+  switch (out.dtype()) {
+    case DType::Bool: out.data<bool>()[o] = ivalue != 0; break;
+    case DType::I32: out.data<int32_t>()[o] = static_cast<int32_t>(ivalue); break;
+    case DType::I64: out.data<int64_t>()[o] = ivalue; break;
+    case DType::F32: out.data<float>()[o] = static_cast<float>(value); break;
+    case DType::F64: out.data<double>()[o] = value; break;
+  }
+}
+
 template <Reduction R, class T>
 void reduceKernel(const Tensor& in, int64_t run, Tensor& out) {
   int64_t outCount = out.numel();
@@ -133,13 +145,7 @@ void reduceKernel(const Tensor& in, int64_t run, Tensor& out) {
     const Result& res = results[o];
     double value = intAcc ? static_cast<double>(res.ivalue) : res.value;
     if constexpr (R == Reduction::Mean) value = run ? value / static_cast<double>(run) : std::nan("");
-    switch (out.dtype()) {
-      case DType::Bool: out.data<bool>()[o] = res.ivalue != 0; break;
-      case DType::I32: out.data<int32_t>()[o] = static_cast<int32_t>(res.ivalue); break;
-      case DType::I64: out.data<int64_t>()[o] = res.ivalue; break;
-      case DType::F32: out.data<float>()[o] = static_cast<float>(value); break;
-      case DType::F64: out.data<double>()[o] = value; break;
-    }
+    store(out, o, value, res.ivalue);
   }
 }
 
@@ -198,40 +204,31 @@ void sumKernel(const Tensor& in, int64_t outer, int64_t run, Tensor& out) {
   for (int64_t k = 0; k < count; ++k) {
     double value = static_cast<double>(acc[k]);
     if constexpr (R == Reduction::Mean) value /= n;
-    switch (out.dtype()) {
-      case DType::Bool: out.data<bool>()[k] = acc[k] != 0; break;
-      case DType::I32: out.data<int32_t>()[k] = static_cast<int32_t>(acc[k]); break;
-      case DType::I64: out.data<int64_t>()[k] = static_cast<int64_t>(acc[k]); break;
-      case DType::F32: out.data<float>()[k] = static_cast<float>(value); break;
-      case DType::F64: out.data<double>()[k] = value; break;
-    }
+    store(out, k, value, static_cast<int64_t>(acc[k]));
   }
 }
 
-template <ir::Op O, Reduction R>
-void addSumReduction(KernelTable& t) {
-  t.add<O>(DType::Bool, sumKernel<R, bool>);
-  t.add<O>(DType::I32, sumKernel<R, int32_t>);
-  t.add<O>(DType::I64, sumKernel<R, int64_t>);
-  t.add<O>(DType::F32, sumKernel<R, float>);
-  t.add<O>(DType::F64, sumKernel<R, double>);
-}
-
+// Sum and mean take the leading-blocks signature (KernelFor<Sum>).
 template <ir::Op O, Reduction R>
 void addReduction(KernelTable& t) {
-  t.add<O>(DType::Bool, reduceKernel<R, bool>);
-  t.add<O>(DType::I32, reduceKernel<R, int32_t>);
-  t.add<O>(DType::I64, reduceKernel<R, int64_t>);
-  t.add<O>(DType::F32, reduceKernel<R, float>);
-  t.add<O>(DType::F64, reduceKernel<R, double>);
+  auto add = [&](DType dt, auto element) {
+    using T = decltype(element);
+    if constexpr (O == ir::Op::Sum || O == ir::Op::Mean) t.add<O>(dt, sumKernel<R, T>);
+    else t.add<O>(dt, reduceKernel<R, T>);
+  };
+  add(DType::Bool, bool{});
+  add(DType::I32, int32_t{});
+  add(DType::I64, int64_t{});
+  add(DType::F32, float{});
+  add(DType::F64, double{});
 }
 
 }  // namespace
 
 void registerCpuReduceKernels(KernelTable& t) {
   using ir::Op;
-  addSumReduction<Op::Sum, Reduction::Sum>(t);
-  addSumReduction<Op::Mean, Reduction::Mean>(t);
+  addReduction<Op::Sum, Reduction::Sum>(t);
+  addReduction<Op::Mean, Reduction::Mean>(t);
   addReduction<Op::Prod, Reduction::Prod>(t);
   addReduction<Op::Max, Reduction::Max>(t);
   addReduction<Op::Min, Reduction::Min>(t);
