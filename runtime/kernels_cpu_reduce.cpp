@@ -189,14 +189,18 @@ void sumKernel(const Tensor& in, int64_t outer, int64_t run, Tensor& out) {
       accumulateBlocks(d, count, run, 0, outer, k0, k1, acc.data() + k0);
     }
   } else if (parallel) {
-#pragma omp parallel
+    // The partial sums are combined in thread order after the region, so
+    // the result is the same on every run.
+    int most = omp_get_max_threads(), used = 1;
+    std::vector<Acc> partial(static_cast<size_t>(most * count), Acc(0));
+#pragma omp parallel num_threads(most)
     {
       int nt = omp_get_num_threads(), t = omp_get_thread_num();
-      std::vector<Acc> mine(static_cast<size_t>(count), Acc(0));
-      accumulateBlocks(d, count, run, outer * t / nt, outer * (t + 1) / nt, 0, count, mine.data());
-#pragma omp critical
-      for (int64_t k = 0; k < count; ++k) acc[k] += mine[k];
+      if (t == 0) used = nt;
+      accumulateBlocks(d, count, run, outer * t / nt, outer * (t + 1) / nt, 0, count, partial.data() + t * count);
     }
+    for (int t = 0; t < used; ++t)
+      for (int64_t k = 0; k < count; ++k) acc[k] += partial[t * count + k];
   } else {
     accumulateBlocks(d, count, run, 0, outer, 0, count, acc.data());
   }
