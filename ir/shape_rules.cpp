@@ -3,6 +3,8 @@
 // call of another builtin by the result kind builtins.def declares.
 #include "ir/shape_rules.h"
 
+#include <algorithm>
+
 #include "ir/builtins.h"
 #include "ir/type_rules.h"
 #include "support/diagnostics.h"
@@ -358,6 +360,14 @@ std::optional<Type> Loss(const OpArgs& a) {
   if (operands.empty() || !operands[0] || !operands[0]->type().isTensor()) return std::nullopt;
   return Type::tensor(floatingOr(operands[0]->type(), std::nullopt), DimList{});
 }
+
+std::vector<int64_t> evenSplit(int64_t len, int64_t size) {
+  std::vector<int64_t> sizes;
+  for (int64_t done = 0; done < len; done += size) sizes.push_back(std::min(size, len - done));
+  return sizes;
+}
+
+int64_t chunkSize(int64_t len, int64_t chunks) { return std::max<int64_t>(1, (len + chunks - 1) / chunks); }
 
 }  // namespace shape_rules
 

@@ -33,6 +33,13 @@ std::optional<Type> Conv2dGradInput(const OpArgs& args);   // x's shape, g's dty
 std::optional<Type> Conv2dGradWeight(const OpArgs& args);  // w's shape, g's dtype
 std::optional<Type> Pool2dGrad(const OpArgs& args);        // x's shape, g's dtype
 
+// The pieces' lengths when split cuts `len` into pieces of `size` (> 0):
+// `size` each, the last one shorter; the runtime and lower-splits share it.
+std::vector<int64_t> evenSplit(int64_t len, int64_t size);
+// The piece length chunk uses for `chunks` (> 0) pieces: ceil(len /
+// chunks), at least 1, as PyTorch.
+int64_t chunkSize(int64_t len, int64_t chunks);
+
 // A full reduction of `x` by `op`: its dtype, rank 0.
 Type fullReduction(Op op, const Type& x);
 

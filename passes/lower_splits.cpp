@@ -24,6 +24,7 @@
 #include <memory>
 #include <optional>
 
+#include "ir/shape_rules.h"
 #include "passes/passes.h"
 
 namespace nn::passes {
@@ -44,19 +45,16 @@ std::optional<int64_t> constInt(const ir::Value* v) {
 // The pieces' sizes along an axis of length `len`, or nullopt when the
 // runtime would raise (or the sizes are not constants).
 std::optional<std::vector<int64_t>> pieceSizes(const Node& n, int64_t len) {
-  auto even = [&](int64_t size) -> std::optional<std::vector<int64_t>> {
-    if (size <= 0) return std::nullopt;
-    std::vector<int64_t> sizes;
-    for (int64_t done = 0; done < len; done += size) sizes.push_back(std::min(size, len - done));
-    return sizes;
-  };
   if (n.op() == Op::Chunk) {
     int64_t chunks = n.intAttr("chunks");
     if (chunks <= 0) return std::nullopt;
-    return even(std::max<int64_t>(1, (len + chunks - 1) / chunks));
+    return ir::shape_rules::evenSplit(len, ir::shape_rules::chunkSize(len, chunks));
   }
   const ir::Value* sizesArg = n.operand(1);
-  if (std::optional<int64_t> size = constInt(sizesArg)) return even(*size);
+  if (std::optional<int64_t> size = constInt(sizesArg)) {
+    if (*size <= 0) return std::nullopt;
+    return ir::shape_rules::evenSplit(len, *size);
+  }
   const Node* list = sizesArg->def();
   if (!list || (list->op() != Op::MakeList && list->op() != Op::MakeTuple)) return std::nullopt;
   std::vector<int64_t> sizes;

@@ -6,6 +6,7 @@
 // the device's kernel; parameter names are those of ops.def.
 #include <cmath>
 
+#include "ir/shape_rules.h"
 #include "runtime/device.h"
 #include "runtime/gradient_ops.h"
 #include "runtime/nn_ops.h"
@@ -231,12 +232,6 @@ int64_t axisLength(OpCall& c, const Tensor& x, int64_t axis) {
   return x.dim(static_cast<int>(normalizeAxis(axis, x.ndim(), c.loc, c.name)));
 }
 
-std::vector<int64_t> evenSizes(int64_t len, int64_t size) {
-  std::vector<int64_t> sizes;
-  for (int64_t done = 0; done < len; done += size) sizes.push_back(std::min(size, len - done));
-  return sizes;
-}
-
 Value splitOp(OpCall& c) {
   const Tensor& x = c.tensor("x");
   int64_t axis = c.integer("axis");
@@ -245,7 +240,7 @@ Value splitOp(OpCall& c) {
   std::vector<int64_t> sizes;
   if (sizesArg.isIntLike()) {
     if (sizesArg.asInt() <= 0) nn::fail(c.loc, "split: the chunk size must be positive");
-    sizes = evenSizes(len, sizesArg.asInt());
+    sizes = ir::shape_rules::evenSplit(len, sizesArg.asInt());
   } else {
     for (const Value& v : iterate(sizesArg, c.loc)) sizes.push_back(toIndex(v, c.loc));
   }
@@ -258,8 +253,7 @@ Value chunkOp(OpCall& c) {
   int64_t len = axisLength(c, x, axis);
   int64_t n = c.integer("chunks");
   if (n <= 0) nn::fail(c.loc, "chunk: the number of chunks must be positive");
-  int64_t size = std::max<int64_t>(1, (len + n - 1) / n);  // PyTorch: ceil(len / n)
-  return tensorsValue(splitSizes(x, evenSizes(len, size), axis, c.loc));
+  return tensorsValue(splitSizes(x, ir::shape_rules::evenSplit(len, ir::shape_rules::chunkSize(len, n)), axis, c.loc));
 }
 
 Value padOp(OpCall& c) { return makeTensorValue(pad(c.tensor("x"), c.ints("widths"), c.number("value"), c.loc)); }
