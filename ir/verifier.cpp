@@ -59,6 +59,14 @@ class Verifier {
       error(parent.loc(), std::string("block of ") + parent.info().name + " must end in " + opInfo(want).name);
     if (parent.op() == Op::If && t->operands().size() != parent.numResults())
       error(t->loc(), "yield count does not match the results of if");
+    if (parent.op() == Op::Fused) {
+      if (b.numArgs() != parent.operands().size()) error(parent.loc(), "fused block arguments do not match its inputs");
+      if (t->operands().size() != parent.numResults()) error(t->loc(), "yield count does not match the results of fused");
+      // A fused body runs on tiles of its inputs: it reads nothing else.
+      for (const auto& inner : b.nodes())
+        for (const Value* v : inner->operands())
+          if (v->owner() != &b) error(inner->loc(), "fused body reads a value defined outside it");
+    }
     if (parent.op() == Op::Loop) {
       size_t carried = parent.operands().size();
       if (b.numArgs() != carried) error(parent.loc(), "loop block arguments do not match carried values");

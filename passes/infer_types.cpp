@@ -71,6 +71,13 @@ class Inference {
       }
       return;
     }
+    if (n.op() == ir::Op::Fused) {
+      for (size_t i = 0; i < n.operands().size(); ++i) set(n.block(0)->arg(i), n.operand(i)->type());
+      block(*n.block(0), certain);
+      const ir::Node* y = yieldOf(*n.block(0));
+      for (size_t i = 0; i < n.numResults(); ++i) set(n.result(i), y->operand(i)->type());
+      return;
+    }
     if (n.op() == ir::Op::Loop) {
       std::vector<ir::Type> carried;
       for (const ir::Value* v : n.operands()) carried.push_back(v->type());

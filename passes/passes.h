@@ -28,6 +28,9 @@ struct PassContext {
   // ever reached (a mismatch its rule proves for an op that may not run,
   // which therefore only raises at run time); null: nowhere.
   std::function<void(const Diagnostic&)> failIfReached;
+  // Whether the pipeline runs fuse-elementwise (graph mode, unless
+  // `--fusion off`); eager mode runs op by op.
+  bool fuse = false;
 };
 
 // Gives every value the type its op's rule implies (ir/type_rules.h).
@@ -42,6 +45,9 @@ bool forwardElements(ir::Graph& g, PassContext& ctx);
 
 // Each autodiff node becomes the backward pass of the code before it.
 bool autodiff(ir::Graph& g, PassContext& ctx);
+
+// Chains of elementwise ops over one shape become fused nodes.
+bool fuseElementwise(ir::Graph& g, PassContext& ctx);
 
 // split / chunk along an axis of known length become lists of slices.
 bool lowerSplits(ir::Graph& g, PassContext& ctx);
@@ -76,6 +82,8 @@ bool rewriteFunctions(ir::Graph& g, const std::function<bool(ir::Function&)>& re
 struct PassInfo {
   const char* name;
   bool (*run)(ir::Graph&, PassContext&);
+  // Null: always runs; otherwise runs where this says so.
+  bool (*enabled)(const PassContext&) = nullptr;
 };
 
 // The optimisation pipeline, in order.

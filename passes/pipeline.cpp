@@ -37,6 +37,9 @@ const std::vector<PassInfo>& pipeline() {
       {"licm", hoistLoopInvariants},
       {"cse", commonSubexpressions},
       {"dce", deadCodeElimination},
+      // Last of the rewrites: the groups it forms are opaque to the passes
+      // above (they skip nodes with blocks).
+      {"fuse-elementwise", fuseElementwise, [](const PassContext& c) { return c.fuse; }},
       {"order-effects", orderEffects},
   };
   return passes;
@@ -60,6 +63,7 @@ const PassInfo* findPass(const std::string& name) {
 
 void runPipeline(ir::Graph& g, PassContext& ctx, const std::function<void(const char*)>& after) {
   for (const PassInfo& p : pipeline()) {
+    if (p.enabled && !p.enabled(ctx)) continue;
     try {
       p.run(g, ctx);
     } catch (const NnError&) {

@@ -137,6 +137,7 @@ void Interpreter::node(const ir::Node& n, Frame& f, uint64_t dying) {
   switch (n.op()) {
     case Op::If: execIf(n, f); return;
     case Op::Loop: execLoop(n, f); return;
+    case Op::Fused: execFused(n, f, dying); return;
     case Op::Call: execCall(n, f, dying); return;
     case Op::Yield:
     case Op::Condition:

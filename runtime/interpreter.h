@@ -169,6 +169,7 @@ class Interpreter {
   // of line so the recursive path has small native frames.
   void execIf(const ir::Node& n, Frame& f);
   void execLoop(const ir::Node& n, Frame& f);
+  void execFused(const ir::Node& n, Frame& f, uint64_t dying);  // fused_exec.cpp
   void execCall(const ir::Node& n, Frame& f, uint64_t dying);
   [[gnu::noinline]] void simpleOp(const ir::Node& n, Frame& f, uint64_t dying);
   // The cancellation point: calls, loop back-edges and every node a graph
@@ -205,8 +206,14 @@ class Interpreter {
   std::mutex warnedMutex_;
   std::set<std::tuple<uint32_t, uint32_t, uint32_t>> warnedSites_;
   std::vector<Value>& take();
+  // A fused node's ops run on tiles: the node reports its whole result as
+  // its root op's (the op eager mode runs unfused), its ops nothing.
   void trace(const ir::Node& n, Frame& f) {
-    if (tracer_ && n.numResults() > 0) tracer_(n, f[n.result(0)]);
+    if (!tracer_ || n.numResults() == 0) return;
+    const ir::Node* around = n.parent() ? n.parent()->parentNode() : nullptr;
+    if (around && around->op() == ir::Op::Fused) return;
+    const ir::Node& as = n.op() == ir::Op::Fused ? *n.block(0)->terminator()->operand(0)->def() : n;
+    tracer_(as, f[n.result(0)]);
   }
 };
 

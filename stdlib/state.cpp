@@ -47,6 +47,7 @@ State::State(StateOptions options, std::ostream& out, std::ostream& err)
       ir::print(g, out_);
     };
   interp_->setSchedule(options_.schedule);
+  context_.passes().fuse = options_.mode == ExecMode::Graph && options_.fusion;
   if (options_.warnFailIfReached)
     context_.passes().failIfReached = [this](const Diagnostic& d) { interp_->warnOnce(d); };
 }

@@ -42,6 +42,10 @@ struct StateOptions {
   // Graph mode: warn at compile time where an op will fail if it is ever
   // reached (-Wfail-if-reached; it fails at run time, when reached).
   bool warnFailIfReached = false;
+  // Graph mode: fuse chains of elementwise ops (passes/fuse_elementwise.cpp).
+  // Off by default until the JIT compiles fused bodies: run op by op over
+  // tiles, they are not yet faster than unfused kernels (bench/fusion.nn).
+  bool fusion = false;
 };
 
 enum class Stage { Tokens, Ast, Ir, IrOpt };

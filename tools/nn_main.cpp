@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
                "Runs FILE.nn with ARGS in argv, or starts the REPL when no FILE is given.",
                "nn"};
   app.footer("Environment: NN_PATH=dir1:dir2 adds module search folders.");
-  std::string code, mode = "graph", emit, printAfter, schedule = "auto", check;
+  std::string code, mode = "graph", emit, printAfter, schedule = "auto", check, fusion = "off";
   bool version = false, printAfterAll = false, explainRecompile = false, stats = false;
   app.add_option("-c", code, "Run CODE as a script");
   app.add_option("--mode", mode, "Execution mode")->check(CLI::IsMember({"eager", "graph"}));
@@ -83,6 +83,8 @@ int main(int argc, char** argv) {
                  "Graph mode: run independent operations in parallel where it pays (auto), wherever possible "
                  "(parallel), or in program order (serial)")
       ->check(CLI::IsMember({"auto", "parallel", "serial"}));
+  app.add_option("--fusion", fusion, "Graph mode: run chains of elementwise operations as one fused node over cache-sized tiles (on) or op by op (off, the default)")
+      ->check(CLI::IsMember({"on", "off"}));
   app.add_option("--check", check, "Run FILE in graph and eager mode and report the first value that differs")
       ->check(CLI::IsMember({"eager"}));
   app.add_option("--emit", emit, "Print a pipeline stage of FILE instead of running it")
@@ -119,6 +121,7 @@ int main(int argc, char** argv) {
                      : schedule == "parallel" ? nn::rt::Schedule::Parallel
                                               : nn::rt::Schedule::Auto;
   options.stats = stats;
+  options.fusion = fusion == "on";
   for (const std::string& w : warnings) {
     if (w.ends_with("lost-update")) options.warnLostUpdates = w == "lost-update";
     if (w.ends_with("fail-if-reached")) options.warnFailIfReached = w == "fail-if-reached";

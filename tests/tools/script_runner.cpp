@@ -18,9 +18,10 @@
 //   # expect-stderr-graph: TEXT    the same, in graph mode only (eager too)
 // MODE is eager, graph, parallel (graph mode with `--schedule parallel`:
 // every block with independent nodes runs on the thread pool, whether or
-// not that pays, so the parallel executor meets every script), or check:
-// `nn --check eager` (graph mode's output and expectations, and the report
-// that both modes agree on every value).
+// not that pays, so the parallel executor meets every script; and with
+// `--fusion on`, so every script also runs its elementwise chains fused),
+// or check: `nn --check eager --fusion on` (graph mode's output and
+// expectations, fused, and the report that both modes agree on every value).
 // Usage: script_runner NN_BINARY MODE SCRIPT
 #include <algorithm>
 #include <iostream>
@@ -78,8 +79,8 @@ int main(int argc, char** argv) {
     }
   }
   std::vector<std::string> args{nn, "--mode", mode};
-  if (check) args = {nn, "--check", "eager"};
-  if (parallel) args = {nn, "--mode", "graph", "--schedule", "parallel"};
+  if (check) args = {nn, "--check", "eager", "--fusion", "on"};
+  if (parallel) args = {nn, "--mode", "graph", "--schedule", "parallel", "--fusion", "on"};
   args.insert(args.end(), flags.begin(), flags.end());
   args.push_back(script);
   args.insert(args.end(), scriptArgs.begin(), scriptArgs.end());

@@ -64,6 +64,24 @@ TEST(Verifier, RequiresTerminators) {
   EXPECT_THROW(verify(*g), nn::NnError);
 }
 
+// A fused body runs on tiles of its own inputs: it may read nothing else,
+// and binds one argument per input.
+TEST(Verifier, KeepsFusedBodiesClosed) {
+  nn::SourceManager sm;
+  auto outside = parseText(sm,
+                           "func @f(%a: f32[4], %b: f32[4]) {\n  %0 = fused %a : f32[4] {\n  ^body(%1: f32[4]):\n"
+                           "    %2 = mul %1, %b : f32[4]\n    yield %2\n  }\n  return %0\n}\n");
+  EXPECT_THROW(verify(*outside), nn::NnError);
+  auto arity = parseText(sm,
+                         "func @f(%a: f32[4], %b: f32[4]) {\n  %0 = fused %a, %b : f32[4] {\n  ^body(%1: f32[4]):\n"
+                         "    %2 = mul %1, %1 : f32[4]\n    yield %2\n  }\n  return %0\n}\n");
+  EXPECT_THROW(verify(*arity), nn::NnError);
+  auto good = parseText(sm,
+                        "func @f(%a: f32[4], %b: f32[4]) {\n  %0 = fused %a, %b : f32[4] {\n  ^body(%1: f32[4], %2: f32[4]):\n"
+                        "    %3 = mul %1, %2 : f32[4]\n    yield %3\n  }\n  return %0\n}\n");
+  EXPECT_NO_THROW(verify(*good));
+}
+
 TEST(Parser, ReportsUnknownOpWithLocation) {
   nn::SourceManager sm;
   try {

@@ -1,0 +1,121 @@
+// Runs a `fused` node (passes/fuse_elementwise.cpp): its body of
+// elementwise ops over tiles of the output's leading axis, the tiles
+// shared among the cores and each one's ops run one after another on its
+// core, so a tile's intermediates stay in that core's cache and the chain
+// reads its inputs from memory once. Each tile runs the body's own ops (the
+// same kernels, dtype promotion, NaN handling and errors as unfused code),
+// so both modes agree bit for bit. Small results, and results whose
+// leading axis cannot be split, run the body once over whole tensors.
+// Native code for the body (the LLVM JIT) replaces the per-tile ops later;
+// this path stays for what the JIT cannot compile.
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+
+#include "runtime/interpreter.h"
+#include "runtime/kernels.h"
+#include "runtime/tensor.h"
+
+namespace nn::rt {
+namespace {
+
+// About a core's L2 cache for the few live f32/f64 intermediates of a tile;
+// below kParallelThreshold, so the kernels inside never fork.
+constexpr int64_t kTileElements = 8192;
+
+// Rows [r0, r1) of `t` when its leading axis is the output's (length
+// `rows`, same rank); otherwise `t` itself, which broadcasts over the tile.
+Value tileOf(const Value& v, size_t rank, int64_t rows, int64_t r0, int64_t r1) {
+  if (!v.is(Kind::Tensor)) return v;
+  const Tensor& t = tensorOf(v);
+  if (static_cast<size_t>(t.ndim()) != rank || t.dim(0) != rows) return v;
+  Shape shape = t.shape();
+  shape[0] = r1 - r0;
+  return makeTensorValue(t.view(shape, t.strides(), t.offset() + r0 * t.strides()[0]));
+}
+
+Device& deviceOf(const ir::Node& n, Frame& f) {
+  for (const ir::Value* v : n.operands())
+    if (f[v].is(Kind::Tensor)) return tensorOf(f[v]).device();
+  fail(n.loc(), "internal error: fused node without a tensor input");
+}
+
+// The first failure in the body's order (as unfused code, which runs each
+// op over every tile before the next, would report it), whichever tile.
+struct FirstFailure {
+  std::mutex mutex;
+  std::atomic<bool> failed{false};
+  size_t node = SIZE_MAX;
+  std::exception_ptr error;
+  void record(size_t at) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (at < node) {
+      node = at;
+      error = std::current_exception();
+    }
+    failed = true;
+  }
+};
+
+}  // namespace
+
+void Interpreter::execFused(const ir::Node& n, Frame& f, uint64_t dying) {
+  const ir::Block& body = *n.block(0);
+  const ir::Type& type = n.result(0)->type();
+  int64_t rows = 0, numel = 1;
+  if (type.shape && !type.shape->empty() && type.dtype) {
+    rows = (*type.shape)[0].size;
+    for (const ir::Dim& d : *type.shape) numel *= d.size;
+  }
+  int64_t step = rows > 0 ? std::max<int64_t>(1, kTileElements / std::max<int64_t>(1, numel / rows)) : 0;
+  if (rows < 2 || numel < kParallelThreshold || step >= rows) {
+    for (size_t i = 0; i < n.operands().size(); ++i)
+      f[body.arg(i)] = ((dying >> i) & 1) ? std::move(f[n.operand(i)]) : f[n.operand(i)];
+    std::vector<Value> out;
+    exec(body, f, out);
+    for (size_t i = 0; i < body.numArgs(); ++i) f[body.arg(i)] = Value();
+    f[n.result(0)] = std::move(out[0]);
+    return;
+  }
+
+  size_t rank = type.shape->size();
+  Shape shape;
+  for (const ir::Dim& d : *type.shape) shape.push_back(d.size);
+  Tensor result = Tensor::empty(*type.dtype, shape, deviceOf(n, f));
+  const ir::Value* yielded = body.terminator()->operand(0);
+  int64_t tiles = (rows + step - 1) / step;
+  FirstFailure failure;
+#pragma omp parallel
+  {
+    // Each thread's own slots for the body's values (the caller's frame
+    // is read for the inputs only).
+    Frame local{std::vector<Value>(f.slots.size()), f.module, f.self};
+#pragma omp for schedule(static)
+    for (int64_t t = 0; t < tiles; ++t) {
+      if (failure.failed) continue;
+      int64_t r0 = t * step, r1 = std::min(rows, r0 + step);
+      for (size_t i = 0; i < n.operands().size(); ++i) local[body.arg(i)] = tileOf(f[n.operand(i)], rank, rows, r0, r1);
+      size_t at = 0;
+      try {
+        for (; at + 1 < body.nodes().size(); ++at) {
+          const ir::Node& op = *body.nodes()[at];
+          runNode(op, local, op.dyingOperands());
+          for (uint32_t id : op.kills()) local.slots[id] = Value();
+        }
+        Shape tile = shape;
+        tile[0] = r1 - r0;
+        result.view(tile, result.strides(), r0 * result.strides()[0]).copyFrom(tensorOf(local[yielded]));
+      } catch (...) {
+        failure.record(at);
+      }
+      for (Value& v : local.slots) v = Value();
+    }
+  }
+  if (failure.error) std::rethrow_exception(failure.error);
+  f[n.result(0)] = makeTensorValue(std::move(result));
+}
+
+}  // namespace nn::rt
