@@ -96,7 +96,7 @@ class Fuser {
   // The positions of root's group in b, in block order.
   std::vector<size_t> grow(const ir::Block& b, const Node& root, const std::unordered_map<const Node*, size_t>& position,
                            const std::unordered_set<const Node*>& claimed) {
-    const ir::DimList& shape = *root.result(0)->type().shape;
+    const ir::DimList shape = *root.result(0)->type().shape;
     std::vector<size_t> members{position.at(&root)};
     std::unordered_map<const ir::Value*, size_t> inGroup;
     std::vector<const Node*> work{&root};

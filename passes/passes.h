@@ -28,8 +28,8 @@ struct PassContext {
   // ever reached (a mismatch its rule proves for an op that may not run,
   // which therefore only raises at run time); null: nowhere.
   std::function<void(const Diagnostic&)> failIfReached;
-  // Whether the pipeline runs fuse-elementwise (graph mode, unless
-  // `--fusion off`); eager mode runs op by op.
+  // Whether the pipeline runs fuse-elementwise (graph mode with
+  // `--fusion on`); eager mode always runs op by op.
   bool fuse = false;
 };
 

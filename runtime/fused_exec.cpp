@@ -64,7 +64,7 @@ struct FirstFailure {
 
 void Interpreter::execFused(const ir::Node& n, Frame& f, uint64_t dying) {
   const ir::Block& body = *n.block(0);
-  const ir::Type& type = n.result(0)->type();
+  const ir::Type type = n.result(0)->type();
   int64_t rows = 0, numel = 1;
   if (type.shape && !type.shape->empty() && type.dtype) {
     rows = (*type.shape)[0].size;
