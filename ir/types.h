@@ -54,6 +54,13 @@ struct Type {
     return t;
   }
   bool isTensor() const { return kind == TypeKind::Tensor; }
+  // A tensor whose every dimension has a known size (its dtype may not be known).
+  bool hasStaticShape() const {
+    if (!isTensor() || !shape) return false;
+    for (const Dim& d : *shape)
+      if (!d.isKnown()) return false;
+    return true;
+  }
   bool operator==(const Type& o) const { return kind == o.kind && dtype == o.dtype && shape == o.shape; }
   bool operator!=(const Type& o) const { return !(*this == o); }
   std::string str() const;

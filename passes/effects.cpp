@@ -30,12 +30,7 @@ bool callHasEffect(const ir::Node& n) {
   }
 }
 
-bool knownShapeTensor(const ir::Type& t) {
-  if (!t.isTensor() || !t.dtype || !t.shape) return false;
-  for (const ir::Dim& d : *t.shape)
-    if (!d.isKnown()) return false;
-  return true;
-}
+bool knownShapeTensor(const ir::Type& t) { return t.dtype && t.hasStaticShape(); }
 
 bool number(const ir::Type& t) { return t.kind == TypeKind::Float || t.kind == TypeKind::Int || t.kind == TypeKind::Bool; }
 

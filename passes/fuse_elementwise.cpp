@@ -41,12 +41,7 @@ namespace {
 using ir::Node;
 using ir::Op;
 
-bool knownTensor(const ir::Type& t) {
-  if (!t.isTensor() || !t.dtype || !t.shape) return false;
-  for (const ir::Dim& d : *t.shape)
-    if (!d.isKnown()) return false;
-  return true;
-}
+bool knownTensor(const ir::Type& t) { return t.dtype && t.hasStaticShape(); }
 
 bool fusible(const Node& n) {
   if (!ir::hasTrait(n.op(), ir::ELEM) || !ir::hasTrait(n.op(), ir::PURE)) return false;

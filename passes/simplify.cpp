@@ -72,13 +72,6 @@ bool integral(const Type& t) {
   return t.kind == TypeKind::Int || (t.isTensor() && t.dtype && ir::isIntegral(*t.dtype));
 }
 
-bool fullyKnown(const Type& t) {
-  if (!t.isTensor() || !t.shape) return false;
-  for (const ir::Dim& d : *t.shape)
-    if (!d.isKnown()) return false;
-  return true;
-}
-
 // `x` when the node's result has exactly x's type.
 ir::Value* sameType(const ir::Node& n, ir::Value* x) {
   return numericOrTensor(x->type()) && n.result(0)->type() == x->type() ? x : nullptr;
@@ -132,7 +125,7 @@ ir::Value* identity(const ir::Node& n) {
     case Op::SumTo:
     case Op::BroadcastLike:
     case Op::ReshapeLike:
-      return fullyKnown(n.operand(0)->type()) ? sameType(n, n.operand(0)) : nullptr;
+      return n.operand(0)->type().hasStaticShape() ? sameType(n, n.operand(0)) : nullptr;
     default: return nullptr;
   }
 }
@@ -175,7 +168,7 @@ class Simplifier {
     if (n.op() == Op::Div && divByPowerOfTwo(b, n, out)) return;
     if (n.op() == Op::Reshape) {
       const ir::Node* inner = n.operand(0)->def();
-      if (inner && inner->op() == Op::Reshape && fullyKnown(inner->result(0)->type()) &&
+      if (inner && inner->op() == Op::Reshape && inner->result(0)->type().hasStaticShape() &&
           inner->operand(0)->type().isTensor()) {
         n.setOperand(0, inner->operand(0));
         changed = true;

@@ -65,11 +65,14 @@ struct FirstFailure {
 void Interpreter::execFused(const ir::Node& n, Frame& f, uint64_t dying) {
   const ir::Block& body = *n.block(0);
   const ir::Type type = n.result(0)->type();
-  int64_t rows = 0, numel = 1;
-  if (type.shape && !type.shape->empty() && type.dtype) {
-    rows = (*type.shape)[0].size;
-    for (const ir::Dim& d : *type.shape) numel *= d.size;
-  }
+  Shape shape;
+  int64_t numel = 1;
+  if (type.dtype && type.hasStaticShape())
+    for (const ir::Dim& d : *type.shape) {
+      shape.push_back(d.size);
+      numel *= d.size;
+    }
+  int64_t rows = shape.empty() ? 0 : shape[0];
   int64_t step = rows > 0 ? std::max<int64_t>(1, kTileElements / std::max<int64_t>(1, numel / rows)) : 0;
   if (rows < 2 || numel < kParallelThreshold || step >= rows) {
     for (size_t i = 0; i < n.operands().size(); ++i)
@@ -81,9 +84,7 @@ void Interpreter::execFused(const ir::Node& n, Frame& f, uint64_t dying) {
     return;
   }
 
-  size_t rank = type.shape->size();
-  Shape shape;
-  for (const ir::Dim& d : *type.shape) shape.push_back(d.size);
+  size_t rank = shape.size();
   Tensor result = Tensor::empty(*type.dtype, shape, deviceOf(n, f));
   const ir::Value* yielded = body.terminator()->operand(0);
   int64_t tiles = (rows + step - 1) / step;
@@ -111,7 +112,10 @@ void Interpreter::execFused(const ir::Node& n, Frame& f, uint64_t dying) {
       } catch (...) {
         failure.record(at);
       }
-      for (Value& v : local.slots) v = Value();
+      // The ops' kills dropped the rest; what a failure left is overwritten
+      // by the next tile and freed with the frame.
+      for (size_t i = 0; i < body.numArgs(); ++i) local[body.arg(i)] = Value();
+      local[yielded] = Value();
     }
   }
   if (failure.error) std::rethrow_exception(failure.error);

@@ -68,18 +68,15 @@ TEST(Verifier, RequiresTerminators) {
 // and binds one argument per input.
 TEST(Verifier, KeepsFusedBodiesClosed) {
   nn::SourceManager sm;
-  auto outside = parseText(sm,
-                           "func @f(%a: f32[4], %b: f32[4]) {\n  %0 = fused %a : f32[4] {\n  ^body(%1: f32[4]):\n"
-                           "    %2 = mul %1, %b : f32[4]\n    yield %2\n  }\n  return %0\n}\n");
-  EXPECT_THROW(verify(*outside), nn::NnError);
-  auto arity = parseText(sm,
-                         "func @f(%a: f32[4], %b: f32[4]) {\n  %0 = fused %a, %b : f32[4] {\n  ^body(%1: f32[4]):\n"
-                         "    %2 = mul %1, %1 : f32[4]\n    yield %2\n  }\n  return %0\n}\n");
-  EXPECT_THROW(verify(*arity), nn::NnError);
-  auto good = parseText(sm,
-                        "func @f(%a: f32[4], %b: f32[4]) {\n  %0 = fused %a, %b : f32[4] {\n  ^body(%1: f32[4], %2: f32[4]):\n"
-                        "    %3 = mul %1, %2 : f32[4]\n    yield %3\n  }\n  return %0\n}\n");
-  EXPECT_NO_THROW(verify(*good));
+  // @f(%a, %b) returning a fused node over `inputs` whose body binds `args`
+  // and yields %1 * `rhs`.
+  auto fused = [&](const std::string& inputs, const std::string& args, const std::string& rhs) {
+    return parseText(sm, "func @f(%a: f32[4], %b: f32[4]) {\n  %0 = fused " + inputs + " : f32[4] {\n  ^body(" + args +
+                             "):\n    %3 = mul %1, " + rhs + " : f32[4]\n    yield %3\n  }\n  return %0\n}\n");
+  };
+  EXPECT_THROW(verify(*fused("%a", "%1: f32[4]", "%b")), nn::NnError);
+  EXPECT_THROW(verify(*fused("%a, %b", "%1: f32[4]", "%1")), nn::NnError);
+  EXPECT_NO_THROW(verify(*fused("%a, %b", "%1: f32[4], %2: f32[4]", "%2")));
 }
 
 TEST(Parser, ReportsUnknownOpWithLocation) {
