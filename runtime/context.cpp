@@ -15,6 +15,14 @@ Context::Context(ThreadPool& pool)
   devices_.push_back(&cpu_);
 }
 
+Context::~Context() = default;
+
+jit::Engine* Context::jit() {
+  if (!jitOn_) return nullptr;
+  std::call_once(jitOnce_, [this] { jit_ = jit::Engine::create(jitHooks, jitError_); });
+  return jit_.get();
+}
+
 Device* Context::findDevice(std::string_view name) const {
   for (Device* d : devices_)
     if (d->name() == name) return d;

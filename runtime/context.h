@@ -8,13 +8,17 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <mutex>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "passes/passes.h"
 #include "runtime/clock.h"
 #include "runtime/device.h"
+#include "runtime/jit/jit.h"
 #include "runtime/random.h"
 #include "runtime/thread_pool.h"
 
@@ -24,6 +28,7 @@ class Context {
  public:
   // `pool`: where graph mode runs independent nodes.
   explicit Context(ThreadPool& pool);
+  ~Context();
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
 
@@ -42,6 +47,16 @@ class Context {
   Clock& clock() { return clock_; }
   ThreadPool& pool() { return pool_; }
   passes::PassContext& passes() { return passes_; }
+  // The LLVM JIT that compiles fused nodes (runtime/jit/jit.h), made on
+  // first use: null when turned off, or when the host target cannot be
+  // set up (jitError() says why; fused nodes then run op by op).
+  void setJit(bool on) { jitOn_ = on; }
+  jit::Engine* jit();
+  // The engine if it was made (asks for nothing).
+  jit::Engine* jitIfMade() const { return jit_.get(); }
+  const std::string& jitError() const { return jitError_; }
+  // What the engine reports as it compiles (set before its first use).
+  jit::EngineHooks jitHooks;
 
  private:
   CpuDevice cpu_;
@@ -51,6 +66,10 @@ class Context {
   Clock clock_;
   ThreadPool& pool_;
   passes::PassContext passes_;
+  bool jitOn_ = false;
+  std::once_flag jitOnce_;
+  std::unique_ptr<jit::Engine> jit_;
+  std::string jitError_;
 };
 
 }  // namespace nn::rt

@@ -93,7 +93,8 @@ bool parallelPays(const BlockPlan& p, const std::vector<uint32_t>& level, const 
 
 }  // namespace
 
-std::unique_ptr<BlockPlan> buildPlan(const ir::Block& b, Device& device, const PoolFacts& pool) {
+std::unique_ptr<BlockPlan> buildPlan(const ir::Block& b, Device& device, const PoolFacts& pool,
+                                     const std::function<jit::Engine*()>& jit) {
   unsigned cores = static_cast<unsigned>(std::max(1, omp_get_max_threads()));
   auto p = std::make_unique<BlockPlan>();
   std::unordered_map<const ir::Node*, uint32_t> index;
@@ -148,7 +149,7 @@ std::unique_ptr<BlockPlan> buildPlan(const ir::Block& b, Device& device, const P
     for (const ir::Value* v : n.operands())
       ops.push_back(v->owner() == &b ? static_cast<int32_t>(localOf(v)) : -1);
     p->operandLocal.push_back(std::move(ops));
-    p->fast.push_back(compileFastOp(n, device));
+    p->fast.push_back(compileFastOp(n, device, jit));
   }
   std::vector<uint32_t> level = levels(*p);
   p->independent = independentPoolNodes(*p, level);

@@ -26,6 +26,10 @@
 
 namespace nn::rt {
 
+namespace jit {
+class Engine;
+}
+
 enum class Lane : uint8_t { Inline, Pool, Main };
 
 struct BlockPlan {
@@ -63,6 +67,8 @@ struct PoolFacts {
   std::function<double()> handOffNanos;
 };
 
-std::unique_ptr<BlockPlan> buildPlan(const ir::Block& b, Device& device, const PoolFacts& pool);
+// `jit`: the JIT engine for fused nodes (fast_ops.h compileFastOp).
+std::unique_ptr<BlockPlan> buildPlan(const ir::Block& b, Device& device, const PoolFacts& pool,
+                                     const std::function<jit::Engine*()>& jit);
 
 }  // namespace nn::rt

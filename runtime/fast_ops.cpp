@@ -77,9 +77,17 @@ std::unique_ptr<FastOp> compileMatmul(const ir::Node& n, Device& device) {
   return f;
 }
 
-std::unique_ptr<FastOp> compileFastOp(const ir::Node& n, Device& device) {
+std::unique_ptr<FastOp> compileFastOp(const ir::Node& n, Device& device, const std::function<jit::Engine*()>& jit) {
   Op op = n.op();
   if (n.numResults() != 1) return nullptr;
+  if (op == Op::Fused) {
+    jit::Engine* engine = jit ? jit() : nullptr;
+    if (!engine) return nullptr;
+    auto f = std::make_unique<FastOp>();
+    f->device = &device;
+    f->jit = engine;
+    return f;
+  }
   if (op == Op::Sum || op == Op::Mean) return compileReduction(n, device);
   if (op == Op::MatMul) return compileMatmul(n, device);
   auto shape = knownShape(n.result(0)->type());
@@ -128,6 +136,7 @@ std::unique_ptr<FastOp> compileFastOp(const ir::Node& n, Device& device) {
 }
 
 bool runFastOp(const FastOp& op, const ir::Node& n, Value* slots, uint64_t dying) {
+  if (op.jit) return runFusedKernel(op, n, slots, dying);
   if (op.matmul) {
     const Value &a = slots[n.operand(0)->id()], &b = slots[n.operand(1)->id()];
     if (!a.is(Kind::Tensor) || !b.is(Kind::Tensor)) return false;

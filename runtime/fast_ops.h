@@ -9,8 +9,11 @@
 // the interpreter's generic path (the types are checked each time, cheaply).
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <string>
 
 #include "ir/ir.h"
 #include "runtime/kernels.h"
@@ -20,6 +23,10 @@
 namespace nn::rt {
 
 class Device;
+namespace jit {
+class Engine;
+struct FusedKernel;
+}
 
 struct FastOp {
   // The device the kernels below are of; operands elsewhere fall back.
@@ -37,11 +44,24 @@ struct FastOp {
   // a @ b on tensors of planned types (`shape` is a's, `shapeB` b's).
   bool matmul = false;
   Shape shapeB;
+  // A fused node: the JIT compiles its native kernel on the first run
+  // (nodes never reached cost no compile time); null `fused` after that
+  // means it could not (the node then runs op by op, fused_exec.cpp).
+  jit::Engine* jit = nullptr;
+  mutable std::once_flag fusedOnce;
+  mutable std::shared_ptr<const jit::FusedKernel> fused;
 };
 
 // The pre-resolved form of `n` for tensors on `device` (where its
-// constants are made), or null when it has none.
-std::unique_ptr<FastOp> compileFastOp(const ir::Node& n, Device& device);
+// constants are made), or null when it has none. `jit`: the engine of
+// fused nodes, asked for only when `n` is one (null: they run op by op).
+std::unique_ptr<FastOp> compileFastOp(const ir::Node& n, Device& device, const std::function<jit::Engine*()>& jit);
+
+// Runs fused node `n` through its native kernel (fused_kernel_run.cpp),
+// compiling it on the first call; false (doing nothing) when it has none
+// or an operand does not have the planned type or layout. `dying` as for
+// runFastOp.
+bool runFusedKernel(const FastOp& op, const ir::Node& n, Value* slots, uint64_t dying);
 
 // Runs `n` through `op` reading and writing the frame's slots; `dying` as
 // for Interpreter::runNode. Returns false (doing nothing) when an operand

@@ -53,7 +53,8 @@ const BlockPlan& GraphExecutor::plan(const ir::Block& b) {
   if (void* p = b.executorData()) return *static_cast<const BlockPlan*>(p);
   ThreadPool& pool = interp_.context().pool();
   PoolFacts facts{pool.size(), [&pool] { return pool.handOffNanos(); }};
-  std::shared_ptr<BlockPlan> p = buildPlan(b, interp_.context().cpu(), facts);
+  Context& context = interp_.context();
+  std::shared_ptr<BlockPlan> p = buildPlan(b, context.cpu(), facts, [&context] { return context.jit(); });
   const BlockPlan& ref = *p;
   b.setExecutorData(std::move(p));
   return ref;

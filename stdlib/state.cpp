@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iomanip>
 #include <iostream>
 #include <sstream>
 
@@ -21,6 +22,7 @@
 #include "stdlib/op_call.h"
 #include "runtime/allocator.h"
 #include "runtime/dtype.h"
+#include "runtime/jit/jit.h"
 #include "runtime/status_line.h"
 
 namespace nn {
@@ -48,6 +50,20 @@ State::State(StateOptions options, std::ostream& out, std::ostream& err)
     };
   interp_->setSchedule(options_.schedule);
   context_.passes().fuse = options_.mode == ExecMode::Graph && options_.fusion;
+  context_.setJit(options_.mode == ExecMode::Graph && options_.jit);
+  if (options_.explainJit)
+    context_.jitHooks.notCompiled = [this](const ir::Node& n, const std::string& why) {
+      Diagnostic d;
+      d.severity = Severity::Note;
+      d.loc = n.loc();
+      d.message = "not compiled by the JIT: " + why;
+      interp_->warnOnce(d);
+    };
+  if (options_.emitLlvm)
+    context_.jitHooks.compiled = [this](const ir::Node& n, const std::string& llvm) {
+      std::lock_guard<std::mutex> lock(emitMutex_);
+      out_ << "; the fused kernel of " << formatLoc(sm_, n.loc()) << "\n" << llvm;
+    };
   if (options_.warnFailIfReached)
     context_.passes().failIfReached = [this](const Diagnostic& d) { interp_->warnOnce(d); };
 }
@@ -107,6 +123,11 @@ void State::printStats() {
   auto& s = interp_->stats();
   err_ << "stats: parallel executor ran " << s.parallelBlocks.load() << " blocks, " << s.poolNodes.load()
        << " nodes on the pool\n";
+  if (rt::jit::Engine* jit = context_.jitIfMade()) {
+    rt::jit::EngineStats js = jit->stats();
+    err_ << "stats: jit compiled " << js.kernels << " fused kernels in " << std::fixed << std::setprecision(1)
+         << js.compileMillis << " ms\n" << std::defaultfloat;
+  }
   err_ << "stats: tensor memory peak " << context_.cpu().allocator().peakBytes() << " bytes\n";
 }
 

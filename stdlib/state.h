@@ -9,6 +9,7 @@
 #include <iosfwd>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -42,10 +43,18 @@ struct StateOptions {
   // Graph mode: warn at compile time where an op will fail if it is ever
   // reached (-Wfail-if-reached; it fails at run time, when reached).
   bool warnFailIfReached = false;
-  // Graph mode: fuse chains of elementwise ops (passes/fuse_elementwise.cpp).
-  // Off by default until the JIT compiles fused bodies: run op by op over
-  // tiles, they are not yet faster than unfused kernels (bench/fusion.nn).
-  bool fusion = false;
+  // Graph mode: fuse chains of elementwise ops (passes/fuse_elementwise.cpp)
+  // and compile the fused nodes to native code (runtime/jit). Fused nodes
+  // the JIT does not compile run op by op over tiles, which is slower than
+  // unfused kernels (bench/fusion.nn): the driver fuses by default only
+  // with the JIT on.
+  bool fusion = true;
+  bool jit = true;
+  // Graph mode: a note at each fused node the JIT does not compile.
+  bool explainJit = false;
+  // Graph mode: print each fused kernel's optimised LLVM IR to the output
+  // as the JIT compiles it (--emit=llvm).
+  bool emitLlvm = false;
 };
 
 enum class Stage { Tokens, Ast, Ir, IrOpt };
@@ -99,6 +108,7 @@ class State : public rt::Host {
   rt::ModuleInstance& mainModule(const std::string& path);
 
   StateOptions options_;
+  std::mutex emitMutex_;  // --emit=llvm: kernels compile on any thread
   // This state's devices, random generator, thread pool handle and pass
   // context (everything that used to be process-wide).
   rt::Context context_;

@@ -75,20 +75,28 @@ int main(int argc, char** argv) {
                "Runs FILE.nn with ARGS in argv, or starts the REPL when no FILE is given.",
                "nn"};
   app.footer("Environment: NN_PATH=dir1:dir2 adds module search folders.");
-  std::string code, mode = "graph", emit, printAfter, schedule = "auto", check, fusion = "off";
-  bool version = false, printAfterAll = false, explainRecompile = false, stats = false;
+  std::string code, mode = "graph", emit, printAfter, schedule = "auto", check, fusion, jit = "on";
+  bool version = false, printAfterAll = false, explainRecompile = false, stats = false, explainJit = false;
   app.add_option("-c", code, "Run CODE as a script");
   app.add_option("--mode", mode, "Execution mode")->check(CLI::IsMember({"eager", "graph"}));
   app.add_option("--schedule", schedule,
                  "Graph mode: run independent operations in parallel where it pays (auto), wherever possible "
                  "(parallel), or in program order (serial)")
       ->check(CLI::IsMember({"auto", "parallel", "serial"}));
-  app.add_option("--fusion", fusion, "Graph mode: run chains of elementwise operations as one fused node over cache-sized tiles (on) or op by op (off, the default)")
+  app.add_option("--jit", jit, "Graph mode: compile fused elementwise chains to native code with LLVM (on, the default) or not (off)")
       ->check(CLI::IsMember({"on", "off"}));
+  app.add_option("--fusion", fusion,
+                 "Graph mode: run chains of elementwise operations as one fused node (on) or op by op (off); "
+                 "by default on with the JIT, off without it (fused nodes the JIT does not compile run op by op "
+                 "over cache-sized tiles)")
+      ->check(CLI::IsMember({"on", "off"}));
+  app.add_flag("--explain-jit", explainJit, "Graph mode: say at each fused node the JIT does not compile why");
   app.add_option("--check", check, "Run FILE in graph and eager mode and report the first value that differs")
       ->check(CLI::IsMember({"eager"}));
-  app.add_option("--emit", emit, "Print a pipeline stage of FILE instead of running it")
-      ->check(CLI::IsMember({"tokens", "ast", "ir", "ir-opt"}));
+  app.add_option("--emit", emit,
+                 "Print a pipeline stage of FILE instead of running it; llvm: run FILE in graph mode and print the "
+                 "optimised LLVM IR of each fused kernel as the JIT compiles it")
+      ->check(CLI::IsMember({"tokens", "ast", "ir", "ir-opt", "llvm"}));
   app.add_option("--print-ir-after", printAfter, "Print the IR after the named pass");
   app.add_flag("--print-ir-after-all", printAfterAll, "Print the IR after every pass");
   app.add_flag("--explain-recompile", explainRecompile, "Graph mode: say at the call site why a function is recompiled");
@@ -121,7 +129,10 @@ int main(int argc, char** argv) {
                      : schedule == "parallel" ? nn::rt::Schedule::Parallel
                                               : nn::rt::Schedule::Auto;
   options.stats = stats;
-  options.fusion = fusion == "on";
+  options.jit = jit == "on";
+  options.fusion = fusion.empty() ? options.jit : fusion == "on";
+  options.explainJit = explainJit;
+  options.emitLlvm = emit == "llvm";
   for (const std::string& w : warnings) {
     if (w.ends_with("lost-update")) options.warnLostUpdates = w == "lost-update";
     if (w.ends_with("fail-if-reached")) options.warnFailIfReached = w == "fail-if-reached";
@@ -133,11 +144,11 @@ int main(int argc, char** argv) {
   if (!code.empty() && options.argv.empty()) options.argv.push_back("-c");
   nn::State state(options, std::cout, std::cerr);
 
-  if (!emit.empty()) {
-    if (rest.empty()) {
-      std::cerr << "error: --emit needs a FILE\n";
-      return 1;
-    }
+  if (!emit.empty() && rest.empty()) {
+    std::cerr << "error: --emit needs a FILE\n";
+    return 1;
+  }
+  if (!emit.empty() && !options.emitLlvm) {
     nn::Stage stage = emit == "tokens" ? nn::Stage::Tokens
                       : emit == "ast"  ? nn::Stage::Ast
                       : emit == "ir"   ? nn::Stage::Ir

@@ -16,12 +16,15 @@
 //   # expect-error-graph: L:C: F   like expect-error, in graph mode only
 //   # expect-stderr: TEXT          stderr contains TEXT
 //   # expect-stderr-graph: TEXT    the same, in graph mode only (eager too)
-// MODE is eager, graph, parallel (graph mode with `--schedule parallel`:
-// every block with independent nodes runs on the thread pool, whether or
-// not that pays, so the parallel executor meets every script; and with
-// `--fusion on`, so every script also runs its elementwise chains fused),
-// or check: `nn --check eager --fusion on` (graph mode's output and
-// expectations, fused, and the report that both modes agree on every value).
+// MODE is eager; graph (the default graph mode: elementwise chains fused
+// and compiled to native code by the JIT); nojit (graph mode without the
+// JIT, op by op); parallel (graph mode with `--schedule parallel`: every
+// block with independent nodes runs on the thread pool, whether or not
+// that pays, so the parallel executor meets every script; and with
+// `--jit off --fusion on`, so fused nodes run op by op over tiles, the
+// path of nodes the JIT does not compile); or check: `nn --check eager`
+// (graph mode's output and expectations, JIT-compiled, and the report that
+// both modes agree on every value).
 // Usage: script_runner NN_BINARY MODE SCRIPT
 #include <algorithm>
 #include <iostream>
@@ -34,8 +37,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::string nn = argv[1], runMode = argv[2], script = argv[3];
-  bool check = runMode == "check", parallel = runMode == "parallel";
-  std::string mode = check || parallel ? "graph" : runMode;
+  bool check = runMode == "check", parallel = runMode == "parallel", nojit = runMode == "nojit";
+  std::string mode = check || parallel || nojit ? "graph" : runMode;
   std::vector<std::string> expected;
   std::string errorLoc, errorFragment, traceLoc;
   std::vector<std::string> flags, scriptArgs, stderrFragments;
@@ -79,8 +82,9 @@ int main(int argc, char** argv) {
     }
   }
   std::vector<std::string> args{nn, "--mode", mode};
-  if (check) args = {nn, "--check", "eager", "--fusion", "on"};
-  if (parallel) args = {nn, "--mode", "graph", "--schedule", "parallel", "--fusion", "on"};
+  if (check) args = {nn, "--check", "eager"};
+  if (parallel) args = {nn, "--mode", "graph", "--schedule", "parallel", "--jit", "off", "--fusion", "on"};
+  if (nojit) args = {nn, "--mode", "graph", "--jit", "off"};
   args.insert(args.end(), flags.begin(), flags.end());
   args.push_back(script);
   args.insert(args.end(), scriptArgs.begin(), scriptArgs.end());

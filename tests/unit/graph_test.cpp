@@ -37,7 +37,7 @@ const char* kTwoChains =
 TEST(ExecutionPlan, DependenciesLanesAndParallelism) {
   nn::SourceManager sm;
   auto g = parseText(sm, kTwoChains);
-  auto p = buildPlan(*g->functions()[0]->body(), nn::rt::testDevice(), kTwoWorkers);
+  auto p = buildPlan(*g->functions()[0]->body(), nn::rt::testDevice(), kTwoWorkers, {});
   ASSERT_EQ(p->nodes.size(), 6u);
   EXPECT_EQ(p->deps, (std::vector<uint32_t>{0, 0, 0, 2, 2, 3}));  // print: builtin + %0; last print: order edge too
   EXPECT_EQ(p->lane[0], Lane::Pool);
@@ -64,12 +64,12 @@ TEST(ExecutionPlan, ParallelWhenOverlapOutweighsHandOff) {
                      "  return %2\n"
                      "}\n");
   const nn::ir::Block& body = *g->functions()[0]->body();
-  auto p = buildPlan(body, nn::rt::testDevice(), kTwoWorkers);
+  auto p = buildPlan(body, nn::rt::testDevice(), kTwoWorkers, {});
   EXPECT_EQ(p->lane[0], Lane::Pool);
   EXPECT_GT(p->work[0], 20000.0);  // about a nanosecond per element
   EXPECT_TRUE(p->parallel);
-  EXPECT_FALSE(buildPlan(body, nn::rt::testDevice(), PoolFacts{1, [] { return 5000.0; }})->parallel);  // no second worker
-  EXPECT_FALSE(buildPlan(body, nn::rt::testDevice(), PoolFacts{2, [] { return 50000.0; }})->parallel);  // a slow hand-off
+  EXPECT_FALSE(buildPlan(body, nn::rt::testDevice(), PoolFacts{1, [] { return 5000.0; }}, {})->parallel);  // no second worker
+  EXPECT_FALSE(buildPlan(body, nn::rt::testDevice(), PoolFacts{2, [] { return 50000.0; }}, {})->parallel);  // a slow hand-off
 }
 
 // A kernel that splits itself over the cores (a large matmul) runs on the
@@ -83,7 +83,7 @@ TEST(ExecutionPlan, SelfSplittingKernelsStayOnTheMainLane) {
                      "  %2 = add %0, %1 : f32[64, 256]\n"
                      "  return %2\n"
                      "}\n");
-  auto p = buildPlan(*g->functions()[0]->body(), nn::rt::testDevice(), kTwoWorkers);
+  auto p = buildPlan(*g->functions()[0]->body(), nn::rt::testDevice(), kTwoWorkers, {});
   EXPECT_GT(p->work[0], 12.8e6 * 0.01);  // 12.8M multiply-adds
   if (omp_get_max_threads() > 1) {
     EXPECT_EQ(p->lane[0], Lane::Main);
@@ -104,7 +104,7 @@ TEST(ExecutionPlan, ChainIsNotParallel) {
                      "  %3 = add %2, %a : f32[4]\n"
                      "  return %3\n"
                      "}\n");
-  auto p = buildPlan(*g->functions()[0]->body(), nn::rt::testDevice(), kTwoWorkers);
+  auto p = buildPlan(*g->functions()[0]->body(), nn::rt::testDevice(), kTwoWorkers, {});
   EXPECT_FALSE(p->parallel);
   // mul by a literal, exp and add all run pre-resolved.
   for (size_t i = 1; i < 4; ++i) EXPECT_TRUE(p->fast[i]) << i;
@@ -120,7 +120,7 @@ TEST(ExecutionPlan, UntypedOpsAreNotPreResolved) {
                      "  %2 = make_tuple %0, %1 : tuple\n"
                      "  return %2\n"
                      "}\n");
-  auto p = buildPlan(*g->functions()[0]->body(), nn::rt::testDevice(), kTwoWorkers);
+  auto p = buildPlan(*g->functions()[0]->body(), nn::rt::testDevice(), kTwoWorkers, {});
   EXPECT_FALSE(p->fast[0]);
   EXPECT_FALSE(p->fast[1]);
 }

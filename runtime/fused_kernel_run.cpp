@@ -1,0 +1,104 @@
+// Runs a fused node through the native kernel the JIT compiled for it
+// (runtime/jit/jit.h): checks that each run-time operand is what the kernel
+// was compiled for (a number of the planned kind; a tensor of the planned
+// dtype and shape, on the plan's device, contiguous unless it is a single
+// value), takes a dying operand's buffer for the result where eager mode
+// would (fast_ops.cpp's rule) or allocates it, and runs the kernel over it,
+// split among the cores from kParallelThreshold elements up (by rows when
+// the kernel reads broadcast rows). Anything else returns false, and the
+// node runs op by op (fused_exec.cpp).
+#include <omp.h>
+
+#include <cstring>
+
+#include "runtime/fast_ops.h"
+#include "runtime/jit/jit.h"
+
+namespace nn::rt {
+
+namespace {
+
+bool hasShape(const Tensor& t, const ir::DimList& dims) {
+  if (static_cast<size_t>(t.ndim()) != dims.size()) return false;
+  for (size_t d = 0; d < dims.size(); ++d)
+    if (t.dim(static_cast<int>(d)) != dims[d].size) return false;
+  return true;
+}
+
+}  // namespace
+
+bool runFusedKernel(const FastOp& op, const ir::Node& n, Value* slots, uint64_t dying) {
+  std::call_once(op.fusedOnce, [&] { op.fused = op.jit->compileFused(n); });
+  const jit::FusedKernel* k = op.fused.get();
+  if (!k) return false;
+  size_t count = n.operands().size();
+  // Pointers to the operands' elements, and the numbers' 8 bytes.
+  void* inline_in[8];
+  int64_t inline_numbers[8];
+  std::vector<void*> heap_in;
+  std::vector<int64_t> heap_numbers;
+  void** in = inline_in;
+  int64_t* numbers = inline_numbers;
+  if (count > 8) {
+    heap_in.resize(count);
+    heap_numbers.resize(count);
+    in = heap_in.data();
+    numbers = heap_numbers.data();
+  }
+  for (size_t i = 0; i < count; ++i) {
+    const ir::Type& t = n.operand(i)->type();
+    const Value& v = slots[n.operand(i)->id()];
+    if (k->operands[i].access == jit::Access::Number) {
+      if (t.kind == ir::TypeKind::Float) {
+        if (!v.is(Kind::Float)) return false;
+        double d = v.asFloat();
+        std::memcpy(&numbers[i], &d, sizeof d);
+      } else {
+        if (!(t.kind == ir::TypeKind::Int ? v.is(Kind::Int) : v.is(Kind::Bool))) return false;
+        numbers[i] = v.asInt();
+      }
+      in[i] = &numbers[i];
+      continue;
+    }
+    if (!v.is(Kind::Tensor)) return false;
+    const Tensor& x = tensorOf(v);
+    if (x.dtype() != *t.dtype || &x.device() != op.device || !hasShape(x, *t.shape)) return false;
+    if (k->operands[i].access != jit::Access::Single && !x.isContiguous()) return false;
+    in[i] = x.bytes();
+  }
+  const ir::Type& type = n.result(0)->type();
+  Shape shape;
+  int64_t numel = 1;
+  for (const ir::Dim& d : *type.shape) {
+    shape.push_back(d.size);
+    numel *= d.size;
+  }
+  // A dying operand read element by element, of the result's dtype and held
+  // nowhere else, takes the result; its Value moves to the result's slot.
+  int reuse = -1;
+  for (size_t i = 0; i < count && i < ir::Node::kMaxDyingOperands && reuse < 0; ++i) {
+    if (!((dying >> i) & 1) || k->operands[i].access != jit::Access::Elementwise) continue;
+    const Value& v = slots[n.operand(i)->id()];
+    const Tensor& x = tensorOf(v);
+    if (x.dtype() == *type.dtype && v.useCount() == 1 && x.storage().use_count() == 1) reuse = static_cast<int>(i);
+  }
+  Tensor fresh;
+  if (reuse < 0) fresh = Tensor::empty(*type.dtype, shape, *op.device);
+  void* o = reuse < 0 ? fresh.bytes() : in[reuse];
+  int64_t total = k->cols > 0 ? numel / k->cols : numel;
+  if (numel < kParallelThreshold || total < 2) {
+    k->fn(in, o, 0, total);
+  } else {
+#pragma omp parallel
+    {
+      int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
+      int64_t lo = total * t / nt, hi = total * (t + 1) / nt;
+      if (lo < hi) k->fn(in, o, lo, hi);
+    }
+  }
+  if (reuse < 0) slots[n.result(0)->id()] = makeTensorValue(std::move(fresh));
+  else slots[n.result(0)->id()] = std::move(slots[n.operand(reuse)->id()]);
+  return true;
+}
+
+}  // namespace nn::rt

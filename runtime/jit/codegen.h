@@ -1,0 +1,67 @@
+// Inside the JIT: LLVM IR for a fused node (fused_codegen.cpp builds the
+// loop nest and the operand reads, elementwise_codegen.cpp one op on one
+// element), shared by the engine (engine.cpp). Includes LLVM headers: for
+// runtime/jit/ only.
+#pragma once
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/ir.h"
+#include "runtime/jit/jit.h"
+
+namespace nn::rt::jit {
+
+// One element of an IR value inside the loop: a tensor element of `dtype`
+// (bool as i1), or a Python number (i64 for int and bool, double for float).
+struct Element {
+  llvm::Value* value = nullptr;
+  bool number = false;
+  ir::DType dtype = ir::DType::F32;               // tensor elements
+  ir::ScalarKind kind = ir::ScalarKind::Float;    // numbers
+};
+
+// Emits the elementwise ops as the CPU kernels compute them.
+class ElementwiseEmitter {
+ public:
+  ElementwiseEmitter(llvm::IRBuilder<>& b, llvm::Module& m) : b_(b), m_(m) {}
+  // The element type of `dt` in registers (i1 for bool).
+  llvm::Type* typeOf(ir::DType dt);
+  // `x` as an element of `to`, as astype (a tensor) or as a number operand
+  // becomes a 0-d tensor of `to` (a Python number); null when the runtime
+  // never converts so (a float number to an integer dtype).
+  llvm::Value* convert(const Element& x, ir::DType to);
+  // Node `n` of a fused body on its operands' elements, or an element with
+  // a null value and `why` set when the runtime has no kernel for it or the
+  // JIT does not compile it.
+  Element emit(const ir::Node& n, const std::vector<Element>& in, std::string& why);
+
+ private:
+  Element binary(ir::Op op, const Element& x, const Element& y, ir::DType resultType, std::string& why);
+  Element unary(ir::Op op, const Element& x, ir::DType resultType, std::string& why);
+  Element where(const Element& c, const Element& x, const Element& y, ir::DType resultType, std::string& why);
+  llvm::Value* floatBinary(ir::Op op, llvm::Value* x, llvm::Value* y);
+  llvm::Value* intBinary(ir::Op op, llvm::Value* x, llvm::Value* y, ir::DType dt);
+  llvm::Value* floatUnary(ir::Op op, llvm::Value* x, std::string& why);
+  llvm::Value* compare(ir::Op op, llvm::Value* x, llvm::Value* y, ir::DType dt);
+  // A libm function of one or two arguments of x's type (expf or exp, ...).
+  llvm::Value* libm(const char* name, llvm::Value* x, llvm::Value* y = nullptr);
+  llvm::Value* intrinsic(llvm::Intrinsic::ID id, llvm::Value* x, llvm::Value* y = nullptr);
+  llvm::Constant* constant(llvm::Type* t, double v);
+
+  llvm::IRBuilder<>& b_;
+  llvm::Module& m_;
+};
+
+// A module holding one function `name(in, out, begin, end)` (FusedFn) for
+// fused node `n`, its operand reads in `kernel`; null with `why` when an op
+// or operand cannot be compiled.
+std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir::Node& n, const std::string& name,
+                                               FusedKernel& kernel, std::string& why);
+
+}  // namespace nn::rt::jit

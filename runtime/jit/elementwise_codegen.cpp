@@ -1,0 +1,376 @@
+// One elementwise op on one element, in LLVM IR, computing what the CPU
+// kernels compute (kernels_cpu_elementwise.cpp, kernels_cpu_math.cpp) after
+// the dispatch's conversions (tensor_ops.cpp tensorBinary/tensorUnary,
+// tensor_math.cpp mathUnary/mathBinary/whereOp): the same compute dtype,
+// the same order of floating-point operations (no reassociation, no FMA
+// contraction, no fast-math flags), the same NaN and signed-zero choices,
+// and the same libm functions for transcendental ops, so a fused kernel
+// and the op-by-op kernels agree bit for bit. Ops whose kernels can fail
+// (integer floor division, modulo and powers) and ops without a kernel for
+// the dtype are refused with a reason; the fused node then runs its ops
+// one by one, and they report the error.
+#include <cmath>
+
+#include "runtime/jit/codegen.h"
+
+#include <llvm/IR/Intrinsics.h>
+
+namespace nn::rt::jit {
+namespace {
+
+using ir::DType;
+using ir::Op;
+using ir::ScalarKind;
+
+bool isCompare(Op op) {
+  return op == Op::Lt || op == Op::Le || op == Op::Gt || op == Op::Ge || op == Op::Eq || op == Op::Ne;
+}
+
+// The ops mathUnary converts an integer or bool operand to f32 for.
+bool floatOnly(Op op) {
+  switch (op) {
+    case Op::Exp: case Op::Log: case Op::Sqrt: case Op::Rsqrt: case Op::Sin: case Op::Cos:
+    case Op::Tanh: case Op::Sigmoid: case Op::Gelu: case Op::Erf: case Op::Silu:
+    case Op::Softplus: return true;
+    default: return false;
+  }
+}
+
+bool isFloat(DType dt) { return dt == DType::F32 || dt == DType::F64; }
+
+}  // namespace
+
+llvm::Type* ElementwiseEmitter::typeOf(DType dt) {
+  llvm::LLVMContext& c = m_.getContext();
+  switch (dt) {
+    case DType::Bool: return llvm::Type::getInt1Ty(c);
+    case DType::I32: return llvm::Type::getInt32Ty(c);
+    case DType::I64: return llvm::Type::getInt64Ty(c);
+    case DType::F32: return llvm::Type::getFloatTy(c);
+    case DType::F64: return llvm::Type::getDoubleTy(c);
+  }
+  return nullptr;
+}
+
+llvm::Constant* ElementwiseEmitter::constant(llvm::Type* t, double v) { return llvm::ConstantFP::get(t, v); }
+
+llvm::Value* ElementwiseEmitter::convert(const Element& x, DType to) {
+  llvm::Type* t = typeOf(to);
+  if (x.number) {
+    // A number operand becomes a 0-d tensor of `to` (tensor_ops.cpp
+    // scalarTensor): bool tests asFloat() != 0, i32 truncates asInt(),
+    // floats convert through double.
+    if (x.kind == ScalarKind::Float) {
+      switch (to) {
+        case DType::Bool: return b_.CreateFCmpUNE(x.value, constant(x.value->getType(), 0.0));
+        case DType::F32: return b_.CreateFPTrunc(x.value, t);
+        case DType::F64: return x.value;
+        default: return nullptr;
+      }
+    }
+    switch (to) {
+      case DType::Bool: return b_.CreateICmpNE(x.value, b_.getInt64(0));
+      case DType::I32: return b_.CreateTrunc(x.value, t);
+      case DType::I64: return x.value;
+      case DType::F32: return b_.CreateFPTrunc(b_.CreateSIToFP(x.value, b_.getDoubleTy()), t);
+      case DType::F64: return b_.CreateSIToFP(x.value, t);
+    }
+    return nullptr;
+  }
+  // astype (kernel_loops.h convertValue): bool tests != 0; float to integer
+  // saturates with NaN as 0, which is LLVM's fptosi.sat.
+  DType from = x.dtype;
+  if (from == to) return x.value;
+  if (to == DType::Bool)
+    return isFloat(from) ? b_.CreateFCmpUNE(x.value, constant(x.value->getType(), 0.0))
+                         : b_.CreateICmpNE(x.value, llvm::ConstantInt::get(x.value->getType(), 0));
+  if (from == DType::Bool) return isFloat(to) ? b_.CreateUIToFP(x.value, t) : b_.CreateZExt(x.value, t);
+  if (isFloat(from) && isFloat(to)) return to == DType::F64 ? b_.CreateFPExt(x.value, t) : b_.CreateFPTrunc(x.value, t);
+  if (isFloat(from)) return b_.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {t, x.value->getType()}, {x.value});
+  if (isFloat(to)) return b_.CreateSIToFP(x.value, t);
+  return b_.CreateSExtOrTrunc(x.value, t);
+}
+
+llvm::Value* ElementwiseEmitter::intrinsic(llvm::Intrinsic::ID id, llvm::Value* x, llvm::Value* y) {
+  if (y) return b_.CreateBinaryIntrinsic(id, x, y);
+  return b_.CreateUnaryIntrinsic(id, x);
+}
+
+llvm::Value* ElementwiseEmitter::libm(const char* name, llvm::Value* x, llvm::Value* y) {
+  llvm::Type* t = x->getType();
+  std::string fn = std::string(name) + (t->isFloatTy() ? "f" : "");
+  std::vector<llvm::Type*> params(y ? 2 : 1, t);
+  llvm::FunctionCallee callee = m_.getOrInsertFunction(fn, llvm::FunctionType::get(t, params, false));
+  if (auto* f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
+    // errno is never read: the call is a pure function of its arguments.
+    f->setDoesNotAccessMemory();
+    f->setDoesNotThrow();
+  }
+  return y ? b_.CreateCall(callee, {x, y}) : b_.CreateCall(callee, {x});
+}
+
+llvm::Value* ElementwiseEmitter::floatBinary(Op op, llvm::Value* x, llvm::Value* y) {
+  llvm::Type* t = x->getType();
+  llvm::Value* zero = constant(t, 0.0);
+  switch (op) {
+    case Op::Add: return b_.CreateFAdd(x, y);
+    case Op::Sub: return b_.CreateFSub(x, y);
+    case Op::Mul: return b_.CreateFMul(x, y);
+    case Op::Div: return b_.CreateFDiv(x, y);
+    case Op::Pow: return intrinsic(llvm::Intrinsic::pow, x, y);
+    case Op::FloorDiv: {
+      // floorDivOf: Python's floor division, rounded as CPython does.
+      llvm::Value* mod = b_.CreateFRem(x, y);
+      llvm::Value* div = b_.CreateFDiv(b_.CreateFSub(x, mod), y);
+      llvm::Value* signsDiffer = b_.CreateXor(b_.CreateFCmpOLT(y, zero), b_.CreateFCmpOLT(mod, zero));
+      llvm::Value* adjust = b_.CreateAnd(b_.CreateFCmpUNE(mod, zero), signsDiffer);
+      div = b_.CreateSelect(adjust, b_.CreateFSub(div, constant(t, 1.0)), div);
+      llvm::Value* fl = intrinsic(llvm::Intrinsic::floor, div);
+      fl = b_.CreateSelect(b_.CreateFCmpOGT(b_.CreateFSub(div, fl), constant(t, 0.5)), b_.CreateFAdd(fl, constant(t, 1.0)), fl);
+      llvm::Value* quotient = b_.CreateFDiv(x, y);
+      llvm::Value* r = b_.CreateSelect(b_.CreateFCmpOEQ(div, zero), intrinsic(llvm::Intrinsic::copysign, zero, quotient), fl);
+      return b_.CreateSelect(b_.CreateFCmpOEQ(y, zero), quotient, r);
+    }
+    case Op::Mod: {
+      // modOf: the result takes the divisor's sign; NaN for a zero divisor.
+      llvm::Value* m = b_.CreateFRem(x, y);
+      llvm::Value* signsDiffer = b_.CreateXor(b_.CreateFCmpOLT(m, zero), b_.CreateFCmpOLT(y, zero));
+      m = b_.CreateSelect(b_.CreateAnd(b_.CreateFCmpUNE(m, zero), signsDiffer), b_.CreateFAdd(m, y), m);
+      m = b_.CreateSelect(b_.CreateFCmpOEQ(m, zero), intrinsic(llvm::Intrinsic::copysign, zero, y), m);
+      return b_.CreateSelect(b_.CreateFCmpOEQ(y, zero), llvm::ConstantFP::getNaN(t), m);
+    }
+    case Op::Maximum:
+    case Op::Minimum: {
+      // NaN propagates (the first operand's when both are NaN).
+      llvm::Value* pick = op == Op::Maximum ? b_.CreateFCmpOGT(x, y) : b_.CreateFCmpOLT(x, y);
+      llvm::Value* r = b_.CreateSelect(pick, x, y);
+      r = b_.CreateSelect(b_.CreateFCmpUNO(y, y), y, r);
+      return b_.CreateSelect(b_.CreateFCmpUNO(x, x), x, r);
+    }
+    default: return nullptr;
+  }
+}
+
+llvm::Value* ElementwiseEmitter::intBinary(Op op, llvm::Value* x, llvm::Value* y, DType dt) {
+  llvm::Type* t = x->getType();
+  bool boolean = dt == DType::Bool;
+  switch (op) {
+    case Op::Add: return boolean ? nullptr : b_.CreateAdd(x, y);
+    case Op::Sub: return boolean ? nullptr : b_.CreateSub(x, y);
+    case Op::Mul: return boolean ? nullptr : b_.CreateMul(x, y);
+    case Op::BitAnd: case Op::LogicalAnd: return b_.CreateAnd(x, y);
+    case Op::BitOr: case Op::LogicalOr: return b_.CreateOr(x, y);
+    case Op::BitXor: return b_.CreateXor(x, y);
+    case Op::Maximum: return b_.CreateSelect(boolean ? b_.CreateICmpUGT(x, y) : b_.CreateICmpSGT(x, y), x, y);
+    case Op::Minimum: return b_.CreateSelect(boolean ? b_.CreateICmpULT(x, y) : b_.CreateICmpSLT(x, y), x, y);
+    case Op::LShift:
+    case Op::RShift: {
+      if (boolean) return nullptr;
+      // Shifts by a negative count or by the width or more give 0 (or -1
+      // for a negative number shifted right), not LLVM's poison.
+      llvm::Value* bits = llvm::ConstantInt::get(t, t->getIntegerBitWidth());
+      llvm::Value* outOfRange = b_.CreateICmpUGE(y, bits);  // negative counts are huge unsigned
+      llvm::Value* zero = llvm::ConstantInt::get(t, 0);
+      if (op == Op::LShift) return b_.CreateSelect(outOfRange, zero, b_.CreateShl(x, y));
+      llvm::Value* fill = b_.CreateSelect(b_.CreateICmpSLT(x, zero), llvm::ConstantInt::getSigned(t, -1), zero);
+      return b_.CreateSelect(outOfRange, fill, b_.CreateAShr(x, y));
+    }
+    default: return nullptr;
+  }
+}
+
+llvm::Value* ElementwiseEmitter::compare(Op op, llvm::Value* x, llvm::Value* y, DType dt) {
+  using P = llvm::CmpInst::Predicate;
+  P p;
+  if (isFloat(dt)) {
+    // Ordered, except != (true when either is NaN), as C++ compares.
+    switch (op) {
+      case Op::Lt: p = P::FCMP_OLT; break;
+      case Op::Le: p = P::FCMP_OLE; break;
+      case Op::Gt: p = P::FCMP_OGT; break;
+      case Op::Ge: p = P::FCMP_OGE; break;
+      case Op::Eq: p = P::FCMP_OEQ; break;
+      default: p = P::FCMP_UNE; break;
+    }
+    return b_.CreateFCmp(p, x, y);
+  }
+  bool u = dt == DType::Bool;
+  switch (op) {
+    case Op::Lt: p = u ? P::ICMP_ULT : P::ICMP_SLT; break;
+    case Op::Le: p = u ? P::ICMP_ULE : P::ICMP_SLE; break;
+    case Op::Gt: p = u ? P::ICMP_UGT : P::ICMP_SGT; break;
+    case Op::Ge: p = u ? P::ICMP_UGE : P::ICMP_SGE; break;
+    case Op::Eq: p = P::ICMP_EQ; break;
+    default: p = P::ICMP_NE; break;
+  }
+  return b_.CreateICmp(p, x, y);
+}
+
+llvm::Value* ElementwiseEmitter::floatUnary(Op op, llvm::Value* x, std::string& why) {
+  llvm::Type* t = x->getType();
+  bool f32 = t->isFloatTy();
+  llvm::Value* one = constant(t, 1.0);
+  llvm::Value* zero = constant(t, 0.0);
+  auto expNeg = [&] { return intrinsic(llvm::Intrinsic::exp, b_.CreateFNeg(x)); };
+  switch (op) {
+    case Op::Exp: return intrinsic(llvm::Intrinsic::exp, x);
+    case Op::Log: return intrinsic(llvm::Intrinsic::log, x);
+    case Op::Sqrt: return intrinsic(llvm::Intrinsic::sqrt, x);
+    case Op::Rsqrt: return b_.CreateFDiv(one, intrinsic(llvm::Intrinsic::sqrt, x));
+    case Op::Sin: return intrinsic(llvm::Intrinsic::sin, x);
+    case Op::Cos: return intrinsic(llvm::Intrinsic::cos, x);
+    case Op::Tanh: return libm("tanh", x);
+    case Op::Sigmoid: return b_.CreateFDiv(one, b_.CreateFAdd(one, expNeg()));
+    case Op::Gelu: {
+      // 0.5 * x * (1 + erf(x / sqrt(2))), sqrt(2) rounded in the dtype.
+      llvm::Value* root2 = f32 ? constant(t, std::sqrt(2.0f)) : constant(t, std::sqrt(2.0));
+      llvm::Value* e = libm("erf", b_.CreateFDiv(x, root2));
+      return b_.CreateFMul(b_.CreateFMul(constant(t, 0.5), x), b_.CreateFAdd(one, e));
+    }
+    case Op::Erf: return libm("erf", x);
+    case Op::Silu: return b_.CreateFDiv(x, b_.CreateFAdd(one, expNeg()));
+    case Op::Softplus:
+      return b_.CreateSelect(b_.CreateFCmpOGT(x, constant(t, 20.0)), x,
+                             libm("log1p", intrinsic(llvm::Intrinsic::exp, x)));
+    case Op::Floor: return intrinsic(llvm::Intrinsic::floor, x);
+    case Op::Ceil: return intrinsic(llvm::Intrinsic::ceil, x);
+    case Op::Round: return intrinsic(llvm::Intrinsic::nearbyint, x);  // halves to even
+    case Op::Abs: return intrinsic(llvm::Intrinsic::fabs, x);
+    case Op::Sign: {
+      llvm::Value* s = b_.CreateSelect(b_.CreateFCmpOGT(x, zero), one,
+                                       b_.CreateSelect(b_.CreateFCmpOLT(x, zero), constant(t, -1.0), zero));
+      return b_.CreateSelect(b_.CreateFCmpUNO(x, x), x, s);
+    }
+    case Op::Relu:
+      return b_.CreateSelect(b_.CreateFCmpUNO(x, x), x, b_.CreateSelect(b_.CreateFCmpOGT(x, zero), x, zero));
+    case Op::IsNan: return b_.CreateFCmpUNO(x, x);
+    case Op::Neg: return b_.CreateFNeg(x);
+    case Op::Pos: return x;
+    default:
+      why = std::string(ir::opInfo(op).name) + " has no kernel for floating-point tensors";
+      return nullptr;
+  }
+}
+
+Element ElementwiseEmitter::binary(Op op, const Element& x, const Element& y, DType resultType, std::string& why) {
+  auto fail = [&](const std::string& reason) {
+    why = reason;
+    return Element{};
+  };
+  auto kindOf = [](const Element& e) { return e.kind; };
+  if (op == Op::LogicalAnd || op == Op::LogicalOr) {
+    // Both operands as bools (mathBinary), then & or |.
+    if (resultType != DType::Bool) return fail("logical op of a non-bool result");
+    llvm::Value* r = intBinary(op, convert(x, DType::Bool), convert(y, DType::Bool), DType::Bool);
+    return Element{r, false, DType::Bool};
+  }
+  if (x.number && y.number) return fail("an op of two numbers");
+  DType common = !x.number && !y.number ? ir::promote(x.dtype, y.dtype)
+                 : !x.number            ? ir::promoteWithScalar(x.dtype, kindOf(y))
+                                        : ir::promoteWithScalar(y.dtype, kindOf(x));
+  bool cmp = isCompare(op);
+  DType compute = common;
+  if (op == Op::Div && !isFloat(common)) compute = DType::F32;
+  if (!cmp && compute == DType::Bool &&
+      (op == Op::Add || op == Op::Sub || op == Op::Mul || op == Op::FloorDiv || op == Op::Mod || op == Op::Pow))
+    compute = DType::I64;  // True + True == 2
+  DType out = cmp ? DType::Bool : compute;
+  if (out != resultType)
+    return fail(std::string(ir::opInfo(op).name) + "'s result type differs from the kernel's (" +
+                ir::dtypeName(resultType) + ", not " + ir::dtypeName(out) + ")");
+  llvm::Value* a = convert(x, compute);
+  llvm::Value* b = convert(y, compute);
+  if (!a || !b) return fail(std::string("a float number operand of an integer ") + ir::opInfo(op).name);
+  llvm::Value* r = nullptr;
+  if (cmp) r = compare(op, a, b, compute);
+  else if (isFloat(compute)) r = floatBinary(op, a, b);
+  else if (op == Op::FloorDiv || op == Op::Mod || op == Op::Pow)
+    return fail(std::string("integer ") + ir::opInfo(op).name + " can fail (a zero divisor or negative power): it runs unfused");
+  else r = intBinary(op, a, b, compute);
+  if (!r) return fail(std::string(ir::opInfo(op).name) + " has no kernel for " + ir::dtypeName(compute));
+  return Element{r, false, out};
+}
+
+Element ElementwiseEmitter::unary(Op op, const Element& x, DType resultType, std::string& why) {
+  auto fail = [&](const std::string& reason) {
+    why = reason;
+    return Element{};
+  };
+  if (x.number) return fail(std::string(ir::opInfo(op).name) + " of a number");
+  DType compute = x.dtype;
+  bool math = op != Op::Neg && op != Op::Pos && op != Op::Invert;
+  if (math) {
+    // mathUnary's conversions.
+    if (op == Op::LogicalNot) compute = DType::Bool;
+    else if (floatOnly(op) && !isFloat(compute)) compute = DType::F32;
+    else if (compute == DType::Bool && op != Op::IsNan) compute = DType::I64;
+  }
+  DType out = op == Op::IsNan || op == Op::LogicalNot ? DType::Bool : compute;
+  if (out != resultType) return fail(std::string(ir::opInfo(op).name) + "'s result type differs from the kernel's");
+  llvm::Value* a = convert(x, compute);
+  llvm::Value* r = nullptr;
+  llvm::Type* t = a->getType();
+  if (isFloat(compute)) {
+    if (op == Op::Invert) return fail("~ has no kernel for floating-point tensors");
+    r = floatUnary(op, a, why);
+  } else if (compute == DType::Bool) {
+    if (op == Op::LogicalNot || op == Op::Invert) r = b_.CreateNot(a);
+    else why = std::string(ir::opInfo(op).name) + " has no kernel for bool tensors";
+  } else {
+    llvm::Value* zero = llvm::ConstantInt::get(t, 0);
+    switch (op) {
+      case Op::Neg: r = b_.CreateNeg(a); break;
+      case Op::Pos: case Op::Floor: case Op::Ceil: case Op::Round: r = a; break;
+      case Op::Invert: r = b_.CreateNot(a); break;
+      case Op::Abs: r = b_.CreateSelect(b_.CreateICmpSLT(a, zero), b_.CreateNeg(a), a); break;
+      case Op::Sign:
+        r = b_.CreateSub(b_.CreateZExt(b_.CreateICmpSGT(a, zero), t), b_.CreateZExt(b_.CreateICmpSLT(a, zero), t));
+        break;
+      case Op::Relu: r = b_.CreateSelect(b_.CreateICmpSGT(a, zero), a, zero); break;
+      case Op::IsNan: r = b_.getFalse(); break;
+      default: why = std::string(ir::opInfo(op).name) + " has no kernel for integer tensors"; break;
+    }
+  }
+  if (!r) return Element{};
+  return Element{r, false, out};
+}
+
+Element ElementwiseEmitter::where(const Element& c, const Element& x, const Element& y, DType resultType,
+                                  std::string& why) {
+  // whereOp: a number operand first becomes a tensor of its own dtype
+  // (bool, i64, f32), then everything converts to the common dtype.
+  auto natural = [&](const Element& e) -> Element {
+    if (!e.number) return e;
+    DType dt = e.kind == ScalarKind::Bool ? DType::Bool : e.kind == ScalarKind::Int ? DType::I64 : DType::F32;
+    return Element{convert(e, dt), false, dt};
+  };
+  auto kindOf = [](const Element& e) { return e.kind; };
+  Element xn = natural(x), yn = natural(y);
+  DType dt = !x.number && !y.number ? ir::promote(x.dtype, y.dtype)
+             : !x.number            ? ir::promoteWithScalar(x.dtype, kindOf(y))
+             : !y.number            ? ir::promoteWithScalar(y.dtype, kindOf(x))
+                                    : ir::promote(xn.dtype, yn.dtype);
+  if (dt != resultType) {
+    why = "where's result type differs from the kernel's";
+    return Element{};
+  }
+  llvm::Value* cond = convert(natural(c), DType::Bool);
+  return Element{b_.CreateSelect(cond, convert(xn, dt), convert(yn, dt)), false, dt};
+}
+
+Element ElementwiseEmitter::emit(const ir::Node& n, const std::vector<Element>& in, std::string& why) {
+  const ir::Type& type = n.result(0)->type();
+  if (!type.dtype) {
+    why = std::string(n.info().name) + " has no known dtype";
+    return Element{};
+  }
+  DType rt = *type.dtype;
+  Op op = n.op();
+  if (op == Op::Where && in.size() == 3) return where(in[0], in[1], in[2], rt, why);
+  if (in.size() == 2) return binary(op, in[0], in[1], rt, why);
+  if (in.size() == 1) return unary(op, in[0], rt, why);
+  why = std::string(n.info().name) + " with " + std::to_string(in.size()) + " operands";
+  return Element{};
+}
+
+}  // namespace nn::rt::jit

@@ -1,0 +1,87 @@
+// The LLVM JIT's interface to the rest of the runtime, free of LLVM types:
+// a per-state engine (LLVM 14 ORC LLJIT for the host CPU) that compiles the
+// body of a `fused` node (passes/fuse_elementwise.cpp) into one native,
+// vectorised loop over the output's elements. Only runtime/jit/ includes
+// LLVM headers.
+//
+// A kernel is compiled for the operands' static types: each tensor operand
+// has its IR dtype and shape and contiguous storage, broadcast to the
+// output's shape as its shape implies; the caller checks that the run-time
+// operands are so (FusedKernel::operands) and otherwise runs the fused node
+// another way. The kernel computes exactly what the runtime's kernels
+// compute op by op — the same dtype promotion, conversions, NaN and
+// signed-zero handling and the same libm calls — so fused and unfused runs
+// agree bit for bit.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/ir.h"
+
+namespace nn::rt::jit {
+
+// How a kernel reads one operand for the output element (row r, column j).
+enum class Access : uint8_t {
+  Elementwise,  // a tensor of the output's shape: its element r * cols + j
+  Single,       // one value (all dimensions 1), broadcast everywhere
+  Rows,         // a tensor broadcast along some dimensions: r * rowStride + j * colStep
+  Number,       // a Python number: 8 bytes, int64 (int, bool) or double (float)
+};
+
+struct OperandAccess {
+  Access access = Access::Elementwise;
+  int64_t rowStride = 0, colStep = 0;  // Rows only
+};
+
+// in: one pointer per operand (a tensor's first element, or the number's
+// 8 bytes); out: the contiguous result. By elements: [begin, end) are flat
+// indices of the output; by rows (FusedKernel::cols > 0): row indices.
+using FusedFn = void (*)(void* const* in, void* out, int64_t begin, int64_t end);
+
+struct FusedKernel {
+  FusedFn fn = nullptr;
+  int64_t cols = 0;  // > 0: the kernel runs by rows of this many elements
+  std::vector<OperandAccess> operands;
+  double compileMillis = 0;
+};
+
+struct EngineStats {
+  uint64_t kernels = 0;
+  double compileMillis = 0;
+};
+
+// What the engine tells its user as it compiles (either may be empty).
+struct EngineHooks {
+  // Why fused node n is not compiled (--explain-jit).
+  std::function<void(const ir::Node& n, const std::string& why)> notCompiled;
+  // The optimised LLVM IR of n's new kernel (--emit=llvm).
+  std::function<void(const ir::Node& n, const std::string& llvm)> compiled;
+};
+
+class Engine {
+ public:
+  // An engine for the host CPU, or null with the reason in `error`.
+  static std::unique_ptr<Engine> create(EngineHooks hooks, std::string& error);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // The native kernel of fused node `n`, or null (the hooks are told why:
+  // the first op or operand it cannot compile). Thread-safe.
+  std::shared_ptr<const FusedKernel> compileFused(const ir::Node& n);
+  // The optimised LLVM IR of n's kernel (--emit=llvm), or "" with `why`.
+  std::string llvmText(const ir::Node& n, std::string& why);
+  EngineStats stats() const;
+
+ private:
+  struct Impl;
+  std::shared_ptr<const FusedKernel> compile(const ir::Node& n, std::string& why);
+  explicit Engine(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace nn::rt::jit
