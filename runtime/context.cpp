@@ -19,7 +19,7 @@ Context::~Context() = default;
 
 jit::Engine* Context::jit() {
   if (!jitOn_) return nullptr;
-  std::call_once(jitOnce_, [this] { jit_ = jit::Engine::create(jitHooks, jitError_); });
+  std::call_once(jitOnce_, [this] { jit_ = jit::Engine::create(jitOptions, jitError_); });
   return jit_.get();
 }
 

@@ -55,8 +55,8 @@ class Context {
   // The engine if it was made (asks for nothing).
   jit::Engine* jitIfMade() const { return jit_.get(); }
   const std::string& jitError() const { return jitError_; }
-  // What the engine reports as it compiles (set before its first use).
-  jit::EngineHooks jitHooks;
+  // The engine's hooks and cache (set before its first use).
+  jit::EngineOptions jitOptions;
 
  private:
   CpuDevice cpu_;

@@ -51,8 +51,10 @@ State::State(StateOptions options, std::ostream& out, std::ostream& err)
   interp_->setSchedule(options_.schedule);
   context_.passes().fuse = options_.mode == ExecMode::Graph && options_.fusion;
   context_.setJit(options_.mode == ExecMode::Graph && options_.jit);
+  if (options_.jitCache)
+    context_.jitOptions.cacheDir = options_.jitCacheDir.empty() ? rt::jit::defaultCacheDir() : options_.jitCacheDir;
   if (options_.explainJit)
-    context_.jitHooks.notCompiled = [this](const ir::Node& n, const std::string& why) {
+    context_.jitOptions.notCompiled = [this](const ir::Node& n, const std::string& why) {
       Diagnostic d;
       d.severity = Severity::Note;
       d.loc = n.loc();
@@ -60,7 +62,7 @@ State::State(StateOptions options, std::ostream& out, std::ostream& err)
       interp_->warnOnce(d);
     };
   if (options_.emitLlvm)
-    context_.jitHooks.compiled = [this](const ir::Node& n, const std::string& llvm) {
+    context_.jitOptions.compiled = [this](const ir::Node& n, const std::string& llvm) {
       std::lock_guard<std::mutex> lock(emitMutex_);
       out_ << "; the fused kernel of " << formatLoc(sm_, n.loc()) << "\n" << llvm;
     };
@@ -125,8 +127,9 @@ void State::printStats() {
        << " nodes on the pool\n";
   if (rt::jit::Engine* jit = context_.jitIfMade()) {
     rt::jit::EngineStats js = jit->stats();
-    err_ << "stats: jit compiled " << js.kernels << " fused kernels in " << std::fixed << std::setprecision(1)
-         << js.compileMillis << " ms\n" << std::defaultfloat;
+    err_ << "stats: jit compiled " << js.kernels << " fused kernels, loaded " << js.cached
+         << " from the cache, shared " << js.shared << ", in " << std::fixed << std::setprecision(1) << js.compileMillis
+         << " ms\n" << std::defaultfloat;
   }
   err_ << "stats: tensor memory peak " << context_.cpu().allocator().peakBytes() << " bytes\n";
 }

@@ -50,6 +50,10 @@ struct StateOptions {
   // with the JIT on.
   bool fusion = true;
   bool jit = true;
+  // Keep compiled kernels for later runs (runtime/jit/object_cache.h), in
+  // jitCacheDir ("": $XDG_CACHE_HOME/nn or ~/.cache/nn).
+  bool jitCache = true;
+  std::string jitCacheDir;
   // Graph mode: a note at each fused node the JIT does not compile.
   bool explainJit = false;
   // Graph mode: print each fused kernel's optimised LLVM IR to the output

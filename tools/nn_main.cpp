@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
                "Runs FILE.nn with ARGS in argv, or starts the REPL when no FILE is given.",
                "nn"};
   app.footer("Environment: NN_PATH=dir1:dir2 adds module search folders.");
-  std::string code, mode = "graph", emit, printAfter, schedule = "auto", check, fusion, jit = "on";
+  std::string code, mode = "graph", emit, printAfter, schedule = "auto", check, fusion, jit = "on", jitCache = "on";
   bool version = false, printAfterAll = false, explainRecompile = false, stats = false, explainJit = false;
   app.add_option("-c", code, "Run CODE as a script");
   app.add_option("--mode", mode, "Execution mode")->check(CLI::IsMember({"eager", "graph"}));
@@ -89,6 +89,10 @@ int main(int argc, char** argv) {
                  "Graph mode: run chains of elementwise operations as one fused node (on) or op by op (off); "
                  "by default on with the JIT, off without it (fused nodes the JIT does not compile run op by op "
                  "over cache-sized tiles)")
+      ->check(CLI::IsMember({"on", "off"}));
+  app.add_option("--jit-cache", jitCache,
+                 "Graph mode: keep compiled kernels in $XDG_CACHE_HOME/nn (default ~/.cache/nn) for later runs (on, "
+                 "the default) or not (off)")
       ->check(CLI::IsMember({"on", "off"}));
   app.add_flag("--explain-jit", explainJit, "Graph mode: say at each fused node the JIT does not compile why");
   app.add_option("--check", check, "Run FILE in graph and eager mode and report the first value that differs")
@@ -132,6 +136,7 @@ int main(int argc, char** argv) {
   options.jit = jit == "on";
   options.fusion = fusion.empty() ? options.jit : fusion == "on";
   options.explainJit = explainJit;
+  options.jitCache = jitCache == "on";
   options.emitLlvm = emit == "llvm";
   for (const std::string& w : warnings) {
     if (w.ends_with("lost-update")) options.warnLostUpdates = w == "lost-update";

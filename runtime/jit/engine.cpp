@@ -1,49 +1,96 @@
 // The JIT engine (jit.h): one LLVM 14 ORC LLJIT per interpreter state, for
 // the host CPU (its target machine and features: AVX2 and FMA on these
-// machines). A kernel's module goes through LLVM's O3 pipeline (loop and
-// SLP vectorisation for the host's vector width) and into the JIT's main
-// library, whose symbols resolve against this process (libm's expf, tanh,
-// ...). Each kernel gets a fresh LLVMContext, so compiling never shares
-// LLVM state with another thread's modules; the engine itself is used
-// under one mutex. LLVM reports errors as values (llvm::Error), never as
-// exceptions; every one becomes a reason string here.
+// machines).
+//
+// A kernel's module is keyed by a SHA-1 of its unoptimised IR (which holds
+// the target CPU and features) and of the engine's fingerprint (LLVM's
+// version, the optimisation settings, nn's version). A key already loaded
+// in this engine reuses that code; a key in the persistent cache
+// (object_cache.h) loads the stored object; otherwise the module goes
+// through LLVM's O3 pipeline (loop and SLP vectorisation for the host's
+// vector width) and the target machine's code generator, and the object
+// is stored for later runs. Objects go into the JIT's main library, whose
+// symbols resolve against this process (libm's expf, tanh, ...).
+//
+// Each kernel gets a fresh LLVMContext; the engine is used under one mutex.
+// LLVM reports errors as values (llvm::Error), never as exceptions; each
+// one becomes a reason string here, and the node runs op by op.
+#include <llvm/ADT/StringExtras.h>
+#include <llvm/Config/llvm-config.h>
+#include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/Object/ObjectFile.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/SHA1.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
 #include <chrono>
 #include <mutex>
+#include <unordered_map>
 
 #include "runtime/jit/codegen.h"
+#include "runtime/jit/object_cache.h"
 
 namespace nn::rt::jit {
+namespace {
+
+// Bumped whenever the optimisation or code generation settings below
+// change, so that cached objects built the old way are never loaded.
+constexpr const char* kPipeline = "O3-nounroll-nointerleave-1";
+
+std::string message(llvm::Error e) { return llvm::toString(std::move(e)); }
+
+std::string printed(const llvm::Module& m) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  m.print(os, nullptr);
+  return os.str();
+}
+
+// Whether `bytes` is an object file that defines `symbol` (a cache entry
+// of the right key passed its checksum; this guards against anything else
+// reaching the JIT, where a bad object would poison the symbol).
+bool definesSymbol(const std::string& bytes, const std::string& symbol) {
+  auto object = llvm::object::ObjectFile::createObjectFile(llvm::MemoryBufferRef(bytes, symbol));
+  if (!object) {
+    llvm::consumeError(object.takeError());
+    return false;
+  }
+  for (const llvm::object::SymbolRef& s : (*object)->symbols()) {
+    auto name = s.getName();
+    if (!name) {
+      llvm::consumeError(name.takeError());
+      continue;
+    }
+    if (*name == symbol) return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 struct Engine::Impl {
   std::unique_ptr<llvm::orc::LLJIT> lljit;
   std::unique_ptr<llvm::TargetMachine> machine;
-  EngineHooks hooks;
+  EngineOptions options;
+  std::unique_ptr<ObjectCache> cache;
+  std::string fingerprint;
+  std::unordered_map<std::string, FusedFn> loaded;  // by key
   mutable std::mutex mutex;
-  uint64_t next = 0;
   EngineStats stats;
 
-  // n's kernel module for the host, optimised; null with `why`.
-  std::unique_ptr<llvm::Module> build(llvm::LLVMContext& ctx, const ir::Node& n, const std::string& name,
-                                      FusedKernel& kernel, std::string& why) {
-    std::unique_ptr<llvm::Module> m = buildFusedModule(ctx, n, name, kernel, why);
-    if (!m) return nullptr;
-    m->setDataLayout(machine->createDataLayout());
-    m->setTargetTriple(machine->getTargetTriple().str());
-    for (llvm::Function& f : *m) {
+  void prepare(llvm::Module& m) {
+    m.setDataLayout(machine->createDataLayout());
+    m.setTargetTriple(machine->getTargetTriple().str());
+    for (llvm::Function& f : m) {
       if (f.isDeclaration()) continue;
       f.addFnAttr("target-cpu", machine->getTargetCPU());
       f.addFnAttr("target-features", machine->getTargetFeatureString());
     }
-    optimize(*m);
-    return m;
   }
 
   void optimize(llvm::Module& m) {
@@ -67,18 +114,23 @@ struct Engine::Impl {
     builder.crossRegisterProxies(lam, fam, cgam, mam);
     builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(m, mam);
   }
+
+  // Machine code for `m`, or "" with `why`.
+  std::string codegen(llvm::Module& m, std::string& why) {
+    llvm::orc::SimpleCompiler compiler(*machine);
+    auto object = compiler(m);
+    if (!object) {
+      why = "LLVM: " + message(object.takeError());
+      return "";
+    }
+    return (*object)->getBuffer().str();
+  }
 };
-
-namespace {
-
-std::string message(llvm::Error e) { return llvm::toString(std::move(e)); }
-
-}  // namespace
 
 Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Engine::~Engine() = default;
 
-std::unique_ptr<Engine> Engine::create(EngineHooks hooks, std::string& error) {
+std::unique_ptr<Engine> Engine::create(EngineOptions options, std::string& error) {
   // Registering the host target is idempotent and internally synchronised.
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
@@ -89,7 +141,6 @@ std::unique_ptr<Engine> Engine::create(EngineHooks hooks, std::string& error) {
   }
   host->setCodeGenOptLevel(llvm::CodeGenOpt::Aggressive);
   auto impl = std::make_unique<Impl>();
-  impl->hooks = std::move(hooks);
   auto machine = host->createTargetMachine();
   if (!machine) {
     error = message(machine.takeError());
@@ -109,56 +160,68 @@ std::unique_ptr<Engine> Engine::create(EngineHooks hooks, std::string& error) {
     return nullptr;
   }
   impl->lljit->getMainJITDylib().addGenerator(std::move(*process));
+  impl->fingerprint = std::string("nn " NN_VERSION "; LLVM " LLVM_VERSION_STRING "; ") + kPipeline;
+  if (!options.cacheDir.empty()) impl->cache = std::make_unique<ObjectCache>(options.cacheDir, options.cacheMaxBytes);
+  impl->options = std::move(options);
   return std::unique_ptr<Engine>(new Engine(std::move(impl)));
 }
 
 std::shared_ptr<const FusedKernel> Engine::compileFused(const ir::Node& n) {
   std::string why;
   std::shared_ptr<const FusedKernel> kernel = compile(n, why);
-  if (!kernel && impl_->hooks.notCompiled) impl_->hooks.notCompiled(n, why);
+  if (!kernel && impl_->options.notCompiled) impl_->options.notCompiled(n, why);
   return kernel;
 }
 
 std::shared_ptr<const FusedKernel> Engine::compile(const ir::Node& n, std::string& why) {
   auto start = std::chrono::steady_clock::now();
   std::lock_guard<std::mutex> lock(impl_->mutex);
-  std::string name = "nn_fused_" + std::to_string(impl_->next++);
-  auto ctx = std::make_unique<llvm::LLVMContext>();
+  llvm::LLVMContext ctx;
   auto kernel = std::make_shared<FusedKernel>();
-  std::unique_ptr<llvm::Module> m = impl_->build(*ctx, n, name, *kernel, why);
+  std::unique_ptr<llvm::Module> m = buildFusedModule(ctx, n, "nn_fused", *kernel, why);
   if (!m) return nullptr;
-  if (impl_->hooks.compiled) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    m->print(os, nullptr);
-    impl_->hooks.compiled(n, os.str());
+  impl_->prepare(*m);
+  llvm::SHA1 sha;
+  sha.update(printed(*m));
+  sha.update(impl_->fingerprint);
+  std::string key = llvm::toHex(sha.final(), true);
+  auto finish = [&](FusedFn fn) {
+    kernel->fn = fn;
+    kernel->compileMillis = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    impl_->stats.compileMillis += kernel->compileMillis;
+    return kernel;
+  };
+  if (auto it = impl_->loaded.find(key); it != impl_->loaded.end()) {
+    ++impl_->stats.shared;
+    return finish(it->second);
   }
-  if (llvm::Error e = impl_->lljit->addIRModule(llvm::orc::ThreadSafeModule(std::move(m), std::move(ctx)))) {
+  std::string symbol = "nn_fused_" + key;
+  m->getFunction("nn_fused")->setName(symbol);
+  std::optional<std::string> object = impl_->cache ? impl_->cache->load(key) : std::nullopt;
+  if (object && !definesSymbol(*object, symbol)) object.reset();
+  bool cached = object.has_value();
+  if (!cached || impl_->options.compiled) {
+    impl_->optimize(*m);
+    if (impl_->options.compiled) impl_->options.compiled(n, printed(*m));
+  }
+  if (!cached) {
+    object = impl_->codegen(*m, why);
+    if (object->empty()) return nullptr;
+    if (impl_->cache) impl_->cache->store(key, *object);
+  }
+  if (llvm::Error e = impl_->lljit->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(*object, symbol))) {
     why = "LLVM: " + message(std::move(e));
     return nullptr;
   }
-  auto symbol = impl_->lljit->lookup(name);
-  if (!symbol) {
-    why = "LLVM: " + message(symbol.takeError());
+  auto address = impl_->lljit->lookup(symbol);
+  if (!address) {
+    why = "LLVM: " + message(address.takeError());
     return nullptr;
   }
-  kernel->fn = reinterpret_cast<FusedFn>(static_cast<uintptr_t>(symbol->getAddress()));
-  kernel->compileMillis = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  ++impl_->stats.kernels;
-  impl_->stats.compileMillis += kernel->compileMillis;
-  return kernel;
-}
-
-std::string Engine::llvmText(const ir::Node& n, std::string& why) {
-  std::lock_guard<std::mutex> lock(impl_->mutex);
-  llvm::LLVMContext ctx;
-  FusedKernel kernel;
-  std::unique_ptr<llvm::Module> m = impl_->build(ctx, n, "nn_fused", kernel, why);
-  if (!m) return "";
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  m->print(os, nullptr);
-  return os.str();
+  auto fn = reinterpret_cast<FusedFn>(static_cast<uintptr_t>(address->getAddress()));
+  impl_->loaded.emplace(key, fn);
+  ++(cached ? impl_->stats.cached : impl_->stats.kernels);
+  return finish(fn);
 }
 
 EngineStats Engine::stats() const {

@@ -50,31 +50,37 @@ struct FusedKernel {
 };
 
 struct EngineStats {
-  uint64_t kernels = 0;
-  double compileMillis = 0;
+  uint64_t kernels = 0;   // compiled here, LLVM's optimisation and code generation
+  uint64_t cached = 0;    // loaded from the persistent cache
+  uint64_t shared = 0;    // the code of an identical kernel already loaded
+  double compileMillis = 0;  // all of them
 };
 
-// What the engine tells its user as it compiles (either may be empty).
-struct EngineHooks {
+struct EngineOptions {
   // Why fused node n is not compiled (--explain-jit).
   std::function<void(const ir::Node& n, const std::string& why)> notCompiled;
   // The optimised LLVM IR of n's new kernel (--emit=llvm).
   std::function<void(const ir::Node& n, const std::string& llvm)> compiled;
+  // The persistent cache's directory (object_cache.h); "" for none.
+  std::string cacheDir;
+  uint64_t cacheMaxBytes = 64ull << 20;
 };
+
+// The persistent cache's default directory: $XDG_CACHE_HOME/nn, else
+// $HOME/.cache/nn; "" when neither is set.
+std::string defaultCacheDir();
 
 class Engine {
  public:
   // An engine for the host CPU, or null with the reason in `error`.
-  static std::unique_ptr<Engine> create(EngineHooks hooks, std::string& error);
+  static std::unique_ptr<Engine> create(EngineOptions options, std::string& error);
   ~Engine();
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
-  // The native kernel of fused node `n`, or null (the hooks are told why:
-  // the first op or operand it cannot compile). Thread-safe.
+  // The native kernel of fused node `n`, or null (the options' notCompiled
+  // is told why: the first op or operand it cannot compile). Thread-safe.
   std::shared_ptr<const FusedKernel> compileFused(const ir::Node& n);
-  // The optimised LLVM IR of n's kernel (--emit=llvm), or "" with `why`.
-  std::string llvmText(const ir::Node& n, std::string& why);
   EngineStats stats() const;
 
  private:
