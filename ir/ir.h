@@ -77,6 +77,20 @@ bool opFromName(std::string_view name, Op& out);
 inline bool hasTrait(Op op, Trait t) { return (opInfo(op).traits & t) != 0; }
 // A TENSOR_OP of ops.def: it has a signature of operands and attributes.
 inline bool isTensorOp(Op op) { return opInfo(op).signature[0] != '\0'; }
+// <, <=, >, >=, ==, != (bool results, compared in the operands' common type).
+inline bool isComparison(Op op) {
+  return op == Op::Lt || op == Op::Le || op == Op::Gt || op == Op::Ge || op == Op::Eq || op == Op::Ne;
+}
+// The unary math ops defined on floating-point tensors only: an integer or
+// bool tensor is converted to f32 first (a Python number computes in f64).
+inline bool computesInFloat(Op op) {
+  switch (op) {
+    case Op::Exp: case Op::Log: case Op::Sqrt: case Op::Rsqrt: case Op::Sin: case Op::Cos:
+    case Op::Tanh: case Op::Sigmoid: case Op::Gelu: case Op::Erf: case Op::Silu:
+    case Op::Softplus: return true;
+    default: return false;
+  }
+}
 
 // Attribute values: the literal kinds, a list of strings (keyword names)
 // and a list of ints (a tensor op's `ints` attribute: a shape, strides).

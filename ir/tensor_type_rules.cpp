@@ -27,19 +27,6 @@ std::optional<ScalarKind> scalarKind(const Type& t) {
   }
 }
 
-bool isCompare(Op op) {
-  return op == Op::Lt || op == Op::Le || op == Op::Gt || op == Op::Ge || op == Op::Eq || op == Op::Ne;
-}
-
-bool floatOnly(Op op) {
-  switch (op) {
-    case Op::Exp: case Op::Log: case Op::Sqrt: case Op::Rsqrt: case Op::Sin: case Op::Cos:
-    case Op::Tanh: case Op::Sigmoid: case Op::Gelu: case Op::Erf: case Op::Silu:
-    case Op::Softplus: return true;
-    default: return false;
-  }
-}
-
 // The shape a Python scalar broadcasts as.
 std::optional<DimList> shapeOf(const Type& t) {
   if (t.isTensor()) return t.shape;
@@ -90,11 +77,11 @@ Type elementwiseBinary(const Node& n, const Type& a, const Type& b) {
   std::optional<DType> result = common;
   if (common) {
     if (op == Op::Div && !isFloating(*common)) result = DType::F32;
-    if (!isCompare(op) && *common == DType::Bool &&
+    if (!isComparison(op) && *common == DType::Bool &&
         (op == Op::Add || op == Op::Sub || op == Op::Mul || op == Op::FloorDiv || op == Op::Mod || op == Op::Pow))
       result = DType::I64;
   }
-  if (isCompare(op) || op == Op::LogicalAnd || op == Op::LogicalOr) result = DType::Bool;
+  if (isComparison(op) || op == Op::LogicalAnd || op == Op::LogicalOr) result = DType::Bool;
   bool ok = true;
   std::optional<DimList> shape = broadcast(shapeOf(a), shapeOf(b), ok);
   if (!ok)
@@ -133,7 +120,7 @@ Type elementwiseUnary(const Node& n, const Type& a) {
   std::optional<DType> dt = a.dtype;
   if (dt) {
     if (op == Op::IsNan || op == Op::LogicalNot) dt = DType::Bool;
-    else if (floatOnly(op) && !isFloating(*dt)) dt = DType::F32;
+    else if (computesInFloat(op) && !isFloating(*dt)) dt = DType::F32;
     else if (*dt == DType::Bool && op != Op::Invert) dt = DType::I64;
   } else if (op == Op::IsNan || op == Op::LogicalNot) {
     dt = DType::Bool;

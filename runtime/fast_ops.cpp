@@ -11,10 +11,6 @@ namespace {
 
 using ir::Op;
 
-bool isCompare(Op op) {
-  return op == Op::Lt || op == Op::Le || op == Op::Gt || op == Op::Ge || op == Op::Eq || op == Op::Ne;
-}
-
 std::optional<Shape> knownShape(const ir::Type& t) {
   if (!t.isTensor() || !t.dtype || !t.shape) return std::nullopt;
   Shape s;
@@ -99,7 +95,7 @@ std::unique_ptr<FastOp> compileFastOp(const ir::Node& n, Device& device, const s
   // the generic path (runFastOp checks).
   f->device = &device;
   const KernelTable& reg = f->device->kernels();
-  bool binary = op == Op::Add || op == Op::Sub || op == Op::Mul || op == Op::Div || isCompare(op) ||
+  bool binary = op == Op::Add || op == Op::Sub || op == Op::Mul || op == Op::Div || ir::isComparison(op) ||
                 op == Op::Maximum || op == Op::Minimum;
   if (binary && n.operands().size() == 2) {
     // The operands' common dtype, from the tensor operands.
@@ -110,7 +106,7 @@ std::unique_ptr<FastOp> compileFastOp(const ir::Node& n, Device& device, const s
         dt = v->type().dtype;
       }
     if (!dt || *dt == DType::Bool || (op == Op::Div && !isFloating(*dt))) return nullptr;
-    if (isCompare(op) ? f->out != DType::Bool : f->out != *dt) return nullptr;
+    if (ir::isComparison(op) ? f->out != DType::Bool : f->out != *dt) return nullptr;
     f->in = *dt;
     for (int i = 0; i < 2; ++i) {
       const ir::Value* v = n.operand(i);

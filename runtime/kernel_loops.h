@@ -33,6 +33,30 @@ inline D convertValue(S v) {
   }
 }
 
+// Integer +, -, * and negation wrap around in two's complement, as in
+// PyTorch and NumPy (and the JIT's kernels), computed on the unsigned type
+// because signed overflow is undefined behaviour in C++. Floats as usual.
+template <class T>
+inline T wrapAdd(T x, T y) {
+  if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<std::make_unsigned_t<T>>(x) + static_cast<std::make_unsigned_t<T>>(y));
+  else return x + y;
+}
+template <class T>
+inline T wrapSub(T x, T y) {
+  if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<std::make_unsigned_t<T>>(x) - static_cast<std::make_unsigned_t<T>>(y));
+  else return x - y;
+}
+template <class T>
+inline T wrapMul(T x, T y) {
+  if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<std::make_unsigned_t<T>>(x) * static_cast<std::make_unsigned_t<T>>(y));
+  else return x * y;
+}
+template <class T>
+inline T wrapNeg(T x) {
+  if constexpr (std::is_integral_v<T>) return static_cast<T>(std::make_unsigned_t<T>(0) - static_cast<std::make_unsigned_t<T>>(x));
+  else return -x;
+}
+
 // Calls add(T{}, dtype) for every element type T and its DType.
 template <class F>
 void forEachDType(F&& add) {

@@ -56,8 +56,8 @@ template <class T>
 T intPow(T base, T exp) {
   T result = 1;
   while (exp > 0) {
-    if (exp & 1) result = static_cast<T>(result * base);
-    base = static_cast<T>(base * base);
+    if (exp & 1) result = wrapMul(result, base);
+    base = wrapMul(base, base);
     exp >>= 1;
   }
   return result;
@@ -77,13 +77,13 @@ template <class T>
 void registerArith(KernelTable& r) {
   constexpr DType dt = Native<T>::dtype;
   r.addBinary(Op::Add, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
-    binaryLoop<T, T>(a, b, o, [](T x, T y) { return static_cast<T>(x + y); });
+    binaryLoop<T, T>(a, b, o, [](T x, T y) { return wrapAdd(x, y); });
   });
   r.addBinary(Op::Sub, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
-    binaryLoop<T, T>(a, b, o, [](T x, T y) { return static_cast<T>(x - y); });
+    binaryLoop<T, T>(a, b, o, [](T x, T y) { return wrapSub(x, y); });
   });
   r.addBinary(Op::Mul, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
-    binaryLoop<T, T>(a, b, o, [](T x, T y) { return static_cast<T>(x * y); });
+    binaryLoop<T, T>(a, b, o, [](T x, T y) { return wrapMul(x, y); });
   });
   r.addBinary(Op::FloorDiv, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc loc) {
     checkDivisor<T>(b, loc);
@@ -128,7 +128,7 @@ void registerArith(KernelTable& r) {
     });
   }
   r.addUnary(Op::Neg, dt, [](const Tensor& a, Tensor& o, SourceLoc) {
-    unaryLoop<T, T>(a, o, [](T x) { return static_cast<T>(-x); });
+    unaryLoop<T, T>(a, o, [](T x) { return wrapNeg(x); });
   });
   r.addUnary(Op::Pos, dt, [](const Tensor& a, Tensor& o, SourceLoc) {
     unaryLoop<T, T>(a, o, [](T x) { return x; });

@@ -57,7 +57,7 @@ void registerFloat(KernelTable& r) {
 
 template <class T>
 void registerInt(KernelTable& r) {
-  NN_UNARY(Abs, T, x < 0 ? -x : x);
+  NN_UNARY(Abs, T, x < 0 ? wrapNeg(x) : x);
   NN_UNARY(Sign, T, (x > 0) - (x < 0));
   NN_UNARY(Relu, T, x > 0 ? x : T(0));
   NN_UNARY(Floor, T, x);

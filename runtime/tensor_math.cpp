@@ -12,20 +12,11 @@ namespace nn::rt {
 
 using ir::Op;
 
-static bool floatOnly(Op op) {
-  switch (op) {
-    case Op::Exp: case Op::Log: case Op::Sqrt: case Op::Rsqrt: case Op::Sin: case Op::Cos:
-    case Op::Tanh: case Op::Sigmoid: case Op::Gelu: case Op::Erf: case Op::Silu:
-    case Op::Softplus: return true;
-    default: return false;
-  }
-}
-
 Value mathUnary(Op op, const Value& x, SourceLoc loc, unsigned consumable) {
   const char* name = ir::opInfo(op).name;
   if (x.isNumber()) {
     // A Python number: compute at Python's precision and return a number.
-    DType dt = floatOnly(op) || x.is(Kind::Float) ? DType::F64 : DType::I64;
+    DType dt = ir::computesInFloat(op) || x.is(Kind::Float) ? DType::F64 : DType::I64;
     ScalarDevice scalar;
     Tensor t = tensorFromData(x, dt, loc, scalar);
     Value r = mathUnary(op, makeTensorValue(t), loc);
@@ -36,7 +27,7 @@ Value mathUnary(Op op, const Value& x, SourceLoc loc, unsigned consumable) {
   const Tensor* t = &tensorOf(x);
   Tensor converted;
   if (op == Op::LogicalNot) t = &(converted = astype(*t, DType::Bool));
-  else if (floatOnly(op) && !isFloating(t->dtype())) t = &(converted = astype(*t, DType::F32));
+  else if (ir::computesInFloat(op) && !isFloating(t->dtype())) t = &(converted = astype(*t, DType::F32));
   else if (t->dtype() == DType::Bool && op != Op::IsNan) t = &(converted = astype(*t, DType::I64));
   UnaryKernel k = t->device().kernels().unary(op, t->dtype());
   if (!k) fail(loc, std::string(name) + "() is not defined for " + typeString(*t));

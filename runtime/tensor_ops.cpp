@@ -114,7 +114,7 @@ Value tensorBinary(Op op, const Value& a, const Value& b, SourceLoc loc, unsigne
   DType common = ta && tb ? promote(tensorOf(a).dtype(), tensorOf(b).dtype())
                  : ta     ? promoteWithScalar(tensorOf(a).dtype(), scalarKind(b))
                           : promoteWithScalar(tensorOf(b).dtype(), scalarKind(a));
-  bool compare = op == Op::Lt || op == Op::Le || op == Op::Gt || op == Op::Ge || op == Op::Eq || op == Op::Ne;
+  bool compare = ir::isComparison(op);
   DType compute = common;
   if (op == Op::Div && !isFloating(common)) compute = DType::F32;
   if (!compare && compute == DType::Bool && (op == Op::Add || op == Op::Sub || op == Op::Mul || op == Op::FloorDiv ||

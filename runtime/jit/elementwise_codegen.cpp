@@ -22,22 +22,6 @@ using ir::DType;
 using ir::Op;
 using ir::ScalarKind;
 
-bool isCompare(Op op) {
-  return op == Op::Lt || op == Op::Le || op == Op::Gt || op == Op::Ge || op == Op::Eq || op == Op::Ne;
-}
-
-// The ops mathUnary converts an integer or bool operand to f32 for.
-bool floatOnly(Op op) {
-  switch (op) {
-    case Op::Exp: case Op::Log: case Op::Sqrt: case Op::Rsqrt: case Op::Sin: case Op::Cos:
-    case Op::Tanh: case Op::Sigmoid: case Op::Gelu: case Op::Erf: case Op::Silu:
-    case Op::Softplus: return true;
-    default: return false;
-  }
-}
-
-bool isFloat(DType dt) { return dt == DType::F32 || dt == DType::F64; }
-
 }  // namespace
 
 llvm::Type* ElementwiseEmitter::typeOf(DType dt) {
@@ -82,12 +66,12 @@ llvm::Value* ElementwiseEmitter::convert(const Element& x, DType to) {
   DType from = x.dtype;
   if (from == to) return x.value;
   if (to == DType::Bool)
-    return isFloat(from) ? b_.CreateFCmpUNE(x.value, constant(x.value->getType(), 0.0))
+    return ir::isFloating(from) ? b_.CreateFCmpUNE(x.value, constant(x.value->getType(), 0.0))
                          : b_.CreateICmpNE(x.value, llvm::ConstantInt::get(x.value->getType(), 0));
-  if (from == DType::Bool) return isFloat(to) ? b_.CreateUIToFP(x.value, t) : b_.CreateZExt(x.value, t);
-  if (isFloat(from) && isFloat(to)) return to == DType::F64 ? b_.CreateFPExt(x.value, t) : b_.CreateFPTrunc(x.value, t);
-  if (isFloat(from)) return b_.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {t, x.value->getType()}, {x.value});
-  if (isFloat(to)) return b_.CreateSIToFP(x.value, t);
+  if (from == DType::Bool) return ir::isFloating(to) ? b_.CreateUIToFP(x.value, t) : b_.CreateZExt(x.value, t);
+  if (ir::isFloating(from) && ir::isFloating(to)) return to == DType::F64 ? b_.CreateFPExt(x.value, t) : b_.CreateFPTrunc(x.value, t);
+  if (ir::isFloating(from)) return b_.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {t, x.value->getType()}, {x.value});
+  if (ir::isFloating(to)) return b_.CreateSIToFP(x.value, t);
   return b_.CreateSExtOrTrunc(x.value, t);
 }
 
@@ -182,7 +166,7 @@ llvm::Value* ElementwiseEmitter::intBinary(Op op, llvm::Value* x, llvm::Value* y
 llvm::Value* ElementwiseEmitter::compare(Op op, llvm::Value* x, llvm::Value* y, DType dt) {
   using P = llvm::CmpInst::Predicate;
   P p;
-  if (isFloat(dt)) {
+  if (ir::isFloating(dt)) {
     // Ordered, except != (true when either is NaN), as C++ compares.
     switch (op) {
       case Op::Lt: p = P::FCMP_OLT; break;
@@ -268,9 +252,9 @@ Element ElementwiseEmitter::binary(Op op, const Element& x, const Element& y, DT
   DType common = !x.number && !y.number ? ir::promote(x.dtype, y.dtype)
                  : !x.number            ? ir::promoteWithScalar(x.dtype, kindOf(y))
                                         : ir::promoteWithScalar(y.dtype, kindOf(x));
-  bool cmp = isCompare(op);
+  bool cmp = ir::isComparison(op);
   DType compute = common;
-  if (op == Op::Div && !isFloat(common)) compute = DType::F32;
+  if (op == Op::Div && !ir::isFloating(common)) compute = DType::F32;
   if (!cmp && compute == DType::Bool &&
       (op == Op::Add || op == Op::Sub || op == Op::Mul || op == Op::FloorDiv || op == Op::Mod || op == Op::Pow))
     compute = DType::I64;  // True + True == 2
@@ -283,7 +267,7 @@ Element ElementwiseEmitter::binary(Op op, const Element& x, const Element& y, DT
   if (!a || !b) return fail(std::string("a float number operand of an integer ") + ir::opInfo(op).name);
   llvm::Value* r = nullptr;
   if (cmp) r = compare(op, a, b, compute);
-  else if (isFloat(compute)) r = floatBinary(op, a, b);
+  else if (ir::isFloating(compute)) r = floatBinary(op, a, b);
   else if (op == Op::FloorDiv || op == Op::Mod || op == Op::Pow)
     return fail(std::string("integer ") + ir::opInfo(op).name + " can fail (a zero divisor or negative power): it runs unfused");
   else r = intBinary(op, a, b, compute);
@@ -302,7 +286,7 @@ Element ElementwiseEmitter::unary(Op op, const Element& x, DType resultType, std
   if (math) {
     // mathUnary's conversions.
     if (op == Op::LogicalNot) compute = DType::Bool;
-    else if (floatOnly(op) && !isFloat(compute)) compute = DType::F32;
+    else if (ir::computesInFloat(op) && !ir::isFloating(compute)) compute = DType::F32;
     else if (compute == DType::Bool && op != Op::IsNan) compute = DType::I64;
   }
   DType out = op == Op::IsNan || op == Op::LogicalNot ? DType::Bool : compute;
@@ -310,7 +294,7 @@ Element ElementwiseEmitter::unary(Op op, const Element& x, DType resultType, std
   llvm::Value* a = convert(x, compute);
   llvm::Value* r = nullptr;
   llvm::Type* t = a->getType();
-  if (isFloat(compute)) {
+  if (ir::isFloating(compute)) {
     if (op == Op::Invert) return fail("~ has no kernel for floating-point tensors");
     r = floatUnary(op, a, why);
   } else if (compute == DType::Bool) {

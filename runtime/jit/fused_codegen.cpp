@@ -130,7 +130,7 @@ std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir:
   };
 
   auto* entry = llvm::BasicBlock::Create(ctx, "entry", fn);
-  auto* exit = llvm::BasicBlock::Create(ctx, "exit");
+  auto* exit = llvm::BasicBlock::Create(ctx, "exit", fn);
   b.SetInsertPoint(entry);
   // Operand bases, and the values read once.
   std::vector<llvm::Value*> base(n.operands().size());
@@ -227,7 +227,6 @@ std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir:
   outer->addIncoming(next, b.GetInsertBlock());
   llvm::Instruction* latch = b.CreateCondBr(b.CreateICmpSLT(next, end), loop, exit);
   if (!byRows) markParallel(latch);
-  exit->insertInto(fn);
   b.SetInsertPoint(exit);
   b.CreateRetVoid();
 

@@ -1,0 +1,174 @@
+# Issue 11's benchmarks side by side in one run, alternating rounds of
+# each contender so that drift in this shared machine's speed hits all of
+# them alike; per figure the best over rounds.
+#   chain:   relu(a*b+c)*d-a on 1M f32, 2 threads: nn with the JIT, nn op by
+#            op (--jit off), the hand-fused C++ loop (build/bench/fused_chain,
+#            -O3 -march=native -fopenmp), PyTorch eager and TorchScript.
+#   loop:    the 16-element while loop with a tensor condition, per
+#            iteration: nn (JIT on/off) and TorchScript.
+#   per-op:  x = x + y on 1-element tensors, per op: nn and PyTorch eager.
+#   first call of a compiled loop function: nn with a cold and a warm
+#            kernel cache, TorchScript (script + first run).
+#   training: the MLP and CNN steps of bench/train_steps.nn, JIT on/off.
+# Usage: /usr/bin/python3 bench/jit_vs_peers.py [build dir] [rounds]
+# (benchmarking only: python3-torch is never a dependency of the build).
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import torch
+
+torch.set_num_threads(2)
+HERE = os.path.dirname(os.path.abspath(__file__))
+BUILD = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "..", "build")
+ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+NN = os.path.join(BUILD, "nn")
+ENV = dict(os.environ, OMP_NUM_THREADS="2")
+
+
+def figures(cmd, env=ENV):
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout
+    return {m.group(1): float(m.group(2)) for m in re.finditer(r"^(\w+) ([0-9.e+-]+)", out, re.M)}
+
+
+def nn_chain(flags):
+    return figures([NN, *flags, os.path.join(HERE, "fusion.nn"), "5", "50"])["chain_1M_us"]
+
+
+def cxx_chain():
+    return figures([os.path.join(BUILD, "bench", "fused_chain"), "5", "50"])["chain_1M_us"]
+
+
+def torch_chain(fn):
+    torch.manual_seed(0)
+    a, b, c, d = (torch.randn(1000, 1000) for _ in range(4))
+    for _ in range(5):
+        a = fn(a, b * 0.3, c, d * 0.3)
+    best = float("inf")
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for _ in range(50):
+            a = fn(a, b, c, d)
+        best = min(best, (time.perf_counter() - t0) / 50)
+    return best * 1e6
+
+
+def chain(a, b, c, d):
+    return torch.relu(a * b + c) * d - a
+
+
+def loop16(n: int, x: torch.Tensor) -> torch.Tensor:
+    i = 0
+    while i < n:
+        x = x * 0.5 + 1.0
+        if float(x.sum()) > 31.0:
+            x = x - 0.5
+        i += 1
+    return x
+
+
+def first(n: int, x: torch.Tensor) -> torch.Tensor:
+    i = 0
+    while i < n:
+        x = x * 0.25 + 2.0
+        if float(x.sum()) > 40.0:
+            x = x - 0.25
+        i += 1
+    return x
+
+
+def torchscript_loop(scripted):
+    x16 = torch.ones(16)
+    scripted(10, x16)
+    best = float("inf")
+    for _ in range(5):
+        t0 = time.perf_counter()
+        scripted(2000, x16)
+        best = min(best, (time.perf_counter() - t0) / 2000)
+    return best * 1e9
+
+
+def torch_per_op():
+    x, y = torch.tensor([1.0]), torch.tensor([0.0])
+    def run(n):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            z = x + y
+        t1 = time.perf_counter()
+        for _ in range(n):
+            z = x
+        t2 = time.perf_counter()
+        return ((t1 - t0) - (t2 - t1)) / n
+    return min(run(20000) for _ in range(5)) * 1e9
+
+
+def torchscript_first():
+    # A fresh function object each time: TorchScript caches compilations by
+    # the function's source, so the first call is measured in a subprocess.
+    code = ("import time, torch\ntorch.set_num_threads(2)\n" +
+            "def first(n: int, x: torch.Tensor) -> torch.Tensor:\n"
+            "    i = 0\n    while i < n:\n        x = x * 0.25 + 2.0\n"
+            "        if float(x.sum()) > 40.0:\n            x = x - 0.25\n        i += 1\n    return x\n"
+            "x16 = torch.ones(16)\nt0 = time.perf_counter()\nf = torch.jit.script(first)\nf(100, x16)\n"
+            "print('first_us', (time.perf_counter() - t0) * 1e6)\n")
+    return figures([sys.executable, "-c", code])["first_us"]
+
+
+def nn_workloads(flags, cache):
+    env = dict(ENV, XDG_CACHE_HOME=cache)
+    return figures([NN, *flags, os.path.join(HERE, "jit_workloads.nn"), "5"], env)
+
+
+def train(flags):
+    return figures([NN, *flags, os.path.join(HERE, "train_steps.nn"), "5", "10"])
+
+
+best = {}
+
+
+def keep(name, value):
+    best[name] = min(best.get(name, float("inf")), value)
+
+
+scripted_loop = torch.jit.script(loop16)
+for r in range(ROUNDS):
+    keep("chain nn jit", nn_chain([]))
+    keep("chain nn op by op", nn_chain(["--jit", "off"]))
+    keep("chain C++ fused", cxx_chain())
+    keep("chain pytorch eager", torch_chain(chain))
+    keep("chain torchscript", torch_chain(torch.jit.script(chain)))
+    cold = tempfile.mkdtemp(prefix="nn-cold-")
+    w = nn_workloads([], cold)
+    keep("loop16 nn jit", w["loop16_iter_ns"])
+    keep("per-op nn jit", w["per_op_add1_ns"])
+    keep("first call nn cold cache", w["first_call_us"])
+    keep("first call nn warm cache", nn_workloads([], cold)["first_call_us"])
+    shutil.rmtree(cold)
+    w = nn_workloads(["--jit", "off"], "/nonexistent")
+    keep("loop16 nn op by op", w["loop16_iter_ns"])
+    keep("per-op nn op by op", w["per_op_add1_ns"])
+    keep("first call nn no jit", w["first_call_us"])
+    keep("loop16 torchscript", torchscript_loop(scripted_loop))
+    keep("per-op pytorch eager", torch_per_op())
+    keep("first call torchscript", torchscript_first())
+    for flags, label in (([], "jit"), (["--jit", "off"], "op by op")):
+        t = train(flags)
+        for k, v in t.items():
+            keep(f"train {k} nn {label}", v)
+
+units = {"chain": "us per chain", "loop16": "ns per iteration", "per-op": "ns per op", "first": "us",
+         "train": "us per step"}
+for name, value in best.items():
+    unit = "bytes" if "_bytes" in name else units[name.split()[0]]
+    print(f"{name:40s} {value:12.1f} {unit}")
+print()
+print(f"chain: nn jit throughput / C++ fused loop = {best['chain C++ fused'] / best['chain nn jit']:.2f}x (target >= 0.8)")
+print(f"loop16: nn jit / torchscript = {best['loop16 nn jit'] / best['loop16 torchscript']:.3f}x (target <= 0.02)")
+print(f"per-op: nn jit / pytorch eager = {best['per-op nn jit'] / best['per-op pytorch eager']:.3f}x (target <= 0.03)")
+print(f"first call: cold {best['first call nn cold cache'] / best['first call torchscript']:.3f}x, warm "
+      f"{best['first call nn warm cache'] / best['first call torchscript']:.3f}x of torchscript's "
+      "(targets <= 0.1, <= 0.02)")
