@@ -19,7 +19,10 @@ Context::~Context() = default;
 
 jit::Engine* Context::jit() {
   if (!jitOn_) return nullptr;
-  std::call_once(jitOnce_, [this] { jit_ = jit::Engine::create(jitOptions, jitError_); });
+  std::call_once(jitOnce_, [this] {
+    std::string error;
+    jit_ = jit::Engine::create(jitOptions, error);
+  });
   return jit_.get();
 }
 

@@ -49,12 +49,11 @@ class Context {
   passes::PassContext& passes() { return passes_; }
   // The LLVM JIT that compiles fused nodes (runtime/jit/jit.h), made on
   // first use: null when turned off, or when the host target cannot be
-  // set up (jitError() says why; fused nodes then run op by op).
+  // set up (fused nodes then run op by op).
   void setJit(bool on) { jitOn_ = on; }
   jit::Engine* jit();
   // The engine if it was made (asks for nothing).
   jit::Engine* jitIfMade() const { return jit_.get(); }
-  const std::string& jitError() const { return jitError_; }
   // The engine's hooks and cache (set before its first use).
   jit::EngineOptions jitOptions;
 
@@ -69,7 +68,6 @@ class Context {
   bool jitOn_ = false;
   std::once_flag jitOnce_;
   std::unique_ptr<jit::Engine> jit_;
-  std::string jitError_;
 };
 
 }  // namespace nn::rt

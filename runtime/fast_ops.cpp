@@ -76,18 +76,20 @@ std::unique_ptr<FastOp> compileMatmul(const ir::Node& n, Device& device) {
 std::unique_ptr<FastOp> compileFastOp(const ir::Node& n, Device& device, const std::function<jit::Engine*()>& jit) {
   Op op = n.op();
   if (n.numResults() != 1) return nullptr;
+  if (op == Op::Sum || op == Op::Mean) return compileReduction(n, device);
+  if (op == Op::MatMul) return compileMatmul(n, device);
+  auto shape = knownShape(n.result(0)->type());
+  if (!shape) return nullptr;
   if (op == Op::Fused) {
     jit::Engine* engine = jit ? jit() : nullptr;
     if (!engine) return nullptr;
     auto f = std::make_unique<FastOp>();
     f->device = &device;
     f->jit = engine;
+    f->out = *n.result(0)->type().dtype;
+    f->shape = *shape;
     return f;
   }
-  if (op == Op::Sum || op == Op::Mean) return compileReduction(n, device);
-  if (op == Op::MatMul) return compileMatmul(n, device);
-  auto shape = knownShape(n.result(0)->type());
-  if (!shape) return nullptr;
   auto f = std::make_unique<FastOp>();
   f->shape = *shape;
   f->out = *n.result(0)->type().dtype;

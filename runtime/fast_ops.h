@@ -13,7 +13,6 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <string>
 
 #include "ir/ir.h"
 #include "runtime/kernels.h"
@@ -44,9 +43,10 @@ struct FastOp {
   // a @ b on tensors of planned types (`shape` is a's, `shapeB` b's).
   bool matmul = false;
   Shape shapeB;
-  // A fused node: the JIT compiles its native kernel on the first run
-  // (nodes never reached cost no compile time); null `fused` after that
-  // means it could not (the node then runs op by op, fused_exec.cpp).
+  // A fused node (`out` and `shape`: its result's): the JIT compiles its
+  // native kernel on the first run (nodes never reached cost no compile
+  // time); null `fused` after that means it could not (the node then runs
+  // op by op, fused_exec.cpp).
   jit::Engine* jit = nullptr;
   mutable std::once_flag fusedOnce;
   mutable std::shared_ptr<const jit::FusedKernel> fused;

@@ -66,13 +66,8 @@ bool runFusedKernel(const FastOp& op, const ir::Node& n, Value* slots, uint64_t 
     if (k->operands[i].access != jit::Access::Single && !x.isContiguous()) return false;
     in[i] = x.bytes();
   }
-  const ir::Type& type = n.result(0)->type();
-  Shape shape;
   int64_t numel = 1;
-  for (const ir::Dim& d : *type.shape) {
-    shape.push_back(d.size);
-    numel *= d.size;
-  }
+  for (int64_t d : op.shape) numel *= d;
   // A dying operand read element by element, of the result's dtype and held
   // nowhere else, takes the result; its Value moves to the result's slot.
   int reuse = -1;
@@ -80,10 +75,10 @@ bool runFusedKernel(const FastOp& op, const ir::Node& n, Value* slots, uint64_t 
     if (!((dying >> i) & 1) || k->operands[i].access != jit::Access::Elementwise) continue;
     const Value& v = slots[n.operand(i)->id()];
     const Tensor& x = tensorOf(v);
-    if (x.dtype() == *type.dtype && v.useCount() == 1 && x.storage().use_count() == 1) reuse = static_cast<int>(i);
+    if (x.dtype() == op.out && v.useCount() == 1 && x.storage().use_count() == 1) reuse = static_cast<int>(i);
   }
   Tensor fresh;
-  if (reuse < 0) fresh = Tensor::empty(*type.dtype, shape, *op.device);
+  if (reuse < 0) fresh = Tensor::empty(op.out, op.shape, *op.device);
   void* o = reuse < 0 ? fresh.bytes() : in[reuse];
   int64_t total = k->cols > 0 ? numel / k->cols : numel;
   if (numel < kParallelThreshold || total < 2) {

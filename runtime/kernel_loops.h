@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "runtime/kernels.h"
+#include "support/row_layout.h"
 
 namespace nn::rt {
 
@@ -100,39 +101,9 @@ void scalarOperandLoop(const T* x, const T* y, R* o, int64_t n, bool secondIsSin
   }
 }
 
-// How a tensor's elements sit when taken row by row (rows: all dimensions
-// but the last, flattened): at row * rowStride + col * colStep, colStep 0
-// or 1 — a contiguous tensor, a vector broadcast over the rows (a bias), a
-// column broadcast along them, a single value. `ok` is false for any other
-// layout (a transpose, a slice with a step).
-struct RowLayout {
-  bool ok = false;
-  int64_t rowStride = 0, colStep = 0;
-};
-
+// A tensor's row layout (support/row_layout.h).
 inline RowLayout rowLayout(const Tensor& t) {
-  RowLayout l;
-  int nd = t.ndim();
-  if (nd == 0) return {true, 0, 0};
-  const Shape &shape = t.shape(), &strides = t.strides();
-  l.colStep = shape[nd - 1] == 1 ? 0 : strides[nd - 1];
-  if (l.colStep != 0 && l.colStep != 1) return l;
-  // Leading dimensions collapse into one row stride R when each one's
-  // stride is R times the rows inside it (broadcast ones have stride 0).
-  int64_t inner = 1;
-  bool set = false;
-  for (int i = nd - 2; i >= 0; --i) {
-    if (shape[i] != 1) {
-      if (!set) {
-        l.rowStride = strides[i] / (inner ? inner : 1);
-        set = true;
-      }
-      if (strides[i] != l.rowStride * inner) return l;
-    }
-    inner *= shape[i];
-  }
-  l.ok = true;
-  return l;
+  return nn::rowLayout(t.shape().data(), t.strides().data(), static_cast<size_t>(t.ndim()));
 }
 
 // f over two operands in row layouts (rowLayout) into a contiguous out.

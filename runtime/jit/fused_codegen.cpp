@@ -18,6 +18,7 @@
 // (llvm.loop.parallel_accesses, what `#pragma omp simd` says), which lets
 // LLVM vectorise without run-time overlap checks.
 #include "runtime/jit/codegen.h"
+#include "support/row_layout.h"
 
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
@@ -35,8 +36,8 @@ bool staticShape(const ir::Type& t, std::vector<int64_t>& out) {
 }
 
 // How a contiguous tensor of `shape` is read when broadcast to `outShape`,
-// or false when its strides do not collapse into rows (kernel_loops.h
-// rowLayout, on the broadcast strides).
+// or false when its strides do not collapse into rows (support/row_layout.h,
+// on the broadcast strides).
 bool accessOf(std::vector<int64_t> shape, const std::vector<int64_t>& outShape, OperandAccess& a) {
   if (shape.size() > outShape.size()) return false;
   shape.insert(shape.begin(), outShape.size() - shape.size(), 1);
@@ -58,21 +59,11 @@ bool accessOf(std::vector<int64_t> shape, const std::vector<int64_t>& outShape, 
     strides[i] = shape[i] == 1 ? 0 : s;
     s *= shape[i];
   }
+  RowLayout rows = rowLayout(outShape.data(), strides.data(), nd);
   a.access = Access::Rows;
-  a.colStep = outShape[nd - 1] == 1 ? 0 : strides[nd - 1];
-  int64_t inner = 1;
-  bool set = false;
-  for (size_t i = nd - 1; i-- > 0;) {
-    if (outShape[i] != 1) {
-      if (!set) {
-        a.rowStride = strides[i] / inner;
-        set = true;
-      }
-      if (strides[i] != a.rowStride * inner) return false;
-    }
-    inner *= outShape[i];
-  }
-  return true;
+  a.rowStride = rows.rowStride;
+  a.colStep = rows.colStep;
+  return rows.ok;
 }
 
 }  // namespace
