@@ -18,8 +18,15 @@ class Cloner {
   void nodes(const Block& src, Block& dst) {
     for (const auto& n : src.nodes()) node(*n, dst);
   }
+  // Values defined outside what is copied stay themselves (a loop body's
+  // reads of the enclosing block) instead of being an error.
+  explicit Cloner(bool outerStays = false) : outerStays_(outerStays) {}
   void map(const Value* from, Value* to) { map_[from] = to; }
-  Value* mapped(const Value* v) const { return map_.at(v); }
+  Value* mapped(const Value* v) const {
+    auto it = map_.find(v);
+    if (it != map_.end() || !outerStays_) return map_.at(v);
+    return const_cast<Value*>(v);
+  }
 
   // Copies one node to the end of dst (or before `before` when given).
   void node(const Node& src, Block& dst, std::optional<size_t> before = std::nullopt) {
@@ -31,7 +38,7 @@ class Cloner {
     } else {
       dst.append(std::move(owned));
     }
-    for (const Value* v : src.operands()) n->addOperand(map_.at(v));
+    for (const Value* v : src.operands()) n->addOperand(mapped(v));
     for (const auto& [name, value] : src.attrs()) n->setAttr(name, value);
     n->setInlinedAt(src.inlinedAt());
     if (src.backward()) n->setBackward();
@@ -45,6 +52,7 @@ class Cloner {
   }
 
  private:
+  bool outerStays_;
   std::unordered_map<const Value*, Value*> map_;
 };
 
@@ -58,8 +66,10 @@ void addSites(Node& n, const std::vector<SourceLoc>& outer) {
 
 }  // namespace
 
-Function* cloneFunction(const Function& src, Graph& dst) {
-  Function* f = dst.addFunction(src.name(), src.loc());
+Function* cloneFunction(const Function& src, Graph& dst) { return cloneFunction(src, dst, src.name()); }
+
+Function* cloneFunction(const Function& src, Graph& dst, const std::string& name) {
+  Function* f = dst.addFunction(name, src.loc());
   Cloner c;
   const Block& body = *src.body();
   for (size_t i = 0; i < src.numParams(); ++i) c.map(body.arg(i), f->addParam(src.paramNames()[i], body.arg(i)->type()));
@@ -87,6 +97,18 @@ Value* inlineBody(const Function& callee, Block& into, size_t pos, const std::ve
   outer.insert(outer.end(), call.inlinedAt().begin(), call.inlinedAt().end());
   for (size_t i = 0; i + 1 < nodes.size(); ++i) addSites(*into.nodes()[pos + i], outer);
   return c.mapped(nodes.back()->operand(0));
+}
+
+std::vector<Value*> appendBlockCopy(const Block& src, Block& into, const std::vector<Value*>& args) {
+  Cloner c(/*outerStays=*/true);
+  for (size_t i = 0; i < args.size() && i < src.numArgs(); ++i) c.map(src.arg(i), args[i]);
+  const auto& nodes = src.nodes();
+  size_t n = nodes.empty() ? 0 : nodes.size() - 1;
+  for (size_t i = 0; i < n; ++i) c.node(*nodes[i], into);
+  std::vector<Value*> out;
+  if (const Node* term = src.terminator())
+    for (const Value* v : term->operands()) out.push_back(c.mapped(v));
+  return out;
 }
 
 }  // namespace nn::ir

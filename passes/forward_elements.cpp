@@ -10,6 +10,11 @@
 // This is what gives a differentiated parameter structure (passes/autodiff)
 // and an inlined callee's tuple arguments their types.
 //
+// First, a list that is only appended to right after it is made (what an
+// unrolled comprehension leaves: `make_list` then `list_append`s in the
+// same block, nothing else reading it before the last append) becomes one
+// `make_list` of all its items, placed at the last append.
+//
 // Never forwarded: a list or dict in a function that may mutate one (a
 // setitem, a list_append, or a call of anything but a builtin or a tensor
 // method, which might be a method such as append); an index out of range or a key not present
@@ -17,7 +22,9 @@
 //
 // Invariants: only reads that cannot raise are removed; SSA dominance
 // holds because the element is defined before its container.
+#include <functional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ir/builtins.h"
 #include "passes/passes.h"
@@ -45,6 +52,15 @@ bool harmlessCall(const Node& call) {
   return ir::methodOp(name).has_value();
 }
 
+size_t countAppends(const ir::Block& b) {
+  size_t n = 0;
+  for (const auto& node : b.nodes()) {
+    n += node->op() == Op::ListAppend;
+    for (size_t k = 0; k < node->numBlocks(); ++k) n += countAppends(*node->block(k));
+  }
+  return n;
+}
+
 bool mayMutate(const ir::Block& b) {
   for (const auto& n : b.nodes()) {
     if (n->op() == Op::SetItem || n->op() == Op::ListAppend) return true;
@@ -53,6 +69,77 @@ bool mayMutate(const ir::Block& b) {
       if (mayMutate(*n->block(k))) return true;
   }
   return false;
+}
+
+// The collapse of appends into their make_list (see the header), in one
+// walk per block: a make_list's appends are counted until anything else
+// uses it; each collapsible list then moves to its last append.
+void collapseAppends(ir::Block& b) {
+  constexpr size_t kNone = SIZE_MAX;
+  struct Pending {
+    Node* list;
+    size_t lastAppend;  // index in b of the last append so far (npos: none)
+    bool open = true;   // nothing but appends has used it yet
+  };
+  std::unordered_map<const Value*, Pending> lists;
+  auto& nodes = b.mutableNodes();
+  auto close = [&](const Value* v) {
+    auto it = lists.find(v);
+    if (it != lists.end()) it->second.open = false;
+  };
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    Node& n = *nodes[i];
+    for (size_t k = 0; k < n.numBlocks(); ++k) collapseAppends(*n.block(k));
+    if (n.op() == Op::ListAppend && n.operands().size() == 2) {
+      auto it = lists.find(n.operand(0));
+      if (it != lists.end() && it->second.open) {
+        it->second.lastAppend = i;
+        close(n.operand(1));
+        continue;
+      }
+    }
+    std::function<void(const Node&)> closeUses = [&](const Node& m) {
+      for (const Value* v : m.operands()) close(v);
+      for (size_t k = 0; k < m.numBlocks(); ++k)
+        for (const auto& inner : m.block(k)->nodes()) closeUses(*inner);
+    };
+    closeUses(n);
+    if (n.op() == Op::MakeList) lists[n.result(0)] = Pending{&n, kNone};
+  }
+  // The appends that build a list: their indices, and the list's new place.
+  std::unordered_map<size_t, Node*> moveTo;  // last append -> list
+  for (auto& [value, p] : lists) {
+    if (p.lastAppend == kNone) continue;
+    moveTo[p.lastAppend] = p.list;
+  }
+  if (moveTo.empty()) return;
+  std::unordered_map<const Node*, Node*> appendOf;  // append -> its list, for those collapsed
+  std::unordered_set<const Node*> collapsing;
+  for (auto& [at, list] : moveTo) collapsing.insert(list);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    Node& n = *nodes[i];
+    if (n.op() != Op::ListAppend || n.operands().size() != 2) continue;
+    const Node* list = n.operand(0)->def();
+    auto it = lists.find(n.operand(0));
+    if (list && collapsing.count(list) && it != lists.end() && i <= it->second.lastAppend)
+      appendOf[&n] = const_cast<Node*>(list);
+  }
+  std::vector<std::unique_ptr<Node>> out;
+  std::unordered_map<const Node*, std::unique_ptr<Node>> lifted;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    std::unique_ptr<Node>& owned = nodes[i];
+    if (collapsing.count(owned.get())) {
+      lifted[owned.get()] = std::move(owned);
+      continue;
+    }
+    if (auto it = appendOf.find(owned.get()); it != appendOf.end()) {
+      it->second->addOperand(owned->operand(1));
+      if (auto m = moveTo.find(i); m != moveTo.end()) out.push_back(std::move(lifted[m->second]));
+      continue;  // the append itself is gone
+    }
+    out.push_back(std::move(owned));
+  }
+  nodes = std::move(out);
 }
 
 class Forwarder {
@@ -136,7 +223,12 @@ class Forwarder {
 }  // namespace
 
 bool forwardElements(ir::Graph& g, PassContext&) {
-  return rewriteFunctions(g, [&](ir::Function& f) { return Forwarder(mayMutate(*f.body())).block(*f.body()); });
+  return rewriteFunctions(g, [&](ir::Function& f) {
+    size_t before = countAppends(*f.body());
+    collapseAppends(*f.body());
+    bool collapsed = countAppends(*f.body()) != before;
+    return Forwarder(mayMutate(*f.body())).block(*f.body()) || collapsed;
+  });
 }
 
 }  // namespace nn::passes

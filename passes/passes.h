@@ -39,6 +39,10 @@ bool inferTypes(ir::Graph& g, PassContext& ctx);
 // Replaces calls of known, non-recursive local functions by their bodies.
 bool inlineCalls(ir::Graph& g, PassContext& ctx);
 
+// Counted loops with a small trip count known at compile time become
+// copies of their body.
+bool unrollLoops(ir::Graph& g, PassContext& ctx);
+
 // Reads of elements of tuples (and unmutated lists and dicts) the function
 // builds become the elements.
 bool forwardElements(ir::Graph& g, PassContext& ctx);

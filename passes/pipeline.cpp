@@ -11,6 +11,9 @@ namespace nn::passes {
 const std::vector<PassInfo>& pipeline() {
   static const std::vector<PassInfo> passes = {
       {"inline", inlineCalls},
+      // Before forward-elements: a loop over a structure's items reads
+      // them by constant indices once unrolled.
+      {"unroll-loops", unrollLoops},
       {"forward-elements", forwardElements},
       {"infer-types", inferTypes},
       {"fold-constants", foldConstants},

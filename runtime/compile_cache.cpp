@@ -52,6 +52,14 @@ static bool onlyCalled(const ir::Value* v, const ir::Block& b) {
   return true;
 }
 
+// The `getattr` nodes reading an attribute of `v`.
+static void collectAttrReads(ir::Block& b, const ir::Value* v, std::vector<ir::Node*>& out) {
+  for (const auto& n : b.nodes()) {
+    if (n->op() == ir::Op::GetAttr && n->operand(0) == v) out.push_back(n.get());
+    for (size_t k = 0; k < n->numBlocks(); ++k) collectAttrReads(*n->block(k), v, out);
+  }
+}
+
 static void collectGlobalLoads(ir::Block& b, std::vector<ir::Node*>& out) {
   for (const auto& n : b.nodes()) {
     if (n->op() == ir::Op::LoadGlobal) out.push_back(n.get());
@@ -59,36 +67,104 @@ static void collectGlobalLoads(ir::Block& b, std::vector<ir::Node*>& out) {
   }
 }
 
+// Nothing in `b` depends on the module it was written in: it reads and
+// writes no global and makes no closure (whose function is named in its
+// own graph), so a copy of it means the same in another module's graph.
+static bool selfContained(const ir::Block& b) {
+  for (const auto& n : b.nodes()) {
+    switch (n->op()) {
+      case ir::Op::LoadGlobal:
+      case ir::Op::StoreGlobal:
+      case ir::Op::MakeClosure:
+      case ir::Op::SelfClosure:
+      case ir::Op::Import: return false;
+      default: break;
+    }
+    for (size_t k = 0; k < n->numBlocks(); ++k)
+      if (!selfContained(*n->block(k))) return false;
+  }
+  return true;
+}
+
+// Replaces the node `n` of its block by `make_closure {func, name}` of the
+// same results.
+static void becomeClosure(ir::Node* n, const std::string& func, const std::string& name) {
+  ir::Block& b = *n->parent();
+  for (auto& owned : b.mutableNodes()) {
+    if (owned.get() != n) continue;
+    auto mk = std::make_unique<ir::Node>(ir::Op::MakeClosure, n->loc());
+    mk->setAttr("func", func);
+    mk->setAttr("name", name);
+    mk->setAttr("ndefaults", int64_t(0));
+    mk->adoptResults(*n);
+    mk->setParent(&b);
+    owned = std::move(mk);
+    return;
+  }
+}
+
+// A global holding a plain function (no captures, no defaults, not
+// @eager) of `module`'s own graphs.
+static const FunctionObj* plainFunction(const Value* g, const ModuleInstance& module) {
+  if (!g || !g->is(Kind::Function)) return nullptr;
+  const FunctionObj& f = g->as<FunctionObj>();
+  if (!f.captures.empty() || !f.defaults.empty() || f.module != &module || f.forceEager) return nullptr;
+  return &f;
+}
+
 std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy, const ir::Function& original,
                                                              ModuleInstance& module) {
   std::vector<Binding> bound;
   std::vector<ir::Node*> loads;
   collectGlobalLoads(*copy.body(), loads);
+  // `mod.f(...)` with `mod` an imported module and f a plain function of
+  // it whose body is self-contained: a copy of f joins this version's
+  // graph (named "mod..f", which no front-end name can be) so that the
+  // inliner can inline it; the version is recompiled if either global is
+  // rebound.
+  ir::Graph& graph = *copy.graph();
+  for (ir::Node* n : loads) {
+    Value* g = module.findGlobal(n->strAttr("name"));
+    if (!g || !g->is(Kind::Module)) continue;
+    ModuleInstance* imported = g->as<ModuleObj>().module;
+    if (!imported || imported == &module) continue;
+    std::vector<ir::Node*> attrs;
+    collectAttrReads(*copy.body(), n->result(0), attrs);
+    for (ir::Node* get : attrs) {
+      std::string attr = get->strAttr("name");
+      Value* fv = imported->findGlobal(attr);
+      const FunctionObj* target = plainFunction(fv, *imported);
+      if (!target || target->fn == &original || !selfContained(*target->fn->body()) ||
+          !onlyCalled(get->result(0), *copy.body()))
+        continue;
+      std::string qualified = imported->name() + ".." + target->fn->name();
+      if (!graph.function(qualified)) ir::cloneFunction(*target->fn, graph, qualified);
+      becomeClosure(get, qualified, target->name);
+      bound.push_back({n->strAttr("name"), fv->ptr(), attr});
+    }
+  }
   for (ir::Node* n : loads) {
     std::string name = n->strAttr("name");  // a copy: the node is replaced below
     Value* g = module.findGlobal(name);
-    if (!g || !g->is(Kind::Function)) continue;
-    const FunctionObj& target = g->as<FunctionObj>();
-    // Only plain functions of this module's graph, and not the function
-    // being compiled (recursion stays a call).
-    if (!target.captures.empty() || !target.defaults.empty() || target.fn == &original ||
-        target.fn->graph() != original.graph() || target.module != &module || target.forceEager)
-      continue;
     if (!onlyCalled(n->result(0), *copy.body())) continue;
-    // load_global NAME becomes make_closure {func, name}: the same function.
-    ir::Block& b = *n->parent();
-    for (auto& owned : b.mutableNodes()) {
-      if (owned.get() != n) continue;
-      auto mk = std::make_unique<ir::Node>(ir::Op::MakeClosure, n->loc());
-      mk->setAttr("func", target.fn->name());
-      mk->setAttr("name", target.name);
-      mk->setAttr("ndefaults", int64_t(0));
-      mk->adoptResults(*n);
-      mk->setParent(&b);
-      owned = std::move(mk);
-      break;
+    // Plain functions of this module's graph, and not the function being
+    // compiled (recursion stays a call): load_global NAME becomes
+    // make_closure {func, name}, the same function.
+    if (const FunctionObj* target = plainFunction(g, module)) {
+      if (target->fn == &original || target->fn->graph() != original.graph()) continue;
+      becomeClosure(n, target->fn->name(), target->name);
+      bound.push_back({name, g->ptr(), ""});
+      continue;
     }
-    bound.push_back({name, g->ptr()});
+    // One imported by `from mod import f`: copied in as above.
+    const FunctionObj* imported = g && g->is(Kind::Function) ? &g->as<FunctionObj>() : nullptr;
+    if (!imported || !imported->module || imported->module == &module ||
+        plainFunction(g, *imported->module) != imported || !selfContained(*imported->fn->body()))
+      continue;
+    std::string qualified = imported->module->name() + ".." + imported->fn->name();
+    if (!graph.function(qualified)) ir::cloneFunction(*imported->fn, graph, qualified);
+    becomeClosure(n, qualified, imported->name);
+    bound.push_back({name, g->ptr(), ""});
   }
   return bound;
 }
@@ -96,6 +172,12 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
 std::string CompileCache::staleBinding(const std::vector<Binding>& bindings, ModuleInstance& module) {
   for (const Binding& b : bindings) {
     Value* g = module.findGlobal(b.name);
+    if (!b.attr.empty()) {
+      ModuleInstance* imported = g && g->is(Kind::Module) ? g->as<ModuleObj>().module : nullptr;
+      g = imported ? imported->findGlobal(b.attr) : nullptr;
+      if (!g || g->ptr() != b.function) return b.name + "." + b.attr;
+      continue;
+    }
     if (!g || g->ptr() != b.function) return b.name;
   }
   return "";

@@ -78,10 +78,12 @@ class CompileCache {
   void printStats(std::ostream& os) const;
 
  private:
-  // A global the version bound to the function it held then.
+  // A global the version bound to the function it held then; with
+  // `attr`, the global is a module and the function its global `attr`.
   struct Binding {
     std::string name;
     const Object* function;
+    std::string attr;
   };
   struct Version {
     std::vector<ir::Type> signature;
