@@ -35,6 +35,7 @@ const char* kHelp =
     "  :ast         show the AST of the last input\n"
     "  :ir NAME     show the IR of function NAME\n"
     "  :ir-opt NAME show the optimised IR graph mode compiled last for NAME\n"
+    "  :llvm NAME   show the LLVM IR of that version's fused kernels\n"
     "  :mode MODE   run in eager (the default here) or graph mode\n"
     "  :quit        leave (Ctrl-D also leaves)\n"
     "Blocks continue after a ':' line until an empty line. Ctrl-C cancels the input line.\n";
@@ -127,7 +128,10 @@ int runRepl(State& state, std::istream& in, bool interactive) {
       if (cmd == ":quit" || cmd == ":q" || cmd == ":exit") break;
       if (cmd == ":help") std::cout << kHelp;
       else if (cmd == ":ast") std::cout << state.lastAst();
-      else if (cmd.rfind(":ir-opt", 0) == 0) {
+      else if (cmd.rfind(":llvm", 0) == 0) {
+        std::string name = trim(cmd.substr(5));
+        show(state, name.empty() ? State::failure("usage: :llvm NAME") : state.printFunctionLlvm(name));
+      } else if (cmd.rfind(":ir-opt", 0) == 0) {
         std::string name = trim(cmd.substr(7));
         show(state, name.empty() ? State::failure("usage: :ir-opt NAME") : state.printFunctionIr(name, true));
       } else if (cmd.rfind(":ir", 0) == 0) {

@@ -251,7 +251,28 @@ const ir::Function& CompileCache::get(const ir::Function& fn, ModuleInstance& mo
   return *copy;
 }
 
-void CompileCache::printStats(std::ostream& os) const {
+// ", jit K fused kernels in X ms" for the fused nodes of `fn` the JIT
+// compiled ("" for none).
+static std::string jitSummary(const ir::Function& fn, const std::function<double(const ir::Node&)>& jitMillis) {
+  if (!jitMillis) return "";
+  size_t kernels = 0;
+  double millis = 0;
+  std::function<void(const ir::Block&)> walk = [&](const ir::Block& b) {
+    for (const auto& n : b.nodes()) {
+      if (n->op() == ir::Op::Fused)
+        if (double ms = jitMillis(*n); ms > 0) ++kernels, millis += ms;
+      for (size_t k = 0; k < n->numBlocks(); ++k) walk(*n->block(k));
+    }
+  };
+  walk(*fn.body());
+  if (!kernels) return "";
+  std::ostringstream os;
+  os << "; jit " << kernels << " fused kernel" << (kernels == 1 ? "" : "s") << " in " << std::fixed
+     << std::setprecision(1) << millis << " ms";
+  return os.str();
+}
+
+void CompileCache::printStats(std::ostream& os, const std::function<double(const ir::Node&)>& jitMillis) const {
   auto size = [](size_t b) {
     std::ostringstream os;
     os << std::fixed << std::setprecision(1);
@@ -267,18 +288,18 @@ void CompileCache::printStats(std::ostream& os) const {
       MemoryEstimate m = estimateMemory(*v.fn);
       os << "stats: compiled " << fn->name() << "(" << sig << ") in " << std::fixed << std::setprecision(3)
          << v.compileSeconds * 1e3 << " ms; estimated tensor memory (known shapes): peak " << size(m.planned)
-         << " freeing at last use vs " << size(m.naive) << " keeping all\n";
+         << " freeing at last use vs " << size(m.naive) << " keeping all" << jitSummary(*v.fn, jitMillis) << "\n";
     }
-  printGradientStats(os);
+  printGradientStats(os, jitMillis);
 }
 
-void CompileCache::printGradientStats(std::ostream& os) const {
+void CompileCache::printGradientStats(std::ostream& os, const std::function<double(const ir::Node&)>& jitMillis) const {
   std::vector<std::string> lines;
   for (const auto& [key, v] : gradients_) {
     std::ostringstream line;
     if (v.fn)
       line << "stats: compiled " << v.name << " as IR (reverse mode in graph mode) in " << std::fixed
-           << std::setprecision(3) << v.compileSeconds * 1e3 << " ms\n";
+           << std::setprecision(3) << v.compileSeconds * 1e3 << " ms" << jitSummary(*v.fn, jitMillis) << "\n";
     else
       line << "stats: " << v.name << " is differentiated by the eager tape: " << v.why << "\n";
     lines.push_back(line.str());

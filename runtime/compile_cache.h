@@ -74,8 +74,10 @@ class CompileCache {
   CompileOptions& options() { return options_; }
   // The version of `fn` compiled last (null when none).
   const ir::Function* latest(const ir::Function& fn) const;
-  // One line per compiled version: signature, compile time, memory plan.
-  void printStats(std::ostream& os) const;
+  // One line per compiled version: signature, compile time, memory plan,
+  // and with `jitMillis` (the JIT's time for a fused node) the time its
+  // fused kernels took to compile.
+  void printStats(std::ostream& os, const std::function<double(const ir::Node&)>& jitMillis = {}) const;
 
  private:
   // A global the version bound to the function it held then; with
@@ -114,7 +116,7 @@ class CompileCache {
     double compileSeconds = 0;
     std::string name;  // "grad of f(signature)", for --stats
   };
-  void printGradientStats(std::ostream& os) const;
+  void printGradientStats(std::ostream& os, const std::function<double(const ir::Node&)>& jitMillis) const;
   // An empty graph for a version of `fn` (strict types, fn's source).
   static std::unique_ptr<ir::Graph> versionGraph(const ir::Function& fn);
   // Runs the pass pipeline on a version's graph (with --print-ir-after).

@@ -121,11 +121,12 @@ Status State::failure(std::string message) {
 void State::printStats() {
   if (!options_.stats) return;
   out_.flush();
-  interp_->compileCache().printStats(err_);
+  rt::jit::Engine* jit = context_.jitIfMade();
+  interp_->compileCache().printStats(err_, [jit](const ir::Node& n) { return jit ? jit->compileMillis(n) : 0.0; });
   auto& s = interp_->stats();
   err_ << "stats: parallel executor ran " << s.parallelBlocks.load() << " blocks, " << s.poolNodes.load()
        << " nodes on the pool\n";
-  if (rt::jit::Engine* jit = context_.jitIfMade()) {
+  if (jit) {
     rt::jit::EngineStats js = jit->stats();
     err_ << "stats: jit compiled " << js.kernels << " fused kernels, loaded " << js.cached
          << " from the cache, shared " << js.shared << ", in " << std::fixed << std::setprecision(1) << js.compileMillis
@@ -241,6 +242,35 @@ Status State::printFunctionIr(const std::string& name, bool optimized) {
     else out_ << "// not compiled yet: call it in graph mode (:mode graph) to see a specialised version\n";
   }
   ir::print(*fn, out_);
+  return Status();
+}
+
+static void collectFused(const ir::Block& b, std::vector<const ir::Node*>& out) {
+  for (const auto& n : b.nodes()) {
+    if (n->op() == ir::Op::Fused) out.push_back(n.get());
+    for (size_t k = 0; k < n->numBlocks(); ++k) collectFused(*n->block(k), out);
+  }
+}
+
+Status State::printFunctionLlvm(const std::string& name) {
+  Value* v = main_ ? main_->findGlobal(name) : nullptr;
+  if (!v || !v->is(rt::Kind::Function)) return failure("'" + name + "' is not a function defined in this session");
+  const ir::Function* fn = interp_->compileCache().latest(*v->as<rt::FunctionObj>().fn);
+  if (!fn) return failure("'" + name + "' is not compiled yet: call it in graph mode (:mode graph) first");
+  std::vector<const ir::Node*> fused;
+  collectFused(*fn->body(), fused);
+  if (fused.empty()) {
+    out_ << "; '" << name << "' has no fused kernels (no chain of elementwise ops over one shape)\n";
+    return Status();
+  }
+  rt::jit::Engine* engine = context_.jit();
+  if (!engine) return failure("the JIT is off (nn --jit off)");
+  for (const ir::Node* n : fused) {
+    std::string why;
+    std::string llvm = engine->optimisedIr(*n, why);
+    if (llvm.empty()) out_ << "; the fused node of " << formatLoc(sm_, n->loc()) << " is not compiled: " << why << "\n";
+    else out_ << "; the fused kernel of " << formatLoc(sm_, n->loc()) << "\n" << llvm;
+  }
   return Status();
 }
 

@@ -82,6 +82,9 @@ class State : public rt::Host {
   // `optimized`: the version graph mode compiled last for NAME (the
   // generic IR when it has not been called in graph mode yet).
   Status printFunctionIr(const std::string& name, bool optimized = false);
+  // The optimised LLVM IR of the fused kernels of the version of function
+  // `name` graph mode compiled last (REPL :llvm).
+  Status printFunctionLlvm(const std::string& name);
 
   // Prints an error in the language.md §8 format (source line, caret,
   // "called from" trace) to `os`.

@@ -80,6 +80,7 @@ struct Engine::Impl {
   std::unique_ptr<ObjectCache> cache;
   std::string fingerprint;
   std::unordered_map<std::string, FusedFn> loaded;  // by key
+  std::unordered_map<const ir::Node*, double> millisByNode;
   mutable std::mutex mutex;
   EngineStats stats;
 
@@ -175,6 +176,17 @@ std::shared_ptr<const FusedKernel> Engine::compileFused(const ir::Node& n) {
   return kernel;
 }
 
+std::string Engine::optimisedIr(const ir::Node& n, std::string& why) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  llvm::LLVMContext ctx;
+  FusedKernel kernel;
+  std::unique_ptr<llvm::Module> m = buildFusedModule(ctx, n, "nn_fused", kernel, why);
+  if (!m) return "";
+  impl_->prepare(*m);
+  impl_->optimize(*m);
+  return printed(*m);
+}
+
 std::shared_ptr<const FusedKernel> Engine::compile(const ir::Node& n, std::string& why) {
   auto start = std::chrono::steady_clock::now();
   std::lock_guard<std::mutex> lock(impl_->mutex);
@@ -191,6 +203,7 @@ std::shared_ptr<const FusedKernel> Engine::compile(const ir::Node& n, std::strin
     kernel->fn = fn;
     kernel->compileMillis = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     impl_->stats.compileMillis += kernel->compileMillis;
+    impl_->millisByNode[&n] += kernel->compileMillis;
     return kernel;
   };
   if (auto it = impl_->loaded.find(key); it != impl_->loaded.end()) {
@@ -229,6 +242,12 @@ std::shared_ptr<const FusedKernel> Engine::compile(const ir::Node& n, std::strin
 EngineStats Engine::stats() const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   return impl_->stats;
+}
+
+double Engine::compileMillis(const ir::Node& n) const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  auto it = impl_->millisByNode.find(&n);
+  return it == impl_->millisByNode.end() ? 0 : it->second;
 }
 
 }  // namespace nn::rt::jit

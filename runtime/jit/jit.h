@@ -81,7 +81,14 @@ class Engine {
   // The native kernel of fused node `n`, or null (the options' notCompiled
   // is told why: the first op or operand it cannot compile). Thread-safe.
   std::shared_ptr<const FusedKernel> compileFused(const ir::Node& n);
+  // The optimised LLVM IR that n's kernel is (or would be) compiled from,
+  // without compiling or loading it; "" with `why` when n is refused
+  // (REPL :llvm).
+  std::string optimisedIr(const ir::Node& n, std::string& why);
   EngineStats stats() const;
+  // The milliseconds spent making fused node n's kernel (0 when it was
+  // not compiled): --stats reports them per compiled version.
+  double compileMillis(const ir::Node& n) const;
 
  private:
   struct Impl;
