@@ -9,14 +9,15 @@
 //                                        }
 //
 // A group has a root (the last op, whose result leaves the group) and the
-// producers of its operands that (1) are fusible: elementwise (ELEM), pure,
+// producers of its operands that (1) are fusible: elementwise (ELEM, or a
+// dtype cast: CAST), pure,
 // one result, a tensor of fully known shape and dtype, operands tensors of
 // known type or Python numbers, no order edges; (2) have the root's shape
 // (an operand of a smaller, broadcast shape stays an input); (3) have every
 // use inside the group (a value another consumer needs unfused is never
 // recomputed or duplicated); (4) live in the root's block (never across an
 // if or loop boundary). Groups of one op are left alone. Effects, random
-// ops, reductions, matmul and shape ops never join (they are not ELEM).
+// ops, reductions, matmul and shape ops never join (they are neither).
 //
 // Algorithm: per block, nodes from last to first; each unclaimed fusible
 // node roots a group, grown by a worklist: an operand's producer joins once
@@ -44,7 +45,8 @@ using ir::Op;
 bool knownTensor(const ir::Type& t) { return t.dtype && t.hasStaticShape(); }
 
 bool fusible(const Node& n) {
-  if (!ir::hasTrait(n.op(), ir::ELEM) || !ir::hasTrait(n.op(), ir::PURE)) return false;
+  bool elementwise = ir::hasTrait(n.op(), ir::ELEM) || ir::hasTrait(n.op(), ir::CAST);
+  if (!elementwise || !ir::hasTrait(n.op(), ir::PURE)) return false;
   if (n.numResults() != 1 || n.numBlocks() != 0 || !n.orderAfter().empty() || n.token()) return false;
   if (!knownTensor(n.result(0)->type())) return false;
   for (const ir::Value* v : n.operands()) {

@@ -351,6 +351,8 @@ Element ElementwiseEmitter::emit(const ir::Node& n, const std::vector<Element>& 
   DType rt = *type.dtype;
   Op op = n.op();
   if (op == Op::Where && in.size() == 3) return where(in[0], in[1], in[2], rt, why);
+  if (ir::hasTrait(op, ir::CAST) && in.size() == 1 && !in[0].number)
+    return Element{convert(in[0], rt), false, rt};  // astype: kernel_loops.h convertValue
   if (in.size() == 2) return binary(op, in[0], in[1], rt, why);
   if (in.size() == 1) return unary(op, in[0], rt, why);
   why = std::string(n.info().name) + " with " + std::to_string(in.size()) + " operands";
