@@ -78,7 +78,7 @@ void collapseAppends(ir::Block& b) {
   constexpr size_t kNone = SIZE_MAX;
   struct Pending {
     Node* list;
-    size_t lastAppend;  // index in b of the last append so far (npos: none)
+    size_t lastAppend;  // index in b of the last append so far (kNone: none)
     bool open = true;   // nothing but appends has used it yet
   };
   std::unordered_map<const Value*, Pending> lists;

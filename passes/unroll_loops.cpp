@@ -236,7 +236,9 @@ class Unroller {
       return false;
     std::optional<int64_t> start = integer(loop.operand(j)), bound = integer(lt.operand(1));
     if (!start || !bound) return false;
-    int64_t trips = *bound > *start ? *bound - *start : 0;
+    __int128 span = __int128(*bound) - *start;
+    if (span > kMaxTrips) return false;
+    int64_t trips = span > 0 ? static_cast<int64_t>(span) : 0;
     if (trips > kMaxTrips || trips * static_cast<int64_t>(countNodes(body)) > kMaxCopiedNodes) return false;
 
     // The loop's iterable, when the body reads its items at the counter.
@@ -257,9 +259,12 @@ class Unroller {
       // Item k of the iterable, for the copy's reads of it (made before
       // the copy, which uses it).
       Value* item = nullptr;
-      if (items && at >= 0 && at < items->length)  // else the runtime reports it
-        item = items->built ? items->built->operand(static_cast<size_t>(at))
-                            : constant(b, loop, items->start + at * items->step);
+      if (items && at >= 0 && at < items->length) {  // else the runtime reports it
+        int64_t value;  // a range's item: start + at * step, always an int64 inside the range
+        if (items->built) item = items->built->operand(static_cast<size_t>(at));
+        else if (!__builtin_mul_overflow(at, items->step, &value) && !__builtin_add_overflow(items->start, value, &value))
+          item = constant(b, loop, value);
+      }
       size_t first = b.nodes().size();
       std::vector<Value*> yields = ir::appendBlockCopy(body, b, values);
       // The copy's reads of item k become the item (and go: they cannot
