@@ -71,6 +71,9 @@ bool commonSubexpressions(ir::Graph& g, PassContext& ctx);
 // Moves loop-invariant nodes that cannot fail or be observed out of loops.
 bool hoistLoopInvariants(ir::Graph& g, PassContext& ctx);
 
+// Reads of distinct constant indices of a container nothing else reads
+// move the items out (when the frame holds the container alone).
+bool takeItems(ir::Graph& g, PassContext& ctx);
 // Order edges between effects and nodes that may raise (the last pass).
 bool orderEffects(ir::Graph& g, PassContext& ctx);
 

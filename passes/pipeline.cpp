@@ -40,6 +40,7 @@ const std::vector<PassInfo>& pipeline() {
       {"licm", hoistLoopInvariants},
       {"cse", commonSubexpressions},
       {"dce", deadCodeElimination},
+      {"take-items", takeItems},
       // Last of the rewrites: the groups it forms are opaque to the passes
       // above (they skip nodes with blocks).
       {"fuse-elementwise", fuseElementwise, [](const PassContext& c) { return c.fuse; }},

@@ -202,6 +202,23 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
       for (size_t i = 0; i < want; ++i) f[n.result(i)] = items[i];
       return;
     }
+    case Op::GetItem: {
+      // passes/take_items.cpp: the only read of this index of a container
+      // no other node reads; with the frame its only holder, nothing can
+      // see the item leave, and the item becomes uniquely held.
+      const Value& c = in(0);
+      if (n.attr("take") && (c.is(Kind::List) || c.is(Kind::Tuple)) && c.useCount() == 1 && in(1).is(Kind::Int)) {
+        auto& items = c.as<SeqObj>().items;
+        int64_t i = in(1).asInt();
+        if (i >= 0 && i < static_cast<int64_t>(items.size())) {
+          Value item = std::move(items[i]);
+          items[i] = Value::none();
+          set(std::move(item));
+          return;
+        }
+      }
+      break;
+    }
     case Op::Iter: set(iterable(in(0), loc)); return;
     case Op::IterLen: set(Value::integer(iterLength(in(0)))); return;
     case Op::IterItem: {

@@ -24,7 +24,10 @@ std::string pythonLayout(std::string sci) {
   int decpt = exp + 1;  // position of the decimal point relative to digits
   if (exp < -4 || exp >= 16) {
     out = digits.substr(0, 1);
-    if (digits.size() > 1) out += "." + digits.substr(1);
+    if (digits.size() > 1) {
+      out += '.';
+      out.append(digits, 1);
+    }
     char eb[16];
     std::snprintf(eb, sizeof eb, "e%c%02d", exp < 0 ? '-' : '+', std::abs(exp));
     out += eb;

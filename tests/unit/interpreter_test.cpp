@@ -249,3 +249,44 @@ TEST(Interpreter, GraphModeReusesDyingBuffersAsEagerModeDoes) {
     EXPECT_LE(peak[2], peak[0]) << code;
   }
 }
+
+// `loss, g = grad_f(p, ...)` then `p[i] - lr * g[i]`: each gradient is read
+// once, so it moves out of the list (passes/take_items.cpp) and the new
+// parameter is computed in its buffer. Without that, the step would hold the
+// gradients and the new parameters at once: twice the parameters' bytes.
+TEST(Interpreter, ParameterUpdateWritesIntoTheDyingGradients) {
+  const char* code =
+      "def loss(p, x):\n"
+      "    return sum(relu(x @ p[0] + p[1]) @ p[2])\n"
+      "loss_grad = value_and_grad(loss)\n"
+      "def step(p, x):\n"
+      "    l, g = loss_grad(p, x)\n"
+      "    return [p[i] - 0.01 * g[i] for i in range(3)]\n"
+      "seed(0)\n"
+      "p = [randn(256, 256), zeros([256]), randn(256, 4)]\n"
+      "x = randn(2, 256)\n"
+      "p = step(p, x)\n"
+      "live = memory_stats()['live_bytes']\n"
+      "reset_peak_memory_stats()\n"
+      "p = step(p, x)\n"
+      "print(memory_stats()['peak_bytes'] - live)\n"
+      "print(round(float(p[0].sum()), 3), round(float(p[2].sum()), 3))\n";
+  const int64_t paramBytes = (256 * 256 + 256 + 256 * 4) * 4;
+  std::string results[2];
+  for (int m = 0; m < 2; ++m) {
+    std::ostringstream o, err;
+    nn::StateOptions opts;
+    opts.mode = m == 0 ? nn::ExecMode::Eager : nn::ExecMode::Graph;
+    nn::State state(opts, o, err);
+    nn::Status st = state.runString(code, "t.nn");
+    ASSERT_TRUE(st.ok()) << st.error().message;
+    std::istringstream lines(o.str());
+    int64_t peak = 0;
+    lines >> peak;
+    EXPECT_GT(peak, paramBytes) << m;  // the gradients, at least
+    EXPECT_LT(peak, paramBytes * 3 / 2) << m;
+    std::getline(lines, results[m]);
+    std::getline(lines, results[m]);
+  }
+  EXPECT_EQ(results[0], results[1]);
+}
