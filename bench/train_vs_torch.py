@@ -6,7 +6,9 @@
 # workload: the best over rounds of the best mean step time over batches
 # (the least disturbed figure), and the peak tensor memory of one step
 # beyond what was live before it (nn: its allocator's counters; PyTorch:
-# its profiler's allocation events in time order).
+# its profiler's allocation events in time order). Last, the MLP step's
+# eight matrix products alone in each (nn eager, oneDNN; PyTorch, OpenBLAS):
+# the part of the step no framework overhead can win back.
 # Usage: python3 bench/train_vs_torch.py [path/to/nn] [rounds]
 # (benchmarking only: python3-torch is never a dependency of the build).
 import os
@@ -23,6 +25,7 @@ NN = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 3
 BATCHES, STEPS = 7, 10
 SCRIPT = os.path.join(os.path.dirname(__file__), "train_steps.nn")
+GEMMS = os.path.join(os.path.dirname(__file__), "mlp_gemms.nn")
 
 torch.manual_seed(0)
 
@@ -81,6 +84,26 @@ def torch_measure(setup, loss_fn):
     return best * 1e6, peak
 
 
+def torch_gemms():
+    """The MLP step's eight products, each timed alone (bench/mlp_gemms.nn)."""
+    g = torch.Generator().manual_seed(0)
+    r = lambda *shape: torch.randn(*shape, generator=g)
+    x, w1, h1, w2, h2, w3 = r(128, 784), r(784, 512), r(128, 512), r(512, 256), r(128, 256), r(256, 10)
+    d3, d2, d1 = r(128, 10), r(128, 256), r(128, 512)
+    total = 0.0
+    for a, b in ((x, w1), (h1, w2), (h2, w3), (d3, w3.t()), (h2.t(), d3), (d2, w2.t()), (h1.t(), d2), (x.t(), d1)):
+        for _ in range(5):
+            a @ b
+        best = float("inf")
+        for _ in range(5):
+            t0 = time.perf_counter()
+            for _ in range(30):
+                a @ b
+            best = min(best, (time.perf_counter() - t0) / 30)
+        total += best
+    return total * 1e6
+
+
 def nn_measure(mode):
     out = subprocess.run([NN, "--mode", mode, SCRIPT, str(BATCHES), str(STEPS)], check=True,
                          capture_output=True, text=True).stdout
@@ -95,6 +118,9 @@ for _ in range(ROUNDS):
         r = nn_measure(mode)
         for w in ("mlp", "cnn"):
             figures[(mode, w)] = (r[f"{w}_step_us"], r[f"{w}_peak_bytes"])
+    figures[("torch", "gemms")] = (torch_gemms(), 0)
+    out = subprocess.run([NN, "--mode", "eager", GEMMS], check=True, capture_output=True, text=True).stdout
+    figures[("eager", "gemms")] = (float(out.split()[1]), 0)
     for key, (us, peak) in figures.items():
         old = best.get(key, (float("inf"), peak))
         best[key] = (min(old[0], us), peak)
@@ -104,3 +130,5 @@ for w, name in (("mlp", "MLP"), ("cnn", "CNN")):
     g, e, t = best[("graph", w)], best[("eager", w)], best[("torch", w)]
     print(f"{name:<5} {g[0]:>11.0f} us {e[0]:>11.0f} us {t[0]:>11.0f} us {g[0] / t[0]:>13.2f}x")
     print(f"{'peak':<5} {g[1] / 1e6:>11.2f} MB {e[1] / 1e6:>11.2f} MB {t[1] / 1e6:>11.2f} MB {g[1] / t[1]:>13.2f}x")
+g, t = best[("eager", "gemms")], best[("torch", "gemms")]
+print(f"{'MLP step GEMMs alone (oneDNN vs OpenBLAS)':<34} {g[0]:>8.0f} us {t[0]:>11.0f} us {g[0] / t[0]:>13.2f}x")
