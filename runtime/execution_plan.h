@@ -28,6 +28,7 @@ namespace nn::rt {
 
 namespace jit {
 class Engine;
+struct GlueFunction;
 }
 
 enum class Lane : uint8_t { Inline, Pool, Main };
@@ -57,6 +58,16 @@ struct BlockPlan {
   bool parallel = false;
   // Per node: its pre-resolved form (fast_ops.h), or null.
   std::vector<std::unique_ptr<FastOp>> fast;
+  // A loop body's plan: the loop's native glue (GraphExecutor::loopGlue),
+  // made on the loop's first run; null when it runs node by node.
+  mutable std::shared_ptr<const jit::GlueFunction> glue;
+  mutable bool glueTried = false;
+  // Iterations the interpreter ran of this loop body (it switches to the
+  // glue once they reach GraphExecutor's threshold).
+  mutable uint64_t iterations = 0;
+  // Per node the glue calls back: its pre-resolved form in its own block's
+  // plan, or null.
+  mutable std::vector<const FastOp*> glueFast;
 };
 
 // What the executor's thread pool offers: its threads, and what handing a

@@ -23,6 +23,7 @@
 
 #include "runtime/execution_plan.h"
 #include "runtime/interpreter.h"
+#include "runtime/jit/jit.h"
 #include "runtime/thread_pool.h"
 
 namespace nn::rt {
@@ -58,6 +59,32 @@ const BlockPlan& GraphExecutor::plan(const ir::Block& b) {
   const BlockPlan& ref = *p;
   b.setExecutorData(std::move(p));
   return ref;
+}
+
+const jit::GlueFunction* GraphExecutor::loopGlue(const ir::Node& loop, uint64_t iterations,
+                                                 const std::vector<const FastOp*>*& fast) {
+  const BlockPlan& body = plan(*loop.block(1));
+  body.iterations += iterations;
+  if (!body.glueTried && body.iterations >= kHotIterations) {
+    body.glueTried = true;
+    bool parallel = schedule_ == Schedule::Parallel ||
+                    (schedule_ == Schedule::Auto && (body.parallel || plan(*loop.block(0)).parallel));
+    if (jit::Engine* engine = interp_.context().jit(); engine && !parallel) body.glue = engine->compileLoop(loop);
+    if (body.glue)
+      for (const ir::Node* n : body.glue->nodes) {
+        const BlockPlan& own = plan(*n->parent());
+        const FastOp* op = nullptr;
+        for (size_t k = 0; k < own.nodes.size(); ++k)
+          if (own.nodes[k] == n) op = own.fast[k].get();
+        body.glueFast.push_back(op);
+      }
+  }
+  fast = &body.glueFast;
+  return body.glue.get();
+}
+
+void GraphExecutor::countIterations(const ir::Node& loop, uint64_t iterations) {
+  plan(*loop.block(1)).iterations += iterations;
 }
 
 bool GraphExecutor::runsAsGraph(const ir::Block& b) {

@@ -19,6 +19,10 @@ namespace nn::rt {
 
 class Interpreter;
 struct BlockPlan;
+struct FastOp;
+namespace jit {
+struct GlueFunction;
+}
 struct Frame;
 
 // How graph mode runs a compiled block: independent nodes on the thread
@@ -39,6 +43,19 @@ class GraphExecutor {
   // order.
   const ir::Node* run(const ir::Block& b, Frame& f, std::vector<Value>& out);
 
+  // The native glue of loop node `loop` of a compiled block, or null where
+  // the loop runs node by node: no JIT, a block the schedule runs in
+  // parallel, a loop the JIT refuses, or one that has not yet run
+  // kHotIterations iterations (all its runs together: compiling costs
+  // milliseconds, an iteration saves a fraction of a microsecond). Made
+  // once, kept on the body's plan. `iterations`: the interpreter's count,
+  // added to the loop's. `fast`: per node the glue calls back, its
+  // pre-resolved form or null.
+  static constexpr uint64_t kHotIterations = 1000;
+  const jit::GlueFunction* loopGlue(const ir::Node& loop, uint64_t iterations,
+                                    const std::vector<const FastOp*>*& fast);
+  // Adds iterations the interpreter ran of `loop` to its count.
+  void countIterations(const ir::Node& loop, uint64_t iterations);
   void setSchedule(Schedule s) { schedule_ = s; }
   // Counters for --stats.
   struct Stats {

@@ -167,6 +167,9 @@ std::vector<Value>& Interpreter::take() {
 }
 
 void Interpreter::execLoop(const ir::Node& n, Frame& f) {
+  if (runGlue(n, f, nullptr, 0)) return;
+  // A loop that proves hot switches to its glue between two iterations.
+  uint64_t iterations = 0;
   std::vector<Value> carried;
   for (const ir::Value* v : n.operands()) carried.push_back(f[v]);
   const ir::Block& cond = *n.block(0);
@@ -182,7 +185,12 @@ void Interpreter::execLoop(const ir::Node& n, Frame& f) {
     exec(body, f, out);
     carried.swap(out);
     checkInterrupt(n.loc());
+    if (++iterations == 256) {
+      if (runGlue(n, f, &carried, iterations)) return;
+      iterations = 0;
+    }
   }
+  if (iterations && graphMode_ && GraphExecutor::runsAsGraph(*n.parent())) graph_.countIterations(n, iterations);
   for (size_t i = 0; i < n.numResults(); ++i) f[n.result(i)] = std::move(carried[i]);
 }
 

@@ -169,6 +169,14 @@ class Interpreter {
   // of line so the recursive path has small native frames.
   void execIf(const ir::Node& n, Frame& f);
   void execLoop(const ir::Node& n, Frame& f);
+  // Runs loop n by its native glue (interpreter_glue.cpp) from the carried
+  // values in `carried` (the operands' values when null); false when it has
+  // none (then execLoop goes on interpreting it). `iterations`: how many
+  // the interpreter ran since it last asked.
+  bool runGlue(const ir::Node& n, Frame& f, std::vector<Value>* carried, uint64_t iterations);
+  // One run of a loop's glue: what its callbacks reach (interpreter_glue.cpp).
+  struct GlueRun;
+  friend struct GlueCalls;
   void execFused(const ir::Node& n, Frame& f, uint64_t dying);  // fused_exec.cpp
   void execCall(const ir::Node& n, Frame& f, uint64_t dying);
   [[gnu::noinline]] void simpleOp(const ir::Node& n, Frame& f, uint64_t dying);

@@ -52,7 +52,9 @@ Tape::~Tape() = default;
 
 Value Tape::watch(const Value& v) {
   Value fresh = makeTensorValue(tensorOf(v));
-  ir::Value* arg = trace_->addParam("x" + std::to_string(watched_.size()), staticType(fresh));
+  std::string name = "x";  // appended: GCC 12 warns falsely on "x" + std::string at -O2
+  name += std::to_string(watched_.size());
+  ir::Value* arg = trace_->addParam(name, staticType(fresh));
   watched_.push_back(arg);
   tracked_[fresh.ptr()] = arg;
   values_[arg] = fresh;
@@ -180,7 +182,10 @@ std::vector<Value> Tape::gradients(const Value& output, const Value& seedValue, 
   request.primal = [&](const ir::Value* v) {
     auto [it, fresh] = primals.emplace(v, nullptr);
     if (fresh) {
-      it->second = backward->addParam("p" + std::to_string(args.size()), v->type());
+      // Appended, not "p" + ...: GCC 12 warns falsely on that at -O2.
+      std::string name = "p";
+      name += std::to_string(args.size());
+      it->second = backward->addParam(name, v->type());
       args.push_back(values_[v]);
     }
     return it->second;

@@ -131,7 +131,8 @@ std::string progressLine(const std::string& desc, int64_t done, int64_t total, d
     rateText = buf;
   }
   double left = rate > 0 ? static_cast<double>(total - done) / rate : NAN;
-  s += " " + std::to_string(done) + "/" + std::to_string(total) + " [" + clockText(elapsed) + "<" + clockText(left) +
+  s += ' ';
+  s += std::to_string(done) + "/" + std::to_string(total) + " [" + clockText(elapsed) + "<" + clockText(left) +
        ", " + rateText + "]";
   return s;
 }

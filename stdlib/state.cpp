@@ -130,7 +130,7 @@ void State::printStats() {
     rt::jit::EngineStats js = jit->stats();
     err_ << "stats: jit compiled " << js.kernels << " fused kernels, loaded " << js.cached
          << " from the cache, shared " << js.shared << ", in " << std::fixed << std::setprecision(1) << js.compileMillis
-         << " ms\n" << std::defaultfloat;
+         << " ms; " << js.loops << " loop" << (js.loops == 1 ? "" : "s") << " as native glue\n" << std::defaultfloat;
   }
   err_ << "stats: tensor memory peak " << context_.cpu().allocator().peakBytes() << " bytes\n";
 }

@@ -64,4 +64,10 @@ class ElementwiseEmitter {
 std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir::Node& n, const std::string& name,
                                                FusedKernel& kernel, std::string& why);
 
+// A module holding one function `name(ctx, api)` (GlueFn) running loop
+// node `n`; the nodes it calls back are listed in `glue`. Null with `why`
+// when the loop cannot be compiled.
+std::unique_ptr<llvm::Module> buildGlueModule(llvm::LLVMContext& ctx, const ir::Node& n, const std::string& name,
+                                              GlueFunction& glue, std::string& why);
+
 }  // namespace nn::rt::jit

@@ -40,7 +40,7 @@ namespace {
 
 // Bumped whenever the optimisation or code generation settings below
 // change, so that cached objects built the old way are never loaded.
-constexpr const char* kPipeline = "O3-nounroll-nointerleave-codegen2";
+constexpr const char* kPipeline = "O3-nounroll-nointerleave-codegen2; glue O1";
 
 std::string message(llvm::Error e) { return llvm::toString(std::move(e)); }
 
@@ -79,7 +79,7 @@ struct Engine::Impl {
   EngineOptions options;
   std::unique_ptr<ObjectCache> cache;
   std::string fingerprint;
-  std::unordered_map<std::string, FusedFn> loaded;  // by key
+  std::unordered_map<std::string, uint64_t> loaded;  // addresses by key
   std::unordered_map<const ir::Node*, double> millisByNode;
   mutable std::mutex mutex;
   EngineStats stats;
@@ -94,7 +94,9 @@ struct Engine::Impl {
     }
   }
 
-  void optimize(llvm::Module& m) {
+  // O3 with vectorisation for fused loops (memory bound, worth it); O1 for
+  // loop glue, whose calls dominate and whose compile time is the cost.
+  void optimize(llvm::Module& m, bool fused) {
     llvm::PipelineTuningOptions tuning;
     tuning.LoopVectorization = true;
     tuning.SLPVectorization = true;
@@ -113,8 +115,11 @@ struct Engine::Impl {
     builder.registerFunctionAnalyses(fam);
     builder.registerLoopAnalyses(lam);
     builder.crossRegisterProxies(lam, fam, cgam, mam);
-    builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(m, mam);
+    builder.buildPerModuleDefaultPipeline(fused ? llvm::OptimizationLevel::O3 : llvm::OptimizationLevel::O1)
+        .run(m, mam);
   }
+
+  uint64_t load(llvm::Module& m, const char* entry, const ir::Node& n, bool fused, std::string& why);
 
   // Machine code for `m`, or "" with `why`.
   std::string codegen(llvm::Module& m, std::string& why) {
@@ -183,8 +188,50 @@ std::string Engine::optimisedIr(const ir::Node& n, std::string& why) {
   std::unique_ptr<llvm::Module> m = buildFusedModule(ctx, n, "nn_fused", kernel, why);
   if (!m) return "";
   impl_->prepare(*m);
-  impl_->optimize(*m);
+  impl_->optimize(*m, true);
   return printed(*m);
+}
+
+// The address of module m's function `entry` once loaded: code already
+// loaded for the same key, the persistent cache's object, or compiled now
+// (and stored there). 0 with `why` on failure. Called under the mutex;
+// `fused`: counted in the fused kernels' statistics.
+uint64_t Engine::Impl::load(llvm::Module& m, const char* entry, const ir::Node& n, bool fused, std::string& why) {
+  prepare(m);
+  llvm::SHA1 sha;
+  sha.update(printed(m));
+  sha.update(fingerprint);
+  std::string key = llvm::toHex(sha.final(), true);
+  if (auto it = loaded.find(key); it != loaded.end()) {
+    if (fused) ++stats.shared;
+    return it->second;
+  }
+  std::string symbol = std::string(entry) + "_" + key;
+  m.getFunction(entry)->setName(symbol);
+  std::optional<std::string> object = cache ? cache->load(key) : std::nullopt;
+  if (object && !definesSymbol(*object, symbol)) object.reset();
+  bool cached = object.has_value();
+  if (!cached || options.compiled) {
+    optimize(m, fused);
+    if (options.compiled) options.compiled(n, printed(m));
+  }
+  if (!cached) {
+    object = codegen(m, why);
+    if (object->empty()) return 0;
+    if (cache) cache->store(key, *object);
+  }
+  if (llvm::Error e = lljit->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(*object, symbol))) {
+    why = "LLVM: " + message(std::move(e));
+    return 0;
+  }
+  auto address = lljit->lookup(symbol);
+  if (!address) {
+    why = "LLVM: " + message(address.takeError());
+    return 0;
+  }
+  loaded.emplace(key, address->getAddress());
+  if (fused) ++(cached ? stats.cached : stats.kernels);
+  return address->getAddress();
 }
 
 std::shared_ptr<const FusedKernel> Engine::compile(const ir::Node& n, std::string& why) {
@@ -194,49 +241,37 @@ std::shared_ptr<const FusedKernel> Engine::compile(const ir::Node& n, std::strin
   auto kernel = std::make_shared<FusedKernel>();
   std::unique_ptr<llvm::Module> m = buildFusedModule(ctx, n, "nn_fused", *kernel, why);
   if (!m) return nullptr;
-  impl_->prepare(*m);
-  llvm::SHA1 sha;
-  sha.update(printed(*m));
-  sha.update(impl_->fingerprint);
-  std::string key = llvm::toHex(sha.final(), true);
-  auto finish = [&](FusedFn fn) {
-    kernel->fn = fn;
-    kernel->compileMillis = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    impl_->stats.compileMillis += kernel->compileMillis;
-    impl_->millisByNode[&n] += kernel->compileMillis;
-    return kernel;
-  };
-  if (auto it = impl_->loaded.find(key); it != impl_->loaded.end()) {
-    ++impl_->stats.shared;
-    return finish(it->second);
-  }
-  std::string symbol = "nn_fused_" + key;
-  m->getFunction("nn_fused")->setName(symbol);
-  std::optional<std::string> object = impl_->cache ? impl_->cache->load(key) : std::nullopt;
-  if (object && !definesSymbol(*object, symbol)) object.reset();
-  bool cached = object.has_value();
-  if (!cached || impl_->options.compiled) {
-    impl_->optimize(*m);
-    if (impl_->options.compiled) impl_->options.compiled(n, printed(*m));
-  }
-  if (!cached) {
-    object = impl_->codegen(*m, why);
-    if (object->empty()) return nullptr;
-    if (impl_->cache) impl_->cache->store(key, *object);
-  }
-  if (llvm::Error e = impl_->lljit->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(*object, symbol))) {
-    why = "LLVM: " + message(std::move(e));
-    return nullptr;
-  }
-  auto address = impl_->lljit->lookup(symbol);
-  if (!address) {
-    why = "LLVM: " + message(address.takeError());
-    return nullptr;
-  }
-  auto fn = reinterpret_cast<FusedFn>(static_cast<uintptr_t>(address->getAddress()));
-  impl_->loaded.emplace(key, fn);
-  ++(cached ? impl_->stats.cached : impl_->stats.kernels);
-  return finish(fn);
+  uint64_t address = impl_->load(*m, "nn_fused", n, true, why);
+  if (!address) return nullptr;
+  kernel->fn = reinterpret_cast<FusedFn>(static_cast<uintptr_t>(address));
+  kernel->compileMillis = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  impl_->stats.compileMillis += kernel->compileMillis;
+  impl_->millisByNode[&n] += kernel->compileMillis;
+  return kernel;
+}
+
+std::shared_ptr<const GlueFunction> Engine::compileLoop(const ir::Node& n) {
+  std::string why;
+  std::shared_ptr<const GlueFunction> glue = compileGlue(n, why);
+  if (!glue && impl_->options.notCompiled) impl_->options.notCompiled(n, why);
+  return glue;
+}
+
+std::shared_ptr<const GlueFunction> Engine::compileGlue(const ir::Node& n, std::string& why) {
+  auto start = std::chrono::steady_clock::now();
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  llvm::LLVMContext ctx;
+  auto glue = std::make_shared<GlueFunction>();
+  std::unique_ptr<llvm::Module> m = buildGlueModule(ctx, n, "nn_glue", *glue, why);
+  if (!m) return nullptr;
+  uint64_t address = impl_->load(*m, "nn_glue", n, false, why);
+  if (!address) return nullptr;
+  glue->fn = reinterpret_cast<GlueFn>(static_cast<uintptr_t>(address));
+  glue->compileMillis = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  impl_->stats.compileMillis += glue->compileMillis;
+  impl_->millisByNode[&n] += glue->compileMillis;
+  ++impl_->stats.loops;
+  return glue;
 }
 
 EngineStats Engine::stats() const {

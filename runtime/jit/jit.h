@@ -49,10 +49,36 @@ struct FusedKernel {
   double compileMillis = 0;
 };
 
+// The calls compiled glue (a loop's control flow and scalar arithmetic,
+// glue_codegen.cpp) makes back into the runtime, in this order (the glue
+// loads them by position). ctx is the runtime's; slots are value ids of the
+// frame; a status is 0 for success, else the error is recorded in ctx.
+struct GlueApi {
+  int32_t (*run)(void* ctx, uint32_t node);  // GlueFunction::nodes[node], as the interpreter runs it
+  void (*setInt)(void* ctx, uint32_t slot, int64_t v);
+  void (*setFloat)(void* ctx, uint32_t slot, double v);
+  void (*setBool)(void* ctx, uint32_t slot, int32_t v);
+  int64_t (*getInt)(void* ctx, uint32_t slot);
+  double (*getFloat)(void* ctx, uint32_t slot);
+  int32_t (*getBool)(void* ctx, uint32_t slot);
+  void (*assign)(void* ctx, uint32_t dst, uint32_t src, int32_t move);
+  void (*clear)(void* ctx, uint32_t slot);
+  int32_t (*tick)(void* ctx, uint32_t node);  // once per iteration of loop `node`
+};
+
+using GlueFn = int32_t (*)(void* ctx, const GlueApi* api);
+
+struct GlueFunction {
+  GlueFn fn = nullptr;
+  std::vector<const ir::Node*> nodes;  // what GlueApi's node numbers name
+  double compileMillis = 0;
+};
+
 struct EngineStats {
   uint64_t kernels = 0;   // compiled here, LLVM's optimisation and code generation
   uint64_t cached = 0;    // loaded from the persistent cache
   uint64_t shared = 0;    // the code of an identical kernel already loaded
+  uint64_t loops = 0;     // loops whose glue runs as native code
   double compileMillis = 0;  // all of them
 };
 
@@ -85,6 +111,10 @@ class Engine {
   // without compiling or loading it; "" with `why` when n is refused
   // (REPL :llvm).
   std::string optimisedIr(const ir::Node& n, std::string& why);
+  // The native glue of loop node `n` (its control flow and scalar
+  // arithmetic; other nodes called back), or null (notCompiled says why).
+  // Thread-safe.
+  std::shared_ptr<const GlueFunction> compileLoop(const ir::Node& n);
   EngineStats stats() const;
   // The milliseconds spent making fused node n's kernel (0 when it was
   // not compiled): --stats reports them per compiled version.
@@ -93,6 +123,7 @@ class Engine {
  private:
   struct Impl;
   std::shared_ptr<const FusedKernel> compile(const ir::Node& n, std::string& why);
+  std::shared_ptr<const GlueFunction> compileGlue(const ir::Node& n, std::string& why);
   explicit Engine(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

@@ -1,0 +1,100 @@
+// Running a loop of a compiled function by its native glue (the JIT's
+// glue_codegen.cpp): the glue runs the loop's control flow and scalar
+// arithmetic itself and calls back here, through the GlueApi, for every
+// other node, for values it moves between frame slots, and once per
+// iteration for interrupts. The callbacks never let an exception into the
+// native code: a failing node's error is kept and the glue returns 1, and
+// it is rethrown here, with the location and call trace the node's own
+// run gave it.
+#include <exception>
+
+#include "runtime/fast_ops.h"
+#include "runtime/graph_executor.h"
+#include "runtime/interpreter.h"
+#include "runtime/jit/jit.h"
+
+namespace nn::rt {
+
+struct Interpreter::GlueRun {
+  Interpreter& interp;
+  Frame& frame;
+  const jit::GlueFunction& glue;
+  const std::vector<const FastOp*>& fast;
+  std::exception_ptr error;
+  // Node n as the serial executor runs it: the node, then the values it
+  // was the last reader of.
+  int32_t run(uint32_t i) {
+    const ir::Node& n = *glue.nodes[i];
+    try {
+      interp.checkInterrupt(n.loc());
+      if (!fast[i] || !runFastOp(*fast[i], n, frame.slots.data(), n.dyingOperands()))
+        interp.runNode(n, frame, n.dyingOperands());
+    } catch (...) {
+      error = std::current_exception();
+      return 1;
+    }
+    for (uint32_t id : n.kills()) frame.slots[id] = Value();
+    return 0;
+  }
+  int32_t tick(uint32_t loop) {
+    try {
+      interp.checkInterrupt(glue.nodes[loop]->loc());
+    } catch (...) {
+      error = std::current_exception();
+      return 1;
+    }
+    return 0;
+  }
+};
+
+// The GlueApi's entries (a friend, so they may name GlueRun).
+struct GlueCalls {
+  using GlueRun = Interpreter::GlueRun;
+
+static GlueRun& of(void* ctx) { return *static_cast<GlueRun*>(ctx); }
+static Value& slot(void* ctx, uint32_t id) { return of(ctx).frame.slots[id]; }
+
+static int32_t runNode(void* ctx, uint32_t node) { return of(ctx).run(node); }
+static void setInt(void* ctx, uint32_t id, int64_t v) { slot(ctx, id) = Value::integer(v); }
+static void setFloat(void* ctx, uint32_t id, double v) { slot(ctx, id) = Value::real(v); }
+static void setBool(void* ctx, uint32_t id, int32_t v) { slot(ctx, id) = Value::boolean(v != 0); }
+static int64_t getInt(void* ctx, uint32_t id) { return slot(ctx, id).asInt(); }
+static double getFloat(void* ctx, uint32_t id) { return slot(ctx, id).asFloat(); }
+static int32_t getBool(void* ctx, uint32_t id) {
+  const Value& v = slot(ctx, id);
+  return v.is(Kind::Bool) ? v.asBool() : v.asInt() != 0;
+}
+static void assign(void* ctx, uint32_t dst, uint32_t src, int32_t move) {
+  if (dst == src) return;
+  Value& from = slot(ctx, src);
+  slot(ctx, dst) = move ? std::move(from) : from;
+}
+static void clear(void* ctx, uint32_t id) { slot(ctx, id) = Value(); }
+static int32_t tick(void* ctx, uint32_t node) { return of(ctx).tick(node); }
+
+};
+
+namespace {
+constexpr jit::GlueApi kApi{GlueCalls::runNode, GlueCalls::setInt,   GlueCalls::setFloat, GlueCalls::setBool,
+                            GlueCalls::getInt,  GlueCalls::getFloat, GlueCalls::getBool,  GlueCalls::assign,
+                            GlueCalls::clear,   GlueCalls::tick};
+}  // namespace
+
+bool Interpreter::runGlue(const ir::Node& n, Frame& f, std::vector<Value>* carried, uint64_t iterations) {
+  // Tapes and traces see each node run; the glue computes scalars unseen.
+  if (!graphMode_ || tape_ || tracer_ || !GraphExecutor::runsAsGraph(*n.parent())) return false;
+  const std::vector<const FastOp*>* fast = nullptr;
+  const jit::GlueFunction* glue = graph_.loopGlue(n, iterations, fast);
+  if (!glue) return false;
+  // The glue starts from its result slots.
+  for (size_t i = 0; i < n.numResults(); ++i)
+    f[n.result(i)] = carried ? std::move((*carried)[i]) : f[n.operand(i)];
+  GlueRun run{*this, f, *glue, *fast, nullptr};
+  if (glue->fn(&run, &kApi) != 0) {
+    if (run.error) std::rethrow_exception(run.error);
+    fail(n.loc(), "internal error: native loop failed without an error");
+  }
+  return true;
+}
+
+}  // namespace nn::rt

@@ -1,0 +1,512 @@
+// Native code for the static glue of a compiled loop: the loop's control
+// flow (its cond and body, nested ifs and loops) and its scalar int, float
+// and bool arithmetic and comparisons become one LLVM function, so an
+// iteration makes no per-node dispatch for them; every other node (tensor
+// ops, fused kernels, calls, containers) is called back into the
+// interpreter through the GlueApi (jit.h), one call per node.
+//
+//   i32 name(i8* ctx, i8** api)   ; 0: done, 1: failed (the error is in ctx)
+//
+// The loop starts from the carried values in its result slots: the runtime
+// puts its operands there, or, when it switches a loop that proved hot to
+// its glue between two iterations, the values the next iteration carries.
+//
+// Values: a scalar the glue computes lives in a register (a loop's carried
+// scalars and an if's scalar results are phis); everything else lives in
+// the interpreter's frame slot for its value id. A register value that a
+// called-back node (or anything outside the glue: the loop's results) reads
+// is also stored to its slot when it is defined; a scalar a called-back node
+// defines is read from its slot after the call. Non-scalar values move
+// between slots as the interpreter moves them (carried values, yields).
+//
+// Semantics are the interpreter's: int + - * and negation raise "integer
+// overflow" (llvm.s*.with.overflow), float / raises on a zero divisor, int
+// mixed with float converts the int as Python does (sitofp, to nearest),
+// comparisons of floats are false when unordered except !=; a node that
+// raises is called back at that point, so the error is the interpreter's
+// own, with its location and call trace. Everything
+// else (int division, powers, mixed comparisons, `not` of a number) is
+// called back, so it raises exactly as the interpreter does. Each loop
+// iteration calls `tick` (interrupts, as the interpreter checks them).
+#include "runtime/jit/codegen.h"
+
+#include <llvm/IR/MDBuilder.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <unordered_map>
+#include <unordered_set>
+
+namespace nn::rt::jit {
+namespace {
+
+using ir::Op;
+using ir::TypeKind;
+
+bool isScalar(const ir::Type& t) { return t.kind == TypeKind::Int || t.kind == TypeKind::Float || t.kind == TypeKind::Bool; }
+
+// The GlueApi's entries, by position (jit.h).
+enum Api : unsigned { kRun, kSetInt, kSetFloat, kSetBool, kGetInt, kGetFloat, kGetBool, kAssign, kClear, kTick };
+
+bool nativeConst(const ir::Node& n) {
+  if (n.op() != Op::Const || !isScalar(n.result(0)->type())) return false;
+  const ir::Attr* a = n.attr("value");
+  return a && (std::holds_alternative<int64_t>(*a) || std::holds_alternative<double>(*a) ||
+               std::holds_alternative<bool>(*a));
+}
+
+// Whether the glue computes node n itself (no blocks: ifs and loops are
+// decided by `structured`).
+bool nativeScalar(const ir::Node& n) {
+  if (n.numBlocks() != 0 || n.numResults() != 1) return false;
+  if (n.op() == Op::Const) return nativeConst(n);
+  auto kind = [&](size_t i) { return n.operand(i)->type().kind; };
+  TypeKind r = n.result(0)->type().kind;
+  switch (n.op()) {
+    case Op::Add:
+    case Op::Sub:
+    case Op::Mul: {
+      bool ii = kind(0) == TypeKind::Int && kind(1) == TypeKind::Int;
+      bool numeric = (kind(0) == TypeKind::Int || kind(0) == TypeKind::Float) &&
+                     (kind(1) == TypeKind::Int || kind(1) == TypeKind::Float);
+      return numeric && r == (ii ? TypeKind::Int : TypeKind::Float);
+    }
+    case Op::Div:
+      return (kind(0) == TypeKind::Float || kind(0) == TypeKind::Int) &&
+             (kind(1) == TypeKind::Float || kind(1) == TypeKind::Int) && r == TypeKind::Float &&
+             (kind(0) == TypeKind::Float || kind(1) == TypeKind::Float);
+    case Op::Lt:
+    case Op::Le:
+    case Op::Gt:
+    case Op::Ge:
+    case Op::Eq:
+    case Op::Ne:
+      return r == TypeKind::Bool && kind(0) == kind(1) && (kind(0) == TypeKind::Int || kind(0) == TypeKind::Float);
+    case Op::Not: return kind(0) == TypeKind::Bool && r == TypeKind::Bool;
+    case Op::Neg: return (kind(0) == TypeKind::Int || kind(0) == TypeKind::Float) && r == kind(0);
+    default: return false;
+  }
+}
+
+class GlueEmitter {
+ public:
+  GlueEmitter(llvm::LLVMContext& ctx, llvm::Module& m, GlueFunction& out)
+      : ctx_(ctx), m_(m), b_(ctx), out_(out) {
+    i1_ = llvm::Type::getInt1Ty(ctx);
+    i32_ = llvm::Type::getInt32Ty(ctx);
+    i64_ = llvm::Type::getInt64Ty(ctx);
+    f64_ = llvm::Type::getDoubleTy(ctx);
+    ptr_ = llvm::Type::getInt8PtrTy(ctx);
+  }
+
+  // Whether the glue can run structured node n (an if or loop) natively.
+  static bool structured(const ir::Node& n) {
+    if (n.op() == Op::If) {
+      if (n.operand(0)->type().kind != TypeKind::Bool) return false;
+      for (size_t k = 0; k < 2; ++k)
+        if (!blockOk(*n.block(k), n)) return false;
+      return true;
+    }
+    if (n.op() == Op::Loop) {
+      const ir::Block& cond = *n.block(0);
+      if (cond.terminator()->operand(0)->type().kind != TypeKind::Bool) return false;
+      return blockOk(cond, n) && blockOk(*n.block(1), n);
+    }
+    return false;
+  }
+
+  llvm::Function* emit(const ir::Node& loop, const std::string& name) {
+    collectSlotUses(loop);
+    auto* fnType = llvm::FunctionType::get(i32_, {ptr_, ptr_->getPointerTo()}, false);
+    fn_ = llvm::Function::Create(fnType, llvm::Function::ExternalLinkage, name, m_);
+    ctxArg_ = fn_->getArg(0);
+    apiArg_ = fn_->getArg(1);
+    auto* entry = llvm::BasicBlock::Create(ctx_, "entry", fn_);
+    failBlock_ = llvm::BasicBlock::Create(ctx_, "failed", fn_);
+    b_.SetInsertPoint(failBlock_);
+    b_.CreateRet(llvm::ConstantInt::get(i32_, 1));
+    b_.SetInsertPoint(entry);
+    outermost_ = &loop;
+    emitLoop(loop);
+    b_.CreateRet(llvm::ConstantInt::get(i32_, 0));
+    return fn_;
+  }
+
+ private:
+  // A yield of a scalar-typed carried value or if result is a scalar of
+  // the same kind (every other node is native, structured or called back).
+  static bool blockOk(const ir::Block& b, const ir::Node& owner) {
+    const ir::Node* t = b.terminator();
+    if (!t) return false;
+    if (t->op() == Op::Yield)
+      for (size_t i = 0; i < t->operands().size() && i < owner.numResults(); ++i) {
+        const ir::Type& want = owner.result(i)->type();
+        if (isScalar(want) && t->operand(i)->type().kind != want.kind) return false;
+      }
+    return true;
+  }
+
+  // Values some reader outside the glue's registers reads: the operands of
+  // called-back nodes and every value their nested blocks read.
+  void collectSlotUses(const ir::Node& loop) {
+    for (size_t k = 0; k < loop.numBlocks(); ++k) slotUses(*loop.block(k));
+    scalarValues(loop);
+  }
+  // The slot ids of scalar values: a kill of one frees nothing.
+  void scalarValues(const ir::Node& n) {
+    for (size_t i = 0; i < n.numResults(); ++i)
+      if (isScalar(n.result(i)->type())) scalarIds_.insert(n.result(i)->id());
+    for (size_t k = 0; k < n.numBlocks(); ++k) {
+      const ir::Block& b = *n.block(k);
+      for (size_t i = 0; i < b.numArgs(); ++i)
+        if (isScalar(b.arg(i)->type())) scalarIds_.insert(b.arg(i)->id());
+      for (const auto& inner : b.nodes()) scalarValues(*inner);
+    }
+  }
+  // Loads, before loop n, the scalars of enclosing blocks its blocks read
+  // (once, not per iteration).
+  void preload(const ir::Node& n, const ir::Node& loop) {
+    for (size_t k = 0; k < n.numBlocks(); ++k)
+      for (const auto& inner : n.block(k)->nodes()) {
+        for (const ir::Value* v : inner->operands())
+          if (isScalar(v->type()) && !reg_.count(v) && !inside(v->owner(), loop)) scalar(v);
+        preload(*inner, loop);
+      }
+  }
+  static bool inside(const ir::Block* b, const ir::Node& loop) {
+    for (const ir::Node* p = b ? b->parentNode() : nullptr; p; p = p->parent() ? p->parent()->parentNode() : nullptr)
+      if (p == &loop) return true;
+    return false;
+  }
+  void slotUses(const ir::Block& b) {
+    for (const auto& n : b.nodes()) {
+      if (nativeScalar(*n)) continue;
+      if (structured(*n)) {
+        for (size_t k = 0; k < n->numBlocks(); ++k) slotUses(*n->block(k));
+        continue;
+      }
+      readsAll(*n);
+    }
+  }
+  void readsAll(const ir::Node& n) {
+    for (const ir::Value* v : n.operands()) inSlot_.insert(v);
+    for (size_t k = 0; k < n.numBlocks(); ++k)
+      for (const auto& inner : n.block(k)->nodes()) readsAll(*inner);
+    for (size_t k = 0; k < n.numBlocks(); ++k)
+      if (const ir::Node* t = n.block(k)->terminator()) readsAll(*t);
+  }
+
+  llvm::Value* api(Api which, llvm::FunctionType* type) {
+    llvm::Value* slot = b_.CreateConstGEP1_32(ptr_, apiArg_, which);
+    llvm::Value* p = b_.CreateLoad(ptr_, slot);
+    return b_.CreateBitCast(p, type->getPointerTo());
+  }
+  llvm::Value* call(Api which, llvm::Type* ret, std::vector<llvm::Value*> args) {
+    std::vector<llvm::Type*> types{ptr_};
+    for (llvm::Value* a : args) types.push_back(a->getType());
+    auto* type = llvm::FunctionType::get(ret, types, false);
+    args.insert(args.begin(), ctxArg_);
+    return b_.CreateCall(type, api(which, type), args);
+  }
+  llvm::Constant* u32(uint64_t v) { return llvm::ConstantInt::get(i32_, v); }
+
+  // Branches to the failure exit when status (i32) is not 0.
+  void check(llvm::Value* status) {
+    auto* ok = llvm::BasicBlock::Create(ctx_, "ok", fn_);
+    b_.CreateCondBr(b_.CreateICmpNE(status, u32(0)), failBlock_, ok);
+    b_.SetInsertPoint(ok);
+  }
+  // When `cond` holds, node n raises: it is called back with its operands
+  // in their slots, so the interpreter raises its own error, located as
+  // it locates it.
+  void raiseIf(llvm::Value* cond, const ir::Node& n) {
+    auto* bad = llvm::BasicBlock::Create(ctx_, "raise", fn_);
+    auto* ok = llvm::BasicBlock::Create(ctx_, "ok", fn_);
+    b_.CreateCondBr(cond, bad, ok, llvm::MDBuilder(ctx_).createBranchWeights(1, 1 << 20));
+    b_.SetInsertPoint(bad);
+    for (const ir::Value* v : n.operands()) store(v, scalar(v));
+    call(kRun, i32_, {u32(nodeIndex(n))});
+    b_.CreateBr(failBlock_);
+    b_.SetInsertPoint(ok);
+  }
+  uint32_t nodeIndex(const ir::Node& n) {
+    auto [it, fresh] = nodeIndex_.emplace(&n, static_cast<uint32_t>(out_.nodes.size()));
+    if (fresh) out_.nodes.push_back(&n);
+    return it->second;
+  }
+
+  llvm::Type* typeOf(TypeKind k) { return k == TypeKind::Float ? f64_ : k == TypeKind::Bool ? i1_ : i64_; }
+
+  // A scalar operand in a register: the glue's own, or read from its slot
+  // (a value of an enclosing block or of a called-back node).
+  llvm::Value* scalar(const ir::Value* v) {
+    if (auto it = reg_.find(v); it != reg_.end()) return it->second;
+    llvm::Value* r = load(v);
+    reg_[v] = r;
+    return r;
+  }
+  llvm::Value* load(const ir::Value* v) {
+    switch (v->type().kind) {
+      case TypeKind::Float: return call(kGetFloat, f64_, {u32(v->id())});
+      case TypeKind::Bool: return b_.CreateICmpNE(call(kGetBool, i32_, {u32(v->id())}), u32(0));
+      default: return call(kGetInt, i64_, {u32(v->id())});
+    }
+  }
+  void store(const ir::Value* v, llvm::Value* r) {
+    switch (v->type().kind) {
+      case TypeKind::Float: call(kSetFloat, llvm::Type::getVoidTy(ctx_), {u32(v->id()), r}); return;
+      case TypeKind::Bool: call(kSetBool, llvm::Type::getVoidTy(ctx_), {u32(v->id()), b_.CreateZExt(r, i32_)}); return;
+      default: call(kSetInt, llvm::Type::getVoidTy(ctx_), {u32(v->id()), r}); return;
+    }
+  }
+  // Defines v's register; also its slot when something outside the
+  // registers reads it.
+  void define(const ir::Value* v, llvm::Value* r) {
+    reg_[v] = r;
+    if (inSlot_.count(v)) store(v, r);
+  }
+  void assign(const ir::Value* dst, const ir::Value* src, bool move) {
+    call(kAssign, llvm::Type::getVoidTy(ctx_), {u32(dst->id()), u32(src->id()), u32(move ? 1 : 0)});
+  }
+
+  void emitBlock(const ir::Block& b) {
+    for (const auto& owned : b.nodes()) {
+      const ir::Node& n = *owned;
+      if (nativeScalar(n)) {
+        define(n.result(0), emitScalar(n));
+      } else if (n.op() == Op::If && structured(n)) {
+        emitIf(n);
+      } else if (n.op() == Op::Loop && structured(n)) {
+        emitLoop(n);
+      } else {
+        check(call(kRun, i32_, {u32(nodeIndex(n))}));
+        for (size_t i = 0; i < n.numResults(); ++i)
+          if (isScalar(n.result(i)->type())) reg_.erase(n.result(i));  // read from the slot when needed
+        continue;
+      }
+      // Values the node is the last reader of: slots only hold resources
+      // for non-scalars (a scalar's slot is overwritten when next defined).
+      for (uint32_t id : n.kills())
+        if (!scalarIds_.count(id)) call(kClear, llvm::Type::getVoidTy(ctx_), {u32(id)});
+    }
+  }
+
+  llvm::Value* toFloat(const ir::Value* v) {
+    llvm::Value* r = scalar(v);
+    return v->type().kind == TypeKind::Float ? r : b_.CreateSIToFP(r, f64_);
+  }
+
+  llvm::Value* emitScalar(const ir::Node& n) {
+    if (n.op() == Op::Const) {
+      const ir::Attr& a = *n.attr("value");
+      TypeKind k = n.result(0)->type().kind;
+      if (k == TypeKind::Float) {
+        double d = std::holds_alternative<double>(a) ? std::get<double>(a) : static_cast<double>(std::get<int64_t>(a));
+        return llvm::ConstantFP::get(f64_, d);
+      }
+      if (k == TypeKind::Bool) return llvm::ConstantInt::get(i1_, std::holds_alternative<bool>(a) && std::get<bool>(a));
+      return llvm::ConstantInt::get(i64_, std::holds_alternative<int64_t>(a) ? std::get<int64_t>(a) : 0);
+    }
+    TypeKind r = n.result(0)->type().kind;
+    switch (n.op()) {
+      case Op::Add:
+      case Op::Sub:
+      case Op::Mul: {
+        if (r == TypeKind::Int) {
+          llvm::Intrinsic::ID id = n.op() == Op::Add   ? llvm::Intrinsic::sadd_with_overflow
+                                   : n.op() == Op::Sub ? llvm::Intrinsic::ssub_with_overflow
+                                                       : llvm::Intrinsic::smul_with_overflow;
+          llvm::Value* pair = b_.CreateBinaryIntrinsic(id, scalar(n.operand(0)), scalar(n.operand(1)));
+          raiseIf(b_.CreateExtractValue(pair, 1), n);
+          return b_.CreateExtractValue(pair, 0);
+        }
+        llvm::Value* x = toFloat(n.operand(0));
+        llvm::Value* y = toFloat(n.operand(1));
+        return n.op() == Op::Add ? b_.CreateFAdd(x, y) : n.op() == Op::Sub ? b_.CreateFSub(x, y) : b_.CreateFMul(x, y);
+      }
+      case Op::Div: {
+        llvm::Value* x = toFloat(n.operand(0));
+        llvm::Value* y = toFloat(n.operand(1));
+        raiseIf(b_.CreateFCmpOEQ(y, llvm::ConstantFP::get(f64_, 0.0)), n);
+        return b_.CreateFDiv(x, y);
+      }
+      case Op::Lt:
+      case Op::Le:
+      case Op::Gt:
+      case Op::Ge:
+      case Op::Eq:
+      case Op::Ne: {
+        llvm::Value* x = scalar(n.operand(0));
+        llvm::Value* y = scalar(n.operand(1));
+        bool f = n.operand(0)->type().kind == TypeKind::Float;
+        using P = llvm::CmpInst::Predicate;
+        P p;
+        switch (n.op()) {
+          case Op::Lt: p = f ? P::FCMP_OLT : P::ICMP_SLT; break;
+          case Op::Le: p = f ? P::FCMP_OLE : P::ICMP_SLE; break;
+          case Op::Gt: p = f ? P::FCMP_OGT : P::ICMP_SGT; break;
+          case Op::Ge: p = f ? P::FCMP_OGE : P::ICMP_SGE; break;
+          case Op::Eq: p = f ? P::FCMP_OEQ : P::ICMP_EQ; break;
+          default: p = f ? P::FCMP_UNE : P::ICMP_NE; break;
+        }
+        return f ? b_.CreateFCmp(p, x, y) : b_.CreateICmp(p, x, y);
+      }
+      case Op::Not: return b_.CreateNot(scalar(n.operand(0)));
+      case Op::Neg: {
+        if (r == TypeKind::Float) return b_.CreateFNeg(scalar(n.operand(0)));
+        llvm::Value* pair = b_.CreateBinaryIntrinsic(llvm::Intrinsic::ssub_with_overflow,
+                                                     llvm::ConstantInt::get(i64_, 0), scalar(n.operand(0)));
+        raiseIf(b_.CreateExtractValue(pair, 1), n);
+        return b_.CreateExtractValue(pair, 0);
+      }
+      default: return nullptr;  // unreachable: nativeScalar said yes
+    }
+  }
+
+  // Moves block b's yields into `results` (phis for scalars: their incoming
+  // values are collected in `incoming`; slots otherwise).
+  void yieldInto(const ir::Node& t, const ir::Node& owner,
+                 std::vector<std::vector<std::pair<llvm::Value*, llvm::BasicBlock*>>>& incoming,
+                 const std::vector<const ir::Value*>& slotsOf) {
+    for (size_t i = 0; i < t.operands().size(); ++i) {
+      const ir::Value* v = t.operand(i);
+      if (isScalar(owner.result(i)->type())) {
+        incoming[i].push_back({scalar(v), nullptr});
+      } else {
+        assign(slotsOf[i], v, t.operandDies(i));
+      }
+    }
+    llvm::BasicBlock* from = b_.GetInsertBlock();
+    for (auto& in : incoming)
+      if (!in.empty() && !in.back().second) in.back().second = from;
+  }
+
+  void emitIf(const ir::Node& n) {
+    llvm::Value* c = scalar(n.operand(0));
+    auto* thenB = llvm::BasicBlock::Create(ctx_, "then", fn_);
+    auto* elseB = llvm::BasicBlock::Create(ctx_, "else", fn_);
+    auto* join = llvm::BasicBlock::Create(ctx_, "endif", fn_);
+    b_.CreateCondBr(c, thenB, elseB);
+    std::vector<std::vector<std::pair<llvm::Value*, llvm::BasicBlock*>>> incoming(n.numResults());
+    std::vector<const ir::Value*> results;
+    for (size_t i = 0; i < n.numResults(); ++i) results.push_back(n.result(i));
+    auto saved = reg_;
+    for (size_t k = 0; k < 2; ++k) {
+      b_.SetInsertPoint(k == 0 ? thenB : elseB);
+      emitBlock(*n.block(k));
+      yieldInto(*n.block(k)->terminator(), n, incoming, results);
+      b_.CreateBr(join);
+      reg_ = saved;  // a branch's registers do not dominate the join
+    }
+    b_.SetInsertPoint(join);
+    for (size_t i = 0; i < n.numResults(); ++i) {
+      if (!isScalar(n.result(i)->type())) continue;
+      llvm::PHINode* phi = b_.CreatePHI(typeOf(n.result(i)->type().kind), 2);
+      for (auto& [v, from] : incoming[i]) phi->addIncoming(v, from);
+      define(n.result(i), phi);
+    }
+  }
+
+  // The loop: carried scalars are phis at the head; other carried values
+  // live in the loop's result slots between iterations (the interpreter's
+  // `carried` vector), copied to the cond's arguments and moved to the
+  // body's, and back from the body's yields.
+  void emitLoop(const ir::Node& n) {
+    const ir::Block& cond = *n.block(0);
+    const ir::Block& body = *n.block(1);
+    size_t count = n.operands().size();
+    std::vector<const ir::Value*> results;
+    for (size_t i = 0; i < count; ++i) results.push_back(n.result(i));
+    preload(n, n);
+    // The outermost loop starts from the values the runtime put in its
+    // result slots (its operands, or the carried values of the iteration
+    // the interpreter stopped at); a nested loop from its operands.
+    bool outermost = &n == outermost_;
+    std::vector<llvm::Value*> initial(count, nullptr);
+    for (size_t i = 0; i < count; ++i) {
+      if (isScalar(n.result(i)->type())) initial[i] = outermost ? load(n.result(i)) : scalar(n.operand(i));
+      else if (!outermost) assign(n.result(i), n.operand(i), false);
+    }
+    llvm::BasicBlock* pre = b_.GetInsertBlock();
+    auto* head = llvm::BasicBlock::Create(ctx_, "loop", fn_);
+    auto* bodyB = llvm::BasicBlock::Create(ctx_, "body", fn_);
+    auto* exit = llvm::BasicBlock::Create(ctx_, "endloop", fn_);
+    b_.CreateBr(head);
+    b_.SetInsertPoint(head);
+    std::vector<llvm::PHINode*> phis(count, nullptr);
+    for (size_t i = 0; i < count; ++i)
+      if (initial[i]) {
+        phis[i] = b_.CreatePHI(typeOf(n.result(i)->type().kind), 2);
+        phis[i]->addIncoming(initial[i], pre);
+      }
+    for (size_t i = 0; i < count; ++i) {
+      if (phis[i]) define(cond.arg(i), phis[i]);
+      else assign(cond.arg(i), n.result(i), false);
+    }
+    emitBlock(cond);
+    llvm::Value* go = scalar(cond.terminator()->operand(0));
+    for (size_t i = 0; i < count; ++i)
+      if (!phis[i]) call(kClear, llvm::Type::getVoidTy(ctx_), {u32(cond.arg(i)->id())});
+    b_.CreateCondBr(go, bodyB, exit);
+    // The exit's registers: what dominates it (the head's phis and the cond).
+    auto atExit = reg_;
+    b_.SetInsertPoint(bodyB);
+    for (size_t i = 0; i < count; ++i) {
+      if (phis[i]) define(body.arg(i), phis[i]);
+      else assign(body.arg(i), n.result(i), true);
+    }
+    emitBlock(body);
+    std::vector<std::vector<std::pair<llvm::Value*, llvm::BasicBlock*>>> incoming(count);
+    yieldInto(*body.terminator(), n, incoming, results);
+    check(call(kTick, i32_, {u32(nodeIndex(n))}));
+    llvm::BasicBlock* latch = b_.GetInsertBlock();
+    for (size_t i = 0; i < count; ++i)
+      if (phis[i]) phis[i]->addIncoming(incoming[i].front().first, latch);
+    b_.CreateBr(head);
+    b_.SetInsertPoint(exit);
+    reg_ = atExit;
+    for (size_t i = 0; i < count; ++i)
+      if (phis[i]) {
+        reg_[n.result(i)] = phis[i];
+        store(n.result(i), phis[i]);  // the loop's results are read after it
+      }
+  }
+
+  llvm::LLVMContext& ctx_;
+  llvm::Module& m_;
+  llvm::IRBuilder<> b_;
+  GlueFunction& out_;
+  llvm::Type *i1_, *i32_, *i64_, *f64_;
+  llvm::PointerType* ptr_;
+  llvm::Function* fn_ = nullptr;
+  const ir::Node* outermost_ = nullptr;
+  llvm::Value* ctxArg_ = nullptr;
+  llvm::Value* apiArg_ = nullptr;
+  llvm::BasicBlock* failBlock_ = nullptr;
+  std::unordered_map<const ir::Value*, llvm::Value*> reg_;
+  std::unordered_set<const ir::Value*> inSlot_;
+  std::unordered_set<uint32_t> scalarIds_;
+  std::unordered_map<const ir::Node*, uint32_t> nodeIndex_;
+};
+
+}  // namespace
+
+std::unique_ptr<llvm::Module> buildGlueModule(llvm::LLVMContext& ctx, const ir::Node& loop, const std::string& name,
+                                              GlueFunction& glue, std::string& why) {
+  if (loop.op() != Op::Loop || !GlueEmitter::structured(loop)) {
+    why = "the loop's condition is not a bool, or a yield changes a scalar's kind";
+    return nullptr;
+  }
+  auto m = std::make_unique<llvm::Module>("nn_glue", ctx);
+  GlueEmitter emitter(ctx, *m, glue);
+  emitter.emit(loop, name);
+  std::string problems;
+  llvm::raw_string_ostream os(problems);
+  if (llvm::verifyModule(*m, &os)) {
+    why = "internal error: invalid LLVM IR: " + os.str();
+    return nullptr;
+  }
+  return m;
+}
+
+}  // namespace nn::rt::jit
