@@ -149,7 +149,7 @@ class GlueEmitter {
   // Values some reader outside the glue's registers reads: the operands of
   // called-back nodes and every value their nested blocks read.
   void collectSlotUses(const ir::Node& loop) {
-    for (size_t k = 0; k < loop.numBlocks(); ++k) slotUses(*loop.block(k));
+    for (size_t k = 0; k < loop.numBlocks(); ++k) slotUses(*loop.block(k), loop);
     scalarValues(loop);
   }
   // The slot ids of scalar values: a kill of one frees nothing.
@@ -178,15 +178,21 @@ class GlueEmitter {
       if (p == &loop) return true;
     return false;
   }
-  void slotUses(const ir::Block& b) {
+  void slotUses(const ir::Block& b, const ir::Node& owner) {
     for (const auto& n : b.nodes()) {
       if (nativeScalar(*n)) continue;
       if (structured(*n)) {
-        for (size_t k = 0; k < n->numBlocks(); ++k) slotUses(*n->block(k));
+        for (size_t k = 0; k < n->numBlocks(); ++k) slotUses(*n->block(k), *n);
         continue;
       }
       readsAll(*n);
     }
+    // A scalar yielded into a carried value or if result that is not
+    // typed as one moves from its slot.
+    const ir::Node* t = b.terminator();
+    if (t && t->op() == Op::Yield)
+      for (size_t i = 0; i < t->operands().size() && i < owner.numResults(); ++i)
+        if (!isScalar(owner.result(i)->type())) inSlot_.insert(t->operand(i));
   }
   void readsAll(const ir::Node& n) {
     for (const ir::Value* v : n.operands()) inSlot_.insert(v);
