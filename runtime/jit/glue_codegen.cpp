@@ -180,6 +180,7 @@ class GlueEmitter {
   }
   void slotUses(const ir::Block& b, const ir::Node& owner) {
     for (const auto& n : b.nodes()) {
+      if (ir::hasTrait(n->op(), ir::TERM)) break;  // the terminator: below
       if (nativeScalar(*n)) continue;
       if (structured(*n)) {
         for (size_t k = 0; k < n->numBlocks(); ++k) slotUses(*n->block(k), *n);
@@ -278,6 +279,7 @@ class GlueEmitter {
   void emitBlock(const ir::Block& b) {
     for (const auto& owned : b.nodes()) {
       const ir::Node& n = *owned;
+      if (ir::hasTrait(n.op(), ir::TERM)) break;  // the owner moves the yields
       if (nativeScalar(n)) {
         define(n.result(0), emitScalar(n));
       } else if (n.op() == Op::If && structured(n)) {
