@@ -51,27 +51,26 @@ struct Interpreter::GlueRun {
 struct GlueCalls {
   using GlueRun = Interpreter::GlueRun;
 
-static GlueRun& of(void* ctx) { return *static_cast<GlueRun*>(ctx); }
-static Value& slot(void* ctx, uint32_t id) { return of(ctx).frame.slots[id]; }
+  static GlueRun& of(void* ctx) { return *static_cast<GlueRun*>(ctx); }
+  static Value& slot(void* ctx, uint32_t id) { return of(ctx).frame.slots[id]; }
 
-static int32_t runNode(void* ctx, uint32_t node) { return of(ctx).run(node); }
-static void setInt(void* ctx, uint32_t id, int64_t v) { slot(ctx, id) = Value::integer(v); }
-static void setFloat(void* ctx, uint32_t id, double v) { slot(ctx, id) = Value::real(v); }
-static void setBool(void* ctx, uint32_t id, int32_t v) { slot(ctx, id) = Value::boolean(v != 0); }
-static int64_t getInt(void* ctx, uint32_t id) { return slot(ctx, id).asInt(); }
-static double getFloat(void* ctx, uint32_t id) { return slot(ctx, id).asFloat(); }
-static int32_t getBool(void* ctx, uint32_t id) {
-  const Value& v = slot(ctx, id);
-  return v.is(Kind::Bool) ? v.asBool() : v.asInt() != 0;
-}
-static void assign(void* ctx, uint32_t dst, uint32_t src, int32_t move) {
-  if (dst == src) return;
-  Value& from = slot(ctx, src);
-  slot(ctx, dst) = move ? std::move(from) : from;
-}
-static void clear(void* ctx, uint32_t id) { slot(ctx, id) = Value(); }
-static int32_t tick(void* ctx, uint32_t node) { return of(ctx).tick(node); }
-
+  static int32_t runNode(void* ctx, uint32_t node) { return of(ctx).run(node); }
+  static void setInt(void* ctx, uint32_t id, int64_t v) { slot(ctx, id) = Value::integer(v); }
+  static void setFloat(void* ctx, uint32_t id, double v) { slot(ctx, id) = Value::real(v); }
+  static void setBool(void* ctx, uint32_t id, int32_t v) { slot(ctx, id) = Value::boolean(v != 0); }
+  static int64_t getInt(void* ctx, uint32_t id) { return slot(ctx, id).asInt(); }
+  static double getFloat(void* ctx, uint32_t id) { return slot(ctx, id).asFloat(); }
+  static int32_t getBool(void* ctx, uint32_t id) {
+    const Value& v = slot(ctx, id);
+    return v.is(Kind::Bool) ? v.asBool() : v.asInt() != 0;
+  }
+  static void assign(void* ctx, uint32_t dst, uint32_t src, int32_t move) {
+    if (dst == src) return;
+    Value& from = slot(ctx, src);
+    slot(ctx, dst) = move ? std::move(from) : from;
+  }
+  static void clear(void* ctx, uint32_t id) { slot(ctx, id) = Value(); }
+  static int32_t tick(void* ctx, uint32_t node) { return of(ctx).tick(node); }
 };
 
 namespace {
