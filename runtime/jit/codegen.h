@@ -58,6 +58,10 @@ class ElementwiseEmitter {
   llvm::Module& m_;
 };
 
+// Whether `fn` is valid LLVM IR; otherwise false with the verifier's
+// complaint in `why` (a bug of the code generator, never of the program).
+bool verified(const llvm::Function& fn, std::string& why);
+
 // A module holding one function `name(in, out, begin, end)` (FusedFn) for
 // fused node `n`, its operand reads in `kernel`; null with `why` when an op
 // or operand cannot be compiled.

@@ -120,6 +120,8 @@ struct Engine::Impl {
   }
 
   uint64_t load(llvm::Module& m, const char* entry, const ir::Node& n, bool fused, std::string& why);
+  template <class Code, class Fn, class Build>
+  std::shared_ptr<const Code> make(const ir::Node& n, const char* entry, bool fused, Build build, std::string& why);
 
   // Machine code for `m`, or "" with `why`.
   std::string codegen(llvm::Module& m, std::string& why) {
@@ -211,9 +213,10 @@ uint64_t Engine::Impl::load(llvm::Module& m, const char* entry, const ir::Node& 
   std::optional<std::string> object = cache ? cache->load(key) : std::nullopt;
   if (object && !definesSymbol(*object, symbol)) object.reset();
   bool cached = object.has_value();
-  if (!cached || options.compiled) {
+  bool report = fused && options.compiled;  // --emit=llvm shows fused kernels
+  if (!cached || report) {
     optimize(m, fused);
-    if (options.compiled) options.compiled(n, printed(m));
+    if (report) options.compiled(n, printed(m));
   }
   if (!cached) {
     object = codegen(m, why);
@@ -234,43 +237,35 @@ uint64_t Engine::Impl::load(llvm::Module& m, const char* entry, const ir::Node& 
   return address->getAddress();
 }
 
-std::shared_ptr<const FusedKernel> Engine::compile(const ir::Node& n, std::string& why) {
+// `Code` (FusedKernel or GlueFunction) for node n: its module from
+// `build`, loaded as function `entry`, timed per node and in the totals.
+template <class Code, class Fn, class Build>
+std::shared_ptr<const Code> Engine::Impl::make(const ir::Node& n, const char* entry, bool fused, Build build,
+                                               std::string& why) {
   auto start = std::chrono::steady_clock::now();
-  std::lock_guard<std::mutex> lock(impl_->mutex);
+  std::lock_guard<std::mutex> lock(mutex);
   llvm::LLVMContext ctx;
-  auto kernel = std::make_shared<FusedKernel>();
-  std::unique_ptr<llvm::Module> m = buildFusedModule(ctx, n, "nn_fused", *kernel, why);
+  auto code = std::make_shared<Code>();
+  std::unique_ptr<llvm::Module> m = build(ctx, n, entry, *code, why);
   if (!m) return nullptr;
-  uint64_t address = impl_->load(*m, "nn_fused", n, true, why);
+  uint64_t address = load(*m, entry, n, fused, why);
   if (!address) return nullptr;
-  kernel->fn = reinterpret_cast<FusedFn>(static_cast<uintptr_t>(address));
-  kernel->compileMillis = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  impl_->stats.compileMillis += kernel->compileMillis;
-  impl_->millisByNode[&n] += kernel->compileMillis;
-  return kernel;
+  code->fn = reinterpret_cast<Fn>(static_cast<uintptr_t>(address));
+  code->compileMillis = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  stats.compileMillis += code->compileMillis;
+  millisByNode[&n] += code->compileMillis;
+  if (!fused) ++stats.loops;
+  return code;
+}
+
+std::shared_ptr<const FusedKernel> Engine::compile(const ir::Node& n, std::string& why) {
+  return impl_->make<FusedKernel, FusedFn>(n, "nn_fused", true, buildFusedModule, why);
 }
 
 std::shared_ptr<const GlueFunction> Engine::compileLoop(const ir::Node& n) {
   std::string why;
-  std::shared_ptr<const GlueFunction> glue = compileGlue(n, why);
+  std::shared_ptr<const GlueFunction> glue = impl_->make<GlueFunction, GlueFn>(n, "nn_glue", false, buildGlueModule, why);
   if (!glue && impl_->options.notCompiled) impl_->options.notCompiled(n, why);
-  return glue;
-}
-
-std::shared_ptr<const GlueFunction> Engine::compileGlue(const ir::Node& n, std::string& why) {
-  auto start = std::chrono::steady_clock::now();
-  std::lock_guard<std::mutex> lock(impl_->mutex);
-  llvm::LLVMContext ctx;
-  auto glue = std::make_shared<GlueFunction>();
-  std::unique_ptr<llvm::Module> m = buildGlueModule(ctx, n, "nn_glue", *glue, why);
-  if (!m) return nullptr;
-  uint64_t address = impl_->load(*m, "nn_glue", n, false, why);
-  if (!address) return nullptr;
-  glue->fn = reinterpret_cast<GlueFn>(static_cast<uintptr_t>(address));
-  glue->compileMillis = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  impl_->stats.compileMillis += glue->compileMillis;
-  impl_->millisByNode[&n] += glue->compileMillis;
-  ++impl_->stats.loops;
   return glue;
 }
 

@@ -221,13 +221,16 @@ std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir:
   b.SetInsertPoint(exit);
   b.CreateRetVoid();
 
+  if (!verified(*fn, why)) return nullptr;
+  return module;
+}
+
+bool verified(const llvm::Function& fn, std::string& why) {
   std::string errors;
   llvm::raw_string_ostream os(errors);
-  if (llvm::verifyFunction(*fn, &os)) {
-    why = "internal error: invalid LLVM IR: " + os.str();
-    return nullptr;
-  }
-  return module;
+  if (!llvm::verifyFunction(fn, &os)) return true;
+  why = "internal error: invalid LLVM IR: " + os.str();
+  return false;
 }
 
 }  // namespace nn::rt::jit

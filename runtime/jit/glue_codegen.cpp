@@ -31,8 +31,6 @@
 #include "runtime/jit/codegen.h"
 
 #include <llvm/IR/MDBuilder.h>
-#include <llvm/IR/Verifier.h>
-#include <llvm/Support/raw_ostream.h>
 
 #include <unordered_map>
 #include <unordered_set>
@@ -282,14 +280,12 @@ class GlueEmitter {
       if (ir::hasTrait(n.op(), ir::TERM)) break;  // the owner moves the yields
       if (nativeScalar(n)) {
         define(n.result(0), emitScalar(n));
-      } else if (n.op() == Op::If && structured(n)) {
-        emitIf(n);
-      } else if (n.op() == Op::Loop && structured(n)) {
-        emitLoop(n);
+      } else if (structured(n)) {
+        if (n.op() == Op::If) emitIf(n);
+        else emitLoop(n);
       } else {
+        // Its scalar results are read from their slots where used.
         check(call(kRun, i32_, {u32(nodeIndex(n))}));
-        for (size_t i = 0; i < n.numResults(); ++i)
-          if (isScalar(n.result(i)->type())) reg_.erase(n.result(i));  // read from the slot when needed
         continue;
       }
       // Values the node is the last reader of: slots only hold resources
@@ -507,13 +503,7 @@ std::unique_ptr<llvm::Module> buildGlueModule(llvm::LLVMContext& ctx, const ir::
   }
   auto m = std::make_unique<llvm::Module>("nn_glue", ctx);
   GlueEmitter emitter(ctx, *m, glue);
-  emitter.emit(loop, name);
-  std::string problems;
-  llvm::raw_string_ostream os(problems);
-  if (llvm::verifyModule(*m, &os)) {
-    why = "internal error: invalid LLVM IR: " + os.str();
-    return nullptr;
-  }
+  if (!verified(*emitter.emit(loop, name), why)) return nullptr;
   return m;
 }
 

@@ -123,7 +123,6 @@ class Engine {
  private:
   struct Impl;
   std::shared_ptr<const FusedKernel> compile(const ir::Node& n, std::string& why);
-  std::shared_ptr<const GlueFunction> compileGlue(const ir::Node& n, std::string& why);
   explicit Engine(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
