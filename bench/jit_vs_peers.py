@@ -8,7 +8,9 @@
 #            iteration: nn (JIT on/off) and TorchScript.
 #   per-op:  x = x + y on 1-element tensors, per op: nn and PyTorch eager.
 #   first call of a compiled loop function: nn with a cold and a warm
-#            kernel cache, TorchScript (script + first run).
+#            kernel cache (by default code is compiled once hot; also with
+#            --jit always, which compiles at the first run), TorchScript
+#            (script + first run).
 #   training: the MLP and CNN steps of bench/train_steps.nn, JIT on/off.
 # Usage: /usr/bin/python3 bench/jit_vs_peers.py [build dir] [rounds]
 # (benchmarking only: python3-torch is never a dependency of the build).
@@ -144,6 +146,12 @@ for r in range(ROUNDS):
     keep("first call nn cold cache", w["first_call_us"])
     keep("first call nn warm cache", nn_workloads([], cold)["first_call_us"])
     shutil.rmtree(cold)
+    # What compiling costs: the loop and its kernel compiled at their first
+    # run instead of once hot.
+    cold = tempfile.mkdtemp(prefix="nn-cold-")
+    keep("first call nn always cold cache", nn_workloads(["--jit", "always"], cold)["first_call_us"])
+    keep("first call nn always warm cache", nn_workloads(["--jit", "always"], cold)["first_call_us"])
+    shutil.rmtree(cold)
     w = nn_workloads(["--jit", "off"], "/nonexistent")
     keep("loop16 nn op by op", w["loop16_iter_ns"])
     keep("per-op nn op by op", w["per_op_add1_ns"])
@@ -168,3 +176,6 @@ print(f"per-op: nn jit / pytorch eager = {best['per-op nn jit'] / best['per-op p
 print(f"first call: cold {best['first call nn cold cache'] / best['first call torchscript']:.3f}x, warm "
       f"{best['first call nn warm cache'] / best['first call torchscript']:.3f}x of torchscript's "
       "(targets <= 0.1, <= 0.02)")
+print(f"first call with --jit always (compiled at once): cold "
+      f"{best['first call nn always cold cache'] / best['first call torchscript']:.3f}x, warm "
+      f"{best['first call nn always warm cache'] / best['first call torchscript']:.3f}x of torchscript's")

@@ -19,10 +19,7 @@ Context::~Context() = default;
 
 jit::Engine* Context::jit() {
   if (!jitOn_) return nullptr;
-  std::call_once(jitOnce_, [this] {
-    std::string error;
-    jit_ = jit::Engine::create(jitOptions, error);
-  });
+  std::call_once(jitOnce_, [this] { jit_ = jit::Engine::create(jitOptions); });
   return jit_.get();
 }
 

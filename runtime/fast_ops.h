@@ -9,6 +9,7 @@
 // the interpreter's generic path (the types are checked each time, cheaply).
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -44,10 +45,12 @@ struct FastOp {
   bool matmul = false;
   Shape shapeB;
   // A fused node (`out` and `shape`: its result's): the JIT compiles its
-  // native kernel on the first run (nodes never reached cost no compile
-  // time); null `fused` after that means it could not (the node then runs
-  // op by op, fused_exec.cpp).
+  // native kernel once the node is hot (jit::Engine::hot, counting `runs`
+  // and result `elements`; until then it runs op by op, fused_exec.cpp);
+  // null `fused` after that means it could not.
   jit::Engine* jit = nullptr;
+  mutable std::atomic<uint64_t> runs{0}, elements{0};
+  mutable std::atomic<bool> hot{false};
   mutable std::once_flag fusedOnce;
   mutable std::shared_ptr<const jit::FusedKernel> fused;
 };

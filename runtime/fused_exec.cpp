@@ -85,7 +85,19 @@ void Interpreter::execFused(const ir::Node& n, Frame& f, uint64_t dying) {
   }
 
   size_t rank = shape.size();
-  Tensor result = Tensor::empty(*type.dtype, shape, deviceOf(n, f));
+  // As in eager mode, the result takes a dying operand's buffer where it
+  // can: one of the result's shape and dtype, contiguous and held nowhere
+  // else. A tile reads its rows of that operand before it writes the same
+  // rows of the result, and no tile reads another's rows of it.
+  int reuse = -1;
+  for (size_t i = 0; i < n.operands().size() && i < ir::Node::kMaxDyingOperands && reuse < 0; ++i) {
+    const Value& v = f[n.operand(i)];
+    if (!((dying >> i) & 1) || !v.is(Kind::Tensor) || v.useCount() != 1) continue;
+    const Tensor& x = tensorOf(v);
+    if (x.dtype() == *type.dtype && x.shape() == shape && x.isContiguous() && x.storage().use_count() == 1)
+      reuse = static_cast<int>(i);
+  }
+  Tensor result = reuse < 0 ? Tensor::empty(*type.dtype, shape, deviceOf(n, f)) : tensorOf(f[n.operand(reuse)]);
   const ir::Value* yielded = body.terminator()->operand(0);
   int64_t tiles = (rows + step - 1) / step;
   FirstFailure failure;
@@ -119,7 +131,8 @@ void Interpreter::execFused(const ir::Node& n, Frame& f, uint64_t dying) {
     }
   }
   if (failure.error) std::rethrow_exception(failure.error);
-  f[n.result(0)] = makeTensorValue(std::move(result));
+  if (reuse < 0) f[n.result(0)] = makeTensorValue(std::move(result));
+  else f[n.result(0)] = std::move(f[n.operand(reuse)]);
 }
 
 }  // namespace nn::rt

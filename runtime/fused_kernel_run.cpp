@@ -6,7 +6,8 @@
 // would (fast_ops.cpp's rule) or allocates it, and runs the kernel over it,
 // split among the cores from kParallelThreshold elements up (by rows when
 // the kernel reads broadcast rows). Anything else returns false, and the
-// node runs op by op (fused_exec.cpp).
+// node runs op by op (fused_exec.cpp); so does a node that is not hot yet
+// (jit::Engine::hot), whose kernel is not compiled yet.
 #include <omp.h>
 
 #include <cstring>
@@ -28,6 +29,14 @@ bool hasShape(const Tensor& t, const ir::DimList& dims) {
 }  // namespace
 
 bool runFusedKernel(const FastOp& op, const ir::Node& n, Value* slots, uint64_t dying) {
+  int64_t numel = 1;
+  for (int64_t d : op.shape) numel *= d;
+  if (!op.hot.load(std::memory_order_relaxed)) {
+    uint64_t runs = op.runs.fetch_add(1, std::memory_order_relaxed) + 1;
+    uint64_t elements = op.elements.fetch_add(numel, std::memory_order_relaxed) + numel;
+    if (!op.jit->hot(runs, elements)) return false;
+    op.hot.store(true, std::memory_order_relaxed);
+  }
   std::call_once(op.fusedOnce, [&] { op.fused = op.jit->compileFused(n); });
   const jit::FusedKernel* k = op.fused.get();
   if (!k) return false;
@@ -66,8 +75,6 @@ bool runFusedKernel(const FastOp& op, const ir::Node& n, Value* slots, uint64_t 
     if (k->operands[i].access != jit::Access::Single && !x.isContiguous()) return false;
     in[i] = x.bytes();
   }
-  int64_t numel = 1;
-  for (int64_t d : op.shape) numel *= d;
   // A dying operand read element by element, of the result's dtype and held
   // nowhere else, takes the result; its Value moves to the result's slot.
   int reuse = -1;

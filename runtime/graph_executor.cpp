@@ -65,11 +65,12 @@ const jit::GlueFunction* GraphExecutor::loopGlue(const ir::Node& loop, uint64_t 
                                                  const std::vector<const FastOp*>*& fast) {
   const BlockPlan& body = plan(*loop.block(1));
   body.iterations += iterations;
-  if (!body.glueTried && body.iterations >= kHotIterations) {
+  jit::Engine* engine = interp_.context().jit();
+  if (!body.glueTried && (!engine || engine->hot(body.iterations, 0))) {
     body.glueTried = true;
     bool parallel = schedule_ == Schedule::Parallel ||
                     (schedule_ == Schedule::Auto && (body.parallel || plan(*loop.block(0)).parallel));
-    if (jit::Engine* engine = interp_.context().jit(); engine && !parallel) body.glue = engine->compileLoop(loop);
+    if (engine && !parallel) body.glue = engine->compileLoop(loop);
     if (body.glue)
       for (const ir::Node* n : body.glue->nodes) {
         const BlockPlan& own = plan(*n->parent());

@@ -45,13 +45,11 @@ class GraphExecutor {
 
   // The native glue of loop node `loop` of a compiled block, or null where
   // the loop runs node by node: no JIT, a block the schedule runs in
-  // parallel, a loop the JIT refuses, or one that has not yet run
-  // kHotIterations iterations (all its runs together: compiling costs
-  // milliseconds, an iteration saves a fraction of a microsecond). Made
-  // once, kept on the body's plan. `iterations`: the interpreter's count,
-  // added to the loop's. `fast`: per node the glue calls back, its
-  // pre-resolved form or null.
-  static constexpr uint64_t kHotIterations = 1000;
+  // parallel, a loop the JIT refuses, or one that is not hot yet
+  // (jit::Engine::hot: by default 1,000 iterations, all its runs
+  // together). Made once, kept on the body's plan. `iterations`: the
+  // interpreter's count, added to the loop's. `fast`: per node the glue
+  // calls back, its pre-resolved form or null.
   const jit::GlueFunction* loopGlue(const ir::Node& loop, uint64_t iterations,
                                     const std::vector<const FastOp*>*& fast);
   // Adds iterations the interpreter ran of `loop` to its count.

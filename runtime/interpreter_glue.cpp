@@ -12,6 +12,7 @@
 #include "runtime/graph_executor.h"
 #include "runtime/interpreter.h"
 #include "runtime/jit/jit.h"
+#include "runtime/tensor_ops.h"
 
 namespace nn::rt {
 
@@ -71,12 +72,23 @@ struct GlueCalls {
   }
   static void clear(void* ctx, uint32_t id) { slot(ctx, id) = Value(); }
   static int32_t tick(void* ctx, uint32_t node) { return of(ctx).tick(node); }
+  // The builtin's own conversion (bFloat: item(t), then as a float).
+  static int32_t itemFloat(void* ctx, uint32_t id, double* out) {
+    const Value& v = slot(ctx, id);
+    if (!v.is(Kind::Tensor) || tensorOf(v).numel() != 1) return 1;
+    try {
+      *out = item(tensorOf(v), SourceLoc{}).asFloat();
+    } catch (...) {
+      return 1;  // called back: the error is raised there, located
+    }
+    return 0;
+  }
 };
 
 namespace {
 constexpr jit::GlueApi kApi{GlueCalls::runNode, GlueCalls::setInt,   GlueCalls::setFloat, GlueCalls::setBool,
                             GlueCalls::getInt,  GlueCalls::getFloat, GlueCalls::getBool,  GlueCalls::assign,
-                            GlueCalls::clear,   GlueCalls::tick};
+                            GlueCalls::clear,   GlueCalls::tick,     GlueCalls::itemFloat};
 }  // namespace
 
 bool Interpreter::runGlue(const ir::Node& n, Frame& f, std::vector<Value>* carried, uint64_t iterations) {

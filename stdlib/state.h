@@ -50,6 +50,9 @@ struct StateOptions {
   // with the JIT on.
   bool fusion = true;
   bool jit = true;
+  // Compile every fused node at its first run and every loop at its first
+  // iteration, not once hot (runtime/jit/jit.h: Engine::hot): --jit always.
+  bool jitAtFirstRun = false;
   // Keep compiled kernels for later runs (runtime/jit/object_cache.h), in
   // jitCacheDir ("": $XDG_CACHE_HOME/nn or ~/.cache/nn).
   bool jitCache = true;
@@ -57,7 +60,7 @@ struct StateOptions {
   // Graph mode: a note at each fused node the JIT does not compile.
   bool explainJit = false;
   // Graph mode: print each fused kernel's optimised LLVM IR to the output
-  // as the JIT compiles it (--emit=llvm).
+  // as the JIT compiles it (--emit=llvm), each at its node's first run.
   bool emitLlvm = false;
 };
 

@@ -83,8 +83,11 @@ int main(int argc, char** argv) {
                  "Graph mode: run independent operations in parallel where it pays (auto), wherever possible "
                  "(parallel), or in program order (serial)")
       ->check(CLI::IsMember({"auto", "parallel", "serial"}));
-  app.add_option("--jit", jit, "Graph mode: compile fused elementwise chains to native code with LLVM (on, the default) or not (off)")
-      ->check(CLI::IsMember({"on", "off"}));
+  app.add_option("--jit", jit,
+                 "Graph mode: compile fused elementwise chains and loops to native code with LLVM once they have run "
+                 "often enough to repay the compile time (on, the default), at their first run (always), or never "
+                 "(off)")
+      ->check(CLI::IsMember({"on", "always", "off"}));
   app.add_option("--fusion", fusion,
                  "Graph mode: run chains of elementwise operations as one fused node (on) or op by op (off); "
                  "by default on with the JIT, off without it (fused nodes the JIT does not compile run op by op "
@@ -133,7 +136,8 @@ int main(int argc, char** argv) {
                      : schedule == "parallel" ? nn::rt::Schedule::Parallel
                                               : nn::rt::Schedule::Auto;
   options.stats = stats;
-  options.jit = jit == "on";
+  options.jit = jit != "off";
+  options.jitAtFirstRun = jit == "always";
   options.fusion = fusion.empty() ? options.jit : fusion == "on";
   options.explainJit = explainJit;
   options.jitCache = jitCache == "on";

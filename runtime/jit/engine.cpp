@@ -83,6 +83,10 @@ struct Engine::Impl {
   std::unordered_map<const ir::Node*, double> millisByNode;
   mutable std::mutex mutex;
   EngineStats stats;
+  bool started = false;
+  std::string startError;
+
+  bool start(std::string& why);
 
   void prepare(llvm::Module& m) {
     m.setDataLayout(machine->createDataLayout());
@@ -138,42 +142,47 @@ struct Engine::Impl {
 Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Engine::~Engine() = default;
 
-std::unique_ptr<Engine> Engine::create(EngineOptions options, std::string& error) {
-  // Registering the host target is idempotent and internally synchronised.
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  auto host = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!host) {
-    error = message(host.takeError());
-    return nullptr;
-  }
-  // The IR arrives optimised at O3; the code generator's own -O3 took a
-  // third longer for the same chain speed (19 kernels: 310 -> 190 ms).
-  host->setCodeGenOptLevel(llvm::CodeGenOpt::Default);
+std::unique_ptr<Engine> Engine::create(EngineOptions options) {
   auto impl = std::make_unique<Impl>();
-  auto machine = host->createTargetMachine();
-  if (!machine) {
-    error = message(machine.takeError());
-    return nullptr;
-  }
-  impl->machine = std::move(*machine);
-  auto lljit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(*host).create();
-  if (!lljit) {
-    error = message(lljit.takeError());
-    return nullptr;
-  }
-  impl->lljit = std::move(*lljit);
-  auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
-      impl->lljit->getDataLayout().getGlobalPrefix());
-  if (!process) {
-    error = message(process.takeError());
-    return nullptr;
-  }
-  impl->lljit->getMainJITDylib().addGenerator(std::move(*process));
   impl->fingerprint = std::string("nn " NN_VERSION "; LLVM " LLVM_VERSION_STRING "; ") + kPipeline;
   if (!options.cacheDir.empty()) impl->cache = std::make_unique<ObjectCache>(options.cacheDir, options.cacheMaxBytes);
   impl->options = std::move(options);
   return std::unique_ptr<Engine>(new Engine(std::move(impl)));
+}
+
+// Sets up LLVM for the host CPU at the first compile (a program whose
+// nodes never get hot never pays for it: about 1 ms); false with `why`
+// when that failed (then, and for every later kernel).
+bool Engine::Impl::start(std::string& why) {
+  if (started) {
+    why = startError;
+    return lljit != nullptr;
+  }
+  started = true;
+  auto fail = [&](llvm::Error e) {
+    startError = why = "LLVM: " + message(std::move(e));
+    lljit.reset();
+    return false;
+  };
+  // Registering the host target is idempotent and internally synchronised.
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  auto host = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!host) return fail(host.takeError());
+  // The IR arrives optimised at O3; the code generator's own -O3 took a
+  // third longer for the same chain speed (19 kernels: 310 -> 190 ms).
+  host->setCodeGenOptLevel(llvm::CodeGenOpt::Default);
+  auto tm = host->createTargetMachine();
+  if (!tm) return fail(tm.takeError());
+  machine = std::move(*tm);
+  auto built = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(*host).create();
+  if (!built) return fail(built.takeError());
+  lljit = std::move(*built);
+  auto process =
+      llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(lljit->getDataLayout().getGlobalPrefix());
+  if (!process) return fail(process.takeError());
+  lljit->getMainJITDylib().addGenerator(std::move(*process));
+  return true;
 }
 
 std::shared_ptr<const FusedKernel> Engine::compileFused(const ir::Node& n) {
@@ -187,6 +196,7 @@ std::string Engine::optimisedIr(const ir::Node& n, std::string& why) {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   llvm::LLVMContext ctx;
   FusedKernel kernel;
+  if (!impl_->start(why)) return "";
   std::unique_ptr<llvm::Module> m = buildFusedModule(ctx, n, "nn_fused", kernel, why);
   if (!m) return "";
   impl_->prepare(*m);
@@ -242,8 +252,9 @@ uint64_t Engine::Impl::load(llvm::Module& m, const char* entry, const ir::Node& 
 template <class Code, class Fn, class Build>
 std::shared_ptr<const Code> Engine::Impl::make(const ir::Node& n, const char* entry, bool fused, Build build,
                                                std::string& why) {
-  auto start = std::chrono::steady_clock::now();
+  auto begin = std::chrono::steady_clock::now();
   std::lock_guard<std::mutex> lock(mutex);
+  if (!start(why)) return nullptr;
   llvm::LLVMContext ctx;
   auto code = std::make_shared<Code>();
   std::unique_ptr<llvm::Module> m = build(ctx, n, entry, *code, why);
@@ -251,7 +262,7 @@ std::shared_ptr<const Code> Engine::Impl::make(const ir::Node& n, const char* en
   uint64_t address = load(*m, entry, n, fused, why);
   if (!address) return nullptr;
   code->fn = reinterpret_cast<Fn>(static_cast<uintptr_t>(address));
-  code->compileMillis = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  code->compileMillis = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
   stats.compileMillis += code->compileMillis;
   millisByNode[&n] += code->compileMillis;
   if (!fused) ++stats.loops;
@@ -267,6 +278,10 @@ std::shared_ptr<const GlueFunction> Engine::compileLoop(const ir::Node& n) {
   std::shared_ptr<const GlueFunction> glue = impl_->make<GlueFunction, GlueFn>(n, "nn_glue", false, buildGlueModule, why);
   if (!glue && impl_->options.notCompiled) impl_->options.notCompiled(n, why);
   return glue;
+}
+
+bool Engine::hot(uint64_t runs, uint64_t elements) const {
+  return impl_->options.compileAtFirstRun || runs >= kHotRuns || elements >= kHotElements;
 }
 
 EngineStats Engine::stats() const {

@@ -1,7 +1,8 @@
 // Native code for the static glue of a compiled loop: the loop's control
-// flow (its cond and body, nested ifs and loops) and its scalar int, float
-// and bool arithmetic and comparisons become one LLVM function, so an
-// iteration makes no per-node dispatch for them; every other node (tensor
+// flow (its cond and body, nested ifs and loops), its scalar int, float
+// and bool arithmetic and comparisons, and `float()` of a one-element
+// tensor become one LLVM function, so an iteration makes no per-node
+// dispatch for them; every other node (tensor
 // ops, fused kernels, calls, containers) is called back into the
 // interpreter through the GlueApi (jit.h), one call per node.
 //
@@ -32,6 +33,8 @@
 
 #include <llvm/IR/MDBuilder.h>
 
+#include "ir/builtins.h"
+
 #include <unordered_map>
 #include <unordered_set>
 
@@ -44,7 +47,7 @@ using ir::TypeKind;
 bool isScalar(const ir::Type& t) { return t.kind == TypeKind::Int || t.kind == TypeKind::Float || t.kind == TypeKind::Bool; }
 
 // The GlueApi's entries, by position (jit.h).
-enum Api : unsigned { kRun, kSetInt, kSetFloat, kSetBool, kGetInt, kGetFloat, kGetBool, kAssign, kClear, kTick };
+enum Api : unsigned { kRun, kSetInt, kSetFloat, kSetBool, kGetInt, kGetFloat, kGetBool, kAssign, kClear, kTick, kItemFloat };
 
 bool nativeConst(const ir::Node& n) {
   if (n.op() != Op::Const || !isScalar(n.result(0)->type())) return false;
@@ -53,11 +56,26 @@ bool nativeConst(const ir::Node& n) {
                std::holds_alternative<bool>(*a));
 }
 
+// `float(t)` of a tensor t typed with one element (0-d, as `sum(x)` is):
+// the glue reads the element (a tensor of another shape at run time is
+// called back, and raises as the builtin does).
+bool floatOfItem(const ir::Node& n) {
+  if (n.op() != Op::Call || n.operands().size() != 2 || ir::calledFunction(n) != ir::Builtin::Float ||
+      !n.strListAttr("kw").empty() || n.result(0)->type().kind != TypeKind::Float)
+    return false;
+  const ir::Type& t = n.operand(1)->type();
+  if (!t.isTensor() || !t.hasStaticShape()) return false;
+  for (const ir::Dim& d : *t.shape)
+    if (d.size != 1) return false;
+  return true;
+}
+
 // Whether the glue computes node n itself (no blocks: ifs and loops are
 // decided by `structured`).
 bool nativeScalar(const ir::Node& n) {
   if (n.numBlocks() != 0 || n.numResults() != 1) return false;
   if (n.op() == Op::Const) return nativeConst(n);
+  if (n.op() == Op::Call) return floatOfItem(n);
   auto kind = [&](size_t i) { return n.operand(i)->type().kind; };
   TypeKind r = n.result(0)->type().kind;
   switch (n.op()) {
@@ -199,6 +217,14 @@ class GlueEmitter {
       for (const auto& inner : n.block(k)->nodes()) readsAll(*inner);
     for (size_t k = 0; k < n.numBlocks(); ++k)
       if (const ir::Node* t = n.block(k)->terminator()) readsAll(*t);
+  }
+
+  // The values nodes of b (nested blocks and terminators included) read.
+  static void readsIn(const ir::Block& b, std::unordered_set<const ir::Value*>& into) {
+    for (const auto& n : b.nodes()) {
+      for (const ir::Value* v : n->operands()) into.insert(v);
+      for (size_t k = 0; k < n->numBlocks(); ++k) readsIn(*n->block(k), into);
+    }
   }
 
   llvm::Value* api(Api which, llvm::FunctionType* type) {
@@ -355,6 +381,7 @@ class GlueEmitter {
         }
         return f ? b_.CreateFCmp(p, x, y) : b_.CreateICmp(p, x, y);
       }
+      case Op::Call: return emitFloatOfItem(n);
       case Op::Not: return b_.CreateNot(scalar(n.operand(0)));
       case Op::Neg: {
         if (r == TypeKind::Float) return b_.CreateFNeg(scalar(n.operand(0)));
@@ -365,6 +392,29 @@ class GlueEmitter {
       }
       default: return nullptr;  // unreachable: nativeScalar said yes
     }
+  }
+
+  // float(t): the element read by itemFloat, or else the node called back
+  // (its result then read from its slot).
+  llvm::Value* emitFloatOfItem(const ir::Node& n) {
+    llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+    llvm::Value* out = entry.CreateAlloca(f64_);
+    llvm::Value* status = call(kItemFloat, i32_, {u32(n.operand(1)->id()), out});
+    llvm::Value* fast = b_.CreateLoad(f64_, out);  // unused when called back
+    llvm::BasicBlock* from = b_.GetInsertBlock();
+    auto* slow = llvm::BasicBlock::Create(ctx_, "callback", fn_);
+    auto* join = llvm::BasicBlock::Create(ctx_, "item", fn_);
+    b_.CreateCondBr(b_.CreateICmpNE(status, u32(0)), slow, join, llvm::MDBuilder(ctx_).createBranchWeights(1, 1 << 20));
+    b_.SetInsertPoint(slow);
+    check(call(kRun, i32_, {u32(nodeIndex(n))}));
+    llvm::Value* called = load(n.result(0));
+    llvm::BasicBlock* slowEnd = b_.GetInsertBlock();
+    b_.CreateBr(join);
+    b_.SetInsertPoint(join);
+    llvm::PHINode* phi = b_.CreatePHI(f64_, 2);
+    phi->addIncoming(fast, from);
+    phi->addIncoming(called, slowEnd);
+    return phi;
   }
 
   // Moves block b's yields into `results` (phis for scalars: their incoming
@@ -443,14 +493,17 @@ class GlueEmitter {
         phis[i] = b_.CreatePHI(typeOf(n.result(i)->type().kind), 2);
         phis[i]->addIncoming(initial[i], pre);
       }
+    // (A carried value the cond does not read is not copied for it.)
+    std::unordered_set<const ir::Value*> condReads;
+    readsIn(cond, condReads);
     for (size_t i = 0; i < count; ++i) {
       if (phis[i]) define(cond.arg(i), phis[i]);
-      else assign(cond.arg(i), n.result(i), false);
+      else if (condReads.count(cond.arg(i))) assign(cond.arg(i), n.result(i), false);
     }
     emitBlock(cond);
     llvm::Value* go = scalar(cond.terminator()->operand(0));
     for (size_t i = 0; i < count; ++i)
-      if (!phis[i]) call(kClear, llvm::Type::getVoidTy(ctx_), {u32(cond.arg(i)->id())});
+      if (!phis[i] && condReads.count(cond.arg(i))) call(kClear, llvm::Type::getVoidTy(ctx_), {u32(cond.arg(i)->id())});
     b_.CreateCondBr(go, bodyB, exit);
     // The exit's registers: what dominates it (the head's phis and the cond).
     auto atExit = reg_;

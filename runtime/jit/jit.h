@@ -64,6 +64,9 @@ struct GlueApi {
   void (*assign)(void* ctx, uint32_t dst, uint32_t src, int32_t move);
   void (*clear)(void* ctx, uint32_t slot);
   int32_t (*tick)(void* ctx, uint32_t node);  // once per iteration of loop `node`
+  // float(t) of the one-element tensor in `slot` into *out; not 0 when the
+  // slot holds anything else (the glue then calls the node back).
+  int32_t (*itemFloat)(void* ctx, uint32_t slot, double* out);
 };
 
 using GlueFn = int32_t (*)(void* ctx, const GlueApi* api);
@@ -83,6 +86,10 @@ struct EngineStats {
 };
 
 struct EngineOptions {
+  // Compile each fused node at its first run and each loop at its first
+  // iteration instead of once they are hot (Engine::hot): --jit always,
+  // which the tests use so that every script runs compiled code.
+  bool compileAtFirstRun = false;
   // Why fused node n is not compiled (--explain-jit).
   std::function<void(const ir::Node& n, const std::string& why)> notCompiled;
   // The optimised LLVM IR of n's new kernel (--emit=llvm).
@@ -98,11 +105,26 @@ std::string defaultCacheDir();
 
 class Engine {
  public:
-  // An engine for the host CPU, or null with the reason in `error`.
-  static std::unique_ptr<Engine> create(EngineOptions options, std::string& error);
+  // An engine for the host CPU. LLVM is set up at the first compile; if
+  // that fails, every kernel is refused with the reason.
+  static std::unique_ptr<Engine> create(EngineOptions options);
   ~Engine();
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
+
+  // Tiering. LLVM takes milliseconds to make one kernel or loop (about
+  // 5 ms for a small fused loop on these machines, more than half of it
+  // code generation), while a run of a small kernel saves a fraction of a
+  // microsecond over running its ops one by one and a loop iteration about
+  // as much: a program that runs a node a few times would spend most of
+  // its time compiling. So a fused node is compiled once it has run
+  // kHotRuns times or made kHotElements result elements (all its runs
+  // together: a large tensor pays for its kernel at once), and a loop once
+  // it has run kHotRuns iterations; until then they run on the executor.
+  // The results are the same either way (bit for bit).
+  static constexpr uint64_t kHotRuns = 1000;
+  static constexpr uint64_t kHotElements = 1000000;
+  bool hot(uint64_t runs, uint64_t elements) const;
 
   // The native kernel of fused node `n`, or null (the options' notCompiled
   // is told why: the first op or operand it cannot compile). Thread-safe.

@@ -16,15 +16,18 @@
 //   # expect-error-graph: L:C: F   like expect-error, in graph mode only
 //   # expect-stderr: TEXT          stderr contains TEXT
 //   # expect-stderr-graph: TEXT    the same, in graph mode only (eager too)
-// MODE is eager; graph (the default graph mode: elementwise chains fused
-// and compiled to native code by the JIT); nojit (graph mode without the
-// JIT, op by op); parallel (graph mode with `--schedule parallel`: every
+// MODE is eager; graph (graph mode with `--jit always`: elementwise
+// chains fused and compiled to native code by the JIT at their first run,
+// and every loop compiled as native glue at its first iteration, so that
+// the scripts meet the compiled code and not only the executor that runs
+// nodes until they are hot); tiered (the default graph mode, `--jit on`:
+// compiled once hot); nojit (graph mode without the JIT, op by op); parallel (graph mode with `--schedule parallel`: every
 // block with independent nodes runs on the thread pool, whether or not
 // that pays, so the parallel executor meets every script; and with
 // `--jit off --fusion on`, so fused nodes run op by op over tiles, the
 // path of nodes the JIT does not compile); or check: `nn --check eager`
-// (graph mode's output and expectations, JIT-compiled, and the report that
-// both modes agree on every value).
+// (graph mode's output and expectations, JIT-compiled at first runs, and
+// the report that both modes agree on every value).
 // Usage: script_runner NN_BINARY MODE SCRIPT
 #include <algorithm>
 #include <iostream>
@@ -38,7 +41,8 @@ int main(int argc, char** argv) {
   }
   std::string nn = argv[1], runMode = argv[2], script = argv[3];
   bool check = runMode == "check", parallel = runMode == "parallel", nojit = runMode == "nojit";
-  std::string mode = check || parallel || nojit ? "graph" : runMode;
+  bool tiered = runMode == "tiered";
+  std::string mode = check || parallel || nojit || tiered ? "graph" : runMode;
   std::vector<std::string> expected;
   std::string errorLoc, errorFragment, traceLoc;
   std::vector<std::string> flags, scriptArgs, stderrFragments;
@@ -82,7 +86,9 @@ int main(int argc, char** argv) {
     }
   }
   std::vector<std::string> args{nn, "--mode", mode};
-  if (check) args = {nn, "--check", "eager"};
+  if (mode == "graph") args.insert(args.end(), {"--jit", "always"});
+  if (tiered) args = {nn, "--mode", "graph"};
+  if (check) args = {nn, "--jit", "always", "--check", "eager"};
   if (parallel) args = {nn, "--mode", "graph", "--schedule", "parallel", "--jit", "off", "--fusion", "on"};
   if (nojit) args = {nn, "--mode", "graph", "--jit", "off"};
   args.insert(args.end(), flags.begin(), flags.end());

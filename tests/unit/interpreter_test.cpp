@@ -236,7 +236,7 @@ TEST(Interpreter, GraphModeReusesDyingBuffersAsEagerModeDoes) {
       std::ostringstream o, err;
       nn::StateOptions opts;
       opts.mode = m == 0 ? nn::ExecMode::Eager : nn::ExecMode::Graph;
-      opts.jit = opts.fusion = m == 2;
+      opts.jit = opts.fusion = opts.jitAtFirstRun = m == 2;
       nn::State state(opts, o, err);
       nn::Status st = state.runString(code, "t.nn");
       ASSERT_TRUE(st.ok()) << st.error().message;

@@ -52,6 +52,7 @@ struct ChainsRun {
 ChainsRun runChains(const fs::path& cacheDir) {
   std::ostringstream out, err;
   nn::StateOptions opts;
+  opts.jitAtFirstRun = true;
   opts.jitCacheDir = cacheDir.string();
   nn::State state(opts, out, err);
   nn::Status st = state.runString(kChains, "chains.nn");
@@ -164,6 +165,7 @@ TEST(JitCache, OffCompilesEveryTimeAndWritesNothing) {
   std::ostringstream out, err;
   nn::StateOptions opts;
   opts.jitCache = false;
+  opts.jitAtFirstRun = true;
   opts.jitCacheDir = dir.path.string();
   nn::State state(opts, out, err);
   ASSERT_TRUE(state.runString(kChains, "chains.nn").ok());
@@ -185,18 +187,59 @@ TEST(JitCache, TwoProcessesShareOneDirectory) {
   }
   fs::path cache = dir.path / "cache";
   std::string env = "XDG_CACHE_HOME=" + cache.string();
-  std::string both = "env " + env + " " + NN_BINARY + " " + script.string() + " > " + (dir.path / "1.out").string() +
-                     " & env " + env + " " + NN_BINARY + " " + script.string() + " > " + (dir.path / "2.out").string() +
+  std::string both = "env " + env + " " + NN_BINARY + " --jit always " + script.string() + " > " + (dir.path / "1.out").string() +
+                     " & env " + env + " " + NN_BINARY + " --jit always " + script.string() + " > " + (dir.path / "2.out").string() +
                      " & wait";
   Captured r = runCapture({"/bin/sh", "-c", both}, "", true);
   ASSERT_EQ(r.status, 0) << r.out;
   std::string one = readWholeFile((dir.path / "1.out").string());
   EXPECT_EQ(one, readWholeFile((dir.path / "2.out").string()));
   EXPECT_EQ(splitLines(one).size(), 14u);
-  Captured again = runCapture({"/usr/bin/env", env, NN_BINARY, "--stats", script.string()}, "", false);
+  Captured again = runCapture({"/usr/bin/env", env, NN_BINARY, "--jit", "always", "--stats", script.string()}, "", false);
   EXPECT_EQ(again.out, one);
   EXPECT_NE(again.err.find("jit compiled 0 fused kernels, loaded 14 from the cache, shared 0"), std::string::npos)
       << again.err;
 }
 
+
+// By default code is compiled once it is hot (jit::Engine::hot): a fused
+// node after 1,000 runs or a million result elements, a loop after 1,000
+// iterations; until then they run on the executor, with the same results.
+TEST(JitTiering, NodesAndLoopsCompileOnceHot) {
+  TempDir dir;
+  auto run = [&](int runs, int iterations, const char* shape) {
+    std::ostringstream out, err;
+    nn::StateOptions opts;
+    opts.jitCacheDir = dir.path.string();
+    nn::State state(opts, out, err);
+    std::string code =
+        "def f(a):\n"
+        "    return relu(a * 2.0 + 1.0) - a\n"
+        "def count(n):\n"
+        "    i = 0\n"
+        "    while i < n:\n"
+        "        i += 1\n"
+        "    return i\n"
+        "x = ones(" + std::string(shape) + ")\n"
+        "for i in range(" + std::to_string(runs) + "):\n"
+        "    y = f(x)\n"
+        "print(float(sum(y)), count(" + std::to_string(iterations) + "))\n";
+    nn::Status st = state.runString(code, "tiers.nn");
+    EXPECT_TRUE(st.ok()) << st.error().message;
+    nn::rt::jit::Engine* jit = state.interpreter().context().jitIfMade();
+    return std::make_pair(out.str(), jit ? jit->stats() : nn::rt::jit::EngineStats{});
+  };
+  auto [cold, coldStats] = run(999, 999, "[16]");
+  EXPECT_EQ(cold, "32.0 999\n");
+  EXPECT_EQ(coldStats.kernels + coldStats.cached, 0u);
+  EXPECT_EQ(coldStats.loops, 0u);
+  auto [hot, hotStats] = run(1000, 2000, "[16]");  // the loop switches mid-run
+  EXPECT_EQ(hot, "32.0 2000\n");
+  EXPECT_EQ(hotStats.kernels + hotStats.cached, 1u);
+  EXPECT_EQ(hotStats.loops, 1u);
+  // A million result elements pay for a kernel at once.
+  auto [big, bigStats] = run(1, 0, "[1000, 1000]");
+  EXPECT_EQ(big, "2000000.0 0\n");
+  EXPECT_EQ(bigStats.kernels + bigStats.cached, 1u);
+}
 }  // namespace
