@@ -228,15 +228,18 @@ TEST(Interpreter, GraphModeReusesDyingBuffersAsEagerModeDoes) {
       "    w1, w2 = step(x, y, w1, w2, 0.1)\n"
       "print(round(float(w1.sum()), 3), round(float(w2.sum()), 3))\n";
   // Eager, graph op by op (the same buffers), graph fused and compiled (a
-  // fused kernel needs no buffers for its intermediates: never more).
+  // fused kernel needs no buffers for its intermediates: never more), and
+  // fused nodes run op by op over tiles (before they are hot, or refused by
+  // the JIT): a few tiles' intermediates more, never a whole result.
   for (const char* code : {chain, step}) {
-    std::string out[3];
-    size_t peak[3];
-    for (int m = 0; m < 3; ++m) {
+    std::string out[4];
+    size_t peak[4];
+    for (int m = 0; m < 4; ++m) {
       std::ostringstream o, err;
       nn::StateOptions opts;
       opts.mode = m == 0 ? nn::ExecMode::Eager : nn::ExecMode::Graph;
-      opts.jit = opts.fusion = opts.jitAtFirstRun = m == 2;
+      opts.jit = opts.jitAtFirstRun = m == 2;
+      opts.fusion = m >= 2;
       nn::State state(opts, o, err);
       nn::Status st = state.runString(code, "t.nn");
       ASSERT_TRUE(st.ok()) << st.error().message;
@@ -247,6 +250,8 @@ TEST(Interpreter, GraphModeReusesDyingBuffersAsEagerModeDoes) {
     EXPECT_EQ(out[0], out[2]) << code;
     EXPECT_EQ(peak[0], peak[1]) << code;
     EXPECT_LE(peak[2], peak[0]) << code;
+    EXPECT_EQ(out[0], out[3]) << code;
+    EXPECT_LE(peak[3], peak[0] + 128 * 1024) << code;
   }
 }
 
