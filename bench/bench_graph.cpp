@@ -288,9 +288,12 @@ BENCHMARK(BM_MatmulChains512_Serial)->UseManualTime()->Iterations(10)->Unit(benc
 std::string fiftyStatements() {
   std::string f = "def big(x, y):\n";
   for (int i = 0; i < 50; ++i) {
-    std::string prev = i == 0 ? "x" : "v" + std::to_string(i - 1);
+    std::string prev = i == 0 ? std::string("x") : std::string("v").append(std::to_string(i - 1));
     const char* ops[] = {" * 0.5 + y", " - y * 2.0", " + 1.0", " * y"};
-    f += "    v" + std::to_string(i) + " = " + (i % 5 == 4 ? "relu(" + prev + ")" : prev + ops[i % 4]) + "\n";
+    f.append("    v").append(std::to_string(i)).append(" = ");
+    if (i % 5 == 4) f.append("relu(").append(prev).append(")");
+    else f.append(prev).append(ops[i % 4]);
+    f.append("\n");
   }
   return f + "    return v49\n";
 }

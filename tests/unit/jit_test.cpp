@@ -118,7 +118,7 @@ TEST(JitCache, EvictsTheLeastRecentlyUsedBeyondItsBound) {
   for (int i = 1; i < 20; ++i) {
     // Keep the first entry in use: it must survive every eviction.
     ASSERT_TRUE(cache.load("a0")) << i;
-    cache.store("b" + std::to_string(i), payload);
+    cache.store(std::string("b").append(std::to_string(i)), payload);
     uint64_t total = 0;
     for (const fs::path& p : entries(dir.path)) total += fs::file_size(p);
     EXPECT_LE(total, 10000u) << i;

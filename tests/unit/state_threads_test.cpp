@@ -47,8 +47,8 @@ const char* kScript =
 
 std::string scriptWithSeed(int seed) {
   std::string s = kScript;
-  s.replace(s.find("SEED"), 4, std::to_string(seed));
-  return s;
+  size_t at = s.find("SEED");
+  return s.substr(0, at).append(std::to_string(seed)).append(s.substr(at + 4));
 }
 
 struct Outcome {
