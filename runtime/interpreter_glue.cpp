@@ -12,6 +12,7 @@
 #include "runtime/graph_executor.h"
 #include "runtime/interpreter.h"
 #include "runtime/jit/jit.h"
+#include "runtime/kernels.h"
 #include "runtime/tensor_ops.h"
 
 namespace nn::rt {
@@ -83,12 +84,17 @@ struct GlueCalls {
     }
     return 0;
   }
+  static int32_t sumFloat(void* ctx, uint32_t id, int32_t mean, double* out) {
+    const Value& v = slot(ctx, id);
+    return v.is(Kind::Tensor) && cpuSmallFullSum(tensorOf(v), mean != 0, *out) ? 0 : 1;
+  }
 };
 
 namespace {
 constexpr jit::GlueApi kApi{GlueCalls::runNode, GlueCalls::setInt,   GlueCalls::setFloat, GlueCalls::setBool,
                             GlueCalls::getInt,  GlueCalls::getFloat, GlueCalls::getBool,  GlueCalls::assign,
-                            GlueCalls::clear,   GlueCalls::tick,     GlueCalls::itemFloat};
+                            GlueCalls::clear,   GlueCalls::tick,     GlueCalls::itemFloat,
+                            GlueCalls::sumFloat};
 }  // namespace
 
 bool Interpreter::runGlue(const ir::Node& n, Frame& f, std::vector<Value>* carried, uint64_t iterations) {

@@ -105,6 +105,10 @@ struct KernelFor<ir::Op::Sum> {
   using Fn = void (*)(const Tensor& in, int64_t outer, int64_t run, Tensor& out);
 };
 template <> struct KernelFor<ir::Op::Mean> : KernelFor<ir::Op::Sum> {};
+// float(sum(t)) (or of mean) of a small contiguous float tensor in host
+// memory, computed as the CPU kernel computes the 0-d sum, without it;
+// false (out untouched) for any other tensor.
+bool cpuSmallFullSum(const Tensor& t, bool mean, double& out);
 // Other reductions (prod, max, min, argmax, argmin, all, any): `in` holds
 // out.numel() consecutive runs of `run` elements; out[i] reduces run i
 // [in's dtype]

@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "runtime/device.h"
 #include "runtime/kernels.h"
 #include "runtime/tensor_ops.h"
 
@@ -236,6 +237,37 @@ void addReduction(KernelTable& t) {
 }
 
 }  // namespace
+
+namespace {
+template <class T>
+double smallFullSum(const Tensor& t, int64_t n, bool mean) {
+  const T* d = t.data<T>();
+  double acc = 0;
+  accumulateBlocks(d, 1, 1, 0, n, 0, 1, &acc);
+  double value = mean ? acc / static_cast<double>(n) : acc;
+  return static_cast<T>(value);  // the 0-d result's element, read as a double
+}
+}  // namespace
+
+bool cpuSmallFullSum(const Tensor& t, bool mean, double& out) {
+  int64_t n = t.numel();
+  // sumKernel's serial path over `n` one-element blocks (one element goes
+  // to reduceKernel; from kParallelThreshold up, partial sums per thread).
+  if (n < 2 || n >= kParallelThreshold || !t.isContiguous()) return false;
+  // Only where the device's own kernel is this file's (a CPU device's).
+  const KernelTable& k = t.device().kernels();
+  if (t.dtype() == DType::F32 && k.get<ir::Op::Sum>(DType::F32) == &sumKernel<Reduction::Sum, float> &&
+      k.get<ir::Op::Mean>(DType::F32) == &sumKernel<Reduction::Mean, float>) {
+    out = smallFullSum<float>(t, n, mean);
+    return true;
+  }
+  if (t.dtype() == DType::F64 && k.get<ir::Op::Sum>(DType::F64) == &sumKernel<Reduction::Sum, double> &&
+      k.get<ir::Op::Mean>(DType::F64) == &sumKernel<Reduction::Mean, double>) {
+    out = smallFullSum<double>(t, n, mean);
+    return true;
+  }
+  return false;
+}
 
 void registerCpuReduceKernels(KernelTable& t) {
   using ir::Op;

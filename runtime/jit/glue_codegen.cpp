@@ -1,8 +1,9 @@
 // Native code for the static glue of a compiled loop: the loop's control
 // flow (its cond and body, nested ifs and loops), its scalar int, float
 // and bool arithmetic and comparisons, and `float()` of a one-element
-// tensor become one LLVM function, so an iteration makes no per-node
-// dispatch for them; every other node (tensor
+// tensor (of a small full sum or mean: computed without the 0-d tensor)
+// become one LLVM function, so an iteration makes no per-node dispatch for
+// them; every other node (tensor
 // ops, fused kernels, calls, containers) is called back into the
 // interpreter through the GlueApi (jit.h), one call per node.
 //
@@ -47,7 +48,7 @@ using ir::TypeKind;
 bool isScalar(const ir::Type& t) { return t.kind == TypeKind::Int || t.kind == TypeKind::Float || t.kind == TypeKind::Bool; }
 
 // The GlueApi's entries, by position (jit.h).
-enum Api : unsigned { kRun, kSetInt, kSetFloat, kSetBool, kGetInt, kGetFloat, kGetBool, kAssign, kClear, kTick, kItemFloat };
+enum Api : unsigned { kRun, kSetInt, kSetFloat, kSetBool, kGetInt, kGetFloat, kGetBool, kAssign, kClear, kTick, kItemFloat, kSumFloat };
 
 bool nativeConst(const ir::Node& n) {
   if (n.op() != Op::Const || !isScalar(n.result(0)->type())) return false;
@@ -165,8 +166,17 @@ class GlueEmitter {
   // Values some reader outside the glue's registers reads: the operands of
   // called-back nodes and every value their nested blocks read.
   void collectSlotUses(const ir::Node& loop) {
-    for (size_t k = 0; k < loop.numBlocks(); ++k) slotUses(*loop.block(k), loop);
+    for (size_t k = 0; k < loop.numBlocks(); ++k) {
+      slotUses(*loop.block(k), loop);
+      countReads(*loop.block(k));
+    }
     scalarValues(loop);
+  }
+  void countReads(const ir::Block& b) {
+    for (const auto& n : b.nodes()) {
+      for (const ir::Value* v : n->operands()) ++reads_[v];
+      for (size_t k = 0; k < n->numBlocks(); ++k) countReads(*n->block(k));
+    }
   }
   // The slot ids of scalar values: a kill of one frees nothing.
   void scalarValues(const ir::Node& n) {
@@ -300,10 +310,59 @@ class GlueEmitter {
     call(kAssign, llvm::Type::getVoidTy(ctx_), {u32(dst->id()), u32(src->id()), u32(move ? 1 : 0)});
   }
 
+  // `s` a full sum or mean whose one reader is `f`, the next node, a
+  // float() of it: f(s(x)) is computed as one call, without the 0-d tensor.
+  // (Only the next node: one between could write into x's buffer.)
+  bool sumIntoFloat(const ir::Node& s, const ir::Node& f) const {
+    if ((s.op() != Op::Sum && s.op() != Op::Mean) || s.numResults() != 1 || !s.operand(0)->type().isTensor())
+      return false;
+    const ir::Attr* axis = s.attr("axis");
+    const ir::Attr* keep = s.attr("keepdims");
+    if (!axis || !std::holds_alternative<ir::NoneAttr>(*axis) || !keep || *keep != ir::Attr(false)) return false;
+    auto uses = reads_.find(s.result(0));
+    return floatOfItem(f) && f.operand(1) == s.result(0) && uses != reads_.end() && uses->second == 1;
+  }
+  llvm::Value* emitSumFloat(const ir::Node& s, const ir::Node& f) {
+    llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+    llvm::Value* out = entry.CreateAlloca(f64_);
+    llvm::Value* status =
+        call(kSumFloat, i32_, {u32(s.operand(0)->id()), u32(s.op() == Op::Mean ? 1 : 0), out});
+    llvm::Value* fast = b_.CreateLoad(f64_, out);  // unused when called back
+    llvm::BasicBlock* from = b_.GetInsertBlock();
+    auto* slow = llvm::BasicBlock::Create(ctx_, "callback", fn_);
+    auto* join = llvm::BasicBlock::Create(ctx_, "sum", fn_);
+    b_.CreateCondBr(b_.CreateICmpNE(status, u32(0)), slow, join, llvm::MDBuilder(ctx_).createBranchWeights(1, 1 << 20));
+    b_.SetInsertPoint(slow);
+    check(call(kRun, i32_, {u32(nodeIndex(s))}));
+    llvm::Value* called = emitFloatOfItem(f);
+    llvm::BasicBlock* slowEnd = b_.GetInsertBlock();
+    b_.CreateBr(join);
+    b_.SetInsertPoint(join);
+    llvm::PHINode* phi = b_.CreatePHI(f64_, 2);
+    phi->addIncoming(fast, from);
+    phi->addIncoming(called, slowEnd);
+    return phi;
+  }
+
+  void clearKills(const ir::Node& n) {
+    // Values the node is the last reader of: slots only hold resources
+    // for non-scalars (a scalar's slot is overwritten when next defined).
+    for (uint32_t id : n.kills())
+      if (!scalarIds_.count(id)) call(kClear, llvm::Type::getVoidTy(ctx_), {u32(id)});
+  }
+
   void emitBlock(const ir::Block& b) {
-    for (const auto& owned : b.nodes()) {
-      const ir::Node& n = *owned;
+    const auto& nodes = b.nodes();
+    for (size_t k = 0; k < nodes.size(); ++k) {
+      const ir::Node& n = *nodes[k];
       if (ir::hasTrait(n.op(), ir::TERM)) break;  // the owner moves the yields
+      if (k + 1 < nodes.size() && sumIntoFloat(n, *nodes[k + 1])) {
+        const ir::Node& f = *nodes[++k];
+        define(f.result(0), emitSumFloat(n, f));
+        clearKills(n);  // (already empty when the nodes were called back)
+        clearKills(f);
+        continue;
+      }
       if (nativeScalar(n)) {
         define(n.result(0), emitScalar(n));
       } else if (structured(n)) {
@@ -314,10 +373,7 @@ class GlueEmitter {
         check(call(kRun, i32_, {u32(nodeIndex(n))}));
         continue;
       }
-      // Values the node is the last reader of: slots only hold resources
-      // for non-scalars (a scalar's slot is overwritten when next defined).
-      for (uint32_t id : n.kills())
-        if (!scalarIds_.count(id)) call(kClear, llvm::Type::getVoidTy(ctx_), {u32(id)});
+      clearKills(n);
     }
   }
 
@@ -543,6 +599,7 @@ class GlueEmitter {
   std::unordered_map<const ir::Value*, llvm::Value*> reg_;
   std::unordered_set<const ir::Value*> inSlot_;
   std::unordered_set<uint32_t> scalarIds_;
+  std::unordered_map<const ir::Value*, size_t> reads_;  // readers in the loop, per value
   std::unordered_map<const ir::Node*, uint32_t> nodeIndex_;
 };
 

@@ -67,6 +67,10 @@ struct GlueApi {
   // float(t) of the one-element tensor in `slot` into *out; not 0 when the
   // slot holds anything else (the glue then calls the node back).
   int32_t (*itemFloat)(void* ctx, uint32_t slot, double* out);
+  // float(sum(t)) (mean: of mean(t)) of the tensor in `slot` into *out,
+  // without the 0-d tensor; not 0 when the runtime would compute it
+  // another way (the glue then calls both nodes back).
+  int32_t (*sumFloat)(void* ctx, uint32_t slot, int32_t mean, double* out);
 };
 
 using GlueFn = int32_t (*)(void* ctx, const GlueApi* api);
