@@ -17,7 +17,9 @@
 // use inside the group (a value another consumer needs unfused is never
 // recomputed or duplicated); (4) live in the root's block (never across an
 // if or loop boundary). Groups of one op are left alone. Effects, random
-// ops, reductions, matmul and shape ops never join (they are neither).
+// ops, matmul and shape ops never join (they are neither); a reduction
+// joins only as a group's root, a trailing full sum or mean of floats
+// (trailingReduction), never inside a chain.
 //
 // Algorithm: per block, nodes from last to first; each unclaimed fusible
 // node roots a group, grown by a worklist: an operand's producer joins once
@@ -43,6 +45,23 @@ using ir::Node;
 using ir::Op;
 
 bool knownTensor(const ir::Type& t) { return t.dtype && t.hasStaticShape(); }
+
+// A trailing reduction: sum or mean of a float tensor over all its axes
+// (axis None, keepdims false) into a 0-d result. It roots a group whose
+// other members have its operand's shape; the fused node yields the
+// reduction, so the chain's elements are summed as they are made and never
+// stored (a loss: mean((p - y) ** 2)).
+bool trailingReduction(const Node& n) {
+  if ((n.op() != Op::Sum && n.op() != Op::Mean) || n.numResults() != 1 || n.operands().size() != 1 ||
+      !n.orderAfter().empty() || n.token())
+    return false;
+  const ir::Attr* axis = n.attr("axis");
+  const ir::Attr* keep = n.attr("keepdims");
+  if (!axis || !std::holds_alternative<ir::NoneAttr>(*axis) || !keep || *keep != ir::Attr(false)) return false;
+  const ir::Type& t = n.operand(0)->type();
+  return knownTensor(t) && (*t.dtype == ir::DType::F32 || *t.dtype == ir::DType::F64) &&
+         knownTensor(n.result(0)->type());
+}
 
 bool fusible(const Node& n) {
   bool elementwise = ir::hasTrait(n.op(), ir::ELEM) || ir::hasTrait(n.op(), ir::CAST);
@@ -71,7 +90,7 @@ class Fuser {
     std::unordered_set<const Node*> claimed;
     for (size_t i = b.nodes().size(); i-- > 0;) {
       const Node& root = *b.nodes()[i];
-      if (claimed.count(&root) || !fusible(root)) continue;
+      if (claimed.count(&root) || !(fusible(root) || trailingReduction(root))) continue;
       std::vector<size_t> members = grow(b, root, position, claimed);
       if (members.size() < 2) continue;
       for (size_t m : members) claimed.insert(b.nodes()[m].get());
@@ -93,7 +112,8 @@ class Fuser {
   // The positions of root's group in b, in block order.
   std::vector<size_t> grow(const ir::Block& b, const Node& root, const std::unordered_map<const Node*, size_t>& position,
                            const std::unordered_set<const Node*>& claimed) {
-    const ir::DimList shape = *root.result(0)->type().shape;
+    // The members' shape: the root's, or a trailing reduction's operand's.
+    const ir::DimList shape = *(fusible(root) ? root.result(0) : root.operand(0))->type().shape;
     std::vector<size_t> members{position.at(&root)};
     std::unordered_map<const ir::Value*, size_t> inGroup;
     std::vector<const Node*> work{&root};

@@ -88,6 +88,11 @@ std::unique_ptr<FastOp> compileFastOp(const ir::Node& n, Device& device, const s
     f->jit = engine;
     f->out = *n.result(0)->type().dtype;
     f->shape = *shape;
+    const ir::Node* last = n.block(0)->terminator()->operand(0)->def();
+    bool reduces = last && (last->op() == Op::Sum || last->op() == Op::Mean);
+    auto chain = reduces ? knownShape(last->operand(0)->type()) : shape;
+    f->elementsPerRun = 1;
+    for (int64_t d : chain ? *chain : *shape) f->elementsPerRun *= d;
     return f;
   }
   auto f = std::make_unique<FastOp>();

@@ -50,6 +50,7 @@ struct FastOp {
   // null `fused` after that means it could not.
   jit::Engine* jit = nullptr;
   mutable std::atomic<uint64_t> runs{0}, elements{0};
+  int64_t elementsPerRun = 0;  // of the result, or of a trailing reduction's operand
   mutable std::atomic<bool> hot{false};
   mutable std::once_flag fusedOnce;
   mutable std::shared_ptr<const jit::FusedKernel> fused;

@@ -5,7 +5,9 @@
 // reads its inputs from memory once. Each tile runs the body's own ops (the
 // same kernels, dtype promotion, NaN handling and errors as unfused code),
 // so both modes agree bit for bit. Small results, and results whose
-// leading axis cannot be split, run the body once over whole tensors.
+// leading axis cannot be split (a trailing reduction's 0-d sum among
+// them: a sum split into tiles would add in another order), run the body
+// once over whole tensors.
 // Native code for the body (the LLVM JIT) replaces the per-tile ops later;
 // this path stays for what the JIT cannot compile.
 #include <omp.h>

@@ -7,7 +7,8 @@
 // split among the cores from kParallelThreshold elements up (by rows when
 // the kernel reads broadcast rows). Anything else returns false, and the
 // node runs op by op (fused_exec.cpp); so does a node that is not hot yet
-// (jit::Engine::hot), whose kernel is not compiled yet.
+// (jit::Engine::hot), whose kernel is not compiled yet. A kernel ending in
+// a trailing reduction makes the 0-d sum (runReduction).
 #include <omp.h>
 
 #include <cstring>
@@ -26,14 +27,40 @@ bool hasShape(const Tensor& t, const ir::DimList& dims) {
   return true;
 }
 
+// A kernel with a trailing reduction: the 0-d sum or mean, made as the CPU
+// sum kernel makes it (kernels_cpu_reduce.cpp, sumKernel over `count`
+// one-element blocks): in order on one thread below kParallelThreshold,
+// else one partial sum per thread over an equal share of the elements,
+// added in thread order.
+Tensor runReduction(const jit::FusedKernel& k, void* const* in, const FastOp& op) {
+  int64_t n = k.count;
+  double acc = 0;
+  if (n < kParallelThreshold) {
+    k.fn(in, &acc, 0, n);
+  } else {
+    int most = omp_get_max_threads(), used = 1;
+    std::vector<double> partial(static_cast<size_t>(most), 0.0);
+#pragma omp parallel num_threads(most)
+    {
+      int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
+      if (t == 0) used = static_cast<int>(nt);
+      k.fn(in, &partial[static_cast<size_t>(t)], n * t / nt, n * (t + 1) / nt);
+    }
+    for (int t = 0; t < used; ++t) acc += partial[static_cast<size_t>(t)];
+  }
+  double value = k.reduce == jit::FusedKernel::Reduce::Mean ? acc / static_cast<double>(n) : acc;
+  Tensor out = Tensor::empty(op.out, {}, *op.device);
+  if (op.out == DType::F32) *out.data<float>() = static_cast<float>(value);
+  else *out.data<double>() = value;
+  return out;
+}
+
 }  // namespace
 
 bool runFusedKernel(const FastOp& op, const ir::Node& n, Value* slots, uint64_t dying) {
-  int64_t numel = 1;
-  for (int64_t d : op.shape) numel *= d;
   if (!op.hot.load(std::memory_order_relaxed)) {
     uint64_t runs = op.runs.fetch_add(1, std::memory_order_relaxed) + 1;
-    uint64_t elements = op.elements.fetch_add(numel, std::memory_order_relaxed) + numel;
+    uint64_t elements = op.elements.fetch_add(op.elementsPerRun, std::memory_order_relaxed) + op.elementsPerRun;
     if (!op.jit->hot(runs, elements)) return false;
     op.hot.store(true, std::memory_order_relaxed);
   }
@@ -75,6 +102,12 @@ bool runFusedKernel(const FastOp& op, const ir::Node& n, Value* slots, uint64_t 
     if (k->operands[i].access != jit::Access::Single && !x.isContiguous()) return false;
     in[i] = x.bytes();
   }
+  if (k->reduce != jit::FusedKernel::Reduce::None) {
+    slots[n.result(0)->id()] = makeTensorValue(runReduction(*k, in, op));
+    return true;
+  }
+  int64_t numel = 1;
+  for (int64_t d : op.shape) numel *= d;
   // A dying operand read element by element, of the result's dtype and held
   // nowhere else, takes the result; its Value moves to the result's slot.
   int reuse = -1;

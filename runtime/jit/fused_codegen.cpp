@@ -17,11 +17,20 @@
 // iteration depends on another: the loop's accesses are marked parallel
 // (llvm.loop.parallel_accesses, what `#pragma omp simd` says), which lets
 // LLVM vectorise without run-time overlap checks.
+//
+// A body ending in a trailing reduction (a full sum or mean) adds the
+// chain's elements, widened to double, to a running sum in index order
+// over [begin, end) flat indices, exactly the CPU sum kernel's additions
+// (the runtime splits the indices among threads as that kernel does); the
+// chain's results are never stored. A strict floating-point sum is not
+// reordered, so that loop stays scalar.
 #include "runtime/jit/codegen.h"
 #include "support/row_layout.h"
 
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
+
+#include <functional>
 
 namespace nn::rt::jit {
 namespace {
@@ -66,38 +75,138 @@ bool accessOf(std::vector<int64_t> shape, const std::vector<int64_t>& outShape, 
   return rows.ok;
 }
 
+using ChainAt = std::function<llvm::Value*(llvm::Value* flat, llvm::Value* row, llvm::Value* col)>;
+
+// The loops of a kernel with a trailing reduction: [begin, end) are flat
+// element indices (one thread's share, split as the CPU's sum kernel splits
+// its blocks), and the chain's elements, widened to double, are added in
+// index order to the running sum in *out — the sum kernel's own additions.
+// By rows (cols > 0) the share may start and end inside a row.
+bool emitReductionLoops(llvm::IRBuilder<>& b, llvm::Function* fn, llvm::BasicBlock* entry, llvm::BasicBlock* exit,
+                        llvm::Value* out, llvm::Value* begin, llvm::Value* end, int64_t cols, DType chainType,
+                        const ChainAt& chainAt) {
+  llvm::LLVMContext& ctx = b.getContext();
+  llvm::Type* i64 = b.getInt64Ty();
+  llvm::Type* f64 = b.getDoubleTy();
+  llvm::Value* init = b.CreateLoad(f64, out);
+  auto add = [&](llvm::Value* acc, llvm::Value* flat, llvm::Value* row, llvm::Value* col) -> llvm::Value* {
+    llvm::Value* v = chainAt(flat, row, col);
+    if (!v) return nullptr;
+    return b.CreateFAdd(acc, chainType == DType::F32 ? b.CreateFPExt(v, f64) : v);
+  };
+  auto* loop = llvm::BasicBlock::Create(ctx, cols ? "row" : "loop", fn);
+  b.CreateCondBr(b.CreateICmpSLT(begin, end), loop, exit);
+  b.SetInsertPoint(loop);
+  llvm::Value* sum = nullptr;
+  llvm::BasicBlock* last = nullptr;  // the block that branches to exit
+  if (!cols) {
+    llvm::PHINode* i = b.CreatePHI(i64, 2, "i");
+    llvm::PHINode* acc = b.CreatePHI(f64, 2, "acc");
+    i->addIncoming(begin, entry);
+    acc->addIncoming(init, entry);
+    sum = add(acc, i, nullptr, nullptr);
+    if (!sum) return false;
+    llvm::Value* next = b.CreateAdd(i, b.getInt64(1), "", true, true);
+    last = b.GetInsertBlock();
+    i->addIncoming(next, last);
+    acc->addIncoming(sum, last);
+    b.CreateCondBr(b.CreateICmpSLT(next, end), loop, exit);
+  } else {
+    llvm::Value* c = b.getInt64(cols);
+    b.SetInsertPoint(entry->getTerminator());
+    llvm::Value* row0 = b.CreateSDiv(begin, c);
+    llvm::Value* col0 = b.CreateSRem(begin, c);
+    b.SetInsertPoint(loop);
+    llvm::PHINode* row = b.CreatePHI(i64, 2, "r");
+    llvm::PHINode* start = b.CreatePHI(i64, 2, "j0");
+    llvm::PHINode* rowFlat = b.CreatePHI(i64, 2, "flat0");
+    llvm::PHINode* rowAcc = b.CreatePHI(f64, 2, "acc0");
+    row->addIncoming(row0, entry);
+    start->addIncoming(col0, entry);
+    rowFlat->addIncoming(begin, entry);
+    rowAcc->addIncoming(init, entry);
+    llvm::Value* stop = b.CreateAdd(start, b.CreateSub(end, rowFlat), "", true, true);
+    stop = b.CreateSelect(b.CreateICmpSLT(stop, c), stop, c);  // the row's end, or the share's
+    llvm::Value* rowBase = b.CreateMul(row, c, "", true, true);
+    auto* colB = llvm::BasicBlock::Create(ctx, "col", fn);
+    auto* rowEnd = llvm::BasicBlock::Create(ctx, "row.end", fn);
+    b.CreateBr(colB);
+    b.SetInsertPoint(colB);
+    llvm::PHINode* j = b.CreatePHI(i64, 2, "j");
+    llvm::PHINode* acc = b.CreatePHI(f64, 2, "acc");
+    j->addIncoming(start, loop);
+    acc->addIncoming(rowAcc, loop);
+    sum = add(acc, b.CreateAdd(rowBase, j, "", true, true), row, j);
+    if (!sum) return false;
+    llvm::Value* nextJ = b.CreateAdd(j, b.getInt64(1), "", true, true);
+    llvm::BasicBlock* latch = b.GetInsertBlock();
+    j->addIncoming(nextJ, latch);
+    acc->addIncoming(sum, latch);
+    b.CreateCondBr(b.CreateICmpSLT(nextJ, stop), colB, rowEnd);
+    b.SetInsertPoint(rowEnd);
+    llvm::Value* nextFlat = b.CreateAdd(rowBase, stop, "", true, true);
+    row->addIncoming(b.CreateAdd(row, b.getInt64(1), "", true, true), rowEnd);
+    start->addIncoming(b.getInt64(0), rowEnd);
+    rowFlat->addIncoming(nextFlat, rowEnd);
+    rowAcc->addIncoming(sum, rowEnd);
+    last = rowEnd;
+    b.CreateCondBr(b.CreateICmpSLT(nextFlat, end), loop, exit);
+  }
+  b.SetInsertPoint(exit);
+  llvm::PHINode* total = b.CreatePHI(f64, 2, "sum");
+  total->addIncoming(init, entry);
+  total->addIncoming(sum, last);
+  b.CreateStore(total, out);
+  b.CreateRetVoid();
+  return true;
+}
+
 }  // namespace
 
 std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir::Node& n, const std::string& name,
                                                FusedKernel& kernel, std::string& why) {
   const ir::Block& body = *n.block(0);
-  std::vector<int64_t> outShape;
-  if (!staticShape(n.result(0)->type(), outShape)) {
+  // A trailing reduction (passes/fuse_elementwise.cpp) sums the chain's
+  // elements, of its operand's shape, into a 0-d result.
+  const ir::Node* reduction = body.terminator()->operand(0)->def();
+  if (reduction && reduction->op() != ir::Op::Sum && reduction->op() != ir::Op::Mean) reduction = nullptr;
+  std::vector<int64_t> shape;  // of the chain's elements
+  if (!staticShape((reduction ? reduction->operand(0) : n.result(0))->type(), shape)) {
     why = "the result's shape or dtype is not known";
     return nullptr;
   }
-  for (int64_t d : outShape)
+  for (int64_t d : shape)
     if (d == 0) {
       why = "the result is empty";
       return nullptr;
     }
   DType outType = *n.result(0)->type().dtype;
-  int64_t cols = outShape.empty() ? 1 : outShape.back();
+  if (reduction && outType != DType::F32 && outType != DType::F64) {
+    why = "only sums of floats end a fused kernel";
+    return nullptr;
+  }
+  DType chainType = reduction ? *reduction->operand(0)->type().dtype : outType;
+  int64_t cols = shape.empty() ? 1 : shape.back();
   kernel.operands.assign(n.operands().size(), OperandAccess{});
   bool byRows = false;
   for (size_t i = 0; i < n.operands().size(); ++i) {
     const ir::Type& t = n.operand(i)->type();
     OperandAccess& a = kernel.operands[i];
-    std::vector<int64_t> shape;
+    std::vector<int64_t> operandShape;
     if (t.kind == ir::TypeKind::Int || t.kind == ir::TypeKind::Float || t.kind == ir::TypeKind::Bool) {
       a.access = Access::Number;
-    } else if (!staticShape(t, shape) || !accessOf(shape, outShape, a)) {
+    } else if (!staticShape(t, operandShape) || !accessOf(operandShape, shape, a)) {
       why = "operand " + std::to_string(i) + " (" + t.str() + ") is not read as rows of the result";
       return nullptr;
     }
     byRows |= a.access == Access::Rows;
   }
   kernel.cols = byRows ? cols : 0;
+  kernel.reduce = !reduction ? FusedKernel::Reduce::None
+                  : reduction->op() == ir::Op::Sum ? FusedKernel::Reduce::Sum
+                                                   : FusedKernel::Reduce::Mean;
+  kernel.count = 1;
+  for (int64_t d : shape) kernel.count *= d;
 
   auto module = std::make_unique<llvm::Module>(name, ctx);
   llvm::IRBuilder<> b(ctx);
@@ -145,9 +254,66 @@ std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir:
     base[i] = b.CreateBitCast(p, storageOf(dt)->getPointerTo());
     if (a.access == Access::Single) hoisted[i] = Element{loadElement(base[i], dt, b.getInt64(0)), false, dt};
   }
-  llvm::Value* out = b.CreateBitCast(outArg, storageOf(outType)->getPointerTo());
-  b.CreateCondBr(b.CreateICmpSLT(begin, end), llvm::BasicBlock::Create(ctx, "loop", fn), exit);
+  llvm::Value* out = b.CreateBitCast(outArg, storageOf(reduction ? DType::F64 : outType)->getPointerTo());
 
+  // The chain's element at flat index `flat` (row `row`, column `col` when
+  // some operand is read by rows), converted to the chain's dtype; null
+  // (with `why`) when an op cannot be compiled.
+  auto chainAt = [&](llvm::Value* flat, llvm::Value* row, llvm::Value* col) -> llvm::Value* {
+    std::unordered_map<const ir::Value*, Element> elements;
+    for (size_t i = 0; i < n.operands().size(); ++i) {
+      const OperandAccess& a = kernel.operands[i];
+      Element e = hoisted[i];
+      if (a.access == Access::Elementwise) {
+        DType dt = *n.operand(i)->type().dtype;
+        e = Element{loadElement(base[i], dt, flat), false, dt};
+      } else if (a.access == Access::Rows) {
+        DType dt = *n.operand(i)->type().dtype;
+        llvm::Value* index = b.CreateMul(row, b.getInt64(a.rowStride), "", true, true);
+        if (a.colStep) index = b.CreateAdd(index, b.CreateMul(col, b.getInt64(a.colStep), "", true, true), "", true, true);
+        e = Element{loadElement(base[i], dt, index), false, dt};
+      }
+      elements[body.arg(i)] = e;
+    }
+    for (const auto& node : body.nodes()) {
+      if (node->op() == ir::Op::Yield || node.get() == reduction) break;
+      std::vector<Element> in;
+      for (const ir::Value* v : node->operands()) in.push_back(elements.at(v));
+      Element r = emitter.emit(*node, in, why);
+      if (!r.value) {
+        if (why.empty()) why = std::string(node->info().name) + " cannot be compiled";
+        return nullptr;
+      }
+      elements[node->result(0)] = r;
+    }
+    const ir::Value* last = reduction ? reduction->operand(0) : body.terminator()->operand(0);
+    return emitter.convert(elements.at(last), chainType);
+  };
+
+  // The innermost loop's memory accesses are independent across iterations
+  // (a reduction's running sum is a register, never memory).
+  llvm::MDNode* accesses = llvm::MDNode::getDistinct(ctx, {});
+  auto markAccesses = [&](llvm::BasicBlock* inner) {
+    for (llvm::Instruction& inst : *inner)
+      if (llvm::isa<llvm::LoadInst>(inst) || llvm::isa<llvm::StoreInst>(inst))
+        inst.setMetadata(llvm::LLVMContext::MD_access_group, accesses);
+  };
+  auto markParallel = [&](llvm::Instruction* latch) {
+    llvm::TempMDTuple self = llvm::MDNode::getTemporary(ctx, {});
+    llvm::Metadata* parallel[] = {llvm::MDString::get(ctx, "llvm.loop.parallel_accesses"), accesses};
+    llvm::MDNode* loopId = llvm::MDNode::getDistinct(ctx, {self.get(), llvm::MDNode::get(ctx, parallel)});
+    loopId->replaceOperandWith(0, loopId);
+    latch->setMetadata(llvm::LLVMContext::MD_loop, loopId);
+  };
+
+  if (reduction) {
+    if (!emitReductionLoops(b, fn, entry, exit, out, begin, end, byRows ? cols : 0, chainType, chainAt))
+      return nullptr;
+    if (!verified(*fn, why)) return nullptr;
+    return module;
+  }
+
+  b.CreateCondBr(b.CreateICmpSLT(begin, end), llvm::BasicBlock::Create(ctx, "loop", fn), exit);
   // The loop nest: one loop over elements, or rows and their columns.
   llvm::BasicBlock* loop = entry->getTerminator()->getSuccessor(0);
   b.SetInsertPoint(loop);
@@ -163,50 +329,11 @@ std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir:
     col->addIncoming(b.getInt64(0), loop);
   }
   llvm::Value* flat = byRows ? b.CreateAdd(b.CreateMul(outer, b.getInt64(cols)), col, "", true, true) : outer;
-
-  std::unordered_map<const ir::Value*, Element> elements;
-  for (size_t i = 0; i < n.operands().size(); ++i) {
-    const OperandAccess& a = kernel.operands[i];
-    Element e = hoisted[i];
-    if (a.access == Access::Elementwise) {
-      DType dt = *n.operand(i)->type().dtype;
-      e = Element{loadElement(base[i], dt, flat), false, dt};
-    } else if (a.access == Access::Rows) {
-      DType dt = *n.operand(i)->type().dtype;
-      llvm::Value* index = b.CreateMul(outer, b.getInt64(a.rowStride), "", true, true);
-      if (a.colStep) index = b.CreateAdd(index, b.CreateMul(col, b.getInt64(a.colStep), "", true, true), "", true, true);
-      e = Element{loadElement(base[i], dt, index), false, dt};
-    }
-    elements[body.arg(i)] = e;
-  }
-  for (const auto& node : body.nodes()) {
-    if (node->op() == ir::Op::Yield) break;
-    std::vector<Element> in;
-    for (const ir::Value* v : node->operands()) in.push_back(elements.at(v));
-    Element r = emitter.emit(*node, in, why);
-    if (!r.value) {
-      if (why.empty()) why = std::string(node->info().name) + " cannot be compiled";
-      return nullptr;
-    }
-    elements[node->result(0)] = r;
-  }
-  const Element& result = elements.at(body.terminator()->operand(0));
-  llvm::Value* v = emitter.convert(result, outType);
+  llvm::Value* v = chainAt(flat, outer, col);
+  if (!v) return nullptr;
   if (outType == DType::Bool) v = b.CreateZExt(v, b.getInt8Ty());
   b.CreateStore(v, b.CreateInBoundsGEP(storageOf(outType), out, flat));
-
-  // The innermost loop's memory accesses are independent across iterations.
-  llvm::MDNode* accesses = llvm::MDNode::getDistinct(ctx, {});
-  for (llvm::Instruction& inst : *inner)
-    if (llvm::isa<llvm::LoadInst>(inst) || llvm::isa<llvm::StoreInst>(inst))
-      inst.setMetadata(llvm::LLVMContext::MD_access_group, accesses);
-  auto markParallel = [&](llvm::Instruction* latch) {
-    llvm::TempMDTuple self = llvm::MDNode::getTemporary(ctx, {});
-    llvm::Metadata* parallel[] = {llvm::MDString::get(ctx, "llvm.loop.parallel_accesses"), accesses};
-    llvm::MDNode* loopId = llvm::MDNode::getDistinct(ctx, {self.get(), llvm::MDNode::get(ctx, parallel)});
-    loopId->replaceOperandWith(0, loopId);
-    latch->setMetadata(llvm::LLVMContext::MD_loop, loopId);
-  };
+  markAccesses(inner);
   if (byRows) {
     llvm::Value* nextCol = b.CreateAdd(col, b.getInt64(1), "", true, true);
     col->addIncoming(nextCol, b.GetInsertBlock());

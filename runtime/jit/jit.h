@@ -39,13 +39,19 @@ struct OperandAccess {
 
 // in: one pointer per operand (a tensor's first element, or the number's
 // 8 bytes); out: the contiguous result. By elements: [begin, end) are flat
-// indices of the output; by rows (FusedKernel::cols > 0): row indices.
+// indices of the output; by rows (FusedKernel::cols > 0): row indices
+// (but see FusedKernel::reduce).
 using FusedFn = void (*)(void* const* in, void* out, int64_t begin, int64_t end);
 
 struct FusedKernel {
   FusedFn fn = nullptr;
   int64_t cols = 0;  // > 0: the kernel runs by rows of this many elements
   std::vector<OperandAccess> operands;
+  // A trailing reduction (a full sum or mean of the chain's `count`
+  // elements): `out` is a double, the running sum the kernel adds the
+  // elements [begin, end) to, in order, always by flat element indices.
+  enum class Reduce : uint8_t { None, Sum, Mean } reduce = Reduce::None;
+  int64_t count = 0;
   double compileMillis = 0;
 };
 
