@@ -93,6 +93,19 @@ std::unique_ptr<FastOp> compileFastOp(const ir::Node& n, Device& device, const s
     auto chain = reduces ? knownShape(last->operand(0)->type()) : shape;
     f->elementsPerRun = 1;
     for (int64_t d : chain ? *chain : *shape) f->elementsPerRun *= d;
+    for (const ir::Value* v : n.operands()) {
+      FastOp::FusedOperand o;
+      o.slot = v->id();
+      o.kind = v->type().kind;
+      if (v->type().isTensor()) {
+        auto s = knownShape(v->type());
+        if (!s || !v->type().dtype) return nullptr;
+        o.dtype = *v->type().dtype;
+        o.shape = *s;
+      }
+      f->fusedOperands.push_back(std::move(o));
+    }
+    f->resultSlot = n.result(0)->id();
     return f;
   }
   auto f = std::make_unique<FastOp>();

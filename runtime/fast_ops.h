@@ -49,6 +49,16 @@ struct FastOp {
   // and result `elements`; until then it runs op by op, fused_exec.cpp);
   // null `fused` after that means it could not.
   jit::Engine* jit = nullptr;
+  // Each operand's slot and static type, read once from the IR (a run
+  // checks the values against them).
+  struct FusedOperand {
+    uint32_t slot = 0;
+    ir::TypeKind kind = ir::TypeKind::Any;
+    DType dtype = DType::F32;
+    Shape shape;
+  };
+  std::vector<FusedOperand> fusedOperands;
+  uint32_t resultSlot = 0;
   mutable std::atomic<uint64_t> runs{0}, elements{0};
   int64_t elementsPerRun = 0;  // of the result, or of a trailing reduction's operand
   mutable std::atomic<bool> hot{false};

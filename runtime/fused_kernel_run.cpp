@@ -20,13 +20,6 @@ namespace nn::rt {
 
 namespace {
 
-bool hasShape(const Tensor& t, const ir::DimList& dims) {
-  if (static_cast<size_t>(t.ndim()) != dims.size()) return false;
-  for (size_t d = 0; d < dims.size(); ++d)
-    if (t.dim(static_cast<int>(d)) != dims[d].size) return false;
-  return true;
-}
-
 // A kernel with a trailing reduction: the 0-d sum or mean, made as the CPU
 // sum kernel makes it (kernels_cpu_reduce.cpp, sumKernel over `count`
 // one-element blocks): in order on one thread below kParallelThreshold,
@@ -82,15 +75,15 @@ bool runFusedKernel(const FastOp& op, const ir::Node& n, Value* slots, uint64_t 
     numbers = heap_numbers.data();
   }
   for (size_t i = 0; i < count; ++i) {
-    const ir::Type& t = n.operand(i)->type();
-    const Value& v = slots[n.operand(i)->id()];
+    const FastOp::FusedOperand& planned = op.fusedOperands[i];
+    const Value& v = slots[planned.slot];
     if (k->operands[i].access == jit::Access::Number) {
-      if (t.kind == ir::TypeKind::Float) {
+      if (planned.kind == ir::TypeKind::Float) {
         if (!v.is(Kind::Float)) return false;
         double d = v.asFloat();
         std::memcpy(&numbers[i], &d, sizeof d);
       } else {
-        if (!(t.kind == ir::TypeKind::Int ? v.is(Kind::Int) : v.is(Kind::Bool))) return false;
+        if (!(planned.kind == ir::TypeKind::Int ? v.is(Kind::Int) : v.is(Kind::Bool))) return false;
         numbers[i] = v.asInt();
       }
       in[i] = &numbers[i];
@@ -98,12 +91,12 @@ bool runFusedKernel(const FastOp& op, const ir::Node& n, Value* slots, uint64_t 
     }
     if (!v.is(Kind::Tensor)) return false;
     const Tensor& x = tensorOf(v);
-    if (x.dtype() != *t.dtype || &x.device() != op.device || !hasShape(x, *t.shape)) return false;
+    if (x.dtype() != planned.dtype || &x.device() != op.device || x.shape() != planned.shape) return false;
     if (k->operands[i].access != jit::Access::Single && !x.isContiguous()) return false;
     in[i] = x.bytes();
   }
   if (k->reduce != jit::FusedKernel::Reduce::None) {
-    slots[n.result(0)->id()] = makeTensorValue(runReduction(*k, in, op));
+    slots[op.resultSlot] = makeTensorValue(runReduction(*k, in, op));
     return true;
   }
   int64_t numel = 1;
@@ -113,7 +106,7 @@ bool runFusedKernel(const FastOp& op, const ir::Node& n, Value* slots, uint64_t 
   int reuse = -1;
   for (size_t i = 0; i < count && i < ir::Node::kMaxDyingOperands && reuse < 0; ++i) {
     if (!((dying >> i) & 1) || k->operands[i].access != jit::Access::Elementwise) continue;
-    const Value& v = slots[n.operand(i)->id()];
+    const Value& v = slots[op.fusedOperands[i].slot];
     const Tensor& x = tensorOf(v);
     if (x.dtype() == op.out && v.useCount() == 1 && x.storage().use_count() == 1) reuse = static_cast<int>(i);
   }
@@ -131,8 +124,8 @@ bool runFusedKernel(const FastOp& op, const ir::Node& n, Value* slots, uint64_t 
       if (lo < hi) k->fn(in, o, lo, hi);
     }
   }
-  if (reuse < 0) slots[n.result(0)->id()] = makeTensorValue(std::move(fresh));
-  else slots[n.result(0)->id()] = std::move(slots[n.operand(reuse)->id()]);
+  if (reuse < 0) slots[op.resultSlot] = makeTensorValue(std::move(fresh));
+  else slots[op.resultSlot] = std::move(slots[op.fusedOperands[static_cast<size_t>(reuse)].slot]);
   return true;
 }
 
