@@ -32,6 +32,10 @@ T floorDivOf(T a, T b) {
     if (div - fl > T(0.5)) fl += 1;
     return div == 0 ? std::copysign(T(0), a / b) : fl;
   } else {
+    // The most negative value over -1 does not fit: it wraps around, as the
+    // other integer kernels do (and a / b would trap).
+    if constexpr (std::is_signed_v<T>)
+      if (b == -1) return wrapSub(T(0), a);
     T q = a / b;
     if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
     return q;
@@ -46,6 +50,8 @@ T modOf(T a, T b) {
     if (m != 0 && ((m < 0) != (b < 0))) m += b;
     return m == 0 ? std::copysign(T(0), b) : m;
   } else {
+    if constexpr (std::is_signed_v<T>)
+      if (b == -1) return T(0);  // a % b would trap for the most negative a
     T m = a % b;
     if (m != 0 && ((m < 0) != (b < 0))) m += b;
     return m;
