@@ -11,6 +11,7 @@
 // a trailing reduction makes the 0-d sum (runReduction).
 #include <omp.h>
 
+#include <atomic>
 #include <cstring>
 
 #include "runtime/fast_ops.h"
@@ -25,27 +26,30 @@ namespace {
 // one-element blocks): in order on one thread below kParallelThreshold,
 // else one partial sum per thread over an equal share of the elements,
 // added in thread order.
-Tensor runReduction(const jit::FusedKernel& k, void* const* in, const FastOp& op) {
+// False when some element faulted (FusedFn).
+bool runReduction(const jit::FusedKernel& k, void* const* in, const FastOp& op, Tensor& out) {
   int64_t n = k.count;
   double acc = 0;
   if (n < kParallelThreshold) {
-    k.fn(in, &acc, 0, n);
+    if (k.fn(in, &acc, 0, n) != 0) return false;
   } else {
     int most = omp_get_max_threads(), used = 1;
     std::vector<double> partial(static_cast<size_t>(most), 0.0);
+    std::atomic<bool> faulted{false};
 #pragma omp parallel num_threads(most)
     {
       int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
       if (t == 0) used = static_cast<int>(nt);
-      k.fn(in, &partial[static_cast<size_t>(t)], n * t / nt, n * (t + 1) / nt);
+      if (k.fn(in, &partial[static_cast<size_t>(t)], n * t / nt, n * (t + 1) / nt) != 0) faulted = true;
     }
+    if (faulted) return false;
     for (int t = 0; t < used; ++t) acc += partial[static_cast<size_t>(t)];
   }
   double value = k.reduce == jit::FusedKernel::Reduce::Mean ? acc / static_cast<double>(n) : acc;
-  Tensor out = Tensor::empty(op.out, {}, *op.device);
+  out = Tensor::empty(op.out, {}, *op.device);
   if (op.out == DType::F32) *out.data<float>() = static_cast<float>(value);
   else *out.data<double>() = value;
-  return out;
+  return true;
 }
 
 }  // namespace
@@ -96,7 +100,9 @@ bool runFusedKernel(const FastOp& op, const ir::Node& n, Value* slots, uint64_t 
     in[i] = x.bytes();
   }
   if (k->reduce != jit::FusedKernel::Reduce::None) {
-    slots[op.resultSlot] = makeTensorValue(runReduction(*k, in, op));
+    Tensor sum;
+    if (!runReduction(*k, in, op, sum)) return false;  // op by op: it raises
+    slots[op.resultSlot] = makeTensorValue(std::move(sum));
     return true;
   }
   int64_t numel = 1;
@@ -104,7 +110,7 @@ bool runFusedKernel(const FastOp& op, const ir::Node& n, Value* slots, uint64_t 
   // A dying operand read element by element, of the result's dtype and held
   // nowhere else, takes the result; its Value moves to the result's slot.
   int reuse = -1;
-  for (size_t i = 0; i < count && i < ir::Node::kMaxDyingOperands && reuse < 0; ++i) {
+  for (size_t i = 0; i < count && i < ir::Node::kMaxDyingOperands && reuse < 0 && !k->canFail; ++i) {
     if (!((dying >> i) & 1) || k->operands[i].access != jit::Access::Elementwise) continue;
     const Value& v = slots[op.fusedOperands[i].slot];
     const Tensor& x = tensorOf(v);
@@ -114,16 +120,18 @@ bool runFusedKernel(const FastOp& op, const ir::Node& n, Value* slots, uint64_t 
   if (reuse < 0) fresh = Tensor::empty(op.out, op.shape, *op.device);
   void* o = reuse < 0 ? fresh.bytes() : in[reuse];
   int64_t total = k->cols > 0 ? numel / k->cols : numel;
+  std::atomic<bool> faulted{false};
   if (numel < kParallelThreshold || total < 2) {
-    k->fn(in, o, 0, total);
+    faulted = k->fn(in, o, 0, total) != 0;
   } else {
 #pragma omp parallel
     {
       int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
       int64_t lo = total * t / nt, hi = total * (t + 1) / nt;
-      if (lo < hi) k->fn(in, o, lo, hi);
+      if (lo < hi && k->fn(in, o, lo, hi) != 0) faulted = true;
     }
   }
+  if (faulted) return false;  // the operands are intact: op by op, it raises
   if (reuse < 0) slots[op.resultSlot] = makeTensorValue(std::move(fresh));
   else slots[op.resultSlot] = std::move(slots[op.fusedOperands[static_cast<size_t>(reuse)].slot]);
   return true;

@@ -10,6 +10,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ir/ir.h"
@@ -40,6 +41,10 @@ class ElementwiseEmitter {
   // a null value and `why` set when the runtime has no kernel for it or the
   // JIT does not compile it.
   Element emit(const ir::Node& n, const std::vector<Element>& in, std::string& why);
+  // The conditions (i1) under which the ops emitted since the last call
+  // would raise (an integer division by zero): the kernel reports them
+  // and the runtime runs the node op by op, which raises the error.
+  std::vector<llvm::Value*> takeFaults() { return std::exchange(faults_, {}); }
 
  private:
   Element binary(ir::Op op, const Element& x, const Element& y, ir::DType resultType, std::string& why);
@@ -56,13 +61,14 @@ class ElementwiseEmitter {
 
   llvm::IRBuilder<>& b_;
   llvm::Module& m_;
+  std::vector<llvm::Value*> faults_;
 };
 
 // Whether `fn` is valid LLVM IR; otherwise false with the verifier's
 // complaint in `why` (a bug of the code generator, never of the program).
 bool verified(const llvm::Function& fn, std::string& why);
 
-// A module holding one function `name(in, out, begin, end)` (FusedFn) for
+// A module holding one function `i32 name(in, out, begin, end)` (FusedFn) for
 // fused node `n`, its operand reads in `kernel`; null with `why` when an op
 // or operand cannot be compiled.
 std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir::Node& n, const std::string& name,

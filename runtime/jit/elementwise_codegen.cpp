@@ -147,6 +147,29 @@ llvm::Value* ElementwiseEmitter::intBinary(Op op, llvm::Value* x, llvm::Value* y
     case Op::BitXor: return b_.CreateXor(x, y);
     case Op::Maximum: return b_.CreateSelect(boolean ? b_.CreateICmpUGT(x, y) : b_.CreateICmpSGT(x, y), x, y);
     case Op::Minimum: return b_.CreateSelect(boolean ? b_.CreateICmpULT(x, y) : b_.CreateICmpSLT(x, y), x, y);
+    case Op::FloorDiv:
+    case Op::Mod: {
+      // floorDivOf / modOf. A zero divisor is a fault: the kernel reports
+      // it and the runtime runs the node op by op, which raises the error
+      // at its op. The most negative value over -1 wraps around.
+      if (boolean) return nullptr;
+      llvm::Value* zero = llvm::ConstantInt::get(t, 0);
+      llvm::Value* isZero = b_.CreateICmpEQ(y, zero);
+      llvm::Value* isMinusOne = b_.CreateICmpEQ(y, llvm::ConstantInt::getSigned(t, -1));
+      faults_.push_back(isZero);
+      llvm::Value* d = b_.CreateSelect(b_.CreateOr(isZero, isMinusOne), llvm::ConstantInt::get(t, 1), y);
+      llvm::Value* m = b_.CreateSRem(x, d);
+      llvm::Value* inexact = b_.CreateICmpNE(m, zero);
+      llvm::Value* yNegative = b_.CreateICmpSLT(y, zero);
+      if (op == Op::FloorDiv) {
+        llvm::Value* adjust = b_.CreateAnd(inexact, b_.CreateXor(b_.CreateICmpSLT(x, zero), yNegative));
+        llvm::Value* q = b_.CreateSub(b_.CreateSDiv(x, d), b_.CreateZExt(adjust, t));
+        return b_.CreateSelect(isMinusOne, b_.CreateSub(zero, x), q);
+      }
+      llvm::Value* adjust = b_.CreateAnd(inexact, b_.CreateXor(b_.CreateICmpSLT(m, zero), yNegative));
+      m = b_.CreateSelect(adjust, b_.CreateAdd(m, y), m);
+      return b_.CreateSelect(isMinusOne, zero, m);
+    }
     case Op::LShift:
     case Op::RShift: {
       if (boolean) return nullptr;
@@ -268,8 +291,8 @@ Element ElementwiseEmitter::binary(Op op, const Element& x, const Element& y, DT
   llvm::Value* r = nullptr;
   if (cmp) r = compare(op, a, b, compute);
   else if (ir::isFloating(compute)) r = floatBinary(op, a, b);
-  else if (op == Op::FloorDiv || op == Op::Mod || op == Op::Pow)
-    return fail(std::string("integer ") + ir::opInfo(op).name + " can fail (a zero divisor or negative power): it runs unfused");
+  else if (op == Op::Pow)
+    return fail("integer pow can fail (a negative power): it runs unfused");
   else r = intBinary(op, a, b, compute);
   if (!r) return fail(std::string(ir::opInfo(op).name) + " has no kernel for " + ir::dtypeName(compute));
   return Element{r, false, out};

@@ -76,6 +76,7 @@ bool accessOf(std::vector<int64_t> shape, const std::vector<int64_t>& outShape, 
 }
 
 using ChainAt = std::function<llvm::Value*(llvm::Value* flat, llvm::Value* row, llvm::Value* col)>;
+using Return = std::function<void()>;
 
 // The loops of a kernel with a trailing reduction: [begin, end) are flat
 // element indices (one thread's share, split as the CPU's sum kernel splits
@@ -84,7 +85,7 @@ using ChainAt = std::function<llvm::Value*(llvm::Value* flat, llvm::Value* row, 
 // By rows (cols > 0) the share may start and end inside a row.
 bool emitReductionLoops(llvm::IRBuilder<>& b, llvm::Function* fn, llvm::BasicBlock* entry, llvm::BasicBlock* exit,
                         llvm::Value* out, llvm::Value* begin, llvm::Value* end, int64_t cols, DType chainType,
-                        const ChainAt& chainAt) {
+                        const ChainAt& chainAt, const Return& ret) {
   llvm::LLVMContext& ctx = b.getContext();
   llvm::Type* i64 = b.getInt64Ty();
   llvm::Type* f64 = b.getDoubleTy();
@@ -157,7 +158,7 @@ bool emitReductionLoops(llvm::IRBuilder<>& b, llvm::Function* fn, llvm::BasicBlo
   total->addIncoming(init, entry);
   total->addIncoming(sum, last);
   b.CreateStore(total, out);
-  b.CreateRetVoid();
+  ret();
   return true;
 }
 
@@ -212,7 +213,7 @@ std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir:
   llvm::IRBuilder<> b(ctx);
   llvm::Type* i64 = b.getInt64Ty();
   llvm::Type* bytePtr = b.getInt8PtrTy();
-  auto* fnType = llvm::FunctionType::get(b.getVoidTy(), {bytePtr->getPointerTo(), bytePtr, i64, i64}, false);
+  auto* fnType = llvm::FunctionType::get(b.getInt32Ty(), {bytePtr->getPointerTo(), bytePtr, i64, i64}, false);
   auto* fn = llvm::Function::Create(fnType, llvm::Function::ExternalLinkage, name, module.get());
   fn->setDoesNotThrow();
   llvm::Value* inArg = fn->getArg(0);
@@ -232,6 +233,11 @@ std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir:
   auto* entry = llvm::BasicBlock::Create(ctx, "entry", fn);
   auto* exit = llvm::BasicBlock::Create(ctx, "exit", fn);
   b.SetInsertPoint(entry);
+  // Whether some element faulted (FusedFn): a local that LLVM keeps in a
+  // register (an `or` across iterations), returned at the end.
+  llvm::Value* faulted = b.CreateAlloca(b.getInt8Ty(), nullptr, "faulted");
+  b.CreateStore(b.getInt8(0), faulted);
+  auto ret = [&] { b.CreateRet(b.CreateZExt(b.CreateLoad(b.getInt8Ty(), faulted), b.getInt32Ty())); };
   // Operand bases, and the values read once.
   std::vector<llvm::Value*> base(n.operands().size());
   std::vector<Element> hoisted(n.operands().size());
@@ -286,6 +292,14 @@ std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir:
       }
       elements[node->result(0)] = r;
     }
+    std::vector<llvm::Value*> faults = emitter.takeFaults();
+    if (!faults.empty()) {
+      kernel.canFail = true;
+      llvm::Value* any = faults[0];
+      for (size_t k = 1; k < faults.size(); ++k) any = b.CreateOr(any, faults[k]);
+      llvm::Value* was = b.CreateLoad(b.getInt8Ty(), faulted);
+      b.CreateStore(b.CreateOr(was, b.CreateZExt(any, b.getInt8Ty())), faulted);
+    }
     const ir::Value* last = reduction ? reduction->operand(0) : body.terminator()->operand(0);
     return emitter.convert(elements.at(last), chainType);
   };
@@ -295,7 +309,8 @@ std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir:
   llvm::MDNode* accesses = llvm::MDNode::getDistinct(ctx, {});
   auto markAccesses = [&](llvm::BasicBlock* inner) {
     for (llvm::Instruction& inst : *inner)
-      if (llvm::isa<llvm::LoadInst>(inst) || llvm::isa<llvm::StoreInst>(inst))
+      if ((llvm::isa<llvm::LoadInst>(inst) || llvm::isa<llvm::StoreInst>(inst)) &&
+          llvm::getLoadStorePointerOperand(&inst) != faulted)
         inst.setMetadata(llvm::LLVMContext::MD_access_group, accesses);
   };
   auto markParallel = [&](llvm::Instruction* latch) {
@@ -307,7 +322,7 @@ std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir:
   };
 
   if (reduction) {
-    if (!emitReductionLoops(b, fn, entry, exit, out, begin, end, byRows ? cols : 0, chainType, chainAt))
+    if (!emitReductionLoops(b, fn, entry, exit, out, begin, end, byRows ? cols : 0, chainType, chainAt, ret))
       return nullptr;
     if (!verified(*fn, why)) return nullptr;
     return module;
@@ -346,7 +361,7 @@ std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir:
   llvm::Instruction* latch = b.CreateCondBr(b.CreateICmpSLT(next, end), loop, exit);
   if (!byRows) markParallel(latch);
   b.SetInsertPoint(exit);
-  b.CreateRetVoid();
+  ret();
 
   if (!verified(*fn, why)) return nullptr;
   return module;

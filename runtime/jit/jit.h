@@ -41,7 +41,10 @@ struct OperandAccess {
 // 8 bytes); out: the contiguous result. By elements: [begin, end) are flat
 // indices of the output; by rows (FusedKernel::cols > 0): row indices
 // (but see FusedKernel::reduce).
-using FusedFn = void (*)(void* const* in, void* out, int64_t begin, int64_t end);
+// Returns 0, or 1 when an op would raise for some element (an integer
+// division by zero: FusedKernel::canFail); the runtime then runs the node
+// op by op, which raises the error at its op.
+using FusedFn = int32_t (*)(void* const* in, void* out, int64_t begin, int64_t end);
 
 struct FusedKernel {
   FusedFn fn = nullptr;
@@ -52,6 +55,9 @@ struct FusedKernel {
   // elements [begin, end) to, in order, always by flat element indices.
   enum class Reduce : uint8_t { None, Sum, Mean } reduce = Reduce::None;
   int64_t count = 0;
+  // Some op can fault (FusedFn): the result never takes an operand's
+  // buffer, so that the node can run again op by op from its operands.
+  bool canFail = false;
   double compileMillis = 0;
 };
 
