@@ -18,8 +18,8 @@
 // recomputed or duplicated); (4) live in the root's block (never across an
 // if or loop boundary). Groups of one op are left alone. Effects, random
 // ops, matmul and shape ops never join (they are neither); a reduction
-// joins only as a group's root, a trailing full sum or mean of floats
-// (trailingReduction), never inside a chain.
+// joins only as a group's root, a trailing full sum, mean, max or min of
+// floats (trailingReduction), never inside a chain.
 //
 // Algorithm: per block, nodes from last to first; each unclaimed fusible
 // node roots a group, grown by a worklist: an operand's producer joins once
@@ -46,13 +46,14 @@ using ir::Op;
 
 bool knownTensor(const ir::Type& t) { return t.dtype && t.hasStaticShape(); }
 
-// A trailing reduction: sum or mean of a float tensor over all its axes
-// (axis None, keepdims false) into a 0-d result. It roots a group whose
+// A trailing reduction: sum, mean, max or min of a float tensor over all
+// its axes (axis None, keepdims false) into a 0-d result. It roots a group whose
 // other members have its operand's shape; the fused node yields the
 // reduction, so the chain's elements are summed as they are made and never
 // stored (a loss: mean((p - y) ** 2)).
 bool trailingReduction(const Node& n) {
-  if ((n.op() != Op::Sum && n.op() != Op::Mean) || n.numResults() != 1 || n.operands().size() != 1 ||
+  bool folds = n.op() == Op::Sum || n.op() == Op::Mean || n.op() == Op::Max || n.op() == Op::Min;
+  if (!folds || n.numResults() != 1 || n.operands().size() != 1 ||
       !n.orderAfter().empty() || n.token())
     return false;
   const ir::Attr* axis = n.attr("axis");

@@ -89,7 +89,7 @@ std::unique_ptr<FastOp> compileFastOp(const ir::Node& n, Device& device, const s
     f->out = *n.result(0)->type().dtype;
     f->shape = *shape;
     const ir::Node* last = n.block(0)->terminator()->operand(0)->def();
-    bool reduces = last && (last->op() == Op::Sum || last->op() == Op::Mean);
+    bool reduces = last && ir::hasTrait(last->op(), ir::REDUCE);  // a trailing reduction
     auto chain = reduces ? knownShape(last->operand(0)->type()) : shape;
     f->elementsPerRun = 1;
     for (int64_t d : chain ? *chain : *shape) f->elementsPerRun *= d;

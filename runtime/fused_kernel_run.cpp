@@ -25,12 +25,13 @@ namespace {
 // sum kernel makes it (kernels_cpu_reduce.cpp, sumKernel over `count`
 // one-element blocks): in order on one thread below kParallelThreshold,
 // else one partial sum per thread over an equal share of the elements,
-// added in thread order.
+// added in thread order; a max or min in one scan.
 // False when some element faulted (FusedFn).
 bool runReduction(const jit::FusedKernel& k, void* const* in, const FastOp& op, Tensor& out) {
   int64_t n = k.count;
   double acc = 0;
-  if (n < kParallelThreshold) {
+  bool extremum = k.reduce == jit::FusedKernel::Reduce::Max || k.reduce == jit::FusedKernel::Reduce::Min;
+  if (n < kParallelThreshold || extremum) {  // max and min scan on one thread, as reduceAll does
     if (k.fn(in, &acc, 0, n) != 0) return false;
   } else {
     int most = omp_get_max_threads(), used = 1;

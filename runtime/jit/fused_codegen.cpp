@@ -18,12 +18,12 @@
 // (llvm.loop.parallel_accesses, what `#pragma omp simd` says), which lets
 // LLVM vectorise without run-time overlap checks.
 //
-// A body ending in a trailing reduction (a full sum or mean) adds the
-// chain's elements, widened to double, to a running sum in index order
-// over [begin, end) flat indices, exactly the CPU sum kernel's additions
-// (the runtime splits the indices among threads as that kernel does); the
-// chain's results are never stored. A strict floating-point sum is not
-// reordered, so that loop stays scalar.
+// A body ending in a trailing reduction (a full sum, mean, max or min)
+// folds the chain's elements in index order over [begin, end) flat indices
+// into one value, as the CPU reduction kernels do (a sum adds them, widened
+// to double, to a running sum; the runtime splits the indices among threads
+// as the sum kernel does); the chain's results are never stored. A strict
+// floating-point sum is not reordered, so that loop stays scalar.
 #include "runtime/jit/codegen.h"
 #include "support/row_layout.h"
 
@@ -80,20 +80,32 @@ using Return = std::function<void()>;
 
 // The loops of a kernel with a trailing reduction: [begin, end) are flat
 // element indices (one thread's share, split as the CPU's sum kernel splits
-// its blocks), and the chain's elements, widened to double, are added in
-// index order to the running sum in *out — the sum kernel's own additions.
-// By rows (cols > 0) the share may start and end inside a row.
+// its blocks), and the chain's elements are folded in index order into a
+// running value that starts as `init` (of `accType`) and ends in *out, as a
+// double. Sums add the elements, widened to double, to *out (the sum
+// kernel's own additions); max and min keep the first NaN, else the
+// largest (smallest) element, the first of equal ones (reduceRun's scan:
+// starting from -inf (+inf) keeps the same value). By rows (cols > 0) the
+// share may start and end inside a row.
 bool emitReductionLoops(llvm::IRBuilder<>& b, llvm::Function* fn, llvm::BasicBlock* entry, llvm::BasicBlock* exit,
                         llvm::Value* out, llvm::Value* begin, llvm::Value* end, int64_t cols, DType chainType,
-                        const ChainAt& chainAt, const Return& ret) {
+                        FusedKernel::Reduce reduce, const ChainAt& chainAt, const Return& ret) {
   llvm::LLVMContext& ctx = b.getContext();
   llvm::Type* i64 = b.getInt64Ty();
   llvm::Type* f64 = b.getDoubleTy();
-  llvm::Value* init = b.CreateLoad(f64, out);
+  bool extremum = reduce == FusedKernel::Reduce::Max || reduce == FusedKernel::Reduce::Min;
+  llvm::Type* elementType = chainType == DType::F32 ? b.getFloatTy() : f64;
+  llvm::Type* accType = extremum ? elementType : f64;
+  auto widen = [&](llvm::Value* v) { return v->getType() == f64 ? v : b.CreateFPExt(v, f64); };
+  llvm::Value* init = extremum ? llvm::ConstantFP::getInfinity(elementType, reduce == FusedKernel::Reduce::Max)
+                              : static_cast<llvm::Value*>(b.CreateLoad(f64, out));
   auto add = [&](llvm::Value* acc, llvm::Value* flat, llvm::Value* row, llvm::Value* col) -> llvm::Value* {
     llvm::Value* v = chainAt(flat, row, col);
     if (!v) return nullptr;
-    return b.CreateFAdd(acc, chainType == DType::F32 ? b.CreateFPExt(v, f64) : v);
+    if (!extremum) return b.CreateFAdd(acc, widen(v));
+    llvm::Value* better = reduce == FusedKernel::Reduce::Max ? b.CreateFCmpOGT(v, acc) : b.CreateFCmpOLT(v, acc);
+    llvm::Value* next = b.CreateSelect(b.CreateOr(b.CreateFCmpUNO(v, v), better), v, acc);
+    return b.CreateSelect(b.CreateFCmpUNO(acc, acc), acc, next);
   };
   auto* loop = llvm::BasicBlock::Create(ctx, cols ? "row" : "loop", fn);
   b.CreateCondBr(b.CreateICmpSLT(begin, end), loop, exit);
@@ -102,7 +114,7 @@ bool emitReductionLoops(llvm::IRBuilder<>& b, llvm::Function* fn, llvm::BasicBlo
   llvm::BasicBlock* last = nullptr;  // the block that branches to exit
   if (!cols) {
     llvm::PHINode* i = b.CreatePHI(i64, 2, "i");
-    llvm::PHINode* acc = b.CreatePHI(f64, 2, "acc");
+    llvm::PHINode* acc = b.CreatePHI(accType, 2, "acc");
     i->addIncoming(begin, entry);
     acc->addIncoming(init, entry);
     sum = add(acc, i, nullptr, nullptr);
@@ -121,7 +133,7 @@ bool emitReductionLoops(llvm::IRBuilder<>& b, llvm::Function* fn, llvm::BasicBlo
     llvm::PHINode* row = b.CreatePHI(i64, 2, "r");
     llvm::PHINode* start = b.CreatePHI(i64, 2, "j0");
     llvm::PHINode* rowFlat = b.CreatePHI(i64, 2, "flat0");
-    llvm::PHINode* rowAcc = b.CreatePHI(f64, 2, "acc0");
+    llvm::PHINode* rowAcc = b.CreatePHI(accType, 2, "acc0");
     row->addIncoming(row0, entry);
     start->addIncoming(col0, entry);
     rowFlat->addIncoming(begin, entry);
@@ -134,7 +146,7 @@ bool emitReductionLoops(llvm::IRBuilder<>& b, llvm::Function* fn, llvm::BasicBlo
     b.CreateBr(colB);
     b.SetInsertPoint(colB);
     llvm::PHINode* j = b.CreatePHI(i64, 2, "j");
-    llvm::PHINode* acc = b.CreatePHI(f64, 2, "acc");
+    llvm::PHINode* acc = b.CreatePHI(accType, 2, "acc");
     j->addIncoming(start, loop);
     acc->addIncoming(rowAcc, loop);
     sum = add(acc, b.CreateAdd(rowBase, j, "", true, true), row, j);
@@ -154,10 +166,10 @@ bool emitReductionLoops(llvm::IRBuilder<>& b, llvm::Function* fn, llvm::BasicBlo
     b.CreateCondBr(b.CreateICmpSLT(nextFlat, end), loop, exit);
   }
   b.SetInsertPoint(exit);
-  llvm::PHINode* total = b.CreatePHI(f64, 2, "sum");
+  llvm::PHINode* total = b.CreatePHI(accType, 2, "sum");
   total->addIncoming(init, entry);
   total->addIncoming(sum, last);
-  b.CreateStore(total, out);
+  b.CreateStore(widen(total), out);
   ret();
   return true;
 }
@@ -170,7 +182,9 @@ std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir:
   // A trailing reduction (passes/fuse_elementwise.cpp) sums the chain's
   // elements, of its operand's shape, into a 0-d result.
   const ir::Node* reduction = body.terminator()->operand(0)->def();
-  if (reduction && reduction->op() != ir::Op::Sum && reduction->op() != ir::Op::Mean) reduction = nullptr;
+  if (reduction && reduction->op() != ir::Op::Sum && reduction->op() != ir::Op::Mean &&
+      reduction->op() != ir::Op::Max && reduction->op() != ir::Op::Min)
+    reduction = nullptr;
   std::vector<int64_t> shape;  // of the chain's elements
   if (!staticShape((reduction ? reduction->operand(0) : n.result(0))->type(), shape)) {
     why = "the result's shape or dtype is not known";
@@ -183,7 +197,7 @@ std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir:
     }
   DType outType = *n.result(0)->type().dtype;
   if (reduction && outType != DType::F32 && outType != DType::F64) {
-    why = "only sums of floats end a fused kernel";
+    why = "only reductions of floats end a fused kernel";
     return nullptr;
   }
   DType chainType = reduction ? *reduction->operand(0)->type().dtype : outType;
@@ -203,9 +217,11 @@ std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir:
     byRows |= a.access == Access::Rows;
   }
   kernel.cols = byRows ? cols : 0;
-  kernel.reduce = !reduction ? FusedKernel::Reduce::None
-                  : reduction->op() == ir::Op::Sum ? FusedKernel::Reduce::Sum
-                                                   : FusedKernel::Reduce::Mean;
+  kernel.reduce = !reduction                       ? FusedKernel::Reduce::None
+                  : reduction->op() == ir::Op::Sum  ? FusedKernel::Reduce::Sum
+                  : reduction->op() == ir::Op::Mean ? FusedKernel::Reduce::Mean
+                  : reduction->op() == ir::Op::Max  ? FusedKernel::Reduce::Max
+                                                    : FusedKernel::Reduce::Min;
   kernel.count = 1;
   for (int64_t d : shape) kernel.count *= d;
 
@@ -322,7 +338,8 @@ std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir:
   };
 
   if (reduction) {
-    if (!emitReductionLoops(b, fn, entry, exit, out, begin, end, byRows ? cols : 0, chainType, chainAt, ret))
+    if (!emitReductionLoops(b, fn, entry, exit, out, begin, end, byRows ? cols : 0, chainType, kernel.reduce, chainAt,
+                            ret))
       return nullptr;
     if (!verified(*fn, why)) return nullptr;
     return module;

@@ -50,10 +50,11 @@ struct FusedKernel {
   FusedFn fn = nullptr;
   int64_t cols = 0;  // > 0: the kernel runs by rows of this many elements
   std::vector<OperandAccess> operands;
-  // A trailing reduction (a full sum or mean of the chain's `count`
-  // elements): `out` is a double, the running sum the kernel adds the
-  // elements [begin, end) to, in order, always by flat element indices.
-  enum class Reduce : uint8_t { None, Sum, Mean } reduce = Reduce::None;
+  // A trailing reduction (a full sum, mean, max or min of the chain's
+  // `count` elements): `out` is a double, for a sum the running sum the
+  // kernel adds the elements [begin, end) to, in order (always by flat
+  // element indices); for max and min the extremum of [begin, end).
+  enum class Reduce : uint8_t { None, Sum, Mean, Max, Min } reduce = Reduce::None;
   int64_t count = 0;
   // Some op can fault (FusedFn): the result never takes an operand's
   // buffer, so that the node can run again op by op from its operands.
