@@ -71,6 +71,7 @@ const jit::GlueFunction* GraphExecutor::loopGlue(const ir::Node& loop, uint64_t 
     bool parallel = schedule_ == Schedule::Parallel ||
                     (schedule_ == Schedule::Auto && (body.parallel || plan(*loop.block(0)).parallel));
     if (engine && !parallel) body.glue = engine->compileLoop(loop);
+    if (engine && parallel) engine->notCompiled(loop, "the loop's blocks run in parallel on the thread pool");
     if (body.glue)
       for (const ir::Node* n : body.glue->nodes) {
         const BlockPlan& own = plan(*n->parent());

@@ -284,6 +284,10 @@ bool Engine::hot(uint64_t runs, uint64_t elements) const {
   return impl_->options.compileAtFirstRun || runs >= kHotRuns || elements >= kHotElements;
 }
 
+void Engine::notCompiled(const ir::Node& n, const std::string& why) const {
+  if (impl_->options.notCompiled) impl_->options.notCompiled(n, why);
+}
+
 EngineStats Engine::stats() const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   return impl_->stats;

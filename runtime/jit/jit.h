@@ -154,6 +154,9 @@ class Engine {
   // arithmetic; other nodes called back), or null (notCompiled says why).
   // Thread-safe.
   std::shared_ptr<const GlueFunction> compileLoop(const ir::Node& n);
+  // Tells the options' notCompiled why node n is left to the executor for
+  // a reason outside the JIT (a loop whose blocks run in parallel).
+  void notCompiled(const ir::Node& n, const std::string& why) const;
   EngineStats stats() const;
   // The milliseconds spent making fused node n's kernel (0 when it was
   // not compiled): --stats reports them per compiled version.
