@@ -47,21 +47,29 @@ using ir::Op;
 bool knownTensor(const ir::Type& t) { return t.dtype && t.hasStaticShape(); }
 
 // A trailing reduction: sum, mean, max or min of a float tensor over all
-// its axes (axis None, keepdims false) into a 0-d result. It roots a group whose
-// other members have its operand's shape; the fused node yields the
-// reduction, so the chain's elements are summed as they are made and never
-// stored (a loss: mean((p - y) ** 2)).
+// its axes (axis None, keepdims false: a 0-d result) or over its last axis
+// of two or more (keepdims either: one result per row). It roots a group
+// whose other members have its operand's shape; the fused node yields the
+// reduction, so the chain's elements are folded as they are made and never
+// stored (a loss: mean((p - y) ** 2); per row: sum(x * w, axis=-1)).
 bool trailingReduction(const Node& n) {
   bool folds = n.op() == Op::Sum || n.op() == Op::Mean || n.op() == Op::Max || n.op() == Op::Min;
-  if (!folds || n.numResults() != 1 || n.operands().size() != 1 ||
-      !n.orderAfter().empty() || n.token())
+  if (!folds || n.numResults() != 1 || n.operands().size() != 1 || !n.orderAfter().empty() || n.token())
+    return false;
+  const ir::Type& t = n.operand(0)->type();
+  if (!knownTensor(t) || (*t.dtype != ir::DType::F32 && *t.dtype != ir::DType::F64) ||
+      !knownTensor(n.result(0)->type()))
     return false;
   const ir::Attr* axis = n.attr("axis");
   const ir::Attr* keep = n.attr("keepdims");
-  if (!axis || !std::holds_alternative<ir::NoneAttr>(*axis) || !keep || *keep != ir::Attr(false)) return false;
-  const ir::Type& t = n.operand(0)->type();
-  return knownTensor(t) && (*t.dtype == ir::DType::F32 || *t.dtype == ir::DType::F64) &&
-         knownTensor(n.result(0)->type());
+  if (!axis || !keep || !std::holds_alternative<bool>(*keep)) return false;
+  if (std::holds_alternative<ir::NoneAttr>(*axis)) return !std::get<bool>(*keep);
+  auto rank = static_cast<int64_t>(t.shape->size());
+  std::optional<int64_t> a;
+  if (std::holds_alternative<int64_t>(*axis)) a = std::get<int64_t>(*axis);
+  if (std::holds_alternative<ir::Ints>(*axis) && std::get<ir::Ints>(*axis).size() == 1)
+    a = std::get<ir::Ints>(*axis)[0];
+  return rank >= 2 && a && (*a == -1 || *a == rank - 1);
 }
 
 bool fusible(const Node& n) {

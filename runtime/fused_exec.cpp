@@ -4,10 +4,9 @@
 // core, so a tile's intermediates stay in that core's cache and the chain
 // reads its inputs from memory once. Each tile runs the body's own ops (the
 // same kernels, dtype promotion, NaN handling and errors as unfused code),
-// so both modes agree bit for bit. Small results, and results whose
-// leading axis cannot be split (a trailing reduction's 0-d sum among
-// them: a sum split into tiles would add in another order), run the body
-// once over whole tensors.
+// so both modes agree bit for bit. Small results, results whose leading
+// axis cannot be split, and trailing reductions (whose operands have
+// another shape than their result) run the body once over whole tensors.
 // Native code for the body (the LLVM JIT) replaces the per-tile ops later;
 // this path stays for what the JIT cannot compile.
 #include <omp.h>
@@ -76,7 +75,9 @@ void Interpreter::execFused(const ir::Node& n, Frame& f, uint64_t dying) {
     }
   int64_t rows = shape.empty() ? 0 : shape[0];
   int64_t step = rows > 0 ? std::max<int64_t>(1, kTileElements / std::max<int64_t>(1, numel / rows)) : 0;
-  if (rows < 2 || numel < kParallelThreshold || step >= rows) {
+  const ir::Node* last = body.terminator()->operand(0)->def();
+  bool reduces = last && ir::hasTrait(last->op(), ir::REDUCE);  // its operands are not tiled like its result
+  if (reduces || rows < 2 || numel < kParallelThreshold || step >= rows) {
     for (size_t i = 0; i < n.operands().size(); ++i)
       f[body.arg(i)] = ((dying >> i) & 1) ? std::move(f[n.operand(i)]) : f[n.operand(i)];
     std::vector<Value> out;

@@ -53,6 +53,33 @@ bool runReduction(const jit::FusedKernel& k, void* const* in, const FastOp& op, 
   return true;
 }
 
+// A kernel with a trailing reduction over the last axis: one result per
+// row, the rows shared among the cores as reduceAll shares its outputs
+// (each row is folded whole by one thread, so any split gives the same
+// values). A single row of a long sum is left to the op-by-op path, where
+// the CPU kernel splits it among threads (another order of additions).
+bool runRowReduction(const jit::FusedKernel& k, void* const* in, const FastOp& op, Value* slots) {
+  int64_t rows = k.count / k.cols;
+  if (rows == 1 && k.cols >= kParallelThreshold && k.reduce != jit::FusedKernel::Reduce::Max &&
+      k.reduce != jit::FusedKernel::Reduce::Min)
+    return false;
+  Tensor out = Tensor::empty(op.out, op.shape, *op.device);
+  std::atomic<bool> faulted{false};
+  if (rows < 2 || k.count < kParallelThreshold) {
+    faulted = k.fn(in, out.bytes(), 0, rows) != 0;
+  } else {
+#pragma omp parallel
+    {
+      int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
+      int64_t lo = rows * t / nt, hi = rows * (t + 1) / nt;
+      if (lo < hi && k.fn(in, out.bytes(), lo, hi) != 0) faulted = true;
+    }
+  }
+  if (faulted) return false;  // op by op: it raises
+  slots[op.resultSlot] = makeTensorValue(std::move(out));
+  return true;
+}
+
 }  // namespace
 
 bool runFusedKernel(const FastOp& op, const ir::Node& n, Value* slots, uint64_t dying) {
@@ -100,6 +127,7 @@ bool runFusedKernel(const FastOp& op, const ir::Node& n, Value* slots, uint64_t 
     if (k->operands[i].access != jit::Access::Single && !x.isContiguous()) return false;
     in[i] = x.bytes();
   }
+  if (k->perRow) return runRowReduction(*k, in, op, slots);
   if (k->reduce != jit::FusedKernel::Reduce::None) {
     Tensor sum;
     if (!runReduction(*k, in, op, sum)) return false;  // op by op: it raises

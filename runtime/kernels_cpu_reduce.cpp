@@ -32,9 +32,20 @@ Result reduceRun(const T* d, int64_t n, Reduction r) {
     case Reduction::Sum:
     case Reduction::Mean: {
       if constexpr (isFloat) {
-        double acc = 0;
-#pragma omp simd reduction(+ : acc)
-        for (int64_t i = 0; i < n; ++i) acc += d[i];
+        // A fixed order (four running sums of every fourth element, added
+        // pairwise, then the tail in order), not whatever a vectoriser
+        // picks: fused kernels that end in a row sum (runtime/jit) add in
+        // exactly this order, so fused and unfused sums agree bit for bit.
+        double l0 = 0, l1 = 0, l2 = 0, l3 = 0;
+        int64_t i = 0;
+        for (; i + 4 <= n; i += 4) {
+          l0 += d[i];
+          l1 += d[i + 1];
+          l2 += d[i + 2];
+          l3 += d[i + 3];
+        }
+        double acc = (l0 + l1) + (l2 + l3);
+        for (; i < n; ++i) acc += d[i];
         res.value = acc;
       } else {
         int64_t acc = 0;

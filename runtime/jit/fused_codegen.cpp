@@ -31,6 +31,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <functional>
+#include <optional>
 
 namespace nn::rt::jit {
 namespace {
@@ -174,6 +175,99 @@ bool emitReductionLoops(llvm::IRBuilder<>& b, llvm::Function* fn, llvm::BasicBlo
   return true;
 }
 
+// The loops of a kernel with a trailing reduction over the last axis: for
+// each row r in [begin, end) of `cols` elements, out[r] = the row's fold,
+// as reduceRun folds a run (kernels_cpu_reduce.cpp): a sum in four running
+// sums of every fourth element, added pairwise, then the tail in order (a
+// mean divides by cols), a max or min in one scan keeping the first NaN.
+bool emitRowReductionLoops(llvm::IRBuilder<>& b, llvm::Function* fn, llvm::BasicBlock* entry,
+                           llvm::BasicBlock* exit, llvm::Value* out, llvm::Value* begin, llvm::Value* end,
+                           int64_t cols, DType chainType, DType outType, FusedKernel::Reduce reduce,
+                           const ChainAt& chainAt, const Return& ret) {
+  llvm::LLVMContext& ctx = b.getContext();
+  llvm::Type* i64 = b.getInt64Ty();
+  llvm::Type* f64 = b.getDoubleTy();
+  llvm::Type* elementType = chainType == DType::F32 ? b.getFloatTy() : f64;
+  bool extremum = reduce == FusedKernel::Reduce::Max || reduce == FusedKernel::Reduce::Min;
+  auto widen = [&](llvm::Value* v) { return v->getType() == f64 ? v : b.CreateFPExt(v, f64); };
+  auto* rowB = llvm::BasicBlock::Create(ctx, "row", fn);
+  b.CreateCondBr(b.CreateICmpSLT(begin, end), rowB, exit);
+  b.SetInsertPoint(rowB);
+  llvm::PHINode* row = b.CreatePHI(i64, 2, "r");
+  row->addIncoming(begin, entry);
+  llvm::Value* rowBase = b.CreateMul(row, b.getInt64(cols), "", true, true);
+  // One loop over columns [from, to) in steps of `step`, folding `lanes`
+  // running values (phis starting at `init`) with `fold(lane, acc, column)`.
+  auto columns = [&](int64_t from, int64_t to, int64_t step, std::vector<llvm::Value*> init,
+                     const std::function<llvm::Value*(size_t, llvm::Value*, llvm::Value*)>& fold)
+      -> std::optional<std::vector<llvm::Value*>> {
+    if (from >= to) return init;
+    llvm::BasicBlock* pre = b.GetInsertBlock();
+    auto* body = llvm::BasicBlock::Create(ctx, "col", fn);
+    auto* done = llvm::BasicBlock::Create(ctx, "cols.end", fn);
+    b.CreateBr(body);
+    b.SetInsertPoint(body);
+    llvm::PHINode* j = b.CreatePHI(i64, 2, "j");
+    j->addIncoming(b.getInt64(from), pre);
+    std::vector<llvm::PHINode*> acc;
+    std::vector<llvm::Value*> next;
+    for (llvm::Value* v : init) {
+      acc.push_back(b.CreatePHI(v->getType(), 2, "acc"));
+      acc.back()->addIncoming(v, pre);
+    }
+    for (size_t k = 0; k < acc.size(); ++k) {
+      llvm::Value* col = b.CreateAdd(j, b.getInt64(static_cast<int64_t>(k)), "", true, true);
+      llvm::Value* r = fold(k, acc[k], col);
+      if (!r) return std::nullopt;
+      next.push_back(r);
+    }
+    llvm::Value* nextJ = b.CreateAdd(j, b.getInt64(step), "", true, true);
+    llvm::BasicBlock* latch = b.GetInsertBlock();
+    j->addIncoming(nextJ, latch);
+    for (size_t k = 0; k < acc.size(); ++k) acc[k]->addIncoming(next[k], latch);
+    b.CreateCondBr(b.CreateICmpSLT(nextJ, b.getInt64(to)), body, done);
+    b.SetInsertPoint(done);
+    return next;
+  };
+  auto element = [&](llvm::Value* col) { return chainAt(b.CreateAdd(rowBase, col, "", true, true), row, col); };
+  llvm::Value* result = nullptr;
+  if (extremum) {
+    bool max = reduce == FusedKernel::Reduce::Max;
+    auto best = columns(0, cols, 1, {llvm::ConstantFP::getInfinity(elementType, max)},
+                        [&](size_t, llvm::Value* acc, llvm::Value* col) -> llvm::Value* {
+                          llvm::Value* v = element(col);
+                          if (!v) return nullptr;
+                          llvm::Value* better = max ? b.CreateFCmpOGT(v, acc) : b.CreateFCmpOLT(v, acc);
+                          llvm::Value* next = b.CreateSelect(b.CreateOr(b.CreateFCmpUNO(v, v), better), v, acc);
+                          return b.CreateSelect(b.CreateFCmpUNO(acc, acc), acc, next);
+                        });
+    if (!best) return false;
+    result = (*best)[0];
+  } else {
+    int64_t main = cols - cols % 4;
+    llvm::Value* zero = llvm::ConstantFP::get(f64, 0.0);
+    auto add = [&](size_t, llvm::Value* acc, llvm::Value* col) -> llvm::Value* {
+      llvm::Value* v = element(col);
+      return v ? b.CreateFAdd(acc, widen(v)) : nullptr;
+    };
+    auto lanes = columns(0, main, 4, {zero, zero, zero, zero}, add);
+    if (!lanes) return false;
+    llvm::Value* sum = b.CreateFAdd(b.CreateFAdd((*lanes)[0], (*lanes)[1]), b.CreateFAdd((*lanes)[2], (*lanes)[3]));
+    auto tail = columns(main, cols, 1, {sum}, add);
+    if (!tail) return false;
+    result = (*tail)[0];
+    if (reduce == FusedKernel::Reduce::Mean) result = b.CreateFDiv(result, llvm::ConstantFP::get(f64, double(cols)));
+    if (outType == DType::F32) result = b.CreateFPTrunc(result, b.getFloatTy());
+  }
+  b.CreateStore(result, b.CreateInBoundsGEP(result->getType(), out, row));
+  llvm::Value* nextRow = b.CreateAdd(row, b.getInt64(1), "", true, true);
+  row->addIncoming(nextRow, b.GetInsertBlock());
+  b.CreateCondBr(b.CreateICmpSLT(nextRow, end), rowB, exit);
+  b.SetInsertPoint(exit);
+  ret();
+  return true;
+}
+
 }  // namespace
 
 std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir::Node& n, const std::string& name,
@@ -202,6 +296,9 @@ std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir:
   }
   DType chainType = reduction ? *reduction->operand(0)->type().dtype : outType;
   int64_t cols = shape.empty() ? 1 : shape.back();
+  // A reduction over the last axis folds each row (the pass admits no
+  // other axis).
+  bool perRow = reduction && !std::holds_alternative<ir::NoneAttr>(*reduction->attr("axis"));
   kernel.operands.assign(n.operands().size(), OperandAccess{});
   bool byRows = false;
   for (size_t i = 0; i < n.operands().size(); ++i) {
@@ -216,7 +313,7 @@ std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir:
     }
     byRows |= a.access == Access::Rows;
   }
-  kernel.cols = byRows ? cols : 0;
+  kernel.cols = byRows || perRow ? cols : 0;
   kernel.reduce = !reduction                       ? FusedKernel::Reduce::None
                   : reduction->op() == ir::Op::Sum  ? FusedKernel::Reduce::Sum
                   : reduction->op() == ir::Op::Mean ? FusedKernel::Reduce::Mean
@@ -276,7 +373,7 @@ std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir:
     base[i] = b.CreateBitCast(p, storageOf(dt)->getPointerTo());
     if (a.access == Access::Single) hoisted[i] = Element{loadElement(base[i], dt, b.getInt64(0)), false, dt};
   }
-  llvm::Value* out = b.CreateBitCast(outArg, storageOf(reduction ? DType::F64 : outType)->getPointerTo());
+  llvm::Value* out = b.CreateBitCast(outArg, storageOf(reduction && !perRow ? DType::F64 : outType)->getPointerTo());
 
   // The chain's element at flat index `flat` (row `row`, column `col` when
   // some operand is read by rows), converted to the chain's dtype; null
@@ -337,6 +434,14 @@ std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir:
     latch->setMetadata(llvm::LLVMContext::MD_loop, loopId);
   };
 
+  if (perRow) {
+    kernel.perRow = true;
+    if (!emitRowReductionLoops(b, fn, entry, exit, out, begin, end, cols, chainType, outType, kernel.reduce,
+                               chainAt, ret))
+      return nullptr;
+    if (!verified(*fn, why)) return nullptr;
+    return module;
+  }
   if (reduction) {
     if (!emitReductionLoops(b, fn, entry, exit, out, begin, end, byRows ? cols : 0, chainType, kernel.reduce, chainAt,
                             ret))

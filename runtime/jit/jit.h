@@ -56,6 +56,9 @@ struct FusedKernel {
   // element indices); for max and min the extremum of [begin, end).
   enum class Reduce : uint8_t { None, Sum, Mean, Max, Min } reduce = Reduce::None;
   int64_t count = 0;
+  // The reduction is over the last axis: `out` holds the result, one
+  // element per row of `cols` elements, and [begin, end) are rows.
+  bool perRow = false;
   // Some op can fault (FusedFn): the result never takes an operand's
   // buffer, so that the node can run again op by op from its operands.
   bool canFail = false;
