@@ -36,6 +36,7 @@
 
 #include "ir/builtins.h"
 
+#include <functional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -323,25 +324,10 @@ class GlueEmitter {
     return floatOfItem(f) && f.operand(1) == s.result(0) && uses != reads_.end() && uses->second == 1;
   }
   llvm::Value* emitSumFloat(const ir::Node& s, const ir::Node& f) {
-    llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
-    llvm::Value* out = entry.CreateAlloca(f64_);
-    llvm::Value* status =
-        call(kSumFloat, i32_, {u32(s.operand(0)->id()), u32(s.op() == Op::Mean ? 1 : 0), out});
-    llvm::Value* fast = b_.CreateLoad(f64_, out);  // unused when called back
-    llvm::BasicBlock* from = b_.GetInsertBlock();
-    auto* slow = llvm::BasicBlock::Create(ctx_, "callback", fn_);
-    auto* join = llvm::BasicBlock::Create(ctx_, "sum", fn_);
-    b_.CreateCondBr(b_.CreateICmpNE(status, u32(0)), slow, join, llvm::MDBuilder(ctx_).createBranchWeights(1, 1 << 20));
-    b_.SetInsertPoint(slow);
-    check(call(kRun, i32_, {u32(nodeIndex(s))}));
-    llvm::Value* called = emitFloatOfItem(f);
-    llvm::BasicBlock* slowEnd = b_.GetInsertBlock();
-    b_.CreateBr(join);
-    b_.SetInsertPoint(join);
-    llvm::PHINode* phi = b_.CreatePHI(f64_, 2);
-    phi->addIncoming(fast, from);
-    phi->addIncoming(called, slowEnd);
-    return phi;
+    return doubleOrElse(kSumFloat, {u32(s.operand(0)->id()), u32(s.op() == Op::Mean ? 1 : 0)}, [&] {
+      check(call(kRun, i32_, {u32(nodeIndex(s))}));
+      return emitFloatOfItem(f);
+    });
   }
 
   void clearKills(const ir::Node& n) {
@@ -453,17 +439,26 @@ class GlueEmitter {
   // float(t): the element read by itemFloat, or else the node called back
   // (its result then read from its slot).
   llvm::Value* emitFloatOfItem(const ir::Node& n) {
+    return doubleOrElse(kItemFloat, {u32(n.operand(1)->id())}, [&] {
+      check(call(kRun, i32_, {u32(nodeIndex(n))}));
+      return load(n.result(0));
+    });
+  }
+
+  // The double that runtime call `api` writes through its last argument,
+  // or, when it returns non-zero, the one `slow` makes (calling nodes back).
+  llvm::Value* doubleOrElse(Api api, std::vector<llvm::Value*> args, const std::function<llvm::Value*()>& slow) {
     llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
     llvm::Value* out = entry.CreateAlloca(f64_);
-    llvm::Value* status = call(kItemFloat, i32_, {u32(n.operand(1)->id()), out});
+    args.push_back(out);
+    llvm::Value* status = call(api, i32_, std::move(args));
     llvm::Value* fast = b_.CreateLoad(f64_, out);  // unused when called back
     llvm::BasicBlock* from = b_.GetInsertBlock();
-    auto* slow = llvm::BasicBlock::Create(ctx_, "callback", fn_);
-    auto* join = llvm::BasicBlock::Create(ctx_, "item", fn_);
-    b_.CreateCondBr(b_.CreateICmpNE(status, u32(0)), slow, join, llvm::MDBuilder(ctx_).createBranchWeights(1, 1 << 20));
-    b_.SetInsertPoint(slow);
-    check(call(kRun, i32_, {u32(nodeIndex(n))}));
-    llvm::Value* called = load(n.result(0));
+    auto* slowB = llvm::BasicBlock::Create(ctx_, "callback", fn_);
+    auto* join = llvm::BasicBlock::Create(ctx_, "fast", fn_);
+    b_.CreateCondBr(b_.CreateICmpNE(status, u32(0)), slowB, join, llvm::MDBuilder(ctx_).createBranchWeights(1, 1 << 20));
+    b_.SetInsertPoint(slowB);
+    llvm::Value* called = slow();
     llvm::BasicBlock* slowEnd = b_.GetInsertBlock();
     b_.CreateBr(join);
     b_.SetInsertPoint(join);
