@@ -7,8 +7,10 @@
 // split among the cores from kParallelThreshold elements up (by rows when
 // the kernel reads broadcast rows). Anything else returns false, and the
 // node runs op by op (fused_exec.cpp); so does a node that is not hot yet
-// (jit::Engine::hot), whose kernel is not compiled yet. A kernel ending in
-// a trailing reduction makes the 0-d sum (runReduction).
+// (jit::Engine::hot), whose kernel is not compiled yet, and a kernel that
+// reports a fault (an integer division by zero: op by op, it raises). A
+// kernel ending in a trailing reduction makes the 0-d result
+// (runReduction) or one element per row (runRowReduction).
 #include <omp.h>
 
 #include <atomic>

@@ -18,12 +18,14 @@
 // (llvm.loop.parallel_accesses, what `#pragma omp simd` says), which lets
 // LLVM vectorise without run-time overlap checks.
 //
-// A body ending in a trailing reduction (a full sum, mean, max or min)
-// folds the chain's elements in index order over [begin, end) flat indices
-// into one value, as the CPU reduction kernels do (a sum adds them, widened
-// to double, to a running sum; the runtime splits the indices among threads
-// as the sum kernel does); the chain's results are never stored. A strict
-// floating-point sum is not reordered, so that loop stays scalar.
+// A body ending in a trailing reduction (a sum, mean, max or min over all
+// axes) folds the chain's elements in index order over [begin, end) flat
+// indices into one value, as the CPU reduction kernels do (a sum adds
+// them, widened to double, to a running sum; the runtime splits the indices
+// among threads as the sum kernel does); over the last axis, it folds each
+// row of [begin, end) rows into its result element as reduceRun folds a
+// run. The chain's results are never stored. A strict floating-point sum
+// is not reordered, so those loops stay scalar.
 #include "runtime/jit/codegen.h"
 #include "support/row_layout.h"
 
