@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -64,6 +65,10 @@ struct FastOp {
   mutable std::atomic<bool> hot{false};
   mutable std::once_flag fusedOnce;
   mutable std::shared_ptr<const jit::FusedKernel> fused;
+  // Kernels for operands that are views (a transpose, a stepped slice), by
+  // the operands' strides (jit::OperandLayouts), made when first met.
+  mutable std::mutex viewsMutex;
+  mutable std::map<std::vector<std::vector<int64_t>>, std::shared_ptr<const jit::FusedKernel>> views;
 };
 
 // The pre-resolved form of `n` for tensors on `device` (where its

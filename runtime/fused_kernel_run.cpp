@@ -5,7 +5,8 @@
 // value), takes a dying operand's buffer for the result where eager mode
 // would (fast_ops.cpp's rule) or allocates it, and runs the kernel over it,
 // split among the cores from kParallelThreshold elements up (by rows when
-// the kernel reads broadcast rows). Anything else returns false, and the
+// the kernel reads broadcast rows); operands that are views (a transpose)
+// run a kernel compiled for their strides. Anything else returns false, and the
 // node runs op by op (fused_exec.cpp); so does a node that is not hot yet
 // (jit::Engine::hot), whose kernel is not compiled yet, and a kernel that
 // reports a fault (an integer division by zero: op by op, it raises). A
@@ -82,6 +83,24 @@ bool runRowReduction(const jit::FusedKernel& k, void* const* in, const FastOp& o
   return true;
 }
 
+// The kernel for the operands' layouts when some are views (read by rows
+// with their own strides: a 2-d transpose, a stepped slice), compiled the
+// first time the layout is met; null when those strides do not collapse
+// into rows (a 3-d permutation): the node then runs op by op.
+const jit::FusedKernel* viewKernel(const FastOp& op, const ir::Node& n, const Value* slots) {
+  jit::OperandLayouts layouts;
+  for (const FastOp::FusedOperand& o : op.fusedOperands) {
+    const Value& v = slots[o.slot];
+    const Tensor* x = v.is(Kind::Tensor) ? &tensorOf(v) : nullptr;
+    layouts.emplace_back();
+    if (x && !x->isContiguous()) layouts.back().assign(x->strides().begin(), x->strides().end());
+  }
+  std::lock_guard<std::mutex> lock(op.viewsMutex);
+  auto [it, fresh] = op.views.try_emplace(layouts);
+  if (fresh) it->second = op.jit->compileFused(n, layouts);
+  return it->second.get();
+}
+
 }  // namespace
 
 bool runFusedKernel(const FastOp& op, const ir::Node& n, Value* slots, uint64_t dying) {
@@ -95,6 +114,7 @@ bool runFusedKernel(const FastOp& op, const ir::Node& n, Value* slots, uint64_t 
   const jit::FusedKernel* k = op.fused.get();
   if (!k) return false;
   size_t count = n.operands().size();
+  bool views = false;
   // Pointers to the operands' elements, and the numbers' 8 bytes.
   void* inline_in[8];
   int64_t inline_numbers[8];
@@ -126,9 +146,10 @@ bool runFusedKernel(const FastOp& op, const ir::Node& n, Value* slots, uint64_t 
     if (!v.is(Kind::Tensor)) return false;
     const Tensor& x = tensorOf(v);
     if (x.dtype() != planned.dtype || &x.device() != op.device || x.shape() != planned.shape) return false;
-    if (k->operands[i].access != jit::Access::Single && !x.isContiguous()) return false;
+    views = views || (k->operands[i].access != jit::Access::Single && !x.isContiguous());
     in[i] = x.bytes();
   }
+  if (views && !(k = viewKernel(op, n, slots))) return false;
   if (k->perRow) return runRowReduction(*k, in, op, slots);
   if (k->reduce != jit::FusedKernel::Reduce::None) {
     Tensor sum;

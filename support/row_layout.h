@@ -4,7 +4,8 @@
 // over the rows (a bias), a column broadcast along them, a single value.
 // `ok` is false for any other layout (a transpose, a slice with a step). The
 // CPU kernels' row loops (runtime/kernel_loops.h) and the JIT's operand
-// reads (runtime/jit/fused_codegen.cpp) share it.
+// reads (runtime/jit/fused_codegen.cpp) share it; `anyColStep` admits any
+// column step (the JIT reads a transposed or stepped view so).
 #pragma once
 
 #include <cstddef>
@@ -17,11 +18,11 @@ struct RowLayout {
   int64_t rowStride = 0, colStep = 0;
 };
 
-inline RowLayout rowLayout(const int64_t* shape, const int64_t* strides, size_t nd) {
+inline RowLayout rowLayout(const int64_t* shape, const int64_t* strides, size_t nd, bool anyColStep = false) {
   RowLayout l;
   if (nd == 0) return {true, 0, 0};
   l.colStep = shape[nd - 1] == 1 ? 0 : strides[nd - 1];
-  if (l.colStep != 0 && l.colStep != 1) return l;
+  if (l.colStep != 0 && l.colStep != 1 && !anyColStep) return l;
   // Leading dimensions collapse into one row stride R when each one's
   // stride is R times the rows inside it (broadcast ones have stride 0).
   int64_t inner = 1;

@@ -70,9 +70,11 @@ bool verified(const llvm::Function& fn, std::string& why);
 
 // A module holding one function `i32 name(in, out, begin, end)` (FusedFn) for
 // fused node `n`, its operand reads in `kernel`; null with `why` when an op
-// or operand cannot be compiled.
+// or operand cannot be compiled. `layouts`: the operands' strides when some
+// are views (jit.h OperandLayouts), else each one is contiguous.
 std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir::Node& n, const std::string& name,
-                                               FusedKernel& kernel, std::string& why);
+                                               FusedKernel& kernel, std::string& why,
+                                               const OperandLayouts* layouts = nullptr);
 
 // A module holding one function `name(ctx, api)` (GlueFn) running loop
 // node `n`; the nodes it calls back are listed in `glue`. Null with `why`

@@ -269,8 +269,18 @@ std::shared_ptr<const Code> Engine::Impl::make(const ir::Node& n, const char* en
   return code;
 }
 
-std::shared_ptr<const FusedKernel> Engine::compile(const ir::Node& n, std::string& why) {
-  return impl_->make<FusedKernel, FusedFn>(n, "nn_fused", true, buildFusedModule, why);
+std::shared_ptr<const FusedKernel> Engine::compile(const ir::Node& n, std::string& why,
+                                                  const OperandLayouts* layouts) {
+  auto build = [layouts](llvm::LLVMContext& ctx, const ir::Node& node, const std::string& name, FusedKernel& kernel,
+                         std::string& reason) { return buildFusedModule(ctx, node, name, kernel, reason, layouts); };
+  return impl_->make<FusedKernel, FusedFn>(n, "nn_fused", true, build, why);
+}
+
+std::shared_ptr<const FusedKernel> Engine::compileFused(const ir::Node& n, const OperandLayouts& layouts) {
+  std::string why;
+  std::shared_ptr<const FusedKernel> kernel = compile(n, why, &layouts);
+  if (!kernel && impl_->options.notCompiled) impl_->options.notCompiled(n, why);
+  return kernel;
 }
 
 std::shared_ptr<const GlueFunction> Engine::compileLoop(const ir::Node& n) {

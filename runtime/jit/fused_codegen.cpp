@@ -47,16 +47,15 @@ bool staticShape(const ir::Type& t, std::vector<int64_t>& out) {
   return true;
 }
 
-// How a contiguous tensor of `shape` is read when broadcast to `outShape`,
-// or false when its strides do not collapse into rows (support/row_layout.h,
-// on the broadcast strides).
-bool accessOf(std::vector<int64_t> shape, const std::vector<int64_t>& outShape, OperandAccess& a) {
-  if (shape.size() > outShape.size()) return false;
-  shape.insert(shape.begin(), outShape.size() - shape.size(), 1);
-  if (shape == outShape) {
-    a.access = Access::Elementwise;
-    return true;
-  }
+// How a tensor of `shape` is read when broadcast to `outShape`: contiguous,
+// or, given `layout`, with those strides (in elements: a transposed or
+// stepped view); false when its strides do not collapse into rows
+// (support/row_layout.h, on the broadcast strides).
+bool accessOf(std::vector<int64_t> shape, const std::vector<int64_t>& outShape, const std::vector<int64_t>* layout,
+              OperandAccess& a) {
+  if (shape.size() > outShape.size() || (layout && layout->size() != shape.size())) return false;
+  size_t pad = outShape.size() - shape.size();
+  shape.insert(shape.begin(), pad, 1);
   int64_t numel = 1;
   for (int64_t d : shape) numel *= d;
   if (numel == 1) {
@@ -65,13 +64,20 @@ bool accessOf(std::vector<int64_t> shape, const std::vector<int64_t>& outShape, 
   }
   size_t nd = shape.size();
   std::vector<int64_t> strides(nd, 0);
+  bool contiguous = true;
   int64_t s = 1;
   for (size_t i = nd; i-- > 0;) {
     if (shape[i] != outShape[i] && shape[i] != 1) return false;
-    strides[i] = shape[i] == 1 ? 0 : s;
+    int64_t own = layout && i >= pad ? (*layout)[i - pad] : s;
+    strides[i] = shape[i] == 1 ? 0 : own;
+    contiguous = contiguous && (shape[i] == 1 || own == s);
     s *= shape[i];
   }
-  RowLayout rows = rowLayout(outShape.data(), strides.data(), nd);
+  if (shape == outShape && contiguous) {
+    a.access = Access::Elementwise;
+    return true;
+  }
+  RowLayout rows = rowLayout(outShape.data(), strides.data(), nd, true);
   a.access = Access::Rows;
   a.rowStride = rows.rowStride;
   a.colStep = rows.colStep;
@@ -273,7 +279,7 @@ bool emitRowReductionLoops(llvm::IRBuilder<>& b, llvm::Function* fn, llvm::Basic
 }  // namespace
 
 std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir::Node& n, const std::string& name,
-                                               FusedKernel& kernel, std::string& why) {
+                                               FusedKernel& kernel, std::string& why, const OperandLayouts* layouts) {
   const ir::Block& body = *n.block(0);
   // A trailing reduction (passes/fuse_elementwise.cpp) sums the chain's
   // elements, of its operand's shape, into a 0-d result.
@@ -309,7 +315,8 @@ std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir:
     std::vector<int64_t> operandShape;
     if (t.kind == ir::TypeKind::Int || t.kind == ir::TypeKind::Float || t.kind == ir::TypeKind::Bool) {
       a.access = Access::Number;
-    } else if (!staticShape(t, operandShape) || !accessOf(operandShape, shape, a)) {
+    } else if (!staticShape(t, operandShape) ||
+               !accessOf(operandShape, shape, layouts && !(*layouts)[i].empty() ? &(*layouts)[i] : nullptr, a)) {
       why = "operand " + std::to_string(i) + " (" + t.str() + ") is not read as rows of the result";
       return nullptr;
     }

@@ -46,6 +46,10 @@ struct OperandAccess {
 // op by op, which raises the error at its op.
 using FusedFn = int32_t (*)(void* const* in, void* out, int64_t begin, int64_t end);
 
+// Per operand of a fused node, its strides in elements (a transposed or
+// stepped view), or empty: contiguous (or a number).
+using OperandLayouts = std::vector<std::vector<int64_t>>;
+
 struct FusedKernel {
   FusedFn fn = nullptr;
   int64_t cols = 0;  // > 0: the kernel runs by rows of this many elements
@@ -149,6 +153,10 @@ class Engine {
   // The native kernel of fused node `n`, or null (the options' notCompiled
   // is told why: the first op or operand it cannot compile). Thread-safe.
   std::shared_ptr<const FusedKernel> compileFused(const ir::Node& n);
+  // The same for operands laid out as `layouts` says (views read by rows
+  // with any column step: a 2-d transpose, a stepped slice); a kernel per
+  // layout.
+  std::shared_ptr<const FusedKernel> compileFused(const ir::Node& n, const OperandLayouts& layouts);
   // The optimised LLVM IR that n's kernel is (or would be) compiled from,
   // without compiling or loading it; "" with `why` when n is refused
   // (REPL :llvm).
@@ -167,7 +175,8 @@ class Engine {
 
  private:
   struct Impl;
-  std::shared_ptr<const FusedKernel> compile(const ir::Node& n, std::string& why);
+  std::shared_ptr<const FusedKernel> compile(const ir::Node& n, std::string& why,
+                                             const OperandLayouts* layouts = nullptr);
   explicit Engine(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
