@@ -218,4 +218,16 @@ Node* build(Block* b, Op op, SourceLoc loc, std::vector<Value*> operands, size_t
   return n;
 }
 
+bool reducesWhole(const Node& n) {
+  if (!hasTrait(n.op(), REDUCE)) return false;
+  const Attr* axis = n.attr("axis");
+  const Attr* keep = n.attr("keepdims");
+  return axis && std::holds_alternative<NoneAttr>(*axis) && keep && *keep == Attr(false);
+}
+
+const Node* trailingReduction(const Node& fused) {
+  const Node* last = fused.block(0)->terminator()->operand(0)->def();
+  return last && hasTrait(last->op(), REDUCE) ? last : nullptr;
+}
+
 }  // namespace nn::ir

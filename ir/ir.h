@@ -345,4 +345,11 @@ bool replaceUses(Function& f, const std::unordered_map<const Value*, Value*>& ma
 // Appends a new node with `numResults` results of type any.
 Node* build(Block* b, Op op, SourceLoc loc, std::vector<Value*> operands, size_t numResults);
 
+// Whether `n` is a reduction (REDUCE) over all axes into a 0-d result:
+// axis None, keepdims false.
+bool reducesWhole(const Node& n);
+// The reduction a `fused` node's body ends in (a trailing sum, mean, max or
+// min that passes/fuse_elementwise.cpp let in), or null.
+const Node* trailingReduction(const Node& fused);
+
 }  // namespace nn::ir

@@ -19,7 +19,7 @@
 // if or loop boundary). Groups of one op are left alone. Effects, random
 // ops, matmul and shape ops never join (they are neither); a reduction
 // joins only as a group's root, a trailing full sum, mean, max or min of
-// floats (trailingReduction), never inside a chain.
+// floats (reductionRoot), never inside a chain.
 //
 // Algorithm: per block, nodes from last to first; each unclaimed fusible
 // node roots a group, grown by a worklist: an operand's producer joins once
@@ -52,7 +52,7 @@ bool knownTensor(const ir::Type& t) { return t.dtype && t.hasStaticShape(); }
 // whose other members have its operand's shape; the fused node yields the
 // reduction, so the chain's elements are folded as they are made and never
 // stored (a loss: mean((p - y) ** 2); per row: sum(x * w, axis=-1)).
-bool trailingReduction(const Node& n) {
+bool reductionRoot(const Node& n) {
   bool folds = n.op() == Op::Sum || n.op() == Op::Mean || n.op() == Op::Max || n.op() == Op::Min;
   if (!folds || n.numResults() != 1 || n.operands().size() != 1 || !n.orderAfter().empty() || n.token())
     return false;
@@ -60,10 +60,10 @@ bool trailingReduction(const Node& n) {
   if (!knownTensor(t) || (*t.dtype != ir::DType::F32 && *t.dtype != ir::DType::F64) ||
       !knownTensor(n.result(0)->type()))
     return false;
+  if (ir::reducesWhole(n)) return true;
   const ir::Attr* axis = n.attr("axis");
   const ir::Attr* keep = n.attr("keepdims");
   if (!axis || !keep || !std::holds_alternative<bool>(*keep)) return false;
-  if (std::holds_alternative<ir::NoneAttr>(*axis)) return !std::get<bool>(*keep);
   auto rank = static_cast<int64_t>(t.shape->size());
   std::optional<int64_t> a;
   if (std::holds_alternative<int64_t>(*axis)) a = std::get<int64_t>(*axis);
@@ -99,7 +99,7 @@ class Fuser {
     std::unordered_set<const Node*> claimed;
     for (size_t i = b.nodes().size(); i-- > 0;) {
       const Node& root = *b.nodes()[i];
-      if (claimed.count(&root) || !(fusible(root) || trailingReduction(root))) continue;
+      if (claimed.count(&root) || !(fusible(root) || reductionRoot(root))) continue;
       std::vector<size_t> members = grow(b, root, position, claimed);
       if (members.size() < 2) continue;
       for (size_t m : members) claimed.insert(b.nodes()[m].get());

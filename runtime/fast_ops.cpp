@@ -45,9 +45,7 @@ std::optional<Tensor> constantOperand(const ir::Value* v, DType dtype, const Sha
 // A full reduction: sum or mean with axis None and keepdims false.
 std::unique_ptr<FastOp> compileReduction(const ir::Node& n, Device& device) {
   Op op = n.op();
-  const ir::Attr* axis = n.attr("axis");
-  const ir::Attr* keep = n.attr("keepdims");
-  if (!axis || !std::holds_alternative<ir::NoneAttr>(*axis) || !keep || *keep != ir::Attr(false)) return nullptr;
+  if (!ir::reducesWhole(n)) return nullptr;
   const ir::Type& t = n.operand(0)->type();
   auto shape = knownShape(t);
   if (!shape || !isFloating(*t.dtype)) return nullptr;
@@ -88,9 +86,8 @@ std::unique_ptr<FastOp> compileFastOp(const ir::Node& n, Device& device, const s
     f->jit = engine;
     f->out = *n.result(0)->type().dtype;
     f->shape = *shape;
-    const ir::Node* last = n.block(0)->terminator()->operand(0)->def();
-    bool reduces = last && ir::hasTrait(last->op(), ir::REDUCE);  // a trailing reduction
-    auto chain = reduces ? knownShape(last->operand(0)->type()) : shape;
+    const ir::Node* last = ir::trailingReduction(n);
+    auto chain = last ? knownShape(last->operand(0)->type()) : shape;
     f->elementsPerRun = 1;
     for (int64_t d : chain ? *chain : *shape) f->elementsPerRun *= d;
     for (const ir::Value* v : n.operands()) {

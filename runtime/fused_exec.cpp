@@ -75,8 +75,7 @@ void Interpreter::execFused(const ir::Node& n, Frame& f, uint64_t dying) {
     }
   int64_t rows = shape.empty() ? 0 : shape[0];
   int64_t step = rows > 0 ? std::max<int64_t>(1, kTileElements / std::max<int64_t>(1, numel / rows)) : 0;
-  const ir::Node* last = body.terminator()->operand(0)->def();
-  bool reduces = last && ir::hasTrait(last->op(), ir::REDUCE);  // its operands are not tiled like its result
+  bool reduces = ir::trailingReduction(n);  // its operands are not tiled like its result
   if (reduces || rows < 2 || numel < kParallelThreshold || step >= rows) {
     for (size_t i = 0; i < n.operands().size(); ++i)
       f[body.arg(i)] = ((dying >> i) & 1) ? std::move(f[n.operand(i)]) : f[n.operand(i)];

@@ -283,10 +283,12 @@ std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir:
   const ir::Block& body = *n.block(0);
   // A trailing reduction (passes/fuse_elementwise.cpp) sums the chain's
   // elements, of its operand's shape, into a 0-d result.
-  const ir::Node* reduction = body.terminator()->operand(0)->def();
+  const ir::Node* reduction = ir::trailingReduction(n);
   if (reduction && reduction->op() != ir::Op::Sum && reduction->op() != ir::Op::Mean &&
-      reduction->op() != ir::Op::Max && reduction->op() != ir::Op::Min)
-    reduction = nullptr;
+      reduction->op() != ir::Op::Max && reduction->op() != ir::Op::Min) {
+    why = std::string("a trailing ") + reduction->info().name + " is not compiled";
+    return nullptr;
+  }
   std::vector<int64_t> shape;  // of the chain's elements
   if (!staticShape((reduction ? reduction->operand(0) : n.result(0))->type(), shape)) {
     why = "the result's shape or dtype is not known";
@@ -306,7 +308,7 @@ std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir:
   int64_t cols = shape.empty() ? 1 : shape.back();
   // A reduction over the last axis folds each row (the pass admits no
   // other axis).
-  bool perRow = reduction && !std::holds_alternative<ir::NoneAttr>(*reduction->attr("axis"));
+  bool perRow = reduction && !ir::reducesWhole(*reduction);
   kernel.operands.assign(n.operands().size(), OperandAccess{});
   bool byRows = false;
   for (size_t i = 0; i < n.operands().size(); ++i) {

@@ -315,11 +315,8 @@ class GlueEmitter {
   // float() of it: f(s(x)) is computed as one call, without the 0-d tensor.
   // (Only the next node: one between could write into x's buffer.)
   bool sumIntoFloat(const ir::Node& s, const ir::Node& f) const {
-    if ((s.op() != Op::Sum && s.op() != Op::Mean) || s.numResults() != 1 || !s.operand(0)->type().isTensor())
+    if ((s.op() != Op::Sum && s.op() != Op::Mean) || !ir::reducesWhole(s) || !s.operand(0)->type().isTensor())
       return false;
-    const ir::Attr* axis = s.attr("axis");
-    const ir::Attr* keep = s.attr("keepdims");
-    if (!axis || !std::holds_alternative<ir::NoneAttr>(*axis) || !keep || *keep != ir::Attr(false)) return false;
     auto uses = reads_.find(s.result(0));
     return floatOfItem(f) && f.operand(1) == s.result(0) && uses != reads_.end() && uses->second == 1;
   }
