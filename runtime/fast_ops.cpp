@@ -163,16 +163,7 @@ bool runFastOp(const FastOp& op, const ir::Node& n, Value* slots, uint64_t dying
     if (!v.is(Kind::Tensor)) return false;
     const Tensor& t = tensorOf(v);
     if (t.dtype() != op.in || t.shape() != op.shape) return false;
-    if (!t.isContiguous() || &t.device() != op.device) {
-      slots[n.result(0)->id()] = makeTensorValue(reduce(t, *op.reduction, {}, false, n.loc(), op.name));
-      return true;
-    }
-    // What reduce() runs for a contiguous tensor reduced whole: every
-    // element one leading block of one output, without its axis checks.
-    Tensor out = Tensor::empty(op.out, {}, *op.device);
-    if (*op.reduction == Reduction::Sum) launch<Op::Sum>(*op.device, t.dtype(), n.loc(), t, t.numel(), int64_t{1}, out);
-    else launch<Op::Mean>(*op.device, t.dtype(), n.loc(), t, t.numel(), int64_t{1}, out);
-    slots[n.result(0)->id()] = makeTensorValue(std::move(out));
+    slots[n.result(0)->id()] = makeTensorValue(reduce(t, *op.reduction, {}, false, n.loc(), op.name));
     return true;
   }
   const Tensor* in[2] = {nullptr, nullptr};

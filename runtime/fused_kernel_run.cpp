@@ -24,6 +24,21 @@ namespace nn::rt {
 
 namespace {
 
+// Runs kernel k over the rows (or elements) [0, total) into `out`, split
+// among the cores when `parallel`; false when some element faulted
+// (FusedFn): the operands are intact, and op by op the node raises.
+bool runSplit(const jit::FusedKernel& k, void* const* in, void* out, int64_t total, bool parallel) {
+  if (!parallel || total < 2) return k.fn(in, out, 0, total) == 0;
+  std::atomic<bool> faulted{false};
+#pragma omp parallel
+  {
+    int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
+    int64_t lo = total * t / nt, hi = total * (t + 1) / nt;
+    if (lo < hi && k.fn(in, out, lo, hi) != 0) faulted = true;
+  }
+  return !faulted;
+}
+
 // A kernel with a trailing reduction: the 0-d sum or mean, made as the CPU
 // sum kernel makes it (kernels_cpu_reduce.cpp, sumKernel over `count`
 // one-element blocks): in order on one thread below kParallelThreshold,
@@ -67,18 +82,7 @@ bool runRowReduction(const jit::FusedKernel& k, void* const* in, const FastOp& o
       k.reduce != jit::FusedKernel::Reduce::Min)
     return false;
   Tensor out = Tensor::empty(op.out, op.shape, *op.device);
-  std::atomic<bool> faulted{false};
-  if (rows < 2 || k.count < kParallelThreshold) {
-    faulted = k.fn(in, out.bytes(), 0, rows) != 0;
-  } else {
-#pragma omp parallel
-    {
-      int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
-      int64_t lo = rows * t / nt, hi = rows * (t + 1) / nt;
-      if (lo < hi && k.fn(in, out.bytes(), lo, hi) != 0) faulted = true;
-    }
-  }
-  if (faulted) return false;  // op by op: it raises
+  if (!runSplit(k, in, out.bytes(), rows, k.count >= kParallelThreshold)) return false;
   slots[op.resultSlot] = makeTensorValue(std::move(out));
   return true;
 }
@@ -97,7 +101,7 @@ const jit::FusedKernel* viewKernel(const FastOp& op, const ir::Node& n, const Va
   }
   std::lock_guard<std::mutex> lock(op.viewsMutex);
   auto [it, fresh] = op.views.try_emplace(layouts);
-  if (fresh) it->second = op.jit->compileFused(n, layouts);
+  if (fresh) it->second = op.jit->compileFused(n, &layouts);
   return it->second.get();
 }
 
@@ -172,18 +176,7 @@ bool runFusedKernel(const FastOp& op, const ir::Node& n, Value* slots, uint64_t 
   if (reuse < 0) fresh = Tensor::empty(op.out, op.shape, *op.device);
   void* o = reuse < 0 ? fresh.bytes() : in[reuse];
   int64_t total = k->cols > 0 ? numel / k->cols : numel;
-  std::atomic<bool> faulted{false};
-  if (numel < kParallelThreshold || total < 2) {
-    faulted = k->fn(in, o, 0, total) != 0;
-  } else {
-#pragma omp parallel
-    {
-      int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
-      int64_t lo = total * t / nt, hi = total * (t + 1) / nt;
-      if (lo < hi && k->fn(in, o, lo, hi) != 0) faulted = true;
-    }
-  }
-  if (faulted) return false;  // the operands are intact: op by op, it raises
+  if (!runSplit(*k, in, o, total, numel >= kParallelThreshold)) return false;
   if (reuse < 0) slots[op.resultSlot] = makeTensorValue(std::move(fresh));
   else slots[op.resultSlot] = std::move(slots[op.fusedOperands[static_cast<size_t>(reuse)].slot]);
   return true;

@@ -247,17 +247,20 @@ void addReduction(KernelTable& t) {
   add(DType::F64, double{});
 }
 
-}  // namespace
-
-namespace {
+// cpuSmallFullSum for dtype T: false unless `k`'s sum and mean of T are
+// this file's kernels (a CPU device's).
 template <class T>
-double smallFullSum(const Tensor& t, int64_t n, bool mean) {
-  const T* d = t.data<T>();
+bool smallFullSum(const KernelTable& k, const Tensor& t, int64_t n, bool mean, double& out) {
+  constexpr DType dt = std::is_same_v<T, float> ? DType::F32 : DType::F64;
+  if (k.get<ir::Op::Sum>(dt) != &sumKernel<Reduction::Sum, T> || k.get<ir::Op::Mean>(dt) != &sumKernel<Reduction::Mean, T>)
+    return false;
   double acc = 0;
-  accumulateBlocks(d, 1, 1, 0, n, 0, 1, &acc);
+  accumulateBlocks(t.data<T>(), 1, 1, 0, n, 0, 1, &acc);
   double value = mean ? acc / static_cast<double>(n) : acc;
-  return static_cast<T>(value);  // the 0-d result's element, read as a double
+  out = static_cast<T>(value);  // the 0-d result's element, read as a double
+  return true;
 }
+
 }  // namespace
 
 bool cpuSmallFullSum(const Tensor& t, bool mean, double& out) {
@@ -265,18 +268,9 @@ bool cpuSmallFullSum(const Tensor& t, bool mean, double& out) {
   // sumKernel's serial path over `n` one-element blocks (one element goes
   // to reduceKernel; from kParallelThreshold up, partial sums per thread).
   if (n < 2 || n >= kParallelThreshold || !t.isContiguous()) return false;
-  // Only where the device's own kernel is this file's (a CPU device's).
   const KernelTable& k = t.device().kernels();
-  if (t.dtype() == DType::F32 && k.get<ir::Op::Sum>(DType::F32) == &sumKernel<Reduction::Sum, float> &&
-      k.get<ir::Op::Mean>(DType::F32) == &sumKernel<Reduction::Mean, float>) {
-    out = smallFullSum<float>(t, n, mean);
-    return true;
-  }
-  if (t.dtype() == DType::F64 && k.get<ir::Op::Sum>(DType::F64) == &sumKernel<Reduction::Sum, double> &&
-      k.get<ir::Op::Mean>(DType::F64) == &sumKernel<Reduction::Mean, double>) {
-    out = smallFullSum<double>(t, n, mean);
-    return true;
-  }
+  if (t.dtype() == DType::F32) return smallFullSum<float>(k, t, n, mean, out);
+  if (t.dtype() == DType::F64) return smallFullSum<double>(k, t, n, mean, out);
   return false;
 }
 

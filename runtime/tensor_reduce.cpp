@@ -12,6 +12,15 @@ namespace nn::rt {
 
 Tensor reduce(const Tensor& t, Reduction r, std::vector<int64_t> axes, bool keepdims, SourceLoc loc,
               const char* name) {
+  if (axes.empty() && !keepdims && (r == Reduction::Sum || r == Reduction::Mean) && t.isContiguous()) {
+    // Reduced whole (the common loss): every element one leading block of
+    // one output, as the general path below would launch it.
+    DType outType = isFloating(t.dtype()) ? t.dtype() : r == Reduction::Sum ? DType::I64 : DType::F32;
+    Tensor out = Tensor::empty(outType, {}, t.device());
+    if (r == Reduction::Sum) launch<ir::Op::Sum>(t.device(), t.dtype(), loc, t, t.numel(), int64_t{1}, out);
+    else launch<ir::Op::Mean>(t.device(), t.dtype(), loc, t, t.numel(), int64_t{1}, out);
+    return out;
+  }
   int nd = t.ndim();
   std::vector<bool> reduced(nd, axes.empty());
   for (int64_t a : axes) {

@@ -185,13 +185,6 @@ bool Engine::Impl::start(std::string& why) {
   return true;
 }
 
-std::shared_ptr<const FusedKernel> Engine::compileFused(const ir::Node& n) {
-  std::string why;
-  std::shared_ptr<const FusedKernel> kernel = compile(n, why);
-  if (!kernel && impl_->options.notCompiled) impl_->options.notCompiled(n, why);
-  return kernel;
-}
-
 std::string Engine::optimisedIr(const ir::Node& n, std::string& why) {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   llvm::LLVMContext ctx;
@@ -276,9 +269,9 @@ std::shared_ptr<const FusedKernel> Engine::compile(const ir::Node& n, std::strin
   return impl_->make<FusedKernel, FusedFn>(n, "nn_fused", true, build, why);
 }
 
-std::shared_ptr<const FusedKernel> Engine::compileFused(const ir::Node& n, const OperandLayouts& layouts) {
+std::shared_ptr<const FusedKernel> Engine::compileFused(const ir::Node& n, const OperandLayouts* layouts) {
   std::string why;
-  std::shared_ptr<const FusedKernel> kernel = compile(n, why, &layouts);
+  std::shared_ptr<const FusedKernel> kernel = compile(n, why, layouts);
   if (!kernel && impl_->options.notCompiled) impl_->options.notCompiled(n, why);
   return kernel;
 }

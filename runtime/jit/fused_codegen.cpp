@@ -87,6 +87,20 @@ bool accessOf(std::vector<int64_t> shape, const std::vector<int64_t>& outShape, 
 using ChainAt = std::function<llvm::Value*(llvm::Value* flat, llvm::Value* row, llvm::Value* col)>;
 using Return = std::function<void()>;
 
+// v as a double (a float is extended exactly).
+llvm::Value* widenToDouble(llvm::IRBuilder<>& b, llvm::Value* v) {
+  return v->getType()->isDoubleTy() ? v : b.CreateFPExt(v, b.getDoubleTy());
+}
+
+// The running max (min) `acc` after element v, as reduceRun's scan keeps
+// it: the first NaN stays, else v replaces acc only when larger (smaller),
+// so the first of equal values stays.
+llvm::Value* foldExtremum(llvm::IRBuilder<>& b, bool max, llvm::Value* acc, llvm::Value* v) {
+  llvm::Value* better = max ? b.CreateFCmpOGT(v, acc) : b.CreateFCmpOLT(v, acc);
+  llvm::Value* next = b.CreateSelect(b.CreateOr(b.CreateFCmpUNO(v, v), better), v, acc);
+  return b.CreateSelect(b.CreateFCmpUNO(acc, acc), acc, next);
+}
+
 // The loops of a kernel with a trailing reduction: [begin, end) are flat
 // element indices (one thread's share, split as the CPU's sum kernel splits
 // its blocks), and the chain's elements are folded in index order into a
@@ -105,16 +119,13 @@ bool emitReductionLoops(llvm::IRBuilder<>& b, llvm::Function* fn, llvm::BasicBlo
   bool extremum = reduce == FusedKernel::Reduce::Max || reduce == FusedKernel::Reduce::Min;
   llvm::Type* elementType = chainType == DType::F32 ? b.getFloatTy() : f64;
   llvm::Type* accType = extremum ? elementType : f64;
-  auto widen = [&](llvm::Value* v) { return v->getType() == f64 ? v : b.CreateFPExt(v, f64); };
   llvm::Value* init = extremum ? llvm::ConstantFP::getInfinity(elementType, reduce == FusedKernel::Reduce::Max)
                               : static_cast<llvm::Value*>(b.CreateLoad(f64, out));
   auto add = [&](llvm::Value* acc, llvm::Value* flat, llvm::Value* row, llvm::Value* col) -> llvm::Value* {
     llvm::Value* v = chainAt(flat, row, col);
     if (!v) return nullptr;
-    if (!extremum) return b.CreateFAdd(acc, widen(v));
-    llvm::Value* better = reduce == FusedKernel::Reduce::Max ? b.CreateFCmpOGT(v, acc) : b.CreateFCmpOLT(v, acc);
-    llvm::Value* next = b.CreateSelect(b.CreateOr(b.CreateFCmpUNO(v, v), better), v, acc);
-    return b.CreateSelect(b.CreateFCmpUNO(acc, acc), acc, next);
+    return extremum ? foldExtremum(b, reduce == FusedKernel::Reduce::Max, acc, v)
+                    : b.CreateFAdd(acc, widenToDouble(b, v));
   };
   auto* loop = llvm::BasicBlock::Create(ctx, cols ? "row" : "loop", fn);
   b.CreateCondBr(b.CreateICmpSLT(begin, end), loop, exit);
@@ -178,7 +189,7 @@ bool emitReductionLoops(llvm::IRBuilder<>& b, llvm::Function* fn, llvm::BasicBlo
   llvm::PHINode* total = b.CreatePHI(accType, 2, "sum");
   total->addIncoming(init, entry);
   total->addIncoming(sum, last);
-  b.CreateStore(widen(total), out);
+  b.CreateStore(widenToDouble(b, total), out);
   ret();
   return true;
 }
@@ -197,7 +208,6 @@ bool emitRowReductionLoops(llvm::IRBuilder<>& b, llvm::Function* fn, llvm::Basic
   llvm::Type* f64 = b.getDoubleTy();
   llvm::Type* elementType = chainType == DType::F32 ? b.getFloatTy() : f64;
   bool extremum = reduce == FusedKernel::Reduce::Max || reduce == FusedKernel::Reduce::Min;
-  auto widen = [&](llvm::Value* v) { return v->getType() == f64 ? v : b.CreateFPExt(v, f64); };
   auto* rowB = llvm::BasicBlock::Create(ctx, "row", fn);
   b.CreateCondBr(b.CreateICmpSLT(begin, end), rowB, exit);
   b.SetInsertPoint(rowB);
@@ -244,10 +254,7 @@ bool emitRowReductionLoops(llvm::IRBuilder<>& b, llvm::Function* fn, llvm::Basic
     auto best = columns(0, cols, 1, {llvm::ConstantFP::getInfinity(elementType, max)},
                         [&](size_t, llvm::Value* acc, llvm::Value* col) -> llvm::Value* {
                           llvm::Value* v = element(col);
-                          if (!v) return nullptr;
-                          llvm::Value* better = max ? b.CreateFCmpOGT(v, acc) : b.CreateFCmpOLT(v, acc);
-                          llvm::Value* next = b.CreateSelect(b.CreateOr(b.CreateFCmpUNO(v, v), better), v, acc);
-                          return b.CreateSelect(b.CreateFCmpUNO(acc, acc), acc, next);
+                          return v ? foldExtremum(b, max, acc, v) : nullptr;
                         });
     if (!best) return false;
     result = (*best)[0];
@@ -256,7 +263,7 @@ bool emitRowReductionLoops(llvm::IRBuilder<>& b, llvm::Function* fn, llvm::Basic
     llvm::Value* zero = llvm::ConstantFP::get(f64, 0.0);
     auto add = [&](size_t, llvm::Value* acc, llvm::Value* col) -> llvm::Value* {
       llvm::Value* v = element(col);
-      return v ? b.CreateFAdd(acc, widen(v)) : nullptr;
+      return v ? b.CreateFAdd(acc, widenToDouble(b, v)) : nullptr;
     };
     auto lanes = columns(0, main, 4, {zero, zero, zero, zero}, add);
     if (!lanes) return false;

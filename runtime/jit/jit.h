@@ -152,11 +152,10 @@ class Engine {
 
   // The native kernel of fused node `n`, or null (the options' notCompiled
   // is told why: the first op or operand it cannot compile). Thread-safe.
-  std::shared_ptr<const FusedKernel> compileFused(const ir::Node& n);
-  // The same for operands laid out as `layouts` says (views read by rows
+  // With `layouts`, for operands laid out as it says (views read by rows
   // with any column step: a 2-d transpose, a stepped slice); a kernel per
   // layout.
-  std::shared_ptr<const FusedKernel> compileFused(const ir::Node& n, const OperandLayouts& layouts);
+  std::shared_ptr<const FusedKernel> compileFused(const ir::Node& n, const OperandLayouts* layouts = nullptr);
   // The optimised LLVM IR that n's kernel is (or would be) compiled from,
   // without compiling or loading it; "" with `why` when n is refused
   // (REPL :llvm).
