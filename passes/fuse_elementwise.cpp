@@ -17,9 +17,14 @@
 // use inside the group (a value another consumer needs unfused is never
 // recomputed or duplicated); (4) live in the root's block (never across an
 // if or loop boundary). Groups of one op are left alone. Effects, random
-// ops, matmul and shape ops never join (they are neither); a reduction
-// joins only as a group's root, a trailing full sum, mean, max or min of
-// floats (reductionRoot), never inside a chain.
+// ops, matmul and shape ops never join (they are neither). A reduction
+// joins as a group's root, a trailing full or last-axis sum, mean, max or
+// min of floats (reductionRoot), or, in a group rooted at an elementwise
+// op of rank 2 or more, inside it as a row reduction (innerRowReduction:
+// the last axis, keepdims) of a value of the group's shape, with the
+// elementwise ops of its per-row shape [..., 1] that read it (softmax:
+// max, sub, exp, sum, div; layer norm: mean, sub, mean of squares, add
+// eps, sqrt, div — one kernel each).
 //
 // Algorithm: per block, nodes from last to first; each unclaimed fusible
 // node roots a group, grown by a worklist: an operand's producer joins once
@@ -72,6 +77,17 @@ bool reductionRoot(const Node& n) {
   return rank >= 2 && a && (*a == -1 || *a == rank - 1);
 }
 
+// A reduction inside a group: a sum, mean, max or min of a float tensor of
+// the group's shape over its last axis with keepdims (one result per row,
+// broadcast back along the row by the ops that read it: softmax's max and
+// sum, layer norm's means). The kernel folds each row, then makes the
+// row's elements from the folds (runtime/jit/fused_codegen.cpp).
+bool innerRowReduction(const Node& n, const ir::DimList& shape) {
+  if (shape.size() < 2 || !reductionRoot(n) || ir::reducesWhole(n)) return false;
+  const ir::Attr* keep = n.attr("keepdims");
+  return std::get<bool>(*keep) && *n.operand(0)->type().shape == shape;
+}
+
 bool fusible(const Node& n) {
   bool elementwise = ir::hasTrait(n.op(), ir::ELEM) || ir::hasTrait(n.op(), ir::CAST);
   if (!elementwise || !ir::hasTrait(n.op(), ir::PURE)) return false;
@@ -118,11 +134,18 @@ class Fuser {
     }
   }
 
-  // The positions of root's group in b, in block order.
+  // The positions of root's group in b, in block order. With `rows`, the
+  // group may also hold inner row reductions and elementwise ops of their
+  // per-row shape (the log of a row's sum); a group that then holds no
+  // reduction is grown again without.
   std::vector<size_t> grow(const ir::Block& b, const Node& root, const std::unordered_map<const Node*, size_t>& position,
-                           const std::unordered_set<const Node*>& claimed) {
+                           const std::unordered_set<const Node*>& claimed, bool rows = true) {
     // The members' shape: the root's, or a trailing reduction's operand's.
     const ir::DimList shape = *(fusible(root) ? root.result(0) : root.operand(0))->type().shape;
+    ir::DimList perRow = shape;
+    if (!perRow.empty()) perRow.back() = ir::Dim::known(1);
+    rows = rows && fusible(root) && shape.size() >= 2;
+    bool reduces = false, rowShaped = false;
     std::vector<size_t> members{position.at(&root)};
     std::unordered_map<const ir::Value*, size_t> inGroup;
     std::vector<const Node*> work{&root};
@@ -131,12 +154,19 @@ class Fuser {
       work.pop_back();
       for (const ir::Value* v : n->operands()) {
         const Node* p = v->def();
-        if (++inGroup[v] != uses_[v] || !p || p->parent() != &b || claimed.count(p) || !fusible(*p)) continue;
-        if (*p->result(0)->type().shape != shape) continue;
+        if (++inGroup[v] != uses_[v] || !p || p->parent() != &b || claimed.count(p)) continue;
+        bool inner = rows && innerRowReduction(*p, shape);
+        if (!inner && !fusible(*p)) continue;
+        const ir::DimList own = *p->result(0)->type().shape;
+        bool ofRow = rows && !inner && own == perRow;
+        if (!inner && !ofRow && own != shape) continue;
+        reduces |= inner;
+        rowShaped |= ofRow;
         members.push_back(position.at(p));
         work.push_back(p);
       }
     }
+    if (rowShaped && !reduces) return grow(b, root, position, claimed, false);
     std::sort(members.begin(), members.end());
     return members;
   }

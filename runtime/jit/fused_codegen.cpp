@@ -34,11 +34,18 @@
 
 #include <functional>
 #include <optional>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace nn::rt::jit {
 namespace {
 
 using ir::DType;
+
+// The most a kernel keeps on its stack in row buffers (one per inner
+// reduction of a made value; past it, the value is made again where it is
+// read).
+constexpr int64_t kRowBufferBytes = 64 * 1024;
 
 bool staticShape(const ir::Type& t, std::vector<int64_t>& out) {
   if (!t.isTensor() || !t.dtype || !t.hasStaticShape()) return false;
@@ -194,26 +201,19 @@ bool emitReductionLoops(llvm::IRBuilder<>& b, llvm::Function* fn, llvm::BasicBlo
   return true;
 }
 
-// The loops of a kernel with a trailing reduction over the last axis: for
-// each row r in [begin, end) of `cols` elements, out[r] = the row's fold,
-// as reduceRun folds a run (kernels_cpu_reduce.cpp): a sum in four running
-// sums of every fourth element, added pairwise, then the tail in order (a
-// mean divides by cols), a max or min in one scan keeping the first NaN.
-bool emitRowReductionLoops(llvm::IRBuilder<>& b, llvm::Function* fn, llvm::BasicBlock* entry,
-                           llvm::BasicBlock* exit, llvm::Value* out, llvm::Value* begin, llvm::Value* end,
-                           int64_t cols, DType chainType, DType outType, FusedKernel::Reduce reduce,
-                           const ChainAt& chainAt, const Return& ret) {
+using ColumnAt = std::function<llvm::Value*(llvm::Value* col)>;
+
+// The fold of one row's `cols` elements (element(col) each, of the chain's
+// dtype), emitted at b's insertion point, as reduceRun folds a run
+// (kernels_cpu_reduce.cpp): a sum in four running sums of every fourth
+// element, added pairwise, then the tail in order (a mean divides by
+// cols), a max or min in one scan keeping the first NaN; the row's result
+// as `outType`. Null when an element cannot be compiled.
+llvm::Value* emitRowFold(llvm::IRBuilder<>& b, llvm::Function* fn, int64_t cols, DType chainType, DType outType,
+                         FusedKernel::Reduce reduce, const ColumnAt& element) {
   llvm::LLVMContext& ctx = b.getContext();
   llvm::Type* i64 = b.getInt64Ty();
-  llvm::Type* f64 = b.getDoubleTy();
-  llvm::Type* elementType = chainType == DType::F32 ? b.getFloatTy() : f64;
-  bool extremum = reduce == FusedKernel::Reduce::Max || reduce == FusedKernel::Reduce::Min;
-  auto* rowB = llvm::BasicBlock::Create(ctx, "row", fn);
-  b.CreateCondBr(b.CreateICmpSLT(begin, end), rowB, exit);
-  b.SetInsertPoint(rowB);
-  llvm::PHINode* row = b.CreatePHI(i64, 2, "r");
-  row->addIncoming(begin, entry);
-  llvm::Value* rowBase = b.CreateMul(row, b.getInt64(cols), "", true, true);
+  llvm::Type* elementType = chainType == DType::F32 ? b.getFloatTy() : b.getDoubleTy();
   // One loop over columns [from, to) in steps of `step`, folding `lanes`
   // running values (phis starting at `init`) with `fold(lane, acc, column)`.
   auto columns = [&](int64_t from, int64_t to, int64_t step, std::vector<llvm::Value*> init,
@@ -247,33 +247,49 @@ bool emitRowReductionLoops(llvm::IRBuilder<>& b, llvm::Function* fn, llvm::Basic
     b.SetInsertPoint(done);
     return next;
   };
-  auto element = [&](llvm::Value* col) { return chainAt(b.CreateAdd(rowBase, col, "", true, true), row, col); };
-  llvm::Value* result = nullptr;
-  if (extremum) {
+  if (reduce == FusedKernel::Reduce::Max || reduce == FusedKernel::Reduce::Min) {
     bool max = reduce == FusedKernel::Reduce::Max;
     auto best = columns(0, cols, 1, {llvm::ConstantFP::getInfinity(elementType, max)},
                         [&](size_t, llvm::Value* acc, llvm::Value* col) -> llvm::Value* {
                           llvm::Value* v = element(col);
                           return v ? foldExtremum(b, max, acc, v) : nullptr;
                         });
-    if (!best) return false;
-    result = (*best)[0];
-  } else {
-    int64_t main = cols - cols % 4;
-    llvm::Value* zero = llvm::ConstantFP::get(f64, 0.0);
-    auto add = [&](size_t, llvm::Value* acc, llvm::Value* col) -> llvm::Value* {
-      llvm::Value* v = element(col);
-      return v ? b.CreateFAdd(acc, widenToDouble(b, v)) : nullptr;
-    };
-    auto lanes = columns(0, main, 4, {zero, zero, zero, zero}, add);
-    if (!lanes) return false;
-    llvm::Value* sum = b.CreateFAdd(b.CreateFAdd((*lanes)[0], (*lanes)[1]), b.CreateFAdd((*lanes)[2], (*lanes)[3]));
-    auto tail = columns(main, cols, 1, {sum}, add);
-    if (!tail) return false;
-    result = (*tail)[0];
-    if (reduce == FusedKernel::Reduce::Mean) result = b.CreateFDiv(result, llvm::ConstantFP::get(f64, double(cols)));
-    if (outType == DType::F32) result = b.CreateFPTrunc(result, b.getFloatTy());
+    return best ? (*best)[0] : nullptr;
   }
+  int64_t main = cols - cols % 4;
+  llvm::Value* zero = llvm::ConstantFP::get(b.getDoubleTy(), 0.0);
+  auto add = [&](size_t, llvm::Value* acc, llvm::Value* col) -> llvm::Value* {
+    llvm::Value* v = element(col);
+    return v ? b.CreateFAdd(acc, widenToDouble(b, v)) : nullptr;
+  };
+  auto lanes = columns(0, main, 4, {zero, zero, zero, zero}, add);
+  if (!lanes) return nullptr;
+  llvm::Value* sum = b.CreateFAdd(b.CreateFAdd((*lanes)[0], (*lanes)[1]), b.CreateFAdd((*lanes)[2], (*lanes)[3]));
+  auto tail = columns(main, cols, 1, {sum}, add);
+  if (!tail) return nullptr;
+  llvm::Value* result = (*tail)[0];
+  if (reduce == FusedKernel::Reduce::Mean)
+    result = b.CreateFDiv(result, llvm::ConstantFP::get(b.getDoubleTy(), double(cols)));
+  return outType == DType::F32 ? b.CreateFPTrunc(result, b.getFloatTy()) : result;
+}
+
+// The loops of a kernel with a trailing reduction over the last axis: for
+// each row r in [begin, end) of `cols` elements, out[r] = the row's fold
+// (emitRowFold).
+bool emitRowReductionLoops(llvm::IRBuilder<>& b, llvm::Function* fn, llvm::BasicBlock* entry,
+                           llvm::BasicBlock* exit, llvm::Value* out, llvm::Value* begin, llvm::Value* end,
+                           int64_t cols, DType chainType, DType outType, FusedKernel::Reduce reduce,
+                           const ChainAt& chainAt, const Return& ret) {
+  auto* rowB = llvm::BasicBlock::Create(b.getContext(), "row", fn);
+  b.CreateCondBr(b.CreateICmpSLT(begin, end), rowB, exit);
+  b.SetInsertPoint(rowB);
+  llvm::PHINode* row = b.CreatePHI(b.getInt64Ty(), 2, "r");
+  row->addIncoming(begin, entry);
+  llvm::Value* rowBase = b.CreateMul(row, b.getInt64(cols), "", true, true);
+  llvm::Value* result = emitRowFold(b, fn, cols, chainType, outType, reduce, [&](llvm::Value* col) {
+    return chainAt(b.CreateAdd(rowBase, col, "", true, true), row, col);
+  });
+  if (!result) return false;
   b.CreateStore(result, b.CreateInBoundsGEP(result->getType(), out, row));
   llvm::Value* nextRow = b.CreateAdd(row, b.getInt64(1), "", true, true);
   row->addIncoming(nextRow, b.GetInsertBlock());
@@ -296,6 +312,17 @@ std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir:
     why = std::string("a trailing ") + reduction->info().name + " is not compiled";
     return nullptr;
   }
+  // Row reductions inside the body (softmax's max and sum): each row is
+  // folded by them in turn, then its elements are made from the folds.
+  std::vector<const ir::Node*> inner;
+  for (const auto& node : body.nodes())
+    if (ir::hasTrait(node->op(), ir::REDUCE) && node.get() != reduction) inner.push_back(node.get());
+  for (const ir::Node* r : inner)
+    if (reduction || (r->op() != ir::Op::Sum && r->op() != ir::Op::Mean && r->op() != ir::Op::Max &&
+                      r->op() != ir::Op::Min) || ir::reducesWhole(*r)) {
+      why = std::string("a ") + r->info().name + " inside a fused chain is not compiled";
+      return nullptr;
+    }
   std::vector<int64_t> shape;  // of the chain's elements
   if (!staticShape((reduction ? reduction->operand(0) : n.result(0))->type(), shape)) {
     why = "the result's shape or dtype is not known";
@@ -331,6 +358,7 @@ std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir:
     }
     byRows |= a.access == Access::Rows;
   }
+  byRows |= !inner.empty();
   kernel.cols = byRows || perRow ? cols : 0;
   kernel.reduce = !reduction                       ? FusedKernel::Reduce::None
                   : reduction->op() == ir::Op::Sum  ? FusedKernel::Reduce::Sum
@@ -393,11 +421,31 @@ std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir:
   }
   llvm::Value* out = b.CreateBitCast(outArg, storageOf(reduction && !perRow ? DType::F64 : outType)->getPointerTo());
 
-  // The chain's element at flat index `flat` (row `row`, column `col` when
-  // some operand is read by rows), converted to the chain's dtype; null
-  // (with `why`) when an op cannot be compiled.
-  auto chainAt = [&](llvm::Value* flat, llvm::Value* row, llvm::Value* col) -> llvm::Value* {
-    std::unordered_map<const ir::Value*, Element> elements;
+  // The current row's folds by the inner reductions made so far, and the
+  // row buffers holding the elements of values an inner reduction folded
+  // (read back, not made again, by later folds and the row's elements).
+  std::unordered_map<const ir::Value*, Element> folds;
+  std::unordered_map<const ir::Value*, llvm::Value*> stored;
+  // The element of body value `target` at flat index `flat` (row `row`,
+  // column `col` when some operand is read by rows), converted to `as`;
+  // only the ops it depends on are emitted, an inner reduction's result
+  // being its fold. Null (with `why`) when an op cannot be compiled.
+  auto elementAt = [&](const ir::Value* target, DType as, llvm::Value* flat, llvm::Value* row,
+                       llvm::Value* col) -> llvm::Value* {
+    std::unordered_set<const ir::Node*> needed;
+    std::vector<const ir::Value*> work{target};
+    while (!work.empty()) {
+      const ir::Value* v = work.back();
+      work.pop_back();
+      const ir::Node* d = v->def();
+      if (!d || folds.count(v) || stored.count(v) || !needed.insert(d).second) continue;
+      for (const ir::Value* o : d->operands()) work.push_back(o);
+    }
+    std::unordered_map<const ir::Value*, Element> elements = folds;
+    for (const auto& [v, buffer] : stored) {
+      DType dt = *v->type().dtype;
+      elements[v] = Element{loadElement(buffer, dt, col), false, dt};
+    }
     for (size_t i = 0; i < n.operands().size(); ++i) {
       const OperandAccess& a = kernel.operands[i];
       Element e = hoisted[i];
@@ -414,6 +462,7 @@ std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir:
     }
     for (const auto& node : body.nodes()) {
       if (node->op() == ir::Op::Yield || node.get() == reduction) break;
+      if (!needed.count(node.get())) continue;
       std::vector<Element> in;
       for (const ir::Value* v : node->operands()) in.push_back(elements.at(v));
       Element r = emitter.emit(*node, in, why);
@@ -431,8 +480,11 @@ std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir:
       llvm::Value* was = b.CreateLoad(b.getInt8Ty(), faulted);
       b.CreateStore(b.CreateOr(was, b.CreateZExt(any, b.getInt8Ty())), faulted);
     }
-    const ir::Value* last = reduction ? reduction->operand(0) : body.terminator()->operand(0);
-    return emitter.convert(elements.at(last), chainType);
+    return emitter.convert(elements.at(target), as);
+  };
+  const ir::Value* last = reduction ? reduction->operand(0) : body.terminator()->operand(0);
+  auto chainAt = [&](llvm::Value* flat, llvm::Value* row, llvm::Value* col) {
+    return elementAt(last, chainType, flat, row, col);
   };
 
   // The innermost loop's memory accesses are independent across iterations
@@ -475,25 +527,69 @@ std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir:
   llvm::PHINode* outer = b.CreatePHI(i64, 2, byRows ? "row" : "i");
   outer->addIncoming(begin, entry);
   llvm::PHINode* col = nullptr;
-  llvm::BasicBlock* inner = loop;
+  llvm::BasicBlock* columns = loop;
   if (byRows) {
-    inner = llvm::BasicBlock::Create(ctx, "col", fn);
-    b.CreateBr(inner);
-    b.SetInsertPoint(inner);
+    // The row's folds, in body order (a later one may read an earlier one).
+    llvm::Value* rowBase = b.CreateMul(outer, b.getInt64(cols), "", true, true);
+    int64_t bufferBytes = 0;
+    for (const ir::Node* r : inner) {
+      DType of = *r->operand(0)->type().dtype, to = *r->result(0)->type().dtype;
+      FusedKernel::Reduce kind = r->op() == ir::Op::Sum    ? FusedKernel::Reduce::Sum
+                                 : r->op() == ir::Op::Mean ? FusedKernel::Reduce::Mean
+                                 : r->op() == ir::Op::Max  ? FusedKernel::Reduce::Max
+                                                           : FusedKernel::Reduce::Min;
+      const ir::Value* folded = r->operand(0);
+      llvm::Value* buffer = nullptr;
+      int64_t bytes = cols * (of == DType::F32 ? 4 : 8);
+      if (folded->def() && bufferBytes + bytes <= kRowBufferBytes) {
+        bufferBytes += bytes;
+        // Made once, in a loop LLVM vectorises, then folded from the buffer
+        // (a strict sum's loop stays scalar: an exp in it would too).
+        llvm::Type* st = storageOf(of);
+        llvm::IRBuilder<> atEntry(entry->getTerminator());
+        buffer = atEntry.CreateAlloca(st, b.getInt64(cols), "row");
+        llvm::BasicBlock* pre = b.GetInsertBlock();
+        auto* fill = llvm::BasicBlock::Create(ctx, "fill", fn);
+        auto* filled = llvm::BasicBlock::Create(ctx, "fill.end", fn);
+        b.CreateBr(fill);
+        b.SetInsertPoint(fill);
+        llvm::PHINode* j = b.CreatePHI(i64, 2, "j");
+        j->addIncoming(b.getInt64(0), pre);
+        llvm::Value* e = elementAt(folded, of, b.CreateAdd(rowBase, j, "", true, true), outer, j);
+        if (!e) return nullptr;
+        b.CreateStore(e, b.CreateInBoundsGEP(st, buffer, j));
+        markAccesses(b.GetInsertBlock());
+        llvm::Value* nextJ = b.CreateAdd(j, b.getInt64(1), "", true, true);
+        j->addIncoming(nextJ, b.GetInsertBlock());
+        markParallel(b.CreateCondBr(b.CreateICmpSLT(nextJ, b.getInt64(cols)), fill, filled));
+        b.SetInsertPoint(filled);
+      }
+      llvm::Value* fold = emitRowFold(b, fn, cols, of, to, kind, [&](llvm::Value* j) {
+        if (buffer) return loadElement(buffer, of, j);
+        return elementAt(folded, of, b.CreateAdd(rowBase, j, "", true, true), outer, j);
+      });
+      if (!fold) return nullptr;
+      if (buffer) stored[folded] = buffer;
+      folds[r->result(0)] = Element{fold, false, to};
+    }
+    llvm::BasicBlock* rowStart = b.GetInsertBlock();
+    columns = llvm::BasicBlock::Create(ctx, "col", fn);
+    b.CreateBr(columns);
+    b.SetInsertPoint(columns);
     col = b.CreatePHI(i64, 2, "j");
-    col->addIncoming(b.getInt64(0), loop);
+    col->addIncoming(b.getInt64(0), rowStart);
   }
   llvm::Value* flat = byRows ? b.CreateAdd(b.CreateMul(outer, b.getInt64(cols)), col, "", true, true) : outer;
   llvm::Value* v = chainAt(flat, outer, col);
   if (!v) return nullptr;
   if (outType == DType::Bool) v = b.CreateZExt(v, b.getInt8Ty());
   b.CreateStore(v, b.CreateInBoundsGEP(storageOf(outType), out, flat));
-  markAccesses(inner);
+  markAccesses(columns);
   if (byRows) {
     llvm::Value* nextCol = b.CreateAdd(col, b.getInt64(1), "", true, true);
     col->addIncoming(nextCol, b.GetInsertBlock());
     auto* rowEnd = llvm::BasicBlock::Create(ctx, "row.end", fn);
-    markParallel(b.CreateCondBr(b.CreateICmpSLT(nextCol, b.getInt64(cols)), inner, rowEnd));
+    markParallel(b.CreateCondBr(b.CreateICmpSLT(nextCol, b.getInt64(cols)), columns, rowEnd));
     b.SetInsertPoint(rowEnd);
   }
   llvm::Value* next = b.CreateAdd(outer, b.getInt64(1), "", true, true);
