@@ -4,6 +4,9 @@
 #   chain:   relu(a*b+c)*d-a on 1M f32, 2 threads: nn with the JIT, nn op by
 #            op (--jit off), the hand-fused C++ loop (build/bench/fused_chain,
 #            -O3 -march=native -fopenmp), PyTorch eager and TorchScript.
+#   rows:    softmax and layer norm written with row reductions on 512x1000
+#            f32 (one fused kernel each): nn JIT on/off, PyTorch eager (the
+#            same ops, and its builtin softmax / layer_norm).
 #   loop:    the 16-element while loop with a tensor condition, per
 #            iteration: nn (JIT on/off) and TorchScript.
 #   per-op:  x = x + y on 1-element tensors, per op: nn and PyTorch eager.
@@ -25,6 +28,7 @@ import time
 import torch
 
 torch.set_num_threads(2)
+F = torch.nn.functional
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUILD = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "..", "build")
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 3
@@ -37,8 +41,8 @@ def figures(cmd, env=ENV):
     return {m.group(1): float(m.group(2)) for m in re.finditer(r"^(\w+) ([0-9.e+-]+)", out, re.M)}
 
 
-def nn_chain(flags):
-    return figures([NN, *flags, os.path.join(HERE, "fusion.nn"), "5", "50"])["chain_1M_us"]
+def nn_fusion(flags):
+    return figures([NN, *flags, os.path.join(HERE, "fusion.nn"), "5", "50"])
 
 
 def cxx_chain():
@@ -61,6 +65,36 @@ def torch_chain(fn):
 
 def chain(a, b, c, d):
     return torch.relu(a * b + c) * d - a
+
+
+def softmax_composed(x):
+    m = x.amax(-1, keepdim=True)
+    e = (x - m).exp()
+    return e / e.sum(-1, keepdim=True)
+
+
+def layernorm_composed(x, g, b):
+    d = x - x.mean(-1, keepdim=True)
+    return d / ((d * d).mean(-1, keepdim=True) + 1e-5).sqrt() * g + b
+
+
+def torch_rows():
+    torch.manual_seed(0)
+    x, g, b = torch.randn(512, 1000), torch.randn(1000), torch.randn(1000)
+    out = {}
+    for name, f in (("softmax", lambda: softmax_composed(x)), ("softmax builtin", lambda: torch.softmax(x, -1)),
+                    ("layernorm", lambda: layernorm_composed(x, g, b)),
+                    ("layernorm builtin", lambda: F.layer_norm(x, (1000,), g, b))):
+        for _ in range(5):
+            f()
+        best = float("inf")
+        for _ in range(5):
+            t0 = time.perf_counter()
+            for _ in range(50):
+                f()
+            best = min(best, (time.perf_counter() - t0) / 50)
+        out[name] = best * 1e6
+    return out
 
 
 def loop16(n: int, x: torch.Tensor) -> torch.Tensor:
@@ -134,8 +168,13 @@ def keep(name, value):
 
 scripted_loop = torch.jit.script(loop16)
 for r in range(ROUNDS):
-    keep("chain nn jit", nn_chain([]))
-    keep("chain nn op by op", nn_chain(["--jit", "off"]))
+    for flags, label in (([], "nn jit"), (["--jit", "off"], "nn op by op")):
+        f = nn_fusion(flags)
+        keep(f"chain {label}", f["chain_1M_us"])
+        keep(f"rows softmax {label}", f["softmax_512x1000_us"])
+        keep(f"rows layernorm {label}", f["layernorm_512x1000_us"])
+    for k, v in torch_rows().items():
+        keep(f"rows {k} pytorch eager", v)
     keep("chain C++ fused", cxx_chain())
     keep("chain pytorch eager", torch_chain(chain))
     keep("chain torchscript", torch_chain(torch.jit.script(chain)))
@@ -164,7 +203,7 @@ for r in range(ROUNDS):
         for k, v in t.items():
             keep(f"train {k} nn {label}", v)
 
-units = {"chain": "us per chain", "loop16": "ns per iteration", "per-op": "ns per op", "first": "us",
+units = {"chain": "us per chain", "rows": "us per call (512x1000 f32)", "loop16": "ns per iteration", "per-op": "ns per op", "first": "us",
          "train": "us per step"}
 for name, value in best.items():
     unit = "bytes" if "_bytes" in name else units[name.split()[0]]

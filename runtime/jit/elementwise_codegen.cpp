@@ -5,10 +5,11 @@
 // the same order of floating-point operations (no reassociation, no FMA
 // contraction, no fast-math flags), the same NaN and signed-zero choices,
 // and the same libm functions for transcendental ops, so a fused kernel
-// and the op-by-op kernels agree bit for bit. Ops whose kernels can fail
-// (integer floor division, modulo and powers) and ops without a kernel for
-// the dtype are refused with a reason; the fused node then runs its ops
-// one by one, and they report the error.
+// and the op-by-op kernels agree bit for bit. Where a kernel would fail
+// (an integer floor division or modulo by zero, an integer to a negative
+// power) the element is a fault (takeFaults): the kernel reports it, and
+// the fused node runs its ops one by one, which raise the error. Ops
+// without a kernel for the dtype are refused with a reason.
 #include <cmath>
 
 #include "runtime/jit/codegen.h"
@@ -170,6 +171,22 @@ llvm::Value* ElementwiseEmitter::intBinary(Op op, llvm::Value* x, llvm::Value* y
       m = b_.CreateSelect(adjust, b_.CreateAdd(m, y), m);
       return b_.CreateSelect(isMinusOne, zero, m);
     }
+    case Op::Pow: {
+      // intPow: square and multiply, wrapping around, over every bit a
+      // non-negative power can set (a constant power folds to a few
+      // multiplications). A negative power is a fault: op by op, the
+      // node raises the error at its op.
+      if (boolean) return nullptr;
+      faults_.push_back(b_.CreateICmpSLT(y, llvm::ConstantInt::get(t, 0)));
+      llvm::Value* result = llvm::ConstantInt::get(t, 1);
+      llvm::Value* base = x;
+      for (unsigned k = 0; k + 1 < t->getIntegerBitWidth(); ++k) {
+        llvm::Value* bit = b_.CreateTrunc(b_.CreateLShr(y, k), b_.getInt1Ty());
+        result = b_.CreateSelect(bit, b_.CreateMul(result, base), result);
+        base = b_.CreateMul(base, base);
+      }
+      return result;
+    }
     case Op::LShift:
     case Op::RShift: {
       if (boolean) return nullptr;
@@ -291,8 +308,6 @@ Element ElementwiseEmitter::binary(Op op, const Element& x, const Element& y, DT
   llvm::Value* r = nullptr;
   if (cmp) r = compare(op, a, b, compute);
   else if (ir::isFloating(compute)) r = floatBinary(op, a, b);
-  else if (op == Op::Pow)
-    return fail("integer pow can fail (a negative power): it runs unfused");
   else r = intBinary(op, a, b, compute);
   if (!r) return fail(std::string(ir::opInfo(op).name) + " has no kernel for " + ir::dtypeName(compute));
   return Element{r, false, out};

@@ -26,6 +26,14 @@
 // row of [begin, end) rows into its result element as reduceRun folds a
 // run. The chain's results are never stored. A strict floating-point sum
 // is not reordered, so those loops stay scalar.
+//
+// A body with row reductions inside (the last axis, keepdims: softmax's
+// max and sum, layer norm's means) runs by rows: each row is folded by
+// them in body order, each fold reading the earlier ones' results, then
+// the row's elements are made from the folds. A folded value the body
+// makes (softmax's exp) is made once per row into a stack buffer by a loop
+// LLVM vectorises, folded from there, and read back where the row's
+// elements need it; past kRowBufferBytes it is made again where read.
 #include "runtime/jit/codegen.h"
 #include "support/row_layout.h"
 
