@@ -102,6 +102,17 @@ bool accessOf(std::vector<int64_t> shape, const std::vector<int64_t>& outShape, 
 using ChainAt = std::function<llvm::Value*(llvm::Value* flat, llvm::Value* row, llvm::Value* col)>;
 using Return = std::function<void()>;
 
+// The fold a reduction op makes in a kernel; None for one no kernel makes.
+FusedKernel::Reduce foldOf(ir::Op op) {
+  switch (op) {
+    case ir::Op::Sum: return FusedKernel::Reduce::Sum;
+    case ir::Op::Mean: return FusedKernel::Reduce::Mean;
+    case ir::Op::Max: return FusedKernel::Reduce::Max;
+    case ir::Op::Min: return FusedKernel::Reduce::Min;
+    default: return FusedKernel::Reduce::None;
+  }
+}
+
 // v as a double (a float is extended exactly).
 llvm::Value* widenToDouble(llvm::IRBuilder<>& b, llvm::Value* v) {
   return v->getType()->isDoubleTy() ? v : b.CreateFPExt(v, b.getDoubleTy());
@@ -315,8 +326,7 @@ std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir:
   // A trailing reduction (passes/fuse_elementwise.cpp) sums the chain's
   // elements, of its operand's shape, into a 0-d result.
   const ir::Node* reduction = ir::trailingReduction(n);
-  if (reduction && reduction->op() != ir::Op::Sum && reduction->op() != ir::Op::Mean &&
-      reduction->op() != ir::Op::Max && reduction->op() != ir::Op::Min) {
+  if (reduction && foldOf(reduction->op()) == FusedKernel::Reduce::None) {
     why = std::string("a trailing ") + reduction->info().name + " is not compiled";
     return nullptr;
   }
@@ -326,8 +336,7 @@ std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir:
   for (const auto& node : body.nodes())
     if (ir::hasTrait(node->op(), ir::REDUCE) && node.get() != reduction) inner.push_back(node.get());
   for (const ir::Node* r : inner)
-    if (reduction || (r->op() != ir::Op::Sum && r->op() != ir::Op::Mean && r->op() != ir::Op::Max &&
-                      r->op() != ir::Op::Min) || ir::reducesWhole(*r)) {
+    if (reduction || foldOf(r->op()) == FusedKernel::Reduce::None || ir::reducesWhole(*r)) {
       why = std::string("a ") + r->info().name + " inside a fused chain is not compiled";
       return nullptr;
     }
@@ -368,11 +377,7 @@ std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir:
   }
   byRows |= !inner.empty();
   kernel.cols = byRows || perRow ? cols : 0;
-  kernel.reduce = !reduction                       ? FusedKernel::Reduce::None
-                  : reduction->op() == ir::Op::Sum  ? FusedKernel::Reduce::Sum
-                  : reduction->op() == ir::Op::Mean ? FusedKernel::Reduce::Mean
-                  : reduction->op() == ir::Op::Max  ? FusedKernel::Reduce::Max
-                                                    : FusedKernel::Reduce::Min;
+  kernel.reduce = reduction ? foldOf(reduction->op()) : FusedKernel::Reduce::None;
   kernel.count = 1;
   for (int64_t d : shape) kernel.count *= d;
 
@@ -542,10 +547,7 @@ std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir:
     int64_t bufferBytes = 0;
     for (const ir::Node* r : inner) {
       DType of = *r->operand(0)->type().dtype, to = *r->result(0)->type().dtype;
-      FusedKernel::Reduce kind = r->op() == ir::Op::Sum    ? FusedKernel::Reduce::Sum
-                                 : r->op() == ir::Op::Mean ? FusedKernel::Reduce::Mean
-                                 : r->op() == ir::Op::Max  ? FusedKernel::Reduce::Max
-                                                           : FusedKernel::Reduce::Min;
+      FusedKernel::Reduce kind = foldOf(r->op());
       const ir::Value* folded = r->operand(0);
       llvm::Value* buffer = nullptr;
       int64_t bytes = cols * (of == DType::F32 ? 4 : 8);
