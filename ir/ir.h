@@ -326,6 +326,13 @@ class Graph {
   // runs, after everything before it has happened).
   bool strictTypes() const { return strictTypes_; }
   void setStrictTypes(bool on) { strictTypes_ = on; }
+  // A module graph in graph mode: its functions other than __main__ are
+  // templates, copied and specialised per call signature before they run
+  // (runtime/compile_cache.h), inlined into callers, or run on an eager
+  // tape, so passes leave out of them what suits only the run-time types
+  // of one version (a fused group of untyped ops).
+  bool templates() const { return templates_; }
+  void setTemplates(bool on) { templates_ = on; }
   const std::vector<std::unique_ptr<Function>>& functions() const { return functions_; }
 
  private:
@@ -334,6 +341,7 @@ class Graph {
   std::vector<std::unique_ptr<Function>> functions_;
   const Graph* base_ = nullptr;
   bool strictTypes_ = false;
+  bool templates_ = false;
 };
 
 // Rewrites the operands of `n` that `map` has a replacement for (not those

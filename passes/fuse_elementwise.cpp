@@ -10,37 +10,51 @@
 //
 // A group has a root (the last op, whose result leaves the group) and the
 // producers of its operands that (1) are fusible: elementwise (ELEM, or a
-// dtype cast: CAST), pure,
-// one result, a tensor of fully known shape and dtype, operands tensors of
-// known type or Python numbers, no order edges; (2) have the root's shape
-// (an operand of a smaller, broadcast shape stays an input); (3) have every
-// use inside the group (a value another consumer needs unfused is never
-// recomputed or duplicated); (4) live in the root's block (never across an
-// if or loop boundary). Groups of one op are left alone. Effects, random
-// ops, matmul and shape ops never join (they are neither). A reduction
-// joins as a group's root, a trailing full or last-axis sum, mean, max or
-// min of floats (reductionRoot), or, in a group rooted at an elementwise
-// op of rank 2 or more, inside it as a row reduction (innerRowReduction:
-// the last axis, keepdims) of a value of the group's shape, with the
+// dtype cast: CAST), pure, one result, a tensor of fully known shape and
+// dtype, operands tensors of known type or Python numbers, no order edges;
+// (2) have the root's shape (an operand of a smaller, broadcast shape
+// stays an input); (3) have every use inside the group (a value another
+// consumer needs unfused is never recomputed or duplicated); (4) live in
+// the root's block (never across an if or loop boundary); (5) if they may
+// raise, move past no node that stays outside and has an effect or may
+// raise (an error keeps its place among the program's errors and
+// effects). Groups of one op are left alone. Effects, random ops, matmul
+// and shape ops never join (they are neither). A reduction joins as a
+// group's root, a trailing full or last-axis sum, mean, max or min of
+// floats (reductionRoot), or, in a group rooted at an elementwise op of
+// rank 2 or more, inside it as a row reduction (innerRowReduction: the
+// last axis, keepdims) of a value of the group's shape, with the
 // elementwise ops of its per-row shape [..., 1] that read it (softmax:
 // max, sub, exp, sum, div; layer norm: mean, sub, mean of squares, add
 // eps, sqrt, div — one kernel each).
 //
+// Untyped groups: elementwise ops whose types are known only at run time
+// (values out of a list of parameters, an untyped call's result) group the
+// same way, without the shape rule (2), into a fused node of type `any`;
+// the runtime specialises its body for the operands it meets
+// (runtime/fused_dynamic.cpp) or runs it op by op. Never in a template
+// (ir::Graph::templates): its specialised copies type and fuse it better.
+//
 // Algorithm: per block, nodes from last to first; each unclaimed fusible
-// node roots a group, grown by a worklist: an operand's producer joins once
-// the group holds all of its value's uses (counted over the whole function,
-// nested blocks included), so a value used twice inside the group joins
-// after its second user. Linear in the block's size. The members move, in
-// their original order, into the fused node's body at the root's place;
-// they only read values defined before them, so the move is sound.
+// node roots a group, grown from a queue of candidates: an operand's
+// producer is a candidate once the group holds all of its value's uses
+// (counted over the whole function, nested blocks included), so a value
+// used twice inside the group joins after its second user; candidates are
+// decided last to first, so the nodes between a candidate and the root
+// are decided when rule (5) looks at them. Linear in the block's size (a
+// member that may raise moves at most kMaxMoveSpan nodes). The members
+// move, in their original order, into the fused node's body at the root's
+// place; they only read values defined before them, so the move is sound.
 // Invariants: every member keeps its location (errors inside a fused
 // kernel point at the op's own source line); the fused node adopts the
 // root's result, so outer uses need no rewiring.
 #include <algorithm>
 #include <memory>
+#include <queue>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "passes/effects.h"
 #include "passes/passes.h"
 
 namespace nn::passes {
@@ -88,22 +102,44 @@ bool innerRowReduction(const Node& n, const ir::DimList& shape) {
   return std::get<bool>(*keep) && *n.operand(0)->type().shape == shape;
 }
 
-bool fusible(const Node& n) {
+bool elementwiseNode(const Node& n) {
   bool elementwise = ir::hasTrait(n.op(), ir::ELEM) || ir::hasTrait(n.op(), ir::CAST);
-  if (!elementwise || !ir::hasTrait(n.op(), ir::PURE)) return false;
-  if (n.numResults() != 1 || n.numBlocks() != 0 || !n.orderAfter().empty() || n.token()) return false;
-  if (!knownTensor(n.result(0)->type())) return false;
+  return elementwise && ir::hasTrait(n.op(), ir::PURE) && n.numResults() == 1 && n.numBlocks() == 0 &&
+         n.orderAfter().empty() && !n.token();
+}
+
+bool number(ir::TypeKind k) { return k == ir::TypeKind::Int || k == ir::TypeKind::Float || k == ir::TypeKind::Bool; }
+
+bool fusible(const Node& n) {
+  if (!elementwiseNode(n) || !knownTensor(n.result(0)->type())) return false;
+  for (const ir::Value* v : n.operands())
+    if (!knownTensor(v->type()) && !number(v->type().kind)) return false;
+  return true;
+}
+
+// An elementwise op whose result type is known only at run time (its
+// operands come out of a list, a dict or an untyped call: an optimiser's
+// update p - lr * g over a list of parameters). Its group becomes a fused
+// node whose type is `any`, specialised when it runs for the operands'
+// actual types (runtime/fused_dynamic.cpp); in a template (ir::Graph::
+// templates) it stays as it is, since a specialised copy types it.
+bool untypedFusible(const Node& n) {
+  if (!elementwiseNode(n) || knownTensor(n.result(0)->type())) return false;
   for (const ir::Value* v : n.operands()) {
     ir::TypeKind k = v->type().kind;
-    if (!knownTensor(v->type()) && k != ir::TypeKind::Int && k != ir::TypeKind::Float && k != ir::TypeKind::Bool)
-      return false;
+    if (k != ir::TypeKind::Any && k != ir::TypeKind::Tensor && !number(k)) return false;
   }
   return true;
 }
 
+// How far (in nodes of its block) a member that may raise may be moved down
+// to its group's root: bounds the scan for nodes it must not pass, so the
+// pass stays linear in the block's size.
+constexpr size_t kMaxMoveSpan = 1024;
+
 class Fuser {
  public:
-  explicit Fuser(ir::Function& f) { count(*f.body()); }
+  Fuser(ir::Function& f, bool untyped) : untyped_(untyped) { count(*f.body()); }
 
   bool block(ir::Block& b) {
     bool changed = false;
@@ -115,7 +151,8 @@ class Fuser {
     std::unordered_set<const Node*> claimed;
     for (size_t i = b.nodes().size(); i-- > 0;) {
       const Node& root = *b.nodes()[i];
-      if (claimed.count(&root) || !(fusible(root) || reductionRoot(root))) continue;
+      bool typed = fusible(root) || reductionRoot(root);
+      if (claimed.count(&root) || !(typed || (untyped_ && untypedFusible(root)))) continue;
       std::vector<size_t> members = grow(b, root, position, claimed);
       if (members.size() < 2) continue;
       for (size_t m : members) claimed.insert(b.nodes()[m].get());
@@ -134,37 +171,69 @@ class Fuser {
     }
   }
 
-  // The positions of root's group in b, in block order. With `rows`, the
-  // group may also hold inner row reductions and elementwise ops of their
-  // per-row shape (the log of a row's sum); a group that then holds no
-  // reduction is grown again without.
+  // The positions of root's group in b, in block order. Candidates (the
+  // producers of the group's values, once the group holds all their uses)
+  // are decided last to first, so when one is, every node between it and
+  // the root is decided: a candidate that may raise joins only if none of
+  // the nodes it would move past (those staying outside) has an effect or
+  // may raise, so errors and effects keep their program order. A typed
+  // root's members are typed, of its shape; with `rows`, the group may
+  // also hold inner row reductions and elementwise ops of their per-row
+  // shape (the log of a row's sum); a group that then holds no reduction
+  // is grown again without. An untyped root's members are untyped.
   std::vector<size_t> grow(const ir::Block& b, const Node& root, const std::unordered_map<const Node*, size_t>& position,
                            const std::unordered_set<const Node*>& claimed, bool rows = true) {
+    bool typed = fusible(root) || reductionRoot(root);
     // The members' shape: the root's, or a trailing reduction's operand's.
-    const ir::DimList shape = *(fusible(root) ? root.result(0) : root.operand(0))->type().shape;
-    ir::DimList perRow = shape;
+    ir::DimList shape, perRow;
+    if (typed) perRow = shape = *(fusible(root) ? root.result(0) : root.operand(0))->type().shape;
     if (!perRow.empty()) perRow.back() = ir::Dim::known(1);
     rows = rows && fusible(root) && shape.size() >= 2;
     bool reduces = false, rowShaped = false;
-    std::vector<size_t> members{position.at(&root)};
+    const size_t top = position.at(&root);
+    std::vector<size_t> members{top};
+    std::unordered_set<size_t> isMember{top};
     std::unordered_map<const ir::Value*, size_t> inGroup;
-    std::vector<const Node*> work{&root};
-    while (!work.empty()) {
-      const Node* n = work.back();
-      work.pop_back();
-      for (const ir::Value* v : n->operands()) {
+    std::priority_queue<size_t> ready;
+    auto offer = [&](const Node& n) {
+      for (const ir::Value* v : n.operands()) {
         const Node* p = v->def();
         if (++inGroup[v] != uses_[v] || !p || p->parent() != &b || claimed.count(p)) continue;
-        bool inner = rows && innerRowReduction(*p, shape);
-        if (!inner && !fusible(*p)) continue;
-        const ir::DimList own = *p->result(0)->type().shape;
-        bool ofRow = rows && !inner && own == perRow;
-        if (!inner && !ofRow && own != shape) continue;
-        reduces |= inner;
-        rowShaped |= ofRow;
-        members.push_back(position.at(p));
-        work.push_back(p);
+        ready.push(position.at(p));
       }
+    };
+    // The nodes at [scan, top) have been looked at; `blocked`: one of them
+    // stays outside and has an effect or may raise.
+    size_t scan = top;
+    bool blocked = false;
+    offer(root);
+    while (!ready.empty()) {
+      const size_t at = ready.top();
+      ready.pop();
+      const Node& p = *b.nodes()[at];
+      bool inner = false, ofRow = false;
+      if (typed) {
+        inner = rows && innerRowReduction(p, shape);
+        if (!inner && !fusible(p)) continue;
+        const ir::DimList own = *p.result(0)->type().shape;
+        ofRow = rows && !inner && own == perRow;
+        if (!inner && !ofRow && own != shape) continue;
+      } else if (!untypedFusible(p)) {
+        continue;
+      }
+      if (mayRaise(p)) {
+        if (top - at > kMaxMoveSpan) continue;
+        for (; scan > at + 1 && !blocked; --scan) {
+          const Node& between = *b.nodes()[scan - 1];
+          blocked = !isMember.count(scan - 1) && (hasEffect(between) || mayRaise(between));
+        }
+        if (blocked) continue;
+      }
+      reduces |= inner;
+      rowShaped |= ofRow;
+      members.push_back(at);
+      isMember.insert(at);
+      offer(p);
     }
     if (rowShaped && !reduces) return grow(b, root, position, claimed, false);
     std::sort(members.begin(), members.end());
@@ -226,12 +295,15 @@ class Fuser {
   }
 
   std::unordered_map<const ir::Value*, size_t> uses_;
+  bool untyped_;  // whether groups of untyped ops fuse
 };
 
 }  // namespace
 
 bool fuseElementwise(ir::Graph& g, PassContext&) {
-  return rewriteFunctions(g, [](ir::Function& f) { return Fuser(f).block(*f.body()); });
+  return rewriteFunctions(g, [&](ir::Function& f) {
+    return Fuser(f, !g.templates() || f.name() == "__main__").block(*f.body());
+  });
 }
 
 }  // namespace nn::passes

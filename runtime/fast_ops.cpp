@@ -77,6 +77,15 @@ std::unique_ptr<FastOp> compileFastOp(const ir::Node& n, Device& device, const s
   if (op == Op::Sum || op == Op::Mean) return compileReduction(n, device);
   if (op == Op::MatMul) return compileMatmul(n, device);
   auto shape = knownShape(n.result(0)->type());
+  if (op == Op::Fused && !shape) {
+    jit::Engine* engine = jit ? jit() : nullptr;
+    if (!engine) return nullptr;
+    auto f = std::make_unique<FastOp>();
+    f->device = &device;
+    f->jit = engine;
+    f->dynamic = true;
+    return f;
+  }
   if (!shape) return nullptr;
   if (op == Op::Fused) {
     jit::Engine* engine = jit ? jit() : nullptr;
@@ -149,7 +158,7 @@ std::unique_ptr<FastOp> compileFastOp(const ir::Node& n, Device& device, const s
 }
 
 bool runFastOp(const FastOp& op, const ir::Node& n, Value* slots, uint64_t dying) {
-  if (op.jit) return runFusedKernel(op, n, slots, dying);
+  if (op.jit) return op.dynamic ? runDynamicFused(op, n, slots, dying) : runFusedKernel(op, n, slots, dying);
   if (op.matmul) {
     const Value &a = slots[n.operand(0)->id()], &b = slots[n.operand(1)->id()];
     if (!a.is(Kind::Tensor) || !b.is(Kind::Tensor)) return false;

@@ -28,6 +28,7 @@ namespace jit {
 class Engine;
 struct FusedKernel;
 }
+struct FusedSpecialisation;
 
 struct FastOp {
   // The device the kernels below are of; operands elsewhere fall back.
@@ -69,6 +70,17 @@ struct FastOp {
   // the operands' strides (jit::OperandLayouts), made when first met.
   mutable std::mutex viewsMutex;
   mutable std::map<std::vector<std::vector<int64_t>>, std::shared_ptr<const jit::FusedKernel>> views;
+  // The untyped fused node this node is a typed version of, whose compile
+  // times these kernels count as (null: the node's own).
+  const ir::Node* chargedTo = nullptr;
+  // A fused node of untyped ops (its result's type is known only at run
+  // time; `out`, `shape` and the operands' types are unused): its typed
+  // versions, one per signature of run-time operands met, made when first
+  // met (fused_dynamic.cpp), up to a bound (then `specialisedFull`).
+  bool dynamic = false;
+  mutable std::mutex specialisedMutex;
+  mutable std::vector<std::shared_ptr<const FusedSpecialisation>> specialised;
+  mutable bool specialisedFull = false;
 };
 
 // The pre-resolved form of `n` for tensors on `device` (where its
@@ -81,6 +93,11 @@ std::unique_ptr<FastOp> compileFastOp(const ir::Node& n, Device& device, const s
 // or an operand does not have the planned type or layout. `dying` as for
 // runFastOp.
 bool runFusedKernel(const FastOp& op, const ir::Node& n, Value* slots, uint64_t dying);
+
+// Runs untyped fused node `n` through the kernel of its typed version for
+// the run-time operands (fused_dynamic.cpp); false (doing nothing) when
+// there is none or it does not run. `dying` as for runFastOp.
+bool runDynamicFused(const FastOp& op, const ir::Node& n, Value* slots, uint64_t dying);
 
 // Runs `n` through `op` reading and writing the frame's slots; `dying` as
 // for Interpreter::runNode. Returns false (doing nothing) when an operand

@@ -101,7 +101,7 @@ const jit::FusedKernel* viewKernel(const FastOp& op, const ir::Node& n, const Va
   }
   std::lock_guard<std::mutex> lock(op.viewsMutex);
   auto [it, fresh] = op.views.try_emplace(layouts);
-  if (fresh) it->second = op.jit->compileFused(n, &layouts);
+  if (fresh) it->second = op.jit->compileFused(n, &layouts, op.chargedTo);
   return it->second.get();
 }
 
@@ -114,7 +114,7 @@ bool runFusedKernel(const FastOp& op, const ir::Node& n, Value* slots, uint64_t 
     if (!op.jit->hot(runs, elements)) return false;
     op.hot.store(true, std::memory_order_relaxed);
   }
-  std::call_once(op.fusedOnce, [&] { op.fused = op.jit->compileFused(n); });
+  std::call_once(op.fusedOnce, [&] { op.fused = op.jit->compileFused(n, nullptr, op.chargedTo); });
   const jit::FusedKernel* k = op.fused.get();
   if (!k) return false;
   size_t count = n.operands().size();

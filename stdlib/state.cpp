@@ -157,6 +157,7 @@ std::unique_ptr<ir::Graph> State::compile(uint32_t file, bool echo, const rt::Mo
   auto g = frontend::lowerModule(*ast, sm_, lo);
   // Top-level code is compiled ahead in graph mode; the REPL runs it eagerly.
   g->setStrictTypes(options_.mode == ExecMode::Graph && !echo);
+  g->setTemplates(true);
   passes::runPipeline(*g, context_.passes(), [&](const char* pass) {
     if (options_.printIrAfter == "all" || options_.printIrAfter == pass) {
       out_ << "// IR after " << pass << "\n";

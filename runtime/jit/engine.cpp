@@ -125,7 +125,8 @@ struct Engine::Impl {
 
   uint64_t load(llvm::Module& m, const char* entry, const ir::Node& n, bool fused, std::string& why);
   template <class Code, class Fn, class Build>
-  std::shared_ptr<const Code> make(const ir::Node& n, const char* entry, bool fused, Build build, std::string& why);
+  std::shared_ptr<const Code> make(const ir::Node& n, const char* entry, bool fused, Build build, std::string& why,
+                                   const ir::Node& chargedTo);
 
   // Machine code for `m`, or "" with `why`.
   std::string codegen(llvm::Module& m, std::string& why) {
@@ -241,10 +242,11 @@ uint64_t Engine::Impl::load(llvm::Module& m, const char* entry, const ir::Node& 
 }
 
 // `Code` (FusedKernel or GlueFunction) for node n: its module from
-// `build`, loaded as function `entry`, timed per node and in the totals.
+// `build`, loaded as function `entry`, timed in the totals and per node
+// (as `chargedTo`'s).
 template <class Code, class Fn, class Build>
 std::shared_ptr<const Code> Engine::Impl::make(const ir::Node& n, const char* entry, bool fused, Build build,
-                                               std::string& why) {
+                                               std::string& why, const ir::Node& chargedTo) {
   auto begin = std::chrono::steady_clock::now();
   std::lock_guard<std::mutex> lock(mutex);
   if (!start(why)) return nullptr;
@@ -257,28 +259,29 @@ std::shared_ptr<const Code> Engine::Impl::make(const ir::Node& n, const char* en
   code->fn = reinterpret_cast<Fn>(static_cast<uintptr_t>(address));
   code->compileMillis = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
   stats.compileMillis += code->compileMillis;
-  millisByNode[&n] += code->compileMillis;
+  millisByNode[&chargedTo] += code->compileMillis;
   if (!fused) ++stats.loops;
   return code;
 }
 
-std::shared_ptr<const FusedKernel> Engine::compile(const ir::Node& n, std::string& why,
-                                                  const OperandLayouts* layouts) {
+std::shared_ptr<const FusedKernel> Engine::compile(const ir::Node& n, std::string& why, const OperandLayouts* layouts,
+                                                  const ir::Node* chargedTo) {
   auto build = [layouts](llvm::LLVMContext& ctx, const ir::Node& node, const std::string& name, FusedKernel& kernel,
                          std::string& reason) { return buildFusedModule(ctx, node, name, kernel, reason, layouts); };
-  return impl_->make<FusedKernel, FusedFn>(n, "nn_fused", true, build, why);
+  return impl_->make<FusedKernel, FusedFn>(n, "nn_fused", true, build, why, chargedTo ? *chargedTo : n);
 }
 
-std::shared_ptr<const FusedKernel> Engine::compileFused(const ir::Node& n, const OperandLayouts* layouts) {
+std::shared_ptr<const FusedKernel> Engine::compileFused(const ir::Node& n, const OperandLayouts* layouts,
+                                                        const ir::Node* chargedTo) {
   std::string why;
-  std::shared_ptr<const FusedKernel> kernel = compile(n, why, layouts);
+  std::shared_ptr<const FusedKernel> kernel = compile(n, why, layouts, chargedTo);
   if (!kernel && impl_->options.notCompiled) impl_->options.notCompiled(n, why);
   return kernel;
 }
 
 std::shared_ptr<const GlueFunction> Engine::compileLoop(const ir::Node& n) {
   std::string why;
-  std::shared_ptr<const GlueFunction> glue = impl_->make<GlueFunction, GlueFn>(n, "nn_glue", false, buildGlueModule, why);
+  std::shared_ptr<const GlueFunction> glue = impl_->make<GlueFunction, GlueFn>(n, "nn_glue", false, buildGlueModule, why, n);
   if (!glue && impl_->options.notCompiled) impl_->options.notCompiled(n, why);
   return glue;
 }

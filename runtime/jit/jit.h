@@ -154,8 +154,11 @@ class Engine {
   // is told why: the first op or operand it cannot compile). Thread-safe.
   // With `layouts`, for operands laid out as it says (views read by rows
   // with any column step: a 2-d transpose, a stepped slice); a kernel per
-  // layout.
-  std::shared_ptr<const FusedKernel> compileFused(const ir::Node& n, const OperandLayouts* layouts = nullptr);
+  // layout. With `chargedTo`, the kernel's compile time counts as that
+  // node's (compileMillis): an untyped fused node's, for the typed version
+  // of it that n is (runtime/fused_dynamic.cpp).
+  std::shared_ptr<const FusedKernel> compileFused(const ir::Node& n, const OperandLayouts* layouts = nullptr,
+                                                  const ir::Node* chargedTo = nullptr);
   // The optimised LLVM IR that n's kernel is (or would be) compiled from,
   // without compiling or loading it; "" with `why` when n is refused
   // (REPL :llvm).
@@ -175,7 +178,7 @@ class Engine {
  private:
   struct Impl;
   std::shared_ptr<const FusedKernel> compile(const ir::Node& n, std::string& why,
-                                             const OperandLayouts* layouts = nullptr);
+                                             const OperandLayouts* layouts = nullptr, const ir::Node* chargedTo = nullptr);
   explicit Engine(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
