@@ -144,6 +144,10 @@ std::string describe(const std::vector<FastOp::FusedOperand>& sig) {
 // The specialisation of `op` for n's run-time operands: found, or made and
 // kept (up to kMaxSpecialisations); null when they are no signature.
 std::shared_ptr<const FusedSpecialisation> specialisationFor(const FastOp& op, const ir::Node& n, const Value* slots) {
+  // Scalar code (no tensor operand) runs op by op without a look-up.
+  bool tensor = false;
+  for (const ir::Value* v : n.operands()) tensor = tensor || slots[v->id()].is(Kind::Tensor);
+  if (!tensor) return nullptr;
   std::lock_guard<std::mutex> lock(op.specialisedMutex);
   for (const auto& s : op.specialised)
     if (matches(s->signature, n, slots, *op.device)) return s;
