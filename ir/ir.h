@@ -45,7 +45,7 @@ enum Trait : unsigned {
 // How an op's result types follow from its operand types (type_rules.cpp);
 // Shape: a tensor op, typed by its shape rule.
 enum class TypeRule {
-  Unknown, None_, Literal, Func, Tuple, List, Dict, Str, Int, Bool, Module,
+  Unknown, None_, Literal, Func, Tuple, List, Dict, Str, Int, Bool, Compare, Module,
   Arith, TrueDiv, Bits, Unary, First, Merge, Shape, Wrt, Declared,
 };
 

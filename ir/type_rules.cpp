@@ -57,12 +57,12 @@ Type resultType(const Node& n, size_t i) {
     case TypeRule::Dict: return {TypeKind::Dict};
     case TypeRule::Str: return {TypeKind::Str};
     case TypeRule::Int: return {TypeKind::Int};
-    case TypeRule::Bool: {
-      // A comparison with an operand that may be a tensor may make a bool
-      // tensor (xs[0] > 0 on a list of tensors), not a Python bool.
+    case TypeRule::Bool: return {TypeKind::Bool};
+    case TypeRule::Compare: {
+      // Tensor operands are typed above; one that may still be a tensor
+      // may make a bool tensor (xs[0] > 0 on a list of tensors).
       auto mayBeTensor = [](const Type& t) { return t.kind == TypeKind::Any || t.kind == TypeKind::Tensor; };
-      if (isComparison(n.op()) && (mayBeTensor(operandType(0)) || mayBeTensor(operandType(1)))) return Type::any();
-      return {TypeKind::Bool};
+      return mayBeTensor(operandType(0)) || mayBeTensor(operandType(1)) ? Type::any() : Type{TypeKind::Bool};
     }
     case TypeRule::Module: return {TypeKind::Module};
     case TypeRule::Arith: return arith(n.op(), operandType(0), operandType(1));

@@ -77,22 +77,15 @@ std::unique_ptr<FastOp> compileFastOp(const ir::Node& n, Device& device, const s
   if (op == Op::Sum || op == Op::Mean) return compileReduction(n, device);
   if (op == Op::MatMul) return compileMatmul(n, device);
   auto shape = knownShape(n.result(0)->type());
-  if (op == Op::Fused && !shape) {
-    jit::Engine* engine = jit ? jit() : nullptr;
-    if (!engine) return nullptr;
-    auto f = std::make_unique<FastOp>();
-    f->device = &device;
-    f->jit = engine;
-    f->dynamic = true;
-    return f;
-  }
-  if (!shape) return nullptr;
   if (op == Op::Fused) {
     jit::Engine* engine = jit ? jit() : nullptr;
     if (!engine) return nullptr;
     auto f = std::make_unique<FastOp>();
     f->device = &device;
     f->jit = engine;
+    // Untyped ops: specialised per run-time operands (fused_dynamic.cpp).
+    f->dynamic = !shape;
+    if (f->dynamic) return f;
     f->out = *n.result(0)->type().dtype;
     f->shape = *shape;
     const ir::Node* last = ir::trailingReduction(n);
@@ -114,6 +107,7 @@ std::unique_ptr<FastOp> compileFastOp(const ir::Node& n, Device& device, const s
     f->resultSlot = n.result(0)->id();
     return f;
   }
+  if (!shape) return nullptr;
   auto f = std::make_unique<FastOp>();
   f->shape = *shape;
   f->out = *n.result(0)->type().dtype;

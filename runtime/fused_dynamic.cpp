@@ -43,10 +43,9 @@ namespace {
 constexpr size_t kMaxSpecialisations = 8;
 
 // The signature of n's run-time operands, or false when one is neither a
-// number nor a tensor on `device`, or none is a tensor.
+// number nor a tensor on `device`.
 bool signatureOf(const ir::Node& n, const Value* slots, const Device& device,
                  std::vector<FastOp::FusedOperand>& sig) {
-  bool tensor = false;
   for (const ir::Value* v : n.operands()) {
     const Value& x = slots[v->id()];
     FastOp::FusedOperand o;
@@ -56,7 +55,6 @@ bool signatureOf(const ir::Node& n, const Value* slots, const Device& device,
       o.kind = ir::TypeKind::Tensor;
       o.dtype = t.dtype();
       o.shape = t.shape();
-      tensor = true;
     } else if (x.is(Kind::Int) || x.is(Kind::Float) || x.is(Kind::Bool)) {
       o.kind = staticType(x).kind;
     } else {
@@ -64,7 +62,7 @@ bool signatureOf(const ir::Node& n, const Value* slots, const Device& device,
     }
     sig.push_back(std::move(o));
   }
-  return tensor;
+  return true;
 }
 
 bool matches(const std::vector<FastOp::FusedOperand>& sig, const ir::Node& n, const Value* slots,
@@ -142,7 +140,8 @@ std::string describe(const std::vector<FastOp::FusedOperand>& sig) {
 }
 
 // The specialisation of `op` for n's run-time operands: found, or made and
-// kept (up to kMaxSpecialisations); null when they are no signature.
+// kept (up to kMaxSpecialisations); null when none of them is a tensor or
+// one is neither a number nor a tensor.
 std::shared_ptr<const FusedSpecialisation> specialisationFor(const FastOp& op, const ir::Node& n, const Value* slots) {
   // Scalar code (no tensor operand) runs op by op without a look-up.
   bool tensor = false;

@@ -10,13 +10,30 @@
 
 namespace nn::rt {
 
+namespace {
+
+// The dtype reduction r of a tensor of dtype `in` makes.
+DType resultDType(Reduction r, DType in) {
+  switch (r) {
+    case Reduction::Sum:
+    case Reduction::Prod: return isFloating(in) ? in : DType::I64;
+    case Reduction::Mean: return isFloating(in) ? in : DType::F32;
+    case Reduction::ArgMax:
+    case Reduction::ArgMin: return DType::I64;
+    case Reduction::All:
+    case Reduction::Any: return DType::Bool;
+    default: return in;
+  }
+}
+
+}  // namespace
+
 Tensor reduce(const Tensor& t, Reduction r, std::vector<int64_t> axes, bool keepdims, SourceLoc loc,
               const char* name) {
   if (axes.empty() && !keepdims && (r == Reduction::Sum || r == Reduction::Mean) && t.isContiguous()) {
     // Reduced whole (the common loss): every element one leading block of
     // one output, as the general path below would launch it.
-    DType outType = isFloating(t.dtype()) ? t.dtype() : r == Reduction::Sum ? DType::I64 : DType::F32;
-    Tensor out = Tensor::empty(outType, {}, t.device());
+    Tensor out = Tensor::empty(resultDType(r, t.dtype()), {}, t.device());
     if (r == Reduction::Sum) launch<ir::Op::Sum>(t.device(), t.dtype(), loc, t, t.numel(), int64_t{1}, out);
     else launch<ir::Op::Mean>(t.device(), t.dtype(), loc, t, t.numel(), int64_t{1}, out);
     return out;
@@ -49,18 +66,7 @@ Tensor reduce(const Tensor& t, Reduction r, std::vector<int64_t> axes, bool keep
     if (reduced[d]) perm.push_back(d);
   if (run == 0 && (r == Reduction::Max || r == Reduction::Min || argReduce))
     fail(loc, std::string(name) + " of an empty tensor");
-  DType outType = t.dtype();
-  switch (r) {
-    case Reduction::Sum:
-    case Reduction::Prod: outType = isFloating(t.dtype()) ? t.dtype() : DType::I64; break;
-    case Reduction::Mean: outType = isFloating(t.dtype()) ? t.dtype() : DType::F32; break;
-    case Reduction::ArgMax:
-    case Reduction::ArgMin: outType = DType::I64; break;
-    case Reduction::All:
-    case Reduction::Any: outType = DType::Bool; break;
-    default: break;
-  }
-  Tensor out = Tensor::empty(outType, outShape, t.device());
+  Tensor out = Tensor::empty(resultDType(r, t.dtype()), outShape, t.device());
   if ((r == Reduction::Sum || r == Reduction::Mean) && t.isContiguous()) {
     // Kept axes that are one block of consecutive axes need no permutation:
     // the kernel reduces the leading axes as blocks and the trailing ones
