@@ -7,6 +7,10 @@
 #   rows:    softmax and layer norm written with row reductions on 512x1000
 #            f32 (one fused kernel each): nn JIT on/off, PyTorch eager (the
 #            same ops, and its builtin softmax / layer_norm).
+#   adam:    Adam's update of a 1M-element f32 parameter (new p, m and v:
+#            one fused kernel of three results in nn): nn JIT on/off,
+#            PyTorch eager with the same ops, and torch.optim.Adam's step
+#            (its in-place single-tensor update).
 #   loop:    the 16-element while loop with a tensor condition, per
 #            iteration: nn (JIT on/off) and TorchScript.
 #   per-op:  x = x + y on 1-element tensors, per op: nn and PyTorch eager.
@@ -97,6 +101,34 @@ def torch_rows():
     return out
 
 
+def torch_adam():
+    torch.manual_seed(0)
+    p, g = torch.randn(1000, 1000), torch.randn(1000, 1000)
+    m, v = torch.zeros(1000, 1000), torch.zeros(1000, 1000)
+
+    def composed(p, m, v):
+        m = 0.9 * m + 0.1 * g
+        v = 0.999 * v + 0.001 * g * g
+        return p - 0.001 / 0.1 * m / (v.sqrt() / 0.03 + 1e-8), m, v
+
+    param = torch.nn.Parameter(torch.randn(1000, 1000))
+    param.grad = g.clone()
+    opt = torch.optim.Adam([param], lr=0.001, foreach=False)
+    out = {}
+    for name, step in (("composed", lambda s: composed(*s)), ("optim.Adam", lambda s: opt.step() or s)):
+        state = (p, m, v)
+        for _ in range(5):
+            state = step(state)
+        best = float("inf")
+        for _ in range(5):
+            t0 = time.perf_counter()
+            for _ in range(50):
+                state = step(state)
+            best = min(best, (time.perf_counter() - t0) / 50)
+        out[name] = best * 1e6
+    return out
+
+
 def loop16(n: int, x: torch.Tensor) -> torch.Tensor:
     i = 0
     while i < n:
@@ -173,8 +205,11 @@ for r in range(ROUNDS):
         keep(f"chain {label}", f["chain_1M_us"])
         keep(f"rows softmax {label}", f["softmax_512x1000_us"])
         keep(f"rows layernorm {label}", f["layernorm_512x1000_us"])
+        keep(f"adam {label}", f["adam_1M_us"])
     for k, v in torch_rows().items():
         keep(f"rows {k} pytorch eager", v)
+    for k, v in torch_adam().items():
+        keep(f"adam pytorch {k}", v)
     keep("chain C++ fused", cxx_chain())
     keep("chain pytorch eager", torch_chain(chain))
     keep("chain torchscript", torch_chain(torch.jit.script(chain)))
@@ -203,13 +238,14 @@ for r in range(ROUNDS):
         for k, v in t.items():
             keep(f"train {k} nn {label}", v)
 
-units = {"chain": "us per chain", "rows": "us per call (512x1000 f32)", "loop16": "ns per iteration", "per-op": "ns per op", "first": "us",
+units = {"chain": "us per chain", "rows": "us per call (512x1000 f32)", "adam": "us per update (1M f32)", "loop16": "ns per iteration", "per-op": "ns per op", "first": "us",
          "train": "us per step"}
 for name, value in best.items():
     unit = "bytes" if "_bytes" in name else units[name.split()[0]]
     print(f"{name:40s} {value:12.1f} {unit}")
 print()
 print(f"chain: nn jit throughput / C++ fused loop = {best['chain C++ fused'] / best['chain nn jit']:.2f}x (target >= 0.8)")
+print(f"adam: nn jit / pytorch optim.Adam = {best['adam nn jit'] / best['adam pytorch optim.Adam']:.2f}x")
 print(f"loop16: nn jit / torchscript = {best['loop16 nn jit'] / best['loop16 torchscript']:.3f}x (target <= 0.02)")
 print(f"per-op: nn jit / pytorch eager = {best['per-op nn jit'] / best['per-op pytorch eager']:.3f}x (target <= 0.03)")
 print(f"first call: cold {best['first call nn cold cache'] / best['first call torchscript']:.3f}x, warm "

@@ -46,7 +46,7 @@ enum Trait : unsigned {
 // Shape: a tensor op, typed by its shape rule.
 enum class TypeRule {
   Unknown, None_, Literal, Func, Tuple, List, Dict, Str, Int, Bool, Compare, Module,
-  Arith, TrueDiv, Bits, Unary, First, Merge, Shape, Wrt, Declared,
+  Arith, TrueDiv, Power, Bits, Unary, First, Merge, Shape, Wrt, Declared,
 };
 
 class Node;

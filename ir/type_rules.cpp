@@ -68,6 +68,14 @@ Type resultType(const Node& n, size_t i) {
     case TypeRule::Arith: return arith(n.op(), operandType(0), operandType(1));
     case TypeRule::TrueDiv:
       return isNumber(operandType(0)) && isNumber(operandType(1)) ? Type{TypeKind::Float} : Type::any();
+    case TypeRule::Power: {
+      // A float power of numbers is a float (or raises: a negative base to
+      // a fractional power); an int to an int power is an int only when
+      // the exponent is not negative, which is known when it runs.
+      Type a = operandType(0), b = operandType(1);
+      bool floats = a.kind == TypeKind::Float || b.kind == TypeKind::Float;
+      return isNumber(a) && isNumber(b) && floats ? Type{TypeKind::Float} : Type::any();
+    }
     case TypeRule::Bits: {
       Type a = operandType(0);
       if (n.operands().size() == 1) return isIntLike(a) ? Type{TypeKind::Int} : Type::any();

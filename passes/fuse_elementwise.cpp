@@ -18,7 +18,12 @@
 // the root's block (never across an if or loop boundary); (5) if they may
 // raise, move past no node that stays outside and has an effect or may
 // raise (an error keeps its place among the program's errors and
-// effects). Groups of one op are left alone. Effects, random ops, matmul
+// effects). A Python float op (+, -, *, unary -) whose uses are all in the
+// group joins it too (numberMember: computed once per run). Groups of one
+// op are left alone, unless (6) they join another: plain groups (no
+// reduction) of one shape that read the same tensor (siblings) or where
+// one reads a value the other makes become one node of several results,
+// one per member value used outside (merge). Effects, random ops, matmul
 // and shape ops never join (they are neither). A reduction joins as a
 // group's root, a trailing full or last-axis sum, mean, max or min of
 // floats (reductionRoot), or, in a group rooted at an elementwise op of
@@ -45,10 +50,14 @@
 // member that may raise moves at most kMaxMoveSpan nodes). The members
 // move, in their original order, into the fused node's body at the root's
 // place; they only read values defined before them, so the move is sound.
-// Invariants: every member keeps its location (errors inside a fused
-// kernel point at the op's own source line); the fused node adopts the
-// root's result, so outer uses need no rewiring.
+// Then the groups and lone fusible ops merge (6), earlier into later, in
+// order of their roots (merge). Invariants: every member keeps its
+// location (errors inside a fused kernel point at the op's own source
+// line); the fused node adopts the results used outside (the root's in a
+// group of one result), so outer uses need no rewiring.
 #include <algorithm>
+#include <functional>
+#include <iterator>
 #include <memory>
 #include <queue>
 #include <unordered_map>
@@ -117,6 +126,19 @@ bool fusible(const Node& n) {
   return true;
 }
 
+// A Python float op (+, -, * or unary - of floats, which never raise) all
+// of whose uses are in a typed group joins it: the kernel computes it once
+// (1.0 - beta in an optimiser's update). It never roots a group.
+bool numberMember(const Node& n) {
+  Op op = n.op();
+  if (!elementwiseNode(n) || n.result(0)->type().kind != ir::TypeKind::Float ||
+      !(op == Op::Add || op == Op::Sub || op == Op::Mul || op == Op::Neg))
+    return false;
+  for (const ir::Value* v : n.operands())
+    if (v->type().kind != ir::TypeKind::Float) return false;
+  return true;
+}
+
 // An elementwise op whose result type is known only at run time (its
 // operands come out of a list, a dict or an untyped call: an optimiser's
 // update p - lr * g over a list of parameters). Its group becomes a fused
@@ -158,6 +180,7 @@ class Fuser {
       for (size_t m : members) claimed.insert(b.nodes()[m].get());
       groups.push_back(std::move(members));
     }
+    groups = merge(b, std::move(groups), claimed, position);
     if (groups.empty()) return changed;
     rebuild(b, groups);
     return true;
@@ -212,7 +235,9 @@ class Fuser {
       ready.pop();
       const Node& p = *b.nodes()[at];
       bool inner = false, ofRow = false;
-      if (typed) {
+      if (typed && numberMember(p)) {
+        // joins wherever its uses are (it cannot raise)
+      } else if (typed) {
         inner = rows && innerRowReduction(p, shape);
         if (!inner && !fusible(p)) continue;
         const ir::DimList own = *p.result(0)->type().shape;
@@ -240,6 +265,154 @@ class Fuser {
     return members;
   }
 
+  // Whether the members at `members` (of block b) are a plain group: all
+  // typed elementwise ops of one result shape, or all untyped ones (no
+  // reductions: their kernels have one result).
+  static bool plain(const ir::Block& b, const std::vector<size_t>& members, bool& typed, ir::DimList& shape) {
+    const Node& root = *b.nodes()[members.back()];
+    typed = fusible(root);
+    if (typed) shape = *root.result(0)->type().shape;
+    for (size_t m : members) {
+      const Node& n = *b.nodes()[m];
+      if (typed && numberMember(n)) continue;
+      if (typed ? !fusible(n) || *n.result(0)->type().shape != shape : !untypedFusible(n)) return false;
+    }
+    return true;
+  }
+
+  // Rule (6), multi-result groups: a plain group (or a lone fusible op)
+  // joins a later one of the same kind and shape that reads a tensor it
+  // reads (siblings: the input is read once for both) or a value it makes
+  // (its result is then stored by the kernel that also consumes it); the
+  // fused node then has a result per member value used outside it. The
+  // earlier group moves to the later one's root, so it joins only if no
+  // node outside both uses one of its values before that root, and (rule
+  // 5) none of its members that may raise moves past a node that stays
+  // outside and has an effect or may raise. Candidates: the groups that
+  // make the later group's operands and the last kReaders groups that read
+  // each of its tensor operands, nearest first; at most kMaxResults results
+  // and kMaxMerged members, so the checks stay linear in the block's size.
+  std::vector<std::vector<size_t>> merge(const ir::Block& b, std::vector<std::vector<size_t>> groups,
+                                         const std::unordered_set<const Node*>& claimed,
+                                         const std::unordered_map<const Node*, size_t>& position) {
+    const auto& nodes = b.nodes();
+    const size_t size = nodes.size();
+    // Fused groups and lone fusible ops, by root position.
+    for (size_t i = 0; i < size; ++i) {
+      const Node& n = *nodes[i];
+      if (!claimed.count(&n) && (fusible(n) || (untyped_ && untypedFusible(n)))) groups.push_back({i});
+    }
+    std::sort(groups.begin(), groups.end(), [](const auto& x, const auto& y) { return x.back() < y.back(); });
+    std::vector<size_t> groupAt(size, SIZE_MAX), parent(groups.size());
+    std::vector<bool> typed(groups.size()), mergeable(groups.size());
+    std::vector<ir::DimList> shape(groups.size());
+    for (size_t g = 0; g < groups.size(); ++g) {
+      parent[g] = g;
+      bool t = false;
+      mergeable[g] = plain(b, groups[g], t, shape[g]);
+      typed[g] = t;
+      for (size_t m : groups[g]) groupAt[m] = g;
+    }
+    auto find = [&](size_t g) {
+      while (parent[g] != g) g = parent[g] = parent[parent[g]];
+      return g;
+    };
+    // The positions of each block value's users (a use inside a nested
+    // block counts at the node holding it).
+    std::unordered_map<const ir::Value*, std::vector<size_t>> usersOf;
+    std::function<void(const Node&, size_t)> collect = [&](const Node& n, size_t at) {
+      for (const ir::Value* v : n.operands())
+        if (v->def() && v->def()->parent() == &b) usersOf[v].push_back(at);
+      for (size_t k = 0; k < n.numBlocks(); ++k)
+        for (const auto& inner : n.block(k)->nodes()) collect(*inner, at);
+    };
+    for (size_t i = 0; i < size; ++i) collect(*nodes[i], i);
+    std::vector<char> inUnion(size, 0);
+    std::unordered_map<const ir::Value*, std::vector<size_t>> readers;
+    for (size_t g = 0; g < groups.size(); ++g) {
+      if (!mergeable[g]) continue;
+      std::vector<size_t> candidates;
+      std::vector<const ir::Value*> read;
+      for (size_t m : groups[g])
+        for (const ir::Value* v : nodes[m]->operands()) {
+          const Node* d = v->def();
+          if (d && d->parent() == &b && groupAt[position.at(d)] != SIZE_MAX) {
+            size_t a = find(groupAt[position.at(d)]);
+            if (a != g) candidates.push_back(a);
+          }
+          bool tensor = typed[g] ? knownTensor(v->type()) : v->type().kind != ir::TypeKind::Int &&
+                                                                 v->type().kind != ir::TypeKind::Float &&
+                                                                 v->type().kind != ir::TypeKind::Bool;
+          if (!tensor) continue;
+          read.push_back(v);
+          const std::vector<size_t>& r = readers[v];
+          for (size_t k = r.size() > kReaders ? r.size() - kReaders : 0; k < r.size(); ++k) candidates.push_back(find(r[k]));
+        }
+      std::sort(candidates.begin(), candidates.end(), [&](size_t x, size_t y) { return groups[x].back() > groups[y].back(); });
+      candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+      for (size_t a : candidates) {
+        a = find(a);
+        if (a == g || !mergeable[a] || typed[a] != typed[g] || (typed[g] && shape[a] != shape[g])) continue;
+        if (groups[a].size() + groups[g].size() > kMaxMerged) continue;
+        if (!joins(b, groups[a], groups[g], usersOf, inUnion)) continue;
+        std::vector<size_t> both;
+        std::merge(groups[a].begin(), groups[a].end(), groups[g].begin(), groups[g].end(), std::back_inserter(both));
+        groups[g] = std::move(both);
+        groups[a].clear();
+        parent[a] = g;
+      }
+      for (const ir::Value* v : read) {
+        std::vector<size_t>& r = readers[v];
+        if (r.empty() || find(r.back()) != g) r.push_back(g);
+      }
+    }
+    std::vector<std::vector<size_t>> out;
+    for (auto& g : groups)
+      if (g.size() >= 2) out.push_back(std::move(g));
+    return out;
+  }
+
+  // Whether group `early` may join group `late` (merge's conditions).
+  bool joins(const ir::Block& b, const std::vector<size_t>& early, const std::vector<size_t>& late,
+             const std::unordered_map<const ir::Value*, std::vector<size_t>>& usersOf, std::vector<char>& inUnion) {
+    const auto& nodes = b.nodes();
+    const size_t root = late.back();
+    for (size_t m : early) inUnion[m] = 1;
+    for (size_t m : late) inUnion[m] = 1;
+    bool ok = true;
+    size_t results = 0, firstRaising = SIZE_MAX;
+    auto usedOutside = [&](size_t m, bool& beforeRoot) {
+      bool outside = false;
+      auto it = usersOf.find(nodes[m]->result(0));
+      if (it != usersOf.end())
+        for (size_t at : it->second)
+          if (!inUnion[at]) {
+            outside = true;
+            beforeRoot = beforeRoot || at <= root;
+          }
+      return outside;
+    };
+    for (size_t m : early) {
+      bool before = false;
+      results += usedOutside(m, before);
+      ok = ok && !before;
+      if (firstRaising == SIZE_MAX && mayRaise(*nodes[m])) firstRaising = m;
+    }
+    for (size_t m : late) {
+      bool before = false;
+      results += usedOutside(m, before);
+    }
+    ok = ok && results <= kMaxResults;
+    if (ok && firstRaising != SIZE_MAX) {
+      ok = root - firstRaising <= kMaxMoveSpan;
+      for (size_t at = firstRaising + 1; ok && at < root; ++at)
+        ok = inUnion[at] || !(hasEffect(*nodes[at]) || mayRaise(*nodes[at]));
+    }
+    for (size_t m : early) inUnion[m] = 0;
+    for (size_t m : late) inUnion[m] = 0;
+    return ok;
+  }
+
   // Moves each group into a fused node at its root's place.
   void rebuild(ir::Block& b, const std::vector<std::vector<size_t>>& groups) {
     std::vector<std::unique_ptr<Node>>& nodes = b.mutableNodes();
@@ -265,14 +438,38 @@ class Fuser {
     fused->setInlinedAt(root.inlinedAt());
     fused->setParent(&b);
     ir::Block* body = fused->addBlock();
-    std::unordered_set<const ir::Value*> internal;
-    for (size_t m : members) internal.insert(nodes[m]->result(0));
+    std::unordered_map<const ir::Value*, size_t> internalUses;
+    for (size_t m : members) internalUses[nodes[m]->result(0)] = 0;
+    for (size_t m : members)
+      for (const ir::Value* v : nodes[m]->operands())
+        if (auto it = internalUses.find(v); it != internalUses.end()) ++it->second;
+    // The results: each member value used outside the group, in member
+    // order (the root's alone for a group of one result).
+    std::vector<Node*> outputs;
+    for (size_t m : members)
+      if (internalUses.at(nodes[m]->result(0)) < uses_[nodes[m]->result(0)]) outputs.push_back(nodes[m].get());
+    if (outputs.empty()) outputs.push_back(&root);
+    // The fused node takes over those members' results; each of them gets
+    // a new one inside, which the members after it read and the body
+    // yields, so outer uses need no rewiring.
+    std::unordered_map<const ir::Value*, ir::Value*> innerOf;
+    std::vector<ir::Value*> yielded;
+    for (Node* n : outputs) {
+      ir::Type type = n->result(0)->type();
+      const ir::Value* outer = n->result(0);
+      fused->adoptResults(*n);
+      yielded.push_back(innerOf[outer] = n->addResult(type));
+    }
     std::unordered_map<const ir::Value*, ir::Value*> argOf;
     for (size_t m : members) {
       Node& n = *nodes[m];
       for (size_t k = 0; k < n.operands().size(); ++k) {
         ir::Value* v = n.operand(k);
-        if (internal.count(v)) continue;
+        if (auto inner = innerOf.find(v); inner != innerOf.end()) {
+          n.setOperand(k, inner->second);
+          continue;
+        }
+        if (internalUses.count(v)) continue;
         auto [it, fresh] = argOf.emplace(v, nullptr);
         if (fresh) {
           fused->addOperand(v);
@@ -281,18 +478,17 @@ class Fuser {
         n.setOperand(k, it->second);
       }
     }
-    // The fused node takes over the root's result; the root inside gets a
-    // new one, which the body yields.
-    ir::Type type = root.result(0)->type();
-    fused->adoptResults(root);
-    ir::Value* inner = root.addResult(type);
     for (size_t m : members) {
       Node* n = body->append(std::move(nodes[m]));
       n->result(0)->setOwner(body);
     }
-    ir::build(body, Op::Yield, root.loc(), {inner}, 0);
+    ir::build(body, Op::Yield, root.loc(), yielded, 0);
     return fused;
   }
+
+  // merge's bounds: readers of a tensor looked at, results and members
+  // of a multi-result group.
+  static constexpr size_t kReaders = 4, kMaxResults = 8, kMaxMerged = 64;
 
   std::unordered_map<const ir::Value*, size_t> uses_;
   bool untyped_;  // whether groups of untyped ops fuse

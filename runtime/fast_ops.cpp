@@ -73,7 +73,7 @@ std::unique_ptr<FastOp> compileMatmul(const ir::Node& n, Device& device) {
 
 std::unique_ptr<FastOp> compileFastOp(const ir::Node& n, Device& device, const std::function<jit::Engine*()>& jit) {
   Op op = n.op();
-  if (n.numResults() != 1) return nullptr;
+  if (n.numResults() != 1 && op != Op::Fused) return nullptr;
   if (op == Op::Sum || op == Op::Mean) return compileReduction(n, device);
   if (op == Op::MatMul) return compileMatmul(n, device);
   auto shape = knownShape(n.result(0)->type());
@@ -104,7 +104,11 @@ std::unique_ptr<FastOp> compileFastOp(const ir::Node& n, Device& device, const s
       }
       f->fusedOperands.push_back(std::move(o));
     }
-    f->resultSlot = n.result(0)->id();
+    for (size_t k = 0; k < n.numResults(); ++k) {
+      const ir::Value* r = n.result(k);
+      if (!r->type().dtype || knownShape(r->type()) != shape) return nullptr;
+      f->fusedResults.push_back({r->id(), *r->type().dtype});
+    }
     return f;
   }
   if (!shape) return nullptr;

@@ -46,7 +46,7 @@ struct FastOp {
   // a @ b on tensors of planned types (`shape` is a's, `shapeB` b's).
   bool matmul = false;
   Shape shapeB;
-  // A fused node (`out` and `shape`: its result's): the JIT compiles its
+  // A fused node (`out` and `shape`: its first result's): the JIT compiles its
   // native kernel once the node is hot (jit::Engine::hot, counting `runs`
   // and result `elements`; until then it runs op by op, fused_exec.cpp);
   // null `fused` after that means it could not.
@@ -60,7 +60,13 @@ struct FastOp {
     Shape shape;
   };
   std::vector<FusedOperand> fusedOperands;
-  uint32_t resultSlot = 0;
+  // Each result's slot and dtype (a multi-result node's results share
+  // `shape`; `out` is the first's dtype).
+  struct FusedResult {
+    uint32_t slot = 0;
+    DType dtype = DType::F32;
+  };
+  std::vector<FusedResult> fusedResults;
   mutable std::atomic<uint64_t> runs{0}, elements{0};
   int64_t elementsPerRun = 0;  // of the result, or of a trailing reduction's operand
   mutable std::atomic<bool> hot{false};

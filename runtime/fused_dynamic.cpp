@@ -28,12 +28,12 @@ struct FusedSpecialisation {
   // shape (the slot is unused).
   std::vector<FastOp::FusedOperand> signature;
   // The typed copy (null when the node runs op by op for this signature):
-  // its one fused node, which of the untyped node's operands each of that
-  // node's operands is, and its pre-resolved form, whose slots are the
-  // untyped node's (operands and result) in the caller's frame.
+  // its one fused node, which of the untyped node's operands (results)
+  // each of that node's operands (results) is, and its pre-resolved form,
+  // whose slots are the untyped node's in the caller's frame.
   std::unique_ptr<ir::Graph> graph;
   const ir::Node* node = nullptr;
-  std::vector<size_t> outerOperand;
+  std::vector<size_t> outerOperand, outerResult;
   std::unique_ptr<FastOp> op;
 };
 
@@ -104,7 +104,10 @@ std::string specialise(const ir::Node& n, FusedSpecialisation& s) {
     args.push_back(f->addParam(name, typeOf(s.signature[i])));
   }
   std::vector<ir::Value*> out = ir::appendBlockCopy(*n.block(0), *f->body(), args);
-  ir::build(f->body(), ir::Op::Return, n.loc(), {out.at(0)}, 0);
+  // Several results are returned as a tuple, so each has a use outside.
+  ir::Value* returned = out.at(0);
+  if (out.size() > 1) returned = ir::build(f->body(), ir::Op::MakeTuple, n.loc(), out, 1)->result(0);
+  ir::build(f->body(), ir::Op::Return, n.loc(), {returned}, 0);
   f->number();
   // Neither pass reads the context beyond `fuse`; a mismatch the rules
   // find leaves a type unknown (non-strict types), so the body does not
@@ -116,11 +119,22 @@ std::string specialise(const ir::Node& n, FusedSpecialisation& s) {
   const auto& nodes = f->body()->nodes();
   const char* apart = "its ops do not make one chain over the result's shape (an operand broadcast inside it, or "
                       "an op these operands make fail)";
-  if (nodes.size() != 2 || nodes[0]->op() != ir::Op::Fused || nodes[1]->operand(0) != nodes[0]->result(0))
+  if (nodes.size() != (out.size() > 1 ? 3 : 2) || nodes[0]->op() != ir::Op::Fused ||
+      nodes[0]->numResults() != out.size())
     return apart;
   const ir::Node& fused = *nodes[0];
-  const ir::Type& type = fused.result(0)->type();
-  if (!type.dtype || !type.hasStaticShape()) return apart;
+  // Result k of n is result resultOf[k] of the typed node.
+  std::vector<size_t> resultOf;
+  for (const ir::Value* v : nodes[1]->operands()) {
+    size_t j = 0;
+    while (j < fused.numResults() && fused.result(j) != v) ++j;
+    if (j == fused.numResults()) return apart;
+    resultOf.push_back(j);
+  }
+  for (size_t j = 0; j < fused.numResults(); ++j) {
+    const ir::Type& type = fused.result(j)->type();
+    if (!type.dtype || !type.hasStaticShape()) return apart;
+  }
   std::vector<size_t> outerOperand;
   for (const ir::Value* v : fused.operands()) {
     auto it = std::find(args.begin(), args.end(), v);
@@ -129,6 +143,8 @@ std::string specialise(const ir::Node& n, FusedSpecialisation& s) {
   }
   s.node = &fused;
   s.outerOperand = std::move(outerOperand);
+  s.outerResult.assign(resultOf.size(), 0);
+  for (size_t k = 0; k < resultOf.size(); ++k) s.outerResult[resultOf[k]] = k;
   s.graph = std::move(g);
   return "";
 }
@@ -176,7 +192,8 @@ std::shared_ptr<const FusedSpecialisation> specialisationFor(const FastOp& op, c
     if (s->op) {
       for (size_t k = 0; k < s->outerOperand.size(); ++k)
         s->op->fusedOperands[k].slot = n.operand(s->outerOperand[k])->id();
-      s->op->resultSlot = n.result(0)->id();
+      for (size_t j = 0; j < s->outerResult.size(); ++j)
+        s->op->fusedResults[j].slot = n.result(s->outerResult[j])->id();
       s->op->chargedTo = &n;
     }
   }

@@ -65,6 +65,8 @@ struct FirstFailure {
 
 void Interpreter::execFused(const ir::Node& n, Frame& f, uint64_t dying) {
   const ir::Block& body = *n.block(0);
+  // Every result has one shape (the pass groups ops of one shape only,
+  // passes/fuse_elementwise.cpp); their dtypes may differ.
   const ir::Type type = n.result(0)->type();
   Shape shape;
   int64_t numel = 1;
@@ -82,25 +84,32 @@ void Interpreter::execFused(const ir::Node& n, Frame& f, uint64_t dying) {
     std::vector<Value> out;
     exec(body, f, out);
     for (size_t i = 0; i < body.numArgs(); ++i) f[body.arg(i)] = Value();
-    f[n.result(0)] = std::move(out[0]);
+    for (size_t r = 0; r < n.numResults(); ++r) f[n.result(r)] = std::move(out[r]);
     return;
   }
 
   size_t rank = shape.size();
-  // As in eager mode, the result takes a dying operand's buffer where it
-  // can: one of the result's shape and dtype, contiguous and held nowhere
-  // else. A tile reads its rows of that operand before it writes the same
-  // rows of the result, and no tile reads another's rows of it.
-  int reuse = -1;
-  for (size_t i = 0; i < n.operands().size() && i < ir::Node::kMaxDyingOperands && reuse < 0; ++i) {
+  // As in eager mode, a single result takes a dying operand's buffer where
+  // it can: one of the result's shape and dtype, contiguous and held
+  // nowhere else. A tile reads its rows of that operand before it writes
+  // the same rows of the result, and no tile reads another's rows of it.
+  // (With several results, one result's copy could overwrite rows that a
+  // view among the others still reads.)
+  std::vector<int> reuse(n.numResults(), -1);
+  for (size_t i = 0; i < n.operands().size() && i < ir::Node::kMaxDyingOperands && n.numResults() == 1; ++i) {
     const Value& v = f[n.operand(i)];
     if (!((dying >> i) & 1) || !v.is(Kind::Tensor) || v.useCount() != 1) continue;
     const Tensor& x = tensorOf(v);
-    if (x.dtype() == *type.dtype && x.shape() == shape && x.isContiguous() && x.storage().use_count() == 1)
-      reuse = static_cast<int>(i);
+    if (x.dtype() == *type.dtype && x.shape() == shape && x.isContiguous() && x.storage().use_count() == 1) {
+      reuse[0] = static_cast<int>(i);
+      break;
+    }
   }
-  Tensor result = reuse < 0 ? Tensor::empty(*type.dtype, shape, deviceOf(n, f)) : tensorOf(f[n.operand(reuse)]);
-  const ir::Value* yielded = body.terminator()->operand(0);
+  std::vector<Tensor> results;
+  for (size_t r = 0; r < n.numResults(); ++r)
+    results.push_back(reuse[r] < 0 ? Tensor::empty(*n.result(r)->type().dtype, shape, deviceOf(n, f))
+                                   : tensorOf(f[n.operand(reuse[r])]));
+  const ir::Node& yield = *body.terminator();
   int64_t tiles = (rows + step - 1) / step;
   FirstFailure failure;
 #pragma omp parallel
@@ -122,19 +131,23 @@ void Interpreter::execFused(const ir::Node& n, Frame& f, uint64_t dying) {
         }
         Shape tile = shape;
         tile[0] = r1 - r0;
-        result.view(tile, result.strides(), r0 * result.strides()[0]).copyFrom(tensorOf(local[yielded]));
+        for (size_t r = 0; r < results.size(); ++r)
+          results[r].view(tile, results[r].strides(), r0 * results[r].strides()[0])
+              .copyFrom(tensorOf(local[yield.operand(r)]));
       } catch (...) {
         failure.record(at);
       }
       // The ops' kills dropped the rest; what a failure left is overwritten
       // by the next tile and freed with the frame.
       for (size_t i = 0; i < body.numArgs(); ++i) local[body.arg(i)] = Value();
-      local[yielded] = Value();
+      for (const ir::Value* v : yield.operands()) local[v] = Value();
     }
   }
   if (failure.error) std::rethrow_exception(failure.error);
-  if (reuse < 0) f[n.result(0)] = makeTensorValue(std::move(result));
-  else f[n.result(0)] = std::move(f[n.operand(reuse)]);
+  for (size_t r = 0; r < results.size(); ++r) {
+    if (reuse[r] < 0) f[n.result(r)] = makeTensorValue(std::move(results[r]));
+    else f[n.result(r)] = std::move(f[n.operand(reuse[r])]);
+  }
 }
 
 }  // namespace nn::rt

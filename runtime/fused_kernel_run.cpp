@@ -83,7 +83,7 @@ bool runRowReduction(const jit::FusedKernel& k, void* const* in, const FastOp& o
     return false;
   Tensor out = Tensor::empty(op.out, op.shape, *op.device);
   if (!runSplit(k, in, out.bytes(), rows, k.count >= kParallelThreshold)) return false;
-  slots[op.resultSlot] = makeTensorValue(std::move(out));
+  slots[op.fusedResults[0].slot] = makeTensorValue(std::move(out));
   return true;
 }
 
@@ -158,27 +158,43 @@ bool runFusedKernel(const FastOp& op, const ir::Node& n, Value* slots, uint64_t 
   if (k->reduce != jit::FusedKernel::Reduce::None) {
     Tensor sum;
     if (!runReduction(*k, in, op, sum)) return false;  // op by op: it raises
-    slots[op.resultSlot] = makeTensorValue(std::move(sum));
+    slots[op.fusedResults[0].slot] = makeTensorValue(std::move(sum));
     return true;
   }
   int64_t numel = 1;
   for (int64_t d : op.shape) numel *= d;
-  // A dying operand read element by element, of the result's dtype and held
-  // nowhere else, takes the result; its Value moves to the result's slot.
-  int reuse = -1;
-  for (size_t i = 0; i < count && i < ir::Node::kMaxDyingOperands && reuse < 0 && !k->canFail; ++i) {
-    if (!((dying >> i) & 1) || k->operands[i].access != jit::Access::Elementwise) continue;
-    const Value& v = slots[op.fusedOperands[i].slot];
-    const Tensor& x = tensorOf(v);
-    if (x.dtype() == op.out && v.useCount() == 1 && x.storage().use_count() == 1) reuse = static_cast<int>(i);
+  // A dying operand read element by element, of a result's dtype and held
+  // nowhere else, takes that result; its Value moves to the result's slot.
+  // (The kernel reads an element of every operand before it writes that
+  // element of any result.)
+  size_t results = op.fusedResults.size();
+  int reuse[jit::kMaxFusedResults];
+  Tensor fresh[jit::kMaxFusedResults];
+  void* outs[jit::kMaxFusedResults];
+  if (results > jit::kMaxFusedResults) return false;
+  uint64_t taken = 0;
+  for (size_t r = 0; r < results; ++r) {
+    reuse[r] = -1;
+    for (size_t i = 0; i < count && i < ir::Node::kMaxDyingOperands && reuse[r] < 0 && !k->canFail; ++i) {
+      if (!((dying >> i) & 1) || ((taken >> i) & 1) || k->operands[i].access != jit::Access::Elementwise) continue;
+      const Value& v = slots[op.fusedOperands[i].slot];
+      const Tensor& x = tensorOf(v);
+      if (x.dtype() == op.fusedResults[r].dtype && v.useCount() == 1 && x.storage().use_count() == 1) {
+        reuse[r] = static_cast<int>(i);
+        taken |= uint64_t{1} << i;
+      }
+    }
+    if (reuse[r] < 0) fresh[r] = Tensor::empty(op.fusedResults[r].dtype, op.shape, *op.device);
+    outs[r] = reuse[r] < 0 ? fresh[r].bytes() : in[reuse[r]];
   }
-  Tensor fresh;
-  if (reuse < 0) fresh = Tensor::empty(op.out, op.shape, *op.device);
-  void* o = reuse < 0 ? fresh.bytes() : in[reuse];
+  // One result: `out` is its elements; several: `out` lists them.
+  void* o = results == 1 ? outs[0] : static_cast<void*>(outs);
   int64_t total = k->cols > 0 ? numel / k->cols : numel;
   if (!runSplit(*k, in, o, total, numel >= kParallelThreshold)) return false;
-  if (reuse < 0) slots[op.resultSlot] = makeTensorValue(std::move(fresh));
-  else slots[op.resultSlot] = std::move(slots[op.fusedOperands[static_cast<size_t>(reuse)].slot]);
+  for (size_t r = 0; r < results; ++r) {
+    if (reuse[r] < 0) slots[op.fusedResults[r].slot] = makeTensorValue(std::move(fresh[r]));
+    else slots[op.fusedResults[r].slot] = std::move(slots[op.fusedOperands[static_cast<size_t>(reuse[r])].slot]);
+  }
   return true;
 }
 

@@ -214,14 +214,15 @@ class Interpreter {
   std::mutex warnedMutex_;
   std::set<std::tuple<uint32_t, uint32_t, uint32_t>> warnedSites_;
   std::vector<Value>& take();
-  // A fused node's ops run on tiles: the node reports its whole result as
-  // its root op's (the op eager mode runs unfused), its ops nothing.
+  // A fused node's ops run on tiles: the node reports each whole result as
+  // the op inside that makes it (the op eager mode runs unfused), its ops
+  // nothing.
   void trace(const ir::Node& n, Frame& f) {
     if (!tracer_ || n.numResults() == 0) return;
     const ir::Node* around = n.parent() ? n.parent()->parentNode() : nullptr;
     if (around && around->op() == ir::Op::Fused) return;
-    const ir::Node& as = n.op() == ir::Op::Fused ? *n.block(0)->terminator()->operand(0)->def() : n;
-    tracer_(as, f[n.result(0)]);
+    if (n.op() != ir::Op::Fused) return tracer_(n, f[n.result(0)]);
+    for (size_t r = 0; r < n.numResults(); ++r) tracer_(*n.block(0)->terminator()->operand(r)->def(), f[n.result(r)]);
   }
 };
 

@@ -382,6 +382,21 @@ Element ElementwiseEmitter::where(const Element& c, const Element& x, const Elem
 
 Element ElementwiseEmitter::emit(const ir::Node& n, const std::vector<Element>& in, std::string& why) {
   const ir::Type& type = n.result(0)->type();
+  // Python float arithmetic inside a chain (1.0 - beta): the double
+  // operations Python makes, on numbers read once (LLVM hoists them).
+  bool floats = type.kind == ir::TypeKind::Float && !in.empty();
+  for (const Element& e : in) floats = floats && e.number && e.kind == ScalarKind::Float;
+  if (floats) {
+    Element r;
+    r.number = true;
+    r.kind = ScalarKind::Float;
+    if (n.op() == Op::Neg && in.size() == 1) r.value = b_.CreateFNeg(in[0].value);
+    else if (n.op() == Op::Add && in.size() == 2) r.value = b_.CreateFAdd(in[0].value, in[1].value);
+    else if (n.op() == Op::Sub && in.size() == 2) r.value = b_.CreateFSub(in[0].value, in[1].value);
+    else if (n.op() == Op::Mul && in.size() == 2) r.value = b_.CreateFMul(in[0].value, in[1].value);
+    else why = std::string(n.info().name) + " of Python floats is not compiled";
+    return r;
+  }
   if (!type.dtype) {
     why = std::string(n.info().name) + " has no known dtype";
     return Element{};

@@ -1,5 +1,6 @@
 // The loop of a fused kernel: reads each operand's element, runs the body's
-// ops on it (elementwise_codegen.cpp) and stores the yielded element.
+// ops on it (elementwise_codegen.cpp) and stores the yielded element (each
+// of them, for a node of several results: `out` then lists their buffers).
 //
 //   void name(void* const* in, void* noalias out, i64 begin, i64 end)
 //     by elements:  for i in [begin, end): out[i] = body(in_k[i] | in_k[0] | number_k)
@@ -345,6 +346,20 @@ std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir:
     why = "the result's shape or dtype is not known";
     return nullptr;
   }
+  // Several results (passes/fuse_elementwise.cpp rule 6): elementwise
+  // chains of one shape, each result stored as the loop makes it.
+  if (n.numResults() > 1) {
+    std::vector<int64_t> other;
+    for (size_t r = 0; r < n.numResults(); ++r)
+      if (!staticShape(n.result(r)->type(), other) || other != shape) {
+        why = "the results' shapes differ";
+        return nullptr;
+      }
+    if (reduction || !inner.empty()) {
+      why = "a reduction in a fused node of several results is not compiled";
+      return nullptr;
+    }
+  }
   for (int64_t d : shape)
     if (d == 0) {
       why = "the result is empty";
@@ -433,6 +448,21 @@ std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir:
     if (a.access == Access::Single) hoisted[i] = Element{loadElement(base[i], dt, b.getInt64(0)), false, dt};
   }
   llvm::Value* out = b.CreateBitCast(outArg, storageOf(reduction && !perRow ? DType::F64 : outType)->getPointerTo());
+  // The results' element pointers: `out` itself, or for several results
+  // the pointers it lists.
+  std::vector<const ir::Value*> yielded(body.terminator()->operands().begin(), body.terminator()->operands().end());
+  std::vector<DType> resultTypes;
+  std::vector<llvm::Value*> outs;
+  for (size_t r = 0; r < n.numResults(); ++r) {
+    DType dt = *n.result(r)->type().dtype;
+    resultTypes.push_back(dt);
+    if (n.numResults() == 1) {
+      outs.push_back(out);
+      continue;
+    }
+    llvm::Value* p = b.CreateLoad(bytePtr, b.CreateConstInBoundsGEP1_64(bytePtr, b.CreateBitCast(outArg, bytePtr->getPointerTo()), r));
+    outs.push_back(b.CreateBitCast(p, storageOf(dt)->getPointerTo()));
+  }
 
   // The current row's folds by the inner reductions made so far, and the
   // row buffers holding the elements of values an inner reduction folded
@@ -443,10 +473,10 @@ std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir:
   // column `col` when some operand is read by rows), converted to `as`;
   // only the ops it depends on are emitted, an inner reduction's result
   // being its fold. Null (with `why`) when an op cannot be compiled.
-  auto elementAt = [&](const ir::Value* target, DType as, llvm::Value* flat, llvm::Value* row,
-                       llvm::Value* col) -> llvm::Value* {
+  auto elementsAt = [&](const std::vector<const ir::Value*>& targets, const std::vector<DType>& as, llvm::Value* flat,
+                        llvm::Value* row, llvm::Value* col) -> std::vector<llvm::Value*> {
     std::unordered_set<const ir::Node*> needed;
-    std::vector<const ir::Value*> work{target};
+    std::vector<const ir::Value*> work = targets;
     while (!work.empty()) {
       const ir::Value* v = work.back();
       work.pop_back();
@@ -481,7 +511,7 @@ std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir:
       Element r = emitter.emit(*node, in, why);
       if (!r.value) {
         if (why.empty()) why = std::string(node->info().name) + " cannot be compiled";
-        return nullptr;
+        return {};
       }
       elements[node->result(0)] = r;
     }
@@ -493,7 +523,14 @@ std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir:
       llvm::Value* was = b.CreateLoad(b.getInt8Ty(), faulted);
       b.CreateStore(b.CreateOr(was, b.CreateZExt(any, b.getInt8Ty())), faulted);
     }
-    return emitter.convert(elements.at(target), as);
+    std::vector<llvm::Value*> out;
+    for (size_t k = 0; k < targets.size(); ++k) out.push_back(emitter.convert(elements.at(targets[k]), as[k]));
+    return out;
+  };
+  auto elementAt = [&](const ir::Value* target, DType as, llvm::Value* flat, llvm::Value* row,
+                       llvm::Value* col) -> llvm::Value* {
+    std::vector<llvm::Value*> v = elementsAt({target}, {as}, flat, row, col);
+    return v.empty() ? nullptr : v[0];
   };
   const ir::Value* last = reduction ? reduction->operand(0) : body.terminator()->operand(0);
   auto chainAt = [&](llvm::Value* flat, llvm::Value* row, llvm::Value* col) {
@@ -590,10 +627,15 @@ std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir:
     col->addIncoming(b.getInt64(0), rowStart);
   }
   llvm::Value* flat = byRows ? b.CreateAdd(b.CreateMul(outer, b.getInt64(cols)), col, "", true, true) : outer;
-  llvm::Value* v = chainAt(flat, outer, col);
-  if (!v) return nullptr;
-  if (outType == DType::Bool) v = b.CreateZExt(v, b.getInt8Ty());
-  b.CreateStore(v, b.CreateInBoundsGEP(storageOf(outType), out, flat));
+  // Every result's element is made before any is stored (a result may
+  // take the buffer of an operand read element by element).
+  std::vector<llvm::Value*> values = elementsAt(yielded, resultTypes, flat, outer, col);
+  if (values.empty()) return nullptr;
+  for (size_t r = 0; r < values.size(); ++r) {
+    llvm::Value* v = values[r];
+    if (resultTypes[r] == DType::Bool) v = b.CreateZExt(v, b.getInt8Ty());
+    b.CreateStore(v, b.CreateInBoundsGEP(storageOf(resultTypes[r]), outs[r], flat));
+  }
   markAccesses(columns);
   if (byRows) {
     llvm::Value* nextCol = b.CreateAdd(col, b.getInt64(1), "", true, true);
