@@ -524,7 +524,13 @@ std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir:
       b.CreateStore(b.CreateOr(was, b.CreateZExt(any, b.getInt8Ty())), faulted);
     }
     std::vector<llvm::Value*> out;
-    for (size_t k = 0; k < targets.size(); ++k) out.push_back(emitter.convert(elements.at(targets[k]), as[k]));
+    for (size_t k = 0; k < targets.size(); ++k) {
+      out.push_back(emitter.convert(elements.at(targets[k]), as[k]));
+      if (!out.back()) {
+        why = std::string("a value is not converted to ") + ir::dtypeName(as[k]) + " in a kernel";
+        return {};
+      }
+    }
     return out;
   };
   auto elementAt = [&](const ir::Value* target, DType as, llvm::Value* flat, llvm::Value* row,
