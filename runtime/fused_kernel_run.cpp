@@ -168,10 +168,14 @@ bool runFusedKernel(const FastOp& op, const ir::Node& n, Value* slots, uint64_t 
   // (The kernel reads an element of every operand before it writes that
   // element of any result.)
   size_t results = op.fusedResults.size();
-  int reuse[jit::kMaxFusedResults];
-  Tensor fresh[jit::kMaxFusedResults];
-  void* outs[jit::kMaxFusedResults];
   if (results > jit::kMaxFusedResults) return false;
+  int reuse[jit::kMaxFusedResults];
+  void* outs[jit::kMaxFusedResults];
+  // The new buffers: one result's inline (no array of tensors to clear on
+  // every run of a small kernel), more results' in a vector.
+  Tensor fresh;
+  std::vector<Tensor> freshMore;
+  if (results > 1) freshMore.resize(results);
   uint64_t taken = 0;
   for (size_t r = 0; r < results; ++r) {
     reuse[r] = -1;
@@ -184,16 +188,18 @@ bool runFusedKernel(const FastOp& op, const ir::Node& n, Value* slots, uint64_t 
         taken |= uint64_t{1} << i;
       }
     }
-    if (reuse[r] < 0) fresh[r] = Tensor::empty(op.fusedResults[r].dtype, op.shape, *op.device);
-    outs[r] = reuse[r] < 0 ? fresh[r].bytes() : in[reuse[r]];
+    Tensor& buffer = results > 1 ? freshMore[r] : fresh;
+    if (reuse[r] < 0) buffer = Tensor::empty(op.fusedResults[r].dtype, op.shape, *op.device);
+    outs[r] = reuse[r] < 0 ? buffer.bytes() : in[reuse[r]];
   }
   // One result: `out` is its elements; several: `out` lists them.
   void* o = results == 1 ? outs[0] : static_cast<void*>(outs);
   int64_t total = k->cols > 0 ? numel / k->cols : numel;
   if (!runSplit(*k, in, o, total, numel >= kParallelThreshold)) return false;
   for (size_t r = 0; r < results; ++r) {
-    if (reuse[r] < 0) slots[op.fusedResults[r].slot] = makeTensorValue(std::move(fresh[r]));
-    else slots[op.fusedResults[r].slot] = std::move(slots[op.fusedOperands[static_cast<size_t>(reuse[r])].slot]);
+    Value& slot = slots[op.fusedResults[r].slot];
+    if (reuse[r] >= 0) slot = std::move(slots[op.fusedOperands[static_cast<size_t>(reuse[r])].slot]);
+    else slot = makeTensorValue(std::move(results > 1 ? freshMore[r] : fresh));
   }
   return true;
 }
