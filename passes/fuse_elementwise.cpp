@@ -340,10 +340,7 @@ class Fuser {
             size_t a = find(groupAt[position.at(d)]);
             if (a != g) candidates.push_back(a);
           }
-          bool tensor = typed[g] ? knownTensor(v->type()) : v->type().kind != ir::TypeKind::Int &&
-                                                                 v->type().kind != ir::TypeKind::Float &&
-                                                                 v->type().kind != ir::TypeKind::Bool;
-          if (!tensor) continue;
+          if (typed[g] ? !knownTensor(v->type()) : number(v->type().kind)) continue;
           read.push_back(v);
           const std::vector<size_t>& r = readers[v];
           for (size_t k = r.size() > kReaders ? r.size() - kReaders : 0; k < r.size(); ++k) candidates.push_back(find(r[k]));
@@ -487,7 +484,8 @@ class Fuser {
   }
 
   // merge's bounds: readers of a tensor looked at, results and members
-  // of a multi-result group.
+  // of a multi-result group (the runtime's kernels take at most 8 results:
+  // jit::kMaxFusedResults).
   static constexpr size_t kReaders = 4, kMaxResults = 8, kMaxMerged = 64;
 
   std::unordered_map<const ir::Value*, size_t> uses_;

@@ -453,15 +453,16 @@ std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir:
   std::vector<const ir::Value*> yielded(body.terminator()->operands().begin(), body.terminator()->operands().end());
   std::vector<DType> resultTypes;
   std::vector<llvm::Value*> outs;
+  llvm::Value* outList = b.CreateBitCast(outArg, bytePtr->getPointerTo());
   for (size_t r = 0; r < n.numResults(); ++r) {
     DType dt = *n.result(r)->type().dtype;
     resultTypes.push_back(dt);
     if (n.numResults() == 1) {
       outs.push_back(out);
-      continue;
+    } else {
+      llvm::Value* p = b.CreateLoad(bytePtr, b.CreateConstInBoundsGEP1_64(bytePtr, outList, r));
+      outs.push_back(b.CreateBitCast(p, storageOf(dt)->getPointerTo()));
     }
-    llvm::Value* p = b.CreateLoad(bytePtr, b.CreateConstInBoundsGEP1_64(bytePtr, b.CreateBitCast(outArg, bytePtr->getPointerTo()), r));
-    outs.push_back(b.CreateBitCast(p, storageOf(dt)->getPointerTo()));
   }
 
   // The current row's folds by the inner reductions made so far, and the

@@ -39,9 +39,10 @@ struct OperandAccess {
 
 // in: one pointer per operand (a tensor's first element, or the number's
 // 8 bytes); out: the contiguous result, or for a node of several results
-// (at most kMaxFusedResults) an array of pointers to them, in order. By elements: [begin, end) are flat
-// indices of the output; by rows (FusedKernel::cols > 0): row indices
-// (but see FusedKernel::reduce).
+// (at most kMaxFusedResults, all of one shape) an array of pointers to
+// them, in order. By elements: [begin, end) are flat indices of the
+// output; by rows (FusedKernel::cols > 0): row indices (but see
+// FusedKernel::reduce).
 // Returns 0, or 1 when an op would raise for some element (an integer
 // division by zero: FusedKernel::canFail); the runtime then runs the node
 // op by op, which raises the error at its op.
