@@ -4,6 +4,8 @@
 // global (read at run time, so later definitions are seen), or a builtin.
 // Anything else is a compile-time "name is not defined" error.
 #include "frontend/lower_internal.h"
+#include "ir/builtins.h"
+#include "support/suggest.h"
 
 namespace nn::frontend {
 
@@ -57,7 +59,27 @@ Value* Lowerer::readIn(FuncCtx& ctx, const std::string& name, SourceLoc loc) {
     n->setAttr("name", name);
     return n->result(0);
   }
-  fail(loc, "name '" + name + "' is not defined");
+  if (std::optional<double> c = ir::builtinConstant(name)) return constant(*c, loc);
+  fail(loc, "name '" + name + "' is not defined" + unknownNameHint(ctx, name));
+}
+
+// "; did you mean 'x'?" for an undefined name: nn's spelling of a NumPy or
+// PyTorch name, else the nearest name in scope (locals of the enclosing
+// functions, globals, builtins).
+std::string Lowerer::unknownNameHint(const FuncCtx& ctx, const std::string& name) const {
+  if (name == "torch" || name == "np" || name == "numpy" || name == "F")
+    return "; nn has no module '" + name + "': its tensor functions are builtins (torch.cat(xs) is cat(xs))";
+  if (std::optional<std::string_view> ours = ir::foreignSpelling(name))
+    return "; did you mean '" + std::string(*ours) + "'?";
+  std::vector<std::string> names;
+  for (const FuncCtx* p = &ctx; p; p = p->parent) {
+    names.insert(names.end(), p->locals.begin(), p->locals.end());
+    for (const auto& scope : p->compScopes) names.insert(names.end(), scope.begin(), scope.end());
+  }
+  names.insert(names.end(), moduleGlobals_.begin(), moduleGlobals_.end());
+  if (options_.builtins) names.insert(names.end(), options_.builtins->begin(), options_.builtins->end());
+  for (const char* c : {"inf", "nan", "pi", "e"}) names.emplace_back(c);
+  return didYouMean(name, names);
 }
 
 Value* Lowerer::readName(const std::string& name, SourceLoc loc) {

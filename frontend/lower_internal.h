@@ -102,6 +102,7 @@ class Lowerer {
   ir::Value* readName(const std::string& name, SourceLoc loc);
   void writeName(const std::string& name, ir::Value* v, SourceLoc loc);
   ir::Value* readIn(FuncCtx& ctx, const std::string& name, SourceLoc loc);
+  std::string unknownNameHint(const FuncCtx& ctx, const std::string& name) const;
   bool isSsaName(const std::string& name) const;
   ir::Value* functionValue(const std::string& name, const std::vector<ast::Param>& params,
                            SourceLoc loc, const ast::Body* bodyStmts, const ast::Expr* bodyExpr,

@@ -1,7 +1,9 @@
 // The builtin tables' lookups (see builtins.h).
 #include "ir/builtins.h"
 
+#include <algorithm>
 #include <iterator>
+#include <limits>
 #include <unordered_map>
 
 namespace nn::ir {
@@ -35,8 +37,81 @@ std::optional<Builtin> builtinFromName(std::string_view name) {
   return it->second;
 }
 
-std::optional<Op> functionOp(std::string_view name) { return opWithTrait(name, FUNC); }
-std::optional<Op> methodOp(std::string_view name) { return opWithTrait(name, METHOD); }
+namespace {
+
+struct OpAlias {
+  std::string_view name;
+  Op op;
+  unsigned kinds;
+  std::string_view keyword, value;
+};
+
+constexpr OpAlias kAliases[] = {
+#define OP_ALIAS(text, Enum, kinds, keyword, value) {text, Op::Enum, kinds, keyword, value},
+#include "ir/op_aliases.def"
+#undef OP_ALIAS
+};
+
+const OpAlias* alias(std::string_view name, Trait kind) {
+  for (const OpAlias& a : kAliases)
+    if (a.name == name && (a.kinds & kind)) return &a;
+  return nullptr;
+}
+
+}  // namespace
+
+std::optional<Op> functionOp(std::string_view name) {
+  if (const OpAlias* a = alias(name, FUNC)) return a->op;
+  return opWithTrait(name, FUNC);
+}
+
+std::optional<OpName> tensorMethod(std::string_view name) {
+  if (const OpAlias* a = alias(name, METHOD)) return OpName{a->op, a->keyword, a->value};
+  if (std::optional<Op> op = opWithTrait(name, METHOD)) return OpName{*op, {}, {}};
+  return std::nullopt;
+}
+
+std::optional<Op> methodOp(std::string_view name) {
+  std::optional<OpName> m = tensorMethod(name);
+  return m ? std::optional<Op>(m->op) : std::nullopt;
+}
+
+std::optional<double> builtinConstant(std::string_view name) {
+  if (name == "inf") return std::numeric_limits<double>::infinity();
+  if (name == "nan") return std::numeric_limits<double>::quiet_NaN();
+  if (name == "pi") return 3.141592653589793;
+  if (name == "e") return 2.718281828459045;
+  return std::nullopt;
+}
+
+std::optional<std::string_view> foreignSpelling(std::string_view name) {
+  static constexpr std::pair<std::string_view, std::string_view> kSpellings[] = {
+      {"concatenate", "cat"}, {"hstack", "cat"},         {"vstack", "cat"},     {"swapaxes", "transpose"},
+      {"mm", "matmul"},       {"bmm", "matmul"},         {"dot", "matmul"},     {"amax", "max"},
+      {"amin", "min"},        {"array", "tensor"},       {"asarray", "tensor"}, {"from_numpy", "tensor"},
+      {"expand_dims", "unsqueeze"}, {"size", "numel"},   {"absolute", "abs"},   {"power", "pow"},
+  };
+  for (const auto& [foreign, ours] : kSpellings)
+    if (name == foreign) return ours;
+  return std::nullopt;
+}
+
+std::vector<std::string> tensorMethodNames() {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < kNumOps; ++i)
+    if (hasTrait(static_cast<Op>(i), METHOD)) out.emplace_back(opInfo(static_cast<Op>(i)).name);
+  for (const OpAlias& a : kAliases)
+    if (a.kinds & METHOD) out.emplace_back(a.name);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<std::string_view> functionAliases() {
+  std::vector<std::string_view> out;
+  for (const OpAlias& a : kAliases)
+    if (a.kinds & FUNC) out.push_back(a.name);
+  return out;
+}
 
 std::string_view calledBuiltinName(const Node& call) {
   if (call.op() != Op::Call) return {};
@@ -48,8 +123,12 @@ std::optional<Op> calledOp(const Node& call) {
   std::string_view name = calledBuiltinName(call);
   if (name.empty()) return std::nullopt;
   if (auto op = functionOp(name)) return op;
-  if (auto op = opWithTrait(name, PYTHON); op && call.operands().size() > 1 && call.operand(1)->type().isTensor())
+  if (auto op = opWithTrait(name, PYTHON); op && call.operands().size() > 1 && call.operand(1)->type().isTensor()) {
+    // max(a, b) / min(a, b) of two tensors is elementwise, as torch.max(a, b).
+    bool twoTensors = call.operands().size() == 3 && call.strListAttr("kw").empty() && call.operand(2)->type().isTensor();
+    if (twoTensors && (*op == Op::Max || *op == Op::Min)) return *op == Op::Max ? Op::Maximum : Op::Minimum;
     return op;
+  }
   return std::nullopt;
 }
 

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "ir/ir.h"
 
@@ -34,10 +35,31 @@ struct BuiltinInfo {
 const BuiltinInfo& builtinInfo(Builtin b);
 std::optional<Builtin> builtinFromName(std::string_view name);
 
-// The op that the builtin function `name` is (an op marked FUNC).
+// A name of a tensor op as a function or method: the op and the keyword
+// argument the name passes (op_aliases.def: x.float() is astype(x,
+// dtype="f32")); keyword is "" for none.
+struct OpName {
+  Op op;
+  std::string_view keyword, value;
+};
+// The op that the builtin function `name` is (an op marked FUNC, or an
+// alias of one declared FUNC).
 std::optional<Op> functionOp(std::string_view name);
-// The op that the tensor method `name` is (an op marked METHOD).
+// The op that the tensor method `name` is (an op marked METHOD, or an
+// alias declared METHOD) and the keyword the alias passes.
+std::optional<OpName> tensorMethod(std::string_view name);
+// tensorMethod's op alone.
 std::optional<Op> methodOp(std::string_view name);
+// The value of the builtin constant `name` (inf, nan, pi, e), read where
+// no variable of that name is in scope.
+std::optional<double> builtinConstant(std::string_view name);
+// nn's name for a NumPy or PyTorch spelling it does not accept
+// (concatenate: cat, mm: matmul), for "did you mean"; nullopt otherwise.
+std::optional<std::string_view> foreignSpelling(std::string_view name);
+// Every tensor method that is an op or an alias of one, sorted.
+std::vector<std::string> tensorMethodNames();
+// The alias names declared FUNC (the builtin table registers them).
+std::vector<std::string_view> functionAliases();
 
 // The builtin a `call` node calls: its name, or "" when the callee is not a
 // `builtin` node.

@@ -93,6 +93,13 @@ inline bool computesInFloat(Op op) {
   }
 }
 
+// isnan, isinf, isfinite: a test of each element's class, a bool per
+// element (on an integer or bool tensor: whether it is finite).
+inline bool testsElementClass(Op op) { return op == Op::IsNan || op == Op::IsInf || op == Op::IsFinite; }
+// The unary ops whose results are bool tensors: the class tests and
+// logical_not.
+inline bool unaryGivesBool(Op op) { return testsElementClass(op) || op == Op::LogicalNot; }
+
 // Attribute values: the literal kinds, a list of strings (keyword names)
 // and a list of ints (a tensor op's `ints` attribute: a shape, strides).
 struct NoneAttr {

@@ -88,6 +88,19 @@ int Signature::find(std::string_view name) const {
   return -1;
 }
 
+int Signature::findKeyword(std::string_view keyword) const {
+  int i = find(keyword);
+  if (i >= 0) return i;
+  // PyTorch's spellings of the parameters ops.def names as NumPy does:
+  // sum(x, dim=1, keepdim=True) is sum(x, axis=1, keepdims=True) in every
+  // op, through this one table.
+  static constexpr std::pair<std::string_view, std::string_view> kTorchSpellings[] = {
+      {"dim", "axis"}, {"keepdim", "keepdims"}, {"input", "x"}};
+  for (const auto& [torch, numpy] : kTorchSpellings)
+    if (keyword == torch) return find(numpy);
+  return -1;
+}
+
 ArgMatch matchArguments(const Signature& sig, size_t positional, const std::vector<std::string>& kwnames) {
   ArgMatch m;
   m.sources.resize(sig.params.size());
@@ -107,9 +120,9 @@ ArgMatch matchArguments(const Signature& sig, size_t positional, const std::vect
   }
   if (next < positional) return failWith(ArgMatch::Error::TooManyPositional, "");
   for (size_t k = 0; k < kwnames.size(); ++k) {
-    int i = sig.find(kwnames[k]);
+    int i = sig.findKeyword(kwnames[k]);
     if (i < 0 || sig.params[i].variadic) return failWith(ArgMatch::Error::UnexpectedKeyword, kwnames[k]);
-    if (m.sources[i].kind != ArgSource::Default) return failWith(ArgMatch::Error::DuplicateKeyword, kwnames[k]);
+    if (m.sources[i].kind != ArgSource::Default) return failWith(ArgMatch::Error::DuplicateKeyword, sig.params[i].name);
     m.sources[i] = {ArgSource::Keyword, k};
   }
   for (size_t i = 0; i < sig.params.size(); ++i) {

@@ -53,6 +53,9 @@ struct Signature {
   std::vector<Param> params;
   // The index of the parameter named `name`, or -1.
   int find(std::string_view name) const;
+  // The parameter a keyword argument names: its own name or PyTorch's
+  // spelling of it (dim for axis, keepdim for keepdims, input for x); -1.
+  int findKeyword(std::string_view keyword) const;
 };
 
 // The parsed signature of a tensor op (empty for the language's own ops).

@@ -108,13 +108,29 @@ std::optional<Type> callType(Op op, SourceLoc loc, const std::vector<const Value
 // x.sum(axis=1), x.reshape(2, 3), x.exp(): the method's op with x first.
 std::optional<Type> methodCallType(const Node& n, const Node& getattr) {
   const Value* x = getattr.operand(0);
-  std::optional<Op> op = methodOp(getattr.strAttr("name"));
-  if (!x->type().isTensor() || !op) return std::nullopt;
-  const std::vector<std::string>& kw = n.strListAttr("kw");
+  const std::string& name = getattr.strAttr("name");
+  // The tensor's own methods that are no op: x.size() is x.shape, x.size(d)
+  // and x.numel() ints.
+  if (x->type().isTensor() && n.strListAttr("kw").empty()) {
+    size_t args = n.operands().size() - 1;
+    if (name == "numel" && args == 0) return Type(TypeKind::Int);
+    if (name == "size" && args <= 1) return Type(args == 0 ? TypeKind::Tuple : TypeKind::Int);
+  }
+  std::optional<OpName> method = tensorMethod(name);
+  if (!x->type().isTensor() || !method) return std::nullopt;
+  std::vector<std::string> kw = n.strListAttr("kw");
   size_t npos = n.operands().size() - 1 - kw.size();
   std::vector<const Value*> positional{x};
   positional.insert(positional.end(), n.operands().begin() + 1, n.operands().begin() + 1 + static_cast<std::ptrdiff_t>(npos));
-  return callType(*op, n.loc(), positional, kw, {n.operands().begin() + 1 + static_cast<std::ptrdiff_t>(npos), n.operands().end()});
+  std::vector<const Value*> kwvalues(n.operands().begin() + 1 + static_cast<std::ptrdiff_t>(npos), n.operands().end());
+  // x.float(): astype(x, dtype="f32"), the keyword a constant the rule reads.
+  Node keyword(Op::Const, n.loc());
+  if (!method->keyword.empty()) {
+    keyword.setAttr("value", std::string(method->value));
+    kw.emplace_back(method->keyword);
+    kwvalues.push_back(keyword.addResult(TypeKind::Str));
+  }
+  return callType(method->op, n.loc(), positional, kw, kwvalues);
 }
 
 }  // namespace
@@ -191,32 +207,122 @@ std::optional<Type> Reshape(const OpArgs& a) {
   return x ? std::optional<Type>(reshapeType(a, *x)) : std::nullopt;
 }
 
-std::optional<Type> Transpose(const OpArgs& a) {
+namespace {
+
+// transpose and permute: the dims of x permuted as permutationOf says,
+// failing at the node on axes that do not fit.
+std::optional<Type> permuted(const OpArgs& a, const char* param, bool swap) {
   std::optional<Type> x = tensorOperand(a, "x");
   if (!x) return std::nullopt;
-  auto axes = a.dims("axes");
+  auto axes = a.dims(param);
   if (axes && axes->empty()) return reversed(*x);
-  // A permutation of known axes permutes the dims; the runtime reports a
-  // bad one.
-  if (!axes || !x->shape || axes->size() != x->shape->size()) return Type::tensor(x->dtype);
-  DimList dims;
-  std::vector<bool> seen(axes->size(), false);
+  if (!axes || !x->shape) return Type::tensor(x->dtype);
+  std::vector<int64_t> known;
   for (const auto& ax : *axes) {
-    int64_t rank = static_cast<int64_t>(x->shape->size());
     if (!ax) return Type::tensor(x->dtype);
-    int64_t at = *ax < 0 ? *ax + rank : *ax;
-    if (at < 0 || at >= rank || seen[at]) return Type::tensor(x->dtype);
-    seen[at] = true;
-    dims.push_back((*x->shape)[at]);
+    known.push_back(*ax);
   }
+  std::string error;
+  auto perm = permutationOf(static_cast<int64_t>(x->shape->size()), known, swap, error);
+  if (!perm) fail(a.loc(), std::string(opInfo(a.op()).name) + "(): " + error + " for " + x->str());
+  DimList dims;
+  for (int64_t d : *perm) dims.push_back((*x->shape)[d]);
   return Type::tensor(x->dtype, dims);
 }
+
+}  // namespace
+
+std::optional<Type> Transpose(const OpArgs& a) { return permuted(a, "axes", true); }
+std::optional<Type> Permute(const OpArgs& a) { return permuted(a, "dims", false); }
 
 std::optional<Type> Flatten(const OpArgs& a) {
   std::optional<Type> x = tensorOperand(a, "x");
   if (!x) return std::nullopt;
-  std::optional<int64_t> numel = numelOf(*x);
-  return Type::tensor(x->dtype, DimList{numel ? Dim::known(*numel) : Dim::unknown()});
+  std::optional<int64_t> start = a.intAttr("start_dim"), end = a.intAttr("end_dim");
+  if (!x->shape || !start || !end) return Type::tensor(x->dtype);
+  std::vector<int64_t> dims;
+  for (const Dim& d : *x->shape) dims.push_back(d.isKnown() ? d.size : -1);
+  std::string error;
+  auto shape = flattenedShape(dims, *start, *end, error);
+  if (!shape) fail(a.loc(), "flatten(): " + error + " for " + x->str());
+  // The flattened dim keeps a symbol when it is the only one flattened.
+  int64_t rank = static_cast<int64_t>(dims.size());
+  int64_t s = rank == 0 ? 0 : (*start < 0 ? *start + rank : *start);
+  int64_t e = rank == 0 ? 0 : (*end < 0 ? *end + rank : *end);
+  DimList out;
+  for (int64_t i = 0; i < static_cast<int64_t>(shape->size()); ++i) {
+    int64_t from = i <= s ? i : i + (e - s);
+    bool merged = i == s && e > s;
+    out.push_back(rank == 0 ? Dim::known(1)
+                  : merged  ? ((*shape)[i] >= 0 ? Dim::known((*shape)[i]) : Dim::unknown())
+                            : (*x->shape)[from]);
+  }
+  return Type::tensor(x->dtype, out);
+}
+
+std::optional<std::vector<int64_t>> permutationOf(int64_t rank, const std::vector<int64_t>& axes, bool swap,
+                                                  std::string& error) {
+  auto normalize = [&](int64_t a) { return a < 0 ? a + rank : a; };
+  std::vector<int64_t> perm;
+  if (axes.empty()) {
+    for (int64_t i = rank - 1; i >= 0; --i) perm.push_back(i);
+    return perm;
+  }
+  if (swap && axes.size() == 2) {
+    int64_t a = normalize(axes[0]), b = normalize(axes[1]);
+    if (a < 0 || a >= rank || b < 0 || b >= rank) {
+      error = "dim " + std::to_string(a < 0 || a >= rank ? axes[0] : axes[1]) + " is out of range";
+      return std::nullopt;
+    }
+    for (int64_t i = 0; i < rank; ++i) perm.push_back(i);
+    std::swap(perm[a], perm[b]);
+    return perm;
+  }
+  if (static_cast<int64_t>(axes.size()) != rank) {
+    error = swap ? "takes two dims to swap or a permutation of all " + std::to_string(rank) + ", not " +
+                       std::to_string(axes.size())
+                 : "a permutation of " + std::to_string(axes.size()) + " dims";
+    return std::nullopt;
+  }
+  std::vector<bool> seen(static_cast<size_t>(rank), false);
+  for (int64_t ax : axes) {
+    int64_t a = normalize(ax);
+    if (a < 0 || a >= rank || seen[a]) {
+      error = a < 0 || a >= rank ? "dim " + std::to_string(ax) + " is out of range" : "dim " + std::to_string(ax) + " is repeated";
+      return std::nullopt;
+    }
+    seen[a] = true;
+    perm.push_back(a);
+  }
+  return perm;
+}
+
+std::optional<std::vector<int64_t>> flattenedShape(const std::vector<int64_t>& shape, int64_t start, int64_t end,
+                                                   std::string& error) {
+  int64_t rank = static_cast<int64_t>(shape.size());
+  if (rank == 0) {
+    // A 0-d tensor flattens to one element, as PyTorch, for dims 0 and -1.
+    if ((start != 0 && start != -1) || (end != 0 && end != -1)) {
+      error = "dim out of range for a 0-d tensor";
+      return std::nullopt;
+    }
+    return std::vector<int64_t>{1};
+  }
+  int64_t s = start < 0 ? start + rank : start, e = end < 0 ? end + rank : end;
+  if (s < 0 || s >= rank || e < 0 || e >= rank) {
+    error = "dim " + std::to_string(s < 0 || s >= rank ? start : end) + " is out of range";
+    return std::nullopt;
+  }
+  if (s > e) {
+    error = "start_dim " + std::to_string(start) + " comes after end_dim " + std::to_string(end);
+    return std::nullopt;
+  }
+  std::vector<int64_t> out(shape.begin(), shape.begin() + s);
+  int64_t n = 1;
+  for (int64_t i = s; i <= e; ++i) n = n < 0 || shape[i] < 0 ? -1 : n * shape[i];
+  out.push_back(n);
+  out.insert(out.end(), shape.begin() + e + 1, shape.end());
+  return out;
 }
 
 // linear(x, w, b=None) = x @ w.T + b, with the errors matmul and + give.
@@ -313,6 +419,68 @@ std::optional<Type> OneHot(const OpArgs& a) {
   DimList shape = *labels->shape;
   shape.push_back(n ? Dim::known(*n) : Dim::unknown());
   return Type::tensor(DType::I64, shape);
+}
+
+std::optional<Type> Randperm(const OpArgs& a) {
+  bool present;
+  std::optional<DType> dt = a.dtypeAttr("dtype", present);
+  if (!present) dt = DType::I64;
+  std::optional<int64_t> n = a.intAttr("n");
+  return Type::tensor(dt, DimList{n && *n >= 0 ? Dim::known(*n) : Dim::unknown()});
+}
+
+std::optional<Type> Scan(const OpArgs& a) {
+  std::optional<Type> x = tensorOperand(a, "x");
+  if (!x) return std::nullopt;
+  std::optional<DType> dt = x->dtype;
+  if (dt && !isFloating(*dt)) dt = DType::I64;
+  if (!a.isNone("axis")) return Type::tensor(dt, x->shape);
+  std::optional<int64_t> n = numelOf(*x);
+  return Type::tensor(dt, DimList{n ? Dim::known(*n) : Dim::unknown()});
+}
+
+std::optional<Type> Ordered(const OpArgs& a) {
+  std::optional<Type> x = tensorOperand(a, "x");
+  if (!x) return std::nullopt;
+  if (a.op() == Op::ArgSort) return Type::tensor(DType::I64, x->shape);
+  return Type(TypeKind::Tuple);
+}
+
+std::optional<Type> MaskedFill(const OpArgs& a) {
+  std::optional<Type> x = tensorOperand(a, "x");
+  std::optional<Type> mask = tensorOperand(a, "mask");
+  if (!x || !mask) return std::nullopt;
+  if (x->shape && mask->shape) {
+    const DimList &xs = *x->shape, &ms = *mask->shape;
+    bool ok = ms.size() <= xs.size();
+    for (size_t i = 1; ok && i <= ms.size(); ++i) {
+      const Dim &m = ms[ms.size() - i], &d = xs[xs.size() - i];
+      ok = !m.isKnown() || !d.isKnown() || m.size == 1 || m.size == d.size;
+    }
+    if (!ok) fail(a.loc(), "masked_fill: the mask " + mask->str() + " does not broadcast to " + x->str());
+  }
+  return *x;
+}
+
+std::optional<Type> Outer(const OpArgs& a) {
+  std::optional<Type> x = tensorOperand(a, "a");
+  std::optional<Type> y = tensorOperand(a, "b");
+  if (!x || !y) return std::nullopt;
+  DimList dims;
+  for (const Type* t : {&*x, &*y}) {
+    if (!t->shape) return std::nullopt;
+    if (t->shape->size() != 1) fail(a.loc(), "outer: expects 1-d tensors, got " + x->str() + " and " + y->str());
+    dims.push_back((*t->shape)[0]);
+  }
+  std::optional<DType> dt = x->dtype && y->dtype ? std::optional<DType>(promote(*x->dtype, *y->dtype)) : std::nullopt;
+  return Type::tensor(dt, dims);
+}
+
+std::optional<Type> IsClose(const OpArgs& a) {
+  const Value* x = a.operand("a");
+  const Value* y = a.operand("b");
+  if (!x || !y) return std::nullopt;
+  return asOp(Op::Eq, a.loc(), {x, y});
 }
 
 // sum_to(x, like): like's shape, x's dtype (like's when like is floating:

@@ -16,13 +16,20 @@ std::optional<Type> Creation(const OpArgs& args);     // zeros(2, 3, dtype=f64)
 std::optional<Type> Like(const OpArgs& args);         // zeros_like(x)
 std::optional<Type> Reduce(const OpArgs& args);       // sum(x), sum(x, axis=1, keepdims=True)
 std::optional<Type> Reshape(const OpArgs& args);
-std::optional<Type> Transpose(const OpArgs& args);    // transpose(x) reverses the axes
-std::optional<Type> Flatten(const OpArgs& args);
+std::optional<Type> Transpose(const OpArgs& args);    // swaps two dims; no axes reverses them
+std::optional<Type> Permute(const OpArgs& args);      // a permutation; no dims reverses them
+std::optional<Type> Flatten(const OpArgs& args);      // dims start_dim..end_dim as one
 std::optional<Type> Linear(const OpArgs& args);       // x @ w.T + b
 std::optional<Type> Softmax(const OpArgs& args);
 std::optional<Type> Conv2d(const OpArgs& args);      // [N, OC, OH, OW]
 std::optional<Type> Pool2d(const OpArgs& args);      // [N, C, OH, OW]
 std::optional<Type> OneHot(const OpArgs& args);      // i64[..., n]
+std::optional<Type> Randperm(const OpArgs& args);    // i64[n]
+std::optional<Type> Scan(const OpArgs& args);        // x's shape (no axis: flattened)
+std::optional<Type> Ordered(const OpArgs& args);     // sort/topk: a tuple; argsort: i64 of x's shape
+std::optional<Type> MaskedFill(const OpArgs& args);  // x's type; the mask broadcasts to it
+std::optional<Type> Outer(const OpArgs& args);       // [len(a), len(b)]
+std::optional<Type> IsClose(const OpArgs& args);     // bool, a and b broadcast
 std::optional<Type> Loss(const OpArgs& args);
 // The ops gradient rules emit (ir/gradient.h).
 std::optional<Type> SumTo(const OpArgs& args);          // like's shape
@@ -39,6 +46,18 @@ std::vector<int64_t> evenSplit(int64_t len, int64_t size);
 // The piece length chunk uses for `chunks` (> 0) pieces: ceil(len /
 // chunks), at least 1, as PyTorch.
 int64_t chunkSize(int64_t len, int64_t chunks);
+
+// The permutation of a rank-`rank` tensor's dims that transpose (`swap`:
+// two axes are the dims to swap, as PyTorch; otherwise none or a full
+// permutation, as NumPy) or permute (`swap` false) make of `axes`; nullopt
+// with `error` set when the axes do not fit. The runtime and the rules
+// share it.
+std::optional<std::vector<int64_t>> permutationOf(int64_t rank, const std::vector<int64_t>& axes, bool swap,
+                                                  std::string& error);
+// The shape flatten(x, start_dim, end_dim) makes of dims `shape` (-1 for
+// an unknown one); nullopt with `error` set when the dims are out of range.
+std::optional<std::vector<int64_t>> flattenedShape(const std::vector<int64_t>& shape, int64_t start, int64_t end,
+                                                   std::string& error);
 
 // A full reduction of `x` by `op`: its dtype, rank 0.
 Type fullReduction(Op op, const Type& x);

@@ -119,10 +119,10 @@ Type elementwiseUnary(const Node& n, const Type& a) {
   Op op = n.op();
   std::optional<DType> dt = a.dtype;
   if (dt) {
-    if (op == Op::IsNan || op == Op::LogicalNot) dt = DType::Bool;
+    if (unaryGivesBool(op)) dt = DType::Bool;
     else if (computesInFloat(op) && !isFloating(*dt)) dt = DType::F32;
     else if (*dt == DType::Bool && op != Op::Invert) dt = DType::I64;
-  } else if (op == Op::IsNan || op == Op::LogicalNot) {
+  } else if (unaryGivesBool(op)) {
     dt = DType::Bool;
   }
   return Type::tensor(dt, a.shape);

@@ -38,19 +38,20 @@ namespace {
 using Nodes = std::vector<std::unique_ptr<ir::Node>>;
 
 // The tensor method a call calls: `call (getattr %x NAME), args...` on a
-// tensor %x whose method NAME is an op.
-std::optional<ir::Op> calledMethodOp(const ir::Node& n) {
+// tensor %x whose method NAME is an op (or an alias of one).
+std::optional<ir::OpName> calledMethod(const ir::Node& n) {
   if (n.op() != ir::Op::Call) return std::nullopt;
   const ir::Node* attr = n.operand(0)->def();
   if (!attr || attr->op() != ir::Op::GetAttr || !attr->operand(0)->type().isTensor()) return std::nullopt;
-  return ir::methodOp(attr->strAttr("name"));
+  return ir::tensorMethod(attr->strAttr("name"));
 }
 
-// call (getattr %x NAME), args... -> call (builtin NAME), %x, args...
-void methodToBuiltin(ir::Block& b, ir::Node& n, Nodes& out) {
+// call (getattr %x NAME), args... -> call (builtin OP), %x, args... where
+// OP is the name of NAME's op (x.view(2, 3) calls reshape).
+void methodToBuiltin(ir::Block& b, ir::Node& n, ir::Op op, Nodes& out) {
   const ir::Node* attr = n.operand(0)->def();
   auto builtin = std::make_unique<ir::Node>(ir::Op::Builtin, attr->loc());
-  builtin->setAttr("name", attr->strAttr("name"));
+  builtin->setAttr("name", std::string(ir::opInfo(op).name));
   builtin->setParent(&b);
   ir::Value* fn = builtin->addResult(ir::TypeKind::Func);
   std::vector<ir::Value*> operands{fn, attr->operand(0)};
@@ -63,9 +64,10 @@ void methodToBuiltin(ir::Block& b, ir::Node& n, Nodes& out) {
 }
 
 // Positional-only ops: elementwise ones and language ops as functions.
-std::unique_ptr<ir::Node> positionalOp(ir::Op op, const ir::Node& n, const std::vector<ir::Value*>& args) {
+std::unique_ptr<ir::Node> positionalOp(ir::Op op, const ir::Node& n, const std::vector<ir::Value*>& args,
+                                       const std::vector<std::string>& kw) {
   const ir::OpInfo& info = ir::opInfo(op);
-  if (!n.strListAttr("kw").empty() || static_cast<int>(args.size()) < info.minOperands ||
+  if (!kw.empty() || static_cast<int>(args.size()) < info.minOperands ||
       static_cast<int>(args.size()) > info.maxOperands)
     return nullptr;
   bool tensor = false;
@@ -77,8 +79,7 @@ std::unique_ptr<ir::Node> positionalOp(ir::Op op, const ir::Node& n, const std::
 }
 
 std::unique_ptr<ir::Node> boundOp(ir::Op op, ir::Block& b, const ir::Node& n, const std::vector<ir::Value*>& args,
-                                  Nodes& out) {
-  const auto& kw = n.strListAttr("kw");
+                                  const std::vector<std::string>& kw, Nodes& out) {
   std::vector<const ir::Value*> positional(args.begin(), args.end() - static_cast<std::ptrdiff_t>(kw.size()));
   std::vector<const ir::Value*> kwvalues(args.end() - static_cast<std::ptrdiff_t>(kw.size()), args.end());
   std::optional<ir::OpArgs> bound = ir::bindArgs(op, n.loc(), positional, kw, kwvalues);
@@ -104,14 +105,26 @@ std::unique_ptr<ir::Node> boundOp(ir::Op op, ir::Block& b, const ir::Node& n, co
 
 // The op node replacing call `n` (of tensor method `method`, if set), or
 // null.
-std::unique_ptr<ir::Node> opFor(ir::Block& b, ir::Node& n, std::optional<ir::Op> method, Nodes& out) {
-  std::optional<ir::Op> op = method ? method : ir::calledOp(n);
+std::unique_ptr<ir::Node> opFor(ir::Block& b, ir::Node& n, const std::optional<ir::OpName>& method, Nodes& out) {
+  std::optional<ir::Op> op = method ? method->op : ir::calledOp(n);
   if (!op) return nullptr;
   std::vector<ir::Value*> args;  // positional then keyword values
   if (method) args.push_back(n.operand(0)->def()->operand(0));
   args.insert(args.end(), n.operands().begin() + 1, n.operands().end());
-  if (!ir::isTensorOp(*op) || ir::hasTrait(*op, ir::ELEM)) return positionalOp(*op, n, args);
-  return boundOp(*op, b, n, args, out);
+  std::vector<std::string> kw = n.strListAttr("kw");
+  std::unique_ptr<ir::Node> keyword;  // the alias's keyword (x.float(): dtype="f32")
+  if (method && !method->keyword.empty()) {
+    keyword = std::make_unique<ir::Node>(ir::Op::Const, n.loc());
+    keyword->setAttr("value", std::string(method->value));
+    keyword->setParent(&b);
+    args.push_back(keyword->addResult(ir::TypeKind::Str));
+    kw.emplace_back(method->keyword);
+  }
+  std::unique_ptr<ir::Node> node = !ir::isTensorOp(*op) || ir::hasTrait(*op, ir::ELEM)
+                                       ? positionalOp(*op, n, args, kw)
+                                       : boundOp(*op, b, n, args, kw, out);
+  if (node && keyword) out.push_back(std::move(keyword));
+  return node;
 }
 
 bool rewriteBlock(ir::Block& b) {
@@ -125,7 +138,7 @@ bool rewriteBlock(ir::Block& b) {
       out.push_back(std::move(owned));
       continue;
     }
-    std::optional<ir::Op> method = calledMethodOp(n);
+    std::optional<ir::OpName> method = calledMethod(n);
     if (std::unique_ptr<ir::Node> replacement = opFor(b, n, method, out)) {
       replacement->adoptResults(n);
       replacement->setParent(&b);
@@ -133,8 +146,8 @@ bool rewriteBlock(ir::Block& b) {
       changed = true;
       continue;
     }
-    if (method && (ir::hasTrait(*method, ir::FUNC) || ir::hasTrait(*method, ir::PYTHON))) {
-      methodToBuiltin(b, n, out);
+    if (method && method->keyword.empty() && (ir::hasTrait(method->op, ir::FUNC) || ir::hasTrait(method->op, ir::PYTHON))) {
+      methodToBuiltin(b, n, method->op, out);
       changed = true;
     }
     out.push_back(std::move(owned));

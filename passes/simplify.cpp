@@ -77,10 +77,10 @@ ir::Value* sameType(const ir::Node& n, ir::Value* x) {
   return numericOrTensor(x->type()) && n.result(0)->type() == x->type() ? x : nullptr;
 }
 
-// transpose(x) with no axes (reversing them).
+// transpose(x) or permute(x) with no axes (reversing them).
 bool reversesAxes(const ir::Node& n) {
-  const ir::Attr* axes = n.attr("axes");
-  return n.op() == Op::Transpose && axes && *axes == ir::Attr(ir::Ints{});
+  const ir::Attr* axes = n.op() == Op::Transpose ? n.attr("axes") : n.op() == Op::Permute ? n.attr("dims") : nullptr;
+  return axes && *axes == ir::Attr(ir::Ints{});
 }
 
 ir::Value* identity(const ir::Node& n) {
@@ -117,7 +117,8 @@ ir::Value* identity(const ir::Node& n) {
         return nullptr;
       return inner->operand(0)->type().isTensor() ? inner->operand(0) : nullptr;
     }
-    case Op::Transpose: {
+    case Op::Transpose:
+    case Op::Permute: {
       const ir::Node* inner = n.operand(0)->def();
       if (!reversesAxes(n) || !inner || !reversesAxes(*inner)) return nullptr;
       return inner->operand(0)->type().isTensor() ? inner->operand(0) : nullptr;

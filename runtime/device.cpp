@@ -19,6 +19,7 @@ const KernelTable& cpuKernels() {
     registerCpuCopyKernels(t);
     registerCpuLossKernels(t);
     registerCpuCreateKernels(t);
+    registerCpuOrderKernels(t);
     return t;
   }();
   return table;

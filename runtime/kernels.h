@@ -189,6 +189,29 @@ struct KernelFor<ir::Op::BinaryCrossEntropy> {
   using Fn = bool (*)(const Tensor& p, const Tensor& y, Tensor& out);
 };
 
+// Scans along `axis` of x (contiguous, out's shape): out[..., i, ...] the
+// sum (product) of x[..., j, ...] for j <= i (j >= i with `reverse`)  [x's dtype]
+template <>
+struct KernelFor<ir::Op::CumSum> {
+  using Fn = void (*)(const Tensor& x, int axis, bool reverse, Tensor& out);
+};
+template <>
+struct KernelFor<ir::Op::CumProd> : KernelFor<ir::Op::CumSum> {};
+// Each line of x (contiguous) along `axis` sorted stably into values (x's
+// dtype) and indices (i64, the positions in x), ascending with NaN last or
+// descending with NaN first; both of x's shape  [x's dtype]
+template <>
+struct KernelFor<ir::Op::Sort> {
+  using Fn = void (*)(const Tensor& x, int axis, bool descending, Tensor& values, Tensor& indices);
+};
+// x (contiguous, rank >= 2) with the elements outside the lower (upper)
+// triangle of each matrix of the last two dims set to 0: kept where
+// j - i <= diagonal (tril) or j - i >= diagonal (triu)  [x's dtype]
+template <>
+struct KernelFor<ir::Op::Tril> {
+  using Fn = void (*)(const Tensor& x, int64_t diagonal, bool upper, Tensor& out);
+};
+
 // Creation and random ops fill a fresh contiguous `out` on the device.
 // A ramp: out[i] = start + i * step, computed in double and converted as
 // astype converts; with `exact`, integral outputs are computed in int64
@@ -225,6 +248,11 @@ struct KernelFor<ir::Op::Randn> : KernelFor<ir::Op::Rand> {};
 template <>
 struct KernelFor<ir::Op::Randint> {
   using Fn = void (*)(RandomGenerator& rng, int64_t low, uint64_t range, Tensor& out);
+};
+// out [n] = a uniformly random permutation of 0 .. n-1 (Fisher-Yates)  [out's dtype]
+template <>
+struct KernelFor<ir::Op::Randperm> {
+  using Fn = void (*)(RandomGenerator& rng, Tensor& out);
 };
 // out[i] = x[i] / (1 - p), or 0 where the i-th uniform draw is below p
 // (all zeros for p = 1); x of out's shape and dtype  [out's dtype, floating]
@@ -285,5 +313,7 @@ void registerCpuCopyKernels(KernelTable& r);
 void registerCpuLossKernels(KernelTable& r);
 // ... of the creation and random ops (kernels_cpu_create.cpp).
 void registerCpuCreateKernels(KernelTable& r);
+// ... of the scans, sorts and triangles (kernels_cpu_order.cpp).
+void registerCpuOrderKernels(KernelTable& r);
 
 }  // namespace nn::rt

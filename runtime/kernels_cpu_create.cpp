@@ -58,6 +58,14 @@ void randintKernel(RandomGenerator& rng, int64_t low, uint64_t range, Tensor& ou
 }
 
 template <class T>
+void randpermKernel(RandomGenerator& rng, Tensor& out) {
+  T* o = out.data<T>();
+  int64_t n = out.numel();
+  for (int64_t i = 0; i < n; ++i) o[i] = static_cast<T>(i);
+  for (int64_t i = n - 1; i > 0; --i) std::swap(o[i], o[rng.below(static_cast<uint64_t>(i) + 1)]);
+}
+
+template <class T>
 void dropoutKernel(const Tensor& x, double p, RandomGenerator& rng, Tensor& out) {
   const T* in = x.data<T>();
   T* o = out.data<T>();
@@ -85,6 +93,10 @@ void registerCpuCreateKernels(KernelTable& t) {
   });
   t.add<ir::Op::Randint>(DType::I32, randintKernel<int32_t>);
   t.add<ir::Op::Randint>(DType::I64, randintKernel<int64_t>);
+  t.add<ir::Op::Randperm>(DType::I32, randpermKernel<int32_t>);
+  t.add<ir::Op::Randperm>(DType::I64, randpermKernel<int64_t>);
+  t.add<ir::Op::Randperm>(DType::F32, randpermKernel<float>);
+  t.add<ir::Op::Randperm>(DType::F64, randpermKernel<double>);
 }
 
 }  // namespace nn::rt

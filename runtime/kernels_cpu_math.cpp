@@ -53,6 +53,22 @@ void registerFloat(KernelTable& r) {
   r.addUnary(Op::IsNan, dtypeOf<T>(), [](const Tensor& a, Tensor& o, SourceLoc) {
     unaryLoop<T, bool>(a, o, [](T x) { return std::isnan(x); });
   });
+  r.addUnary(Op::IsInf, dtypeOf<T>(), [](const Tensor& a, Tensor& o, SourceLoc) {
+    unaryLoop<T, bool>(a, o, [](T x) { return std::isinf(x); });
+  });
+  r.addUnary(Op::IsFinite, dtypeOf<T>(), [](const Tensor& a, Tensor& o, SourceLoc) {
+    unaryLoop<T, bool>(a, o, [](T x) { return std::isfinite(x); });
+  });
+}
+
+// The element class tests of a type without NaN or infinities (integers,
+// bools): every element is finite.
+template <class T>
+void registerFiniteClass(KernelTable& r) {
+  for (Op op : {Op::IsNan, Op::IsInf, Op::IsFinite})
+    r.addUnary(op, dtypeOf<T>(), op == Op::IsFinite ? [](const Tensor& a, Tensor& o, SourceLoc) {
+      unaryLoop<T, bool>(a, o, [](T) { return true; });
+    } : [](const Tensor& a, Tensor& o, SourceLoc) { unaryLoop<T, bool>(a, o, [](T) { return false; }); });
 }
 
 template <class T>
@@ -63,9 +79,7 @@ void registerInt(KernelTable& r) {
   NN_UNARY(Floor, T, x);
   NN_UNARY(Ceil, T, x);
   NN_UNARY(Round, T, x);
-  r.addUnary(Op::IsNan, dtypeOf<T>(), [](const Tensor& a, Tensor& o, SourceLoc) {
-    unaryLoop<T, bool>(a, o, [](T) { return false; });
-  });
+  registerFiniteClass<T>(r);
 }
 
 template <class T>
@@ -155,6 +169,7 @@ void registerCpuMathKernels(KernelTable& r) {
   registerMinMax<float>(r);
   registerMinMax<double>(r);
   registerMinMax<bool>(r);
+  registerFiniteClass<bool>(r);
   r.addUnary(Op::LogicalNot, DType::Bool, [](const Tensor& a, Tensor& o, SourceLoc) {
     unaryLoop<bool, bool>(a, o, [](bool x) { return !x; });
   });

@@ -44,4 +44,12 @@ Tensor randint(DType dtype, const Shape& shape, int64_t low, int64_t high, Rando
   return t;
 }
 
+Tensor randperm(DType dtype, int64_t n, RandomGenerator& rng, Device& device, SourceLoc loc) {
+  if (n < 0) fail(loc, "randperm: n must be non-negative, got " + std::to_string(n));
+  if (dtype == DType::Bool) fail(loc, "randperm: the permutation cannot be bool");
+  Tensor t = Tensor::empty(dtype, {n}, device);
+  if (n > 0) launch<Op::Randperm>(device, dtype, loc, rng, t);
+  return t;
+}
+
 }  // namespace nn::rt

@@ -28,10 +28,10 @@ Value mathUnary(Op op, const Value& x, SourceLoc loc, unsigned consumable) {
   Tensor converted;
   if (op == Op::LogicalNot) t = &(converted = astype(*t, DType::Bool));
   else if (ir::computesInFloat(op) && !isFloating(t->dtype())) t = &(converted = astype(*t, DType::F32));
-  else if (t->dtype() == DType::Bool && op != Op::IsNan) t = &(converted = astype(*t, DType::I64));
+  else if (t->dtype() == DType::Bool && !ir::testsElementClass(op)) t = &(converted = astype(*t, DType::I64));
   UnaryKernel k = t->device().kernels().unary(op, t->dtype());
   if (!k) fail(loc, std::string(name) + "() is not defined for " + typeString(*t));
-  DType outType = op == Op::IsNan || op == Op::LogicalNot ? DType::Bool : t->dtype();
+  DType outType = ir::unaryGivesBool(op) ? DType::Bool : t->dtype();
   // x's own buffer may take the result (a converted copy is not worth it).
   Tensor out = t == &tensorOf(x) ? elementwiseResult(outType, t->shape(), x, nullptr, consumable)
                                  : Tensor::empty(outType, t->shape(), t->device());

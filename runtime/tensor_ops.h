@@ -93,6 +93,18 @@ Tensor gather(const Tensor& x, int64_t axis, const Tensor& index, SourceLoc loc)
 Tensor scatterAdd(const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src, SourceLoc loc);
 int64_t normalizeAxis(int64_t axis, int ndim, SourceLoc loc, const char* what);
 
+// Ops along one axis in order or by position (tensor_order.cpp): the
+// scans cumsum/cumprod (`product`; no axis: the flattened tensor; integer
+// and bool scans in i64), a stable sort's values and indices, the k first
+// of that order (topk), and the triangles tril/triu (`upper`) of the last
+// two dims.
+Tensor scan(const Tensor& x, std::optional<int64_t> axis, bool reverse, bool product, SourceLoc loc);
+std::pair<Tensor, Tensor> sort(const Tensor& x, int64_t axis, bool descending, SourceLoc loc);
+std::pair<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t axis, bool largest, SourceLoc loc);
+Tensor triangle(const Tensor& x, int64_t diagonal, bool upper, SourceLoc loc);
+// A random permutation of 0 .. n-1 (creation, tensor_create.cpp).
+Tensor randperm(DType dtype, int64_t n, RandomGenerator& rng, Device& device, SourceLoc loc);
+
 // Advanced indexing (tensor_index.cpp): integer arrays and boolean masks.
 bool hasAdvancedIndex(const Value& index);
 Tensor advancedGetItem(const Tensor& t, const Value& index, SourceLoc loc);

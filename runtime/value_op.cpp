@@ -20,7 +20,7 @@ bool isValueOp(Op op) {
     case Op::Exp: case Op::Log: case Op::Sqrt: case Op::Rsqrt: case Op::Abs: case Op::Sign:
     case Op::Sin: case Op::Cos: case Op::Tanh: case Op::Sigmoid: case Op::Relu: case Op::Gelu:
     case Op::Erf: case Op::Silu: case Op::Softplus: case Op::Floor: case Op::Ceil: case Op::Round: case Op::IsNan:
-    case Op::LogicalNot:
+    case Op::IsInf: case Op::IsFinite: case Op::LogicalNot:
     case Op::Maximum: case Op::Minimum: case Op::LogicalAnd: case Op::LogicalOr: case Op::Where:
     case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne:
     case Op::Is: case Op::IsNot: case Op::In: case Op::NotIn:
@@ -98,7 +98,7 @@ Value runValueOp(const ir::Node& n, const Value* const* in, unsigned consumable)
     case Op::Exp: case Op::Log: case Op::Sqrt: case Op::Rsqrt: case Op::Abs: case Op::Sign:
     case Op::Sin: case Op::Cos: case Op::Tanh: case Op::Sigmoid: case Op::Relu: case Op::Gelu:
     case Op::Erf: case Op::Silu: case Op::Softplus: case Op::Floor: case Op::Ceil: case Op::Round: case Op::IsNan:
-    case Op::LogicalNot:
+    case Op::IsInf: case Op::IsFinite: case Op::LogicalNot:
       return mathUnary(op, *in[0], loc, consumable);
     case Op::Maximum: case Op::Minimum: case Op::LogicalAnd: case Op::LogicalOr:
       return mathBinary(op, *in[0], *in[1], loc);

@@ -183,6 +183,9 @@ Value bZip(CallContext& c, std::vector<Value>& args) {
 }
 
 Value minMax(CallContext& c, std::vector<Value>& args, bool isMax) {
+  // max(a, b) of two tensors is elementwise, as torch.max(a, b).
+  if (args.size() == 2 && args[0].is(Kind::Tensor) && args[1].is(Kind::Tensor))
+    return tensorReduction(c, args, isMax ? ir::Op::Maximum : ir::Op::Minimum);
   if (!args.empty() && args[0].is(Kind::Tensor)) return tensorReduction(c, args, isMax ? ir::Op::Max : ir::Op::Min);
   const Value* key = c.kw("key");
   const Value* dflt = c.kw("default");

@@ -13,6 +13,7 @@
 #include "runtime/tensor_ops.h"
 #include "stdlib/builtins.h"
 #include "stdlib/op_call.h"
+#include "support/suggest.h"
 
 namespace nn::stdlib {
 
@@ -51,8 +52,35 @@ Value bSeed(CallContext& c, std::vector<Value>& args) {
 
 // A tensor op's builtin function: the op named by the builtin.
 Value bTensorOp(CallContext& c, std::vector<Value>& args) { return callTensorOp(c, *ir::functionOp(c.name), args); }
-// A tensor method, the tensor first.
-Value bTensorMethod(CallContext& c, std::vector<Value>& args) { return callTensorOp(c, *ir::methodOp(c.name), args); }
+// A tensor method, the tensor first, with the keyword its name passes
+// (x.float() is astype(x, dtype="f32")).
+Value bTensorMethod(CallContext& c, std::vector<Value>& args) {
+  ir::OpName m = *ir::tensorMethod(c.name);
+  if (m.keyword.empty()) return callTensorOp(c, m.op, args);
+  std::vector<std::string> kwnames = c.kwnames;
+  std::vector<Value> kwargs = c.kwargs;
+  kwnames.emplace_back(m.keyword);
+  kwargs.push_back(Value::str(std::string(m.value)));
+  CallContext named{c.interp, c.loc, kwnames, kwargs, c.name};
+  return callTensorOp(named, m.op, args);
+}
+
+// x.max(y) of two tensors is elementwise, as in PyTorch; x.max(1) reduces.
+Value bMinMaxMethod(CallContext& c, std::vector<Value>& args) {
+  ir::Op op = *ir::methodOp(c.name);
+  if (args.size() == 2 && args[1].is(Kind::Tensor) && c.kwnames.empty())
+    op = op == ir::Op::Max ? ir::Op::Maximum : ir::Op::Minimum;
+  return callTensorOp(c, op, args);
+}
+
+// x.clone(): the tensor's value (tensors are values; +x is a copy).
+Value bClone(CallContext& c, std::vector<Value>& args) {
+  c.checkKeywordsUsed(c.name.c_str());
+  checkArity(c, args, 1, 1);
+  Value out = unaryOp(ir::Op::Pos, args[0], c.loc);
+  if (rt::Tape* tape = c.interp.tape()) tape->recordOp(ir::Op::Pos, c.loc, {args[0]}, out);
+  return out;
+}
 
 // The implementation of tensor method `op`.
 BuiltinFn methodFn(ir::Op op) {
@@ -60,8 +88,28 @@ BuiltinFn methodFn(ir::Op op) {
     case ir::Op::Pow: return bPow;
     case ir::Op::Neg: return bNeg;
     case ir::Op::MatMul: return bMatmul;
+    case ir::Op::Pos: return bClone;
+    case ir::Op::Max:
+    case ir::Op::Min: return bMinMaxMethod;
     default: return bTensorMethod;
   }
+}
+
+// x.size() is x.shape; x.size(d) one dim (negative from the end).
+Value bSize(CallContext& c, std::vector<Value>& args) {
+  const Tensor& t = tensorOf(args[0]);
+  const Value* dim = c.kw("dim");
+  c.checkKeywordsUsed("size");
+  checkArity(c, args, 1, dim ? 1 : 2);
+  if (!dim && args.size() == 1) return tensorAttribute(args[0], "shape", c.loc);
+  int64_t d = toIndex(dim ? *dim : args[1], c.loc);
+  return Value::integer(t.shape()[normalizeIndex(d, t.ndim(), "size: dim", c.loc)]);
+}
+
+Value bNumel(CallContext& c, std::vector<Value>& args) {
+  c.checkKeywordsUsed("numel");
+  checkArity(c, args, 1, 1);
+  return Value::integer(tensorOf(args[0]).numel());
 }
 
 }  // namespace
@@ -71,6 +119,7 @@ void addTensorBuiltins(BuiltinTable& table) {
     ir::Op op = static_cast<ir::Op>(i);
     if (ir::hasTrait(op, ir::FUNC) && ir::isTensorOp(op)) table[ir::opInfo(op).name] = bTensorOp;
   }
+  for (std::string_view name : ir::functionAliases()) table[std::string(name)] = bTensorOp;
   table[ir::opInfo(ir::Op::Pow).name] = bPow;
   table[ir::opInfo(ir::Op::Neg).name] = bNeg;
   table[ir::opInfo(ir::Op::MatMul).name] = bMatmul;
@@ -97,11 +146,18 @@ Value tensorAttribute(const Value& obj, const std::string& name, SourceLoc loc) 
   if (name == "T") return makeTensorValue(transpose(t, {}, loc));
   // PyTorch's method forms: x.exp() is exp(x), x.softmax(1) is softmax(x, 1).
   std::optional<ir::Op> op = ir::methodOp(name);
-  if (!op) fail(loc, "'Tensor' object has no attribute '" + name + "'");
+  BuiltinFn fn = op ? methodFn(*op) : name == "size" ? bSize : name == "numel" ? bNumel : nullptr;
+  if (!fn) {
+    std::optional<std::string_view> ours = ir::foreignSpelling(name);
+    std::vector<std::string> names = ir::tensorMethodNames();
+    names.insert(names.end(), {"shape", "dtype", "ndim", "device", "T", "size", "numel"});
+    std::string hint = ours ? "; did you mean '" + std::string(*ours) + "'?" : didYouMean(name, names);
+    fail(loc, "'Tensor' object has no attribute '" + name + "'" + hint);
+  }
   auto m = std::make_shared<MethodObj>();
   m->self = obj;
   m->name = name;
-  m->fn = methodFn(*op);
+  m->fn = fn;
   return Value::object(Kind::Method, std::move(m));
 }
 

@@ -8,6 +8,7 @@
 
 #include "runtime/value_op.h"
 #include "stdlib/builtins.h"
+#include "support/suggest.h"
 
 namespace nn::stdlib {
 
@@ -108,8 +109,12 @@ Value callTensorOp(CallContext& c, ir::Op op, std::vector<Value>& args) {
     case ir::ArgMatch::Error::TooManyPositional:
       fail(c.loc, c.name + "() takes " + positionalRange(sig) + " positional arguments (" +
                       std::to_string(args.size()) + " given)");
-    case ir::ArgMatch::Error::UnexpectedKeyword:
-      fail(c.loc, c.name + "() got an unexpected keyword argument '" + m.name + "'");
+    case ir::ArgMatch::Error::UnexpectedKeyword: {
+      std::vector<std::string> names;
+      for (const ir::Param& p : sig.params)
+        if (!p.variadic) names.push_back(p.name);
+      fail(c.loc, c.name + "() got an unexpected keyword argument '" + m.name + "'" + didYouMean(m.name, names));
+    }
     case ir::ArgMatch::Error::DuplicateKeyword:
       fail(c.loc, c.name + "() got multiple values for argument '" + m.name + "'");
     case ir::ArgMatch::Error::MissingArgument: fail(c.loc, c.name + "() missing required argument '" + m.name + "'");

@@ -11,6 +11,7 @@
 #include "runtime/gradient_ops.h"
 #include "runtime/nn_ops.h"
 #include "runtime/random.h"
+#include "runtime/scalar_ops.h"
 #include "runtime/tensor_ops.h"
 #include "stdlib/builtins.h"
 #include "stdlib/op_call.h"
@@ -145,7 +146,7 @@ Value unaryMathOp(OpCall& c) {
 }
 Value binaryMathOp(OpCall& c) { return mathBinary(c.op, c["a"], c["b"], c.loc); }
 Value whereFn(OpCall& c) { return whereOp(c["condition"], c["x"], c["y"], c.loc); }
-Value clipFn(OpCall& c) { return clipOp(c["x"], c["lo"], c["hi"], c.loc); }
+Value clipFn(OpCall& c) { return clipOp(c["x"], c["min"], c["max"], c.loc); }
 
 // ---- shape and indexing ----
 
@@ -156,11 +157,24 @@ int64_t axisIndex(OpCall& c, int64_t axis, int ndim) {
 }
 
 Value reshapeOp(OpCall& c) { return makeTensorValue(reshape(c.tensor("x"), c.ints("shape"), c.loc)); }
-Value transposeOp(OpCall& c) { return makeTensorValue(transpose(c.tensor("x"), c.ints("axes"), c.loc)); }
+// transpose(x, d0, d1) and permute(x, *dims): the permutation
+// ir::shape_rules::permutationOf makes of the axes.
+Value permutedOp(OpCall& c, const char* param, bool swap) {
+  const Tensor& t = c.tensor("x");
+  std::string error;
+  auto perm = ir::shape_rules::permutationOf(t.ndim(), c.ints(param), swap, error);
+  if (!perm) c.fail(error + " for " + typeString(t));
+  return makeTensorValue(transpose(t, *perm, c.loc));
+}
+Value transposeOp(OpCall& c) { return permutedOp(c, "axes", true); }
+Value permuteOp(OpCall& c) { return permutedOp(c, "dims", false); }
 
 Value flattenOp(OpCall& c) {
   const Tensor& t = c.tensor("x");
-  return makeTensorValue(reshape(t, {t.numel()}, c.loc));
+  std::string error;
+  auto shape = ir::shape_rules::flattenedShape({t.shape().begin(), t.shape().end()}, c.integer("start_dim"), c.integer("end_dim"), error);
+  if (!shape) c.fail(error + " for " + typeString(t));
+  return makeTensorValue(reshape(t, Shape(shape->begin(), shape->end()), c.loc));
 }
 
 Value squeezeOp(OpCall& c) {
@@ -357,6 +371,85 @@ Value crossEntropyOp(OpCall& c) {
 Value mseLossOp(OpCall& c) { return makeTensorValue(mseLoss(c.tensor("input"), c.tensor("target"), c.loc)); }
 Value bceOp(OpCall& c) { return makeTensorValue(binaryCrossEntropy(c.tensor("input"), c.tensor("target"), c.loc)); }
 
+// ---- PyTorch's creation, ordering and comparison helpers ----
+
+Value fullLikeOp(OpCall& c) {
+  const Tensor& t = c.tensor("x");
+  const Value& v = c["value"];
+  if (!v.isNumber()) c.fail(std::string("fill value must be a number, not ") + typeName(v));
+  return makeTensorValue(fullLike(c.dtype("dtype").value_or(t.dtype()), t.shape(), v.asFloat(), t.device()));
+}
+
+Value randpermOp(OpCall& c) {
+  DType dt = c.dtype("dtype").value_or(DType::I64);
+  return makeTensorValue(randperm(dt, c.integer("n"), c.interp.rng(), cpu(c), c.loc));
+}
+
+Value scanOp(OpCall& c) {
+  std::optional<int64_t> axis;
+  if (!c.isNone("axis")) axis = c.integer("axis");
+  return makeTensorValue(scan(c.tensor("x"), axis, c.flag("reverse"), c.op == Op::CumProd, c.loc));
+}
+
+Value sortOp(OpCall& c) {
+  auto [values, indices] = sort(c.tensor("x"), c.integer("axis"), c.flag("descending"), c.loc);
+  if (c.op == Op::ArgSort) return makeTensorValue(std::move(indices));
+  return makeTuple({makeTensorValue(std::move(values)), makeTensorValue(std::move(indices))});
+}
+
+Value topkOp(OpCall& c) {
+  auto [values, indices] = topk(c.tensor("x"), c.integer("k"), c.integer("axis"), c.flag("largest"), c.loc);
+  return makeTuple({makeTensorValue(std::move(values)), makeTensorValue(std::move(indices))});
+}
+
+Value triangleOp(OpCall& c) {
+  return makeTensorValue(triangle(c.tensor("x"), c.integer("diagonal"), c.op == Op::Triu, c.loc));
+}
+
+Value maskedFillOp(OpCall& c) {
+  const Tensor& x = c.tensor("x");
+  const Tensor& mask = c.tensor("mask");
+  if (mask.dtype() != DType::Bool) c.fail("mask must be a bool tensor, not " + typeString(mask));
+  std::string what = "masked_fill: the mask " + typeString(mask) + " does not broadcast to " + typeString(x);
+  if (broadcastShapes(x.shape(), mask.shape(), c.loc, what) != x.shape()) nn::fail(c.loc, what);
+  const Value& value = c["value"];
+  if (!value.isNumber() && !(value.is(Kind::Tensor) && tensorOf(value).ndim() == 0))
+    c.fail(std::string("value must be a number or a 0-d tensor, not ") + typeName(value));
+  // x's dtype is kept, as PyTorch (a float into an int tensor truncates).
+  return makeTensorValue(astype(tensorOf(whereOp(c["mask"], value, c["x"], c.loc)), x.dtype()));
+}
+
+Value outerOp(OpCall& c) {
+  const Tensor& a = c.tensor("a");
+  const Tensor& b = c.tensor("b");
+  if (a.ndim() != 1 || b.ndim() != 1) c.fail("expects 1-d tensors, got " + typeString(a) + " and " + typeString(b));
+  return tensorBinary(Op::Mul, makeTensorValue(reshape(a, {a.numel(), 1}, c.loc)),
+                      makeTensorValue(reshape(b, {1, b.numel()}, c.loc)), c.loc);
+}
+
+// |a - b| <= atol + rtol * |b|, or a == b (equal infinities), or both NaN
+// with equal_nan.
+Value closeness(OpCall& c) {
+  c.tensor("a"), c.tensor("b");
+  const Value &a = c["a"], &b = c["b"];
+  double rtol = c.number("rtol"), atol = c.number("atol");
+  if (rtol < 0 || atol < 0) c.fail("rtol and atol must be non-negative");
+  Value diff = mathUnary(Op::Abs, tensorBinary(Op::Sub, a, b, c.loc), c.loc);
+  Value tol = tensorBinary(Op::Add, tensorBinary(Op::Mul, mathUnary(Op::Abs, b, c.loc), Value::real(rtol), c.loc),
+                           Value::real(atol), c.loc);
+  Value close = mathBinary(Op::LogicalOr, compareOp(Op::Le, diff, tol, c.loc), compareOp(Op::Eq, a, b, c.loc), c.loc);
+  if (c.flag("equal_nan"))
+    close = mathBinary(Op::LogicalOr, close,
+                       mathBinary(Op::LogicalAnd, mathUnary(Op::IsNan, a, c.loc), mathUnary(Op::IsNan, b, c.loc), c.loc),
+                       c.loc);
+  return close;
+}
+Value isCloseOp(OpCall& c) { return closeness(c); }
+Value allCloseOp(OpCall& c) {
+  Tensor all = reduce(tensorOf(closeness(c)), Reduction::All, {}, false, c.loc, "allclose");
+  return item(all, c.loc);
+}
+
 struct ImplTable {
   TensorOpFn fns[ir::kNumOps] = {};
   ImplTable() {
@@ -374,7 +467,7 @@ struct ImplTable {
     set(Op::ZerosLike, zerosLikeOp), set(Op::OnesLike, onesLikeOp), set(Op::Arange, arangeOp);
     set(Op::Linspace, linspaceOp), set(Op::Eye, eyeOp), set(Op::Rand, randomFill), set(Op::Randn, randomFill);
     set(Op::Randint, randintOp);
-    set(Op::Reshape, reshapeOp), set(Op::Transpose, transposeOp), set(Op::Flatten, flattenOp);
+    set(Op::Reshape, reshapeOp), set(Op::Transpose, transposeOp), set(Op::Permute, permuteOp), set(Op::Flatten, flattenOp);
     set(Op::Squeeze, squeezeOp), set(Op::Unsqueeze, unsqueezeOp), set(Op::Expand, expandOp);
     set(Op::BroadcastTo, expandOp), set(Op::AsType, astypeOp), set(Op::Item, itemOp), set(Op::ToList, tolistOp),
         set(Op::StopGradient, stopGradientOp);
@@ -387,6 +480,10 @@ struct ImplTable {
     set(Op::Conv2d, conv2dOp), set(Op::MaxPool2d, poolOp), set(Op::AvgPool2d, poolOp);
     set(Op::BatchNorm, batchNormOp), set(Op::LayerNorm, layerNormOp), set(Op::Dropout, dropoutOp);
     set(Op::CrossEntropy, crossEntropyOp), set(Op::MseLoss, mseLossOp), set(Op::BinaryCrossEntropy, bceOp);
+    set(Op::FullLike, fullLikeOp), set(Op::Randperm, randpermOp), set(Op::CumSum, scanOp), set(Op::CumProd, scanOp);
+    set(Op::Sort, sortOp), set(Op::ArgSort, sortOp), set(Op::TopK, topkOp), set(Op::Tril, triangleOp);
+    set(Op::Triu, triangleOp), set(Op::MaskedFill, maskedFillOp), set(Op::Outer, outerOp);
+    set(Op::IsClose, isCloseOp), set(Op::AllClose, allCloseOp);
   }
 };
 

@@ -11,6 +11,7 @@
 // the fused node runs its ops one by one, which raise the error. Ops
 // without a kernel for the dtype are refused with a reason.
 #include <cmath>
+#include <limits>
 
 #include "runtime/jit/codegen.h"
 
@@ -268,6 +269,10 @@ llvm::Value* ElementwiseEmitter::floatUnary(Op op, llvm::Value* x, std::string& 
     case Op::Relu:
       return b_.CreateSelect(b_.CreateFCmpUNO(x, x), x, b_.CreateSelect(b_.CreateFCmpOGT(x, zero), x, zero));
     case Op::IsNan: return b_.CreateFCmpUNO(x, x);
+    case Op::IsInf:
+      return b_.CreateFCmpOEQ(intrinsic(llvm::Intrinsic::fabs, x), constant(t, std::numeric_limits<double>::infinity()));
+    case Op::IsFinite:
+      return b_.CreateFCmpOLT(intrinsic(llvm::Intrinsic::fabs, x), constant(t, std::numeric_limits<double>::infinity()));
     case Op::Neg: return b_.CreateFNeg(x);
     case Op::Pos: return x;
     default:
@@ -325,9 +330,9 @@ Element ElementwiseEmitter::unary(Op op, const Element& x, DType resultType, std
     // mathUnary's conversions.
     if (op == Op::LogicalNot) compute = DType::Bool;
     else if (ir::computesInFloat(op) && !ir::isFloating(compute)) compute = DType::F32;
-    else if (compute == DType::Bool && op != Op::IsNan) compute = DType::I64;
+    else if (compute == DType::Bool && !ir::testsElementClass(op)) compute = DType::I64;
   }
-  DType out = op == Op::IsNan || op == Op::LogicalNot ? DType::Bool : compute;
+  DType out = ir::unaryGivesBool(op) ? DType::Bool : compute;
   if (out != resultType) return fail(std::string(ir::opInfo(op).name) + "'s result type differs from the kernel's");
   llvm::Value* a = convert(x, compute);
   llvm::Value* r = nullptr;
@@ -337,6 +342,7 @@ Element ElementwiseEmitter::unary(Op op, const Element& x, DType resultType, std
     r = floatUnary(op, a, why);
   } else if (compute == DType::Bool) {
     if (op == Op::LogicalNot || op == Op::Invert) r = b_.CreateNot(a);
+    else if (ir::testsElementClass(op)) r = op == Op::IsFinite ? b_.getTrue() : b_.getFalse();
     else why = std::string(ir::opInfo(op).name) + " has no kernel for bool tensors";
   } else {
     llvm::Value* zero = llvm::ConstantInt::get(t, 0);
@@ -349,7 +355,8 @@ Element ElementwiseEmitter::unary(Op op, const Element& x, DType resultType, std
         r = b_.CreateSub(b_.CreateZExt(b_.CreateICmpSGT(a, zero), t), b_.CreateZExt(b_.CreateICmpSLT(a, zero), t));
         break;
       case Op::Relu: r = b_.CreateSelect(b_.CreateICmpSGT(a, zero), a, zero); break;
-      case Op::IsNan: r = b_.getFalse(); break;
+      case Op::IsNan: case Op::IsInf: r = b_.getFalse(); break;
+      case Op::IsFinite: r = b_.getTrue(); break;
       default: why = std::string(ir::opInfo(op).name) + " has no kernel for integer tensors"; break;
     }
   }

@@ -115,7 +115,7 @@ TEST(OpTable, EveryOpHasAGradientRuleOrIsListed) {
       // formed after autodiff, from ops that have rules
       "fused",
       // tensor ops whose rules come next
-      "split", "chunk"};
+      "split", "chunk", "cumprod", "sort", "topk"};
   std::set<std::string> missing;
   for (size_t i = 0; i < ir::kNumOps; ++i) {
     const ir::OpInfo& info = ir::opInfo(static_cast<Op>(i));
@@ -162,6 +162,12 @@ TEST(OpTable, CallsBindToTheSignature) {
   EXPECT_EQ(sum->boolAttr("keepdims"), true);
   EXPECT_TRUE(sum->attributesKnown());
 
+  // PyTorch's keyword spellings bind to the same parameters, in every op.
+  std::optional<ir::OpArgs> torch = ir::bindArgs(Op::Sum, {}, {x}, {"dim", "keepdim"}, {one, yes});
+  ASSERT_TRUE(torch);
+  EXPECT_EQ(torch->intAttr("axis"), 1);
+  EXPECT_EQ(torch->boolAttr("keepdims"), true);
+
   std::optional<ir::OpArgs> reshape = ir::bindArgs(Op::Reshape, {}, {x, one, k}, {}, {});
   ASSERT_TRUE(reshape);
   EXPECT_FALSE(reshape->attributesKnown());  // k is known only at run time
@@ -175,10 +181,11 @@ TEST(OpTable, CallsBindToTheSignature) {
   EXPECT_EQ(conv->intAttr("groups"), 1);
   EXPECT_EQ(conv->intAttr("stride"), 1);
 
-  EXPECT_FALSE(ir::bindArgs(Op::Softmax, {}, {x}, {"dim"}, {one}));       // unknown keyword
+  EXPECT_FALSE(ir::bindArgs(Op::Softmax, {}, {x}, {"axes"}, {one}));      // unknown keyword
   EXPECT_FALSE(ir::bindArgs(Op::Softmax, {}, {x, one}, {"axis"}, {one}));  // axis twice
+  EXPECT_FALSE(ir::bindArgs(Op::Softmax, {}, {x}, {"axis", "dim"}, {one, one}));  // axis twice, once as dim
   EXPECT_FALSE(ir::bindArgs(Op::Linear, {}, {x}, {}, {}));                 // w missing
-  EXPECT_FALSE(ir::bindArgs(Op::Flatten, {}, {x, x}, {}, {}));             // too many
+  EXPECT_FALSE(ir::bindArgs(Op::Flatten, {}, {x, one, one, one}, {}, {}));  // too many
 }
 
 // An op node and a call of its builtin are one op: the same shape rule

@@ -1,0 +1,130 @@
+// The CPU's kernels of the ops that work along one axis in order or by
+// position: the scans (cumsum, cumprod), the stable sort behind sort,
+// argsort and topk, and the triangles (tril, triu). A tensor is seen as
+// `outer` lines of `len` elements `inner` apart (the axis in the middle),
+// so one loop serves every axis without transposing.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <type_traits>
+#include <vector>
+
+#include "runtime/kernel_loops.h"
+
+namespace nn::rt {
+
+namespace {
+
+struct Lines {
+  int64_t outer = 1, len = 1, inner = 1;
+  Lines(const Tensor& x, int axis) {
+    len = x.dim(axis);
+    for (int d = 0; d < axis; ++d) outer *= x.dim(d);
+    for (int d = axis + 1; d < x.ndim(); ++d) inner *= x.dim(d);
+  }
+  int64_t count() const { return outer * inner; }
+  // The first element of line l.
+  int64_t start(int64_t l) const { return (l / inner) * len * inner + l % inner; }
+};
+
+template <class T, bool Product>
+void scanKernel(const Tensor& x, int axis, bool reverse, Tensor& out) {
+  Lines lines(x, axis);
+  const T* in = x.data<T>();
+  T* o = out.data<T>();
+  auto scan = [&](int64_t l) {
+    int64_t first = lines.start(l);
+    T acc = Product ? T(1) : T(0);
+    for (int64_t k = 0; k < lines.len; ++k) {
+      int64_t i = first + (reverse ? lines.len - 1 - k : k) * lines.inner;
+      if constexpr (std::is_integral_v<T>) {
+        // Integers wrap on overflow, as their arithmetic does elsewhere.
+        using U = std::make_unsigned_t<T>;
+        acc = static_cast<T>(Product ? U(acc) * U(in[i]) : U(acc) + U(in[i]));
+      } else {
+        acc = Product ? acc * in[i] : acc + in[i];
+      }
+      o[i] = acc;
+    }
+  };
+  int64_t n = lines.count();
+  if (x.numel() >= kParallelThreshold && n > 1) {
+#pragma omp parallel for
+    for (int64_t l = 0; l < n; ++l) scan(l);
+  } else {
+    for (int64_t l = 0; l < n; ++l) scan(l);
+  }
+}
+
+// NaN is larger than every number (PyTorch's order): last ascending,
+// first descending.
+template <class T>
+bool before(T a, T b, bool descending) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(a) || std::isnan(b)) return descending ? std::isnan(a) && !std::isnan(b) : !std::isnan(a) && std::isnan(b);
+  }
+  return descending ? b < a : a < b;
+}
+
+template <class T>
+void sortKernel(const Tensor& x, int axis, bool descending, Tensor& values, Tensor& indices) {
+  Lines lines(x, axis);
+  const T* in = x.data<T>();
+  T* v = values.data<T>();
+  int64_t* ix = indices.data<int64_t>();
+  auto sortLine = [&](int64_t l, std::vector<int64_t>& order) {
+    int64_t first = lines.start(l), step = lines.inner;
+    order.resize(static_cast<size_t>(lines.len));
+    std::iota(order.begin(), order.end(), int64_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+      return before(in[first + a * step], in[first + b * step], descending);
+    });
+    for (int64_t k = 0; k < lines.len; ++k) {
+      v[first + k * step] = in[first + order[k] * step];
+      ix[first + k * step] = order[k];
+    }
+  };
+  int64_t n = lines.count();
+  if (x.numel() >= kParallelThreshold && n > 1) {
+#pragma omp parallel
+    {
+      std::vector<int64_t> order;
+#pragma omp for
+      for (int64_t l = 0; l < n; ++l) sortLine(l, order);
+    }
+  } else {
+    std::vector<int64_t> order;
+    for (int64_t l = 0; l < n; ++l) sortLine(l, order);
+  }
+}
+
+template <class T>
+void triangleKernel(const Tensor& x, int64_t diagonal, bool upper, Tensor& out) {
+  int64_t rows = x.dim(x.ndim() - 2), cols = x.dim(x.ndim() - 1);
+  int64_t matrices = rows * cols == 0 ? 0 : x.numel() / (rows * cols);
+  const T* in = x.data<T>();
+  T* o = out.data<T>();
+  for (int64_t m = 0; m < matrices; ++m)
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j) {
+        int64_t at = (m * rows + i) * cols + j;
+        bool keep = upper ? j - i >= diagonal : j - i <= diagonal;
+        o[at] = keep ? in[at] : T(0);
+      }
+}
+
+}  // namespace
+
+void registerCpuOrderKernels(KernelTable& t) {
+  forEachDType([&](auto type, DType d) {
+    using T = decltype(type);
+    t.add<ir::Op::Sort>(d, sortKernel<T>);
+    t.add<ir::Op::Tril>(d, triangleKernel<T>);
+    if constexpr (!std::is_same_v<T, bool>) {
+      t.add<ir::Op::CumSum>(d, scanKernel<T, false>);
+      t.add<ir::Op::CumProd>(d, scanKernel<T, true>);
+    }
+  });
+}
+
+}  // namespace nn::rt
