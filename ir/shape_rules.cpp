@@ -472,8 +472,9 @@ std::optional<Type> Outer(const OpArgs& a) {
     if (t->shape->size() != 1) fail(a.loc(), "outer: expects 1-d tensors, got " + x->str() + " and " + y->str());
     dims.push_back((*t->shape)[0]);
   }
-  std::optional<DType> dt = x->dtype && y->dtype ? std::optional<DType>(promote(*x->dtype, *y->dtype)) : std::nullopt;
-  return Type::tensor(dt, dims);
+  Type out = Type::tensor(std::nullopt, dims);
+  if (x->dtype && y->dtype) out.dtype = promote(*x->dtype, *y->dtype);
+  return out;
 }
 
 std::optional<Type> IsClose(const OpArgs& a) {

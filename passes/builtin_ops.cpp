@@ -19,9 +19,13 @@
 // A call that does not bind (a wrong keyword, an attribute known only at
 // run time) stays a call, and the runtime binds it the same way.
 //
+// A method or function name that op_aliases.def declares as another name
+// of an op is that op (x.view(2, 3) is reshape, cat is concat), with the
+// keyword argument the alias passes (x.float() is astype with dtype f32).
+//
 // A method call of a builtin's op that does not become the op becomes a
-// call of the builtin, so it is typed by the op's rule and no bound-method
-// object is made per call.
+// call of the op's builtin, so it is typed by the op's rule and no
+// bound-method object is made per call.
 //
 // Algorithm: one walk; each block's node list is rebuilt in one pass (the
 // inserted constants go before their user). Invariants: only calls change;
