@@ -78,7 +78,7 @@ std::string Lowerer::unknownNameHint(const FuncCtx& ctx, const std::string& name
   }
   names.insert(names.end(), moduleGlobals_.begin(), moduleGlobals_.end());
   if (options_.builtins) names.insert(names.end(), options_.builtins->begin(), options_.builtins->end());
-  for (const char* c : {"inf", "nan", "pi", "e"}) names.emplace_back(c);
+  for (std::string& c : ir::builtinConstantNames()) names.push_back(std::move(c));
   return didYouMean(name, names);
 }
 

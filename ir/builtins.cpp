@@ -76,12 +76,29 @@ std::optional<Op> methodOp(std::string_view name) {
   return m ? std::optional<Op>(m->op) : std::nullopt;
 }
 
-std::optional<double> builtinConstant(std::string_view name) {
-  if (name == "inf") return std::numeric_limits<double>::infinity();
-  if (name == "nan") return std::numeric_limits<double>::quiet_NaN();
-  if (name == "pi") return 3.141592653589793;
-  if (name == "e") return 2.718281828459045;
+std::optional<Op> pairwiseForm(Op op) {
+  if (op == Op::Max) return Op::Maximum;
+  if (op == Op::Min) return Op::Minimum;
   return std::nullopt;
+}
+
+constexpr std::pair<std::string_view, double> kConstants[] = {
+    {"inf", std::numeric_limits<double>::infinity()},
+    {"nan", std::numeric_limits<double>::quiet_NaN()},
+    {"pi", 3.141592653589793},
+    {"e", 2.718281828459045},
+};
+
+std::optional<double> builtinConstant(std::string_view name) {
+  for (const auto& [constant, value] : kConstants)
+    if (name == constant) return value;
+  return std::nullopt;
+}
+
+std::vector<std::string> builtinConstantNames() {
+  std::vector<std::string> out;
+  for (const auto& c : kConstants) out.emplace_back(c.first);
+  return out;
 }
 
 std::optional<std::string_view> foreignSpelling(std::string_view name) {
@@ -124,9 +141,8 @@ std::optional<Op> calledOp(const Node& call) {
   if (name.empty()) return std::nullopt;
   if (auto op = functionOp(name)) return op;
   if (auto op = opWithTrait(name, PYTHON); op && call.operands().size() > 1 && call.operand(1)->type().isTensor()) {
-    // max(a, b) / min(a, b) of two tensors is elementwise, as torch.max(a, b).
     bool twoTensors = call.operands().size() == 3 && call.strListAttr("kw").empty() && call.operand(2)->type().isTensor();
-    if (twoTensors && (*op == Op::Max || *op == Op::Min)) return *op == Op::Max ? Op::Maximum : Op::Minimum;
+    if (std::optional<Op> pair = pairwiseForm(*op); pair && twoTensors) return pair;
     return op;
   }
   return std::nullopt;

@@ -50,9 +50,14 @@ std::optional<Op> functionOp(std::string_view name);
 std::optional<OpName> tensorMethod(std::string_view name);
 // tensorMethod's op alone.
 std::optional<Op> methodOp(std::string_view name);
+// The elementwise op that reduction `op` is when given a second tensor
+// instead of an axis: max(a, b) is maximum(a, b), as torch.max(a, b)
+// (the builtin and the method alike); nullopt for the other ops.
+std::optional<Op> pairwiseForm(Op op);
 // The value of the builtin constant `name` (inf, nan, pi, e), read where
 // no variable of that name is in scope.
 std::optional<double> builtinConstant(std::string_view name);
+std::vector<std::string> builtinConstantNames();
 // nn's name for a NumPy or PyTorch spelling it does not accept
 // (concatenate: cat, mm: matmul), for "did you mean"; nullopt otherwise.
 std::optional<std::string_view> foreignSpelling(std::string_view name);

@@ -367,67 +367,6 @@ void GradReshape(GradientBuilder& b) {
   if (b.wanted[0]) b.grads[0] = b.emit(Op::ReshapeLike, {b.adjoint, b.operands[0]});
 }
 
-void GradPermute(GradientBuilder& b) {
-  if (!b.wanted[0]) return;
-  const char* param = b.forward.op() == Op::Permute ? "dims" : "axes";
-  const Ints* axes = b.attr(param) ? std::get_if<Ints>(b.attr(param)) : nullptr;
-  Ints inverse;
-  if (axes && !axes->empty()) {
-    int64_t rank = static_cast<int64_t>(axes->size());
-    inverse.assign(axes->size(), 0);
-    for (int64_t i = 0; i < rank; ++i) {
-      int64_t a = (*axes)[i] < 0 ? (*axes)[i] + rank : (*axes)[i];
-      if (a < 0 || a >= rank) fail(b.forward.loc(), std::string(b.forward.info().name) + ": axes are not a permutation");
-      inverse[a] = i;
-    }
-  }
-  b.grads[0] = b.emit(Op::Permute, {b.adjoint}, {{"dims", inverse}});
-}
-
-// The adjoint permuted back: by the inverse permutation (no axes: the
-// reversal and a swap of two dims are their own inverses).
-void GradTranspose(GradientBuilder& b) {
-  if (!b.wanted[0]) return;
-  const Ints* axes = b.attr("axes") ? std::get_if<Ints>(b.attr("axes")) : nullptr;
-  if (!axes || axes->size() == 2 || axes->empty()) {
-    b.grads[0] = b.emit(Op::Transpose, {b.adjoint}, {{"axes", axes ? *axes : Ints{}}});
-    return;
-  }
-  GradPermute(b);
-}
-
-// The gradient of a scan is the scan of the adjoint the other way; a scan
-// of the flattened tensor (no axis) is reshaped back.
-void GradCumSum(GradientBuilder& b) {
-  if (!b.wanted[0]) return;
-  const Attr* axis = b.attr("axis");
-  bool flat = !axis || std::holds_alternative<NoneAttr>(*axis);
-  const Attr* reverse = b.attr("reverse");
-  bool backwards = !(reverse && std::holds_alternative<bool>(*reverse) && std::get<bool>(*reverse));
-  Value* g = b.emit(Op::CumSum, {b.adjoint}, {{"axis", flat ? Attr(int64_t{0}) : *axis}, {"reverse", backwards}});
-  b.grads[0] = flat ? b.emit(Op::ReshapeLike, {g, b.operands[0]}) : g;
-}
-
-// tril/triu keep the adjoint's same triangle.
-void GradTriangle(GradientBuilder& b) {
-  const Attr* diagonal = b.attr("diagonal");
-  if (b.wanted[0]) b.grads[0] = b.emit(b.forward.op(), {b.adjoint}, {{"diagonal", diagonal ? *diagonal : Attr(int64_t{0})}});
-}
-
-// masked_fill(x, mask, value): the adjoint where the mask is false to x,
-// the rest (summed to its shape) to the value.
-void GradMaskedFill(GradientBuilder& b) {
-  Value* mask = b.operands[1];
-  if (b.wanted[0]) b.grads[0] = b.emit(Op::Where, {mask, b.constant(0.0), b.adjoint});
-  if (b.wanted[2]) b.grads[2] = b.sumTo(b.emit(Op::Where, {mask, b.adjoint, b.constant(0.0)}), b.operands[2]);
-}
-
-// outer(a, b)[i, j] = a[i] b[j]: g @ b for a, a @ g for b.
-void GradOuter(GradientBuilder& b) {
-  if (b.wanted[0]) b.grads[0] = b.emit(Op::MatMul, {b.adjoint, b.operands[1]});
-  if (b.wanted[1]) b.grads[1] = b.emit(Op::MatMul, {b.operands[0], b.adjoint});
-}
-
 void GradExpand(GradientBuilder& b) {
   if (b.wanted[0]) b.grads[0] = b.sumTo(b.adjoint, b.operands[0]);
 }

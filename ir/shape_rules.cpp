@@ -245,18 +245,14 @@ std::optional<Type> Flatten(const OpArgs& a) {
   std::string error;
   auto shape = flattenedShape(dims, *start, *end, error);
   if (!shape) fail(a.loc(), "flatten(): " + error + " for " + x->str());
-  // The flattened dim keeps a symbol when it is the only one flattened.
+  if (dims.empty()) return Type::tensor(x->dtype, DimList{Dim::known(1)});
+  // The dims before and after the range stay as they are (symbols too);
+  // one dim "flattened" alone keeps its own.
   int64_t rank = static_cast<int64_t>(dims.size());
-  int64_t s = rank == 0 ? 0 : (*start < 0 ? *start + rank : *start);
-  int64_t e = rank == 0 ? 0 : (*end < 0 ? *end + rank : *end);
-  DimList out;
-  for (int64_t i = 0; i < static_cast<int64_t>(shape->size()); ++i) {
-    int64_t from = i <= s ? i : i + (e - s);
-    bool merged = i == s && e > s;
-    out.push_back(rank == 0 ? Dim::known(1)
-                  : merged  ? ((*shape)[i] >= 0 ? Dim::known((*shape)[i]) : Dim::unknown())
-                            : (*x->shape)[from]);
-  }
+  int64_t s = *start < 0 ? *start + rank : *start, e = *end < 0 ? *end + rank : *end;
+  DimList out(x->shape->begin(), x->shape->begin() + s);
+  out.push_back(s == e ? (*x->shape)[s] : (*shape)[s] >= 0 ? Dim::known((*shape)[s]) : Dim::unknown());
+  out.insert(out.end(), x->shape->begin() + e + 1, x->shape->end());
   return Type::tensor(x->dtype, out);
 }
 

@@ -58,6 +58,18 @@ inline T wrapNeg(T x) {
   else return -x;
 }
 
+// f(line) for each of `lines` independent lines of work, on all cores
+// when `parallel` (the caller weighs the whole tensor's size).
+template <class F>
+void forEachLine(int64_t lines, bool parallel, F&& f) {
+  if (parallel && lines > 1) {
+#pragma omp parallel for
+    for (int64_t l = 0; l < lines; ++l) f(l);
+  } else {
+    for (int64_t l = 0; l < lines; ++l) f(l);
+  }
+}
+
 // Calls add(T{}, dtype) for every element type T and its DType.
 template <class F>
 void forEachDType(F&& add) {

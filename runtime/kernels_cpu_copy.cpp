@@ -135,12 +135,7 @@ void scatterAddKernel(int axis, const Tensor& index, const Tensor& src, Tensor& 
       o[selected(out, axis, index, i)] += s[soff];
     }
   };
-  if (index.numel() >= kParallelThreshold && lines > 1) {
-#pragma omp parallel for
-    for (int64_t line = 0; line < lines; ++line) addLine(line);
-  } else {
-    for (int64_t line = 0; line < lines; ++line) addLine(line);
-  }
+  forEachLine(lines, index.numel() >= kParallelThreshold, addLine);
 }
 
 template <class T>

@@ -65,10 +65,11 @@ void registerFloat(KernelTable& r) {
 // bools): every element is finite.
 template <class T>
 void registerFiniteClass(KernelTable& r) {
-  for (Op op : {Op::IsNan, Op::IsInf, Op::IsFinite})
-    r.addUnary(op, dtypeOf<T>(), op == Op::IsFinite ? [](const Tensor& a, Tensor& o, SourceLoc) {
-      unaryLoop<T, bool>(a, o, [](T) { return true; });
-    } : [](const Tensor& a, Tensor& o, SourceLoc) { unaryLoop<T, bool>(a, o, [](T) { return false; }); });
+  UnaryKernel never = [](const Tensor& a, Tensor& o, SourceLoc) { unaryLoop<T, bool>(a, o, [](T) { return false; }); };
+  UnaryKernel always = [](const Tensor& a, Tensor& o, SourceLoc) { unaryLoop<T, bool>(a, o, [](T) { return true; }); };
+  r.addUnary(Op::IsNan, dtypeOf<T>(), never);
+  r.addUnary(Op::IsInf, dtypeOf<T>(), never);
+  r.addUnary(Op::IsFinite, dtypeOf<T>(), always);
 }
 
 template <class T>

@@ -47,13 +47,7 @@ void scanKernel(const Tensor& x, int axis, bool reverse, Tensor& out) {
       o[i] = acc;
     }
   };
-  int64_t n = lines.count();
-  if (x.numel() >= kParallelThreshold && n > 1) {
-#pragma omp parallel for
-    for (int64_t l = 0; l < n; ++l) scan(l);
-  } else {
-    for (int64_t l = 0; l < n; ++l) scan(l);
-  }
+  forEachLine(lines.count(), x.numel() >= kParallelThreshold, scan);
 }
 
 // NaN is larger than every number (PyTorch's order): last ascending,
@@ -72,7 +66,8 @@ void sortKernel(const Tensor& x, int axis, bool descending, Tensor& values, Tens
   const T* in = x.data<T>();
   T* v = values.data<T>();
   int64_t* ix = indices.data<int64_t>();
-  auto sortLine = [&](int64_t l, std::vector<int64_t>& order) {
+  auto sortLine = [&](int64_t l) {
+    thread_local std::vector<int64_t> order;  // reused line after line
     int64_t first = lines.start(l), step = lines.inner;
     order.resize(static_cast<size_t>(lines.len));
     std::iota(order.begin(), order.end(), int64_t{0});
@@ -84,18 +79,7 @@ void sortKernel(const Tensor& x, int axis, bool descending, Tensor& values, Tens
       ix[first + k * step] = order[k];
     }
   };
-  int64_t n = lines.count();
-  if (x.numel() >= kParallelThreshold && n > 1) {
-#pragma omp parallel
-    {
-      std::vector<int64_t> order;
-#pragma omp for
-      for (int64_t l = 0; l < n; ++l) sortLine(l, order);
-    }
-  } else {
-    std::vector<int64_t> order;
-    for (int64_t l = 0; l < n; ++l) sortLine(l, order);
-  }
+  forEachLine(lines.count(), x.numel() >= kParallelThreshold, sortLine);
 }
 
 template <class T>

@@ -183,10 +183,11 @@ Value bZip(CallContext& c, std::vector<Value>& args) {
 }
 
 Value minMax(CallContext& c, std::vector<Value>& args, bool isMax) {
-  // max(a, b) of two tensors is elementwise, as torch.max(a, b).
-  if (args.size() == 2 && args[0].is(Kind::Tensor) && args[1].is(Kind::Tensor))
-    return tensorReduction(c, args, isMax ? ir::Op::Maximum : ir::Op::Minimum);
-  if (!args.empty() && args[0].is(Kind::Tensor)) return tensorReduction(c, args, isMax ? ir::Op::Max : ir::Op::Min);
+  if (!args.empty() && args[0].is(Kind::Tensor)) {
+    ir::Op op = isMax ? ir::Op::Max : ir::Op::Min;
+    bool twoTensors = args.size() == 2 && args[1].is(Kind::Tensor) && c.kwnames.empty();
+    return tensorReduction(c, args, twoTensors ? *ir::pairwiseForm(op) : op);
+  }
   const Value* key = c.kw("key");
   const Value* dflt = c.kw("default");
   c.checkKeywordsUsed(isMax ? "max" : "min");

@@ -68,9 +68,8 @@ Value bTensorMethod(CallContext& c, std::vector<Value>& args) {
 // x.max(y) of two tensors is elementwise, as in PyTorch; x.max(1) reduces.
 Value bMinMaxMethod(CallContext& c, std::vector<Value>& args) {
   ir::Op op = *ir::methodOp(c.name);
-  if (args.size() == 2 && args[1].is(Kind::Tensor) && c.kwnames.empty())
-    op = op == ir::Op::Max ? ir::Op::Maximum : ir::Op::Minimum;
-  return callTensorOp(c, op, args);
+  bool twoTensors = args.size() == 2 && args[1].is(Kind::Tensor) && c.kwnames.empty();
+  return callTensorOp(c, twoTensors ? *ir::pairwiseForm(op) : op, args);
 }
 
 // x.clone(): the tensor's value (tensors are values; +x is a copy).

@@ -444,7 +444,6 @@ Value closeness(OpCall& c) {
                        c.loc);
   return close;
 }
-Value isCloseOp(OpCall& c) { return closeness(c); }
 Value allCloseOp(OpCall& c) {
   Tensor all = reduce(tensorOf(closeness(c)), Reduction::All, {}, false, c.loc, "allclose");
   return item(all, c.loc);
@@ -483,7 +482,7 @@ struct ImplTable {
     set(Op::FullLike, fullLikeOp), set(Op::Randperm, randpermOp), set(Op::CumSum, scanOp), set(Op::CumProd, scanOp);
     set(Op::Sort, sortOp), set(Op::ArgSort, sortOp), set(Op::TopK, topkOp), set(Op::Tril, triangleOp);
     set(Op::Triu, triangleOp), set(Op::MaskedFill, maskedFillOp), set(Op::Outer, outerOp);
-    set(Op::IsClose, isCloseOp), set(Op::AllClose, allCloseOp);
+    set(Op::IsClose, closeness), set(Op::AllClose, allCloseOp);
   }
 };
 
