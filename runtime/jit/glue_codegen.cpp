@@ -210,6 +210,11 @@ class GlueEmitter {
       if (ir::hasTrait(n->op(), ir::TERM)) break;  // the terminator: below
       if (nativeScalar(*n)) continue;
       if (structured(*n)) {
+        // A nested loop copies a carried value that is not typed as a
+        // scalar from its operand's slot (emitLoop).
+        if (n->op() == Op::Loop)
+          for (size_t i = 0; i < n->operands().size(); ++i)
+            if (!isScalar(n->result(i)->type())) inSlot_.insert(n->operand(i));
         for (size_t k = 0; k < n->numBlocks(); ++k) slotUses(*n->block(k), *n);
         continue;
       }
