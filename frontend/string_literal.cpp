@@ -181,6 +181,17 @@ ExprPtr AstBuilder::strings(NNParser::AtomContext* ctx) {
       }
       if (j >= b.size()) fail(tl, "f-string: expecting '}'");
       std::string exprText = b.substr(start, j - start);
+      // f"{x=}" / f"{x = }": the text itself, then the value (its repr
+      // unless a conversion or format spec is given).
+      bool selfDocumenting = false;
+      size_t lastChar = exprText.find_last_not_of(" \t");
+      if (lastChar != std::string::npos && exprText[lastChar] == '=' &&
+          (lastChar == 0 || std::string("=!<>").find(exprText[lastChar - 1]) == std::string::npos)) {
+        selfDocumenting = true;
+        pending += exprText;
+        flush();
+        exprText = exprText.substr(0, lastChar);
+      }
       if (exprText.find_first_not_of(" \t") == std::string::npos)
         fail(tl, "f-string: empty expression not allowed");
       FStrPart part;
@@ -202,6 +213,7 @@ ExprPtr AstBuilder::strings(NNParser::AtomContext* ctx) {
         j = k;
       }
       if (j >= b.size() || b[j] != '}') fail(tl, "f-string: expecting '}'");
+      if (selfDocumenting && !part.conversion && part.spec.empty()) part.conversion = 'r';
       parts.push_back(std::move(part));
       i = j;
     }

@@ -25,6 +25,7 @@ Type arith(Op op, Type a, Type b) {
     return {TypeKind::Float};
   }
   bool seq = a.kind == TypeKind::Str || a.kind == TypeKind::List || a.kind == TypeKind::Tuple;
+  if (op == Op::Mod && a.kind == TypeKind::Str) return a;  // printf-style formatting
   if (op == Op::Add && seq && a == b) return a;
   if (op == Op::Mul && seq && isIntLike(b)) return a;
   if (op == Op::Mul && isIntLike(a) && (b.kind == TypeKind::Str || b.kind == TypeKind::List || b.kind == TypeKind::Tuple))

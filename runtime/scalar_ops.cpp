@@ -5,6 +5,7 @@
 // indexing with negative indices and slices.
 #include "runtime/scalar_ops.h"
 
+#include "runtime/format.h"
 #include "runtime/nn_ops.h"
 #include "runtime/tensor_ops.h"
 
@@ -150,6 +151,7 @@ static Value repeat(const Value& seq, int64_t n, SourceLoc loc) {
 }
 
 Value binaryOp(Op op, const Value& a, const Value& b, SourceLoc loc, unsigned consumable) {
+  if (op == Op::Mod && a.is(Kind::Str)) return Value::str(percentFormat(a.asStr(), b, loc));
   if (a.is(Kind::Tensor) || b.is(Kind::Tensor)) {
     if (op == Op::MatMul) {
       if (!a.is(Kind::Tensor) || !b.is(Kind::Tensor))

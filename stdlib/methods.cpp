@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 
+#include "runtime/format.h"
 #include "runtime/scalar_ops.h"
 #include "stdlib/builtins.h"
 
@@ -245,6 +246,13 @@ Value sCount(CallContext& c, std::vector<Value>& a) {
   return Value::integer(n);
 }
 
+// str.format: every keyword argument is a field name.
+Value sFormat(CallContext& c, std::vector<Value>& a) {
+  std::vector<Value> args(a.begin() + 1, a.end());
+  c.used.assign(c.used.size(), true);
+  return Value::str(formatTemplate(a[0].asStr(), args, c.kwnames, c.kwargs, c.loc));
+}
+
 // ---- tuple ----
 Value tIndex(CallContext& c, std::vector<Value>& a) { return lIndex(c, a); }
 Value tCount(CallContext& c, std::vector<Value>& a) { return lCount(c, a); }
@@ -261,7 +269,7 @@ const MethodTable* methodsOf(Kind k) {
   static const MethodTable str = {{"join", sJoin}, {"split", sSplit}, {"strip", sStrip}, {"lstrip", sLstrip},
                                   {"rstrip", sRstrip}, {"upper", sUpper}, {"lower", sLower},
                                   {"replace", sReplace}, {"startswith", sStartswith},
-                                  {"endswith", sEndswith}, {"find", sFind}, {"count", sCount}};
+                                  {"endswith", sEndswith}, {"find", sFind}, {"count", sCount}, {"format", sFormat}};
   static const MethodTable tuple = {{"index", tIndex}, {"count", tCount}};
   switch (k) {
     case Kind::List: return &list;

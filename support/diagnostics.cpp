@@ -6,6 +6,11 @@
 namespace nn {
 
 void fail(SourceLoc loc, std::string message) { throw NnError(std::move(message), loc); }
+void fail(SourceLoc loc, std::string message, ErrorClass errorClass) {
+  NnError e(std::move(message), loc);
+  e.diag().errorClass = errorClass;
+  throw e;
+}
 
 std::string formatLoc(const SourceManager& sm, const SourceLoc& loc) {
   return sm.path(loc.file) + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.col);

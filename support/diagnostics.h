@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "support/error_class.h"
 #include "support/source.h"
 
 namespace nn {
@@ -28,6 +29,8 @@ struct Diagnostic {
   SourceLoc loc;
   std::vector<SourceLoc> callers;  // innermost call site first
   std::vector<std::pair<SourceLoc, std::string>> notes;
+  // The Python exception class `except` catches it by (error_class.h).
+  ErrorClass errorClass = ErrorClass::Unclassified;
 };
 
 class NnError : public std::exception {
@@ -47,6 +50,7 @@ class NnError : public std::exception {
 
 // Throws an NnError: the single way the implementation reports a user error.
 [[noreturn]] void fail(SourceLoc loc, std::string message);
+[[noreturn]] void fail(SourceLoc loc, std::string message, ErrorClass errorClass);
 
 void renderDiagnostic(const SourceManager& sm, const Diagnostic& d, std::ostream& os);
 
