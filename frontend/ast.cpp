@@ -364,6 +364,25 @@ class Dumper {
         body(x.body, d + 1);
         break;
       }
+      case StmtKind::Try: {
+        const auto& x = static_cast<const TryStmt&>(s);
+        line(d, "Try", s.loc);
+        body(x.body, d + 1);
+        for (const auto& h : x.handlers) {
+          line(d + 1, "Except" + std::string(h.name.empty() ? "" : " as " + h.name), h.loc);
+          if (h.type) expr(*h.type, d + 2);
+          body(h.body, d + 2);
+        }
+        if (!x.orelse.empty()) {
+          line(d + 1, "Else", s.loc);
+          body(x.orelse, d + 2);
+        }
+        if (!x.finalbody.empty()) {
+          line(d + 1, "Finally", s.loc);
+          body(x.finalbody, d + 2);
+        }
+        break;
+      }
       case StmtKind::Unsupported:
         line(d, "Unsupported " + static_cast<const UnsupportedStmt&>(s).what, s.loc);
         break;

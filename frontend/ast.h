@@ -23,7 +23,7 @@ enum class ExprKind {
 
 enum class StmtKind {
   Expr, Assign, AugAssign, If, While, For, FuncDef, Return, Pass, Break,
-  Continue, Global, Import, ImportFrom, Assert, Raise, With, Unsupported,
+  Continue, Global, Import, ImportFrom, Assert, Raise, With, Try, Unsupported,
 };
 
 // Operator spellings shared by unary, binary, augmented and compare nodes.
@@ -221,6 +221,26 @@ struct WithStmt : StmtOf<StmtKind::With> {
   std::vector<ExprPtr> items;
   std::vector<ExprPtr> asTargets;  // null where there is no "as"
   Body body;
+};
+struct ExceptClause {
+  ExprPtr type;      // null for a bare `except:`
+  std::string name;  // empty where there is no "as"
+  SourceLoc loc;
+  Body body;
+};
+struct TryStmt : StmtOf<StmtKind::Try> {
+  using StmtOf::StmtOf;
+  Body body;
+  std::vector<ExceptClause> handlers;
+  Body orelse, finalbody;
+  // Every statement list it holds: body, handlers, else, finally.
+  std::vector<const Body*> bodies() const {
+    std::vector<const Body*> out{&body};
+    for (const auto& h : handlers) out.push_back(&h.body);
+    out.push_back(&orelse);
+    out.push_back(&finalbody);
+    return out;
+  }
 };
 // Parsed syntax that nn rejects (class, try, del, nonlocal): lowering
 // reports `what` as "not supported" at the statement's location.

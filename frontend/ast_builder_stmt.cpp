@@ -243,8 +243,26 @@ StmtPtr AstBuilder::compoundStmt(NNParser::Compound_stmtContext* ctx) {
     s->body = block(w->block());
     return s;
   }
+  if (auto* t = ctx->try_stmt()) {
+    // Blocks in order: the body, one per except clause, else, finally.
+    auto blocks = t->block();
+    auto s = std::make_unique<TryStmt>(l);
+    size_t next = 0;
+    s->body = block(blocks[next++]);
+    for (auto* clause : t->except_clause()) {
+      ExceptClause h;
+      h.loc = loc(clause);
+      if (clause->test()) h.type = test(clause->test());
+      if (clause->NAME()) h.name = clause->NAME()->getText();
+      h.body = block(blocks[next++]);
+      s->handlers.push_back(std::move(h));
+    }
+    if (t->ELSE()) s->orelse = block(blocks[next++]);
+    if (t->FINALLY()) s->finalbody = block(blocks[next++]);
+    return s;
+  }
   auto s = std::make_unique<UnsupportedStmt>(l);
-  s->what = ctx->class_stmt() ? "'class'" : "'try'";
+  s->what = "'class'";
   return s;
 }
 

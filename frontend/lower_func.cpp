@@ -60,7 +60,17 @@ Value* Lowerer::readIn(FuncCtx& ctx, const std::string& name, SourceLoc loc) {
     return n->result(0);
   }
   if (std::optional<double> c = ir::builtinConstant(name)) return constant(*c, loc);
-  fail(loc, "name '" + name + "' is not defined" + unknownNameHint(ctx, name));
+  std::string message = "name '" + name + "' is not defined" + unknownNameHint(ctx, name);
+  // Inside a try body the error is the NameError that body raises when it
+  // gets there, for a handler to catch.
+  if (ctx.tryDepth > 0) {
+    ir::Node* cls = emit(Op::Builtin, loc, {});
+    cls->setAttr("name", std::string("NameError"));
+    Value* exc = emitValue(Op::Call, loc, {cls->result(0), constant(message, loc)});
+    emit(Op::Raise, loc, {exc}, 0);
+    return undef(name, loc);
+  }
+  fail(loc, message);
 }
 
 // "; did you mean 'x'?" for an undefined name: nn's spelling of a NumPy or
@@ -91,6 +101,10 @@ void Lowerer::writeName(const std::string& name, Value* v, SourceLoc loc) {
   if (isSsaName(name)) {
     if (v->nameHint().empty()) v->setNameHint(name);
     env_[name] = v;
+    if (!fctx_->tryTracked.empty() && fctx_->tryTracked.back().count(name)) {
+      ir::Node* t = emit(Op::Track, loc, {v}, 0);
+      t->setAttr("name", name);
+    }
     return;
   }
   ir::Node* n = emit(Op::StoreGlobal, loc, {v});

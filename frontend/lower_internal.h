@@ -33,6 +33,9 @@ struct Jumps {
 void collectAssigned(const ast::Body& body, std::set<std::string>& out);
 void collectTargetNames(const ast::Expr& target, std::set<std::string>& out);
 void collectGlobalDecls(const ast::Body& body, std::set<std::string>& out);
+// The names a try statement's body, handlers (with their `as` names) and
+// else clause assign; not its finally.
+void collectTryAssigned(const ast::TryStmt& s, std::set<std::string>& out);
 Jumps jumpsOf(const ast::Stmt& s);
 bool containsReturn(const ast::Body& body);
 
@@ -51,6 +54,11 @@ struct FuncCtx {
   std::vector<std::set<std::string>> compScopes;  // active comprehension variables
   bool hasNestedReturn = false;
   int loopDepth = 0;
+  // The variables of each try body being lowered, innermost last: a write
+  // of one is tracked for the handler (lower_try.cpp).
+  std::vector<std::set<std::string>> tryTracked;
+  int tryDepth = 0;
+  std::vector<ir::Value*> handling;  // the exceptions of the except clauses being lowered: a bare raise's  // try bodies being lowered (tryTracked may be empty at module level)
   Env* env = nullptr;                   // the live environment while lowering this function
 };
 
@@ -72,6 +80,12 @@ class Lowerer {
   void forStmt(const ast::ForStmt& s);
   void loopElse(const ast::Body& orelse, const Jumps& stopOn, SourceLoc loc);
   void importStmt(const ast::Stmt& s);
+  // try statements (lower_try.cpp)
+  void tryStmt(const ast::TryStmt& s);
+  void tryExcept(const ast::TryStmt& s);
+  void exceptClauses(const ast::TryStmt& s, size_t i, ir::Value* exc);
+  ir::Value* protectedRegion(SourceLoc loc, const std::set<std::string>& assigned, const std::function<void()>& bodyFn,
+                             const std::function<void(ir::Value*)>& handlerFn);
   void assertStmt(const ast::AssertStmt& s);
   void returnStmt(const ast::ReturnStmt& s);
   ir::Value* flagsSet(const Jumps& j, SourceLoc loc);

@@ -52,6 +52,12 @@ static void collectStmt(const Stmt& s, std::set<std::string>& out) {
       collectAssigned(x.body, out);
       break;
     }
+    case StmtKind::Try: {
+      const auto& x = static_cast<const TryStmt&>(s);
+      collectTryAssigned(x, out);
+      collectAssigned(x.finalbody, out);
+      break;
+    }
     case StmtKind::FuncDef: out.insert(static_cast<const FuncDefStmt&>(s).name); break;
     case StmtKind::Import:
       for (const auto& a : static_cast<const ImportStmt&>(s).names)
@@ -67,6 +73,15 @@ static void collectStmt(const Stmt& s, std::set<std::string>& out) {
 
 void collectAssigned(const Body& body, std::set<std::string>& out) {
   for (const auto& s : body) collectStmt(*s, out);
+}
+
+void collectTryAssigned(const TryStmt& s, std::set<std::string>& out) {
+  collectAssigned(s.body, out);
+  for (const auto& h : s.handlers) {
+    if (!h.name.empty()) out.insert(h.name);
+    collectAssigned(h.body, out);
+  }
+  collectAssigned(s.orelse, out);
 }
 
 void collectGlobalDecls(const Body& body, std::set<std::string>& out) {
@@ -94,6 +109,11 @@ void collectGlobalDecls(const Body& body, std::set<std::string>& out) {
         break;
       }
       case StmtKind::With: collectGlobalDecls(static_cast<const WithStmt&>(*s).body, out); break;
+      case StmtKind::Try: {
+        const auto& x = static_cast<const TryStmt&>(*s);
+        for (const Body* b : x.bodies()) collectGlobalDecls(*b, out);
+        break;
+      }
       case StmtKind::FuncDef:
         // A nested function's `global` declarations make module globals too.
         collectGlobalDecls(static_cast<const FuncDefStmt&>(*s).body, out);
@@ -133,6 +153,9 @@ Jumps jumpsOf(const Stmt& s) {
       break;
     }
     case StmtKind::With: j |= bodyJumps(static_cast<const WithStmt&>(s).body); break;
+    case StmtKind::Try:
+      for (const Body* b : static_cast<const TryStmt&>(s).bodies()) j |= bodyJumps(*b);
+      break;
     default: break;
   }
   return j;

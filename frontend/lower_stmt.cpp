@@ -134,9 +134,11 @@ void Lowerer::stmt(const Stmt& s) {
       const auto& r = static_cast<const RaiseStmt&>(s);
       std::vector<Value*> ops;
       if (r.exc) ops.push_back(expr(*r.exc));
+      else if (!fctx_->handling.empty()) ops.push_back(fctx_->handling.back());  // raise again
       emit(Op::Raise, s.loc, ops, 0);
       break;
     }
+    case StmtKind::Try: tryStmt(static_cast<const TryStmt&>(s)); break;
     case StmtKind::With:
       fail(s.loc, "'with' blocks are not supported yet (device placement arrives with device support)");
     case StmtKind::Unsupported:

@@ -51,6 +51,8 @@ TRUE     : 'True';
 FALSE    : 'False';
 CLASS    : 'class';
 TRY      : 'try';
+EXCEPT   : 'except';
+FINALLY  : 'finally';
 DEL      : 'del';
 YIELD    : 'yield';
 

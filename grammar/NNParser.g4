@@ -62,9 +62,14 @@ for_stmt : FOR exprlist IN testlist COLON block ( ELSE COLON block )? ;
 with_stmt : WITH with_item ( COMMA with_item )* COLON block ;
 with_item : test ( AS expr )? ;
 
-// Parsed so that they can be rejected with a clear message.
+// Parsed so that it can be rejected with a clear message.
 class_stmt : CLASS NAME ( LPAREN arglist? RPAREN )? COLON block ;
-try_stmt : TRY COLON block ;
+
+try_stmt
+  : TRY COLON block ( except_clause COLON block )+ ( ELSE COLON block )? ( FINALLY COLON block )?
+  | TRY COLON block FINALLY COLON block
+  ;
+except_clause : EXCEPT ( test ( AS NAME )? )? ;
 
 decorated : decorator+ funcdef ;
 decorator : AT dotted_name ( LPAREN arglist? RPAREN )? NEWLINE ;

@@ -72,6 +72,7 @@ std::string attrText(const Attr& a) {
 const char* blockLabel(Op op, size_t i) {
   if (op == Op::If) return i == 0 ? "then" : "else";
   if (op == Op::Loop) return i == 0 ? "cond" : "body";
+  if (op == Op::Try) return i == 0 ? "body" : "handler";
   if (op == Op::Fused) return "body";
   return "block";
 }

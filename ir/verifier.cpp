@@ -57,8 +57,13 @@ class Verifier {
     Op want = isLoopCond ? Op::Condition : Op::Yield;
     if (!t || t->op() != want)
       error(parent.loc(), std::string("block of ") + parent.info().name + " must end in " + opInfo(want).name);
-    if (parent.op() == Op::If && t->operands().size() != parent.numResults())
-      error(t->loc(), "yield count does not match the results of if");
+    if ((parent.op() == Op::If || parent.op() == Op::Try) && t->operands().size() != parent.numResults())
+      error(t->loc(), std::string("yield count does not match the results of ") + parent.info().name);
+    if (parent.op() == Op::Try && &b == parent.block(1) &&
+        b.numArgs() != 1 + parent.strListAttr("names").size())
+      error(parent.loc(), "try handler arguments must be the exception and one per tracked name");
+    if (parent.op() == Op::Try && &b == parent.block(1) && parent.operands().size() != parent.strListAttr("names").size())
+      error(parent.loc(), "try must have one operand per tracked name");
     if (parent.op() == Op::Fused) {
       if (b.numArgs() != parent.operands().size()) error(parent.loc(), "fused block arguments do not match its inputs");
       if (t->operands().size() != parent.numResults()) error(t->loc(), "yield count does not match the results of fused");

@@ -71,6 +71,18 @@ class Inference {
       }
       return;
     }
+    if (n.op() == ir::Op::Try) {
+      // The body's errors are caught: none is certain to be reported.
+      // The handler's values come from wherever the body failed.
+      for (size_t i = 0; i < n.block(1)->numArgs(); ++i) set(n.block(1)->arg(i), ir::Type::any());
+      block(*n.block(0), false);
+      block(*n.block(1), false);
+      const ir::Node* y0 = yieldOf(*n.block(0));
+      const ir::Node* y1 = yieldOf(*n.block(1));
+      for (size_t i = 0; i < n.numResults(); ++i)
+        set(n.result(i), ir::join(y0->operand(i)->type(), y1->operand(i)->type()));
+      return;
+    }
     if (n.op() == ir::Op::Fused) {
       for (size_t i = 0; i < n.operands().size(); ++i) set(n.block(0)->arg(i), n.operand(i)->type());
       block(*n.block(0), certain);

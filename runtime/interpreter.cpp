@@ -36,7 +36,7 @@ Interpreter::Interpreter(Host& host, Context& context, InterpreterLimits limits)
 
 void Interpreter::onInterrupt(SourceLoc loc) {
   // Only one of the threads that saw the flag reports it.
-  if (interrupt_.exchange(false)) fail(loc, "interrupted");
+  if (interrupt_.exchange(false)) fail(loc, "interrupted", ErrorClass::KeyboardInterrupt);
 }
 
 // The usable native stack of the calling thread. Nested nn calls recurse in
@@ -80,7 +80,7 @@ void Interpreter::runMain(ModuleInstance& module, const ir::Graph& g) {
 
 Value Interpreter::runFunction(const ir::Function& fn, ModuleInstance& module, const Value* self,
                                std::vector<Value> args) {
-  Frame f{std::move(args), &module, self};
+  Frame f{std::move(args), &module, self, {}};
   f.slots.resize(fn.numValues());
   std::vector<Value> out;
   exec(*fn.body(), f, out);
@@ -137,6 +137,7 @@ void Interpreter::node(const ir::Node& n, Frame& f, uint64_t dying) {
   switch (n.op()) {
     case Op::If: execIf(n, f); return;
     case Op::Loop: execLoop(n, f); return;
+    case Op::Try: execTry(n, f); return;
     case Op::Fused: execFused(n, f, dying); return;
     case Op::Call: execCall(n, f, dying); return;
     case Op::Yield:
@@ -158,6 +159,73 @@ void Interpreter::execIf(const ir::Node& n, Frame& f) {
     ~Level() { --in.yieldDepth_; }
   } level(*this);
   exec(truthy(c, n.loc()) ? *n.block(0) : *n.block(1), f, level.out);
+  for (size_t i = 0; i < n.numResults(); ++i) f[n.result(i)] = std::move(level.out[i]);
+}
+
+// str(e) of a caught error: its message without what the report of an
+// uncaught one adds ("ValueError: ", "assertion failed: ").
+static std::string exceptionMessage(ErrorClass c, const std::string& m) {
+  for (std::string prefix : {std::string(errorClassName(c)), std::string("assertion failed")}) {
+    if (m == prefix) return "";
+    if (m.rfind(prefix + ": ", 0) == 0) return m.substr(prefix.size() + 2);
+  }
+  return m;
+}
+
+// The body runs; an error of an Exception class escaping it runs the
+// handler instead, with the exception and each tracked variable's value
+// where the body stopped. Errors that stop the program whatever the script
+// says (an interrupt, an internal error) are not caught.
+void Interpreter::execTry(const ir::Node& n, Frame& f) {
+  struct Level {
+    Interpreter& in;
+    std::vector<Value>& out;
+    explicit Level(Interpreter& i) : in(i), out(i.take()) {}
+    ~Level() { --in.yieldDepth_; }
+  } level(*this);
+  // Ends this try's tracking: what its body changed, the body of an
+  // enclosing try changed too.
+  size_t depth = f.tracked.size() + 1;
+  auto endTracking = [&f, depth] {
+    if (f.tracked.size() < depth) return;
+    std::vector<std::pair<std::string, Value>> mine = std::move(f.tracked[depth - 1]);
+    f.tracked.resize(depth - 1);
+    if (depth < 2) return;
+    auto& outer = f.tracked[depth - 2];
+    for (auto& [name, v] : mine) {
+      auto it = std::find_if(outer.begin(), outer.end(), [&](const auto& e) { return e.first == name; });
+      if (it != outer.end()) it->second = std::move(v);
+      else outer.emplace_back(name, std::move(v));
+    }
+  };
+  f.tracked.emplace_back();
+  Value exception;
+  std::vector<Value> atFailure;
+  try {
+    exec(*n.block(0), f, level.out);
+  } catch (NnError& e) {
+    const Diagnostic& d = e.diag();
+    ErrorClass c = classifyError(d.errorClass, d.message);
+    if (!errorClassIsA(c, ErrorClass::Exception) || d.message.rfind("internal error", 0) == 0) {
+      endTracking();
+      throw;
+    }
+    exception = makeException(c, exceptionMessage(c, d.message));
+    exception.as<ExceptionObj>().raised = d;
+    const auto& names = n.strListAttr("names");
+    const auto& mine = f.tracked[depth - 1];
+    for (size_t k = 0; k < names.size(); ++k) {
+      auto it = std::find_if(mine.begin(), mine.end(), [&](const auto& t) { return t.first == names[k]; });
+      atFailure.push_back(it != mine.end() ? it->second : f[n.operand(k)]);
+    }
+  }
+  endTracking();
+  if (!exception.is(Kind::None)) {
+    const ir::Block& handler = *n.block(1);
+    f[handler.arg(0)] = std::move(exception);
+    for (size_t k = 0; k < atFailure.size(); ++k) f[handler.arg(k + 1)] = std::move(atFailure[k]);
+    exec(handler, f, level.out);
+  }
   for (size_t i = 0; i < n.numResults(); ++i) f[n.result(i)] = std::move(level.out[i]);
 }
 

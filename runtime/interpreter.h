@@ -39,6 +39,9 @@ struct Frame {
   std::vector<Value> slots;
   ModuleInstance* module;
   const Value* self;
+  // Per active `try` of this frame, innermost last: the last value each
+  // variable its body changed took (`track`), for its handler.
+  std::vector<std::vector<std::pair<std::string, Value>>> tracked;
   Value& operator[](const ir::Value* v) { return slots[v->id()]; }
 };
 
@@ -169,6 +172,7 @@ class Interpreter {
   // of line so the recursive path has small native frames.
   void execIf(const ir::Node& n, Frame& f);
   void execLoop(const ir::Node& n, Frame& f);
+  void execTry(const ir::Node& n, Frame& f);
   // Runs loop n by its native glue (interpreter_glue.cpp) from the carried
   // values in `carried` (the operands' values when null); false when it has
   // none (then execLoop goes on interpreting it). `iterations`: how many

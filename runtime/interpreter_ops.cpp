@@ -3,6 +3,8 @@
 // assert/raise/echo; the value ops (arithmetic, comparisons, math,
 // indexing) go through their execute entry in value_op.cpp. Control flow
 // and calls are in interpreter.cpp.
+#include <algorithm>
+
 #include "runtime/format.h"
 #include "runtime/interpreter.h"
 #include "runtime/scalar_ops.h"
@@ -253,15 +255,33 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
     case Op::Import: set(host_.importModule(n.strAttr("module"), n.attr("bind_top") != nullptr, *f.module, loc)); return;
     case Op::Assert:
       if (!truthy(in(0), loc)) {
-        if (n.operands().size() > 1) fail(loc, "assertion failed: " + str(in(1)));
-        fail(loc, "assertion failed");
+        if (n.operands().size() > 1) fail(loc, "assertion failed: " + str(in(1)), ErrorClass::AssertionError);
+        fail(loc, "assertion failed", ErrorClass::AssertionError);
       }
       return;
     case Op::Raise: {
-      if (n.operands().empty()) fail(loc, "'raise' needs an exception: raise Error(\"message\")");
+      if (n.operands().empty()) fail(loc, "No active exception to reraise", ErrorClass::RuntimeError);
       const Value& e = in(0);
-      if (e.is(Kind::Exception) || e.is(Kind::Str)) fail(loc, "Error: " + str(e));
-      fail(loc, std::string("exceptions must be Error(...), not ") + typeName(e));
+      if (e.is(Kind::Str)) fail(loc, "Error: " + e.asStr(), ErrorClass::Error);
+      // A class raises an instance without a message.
+      if (e.is(Kind::Builtin))
+        if (auto c = errorClassNamed(e.as<BuiltinObj>().name)) fail(loc, errorClassName(*c), *c);
+      if (!e.is(Kind::Exception))
+        fail(loc, std::string("exceptions must derive from BaseException, not ") + typeName(e), ErrorClass::TypeError);
+      const auto& x = e.as<ExceptionObj>();
+      // Raised again (a handler's `raise e`): reported where it first was.
+      if (x.raised) throw NnError(*x.raised);
+      std::string name = errorClassName(x.errorClass);
+      fail(loc, x.message.empty() ? name : name + ": " + x.message, x.errorClass);
+    }
+    case Op::Track: {
+      if (f.tracked.empty()) return;
+      auto& mine = f.tracked.back();
+      const std::string& name = n.strAttr("name");
+      auto it = std::find_if(mine.begin(), mine.end(), [&](const auto& t) { return t.first == name; });
+      if (it != mine.end()) it->second = in(0);
+      else mine.emplace_back(name, in(0));
+      return;
     }
     case Op::LostUpdate:
       if (f[n.operand(0)].is(Kind::Tensor)) warnLostUpdate(loc);

@@ -366,7 +366,7 @@ Value getItem(const Value& c, const Value& index, SourceLoc loc) {
     case Kind::Dict: {
       if (!index.is(Kind::Str)) fail(loc, std::string("dict keys must be str, not ") + typeName(index));
       Value* v = c.as<DictObj>().find(index.asStr());
-      if (!v) fail(loc, "key " + repr(index) + " not found in dict");
+      if (!v) fail(loc, "key " + repr(index) + " not found in dict", ErrorClass::KeyError);
       return *v;
     }
     case Kind::Range: {

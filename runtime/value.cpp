@@ -53,6 +53,13 @@ int64_t RangeObj::length() const {
   return 0;
 }
 
+Value makeException(ErrorClass c, std::string message) {
+  auto e = std::make_shared<ExceptionObj>();
+  e->errorClass = c;
+  e->message = std::move(message);
+  return Value::object(Kind::Exception, std::move(e));
+}
+
 Value makeTuple(std::vector<Value> items) {
   auto o = std::make_shared<SeqObj>();
   o->items = std::move(items);
@@ -112,7 +119,7 @@ const char* typeName(const Value& v) {
     case Kind::Module: return "module";
     case Kind::Slice: return "slice";
     case Kind::Ellipsis: return "ellipsis";
-    case Kind::Exception: return "Error";
+    case Kind::Exception: return errorClassName(v.as<ExceptionObj>().errorClass);
     case Kind::Tensor: return "Tensor";
     case Kind::DType: return "dtype";
     case Kind::Lazy: return v.as<LazySeqObj>().typeName();
@@ -190,7 +197,10 @@ std::string repr(const Value& v) {
       }
       return s + "}";
     }
-    case Kind::Exception: return "Error(" + quoteStr(v.as<ExceptionObj>().message) + ")";
+    case Kind::Exception: {
+      const auto& e = v.as<ExceptionObj>();
+      return std::string(errorClassName(e.errorClass)) + "(" + (e.message.empty() ? "" : quoteStr(e.message)) + ")";
+    }
     case Kind::Tensor: return tensorRepr(tensorOf(v));
     default: return str(v);
   }

@@ -7,11 +7,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "support/diagnostics.h"
 #include "support/source.h"
 
 namespace nn::ir {
@@ -150,9 +152,14 @@ struct ModuleObj : Object {
   ModuleInstance* module = nullptr;
 };
 
+// An exception: its class, its message, and, once raised, the error as
+// reported (location and call trace), which `raise e` reports again.
 struct ExceptionObj : Object {
+  ErrorClass errorClass = ErrorClass::Error;
   std::string message;
+  std::optional<Diagnostic> raised;
 };
+Value makeException(ErrorClass c, std::string message);
 
 // Constructors for the common heap values.
 Value makeTuple(std::vector<Value> items);

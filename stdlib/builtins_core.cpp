@@ -429,11 +429,39 @@ Value bType(CallContext& c, std::vector<Value>& args) {
   return Value::str(typeName(args[0]));
 }
 
-Value bError(CallContext& c, std::vector<Value>& args) {
+// ValueError("msg") and every other exception class: an exception of the
+// class the builtin is named for.
+Value bException(CallContext& c, std::vector<Value>& args) {
   checkArity(c, args, 0, 1);
-  auto e = std::make_shared<ExceptionObj>();
-  e->message = args.empty() ? std::string() : str(args[0]);
-  return Value::object(Kind::Exception, std::move(e));
+  return makeException(*errorClassNamed(c.name), args.empty() ? std::string() : str(args[0]));
+}
+
+// isinstance(x, cls) with a builtin type (int, float, bool, str, list,
+// tuple, dict), an exception class, or a tuple of them.
+bool instanceOf(CallContext& c, const Value& x, const Value& cls) {
+  if (cls.is(Kind::Tuple)) {
+    for (const Value& k : cls.as<SeqObj>().items)
+      if (instanceOf(c, x, k)) return true;
+    return false;
+  }
+  const std::string name = cls.is(Kind::Builtin) ? cls.as<BuiltinObj>().name : "";
+  if (auto ec = errorClassNamed(name)) return x.is(Kind::Exception) && errorClassIsA(x.as<ExceptionObj>().errorClass, *ec);
+  if (name == "int") return x.is(Kind::Int) || x.is(Kind::Bool);
+  if (name == "float") return x.is(Kind::Float);
+  if (name == "bool") return x.is(Kind::Bool);
+  if (name == "str") return x.is(Kind::Str);
+  if (name == "list") return x.is(Kind::List);
+  if (name == "tuple") return x.is(Kind::Tuple);
+  if (name == "dict") return x.is(Kind::Dict);
+  if (name == "tensor") return x.is(Kind::Tensor);
+  fail(c.loc, std::string("isinstance() arg 2 must be a type, a tuple of types, or an exception class, not ") +
+                  (name.empty() ? typeName(cls) : name),
+       ErrorClass::TypeError);
+}
+
+Value bIsinstance(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 2, 2);
+  return Value::boolean(instanceOf(c, args[0], args[1]));
 }
 
 Value bChr(CallContext& c, std::vector<Value>& args) {
@@ -533,11 +561,12 @@ const std::map<std::string, BuiltinFn>& table() {
              {Builtin::Float, bFloat}, {Builtin::Bool, bBool}, {Builtin::Str, bStr}, {Builtin::Repr, bRepr},
              {Builtin::Round, bRound}, {Builtin::Tuple, bTuple}, {Builtin::List, bList}, {Builtin::Dict, bDict},
              {Builtin::Sorted, bSorted}, {Builtin::Reversed, bReversed}, {Builtin::Any, bAny},
-             {Builtin::All, bAll}, {Builtin::Type, bType}, {Builtin::Error, bError}, {Builtin::Chr, bChr},
+             {Builtin::All, bAll}, {Builtin::Type, bType}, {Builtin::Isinstance, bIsinstance}, {Builtin::Chr, bChr},
              {Builtin::Ord, bOrd}, {Builtin::Jit, bJit}, {Builtin::Eager, bEager}, {Builtin::Time, bTime},
              {Builtin::MemoryStats, bMemoryStats}, {Builtin::ResetPeakMemoryStats, bResetPeakMemoryStats},
              {Builtin::Device, notYet}, {Builtin::Devices, notYet}, {Builtin::Sync, notYet}})
       m[ir::builtinInfo(b).name] = fn;
+    for (const std::string& name : errorClassNames()) m[name] = bException;
     addTensorBuiltins(m);
     addGradBuiltins(m);
     addIoBuiltins(m);

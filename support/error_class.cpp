@@ -54,12 +54,11 @@ ErrorClass classifyError(ErrorClass declared, const std::string& m) {
   if (has(m, "maximum recursion depth")) return ErrorClass::RecursionError;
   if (has(m, "out of memory")) return ErrorClass::MemoryError;
   if (has(m, "not supported")) return ErrorClass::NotImplementedError;
-  if (has(m, "index") && (has(m, "out of range") || has(m, "out of bounds")) && !has(m, "axis"))
-    return ErrorClass::IndexError;
+  if (has(m, "index") && (has(m, "out of range") || has(m, "out of bounds"))) return ErrorClass::IndexError;
   if (has(m, "too many indices")) return ErrorClass::IndexError;
   if (has(m, "unsupported operand") || has(m, "not iterable") || has(m, "not callable") ||
       has(m, "not subscriptable") || has(m, "argument") || has(m, "must be") || has(m, "indices must be") ||
-      has(m, "object is not") || has(m, "expects a") || has(m, "expected a"))
+      has(m, "object is not") || has(m, "expects a") || has(m, "expected a") || has(m, "has no len()"))
     return ErrorClass::TypeError;
   if (has(m, "shape") || has(m, "dtype") || has(m, "broadcast") || has(m, "reshape") || has(m, "axis") ||
       has(m, "values to unpack") || has(m, "invalid") || has(m, "math domain") || has(m, "cannot convert") ||

@@ -111,7 +111,7 @@ TEST(OpTable, EveryOpHasAGradientRuleOrIsListed) {
       "const", "undef", "builtin", "self_closure", "make_closure", "make_dict",
       "make_slice", "format", "str_concat", "bitand", "bitor", "bitxor", "lshift", "rshift", "invert", "not",
       "truth", "is", "is_not", "in", "not_in", "unpack", "call", "iter_len", "list_append", "load_global", "store_global", "import", "assert", "raise", "lost_update",
-      "echo", "if", "loop", "yield", "condition", "return", "autodiff", "saved_item",
+      "echo", "if", "loop", "try", "track", "yield", "condition", "return", "autodiff", "saved_item",
       // formed after autodiff, from ops that have rules
       "fused",
       // tensor ops whose rules come next
