@@ -73,6 +73,7 @@ void forEachChild(const Expr& e, const std::function<void(const Expr&)>& fn) {
     }
     case ExprKind::ListComp: {
       const auto& x = static_cast<const ListCompExpr&>(e);
+      if (x.key) fn(*x.key);
       fn(*x.elt);
       for (const auto& g : x.generators) {
         fn(*g.target), fn(*g.iter);
@@ -219,7 +220,8 @@ class Dumper {
       }
       case ExprKind::ListComp: {
         const auto& x = static_cast<const ListCompExpr&>(e);
-        line(d, "ListComp", e.loc);
+        line(d, x.key ? "DictComp" : "ListComp", e.loc);
+        if (x.key) expr(*x.key, d + 1);
         expr(*x.elt, d + 1);
         for (const auto& g : x.generators) {
           line(d + 1, "For", g.target->loc);

@@ -145,8 +145,10 @@ struct Comprehension {
   ExprPtr iter;
   std::vector<ExprPtr> ifs;
 };
+// [elt for ...], or with a key {key: elt for ...} (a dict comprehension).
 struct ListCompExpr : ExprOf<ExprKind::ListComp> {
   using ExprOf::ExprOf;
+  ExprPtr key;
   ExprPtr elt;
   std::vector<Comprehension> generators;
 };

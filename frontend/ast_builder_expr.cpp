@@ -349,8 +349,14 @@ ExprPtr AstBuilder::dictMaker(NNParser::AtomContext* atomCtx, NNParser::Dictorse
   auto d = std::make_unique<DictExpr>(l);
   if (!ctx) return d;
   if (ctx->COLON().empty()) unsupported(atomCtx, "set literal");
-  if (ctx->comp_for()) unsupported(atomCtx, "dict comprehension");
   auto tests = ctx->test();
+  if (ctx->comp_for()) {
+    auto dc = std::make_unique<ListCompExpr>(l);
+    dc->key = test(tests[0]);
+    dc->elt = test(tests[1]);
+    comprehension(ctx->comp_for(), dc->generators);
+    return dc;
+  }
   for (size_t i = 0; i + 1 < tests.size(); i += 2) {
     d->keys.push_back(test(tests[i]));
     d->values.push_back(test(tests[i + 1]));

@@ -182,8 +182,8 @@ Value* Lowerer::fstring(const FStrExpr& e) {
 // [elt for t1 in it1 if c1 for t2 in it2 ...]: nested loops appending to a
 // fresh list. Comprehension variables are local to the comprehension.
 Value* Lowerer::listComp(const ListCompExpr& e) {
-  Value* list = emitValue(Op::MakeList, e.loc, {});
-  list->setType(ir::Type{ir::TypeKind::List});
+  Value* list = emitValue(e.key ? Op::MakeDict : Op::MakeList, e.loc, {});
+  list->setType(ir::Type{e.key ? ir::TypeKind::Dict : ir::TypeKind::List});
   std::set<std::string> names;
   for (const auto& g : e.generators) collectTargetNames(*g.target, names);
   std::map<std::string, Value*> shadowed;
@@ -199,6 +199,12 @@ Value* Lowerer::listComp(const ListCompExpr& e) {
 
 void Lowerer::comprehensionLevel(const ListCompExpr& e, size_t level, Value* list) {
   if (level == e.generators.size()) {
+    if (e.key) {
+      // The key first, as Python (3.8) evaluates it; the dict is updated in place.
+      Value* k = expr(*e.key);
+      emit(Op::SetItem, e.loc, {list, k, expr(*e.elt)});
+      return;
+    }
     emit(Op::ListAppend, e.elt->loc, {list, expr(*e.elt)}, 0);
     return;
   }

@@ -154,6 +154,12 @@ std::unique_ptr<BlockPlan> buildPlan(const ir::Block& b, Device& device, const P
   std::vector<uint32_t> level = levels(*p);
   p->independent = independentPoolNodes(*p, level);
   p->parallel = parallelPays(*p, level, pool);
+  // A try body runs in program order: the node that fails is the first
+  // one that can, and nothing after it has run (its handler sees the
+  // variables as eager mode's does).
+  for (const ir::Block* in = &b; in && in->parentNode(); in = in->parentNode()->parent())
+    if (in->parentNode()->op() == ir::Op::Try && in == in->parentNode()->block(0))
+      p->independent = p->parallel = false;
   return p;
 }
 
