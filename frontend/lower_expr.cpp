@@ -17,11 +17,7 @@ Value* Lowerer::expr(const Expr& e) {
     case ExprKind::Str: return constant(static_cast<const StrExpr&>(e).value, e.loc);
     case ExprKind::Bool: return constant(static_cast<const BoolExpr&>(e).value, e.loc);
     case ExprKind::None: return none(e.loc);
-    case ExprKind::Ellipsis: {
-      ir::Node* n = emit(Op::Builtin, e.loc, {});
-      n->setAttr("name", std::string("Ellipsis"));
-      return n->result(0);
-    }
+    case ExprKind::Ellipsis: return builtin("Ellipsis", e.loc);
     case ExprKind::FStr: return fstring(static_cast<const FStrExpr&>(e));
     case ExprKind::Tuple:
     case ExprKind::List: {

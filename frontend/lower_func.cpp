@@ -54,19 +54,13 @@ Value* Lowerer::readIn(FuncCtx& ctx, const std::string& name, SourceLoc loc) {
     n->setAttr("name", name);
     return n->result(0);
   }
-  if (options_.builtins && options_.builtins->count(name)) {
-    ir::Node* n = emit(Op::Builtin, loc, {});
-    n->setAttr("name", name);
-    return n->result(0);
-  }
+  if (options_.builtins && options_.builtins->count(name)) return builtin(name, loc);
   if (std::optional<double> c = ir::builtinConstant(name)) return constant(*c, loc);
   std::string message = "name '" + name + "' is not defined" + unknownNameHint(ctx, name);
   // Inside a try body the error is the NameError that body raises when it
   // gets there, for a handler to catch.
   if (ctx.tryDepth > 0) {
-    ir::Node* cls = emit(Op::Builtin, loc, {});
-    cls->setAttr("name", std::string("NameError"));
-    Value* exc = emitValue(Op::Call, loc, {cls->result(0), constant(message, loc)});
+    Value* exc = emitValue(Op::Call, loc, {builtin("NameError", loc), constant(message, loc)});
     emit(Op::Raise, loc, {exc}, 0);
     return undef(name, loc);
   }

@@ -96,6 +96,13 @@ class Lowerer {
   // loop builds a `loop` node carrying the named variables.
   using BranchFn = std::function<ir::Value*()>;
   ir::Value* ifMerge(ir::Value* cond, SourceLoc loc, const BranchFn& thenFn, const BranchFn& elseFn);
+  // Ends a two-block node (if, try) whose blocks left `envs` (both started
+  // from `before`): each block yields its lead value (none where only the
+  // other has one; nothing when neither has) and every variable either
+  // changed; the node gets a result per yield, bound in env_. Returns the
+  // lead's result.
+  ir::Value* joinBranches(ir::Node* n, ir::Block* const blocks[2], const Env envs[2], const Env& before,
+                          ir::Value* const leads[2], ir::Type leadType, SourceLoc loc);
   void loop(SourceLoc loc, const std::vector<std::string>& carried, const BranchFn& cond,
             const std::function<void()>& bodyFn);
   std::vector<std::string> loopCarried(const std::set<std::string>& assigned, const Jumps& inner);
@@ -132,6 +139,7 @@ class Lowerer {
   }
   ir::Value* constant(ir::Attr value, SourceLoc loc);
   ir::Value* none(SourceLoc loc) { return constant(ir::NoneAttr{}, loc); }
+  ir::Value* builtin(const std::string& name, SourceLoc loc);
   ir::Value* undef(const std::string& name, SourceLoc loc);
 
   const SourceManager& sm_;

@@ -33,6 +33,12 @@ Value* Lowerer::constant(ir::Attr value, SourceLoc loc) {
   return n->result(0);
 }
 
+Value* Lowerer::builtin(const std::string& name, SourceLoc loc) {
+  ir::Node* n = emit(Op::Builtin, loc, {});
+  n->setAttr("name", name);
+  return n->result(0);
+}
+
 Value* Lowerer::undef(const std::string& name, SourceLoc loc) {
   ir::Node* n = emit(Op::Undef, loc, {});
   n->setAttr("name", name);
@@ -297,32 +303,38 @@ Value* Lowerer::ifMerge(Value* cond, SourceLoc loc, const BranchFn& thenFn, cons
     vals[i] = (*fns[i])();
     envs[i] = env_;
   }
+  Value* result = joinBranches(n, blocks, envs, before, vals, ir::Type::any(), loc);
+  cur_ = saved;
+  return result;
+}
+
+Value* Lowerer::joinBranches(ir::Node* n, ir::Block* const blocks[2], const Env envs[2], const Env& before,
+                             Value* const leads[2], ir::Type leadType, SourceLoc loc) {
   std::set<std::string> changed;
-  for (const Env& e : envs)
-    for (const auto& [name, v] : e) {
+  for (int i = 0; i < 2; ++i)
+    for (const auto& [name, v] : envs[i]) {
       auto it = before.find(name);
       if (it == before.end() || it->second != v) changed.insert(name);
     }
-  bool hasValue = vals[0] != nullptr;
+  bool hasLead = leads[0] != nullptr;
   for (int i = 0; i < 2; ++i) {
     cur_ = blocks[i];
     std::vector<Value*> yields;
-    if (hasValue) yields.push_back(vals[i] ? vals[i] : none(loc));
+    if (hasLead) yields.push_back(leads[i] ? leads[i] : none(loc));
     for (const std::string& name : changed) {
       auto it = envs[i].find(name);
       yields.push_back(it != envs[i].end() ? it->second : undef(name, loc));
     }
     emit(Op::Yield, loc, yields, 0);
   }
-  cur_ = saved;
   env_ = before;
-  Value* result = hasValue ? n->addResult(ir::Type::any()) : nullptr;
+  Value* lead = hasLead ? n->addResult(leadType) : nullptr;
   for (const std::string& name : changed) {
     Value* r = n->addResult(ir::Type::any());
     r->setNameHint(name);
     env_[name] = r;
   }
-  return result;
+  return lead;
 }
 
 void Lowerer::loop(SourceLoc loc, const std::vector<std::string>& carried, const BranchFn& cond,

@@ -45,52 +45,33 @@ Value* Lowerer::protectedRegion(SourceLoc loc, const std::set<std::string>& assi
   ir::Block* saved = cur_;
   Env before = env_;
 
-  ir::Block* body = n->addBlock();
-  cur_ = body;
+  ir::Block* blocks[2];
+  Env envs[2];
+  Value* ok[2];
+  blocks[0] = cur_ = n->addBlock();
   fctx_->tryTracked.emplace_back(tracked.begin(), tracked.end());
   ++fctx_->tryDepth;
   bodyFn();
   --fctx_->tryDepth;
   fctx_->tryTracked.pop_back();
-  Env bodyEnv = env_;
+  ok[0] = constant(true, loc);
+  envs[0] = env_;
 
-  ir::Block* handler = n->addBlock();
-  cur_ = handler;
+  blocks[1] = cur_ = n->addBlock();
   env_ = before;
-  Value* exc = handler->addArg(ir::Type::any());
+  Value* exc = blocks[1]->addArg(ir::Type::any());
   for (const std::string& name : tracked) {
-    Value* v = handler->addArg(ir::Type::any());
+    Value* v = blocks[1]->addArg(ir::Type::any());
     v->setNameHint(name);
     env_[name] = v;
   }
   handlerFn(exc);
-  Env handlerEnv = env_;
+  ok[1] = constant(false, loc);
+  envs[1] = env_;
 
-  std::set<std::string> changed;
-  for (const Env* e : {&bodyEnv, &handlerEnv})
-    for (const auto& [name, v] : *e) {
-      auto it = before.find(name);
-      if (it == before.end() || it->second != v) changed.insert(name);
-    }
-  for (int i = 0; i < 2; ++i) {
-    cur_ = i == 0 ? body : handler;
-    const Env& e = i == 0 ? bodyEnv : handlerEnv;
-    std::vector<Value*> yields{constant(i == 0, loc)};
-    for (const std::string& name : changed) {
-      auto it = e.find(name);
-      yields.push_back(it != e.end() ? it->second : undef(name, loc));
-    }
-    emit(Op::Yield, loc, yields, 0);
-  }
+  Value* result = joinBranches(n, blocks, envs, before, ok, ir::Type{ir::TypeKind::Bool}, loc);
   cur_ = saved;
-  env_ = before;
-  Value* ok = n->addResult(ir::Type{ir::TypeKind::Bool});
-  for (const std::string& name : changed) {
-    Value* r = n->addResult(ir::Type::any());
-    r->setNameHint(name);
-    env_[name] = r;
-  }
-  return ok;
+  return result;
 }
 
 // The except clauses from the i-th on, tried in order on `exc`; none
@@ -113,9 +94,7 @@ void Lowerer::exceptClauses(const TryStmt& s, size_t i, Value* exc) {
     return;
   }
   Value* cls = expr(*h.type);
-  ir::Node* isinstance = emit(Op::Builtin, h.loc, {});
-  isinstance->setAttr("name", std::string("isinstance"));
-  Value* matches = emitValue(Op::Call, h.loc, {isinstance->result(0), exc, cls});
+  Value* matches = emitValue(Op::Call, h.loc, {builtin("isinstance", h.loc), exc, cls});
   ifMerge(matches, h.loc, run, [&]() -> Value* {
     exceptClauses(s, i + 1, exc);
     return nullptr;

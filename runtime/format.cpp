@@ -28,7 +28,17 @@ struct Spec {
   char grouping = 0;
   int precision = -1;
   char type = 0;
+  int minDigits = -1;  // printf's precision of an int: zeros in front (`%.3d`)
 };
+
+// The first `precision` characters of s (all of it for a negative one).
+std::string truncated(const std::string& s, int precision) {
+  if (precision < 0 || static_cast<size_t>(precision) >= utf8Length(s)) return s;
+  std::vector<std::string> chars = utf8Chars(s);
+  std::string out;
+  for (int i = 0; i < precision; ++i) out += chars[i];
+  return out;
+}
 
 bool isAlign(char c) { return c == '<' || c == '>' || c == '=' || c == '^'; }
 
@@ -139,6 +149,7 @@ std::string formatInt(int64_t v, const Spec& sp, SourceLoc loc) {
     default: fail(loc, std::string("unknown format code '") + type + "' for object of type 'int'");
   }
   if (sp.precision >= 0) fail(loc, "precision not allowed in integer format specifier");
+  if (sp.minDigits > static_cast<int>(digits.size())) digits.insert(0, sp.minDigits - digits.size(), '0');
   if (sp.grouping) {
     if (sp.grouping == ',' && type != 'd') fail(loc, "cannot specify ',' with '" + std::string(1, type) + "'");
     digits = group(digits, sp.grouping, every);
@@ -201,13 +212,7 @@ std::string formatValue(const Value& v, const std::string& spec, SourceLoc loc) 
       if (sp.type && sp.type != 's')
         fail(loc, std::string("unknown format code '") + sp.type + "' for object of type 'str'");
       if (sp.sign != '-') fail(loc, "sign not allowed in string format specifier");
-      std::string s = v.asStr();
-      if (sp.precision >= 0 && static_cast<size_t>(sp.precision) < utf8Length(s)) {
-        std::vector<std::string> chars = utf8Chars(s);
-        s.clear();
-        for (int i = 0; i < sp.precision; ++i) s += chars[i];
-      }
-      return pad(sp, "", s, '<');
+      return pad(sp, "", truncated(v.asStr(), sp.precision), '<');
     }
     default:
       fail(loc, std::string("unsupported format string passed to ") + typeName(v) + ".__format__");
@@ -403,13 +408,7 @@ std::string percentFormat(const std::string& fmt, const Value& values, SourceLoc
       case 'r':
       case 'a': {
         sp.zero = false;
-        text = conv == 's' ? str(v) : repr(v);
-        if (sp.precision >= 0 && static_cast<size_t>(sp.precision) < utf8Length(text)) {
-          std::vector<std::string> chars = utf8Chars(text);
-          text.clear();
-          for (int c = 0; c < sp.precision; ++c) text += chars[c];
-        }
-        text = pad(sp, "", text, '>');
+        text = pad(sp, "", truncated(conv == 's' ? str(v) : repr(v), sp.precision), '>');
         break;
       }
       case 'd':
@@ -423,23 +422,10 @@ std::string percentFormat(const std::string& fmt, const Value& values, SourceLoc
         if (x.is(Kind::Float) && !std::isfinite(x.asFloat()))
           fail(loc, "cannot convert float " + floatRepr(x.asFloat()) + " to integer",
                std::isnan(x.asFloat()) ? ErrorClass::ValueError : ErrorClass::OverflowError);
-        // A precision is a minimum number of digits (zeros in front).
-        int digits = sp.precision;
+        sp.minDigits = sp.precision;
         sp.precision = -1;
         sp.type = conv == 'i' || conv == 'u' ? 'd' : conv;
-        if (digits >= 0) {
-          uint64_t mag = n < 0 ? 0 - static_cast<uint64_t>(n) : static_cast<uint64_t>(n);
-          char buf[32];
-          std::snprintf(buf, sizeof buf, sp.type == 'd' ? "%llu" : sp.type == 'o' ? "%llo" : sp.type == 'x' ? "%llx" : "%llX",
-                        static_cast<unsigned long long>(mag));
-          std::string body = buf;
-          if (static_cast<int>(body.size()) < digits) body.insert(0, static_cast<size_t>(digits) - body.size(), '0');
-          std::string sign = n < 0 ? "-" : sp.sign == '+' ? "+" : sp.sign == ' ' ? " " : "";
-          if (sp.alt && sp.type != 'd') sign += sp.type == 'o' ? "0o" : sp.type == 'x' ? "0x" : "0X";
-          text = pad(sp, sign, body, '>');
-        } else {
-          text = formatInt(n, sp, loc);
-        }
+        text = formatInt(n, sp, loc);
         break;
       }
       case 'c': {

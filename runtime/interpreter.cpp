@@ -150,14 +150,7 @@ void Interpreter::node(const ir::Node& n, Frame& f, uint64_t dying) {
 void Interpreter::execIf(const ir::Node& n, Frame& f) {
   const Value& c = f[n.operand(0)];
   checkDefined(c, n.loc());
-  // A yield buffer per nesting level, kept between executions: an if in a
-  // loop allocates nothing per iteration.
-  struct Level {
-    Interpreter& in;
-    std::vector<Value>& out;
-    explicit Level(Interpreter& i) : in(i), out(i.take()) {}
-    ~Level() { --in.yieldDepth_; }
-  } level(*this);
+  YieldLevel level(*this);
   exec(truthy(c, n.loc()) ? *n.block(0) : *n.block(1), f, level.out);
   for (size_t i = 0; i < n.numResults(); ++i) f[n.result(i)] = std::move(level.out[i]);
 }
@@ -177,26 +170,16 @@ static std::string exceptionMessage(ErrorClass c, const std::string& m) {
 // where the body stopped. Errors that stop the program whatever the script
 // says (an interrupt, an internal error) are not caught.
 void Interpreter::execTry(const ir::Node& n, Frame& f) {
-  struct Level {
-    Interpreter& in;
-    std::vector<Value>& out;
-    explicit Level(Interpreter& i) : in(i), out(i.take()) {}
-    ~Level() { --in.yieldDepth_; }
-  } level(*this);
+  YieldLevel level(*this);
   // Ends this try's tracking: what its body changed, the body of an
   // enclosing try changed too.
   size_t depth = f.tracked.size() + 1;
   auto endTracking = [&f, depth] {
     if (f.tracked.size() < depth) return;
-    std::vector<std::pair<std::string, Value>> mine = std::move(f.tracked[depth - 1]);
+    TrackedVars mine = std::move(f.tracked[depth - 1]);
     f.tracked.resize(depth - 1);
-    if (depth < 2) return;
-    auto& outer = f.tracked[depth - 2];
-    for (auto& [name, v] : mine) {
-      auto it = std::find_if(outer.begin(), outer.end(), [&](const auto& e) { return e.first == name; });
-      if (it != outer.end()) it->second = std::move(v);
-      else outer.emplace_back(name, std::move(v));
-    }
+    if (depth >= 2)
+      for (auto& [name, v] : mine.vars) f.tracked[depth - 2].set(name, std::move(v));
   };
   f.tracked.emplace_back();
   Value exception;
@@ -213,10 +196,9 @@ void Interpreter::execTry(const ir::Node& n, Frame& f) {
     exception = makeException(c, exceptionMessage(c, d.message));
     exception.as<ExceptionObj>().raised = d;
     const auto& names = n.strListAttr("names");
-    const auto& mine = f.tracked[depth - 1];
     for (size_t k = 0; k < names.size(); ++k) {
-      auto it = std::find_if(mine.begin(), mine.end(), [&](const auto& t) { return t.first == names[k]; });
-      atFailure.push_back(it != mine.end() ? it->second : f[n.operand(k)]);
+      const Value* last = f.tracked[depth - 1].find(names[k]);
+      atFailure.push_back(last ? *last : f[n.operand(k)]);
     }
   }
   endTracking();

@@ -35,13 +35,32 @@ class Interpreter;
 class Tape;
 
 // The values of one function activation, indexed by ir::Value::id().
+// The variables a try body changed and the last value of each (a few per
+// try: a flat list).
+struct TrackedVars {
+  std::vector<std::pair<std::string, Value>> vars;
+  void set(const std::string& name, Value v) {
+    for (auto& [n, old] : vars)
+      if (n == name) {
+        old = std::move(v);
+        return;
+      }
+    vars.emplace_back(name, std::move(v));
+  }
+  const Value* find(const std::string& name) const {
+    for (const auto& [n, v] : vars)
+      if (n == name) return &v;
+    return nullptr;
+  }
+};
+
 struct Frame {
   std::vector<Value> slots;
   ModuleInstance* module;
   const Value* self;
   // Per active `try` of this frame, innermost last: the last value each
   // variable its body changed took (`track`), for its handler.
-  std::vector<std::vector<std::pair<std::string, Value>>> tracked;
+  std::vector<TrackedVars> tracked;
   Value& operator[](const ir::Value* v) { return slots[v->id()]; }
 };
 
@@ -209,10 +228,18 @@ class Interpreter {
   GraphExecutor graph_{*this};
   Tracer tracer_;
   Tape* tape_ = nullptr;
-  // execIf's yield buffers, one per nesting level (deque: growing it keeps
-  // the buffers of outer levels where they are).
+  // The yield buffers of ifs and trys, one per nesting level, kept between
+  // executions: an if in a loop allocates nothing per iteration (deque:
+  // growing it keeps the buffers of outer levels where they are).
   std::deque<std::vector<Value>> yieldBuffers_;
   size_t yieldDepth_ = 0;
+  // Holds the buffer of one nesting level while its block runs.
+  struct YieldLevel {
+    Interpreter& in;
+    std::vector<Value>& out;
+    explicit YieldLevel(Interpreter& i) : in(i), out(i.take()) {}
+    ~YieldLevel() { --in.yieldDepth_; }
+  };
   // The sites that have warned (pool threads may reach one while another
   // warns).
   std::mutex warnedMutex_;

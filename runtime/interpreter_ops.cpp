@@ -3,8 +3,6 @@
 // assert/raise/echo; the value ops (arithmetic, comparisons, math,
 // indexing) go through their execute entry in value_op.cpp. Control flow
 // and calls are in interpreter.cpp.
-#include <algorithm>
-
 #include "runtime/format.h"
 #include "runtime/interpreter.h"
 #include "runtime/scalar_ops.h"
@@ -274,15 +272,9 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
       std::string name = errorClassName(x.errorClass);
       fail(loc, x.message.empty() ? name : name + ": " + x.message, x.errorClass);
     }
-    case Op::Track: {
-      if (f.tracked.empty()) return;
-      auto& mine = f.tracked.back();
-      const std::string& name = n.strAttr("name");
-      auto it = std::find_if(mine.begin(), mine.end(), [&](const auto& t) { return t.first == name; });
-      if (it != mine.end()) it->second = in(0);
-      else mine.emplace_back(name, in(0));
+    case Op::Track:
+      if (!f.tracked.empty()) f.tracked.back().set(n.strAttr("name"), in(0));
       return;
-    }
     case Op::LostUpdate:
       if (f[n.operand(0)].is(Kind::Tensor)) warnLostUpdate(loc);
       return;
