@@ -191,7 +191,7 @@ class Dumper {
         expr(*x.func, d + 1);
         for (const auto& a : x.args) expr(*a, d + 1);
         for (const auto& k : x.keywords) {
-          line(d + 1, "Keyword " + k.name, k.loc);
+          line(d + 1, k.name.empty() ? "Keyword **" : "Keyword " + k.name, k.loc);
           expr(*k.value, d + 2);
         }
         break;
@@ -247,6 +247,10 @@ class Dumper {
     std::string s = "(";
     for (size_t i = 0; i < ps.size(); ++i) {
       if (i) s += ", ";
+      if (ps[i].kind == ir::ParamKind::VarArgs) s += "*";
+      if (ps[i].kind == ir::ParamKind::VarKeywords) s += "**";
+      if (ps[i].kind == ir::ParamKind::KeywordOnly && (i == 0 || ps[i - 1].kind == ir::ParamKind::Positional))
+        s += "*, ";
       s += ps[i].name;
       if (ps[i].defaultValue) s += "=...";
     }
@@ -353,6 +357,10 @@ class Dumper {
         if (x.msg) expr(*x.msg, d + 1);
         break;
       }
+      case StmtKind::Del:
+        line(d, "Del", s.loc);
+        expr(*static_cast<const DelStmt&>(s).target, d + 1);
+        break;
       case StmtKind::Raise: {
         const auto& x = static_cast<const RaiseStmt&>(s);
         line(d, "Raise", s.loc);

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/param_kind.h"
 #include "support/source.h"
 
 namespace nn::ast {
@@ -23,7 +24,7 @@ enum class ExprKind {
 
 enum class StmtKind {
   Expr, Assign, AugAssign, If, While, For, FuncDef, Return, Pass, Break,
-  Continue, Global, Import, ImportFrom, Assert, Raise, With, Try, Unsupported,
+  Continue, Global, Import, ImportFrom, Assert, Raise, With, Try, Del, Unsupported,
 };
 
 // Operator spellings shared by unary, binary, augmented and compare nodes.
@@ -104,6 +105,7 @@ struct IfExpr : ExprOf<ExprKind::IfExp> { using ExprOf::ExprOf; ExprPtr cond, th
 struct Param {
   std::string name;
   SourceLoc loc;
+  ir::ParamKind kind = ir::ParamKind::Positional;
   ExprPtr annotation;  // may be null
   ExprPtr defaultValue;  // may be null
 };
@@ -116,6 +118,7 @@ struct LambdaExpr : ExprOf<ExprKind::Lambda> {
   ExprPtr body;
 };
 
+// name = value, or `**value` (an empty name).
 struct Keyword {
   std::string name;
   SourceLoc loc;
@@ -244,7 +247,9 @@ struct TryStmt : StmtOf<StmtKind::Try> {
     return out;
   }
 };
-// Parsed syntax that nn rejects (class, try, del, nonlocal): lowering
+// del a, xs[i], d[k]: the targets, a TupleExpr when there are several.
+struct DelStmt : StmtOf<StmtKind::Del> { using StmtOf::StmtOf; ExprPtr target; };
+// Parsed syntax that nn rejects (nonlocal): lowering
 // reports `what` as "not supported" at the statement's location.
 struct UnsupportedStmt : StmtOf<StmtKind::Unsupported> { using StmtOf::StmtOf; std::string what; };
 

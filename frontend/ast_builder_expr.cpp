@@ -257,9 +257,23 @@ ExprPtr AstBuilder::subscript(NNParser::SubscriptContext* ctx) {
 }
 
 void AstBuilder::callArgs(CallExpr& call, NNParser::ArglistContext* ctx) {
+  bool spread = false;  // a `**` argument was seen
   for (auto* a : ctx->argument()) {
-    if (a->STAR()) unsupported(a, "'*' argument unpacking");
-    if (a->POWER()) unsupported(a, "'**' argument unpacking");
+    if (a->POWER()) {
+      Keyword kw;
+      kw.loc = loc(a);
+      kw.value = test(a->test());
+      call.keywords.push_back(std::move(kw));
+      spread = true;
+      continue;
+    }
+    if (a->STAR()) {
+      if (spread) fail(loc(a), "iterable argument unpacking follows keyword argument unpacking");
+      auto e = std::make_unique<StarredExpr>(loc(a));
+      e->value = test(a->test());
+      call.args.push_back(std::move(e));
+      continue;
+    }
     if (a->ASSIGN()) {
       Keyword kw;
       kw.name = a->NAME()->getText();
@@ -270,6 +284,7 @@ void AstBuilder::callArgs(CallExpr& call, NNParser::ArglistContext* ctx) {
       call.keywords.push_back(std::move(kw));
       continue;
     }
+    if (spread) fail(loc(a), "positional argument follows keyword argument unpacking");
     if (!call.keywords.empty()) fail(loc(a), "positional argument follows keyword argument");
     if (a->comp_for()) {
       // f(x for x in xs): a generator argument, evaluated as a list.

@@ -2,6 +2,8 @@
 // blocks, function definitions and their parameters.
 #include "frontend/ast_builder.h"
 
+#include <optional>
+
 namespace nn::frontend {
 
 using namespace nn::ast;
@@ -96,9 +98,13 @@ void AstBuilder::simpleStmt(NNParser::Simple_stmtContext* ctx, Body& out) {
     out.push_back(std::move(s));
   } else if (ctx->import_stmt()) {
     out.push_back(importStmt(ctx->import_stmt()));
+  } else if (ctx->DEL()) {
+    auto s = std::make_unique<DelStmt>(l);
+    s->target = tupleOf(ctx->exprlist(), false);
+    out.push_back(std::move(s));
   } else {
     auto s = std::make_unique<UnsupportedStmt>(l);
-    s->what = ctx->NONLOCAL() ? "'nonlocal'" : "'del'";
+    s->what = "'nonlocal'";
     out.push_back(std::move(s));
   }
 }
@@ -298,15 +304,61 @@ StmtPtr AstBuilder::funcDef(NNParser::FuncdefContext* ctx) {
   return s;
 }
 
+// Python's rules for a parameter list, applied as each parameter is read:
+// one `*` or `*args`, keyword-only parameters after it, `**kwargs` last, no
+// positional parameter without a default after one with a default.
+namespace {
+class ParamListBuilder {
+ public:
+  void star(SourceLoc loc) {
+    if (starred_) fail(loc, "* argument may appear only once");
+    if (varKeywords_) fail(loc, "arguments cannot follow var-keyword argument");
+    starred_ = true;
+    bareStar_ = loc;
+  }
+  void add(Param p) {
+    if (varKeywords_) fail(p.loc, "arguments cannot follow var-keyword argument");
+    for (const Param& q : out_)
+      if (q.name == p.name) fail(p.loc, "duplicate argument '" + p.name + "' in function definition");
+    if (p.kind == ir::ParamKind::VarArgs) {
+      star(p.loc);
+      bareStar_.reset();
+    } else if (p.kind == ir::ParamKind::VarKeywords) {
+      varKeywords_ = true;
+    } else if (starred_) {
+      p.kind = ir::ParamKind::KeywordOnly;
+      bareStar_.reset();
+    } else if (!p.defaultValue && defaulted_) {
+      fail(p.loc, "non-default argument follows default argument");
+    }
+    defaulted_ = defaulted_ || (p.kind == ir::ParamKind::Positional && p.defaultValue);
+    out_.push_back(std::move(p));
+  }
+  std::vector<Param> finish() {
+    if (bareStar_) fail(*bareStar_, "named arguments must follow bare *");
+    return std::move(out_);
+  }
+
+ private:
+  std::vector<Param> out_;
+  bool starred_ = false, varKeywords_ = false, defaulted_ = false;
+  std::optional<SourceLoc> bareStar_;  // a `*` no keyword-only parameter follows yet
+};
+}  // namespace
+
 // parameter : NAME (COLON test)? (ASSIGN test)? | STAR NAME? | POWER NAME
 std::vector<Param> AstBuilder::parameters(NNParser::ParametersContext* ctx) {
-  std::vector<Param> out;
+  ParamListBuilder list;
   for (auto* p : ctx->parameter()) {
-    if (p->STAR()) unsupported(p, "'*args'");
-    if (p->POWER()) unsupported(p, "'**kwargs'");
+    if (p->STAR() && !p->NAME()) {
+      list.star(loc(p));
+      continue;
+    }
     Param param;
     param.name = p->NAME()->getText();
     param.loc = loc(p->NAME());
+    if (p->STAR()) param.kind = ir::ParamKind::VarArgs;
+    if (p->POWER()) param.kind = ir::ParamKind::VarKeywords;
     size_t next = 0;
     for (size_t i = 0; i < p->children.size(); ++i) {
       auto* term = dynamic_cast<antlr4::tree::TerminalNode*>(p->children[i]);
@@ -315,30 +367,29 @@ std::vector<Param> AstBuilder::parameters(NNParser::ParametersContext* ctx) {
       if (type == NNParser::COLON) param.annotation = test(p->test(next++));
       if (type == NNParser::ASSIGN) param.defaultValue = test(p->test(next++));
     }
-    if (!param.defaultValue && !out.empty() && out.back().defaultValue)
-      fail(param.loc, "non-default argument follows default argument");
-    for (const Param& q : out)
-      if (q.name == param.name) fail(param.loc, "duplicate argument '" + param.name + "'");
-    out.push_back(std::move(param));
+    list.add(std::move(param));
   }
-  return out;
+  return list.finish();
 }
 
+// lambda_param : NAME (ASSIGN test)? | STAR NAME? | POWER NAME
 std::vector<Param> AstBuilder::lambdaParams(NNParser::Lambda_paramsContext* ctx) {
-  std::vector<Param> out;
-  if (!ctx) return out;
+  ParamListBuilder list;
+  if (!ctx) return list.finish();
   for (auto* p : ctx->lambda_param()) {
-    if (p->STAR()) unsupported(p, "'*args'");
-    if (p->POWER()) unsupported(p, "'**kwargs'");
+    if (p->STAR() && !p->NAME()) {
+      list.star(loc(p));
+      continue;
+    }
     Param param;
     param.name = p->NAME()->getText();
     param.loc = loc(p->NAME());
+    if (p->STAR()) param.kind = ir::ParamKind::VarArgs;
+    if (p->POWER()) param.kind = ir::ParamKind::VarKeywords;
     if (p->test()) param.defaultValue = test(p->test());
-    if (!param.defaultValue && !out.empty() && out.back().defaultValue)
-      fail(param.loc, "non-default argument follows default argument");
-    out.push_back(std::move(param));
+    list.add(std::move(param));
   }
-  return out;
+  return list.finish();
 }
 
 }  // namespace nn::frontend

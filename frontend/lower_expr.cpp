@@ -101,13 +101,25 @@ Value* Lowerer::subscriptIndex(const Expr& index) {
 
 Value* Lowerer::call(const CallExpr& e) {
   std::vector<Value*> operands{expr(*e.func)};
-  for (const auto& a : e.args) operands.push_back(expr(*a));
+  // With `*xs` or `**kw` the call is a call_unpacked: `spread` says what
+  // each argument is, and the expansion happens when it runs.
+  bool unpacked = false;
+  ir::Ints spread;
+  for (const auto& a : e.args) {
+    const auto* star = as<StarredExpr>(a.get());
+    operands.push_back(expr(star ? *star->value : *a));
+    spread.push_back(static_cast<int64_t>(star ? ir::CallSpread::Iterable : ir::CallSpread::Positional));
+    unpacked = unpacked || star;
+  }
   std::vector<std::string> kw;
   for (const auto& k : e.keywords) {
     operands.push_back(expr(*k.value));
-    kw.push_back(k.name);
+    spread.push_back(static_cast<int64_t>(k.name.empty() ? ir::CallSpread::Mapping : ir::CallSpread::Keyword));
+    if (!k.name.empty()) kw.push_back(k.name);
+    unpacked = unpacked || k.name.empty();
   }
-  ir::Node* n = emit(Op::Call, e.loc, operands);
+  ir::Node* n = emit(unpacked ? Op::CallUnpacked : Op::Call, e.loc, operands);
+  if (unpacked) n->setAttr("spread", spread);
   if (!kw.empty()) n->setAttr("kw", kw);
   return n->result(0);
 }

@@ -157,10 +157,18 @@ static ir::Type annotationType(const Expr& e) {
 // value created in the current function.
 Value* Lowerer::functionValue(const std::string& name, const std::vector<Param>& params, SourceLoc loc,
                               const Body* bodyStmts, const Expr* bodyExpr, const Expr* returns) {
-  // Defaults are evaluated where the function is defined.
+  // Defaults are evaluated where the function is defined: the positional
+  // parameters' (the last `ndefaults` of them), then the keyword-only
+  // parameters' (named by `kwdefaults`).
   std::vector<Value*> defaults;
-  for (const Param& p : params)
-    if (p.defaultValue) defaults.push_back(expr(*p.defaultValue));
+  size_t npositional = 0;
+  std::vector<std::string> kwDefaults;
+  for (const Param& p : params) {
+    if (!p.defaultValue) continue;
+    defaults.push_back(expr(*p.defaultValue));
+    if (p.kind == ir::ParamKind::KeywordOnly) kwDefaults.push_back(p.name);
+    else ++npositional;
+  }
 
   std::string qualified = fctx_->isModule ? name : fctx_->fn->name() + "." + name;
   ir::Function* fn = g_.addFunction(uniqueFunctionName(qualified), loc);
@@ -194,7 +202,7 @@ Value* Lowerer::functionValue(const std::string& name, const std::vector<Param>&
   ctx.env = &env_;
   for (const Param& p : params) {
     ir::Type t = p.annotation ? annotationType(*p.annotation) : ir::Type::any();
-    Value* v = fn->addParam(p.name, t);
+    Value* v = fn->addParam(p.name, t, p.kind);
     if (p.annotation) fn->setParamAnnotation(fn->numParams() - 1, {t, p.annotation->loc});
     env_[p.name] = v;
   }
@@ -223,7 +231,8 @@ Value* Lowerer::functionValue(const std::string& name, const std::vector<Param>&
   ir::Node* n = emit(Op::MakeClosure, loc, operands);
   n->setAttr("func", fn->name());
   n->setAttr("name", name);
-  n->setAttr("ndefaults", static_cast<int64_t>(defaults.size()));
+  n->setAttr("ndefaults", static_cast<int64_t>(npositional));
+  if (!kwDefaults.empty()) n->setAttr("kwdefaults", kwDefaults);
   n->result(0)->setType(ir::Type{ir::TypeKind::Func});
   return n->result(0);
 }

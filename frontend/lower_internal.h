@@ -72,6 +72,7 @@ class Lowerer {
   void stmt(const ast::Stmt& s);
   void assign(const ast::Expr& target, ir::Value* value);
   void checkAssignable(const ast::Expr& target);
+  void del(const ast::Expr& target);
   void augAssign(const ast::AugAssignStmt& s);
   void rebindContainer(const ast::Expr& container, ir::Value* updated);
   ir::Value* inplaceOp(ir::Op op, SourceLoc loc, ir::Value* lhs, ir::Value* rhs);

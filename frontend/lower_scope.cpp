@@ -26,6 +26,7 @@ static void collectStmt(const Stmt& s, std::set<std::string>& out) {
       for (const auto& t : static_cast<const AssignStmt&>(s).targets) collectTargetNames(*t, out);
       break;
     case StmtKind::AugAssign: collectTargetNames(*static_cast<const AugAssignStmt&>(s).target, out); break;
+    case StmtKind::Del: collectTargetNames(*static_cast<const DelStmt&>(s).target, out); break;
     case StmtKind::If: {
       const auto& x = static_cast<const IfStmt&>(s);
       collectAssigned(x.then, out);

@@ -136,6 +136,7 @@ void Lowerer::stmt(const Stmt& s) {
     case StmtKind::Import:
     case StmtKind::ImportFrom: importStmt(s); break;
     case StmtKind::Assert: assertStmt(static_cast<const AssertStmt&>(s)); break;
+    case StmtKind::Del: del(*static_cast<const DelStmt&>(s).target); break;
     case StmtKind::Raise: {
       const auto& r = static_cast<const RaiseStmt&>(s);
       std::vector<Value*> ops;
@@ -166,12 +167,22 @@ void Lowerer::checkAssignable(const Expr& target) {
     case ExprKind::Name:
     case ExprKind::Subscript: return;
     case ExprKind::Tuple:
-      for (const auto& e : static_cast<const TupleExpr&>(target).elts) checkAssignable(*e);
+    case ExprKind::List: {
+      const auto& elts = target.kind == ExprKind::Tuple ? static_cast<const TupleExpr&>(target).elts
+                                                        : static_cast<const ListExpr&>(target).elts;
+      const Expr* starred = nullptr;
+      for (const auto& e : elts) {
+        if (const auto* s = as<StarredExpr>(e.get())) {
+          if (starred) fail(e->loc, "multiple starred expressions in assignment");
+          starred = e.get();
+          checkAssignable(*s->value);
+        } else {
+          checkAssignable(*e);
+        }
+      }
       return;
-    case ExprKind::List:
-      for (const auto& e : static_cast<const ListExpr&>(target).elts) checkAssignable(*e);
-      return;
-    case ExprKind::Starred: fail(target.loc, "starred assignment targets are not supported");
+    }
+    case ExprKind::Starred: fail(target.loc, "starred assignment target must be in a list or tuple");
     case ExprKind::Attribute: fail(target.loc, "assignment to an attribute is not supported");
     case ExprKind::Int: case ExprKind::Float: case ExprKind::Str: case ExprKind::FStr:
     case ExprKind::Bool: case ExprKind::None: case ExprKind::Ellipsis:
@@ -191,11 +202,19 @@ void Lowerer::assign(const Expr& target, Value* value) {
   if (auto* t = as<TupleExpr>(&target)) elts = &t->elts;
   if (auto* l = as<ListExpr>(&target)) elts = &l->elts;
   if (elts) {
-    for (const auto& e : *elts)
-      if (e->kind == ExprKind::Starred) fail(e->loc, "starred assignment targets are not supported");
+    // `first, *rest = xs`: the starred target takes a list of the rest.
     ir::Node* u = emit(Op::Unpack, target.loc, {value}, elts->size());
     u->setAttr("n", static_cast<int64_t>(elts->size()));
-    for (size_t i = 0; i < elts->size(); ++i) assign(*(*elts)[i], u->result(i));
+    for (size_t i = 0; i < elts->size(); ++i) {
+      const Expr& e = *(*elts)[i];
+      if (const auto* s = as<StarredExpr>(&e)) {
+        u->setAttr("star", static_cast<int64_t>(i));
+        u->result(i)->setType(ir::Type{ir::TypeKind::List});
+        assign(*s->value, u->result(i));
+      } else {
+        assign(e, u->result(i));
+      }
+    }
     return;
   }
   if (auto* sub = as<SubscriptExpr>(&target)) {
@@ -209,6 +228,39 @@ void Lowerer::assign(const Expr& target, Value* value) {
   }
   if (target.kind == ExprKind::Attribute) fail(target.loc, "assignment to an attribute is not supported");
   fail(target.loc, "cannot assign to this expression");
+}
+
+// del: a name becomes unbound (reading it again is a NameError), an item
+// leaves its list or dict (the container rebound as for `c[i] = v`);
+// several targets are deleted left to right.
+void Lowerer::del(const Expr& target) {
+  switch (target.kind) {
+    case ExprKind::Name: {
+      const auto& n = static_cast<const NameExpr&>(target);
+      readName(n.id, n.loc);  // deleting what was never bound is an error
+      writeName(n.id, undef(n.id, n.loc), n.loc);
+      return;
+    }
+    case ExprKind::Tuple:
+      for (const auto& e : static_cast<const TupleExpr&>(target).elts) del(*e);
+      return;
+    case ExprKind::List:
+      for (const auto& e : static_cast<const ListExpr&>(target).elts) del(*e);
+      return;
+    case ExprKind::Subscript: {
+      const auto& sub = static_cast<const SubscriptExpr&>(target);
+      Value* container = expr(*sub.value);
+      Value* updated = emitValue(Op::DelItem, target.loc, {container, subscriptIndex(*sub.index)});
+      rebindContainer(*sub.value, updated);
+      return;
+    }
+    case ExprKind::Attribute: fail(target.loc, "deleting an attribute is not supported");
+    case ExprKind::Call: fail(target.loc, "cannot delete function call");
+    case ExprKind::Int: case ExprKind::Float: case ExprKind::Str: case ExprKind::FStr:
+    case ExprKind::Bool: case ExprKind::None: case ExprKind::Ellipsis:
+      fail(target.loc, "cannot delete literal");
+    default: fail(target.loc, "cannot delete expression");
+  }
 }
 
 // After `c[i] = v` the container expression is rebound to the updated value

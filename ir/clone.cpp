@@ -72,7 +72,7 @@ Function* cloneFunction(const Function& src, Graph& dst, const std::string& name
   Function* f = dst.addFunction(name, src.loc());
   Cloner c;
   const Block& body = *src.body();
-  for (size_t i = 0; i < src.numParams(); ++i) c.map(body.arg(i), f->addParam(src.paramNames()[i], body.arg(i)->type()));
+  for (size_t i = 0; i < src.numParams(); ++i) c.map(body.arg(i), f->addParam(src.paramNames()[i], body.arg(i)->type(), src.paramKind(i)));
   for (size_t i = 0; i < src.numCaptures(); ++i)
     c.map(body.arg(src.numParams() + i), f->addCapture(src.captureNames()[i], body.arg(src.numParams() + i)->type()));
   for (size_t i = 0; i < src.numParams(); ++i)

@@ -90,6 +90,13 @@ const std::vector<std::string>& Node::strListAttr(const std::string& name) const
   return empty;
 }
 
+const Ints& Node::intsAttr(const std::string& name) const {
+  static const Ints empty;
+  const Attr* a = attr(name);
+  if (a && std::holds_alternative<Ints>(*a)) return std::get<Ints>(*a);
+  return empty;
+}
+
 Value* Block::addArg(Type t) {
   args_.push_back(std::make_unique<Value>(t, nullptr, this));
   return args_.back().get();
@@ -104,11 +111,13 @@ Node* Block::append(std::unique_ptr<Node> node) {
 Function::Function(std::string name, SourceLoc loc)
     : name_(std::move(name)), loc_(loc), body_(std::make_unique<Block>(nullptr, this)) {}
 
-Value* Function::addParam(const std::string& name, Type t) {
+Value* Function::addParam(const std::string& name, Type t, ParamKind kind) {
   // Parameters precede captures in the body's arguments.
   Value* v = body_->addArg(t);
   v->setNameHint(name);
   paramNames_.push_back(name);
+  paramKinds_.push_back(kind);
+  numPositional_ += kind == ParamKind::Positional;
   return v;
 }
 

@@ -14,6 +14,7 @@
 #include <variant>
 #include <vector>
 
+#include "ir/param_kind.h"
 #include "ir/types.h"
 #include "support/source.h"
 
@@ -106,6 +107,10 @@ struct NoneAttr {
   bool operator==(const NoneAttr&) const { return true; }
 };
 using Ints = std::vector<int64_t>;
+
+// What each argument operand of a call_unpacked node is, in its `spread`
+// attribute: `a`, `*xs`, `k=v` (named in order by its `kw`), `**kw`.
+enum class CallSpread : int64_t { Positional = 0, Iterable = 1, Keyword = 2, Mapping = 3 };
 using Attr = std::variant<NoneAttr, int64_t, double, bool, std::string, std::vector<std::string>, Ints>;
 
 // The operator spelling of an op in messages ("+", "//", "<="; else its name).
@@ -197,6 +202,7 @@ class Node {
   const std::string& strAttr(const std::string& name) const;
   int64_t intAttr(const std::string& name, int64_t fallback = 0) const;
   const std::vector<std::string>& strListAttr(const std::string& name) const;
+  const Ints& intsAttr(const std::string& name) const;
 
   // Last-use facts set by Function::number() (ir/liveness.h), valid until
   // the function next changes: whether operand i is the final use of its
@@ -277,9 +283,13 @@ class Function {
   Graph* graph() const { return graph_; }
   void setGraph(Graph* g) { graph_ = g; }
 
-  Value* addParam(const std::string& name, Type t);
+  Value* addParam(const std::string& name, Type t, ParamKind kind = ParamKind::Positional);
   Value* addCapture(const std::string& name, Type t);
   size_t numParams() const { return paramNames_.size(); }
+  ParamKind paramKind(size_t i) const { return paramKinds_[i]; }
+  // Every parameter is positional-or-keyword (no `*`, `*args`, `**kwargs`).
+  bool plainSignature() const { return numPositional_ == paramNames_.size(); }
+  size_t numPositional() const { return numPositional_; }
   size_t numCaptures() const { return captureNames_.size(); }
   const std::vector<std::string>& paramNames() const { return paramNames_; }
   const std::vector<std::string>& captureNames() const { return captureNames_; }
@@ -307,6 +317,8 @@ class Function {
   Graph* graph_ = nullptr;
   std::unique_ptr<Block> body_;
   std::vector<std::string> paramNames_;
+  std::vector<ParamKind> paramKinds_;
+  size_t numPositional_ = 0;
   std::vector<std::string> captureNames_;
   std::vector<std::optional<Annotation>> paramAnnotations_;
   std::optional<Annotation> returnAnnotation_;

@@ -224,14 +224,26 @@ class Parser {
     expect('@');
     std::string name = word();
     values_.clear();
-    std::vector<std::pair<std::string, Type>> params;
+    std::vector<std::tuple<std::string, Type, ParamKind>> params;
     expect('(');
     if (!accept(')')) {
-      do {
+      bool starred = false;
+      while (true) {
+        ParamKind kind = starred ? ParamKind::KeywordOnly : ParamKind::Positional;
+        if (accept('*')) {
+          if (accept('*')) {
+            kind = ParamKind::VarKeywords;
+          } else {
+            starred = true;
+            kind = ParamKind::VarArgs;
+            if (accept(',')) continue;  // a bare `*`
+          }
+        }
         std::string p = valueName();
         expect(':');
-        params.push_back({p, type()});
-      } while (accept(','));
+        params.emplace_back(p, type(), kind);
+        if (!accept(',')) break;
+      }
       expect(')');
     }
     std::vector<std::tuple<std::string, Type, std::string>> captures;
@@ -257,7 +269,7 @@ class Parser {
     SourceLoc l = optionalLoc();
     Function* f = g.addFunction(name, l);
     if (returns) f->setReturnAnnotation({*returns, l});
-    for (auto& [p, t] : params) define(p, f->addParam(p, t));
+    for (auto& [p, t, kind] : params) define(p, f->addParam(p, t, kind));
     for (auto& [v, t, n] : captures) define(v, f->addCapture(n, t));
     expect('{');
     nodes(f->body());

@@ -86,10 +86,23 @@ class Printer {
     next_ = 0;
     os_ << "func @" << f.name() << "(";
     const Block* body = f.body();
+    // Python's markers: `*%args`, `**%kwargs`, a bare `*` before keyword-only
+    // parameters that no `*args` precedes.
+    bool starred = false;
     for (size_t i = 0; i < f.numParams(); ++i) {
       Value* v = body->arg(i);
       names_[v] = "%" + f.paramNames()[i];
-      os_ << (i ? ", " : "") << names_[v] << ": " << v->type().str();
+      os_ << (i ? ", " : "");
+      switch (f.paramKind(i)) {
+        case ParamKind::Positional: break;
+        case ParamKind::VarArgs: os_ << "*"; starred = true; break;
+        case ParamKind::KeywordOnly:
+          if (!starred) os_ << "*, ";
+          starred = true;
+          break;
+        case ParamKind::VarKeywords: os_ << "**"; break;
+      }
+      os_ << names_[v] << ": " << v->type().str();
     }
     os_ << ")";
     if (f.numCaptures()) {

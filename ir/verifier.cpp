@@ -17,6 +17,13 @@ class Verifier {
   void function(const Function& f) {
     fn_ = &f;
     visible_.clear();
+    // Python's order: positional, `*args`, keyword-only, `**kwargs`, with
+    // one `*args` and one `**kwargs` at most.
+    for (size_t i = 1; i < f.numParams(); ++i) {
+      ParamKind a = f.paramKind(i - 1), b = f.paramKind(i);
+      if (a > b || (a == b && a != ParamKind::Positional && a != ParamKind::KeywordOnly))
+        error(f.loc(), "parameter '" + f.paramNames()[i] + "' is out of Python's signature order");
+    }
     block(*f.body(), nullptr);
     const Node* t = f.body()->terminator();
     if (!t || t->op() != Op::Return) error(f.loc(), "function body does not end in return");
@@ -93,6 +100,8 @@ class Verifier {
       error(n.loc(), "loop must have one result per carried value");
     if (n.op() == Op::Unpack && n.numResults() != size_t(n.intAttr("n", -1)))
       error(n.loc(), "unpack result count does not match its n attribute");
+    if (n.op() == Op::Unpack && n.intAttr("star", -1) >= static_cast<int64_t>(n.numResults()))
+      error(n.loc(), "unpack's starred target is not one of its results");
     for (const Value* v : n.operands())
       if (!visible_.count(v)) error(n.loc(), std::string("operand of ") + info.name + " is not defined before its use");
     for (const Value* v : n.orderAfter())
@@ -100,8 +109,21 @@ class Verifier {
         error(n.loc(), std::string("order edge of ") + info.name + " is not a token defined before it");
     if (n.op() == Op::Call && n.strListAttr("kw").size() + 1 > ops)
       error(n.loc(), "call has more keyword names than arguments");
+    if (n.op() == Op::CallUnpacked) callUnpacked(n);
     if (isTensorOp(n.op())) attributes(n);
     for (size_t i = 0; i < n.numBlocks(); ++i) block(*n.block(i), &n);
+  }
+
+  // One spread kind per argument; one keyword name per keyword argument.
+  void callUnpacked(const Node& n) {
+    const Ints& spread = n.intsAttr("spread");
+    if (spread.size() + 1 != n.operands().size()) error(n.loc(), "call_unpacked needs one spread kind per argument");
+    size_t keywords = 0;
+    for (int64_t k : spread) {
+      if (k < 0 || k > static_cast<int64_t>(CallSpread::Mapping)) error(n.loc(), "call_unpacked has a bad spread kind");
+      keywords += k == static_cast<int64_t>(CallSpread::Keyword);
+    }
+    if (keywords != n.strListAttr("kw").size()) error(n.loc(), "call_unpacked needs one name per keyword argument");
   }
 
   // A tensor op's attributes are parameters its signature declares as

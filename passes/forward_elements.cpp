@@ -63,7 +63,7 @@ size_t countAppends(const ir::Block& b) {
 
 bool mayMutate(const ir::Block& b) {
   for (const auto& n : b.nodes()) {
-    if (n->op() == Op::SetItem || n->op() == Op::ListAppend) return true;
+    if (n->op() == Op::SetItem || n->op() == Op::DelItem || n->op() == Op::ListAppend) return true;
     if (n->op() == Op::Call && !harmlessCall(*n)) return true;
     for (size_t k = 0; k < n->numBlocks(); ++k)
       if (mayMutate(*n->block(k))) return true;
@@ -211,7 +211,7 @@ class Forwarder {
       forwarded_[n.result(0)] = e;
       return true;
     }
-    if (c->op() == Op::MakeDict || c->operands().size() != n.numResults()) return false;
+    if (c->op() == Op::MakeDict || c->operands().size() != n.numResults() || n.attr("star")) return false;
     for (size_t i = 0; i < n.numResults(); ++i) forwarded_[n.result(i)] = c->operand(i);
     return true;
   }

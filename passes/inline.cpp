@@ -2,7 +2,8 @@
 // the body.
 //
 // Algorithm: for each `call` whose callee is a `make_closure` of the same
-// function (a nested def or a lambda), with positional arguments only, no
+// function (a nested def or a lambda) of positional parameters only (no
+// `*args`, keyword-only or `**kwargs`), with positional arguments only, no
 // more than the parameters and enough with the closure's defaults, and a
 // callee that is not recursive (no `self_closure` anywhere in it), the
 // callee's body is copied before the call with its parameters bound to the
@@ -66,7 +67,7 @@ class Inliner {
     const ir::Node* mk = n.operand(0)->def();
     if (!mk || mk->op() != ir::Op::MakeClosure) return nullptr;
     const ir::Function* fn = graph_.function(mk->strAttr("func"));
-    if (!fn || usesSelf(*fn->body())) return nullptr;
+    if (!fn || !fn->plainSignature() || usesSelf(*fn->body())) return nullptr;
     size_t nparams = fn->numParams(), nargs = n.operands().size() - 1;
     size_t ndefaults = static_cast<size_t>(mk->intAttr("ndefaults"));
     size_t ncap = mk->operands().size() - ndefaults;

@@ -108,7 +108,7 @@ static void becomeClosure(ir::Node* n, const std::string& func, const std::strin
 static const FunctionObj* plainFunction(const Value* g, const ModuleInstance& module) {
   if (!g || !g->is(Kind::Function)) return nullptr;
   const FunctionObj& f = g->as<FunctionObj>();
-  if (!f.captures.empty() || !f.defaults.empty() || f.module != &module || f.forceEager) return nullptr;
+  if (!f.captures.empty() || !f.defaults.empty() || !f.kwDefaults.empty() || f.module != &module || f.forceEager) return nullptr;
   return &f;
 }
 

@@ -140,6 +140,7 @@ void Interpreter::node(const ir::Node& n, Frame& f, uint64_t dying) {
     case Op::Try: execTry(n, f); return;
     case Op::Fused: execFused(n, f, dying); return;
     case Op::Call: execCall(n, f, dying); return;
+    case Op::CallUnpacked: execCallUnpacked(n, f); return;
     case Op::Yield:
     case Op::Condition:
     case Op::Return: return;  // handled by exec()
@@ -261,6 +262,47 @@ void Interpreter::execCall(const ir::Node& n, Frame& f, uint64_t dying) {
   f[n.result(0)] = call(f[n.operand(0)], std::move(args), kwnames, std::move(kwargs), n.loc());
 }
 
+// f(a, *xs, k=v, **kw): `spread` says what each argument operand is (see
+// ir::CallSpread); the call gets the expanded positional and keyword lists.
+void Interpreter::execCallUnpacked(const ir::Node& n, Frame& f) {
+  const ir::Ints& spread = n.intsAttr("spread");
+  const std::vector<std::string>& names = n.strListAttr("kw");
+  const Value& callee = f[n.operand(0)];
+  std::string who = callee.is(Kind::Function) ? callee.as<FunctionObj>().name + "() "
+                    : callee.is(Kind::Builtin) ? callee.as<BuiltinObj>().name + "() "
+                    : callee.is(Kind::Method)  ? callee.as<MethodObj>().name + "() "
+                                               : std::string();
+  std::vector<Value> args, kwargs;
+  std::vector<std::string> kwnames;
+  size_t named = 0;
+  auto keyword = [&](const std::string& name, Value v, SourceLoc at) {
+    if (std::find(kwnames.begin(), kwnames.end(), name) != kwnames.end())
+      fail(at, who + "got multiple values for keyword argument '" + name + "'");
+    kwnames.push_back(name);
+    kwargs.push_back(std::move(v));
+  };
+  for (size_t i = 1; i < n.operands().size(); ++i) {
+    const Value& v = f[n.operand(i)];
+    checkDefined(v, n.loc());
+    switch (static_cast<ir::CallSpread>(spread.at(i - 1))) {
+      case ir::CallSpread::Positional: args.push_back(v); break;
+      case ir::CallSpread::Iterable: {
+        if (v.is(Kind::Int) || v.is(Kind::Float) || v.is(Kind::Bool) || v.is(Kind::None))
+          fail(n.loc(), who + "argument after * must be an iterable, not " + typeName(v));
+        for (Value& item : unpackItems(v, n.loc())) args.push_back(std::move(item));
+        break;
+      }
+      case ir::CallSpread::Keyword: keyword(names.at(named++), v, n.loc()); break;
+      case ir::CallSpread::Mapping: {
+        if (!v.is(Kind::Dict)) fail(n.loc(), who + "argument after ** must be a dict, not " + typeName(v));
+        for (const auto& [k, item] : v.as<DictObj>().items) keyword(k, item, n.loc());
+        break;
+      }
+    }
+  }
+  f[n.result(0)] = call(callee, std::move(args), kwnames, std::move(kwargs), n.loc());
+}
+
 Value Interpreter::call(const Value& callee, std::vector<Value> args, const std::vector<std::string>& kwnames,
                         std::vector<Value> kwargs, SourceLoc loc) {
   switch (callee.kind()) {
@@ -279,33 +321,68 @@ Value Interpreter::call(const Value& callee, std::vector<Value> args, const std:
   }
 }
 
+// Python's binding of a call's arguments to a signature: positional
+// arguments fill the positional parameters, extras go to `*args`; keywords
+// name any parameter but `*args`/`**kwargs`, unknown ones go to `**kwargs`;
+// then defaults fill what is left.
 std::vector<Value> Interpreter::bindParams(const FunctionObj& fo, std::vector<Value>& args,
                                            const std::vector<std::string>& kwnames, std::vector<Value>& kwargs,
                                            SourceLoc loc) {
   const ir::Function& fn = *fo.fn;
-  size_t nparams = fn.numParams();
+  using ir::ParamKind;
+  size_t nparams = fn.numParams(), npositional = fn.numPositional();
   const auto& names = fn.paramNames();
-  if (args.size() > nparams)
-    fail(loc, fo.name + "() takes " + std::to_string(nparams) + " positional argument" +
-                  (nparams == 1 ? "" : "s") + " but " + std::to_string(args.size()) + " were given");
+  std::optional<size_t> varArgs, varKeywords;
+  for (size_t i = 0; i < nparams; ++i) {
+    if (fn.paramKind(i) == ParamKind::VarArgs) varArgs = i;
+    if (fn.paramKind(i) == ParamKind::VarKeywords) varKeywords = i;
+  }
+  if (args.size() > npositional && !varArgs)
+    fail(loc, fo.name + "() takes " + std::to_string(npositional) + " positional argument" +
+                  (npositional == 1 ? "" : "s") + " but " + std::to_string(args.size()) + " were given");
   // Parameters then captures, in the order of the body's arguments.
   std::vector<Value> params(nparams + fo.captures.size());
   std::vector<bool> bound(nparams, false);
-  for (size_t i = 0; i < args.size(); ++i) {
+  for (size_t i = 0; i < args.size() && i < npositional; ++i) {
     params[i] = std::move(args[i]);
     bound[i] = true;
   }
+  if (varArgs) {
+    std::vector<Value> extra;
+    for (size_t i = npositional; i < args.size(); ++i) extra.push_back(std::move(args[i]));
+    params[*varArgs] = makeTuple(std::move(extra));
+    bound[*varArgs] = true;
+  }
+  Value extraKeywords = varKeywords ? makeDict() : Value();
   for (size_t k = 0; k < kwnames.size(); ++k) {
     size_t i = 0;
-    while (i < nparams && names[i] != kwnames[k]) ++i;
-    if (i == nparams) fail(loc, fo.name + "() got an unexpected keyword argument '" + kwnames[k] + "'");
+    while (i < nparams && !(names[i] == kwnames[k] && (fn.paramKind(i) == ParamKind::Positional ||
+                                                        fn.paramKind(i) == ParamKind::KeywordOnly)))
+      ++i;
+    if (i == nparams) {
+      if (!varKeywords) fail(loc, fo.name + "() got an unexpected keyword argument '" + kwnames[k] + "'");
+      extraKeywords.as<DictObj>().set(kwnames[k], std::move(kwargs[k]));
+      continue;
+    }
     if (bound[i]) fail(loc, fo.name + "() got multiple values for argument '" + kwnames[k] + "'");
     params[i] = std::move(kwargs[k]);
     bound[i] = true;
   }
-  size_t firstDefault = nparams - fo.defaults.size();
+  if (varKeywords) {
+    params[*varKeywords] = std::move(extraKeywords);
+    bound[*varKeywords] = true;
+  }
+  size_t firstDefault = npositional - fo.defaults.size();
   for (size_t i = 0; i < nparams; ++i) {
     if (bound[i]) continue;
+    if (fn.paramKind(i) == ParamKind::KeywordOnly) {
+      auto d = std::find_if(fo.kwDefaults.begin(), fo.kwDefaults.end(),
+                            [&](const auto& kd) { return kd.first == names[i]; });
+      if (d == fo.kwDefaults.end())
+        fail(loc, fo.name + "() missing required keyword-only argument '" + names[i] + "'");
+      params[i] = d->second;
+      continue;
+    }
     if (i < firstDefault) fail(loc, fo.name + "() missing required argument '" + names[i] + "'");
     params[i] = fo.defaults[i - firstDefault];
   }

@@ -202,6 +202,10 @@ class Interpreter {
   friend struct GlueCalls;
   void execFused(const ir::Node& n, Frame& f, uint64_t dying);  // fused_exec.cpp
   void execCall(const ir::Node& n, Frame& f, uint64_t dying);
+  void execCallUnpacked(const ir::Node& n, Frame& f);
+  // The items of an unpacked iterable (`a, b = v`, `f(*v)`): a tensor's
+  // rows (recorded on the tape), a str's characters, a dict's keys.
+  std::vector<Value> unpackItems(Value v, SourceLoc loc);
   [[gnu::noinline]] void simpleOp(const ir::Node& n, Frame& f, uint64_t dying);
   // The cancellation point: calls, loop back-edges and every node a graph
   // runs check the flag (a plain load: this is on every hot path).

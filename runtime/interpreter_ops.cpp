@@ -121,9 +121,12 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
       fo->fn = n.parent()->function()->graph()->function(target);
       if (!fo->fn) fail(loc, "internal error: unknown function @" + target);
       size_t ndefaults = static_cast<size_t>(n.intAttr("ndefaults"));
-      size_t ncap = n.operands().size() - ndefaults;
+      const std::vector<std::string>& kwDefaults = n.strListAttr("kwdefaults");
+      size_t ncap = n.operands().size() - ndefaults - kwDefaults.size();
       for (size_t i = 0; i < ncap; ++i) fo->captures.push_back(f[n.operand(i)]);
-      for (size_t i = ncap; i < n.operands().size(); ++i) fo->defaults.push_back(in(i));
+      for (size_t i = 0; i < ndefaults; ++i) fo->defaults.push_back(in(ncap + i));
+      for (size_t i = 0; i < kwDefaults.size(); ++i)
+        fo->kwDefaults.emplace_back(kwDefaults[i], in(ncap + ndefaults + i));
       set(Value::object(Kind::Function, std::move(fo)));
       return;
     }
@@ -172,34 +175,28 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
       return;
     }
     case Op::Unpack: {
-      Value v = in(0);
+      // a, b = v; with `star` the target at that index takes the rest as a
+      // list (first, *rest = v).
+      std::vector<Value> items = unpackItems(in(0), loc);
       size_t want = n.numResults();
-      if (v.is(Kind::Str) || v.is(Kind::Range) || v.is(Kind::Dict)) v = iterable(v, loc);
-      if (v.is(Kind::Lazy)) v = makeTuple(v.as<LazySeqObj>().items(loc));
-      if (v.is(Kind::Tensor)) {
-        const Tensor& t = tensorOf(v);
-        if (t.ndim() == 0) fail(loc, "cannot unpack a 0-d tensor");
-        std::vector<Value> rows;
-        for (int64_t i = 0; i < t.dim(0); ++i) {
-          rows.push_back(makeTensorValue(tensorGetItem(t, Value::integer(i), loc)));
-          if (tape_) tape_->recordOp(Op::GetItem, loc, {v, Value::integer(i)}, rows.back());
-        }
-        v = makeTuple(std::move(rows));
+      int64_t star = n.intAttr("star", -1);
+      if (star >= 0) {
+        size_t before = static_cast<size_t>(star), after = want - before - 1;
+        if (items.size() < want - 1)
+          fail(loc, "not enough values to unpack (expected at least " + std::to_string(want - 1) + ", got " +
+                        std::to_string(items.size()) + ")");
+        std::vector<Value> rest(std::make_move_iterator(items.begin() + before),
+                                std::make_move_iterator(items.end() - after));
+        for (size_t i = 0; i < before; ++i) f[n.result(i)] = std::move(items[i]);
+        f[n.result(before)] = makeList(std::move(rest));
+        for (size_t i = 0; i < after; ++i) f[n.result(before + 1 + i)] = std::move(items[items.size() - after + i]);
+        return;
       }
-      if (v.is(Kind::Range)) {
-        const auto& r = v.as<RangeObj>();
-        std::vector<Value> items;
-        for (int64_t i = 0; i < r.length(); ++i) items.push_back(Value::integer(r.at(i)));
-        v = makeTuple(std::move(items));
-      }
-      if (!v.is(Kind::Tuple) && !v.is(Kind::List))
-        fail(loc, std::string("cannot unpack non-iterable ") + typeName(v) + " object");
-      const auto& items = v.as<SeqObj>().items;
       if (items.size() < want)
         fail(loc, "not enough values to unpack (expected " + std::to_string(want) + ", got " +
                       std::to_string(items.size()) + ")");
       if (items.size() > want) fail(loc, "too many values to unpack (expected " + std::to_string(want) + ")");
-      for (size_t i = 0; i < want; ++i) f[n.result(i)] = items[i];
+      for (size_t i = 0; i < want; ++i) f[n.result(i)] = std::move(items[i]);
       return;
     }
     case Op::GetItem: {
@@ -249,7 +246,15 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
       set(host_.builtin(name, loc));
       return;
     }
-    case Op::StoreGlobal: f.module->setGlobal(n.strAttr("name"), in(0)); return;
+    case Op::StoreGlobal:
+      // `del x` of a global stores its undef: the name is unbound again.
+      if (f[n.operand(0)].is(Kind::Undef)) {
+        if (!f.module->eraseGlobal(n.strAttr("name")))
+          fail(loc, "name '" + n.strAttr("name") + "' is not defined", ErrorClass::NameError);
+        return;
+      }
+      f.module->setGlobal(n.strAttr("name"), in(0));
+      return;
     case Op::Import: set(host_.importModule(n.strAttr("module"), n.attr("bind_top") != nullptr, *f.module, loc)); return;
     case Op::Assert:
       if (!truthy(in(0), loc)) {
@@ -321,6 +326,30 @@ void Interpreter::warnOnce(const Diagnostic& d) {
     if (!warnedSites_.emplace(d.loc.file, d.loc.line, d.loc.col).second) return;
   }
   host_.report(d);
+}
+
+std::vector<Value> Interpreter::unpackItems(Value v, SourceLoc loc) {
+  if (v.is(Kind::Str) || v.is(Kind::Range) || v.is(Kind::Dict)) v = iterable(v, loc);
+  if (v.is(Kind::Lazy)) return v.as<LazySeqObj>().items(loc);
+  if (v.is(Kind::Tensor)) {
+    const Tensor& t = tensorOf(v);
+    if (t.ndim() == 0) fail(loc, "cannot unpack a 0-d tensor");
+    std::vector<Value> rows;
+    for (int64_t i = 0; i < t.dim(0); ++i) {
+      rows.push_back(makeTensorValue(tensorGetItem(t, Value::integer(i), loc)));
+      if (tape_) tape_->recordOp(ir::Op::GetItem, loc, {v, Value::integer(i)}, rows.back());
+    }
+    return rows;
+  }
+  if (v.is(Kind::Range)) {
+    const auto& r = v.as<RangeObj>();
+    std::vector<Value> items;
+    for (int64_t i = 0; i < r.length(); ++i) items.push_back(Value::integer(r.at(i)));
+    return items;
+  }
+  if (!v.is(Kind::Tuple) && !v.is(Kind::List))
+    fail(loc, std::string("cannot unpack non-iterable ") + typeName(v) + " object");
+  return v.as<SeqObj>().items;
 }
 
 }  // namespace nn::rt

@@ -25,6 +25,7 @@ class ModuleInstance {
     return it == globals_.end() ? nullptr : &it->second;
   }
   void setGlobal(const std::string& name, Value v) { globals_[name] = std::move(v); }
+  bool eraseGlobal(const std::string& name) { return globals_.erase(name) > 0; }
   const std::unordered_map<std::string, Value>& globals() const { return globals_; }
 
   // Keeps a graph alive for as long as the module lives.

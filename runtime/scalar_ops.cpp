@@ -420,4 +420,34 @@ Value setItem(const Value& c, const Value& index, const Value& v, SourceLoc loc)
   }
 }
 
+Value delItem(const Value& c, const Value& index, SourceLoc loc) {
+  switch (c.kind()) {
+    case Kind::List: {
+      auto& items = c.as<SeqObj>().items;
+      if (index.isIntLike()) {
+        int64_t i = normalizeIndex(index.asInt(), static_cast<int64_t>(items.size()), "list assignment", loc);
+        items.erase(items.begin() + i);
+        return c;
+      }
+      if (index.is(Kind::Slice)) {
+        std::vector<int64_t> idx = sliceRange(index.as<SliceObj>(), static_cast<int64_t>(items.size()), loc);
+        std::vector<bool> gone(items.size(), false);
+        for (int64_t i : idx) gone[static_cast<size_t>(i)] = true;
+        size_t kept = 0;
+        for (size_t i = 0; i < items.size(); ++i)
+          if (!gone[i]) items[kept++] = std::move(items[i]);
+        items.resize(kept);
+        return c;
+      }
+      fail(loc, std::string("list indices must be integers or slices, not ") + typeName(index));
+    }
+    case Kind::Dict:
+      if (!index.is(Kind::Str)) fail(loc, std::string("dict keys must be str, not ") + typeName(index));
+      if (!c.as<DictObj>().erase(index.asStr()))
+        fail(loc, "key " + repr(index) + " not found in dict", ErrorClass::KeyError);
+      return c;
+    default: fail(loc, std::string("'") + typeName(c) + "' object doesn't support item deletion");
+  }
+}
+
 }  // namespace nn::rt

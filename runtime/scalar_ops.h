@@ -24,6 +24,8 @@ bool contains(const Value& container, const Value& item, SourceLoc loc);
 Value getItem(const Value& container, const Value& index, SourceLoc loc);
 // Returns the updated container: lists and dicts are updated in place.
 Value setItem(const Value& container, const Value& index, const Value& v, SourceLoc loc);
+// del c[index]: a list's item or slice, a dict's key; the container.
+Value delItem(const Value& container, const Value& index, SourceLoc loc);
 
 // Python's slice.indices(len): start/stop clamped for the step; fails on a
 // zero step or non-integer bounds.

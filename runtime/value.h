@@ -102,7 +102,8 @@ struct FunctionObj : Object {
   ModuleInstance* module = nullptr;  // owned by the interpreter state
   std::string name;
   std::vector<Value> captures;
-  std::vector<Value> defaults;       // for the last defaults.size() parameters
+  std::vector<Value> defaults;       // for the last defaults.size() positional parameters
+  std::vector<std::pair<std::string, Value>> kwDefaults;  // keyword-only parameters'
   bool forceEager = false, forceJit = false;  // @eager / @jit
 };
 

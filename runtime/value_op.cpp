@@ -24,7 +24,7 @@ bool isValueOp(Op op) {
     case Op::Maximum: case Op::Minimum: case Op::LogicalAnd: case Op::LogicalOr: case Op::Where:
     case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne:
     case Op::Is: case Op::IsNot: case Op::In: case Op::NotIn:
-    case Op::GetItem: case Op::SetItem:
+    case Op::GetItem: case Op::SetItem: case Op::DelItem:
       return true;
     default: return false;
   }
@@ -108,6 +108,7 @@ Value runValueOp(const ir::Node& n, const Value* const* in, unsigned consumable)
       return compareOp(op, *in[0], *in[1], loc);
     case Op::GetItem: return getItem(*in[0], *in[1], loc);
     case Op::SetItem: return setItem(*in[0], *in[1], *in[2], loc);
+    case Op::DelItem: return delItem(*in[0], *in[1], loc);
     default: fail(loc, std::string("internal error: ") + n.info().name + " is not a value op");
   }
 }

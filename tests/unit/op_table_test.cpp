@@ -110,7 +110,7 @@ TEST(OpTable, EveryOpHasAGradientRuleOrIsListed) {
       // values, containers, calls, statements and control flow
       "const", "undef", "builtin", "self_closure", "make_closure", "make_dict",
       "make_slice", "format", "str_concat", "bitand", "bitor", "bitxor", "lshift", "rshift", "invert", "not",
-      "truth", "is", "is_not", "in", "not_in", "unpack", "call", "iter_len", "list_append", "load_global", "store_global", "import", "assert", "raise", "lost_update",
+      "truth", "is", "is_not", "in", "not_in", "unpack", "call", "call_unpacked", "delitem", "iter_len", "list_append", "load_global", "store_global", "import", "assert", "raise", "lost_update",
       "echo", "if", "loop", "try", "track", "yield", "condition", "return", "autodiff", "saved_item",
       // formed after autodiff, from ops that have rules
       "fused",
