@@ -6,12 +6,14 @@
 #include <editline/readline.h>
 #include <signal.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <iostream>
 #include <optional>
 #include <string>
 
 #include "frontend/parse.h"
+#include "stdlib/help.h"
 
 namespace nn {
 namespace {
@@ -32,18 +34,30 @@ std::string historyPath() {
 const char* kHelp =
     "nn REPL commands:\n"
     "  :help        show this help\n"
+    "  :help NAME   show the signature and description of a builtin or function\n"
     "  :ast         show the AST of the last input\n"
     "  :ir NAME     show the IR of function NAME\n"
     "  :ir-opt NAME show the optimised IR graph mode compiled last for NAME\n"
     "  :llvm NAME   show the LLVM IR of that version's fused kernels\n"
-    "  :mode MODE   run in eager (the default here) or graph mode\n"
+    "  :mode [MODE] show the mode, or run in eager (the default here) or graph mode\n"
     "  :quit        leave (Ctrl-D also leaves)\n"
     "Blocks continue after a ':' line until an empty line. Ctrl-C cancels the input line.\n";
+
+// Tab indents where indentation can go (at the start of the line or after
+// whitespace) and completes elsewhere, as IPython's does.
+int indentOrComplete(int count, int key) {
+  if (rl_point == 0 || std::isspace(static_cast<unsigned char>(rl_line_buffer[rl_point - 1]))) {
+    rl_insert_text("    ");
+    return 0;
+  }
+  return rl_complete(count, key);
+}
 
 class LineReader {
  public:
   LineReader(std::istream& in, bool interactive) : in_(in), interactive_(interactive) {
     if (interactive_) {
+      rl_bind_key('\t', indentOrComplete);
       history_ = historyPath();
       using_history();
       if (!history_.empty()) read_history(history_.c_str());
@@ -87,6 +101,13 @@ class LineReader {
   std::string history_;
 };
 
+// A Python str literal of s.
+std::string quoted(const std::string& s) {
+  std::string q = "'";
+  for (char ch : s) q += ch == '\'' || ch == '\\' ? std::string("\\") + ch : std::string(1, ch);
+  return q + "'";
+}
+
 std::string trim(const std::string& s) {
   size_t b = s.find_first_not_of(" \t\r\n");
   if (b == std::string::npos) return "";
@@ -117,6 +138,7 @@ int runRepl(State& state, std::istream& in, bool interactive) {
   // The REPL runs eagerly (values and errors as each op runs) until :mode graph.
   state.interpreter().setGraphMode(false);
   LineReader reader(in, interactive);
+  int exitStatus = 0;
   while (true) {
     auto first = reader.read(">>> ");
     if (!first) break;
@@ -127,7 +149,12 @@ int runRepl(State& state, std::istream& in, bool interactive) {
       reader.remember(cmd);
       if (cmd == ":quit" || cmd == ":q" || cmd == ":exit") break;
       if (cmd == ":help") std::cout << kHelp;
-      else if (cmd == ":ast") std::cout << state.lastAst();
+      else if (cmd.rfind(":help ", 0) == 0) {
+        // A builtin's name (Tensor.sum too) is looked up as text; anything
+        // else is evaluated, so a function of the session answers too.
+        std::string name = trim(cmd.substr(6));
+        show(state, state.replInput(stdlib::builtinDoc(name) ? "help(" + quoted(name) + ")\n" : "help(" + name + ")\n"));
+      } else if (cmd == ":ast") std::cout << state.lastAst();
       else if (cmd.rfind(":llvm", 0) == 0) {
         std::string name = trim(cmd.substr(5));
         show(state, name.empty() ? State::failure("usage: :llvm NAME") : state.printFunctionLlvm(name));
@@ -139,7 +166,8 @@ int runRepl(State& state, std::istream& in, bool interactive) {
         show(state, name.empty() ? State::failure("usage: :ir NAME") : state.printFunctionIr(name));
       } else if (cmd.rfind(":mode", 0) == 0) {
         std::string mode = trim(cmd.substr(5));
-        if (mode == "eager" || mode == "graph") state.interpreter().setGraphMode(mode == "graph");
+        if (mode.empty()) std::cout << "mode: " << (state.interpreter().graphMode() ? "graph" : "eager") << "\n";
+        else if (mode == "eager" || mode == "graph") state.interpreter().setGraphMode(mode == "graph");
         else show(state, State::failure("usage: :mode eager|graph"));
       } else {
         show(state, State::failure("unknown command '" + cmd + "' (try :help)"));
@@ -161,13 +189,19 @@ int runRepl(State& state, std::istream& in, bool interactive) {
     if (cancelled) continue;
     reader.remember(buffer.substr(0, buffer.find_last_not_of('\n') + 1));
     state.interpreter().interrupt().store(false);
-    show(state, state.replInput(buffer));
+    Status status = state.replInput(buffer);
+    if (!status.ok() && status.error().diagnostic.errorClass == ErrorClass::SystemExit) {
+      if (!status.error().diagnostic.message.empty()) std::cerr << status.error().diagnostic.message << "\n";
+      exitStatus = status.error().diagnostic.exitStatus;
+      break;
+    }
+    show(state, status);
     std::cout.flush();
   }
   if (interactive) std::cout << "\n";
   sigaction(SIGINT, &old, nullptr);
   gInterp = nullptr;
-  return 0;
+  return exitStatus;
 }
 
 }  // namespace nn

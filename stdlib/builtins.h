@@ -18,12 +18,16 @@ const std::set<std::string>& builtinNames();
 rt::Value makeBuiltin(const std::string& name);
 // Methods and attributes of lists, dicts, strings, tuples and functions.
 rt::Value attribute(const rt::Value& obj, const std::string& name, SourceLoc loc);
+// The names attribute() answers for obj, sorted (dir(x)).
+std::vector<std::string> attributeNames(const rt::Value& obj);
 
 using BuiltinTable = std::map<std::string, rt::BuiltinFn>;
 
 // The builtins of the tensor ops marked FUNC, and seed() (builtins_tensor.cpp).
 void addTensorBuiltins(BuiltinTable& table);
 rt::Value tensorAttribute(const rt::Value& obj, const std::string& name, SourceLoc loc);
+// A tensor's attributes and methods that are not tensor ops (shape, size, ...).
+const std::vector<std::string>& tensorAttributeNames();
 // A tensor math op applied by a core builtin (abs(t), round(t)).
 rt::Value tensorMath(rt::CallContext& c, const rt::Value& x, nn::ir::Op op);
 // sum/max/min/all/any applied to a tensor (the core builtins delegate).

@@ -15,6 +15,7 @@
 #include "runtime/tape.h"
 #include "runtime/tensor_ops.h"
 #include "stdlib/builtins.h"
+#include "stdlib/help.h"
 
 namespace nn::stdlib {
 
@@ -400,6 +401,52 @@ Value bSorted(CallContext& c, std::vector<Value>& args) {
   return makeList(std::move(out));
 }
 
+// map and filter give lists (the iterators Python returns are consumed once;
+// a list answers every use).
+Value bMap(CallContext& c, std::vector<Value>& args) {
+  if (args.size() < 2) fail(c.loc, "map() must have at least two arguments.", ErrorClass::TypeError);
+  std::vector<std::vector<Value>> columns;
+  size_t n = SIZE_MAX;
+  for (size_t i = 1; i < args.size(); ++i) {
+    columns.push_back(iterate(args[i], c.loc));
+    n = std::min(n, columns.back().size());
+  }
+  std::vector<Value> out;
+  for (size_t k = 0; k < n; ++k) {
+    std::vector<Value> row;
+    for (const auto& col : columns) row.push_back(col[k]);
+    out.push_back(c.interp.call(args[0], std::move(row), c.loc));
+  }
+  return makeList(std::move(out));
+}
+
+Value bFilter(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 2, 2);
+  std::vector<Value> out;
+  for (Value& v : iterate(args[1], c.loc)) {
+    bool keep = args[0].is(Kind::None) ? truthy(v, c.loc) : truthy(c.interp.call(args[0], {v}, c.loc), c.loc);
+    if (keep) out.push_back(std::move(v));
+  }
+  return makeList(std::move(out));
+}
+
+// exit(code=0): a SystemExit, which only BaseException catches; the driver
+// ends with its status (a str is printed and ends with status 1).
+Value bExit(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 0, 1);
+  Diagnostic d;
+  d.loc = c.loc;
+  d.errorClass = ErrorClass::SystemExit;
+  d.exitStatus = 0;
+  if (!args.empty() && args[0].isIntLike()) {
+    d.exitStatus = static_cast<int>(args[0].asInt());
+  } else if (!args.empty() && !args[0].is(Kind::None)) {
+    d.message = str(args[0]);
+    d.exitStatus = 1;
+  }
+  throw NnError(std::move(d));
+}
+
 Value bReversed(CallContext& c, std::vector<Value>& args) {
   checkArity(c, args, 1, 1);
   if (args[0].is(Kind::Dict)) fail(c.loc, "'dict' object is not reversible");
@@ -564,6 +611,7 @@ const std::map<std::string, BuiltinFn>& table() {
              {Builtin::All, bAll}, {Builtin::Type, bType}, {Builtin::Isinstance, bIsinstance}, {Builtin::Chr, bChr},
              {Builtin::Ord, bOrd}, {Builtin::Jit, bJit}, {Builtin::Eager, bEager}, {Builtin::Time, bTime},
              {Builtin::MemoryStats, bMemoryStats}, {Builtin::ResetPeakMemoryStats, bResetPeakMemoryStats},
+             {Builtin::Map, bMap}, {Builtin::Filter, bFilter}, {Builtin::Exit, bExit},
              {Builtin::Device, notYet}, {Builtin::Devices, notYet}, {Builtin::Sync, notYet}})
       m[ir::builtinInfo(b).name] = fn;
     for (const std::string& name : errorClassNames()) m[name] = bException;
@@ -572,6 +620,7 @@ const std::map<std::string, BuiltinFn>& table() {
     addIoBuiltins(m);
     addProgressBuiltins(m);
     addDataBuiltins(m);
+    addHelpBuiltins(m);
     return m;
   }();
   return t;

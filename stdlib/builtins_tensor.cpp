@@ -132,6 +132,11 @@ Value tensorMath(CallContext& c, const Value& x, nn::ir::Op op) {
 
 Value tensorReduction(CallContext& c, std::vector<Value>& args, ir::Op op) { return callTensorOp(c, op, args); }
 
+const std::vector<std::string>& tensorAttributeNames() {
+  static const std::vector<std::string> names = {"shape", "dtype", "ndim", "device", "T", "size", "numel"};
+  return names;
+}
+
 Value tensorAttribute(const Value& obj, const std::string& name, SourceLoc loc) {
   const Tensor& t = tensorOf(obj);
   if (name == "shape") {
@@ -149,7 +154,7 @@ Value tensorAttribute(const Value& obj, const std::string& name, SourceLoc loc) 
   if (!fn) {
     std::optional<std::string_view> ours = ir::foreignSpelling(name);
     std::vector<std::string> names = ir::tensorMethodNames();
-    names.insert(names.end(), {"shape", "dtype", "ndim", "device", "T", "size", "numel"});
+    names.insert(names.end(), tensorAttributeNames().begin(), tensorAttributeNames().end());
     std::string hint = ours ? "; did you mean '" + std::string(*ours) + "'?" : didYouMean(name, names);
     fail(loc, "'Tensor' object has no attribute '" + name + "'" + hint);
   }

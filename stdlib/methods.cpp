@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 
+#include "ir/builtins.h"
 #include "runtime/format.h"
 #include "runtime/scalar_ops.h"
 #include "stdlib/builtins.h"
@@ -281,6 +282,20 @@ const MethodTable* methodsOf(Kind k) {
 }
 
 }  // namespace
+
+std::vector<std::string> attributeNames(const Value& obj) {
+  std::vector<std::string> names;
+  if (obj.is(Kind::Tensor)) {
+    names = ir::tensorMethodNames();
+    names.insert(names.end(), tensorAttributeNames().begin(), tensorAttributeNames().end());
+  }
+  if (obj.is(Kind::Function)) names.push_back("__name__");
+  if (obj.is(Kind::Range)) names.insert(names.end(), {"start", "stop", "step"});
+  if (const MethodTable* table = methodsOf(obj.kind()))
+    for (const auto& kv : *table) names.push_back(kv.first);
+  std::sort(names.begin(), names.end());
+  return names;
+}
 
 Value attribute(const Value& obj, const std::string& name, SourceLoc loc) {
   if (obj.is(Kind::Tensor)) return tensorAttribute(obj, name, loc);

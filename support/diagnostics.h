@@ -31,6 +31,9 @@ struct Diagnostic {
   std::vector<std::pair<SourceLoc, std::string>> notes;
   // The Python exception class `except` catches it by (error_class.h).
   ErrorClass errorClass = ErrorClass::Unclassified;
+  // SystemExit (exit()): the process's exit status; its message, if any,
+  // is printed without a location.
+  int exitStatus = 1;
 };
 
 class NnError : public std::exception {

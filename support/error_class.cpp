@@ -23,6 +23,8 @@ bool has(const std::string& s, const char* part) { return s.find(part) != std::s
 
 const char* errorClassName(ErrorClass c) { return kClasses[static_cast<size_t>(c)].name; }
 
+ErrorClass errorClassBase(ErrorClass c) { return kClasses[static_cast<size_t>(c)].base; }
+
 std::optional<ErrorClass> errorClassNamed(std::string_view name) {
   for (size_t i = 1; i < std::size(kClasses); ++i)
     if (name == kClasses[i].name) return static_cast<ErrorClass>(i);

@@ -25,6 +25,8 @@ enum class ErrorClass : uint8_t {
 const char* errorClassName(ErrorClass c);
 // The class `name` names, if any.
 std::optional<ErrorClass> errorClassNamed(std::string_view name);
+// The class c derives from (BaseException: itself).
+ErrorClass errorClassBase(ErrorClass c);
 // Whether an error of class c is caught by `except base`.
 bool errorClassIsA(ErrorClass c, ErrorClass base);
 // The class of an error: `declared` unless Unclassified, else the class

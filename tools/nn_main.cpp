@@ -12,6 +12,7 @@
 #include "passes/passes.h"
 #include "repl/repl.h"
 #include "stdlib/check_eager.h"
+#include "stdlib/help.h"
 #include "stdlib/state.h"
 
 namespace {
@@ -64,6 +65,11 @@ std::vector<std::string> searchPathFromEnv() {
 int report(const nn::State& state, const nn::Status& status) {
   std::cout.flush();
   if (status.ok()) return 0;
+  const nn::Diagnostic& d = status.error().diagnostic;
+  if (d.errorClass == nn::ErrorClass::SystemExit) {  // exit(): its status, its message if any
+    if (!d.message.empty()) std::cerr << d.message << "\n";
+    return d.exitStatus;
+  }
   state.render(status.error(), std::cerr);
   return 1;
 }
@@ -115,6 +121,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"lost-update", "no-lost-update", "fail-if-reached", "no-fail-if-reached"}))
       ->allow_extra_args(false);
   app.add_flag("--version", version, "Print the version and exit");
+  bool reference = false;
+  app.add_flag("--builtin-reference", reference, "Print the builtin reference (docs/builtins.md) and exit");
   app.prefix_command();  // FILE and everything after it belong to the script
   try {
     app.parse(argc, argv);
@@ -123,6 +131,10 @@ int main(int argc, char** argv) {
   }
   if (version) {
     std::cout << "nn " << NN_VERSION << "\n";
+    return 0;
+  }
+  if (reference) {
+    std::cout << nn::stdlib::builtinReferenceMarkdown();
     return 0;
   }
   std::vector<std::string> rest = app.remaining();

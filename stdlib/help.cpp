@@ -1,0 +1,191 @@
+// help(), dir() and the builtin reference, from builtin_docs.def, the op
+// table's signatures, the exception classes and the dtypes.
+#include "stdlib/help.h"
+
+#include <algorithm>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include "ir/builtins.h"
+#include "ir/op_signature.h"
+#include "runtime/scalar_ops.h"
+#include "support/error_class.h"
+
+namespace nn::stdlib {
+
+using rt::CallContext;
+using rt::Kind;
+using rt::Value;
+
+namespace {
+
+struct DocEntry {
+  const char* signature;
+  const char* summary;
+};
+
+const std::map<std::string, DocEntry>& docTable() {
+  static const std::map<std::string, DocEntry> table = {
+#define DOC(name, signature, summary) {name, {signature, summary}},
+#include "stdlib/builtin_docs.def"
+#undef DOC
+  };
+  return table;
+}
+
+// Python's spelling of an op parameter: `*shape`, `axis=-1`.
+std::string paramText(const ir::Param& p) {
+  std::string s = (p.variadic ? "*" : "") + p.name;
+  if (p.defaultLiteral) s += "=" + *p.defaultLiteral;
+  return s;
+}
+
+// `name(params)` of a tensor op, or `x.name(params)` of its method form
+// (the first parameter is the receiver).
+std::string opSignature(ir::Op op, const std::string& name, bool method) {
+  const auto& params = ir::signatureOf(op).params;
+  std::string s = method ? "x." + name + "(" : name + "(";
+  for (size_t i = method ? 1 : 0, first = i; i < params.size(); ++i)
+    s += (i == first ? "" : ", ") + paramText(params[i]);
+  return s + ")";
+}
+
+std::optional<BuiltinDoc> functionDoc(const std::string& name) {
+  if (!builtinNames().count(name) || name.rfind('_', 0) == 0) return std::nullopt;
+  if (std::optional<ErrorClass> c = errorClassNamed(name)) {
+    std::string base = errorClassName(errorClassBase(*c));
+    return BuiltinDoc{name, name + "(message='')",
+                      *c == ErrorClass::BaseException ? "The root of the exception classes."
+                                                      : "An exception class, a subclass of " + base + "."};
+  }
+  if (name == "f32" || name == "f64" || name == "i32" || name == "i64") {
+    std::string bits = name.substr(1);
+    return BuiltinDoc{name, name, "The dtype of " + bits + "-bit " + (name[0] == 'f' ? "floats." : "integers.")};
+  }
+  auto it = docTable().find(name);
+  if (it == docTable().end()) return std::nullopt;
+  std::string signature = it->second.signature;
+  if (signature.empty())
+    if (std::optional<ir::Op> op = ir::functionOp(name)) signature = opSignature(*op, name, false);
+  return BuiltinDoc{name, signature, it->second.summary};
+}
+
+std::optional<BuiltinDoc> methodDoc(const std::string& method) {
+  std::string name = "Tensor." + method;
+  auto it = docTable().find(name);
+  if (it != docTable().end()) return BuiltinDoc{name, it->second.signature, it->second.summary};
+  std::optional<ir::Op> op = ir::methodOp(method);
+  if (!op) return std::nullopt;
+  // The method form of a function: that function's summary.
+  std::optional<BuiltinDoc> fn = functionDoc(method);
+  if (!fn) fn = functionDoc(ir::opInfo(*op).name);
+  if (!fn) return std::nullopt;
+  return BuiltinDoc{name, opSignature(*op, method, true), fn->summary};
+}
+
+void printDoc(const BuiltinDoc& d) { std::cout << d.signature << "\n    " << d.summary << "\n"; }
+
+// help(x): a builtin or tensor method (the value or its name as a str), or
+// a function of the program (its parameters as written).
+Value bHelp(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 1, 1);
+  const Value& x = args[0];
+  std::optional<BuiltinDoc> doc;
+  if (x.is(Kind::Str)) doc = builtinDoc(x.asStr());
+  else if (x.is(Kind::Builtin)) doc = builtinDoc(x.as<rt::BuiltinObj>().name);
+  else if (x.is(Kind::Method) && x.as<rt::MethodObj>().self.is(Kind::Tensor))
+    doc = builtinDoc("Tensor." + x.as<rt::MethodObj>().name);
+  if (doc) {
+    printDoc(*doc);
+    return Value::none();
+  }
+  if (x.is(Kind::Function)) {
+    const auto& fo = x.as<rt::FunctionObj>();
+    const ir::Function& fn = *fo.fn;
+    std::string s = fo.name + "(";
+    bool starred = false;
+    size_t firstDefault = fn.numPositional() - fo.defaults.size();
+    for (size_t i = 0; i < fn.numParams(); ++i) {
+      const std::string& name = fn.paramNames()[i];
+      s += i ? ", " : "";
+      const Value* d = nullptr;
+      switch (fn.paramKind(i)) {
+        case ir::ParamKind::Positional:
+          if (i >= firstDefault) d = &fo.defaults[i - firstDefault];
+          break;
+        case ir::ParamKind::VarArgs: s += "*"; starred = true; break;
+        case ir::ParamKind::KeywordOnly:
+          s += starred ? "" : "*, ";
+          starred = true;
+          for (const auto& [k, v] : fo.kwDefaults)
+            if (k == name) d = &v;
+          break;
+        case ir::ParamKind::VarKeywords: s += "**"; break;
+      }
+      s += name + (d ? "=" + rt::repr(*d) : "");
+    }
+    std::cout << s << ")\n    A function defined at line " << fn.loc().line << ".\n";
+    return Value::none();
+  }
+  if (x.is(Kind::Str)) fail(c.loc, "help(): no builtin named '" + x.asStr() + "'", ErrorClass::NameError);
+  fail(c.loc, std::string("help(): no entry for a value of type ") + rt::typeName(x) +
+                  " (dir(x) lists its attributes)", ErrorClass::TypeError);
+}
+
+Value bDir(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 1, 1);
+  std::vector<Value> names;
+  for (const std::string& n : attributeNames(args[0])) names.push_back(Value::str(n));
+  return rt::makeList(std::move(names));
+}
+
+}  // namespace
+
+std::optional<BuiltinDoc> builtinDoc(const std::string& name) {
+  if (name.rfind("Tensor.", 0) == 0) return methodDoc(name.substr(7));
+  return functionDoc(name);
+}
+
+std::vector<std::string> documentedNames() {
+  std::vector<std::string> out;
+  for (const auto& kv : docTable()) out.push_back(kv.first);
+  return out;
+}
+
+std::vector<BuiltinDoc> builtinReference() {
+  std::vector<BuiltinDoc> out;
+  for (const std::string& name : builtinNames())
+    if (std::optional<BuiltinDoc> d = functionDoc(name)) out.push_back(*d);
+  std::vector<std::string> methods = ir::tensorMethodNames();
+  methods.insert(methods.end(), tensorAttributeNames().begin(), tensorAttributeNames().end());
+  std::sort(methods.begin(), methods.end());
+  for (const std::string& m : methods)
+    if (std::optional<BuiltinDoc> d = methodDoc(m)) out.push_back(*d);
+  return out;
+}
+
+std::string builtinReferenceMarkdown() {
+  std::ostringstream md;
+  md << "# Builtin reference\n\n"
+     << "Generated from the builtin table by `nn --builtin-reference` (a test fails when\n"
+     << "this file is stale). `help(name)` in a script and `:help name` in the REPL print\n"
+     << "the same entries. The language itself is described in [language.md](language.md).\n";
+  bool methods = false;
+  md << "\n## Functions\n\n";
+  for (const BuiltinDoc& d : builtinReference()) {
+    if (!methods && d.name.rfind("Tensor.", 0) == 0) {
+      methods = true;
+      md << "\n## Tensor methods and attributes\n\n";
+    }
+    md << "- `" << d.signature << "` — " << d.summary << "\n";
+  }
+  return md.str();
+}
+
+void addHelpBuiltins(BuiltinTable& table) {
+  table[ir::builtinInfo(ir::Builtin::Help).name] = bHelp;
+  table[ir::builtinInfo(ir::Builtin::Dir).name] = bDir;
+}
+
+}  // namespace nn::stdlib
