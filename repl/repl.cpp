@@ -8,6 +8,7 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -44,20 +45,24 @@ const char* kHelp =
     "Blocks continue after a ':' line until an empty line. Ctrl-C cancels the input line.\n";
 
 // Tab indents where indentation can go (at the start of the line or after
-// whitespace) and completes elsewhere, as IPython's does.
-int indentOrComplete(int count, int key) {
-  if (rl_point == 0 || std::isspace(static_cast<unsigned char>(rl_line_buffer[rl_point - 1]))) {
-    rl_insert_text("    ");
-    return 0;
-  }
-  return rl_complete(count, key);
+// whitespace) and completes file names elsewhere, as IPython's does.
+// libedit binds keys only to its own functions, so the indentation is the
+// one "completion" offered there, with nothing appended after it.
+char** indentOrComplete(const char*, int, int) {
+  bool indent = rl_point == 0 || std::isspace(static_cast<unsigned char>(rl_line_buffer[rl_point - 1]));
+  rl_completion_append_character = indent ? '\0' : ' ';
+  if (!indent) return nullptr;
+  auto** matches = static_cast<char**>(std::malloc(2 * sizeof(char*)));  // libedit frees them
+  matches[0] = strdup("    ");
+  matches[1] = nullptr;
+  return matches;
 }
 
 class LineReader {
  public:
   LineReader(std::istream& in, bool interactive) : in_(in), interactive_(interactive) {
     if (interactive_) {
-      rl_bind_key('\t', indentOrComplete);
+      rl_attempted_completion_function = indentOrComplete;
       history_ = historyPath();
       using_history();
       if (!history_.empty()) read_history(history_.c_str());
