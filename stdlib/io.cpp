@@ -1,7 +1,7 @@
 // File I/O builtins: load/save of NumPy .npy files (the five nn dtypes, C
-// order; Fortran-order files are transposed on load), .npz archives as dicts
-// of tensors (ZIP, stored or deflated entries read, stored entries written),
-// and load_csv. save writes to a temporary file in the target's folder and
+// order; Fortran-order files are transposed on load), .npz archives of
+// nested structures of tensors (ZIP, stored or deflated entries read, stored
+// entries written), and load_csv. save writes to a temporary file in the target's folder and
 // renames it over the target, so a failure never leaves a half-written file.
 #include <sys/stat.h>
 #include <unistd.h>
@@ -17,6 +17,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "runtime/tensor_ops.h"
@@ -254,14 +255,123 @@ const std::string& pathArg(CallContext& c, const Value& v) {
   return v.asStr();
 }
 
+// A nested structure in an .npz archive: each tensor is an entry named by
+// its path (`layers/0/w.npy`), and, unless the structure is a flat dict of
+// tensors (NumPy's own layout, written as before), an entry kStructure
+// lists every path in order with what it holds (dict, list, tuple, tensor,
+// int, float, bool), so that load rebuilds the same containers in the same
+// key order. Numbers are stored as 0-d arrays.
+constexpr const char* kStructure = "__nn_structure__.txt";
+
+struct Flattened {
+  std::vector<std::pair<std::string, std::string>> entries;
+  std::string structure;
+  bool flat = true;  // a dict of tensors only
+};
+
+void flatten(CallContext& c, const Value& v, const std::string& path, int depth, Flattened& out) {
+  auto line = [&](const char* kind) { out.structure += path + "\t" + kind + "\n"; };
+  auto leaf = [&](const Tensor& t, const char* kind) {
+    out.entries.emplace_back(path + ".npy", npyBytes(t));
+    line(kind);
+  };
+  auto child = [&](const std::string& key) { return path.empty() ? key : path + "/" + key; };
+  if (depth > 64) fail(c.loc, "save(): the structure is nested more than 64 levels deep");
+  switch (v.kind()) {
+    case Kind::Tensor:
+      out.flat = out.flat && depth == 1;
+      leaf(tensorOf(v), "tensor");
+      return;
+    case Kind::Int: case Kind::Bool: case Kind::Float: {
+      out.flat = false;
+      DType dt = v.is(Kind::Float) ? DType::F64 : v.is(Kind::Int) ? DType::I64 : DType::Bool;
+      Tensor t = Tensor::empty(dt, {}, c.interp.context().cpu());
+      if (dt == DType::F64) *t.data<double>() = v.asFloat();
+      else if (dt == DType::I64) *t.data<int64_t>() = v.asInt();
+      else *t.data<bool>() = v.asInt() != 0;
+      leaf(t, v.is(Kind::Float) ? "float" : v.is(Kind::Int) ? "int" : "bool");
+      return;
+    }
+    case Kind::Dict:
+      out.flat = out.flat && depth == 0;
+      line("dict");
+      for (const auto& [k, item] : v.as<DictObj>().items) {
+        if (k.empty() || k.find('/') != std::string::npos || k == kStructure)
+          fail(c.loc, "save(): the key '" + k + "' cannot name an archive entry (empty, or holding '/')");
+        flatten(c, item, child(k), depth + 1, out);
+      }
+      return;
+    case Kind::List: case Kind::Tuple: {
+      out.flat = false;
+      line(v.is(Kind::List) ? "list" : "tuple");
+      const auto& items = v.as<SeqObj>().items;
+      for (size_t i = 0; i < items.size(); ++i) flatten(c, items[i], child(std::to_string(i)), depth + 1, out);
+      return;
+    }
+    default:
+      fail(c.loc, "save(): " + (path.empty() ? std::string("the value") : "'" + path + "'") + " is a " + typeName(v) +
+                      "; tensors, numbers, and dicts, lists and tuples of them can be saved");
+  }
+}
+
+// The structure flatten() wrote, rebuilt from the archive's entries.
+Value rebuild(CallContext& c, const std::string& structure, std::map<std::string, std::string>& arrays,
+              const std::string& path) {
+  auto bad = [&](const std::string& why) { fail(c.loc, "load(): malformed structure in '" + path + "': " + why); };
+  std::map<std::string, Value> made;
+  Value root;
+  std::istringstream lines(structure);
+  for (std::string line; std::getline(lines, line);) {
+    size_t tab = line.find('\t');
+    if (tab == std::string::npos) bad("a line without a tab");
+    std::string at = line.substr(0, tab), kind = line.substr(tab + 1);
+    Value v;
+    if (kind == "dict") v = makeDict();
+    else if (kind == "list") v = makeList({});
+    else if (kind == "tuple") v = makeTuple({});
+    else {
+      auto it = arrays.find(at);
+      if (it == arrays.end()) bad("no array for '" + at + "'");
+      Tensor t = parseNpy(it->second, path + ":" + at, c.loc, c.interp.context().cpu());
+      if (kind == "tensor") v = makeTensorValue(t);
+      else if ((kind == "int" || kind == "float" || kind == "bool") && t.numel() == 1) {
+        v = item(t, c.loc);
+        if (kind == "float") v = Value::real(v.asFloat());
+      } else bad("'" + at + "' holds '" + kind + "'");
+    }
+    if (at.empty()) {
+      root = v;
+    } else {
+      size_t slash = at.rfind('/');
+      std::string parent = slash == std::string::npos ? "" : at.substr(0, slash);
+      std::string key = slash == std::string::npos ? at : at.substr(slash + 1);
+      auto p = made.find(parent);
+      if (p == made.end()) bad("'" + at + "' comes before its container");
+      if (p->second.is(Kind::Dict)) p->second.as<DictObj>().set(key, v);
+      else p->second.as<SeqObj>().items.push_back(v);
+    }
+    if (v.is(Kind::Dict) || v.is(Kind::List) || v.is(Kind::Tuple)) made[at] = v;
+  }
+  if (root.is(Kind::None)) bad("no root");
+  return root;
+}
+
 Value bLoad(CallContext& c, std::vector<Value>& args) {
   c.checkKeywordsUsed("load");
   checkArity(c, args, 1, 1);
   const std::string& path = pathArg(c, args[0]);
   std::string data = readFileOrFail(path, c.loc);
   if (endsWith(path, ".npz")) {
+    std::vector<std::pair<std::string, std::string>> entries = unzip(data, path, c.loc);
+    for (const auto& [name, bytes] : entries)
+      if (name == kStructure) {
+        std::map<std::string, std::string> arrays;
+        for (auto& [n, b] : entries)
+          if (endsWith(n, ".npy")) arrays[n.substr(0, n.size() - 4)] = std::move(b);
+        return rebuild(c, bytes, arrays, path);
+      }
     Value d = makeDict();
-    for (auto& [name, bytes] : unzip(data, path, c.loc)) {
+    for (auto& [name, bytes] : entries) {
       std::string key = endsWith(name, ".npy") ? name.substr(0, name.size() - 4) : name;
       d.as<DictObj>().set(key, makeTensorValue(parseNpy(bytes, path + ":" + name, c.loc, c.interp.context().cpu())));
     }
@@ -274,26 +384,57 @@ Value bSave(CallContext& c, std::vector<Value>& args) {
   c.checkKeywordsUsed("save");
   checkArity(c, args, 2, 2);
   const std::string& path = pathArg(c, args[0]);
-  if (args[1].is(Kind::Dict)) {
-    if (!endsWith(path, ".npz")) fail(c.loc, "save(): a dict of tensors is saved as .npz; use a path ending in .npz");
-    std::vector<std::pair<std::string, std::string>> entries;
-    for (const auto& [k, v] : args[1].as<DictObj>().items) {
-      if (!v.is(Kind::Tensor)) fail(c.loc, "save(): dict value '" + k + "' is a " + typeName(v) + ", not a Tensor");
-      entries.emplace_back(k + ".npy", npyBytes(tensorOf(v)));
-    }
-    writeFileAtomically(path, zipStored(entries), c.loc);
+  if (args[1].is(Kind::Tensor)) {
+    writeFileAtomically(path, npyBytes(tensorOf(args[1])), c.loc);
     return Value::none();
   }
-  if (!args[1].is(Kind::Tensor)) fail(c.loc, std::string("save(): expected a Tensor or a dict of tensors, not ") + typeName(args[1]));
-  writeFileAtomically(path, npyBytes(tensorOf(args[1])), c.loc);
+  if (!args[1].is(Kind::Dict) && !args[1].is(Kind::List) && !args[1].is(Kind::Tuple))
+    fail(c.loc, std::string("save(): expected a Tensor, or a dict, list or tuple of tensors, not ") + typeName(args[1]));
+  if (!endsWith(path, ".npz"))
+    fail(c.loc, std::string("save(): a ") + typeName(args[1]) + " of tensors is saved as .npz; use a path ending in .npz");
+  Flattened f;
+  flatten(c, args[1], "", 0, f);
+  if (!f.flat) f.entries.emplace_back(kStructure, f.structure);
+  writeFileAtomically(path, zipStored(f.entries), c.loc);
   return Value::none();
 }
 
+// A CSV header field: trimmed, and unquoted when it is a quoted field.
+std::string headerField(std::string f) {
+  size_t b = f.find_first_not_of(" \t");
+  f = b == std::string::npos ? "" : f.substr(b, f.find_last_not_of(" \t") - b + 1);
+  if (f.size() >= 2 && f.front() == '"' && f.back() == '"') {
+    std::string u;
+    for (size_t i = 1; i + 1 < f.size(); ++i) {
+      u += f[i];
+      if (f[i] == '"' && f[i + 1] == '"') ++i;
+    }
+    f = u;
+  }
+  return f;
+}
+
+// load_csv(path, delimiter=",", header=False, dtype=f32, skip_header=False):
+// with header, the first line names the columns and the result is
+// (tensor, names); skip_header drops it unread.
 Value bLoadCsv(CallContext& c, std::vector<Value>& args) {
   const Value* dkw = c.kw("dtype");
   const Value* skip = c.kw("skip_header");
+  const Value* delimKw = c.kw("delimiter");
+  const Value* headerKw = c.kw("header");
   c.checkKeywordsUsed("load_csv");
-  checkArity(c, args, 1, 1);
+  checkArity(c, args, 1, 3);
+  if (args.size() > 1 && delimKw) fail(c.loc, "load_csv() got multiple values for argument 'delimiter'");
+  if (args.size() > 2 && headerKw) fail(c.loc, "load_csv() got multiple values for argument 'header'");
+  const Value* delimiter = args.size() > 1 ? &args[1] : delimKw;
+  const Value* header = args.size() > 2 ? &args[2] : headerKw;
+  char delim = ',';
+  if (delimiter) {
+    if (!delimiter->is(Kind::Str) || delimiter->asStr().size() != 1)
+      fail(c.loc, "load_csv(): delimiter must be a 1-character string", ErrorClass::TypeError);
+    delim = delimiter->asStr()[0];
+  }
+  bool withHeader = header && truthy(*header);
   const std::string& path = pathArg(c, args[0]);
   DType dt = DType::F32;
   if (dkw && dkw->is(Kind::DType)) dt = static_cast<DType>(dkw->asInt());
@@ -302,18 +443,23 @@ Value bLoadCsv(CallContext& c, std::vector<Value>& args) {
   std::vector<double> values;
   int64_t rows = 0, cols = -1, lineNo = 0;
   std::string line;
-  bool skipFirst = skip && truthy(*skip);
+  bool skipFirst = (skip && truthy(*skip)) || withHeader;
+  std::vector<Value> names;
   while (std::getline(in, line)) {
     ++lineNo;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (skipFirst) {
       skipFirst = false;
+      if (withHeader) {
+        std::stringstream fields(line);
+        for (std::string f; std::getline(fields, f, delim);) names.push_back(Value::str(headerField(f)));
+      }
       continue;
     }
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
     int64_t n = 0;
     std::stringstream fields(line);
-    for (std::string f; std::getline(fields, f, ',');) {
+    for (std::string f; std::getline(fields, f, delim);) {
       char* end = nullptr;
       size_t b = f.find_first_not_of(" \t");
       std::string trimmed = b == std::string::npos ? "" : f.substr(b, f.find_last_not_of(" \t") - b + 1);
@@ -329,9 +475,14 @@ Value bLoadCsv(CallContext& c, std::vector<Value>& args) {
     cols = n;
     ++rows;
   }
+  if (withHeader && cols >= 0 && static_cast<int64_t>(names.size()) != cols)
+    fail(c.loc, "load_csv: '" + path + "' has " + std::to_string(names.size()) + " column names but " +
+                    std::to_string(cols) + " columns", ErrorClass::ValueError);
   Tensor t = Tensor::empty(DType::F64, {rows, std::max<int64_t>(cols, 0)}, c.interp.context().cpu());
   std::copy(values.begin(), values.end(), t.data<double>());
-  return makeTensorValue(astype(t, dt));
+  Value result = makeTensorValue(astype(t, dt));
+  if (withHeader) return makeTuple({result, makeList(std::move(names))});
+  return result;
 }
 
 // One CSV field: numbers as Python prints them, 0-d tensors by their
