@@ -29,13 +29,15 @@ struct Jumps {
   }
 };
 
-// Scope analysis (lower_scope.cpp).
-void collectAssigned(const ast::Body& body, std::set<std::string>& out);
-void collectTargetNames(const ast::Expr& target, std::set<std::string>& out);
+// Scope analysis (lower_scope.cpp). With `updates`, also the names an
+// index assignment rebinds (`x[i] = v`, `del x[k]`): what a loop carries or a
+// try tracks, though Python does not make them local.
+void collectAssigned(const ast::Body& body, std::set<std::string>& out, bool updates = false);
+void collectTargetNames(const ast::Expr& target, std::set<std::string>& out, bool updates = false);
 void collectGlobalDecls(const ast::Body& body, std::set<std::string>& out);
 // The names a try statement's body, handlers (with their `as` names) and
 // else clause assign; not its finally.
-void collectTryAssigned(const ast::TryStmt& s, std::set<std::string>& out);
+void collectTryAssigned(const ast::TryStmt& s, std::set<std::string>& out, bool updates = false);
 Jumps jumpsOf(const ast::Stmt& s);
 bool containsReturn(const ast::Body& body);
 

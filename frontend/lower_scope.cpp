@@ -8,55 +8,57 @@ namespace nn::frontend {
 
 using namespace nn::ast;
 
-void collectTargetNames(const Expr& target, std::set<std::string>& out) {
+void collectTargetNames(const Expr& target, std::set<std::string>& out, bool updates) {
   if (auto* n = as<NameExpr>(&target)) {
     out.insert(n->id);
   } else if (auto* t = as<TupleExpr>(&target)) {
-    for (const auto& e : t->elts) collectTargetNames(*e, out);
+    for (const auto& e : t->elts) collectTargetNames(*e, out, updates);
   } else if (auto* l = as<ListExpr>(&target)) {
-    for (const auto& e : l->elts) collectTargetNames(*e, out);
+    for (const auto& e : l->elts) collectTargetNames(*e, out, updates);
   } else if (auto* st = as<StarredExpr>(&target)) {
-    collectTargetNames(*st->value, out);
+    collectTargetNames(*st->value, out, updates);
+  } else if (auto* sub = as<SubscriptExpr>(&target); sub && updates) {
+    collectTargetNames(*sub->value, out, updates);  // x[i] = v rebinds x to the updated tensor
   }
 }
 
-static void collectStmt(const Stmt& s, std::set<std::string>& out) {
+static void collectStmt(const Stmt& s, std::set<std::string>& out, bool updates) {
   switch (s.kind) {
     case StmtKind::Assign:
-      for (const auto& t : static_cast<const AssignStmt&>(s).targets) collectTargetNames(*t, out);
+      for (const auto& t : static_cast<const AssignStmt&>(s).targets) collectTargetNames(*t, out, updates);
       break;
-    case StmtKind::AugAssign: collectTargetNames(*static_cast<const AugAssignStmt&>(s).target, out); break;
-    case StmtKind::Del: collectTargetNames(*static_cast<const DelStmt&>(s).target, out); break;
+    case StmtKind::AugAssign: collectTargetNames(*static_cast<const AugAssignStmt&>(s).target, out, updates); break;
+    case StmtKind::Del: collectTargetNames(*static_cast<const DelStmt&>(s).target, out, updates); break;
     case StmtKind::If: {
       const auto& x = static_cast<const IfStmt&>(s);
-      collectAssigned(x.then, out);
-      collectAssigned(x.orelse, out);
+      collectAssigned(x.then, out, updates);
+      collectAssigned(x.orelse, out, updates);
       break;
     }
     case StmtKind::While: {
       const auto& x = static_cast<const WhileStmt&>(s);
-      collectAssigned(x.body, out);
-      collectAssigned(x.orelse, out);
+      collectAssigned(x.body, out, updates);
+      collectAssigned(x.orelse, out, updates);
       break;
     }
     case StmtKind::For: {
       const auto& x = static_cast<const ForStmt&>(s);
-      collectTargetNames(*x.target, out);
-      collectAssigned(x.body, out);
-      collectAssigned(x.orelse, out);
+      collectTargetNames(*x.target, out, updates);
+      collectAssigned(x.body, out, updates);
+      collectAssigned(x.orelse, out, updates);
       break;
     }
     case StmtKind::With: {
       const auto& x = static_cast<const WithStmt&>(s);
       for (const auto& t : x.asTargets)
-        if (t) collectTargetNames(*t, out);
-      collectAssigned(x.body, out);
+        if (t) collectTargetNames(*t, out, updates);
+      collectAssigned(x.body, out, updates);
       break;
     }
     case StmtKind::Try: {
       const auto& x = static_cast<const TryStmt&>(s);
-      collectTryAssigned(x, out);
-      collectAssigned(x.finalbody, out);
+      collectTryAssigned(x, out, updates);
+      collectAssigned(x.finalbody, out, updates);
       break;
     }
     case StmtKind::FuncDef: out.insert(static_cast<const FuncDefStmt&>(s).name); break;
@@ -72,17 +74,17 @@ static void collectStmt(const Stmt& s, std::set<std::string>& out) {
   }
 }
 
-void collectAssigned(const Body& body, std::set<std::string>& out) {
-  for (const auto& s : body) collectStmt(*s, out);
+void collectAssigned(const Body& body, std::set<std::string>& out, bool updates) {
+  for (const auto& s : body) collectStmt(*s, out, updates);
 }
 
-void collectTryAssigned(const TryStmt& s, std::set<std::string>& out) {
-  collectAssigned(s.body, out);
+void collectTryAssigned(const TryStmt& s, std::set<std::string>& out, bool updates) {
+  collectAssigned(s.body, out, updates);
   for (const auto& h : s.handlers) {
     if (!h.name.empty()) out.insert(h.name);
-    collectAssigned(h.body, out);
+    collectAssigned(h.body, out, updates);
   }
-  collectAssigned(s.orelse, out);
+  collectAssigned(s.orelse, out, updates);
 }
 
 void collectGlobalDecls(const Body& body, std::set<std::string>& out) {

@@ -487,7 +487,7 @@ void Lowerer::loopElse(const Body& orelse, const Jumps& stopOn, SourceLoc loc) {
 void Lowerer::whileStmt(const WhileStmt& s) {
   Jumps inner = loopBodyJumps(s.body);
   std::set<std::string> assigned;
-  collectAssigned(s.body, assigned);
+  collectAssigned(s.body, assigned, true);
   FlagScope flags(env_);
   if (inner.brk) env_["$brk"] = constant(false, s.loc);
   std::vector<std::string> carried = loopCarried(assigned, inner);
@@ -512,7 +512,7 @@ void Lowerer::forStmt(const ForStmt& s) {
   Value* len = emitValue(Op::IterLen, s.loc, {seq});
   Jumps inner = loopBodyJumps(s.body);
   std::set<std::string> assigned;
-  collectAssigned(s.body, assigned);
+  collectAssigned(s.body, assigned, true);
   collectTargetNames(*s.target, assigned);
   FlagScope flags(env_);
   if (inner.brk) env_["$brk"] = constant(false, s.loc);

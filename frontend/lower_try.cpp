@@ -108,7 +108,7 @@ void Lowerer::tryExcept(const TryStmt& s) {
     return;
   }
   std::set<std::string> assigned;
-  collectAssigned(s.body, assigned);
+  collectAssigned(s.body, assigned, true);
   Value* ok = protectedRegion(
       s.loc, assigned, [&] { body(s.body, 0); }, [&](Value* exc) { exceptClauses(s, 0, exc); });
   if (s.orelse.empty()) return;
@@ -136,7 +136,7 @@ void Lowerer::tryStmt(const TryStmt& s) {
   }
   // The variables whatever the finally protects changes.
   std::set<std::string> assigned;
-  collectTryAssigned(s, assigned);
+  collectTryAssigned(s, assigned, true);
   protectedRegion(
       s.loc, assigned, [&] { tryExcept(s); },
       [&](Value* exc) {

@@ -482,29 +482,6 @@ void GradDropout(GradientBuilder& b) {
   b.grads[0] = b.mul(b.mul(b.adjoint, kept), b.constant(p < 1.0 ? 1.0 / (1.0 - p) : 0.0));
 }
 
-// layer_norm over the last axis: with xhat = (x - mean) / sqrt(var + eps)
-// and g = adjoint * gamma, dx = (g - mean(g) - xhat * mean(g * xhat)) /
-// sqrt(var + eps); dgamma = sum of adjoint * xhat, dbeta = sum of adjoint.
-void GradLayerNorm(GradientBuilder& b) {
-  Value* x = b.operands[0];
-  double eps = b.number("eps", 1e-5);
-  auto lastAxis = [&](Op op, Value* v) {
-    return b.emit(op, {v}, {{"axis", int64_t(-1)}, {"keepdims", true}});
-  };
-  Value* centred = b.sub(x, lastAxis(Op::Mean, x));
-  Value* var = lastAxis(Op::Mean, b.mul(centred, centred));
-  Value* inv = b.emit(Op::Rsqrt, {b.add(var, b.constant(eps))});
-  Value* xhat = b.mul(centred, inv);
-  auto given = [&](size_t i) { return b.operands.size() > i && b.operands[i]->type().kind != TypeKind::None; };
-  if (b.wanted[0]) {
-    Value* g = given(1) ? b.mul(b.adjoint, b.operands[1]) : b.adjoint;
-    Value* inner = b.sub(b.sub(g, lastAxis(Op::Mean, g)), b.mul(xhat, lastAxis(Op::Mean, b.mul(g, xhat))));
-    b.grads[0] = b.mul(inner, inv);
-  }
-  if (given(1) && b.wanted[1]) b.grads[1] = b.sumTo(b.mul(b.adjoint, xhat), b.operands[1]);
-  if (given(2) && b.wanted[2]) b.grads[2] = b.sumTo(b.adjoint, b.operands[2]);
-}
-
 // (x - mean) / sqrt(var + eps) * gamma + beta over channel axis 1, with
 // given statistics: training mode passes the batch's (nn.batch_norm_train),
 // so their adjoints carry the gradient through them as in PyTorch.
@@ -579,6 +556,36 @@ void GradConv2d(GradientBuilder& b) {
   if (b.wanted[1]) b.grads[1] = b.emit(Op::Conv2dGradWeight, {b.adjoint, b.operands[0], b.operands[1]}, attrs);
   if (b.operands.size() > 2 && b.wanted[2])
     b.grads[2] = b.emit(Op::Sum, {b.adjoint}, {{"axis", Ints{0, 2, 3}}, {"keepdims", false}});
+}
+
+// conv1d is conv2d of [N, C, 1, L] inputs with [OC, C/g, 1, K] weights:
+// its rule is conv2d's on those views, squeezed back.
+void GradConv1d(GradientBuilder& b) {
+  // An int or 1-tuple attribute `name` as the 2-d pair (fill, value).
+  auto pair = [&](const char* name, int64_t fill, int64_t dflt) {
+    const Attr* a = b.attr(name);
+    int64_t v = dflt;
+    if (const int64_t* i = a ? std::get_if<int64_t>(a) : nullptr) v = *i;
+    if (const Ints* l = a ? std::get_if<Ints>(a) : nullptr; l && !l->empty()) v = l->front();
+    return Attr(Ints{fill, v});
+  };
+  std::vector<std::pair<std::string, Attr>> attrs{{"stride", pair("stride", 1, 1)},
+                                                  {"padding", pair("padding", 0, 0)},
+                                                  {"dilation", pair("dilation", 1, 1)},
+                                                  {"groups", Attr(int64_t(b.number("groups", 1)))}};
+  auto view2d = [&](Value* v) { return b.emit(Op::Unsqueeze, {v}, {{"axis", int64_t(2)}}); };
+  auto back1d = [&](Value* v) { return b.emit(Op::Squeeze, {v}, {{"axis", Ints{2}}}); };
+  Value *g = view2d(b.adjoint), *x = view2d(b.operands[0]), *w = view2d(b.operands[1]);
+  if (b.wanted[0]) b.grads[0] = back1d(b.emit(Op::Conv2dGradInput, {g, x, w}, attrs));
+  if (b.wanted[1]) b.grads[1] = back1d(b.emit(Op::Conv2dGradWeight, {g, x, w}, attrs));
+  if (b.operands.size() > 2 && b.wanted[2])
+    b.grads[2] = b.emit(Op::Sum, {b.adjoint}, {{"axis", Ints{0, 2}}, {"keepdims", false}});
+}
+
+// embedding(input, weight) is weight[input]: the adjoint rows added back at
+// the indices (as indexing's rule); the indices get none.
+void GradEmbedding(GradientBuilder& b) {
+  if (b.wanted[1]) b.grads[1] = b.emit(Op::IndexGrad, {b.adjoint, b.operands[1], b.operands[0]});
 }
 
 // conv2d_grad_input(g, x, w) is bilinear in g and w: <dx(g, w), a> =

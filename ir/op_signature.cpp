@@ -39,6 +39,9 @@ Attr defaultOf(const Param& p, const std::string& literal) {
       case AttrType::Ints: return static_cast<int64_t>(std::stoll(literal));
       case AttrType::Float: return std::stod(literal);
       case AttrType::Str:
+        if (literal.size() >= 2 && literal.front() == '\'' && literal.back() == '\'')
+          return literal.substr(1, literal.size() - 2);
+        break;
       case AttrType::DType: break;
     }
   }

@@ -33,6 +33,9 @@ rt::Value tensorMath(rt::CallContext& c, const rt::Value& x, nn::ir::Op op);
 // sum/max/min/all/any applied to a tensor (the core builtins delegate).
 rt::Value tensorReduction(rt::CallContext& c, std::vector<rt::Value>& args, ir::Op op);
 
+// einsum (einsum.cpp).
+void addEinsumBuiltin(BuiltinTable& table);
+
 // grad, value_and_grad, stop_gradient (builtins_grad.cpp).
 void addGradBuiltins(BuiltinTable& table);
 

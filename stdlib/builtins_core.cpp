@@ -621,6 +621,7 @@ const std::map<std::string, BuiltinFn>& table() {
     addProgressBuiltins(m);
     addDataBuiltins(m);
     addHelpBuiltins(m);
+    addEinsumBuiltin(m);
     return m;
   }();
   return t;

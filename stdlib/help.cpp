@@ -73,9 +73,13 @@ std::optional<BuiltinDoc> functionDoc(const std::string& name) {
 
 std::optional<BuiltinDoc> methodDoc(const std::string& method) {
   std::string name = "Tensor." + method;
-  auto it = docTable().find(name);
-  if (it != docTable().end()) return BuiltinDoc{name, it->second.signature, it->second.summary};
   std::optional<ir::Op> op = ir::methodOp(method);
+  auto it = docTable().find(name);
+  if (it != docTable().end()) {
+    std::string signature = it->second.signature;
+    if (signature.empty() && op) signature = opSignature(*op, method, true);
+    return BuiltinDoc{name, signature, it->second.summary};
+  }
   if (!op) return std::nullopt;
   // The method form of a function: that function's summary.
   std::optional<BuiltinDoc> fn = functionDoc(method);

@@ -55,6 +55,16 @@ class OpCall {
 
 using TensorOpFn = rt::Value (*)(OpCall&);
 
+// The ops named after PyTorch's, and layer_norm (pytorch_op_impls.cpp).
+rt::Value normOp(OpCall& c);
+rt::Value repeatOp(OpCall& c);
+rt::Value diagOp(OpCall& c);
+rt::Value nonzeroOp(OpCall& c);
+rt::Value embeddingOp(OpCall& c);
+rt::Value conv1dOp(OpCall& c);
+rt::Value interpolateOp(OpCall& c);
+rt::Value layerNormOp(OpCall& c);
+
 // The implementation of tensor op `op` (null for value ops, which run
 // through runValueOp, and for ops without one).
 TensorOpFn tensorOpImpl(ir::Op op);

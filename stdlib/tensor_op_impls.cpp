@@ -352,11 +352,6 @@ Value batchNormOp(OpCall& c) {
                                    c.optionalTensor("beta"), c.number("eps"), c.loc));
 }
 
-Value layerNormOp(OpCall& c) {
-  return makeTensorValue(
-      layerNorm(c.tensor("x"), c.optionalTensor("gamma"), c.optionalTensor("beta"), c.number("eps"), c.loc));
-}
-
 Value dropoutOp(OpCall& c) {
   const Tensor& x = c.tensor("x");
   double p = c.number("p");
@@ -483,6 +478,8 @@ struct ImplTable {
     set(Op::Sort, sortOp), set(Op::ArgSort, sortOp), set(Op::TopK, topkOp), set(Op::Tril, triangleOp);
     set(Op::Triu, triangleOp), set(Op::MaskedFill, maskedFillOp), set(Op::Outer, outerOp);
     set(Op::IsClose, closeness), set(Op::AllClose, allCloseOp);
+    set(Op::Norm, normOp), set(Op::Repeat, repeatOp), set(Op::Diag, diagOp), set(Op::NonZero, nonzeroOp);
+    set(Op::Embedding, embeddingOp), set(Op::Conv1d, conv1dOp), set(Op::Interpolate, interpolateOp);
   }
 };
 

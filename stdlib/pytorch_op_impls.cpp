@@ -1,0 +1,252 @@
+// The implementations of the tensor ops named after PyTorch's (norm,
+// repeat, diag, nonzero, embedding, conv1d, interpolate) and of layer_norm's
+// normalized_shape, in terms of the runtime's tensor functions and, where
+// no composition serves, host loops over the CPU's memory.
+#include <cmath>
+#include <limits>
+
+#include "runtime/nn_ops.h"
+#include "runtime/scalar_ops.h"
+#include "runtime/tensor_ops.h"
+#include "stdlib/op_call.h"
+
+namespace nn::stdlib {
+
+using namespace nn::rt;
+using ir::Op;
+
+namespace {
+
+// x as a contiguous f64 copy, and a result of `dtype` from f64 values: the
+// host loops below compute in f64 and give x's float dtype back.
+std::vector<double> hostValues(const Tensor& x) {
+  Tensor c = astype(x, DType::F64).contiguous();
+  const double* p = c.data<double>();
+  return std::vector<double>(p, p + c.numel());
+}
+
+Tensor fromHost(const std::vector<double>& v, const Shape& shape, DType dtype, Device& device) {
+  Tensor t = Tensor::empty(DType::F64, shape, device);
+  std::copy(v.begin(), v.end(), t.data<double>());
+  return astype(t, dtype);
+}
+
+}  // namespace
+
+Value normOp(OpCall& c) {
+  const Tensor& x = c.tensor("x");
+  if (!isFloating(x.dtype())) c.fail("expects a floating tensor, not " + typeString(x));
+  double p = c.number("p");
+  std::vector<int64_t> axes = c.ints("axis");
+  bool keep = c.flag("keepdims");
+  Value a = mathUnary(Op::Abs, c["x"], c.loc);
+  auto reduced = [&](const Value& v, Reduction r) {
+    return makeTensorValue(reduce(tensorOf(v), r, axes, keep, c.loc, "norm"));
+  };
+  if (std::isinf(p)) return reduced(a, p > 0 ? Reduction::Max : Reduction::Min);
+  if (p == 0)
+    return makeTensorValue(astype(tensorOf(reduced(compareOp(Op::Ne, a, Value::real(0), c.loc), Reduction::Sum)), x.dtype()));
+  if (p == 1) return reduced(a, Reduction::Sum);
+  if (p == 2) return mathUnary(Op::Sqrt, reduced(tensorBinary(Op::Mul, a, a, c.loc), Reduction::Sum), c.loc);
+  Value powered = tensorBinary(Op::Pow, a, Value::real(p), c.loc);
+  return tensorBinary(Op::Pow, reduced(powered, Reduction::Sum), Value::real(1.0 / p), c.loc);
+}
+
+// Each dim d of x (left-padded with 1s) viewed as [1, d], broadcast to
+// [r, d] and merged: x tiled r times along it.
+Value repeatOp(OpCall& c) {
+  const Tensor& x = c.tensor("x");
+  std::vector<int64_t> sizes = c.ints("sizes");
+  if (sizes.size() < static_cast<size_t>(x.ndim()))
+    c.fail("the number of repeats (" + std::to_string(sizes.size()) + ") cannot be smaller than the number of dims of " +
+           typeString(x));
+  std::vector<int64_t> padded(sizes.size() - x.ndim(), 1);
+  padded.insert(padded.end(), x.shape().begin(), x.shape().end());
+  std::vector<int64_t> pairs, tiled, out;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] < 0) c.fail("repeats must be non-negative, got " + std::to_string(sizes[i]));
+    pairs.insert(pairs.end(), {1, padded[i]});
+    tiled.insert(tiled.end(), {sizes[i], padded[i]});
+    out.push_back(sizes[i] * padded[i]);
+  }
+  Tensor spread = broadcastTo(reshape(x, pairs, c.loc), tiled, c.loc);
+  return makeTensorValue(reshape(spread.contiguous(), out, c.loc));
+}
+
+// The k-th diagonal of [m, n]: (i, i + k) for k >= 0, (i - k, i) below.
+Value diagOp(OpCall& c) {
+  const Tensor& x = c.tensor("x");
+  int64_t k = c.integer("diagonal");
+  if (x.ndim() != 1 && x.ndim() != 2) c.fail("expects a 1-d or 2-d tensor, got " + typeString(x));
+  std::vector<double> v = hostValues(x);
+  int64_t row = k < 0 ? -k : 0, col = k > 0 ? k : 0;
+  if (x.ndim() == 1) {
+    int64_t n = x.dim(0), size = n + row + col;
+    std::vector<double> out(static_cast<size_t>(size * size), 0.0);
+    for (int64_t i = 0; i < n; ++i) out[static_cast<size_t>((i + row) * size + i + col)] = v[static_cast<size_t>(i)];
+    return makeTensorValue(fromHost(out, {size, size}, x.dtype(), x.device()));
+  }
+  int64_t m = x.dim(0), n = x.dim(1);
+  int64_t len = std::max<int64_t>(0, std::min(m - row, n - col));
+  std::vector<double> out(static_cast<size_t>(len));
+  for (int64_t i = 0; i < len; ++i) out[static_cast<size_t>(i)] = v[static_cast<size_t>((i + row) * n + i + col)];
+  return makeTensorValue(fromHost(out, {len}, x.dtype(), x.device()));
+}
+
+Value nonzeroOp(OpCall& c) {
+  const Tensor& x = c.tensor("x");
+  Tensor truth = astype(x, DType::Bool).contiguous();
+  const bool* p = truth.data<bool>();
+  int64_t nd = x.ndim();
+  std::vector<int64_t> rows;
+  for (int64_t flat = 0; flat < truth.numel(); ++flat) {
+    if (!p[flat]) continue;
+    int64_t rest = flat;
+    std::vector<int64_t> index(static_cast<size_t>(nd));
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      index[static_cast<size_t>(d)] = rest % x.dim(d);
+      rest /= x.dim(d);
+    }
+    rows.insert(rows.end(), index.begin(), index.end());
+  }
+  int64_t count = nd ? static_cast<int64_t>(rows.size()) / nd : truth.numel() && p[0];
+  Tensor out = Tensor::empty(DType::I64, {count, nd}, x.device());
+  std::copy(rows.begin(), rows.end(), out.data<int64_t>());
+  return makeTensorValue(out);
+}
+
+Value embeddingOp(OpCall& c) {
+  const Tensor& input = c.tensor("input");
+  const Tensor& weight = c.tensor("weight");
+  if (isFloating(input.dtype()) || input.dtype() == DType::Bool)
+    c.fail("input must be an integer tensor of indices, not " + typeString(input));
+  if (weight.ndim() != 2) c.fail("weight must be 2-d [num_embeddings, dim], got " + typeString(weight));
+  return makeTensorValue(tensorGetItem(weight, c["input"], c.loc));
+}
+
+// conv2d on the [N, C, 1, L] and [OC, C/groups, 1, K] views.
+Value conv1dOp(OpCall& c) {
+  const Tensor& x = c.tensor("x");
+  const Tensor& w = c.tensor("w");
+  if (x.ndim() != 3) c.fail("expects a 3-d input [N, C, L], got " + typeString(x));
+  if (w.ndim() != 3) c.fail("expects a 3-d weight [OC, C/groups, K], got " + typeString(w));
+  auto one = [&](const char* name) {
+    std::vector<int64_t> v = c.ints(name);
+    if (v.size() != 1) c.fail(std::string(name) + " must be an int or a 1-tuple");
+    return v[0];
+  };
+  ConvParams p;
+  p.strideW = one("stride");
+  p.padW = one("padding");
+  p.dilW = one("dilation");
+  p.groups = c.integer("groups");
+  Tensor x4 = reshape(x, {x.dim(0), x.dim(1), 1, x.dim(2)}, c.loc);
+  Tensor w4 = reshape(w, {w.dim(0), w.dim(1), 1, w.dim(2)}, c.loc);
+  Tensor y = conv2d(x4, w4, c.optionalTensor("b"), p, c.loc);
+  return makeTensorValue(reshape(y, {y.dim(0), y.dim(1), y.dim(3)}, c.loc));
+}
+
+// PyTorch's resampling: for each output position the source coordinate
+// is (o + 0.5) * scale - 0.5 (linear modes; o * (in - 1) / (out - 1) with
+// align_corners) or floor(o * scale) (nearest), scale = in / out, or
+// 1 / scale_factor when that was given.
+Value interpolateOp(OpCall& c) {
+  const Tensor& x = c.tensor("x");
+  const std::string mode = c["mode"].asStr();
+  bool alignCorners = c.flag("align_corners");
+  int64_t spatial = x.ndim() - 2;
+  if (spatial != 1 && spatial != 2) c.fail("expects a 3-d [N, C, L] or 4-d [N, C, H, W] input, got " + typeString(x));
+  bool linear = mode == "linear" || mode == "bilinear";
+  if (mode != "nearest" && !(mode == "linear" && spatial == 1) && !(mode == "bilinear" && spatial == 2))
+    c.fail("mode '" + mode + "' is not supported for a " + std::to_string(x.ndim()) +
+           "-d input (nearest, and linear for 3-d or bilinear for 4-d inputs)");
+  if (!isFloating(x.dtype()) && linear) c.fail("linear modes need a floating tensor, not " + typeString(x));
+  std::vector<int64_t> size = c.ints("size");
+  bool scaled = !c.isNone("scale_factor");
+  if (size.empty() == !scaled) c.fail("give exactly one of size and scale_factor");
+  std::vector<int64_t> in, out;
+  std::vector<double> scale;
+  for (int64_t d = 0; d < spatial; ++d) {
+    int64_t n = x.dim(2 + d);
+    int64_t o = scaled ? static_cast<int64_t>(std::floor(static_cast<double>(n) * c.number("scale_factor")))
+                       : size.size() == 1 ? size[0] : size.at(static_cast<size_t>(d));
+    if (!scaled && size.size() != 1 && size.size() != static_cast<size_t>(spatial))
+      c.fail("size must have " + std::to_string(spatial) + " entries");
+    if (o <= 0) c.fail("the output size must be positive, got " + std::to_string(o));
+    in.push_back(n);
+    out.push_back(o);
+    if (linear && alignCorners) scale.push_back(o > 1 ? static_cast<double>(n - 1) / static_cast<double>(o - 1) : 0.0);
+    else scale.push_back(scaled ? 1.0 / c.number("scale_factor") : static_cast<double>(n) / static_cast<double>(o));
+  }
+  // The source positions and weights along one spatial dim.
+  struct Tap { int64_t i0, i1; double w1; };
+  auto taps = [&](size_t d) {
+    std::vector<Tap> t(static_cast<size_t>(out[d]));
+    for (int64_t o = 0; o < out[d]; ++o) {
+      if (!linear) {
+        int64_t i = std::min(static_cast<int64_t>(std::floor(static_cast<double>(o) * scale[d])), in[d] - 1);
+        t[static_cast<size_t>(o)] = {i, i, 0.0};
+        continue;
+      }
+      double src = alignCorners ? static_cast<double>(o) * scale[d]
+                                : std::max(0.0, (static_cast<double>(o) + 0.5) * scale[d] - 0.5);
+      int64_t i0 = std::min(static_cast<int64_t>(std::floor(src)), in[d] - 1);
+      t[static_cast<size_t>(o)] = {i0, std::min(i0 + 1, in[d] - 1), src - static_cast<double>(i0)};
+    }
+    return t;
+  };
+  std::vector<Tap> ty = spatial == 2 ? taps(0) : std::vector<Tap>{{0, 0, 0.0}};
+  std::vector<Tap> tx = taps(static_cast<size_t>(spatial - 1));
+  int64_t inH = spatial == 2 ? in[0] : 1, inW = in.back(), outH = spatial == 2 ? out[0] : 1, outW = out.back();
+  std::vector<double> v = hostValues(x);
+  int64_t planes = x.dim(0) * x.dim(1);
+  std::vector<double> r(static_cast<size_t>(planes * outH * outW));
+  for (int64_t pl = 0; pl < planes; ++pl) {
+    const double* src = v.data() + pl * inH * inW;
+    double* dst = r.data() + pl * outH * outW;
+    for (int64_t oy = 0; oy < outH; ++oy) {
+      const Tap& a = ty[static_cast<size_t>(oy)];
+      for (int64_t ox = 0; ox < outW; ++ox) {
+        const Tap& b = tx[static_cast<size_t>(ox)];
+        double top = src[a.i0 * inW + b.i0] * (1 - b.w1) + src[a.i0 * inW + b.i1] * b.w1;
+        double bottom = src[a.i1 * inW + b.i0] * (1 - b.w1) + src[a.i1 * inW + b.i1] * b.w1;
+        dst[oy * outW + ox] = top * (1 - a.w1) + bottom * a.w1;
+      }
+    }
+  }
+  std::vector<int64_t> shape{x.dim(0), x.dim(1)};
+  shape.insert(shape.end(), out.begin(), out.end());
+  return makeTensorValue(fromHost(r, shape, x.dtype(), x.device()));
+}
+
+// layer_norm over the last len(normalized_shape) dims: the kernel's last
+// axis on the view that merges them.
+Value layerNormOp(OpCall& c) {
+  const Tensor& x = c.tensor("x");
+  std::vector<int64_t> dims = c.ints("normalized_shape");
+  const Tensor* weight = c.optionalTensor("weight");
+  const Tensor* bias = c.optionalTensor("bias");
+  double eps = c.number("eps");
+  if (dims.empty()) return makeTensorValue(layerNorm(x, weight, bias, eps, c.loc));
+  size_t k = dims.size();
+  bool matches = static_cast<size_t>(x.ndim()) >= k;
+  for (size_t i = 0; matches && i < k; ++i) matches = x.dim(static_cast<int64_t>(x.ndim() - k + i)) == dims[i];
+  std::string given = "(";
+  int64_t size = 1;
+  for (size_t i = 0; i < k; ++i) {
+    given += (i ? ", " : "") + std::to_string(dims[i]);
+    size *= dims[i];
+  }
+  given += k == 1 ? ",)" : ")";
+  if (!matches) c.fail("normalized_shape " + given + " is not the last dims of " + typeString(x));
+  for (const Tensor* t : {weight, bias})
+    if (t && t->shape() != Shape(dims.begin(), dims.end()))
+      c.fail("weight and bias must have the shape normalized_shape " + given + ", got " + typeString(*t));
+  std::vector<int64_t> merged(x.shape().begin(), x.shape().end() - static_cast<std::ptrdiff_t>(k));
+  merged.push_back(size);
+  Tensor w = weight ? reshape(*weight, {size}, c.loc) : Tensor(), b = bias ? reshape(*bias, {size}, c.loc) : Tensor();
+  Tensor y = layerNorm(reshape(x, merged, c.loc), weight ? &w : nullptr, bias ? &b : nullptr, eps, c.loc);
+  return makeTensorValue(reshape(y, x.shape(), c.loc));
+}
+
+}  // namespace nn::stdlib
