@@ -34,7 +34,10 @@ void scanKernel(const Tensor& x, int axis, bool reverse, Tensor& out) {
   T* o = out.data<T>();
   auto scan = [&](int64_t l) {
     int64_t first = lines.start(l);
-    T acc = Product ? T(1) : T(0);
+    // Floats accumulate in double, as PyTorch's CPU scans do, so a running
+    // sum of f32 values rounds once per element rather than drifting.
+    using Acc = std::conditional_t<std::is_floating_point_v<T>, double, T>;
+    Acc acc = Product ? Acc(1) : Acc(0);
     for (int64_t k = 0; k < lines.len; ++k) {
       int64_t i = first + (reverse ? lines.len - 1 - k : k) * lines.inner;
       if constexpr (std::is_integral_v<T>) {
@@ -44,7 +47,7 @@ void scanKernel(const Tensor& x, int axis, bool reverse, Tensor& out) {
       } else {
         acc = Product ? acc * in[i] : acc + in[i];
       }
-      o[i] = acc;
+      o[i] = static_cast<T>(acc);
     }
   };
   forEachLine(lines.count(), x.numel() >= kParallelThreshold, scan);
