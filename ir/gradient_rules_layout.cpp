@@ -1,7 +1,8 @@
 // The gradient rules (see gradient.h) of the ops that move, select or
 // accumulate elements by position: permutations (transpose, permute),
-// scans (cumsum), triangles (tril, triu), masked_fill and outer. Each is
+// scans (cumsum), triangles (tril, triu), masked_fill, outer and repeat. Each is
 // the same kind of op applied to the adjoint the other way round.
+#include <algorithm>
 #include <string>
 
 #include "ir/gradient.h"
@@ -68,6 +69,30 @@ void GradMaskedFill(GradientBuilder& b) {
 void GradOuter(GradientBuilder& b) {
   if (b.wanted[0]) b.grads[0] = b.emit(Op::MatMul, {b.adjoint, b.operands[1]});
   if (b.wanted[1]) b.grads[1] = b.emit(Op::MatMul, {b.operands[0], b.adjoint});
+}
+
+// repeat(x, *sizes) tiles each dim d of x sizes[i] times: the adjoint,
+// viewed as [r0, d0, r1, d1, ...], summed over the tile axes. Needs x's
+// dims (known in a specialised version and on the tape).
+void GradRepeat(GradientBuilder& b) {
+  if (!b.wanted[0]) return;
+  Type t = b.operands[0]->type();
+  const Ints* sizes = b.attr("sizes") ? std::get_if<Ints>(b.attr("sizes")) : nullptr;
+  Ints dims;
+  if (t.isTensor() && t.shape)
+    for (const Dim& d : *t.shape) dims.push_back(d.isKnown() ? d.size : -1);
+  bool known = sizes && t.isTensor() && t.shape && std::find(dims.begin(), dims.end(), -1) == dims.end();
+  if (!known) fail(b.forward.loc(), "the gradient of 'repeat' needs the shape of its input");
+  Ints padded(sizes->size() - dims.size(), 1);
+  padded.insert(padded.end(), dims.begin(), dims.end());
+  Ints tiles, tileAxes;
+  for (size_t i = 0; i < sizes->size(); ++i) {
+    tiles.insert(tiles.end(), {(*sizes)[i], padded[i]});
+    tileAxes.push_back(static_cast<int64_t>(2 * i));
+  }
+  Value* viewed = b.emit(Op::Reshape, {b.adjoint}, {{"shape", tiles}});
+  Value* summed = b.emit(Op::Sum, {viewed}, {{"axis", tileAxes}, {"keepdims", false}});
+  b.grads[0] = b.emit(Op::Reshape, {summed}, {{"shape", dims}});
 }
 
 }  // namespace nn::ir

@@ -103,6 +103,7 @@ const std::vector<Case>& cases() {
       {"norm", "norm(a, 3.0, 0, True)", {"randn(3, 4)"}},
       {"norm", "norm(a, inf, 1)", {"randn(3, 4)"}},
       {"embedding", "embedding(tensor([[0, 2], [1, 2]]), a)", {"randn(3, 4)"}},
+      {"repeat", "a.repeat(2, 1, 3)", {"randn(2, 3)"}},
       {"conv1d", "conv1d(a, b, c, 2, 1)", {"randn(2, 3, 9)", "randn(4, 3, 3)", "randn(4)"}},
       {"layer_norm", "layer_norm(a)", {"randn(2, 3, 4)"}},
       {"dropout", "dropout(a, 0.0) * a", {"randn(5)"}},
