@@ -3,6 +3,8 @@
 // that append to a fresh list; f-strings become format + str_concat.
 #include "frontend/lower_internal.h"
 
+#include <algorithm>
+
 namespace nn::frontend {
 
 using namespace nn::ast;
@@ -23,12 +25,21 @@ Value* Lowerer::expr(const Expr& e) {
     case ExprKind::List: {
       const auto& elts = e.kind == ExprKind::Tuple ? static_cast<const TupleExpr&>(e).elts
                                                    : static_cast<const ListExpr&>(e).elts;
+      // [*a, b, *c]: a call of _list_of (_tuple_of) with its starred
+      // arguments spread, like f(*a, b, *c).
+      bool spread = std::any_of(elts.begin(), elts.end(), [](const ExprPtr& x) { return x->kind == ExprKind::Starred; });
       std::vector<Value*> vals;
+      ir::Ints kinds;
+      if (spread) vals.push_back(builtin(e.kind == ExprKind::Tuple ? "_tuple_of" : "_list_of", e.loc));
       for (const auto& x : elts) {
-        if (x->kind == ExprKind::Starred) fail(x->loc, "starred expressions are not supported");
-        vals.push_back(expr(*x));
+        const auto* star = as<StarredExpr>(x.get());
+        vals.push_back(expr(star ? *star->value : *x));
+        kinds.push_back(static_cast<int64_t>(star ? ir::CallSpread::Iterable : ir::CallSpread::Positional));
       }
-      Value* v = emitValue(e.kind == ExprKind::Tuple ? Op::MakeTuple : Op::MakeList, e.loc, vals);
+      Op op = spread ? Op::CallUnpacked : e.kind == ExprKind::Tuple ? Op::MakeTuple : Op::MakeList;
+      ir::Node* n = emit(op, e.loc, vals);
+      if (spread) n->setAttr("spread", kinds);
+      Value* v = n->result(0);
       v->setType(ir::Type{e.kind == ExprKind::Tuple ? ir::TypeKind::Tuple : ir::TypeKind::List});
       return v;
     }

@@ -447,6 +447,11 @@ Value bExit(CallContext& c, std::vector<Value>& args) {
   throw NnError(std::move(d));
 }
 
+// The displays with starred items ([*a, b], (*a, b)) call these with the
+// items spread.
+Value bListOf(CallContext&, std::vector<Value>& args) { return makeList(std::move(args)); }
+Value bTupleOf(CallContext&, std::vector<Value>& args) { return makeTuple(std::move(args)); }
+
 Value bReversed(CallContext& c, std::vector<Value>& args) {
   checkArity(c, args, 1, 1);
   if (args[0].is(Kind::Dict)) fail(c.loc, "'dict' object is not reversible");
@@ -612,6 +617,7 @@ const std::map<std::string, BuiltinFn>& table() {
              {Builtin::Ord, bOrd}, {Builtin::Jit, bJit}, {Builtin::Eager, bEager}, {Builtin::Time, bTime},
              {Builtin::MemoryStats, bMemoryStats}, {Builtin::ResetPeakMemoryStats, bResetPeakMemoryStats},
              {Builtin::Map, bMap}, {Builtin::Filter, bFilter}, {Builtin::Exit, bExit},
+             {Builtin::ListOf, bListOf}, {Builtin::TupleOf, bTupleOf},
              {Builtin::Device, notYet}, {Builtin::Devices, notYet}, {Builtin::Sync, notYet}})
       m[ir::builtinInfo(b).name] = fn;
     for (const std::string& name : errorClassNames()) m[name] = bException;
