@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "runtime/annotations.h"
+#include "support/suggest.h"
 
 namespace nn::rt {
 
@@ -360,7 +361,13 @@ std::vector<Value> Interpreter::bindParams(const FunctionObj& fo, std::vector<Va
                                                         fn.paramKind(i) == ParamKind::KeywordOnly)))
       ++i;
     if (i == nparams) {
-      if (!varKeywords) fail(loc, fo.name + "() got an unexpected keyword argument '" + kwnames[k] + "'");
+      if (!varKeywords) {
+        std::vector<std::string> named;
+        for (size_t p = 0; p < nparams; ++p)
+          if (fn.paramKind(p) == ParamKind::Positional || fn.paramKind(p) == ParamKind::KeywordOnly)
+            named.push_back(names[p]);
+        fail(loc, fo.name + "() got an unexpected keyword argument '" + kwnames[k] + "'" + didYouMean(kwnames[k], named));
+      }
       extraKeywords.as<DictObj>().set(kwnames[k], std::move(kwargs[k]));
       continue;
     }
