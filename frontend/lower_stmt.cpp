@@ -237,7 +237,9 @@ void Lowerer::del(const Expr& target) {
   switch (target.kind) {
     case ExprKind::Name: {
       const auto& n = static_cast<const NameExpr&>(target);
-      readName(n.id, n.loc);  // deleting what was never bound is an error
+      // A name no scope binds is an error here; a global that is not bound
+      // when the del runs, there (its store finds nothing to erase).
+      readName(n.id, n.loc);
       writeName(n.id, undef(n.id, n.loc), n.loc);
       return;
     }

@@ -5,6 +5,8 @@
 
 #include <antlr4-runtime.h>
 
+#include <cstdio>
+
 #include "NNLexer.h"
 #include "NNParser.h"
 #include "frontend/ast_builder.h"
@@ -161,9 +163,59 @@ void lexAll(uint32_t file, NNLexer& lexer, antlr4::CommonTokenStream& tokens) {
   checkNesting(file, tokens);
 }
 
+// The length of the well-formed UTF-8 sequence at s[i] (RFC 3629: no
+// overlong forms, no surrogates, nothing above U+10FFFF), 0 if malformed.
+size_t utf8Length(const std::string& s, size_t i) {
+  auto byte = [&](size_t k) { return k < s.size() ? static_cast<unsigned char>(s[k]) : 0u; };
+  unsigned b0 = byte(i);
+  if (b0 < 0x80) return 1;
+  auto cont = [&](size_t k, unsigned lo = 0x80, unsigned hi = 0xBF) { return byte(k) >= lo && byte(k) <= hi; };
+  if (b0 >= 0xC2 && b0 <= 0xDF) return cont(i + 1) ? 2 : 0;
+  if (b0 >= 0xE0 && b0 <= 0xEF) {
+    unsigned lo = b0 == 0xE0 ? 0xA0 : 0x80, hi = b0 == 0xED ? 0x9F : 0xBF;
+    return cont(i + 1, lo, hi) && cont(i + 2) ? 3 : 0;
+  }
+  if (b0 >= 0xF0 && b0 <= 0xF4) {
+    unsigned lo = b0 == 0xF0 ? 0x90 : 0x80, hi = b0 == 0xF4 ? 0x8F : 0xBF;
+    return cont(i + 1, lo, hi) && cont(i + 2) && cont(i + 3) ? 4 : 0;
+  }
+  return 0;
+}
+
+// Source text must be UTF-8 (language.md §1); the first malformed byte is
+// reported where it stands (the column counts characters, as tokens do).
+void checkUtf8(const std::string& text, uint32_t file) {
+  uint32_t line = 1, col = 1;
+  for (size_t i = 0; i < text.size();) {
+    size_t n = utf8Length(text, i);
+    if (n == 0) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "0x%02x", static_cast<unsigned char>(text[i]));
+      fail(SourceLoc{file, line, col, line, col}, std::string("invalid UTF-8 in the source (byte ") + hex + ")");
+    }
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+    i += n;
+  }
+}
+
+bool validUtf8(const std::string& text) {
+  for (size_t i = 0; i < text.size();) {
+    size_t n = utf8Length(text, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::unique_ptr<ast::Module> parseModule(SourceManager& sm, uint32_t file) {
+  checkUtf8(sm.text(file), file);
   antlr4::ANTLRInputStream input(sm.text(file));
   NNLexer lexer(&input);
   antlr4::CommonTokenStream tokens(&lexer);
@@ -194,6 +246,7 @@ std::unique_ptr<ast::Module> parseModule(SourceManager& sm, uint32_t file) {
 }
 
 void dumpTokens(SourceManager& sm, uint32_t file, std::ostream& os) {
+  checkUtf8(sm.text(file), file);
   antlr4::ANTLRInputStream input(sm.text(file));
   NNLexer lexer(&input);
   antlr4::CommonTokenStream tokens(&lexer);
@@ -212,6 +265,7 @@ void dumpTokens(SourceManager& sm, uint32_t file, std::ostream& os) {
 }
 
 bool needsMoreInput(const std::string& text) {
+  if (!validUtf8(text)) return false;  // parsing it reports where
   antlr4::ANTLRInputStream input(text);
   NNLexer lexer(&input);
   lexer.removeErrorListeners();

@@ -119,9 +119,26 @@ Tensor parseNpy(const std::string& data, const std::string& what, SourceLoc loc,
   return t;
 }
 
+// Why `path` cannot be read or replaced as a data file, or "" when it can:
+// only regular files are (a directory reads as nothing, a FIFO or a device
+// may block or never end, and replacing one by a regular file would lose
+// it). A path that does not exist is fine for writing.
+std::string notRegular(const std::string& path, bool mustExist) {
+  std::error_code ec;
+  fs::file_status st = fs::status(path, ec);
+  if (st.type() == fs::file_type::not_found) return mustExist ? std::strerror(ENOENT) : "";
+  if (ec) return ec.message();
+  if (st.type() == fs::file_type::directory) return std::strerror(EISDIR);
+  if (st.type() != fs::file_type::regular) return "not a regular file";
+  return "";
+}
+
 std::string readFileOrFail(const std::string& path, SourceLoc loc) {
+  std::string why = notRegular(path, true);
+  if (!why.empty())
+    fail(loc, "cannot open '" + path + "': " + why, why == std::strerror(ENOENT) ? ErrorClass::FileNotFoundError : ErrorClass::OSError);
   std::ifstream in(path, std::ios::binary);
-  if (!in) fail(loc, "cannot open '" + path + "': " + std::strerror(errno));
+  if (!in) fail(loc, "cannot open '" + path + "': " + std::strerror(errno), ErrorClass::OSError);
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
@@ -131,6 +148,8 @@ std::string readFileOrFail(const std::string& path, SourceLoc loc) {
 // temporary's name unique (concurrent writers of one target, in one state
 // or several, never share it) without any counter kept by the process.
 void writeFileAtomically(const std::string& path, const std::string& data, SourceLoc loc) {
+  std::string why = notRegular(path, false);
+  if (!why.empty()) fail(loc, "cannot write '" + path + "': " + why, ErrorClass::OSError);
   std::string tmp = path + ".tmp-XXXXXX";
   int fd = ::mkstemp(tmp.data());
   if (fd < 0) fail(loc, "cannot write '" + path + "': " + std::strerror(errno));

@@ -167,9 +167,29 @@ std::unique_ptr<ir::Graph> State::compile(uint32_t file, bool echo, const rt::Mo
   return g;
 }
 
-static bool readFile(const std::string& path, std::string& text) {
+// Reads a script or module: a regular file only (a directory would read
+// as empty, a FIFO or a device could block or never end); on failure the
+// reason, as strerror words it.
+static bool readFile(const std::string& path, std::string& text, std::string& why) {
+  std::error_code ec;
+  fs::file_status st = fs::status(path, ec);
+  if (ec) {
+    why = ec.message();
+    return false;
+  }
+  if (st.type() == fs::file_type::directory) {
+    why = std::strerror(EISDIR);
+    return false;
+  }
+  if (st.type() != fs::file_type::regular) {
+    why = "not a regular file";
+    return false;
+  }
   std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
+  if (!in) {
+    why = std::strerror(errno);
+    return false;
+  }
   std::ostringstream ss;
   ss << in.rdbuf();
   text = ss.str();
@@ -186,8 +206,8 @@ rt::ModuleInstance& State::mainModule(const std::string& path) {
 }
 
 Status State::runFile(const std::string& path) {
-  std::string text;
-  if (!readFile(path, text)) return failure("cannot open file '" + path + "': " + std::strerror(errno));
+  std::string text, why;
+  if (!readFile(path, text, why)) return failure("cannot open file '" + path + "': " + why);
   uint32_t file = sm_.add(path, std::move(text));
   Status ok = guarded([&] {
     rt::ModuleInstance& m = mainModule(path);
@@ -217,8 +237,8 @@ Status State::replInput(const std::string& code) {
 }
 
 Status State::emit(const std::string& path, Stage stage) {
-  std::string text;
-  if (!readFile(path, text)) return failure("cannot open file '" + path + "': " + std::strerror(errno));
+  std::string text, why;
+  if (!readFile(path, text, why)) return failure("cannot open file '" + path + "': " + why);
   uint32_t file = sm_.add(path, std::move(text));
   return guarded([&] {
     switch (stage) {
@@ -327,8 +347,8 @@ Value State::importModule(const std::string& name, bool bindTop, rt::ModuleInsta
   if (it != modules_.end()) {
     mod = it->second.get();  // a module runs once
   } else {
-    std::string text;
-    if (!readFile(found, text)) fail(loc, "cannot read module file '" + found + "'");
+    std::string text, why;
+    if (!readFile(found, text, why)) fail(loc, "cannot read module file '" + found + "': " + why);
     auto owned = std::make_unique<rt::ModuleInstance>(name, found);
     mod = owned.get();
     modules_[found] = std::move(owned);

@@ -127,7 +127,10 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help prints and succeeds; a bad command line is status 1 like
+    // every other error (not CLI11's own codes).
+    int code = app.exit(e);
+    return code == 0 ? 0 : 1;
   }
   if (version) {
     std::cout << "nn " << NN_VERSION << "\n";
