@@ -12,6 +12,12 @@
 
 namespace nn::frontend {
 
+// Rejects token streams that would nest deeper than the native stack allows
+// (brackets, indentation, chains of nesting operators), at the offending
+// token or, for a sub-expression parsed on its own (an f-string field), at
+// `at` (parse.cpp).
+void checkNesting(uint32_t file, antlr4::CommonTokenStream& tokens, const SourceLoc* at = nullptr);
+
 class AstBuilder {
  public:
   AstBuilder(SourceManager& sm, uint32_t file, uint32_t lineOffset = 0, uint32_t colOffset = 0)

@@ -81,26 +81,30 @@ class SyntaxErrorListener : public antlr4::BaseErrorListener {
 };
 
 // The generated parser recurses once per nested bracket level (through
-// about twenty rules), once per prefix operator and once per nested `if`
-// expression or lambda, so such nesting is bounded before parsing to keep
-// the native stack safe. The limits are CPython's where it has one.
+// about twenty rules), once per prefix operator, once per nested `if`
+// expression or lambda and once per `**` of a chain, and the lowering once
+// per `and`/`or` operand and comparison of a chain, so such nesting is
+// bounded before parsing to keep the native stack safe. The limits are CPython's where it has one.
 constexpr int kMaxBracketDepth = 200;       // CPython: "too many nested parentheses"
 constexpr int kMaxIndentDepth = 100;        // CPython: "too many levels of indentation"
-constexpr int kMaxLineNestingTokens = 1000;  // prefix ops in a row; `if`/`lambda` per logical line
+constexpr int kMaxLineNestingTokens = 1000;  // prefix ops in a row; nesting operators per logical line
 
-void checkNesting(uint32_t file, antlr4::CommonTokenStream& tokens) {
+}  // namespace
+
+void checkNesting(uint32_t file, antlr4::CommonTokenStream& tokens, const SourceLoc* at) {
   int brackets = 0, indents = 0, prefixRun = 0, nestedExprs = 0;
   size_t prev = NNLexer::NEWLINE;
+  auto where = [&](const antlr4::Token* t) { return at ? *at : tokenLoc(file, t); };
   for (antlr4::Token* t : tokens.getTokens()) {
     size_t type = t->getType();
     bool prefix = false;
     switch (type) {
       case NNLexer::LPAREN: case NNLexer::LBRACK: case NNLexer::LBRACE:
-        if (++brackets > kMaxBracketDepth) fail(tokenLoc(file, t), "too many nested parentheses");
+        if (++brackets > kMaxBracketDepth) fail(where(t), "too many nested parentheses");
         break;
       case NNLexer::RPAREN: case NNLexer::RBRACK: case NNLexer::RBRACE: --brackets; break;
       case NNLexer::INDENT:
-        if (++indents > kMaxIndentDepth) fail(tokenLoc(file, t), "too many levels of indentation");
+        if (++indents > kMaxIndentDepth) fail(where(t), "too many levels of indentation");
         break;
       case NNLexer::DEDENT: --indents; break;
       case NNLexer::NEWLINE: nestedExprs = 0; break;
@@ -113,17 +117,25 @@ void checkNesting(uint32_t file, antlr4::CommonTokenStream& tokens) {
                  prev != NNLexer::FALSE && prev != NNLexer::ELLIPSIS;
         break;
       case NNLexer::NOT: prefix = true; break;
-      case NNLexer::IF: case NNLexer::LAMBDA:
+      // Each of these nests what follows it one level deeper, in the parser
+      // (`**` is right-associative) or in the lowering (`and`/`or` and
+      // comparison chains short-circuit through nested conditions).
+      case NNLexer::IF: case NNLexer::LAMBDA: case NNLexer::AND: case NNLexer::OR: case NNLexer::POWER:
+      case NNLexer::LT: case NNLexer::GT: case NNLexer::EQ: case NNLexer::GE: case NNLexer::LE: case NNLexer::NE:
+      case NNLexer::IN: case NNLexer::IS:
         if (++nestedExprs > kMaxLineNestingTokens)
-          fail(tokenLoc(file, t), "statement is too complex (more than 1000 'if' or 'lambda')");
+          fail(where(t), "statement is too complex (more than 1000 nesting operators: 'if', 'lambda', 'and', 'or', "
+                         "'**' or comparisons)");
         break;
       default: break;
     }
     prefixRun = prefix ? prefixRun + 1 : 0;
-    if (prefixRun > kMaxLineNestingTokens) fail(tokenLoc(file, t), "too many unary operators in a row");
+    if (prefixRun > kMaxLineNestingTokens) fail(where(t), "too many unary operators in a row");
     prev = type;
   }
 }
+
+namespace {
 
 // Lexes the whole file and throws on the first lexical error.
 void lexAll(uint32_t file, NNLexer& lexer, antlr4::CommonTokenStream& tokens) {

@@ -118,11 +118,12 @@ ExprPtr AstBuilder::parseFieldExpr(const std::string& text, uint32_t line, uint3
   lexer.removeErrorListeners();
   antlr4::CommonTokenStream tokens(&lexer);
   tokens.fill();
+  SourceLoc l{file_, line, col, line, col + static_cast<uint32_t>(text.size())};
+  checkNesting(file_, tokens, &l);
   NNParser parser(&tokens);
   parser.removeErrorListeners();
   parser.setErrorHandler(std::make_shared<antlr4::BailErrorStrategy>());
   NNParser::Eval_inputContext* tree = nullptr;
-  SourceLoc l{file_, line, col, line, col + static_cast<uint32_t>(text.size())};
   try {
     tree = parser.eval_input();
   } catch (const antlr4::ParseCancellationException&) {
