@@ -208,7 +208,9 @@ Value unaryOp(Op op, const Value& a, SourceLoc loc, unsigned consumable) {
 }
 
 // Three-way comparison for ordered kinds; fails for unordered ones.
-static int compare3(Op op, const Value& a, const Value& b, SourceLoc loc) {
+// Sequences compare item by item, at most 1000 levels deep (Python's
+// recursion limit).
+static int compare3(Op op, const Value& a, const Value& b, SourceLoc loc, size_t depth = 0) {
   if (a.isNumber() && b.isNumber()) {
     if (a.isIntLike() && b.isIntLike()) return a.asInt() < b.asInt() ? -1 : a.asInt() > b.asInt() ? 1 : 0;
     double x = a.asFloat(), y = b.asFloat();
@@ -220,11 +222,12 @@ static int compare3(Op op, const Value& a, const Value& b, SourceLoc loc) {
     return c < 0 ? -1 : c > 0 ? 1 : 0;
   }
   if (a.kind() == b.kind() && (a.is(Kind::List) || a.is(Kind::Tuple))) {
+    if (depth >= 1000) fail(loc, "maximum recursion depth exceeded in comparison", ErrorClass::RecursionError);
     const auto& x = a.as<SeqObj>().items;
     const auto& y = b.as<SeqObj>().items;
     for (size_t i = 0; i < x.size() && i < y.size(); ++i) {
       if (equal(x[i], y[i])) continue;
-      return compare3(op, x[i], y[i], loc);
+      return compare3(op, x[i], y[i], loc, depth + 1);
     }
     return x.size() < y.size() ? -1 : x.size() > y.size() ? 1 : 0;
   }

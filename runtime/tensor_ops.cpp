@@ -164,6 +164,7 @@ Value tensorUnary(Op op, const Value& a, SourceLoc loc, unsigned consumable) {
 // ---- construction from nested lists ----
 
 static void collectData(const Value& v, size_t depth, Shape& shape, std::vector<Value>& flat, SourceLoc loc) {
+  if (depth > 64) fail(loc, "tensor(): the data is nested more than 64 levels deep");
   bool seq = v.is(Kind::List) || v.is(Kind::Tuple);
   if (v.is(Kind::Tensor)) {
     const Tensor& t = tensorOf(v);

@@ -24,6 +24,44 @@ Value Value::undef(const std::string& name) {
 
 const std::string& Value::asStr() const { return static_cast<StrObj*>(obj_.get())->s; }
 
+namespace {
+
+bool isContainer(const Value& v) { return v.is(Kind::List) || v.is(Kind::Tuple) || v.is(Kind::Dict); }
+
+// Moves the containers of which `v` is the last holder into `pending`.
+void takeLastHeld(Value& v, std::vector<Value>& pending) {
+  if (isContainer(v) && v.useCount() == 1) pending.push_back(std::move(v));
+}
+
+// Frees `pending` and everything it alone holds, level by level: each
+// container's own last-held containers are moved out before it dies, so its
+// destructor finds nothing deep to free.
+void releaseIteratively(std::vector<Value>& pending) {
+  while (!pending.empty()) {
+    Value v = std::move(pending.back());
+    pending.pop_back();
+    if (v.is(Kind::Dict)) {
+      for (auto& kv : v.as<DictObj>().items) takeLastHeld(kv.second, pending);
+    } else {
+      for (Value& item : v.as<SeqObj>().items) takeLastHeld(item, pending);
+    }
+  }
+}
+
+}  // namespace
+
+SeqObj::~SeqObj() {
+  std::vector<Value> pending;
+  for (Value& item : items) takeLastHeld(item, pending);
+  releaseIteratively(pending);
+}
+
+DictObj::~DictObj() {
+  std::vector<Value> pending;
+  for (auto& kv : items) takeLastHeld(kv.second, pending);
+  releaseIteratively(pending);
+}
+
 Value* DictObj::find(const std::string& key) {
   auto it = index.find(key);
   return it == index.end() ? nullptr : &items[it->second].second;
@@ -173,29 +211,52 @@ static std::string quoteStr(const std::string& s) {
   return out + q;
 }
 
+namespace {
+
+// Python's limit on nesting for repr and comparison (its recursion limit).
+constexpr size_t kMaxNesting = 1000;
+
+[[noreturn]] void tooDeep(const char* what) {
+  fail(SourceLoc{}, std::string("maximum recursion depth exceeded ") + what, ErrorClass::RecursionError);
+}
+
+// The containers being printed, outermost first: one met again inside
+// itself prints as [...] or {...}, as in Python.
+std::string reprIn(const Value& v, std::vector<const Object*>& open) {
+  bool seq = v.is(Kind::List) || v.is(Kind::Tuple);
+  if (!seq && !v.is(Kind::Dict)) return repr(v);
+  if (std::find(open.begin(), open.end(), v.ptr()) != open.end()) return v.is(Kind::Dict) ? "{...}" : "[...]";
+  if (open.size() >= kMaxNesting) tooDeep("while getting the repr of an object");
+  open.push_back(v.ptr());
+  std::string s;
+  if (seq) {
+    const auto& items = v.as<SeqObj>().items;
+    s = v.is(Kind::List) ? "[" : "(";
+    for (size_t i = 0; i < items.size(); ++i) s += (i ? ", " : "") + reprIn(items[i], open);
+    s += v.is(Kind::List) ? "]" : items.size() == 1 ? ",)" : ")";
+  } else {
+    s = "{";
+    bool first = true;
+    for (const auto& [k, x] : v.as<DictObj>().items) {
+      s += (first ? "" : ", ") + quoteStr(k) + ": " + reprIn(x, open);
+      first = false;
+    }
+    s += "}";
+  }
+  open.pop_back();
+  return s;
+}
+
+}  // namespace
+
 std::string repr(const Value& v) {
   switch (v.kind()) {
     case Kind::Str: return quoteStr(v.asStr());
-    case Kind::Tuple: {
-      const auto& items = v.as<SeqObj>().items;
-      std::string s = "(";
-      for (size_t i = 0; i < items.size(); ++i) s += (i ? ", " : "") + repr(items[i]);
-      return s + (items.size() == 1 ? ",)" : ")");
-    }
-    case Kind::List: {
-      const auto& items = v.as<SeqObj>().items;
-      std::string s = "[";
-      for (size_t i = 0; i < items.size(); ++i) s += (i ? ", " : "") + repr(items[i]);
-      return s + "]";
-    }
+    case Kind::Tuple:
+    case Kind::List:
     case Kind::Dict: {
-      std::string s = "{";
-      bool first = true;
-      for (const auto& [k, x] : v.as<DictObj>().items) {
-        s += (first ? "" : ", ") + quoteStr(k) + ": " + repr(x);
-        first = false;
-      }
-      return s + "}";
+      std::vector<const Object*> open;
+      return reprIn(v, open);
     }
     case Kind::Exception: {
       const auto& e = v.as<ExceptionObj>();
@@ -240,7 +301,11 @@ std::string str(const Value& v) {
   }
 }
 
-bool equal(const Value& a, const Value& b) {
+namespace {
+
+// A container compared with itself is equal without looking inside (as
+// Python's identity shortcut), so a self-referential list equals itself.
+bool equalAt(const Value& a, const Value& b, size_t depth) {
   if (a.isNumber() && b.isNumber()) {
     if (a.isIntLike() && b.isIntLike()) return a.asInt() == b.asInt();
     return a.asFloat() == b.asFloat();
@@ -253,20 +318,24 @@ bool equal(const Value& a, const Value& b) {
     case Kind::Str: return a.asStr() == b.asStr();
     case Kind::Tuple:
     case Kind::List: {
+      if (a.ptr() == b.ptr()) return true;
+      if (depth >= kMaxNesting) tooDeep("in comparison");
       const auto& x = a.as<SeqObj>().items;
       const auto& y = b.as<SeqObj>().items;
       if (x.size() != y.size()) return false;
       for (size_t i = 0; i < x.size(); ++i)
-        if (!equal(x[i], y[i])) return false;
+        if (!equalAt(x[i], y[i], depth + 1)) return false;
       return true;
     }
     case Kind::Dict: {
+      if (a.ptr() == b.ptr()) return true;
+      if (depth >= kMaxNesting) tooDeep("in comparison");
       auto& x = a.as<DictObj>();
       auto& y = b.as<DictObj>();
       if (x.items.size() != y.items.size()) return false;
       for (const auto& [k, v] : x.items) {
         Value* other = y.find(k);
-        if (!other || !equal(v, *other)) return false;
+        if (!other || !equalAt(v, *other, depth + 1)) return false;
       }
       return true;
     }
@@ -278,5 +347,9 @@ bool equal(const Value& a, const Value& b) {
     default: return a.ptr() == b.ptr();
   }
 }
+
+}  // namespace
+
+bool equal(const Value& a, const Value& b) { return equalAt(a, b, 0); }
 
 }  // namespace nn::rt

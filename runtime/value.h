@@ -81,12 +81,17 @@ struct StrObj : Object {
 };
 
 // Tuples and lists share a representation; lists are mutated in place.
+// Destroying a container frees the containers nested in it one after the
+// other rather than one inside the other, so a million-deep nesting ends
+// without exhausting the native stack (CPython's "trashcan").
 struct SeqObj : Object {
+  ~SeqObj() override;
   std::vector<Value> items;
 };
 
 // Insertion-ordered dict with str keys (language.md §2).
 struct DictObj : Object {
+  ~DictObj() override;
   std::vector<std::pair<std::string, Value>> items;
   std::unordered_map<std::string, size_t> index;
 
