@@ -168,6 +168,11 @@ class Interpreter {
   // Runs `fn` (of `module`) with its body's arguments `slots0`.
   Value runFunction(const ir::Function& fn, ModuleInstance& module, const Value* self, std::vector<Value> slots0);
 
+  // The items of an unpacked iterable (`a, b = v`, `f(*v)`, enumerate(v)):
+  // a tensor's rows (recorded on the tape), a str's characters, a dict's
+  // keys.
+  std::vector<Value> unpackItems(Value v, SourceLoc loc);
+
  private:
   // The graph executor runs nodes through runNode and checks for
   // interrupts and tracing as this class does.
@@ -203,9 +208,6 @@ class Interpreter {
   void execFused(const ir::Node& n, Frame& f, uint64_t dying);  // fused_exec.cpp
   void execCall(const ir::Node& n, Frame& f, uint64_t dying);
   void execCallUnpacked(const ir::Node& n, Frame& f);
-  // The items of an unpacked iterable (`a, b = v`, `f(*v)`): a tensor's
-  // rows (recorded on the tape), a str's characters, a dict's keys.
-  std::vector<Value> unpackItems(Value v, SourceLoc loc);
   [[gnu::noinline]] void simpleOp(const ir::Node& n, Frame& f, uint64_t dying);
   // The cancellation point: calls, loop back-edges and every node a graph
   // runs check the flag (a plain load: this is on every hot path).

@@ -54,8 +54,9 @@ void softmaxF64(const Tensor& x, int axis, Tensor& out) {
     for (int64_t q = 0; q < inner; ++q) {
       const double* row = in + p * n * inner + q;
       double* orow = o + p * n * inner + q;
+      // A NaN is the maximum (so the whole row is NaN, as PyTorch's).
       double m = -std::numeric_limits<double>::infinity();
-      for (int64_t i = 0; i < n; ++i) m = std::max(m, row[i * inner]);
+      for (int64_t i = 0; i < n; ++i) m = row[i * inner] > m || std::isnan(row[i * inner]) ? row[i * inner] : m;
       if (std::isinf(m)) m = 0;  // all -inf (or +inf): let the arithmetic give NaN / 0 as NumPy does
       double s = 0;
       for (int64_t i = 0; i < n; ++i) s += std::exp(row[i * inner] - m);
@@ -67,6 +68,24 @@ void softmaxF64(const Tensor& x, int axis, Tensor& out) {
 template <bool Log>
 void softmaxF32(const Tensor& x, int axis, Tensor& out) {
   onednnSoftmax(x, axis, Log, out);
+  // oneDNN's maximum skips NaN; PyTorch's softmax of a row holding one is
+  // NaN throughout. Rows are only visited when some input is NaN.
+  const float* in = x.data<float>();
+  int64_t total = x.numel();
+  bool anyNan = false;
+  for (int64_t i = 0; i < total; ++i) anyNan |= std::isnan(in[i]);
+  if (!anyNan) return;
+  int64_t n = x.dim(axis), inner = 1;
+  for (int d = axis + 1; d < x.ndim(); ++d) inner *= x.dim(d);
+  float* o = out.data<float>();
+  for (int64_t p = 0; p < total / (n * inner); ++p)
+    for (int64_t q = 0; q < inner; ++q) {
+      int64_t base = p * n * inner + q;
+      bool nan = false;
+      for (int64_t i = 0; i < n && !nan; ++i) nan = std::isnan(in[base + i * inner]);
+      if (nan)
+        for (int64_t i = 0; i < n; ++i) o[base + i * inner] = std::numeric_limits<float>::quiet_NaN();
+    }
 }
 
 void batchNormF32(const Tensor& x, const Tensor& mean, const Tensor& var, const Tensor* gamma, const Tensor* beta,

@@ -86,9 +86,12 @@ bool DictObj::erase(const std::string& key) {
 }
 
 int64_t RangeObj::length() const {
-  if (step > 0 && start < stop) return (stop - start + step - 1) / step;
-  if (step < 0 && start > stop) return (start - stop - step - 1) / (-step);
-  return 0;
+  // In 128 bits: stop - start alone can overflow (range(-2**63, 2**63 - 1)).
+  __int128 n = 0;
+  if (step > 0 && start < stop) n = (static_cast<__int128>(stop) - start + step - 1) / step;
+  if (step < 0 && start > stop) n = (static_cast<__int128>(start) - stop - step - 1) / (-static_cast<__int128>(step));
+  if (n > INT64_MAX) fail(SourceLoc{}, "range has more than 2**63 - 1 items", ErrorClass::OverflowError);
+  return static_cast<int64_t>(n);
 }
 
 Value makeException(ErrorClass c, std::string message) {

@@ -50,6 +50,8 @@ void addDataBuiltins(BuiltinTable& table);
 // Helpers shared by the builtin implementations.
 void checkArity(rt::CallContext& c, const std::vector<rt::Value>& args, size_t min, size_t max);
 std::vector<rt::Value> iterate(const rt::Value& v, SourceLoc loc);
+// iterate() with a tensor's rows too (on the tape when one records).
+std::vector<rt::Value> iterate(rt::CallContext& c, const rt::Value& v);
 int64_t toIndex(const rt::Value& v, SourceLoc loc);
 
 }  // namespace nn::stdlib

@@ -55,6 +55,11 @@ std::vector<Value> iterate(const Value& v, SourceLoc loc) {
   }
 }
 
+std::vector<Value> iterate(CallContext& c, const Value& v) {
+  if (v.is(Kind::Tensor)) return c.interp.unpackItems(v, c.loc);
+  return iterate(v, c.loc);
+}
+
 int64_t toIndex(const Value& v, SourceLoc loc) {
   if (!v.isIntLike()) fail(loc, std::string("'") + typeName(v) + "' object cannot be interpreted as an integer");
   return v.asInt();
@@ -157,7 +162,7 @@ Value bEnumerate(CallContext& c, std::vector<Value>& args) {
   if (args.size() == 2) start = toIndex(args[1], c.loc);
   if (args[0].is(Kind::Lazy)) return Value::object(Kind::Lazy, std::make_shared<LazyEnumerate>(args[0], start));
   std::vector<Value> out;
-  for (Value& v : iterate(args[0], c.loc)) out.push_back(makeTuple({Value::integer(start++), std::move(v)}));
+  for (Value& v : iterate(c, args[0])) out.push_back(makeTuple({Value::integer(start++), std::move(v)}));
   return makeList(std::move(out));
 }
 
@@ -165,13 +170,13 @@ Value bZip(CallContext& c, std::vector<Value>& args) {
   c.checkKeywordsUsed("zip");
   if (std::any_of(args.begin(), args.end(), [](const Value& a) { return a.is(Kind::Lazy); })) {
     std::vector<Value> inputs;
-    for (const Value& a : args) inputs.push_back(a.is(Kind::Lazy) ? a : makeTuple(iterate(a, c.loc)));
+    for (const Value& a : args) inputs.push_back(a.is(Kind::Lazy) ? a : makeTuple(iterate(c, a)));
     return Value::object(Kind::Lazy, std::make_shared<LazyZip>(std::move(inputs)));
   }
   std::vector<std::vector<Value>> seqs;
   size_t n = args.empty() ? 0 : SIZE_MAX;
   for (const Value& a : args) {
-    seqs.push_back(iterate(a, c.loc));
+    seqs.push_back(iterate(c, a));
     n = std::min(n, seqs.back().size());
   }
   std::vector<Value> out;
@@ -193,7 +198,7 @@ Value minMax(CallContext& c, std::vector<Value>& args, bool isMax) {
   const Value* dflt = c.kw("default");
   c.checkKeywordsUsed(isMax ? "max" : "min");
   if (args.empty()) fail(c.loc, c.name + " expected at least 1 argument, got 0");
-  std::vector<Value> items = args.size() == 1 ? iterate(args[0], c.loc) : args;
+  std::vector<Value> items = args.size() == 1 ? iterate(c, args[0]) : args;
   if (items.empty()) {
     if (dflt) return *dflt;
     fail(c.loc, c.name + "() arg is an empty sequence");
@@ -232,7 +237,7 @@ Value bSum(CallContext& c, std::vector<Value>& args) {
   checkArity(c, args, 1, 2);
   if (args.size() == 2) acc = args[1];
   if (acc.is(Kind::Str)) fail(c.loc, "sum() can't sum strings [use ''.join(seq) instead]");
-  for (const Value& v : iterate(args[0], c.loc)) {
+  for (const Value& v : iterate(c, args[0])) {
     Value next = binaryOp(ir::Op::Add, acc, v, c.loc);
     if (rt::Tape* tape = c.interp.tape()) tape->recordOp(ir::Op::Add, c.loc, {acc, v}, next);
     acc = std::move(next);
@@ -344,18 +349,21 @@ Value bRound(CallContext& c, std::vector<Value>& args) {
     std::snprintf(buf, sizeof buf, "%.*f", static_cast<int>(n), d);
     return Value::real(std::strtod(buf, nullptr));
   }
+  // Below 10**308 every finite float rounds to (signed) zero, as Python's.
+  if (n < -308) return Value::real(std::copysign(0.0, d));
   double scale = std::pow(10.0, static_cast<double>(-n));
-  return Value::real(std::nearbyint(d / scale) * scale);
+  double r = std::nearbyint(d / scale) * scale;
+  return Value::real(std::isfinite(r) ? r : std::copysign(0.0, d));
 }
 
 Value bTuple(CallContext& c, std::vector<Value>& args) {
   checkArity(c, args, 0, 1);
-  return makeTuple(args.empty() ? std::vector<Value>{} : iterate(args[0], c.loc));
+  return makeTuple(args.empty() ? std::vector<Value>{} : iterate(c, args[0]));
 }
 
 Value bList(CallContext& c, std::vector<Value>& args) {
   checkArity(c, args, 0, 1);
-  return makeList(args.empty() ? std::vector<Value>{} : iterate(args[0], c.loc));
+  return makeList(args.empty() ? std::vector<Value>{} : iterate(c, args[0]));
 }
 
 Value bDict(CallContext& c, std::vector<Value>& args) {
@@ -366,8 +374,8 @@ Value bDict(CallContext& c, std::vector<Value>& args) {
     if (args[0].is(Kind::Dict)) {
       for (const auto& [k, v] : args[0].as<DictObj>().items) obj.set(k, v);
     } else {
-      for (const Value& pair : iterate(args[0], c.loc)) {
-        std::vector<Value> kv = iterate(pair, c.loc);
+      for (const Value& pair : iterate(c, args[0])) {
+        std::vector<Value> kv = iterate(c, pair);
         if (kv.size() != 2) fail(c.loc, "dictionary update sequence element has length " + std::to_string(kv.size()) + "; 2 is required");
         if (!kv[0].is(Kind::Str)) fail(c.loc, std::string("dict keys must be str, not ") + typeName(kv[0]));
         obj.set(kv[0].asStr(), kv[1]);
@@ -386,7 +394,7 @@ Value bSorted(CallContext& c, std::vector<Value>& args) {
   const Value* rev = c.kw("reverse");
   c.checkKeywordsUsed("sorted");
   checkArity(c, args, 1, 1);
-  std::vector<Value> items = iterate(args[0], c.loc);
+  std::vector<Value> items = iterate(c, args[0]);
   std::vector<Value> keys;
   for (const Value& v : items) keys.push_back(key && !key->is(Kind::None) ? c.interp.call(*key, {v}, c.loc) : v);
   std::vector<size_t> order(items.size());
@@ -408,7 +416,7 @@ Value bMap(CallContext& c, std::vector<Value>& args) {
   std::vector<std::vector<Value>> columns;
   size_t n = SIZE_MAX;
   for (size_t i = 1; i < args.size(); ++i) {
-    columns.push_back(iterate(args[i], c.loc));
+    columns.push_back(iterate(c, args[i]));
     n = std::min(n, columns.back().size());
   }
   std::vector<Value> out;
@@ -423,7 +431,7 @@ Value bMap(CallContext& c, std::vector<Value>& args) {
 Value bFilter(CallContext& c, std::vector<Value>& args) {
   checkArity(c, args, 2, 2);
   std::vector<Value> out;
-  for (Value& v : iterate(args[1], c.loc)) {
+  for (Value& v : iterate(c, args[1])) {
     bool keep = args[0].is(Kind::None) ? truthy(v, c.loc) : truthy(c.interp.call(args[0], {v}, c.loc), c.loc);
     if (keep) out.push_back(std::move(v));
   }
@@ -455,7 +463,7 @@ Value bTupleOf(CallContext&, std::vector<Value>& args) { return makeTuple(std::m
 Value bReversed(CallContext& c, std::vector<Value>& args) {
   checkArity(c, args, 1, 1);
   if (args[0].is(Kind::Dict)) fail(c.loc, "'dict' object is not reversible");
-  std::vector<Value> items = iterate(args[0], c.loc);
+  std::vector<Value> items = iterate(c, args[0]);
   std::reverse(items.begin(), items.end());
   return makeList(std::move(items));
 }
@@ -463,7 +471,7 @@ Value bReversed(CallContext& c, std::vector<Value>& args) {
 Value bAny(CallContext& c, std::vector<Value>& args) {
   if (!args.empty() && args[0].is(Kind::Tensor)) return tensorReduction(c, args, ir::Op::Any);
   checkArity(c, args, 1, 1);
-  for (const Value& v : iterate(args[0], c.loc))
+  for (const Value& v : iterate(c, args[0]))
     if (truthy(v)) return Value::boolean(true);
   return Value::boolean(false);
 }
@@ -471,7 +479,7 @@ Value bAny(CallContext& c, std::vector<Value>& args) {
 Value bAll(CallContext& c, std::vector<Value>& args) {
   if (!args.empty() && args[0].is(Kind::Tensor)) return tensorReduction(c, args, ir::Op::All);
   checkArity(c, args, 1, 1);
-  for (const Value& v : iterate(args[0], c.loc))
+  for (const Value& v : iterate(c, args[0]))
     if (!truthy(v)) return Value::boolean(false);
   return Value::boolean(true);
 }

@@ -26,7 +26,7 @@ const std::string& strArg(CallContext& c, const Value& v, const char* what) {
 Value lAppend(CallContext& c, std::vector<Value>& a) { checkArity(c, a, 2, 2); items(a).push_back(a[1]); return Value::none(); }
 Value lExtend(CallContext& c, std::vector<Value>& a) {
   checkArity(c, a, 2, 2);
-  for (Value& v : iterate(a[1], c.loc)) items(a).push_back(std::move(v));
+  for (Value& v : iterate(c, a[1])) items(a).push_back(std::move(v));
   return Value::none();
 }
 Value lPop(CallContext& c, std::vector<Value>& a) {
