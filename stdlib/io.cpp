@@ -85,8 +85,9 @@ Tensor parseNpy(const std::string& data, const std::string& what, SourceLoc loc,
     size_t p = header.find("'" + key + "'");
     if (p == std::string::npos) bad("no '" + key + "' in the header");
     p = header.find(':', p);
-    size_t e = key == "shape" ? header.find(')', p) + 1 : header.find_first_of(",}", p);
-    return header.substr(p + 1, e - p - 1);
+    size_t e = p == std::string::npos ? p : key == "shape" ? header.find(')', p) : header.find_first_of(",}", p);
+    if (e == std::string::npos) bad("a malformed '" + key + "' in the header");
+    return header.substr(p + 1, e - p - (key == "shape" ? 0 : 1));
   };
   std::string descr = field("descr");
   descr.erase(0, descr.find('\'') + 1);
@@ -96,24 +97,44 @@ Tensor parseNpy(const std::string& data, const std::string& what, SourceLoc loc,
     if (descr == npyDescr(t) || (descr == "<b1" && t == DType::Bool)) dt = t;
   if (!dt) fail(loc, "unsupported .npy dtype '" + descr + "' in " + what + " (nn reads bool, i32, i64, f32, f64)");
   bool fortran = field("fortran_order").find("True") != std::string::npos;
+  // The shape is a tuple of non-negative ints: "(3, 4)", "(5,)", "()".
   std::string shapeText = field("shape");
   Shape shape;
-  for (size_t i = 0; i < shapeText.size();) {
-    if (std::isdigit(static_cast<unsigned char>(shapeText[i]))) {
-      size_t j = i;
-      while (j < shapeText.size() && std::isdigit(static_cast<unsigned char>(shapeText[j]))) ++j;
-      shape.push_back(std::stoll(shapeText.substr(i, j - i)));
-      i = j;
-    } else {
+  size_t i = shapeText.find_first_not_of(" \t");
+  if (i == std::string::npos || shapeText[i] != '(') return bad("the shape is not a tuple of sizes");
+  ++i;
+  uint64_t count = 1;
+  bool expectSize = true;
+  for (;;) {
+    while (i < shapeText.size() && (shapeText[i] == ' ' || shapeText[i] == '\t')) ++i;
+    if (i == shapeText.size()) return bad("the shape is not a tuple of sizes");
+    if (shapeText[i] == ')') break;
+    if (expectSize && std::isdigit(static_cast<unsigned char>(shapeText[i]))) {
+      uint64_t d = 0;
+      for (; i < shapeText.size() && std::isdigit(static_cast<unsigned char>(shapeText[i])); ++i)
+        if (__builtin_mul_overflow(d, 10u, &d) || __builtin_add_overflow(d, uint64_t(shapeText[i] - '0'), &d) ||
+            d > uint64_t(INT64_MAX))
+          return bad("a size in the shape is too large");
+      if (__builtin_mul_overflow(count, d, &count) || count > uint64_t(INT64_MAX))
+        return bad("the shape holds too many elements");
+      shape.push_back(static_cast<int64_t>(d));
+      expectSize = false;
+    } else if (!expectSize && shapeText[i] == ',') {
       ++i;
+      expectSize = true;
+    } else {
+      return bad("the shape is not a tuple of sizes");
     }
   }
+  if (shape.size() == 1 && expectSize == false && shapeText.find(',') == std::string::npos)
+    return bad("the shape is not a tuple of sizes");  // "(3)" is an int, not a tuple
+  size_t begin = start + headerLen;
+  uint64_t bytes = 0;
+  if (__builtin_mul_overflow(count, uint64_t(dtypeSize(*dt)), &bytes) || data.size() - begin < bytes)
+    return bad("the data is shorter than its shape " + shapeString(shape));
   Shape fileShape = shape;
   if (fortran) std::reverse(fileShape.begin(), fileShape.end());
   Tensor t = Tensor::empty(*dt, fileShape, device);
-  size_t bytes = static_cast<size_t>(t.numel()) * dtypeSize(*dt);
-  size_t begin = start + headerLen;
-  if (data.size() - begin < bytes) return bad("the data is shorter than its shape " + shapeString(shape));
   std::memcpy(t.bytes(), data.data() + begin, bytes);
   if (fortran) t = transpose(t, {}, loc).clone();
   return t;
