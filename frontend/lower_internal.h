@@ -13,6 +13,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "frontend/lower.h"
@@ -38,7 +39,11 @@ void collectGlobalDecls(const ast::Body& body, std::set<std::string>& out);
 // The names a try statement's body, handlers (with their `as` names) and
 // else clause assign; not its finally.
 void collectTryAssigned(const ast::TryStmt& s, std::set<std::string>& out, bool updates = false);
-Jumps jumpsOf(const ast::Stmt& s);
+// The jumps a statement may make, with answers kept in `cache` when one is
+// given (a lowering asks at every level of a nesting: an `elif` chain of
+// thousands stays linear).
+using JumpsCache = std::unordered_map<const ast::Stmt*, Jumps>;
+Jumps jumpsOf(const ast::Stmt& s, JumpsCache* cache = nullptr);
 bool containsReturn(const ast::Body& body);
 
 using Env = std::map<std::string, ir::Value*>;
@@ -152,6 +157,7 @@ class Lowerer {
   std::set<std::string> functionNames_;
   ir::Block* cur_ = nullptr;
   int counter_ = 0;  // makes loop index names unique
+  JumpsCache jumps_;
   Env env_;
   FuncCtx* fctx_ = nullptr;
   // The nodes augmented and index assignments made (lost_updates.h).

@@ -126,13 +126,17 @@ void collectGlobalDecls(const Body& body, std::set<std::string>& out) {
   }
 }
 
-static Jumps bodyJumps(const Body& body) {
+static Jumps bodyJumps(const Body& body, JumpsCache* cache) {
   Jumps j;
-  for (const auto& s : body) j |= jumpsOf(*s);
+  for (const auto& s : body) j |= jumpsOf(*s, cache);
   return j;
 }
 
-Jumps jumpsOf(const Stmt& s) {
+Jumps jumpsOf(const Stmt& s, JumpsCache* cache) {
+  if (cache) {
+    auto it = cache->find(&s);
+    if (it != cache->end()) return it->second;
+  }
   Jumps j;
   switch (s.kind) {
     case StmtKind::Return: j.ret = true; break;
@@ -140,8 +144,8 @@ Jumps jumpsOf(const Stmt& s) {
     case StmtKind::Continue: j.cont = true; break;
     case StmtKind::If: {
       const auto& x = static_cast<const IfStmt&>(s);
-      j |= bodyJumps(x.then);
-      j |= bodyJumps(x.orelse);
+      j |= bodyJumps(x.then, cache);
+      j |= bodyJumps(x.orelse, cache);
       break;
     }
     case StmtKind::While:
@@ -151,16 +155,17 @@ Jumps jumpsOf(const Stmt& s) {
                                                 : static_cast<const ForStmt&>(s).body;
       const Body& e = s.kind == StmtKind::While ? static_cast<const WhileStmt&>(s).orelse
                                                 : static_cast<const ForStmt&>(s).orelse;
-      j.ret = bodyJumps(b).ret;
-      j |= bodyJumps(e);
+      j.ret = bodyJumps(b, cache).ret;
+      j |= bodyJumps(e, cache);
       break;
     }
-    case StmtKind::With: j |= bodyJumps(static_cast<const WithStmt&>(s).body); break;
+    case StmtKind::With: j |= bodyJumps(static_cast<const WithStmt&>(s).body, cache); break;
     case StmtKind::Try:
-      for (const Body* b : static_cast<const TryStmt&>(s).bodies()) j |= bodyJumps(*b);
+      for (const Body* b : static_cast<const TryStmt&>(s).bodies()) j |= bodyJumps(*b, cache);
       break;
     default: break;
   }
+  if (cache) cache->emplace(&s, j);
   return j;
 }
 

@@ -70,7 +70,7 @@ void Lowerer::body(const Body& stmts, size_t from) {
     if (s.kind == StmtKind::Return || s.kind == StmtKind::Break || s.kind == StmtKind::Continue ||
         s.kind == StmtKind::Raise)
       return;
-    Jumps j = jumpsOf(s);
+    Jumps j = jumpsOf(s, &jumps_);
     if (j.any() && i + 1 < stmts.size()) {
       // The rest of the block runs only if no flag was set.
       Value* stop = flagsSet(j, s.loc);
@@ -445,9 +445,9 @@ std::vector<std::string> Lowerer::loopCarried(const std::set<std::string>& assig
   return carried;
 }
 
-static Jumps loopBodyJumps(const Body& body) {
+static Jumps loopBodyJumps(const Body& body, JumpsCache& cache) {
   Jumps j;
-  for (const auto& s : body) j |= jumpsOf(*s);
+  for (const auto& s : body) j |= jumpsOf(*s, &cache);
   return j;
 }
 
@@ -487,7 +487,7 @@ void Lowerer::loopElse(const Body& orelse, const Jumps& stopOn, SourceLoc loc) {
 }
 
 void Lowerer::whileStmt(const WhileStmt& s) {
-  Jumps inner = loopBodyJumps(s.body);
+  Jumps inner = loopBodyJumps(s.body, jumps_);
   std::set<std::string> assigned;
   collectAssigned(s.body, assigned, true);
   FlagScope flags(env_);
@@ -512,7 +512,7 @@ void Lowerer::whileStmt(const WhileStmt& s) {
 void Lowerer::forStmt(const ForStmt& s) {
   Value* seq = emitValue(Op::Iter, s.iter->loc, {expr(*s.iter)});
   Value* len = emitValue(Op::IterLen, s.loc, {seq});
-  Jumps inner = loopBodyJumps(s.body);
+  Jumps inner = loopBodyJumps(s.body, jumps_);
   std::set<std::string> assigned;
   collectAssigned(s.body, assigned, true);
   collectTargetNames(*s.target, assigned);

@@ -114,7 +114,7 @@ void Lowerer::tryExcept(const TryStmt& s) {
   if (s.orelse.empty()) return;
   // else runs when the body ran to its end: no error, no return, break or continue.
   Jumps j;
-  for (const auto& st : s.body) j |= jumpsOf(*st);
+  for (const auto& st : s.body) j |= jumpsOf(*st, &jumps_);
   if (j.any()) {
     Value* stop = flagsSet(j, s.loc);
     ok = emitValue(Op::BitAnd, s.loc, {ok, emitValue(Op::Not, s.loc, {stop})});

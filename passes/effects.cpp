@@ -38,13 +38,52 @@ bool number(const ir::Type& t) { return t.kind == TypeKind::Float || t.kind == T
 
 namespace {
 // Whether a node of n's blocks (if/loop bodies) satisfies `pred`.
-bool anyInBlocks(const ir::Node& n, bool (*pred)(const ir::Node&)) {
+template <class Pred>
+bool anyInBlocks(const ir::Node& n, Pred pred) {
   for (size_t i = 0; i < n.numBlocks(); ++i)
     for (const auto& inner : n.block(i)->nodes())
       if (pred(*inner)) return true;
   return false;
 }
+
+// mayRaise of a node holding blocks, asking `inner` about the nested nodes.
+template <class Inner>
+bool blockMayRaise(const ir::Node& n, Inner inner) {
+  if (n.op() == Op::Loop) return true;
+  for (size_t i = 0; i < n.numBlocks(); ++i)
+    for (const auto& m : n.block(i)->nodes())
+      if (!ir::hasTrait(m->op(), ir::TERM) && inner(*m)) return true;
+  // An if's condition is truth-tested: a tensor of several elements raises.
+  return n.op() == Op::If && n.operand(0)->type().kind != TypeKind::Bool;
+}
+
+// The memo's answer for n, computed once.
+template <class Compute>
+bool remembered(std::unordered_map<const ir::Node*, bool>& memo, const ir::Node& n, Compute compute) {
+  auto it = memo.find(&n);
+  if (it != memo.end()) return it->second;
+  bool r = compute();
+  memo.emplace(&n, r);
+  return r;
+}
 }  // namespace
+
+bool EffectMemo::hasEffect(const ir::Node& n) {
+  if (n.numBlocks() == 0) return passes::hasEffect(n);
+  return remembered(effect_, n, [&] {
+    return opHasEffect(n.op()) || anyInBlocks(n, [&](const ir::Node& m) { return hasEffect(m); });
+  });
+}
+
+bool EffectMemo::isBarrier(const ir::Node& n) {
+  if (n.numBlocks() == 0) return passes::isBarrier(n);
+  return remembered(barrier_, n, [&] { return anyInBlocks(n, [&](const ir::Node& m) { return isBarrier(m); }); });
+}
+
+bool EffectMemo::mayRaise(const ir::Node& n) {
+  if (n.numBlocks() == 0) return passes::mayRaise(n);
+  return remembered(raise_, n, [&] { return blockMayRaise(n, [&](const ir::Node& m) { return mayRaise(m); }); });
+}
 
 bool hasEffect(const ir::Node& n) {
   if (n.op() == Op::Call) return callHasEffect(n);
@@ -67,14 +106,7 @@ bool mayRaise(const ir::Node& n) {
       return false;
     default: break;
   }
-  if (n.op() == Op::Loop) return true;
-  if (n.numBlocks() > 0) {
-    for (size_t i = 0; i < n.numBlocks(); ++i)
-      for (const auto& inner : n.block(i)->nodes())
-        if (!ir::hasTrait(inner->op(), ir::TERM) && mayRaise(*inner)) return true;
-    // An if's condition is truth-tested: a tensor of several elements raises.
-    return n.op() == Op::If && n.operand(0)->type().kind != TypeKind::Bool;
-  }
+  if (n.numBlocks() > 0 || n.op() == Op::Loop) return blockMayRaise(n, [](const ir::Node& m) { return mayRaise(m); });
   // A tensor's method: looking it up makes a bound method and cannot fail.
   if (n.op() == Op::GetAttr) {
     if (!n.operand(0)->type().isTensor()) return true;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <unordered_map>
 
 #include "ir/ir.h"
 
@@ -24,6 +25,20 @@ bool isBarrier(const ir::Node& n);
 // False only where the operand types prove the op cannot fail.
 bool mayRaise(const ir::Node& n);
 inline bool removable(const ir::Node& n) { return !hasEffect(n) && !mayRaise(n); }
+// The predicates above with their answers for the nodes holding blocks kept
+// (those answers depend on everything nested in them), so that a pass
+// asking at every level of a deep nesting (an `elif` chain) stays linear.
+// Valid while the nodes asked about and their blocks do not change.
+class EffectMemo {
+ public:
+  bool hasEffect(const ir::Node& n);
+  bool isBarrier(const ir::Node& n);
+  bool mayRaise(const ir::Node& n);
+
+ private:
+  std::unordered_map<const ir::Node*, bool> effect_, barrier_, raise_;
+};
+
 // Nodes that make a new mutable object each time they run (a list, a dict,
 // a function object): not to be merged or run fewer times.
 inline bool makesFreshObject(const ir::Node& n) {

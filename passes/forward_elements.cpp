@@ -82,10 +82,14 @@ void collapseAppends(ir::Block& b) {
     bool open = true;   // nothing but appends has used it yet
   };
   std::unordered_map<const Value*, Pending> lists;
+  size_t open = 0;  // lists still open: with none, nested uses need no walk
   auto& nodes = b.mutableNodes();
   auto close = [&](const Value* v) {
     auto it = lists.find(v);
-    if (it != lists.end()) it->second.open = false;
+    if (it != lists.end() && it->second.open) {
+      it->second.open = false;
+      --open;
+    }
   };
   for (size_t i = 0; i < nodes.size(); ++i) {
     Node& n = *nodes[i];
@@ -103,8 +107,11 @@ void collapseAppends(ir::Block& b) {
       for (size_t k = 0; k < m.numBlocks(); ++k)
         for (const auto& inner : m.block(k)->nodes()) closeUses(*inner);
     };
-    closeUses(n);
-    if (n.op() == Op::MakeList) lists[n.result(0)] = Pending{&n, kNone};
+    if (open > 0) closeUses(n);
+    if (n.op() == Op::MakeList) {
+      lists[n.result(0)] = Pending{&n, kNone};
+      ++open;
+    }
   }
   // The appends that build a list: their indices, and the list's new place.
   std::unordered_map<size_t, Node*> moveTo;  // last append -> list

@@ -297,10 +297,17 @@ class Fuser {
                                          const std::unordered_map<const Node*, size_t>& position) {
     const auto& nodes = b.nodes();
     const size_t size = nodes.size();
-    // Fused groups and lone fusible ops, by root position.
+    // Fused groups and lone fusible ops, by root position. With fewer than
+    // two, nothing can merge: the walk over the nested uses is skipped (a
+    // deep nesting of blocks without fusible ops stays linear).
+    size_t fused = groups.size();
     for (size_t i = 0; i < size; ++i) {
       const Node& n = *nodes[i];
       if (!claimed.count(&n) && (fusible(n) || (untyped_ && untypedFusible(n)))) groups.push_back({i});
+    }
+    if (groups.size() < 2) {
+      groups.resize(fused);
+      return groups;
     }
     std::sort(groups.begin(), groups.end(), [](const auto& x, const auto& y) { return x.back() < y.back(); });
     std::vector<size_t> groupAt(size, SIZE_MAX), parent(groups.size());

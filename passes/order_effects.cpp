@@ -40,7 +40,7 @@ void addEdge(std::vector<ir::Value*>& after, ir::Value* t) {
   if (std::find(after.begin(), after.end(), t) == after.end()) after.push_back(t);
 }
 
-void orderBlock(ir::Block& b, const std::vector<ir::Value*>& entry) {
+void orderBlock(ir::Block& b, const std::vector<ir::Value*>& entry, EffectMemo& memo) {
   std::vector<ir::Value*> lastEffect = entry;  // what the next node follows
   std::vector<ir::Value*> raisers;             // may-raise nodes since then
   std::vector<ir::Value*> fence;               // the last barrier: every node follows it
@@ -49,9 +49,9 @@ void orderBlock(ir::Block& b, const std::vector<ir::Value*>& entry) {
     ir::Node& n = *owned;
     n.clearOrder();
     if (ir::hasTrait(n.op(), ir::TERM)) continue;
-    bool effect = hasEffect(n);
-    bool raises = !effect && mayRaise(n);
-    if (isBarrier(n)) {
+    bool effect = memo.hasEffect(n);
+    bool raises = !effect && memo.mayRaise(n);
+    if (memo.isBarrier(n)) {
       std::vector<ir::Value*> after = lastEffect;
       after.insert(after.end(), raisers.begin(), raisers.end());
       for (ir::Node* m : sinceFence) {
@@ -59,7 +59,7 @@ void orderBlock(ir::Block& b, const std::vector<ir::Value*>& entry) {
         addEdge(after, m->token());
       }
       ir::Value* t = n.setOrder(after);
-      for (size_t i = 0; i < n.numBlocks(); ++i) orderBlock(*n.block(i), after);
+      for (size_t i = 0; i < n.numBlocks(); ++i) orderBlock(*n.block(i), after, memo);
       lastEffect = fence = {t};
       raisers.clear();
       sinceFence.clear();
@@ -70,15 +70,15 @@ void orderBlock(ir::Block& b, const std::vector<ir::Value*>& entry) {
       std::vector<ir::Value*> after = lastEffect;
       after.insert(after.end(), raisers.begin(), raisers.end());
       ir::Value* t = n.setOrder(after);
-      for (size_t i = 0; i < n.numBlocks(); ++i) orderBlock(*n.block(i), after);
+      for (size_t i = 0; i < n.numBlocks(); ++i) orderBlock(*n.block(i), after, memo);
       lastEffect = {t};
       raisers.clear();
     } else if (raises) {
       raisers.push_back(n.setOrder(lastEffect));
-      for (size_t i = 0; i < n.numBlocks(); ++i) orderBlock(*n.block(i), lastEffect);
+      for (size_t i = 0; i < n.numBlocks(); ++i) orderBlock(*n.block(i), lastEffect, memo);
     } else {
       if (!fence.empty() && doesWork(n)) n.setOrder(fence);
-      for (size_t i = 0; i < n.numBlocks(); ++i) orderBlock(*n.block(i), lastEffect);
+      for (size_t i = 0; i < n.numBlocks(); ++i) orderBlock(*n.block(i), lastEffect, memo);
     }
   }
 }
@@ -86,7 +86,8 @@ void orderBlock(ir::Block& b, const std::vector<ir::Value*>& entry) {
 }  // namespace
 
 bool orderEffects(ir::Graph& g, PassContext&) {
-  for (const auto& f : g.functions()) orderBlock(*f->body(), {});
+  EffectMemo memo;  // ordering changes no node's effects
+  for (const auto& f : g.functions()) orderBlock(*f->body(), {}, memo);
   return true;
 }
 
