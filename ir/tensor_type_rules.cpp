@@ -151,11 +151,20 @@ std::optional<Type> tensorResultType(const Node& n) {
   Op op = n.op();
   if (op == Op::MatMul) return matmulType(n, ops[0]->type(), ops[1]->type());
   if (op == Op::Where) {
-    // where(cond, x, y): x and y promote; all three broadcast.
-    Type xy = elementwiseBinary(n, ops[1]->type(), ops[2]->type());
+    // where(cond, x, y): x and y promote; all three broadcast (worded as
+    // the runtime words it, so both modes say the same).
+    // A mismatch is reported here only when all three types are known;
+    // else the runtime reports it when it runs.
     bool ok = true;
-    auto shape = broadcast(shapeOf(ops[0]->type()), xy.shape, ok);
-    if (!ok) fail(n.loc(), "shape mismatch in where: condition " + describe(ops[0]->type()) + " and values " + describe(xy));
+    auto shape = broadcast(shapeOf(ops[0]->type()), broadcast(shapeOf(ops[1]->type()), shapeOf(ops[2]->type()), ok), ok);
+    if (!ok) {
+      bool known = true;
+      for (const Value* v : ops) known = known && v->type().isTensor() && v->type().dtype && v->type().hasStaticShape();
+      if (!known) return Type::any();
+      fail(n.loc(), "shape mismatch in where: " + describe(ops[0]->type()) + ", " + describe(ops[1]->type()) + ", " +
+                        describe(ops[2]->type()));
+    }
+    Type xy = elementwiseBinary(n, ops[1]->type(), ops[2]->type());
     return Type::tensor(xy.dtype, shape);
   }
   if (!hasTrait(op, ELEM)) return std::nullopt;

@@ -11,6 +11,7 @@
 
 
 #include <algorithm>
+#include <cmath>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -506,6 +507,15 @@ Value bLoadCsv(CallContext& c, std::vector<Value>& args) {
       double v = std::strtod(trimmed.c_str(), &end);
       if (trimmed.empty() || *end)
         fail(c.loc, "load_csv: '" + path + "' line " + std::to_string(lineNo) + ": '" + trimmed + "' is not a number");
+      // An integer dtype takes integers in its range only (no NaN turned
+      // into 0, no saturation), as NumPy's loadtxt.
+      if (!isFloating(dt) && dt != DType::Bool) {
+        double lo = dt == DType::I32 ? -2147483648.0 : -9223372036854775808.0;
+        double hi = dt == DType::I32 ? 2147483648.0 : 9223372036854775808.0;
+        if (!(v >= lo && v < hi) || v != std::floor(v))
+          fail(c.loc, "load_csv: '" + path + "' line " + std::to_string(lineNo) + ": '" + trimmed + "' is not an " +
+                          dtypeName(dt) + " integer", ErrorClass::ValueError);
+      }
       values.push_back(v);
       ++n;
     }
