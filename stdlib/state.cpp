@@ -239,7 +239,11 @@ Status State::replInput(const std::string& code) {
 Status State::emit(const std::string& path, Stage stage) {
   std::string text, why;
   if (!readFile(path, text, why)) return failure("cannot open file '" + path + "': " + why);
-  uint32_t file = sm_.add(path, std::move(text));
+  return emitText(path, std::move(text), stage);
+}
+
+Status State::emitText(const std::string& name, std::string text, Stage stage) {
+  uint32_t file = sm_.add(name, std::move(text));
   return guarded([&] {
     switch (stage) {
       case Stage::Tokens: frontend::dumpTokens(sm_, file, out_); break;

@@ -76,6 +76,8 @@ class State : public rt::Host {
   Status runString(const std::string& code, const std::string& name);
   // Prints one pipeline stage of a file instead of running it.
   Status emit(const std::string& path, Stage stage);
+  // emit() of source text held in memory, named `name` in diagnostics.
+  Status emitText(const std::string& name, std::string text, Stage stage);
 
   // REPL: compiles and runs one complete input in the persistent main
   // module, echoing expression values; the state survives errors.

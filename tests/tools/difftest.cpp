@@ -1,0 +1,116 @@
+// The differential tester: runs random programs (program_gen.h) in eager
+// mode, in graph mode without the JIT and in graph mode with the JIT
+// compiling at first run, and where a program has no tensors in CPython
+// too, and reports any difference in output, exit status or error location.
+// A program that differs is minimised (lines are dropped while the
+// difference stays) and written to the --keep folder, ready to join
+// tests/differential.
+// Usage: difftest NN_BINARY [--seed S] [--count N] [--python PYTHON] [--keep DIR]
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "program_gen.h"
+#include "run_capture.h"
+
+namespace {
+
+struct Outcome {
+  int status = 0;
+  std::string out;
+  std::string error;  // the diagnostic's first two lines: message and location
+};
+
+std::string scratchPath() { return "/tmp/nn_difftest_" + std::to_string(::getpid()) + ".nn"; }
+
+Outcome run(const std::vector<std::string>& argv, const std::string& program) {
+  std::string path = scratchPath();
+  std::ofstream(path) << program;
+  std::vector<std::string> cmd = argv;
+  cmd.push_back(path);
+  Captured c = runCapture(cmd, "", false);
+  Outcome o{c.status, c.out, ""};
+  std::vector<std::string> err = splitLines(c.err);
+  for (size_t i = 0; i < err.size() && i < 2; ++i) o.error += err[i] + "\n";
+  return o;
+}
+
+// The first difference between the runs of `program`, or "".
+std::string difference(const std::string& nn, const std::string& python, const std::string& program, bool tensors) {
+  const std::vector<std::pair<std::string, std::vector<std::string>>> modes = {
+      {"eager", {nn, "--mode", "eager"}},
+      {"graph --jit off", {nn, "--mode", "graph", "--jit", "off"}},
+      {"graph --jit always", {nn, "--mode", "graph", "--jit", "always"}}};
+  Outcome first = run(modes[0].second, program);
+  for (size_t m = 1; m < modes.size(); ++m) {
+    Outcome o = run(modes[m].second, program);
+    if (o.status != first.status || o.out != first.out || o.error != first.error)
+      return modes[0].first + " and " + modes[m].first + " differ:\n--- " + modes[0].first + " (status " +
+             std::to_string(first.status) + ")\n" + first.out + first.error + "--- " + modes[m].first + " (status " +
+             std::to_string(o.status) + ")\n" + o.out + o.error;
+  }
+  if (!tensors && !python.empty()) {
+    Outcome py = run({python}, program);
+    bool bothFailed = py.status != 0 && first.status != 0;
+    if (!bothFailed && (py.status != first.status || py.out != first.out))
+      return "nn and CPython differ:\n--- nn (status " + std::to_string(first.status) + ")\n" + first.out +
+             first.error + "--- CPython (status " + std::to_string(py.status) + ")\n" + py.out;
+  }
+  return "";
+}
+
+// Drops lines while the program still differs (one pass from the end,
+// then again until nothing more can go).
+std::string minimise(const std::string& nn, const std::string& python, std::string program, bool tensors) {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    std::vector<std::string> lines = splitLines(program);
+    for (size_t i = lines.size(); i-- > 0;) {
+      std::string candidate;
+      for (size_t j = 0; j < lines.size(); ++j)
+        if (j != i) candidate += lines[j] + "\n";
+      if (!difference(nn, python, candidate, tensors).empty()) {
+        lines.erase(lines.begin() + static_cast<std::ptrdiff_t>(i));
+        program = candidate;
+        changed = true;
+      }
+    }
+  }
+  return program;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::cerr << "usage: difftest NN_BINARY [--seed S] [--count N] [--python PYTHON] [--keep DIR]\n";
+    return 2;
+  }
+  std::string nn = argv[1], python, keep;
+  uint64_t seed = 1, count = 100;
+  for (int i = 2; i + 1 < argc; i += 2) {
+    std::string flag = argv[i];
+    if (flag == "--seed") seed = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (flag == "--count") count = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (flag == "--python") python = argv[i + 1];
+    else if (flag == "--keep") keep = argv[i + 1];
+  }
+  uint64_t failures = 0;
+  for (uint64_t s = seed; s < seed + count; ++s) {
+    GeneratedProgram p = generateProgram(s);
+    std::string why = difference(nn, python, p.text, p.usesTensors);
+    if (why.empty()) continue;
+    ++failures;
+    std::string small = minimise(nn, python, p.text, p.usesTensors);
+    std::cerr << "seed " << s << ": " << why << "--- minimised program ---\n" << small << "\n";
+    if (!keep.empty()) std::ofstream(keep + "/difftest_" + std::to_string(s) + ".nn") << small;
+  }
+  ::unlink(scratchPath().c_str());
+  std::cout << "difftest: " << count << " programs from seed " << seed << ", " << failures << " with differences\n";
+  return failures == 0 ? 0 : 1;
+}
