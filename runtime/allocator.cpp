@@ -21,6 +21,7 @@ static size_t roundUp(size_t bytes) {
 CpuAllocator::~CpuAllocator() { releaseCache(); }
 
 void* CpuAllocator::allocate(size_t bytes) {
+  if (injectedFailure()) throw std::bad_alloc();
   size_t rounded = roundUp(bytes);
   void* p = nullptr;
   if (rounded >= kCacheFrom) {

@@ -21,12 +21,18 @@ class Allocator {
   // Starts a new peak from the bytes live now (torch's
   // reset_peak_memory_stats), to measure the peak of one piece of work.
   void resetPeak() { peak_.store(live_.load()); }
+  // Failure injection for tests: the allocation after the next `n` throws
+  // std::bad_alloc, once (a negative n: never).
+  void failAfter(long n) { failIn_.store(n); }
 
  protected:
   void count(ptrdiff_t delta);
+  // Whether this allocation is the one failAfter() asked to fail.
+  bool injectedFailure() { return failIn_.load(std::memory_order_relaxed) >= 0 && failIn_.fetch_sub(1) == 0; }
 
  private:
   std::atomic<size_t> live_{0}, peak_{0};
+  std::atomic<long> failIn_{-1};
 };
 
 // Large blocks are cached after release and handed out again for requests
