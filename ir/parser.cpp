@@ -118,7 +118,11 @@ class Parser {
     size_t p = pos_;
     while (!atEnd() && std::isdigit(static_cast<unsigned char>(peek()))) advance();
     if (p == pos_) error("expected a number");
-    return static_cast<uint32_t>(std::stoul(s_.substr(p, pos_ - p)));
+    uint32_t n = 0;
+    for (size_t k = p; k < pos_; ++k)
+      if (__builtin_mul_overflow(n, 10u, &n) || __builtin_add_overflow(n, static_cast<uint32_t>(s_[k] - '0'), &n))
+        error("number too large");
+    return n;
   }
   std::string valueName() {
     skipSpace();

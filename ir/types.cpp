@@ -44,7 +44,7 @@ static std::optional<DimList> parseDims(std::string_view text) {
       int64_t n = 0;
       for (char c : d) {
         if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
-        n = n * 10 + (c - '0');
+        if (__builtin_mul_overflow(n, 10, &n) || __builtin_add_overflow(n, c - '0', &n)) return std::nullopt;
       }
       dims.push_back(Dim::known(n));
     } else {

@@ -181,3 +181,11 @@ TEST(Liveness, LastUsesRespectLoopsAndRepeatedOperands) {
 }
 
 }  // namespace
+
+// Numbers too large for their field are parse errors, not exceptions
+// escaping the parser (fuzzing findings: tests/fuzz/regressions).
+TEST(Parser, RejectsNumbersTooLargeForTheirField) {
+  nn::SourceManager sm;
+  EXPECT_THROW(parseText(sm, "func @f(%x: f32[33333333333333333333]) {\n  return %x\n}\n"), nn::NnError);
+  EXPECT_THROW(parseText(sm, "func @f(%x: any) loc(1:1-1:61111111111111111111) {\n  return %x\n}\n"), nn::NnError);
+}
