@@ -152,6 +152,7 @@ Value conv1dOp(OpCall& c) {
 // 1 / scale_factor when that was given.
 Value interpolateOp(OpCall& c) {
   const Tensor& x = c.tensor("x");
+  if (!c["mode"].is(Kind::Str)) c.fail(std::string("mode must be a str, not ") + typeName(c["mode"]));
   const std::string mode = c["mode"].asStr();
   bool alignCorners = c.flag("align_corners");
   int64_t spatial = x.ndim() - 2;
@@ -168,6 +169,7 @@ Value interpolateOp(OpCall& c) {
   std::vector<double> scale;
   for (int64_t d = 0; d < spatial; ++d) {
     int64_t n = x.dim(2 + d);
+    if (n == 0) c.fail("cannot resize an empty input " + typeString(x));
     int64_t o = scaled ? static_cast<int64_t>(std::floor(static_cast<double>(n) * c.number("scale_factor")))
                        : size.size() == 1 ? size[0] : size.at(static_cast<size_t>(d));
     if (!scaled && size.size() != 1 && size.size() != static_cast<size_t>(spatial))
