@@ -121,6 +121,9 @@ Value embeddingOp(OpCall& c) {
   if (isFloating(input.dtype()) || input.dtype() == DType::Bool)
     c.fail("input must be an integer tensor of indices, not " + typeString(input));
   if (weight.ndim() != 2) c.fail("weight must be 2-d [num_embeddings, dim], got " + typeString(weight));
+  // Indices count from 0 (PyTorch's), not from the end as NumPy's indexing.
+  if (input.numel() > 0 && item(reduce(input, Reduction::Min, {}, false, c.loc, "embedding"), c.loc).asInt() < 0)
+    nn::fail(c.loc, "embedding(): an index is negative (indices count rows from 0)", ErrorClass::IndexError);
   return makeTensorValue(tensorGetItem(weight, c["input"], c.loc));
 }
 
