@@ -1,9 +1,9 @@
 // A generator of random well-typed nn programs for differential testing
 // (difftest.cpp): scalars and tensors with broadcasting, integer and float
 // arithmetic (floor division and modulo of negatives included), comparisons,
-// if/while/for, early returns, break/continue, calls, closures, lists,
-// tuples, dicts, indexing and slicing, reductions and grad. The same seed
-// always gives the same program.
+// if/while/for, early returns, break/continue, calls (with *args),
+// closures, lists, tuples, dicts, indexing and slicing, try/except,
+// reductions and grad. The same seed always gives the same program.
 #pragma once
 
 #include <cstdint>
