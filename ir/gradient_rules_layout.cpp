@@ -71,6 +71,35 @@ void GradOuter(GradientBuilder& b) {
   if (b.wanted[1]) b.grads[1] = b.emit(Op::MatMul, {b.operands[0], b.adjoint});
 }
 
+// diag(x, k): of a 1-d x, the k-th diagonal of the square adjoint; of a
+// 2-d [m, n] x, the adjoint put on x's k-th diagonal: diag of it is a
+// square of side L + |k| (L the diagonal's length), padded and cut to
+// [m, n]. The 2-d case needs x's dims.
+void GradDiag(GradientBuilder& b) {
+  if (!b.wanted[0]) return;
+  int64_t k = static_cast<int64_t>(b.number("diagonal", 0));
+  std::vector<std::pair<std::string, Attr>> diagonal{{"diagonal", Attr(k)}};
+  if (b.rankOf(0) == 1) {
+    b.grads[0] = b.emit(Op::Diag, {b.adjoint}, diagonal);
+    return;
+  }
+  Type t = b.operands[0]->type();
+  const Dim &rows = (*t.shape)[0], &cols = (*t.shape)[1];
+  if (!rows.isKnown() || !cols.isKnown()) fail(b.forward.loc(), "the gradient of 'diag' needs the shape of its input");
+  int64_t m = rows.size, n = cols.size, row = k < 0 ? -k : 0, col = k > 0 ? k : 0;
+  int64_t side = std::max<int64_t>(0, std::min(m - row, n - col)) + row + col;
+  Value* g = b.emit(Op::Diag, {b.adjoint}, diagonal);
+  if (side < m || side < n)
+    g = b.emit(Op::Pad, {g}, {{"widths", Ints{0, std::max<int64_t>(0, n - side), 0, std::max<int64_t>(0, m - side)}}});
+  if (side > m || side > n) {
+    auto upTo = [&](int64_t end) {
+      return b.emit(Op::MakeSlice, {b.literal(int64_t(0)), b.literal(end), b.literal(NoneAttr{})});
+    };
+    g = b.emit(Op::GetItem, {g, b.emit(Op::MakeTuple, {upTo(m), upTo(n)})});
+  }
+  b.grads[0] = g;
+}
+
 // repeat(x, *sizes) tiles each dim d of x sizes[i] times: the adjoint,
 // viewed as [r0, d0, r1, d1, ...], summed over the tile axes. Needs x's
 // dims (known in a specialised version and on the tape).
