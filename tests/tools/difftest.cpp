@@ -25,36 +25,48 @@ struct Outcome {
   std::string error;  // the diagnostic's first two lines: message and location
 };
 
+constexpr int kKilled = 128 + 9;  // timeout -s KILL's status
+
 std::string scratchPath() { return "/tmp/nn_difftest_" + std::to_string(::getpid()) + ".nn"; }
 
-Outcome run(const std::vector<std::string>& argv, const std::string& program) {
+// Runs argv on the program; a run longer than `seconds` is killed (its
+// status is timeout's 137), so a program that loops forever in every mode
+// (a minimisation step can make one) costs seconds, not the session.
+Outcome run(const std::vector<std::string>& argv, const std::string& program, int seconds) {
   std::string path = scratchPath();
   std::ofstream(path) << program;
-  std::vector<std::string> cmd = argv;
+  std::vector<std::string> cmd = {"/usr/bin/timeout", "-s", "KILL", std::to_string(seconds)};
+  cmd.insert(cmd.end(), argv.begin(), argv.end());
   cmd.push_back(path);
   Captured c = runCapture(cmd, "", false);
-  Outcome o{c.status, c.out, ""};
+  Outcome o{c.status, c.out, c.status < 0 ? c.err : ""};
   std::vector<std::string> err = splitLines(c.err);
   for (size_t i = 0; i < err.size() && i < 2; ++i) o.error += err[i] + "\n";
   return o;
 }
 
 // The first difference between the runs of `program`, or "".
-std::string difference(const std::string& nn, const std::string& python, const std::string& program, bool tensors) {
+std::string difference(const std::string& nn, const std::string& python, const std::string& program, bool tensors,
+                       int seconds = 60) {
   const std::vector<std::pair<std::string, std::vector<std::string>>> modes = {
       {"eager", {nn, "--mode", "eager"}},
       {"graph --jit off", {nn, "--mode", "graph", "--jit", "off"}},
       {"graph --jit always", {nn, "--mode", "graph", "--jit", "always"}}};
-  Outcome first = run(modes[0].second, program);
+  Outcome first = run(modes[0].second, program, seconds);
+  if (first.status < 0 || first.status == 126 || first.status == 127) {  // nothing ran: never a vacuous pass
+    std::cerr << "difftest: cannot run " << nn << " (" << first.error << ")\n";
+    std::exit(2);
+  }
   for (size_t m = 1; m < modes.size(); ++m) {
-    Outcome o = run(modes[m].second, program);
+    Outcome o = run(modes[m].second, program, seconds);
+    if (o.status == kKilled && first.status == kKilled) continue;  // both ran out of time: what they printed is cut anywhere
     if (o.status != first.status || o.out != first.out || o.error != first.error)
       return modes[0].first + " and " + modes[m].first + " differ:\n--- " + modes[0].first + " (status " +
              std::to_string(first.status) + ")\n" + first.out + first.error + "--- " + modes[m].first + " (status " +
              std::to_string(o.status) + ")\n" + o.out + o.error;
   }
   if (!tensors && !python.empty()) {
-    Outcome py = run({python}, program);
+    Outcome py = run({python}, program, seconds);
     bool bothFailed = py.status != 0 && first.status != 0;
     if (!bothFailed && (py.status != first.status || py.out != first.out))
       return "nn and CPython differ:\n--- nn (status " + std::to_string(first.status) + ")\n" + first.out +
@@ -74,7 +86,7 @@ std::string minimise(const std::string& nn, const std::string& python, std::stri
       std::string candidate;
       for (size_t j = 0; j < lines.size(); ++j)
         if (j != i) candidate += lines[j] + "\n";
-      if (!difference(nn, python, candidate, tensors).empty()) {
+      if (!difference(nn, python, candidate, tensors, 5).empty()) {
         lines.erase(lines.begin() + static_cast<std::ptrdiff_t>(i));
         program = candidate;
         changed = true;
@@ -106,6 +118,12 @@ int main(int argc, char** argv) {
     std::string why = difference(nn, python, p.text, p.usesTensors);
     if (why.empty()) continue;
     ++failures;
+    // A difference that does not show again is reported as it is: the
+    // minimisation would chase noise.
+    if (difference(nn, python, p.text, p.usesTensors).empty()) {
+      std::cerr << "seed " << s << " (seen once, not again): " << why << "--- program ---\n" << p.text << "\n";
+      continue;
+    }
     std::string small = minimise(nn, python, p.text, p.usesTensors);
     std::cerr << "seed " << s << ": " << why << "--- minimised program ---\n" << small << "\n";
     if (!keep.empty()) std::ofstream(keep + "/difftest_" + std::to_string(s) + ".nn") << small;
