@@ -118,6 +118,8 @@ Value* Function::addParam(const std::string& name, Type t, ParamKind kind) {
   paramNames_.push_back(name);
   paramKinds_.push_back(kind);
   numPositional_ += kind == ParamKind::Positional;
+  if (kind == ParamKind::VarArgs) varArgs_ = static_cast<int>(paramNames_.size() - 1);
+  if (kind == ParamKind::VarKeywords) varKeywords_ = static_cast<int>(paramNames_.size() - 1);
   return v;
 }
 

@@ -290,6 +290,9 @@ class Function {
   // Every parameter is positional-or-keyword (no `*`, `*args`, `**kwargs`).
   bool plainSignature() const { return numPositional_ == paramNames_.size(); }
   size_t numPositional() const { return numPositional_; }
+  // The index of the `*args` / `**kwargs` parameter, or -1.
+  int varArgsIndex() const { return varArgs_; }
+  int varKeywordsIndex() const { return varKeywords_; }
   size_t numCaptures() const { return captureNames_.size(); }
   const std::vector<std::string>& paramNames() const { return paramNames_; }
   const std::vector<std::string>& captureNames() const { return captureNames_; }
@@ -319,6 +322,7 @@ class Function {
   std::vector<std::string> paramNames_;
   std::vector<ParamKind> paramKinds_;
   size_t numPositional_ = 0;
+  int varArgs_ = -1, varKeywords_ = -1;
   std::vector<std::string> captureNames_;
   std::vector<std::optional<Annotation>> paramAnnotations_;
   std::optional<Annotation> returnAnnotation_;

@@ -269,16 +269,19 @@ void Interpreter::execCallUnpacked(const ir::Node& n, Frame& f) {
   const ir::Ints& spread = n.intsAttr("spread");
   const std::vector<std::string>& names = n.strListAttr("kw");
   const Value& callee = f[n.operand(0)];
-  std::string who = callee.is(Kind::Function) ? callee.as<FunctionObj>().name + "() "
-                    : callee.is(Kind::Builtin) ? callee.as<BuiltinObj>().name + "() "
-                    : callee.is(Kind::Method)  ? callee.as<MethodObj>().name + "() "
-                                               : std::string();
+  // The callee's name, for an error's message only.
+  auto who = [&] {
+    return callee.is(Kind::Function) ? callee.as<FunctionObj>().name + "() "
+           : callee.is(Kind::Builtin) ? callee.as<BuiltinObj>().name + "() "
+           : callee.is(Kind::Method)  ? callee.as<MethodObj>().name + "() "
+                                      : std::string();
+  };
   std::vector<Value> args, kwargs;
   std::vector<std::string> kwnames;
   size_t named = 0;
   auto keyword = [&](const std::string& name, Value v, SourceLoc at) {
     if (std::find(kwnames.begin(), kwnames.end(), name) != kwnames.end())
-      fail(at, who + "got multiple values for keyword argument '" + name + "'");
+      fail(at, who() + "got multiple values for keyword argument '" + name + "'");
     kwnames.push_back(name);
     kwargs.push_back(std::move(v));
   };
@@ -289,13 +292,13 @@ void Interpreter::execCallUnpacked(const ir::Node& n, Frame& f) {
       case ir::CallSpread::Positional: args.push_back(v); break;
       case ir::CallSpread::Iterable: {
         if (v.is(Kind::Int) || v.is(Kind::Float) || v.is(Kind::Bool) || v.is(Kind::None))
-          fail(n.loc(), who + "argument after * must be an iterable, not " + typeName(v));
+          fail(n.loc(), who() + "argument after * must be an iterable, not " + typeName(v));
         for (Value& item : unpackItems(v, n.loc())) args.push_back(std::move(item));
         break;
       }
       case ir::CallSpread::Keyword: keyword(names.at(named++), v, n.loc()); break;
       case ir::CallSpread::Mapping: {
-        if (!v.is(Kind::Dict)) fail(n.loc(), who + "argument after ** must be a dict, not " + typeName(v));
+        if (!v.is(Kind::Dict)) fail(n.loc(), who() + "argument after ** must be a dict, not " + typeName(v));
         for (const auto& [k, item] : v.as<DictObj>().items) keyword(k, item, n.loc());
         break;
       }
@@ -334,10 +337,8 @@ std::vector<Value> Interpreter::bindParams(const FunctionObj& fo, std::vector<Va
   size_t nparams = fn.numParams(), npositional = fn.numPositional();
   const auto& names = fn.paramNames();
   std::optional<size_t> varArgs, varKeywords;
-  for (size_t i = 0; i < nparams; ++i) {
-    if (fn.paramKind(i) == ParamKind::VarArgs) varArgs = i;
-    if (fn.paramKind(i) == ParamKind::VarKeywords) varKeywords = i;
-  }
+  if (fn.varArgsIndex() >= 0) varArgs = static_cast<size_t>(fn.varArgsIndex());
+  if (fn.varKeywordsIndex() >= 0) varKeywords = static_cast<size_t>(fn.varKeywordsIndex());
   if (args.size() > npositional && !varArgs)
     fail(loc, fo.name + "() takes " + std::to_string(npositional) + " positional argument" +
                   (npositional == 1 ? "" : "s") + " but " + std::to_string(args.size()) + " were given");

@@ -236,17 +236,17 @@ Value layerNormOp(OpCall& c) {
   size_t k = dims.size();
   bool matches = static_cast<size_t>(x.ndim()) >= k;
   for (size_t i = 0; matches && i < k; ++i) matches = x.dim(static_cast<int64_t>(x.ndim() - k + i)) == dims[i];
-  std::string given = "(";
   int64_t size = 1;
-  for (size_t i = 0; i < k; ++i) {
-    given += (i ? ", " : "") + std::to_string(dims[i]);
-    size *= dims[i];
-  }
-  given += k == 1 ? ",)" : ")";
-  if (!matches) c.fail("normalized_shape " + given + " is not the last dims of " + typeString(x));
+  for (int64_t d : dims) size *= d;
+  auto given = [&] {  // for the messages only
+    std::string s = "(";
+    for (size_t i = 0; i < k; ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
+    return s + (k == 1 ? ",)" : ")");
+  };
+  if (!matches) c.fail("normalized_shape " + given() + " is not the last dims of " + typeString(x));
   for (const Tensor* t : {weight, bias})
     if (t && t->shape() != Shape(dims.begin(), dims.end()))
-      c.fail("weight and bias must have the shape normalized_shape " + given + ", got " + typeString(*t));
+      c.fail("weight and bias must have the shape normalized_shape " + given() + ", got " + typeString(*t));
   std::vector<int64_t> merged(x.shape().begin(), x.shape().end() - static_cast<std::ptrdiff_t>(k));
   merged.push_back(size);
   Tensor w = weight ? reshape(*weight, {size}, c.loc) : Tensor(), b = bias ? reshape(*bias, {size}, c.loc) : Tensor();
