@@ -1,6 +1,7 @@
 // Constant evaluation for fold-constants (see constant_eval.h).
 #include "runtime/constant_eval.h"
 
+#include <cctype>
 #include <cmath>
 
 #include "passes/passes.h"
@@ -22,8 +23,61 @@ std::optional<ir::Attr> toAttr(const Value& v) {
   }
 }
 
+// CPython's peephole limit: a folded string stays small, so the IR (and
+// the compile time and memory it costs) stays proportional to the program
+// text. `"ab" * 10**12` in a branch never taken must not be built while
+// compiling; at run time it is a located out-of-memory error.
+constexpr size_t kMaxFoldedLength = 4096;
+
+size_t lengthOf(const ir::Attr& a) {
+  if (auto* s = std::get_if<std::string>(&a)) return s->size();
+  if (auto* l = std::get_if<ir::Ints>(&a)) return l->size();
+  return 32;  // a number's text
+}
+
+// Whether a width or precision in a format string or spec (a run of
+// digits) asks for more than the limit.
+bool asksForWide(const std::string& format) {
+  size_t run = 0;
+  for (char c : format) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) run = 0;
+    else if (run = run * 10 + static_cast<size_t>(c - '0'); run > kMaxFoldedLength) return true;
+  }
+  return false;
+}
+
+// Whether evaluating n could build a string or sequence beyond the limit.
+bool mayGrowTooLong(const ir::Node& n, const std::vector<ir::Attr>& operands) {
+  switch (n.op()) {
+    case ir::Op::Mul: {
+      if (operands.size() != 2) return false;
+      for (int side = 0; side < 2; ++side) {
+        const ir::Attr& seq = operands[side];
+        const int64_t* times = std::get_if<int64_t>(&operands[1 - side]);
+        if (!times || *times <= 0 || !(std::holds_alternative<std::string>(seq) || std::holds_alternative<ir::Ints>(seq)))
+          continue;
+        size_t unit = lengthOf(seq);
+        if (unit > 0 && static_cast<uint64_t>(*times) > kMaxFoldedLength / unit) return true;
+      }
+      return false;
+    }
+    case ir::Op::Add: case ir::Op::StrConcat: {
+      size_t total = 0;
+      for (const ir::Attr& a : operands) total += lengthOf(a);
+      return total > kMaxFoldedLength;
+    }
+    case ir::Op::Format:
+      return lengthOf(operands.at(0)) > kMaxFoldedLength || asksForWide(n.strAttr("spec"));
+    case ir::Op::Mod:
+      if (auto* format = operands.empty() ? nullptr : std::get_if<std::string>(&operands[0]))
+        return format->find('*') != std::string::npos || asksForWide(*format);
+      return false;
+    default: return false;
+  }
+}
+
 std::optional<ir::Attr> evaluator(const ir::Node& n, const std::vector<ir::Attr>& operands) {
-  if (!isValueOp(n.op())) return std::nullopt;
+  if (!isValueOp(n.op()) || mayGrowTooLong(n, operands)) return std::nullopt;
   std::vector<Value> in;
   for (const ir::Attr& a : operands) in.push_back(attrValue(a));
   std::vector<const Value*> ptrs;

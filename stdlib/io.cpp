@@ -222,7 +222,7 @@ void put16(std::string& s, uint16_t v) {
 
 // Reads the entries of a ZIP archive (the .npz container) via its central directory.
 std::vector<std::pair<std::string, std::string>> unzip(const std::string& z, const std::string& path, SourceLoc loc) {
-  auto bad = [&](const std::string& why) { fail(loc, "malformed .npz archive '" + path + "': " + why); };
+  auto bad = [&](const std::string& why) { fail(loc, "malformed .npz archive '" + path + "': " + why, ErrorClass::ValueError); };
   size_t eocd = z.size() >= 22 ? z.rfind(std::string("PK\x05\x06", 4)) : std::string::npos;
   if (eocd == std::string::npos || eocd + 22 > z.size()) bad("no end of central directory");
   size_t count = le16(z, eocd + 10);
@@ -233,7 +233,7 @@ std::vector<std::pair<std::string, std::string>> unzip(const std::string& z, con
     uint16_t method = le16(z, p + 10);
     uint32_t csize = le32(z, p + 20), usize = le32(z, p + 24);
     uint16_t nlen = le16(z, p + 28), elen = le16(z, p + 30), clen = le16(z, p + 32);
-    uint32_t local = le32(z, p + 42);
+    size_t local = le32(z, p + 42);
     std::string name = z.substr(p + 46, nlen);
     p += 46 + nlen + elen + clen;
     if (local + 30 > z.size() || le32(z, local) != 0x04034b50) bad("bad local header for " + name);
@@ -243,6 +243,9 @@ std::vector<std::pair<std::string, std::string>> unzip(const std::string& z, con
     if (method == 0) {
       data = z.substr(dataAt, csize);
     } else if (method == 8) {
+      // DEFLATE expands at most 1032:1, so a larger claimed size is a lie
+      // that would otherwise allocate up to 4 GiB for a few bytes.
+      if (usize > static_cast<uint64_t>(csize) * 1032 + 64) bad("corrupt compressed entry " + name);
       data.resize(usize);
       z_stream s{};
       if (inflateInit2(&s, -MAX_WBITS) != Z_OK) bad("cannot inflate " + name);
