@@ -17,6 +17,7 @@
 
 #include "passes/passes.h"
 #include "runtime/clock.h"
+#include "runtime/cycle_collector.h"
 #include "runtime/device.h"
 #include "runtime/jit/jit.h"
 #include "runtime/random.h"
@@ -46,6 +47,8 @@ class Context {
   // time()'s clock.
   Clock& clock() { return clock_; }
   ThreadPool& pool() { return pool_; }
+  // Frees reference cycles among lists and dicts (cycle_collector.h).
+  CycleCollector& cycles() { return cycles_; }
   passes::PassContext& passes() { return passes_; }
   // The LLVM JIT that compiles fused nodes (runtime/jit/jit.h), made on
   // first use: null when turned off, or when the host target cannot be
@@ -63,6 +66,7 @@ class Context {
   std::vector<Device*> devices_;
   RandomGenerator rng_;
   Clock clock_;
+  CycleCollector cycles_;
   ThreadPool& pool_;
   passes::PassContext passes_;
   bool jitOn_ = false;

@@ -153,7 +153,10 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
     case Op::Mul:
       // list += iterable and list *= n update the list itself, as in Python.
       if (f[n.operand(0)].is(Kind::List) && n.attr("inplace")) {
+        const std::vector<Value>& items = in(0).as<SeqObj>().items;
+        size_t before = items.size();
         set(inplaceListOp(op, in(0), in(1), loc));
+        for (size_t i = before; i < items.size() && op == Op::Add; ++i) context_.cycles().noteStore(in(0), items[i]);
         return;
       }
       break;
@@ -309,6 +312,7 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
     return;
   }
   set(runValueOp(n, operands, tape_ ? 0u : dying()));
+  if (op == Op::SetItem) context_.cycles().noteStore(*operands[0], *operands[2]);
   if (tape_) tape_->recordNode(n, operands, f[n.result(0)]);
 }
 

@@ -63,6 +63,8 @@ class Value {
   const Object* ptr() const { return obj_.get(); }
   // How many Values share the object (for reuse of uniquely held tensors).
   long useCount() const { return obj_.use_count(); }
+  // A reference that does not keep the object alive (the cycle collector's).
+  std::weak_ptr<Object> weak() const { return obj_; }
 
  private:
   explicit Value(Kind k) : kind_(k), i_(0) {}

@@ -191,6 +191,14 @@ void writeFileAtomically(const std::string& path, const std::string& data, Sourc
   }
   // mkstemp creates the file 0600; a saved file gets the usual permissions.
   ::fchmod(fd, 0644);
+  // The data reaches the disk before the rename replaces the previous file,
+  // so a crash or power loss leaves one of the two whole, never an empty one.
+  if (::fsync(fd) != 0 && errno != EINVAL) {
+    int err = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    fail(loc, "cannot write '" + path + "': " + std::strerror(err));
+  }
   if (::close(fd) != 0) {
     int err = errno;
     ::unlink(tmp.c_str());

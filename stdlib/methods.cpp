@@ -23,10 +23,18 @@ const std::string& strArg(CallContext& c, const Value& v, const char* what) {
 }
 
 // ---- list ----
-Value lAppend(CallContext& c, std::vector<Value>& a) { checkArity(c, a, 2, 2); items(a).push_back(a[1]); return Value::none(); }
+Value lAppend(CallContext& c, std::vector<Value>& a) {
+  checkArity(c, a, 2, 2);
+  items(a).push_back(a[1]);
+  c.interp.context().cycles().noteStore(a[0], a[1]);
+  return Value::none();
+}
 Value lExtend(CallContext& c, std::vector<Value>& a) {
   checkArity(c, a, 2, 2);
-  for (Value& v : iterate(c, a[1])) items(a).push_back(std::move(v));
+  for (Value& v : iterate(c, a[1])) {
+    c.interp.context().cycles().noteStore(a[0], v);
+    items(a).push_back(std::move(v));
+  }
   return Value::none();
 }
 Value lPop(CallContext& c, std::vector<Value>& a) {
@@ -46,6 +54,7 @@ Value lInsert(CallContext& c, std::vector<Value>& a) {
   if (i < 0) i = std::max<int64_t>(0, i + n);
   i = std::min(i, n);
   xs.insert(xs.begin() + i, a[2]);
+  c.interp.context().cycles().noteStore(a[0], a[2]);
   return Value::none();
 }
 Value lIndex(CallContext& c, std::vector<Value>& a) {
@@ -128,9 +137,16 @@ Value dUpdate(CallContext& c, std::vector<Value>& a) {
   checkArity(c, a, 1, 2);
   if (a.size() == 2) {
     if (!a[1].is(Kind::Dict)) fail(c.loc, "dict.update() expects a dict");
-    for (const auto& [k, v] : a[1].as<DictObj>().items) dict(a).set(k, v);
+    for (const auto& [k, v] : a[1].as<DictObj>().items) {
+      c.interp.context().cycles().noteStore(a[0], v);
+      dict(a).set(k, v);
+    }
   }
-  for (size_t i = 0; i < c.kwnames.size(); ++i) c.used[i] = true, dict(a).set(c.kwnames[i], c.kwargs[i]);
+  for (size_t i = 0; i < c.kwnames.size(); ++i) {
+    c.used[i] = true;
+    c.interp.context().cycles().noteStore(a[0], c.kwargs[i]);
+    dict(a).set(c.kwnames[i], c.kwargs[i]);
+  }
   return Value::none();
 }
 Value dCopy(CallContext& c, std::vector<Value>& a) {

@@ -71,7 +71,15 @@ State::State(StateOptions options, std::ostream& out, std::ostream& err)
     context_.passes().failIfReached = [this](const Diagnostic& d) { interp_->warnOnce(d); };
 }
 
-State::~State() = default;
+State::~State() {
+  // Globals go first, then the compiled code and its constants; what they
+  // were the last to reach may be cycles, freed here rather than leaked.
+  argvValue_ = rt::Value();
+  main_ = nullptr;
+  modules_.clear();
+  interp_.reset();
+  context_.cycles().collect();
+}
 
 Status State::guarded(const std::function<void()>& body) {
   // Whatever escapes the implementation ends here as an Error; exceptions

@@ -1,12 +1,23 @@
 // Failure injection: an allocation failing at any point of a run (the Nth
 // tensor allocation, N = 0, 1, 2, ... until the run completes) is a located
 // "out of memory" error, never a crash, and the state runs the next input
-// as if nothing had happened; in eager and in graph mode.
+// as if nothing had happened; in eager and in graph mode. A save whose
+// write fails midway (the file size limit, RLIMIT_FSIZE, reached) or that
+// has nowhere to write is a located error that leaves the previous file
+// intact and no temporary behind. An interrupt at any moment of a graph-mode
+// run (serial or parallel executor, native loops) stops it with a located
+// "interrupted" error and leaves no tensor alive.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
 
+#include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "stdlib/state.h"
 
@@ -56,3 +67,155 @@ void injectEverywhere(nn::ExecMode mode) {
 
 TEST(FailureInjection, EveryAllocationFailureIsALocatedErrorEager) { injectEverywhere(nn::ExecMode::Eager); }
 TEST(FailureInjection, EveryAllocationFailureIsALocatedErrorGraph) { injectEverywhere(nn::ExecMode::Graph); }
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string t = (fs::temp_directory_path() / "nn_inject_XXXXXX").string();
+    path = ::mkdtemp(t.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+// The file size limit for this process, lowered for one scope (the hard
+// limit is kept, so it can be raised back), with SIGXFSZ ignored so that a
+// write past it fails with EFBIG instead of killing the test.
+struct FileSizeLimit {
+  rlimit before{};
+  struct sigaction oldAction{};
+  explicit FileSizeLimit(rlim_t bytes) {
+    getrlimit(RLIMIT_FSIZE, &before);
+    struct sigaction ignore{};
+    ignore.sa_handler = SIG_IGN;
+    sigaction(SIGXFSZ, &ignore, &oldAction);
+    rlimit lowered = before;
+    lowered.rlim_cur = bytes;
+    setrlimit(RLIMIT_FSIZE, &lowered);
+  }
+  ~FileSizeLimit() {
+    setrlimit(RLIMIT_FSIZE, &before);
+    sigaction(SIGXFSZ, &oldAction, nullptr);
+  }
+};
+
+}  // namespace
+
+TEST(FailureInjection, ASaveFailingMidwayKeepsThePreviousFile) {
+  TempDir dir;
+  std::string path = (dir.path / "model.npz").string();
+  std::ostringstream out, err;
+  nn::State state(nn::StateOptions{}, out, err);
+  ASSERT_TRUE(state.runString("save('" + path + "', {'w': ones(4, 4)})\n", "first.nn").ok());
+  auto before = fs::file_size(path);
+  nn::Status s;
+  {
+    FileSizeLimit limit(64 * 1024);
+    s = state.runString("params = {'w': ones(256, 256), 'b': zeros(256)}\nsave('" + path + "', params)\n", "second.nn");
+  }
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("cannot write '" + path + "'"), std::string::npos) << s.error().message;
+  EXPECT_EQ(s.error().file, "second.nn");
+  EXPECT_EQ(s.error().line, 2u);
+  EXPECT_EQ(fs::file_size(path), before);
+  out.str("");
+  ASSERT_TRUE(state.runString("print(load('" + path + "')['w'].shape)\n", "check.nn").ok());
+  EXPECT_EQ(out.str(), "(4, 4)\n");
+  size_t files = 0;
+  for (const auto& entry : fs::directory_iterator(dir.path)) files += entry.is_regular_file();
+  EXPECT_EQ(files, 1u) << "a temporary file was left behind";
+}
+
+TEST(FailureInjection, ASaveWithNowhereToWriteIsALocatedError) {
+  std::ostringstream out, err;
+  nn::State state(nn::StateOptions{}, out, err);
+  // /proc accepts no new files, not even from root.
+  for (std::string path : {"/proc/nn_model.npy", "/nonexistent_dir_nn/model.npy"}) {
+    nn::Status s = state.runString("x = ones(3)\nsave('" + path + "', x)\n", "nowhere.nn");
+    ASSERT_FALSE(s.ok()) << path;
+    EXPECT_NE(s.error().message.find("cannot write '" + path + "'"), std::string::npos) << s.error().message;
+    EXPECT_EQ(s.error().line, 2u);
+    EXPECT_FALSE(fs::exists(path));
+  }
+}
+
+namespace {
+
+const char* kTraining =
+    "def step(w, x):\n"
+    "    h = relu(x @ w + 0.5)\n"
+    "    return softmax(h, axis=1).sum() + tanh(h).mean()\n"
+    "def train(n):\n"
+    "    x = ones(64, 32)\n"
+    "    w = randn(32, 16)\n"
+    "    total = 0.0\n"
+    "    for i in range(n):\n"
+    "        total += float(step(w, x))\n"
+    "        w = w - 0.01 * grad(lambda w: step(w, x))(w)\n"
+    "    k = 0\n"
+    "    while k < 20000:\n"
+    "        k += 1\n"
+    "    return total > 0 and k == 20000\n"
+    "print(train(40))\n";
+
+// Runs kTraining in fresh states, interrupting the i-th run after i/runs of
+// the time an uninterrupted run takes.
+void interruptEverywhere(nn::rt::Schedule schedule, bool jit) {
+  auto options = [&] {
+    nn::StateOptions o;
+    o.mode = nn::ExecMode::Graph;
+    o.schedule = schedule;
+    o.jit = jit;
+    o.jitAtFirstRun = jit;
+    o.jitCache = false;
+    return o;
+  };
+  auto started = std::chrono::steady_clock::now();
+  {
+    std::ostringstream out, err;
+    nn::State state(options(), out, err);
+    ASSERT_TRUE(state.runString(kTraining, "train.nn").ok());
+    ASSERT_EQ(out.str(), "True\n");
+  }
+  auto whole = std::chrono::steady_clock::now() - started;
+  const int runs = 16;
+  int interrupted = 0;
+  for (int i = 0; i < runs; ++i) {
+    std::ostringstream out, err;
+    nn::State state(options(), out, err);
+    auto& flag = state.interpreter().interrupt();
+    std::thread interrupter([&] {
+      std::this_thread::sleep_for(whole * i / runs);
+      flag.store(true);
+    });
+    nn::Status s = state.runString(kTraining, "train.nn");
+    interrupter.join();
+    flag.store(false);
+    if (s.ok()) {
+      EXPECT_EQ(out.str(), "True\n");
+    } else {
+      ++interrupted;
+      EXPECT_EQ(s.error().message, "interrupted") << "run " << i;
+      EXPECT_EQ(s.error().file, "train.nn") << "run " << i;
+      EXPECT_GE(s.error().line, 1u);
+    }
+    EXPECT_EQ(state.interpreter().context().cpu().allocator().liveBytes(), 0u)
+        << "run " << i << ": tensors outlived the " << (s.ok() ? "run" : "interrupted run");
+    out.str("");
+    ASSERT_TRUE(state.runString("print(sum([1, 2, 3]))\n", "after.nn").ok()) << "run " << i;
+    EXPECT_EQ(out.str(), "6\n");
+  }
+  EXPECT_GT(interrupted, runs / 2) << "too few runs were interrupted";
+}
+
+}  // namespace
+
+TEST(FailureInjection, InterruptsAnywhereInGraphMode) { interruptEverywhere(nn::rt::Schedule::Auto, false); }
+TEST(FailureInjection, InterruptsAnywhereInTheParallelExecutor) { interruptEverywhere(nn::rt::Schedule::Parallel, false); }
+TEST(FailureInjection, InterruptsAnywhereInNativeCode) { interruptEverywhere(nn::rt::Schedule::Auto, true); }
