@@ -78,9 +78,16 @@ void runPipeline(ir::Graph& g, PassContext& ctx, const std::function<void(const 
       SourceLoc at = g.functions().empty() ? SourceLoc{} : g.functions().front()->loc();
       fail(at, std::string("internal error in pass ") + p.name + ": " + e.what());
     }
+#ifndef NDEBUG
+    // Debug builds (the sanitizer runs) find the pass that broke the IR;
+    // release builds verify once, after the last pass.
     ir::verify(g);
+#endif
     if (after) after(p.name);
   }
+#ifdef NDEBUG
+  ir::verify(g);
+#endif
 }
 
 }  // namespace nn::passes

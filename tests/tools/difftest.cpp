@@ -6,6 +6,7 @@
 // difference stays) and written to the --keep folder, ready to join
 // tests/differential.
 // Usage: difftest NN_BINARY [--seed S] [--count N] [--python PYTHON] [--keep DIR]
+//        difftest --print SEED   (the program of one seed)
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
@@ -46,8 +47,9 @@ Outcome run(const std::vector<std::string>& argv, const std::string& program, in
 }
 
 // The first difference between the runs of `program`, or "".
+// `completed` tells whether the eager run ended with status 0.
 std::string difference(const std::string& nn, const std::string& python, const std::string& program, bool tensors,
-                       int seconds = 60) {
+                       int seconds = 60, bool* completed = nullptr) {
   const std::vector<std::pair<std::string, std::vector<std::string>>> modes = {
       {"eager", {nn, "--mode", "eager"}},
       {"graph --jit off", {nn, "--mode", "graph", "--jit", "off"}},
@@ -57,6 +59,7 @@ std::string difference(const std::string& nn, const std::string& python, const s
     std::cerr << "difftest: cannot run " << nn << " (" << first.error << ")\n";
     std::exit(2);
   }
+  if (completed) *completed = first.status == 0;
   for (size_t m = 1; m < modes.size(); ++m) {
     Outcome o = run(modes[m].second, program, seconds);
     if (o.status == kKilled && first.status == kKilled) continue;  // both ran out of time: what they printed is cut anywhere
@@ -100,8 +103,13 @@ std::string minimise(const std::string& nn, const std::string& python, std::stri
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: difftest NN_BINARY [--seed S] [--count N] [--python PYTHON] [--keep DIR]\n";
+    std::cerr << "usage: difftest NN_BINARY [--seed S] [--count N] [--python PYTHON] [--keep DIR]\n"
+                 "       difftest --print SEED\n";
     return 2;
+  }
+  if (std::string(argv[1]) == "--print" && argc == 3) {
+    std::cout << generateProgram(std::strtoull(argv[2], nullptr, 10)).text;
+    return 0;
   }
   std::string nn = argv[1], python, keep;
   uint64_t seed = 1, count = 100;
@@ -112,10 +120,12 @@ int main(int argc, char** argv) {
     else if (flag == "--python") python = argv[i + 1];
     else if (flag == "--keep") keep = argv[i + 1];
   }
-  uint64_t failures = 0;
+  uint64_t failures = 0, completed = 0;
   for (uint64_t s = seed; s < seed + count; ++s) {
     GeneratedProgram p = generateProgram(s);
-    std::string why = difference(nn, python, p.text, p.usesTensors);
+    bool ranToTheEnd = false;
+    std::string why = difference(nn, python, p.text, p.usesTensors, 60, &ranToTheEnd);
+    completed += ranToTheEnd;
     if (why.empty()) continue;
     ++failures;
     // A difference that does not show again is reported as it is: the
@@ -129,6 +139,7 @@ int main(int argc, char** argv) {
     if (!keep.empty()) std::ofstream(keep + "/difftest_" + std::to_string(s) + ".nn") << small;
   }
   ::unlink(scratchPath().c_str());
-  std::cout << "difftest: " << count << " programs from seed " << seed << ", " << failures << " with differences\n";
+  std::cout << "difftest: " << count << " programs from seed " << seed << " (" << completed
+            << " ran to their end), " << failures << " with differences\n";
   return failures == 0 ? 0 : 1;
 }

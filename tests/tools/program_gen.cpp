@@ -11,7 +11,7 @@
 
 namespace {
 
-enum class T { Int, Float, Bool, Vec, Mat, List };
+enum class T { Int, Float, Bool, Vec, Mat, List, Str, IVec };
 
 struct Var {
   std::string name;
@@ -27,14 +27,19 @@ class Gen {
     int nfuncs = pick(3);
     for (int i = 0; i < nfuncs; ++i) function(i);
     out_ << "def total(*vals, start=0):\n    s = start\n    for q in vals:\n        s += q\n    return s\n";
+    out_ << "def rec(n):\n    if n <= 0:\n        return 1\n    return (n * 3 + rec(n - 1)) % 1000\n";
     declare("a", T::Int, std::to_string(pick(19) - 9));
     declare("b", T::Int, std::to_string(pick(19) - 9));
     declare("x", T::Float, std::to_string(pick(9) - 4) + ".5");
     declare("flag", T::Bool, pick(2) ? "True" : "False");
     declare("xs", T::List, "[" + std::to_string(pick(5)) + ", " + std::to_string(pick(5) - 2) + ", 7]");
+    declare("s", T::Str, literal(T::Str));
     if (tensors_) {
       declare("v", T::Vec, "tensor([0.5, -1.0, 2.0])");
       declare("m", T::Mat, "ones(2, 3) * 0.25");
+      declare("iv", T::IVec, "tensor([" + std::to_string(pick(15) - 7) + ", -4, 5])");
+      out_ << "def gfun(t):\n    r = (t * t).sum()\n    if r > 1.0:\n        r = r * 0.5\n"
+              "    for j in range(2):\n        r = r + (t * 0.1).sum()\n    return r\n";
     }
     int n = 4 + pick(8);
     for (int i = 0; i < n; ++i) statement(1, false);
@@ -59,6 +64,12 @@ class Gen {
     return c.empty() ? nullptr : c[static_cast<size_t>(pick(static_cast<int>(c.size())))];
   }
 
+  // A variable of type t (every program declares one of each it uses).
+  std::string name(T t) {
+    const Var* v = varOf(t);
+    return v ? v->name : literal(t);
+  }
+
   std::string literal(T t) {
     switch (t) {
       case T::Int: return std::to_string(pick(15) - 7);
@@ -67,6 +78,11 @@ class Gen {
       case T::Vec: return "tensor([" + literal(T::Float) + ", " + literal(T::Float) + ", 1.0])";
       case T::Mat: return "(ones(2, 3) * " + literal(T::Float) + ")";
       case T::List: return "[" + literal(T::Int) + ", " + literal(T::Int) + "]";
+      case T::Str: {
+        static const char* words[] = {"\"ab\"", "\"xyz\"", "\"\"", "\"Hello\"", "\"a-b-c\"", "'q\\'s'"};
+        return words[pick(6)];
+      }
+      case T::IVec: return "tensor([" + literal(T::Int) + ", " + literal(T::Int) + ", 3])";
     }
     return "0";
   }
@@ -79,7 +95,11 @@ class Gen {
     std::string a = expr(t, depth + 1), b = expr(t, depth + 1);
     switch (t) {
       case T::Int:
-        switch (pick(9)) {
+        switch (pick(tensors_ ? 13 : 12)) {
+          case 9: return "rec(abs(" + a + ") % 12)";
+          case 10: return "len(" + expr(T::Str, depth + 1) + ")";
+          case 11: return expr(T::Str, depth + 1) + ".find(\"b\")";
+          case 12: return "int(" + expr(T::IVec, depth + 1) + (pick(2) ? ".sum())" : ".max())");
           case 0: return "(" + a + " + " + b + ")";
           case 1: return "(" + a + " - " + b + ")";
           case 2: return "(" + a + " * " + b + ")";
@@ -106,7 +126,9 @@ class Gen {
           default: return "max(" + a + ", " + b + ")";
         }
       case T::Bool:
-        switch (pick(5)) {
+        switch (pick(7)) {
+          case 5: return "(" + expr(T::Str, depth + 1) + " < " + expr(T::Str, depth + 1) + ")";
+          case 6: return "(\"b\" in " + expr(T::Str, depth + 1) + ")";
           case 0: return "(" + expr(T::Int, depth + 1) + " < " + expr(T::Int, depth + 1) + ")";
           case 1: return "(" + expr(T::Float, depth + 1) + " >= " + expr(T::Float, depth + 1) + ")";
           case 2: return "(not " + a + ")";
@@ -141,6 +163,32 @@ class Gen {
           case 1: return "sorted(" + a + ")";
           default: return "[" + expr(T::Int, depth + 1) + ", " + expr(T::Int, depth + 1) + "]";
         }
+      case T::Str:
+        switch (pick(10)) {
+          case 0: return "(" + a + " + " + b + ")";
+          case 1: return a + "[1:3]";
+          case 2: return a + "[::-1]";
+          case 3: return a + ".upper()";
+          case 4: return "str(" + expr(T::Int, depth + 1) + ")";
+          // f-string fields are names: a quote or backslash inside one is
+          // an error before Python 3.12.
+          case 5: return "f\"{" + name(T::Int) + ":>4}|{" + name(T::Float) + ":.2f}\"";
+          case 6: return "f\"{" + name(T::Str) + "!r}{" + name(T::Int) + ":05d}\"";
+          case 7: return "(" + a + " * (" + expr(T::Int, depth + 1) + " % 3))";
+          case 8: return "\"-\".join([" + a + ", " + b + "])";
+          default: return a + ".replace(\"a\", \"b\")";
+        }
+      case T::IVec:
+        switch (pick(8)) {
+          case 0: return "(" + a + " + " + b + ")";
+          case 1: return "(" + a + " * " + b + ")";
+          case 2: return "(" + a + " // (abs(" + b + ") + 1))";
+          case 3: return "(" + a + " % -3)";
+          case 4: return "(-" + a + ")";
+          case 5: return "maximum(" + a + ", " + b + ")";
+          case 6: return "where(" + a + " > 0, " + a + ", " + b + ")";
+          default: return a + "[::-1]";
+        }
     }
     return literal(t);
   }
@@ -151,11 +199,13 @@ class Gen {
     std::string e = expr(v.type, 0);
     if (v.type == T::Int) e = "(" + e + ") % 1000";
     if (v.type == T::Float) e = "(" + e + ") % 1000.0";
+    if (v.type == T::Str) e = "(" + e + ")[:12]";
+    if (v.type == T::IVec) e = "(" + e + ") % 100";
     out_ << indent(depth) << v.name << " = " << e << "\n";
   }
 
   void statement(int depth, bool inLoop) {
-    int kind = depth > 3 ? 0 : pick(11);
+    int kind = depth > 3 ? 0 : pick(14);
     switch (kind) {
       case 1: {
         out_ << indent(depth - 1) << "if " << expr(T::Bool, 0) << ":\n";
@@ -222,6 +272,24 @@ class Gen {
       case 10:
         out_ << indent(depth - 1) << "b = total(a, *xs) % 1000\n";
         return;
+      case 11:
+        out_ << indent(depth - 1) << "tp = (a, " << expr(T::Str, 1) << ", x)\n";
+        out_ << indent(depth - 1) << "b, s2, x = tp[0] % 7, tp[1], tp[2]\n";
+        out_ << indent(depth - 1) << "s = (s2 + s)[:12]\n";
+        return;
+      case 12:
+        if (tensors_) {
+          out_ << indent(depth - 1) << "lv, v = value_and_grad(gfun)(v)\n";
+          out_ << indent(depth - 1) << "x = float(lv) % 1000.0\n";
+          return;
+        }
+        break;
+      case 13:
+        if (tensors_) {
+          out_ << indent(depth - 1) << "v = grad(lambda t: (tanh(m @ t) * t.sum()).sum() + t.max())(v)\n";
+          return;
+        }
+        break;
       default: break;
     }
     assignment(depth - 1);
@@ -251,6 +319,8 @@ class Gen {
     switch (v.type) {
       case T::Vec:
       case T::Mat: out_ << "print(\"" << v.name << "\", [round(e, 3) for e in " << v.name << ".flatten().tolist()])\n"; break;
+      case T::IVec: out_ << "print(\"" << v.name << "\", " << v.name << ".tolist())\n"; break;
+      case T::Str: out_ << "print(\"" << v.name << "\", repr(" << v.name << "))\n"; break;
       case T::Float: out_ << "print(\"" << v.name << "\", round(" << v.name << ", 6))\n"; break;
       default: out_ << "print(\"" << v.name << "\", " << v.name << ")\n"; break;
     }

@@ -2,8 +2,10 @@
 // (difftest.cpp): scalars and tensors with broadcasting, integer and float
 // arithmetic (floor division and modulo of negatives included), comparisons,
 // if/while/for, early returns, break/continue, calls (with *args),
-// closures, lists, tuples, dicts, indexing and slicing, try/except,
-// reductions and grad. The same seed always gives the same program.
+// closures, recursion, lists, tuples, dicts, strings and f-strings,
+// indexing and slicing, try/except, integer tensors, reductions, and grad
+// and value_and_grad through calls, if and loops. The same seed always
+// gives the same program.
 #pragma once
 
 #include <cstdint>
