@@ -16,8 +16,10 @@ SourceLoc AstBuilder::loc(antlr4::Token* tok) const {
   l.line = line + lineOffset_;
   l.col = line == 1 ? col + colOffset_ : col;
   l.endLine = l.line;
-  size_t len = tok->getText().size();
-  if (tok->getText().find('\n') != std::string::npos || len == 0) len = 1;
+  // getText() converts the token's code points to UTF-8 on every call.
+  std::string text = tok->getText();
+  size_t len = text.size();
+  if (text.find('\n') != std::string::npos || len == 0) len = 1;
   l.endCol = l.col + static_cast<uint32_t>(len);
   return l;
 }

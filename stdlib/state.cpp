@@ -71,6 +71,15 @@ State::State(StateOptions options, std::ostream& out, std::ostream& err)
     context_.passes().failIfReached = [this](const Diagnostic& d) { interp_->warnOnce(d); };
 }
 
+std::string State::lastAst() {
+  // Parsed again when asked: dumping every compiled module's AST costs a
+  // tenth of the compile time of a large one.
+  if (!lastAstFile_) return "";
+  std::ostringstream dump;
+  ast::dump(*frontend::parseModule(sm_, *lastAstFile_), dump);
+  return dump.str();
+}
+
 State::~State() {
   // Globals go first, then the compiled code and its constants; what they
   // were the last to reach may be cycles, freed here rather than leaked.
@@ -152,9 +161,7 @@ void State::report(const Diagnostic& d) {
 
 std::unique_ptr<ir::Graph> State::compile(uint32_t file, bool echo, const rt::ModuleInstance* into, bool mainScript) {
   auto ast = frontend::parseModule(sm_, file);
-  std::ostringstream dump;
-  ast::dump(*ast, dump);
-  lastAst_ = dump.str();
+  lastAstFile_ = file;
   frontend::LowerOptions lo;
   lo.echoExpressions = echo;
   lo.builtins = &stdlib::builtinNames();

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -83,7 +84,7 @@ class State : public rt::Host {
   // module, echoing expression values; the state survives errors.
   Status replInput(const std::string& code);
   // The AST dump of the last REPL input, and the IR of a named function.
-  const std::string& lastAst() const { return lastAst_; }
+  std::string lastAst();
   // `optimized`: the version graph mode compiled last for NAME (the
   // generic IR when it has not been called in graph mode yet).
   Status printFunctionIr(const std::string& name, bool optimized = false);
@@ -132,7 +133,7 @@ class State : public rt::Host {
   std::map<std::string, std::unique_ptr<rt::ModuleInstance>> modules_;  // by file path or package name
   rt::ModuleInstance* main_ = nullptr;
   rt::Value argvValue_;
-  std::string lastAst_;
+  std::optional<uint32_t> lastAstFile_;
 };
 
 }  // namespace nn
