@@ -59,6 +59,9 @@ class Context {
   jit::Engine* jitIfMade() const { return jit_.get(); }
   // The engine's hooks and cache (set before its first use).
   jit::EngineOptions jitOptions;
+  // The device a name that does not exist maps to ("cpu"), with a
+  // warning; empty: naming one is an error (--device-fallback).
+  std::string deviceFallback;
 
  private:
   CpuDevice cpu_;

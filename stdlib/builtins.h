@@ -33,6 +33,11 @@ rt::Value tensorMath(rt::CallContext& c, const rt::Value& x, nn::ir::Op op);
 // sum/max/min/all/any applied to a tensor (the core builtins delegate).
 rt::Value tensorReduction(rt::CallContext& c, std::vector<rt::Value>& args, ir::Op op);
 
+// devices, device, sync (builtins_devices.cpp), and the device a name
+// denotes (an error at c.loc when it does not exist, or the fallback).
+void addDeviceBuiltins(BuiltinTable& table);
+rt::Device& deviceNamed(rt::CallContext& c, const std::string& name);
+
 // einsum (einsum.cpp).
 void addEinsumBuiltin(BuiltinTable& table);
 

@@ -572,7 +572,7 @@ Value bTime(CallContext& c, std::vector<Value>& args) {
 }
 
 // The allocator of the device named by the optional argument or device=
-// keyword; the CPU is the only device until devices arrive.
+// keyword (the CPU by default).
 rt::Allocator& allocatorArg(CallContext& c, std::vector<Value>& args) {
   checkArity(c, args, 0, 1);
   const Value* named = c.kw("device");
@@ -581,7 +581,7 @@ rt::Allocator& allocatorArg(CallContext& c, std::vector<Value>& args) {
   const Value* d = named ? named : args.empty() ? nullptr : &args[0];
   if (d && !d->is(Kind::None)) {
     if (!d->is(Kind::Str)) fail(c.loc, c.name + "(): device must be a str, not " + typeName(*d));
-    if (d->asStr() != "cpu") fail(c.loc, c.name + "(): no device named '" + d->asStr() + "' (devices: cpu)");
+    return deviceNamed(c, d->asStr()).allocator();
   }
   return c.interp.context().cpu().allocator();
 }
@@ -599,12 +599,6 @@ Value bMemoryStats(CallContext& c, std::vector<Value>& args) {
 Value bResetPeakMemoryStats(CallContext& c, std::vector<Value>& args) {
   allocatorArg(c, args).resetPeak();
   return Value::none();
-}
-
-// Builtins of later issues: a located "not supported yet" error.
-Value notYet(CallContext& c, std::vector<Value>&) {
-  fail(c.loc, "'" + c.name + "' is not supported yet: it arrives with the rest of the tensor library, autodiff, "
-                             "file I/O and devices");
 }
 
 // Every builtin function by name: the implementations registered against
@@ -625,8 +619,7 @@ const std::map<std::string, BuiltinFn>& table() {
              {Builtin::Ord, bOrd}, {Builtin::Jit, bJit}, {Builtin::Eager, bEager}, {Builtin::Time, bTime},
              {Builtin::MemoryStats, bMemoryStats}, {Builtin::ResetPeakMemoryStats, bResetPeakMemoryStats},
              {Builtin::Map, bMap}, {Builtin::Filter, bFilter}, {Builtin::Exit, bExit},
-             {Builtin::ListOf, bListOf}, {Builtin::TupleOf, bTupleOf},
-             {Builtin::Device, notYet}, {Builtin::Devices, notYet}, {Builtin::Sync, notYet}})
+             {Builtin::ListOf, bListOf}, {Builtin::TupleOf, bTupleOf}})
       m[ir::builtinInfo(b).name] = fn;
     for (const std::string& name : errorClassNames()) m[name] = bException;
     addTensorBuiltins(m);
@@ -636,6 +629,7 @@ const std::map<std::string, BuiltinFn>& table() {
     addDataBuiltins(m);
     addHelpBuiltins(m);
     addEinsumBuiltin(m);
+    addDeviceBuiltins(m);
     return m;
   }();
   return t;

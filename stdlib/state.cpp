@@ -69,6 +69,9 @@ State::State(StateOptions options, std::ostream& out, std::ostream& err)
     };
   if (options_.warnFailIfReached)
     context_.passes().failIfReached = [this](const Diagnostic& d) { interp_->warnOnce(d); };
+  for (int i = 1; i < options_.cpuDevices; ++i)
+    context_.addDevice(std::make_unique<rt::WorkerCpuDevice>("cpu:" + std::to_string(i)));
+  context_.deviceFallback = options_.deviceFallback;
 }
 
 std::string State::lastAst() {

@@ -50,6 +50,12 @@ struct StateOptions {
   // unfused kernels (bench/fusion.nn): the driver fuses by default only
   // with the JIT on.
   bool fusion = true;
+  // How many CPU devices exist: `cpu`, then the logical `cpu:1` ...
+  // `cpu:N-1` (runtime/device.h's WorkerCpuDevice). --cpu-devices.
+  int cpuDevices = 1;
+  // A device name to use where a script names one that does not exist
+  // (with a warning); empty: that is an error. --device-fallback.
+  std::string deviceFallback;
   bool jit = true;
   // Compile every fused node at its first run and every loop at its first
   // iteration, not once hot (runtime/jit/jit.h: Engine::hot): --jit always.

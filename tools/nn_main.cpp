@@ -83,6 +83,8 @@ int main(int argc, char** argv) {
   app.footer("Environment: NN_PATH=dir1:dir2 adds module search folders.");
   std::string code, mode = "graph", emit, printAfter, schedule = "auto", check, fusion, jit = "on", jitCache = "on";
   bool version = false, printAfterAll = false, explainRecompile = false, stats = false, explainJit = false;
+  int cpuDevices = 1;
+  std::string deviceFallback;
   app.add_option("-c", code, "Run CODE as a script");
   app.add_option("--mode", mode, "Execution mode")->check(CLI::IsMember({"eager", "graph"}));
   app.add_option("--schedule", schedule,
@@ -103,6 +105,12 @@ int main(int argc, char** argv) {
                  "Graph mode: keep compiled kernels in $XDG_CACHE_HOME/nn (default ~/.cache/nn) for later runs (on, "
                  "the default) or not (off)")
       ->check(CLI::IsMember({"on", "off"}));
+  app.add_option("--cpu-devices", cpuDevices,
+                 "How many CPU devices exist: cpu, then logical devices cpu:1 ... cpu:N-1, each with its own memory "
+                 "accounting and worker thread (for placement and testing)")
+      ->check(CLI::Range(1, 64));
+  app.add_option("--device-fallback", deviceFallback, "Map a device that does not exist to this one, with a warning")
+      ->check(CLI::IsMember({"cpu"}));
   app.add_flag("--explain-jit", explainJit, "Graph mode: say at each fused node the JIT does not compile why");
   app.add_option("--check", check, "Run FILE in graph and eager mode and report the first value that differs")
       ->check(CLI::IsMember({"eager"}));
@@ -157,6 +165,8 @@ int main(int argc, char** argv) {
   options.explainJit = explainJit;
   options.jitCache = jitCache == "on";
   options.emitLlvm = emit == "llvm";
+  options.cpuDevices = cpuDevices;
+  options.deviceFallback = deviceFallback;
   for (const std::string& w : warnings) {
     if (w.ends_with("lost-update")) options.warnLostUpdates = w == "lost-update";
     if (w.ends_with("fail-if-reached")) options.warnFailIfReached = w == "fail-if-reached";

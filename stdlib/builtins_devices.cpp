@@ -1,0 +1,97 @@
+// The device builtins (language.md §7): devices(), device(name), sync(),
+// and the one resolution of a device name that every builtin taking one
+// uses (memory_stats, reset_peak_memory_stats). `cpu` is `cpu:0` and `cuda`
+// is `cuda:0`; a well-formed name that does not exist is a located error
+// listing those that do, or, with --device-fallback, the fallback device and
+// one warning at that place.
+#include <cctype>
+
+#include "ir/builtins.h"
+#include "runtime/context.h"
+#include "stdlib/builtins.h"
+
+namespace nn::stdlib {
+
+using rt::CallContext;
+using rt::Kind;
+using rt::Value;
+
+namespace {
+
+// "cpu", "cuda", or either with ":N".
+bool wellFormed(const std::string& name) {
+  size_t colon = name.find(':');
+  std::string kind = name.substr(0, colon);
+  if (kind != "cpu" && kind != "cuda") return false;
+  if (colon == std::string::npos) return true;
+  std::string index = name.substr(colon + 1);
+  if (index.empty() || index.size() > 4) return false;
+  for (char ch : index)
+    if (!std::isdigit(static_cast<unsigned char>(ch))) return false;
+  return true;
+}
+
+std::string canonical(const std::string& name) {
+  if (name == "cpu:0") return "cpu";
+  if (name == "cuda") return "cuda:0";
+  return name;
+}
+
+std::string deviceList(const rt::Context& ctx) {
+  std::string names;
+  for (const rt::Device* d : ctx.devices()) names += (names.empty() ? "" : ", ") + d->name();
+  return names;
+}
+
+Value bDevices(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 0, 0);
+  std::vector<Value> names;
+  for (const rt::Device* d : c.interp.context().devices()) names.push_back(Value::str(d->name()));
+  return rt::makeList(std::move(names));
+}
+
+Value bDevice(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 1, 1);
+  if (!args[0].is(Kind::Str)) fail(c.loc, "device(): the name must be a str, not " + std::string(typeName(args[0])));
+  return Value::str(deviceNamed(c, args[0].asStr()).name());
+}
+
+// Every device's queue (or the named device's) runs an empty item: it
+// returns once the work submitted before it has finished.
+Value bSync(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 0, 1);
+  if (!args.empty() && !args[0].is(Kind::None)) {
+    if (!args[0].is(Kind::Str)) fail(c.loc, "sync(): the device must be a str, not " + std::string(typeName(args[0])));
+    deviceNamed(c, args[0].asStr()).queue().run([] {});
+    return Value::none();
+  }
+  for (rt::Device* d : c.interp.context().devices()) d->queue().run([] {});
+  return Value::none();
+}
+
+}  // namespace
+
+rt::Device& deviceNamed(CallContext& c, const std::string& name) {
+  rt::Context& ctx = c.interp.context();
+  if (!wellFormed(name))
+    fail(c.loc, "invalid device name '" + name + "' (expected cpu, cpu:N or cuda:N)", ErrorClass::ValueError);
+  if (rt::Device* d = ctx.findDevice(canonical(name))) return *d;
+  if (!ctx.deviceFallback.empty())
+    if (rt::Device* fallback = ctx.findDevice(ctx.deviceFallback)) {
+      Diagnostic d;
+      d.severity = Severity::Warning;
+      d.loc = c.loc;
+      d.message = "device '" + name + "' does not exist; using " + fallback->name() + " (--device-fallback)";
+      c.interp.warnOnce(d);
+      return *fallback;
+    }
+  fail(c.loc, "device '" + name + "' does not exist (devices: " + deviceList(ctx) + ")", ErrorClass::RuntimeError);
+}
+
+void addDeviceBuiltins(BuiltinTable& table) {
+  table[ir::builtinInfo(ir::Builtin::Devices).name] = bDevices;
+  table[ir::builtinInfo(ir::Builtin::Device).name] = bDevice;
+  table[ir::builtinInfo(ir::Builtin::Sync).name] = bSync;
+}
+
+}  // namespace nn::stdlib
