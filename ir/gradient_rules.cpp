@@ -408,6 +408,14 @@ void GradAsType(GradientBuilder& b) {
   b.grads[0] = b.emit(Op::AsType, {b.adjoint}, {{"dtype", std::string(dtypeName(*t.dtype))}});
 }
 
+// A copy back to where the operand was.
+void GradToDevice(GradientBuilder& b) {
+  if (b.wanted[0]) b.grads[0] = b.emit(Op::CopyLike, {b.adjoint, b.operands[0]});
+}
+void GradCopyLike(GradientBuilder& b) {
+  if (b.wanted[0]) b.grads[0] = b.emit(Op::CopyLike, {b.adjoint, b.operands[0]});
+}
+
 // ---- neural-network ops ----
 
 // y = x @ w.T + b.

@@ -34,9 +34,9 @@ rt::Value tensorMath(rt::CallContext& c, const rt::Value& x, nn::ir::Op op);
 rt::Value tensorReduction(rt::CallContext& c, std::vector<rt::Value>& args, ir::Op op);
 
 // devices, device, sync (builtins_devices.cpp), and the device a name
-// denotes (an error at c.loc when it does not exist, or the fallback).
+// denotes (an error at loc when it does not exist, or the fallback).
 void addDeviceBuiltins(BuiltinTable& table);
-rt::Device& deviceNamed(rt::CallContext& c, const std::string& name);
+rt::Device& deviceNamed(rt::Interpreter& interp, const std::string& name, SourceLoc loc);
 
 // einsum (einsum.cpp).
 void addEinsumBuiltin(BuiltinTable& table);

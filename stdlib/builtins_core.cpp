@@ -581,7 +581,7 @@ rt::Allocator& allocatorArg(CallContext& c, std::vector<Value>& args) {
   const Value* d = named ? named : args.empty() ? nullptr : &args[0];
   if (d && !d->is(Kind::None)) {
     if (!d->is(Kind::Str)) fail(c.loc, c.name + "(): device must be a str, not " + typeName(*d));
-    return deviceNamed(c, d->asStr()).allocator();
+    return deviceNamed(c.interp, d->asStr(), c.loc).allocator();
   }
   return c.interp.context().cpu().allocator();
 }

@@ -1,6 +1,6 @@
 // The device builtins (language.md §7): devices(), device(name), sync(),
-// and the one resolution of a device name that every builtin taking one
-// uses (memory_stats, reset_peak_memory_stats). `cpu` is `cpu:0` and `cuda`
+// and the one resolution of a device name that every builtin and op taking
+// one uses (memory_stats, reset_peak_memory_stats, x.to). `cpu` is `cpu:0` and `cuda`
 // is `cuda:0`; a well-formed name that does not exist is a located error
 // listing those that do, or, with --device-fallback, the fallback device and
 // one warning at that place.
@@ -53,7 +53,7 @@ Value bDevices(CallContext& c, std::vector<Value>& args) {
 Value bDevice(CallContext& c, std::vector<Value>& args) {
   checkArity(c, args, 1, 1);
   if (!args[0].is(Kind::Str)) fail(c.loc, "device(): the name must be a str, not " + std::string(typeName(args[0])));
-  return Value::str(deviceNamed(c, args[0].asStr()).name());
+  return Value::str(deviceNamed(c.interp, args[0].asStr(), c.loc).name());
 }
 
 // Every device's queue (or the named device's) runs an empty item: it
@@ -62,7 +62,7 @@ Value bSync(CallContext& c, std::vector<Value>& args) {
   checkArity(c, args, 0, 1);
   if (!args.empty() && !args[0].is(Kind::None)) {
     if (!args[0].is(Kind::Str)) fail(c.loc, "sync(): the device must be a str, not " + std::string(typeName(args[0])));
-    deviceNamed(c, args[0].asStr()).queue().run([] {});
+    deviceNamed(c.interp, args[0].asStr(), c.loc).queue().run([] {});
     return Value::none();
   }
   for (rt::Device* d : c.interp.context().devices()) d->queue().run([] {});
@@ -71,21 +71,21 @@ Value bSync(CallContext& c, std::vector<Value>& args) {
 
 }  // namespace
 
-rt::Device& deviceNamed(CallContext& c, const std::string& name) {
-  rt::Context& ctx = c.interp.context();
+rt::Device& deviceNamed(rt::Interpreter& interp, const std::string& name, SourceLoc loc) {
+  rt::Context& ctx = interp.context();
   if (!wellFormed(name))
-    fail(c.loc, "invalid device name '" + name + "' (expected cpu, cpu:N or cuda:N)", ErrorClass::ValueError);
+    fail(loc, "invalid device name '" + name + "' (expected cpu, cpu:N or cuda:N)", ErrorClass::ValueError);
   if (rt::Device* d = ctx.findDevice(canonical(name))) return *d;
   if (!ctx.deviceFallback.empty())
     if (rt::Device* fallback = ctx.findDevice(ctx.deviceFallback)) {
       Diagnostic d;
       d.severity = Severity::Warning;
-      d.loc = c.loc;
+      d.loc = loc;
       d.message = "device '" + name + "' does not exist; using " + fallback->name() + " (--device-fallback)";
-      c.interp.warnOnce(d);
+      interp.warnOnce(d);
       return *fallback;
     }
-  fail(c.loc, "device '" + name + "' does not exist (devices: " + deviceList(ctx) + ")", ErrorClass::RuntimeError);
+  fail(loc, "device '" + name + "' does not exist (devices: " + deviceList(ctx) + ")", ErrorClass::RuntimeError);
 }
 
 void addDeviceBuiltins(BuiltinTable& table) {

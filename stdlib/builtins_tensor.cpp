@@ -148,7 +148,6 @@ Value tensorAttribute(const Value& obj, const std::string& name, SourceLoc loc) 
   if (name == "ndim") return Value::integer(t.ndim());
   if (name == "device") return Value::str(t.device().name());
   if (name == "T") return makeTensorValue(transpose(t, {}, loc));
-  if (name == "to") fail(loc, "x.to() is not supported yet: copies between devices arrive with device placement");
   // PyTorch's method forms: x.exp() is exp(x), x.softmax(1) is softmax(x, 1).
   std::optional<ir::Op> op = ir::methodOp(name);
   BuiltinFn fn = op ? methodFn(*op) : name == "size" ? bSize : name == "numel" ? bNumel : nullptr;

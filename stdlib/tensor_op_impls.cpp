@@ -215,6 +215,21 @@ Value astypeOp(OpCall& c) {
   if (!dt) c.fail("dtype must be one of f32, f64, i32, i64, bool, not None");
   return makeTensorValue(astype(c.tensor("x"), *dt));
 }
+// x's elements in new memory of `to` (x itself when it is there). The
+// destination device's copy kernel reads the source, so both must be host
+// memory until a device brings its own transfers.
+Tensor copyTo(const Tensor& x, rt::Device& to, SourceLoc loc) {
+  if (&x.device() == &to) return x;
+  if (!x.device().hostMemory() || !to.hostMemory())
+    fail(loc, "copies from " + x.device().name() + " to " + to.name() + " are not supported yet");
+  Tensor out = Tensor::empty(x.dtype(), x.shape(), to);
+  out.copyFrom(x);
+  return out;
+}
+Value toDeviceOp(OpCall& c) {
+  return makeTensorValue(copyTo(c.tensor("x"), deviceNamed(c.interp, c["device"].asStr(), c.loc), c.loc));
+}
+Value copyLikeOp(OpCall& c) { return makeTensorValue(copyTo(c.tensor("x"), c.tensor("like").device(), c.loc)); }
 Value itemOp(OpCall& c) { return rt::item(c.tensor("x"), c.loc); }
 Value tolistOp(OpCall& c) { return toList(c.tensor("x")); }
 // The same elements under a new identity, which no tape tracks.
@@ -463,6 +478,7 @@ struct ImplTable {
     set(Op::Randint, randintOp);
     set(Op::Reshape, reshapeOp), set(Op::Transpose, transposeOp), set(Op::Permute, permuteOp), set(Op::Flatten, flattenOp);
     set(Op::Squeeze, squeezeOp), set(Op::Unsqueeze, unsqueezeOp), set(Op::Expand, expandOp);
+    set(Op::ToDevice, toDeviceOp), set(Op::CopyLike, copyLikeOp);
     set(Op::BroadcastTo, expandOp), set(Op::AsType, astypeOp), set(Op::Item, itemOp), set(Op::ToList, tolistOp),
         set(Op::StopGradient, stopGradientOp);
     set(Op::Concat, concatOp), set(Op::Stack, stackOp), set(Op::Split, splitOp), set(Op::Chunk, chunkOp);

@@ -80,6 +80,8 @@ const std::vector<Case>& cases() {
       {"expand", "expand(a, 3, 4)", {"randn(1, 4)"}},
       {"broadcast_to", "broadcast_to(a, 2, 3, 4)", {"randn(3, 1)"}},
       {"astype", "a.astype(f64) * a", {"randn(4)"}},
+      {"to", "(a.to('cpu:1') * b.to('cpu:1')).to('cpu')", {"randn(3)", "randn(3)"}},
+      {"copy_like", "(a.to('cpu:1') * a.to('cpu:1') * a.to('cpu:1')).to('cpu')", {"randn(3)"}, true},
       {"linear", "linear(a, b, c)", {"randn(5, 3)", "randn(4, 3)", "randn(4)"}},
       {"linear", "linear(a, b)", {"randn(2, 5, 3)", "randn(4, 3)"}},
       {"softmax", "softmax(a, axis=1)", {"randn(3, 4)"}},
@@ -216,6 +218,7 @@ std::string run(const std::string& code, nn::ExecMode mode) {
   std::ostringstream out, err;
   nn::StateOptions opts;
   opts.mode = mode;
+  opts.cpuDevices = 2;  // the copies' rules move values between cpu and cpu:1
   nn::State state(opts, out, err);
   nn::Status st = state.runString(code, "gradcheck.nn");
   if (!st.ok()) state.render(st.error(), err);
