@@ -19,10 +19,9 @@
 // A collection runs after a threshold of newly noted containers, which
 // grows with the number of values the last collection visited, so a
 // program that keeps a large structure alive pays amortised constant work
-// per store. Containers
-// still reachable stay noted for later collections. The collector holds
-// weak references only; a noted container freed normally is simply
-// skipped. Notes and collections may come from several threads (graph
+// per store. Containers still reachable stay noted for later collections.
+// The collector holds weak references only; a noted container freed
+// normally is simply skipped. Notes and collections may come from several threads (graph
 // mode's workers); no container is mutated during a collection, because
 // list and dict stores are effects, which a state runs one at a time.
 #pragma once

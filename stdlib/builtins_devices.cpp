@@ -1,9 +1,9 @@
 // The device builtins (language.md §7): devices(), device(name), sync(),
 // and the one resolution of a device name that every builtin and op taking
-// one uses (memory_stats, reset_peak_memory_stats, x.to). `cpu` is `cpu:0` and `cuda`
-// is `cuda:0`; a well-formed name that does not exist is a located error
-// listing those that do, or, with --device-fallback, the fallback device and
-// one warning at that place.
+// one uses (memory_stats, reset_peak_memory_stats, x.to). `cpu` is `cpu:0`
+// and `cuda` is `cuda:0`; a well-formed name that does not exist is a
+// located error listing those that do, or, with --device-fallback, the
+// fallback device and one warning at that place.
 #include <cctype>
 
 #include "ir/builtins.h"

@@ -52,6 +52,12 @@ int64_t OpCall::integer(std::string_view param) {
   return v.asInt();
 }
 
+const std::string& OpCall::text(std::string_view param) {
+  const Value& v = (*this)[param];
+  if (!v.is(Kind::Str)) fail(std::string(param) + " must be a str, not " + typeName(v));
+  return v.asStr();
+}
+
 double OpCall::number(std::string_view param) {
   const Value& v = (*this)[param];
   if (!v.isNumber()) fail(std::string(param) + " must be a number, not " + typeName(v));

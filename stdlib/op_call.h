@@ -40,6 +40,7 @@ class OpCall {
   const rt::Tensor* optionalTensor(std::string_view param);
   int64_t integer(std::string_view param);
   double number(std::string_view param);
+  const std::string& text(std::string_view param);
   bool flag(std::string_view param);
   // A dtype (f32, float, "f32"), nullopt for None.
   std::optional<rt::DType> dtype(std::string_view param);

@@ -155,8 +155,7 @@ Value conv1dOp(OpCall& c) {
 // 1 / scale_factor when that was given.
 Value interpolateOp(OpCall& c) {
   const Tensor& x = c.tensor("x");
-  if (!c["mode"].is(Kind::Str)) c.fail(std::string("mode must be a str, not ") + typeName(c["mode"]));
-  const std::string mode = c["mode"].asStr();
+  const std::string mode = c.text("mode");
   bool alignCorners = c.flag("align_corners");
   int64_t spatial = x.ndim() - 2;
   if (spatial != 1 && spatial != 2) c.fail("expects a 3-d [N, C, L] or 4-d [N, C, H, W] input, got " + typeString(x));

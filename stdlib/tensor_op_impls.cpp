@@ -227,7 +227,8 @@ Tensor copyTo(const Tensor& x, rt::Device& to, SourceLoc loc) {
   return out;
 }
 Value toDeviceOp(OpCall& c) {
-  return makeTensorValue(copyTo(c.tensor("x"), deviceNamed(c.interp, c["device"].asStr(), c.loc), c.loc));
+  if (c["device"].is(Kind::DType)) c.fail("takes a device name; x.astype(dtype) converts the dtype");
+  return makeTensorValue(copyTo(c.tensor("x"), deviceNamed(c.interp, c.text("device"), c.loc), c.loc));
 }
 Value copyLikeOp(OpCall& c) { return makeTensorValue(copyTo(c.tensor("x"), c.tensor("like").device(), c.loc)); }
 Value itemOp(OpCall& c) { return rt::item(c.tensor("x"), c.loc); }
