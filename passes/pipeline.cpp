@@ -1,5 +1,5 @@
 // The pass pipeline: one readable list, run in order with the verifier
-// after every pass. infer-types runs again after the passes that make new
+// after every pass (debug builds; after the last one in release builds). infer-types runs again after the passes that make new
 // nodes or new constants, so the passes after them see typed values;
 // order-effects comes last because rewrites do not keep order edges.
 #include "ir/text.h"
@@ -41,6 +41,8 @@ const std::vector<PassInfo>& pipeline() {
       {"cse", commonSubexpressions},
       {"dce", deadCodeElimination},
       {"take-items", takeItems},
+      // Before fuse-elementwise, which would take the relu into a group.
+      {"fuse-post-ops", fusePostOps},
       // Last of the rewrites: the groups it forms are opaque to the passes
       // above (they skip nodes with blocks).
       {"fuse-elementwise", fuseElementwise, [](const PassContext& c) { return c.fuse; }},

@@ -148,6 +148,7 @@ void matmulLoop(const Tensor& a, const Tensor& b, Tensor& out) {
 void registerCpuNnKernels(KernelTable& r) {
   using ir::Op;
   r.add<Op::MatMul>(DType::F32, onednnMatmul);
+  r.add<Op::Linear>(DType::F32, onednnLinear);
   r.add<Op::MatMul>(DType::F64, matmulLoop);
   r.add<Op::MatMul>(DType::I32, matmulLoop);
   r.add<Op::MatMul>(DType::I64, matmulLoop);

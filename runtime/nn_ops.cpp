@@ -5,6 +5,7 @@
 #include "runtime/nn_ops.h"
 
 #include <cmath>
+#include <optional>
 
 #include "runtime/dispatch.h"
 #include "runtime/tensor_ops.h"
@@ -83,11 +84,34 @@ Tensor matmul(const Tensor& a0, const Tensor& b0, SourceLoc loc) {
   return finish(out, p);
 }
 
-Tensor linear(const Tensor& x, const Tensor& w, const Tensor* bias, SourceLoc loc) {
+// Whether the device's one-kernel linear applies: f32 throughout, a vector
+// bias of the output size (or none), nothing empty.
+static bool oneKernelLinear(const Tensor& x, const Tensor& w, const Tensor* bias) {
+  auto f32Here = [&](const Tensor& t) { return t.dtype() == DType::F32 && &t.device() == &x.device(); };
+  if (!f32Here(x) || !f32Here(w) || x.ndim() < 1 || x.dim(x.ndim() - 1) != w.dim(1) || x.numel() == 0 ||
+      w.numel() == 0)
+    return false;
+  if (bias && (!f32Here(*bias) || bias->ndim() != 1 || bias->dim(0) != w.dim(0))) return false;
+  return x.device().kernels().has(ir::Op::Linear, DType::F32);
+}
+
+Tensor linear(const Tensor& x, const Tensor& w, const Tensor* bias, SourceLoc loc, bool relu) {
   if (w.ndim() != 2) fail(loc, "linear: weight must be 2-D [out, in], got " + typeString(w));
+  if (oneKernelLinear(x, w, bias)) {
+    // The leading dims of x are the matmul's rows.
+    int64_t k = w.dim(1), n = w.dim(0);
+    Tensor rows = reshape(x.contiguous(), {x.numel() / k, k}, loc);
+    Tensor out = Tensor::empty(DType::F32, {rows.dim(0), n}, x.device());
+    Tensor weights = w.contiguous();
+    std::optional<Tensor> b = bias ? std::optional<Tensor>(bias->contiguous()) : std::nullopt;
+    launch<ir::Op::Linear>(x.device(), DType::F32, loc, rows, weights, b ? &*b : nullptr, relu, out);
+    Shape shape = x.shape();
+    shape.back() = n;
+    return reshape(out, shape, loc);
+  }
   Tensor y = matmul(x, transpose(w, {}, loc), loc);
-  if (!bias) return y;
-  return tensorOf(tensorBinary(ir::Op::Add, makeTensorValue(y), makeTensorValue(*bias), loc));
+  if (bias) y = tensorOf(tensorBinary(ir::Op::Add, makeTensorValue(y), makeTensorValue(*bias), loc));
+  return relu ? tensorOf(tensorUnary(ir::Op::Relu, makeTensorValue(y), loc)) : y;
 }
 
 Tensor softmax(const Tensor& x0, int64_t axis, bool log, SourceLoc loc) {

@@ -46,11 +46,13 @@ struct Primitive {
   dnnl::memory::desc scratchpad;
 };
 
-// Creates the primitive of type Prim for an op descriptor.
+// Creates the primitive of type Prim for an op descriptor, with the
+// post-ops that follow it in the same pass over its output.
 template <class Prim, class Desc>
-Primitive build(const Desc& d) {
+Primitive build(const Desc& d, const dnnl::post_ops& post = dnnl::post_ops()) {
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  attr.set_post_ops(post);
   typename Prim::primitive_desc pd(d, attr, engine());
   return {Prim(pd), pd.scratchpad_desc()};
 }
@@ -150,6 +152,34 @@ void onednnMatmul(const Tensor& a0, const Tensor& b0, Tensor& out) {
   dnnl::memory bm(bmd, engine(), b.data<float>());
   dnnl::memory cm(cmd, engine(), out.data<float>());
   run(prim, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}});
+}
+
+// out [M, N] = x [M, K] @ w [N, K].T, then + bias [N], then relu, as one
+// matmul whose bias add and relu are post-ops applied to each output tile
+// as it is made: the same f32 operations as the three kernels, one pass
+// over the result. (The bias is a binary post-op, not matmul's own bias
+// argument, which may enter the accumulation and round differently.)
+void onednnLinear(const Tensor& x, const Tensor& w, const Tensor* bias, bool relu, Tensor& out) {
+  using dt = dnnl::memory::data_type;
+  int64_t m = x.dim(0), k = x.dim(1), n = w.dim(0);
+  dnnl::memory::desc xmd({m, k}, dt::f32, {k, 1});
+  dnnl::memory::desc wmd({k, n}, dt::f32, {1, k});  // w read transposed in place
+  dnnl::memory::desc omd({m, n}, dt::f32, {n, 1});
+  dnnl::memory::desc bmd({1, n}, dt::f32, {n, 1});
+  Shape none;
+  std::string key_ = key(relu ? "linear_relu" : "linear", {&x.shape(), &w.shape(), bias ? &bias->shape() : &none});
+  Primitive prim = cache(out).get(key_, [&] {
+    dnnl::post_ops post;
+    if (bias) post.append_binary(dnnl::algorithm::binary_add, bmd);
+    if (relu) post.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+    return build<dnnl::matmul>(dnnl::matmul::desc(xmd, wmd, omd), post);
+  });
+  std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, dnnl::memory(xmd, engine(), x.data<float>())},
+                                             {DNNL_ARG_WEIGHTS, dnnl::memory(wmd, engine(), w.data<float>())},
+                                             {DNNL_ARG_DST, dnnl::memory(omd, engine(), out.data<float>())}};
+  if (bias)
+    args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, dnnl::memory(bmd, engine(), bias->data<float>()));
+  run(prim, args);
 }
 
 // Softmax or log-softmax of a contiguous f32 tensor along `axis`.
