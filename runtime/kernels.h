@@ -49,7 +49,8 @@ struct KernelFor<ir::Op::MatMul> {
   using Fn = void (*)(const Tensor& a, const Tensor& b, Tensor& out);
 };
 // out [M, N] = x [M, K] @ w [N, K].T (+ bias [N] when given), then relu
-// when asked (linear_relu)  [x's dtype]
+// when asked (linear_relu); w row-major or the transpose of a row-major
+// [K, N]  [x's dtype]
 template <>
 struct KernelFor<ir::Op::Linear> {
   using Fn = void (*)(const Tensor& x, const Tensor& w, const Tensor* bias, bool relu, Tensor& out);

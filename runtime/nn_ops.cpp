@@ -102,7 +102,10 @@ Tensor linear(const Tensor& x, const Tensor& w, const Tensor* bias, SourceLoc lo
     int64_t k = w.dim(1), n = w.dim(0);
     Tensor rows = reshape(x.contiguous(), {x.numel() / k, k}, loc);
     Tensor out = Tensor::empty(DType::F32, {rows.dim(0), n}, x.device());
-    Tensor weights = w.contiguous();
+    // A transposed row-major [K, N] (what `x @ w + b` becomes) is read in
+    // place, as is a row-major [N, K].
+    bool inPlace = (w.strides()[0] == w.dim(1) && w.strides()[1] == 1) || (w.strides()[0] == 1 && w.strides()[1] == w.dim(0));
+    Tensor weights = inPlace ? w : w.contiguous();
     std::optional<Tensor> b = bias ? std::optional<Tensor>(bias->contiguous()) : std::nullopt;
     launch<ir::Op::Linear>(x.device(), DType::F32, loc, rows, weights, b ? &*b : nullptr, relu, out);
     Shape shape = x.shape();

@@ -163,11 +163,13 @@ void onednnLinear(const Tensor& x, const Tensor& w, const Tensor* bias, bool rel
   using dt = dnnl::memory::data_type;
   int64_t m = x.dim(0), k = x.dim(1), n = w.dim(0);
   dnnl::memory::desc xmd({m, k}, dt::f32, {k, 1});
-  dnnl::memory::desc wmd({k, n}, dt::f32, {1, k});  // w read transposed in place
+  // w [N, K] read as [K, N] in place, whichever of the two is row-major.
+  dnnl::memory::desc wmd({k, n}, dt::f32, {w.strides()[1], w.strides()[0]});
   dnnl::memory::desc omd({m, n}, dt::f32, {n, 1});
   dnnl::memory::desc bmd({1, n}, dt::f32, {n, 1});
   Shape none;
-  std::string key_ = key(relu ? "linear_relu" : "linear", {&x.shape(), &w.shape(), bias ? &bias->shape() : &none});
+  std::string key_ = key(relu ? "linear_relu" : "linear",
+                         {&x.shape(), &w.shape(), &w.strides(), bias ? &bias->shape() : &none});
   Primitive prim = cache(out).get(key_, [&] {
     dnnl::post_ops post;
     if (bias) post.append_binary(dnnl::algorithm::binary_add, bmd);
