@@ -3,23 +3,21 @@
 // output tile as it is made (runtime/onednn.cpp): one pass over the result
 // instead of three, with the same f32 operations. `x @ w + b` (w [K, N], b
 // [N]) becomes `linear(x, w.T, b)`, the transpose a view the kernel reads in
-// place, `relu(linear(x, w, b))` becomes `linear_relu(x, w, b)`, and
-// `relu(conv2d(...))` becomes `conv2d_relu(...)` with the same attributes.
+// place, and `relu(linear(x, w, b))` becomes `linear_relu(x, w, b)`.
 //
 // Algorithm: count the uses of every value of the function (nested blocks
 // included); then one walk over each block in order: an add of a matmul
 // (in the same block, used by nothing else) and a vector of its width
 // becomes a transpose and a linear taking over the add's result; a relu of
 // a linear (likewise) becomes a linear_relu of the linear's operands taking
-// over the relu's result, so `relu(x @ w + b)` ends as one linear_relu;
-// a relu of a conv2d likewise becomes a conv2d_relu.
+// over the relu's result, so `relu(x @ w + b)` ends as one linear_relu.
 // Each new node has the location of the node whose value it makes, where
 // --check eager compares it; the matmul or linear it took in goes.
 //
-// Never fires: across blocks; when the matmul's, linear's or conv2d's
-// result has another use (a second consumer, or a backward pass reading
-// it); for other dtypes, whose kernels are not oneDNN's; for a bias whose
-// shape is not the vector [N] or is unknown. Runs after autodiff, so what it makes is never
+// Never fires: across blocks; when the matmul's or linear's result has
+// another use (a second consumer, or a backward pass reading it); for other
+// dtypes, whose linear is not oneDNN's; for a bias whose shape is not the
+// vector [N] or is unknown. Runs after autodiff, so what it makes is never
 // differentiated.
 //
 // Invariants: every value keeps its type; a removed matmul or linear had
@@ -107,23 +105,18 @@ bool fuseBlock(ir::Block& b, const Uses& uses) {
       changed = true;
       continue;
     }
-    ir::Node* layer = n.op() == ir::Op::Relu && n.operands().size() == 1 ? n.operand(0)->def() : nullptr;
-    std::optional<ir::Op> withRelu;
-    if (layer && layer->op() == ir::Op::Linear) withRelu = ir::Op::LinearRelu;
-    if (layer && layer->op() == ir::Op::Conv2d) withRelu = ir::Op::Conv2dRelu;
-    if (withRelu && layer->parent() == &b && uses.at(n.operand(0)) == 1 && isF32(n.result())) {
+    ir::Node* lin = n.op() == ir::Op::Relu && n.operands().size() == 1 ? n.operand(0)->def() : nullptr;
+    if (lin && lin->op() == ir::Op::Linear && lin->parent() == &b && uses.at(n.operand(0)) == 1 && isF32(n.result())) {
       bool allF32 = true;
-      for (const ir::Value* v : layer->operands())
-        allF32 = allF32 && (v->type().kind == ir::TypeKind::None || isF32(v));
+      for (const ir::Value* v : lin->operands()) allF32 = allF32 && (v->type().kind == ir::TypeKind::None || isF32(v));
       if (allF32) {
-        auto f = std::make_unique<ir::Node>(*withRelu, n.loc());
-        for (ir::Value* v : layer->operands()) f->addOperand(v);
-        for (const auto& [name, value] : layer->attrs()) f->setAttr(name, value);
+        auto f = std::make_unique<ir::Node>(ir::Op::LinearRelu, n.loc());
+        for (ir::Value* v : lin->operands()) f->addOperand(v);
         f->setInlinedAt(n.inlinedAt());
-        if (layer->backward() || n.backward()) f->setBackward();
+        if (lin->backward() || n.backward()) f->setBackward();
         f->adoptResults(n);
         f->setParent(&b);
-        gone.insert(layer);
+        gone.insert(lin);
         out.push_back(std::move(f));
         changed = true;
         continue;

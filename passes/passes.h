@@ -53,8 +53,7 @@ bool autodiff(ir::Graph& g, PassContext& ctx);
 // Chains of elementwise ops over one shape become fused nodes.
 bool fuseElementwise(ir::Graph& g, PassContext& ctx);
 
-// x @ w + b, relu(linear(...)) and relu(conv2d(...)) become one node each
-// (oneDNN post-ops).
+// relu(linear(x, w, b)) becomes one linear_relu node (oneDNN post-ops).
 bool fusePostOps(ir::Graph& g, PassContext& ctx);
 
 // split / chunk along an axis of known length become lists of slices.

@@ -33,8 +33,6 @@ using UnaryKernel = void (*)(const Tensor& a, Tensor& out, SourceLoc loc);
 
 struct ConvParams {
   int64_t strideH = 1, strideW = 1, padH = 0, padW = 0, dilH = 1, dilW = 1, groups = 1;
-  // conv2d_relu: relu applied to the result (a oneDNN post-op).
-  bool relu = false;
 };
 struct PoolParams {
   int64_t kH = 1, kW = 1, strideH = 1, strideW = 1, padH = 0, padW = 0;

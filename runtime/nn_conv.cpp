@@ -92,11 +92,7 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const ConvPa
   Tensor xf = as(x, dt), wf = as(w, dt);
   Tensor bf = bias ? as(*bias, dt) : Tensor();
   Tensor out = Tensor::empty(dt, y, device);
-  // relu rides on oneDNN's f32 convolution; other kernels apply it after.
-  ConvParams q = p;
-  q.relu = p.relu && dt == DType::F32;
-  if (out.numel() > 0) launch<ir::Op::Conv2d>(device, dt, loc, xf, wf, bias ? &bf : nullptr, q, out);
-  if (p.relu && !q.relu) return tensorOf(tensorUnary(ir::Op::Relu, makeTensorValue(out), loc));
+  if (out.numel() > 0) launch<ir::Op::Conv2d>(device, dt, loc, xf, wf, bias ? &bf : nullptr, p, out);
   return out;
 }
 

@@ -222,7 +222,7 @@ struct ConvGeometry {
     x = dnnl::memory::desc(toDims(xs), dt::f32, tag::nchw);
     w = dnnl::memory::desc(toDims(wdims), dt::f32, p.groups > 1 ? tag::goihw : tag::oihw);
     y = dnnl::memory::desc(toDims(ys), dt::f32, tag::nchw);
-    params = {p.strideH, p.strideW, p.padH, p.padW, p.dilH, p.dilW, p.groups, p.relu};
+    params = {p.strideH, p.strideW, p.padH, p.padW, p.dilH, p.dilW, p.groups};
   }
 
   // The forward primitive's descriptor for training, which the backward
@@ -261,14 +261,11 @@ void onednnConv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const Co
   Primitive prim = cache(out).get(k, [&] {
     auto alg = dnnl::algorithm::convolution_direct;
     auto kind = dnnl::prop_kind::forward_inference;
-    dnnl::post_ops post;
-    if (p.relu) post.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
     if (bias)
       return build<dnnl::convolution_forward>(
-          dnnl::convolution_forward::desc(kind, alg, c.x, c.w, bmd, c.y, c.strides, c.dilation, c.padding, c.padding),
-          post);
+          dnnl::convolution_forward::desc(kind, alg, c.x, c.w, bmd, c.y, c.strides, c.dilation, c.padding, c.padding));
     return build<dnnl::convolution_forward>(
-        dnnl::convolution_forward::desc(kind, alg, c.x, c.w, c.y, c.strides, c.dilation, c.padding, c.padding), post);
+        dnnl::convolution_forward::desc(kind, alg, c.x, c.w, c.y, c.strides, c.dilation, c.padding, c.padding));
   });
   std::unordered_map<int, dnnl::memory> args{
       {DNNL_ARG_SRC, memoryOf(c.x, x)}, {DNNL_ARG_WEIGHTS, memoryOf(c.w, w)}, {DNNL_ARG_DST, memoryOf(c.y, out)}};

@@ -339,9 +339,7 @@ ConvParams convParams(OpCall& c) {
 }
 
 Value conv2dOp(OpCall& c) {
-  ConvParams p = convParams(c);
-  p.relu = c.op == Op::Conv2dRelu;
-  return makeTensorValue(conv2d(c.tensor("x"), c.tensor("w"), c.optionalTensor("b"), p, c.loc));
+  return makeTensorValue(conv2d(c.tensor("x"), c.tensor("w"), c.optionalTensor("b"), convParams(c), c.loc));
 }
 
 Value conv2dGradOp(OpCall& c) {
@@ -490,7 +488,7 @@ struct ImplTable {
     set(Op::ReduceGrad, reduceGradOp), set(Op::IndexGrad, indexGradOp);
     set(Op::Conv2dGradInput, conv2dGradOp), set(Op::Conv2dGradWeight, conv2dGradOp), set(Op::Pool2dGrad, poolGradOp);
     set(Op::Linear, linearOp), set(Op::LinearRelu, linearOp), set(Op::Softmax, softmaxOp), set(Op::LogSoftmax, softmaxOp);
-    set(Op::Conv2d, conv2dOp), set(Op::Conv2dRelu, conv2dOp), set(Op::MaxPool2d, poolOp), set(Op::AvgPool2d, poolOp);
+    set(Op::Conv2d, conv2dOp), set(Op::MaxPool2d, poolOp), set(Op::AvgPool2d, poolOp);
     set(Op::BatchNorm, batchNormOp), set(Op::LayerNorm, layerNormOp), set(Op::Dropout, dropoutOp);
     set(Op::CrossEntropy, crossEntropyOp), set(Op::MseLoss, mseLossOp), set(Op::BinaryCrossEntropy, bceOp);
     set(Op::FullLike, fullLikeOp), set(Op::Randperm, randpermOp), set(Op::CumSum, scanOp), set(Op::CumProd, scanOp);
