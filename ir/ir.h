@@ -40,7 +40,7 @@ enum Trait : unsigned {
   PURE = 1u << 0, EFFECT = 1u << 1, TERM = 1u << 2, COMM = 1u << 3, ELEM = 1u << 4,
   RANDOM = 1u << 5, REDUCE = 1u << 6, SHAPE = 1u << 7, CREATE = 1u << 8, RAISES = 1u << 9,
   EXPENSIVE = 1u << 10, FUNC = 1u << 11, METHOD = 1u << 12, PYTHON = 1u << 13, GRADIENT = 1u << 14,
-  CAST = 1u << 15, PASS = 1u << 16,
+  CAST = 1u << 15,
 };
 
 // How an op's result types follow from its operand types (type_rules.cpp);

@@ -53,7 +53,7 @@ bool autodiff(ir::Graph& g, PassContext& ctx);
 // Chains of elementwise ops over one shape become fused nodes.
 bool fuseElementwise(ir::Graph& g, PassContext& ctx);
 
-// relu(linear(x, w, b)) becomes one linear_relu node (oneDNN post-ops).
+// x @ w + b becomes linear(x, w.T, b): one matmul with a bias post-op.
 bool fusePostOps(ir::Graph& g, PassContext& ctx);
 
 // split / chunk along an axis of known length become lists of slices.

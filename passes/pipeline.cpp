@@ -41,7 +41,7 @@ const std::vector<PassInfo>& pipeline() {
       {"cse", commonSubexpressions},
       {"dce", deadCodeElimination},
       {"take-items", takeItems},
-      // Before fuse-elementwise, which would take the relu into a group.
+      // Before fuse-elementwise, which would take the bias add into a group.
       {"fuse-post-ops", fusePostOps},
       // Last of the rewrites: the groups it forms are opaque to the passes
       // above (they skip nodes with blocks).

@@ -48,12 +48,11 @@ template <>
 struct KernelFor<ir::Op::MatMul> {
   using Fn = void (*)(const Tensor& a, const Tensor& b, Tensor& out);
 };
-// out [M, N] = x [M, K] @ w [N, K].T (+ bias [N] when given), then relu
-// when asked (linear_relu); w row-major or the transpose of a row-major
-// [K, N]  [x's dtype]
+// out [M, N] = x [M, K] @ w [N, K].T (+ bias [N] when given); w row-major
+// or the transpose of a row-major [K, N]  [x's dtype]
 template <>
 struct KernelFor<ir::Op::Linear> {
-  using Fn = void (*)(const Tensor& x, const Tensor& w, const Tensor* bias, bool relu, Tensor& out);
+  using Fn = void (*)(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& out);
 };
 // along `axis` of x  [x's dtype, floating]
 template <>

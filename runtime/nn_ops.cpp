@@ -95,7 +95,7 @@ static bool oneKernelLinear(const Tensor& x, const Tensor& w, const Tensor* bias
   return x.device().kernels().has(ir::Op::Linear, DType::F32);
 }
 
-Tensor linear(const Tensor& x, const Tensor& w, const Tensor* bias, SourceLoc loc, bool relu) {
+Tensor linear(const Tensor& x, const Tensor& w, const Tensor* bias, SourceLoc loc) {
   if (w.ndim() != 2) fail(loc, "linear: weight must be 2-D [out, in], got " + typeString(w));
   if (oneKernelLinear(x, w, bias)) {
     // The leading dims of x are the matmul's rows.
@@ -107,14 +107,14 @@ Tensor linear(const Tensor& x, const Tensor& w, const Tensor* bias, SourceLoc lo
     bool inPlace = (w.strides()[0] == w.dim(1) && w.strides()[1] == 1) || (w.strides()[0] == 1 && w.strides()[1] == w.dim(0));
     Tensor weights = inPlace ? w : w.contiguous();
     std::optional<Tensor> b = bias ? std::optional<Tensor>(bias->contiguous()) : std::nullopt;
-    launch<ir::Op::Linear>(x.device(), DType::F32, loc, rows, weights, b ? &*b : nullptr, relu, out);
+    launch<ir::Op::Linear>(x.device(), DType::F32, loc, rows, weights, b ? &*b : nullptr, out);
     Shape shape = x.shape();
     shape.back() = n;
     return reshape(out, shape, loc);
   }
   Tensor y = matmul(x, transpose(w, {}, loc), loc);
-  if (bias) y = tensorOf(tensorBinary(ir::Op::Add, makeTensorValue(y), makeTensorValue(*bias), loc));
-  return relu ? tensorOf(tensorUnary(ir::Op::Relu, makeTensorValue(y), loc)) : y;
+  if (!bias) return y;
+  return tensorOf(tensorBinary(ir::Op::Add, makeTensorValue(y), makeTensorValue(*bias), loc));
 }
 
 Tensor softmax(const Tensor& x0, int64_t axis, bool log, SourceLoc loc) {

@@ -11,9 +11,7 @@
 namespace nn::rt {
 
 Tensor matmul(const Tensor& a, const Tensor& b, SourceLoc loc);
-// relu: relu(linear(...)) as one kernel where the device has one
-// (linear_relu, made by passes/fuse_post_ops.cpp).
-Tensor linear(const Tensor& x, const Tensor& w, const Tensor* bias, SourceLoc loc, bool relu = false);
+Tensor linear(const Tensor& x, const Tensor& w, const Tensor* bias, SourceLoc loc);
 Tensor softmax(const Tensor& x, int64_t axis, bool log, SourceLoc loc);
 Tensor oneHot(const Tensor& labels, int64_t n, SourceLoc loc);
 Tensor crossEntropy(const Tensor& logits, const Tensor& labels, SourceLoc loc);
@@ -60,7 +58,7 @@ void pool2dGradLoop(const Tensor& g, const Tensor& x, const PoolParams& p, bool 
 // oneDNN entry points (onednn.cpp): shapes already checked, f32, out
 // allocated contiguous.
 void onednnMatmul(const Tensor& a, const Tensor& b, Tensor& out);
-void onednnLinear(const Tensor& x, const Tensor& w, const Tensor* bias, bool relu, Tensor& out);
+void onednnLinear(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& out);
 void onednnSoftmax(const Tensor& x, int axis, bool log, Tensor& out);
 void onednnConv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const ConvParams& p, Tensor& out);
 void onednnConv2dGradInput(const Tensor& g, const Tensor& w, const ConvParams& p, Tensor& dx);

@@ -154,12 +154,14 @@ void onednnMatmul(const Tensor& a0, const Tensor& b0, Tensor& out) {
   run(prim, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}});
 }
 
-// out [M, N] = x [M, K] @ w [N, K].T, then + bias [N], then relu, as one
-// matmul whose bias add and relu are post-ops applied to each output tile
-// as it is made: the same f32 operations as the three kernels, one pass
-// over the result. (The bias is a binary post-op, not matmul's own bias
-// argument, which may enter the accumulation and round differently.)
-void onednnLinear(const Tensor& x, const Tensor& w, const Tensor* bias, bool relu, Tensor& out) {
+// out [M, N] = x [M, K] @ w [N, K].T, then + bias [N], as one matmul whose
+// bias add is a post-op applied to each output tile as it is made: the same
+// f32 operations as the two kernels, one pass over the result. The bias is
+// a binary post-op, not matmul's own bias argument, which may enter the
+// accumulation and round differently. (oneDNN's relu post-op is not used:
+// it maps NaN to 0 and gives -0.0 for negatives and NaN for -inf, where
+// nn's relu, as PyTorch's, keeps NaN and gives +0.0.)
+void onednnLinear(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& out) {
   using dt = dnnl::memory::data_type;
   int64_t m = x.dim(0), k = x.dim(1), n = w.dim(0);
   dnnl::memory::desc xmd({m, k}, dt::f32, {k, 1});
@@ -168,12 +170,10 @@ void onednnLinear(const Tensor& x, const Tensor& w, const Tensor* bias, bool rel
   dnnl::memory::desc omd({m, n}, dt::f32, {n, 1});
   dnnl::memory::desc bmd({1, n}, dt::f32, {n, 1});
   Shape none;
-  std::string key_ = key(relu ? "linear_relu" : "linear",
-                         {&x.shape(), &w.shape(), &w.strides(), bias ? &bias->shape() : &none});
+  std::string key_ = key("linear", {&x.shape(), &w.shape(), &w.strides(), bias ? &bias->shape() : &none});
   Primitive prim = cache(out).get(key_, [&] {
     dnnl::post_ops post;
     if (bias) post.append_binary(dnnl::algorithm::binary_add, bmd);
-    if (relu) post.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
     return build<dnnl::matmul>(dnnl::matmul::desc(xmd, wmd, omd), post);
   });
   std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, dnnl::memory(xmd, engine(), x.data<float>())},

@@ -313,7 +313,7 @@ Value reduceGradOp(OpCall& c) {
 Value indexGradOp(OpCall& c) { return makeTensorValue(indexGrad(c.tensor("g"), c.tensor("x"), c["index"], c.loc)); }
 
 Value linearOp(OpCall& c) {
-  return makeTensorValue(linear(c.tensor("x"), c.tensor("w"), c.optionalTensor("b"), c.loc, c.op == Op::LinearRelu));
+  return makeTensorValue(linear(c.tensor("x"), c.tensor("w"), c.optionalTensor("b"), c.loc));
 }
 
 Value softmaxOp(OpCall& c) {
@@ -487,7 +487,7 @@ struct ImplTable {
     set(Op::SumTo, sumToOp), set(Op::BroadcastLike, broadcastLikeOp), set(Op::ReshapeLike, reshapeLikeOp);
     set(Op::ReduceGrad, reduceGradOp), set(Op::IndexGrad, indexGradOp);
     set(Op::Conv2dGradInput, conv2dGradOp), set(Op::Conv2dGradWeight, conv2dGradOp), set(Op::Pool2dGrad, poolGradOp);
-    set(Op::Linear, linearOp), set(Op::LinearRelu, linearOp), set(Op::Softmax, softmaxOp), set(Op::LogSoftmax, softmaxOp);
+    set(Op::Linear, linearOp), set(Op::Softmax, softmaxOp), set(Op::LogSoftmax, softmaxOp);
     set(Op::Conv2d, conv2dOp), set(Op::MaxPool2d, poolOp), set(Op::AvgPool2d, poolOp);
     set(Op::BatchNorm, batchNormOp), set(Op::LayerNorm, layerNormOp), set(Op::Dropout, dropoutOp);
     set(Op::CrossEntropy, crossEntropyOp), set(Op::MseLoss, mseLossOp), set(Op::BinaryCrossEntropy, bceOp);
