@@ -146,6 +146,62 @@ void poolGradPlane(const T* g, const T* x, T* dx, int64_t H, int64_t W, int64_t 
   }
 }
 
+// Max pooling's commonest case: 2x2 windows at stride 2 without padding,
+// which tile the plane. The window of output (oh, ow) is columns 2ow,
+// 2ow+1 of rows 2oh, 2oh+1, scanned in that order as argmax does, each
+// element taking the maximum when it is larger or NaN. Selects instead of
+// branches, so that a row's windows vectorise.
+bool tiles2x2(const PoolParams& p) {
+  return p.kH == 2 && p.kW == 2 && p.strideH == 2 && p.strideW == 2 && p.padH == 0 && p.padW == 0;
+}
+
+template <class T>
+inline bool takes(T v, T m) {
+  return (v > m) | (v != v);
+}
+
+template <class T>
+void maxPlane2x2(const T* x, T* y, int64_t W, int64_t OH, int64_t OW) {
+  for (int64_t oh = 0; oh < OH; ++oh) {
+    const T *r0 = x + 2 * oh * W, *r1 = r0 + W;
+    T* row = y + oh * OW;
+#pragma omp simd
+    for (int64_t ow = 0; ow < OW; ++ow) {
+      T m = r0[2 * ow], b = r0[2 * ow + 1], c = r1[2 * ow], d = r1[2 * ow + 1];
+      m = takes(b, m) ? b : m;
+      m = takes(c, m) ? c : m;
+      row[ow] = takes(d, m) ? d : m;
+    }
+  }
+}
+
+// Writes the whole of dx's plane: each window's gradient to its winner (the
+// last element that took the maximum), zero to the rest of the window and
+// to a last row or column no window covers. Each element's share is
+// carried as a value, which the compiler vectorises where it would not
+// combine the takes' masks.
+template <class T>
+void maxGradPlane2x2(const T* g, const T* x, T* dx, int64_t H, int64_t W, int64_t OH, int64_t OW) {
+  for (int64_t oh = 0; oh < OH; ++oh) {
+    const T *r0 = x + 2 * oh * W, *r1 = r0 + W, *grow = g + oh * OW;
+    T *d0 = dx + 2 * oh * W, *d1 = d0 + W;
+#pragma omp simd
+    for (int64_t ow = 0; ow < OW; ++ow) {
+      T m = r0[2 * ow], b = r0[2 * ow + 1], c = r1[2 * ow], d = r1[2 * ow + 1];
+      T gv = grow[ow], ga = gv, gb = 0, gc = 0, gd = 0;
+      bool t = takes(b, m);
+      m = t ? b : m, gb = t ? gv : gb, ga = t ? T(0) : ga;
+      t = takes(c, m);
+      m = t ? c : m, gc = t ? gv : gc, gb = t ? T(0) : gb, ga = t ? T(0) : ga;
+      t = takes(d, m);
+      gd = t ? gv : gd, gc = t ? T(0) : gc, gb = t ? T(0) : gb, ga = t ? T(0) : ga;
+      d0[2 * ow] = ga, d0[2 * ow + 1] = gb, d1[2 * ow] = gc, d1[2 * ow + 1] = gd;
+    }
+    for (int64_t iw = 2 * OW; iw < W; ++iw) d0[iw] = d1[iw] = T(0);
+  }
+  std::memset(dx + 2 * OH * W, 0, static_cast<size_t>((H - 2 * OH) * W) * sizeof(T));
+}
+
 // Runs plane(i) for every [H, W] plane of x [N, C, H, W]; planes are
 // disjoint, so they run in parallel above the threshold.
 template <class F>
@@ -164,6 +220,10 @@ void pool(const Tensor& x, const PoolParams& p, Tensor& out) {
   int64_t H = x.dim(2), W = x.dim(3), OH = out.dim(2), OW = out.dim(3);
   const T* in = x.data<T>();
   T* o = out.data<T>();
+  if (IsMax && tiles2x2(p)) {
+    eachPlane(x, [&](int64_t i) { maxPlane2x2<T>(in + i * H * W, o + i * OH * OW, W, OH, OW); });
+    return;
+  }
   eachPlane(x, [&](int64_t i) { poolPlane<T, IsMax>(in + i * H * W, o + i * OH * OW, H, W, OH, OW, p); });
 }
 
@@ -172,6 +232,10 @@ void poolGrad(const Tensor& g, const Tensor& x, const PoolParams& p, bool isMax,
   int64_t H = x.dim(2), W = x.dim(3), OH = g.dim(2), OW = g.dim(3);
   const T *gd = g.data<T>(), *xd = x.data<T>();
   T* o = dx.data<T>();
+  if (isMax && tiles2x2(p)) {
+    eachPlane(x, [&](int64_t i) { maxGradPlane2x2<T>(gd + i * OH * OW, xd + i * H * W, o + i * H * W, H, W, OH, OW); });
+    return;
+  }
   eachPlane(x, [&](int64_t i) {
     std::memset(o + i * H * W, 0, static_cast<size_t>(H * W) * sizeof(T));
     if (isMax)

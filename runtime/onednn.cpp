@@ -10,7 +10,9 @@
 
 #include <omp.h>
 
+#include <cstdlib>
 #include <list>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <unordered_map>
@@ -41,10 +43,22 @@ dnnl::memory::dims toDims(const Shape& s) { return dnnl::memory::dims(s.begin(),
 // (scratchpad_mode::user): oneDNN's own library-managed scratchpad may be
 // shared between primitives, and the graph executor runs primitives on
 // several threads at once.
+// Arguments in `relaid` are kept by the primitive in a layout of its own
+// choosing (a convolution's blocked nChw16c, say): run() reorders them from
+// nn's plain layout before it and, for results, back after it.
 struct Primitive {
   dnnl::primitive prim;
   dnnl::memory::desc scratchpad;
+  struct Relaid {
+    int arg;
+    dnnl::memory::desc plain, chosen;
+    dnnl::reorder convert;  // plain -> chosen for an operand, chosen -> plain for a result
+    dnnl::memory::desc convertScratchpad;
+    bool result;
+  };
+  std::vector<Relaid> relaid;  // at most kMaxRelaid
 };
+constexpr size_t kMaxRelaid = 3;
 
 // Creates the primitive of type Prim for an op descriptor, with the
 // post-ops that follow it in the same pass over its output.
@@ -54,19 +68,78 @@ Primitive build(const Desc& d, const dnnl::post_ops& post = dnnl::post_ops()) {
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   attr.set_post_ops(post);
   typename Prim::primitive_desc pd(d, attr, engine());
-  return {Prim(pd), pd.scratchpad_desc()};
+  return {Prim(pd), pd.scratchpad_desc(), {}};
 }
 
-// Runs a primitive on this thread's stream with a scratchpad of this thread.
+// A reusable buffer of this thread's, aligned for vector loads.
+class ThreadBuffer {
+ public:
+  void* reserve(size_t bytes) {
+    if (bytes > size_) {
+      data_.reset(static_cast<char*>(std::aligned_alloc(kAlign, (bytes + kAlign - 1) / kAlign * kAlign)));
+      if (!data_) throw std::bad_alloc();
+      size_ = bytes;
+    }
+    return data_.get();
+  }
+
+ private:
+  static constexpr size_t kAlign = 64;
+  struct Free {
+    void operator()(char* p) const { std::free(p); }
+  };
+  std::unique_ptr<char, Free> data_;
+  size_t size_ = 0;
+};
+
+// Runs a primitive on this thread's stream with a scratchpad of this
+// thread, converting the relaid arguments around it. The conversions run
+// before or after the primitive on this in-order stream, so they share
+// its scratchpad buffer.
 void run(const Primitive& p, std::unordered_map<int, dnnl::memory> args) {
-  thread_local std::vector<char> scratch;
+  thread_local ThreadBuffer scratch;
+  thread_local ThreadBuffer relaidBuffers[kMaxRelaid];
   size_t bytes = p.scratchpad.get_size();
-  if (bytes > 0) {
-    if (scratch.size() < bytes) scratch.resize(bytes);
-    args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(p.scratchpad, engine(), scratch.data()));
+  for (const Primitive::Relaid& r : p.relaid) bytes = std::max(bytes, r.convertScratchpad.get_size());
+  void* pad = bytes > 0 ? scratch.reserve(bytes) : nullptr;
+  if (p.scratchpad.get_size() > 0) args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(p.scratchpad, engine(), pad));
+  auto convert = [&](const Primitive::Relaid& r, const dnnl::memory& from, const dnnl::memory& to) {
+    std::unordered_map<int, dnnl::memory> a{{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
+    if (r.convertScratchpad.get_size() > 0)
+      a.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(r.convertScratchpad, engine(), pad));
+    r.convert.execute(stream(), a);
+  };
+  std::vector<dnnl::memory> plain(p.relaid.size());
+  for (size_t i = 0; i < p.relaid.size(); ++i) {
+    const Primitive::Relaid& r = p.relaid[i];
+    dnnl::memory chosen(r.chosen, engine(), relaidBuffers[i].reserve(r.chosen.get_size()));
+    plain[i] = args.at(r.arg);
+    if (!r.result) convert(r, plain[i], chosen);
+    args[r.arg] = chosen;
   }
   p.prim.execute(stream(), args);
+  for (size_t i = 0; i < p.relaid.size(); ++i)
+    if (p.relaid[i].result) convert(p.relaid[i], args[p.relaid[i].arg], plain[i]);
   stream().wait();
+}
+
+// Lets the primitive of `pd` keep each of `plain` (argument, nn's layout)
+// in the layout it chose for it, when that is another.
+template <class Prim, class PrimitiveDesc>
+Primitive withChosenLayouts(const PrimitiveDesc& pd, std::initializer_list<std::pair<int, dnnl::memory::desc>> plain,
+                            int result) {
+  Primitive p{Prim(pd), pd.scratchpad_desc(), {}};
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  for (const auto& [arg, md] : plain) {
+    dnnl::memory::desc chosen = pd.query_md(dnnl::query::exec_arg_md, arg);
+    if (chosen == md) continue;
+    bool isResult = arg == result;
+    auto convert = isResult ? dnnl::reorder::primitive_desc(engine(), chosen, engine(), md, attr)
+                            : dnnl::reorder::primitive_desc(engine(), md, engine(), chosen, attr);
+    p.relaid.push_back({arg, md, chosen, dnnl::reorder(convert), convert.scratchpad_desc(), isResult});
+  }
+  return p;
 }
 
 // An LRU cache of primitives keyed by a text form of their descriptors,
@@ -208,8 +281,13 @@ namespace {
 
 // One convolution's memory descriptors (plain NCHW / OIHW, or GOIHW with
 // groups) and geometry, shared by its forward and backward primitives.
+// Their primitives are made for layouts of oneDNN's choosing (`anyX` ...):
+// on NCHW it has only a generic im2col + GEMM convolution, 2-4x slower
+// than its direct kernels over channel-blocked layouts on the CNN
+// benchmark's shapes even with the conversions to and from them.
 struct ConvGeometry {
   dnnl::memory::desc x, w, y;
+  dnnl::memory::desc anyX, anyW, anyY;
   dnnl::memory::dims strides, dilation, padding;
   Shape params;  // for cache keys
 
@@ -222,26 +300,31 @@ struct ConvGeometry {
     x = dnnl::memory::desc(toDims(xs), dt::f32, tag::nchw);
     w = dnnl::memory::desc(toDims(wdims), dt::f32, p.groups > 1 ? tag::goihw : tag::oihw);
     y = dnnl::memory::desc(toDims(ys), dt::f32, tag::nchw);
+    anyX = dnnl::memory::desc(toDims(xs), dt::f32, tag::any);
+    anyW = dnnl::memory::desc(toDims(wdims), dt::f32, tag::any);
+    anyY = dnnl::memory::desc(toDims(ys), dt::f32, tag::any);
     params = {p.strideH, p.strideW, p.padH, p.padW, p.dilH, p.dilW, p.groups};
   }
 
   // The forward primitive's descriptor for training, which the backward
   // primitives take as their hint.
   dnnl::convolution_forward::primitive_desc trainingHint() const {
-    dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct, x, w,
-                                      y, strides, dilation, padding, padding);
+    dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct, anyX,
+                                      anyW, anyY, strides, dilation, padding, padding);
     return dnnl::convolution_forward::primitive_desc(d, engine());
   }
 };
 
 // Creates a backward primitive of type Prim from its descriptor and the
-// forward primitive's, with a scratchpad of the caller's (see build).
+// forward primitive's, with a scratchpad of the caller's (see build), in
+// the layouts it chooses for `plain`'s arguments.
 template <class Prim, class Desc, class Hint>
-Primitive buildBackward(const Desc& d, const Hint& hint) {
+Primitive buildBackward(const Desc& d, const Hint& hint,
+                        std::initializer_list<std::pair<int, dnnl::memory::desc>> plain, int result) {
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   typename Prim::primitive_desc pd(d, attr, engine(), hint);
-  return {Prim(pd), pd.scratchpad_desc()};
+  return withChosenLayouts<Prim>(pd, plain, result);
 }
 
 dnnl::memory memoryOf(const dnnl::memory::desc& md, const Tensor& t) {
@@ -261,11 +344,15 @@ void onednnConv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const Co
   Primitive prim = cache(out).get(k, [&] {
     auto alg = dnnl::algorithm::convolution_direct;
     auto kind = dnnl::prop_kind::forward_inference;
-    if (bias)
-      return build<dnnl::convolution_forward>(
-          dnnl::convolution_forward::desc(kind, alg, c.x, c.w, bmd, c.y, c.strides, c.dilation, c.padding, c.padding));
-    return build<dnnl::convolution_forward>(
-        dnnl::convolution_forward::desc(kind, alg, c.x, c.w, c.y, c.strides, c.dilation, c.padding, c.padding));
+    auto d = bias ? dnnl::convolution_forward::desc(kind, alg, c.anyX, c.anyW, bmd, c.anyY, c.strides, c.dilation,
+                                                    c.padding, c.padding)
+                  : dnnl::convolution_forward::desc(kind, alg, c.anyX, c.anyW, c.anyY, c.strides, c.dilation,
+                                                    c.padding, c.padding);
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    dnnl::convolution_forward::primitive_desc pd(d, attr, engine());
+    return withChosenLayouts<dnnl::convolution_forward>(
+        pd, {{DNNL_ARG_SRC, c.x}, {DNNL_ARG_WEIGHTS, c.w}, {DNNL_ARG_DST, c.y}}, DNNL_ARG_DST);
   });
   std::unordered_map<int, dnnl::memory> args{
       {DNNL_ARG_SRC, memoryOf(c.x, x)}, {DNNL_ARG_WEIGHTS, memoryOf(c.w, w)}, {DNNL_ARG_DST, memoryOf(c.y, out)}};
@@ -279,9 +366,10 @@ void onednnConv2dGradInput(const Tensor& g, const Tensor& w, const ConvParams& p
   std::string k = key("conv2d_grad_input", {&dx.shape(), &w.shape(), &c.params});
   Primitive prim = cache(dx).get(k, [&] {
     return buildBackward<dnnl::convolution_backward_data>(
-        dnnl::convolution_backward_data::desc(dnnl::algorithm::convolution_direct, c.x, c.w, c.y, c.strides,
+        dnnl::convolution_backward_data::desc(dnnl::algorithm::convolution_direct, c.anyX, c.anyW, c.anyY, c.strides,
                                               c.dilation, c.padding, c.padding),
-        c.trainingHint());
+        c.trainingHint(), {{DNNL_ARG_DIFF_DST, c.y}, {DNNL_ARG_WEIGHTS, c.w}, {DNNL_ARG_DIFF_SRC, c.x}},
+        DNNL_ARG_DIFF_SRC);
   });
   run(prim, {{DNNL_ARG_DIFF_DST, memoryOf(c.y, g)}, {DNNL_ARG_WEIGHTS, memoryOf(c.w, w)},
              {DNNL_ARG_DIFF_SRC, memoryOf(c.x, dx)}});
@@ -293,9 +381,10 @@ void onednnConv2dGradWeight(const Tensor& g, const Tensor& x, const ConvParams& 
   std::string k = key("conv2d_grad_weight", {&x.shape(), &dw.shape(), &c.params});
   Primitive prim = cache(dw).get(k, [&] {
     return buildBackward<dnnl::convolution_backward_weights>(
-        dnnl::convolution_backward_weights::desc(dnnl::algorithm::convolution_direct, c.x, c.w, c.y, c.strides,
-                                                 c.dilation, c.padding, c.padding),
-        c.trainingHint());
+        dnnl::convolution_backward_weights::desc(dnnl::algorithm::convolution_direct, c.anyX, c.anyW, c.anyY,
+                                                 c.strides, c.dilation, c.padding, c.padding),
+        c.trainingHint(), {{DNNL_ARG_DIFF_DST, c.y}, {DNNL_ARG_SRC, c.x}, {DNNL_ARG_DIFF_WEIGHTS, c.w}},
+        DNNL_ARG_DIFF_WEIGHTS);
   });
   run(prim, {{DNNL_ARG_DIFF_DST, memoryOf(c.y, g)}, {DNNL_ARG_SRC, memoryOf(c.x, x)},
              {DNNL_ARG_DIFF_WEIGHTS, memoryOf(c.w, dw)}});
