@@ -76,16 +76,13 @@ Value* Lowerer::expr(const Expr& e) {
       return functionValue(name, l.params, e.loc, nullptr, l.body.get());
     }
     case ExprKind::Call: return call(static_cast<const CallExpr&>(e));
-    case ExprKind::Attribute: {
-      const auto& a = static_cast<const AttributeExpr&>(e);
-      ir::Node* n = emit(Op::GetAttr, e.loc, {expr(*a.value)});
-      n->setAttr("name", a.attr);
-      return n->result(0);
-    }
+    // What a `with device(...)` block reads out of containers and modules
+    // enters it too (lower_with.cpp).
+    case ExprKind::Attribute: return placed(attribute(static_cast<const AttributeExpr&>(e)), e.loc);
     case ExprKind::Subscript: {
       const auto& s = static_cast<const SubscriptExpr&>(e);
       Value* base = expr(*s.value);
-      return emitValue(Op::GetItem, e.loc, {base, subscriptIndex(*s.index)});
+      return placed(emitValue(Op::GetItem, e.loc, {base, subscriptIndex(*s.index)}), e.loc);
     }
     case ExprKind::Slice: return subscriptIndex(e);
     case ExprKind::ListComp: return listComp(static_cast<const ListCompExpr&>(e));
@@ -110,8 +107,17 @@ Value* Lowerer::subscriptIndex(const Expr& index) {
   return expr(index);
 }
 
+Value* Lowerer::attribute(const AttributeExpr& a) {
+  ir::Node* n = emit(Op::GetAttr, a.loc, {expr(*a.value)});
+  n->setAttr("name", a.attr);
+  return n->result(0);
+}
+
 Value* Lowerer::call(const CallExpr& e) {
-  std::vector<Value*> operands{expr(*e.func)};
+  // A method is called on its object's attribute itself (builtin-ops reads
+  // the pattern), not on a placed copy of it.
+  const auto* method = as<AttributeExpr>(e.func.get());
+  std::vector<Value*> operands{method ? attribute(*method) : expr(*e.func)};
   // With `*xs` or `**kw` the call is a call_unpacked: `spread` says what
   // each argument is, and the expansion happens when it runs.
   bool unpacked = false;
@@ -129,6 +135,7 @@ Value* Lowerer::call(const CallExpr& e) {
     if (!k.name.empty()) kw.push_back(k.name);
     unpacked = unpacked || k.name.empty();
   }
+  if (!unpacked) addCreationDevice(e, operands, kw);
   ir::Node* n = emit(unpacked ? Op::CallUnpacked : Op::Call, e.loc, operands);
   if (unpacked) n->setAttr("spread", spread);
   if (!kw.empty()) n->setAttr("kw", kw);
@@ -235,7 +242,7 @@ void Lowerer::comprehensionLevel(const ListCompExpr& e, size_t level, Value* lis
   loop(
       e.loc, {idx}, [&] { return emitValue(Op::Lt, e.loc, {env_[idx], len}); },
       [&] {
-        Value* item = emitValue(Op::IterItem, g.target->loc, {seq, env_[idx]});
+        Value* item = placed(emitValue(Op::IterItem, g.target->loc, {seq, env_[idx]}), g.target->loc);
         env_[idx] = emitValue(Op::Add, e.loc, {env_[idx], constant(int64_t(1), e.loc)});
         assign(*g.target, item);
         std::function<void(size_t)> filters = [&](size_t i) {

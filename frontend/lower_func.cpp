@@ -88,7 +88,13 @@ std::string Lowerer::unknownNameHint(const FuncCtx& ctx, const std::string& name
 
 Value* Lowerer::readName(const std::string& name, SourceLoc loc) {
   fctx_->env = &env_;
-  return readIn(*fctx_, name, loc);
+  Value* v = readIn(*fctx_, name, loc);
+  // A global or a variable of an enclosing function read inside a `with
+  // device(...)` block enters it here (the function's own variables did
+  // when the block began: lower_with.cpp).
+  if (!withDevices_.empty() && !isSsaName(name) && (!v->def() || v->def()->op() == Op::LoadGlobal))
+    v = placed(v, loc);
+  return v;
 }
 
 void Lowerer::writeName(const std::string& name, Value* v, SourceLoc loc) {
@@ -196,6 +202,9 @@ Value* Lowerer::functionValue(const std::string& name, const std::vector<Param>&
   ir::Block* outerBlock = cur_;
   Env outerEnv = std::move(env_);
   outerCtx->env = &outerEnv;
+  // A function defined in a `with device(...)` block runs where it is called.
+  std::vector<Value*> outerDevices = std::move(withDevices_);
+  withDevices_.clear();
   fctx_ = &ctx;
   env_.clear();
   cur_ = fn->body();
@@ -222,6 +231,7 @@ Value* Lowerer::functionValue(const std::string& name, const std::vector<Param>&
   fctx_ = outerCtx;
   cur_ = outerBlock;
   env_ = std::move(outerEnv);
+  withDevices_ = std::move(outerDevices);
   fctx_->env = &env_;
 
   // Bind the captured variables from the defining scope.

@@ -36,6 +36,9 @@ struct Jumps {
 void collectAssigned(const ast::Body& body, std::set<std::string>& out, bool updates = false);
 void collectTargetNames(const ast::Expr& target, std::set<std::string>& out, bool updates = false);
 void collectGlobalDecls(const ast::Body& body, std::set<std::string>& out);
+// The names a body reads anywhere in it (nested functions' captures too),
+// not those it only binds.
+void collectReads(const ast::Body& body, std::set<std::string>& out);
 // The names a try statement's body, handlers (with their `as` names) and
 // else clause assign; not its finally.
 void collectTryAssigned(const ast::TryStmt& s, std::set<std::string>& out, bool updates = false);
@@ -95,6 +98,10 @@ class Lowerer {
   ir::Value* protectedRegion(SourceLoc loc, const std::set<std::string>& assigned, const std::function<void()>& bodyFn,
                              const std::function<void(ir::Value*)>& handlerFn);
   void assertStmt(const ast::AssertStmt& s);
+  // with device(...) blocks (lower_with.cpp)
+  void withStmt(const ast::WithStmt& s, size_t item);
+  ir::Value* placed(ir::Value* v, SourceLoc loc);
+  void addCreationDevice(const ast::CallExpr& e, std::vector<ir::Value*>& operands, std::vector<std::string>& kw);
   void returnStmt(const ast::ReturnStmt& s);
   ir::Value* flagsSet(const Jumps& j, SourceLoc loc);
 
@@ -119,6 +126,7 @@ class Lowerer {
   // expressions (lower_expr.cpp)
   ir::Value* expr(const ast::Expr& e);
   ir::Value* call(const ast::CallExpr& e);
+  ir::Value* attribute(const ast::AttributeExpr& a);
   ir::Value* compare(const ast::CompareExpr& e);
   ir::Value* boolOp(const ast::BoolOpExpr& e);
   ir::Value* ifExpr(const ast::IfExpr& e);
@@ -160,6 +168,9 @@ class Lowerer {
   JumpsCache jumps_;
   Env env_;
   FuncCtx* fctx_ = nullptr;
+  // The device of each `with device(...)` block around the statement being
+  // lowered in this function, innermost last (lower_with.cpp).
+  std::vector<ir::Value*> withDevices_;
   // The nodes augmented and index assignments made (lost_updates.h).
   std::vector<ir::Node*> updates_;
 };

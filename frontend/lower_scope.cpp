@@ -87,6 +87,157 @@ void collectTryAssigned(const TryStmt& s, std::set<std::string>& out, bool updat
   collectAssigned(s.orelse, out, updates);
 }
 
+// ---- the names a body reads (for `with device`'s placement) ----
+
+static void readsOf(const Expr* e, std::set<std::string>& out);
+static void readsOf(const Body& body, std::set<std::string>& out);
+
+// An assignment target reads the containers it indexes, not the names it binds.
+static void targetReads(const Expr& target, std::set<std::string>& out) {
+  if (auto* t = as<TupleExpr>(&target)) {
+    for (const auto& e : t->elts) targetReads(*e, out);
+  } else if (auto* l = as<ListExpr>(&target)) {
+    for (const auto& e : l->elts) targetReads(*e, out);
+  } else if (auto* st = as<StarredExpr>(&target)) {
+    targetReads(*st->value, out);
+  } else if (!as<NameExpr>(&target)) {
+    readsOf(&target, out);
+  }
+}
+
+static void paramReads(const std::vector<Param>& params, std::set<std::string>& out) {
+  for (const Param& p : params) readsOf(p.defaultValue.get(), out);
+}
+
+static void readsOf(const Expr* e, std::set<std::string>& out) {
+  if (!e) return;
+  auto all = [&](const std::vector<ExprPtr>& xs) {
+    for (const auto& x : xs) readsOf(x.get(), out);
+  };
+  switch (e->kind) {
+    case ExprKind::Name: out.insert(static_cast<const NameExpr*>(e)->id); break;
+    case ExprKind::FStr:
+      for (const FStrPart& p : static_cast<const FStrExpr*>(e)->parts) readsOf(p.expr.get(), out);
+      break;
+    case ExprKind::Tuple: all(static_cast<const TupleExpr*>(e)->elts); break;
+    case ExprKind::List: all(static_cast<const ListExpr*>(e)->elts); break;
+    case ExprKind::Dict:
+      all(static_cast<const DictExpr*>(e)->keys);
+      all(static_cast<const DictExpr*>(e)->values);
+      break;
+    case ExprKind::Unary: readsOf(static_cast<const UnaryExpr*>(e)->operand.get(), out); break;
+    case ExprKind::Binary:
+      readsOf(static_cast<const BinaryExpr*>(e)->lhs.get(), out);
+      readsOf(static_cast<const BinaryExpr*>(e)->rhs.get(), out);
+      break;
+    case ExprKind::Compare: all(static_cast<const CompareExpr*>(e)->operands); break;
+    case ExprKind::BoolOp: all(static_cast<const BoolOpExpr*>(e)->values); break;
+    case ExprKind::IfExp: {
+      const auto* x = static_cast<const IfExpr*>(e);
+      for (const Expr* part : {x->cond.get(), x->then.get(), x->orelse.get()}) readsOf(part, out);
+      break;
+    }
+    case ExprKind::Lambda:
+      paramReads(static_cast<const LambdaExpr*>(e)->params, out);
+      readsOf(static_cast<const LambdaExpr*>(e)->body.get(), out);
+      break;
+    case ExprKind::Call: {
+      const auto* x = static_cast<const CallExpr*>(e);
+      readsOf(x->func.get(), out);
+      all(x->args);
+      for (const Keyword& k : x->keywords) readsOf(k.value.get(), out);
+      break;
+    }
+    case ExprKind::Attribute: readsOf(static_cast<const AttributeExpr*>(e)->value.get(), out); break;
+    case ExprKind::Subscript:
+      readsOf(static_cast<const SubscriptExpr*>(e)->value.get(), out);
+      readsOf(static_cast<const SubscriptExpr*>(e)->index.get(), out);
+      break;
+    case ExprKind::Slice: {
+      const auto* x = static_cast<const SliceExpr*>(e);
+      for (const Expr* part : {x->lower.get(), x->upper.get(), x->step.get()}) readsOf(part, out);
+      break;
+    }
+    case ExprKind::ListComp: {
+      const auto* x = static_cast<const ListCompExpr*>(e);
+      readsOf(x->key.get(), out);
+      readsOf(x->elt.get(), out);
+      for (const Comprehension& g : x->generators) {
+        readsOf(g.iter.get(), out);
+        all(g.ifs);
+      }
+      break;
+    }
+    case ExprKind::Starred: readsOf(static_cast<const StarredExpr*>(e)->value.get(), out); break;
+    default: break;  // literals
+  }
+}
+
+static void readsOf(const Body& body, std::set<std::string>& out) {
+  for (const auto& s : body) {
+    switch (s->kind) {
+      case StmtKind::Expr: readsOf(static_cast<const ExprStmt&>(*s).value.get(), out); break;
+      case StmtKind::Assign: {
+        const auto& x = static_cast<const AssignStmt&>(*s);
+        for (const auto& t : x.targets) targetReads(*t, out);
+        readsOf(x.value.get(), out);
+        break;
+      }
+      case StmtKind::AugAssign:
+        readsOf(static_cast<const AugAssignStmt&>(*s).target.get(), out);
+        readsOf(static_cast<const AugAssignStmt&>(*s).value.get(), out);
+        break;
+      case StmtKind::If:
+        readsOf(static_cast<const IfStmt&>(*s).cond.get(), out);
+        readsOf(static_cast<const IfStmt&>(*s).then, out);
+        readsOf(static_cast<const IfStmt&>(*s).orelse, out);
+        break;
+      case StmtKind::While:
+        readsOf(static_cast<const WhileStmt&>(*s).cond.get(), out);
+        readsOf(static_cast<const WhileStmt&>(*s).body, out);
+        readsOf(static_cast<const WhileStmt&>(*s).orelse, out);
+        break;
+      case StmtKind::For: {
+        const auto& x = static_cast<const ForStmt&>(*s);
+        targetReads(*x.target, out);
+        readsOf(x.iter.get(), out);
+        readsOf(x.body, out);
+        readsOf(x.orelse, out);
+        break;
+      }
+      case StmtKind::FuncDef: {
+        const auto& x = static_cast<const FuncDefStmt&>(*s);
+        paramReads(x.params, out);
+        for (const Decorator& d : x.decorators) readsOf(d.expr.get(), out);
+        readsOf(x.body, out);  // what it captures
+        break;
+      }
+      case StmtKind::Return: readsOf(static_cast<const ReturnStmt&>(*s).value.get(), out); break;
+      case StmtKind::Assert:
+        readsOf(static_cast<const AssertStmt&>(*s).test.get(), out);
+        readsOf(static_cast<const AssertStmt&>(*s).msg.get(), out);
+        break;
+      case StmtKind::Raise: readsOf(static_cast<const RaiseStmt&>(*s).exc.get(), out); break;
+      case StmtKind::Del: targetReads(*static_cast<const DelStmt&>(*s).target, out); break;
+      case StmtKind::With: {
+        const auto& x = static_cast<const WithStmt&>(*s);
+        for (const auto& item : x.items) readsOf(item.get(), out);
+        readsOf(x.body, out);
+        break;
+      }
+      case StmtKind::Try: {
+        const auto& x = static_cast<const TryStmt&>(*s);
+        for (const ExceptClause& h : x.handlers) readsOf(h.type.get(), out);
+        for (const Body* b : x.bodies()) readsOf(*b, out);
+        break;
+      }
+      default: break;
+    }
+  }
+}
+
+void collectReads(const Body& body, std::set<std::string>& out) { readsOf(body, out); }
+
 void collectGlobalDecls(const Body& body, std::set<std::string>& out) {
   for (const auto& s : body) {
     switch (s->kind) {

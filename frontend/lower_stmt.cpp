@@ -146,8 +146,7 @@ void Lowerer::stmt(const Stmt& s) {
       break;
     }
     case StmtKind::Try: tryStmt(static_cast<const TryStmt&>(s)); break;
-    case StmtKind::With:
-      fail(s.loc, "'with' blocks are not supported yet (device placement arrives with device support)");
+    case StmtKind::With: withStmt(static_cast<const WithStmt&>(s), 0); break;
     case StmtKind::Unsupported:
       fail(s.loc, static_cast<const UnsupportedStmt&>(s).what + " statements are not supported");
   }
@@ -212,7 +211,7 @@ void Lowerer::assign(const Expr& target, Value* value) {
         u->result(i)->setType(ir::Type{ir::TypeKind::List});
         assign(*s->value, u->result(i));
       } else {
-        assign(e, u->result(i));
+        assign(e, placed(u->result(i), e.loc));
       }
     }
     return;
@@ -531,7 +530,7 @@ void Lowerer::forStmt(const ForStmt& s) {
         return ifMerge(flagsSet(stopOn, s.loc), s.loc, [&] { return constant(false, s.loc); }, more);
       },
       [&] {
-        Value* item = emitValue(Op::IterItem, s.target->loc, {seq, env_[idx]});
+        Value* item = placed(emitValue(Op::IterItem, s.target->loc, {seq, env_[idx]}), s.target->loc);
         env_[idx] = emitValue(Op::Add, s.loc, {env_[idx], constant(int64_t(1), s.loc)});
         if (inner.cont) env_["$cont"] = constant(false, s.loc);
         assign(*s.target, item);

@@ -408,12 +408,12 @@ void GradAsType(GradientBuilder& b) {
   b.grads[0] = b.emit(Op::AsType, {b.adjoint}, {{"dtype", std::string(dtypeName(*t.dtype))}});
 }
 
-// A copy back to where the operand was.
-void GradToDevice(GradientBuilder& b) {
-  if (b.wanted[0]) b.grads[0] = b.emit(Op::CopyLike, {b.adjoint, b.operands[0]});
-}
-void GradCopyLike(GradientBuilder& b) {
-  if (b.wanted[0]) b.grads[0] = b.emit(Op::CopyLike, {b.adjoint, b.operands[0]});
+// A copy back to where the operand was (to, copy_like, place); place's
+// operand may be a number, whose adjoint is itself.
+void GradCopyBack(GradientBuilder& b) {
+  if (!b.wanted[0]) return;
+  Type t = b.operands[0]->type();
+  b.grads[0] = t.isTensor() || t.kind == TypeKind::Any ? b.emit(Op::CopyLike, {b.adjoint, b.operands[0]}) : b.adjoint;
 }
 
 // ---- neural-network ops ----

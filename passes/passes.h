@@ -59,6 +59,10 @@ bool fusePostOps(ir::Graph& g, PassContext& ctx);
 // split / chunk along an axis of known length become lists of slices.
 bool lowerSplits(ir::Graph& g, PassContext& ctx);
 
+// The place nodes of `with device(...)` blocks become `to` copies on
+// tensors and disappear on other values.
+bool placeDevices(ir::Graph& g, PassContext& ctx);
+
 // Calls of elementwise tensor builtins on tensors become IR ops.
 bool builtinOps(ir::Graph& g, PassContext& ctx);
 

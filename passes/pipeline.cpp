@@ -29,6 +29,9 @@ const std::vector<PassInfo>& pipeline() {
       // f(x) became an op, becomes its op too.
       {"builtin-ops", builtinOps},
       {"infer-types", inferTypes},
+      // Before autodiff and CSE: a copy's gradient is the copy back, and
+      // CSE leaves one copy per value and device.
+      {"place-devices", placeDevices},
       {"simplify", simplify},
       // Before autodiff, so a loop's backward reads what does not change
       // between iterations once instead of saving a copy per iteration.

@@ -291,6 +291,19 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
       if (!v.is(Kind::None)) host_.out() << repr(v) << "\n";
       return;
     }
+    case Op::Place: {
+      // A tensor entering a `with device(...)` block goes there as x.to
+      // would take it; any other value is itself.
+      const Value* operands[2] = {&in(0), &in(1)};
+      if (!operands[0]->is(Kind::Tensor)) {
+        set(*operands[0]);
+        return;
+      }
+      std::vector<Value> params{*operands[0], *operands[1]};
+      set(host_.runTensorOp(*this, Op::ToDevice, params, loc));
+      if (tape_) tape_->recordNode(n, operands, f[n.result(0)]);
+      return;
+    }
     default: break;
   }
   // The value ops through their one execute entry (value_op.h), the other

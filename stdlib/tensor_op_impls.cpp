@@ -24,7 +24,12 @@ using ir::Op;
 
 namespace {
 
-Device& cpu(OpCall& c) { return c.interp.context().cpu(); }
+// Where a creation op puts its tensor: its device= argument (which a
+// `with device(...)` block supplies), else the CPU.
+Device& creationDevice(OpCall& c) {
+  if (c.isNone("device")) return c.interp.context().cpu();
+  return deviceNamed(c.interp, c.text("device"), c.loc);
+}
 
 Shape shapeOf(OpCall& c, std::string_view param) {
   Shape s = c.ints(param);
@@ -36,10 +41,10 @@ Shape shapeOf(OpCall& c, std::string_view param) {
 // ---- creation ----
 
 Value filled(OpCall& c, double value) {
-  return makeTensorValue(fullLike(c.dtype("dtype").value_or(DType::F32), shapeOf(c, "shape"), value, cpu(c)));
+  return makeTensorValue(fullLike(c.dtype("dtype").value_or(DType::F32), shapeOf(c, "shape"), value, creationDevice(c)));
 }
 
-Value tensorOp(OpCall& c) { return makeTensorValue(tensorFromData(c["data"], c.dtype("dtype"), c.loc, cpu(c))); }
+Value tensorOp(OpCall& c) { return makeTensorValue(tensorFromData(c["data"], c.dtype("dtype"), c.loc, creationDevice(c))); }
 Value zerosOp(OpCall& c) { return filled(c, 0.0); }
 Value onesOp(OpCall& c) { return filled(c, 1.0); }
 
@@ -47,7 +52,7 @@ Value fullOp(OpCall& c) {
   const Value& v = c["value"];
   if (!v.isNumber()) c.fail(std::string("fill value must be a number, not ") + typeName(v));
   DType def = v.is(Kind::Bool) ? DType::Bool : v.is(Kind::Int) ? DType::I64 : DType::F32;
-  return makeTensorValue(fullLike(c.dtype("dtype").value_or(def), shapeOf(c, "shape"), v.asFloat(), cpu(c)));
+  return makeTensorValue(fullLike(c.dtype("dtype").value_or(def), shapeOf(c, "shape"), v.asFloat(), creationDevice(c)));
 }
 
 Value likeOp(OpCall& c, double value) {
@@ -70,7 +75,7 @@ Value arangeOp(OpCall& c) {
   Ramp r{start.asFloat(), step.asFloat(), allInt, allInt ? start.asInt() : 0, allInt ? step.asInt() : 1, {}};
   if (r.step == 0) c.fail("step must not be zero");
   int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((stop.asFloat() - r.start) / r.step)));
-  return makeTensorValue(rampTensor(Op::Arange, dt, n, r, cpu(c), c.loc));
+  return makeTensorValue(rampTensor(Op::Arange, dt, n, r, creationDevice(c), c.loc));
 }
 
 Value linspaceOp(OpCall& c) {
@@ -78,19 +83,19 @@ Value linspaceOp(OpCall& c) {
   int64_t n = c.integer("num");
   if (n < 0) c.fail("number of samples must be non-negative");
   Ramp r{a, n > 1 ? (b - a) / static_cast<double>(n - 1) : 0.0, false, 0, 1, b};
-  return makeTensorValue(rampTensor(Op::Linspace, c.dtype("dtype").value_or(DType::F32), n, r, cpu(c), c.loc));
+  return makeTensorValue(rampTensor(Op::Linspace, c.dtype("dtype").value_or(DType::F32), n, r, creationDevice(c), c.loc));
 }
 
 Value eyeOp(OpCall& c) {
   int64_t n = c.integer("n"), m = c.isNone("m") ? n : c.integer("m");
   if (n < 0 || m < 0) c.fail("negative dimension");
-  return makeTensorValue(eye(c.dtype("dtype").value_or(DType::F32), n, m, cpu(c), c.loc));
+  return makeTensorValue(eye(c.dtype("dtype").value_or(DType::F32), n, m, creationDevice(c), c.loc));
 }
 
 Value randomFill(OpCall& c) {
   DType dt = c.dtype("dtype").value_or(DType::F32);
   if (!isFloating(dt)) c.fail("dtype must be f32 or f64");
-  return makeTensorValue(randomTensor(c.op, dt, shapeOf(c, "shape"), c.interp.rng(), cpu(c), c.loc));
+  return makeTensorValue(randomTensor(c.op, dt, shapeOf(c, "shape"), c.interp.rng(), creationDevice(c), c.loc));
 }
 
 Value randintOp(OpCall& c) {
@@ -98,7 +103,7 @@ Value randintOp(OpCall& c) {
   int64_t low = c.integer("low"), high = c.integer("high");
   if (high <= low) c.fail("high must be greater than low");
   if (!isIntegral(dt)) c.fail("dtype must be i32 or i64");
-  return makeTensorValue(randint(dt, shapeOf(c, "shape"), low, high, c.interp.rng(), cpu(c), c.loc));
+  return makeTensorValue(randint(dt, shapeOf(c, "shape"), low, high, c.interp.rng(), creationDevice(c), c.loc));
 }
 
 // ---- reductions ----
@@ -393,7 +398,7 @@ Value fullLikeOp(OpCall& c) {
 
 Value randpermOp(OpCall& c) {
   DType dt = c.dtype("dtype").value_or(DType::I64);
-  return makeTensorValue(randperm(dt, c.integer("n"), c.interp.rng(), cpu(c), c.loc));
+  return makeTensorValue(randperm(dt, c.integer("n"), c.interp.rng(), creationDevice(c), c.loc));
 }
 
 Value scanOp(OpCall& c) {

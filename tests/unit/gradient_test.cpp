@@ -82,6 +82,9 @@ const std::vector<Case>& cases() {
       {"astype", "a.astype(f64) * a", {"randn(4)"}},
       {"to", "(a.to('cpu:1') * b.to('cpu:1')).to('cpu')", {"randn(3)", "randn(3)"}},
       {"copy_like", "(a.to('cpu:1') * a.to('cpu:1') * a.to('cpu:1')).to('cpu')", {"randn(3)"}, true},
+      // a with device block's entry (the prelude's on_device)
+      {"place", "on_device(a, b) * a", {"randn(3)", "randn(3)"}},
+      {"place", "on_device(a, a)", {"randn(3)"}, true},
       {"linear", "linear(a, b, c)", {"randn(5, 3)", "randn(4, 3)", "randn(4)"}},
       {"linear", "linear(a, b)", {"randn(2, 5, 3)", "randn(4, 3)"}},
       {"softmax", "softmax(a, axis=1)", {"randn(3, 4)"}},
@@ -178,6 +181,7 @@ std::string program(const Case& c) {
   std::ostringstream p;
   p << "seed(7)\n";
   p << "def set_row(x, row):\n    x[1] = row * 2.0\n    return x * x\n";
+  p << "def on_device(x, y):\n    with device('cpu:1'):\n        return (x * y * 1.5).to('cpu')\n";
   p << "def rows(x):\n    r0, r1, r2 = x\n    total = r0 * r1 + r2\n    for r in x:\n        total = total * r\n    return total\n";
   p << "xs = [";
   for (size_t i = 0; i < n; ++i) p << (i ? ", " : "") << "(" << c.inputs[i] << ").astype(f64)";

@@ -1,0 +1,143 @@
+// place-devices: the copies of `with device(...)` blocks made explicit.
+//
+// Lowering puts `place %v, %device` on every variable a block reads
+// (frontend/lower_with.cpp). Once types are known:
+//   - on a value that is not a tensor (a number, a list, a function), the
+//     place is that value;
+//   - on a tensor, with a device name known at compile time, it becomes the
+//     copy `to %v {device = "..."}`, the node --emit=ir-opt shows and the
+//     runtime's copy (a tensor already there is itself); CSE then leaves one
+//     copy per value and device, however often the block reads it;
+//   - on a tensor the IR shows is on that device already (made there, or
+//     computed from tensors all there), the place is that tensor;
+//   - anything else (a value of unknown type, a name computed at run time)
+//     stays a place, which decides when it runs, as in eager mode.
+//
+// Algorithm: one walk over every block in program order, learning the
+// device of each tensor value where the IR says it (a copy's destination, a
+// creation op's device, the one device of an op's tensor operands); linear. Invariants: a place's
+// result has its operand's type, so replacing it by the operand or by a
+// `to` (typed Like its operand) keeps every use well typed.
+#include <string>
+#include <unordered_map>
+#include <variant>
+
+#include "passes/passes.h"
+
+namespace nn::passes {
+namespace {
+
+using Nodes = std::vector<std::unique_ptr<ir::Node>>;
+
+const std::string* constantName(const ir::Value* v) {
+  const ir::Node* def = v->def();
+  if (!def || def->op() != ir::Op::Const) return nullptr;
+  const ir::Attr* a = def->attr("value");
+  return a ? std::get_if<std::string>(a) : nullptr;
+}
+
+// One spelling per device: cpu is cpu:0, cuda is cuda:0.
+std::string canonical(const std::string& name) {
+  if (name == "cpu:0") return "cpu";
+  if (name == "cuda") return "cuda:0";
+  return name;
+}
+
+class PlaceDevices {
+ public:
+  bool run(ir::Function& f) {
+    bool changed = block(*f.body());
+    if (!same_.empty()) {
+      // A place of a place of x is x: follow the chains first.
+      for (auto& [from, to] : same_)
+        while (same_.count(to)) to = same_.at(to);
+      ir::replaceUses(f, same_);
+    }
+    return changed;
+  }
+
+ private:
+  // The device a tensor value is known to be on at compile time, or null.
+  const std::string* deviceOf(const ir::Value* v) const {
+    auto it = same_.find(v);
+    if (it != same_.end()) v = it->second;
+    auto d = device_.find(v);
+    return d == device_.end() ? nullptr : &d->second;
+  }
+
+  // Records where `n`'s result is, when the IR says: a copy's destination,
+  // a creation op's device (the CPU by default), else the one device all
+  // of a tensor op's tensor operands are on.
+  void learn(const ir::Node& n) {
+    if (n.numResults() != 1 || !n.result(0)->type().isTensor()) return;
+    std::string where;
+    if (n.op() == ir::Op::ToDevice) {
+      where = canonical(n.strAttr("device"));
+    } else if (ir::isTensorOp(n.op()) && ir::hasTrait(n.op(), ir::CREATE)) {
+      const ir::Attr* a = n.attr("device");
+      const std::string* name = a ? std::get_if<std::string>(a) : nullptr;
+      where = name ? canonical(*name) : "cpu";
+    } else if (n.op() == ir::Op::CopyLike) {
+      if (const std::string* d = deviceOf(n.operand(1))) where = *d;
+    } else if ((ir::isTensorOp(n.op()) || ir::hasTrait(n.op(), ir::ELEM) || n.op() == ir::Op::GetItem ||
+                n.op() == ir::Op::MatMul) &&
+               n.numBlocks() == 0) {
+      for (const ir::Value* v : n.operands()) {
+        if (!v->type().isTensor()) continue;
+        const std::string* d = deviceOf(v);
+        if (!d || (!where.empty() && where != *d)) return;
+        where = *d;
+      }
+    }
+    if (!where.empty()) device_[n.result(0)] = where;
+  }
+
+  bool block(ir::Block& b) {
+    bool changed = false;
+    Nodes out;
+    out.reserve(b.nodes().size());
+    for (std::unique_ptr<ir::Node>& owned : b.mutableNodes()) {
+      ir::Node& n = *owned;
+      for (size_t i = 0; i < n.numBlocks(); ++i) changed |= block(*n.block(i));
+      if (n.op() != ir::Op::Place) {
+        learn(n);
+        out.push_back(std::move(owned));
+        continue;
+      }
+      ir::Type t = n.operand(0)->type();
+      const std::string* name = constantName(n.operand(1));
+      const std::string* at = deviceOf(n.operand(0));
+      if ((t.kind != ir::TypeKind::Any && !t.isTensor()) || (name && at && *at == canonical(*name))) {
+        same_[n.result(0)] = n.operand(0);  // not a tensor, or already there
+        changed = true;
+        continue;
+      }
+      if (!t.isTensor() || !name) {
+        out.push_back(std::move(owned));
+        continue;
+      }
+      auto copy = std::make_unique<ir::Node>(ir::Op::ToDevice, n.loc());
+      copy->addOperand(n.operand(0));
+      copy->setAttr("device", *name);
+      copy->setInlinedAt(n.inlinedAt());
+      copy->adoptResults(n);
+      copy->setParent(&b);
+      learn(*copy);
+      out.push_back(std::move(copy));
+      changed = true;
+    }
+    b.mutableNodes() = std::move(out);
+    return changed;
+  }
+
+  std::unordered_map<const ir::Value*, ir::Value*> same_;
+  std::unordered_map<const ir::Value*, std::string> device_;
+};
+
+}  // namespace
+
+bool placeDevices(ir::Graph& g, PassContext&) {
+  return rewriteFunctions(g, [](ir::Function& f) { return PlaceDevices().run(f); });
+}
+
+}  // namespace nn::passes
