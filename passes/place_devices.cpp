@@ -14,34 +14,20 @@
 //     stays a place, which decides when it runs, as in eager mode.
 //
 // Algorithm: one walk over every block in program order, learning the
-// device of each tensor value where the IR says it (a copy's destination, a
-// creation op's device, the one device of an op's tensor operands); linear. Invariants: a place's
-// result has its operand's type, so replacing it by the operand or by a
-// `to` (typed Like its operand) keeps every use well typed.
+// device of each tensor value where the IR says it (ir/placement.h);
+// linear. Invariants: a place's result has its operand's type, so
+// replacing it by the operand or by a `to` (typed Like its operand) keeps
+// every use well typed.
 #include <string>
 #include <unordered_map>
-#include <variant>
 
+#include "ir/placement.h"
 #include "passes/passes.h"
 
 namespace nn::passes {
 namespace {
 
 using Nodes = std::vector<std::unique_ptr<ir::Node>>;
-
-const std::string* constantName(const ir::Value* v) {
-  const ir::Node* def = v->def();
-  if (!def || def->op() != ir::Op::Const) return nullptr;
-  const ir::Attr* a = def->attr("value");
-  return a ? std::get_if<std::string>(a) : nullptr;
-}
-
-// One spelling per device: cpu is cpu:0, cuda is cuda:0.
-std::string canonical(const std::string& name) {
-  if (name == "cpu:0") return "cpu";
-  if (name == "cuda") return "cuda:0";
-  return name;
-}
 
 class PlaceDevices {
  public:
@@ -65,31 +51,10 @@ class PlaceDevices {
     return d == device_.end() ? nullptr : &d->second;
   }
 
-  // Records where `n`'s result is, when the IR says: a copy's destination,
-  // a creation op's device (the CPU by default), else the one device all
-  // of a tensor op's tensor operands are on.
+  // Records where n's result is, when the IR says (ir/placement.h).
   void learn(const ir::Node& n) {
-    if (n.numResults() != 1 || !n.result(0)->type().isTensor()) return;
-    std::string where;
-    if (n.op() == ir::Op::ToDevice) {
-      where = canonical(n.strAttr("device"));
-    } else if (ir::isTensorOp(n.op()) && ir::hasTrait(n.op(), ir::CREATE)) {
-      const ir::Attr* a = n.attr("device");
-      const std::string* name = a ? std::get_if<std::string>(a) : nullptr;
-      where = name ? canonical(*name) : "cpu";
-    } else if (n.op() == ir::Op::CopyLike) {
-      if (const std::string* d = deviceOf(n.operand(1))) where = *d;
-    } else if ((ir::isTensorOp(n.op()) || ir::hasTrait(n.op(), ir::ELEM) || n.op() == ir::Op::GetItem ||
-                n.op() == ir::Op::MatMul) &&
-               n.numBlocks() == 0) {
-      for (const ir::Value* v : n.operands()) {
-        if (!v->type().isTensor()) continue;
-        const std::string* d = deviceOf(v);
-        if (!d || (!where.empty() && where != *d)) return;
-        where = *d;
-      }
-    }
-    if (!where.empty()) device_[n.result(0)] = where;
+    if (std::optional<std::string> d = ir::resultDevice(n, [this](const ir::Value* v) { return deviceOf(v); }))
+      device_[n.result(0)] = *d;
   }
 
   bool block(ir::Block& b) {
@@ -105,9 +70,9 @@ class PlaceDevices {
         continue;
       }
       ir::Type t = n.operand(0)->type();
-      const std::string* name = constantName(n.operand(1));
+      const std::string* name = ir::constantDeviceName(n.operand(1));
       const std::string* at = deviceOf(n.operand(0));
-      if ((t.kind != ir::TypeKind::Any && !t.isTensor()) || (name && at && *at == canonical(*name))) {
+      if ((t.kind != ir::TypeKind::Any && !t.isTensor()) || (name && at && *at == ir::canonicalDevice(*name))) {
         same_[n.result(0)] = n.operand(0);  // not a tensor, or already there
         changed = true;
         continue;

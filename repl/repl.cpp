@@ -40,6 +40,7 @@ const char* kHelp =
     "  :ir NAME     show the IR of function NAME\n"
     "  :ir-opt NAME show the optimised IR graph mode compiled last for NAME\n"
     "  :llvm NAME   show the LLVM IR of that version's fused kernels\n"
+    "  :placement NAME  show where that version's operations run and what it copies between devices\n"
     "  :mode [MODE] show the mode, or run in eager (the default here) or graph mode\n"
     "  :quit        leave (Ctrl-D also leaves)\n"
     "Blocks continue after a ':' line until an empty line. Ctrl-C cancels the input line.\n";
@@ -163,6 +164,9 @@ int runRepl(State& state, std::istream& in, bool interactive) {
       else if (cmd.rfind(":llvm", 0) == 0) {
         std::string name = trim(cmd.substr(5));
         show(state, name.empty() ? State::failure("usage: :llvm NAME") : state.printFunctionLlvm(name));
+      } else if (cmd.rfind(":placement", 0) == 0) {
+        std::string name = trim(cmd.substr(10));
+        show(state, name.empty() ? State::failure("usage: :placement NAME") : state.printFunctionPlacement(name));
       } else if (cmd.rfind(":ir-opt", 0) == 0) {
         std::string name = trim(cmd.substr(7));
         show(state, name.empty() ? State::failure("usage: :ir-opt NAME") : state.printFunctionIr(name, true));

@@ -236,6 +236,7 @@ const ir::Function& CompileCache::get(const ir::Function& fn, ModuleInstance& mo
   copy->number();
   optimise(*g);
   checkInferredResult(*copy);
+  if (options_.compiled) options_.compiled(*copy);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   e.index.emplace(sig, e.versions.size());
   e.versions.push_back({std::move(sig), std::move(g), copy, std::move(bindings), seconds, false});

@@ -52,6 +52,8 @@ struct CompileOptions {
   size_t warnAfter = 8;
   // Called after each pass on a specialised graph (--print-ir-after).
   std::function<void(const char* pass, const ir::Graph& g)> afterPass;
+  // Called with each version once compiled (--explain-placement).
+  std::function<void(const ir::Function& version)> compiled;
 };
 
 class CompileCache {

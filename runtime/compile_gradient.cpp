@@ -217,6 +217,7 @@ const ir::Function* CompileCache::getGradient(const ir::Function& fn, ModuleInst
   try {
     optimise(*v.graph);
     v.fn = copy;
+    if (options_.compiled) options_.compiled(*copy);
   } catch (passes::NotDifferentiable& e) {
     std::ostringstream reason;
     reason << e.what() << " (line " << e.diag().loc.line << ")";

@@ -16,6 +16,7 @@
 
 #include "frontend/lower.h"
 #include "frontend/parse.h"
+#include "ir/placement.h"
 #include "ir/text.h"
 #include "passes/passes.h"
 #include "stdlib/builtins.h"
@@ -47,6 +48,11 @@ State::State(StateOptions options, std::ostream& out, std::ostream& err)
       if (options_.printIrAfter != "all" && options_.printIrAfter != pass) return;
       out_ << "// IR after " << pass << " (specialised)\n";
       ir::print(g, out_);
+    };
+  if (options_.explainPlacement)
+    interp_->compileCache().options().compiled = [this](const ir::Function& version) {
+      std::lock_guard<std::mutex> lock(emitMutex_);
+      ir::printPlacement(version, err_);
     };
   interp_->setSchedule(options_.schedule);
   context_.passes().fuse = options_.mode == ExecMode::Graph && options_.fusion;
@@ -275,6 +281,18 @@ Status State::emitText(const std::string& name, std::string text, Stage stage) {
       case Stage::IrOpt: ir::print(*compile(file, false, nullptr), out_); break;
     }
   });
+}
+
+Status State::printFunctionPlacement(const std::string& name) {
+  Value* v = main_ ? main_->findGlobal(name) : nullptr;
+  if (!v || !v->is(rt::Kind::Function)) return failure("'" + name + "' is not a function defined in this session");
+  const ir::Function* compiled = interp_->compileCache().latest(*v->as<rt::FunctionObj>().fn);
+  if (!compiled) {
+    out_ << "// not compiled yet: call it in graph mode (:mode graph) to see where its operations run\n";
+    return Status();
+  }
+  ir::printPlacement(*compiled, out_);
+  return Status();
 }
 
 Status State::printFunctionIr(const std::string& name, bool optimized) {

@@ -66,6 +66,9 @@ struct StateOptions {
   std::string jitCacheDir;
   // Graph mode: a note at each fused node the JIT does not compile.
   bool explainJit = false;
+  // Graph mode: print each compiled version's placement (ir/placement.h)
+  // to the error stream as it is compiled.
+  bool explainPlacement = false;
   // Graph mode: print each fused kernel's optimised LLVM IR to the output
   // as the JIT compiles it (--emit=llvm), each at its node's first run.
   bool emitLlvm = false;
@@ -94,6 +97,9 @@ class State : public rt::Host {
   // `optimized`: the version graph mode compiled last for NAME (the
   // generic IR when it has not been called in graph mode yet).
   Status printFunctionIr(const std::string& name, bool optimized = false);
+  // The placement of the version graph mode compiled last for NAME
+  // (ir/placement.h), or a note that none is compiled yet.
+  Status printFunctionPlacement(const std::string& name);
   // The optimised LLVM IR of the fused kernels of the version of function
   // `name` graph mode compiled last (REPL :llvm).
   Status printFunctionLlvm(const std::string& name);

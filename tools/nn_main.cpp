@@ -112,6 +112,10 @@ int main(int argc, char** argv) {
   app.add_option("--device-fallback", deviceFallback, "Map a device that does not exist to this one, with a warning")
       ->check(CLI::IsMember({"cpu"}));
   app.add_flag("--explain-jit", explainJit, "Graph mode: say at each fused node the JIT does not compile why");
+  bool explainPlacement = false;
+  app.add_flag("--explain-placement", explainPlacement,
+               "Graph mode: as each function is compiled, print the device of each of its operations with its line, "
+               "and each copy between devices with the value it moves and its size (on stderr)");
   app.add_option("--check", check, "Run FILE in graph and eager mode and report the first value that differs")
       ->check(CLI::IsMember({"eager"}));
   app.add_option("--emit", emit,
@@ -163,6 +167,7 @@ int main(int argc, char** argv) {
   options.jitAtFirstRun = jit == "always";
   options.fusion = fusion.empty() ? options.jit : fusion == "on";
   options.explainJit = explainJit;
+  options.explainPlacement = explainPlacement;
   options.jitCache = jitCache == "on";
   options.emitLlvm = emit == "llvm";
   options.cpuDevices = cpuDevices;

@@ -190,12 +190,17 @@ void interruptEverywhere(nn::rt::Schedule schedule, bool jit) {
   }
   const int runs = 16;
   int interrupted = 0;
+  // Interrupts spread over the first three quarters of a run. A run that
+  // ends first (this machine was busier when `whole` was measured) halves
+  // the later delays, so that the spread lands inside the runs whatever
+  // the load.
+  int64_t share = 3 * 1024;
   for (int i = 0; i < runs; ++i) {
     std::ostringstream out, err;
     nn::State state(options(), out, err);
     auto& flag = state.interpreter().interrupt();
     std::thread interrupter([&] {
-      std::this_thread::sleep_for(whole * i * 3 / (runs * 4));
+      std::this_thread::sleep_for(whole * i * share / (runs * 4 * 1024));
       flag.store(true);
     });
     nn::Status s = state.runString(kTraining, "train.nn");
@@ -203,6 +208,7 @@ void interruptEverywhere(nn::rt::Schedule schedule, bool jit) {
     flag.store(false);
     if (s.ok()) {
       EXPECT_EQ(out.str(), "True\n");
+      share = std::max<int64_t>(share / 2, 1);
     } else {
       ++interrupted;
       EXPECT_EQ(s.error().message, "interrupted") << "run " << i;
