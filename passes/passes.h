@@ -56,6 +56,10 @@ bool fuseElementwise(ir::Graph& g, PassContext& ctx);
 // x @ w + b becomes linear(x, w.T, b): one matmul with a bias post-op.
 bool fusePostOps(ir::Graph& g, PassContext& ctx);
 
+// In a function that differentiates, sort's and topk's values become
+// gathers of their operand by the indices (which have a gradient).
+bool gatherSorted(ir::Graph& g, PassContext& ctx);
+
 // split / chunk along an axis of known length become lists of slices.
 bool lowerSplits(ir::Graph& g, PassContext& ctx);
 

@@ -23,6 +23,7 @@ const std::vector<PassInfo>& pipeline() {
       // Slices are typed and differentiable where a split's list is not;
       // forward-elements then gives `a, b = x.split(...)` the slices.
       {"lower-splits", lowerSplits},
+      {"gather-sorted", gatherSorted},
       {"forward-elements", forwardElements},
       {"infer-types", inferTypes},
       // Again: a method of a value typed only now, as `f(x).sum()` where

@@ -132,6 +132,16 @@ void Tape::recordTensorOp(ir::Op op, SourceLoc loc, const std::vector<Value>& pa
     recordPieces(params[0], params[2].asInt(), out, loc);
     return;
   }
+  if ((op == ir::Op::Sort || op == ir::Op::TopK) && out.is(Kind::Tuple)) {
+    // The values are x gathered by the indices (passes/gather_sorted.cpp):
+    // recorded so, their gradient scatters back to where each came from.
+    const std::vector<Value>& vi = out.as<SeqObj>().items;
+    if (!floatingTensor(vi[0])) return;
+    int64_t axis = params[op == ir::Op::Sort ? 1 : 2].asInt();
+    for (Tape* t = this; t; t = t->outer_)
+      if (ir::Node* n = t->appendIfTracked(ir::Op::Gather, loc, {params[0], vi[1]}, vi[0])) n->setAttr("axis", axis);
+    return;
+  }
   if (!floatingTensor(out)) return;
   const ir::Signature& sig = ir::signatureOf(op);
   std::vector<Value> operands;

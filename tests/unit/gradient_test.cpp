@@ -143,6 +143,9 @@ const std::vector<Case>& cases() {
       {"pad", "pad(a * a, (1, 2, 0, 1))", {"randn(2, 3)"}},
       {"pad", "pad(a * a, (0, 1))", {"randn(2, 3)"}},
       {"gather", "gather(a * a, 1, tensor([[0, 0, 2], [1, 2, 1]]))", {"randn(2, 3)"}},
+      // sort's and topk's values are gathers of x (passes/gather_sorted.cpp)
+      {"gather", "sort(a * b, axis=0)[0] * topk(a, 3, axis=1, largest=False)[0].sum()", {"randn(4, 3)", "randn(4, 3)"}},
+      {"gather", "sorted_pair(a)", {"randn(5)"}, true},
       {"scatter_add", "scatter_add(a * a, 0, tensor([[1, 0, 1], [0, 0, 1]]), b * b)", {"randn(2, 3)", "randn(2, 3)"}},
       {"batch_norm", "batch_norm(a, b, c * c + 0.5)", {"randn(4, 3, 2, 2)", "randn(3)", "randn(3)"}},
       // Training mode: the batch's statistics, gamma and beta.
@@ -181,6 +184,7 @@ std::string program(const Case& c) {
   std::ostringstream p;
   p << "seed(7)\n";
   p << "def set_row(x, row):\n    x[1] = row * 2.0\n    return x * x\n";
+  p << "def sorted_pair(x):\n    v, i = sort(x * x, descending=True)\n    return v * x\n";
   p << "def on_device(x, y):\n    with device('cpu:1'):\n        return (x * y * 1.5).to('cpu')\n";
   p << "def rows(x):\n    r0, r1, r2 = x\n    total = r0 * r1 + r2\n    for r in x:\n        total = total * r\n    return total\n";
   p << "xs = [";
