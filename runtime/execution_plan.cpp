@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ir/placement.h"
 #include "passes/effects.h"
 #include "runtime/work_estimate.h"
 
@@ -109,6 +110,8 @@ std::unique_ptr<BlockPlan> buildPlan(const ir::Block& b, Device& device, const P
     return it->second;
   };
   for (const auto& a : b.args()) localOf(a.get());
+  std::unordered_map<const ir::Value*, std::string> placed = ir::knownDevices(*b.function());
+  std::unordered_map<std::string, int32_t> deviceIndex;
   for (const auto& owned : b.nodes()) {
     const ir::Node& n = *owned;
     if (ir::hasTrait(n.op(), ir::TERM)) {
@@ -121,7 +124,19 @@ std::unique_ptr<BlockPlan> buildPlan(const ir::Block& b, Device& device, const P
     index[&n] = i;
     p->nodes.push_back(&n);
     WorkEstimate work = estimateWork(n, cores);
-    p->lane.push_back(laneOf(n, work));
+    int32_t on = -1;
+    if (n.numResults() > 0)
+      if (auto it = placed.find(n.result(0)); it != placed.end()) {
+        auto [at, fresh] = deviceIndex.emplace(it->second, static_cast<int32_t>(p->devices.size()));
+        if (fresh) p->devices.push_back(it->second);
+        on = at->second;
+      }
+    p->device.push_back(on);
+    Lane lane = laneOf(n, work);
+    if (lane == Lane::Main && on >= 0 && n.numBlocks() == 0 && !passes::hasEffect(n) && pool.ownThread &&
+        pool.ownThread(p->devices[on]))
+      lane = Lane::Pool;  // it waits for its device's thread, not the cores
+    p->lane.push_back(lane);
     p->work.push_back(work.nanos);
     p->successors.emplace_back();
     // Predecessors: the block's nodes defining an operand (or a value read
@@ -154,12 +169,16 @@ std::unique_ptr<BlockPlan> buildPlan(const ir::Block& b, Device& device, const P
   std::vector<uint32_t> level = levels(*p);
   p->independent = independentPoolNodes(*p, level);
   p->parallel = parallelPays(*p, level, pool);
+  // A partitioned block runs as one merged DAG (or split: the executor's
+  // choice), whatever the estimate says of the CPU's own work.
+  p->multiDevice = p->devices.size() >= 2;
+  if (p->multiDevice) p->independent = p->parallel = true;
   // A try body runs in program order: the node that fails is the first
   // one that can, and nothing after it has run (its handler sees the
   // variables as eager mode's does).
   for (const ir::Block* in = &b; in && in->parentNode(); in = in->parentNode()->parent())
     if (in->parentNode()->op() == ir::Op::Try && in == in->parentNode()->block(0))
-      p->independent = p->parallel = false;
+      p->independent = p->parallel = p->multiDevice = false;
   return p;
 }
 

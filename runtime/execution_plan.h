@@ -14,11 +14,22 @@
 // ready. A block runs with this parallel schedule only when the work its
 // pool nodes can overlap outweighs the cost of handing them off; else it
 // runs serially, in program order, as eager mode does.
+//
+// Devices: each node's device is what the IR says (ir/placement.h). Work
+// on a device with a thread of its own (cpu:N) goes to the pool whatever
+// its size, since there it only waits for that device. A block whose nodes
+// are on two or more devices is partitioned: by default it runs as one
+// merged DAG (the parallel schedule: one dependency-counting ready queue
+// from which each device's work reaches its queue as soon as it is ready,
+// so devices and copies overlap); with the split strategy each device's
+// part runs as far as it can before the next device's starts, one at a
+// time (GraphExecutor::runSplit), for comparison.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "ir/ir.h"
@@ -56,6 +67,11 @@ struct BlockPlan {
   // serially: parallel bookkeeping would only cost).
   bool independent = false;
   bool parallel = false;
+  // Per node: an index into `devices` (the device the IR says it runs on),
+  // or -1 where only the run decides; whether the block spans devices.
+  std::vector<int32_t> device;
+  std::vector<std::string> devices;
+  bool multiDevice = false;
   // Per node: its pre-resolved form (fast_ops.h), or null.
   std::vector<std::unique_ptr<FastOp>> fast;
   // A loop body's plan: the loop's native glue (GraphExecutor::loopGlue),
@@ -76,6 +92,9 @@ struct BlockPlan {
 struct PoolFacts {
   unsigned workers = 1;
   std::function<double()> handOffNanos;
+  // Whether the named device runs its work on a thread of its own (a
+  // logical CPU device's worker, a GPU's stream); null: none does.
+  std::function<bool(const std::string& device)> ownThread;
 };
 
 // `jit`: the JIT engine for fused nodes (fast_ops.h compileFastOp).

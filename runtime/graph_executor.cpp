@@ -12,6 +12,7 @@
 // error reported is the first in program order: after a failure only nodes
 // before it still start, and the lowest failing node's error is rethrown
 // once everything running has finished.
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -53,8 +54,11 @@ struct BlockRun {
 const BlockPlan& GraphExecutor::plan(const ir::Block& b) {
   if (void* p = b.executorData()) return *static_cast<const BlockPlan*>(p);
   ThreadPool& pool = interp_.context().pool();
-  PoolFacts facts{pool.size(), [&pool] { return pool.handOffNanos(); }};
   Context& context = interp_.context();
+  PoolFacts facts{pool.size(), [&pool] { return pool.handOffNanos(); }, [&context](const std::string& name) {
+                    const Device* d = context.findDevice(name);
+                    return d && !d->queue().immediate();
+                  }};
   std::shared_ptr<BlockPlan> p = buildPlan(b, context.cpu(), facts, [&context] { return context.jit(); });
   const BlockPlan& ref = *p;
   b.setExecutorData(std::move(p));
@@ -99,6 +103,7 @@ const ir::Node* GraphExecutor::run(const ir::Block& b, Frame& f, std::vector<Val
   bool parallel = schedule_ == Schedule::Auto ? p.parallel : schedule_ == Schedule::Parallel && p.independent;
   // A tape records the ops one at a time, as they run (runtime/tape.h).
   if (interp_.tape()) parallel = false;
+  if (parallel && p.multiDevice && partition_ == Partition::Split) return runSplit(p, f, out);
   if (parallel) return runParallel(p, f, out);
   return runSerial(p, f, out);
 }
@@ -111,6 +116,58 @@ const ir::Node* GraphExecutor::runSerial(const BlockPlan& p, Frame& f, std::vect
       interp_.runNode(n, f, n.dyingOperands());
     interp_.trace(n, f);
     for (uint32_t id : n.kills()) f.slots[id] = Value();
+  }
+  const ir::Node& t = *p.terminator;
+  out.clear();
+  for (size_t i = 0; i < t.operands().size(); ++i)
+    out.push_back(t.operandDies(i) ? std::move(f[t.operand(i)]) : f[t.operand(i)]);
+  return &t;
+}
+
+// The split strategy: on this thread, each device's ready nodes (and those
+// they make ready there) run until that device has none, then the next
+// device's, so each device's part of the block runs as far as it can in
+// one go and no two devices work at once. Values are freed after their
+// last reader, as in the merged DAG (the nodes do not run in program
+// order, so the plan's kill lists do not apply).
+const ir::Node* GraphExecutor::runSplit(const BlockPlan& p, Frame& f, std::vector<Value>& out) {
+  size_t n = p.nodes.size();
+  std::vector<uint32_t> pending(p.deps.begin(), p.deps.end());
+  std::vector<uint32_t> remaining(p.readers.begin(), p.readers.end());
+  // Ready nodes per device, the nodes no device claims (-1) last.
+  std::vector<std::vector<uint32_t>> ready(p.devices.size() + 1);
+  auto group = [&](uint32_t i) -> std::vector<uint32_t>& {
+    return ready[p.device[i] < 0 ? p.devices.size() : static_cast<size_t>(p.device[i])];
+  };
+  for (uint32_t i = 0; i < n; ++i)
+    if (pending[i] == 0) group(i).push_back(i);
+  size_t current = 0, done = 0;
+  while (done < n) {
+    // The current device while it has ready nodes, else the first that has.
+    if (ready[current].empty())
+      for (current = 0; current < ready.size() && ready[current].empty(); ++current) {
+      }
+    if (current == ready.size()) break;  // cannot happen in a DAG
+    std::vector<uint32_t>& queue = ready[current];
+    // Lowest index first: program order within a device.
+    auto first = std::min_element(queue.begin(), queue.end());
+    uint32_t i = *first;
+    queue.erase(first);
+    const ir::Node& node = *p.nodes[i];
+    uint64_t dying = 0;
+    for (size_t k = 0; k < node.operands().size() && k < ir::Node::kMaxDyingOperands; ++k) {
+      int32_t l = p.operandLocal[i][k];
+      if (l >= 0 && !p.keep[l] && remaining[l] == 1 && node.operandDies(k)) dying |= uint64_t(1) << k;
+    }
+    interp_.checkInterrupt(node.loc());
+    if (!p.fast[i] || !runFastOp(*p.fast[i], node, f.slots.data(), dying)) interp_.runNode(node, f, dying);
+    ++done;
+    for (uint32_t l : p.reads[i])
+      if (--remaining[l] == 0 && !p.keep[l]) f.slots[p.valueIds[l]] = Value();
+    for (uint32_t l : p.defines[i])
+      if (p.readers[l] == 0 && !p.keep[l]) f.slots[p.valueIds[l]] = Value();
+    for (uint32_t s : p.successors[i])
+      if (--pending[s] == 0) group(s).push_back(s);
   }
   const ir::Node& t = *p.terminator;
   out.clear();

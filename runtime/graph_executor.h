@@ -32,6 +32,11 @@ struct Frame;
 // cautious), or one node after another in program order (serial).
 enum class Schedule { Auto, Parallel, Serial };
 
+// How a block whose nodes are on several devices runs (execution_plan.h):
+// as one merged DAG, devices overlapping (the default), or split, each
+// device's part in turn.
+enum class Partition { Merge, Split };
+
 class GraphExecutor {
  public:
   explicit GraphExecutor(Interpreter& interp) : interp_(interp) {}
@@ -55,6 +60,7 @@ class GraphExecutor {
   // Adds iterations the interpreter ran of `loop` to its count.
   void countIterations(const ir::Node& loop, uint64_t iterations);
   void setSchedule(Schedule s) { schedule_ = s; }
+  void setPartition(Partition p) { partition_ = p; }
   // Counters for --stats.
   struct Stats {
     std::atomic<uint64_t> parallelBlocks{0}, poolNodes{0};
@@ -66,9 +72,11 @@ class GraphExecutor {
   const BlockPlan& plan(const ir::Block& b);
   const ir::Node* runParallel(const BlockPlan& p, Frame& f, std::vector<Value>& out);
   const ir::Node* runSerial(const BlockPlan& p, Frame& f, std::vector<Value>& out);
+  const ir::Node* runSplit(const BlockPlan& p, Frame& f, std::vector<Value>& out);
 
   Interpreter& interp_;
   Schedule schedule_ = Schedule::Auto;
+  Partition partition_ = Partition::Merge;
   Stats stats_;
 };
 

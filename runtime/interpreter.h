@@ -145,6 +145,7 @@ class Interpreter {
   bool graphMode() const { return graphMode_; }
   CompileCache& compileCache() { return compileCache_; }
   void setSchedule(Schedule s) { graph_.setSchedule(s); }
+  void setPartition(Partition p) { graph_.setPartition(p); }
   // Called with each node that produced a value, after it ran (for
   // --check eager). Not used with the parallel schedule.
   using Tracer = std::function<void(const ir::Node& n, const Value& result)>;

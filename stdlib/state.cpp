@@ -55,6 +55,7 @@ State::State(StateOptions options, std::ostream& out, std::ostream& err)
       ir::printPlacement(version, err_);
     };
   interp_->setSchedule(options_.schedule);
+  interp_->setPartition(options_.partition);
   context_.passes().fuse = options_.mode == ExecMode::Graph && options_.fusion;
   context_.setJit(options_.mode == ExecMode::Graph && options_.jit);
   context_.jitOptions.compileAtFirstRun = options_.jitAtFirstRun || options_.emitLlvm;

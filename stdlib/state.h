@@ -36,6 +36,8 @@ struct StateOptions {
   // Graph mode: run independent nodes in parallel where it pays (auto), or
   // wherever possible, or in program order (runtime/graph_executor.h).
   rt::Schedule schedule = rt::Schedule::Auto;
+  // How graph mode runs a block that spans devices (graph_executor.h).
+  rt::Partition partition = rt::Partition::Merge;
   // Print compile, executor and memory figures to stderr after a script.
   bool stats = false;
   // Warn at an update of a tensor that nothing can see (`p -= lr * g` on a

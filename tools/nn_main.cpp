@@ -91,6 +91,11 @@ int main(int argc, char** argv) {
                  "Graph mode: run independent operations in parallel where it pays (auto), wherever possible "
                  "(parallel), or in program order (serial)")
       ->check(CLI::IsMember({"auto", "parallel", "serial"}));
+  std::string partition = "merge";
+  app.add_option("--partition", partition,
+                 "Graph mode: run a block whose operations are on several devices as one merged graph, devices "
+                 "working at once (merge, the default), or each device's part in turn (split)")
+      ->check(CLI::IsMember({"merge", "split"}));
   app.add_option("--jit", jit,
                  "Graph mode: compile fused elementwise chains and loops to native code with LLVM once they have run "
                  "often enough to repay the compile time (on, the default), at their first run (always), or never "
@@ -163,6 +168,7 @@ int main(int argc, char** argv) {
                      : schedule == "parallel" ? nn::rt::Schedule::Parallel
                                               : nn::rt::Schedule::Auto;
   options.stats = stats;
+  options.partition = partition == "split" ? nn::rt::Partition::Split : nn::rt::Partition::Merge;
   options.jit = jit != "off";
   options.jitAtFirstRun = jit == "always";
   options.fusion = fusion.empty() ? options.jit : fusion == "on";

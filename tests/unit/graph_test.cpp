@@ -14,7 +14,7 @@ namespace {
 using namespace nn::rt;
 
 // A pool of two threads that take 5 microseconds to hand a node to.
-const PoolFacts kTwoWorkers{2, [] { return 5000.0; }};
+const PoolFacts kTwoWorkers{2, [] { return 5000.0; }, {}};
 
 std::unique_ptr<nn::ir::Graph> parseText(nn::SourceManager& sm, const std::string& text) {
   return nn::ir::parse(sm, sm.add("t.ir", text));
@@ -68,8 +68,42 @@ TEST(ExecutionPlan, ParallelWhenOverlapOutweighsHandOff) {
   EXPECT_EQ(p->lane[0], Lane::Pool);
   EXPECT_GT(p->work[0], 20000.0);  // about a nanosecond per element
   EXPECT_TRUE(p->parallel);
-  EXPECT_FALSE(buildPlan(body, nn::rt::testDevice(), PoolFacts{1, [] { return 5000.0; }}, {})->parallel);  // no second worker
-  EXPECT_FALSE(buildPlan(body, nn::rt::testDevice(), PoolFacts{2, [] { return 50000.0; }}, {})->parallel);  // a slow hand-off
+  EXPECT_FALSE(buildPlan(body, nn::rt::testDevice(), PoolFacts{1, [] { return 5000.0; }, {}}, {})->parallel);  // no second worker
+  EXPECT_FALSE(buildPlan(body, nn::rt::testDevice(), PoolFacts{2, [] { return 50000.0; }, {}}, {})->parallel);  // a slow hand-off
+}
+
+// A block whose nodes are on several devices (as the IR says: copies and
+// what is computed from them) is partitioned: it runs as one merged DAG
+// whatever the estimate, and a large matmul on a device with a thread of
+// its own goes to the pool, where it only waits for that device.
+TEST(ExecutionPlan, BlocksOnSeveralDevicesRunAsOneMergedDag) {
+  nn::SourceManager sm;
+  auto g = parseText(sm,
+                     "func @f(%a: f32[64, 784], %w: f32[784, 256]) {\n"
+                     "  %0 = to %a {device = \"cpu:1\"} : f32[64, 784]\n"
+                     "  %1 = to %w {device = \"cpu:1\"} : f32[784, 256]\n"
+                     "  %2 = matmul %0, %1 : f32[64, 256]\n"
+                     "  %3 = matmul %a, %w : f32[64, 256]\n"
+                     "  %4 = to %2 {device = \"cpu\"} : f32[64, 256]\n"
+                     "  %5 = add %4, %3 : f32[64, 256]\n"
+                     "  return %5\n"
+                     "}\n");
+  PoolFacts devices{2, [] { return 5000.0; }, [](const std::string& d) { return d == "cpu:1"; }};
+  auto p = buildPlan(*g->functions()[0]->body(), nn::rt::testDevice(), devices, {});
+  EXPECT_TRUE(p->multiDevice);
+  EXPECT_TRUE(p->parallel);
+  EXPECT_EQ(p->devices, (std::vector<std::string>{"cpu:1", "cpu"}));
+  EXPECT_EQ(p->device, (std::vector<int32_t>{0, 0, 0, -1, 1, -1}));  // %3 reads parameters: the run decides
+  EXPECT_EQ(p->lane[2], Lane::Pool);  // on cpu:1's own thread
+  EXPECT_EQ(p->lane[3], Lane::Main);  // splits itself over this thread's cores
+  // One device only: as before.
+  auto one = parseText(sm,
+                       "func @f(%a: f32[8, 8]) {\n"
+                       "  %0 = to %a {device = \"cpu:1\"} : f32[8, 8]\n"
+                       "  %1 = matmul %0, %0 : f32[8, 8]\n"
+                       "  return %1\n"
+                       "}\n");
+  EXPECT_FALSE(buildPlan(*one->functions()[0]->body(), nn::rt::testDevice(), devices, {})->multiDevice);
 }
 
 // A kernel that splits itself over the cores (a large matmul) runs on the
