@@ -1,6 +1,7 @@
 // The host CPU device (see device.h).
 #include "runtime/device.h"
 
+#include <cstring>
 #include <stdexcept>
 
 #include "runtime/dispatch.h"
@@ -31,6 +32,14 @@ void Device::extendKernels(const std::function<void(KernelTable&)>& add) {
     kernels_ = ownKernels_.get();
   }
   add(*ownKernels_);
+}
+
+void Device::copyFromHost(void* dst, const void* src, size_t bytes) const {
+  if (bytes) std::memcpy(dst, src, bytes);
+}
+
+void Device::copyToHost(void* dst, const void* src, size_t bytes) const {
+  if (bytes) std::memcpy(dst, src, bytes);
 }
 
 void detail::noKernel(ir::Op op, DType t, const Device& device, SourceLoc loc) {

@@ -53,6 +53,13 @@ class Device {
   // test's): the device takes its own copy of the shared table first, so
   // no other device sees the change. Not while this device runs work.
   void extendKernels(const std::function<void(KernelTable&)>& add);
+  // Transfers between this device's memory and the host's (a device whose
+  // memory the host cannot address brings its own: a GPU's copy engine);
+  // `bytes` from host `src` to this device's `dst`, and back. They are
+  // ordered with the device's queued work. The default (host memory) is a
+  // memcpy.
+  virtual void copyFromHost(void* dst, const void* src, size_t bytes) const;
+  virtual void copyToHost(void* dst, const void* src, size_t bytes) const;
   // The kernels' state of type S, made on first use (from any thread).
   template <class S>
   S& kernelState() const {

@@ -27,6 +27,12 @@ class ExecutionQueue {
   // Runs `work` after every item submitted before it; returns when it has
   // run, rethrowing its exception on the calling thread.
   virtual void run(FunctionRef<void()> work) = 0;
+  // Returns once everything submitted before has finished (sync()): for a
+  // queue whose run() returns at once, what run() returning means for the
+  // others.
+  virtual void wait() {
+    run([] {});
+  }
   // True when run() calls work on the calling thread, so a launch may call
   // the kernel directly.
   bool immediate() const { return immediate_; }

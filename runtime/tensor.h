@@ -81,6 +81,9 @@ class Tensor {
   }
   template <class T>
   T* data() const { return reinterpret_cast<T*>(bytes()); }
+  // The address of the first element in the device's own address space,
+  // for that device's kernels and transfers only (a GPU pointer on a GPU).
+  char* deviceBytes() const { return static_cast<char*>(storage_->data) + offset_ * dtypeSize(dtype_); }
 
   // The same elements with new shape/strides/offset (a view).
   Tensor view(Shape shape, Shape strides, int64_t offset) const;

@@ -3,6 +3,7 @@
 #include "runtime/tensor_ops.h"
 
 #include <cmath>
+#include <cstring>
 #include <functional>
 
 #include "runtime/device.h"
@@ -70,15 +71,21 @@ static std::string describe(const Value& v) {
 }
 
 // A 0-d tensor on `device` holding a Python scalar.
+// (Made on the host and copied over for a device the host cannot address.)
 static Tensor scalarTensor(const Value& v, DType dtype, Device& device) {
   Tensor t = Tensor::empty(dtype, {}, device);
+  alignas(8) char host[8];
   switch (dtype) {
-    case DType::Bool: *t.data<bool>() = v.asFloat() != 0.0; break;
-    case DType::I32: *t.data<int32_t>() = static_cast<int32_t>(v.asInt()); break;
-    case DType::I64: *t.data<int64_t>() = v.isIntLike() ? v.asInt() : static_cast<int64_t>(v.asFloat()); break;
-    case DType::F32: *t.data<float>() = static_cast<float>(v.asFloat()); break;
-    case DType::F64: *t.data<double>() = v.asFloat(); break;
+    case DType::Bool: *reinterpret_cast<bool*>(host) = v.asFloat() != 0.0; break;
+    case DType::I32: *reinterpret_cast<int32_t*>(host) = static_cast<int32_t>(v.asInt()); break;
+    case DType::I64:
+      *reinterpret_cast<int64_t*>(host) = v.isIntLike() ? v.asInt() : static_cast<int64_t>(v.asFloat());
+      break;
+    case DType::F32: *reinterpret_cast<float*>(host) = static_cast<float>(v.asFloat()); break;
+    case DType::F64: *reinterpret_cast<double*>(host) = v.asFloat(); break;
   }
+  if (device.hostMemory()) std::memcpy(t.bytes(), host, dtypeSize(dtype));
+  else device.copyFromHost(t.deviceBytes(), host, dtypeSize(dtype));
   return t;
 }
 
@@ -124,6 +131,7 @@ Value tensorBinary(Op op, const Value& a, const Value& b, SourceLoc loc, unsigne
   Device& device = ta && tb ? commonDevice(tensorOf(a), tensorOf(b), ir::opInfo(op).name, loc)
                             : (ta ? tensorOf(a) : tensorOf(b)).device();
   BinaryKernel k = device.kernels().binary(op, compute);
+  if (!k && !device.hostMemory()) detail::noKernel(op, compute, device, loc);  // a plugin's device lacks it
   if (!k) return bad();
   // Operands are used in place when they already have the compute type and
   // the result shape (the common case); otherwise converted or broadcast.
@@ -155,6 +163,7 @@ Value tensorUnary(Op op, const Value& a, SourceLoc loc, unsigned consumable) {
   if ((op == Op::Neg || op == Op::Pos) && compute == DType::Bool)
     fail(loc, std::string("unary ") + (op == Op::Neg ? "-" : "+") + " is not supported for bool tensors; use ~ or logical_not");
   UnaryKernel k = t.device().kernels().unary(op, compute);
+  if (!k && !t.device().hostMemory()) detail::noKernel(op, compute, t.device(), loc);
   if (!k) fail(loc, std::string("bad operand type for unary ") + ir::opInfo(op).name + ": " + typeString(t));
   Tensor out = elementwiseResult(compute, t.shape(), a, nullptr, consumable);
   launchUnary(t.device(), k, t, out, loc);

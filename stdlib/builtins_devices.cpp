@@ -62,10 +62,10 @@ Value bSync(CallContext& c, std::vector<Value>& args) {
   checkArity(c, args, 0, 1);
   if (!args.empty() && !args[0].is(Kind::None)) {
     if (!args[0].is(Kind::Str)) fail(c.loc, "sync(): the device must be a str, not " + std::string(typeName(args[0])));
-    deviceNamed(c.interp, args[0].asStr(), c.loc).queue().run([] {});
+    deviceNamed(c.interp, args[0].asStr(), c.loc).queue().wait();
     return Value::none();
   }
-  for (rt::Device* d : c.interp.context().devices()) d->queue().run([] {});
+  for (rt::Device* d : c.interp.context().devices()) d->queue().wait();
   return Value::none();
 }
 

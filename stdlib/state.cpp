@@ -22,6 +22,7 @@
 #include "stdlib/builtins.h"
 #include "stdlib/op_call.h"
 #include "runtime/allocator.h"
+#include "runtime/device_plugin.h"
 #include "runtime/dtype.h"
 #include "runtime/jit/jit.h"
 #include "runtime/status_line.h"
@@ -79,6 +80,11 @@ State::State(StateOptions options, std::ostream& out, std::ostream& err)
   for (int i = 1; i < options_.cpuDevices; ++i)
     context_.addDevice(std::make_unique<rt::WorkerCpuDevice>("cpu:" + std::to_string(i)));
   context_.deviceFallback = options_.deviceFallback;
+  if (options_.devicePlugins)
+    for (const std::string& path : rt::devicePluginPaths()) {
+      std::string why = rt::loadDevicePlugin(context_, path);
+      if (!why.empty()) pluginNotes_.push_back(path + ": " + why);
+    }
 }
 
 std::string State::lastAst() {
@@ -161,6 +167,7 @@ void State::printStats() {
          << " ms; " << js.loops << " loop" << (js.loops == 1 ? "" : "s") << " as native glue\n" << std::defaultfloat;
   }
   err_ << "stats: tensor memory peak " << context_.cpu().allocator().peakBytes() << " bytes\n";
+  for (const std::string& note : pluginNotes_) err_ << "stats: device plugin not used: " << note << "\n";
 }
 
 void State::report(const Diagnostic& d) {

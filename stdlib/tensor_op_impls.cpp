@@ -220,15 +220,32 @@ Value astypeOp(OpCall& c) {
   if (!dt) c.fail("dtype must be one of f32, f64, i32, i64, bool, not None");
   return makeTensorValue(astype(c.tensor("x"), *dt));
 }
-// x's elements in new memory of `to` (x itself when it is there). The
-// destination device's copy kernel reads the source, so both must be host
-// memory until a device brings its own transfers.
+// x's elements in new memory of `to` (x itself when it is there). Between
+// host-memory devices, a strided copy; to or from a device the host cannot
+// address, that device's transfers (Device::copyFromHost / copyToHost) of
+// a contiguous tensor, through the host between two such devices.
 Tensor copyTo(const Tensor& x, rt::Device& to, SourceLoc loc) {
   if (&x.device() == &to) return x;
-  if (!x.device().hostMemory() || !to.hostMemory())
-    fail(loc, "copies from " + x.device().name() + " to " + to.name() + " are not supported yet");
   Tensor out = Tensor::empty(x.dtype(), x.shape(), to);
-  out.copyFrom(x);
+  rt::Device& from = x.device();
+  if (from.hostMemory() && to.hostMemory()) {
+    out.copyFrom(x);
+    return out;
+  }
+  size_t bytes = static_cast<size_t>(x.numel()) * rt::dtypeSize(x.dtype());
+  if (from.hostMemory()) {
+    Tensor src = x.contiguous();
+    to.copyFromHost(out.deviceBytes(), src.bytes(), bytes);
+    return out;
+  }
+  if (!x.isContiguous()) fail(loc, "copying a strided view off " + from.name() + " is not supported yet");
+  if (to.hostMemory()) {
+    from.copyToHost(out.bytes(), x.deviceBytes(), bytes);
+    return out;
+  }
+  std::vector<char> staging(bytes);
+  from.copyToHost(staging.data(), x.deviceBytes(), bytes);
+  to.copyFromHost(out.deviceBytes(), staging.data(), bytes);
   return out;
 }
 Value toDeviceOp(OpCall& c) {

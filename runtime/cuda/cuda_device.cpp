@@ -1,0 +1,327 @@
+// The CUDA device plugin (libnn_cuda.so, loaded by runtime/device_plugin.h):
+// a device `cuda:N` per GPU the CUDA runtime reports, none where there is
+// no GPU or no driver (so nn runs the same there, with CPU devices only).
+// Each device has:
+//   - a compute stream on which its kernels run in launch order: its queue
+//     enqueues and returns at once, and wait() (sync()) synchronises it;
+//   - a stream-ordered caching allocator: cudaMallocAsync / cudaFreeAsync
+//     on that stream from the GPU's memory pool, which keeps freed memory
+//     for reuse (release threshold: never), counted for memory_stats;
+//   - transfers through a pinned staging buffer on a copy stream of its
+//     own, ordered against the compute stream with events, so a copy
+//     overlaps the compute queued before it;
+//   - f32 kernels: fill, + - * / maximum minimum with broadcasting, neg exp
+//     log sqrt tanh sigmoid relu abs, sum and mean (cuda_kernels.cu), and
+//     2-D matmul through cuBLAS (opened when a device is made). Any other op is the runtime's located
+//     "has no kernel on device 'cuda:0'" error, never a silent fallback.
+// Built only where the CUDA toolkit is (architectures 80 and 90); it uses
+// the runtime's headers and the symbols of the binary that loads it.
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <stdexcept>
+#include <string>
+
+#include "runtime/context.h"
+#include "runtime/cuda/cuda_kernels.h"
+#include "runtime/device.h"
+#include "runtime/device_plugin.h"
+#include "runtime/tensor.h"
+
+namespace nn::rt::cuda {
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+void check(cublasStatus_t s, const char* what) {
+  if (s != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string(what) + " failed (cuBLAS status " + std::to_string(s) + ")");
+}
+
+// cuBLAS, opened when the first device is made rather than linked: loading
+// it costs about 80 ms and 200 MB of mappings, which a machine without a
+// GPU should not pay at every start. Immutable once loaded.
+class Blas {
+ public:
+  static const Blas& get() {
+    static const Blas blas;
+    if (!blas.sgemm) throw std::runtime_error("cannot load cuBLAS: " + blas.why_);
+    return blas;
+  }
+  cublasStatus_t (*create)(cublasHandle_t*) = nullptr;
+  cublasStatus_t (*destroy)(cublasHandle_t) = nullptr;
+  cublasStatus_t (*setStream)(cublasHandle_t, cudaStream_t) = nullptr;
+  cublasStatus_t (*sgemm)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const float*,
+                          const float*, int, const float*, int, const float*, float*, int) = nullptr;
+
+ private:
+  Blas() {
+    std::string name = "libcublas.so." + std::to_string(CUBLAS_VER_MAJOR);
+    void* lib = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+      const char* e = dlerror();
+      why_ = e ? e : name;
+      return;
+    }
+    bind(lib, create, "cublasCreate_v2");
+    bind(lib, destroy, "cublasDestroy_v2");
+    bind(lib, setStream, "cublasSetStream_v2");
+    bind(lib, sgemm, "cublasSgemm_v2");
+    if (!create || !destroy || !setStream || !sgemm) sgemm = nullptr, why_ = name + " lacks a cuBLAS entry";
+  }
+  template <class F>
+  static void bind(void* lib, F& f, const char* symbol) {
+    f = reinterpret_cast<F>(dlsym(lib, symbol));
+  }
+  std::string why_;
+};
+
+class CudaAllocator final : public Allocator {
+ public:
+  CudaAllocator(int gpu, cudaStream_t stream) : gpu_(gpu), stream_(stream) {}
+  void* allocate(size_t bytes) override {
+    if (injectedFailure()) throw std::bad_alloc();
+    void* p = nullptr;
+    cudaSetDevice(gpu_);
+    if (cudaMallocAsync(&p, std::max<size_t>(bytes, 1), stream_) != cudaSuccess) {
+      cudaGetLastError();  // clear it: out of memory is a bad_alloc, located by the runtime
+      throw std::bad_alloc();
+    }
+    count(static_cast<ptrdiff_t>(bytes));
+    return p;
+  }
+  void deallocate(void* p, size_t bytes) override {
+    cudaSetDevice(gpu_);
+    cudaFreeAsync(p, stream_);
+    count(-static_cast<ptrdiff_t>(bytes));
+  }
+
+ private:
+  int gpu_;
+  cudaStream_t stream_;
+};
+
+class CudaQueue final : public ExecutionQueue {
+ public:
+  CudaQueue(int gpu, cudaStream_t stream) : ExecutionQueue(false), gpu_(gpu), stream_(stream) {}
+  // Launches enqueue on the stream: the work runs here and returns when
+  // its kernels are queued.
+  void run(FunctionRef<void()> work) override {
+    cudaSetDevice(gpu_);
+    work();
+  }
+  void wait() override {
+    cudaSetDevice(gpu_);
+    check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+  }
+
+ private:
+  int gpu_;
+  cudaStream_t stream_;
+};
+
+// What a device owns, made before the Device base that refers to it.
+struct Resources {
+  explicit Resources(int gpu) : gpu(gpu) {
+    check(cudaSetDevice(gpu), "cudaSetDevice");
+    check(cudaStreamCreateWithFlags(&compute, cudaStreamNonBlocking), "cudaStreamCreate");
+    check(cudaStreamCreateWithFlags(&copies, cudaStreamNonBlocking), "cudaStreamCreate");
+    check(cudaEventCreateWithFlags(&computed, cudaEventDisableTiming), "cudaEventCreate");
+    check(cudaEventCreateWithFlags(&copied, cudaEventDisableTiming), "cudaEventCreate");
+    check(cudaMallocHost(&staging, kStaging), "cudaMallocHost");
+    check(Blas::get().create(&blas), "cublasCreate");
+    check(Blas::get().setStream(blas, compute), "cublasSetStream");
+    cudaMemPool_t pool;
+    if (cudaDeviceGetDefaultMemPool(&pool, gpu) == cudaSuccess) {
+      uint64_t keep = UINT64_MAX;
+      cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+    }
+  }
+  ~Resources() {
+    cudaSetDevice(gpu);
+    cudaStreamSynchronize(compute);
+    cudaStreamSynchronize(copies);
+    Blas::get().destroy(blas);
+    cudaFreeHost(staging);
+    cudaEventDestroy(computed);
+    cudaEventDestroy(copied);
+    cudaStreamDestroy(compute);
+    cudaStreamDestroy(copies);
+  }
+  static constexpr size_t kStaging = 4 << 20;
+  int gpu;
+  cudaStream_t compute = nullptr, copies = nullptr;
+  cudaEvent_t computed = nullptr, copied = nullptr;
+  void* staging = nullptr;
+  cublasHandle_t blas = nullptr;
+  std::mutex copying;  // one transfer at a time through the staging buffer
+};
+
+struct DeviceParts : Resources {
+  explicit DeviceParts(int gpu) : Resources(gpu), pool(gpu, compute), launches(gpu, compute) {}
+  CudaAllocator pool;
+  CudaQueue launches;
+};
+
+const KernelTable& cudaKernels();
+
+class CudaDevice final : private DeviceParts, public Device {
+ public:
+  explicit CudaDevice(int gpu)
+      : DeviceParts(gpu), Device("cuda:" + std::to_string(gpu), /*hostMemory=*/false, pool, cudaKernels(), launches) {}
+
+  static const CudaDevice& of(const Tensor& t) { return static_cast<const CudaDevice&>(t.device()); }
+  cudaStream_t stream() const { return compute; }
+  cublasHandle_t blasHandle() const { return blas; }
+
+  // Host to device: chunks through the pinned buffer on the copy stream,
+  // after the compute queued so far (which may still use `dst`'s memory
+  // from an earlier life); the compute stream then waits for the copy.
+  void copyFromHost(void* dst, const void* src, size_t bytes) const override {
+    auto& self = const_cast<CudaDevice&>(*this);
+    std::lock_guard<std::mutex> lock(self.copying);
+    cudaSetDevice(gpu);
+    check(cudaEventRecord(computed, compute), "cudaEventRecord");
+    check(cudaStreamWaitEvent(copies, computed, 0), "cudaStreamWaitEvent");
+    for (size_t done = 0; done < bytes; done += kStaging) {
+      size_t n = std::min(kStaging, bytes - done);
+      check(cudaStreamSynchronize(copies), "cudaStreamSynchronize");  // the buffer is free again
+      std::memcpy(staging, static_cast<const char*>(src) + done, n);
+      check(cudaMemcpyAsync(static_cast<char*>(dst) + done, staging, n, cudaMemcpyHostToDevice, copies),
+            "cudaMemcpyAsync");
+    }
+    check(cudaEventRecord(copied, copies), "cudaEventRecord");
+    check(cudaStreamWaitEvent(compute, copied, 0), "cudaStreamWaitEvent");
+    check(cudaStreamSynchronize(copies), "cudaStreamSynchronize");  // the caller may free `src`
+  }
+  // Device to host: the copy stream waits for the compute that makes
+  // `src`, then each chunk comes through the pinned buffer.
+  void copyToHost(void* dst, const void* src, size_t bytes) const override {
+    auto& self = const_cast<CudaDevice&>(*this);
+    std::lock_guard<std::mutex> lock(self.copying);
+    cudaSetDevice(gpu);
+    check(cudaEventRecord(computed, compute), "cudaEventRecord");
+    check(cudaStreamWaitEvent(copies, computed, 0), "cudaStreamWaitEvent");
+    for (size_t done = 0; done < bytes; done += kStaging) {
+      size_t n = std::min(kStaging, bytes - done);
+      check(cudaMemcpyAsync(staging, static_cast<const char*>(src) + done, n, cudaMemcpyDeviceToHost, copies),
+            "cudaMemcpyAsync");
+      check(cudaStreamSynchronize(copies), "cudaStreamSynchronize");
+      std::memcpy(static_cast<char*>(dst) + done, staging, n);
+    }
+  }
+};
+
+Strided stridedOf(const Tensor& t, size_t rank) {
+  if (rank > static_cast<size_t>(kMaxRank)) throw std::runtime_error("more than 8 dimensions on cuda");
+  Strided s;
+  s.rank = static_cast<int>(rank);
+  size_t lead = rank - t.shape().size();  // broadcast leading dimensions read stride 0
+  for (size_t i = 0; i < t.shape().size(); ++i) {
+    s.shape[lead + i] = t.shape()[i];
+    s.stride[lead + i] = t.strides()[i];
+  }
+  for (size_t i = 0; i < lead; ++i) s.shape[i] = 1;
+  return s;
+}
+
+const float* in(const Tensor& t) { return reinterpret_cast<const float*>(t.deviceBytes()); }
+float* out(Tensor& t) { return reinterpret_cast<float*>(t.deviceBytes()); }
+
+template <Binary Op>
+void binaryKernel(const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+  size_t rank = o.shape().size();
+  binary(Op, in(a), stridedOf(a, rank), in(b), stridedOf(b, rank), out(o), stridedOf(o, rank), o.numel(),
+         CudaDevice::of(o).stream());
+}
+
+template <Unary Op>
+void unaryKernel(const Tensor& a, Tensor& o, SourceLoc) {
+  size_t rank = o.shape().size();
+  unary(Op, in(a), stridedOf(a, rank), out(o), stridedOf(o, rank), o.numel(), CudaDevice::of(o).stream());
+}
+
+void fillKernel(double value, Tensor& o) { fill(out(o), o.numel(), static_cast<float>(value), CudaDevice::of(o).stream()); }
+
+template <bool Mean>
+void sumKernel(const Tensor& x, int64_t outer, int64_t run, Tensor& o) {
+  sum(in(x), outer, o.numel(), run, out(o), Mean, CudaDevice::of(o).stream());
+}
+
+// Row-major C [m, n] = A [m, k] B [k, n] is column-major C^T = B^T A^T:
+// cuBLAS reads each row-major operand as its transpose, and a transposed
+// view (strides 1, rows) as the plain matrix.
+void matmulKernel(const Tensor& a, const Tensor& b, Tensor& c) {
+  if (a.shape().size() != 2 || b.shape().size() != 2)
+    throw std::runtime_error("matmul on cuda takes 2-D operands so far");
+  int m = static_cast<int>(a.dim(0)), k = static_cast<int>(a.dim(1)), n = static_cast<int>(b.dim(1));
+  auto layout = [](const Tensor& t, cublasOperation_t& op, int& ld) {
+    if (t.strides()[1] == 1 && t.strides()[0] >= t.dim(1)) {
+      op = CUBLAS_OP_N, ld = static_cast<int>(std::max<int64_t>(t.strides()[0], 1));
+    } else if (t.strides()[0] == 1 && t.strides()[1] >= t.dim(0)) {
+      op = CUBLAS_OP_T, ld = static_cast<int>(std::max<int64_t>(t.strides()[1], 1));
+    } else {
+      throw std::runtime_error("matmul on cuda takes row-major or transposed operands so far");
+    }
+  };
+  cublasOperation_t opA, opB;
+  int lda, ldb;
+  layout(a, opA, lda);
+  layout(b, opB, ldb);
+  const float one = 1.0f, zero = 0.0f;
+  check(Blas::get().sgemm(CudaDevice::of(c).blasHandle(), opB, opA, n, m, k, &one, in(b), ldb, in(a), lda, &zero,
+                          out(c), n),
+        "cublasSgemm");
+}
+
+const KernelTable& cudaKernels() {
+  static const KernelTable table = [] {
+    using ir::Op;
+    KernelTable t;
+    t.addBinary(Op::Add, DType::F32, binaryKernel<Binary::Add>);
+    t.addBinary(Op::Sub, DType::F32, binaryKernel<Binary::Sub>);
+    t.addBinary(Op::Mul, DType::F32, binaryKernel<Binary::Mul>);
+    t.addBinary(Op::Div, DType::F32, binaryKernel<Binary::Div>);
+    t.addBinary(Op::Maximum, DType::F32, binaryKernel<Binary::Maximum>);
+    t.addBinary(Op::Minimum, DType::F32, binaryKernel<Binary::Minimum>);
+    t.addUnary(Op::Neg, DType::F32, unaryKernel<Unary::Neg>);
+    t.addUnary(Op::Exp, DType::F32, unaryKernel<Unary::Exp>);
+    t.addUnary(Op::Log, DType::F32, unaryKernel<Unary::Log>);
+    t.addUnary(Op::Sqrt, DType::F32, unaryKernel<Unary::Sqrt>);
+    t.addUnary(Op::Tanh, DType::F32, unaryKernel<Unary::Tanh>);
+    t.addUnary(Op::Sigmoid, DType::F32, unaryKernel<Unary::Sigmoid>);
+    t.addUnary(Op::Relu, DType::F32, unaryKernel<Unary::Relu>);
+    t.addUnary(Op::Abs, DType::F32, unaryKernel<Unary::Abs>);
+    t.add<Op::Full>(DType::F32, fillKernel);
+    t.add<Op::Sum>(DType::F32, sumKernel<false>);
+    t.add<Op::Mean>(DType::F32, sumKernel<true>);
+    t.add<Op::MatMul>(DType::F32, matmulKernel);
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace
+}  // namespace nn::rt::cuda
+
+// The plugin's entry (device_plugin.h): a device per GPU; none, with the
+// reason, where the runtime finds no GPU or driver.
+extern "C" bool nn_register_devices(nn::rt::Context& context, std::string& why) {
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) {
+    why = std::string("no CUDA device: ") + cudaGetErrorString(e);
+    cudaGetLastError();
+    return true;
+  }
+  if (count == 0) why = "no CUDA device";
+  for (int i = 0; i < count; ++i) context.addDevice(std::make_unique<nn::rt::cuda::CudaDevice>(i));
+  return true;
+}

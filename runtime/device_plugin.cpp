@@ -1,0 +1,59 @@
+// Loading device plugins (device_plugin.h).
+#include "runtime/device_plugin.h"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <system_error>
+
+#include "runtime/context.h"
+
+namespace nn::rt {
+
+std::string loadDevicePlugin(Context& context, const std::string& path) {
+  // RTLD_LOCAL: a plugin's own libraries (the CUDA runtime) stay its own.
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    const char* why = dlerror();
+    return why ? why : "cannot load " + path;
+  }
+  auto entry = reinterpret_cast<RegisterDevices>(dlsym(handle, kDevicePluginEntry));
+  if (!entry) return path + " has no " + kDevicePluginEntry;
+  std::string why;
+  try {
+    if (!entry(context, why)) return why.empty() ? "the plugin cannot run here" : why;
+  } catch (const std::exception& e) {
+    return std::string("the plugin failed: ") + e.what();
+  }
+  return why;
+}
+
+std::vector<std::string> devicePluginPaths() {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> folders;
+  if (const char* env = std::getenv("NN_PLUGIN_PATH")) {
+    std::string list = env;
+    for (size_t start = 0; start <= list.size();) {
+      size_t end = list.find(':', start);
+      if (end == std::string::npos) end = list.size();
+      if (end > start) folders.emplace_back(list.substr(start, end - start));
+      start = end + 1;
+    }
+  } else {
+    std::error_code ec;
+    fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (!ec) folders.push_back(exe.parent_path());
+  }
+  std::vector<std::string> paths;
+  for (const fs::path& folder : folders) {
+    std::error_code ec;
+    for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+      std::string name = it->path().filename().string();
+      if (name.rfind("libnn_", 0) == 0 && it->path().extension() == ".so") paths.push_back(it->path().string());
+    }
+  }
+  return paths;
+}
+
+}  // namespace nn::rt
