@@ -162,7 +162,8 @@ static ir::Type annotationType(const Expr& e) {
 // Lowers a def or lambda body into its own function and returns the closure
 // value created in the current function.
 Value* Lowerer::functionValue(const std::string& name, const std::vector<Param>& params, SourceLoc loc,
-                              const Body* bodyStmts, const Expr* bodyExpr, const Expr* returns) {
+                              const Body* bodyStmts, const Expr* bodyExpr, const Expr* returns,
+                              const StrExpr* device) {
   // Defaults are evaluated where the function is defined: the positional
   // parameters' (the last `ndefaults` of them), then the keyword-only
   // parameters' (named by `kwdefaults`).
@@ -209,11 +210,12 @@ Value* Lowerer::functionValue(const std::string& name, const std::vector<Param>&
   env_.clear();
   cur_ = fn->body();
   ctx.env = &env_;
+  if (device) withDevices_.push_back(constant(device->value, device->loc));
   for (const Param& p : params) {
     ir::Type t = p.annotation ? annotationType(*p.annotation) : ir::Type::any();
     Value* v = fn->addParam(p.name, t, p.kind);
     if (p.annotation) fn->setParamAnnotation(fn->numParams() - 1, {t, p.annotation->loc});
-    env_[p.name] = v;
+    env_[p.name] = placed(v, p.loc);  // a tensor argument enters the function's device
   }
   if (returns) fn->setReturnAnnotation({annotationType(*returns), returns->loc});
   if (bodyStmts) {
@@ -247,11 +249,34 @@ Value* Lowerer::functionValue(const std::string& name, const std::vector<Param>&
   return n->result(0);
 }
 
+// @jit(device="cpu:1"): the device the function's body runs on, as if it
+// were in a `with device(...)` block (lower_with.cpp); null for any other
+// decorator. The device is looked up where the function is defined.
+const StrExpr* Lowerer::jitDevice(const Decorator& d) {
+  const auto* c = as<CallExpr>(d.expr.get());
+  const auto* f = c ? as<NameExpr>(c->func.get()) : nullptr;
+  if (!f || f->id != "jit" || isSsaName("jit")) return nullptr;
+  if (!c->args.empty() || c->keywords.size() != 1 || c->keywords[0].name != "device")
+    fail(d.loc, "@jit takes one keyword argument, device=\"NAME\" (or none: @jit)");
+  const auto* name = as<StrExpr>(c->keywords[0].value.get());
+  if (!name) fail(c->keywords[0].value->loc, "@jit(device=...) takes a device name, as in @jit(device=\"cpu:1\")");
+  return name;
+}
+
 void Lowerer::funcDef(const FuncDefStmt& s) {
   // Decorator expressions are evaluated before the function, applied after.
   std::vector<Value*> decorators;
-  for (const auto& d : s.decorators) decorators.push_back(expr(*d.expr));
-  Value* f = functionValue(s.name, s.params, s.loc, &s.body, nullptr, s.returns.get());
+  const StrExpr* device = nullptr;
+  for (const auto& d : s.decorators) {
+    if (const StrExpr* name = jitDevice(d)) {
+      device = name;
+      emitValue(Op::Call, d.loc, {builtin("device", d.loc), constant(name->value, name->loc)});
+      decorators.push_back(builtin("jit", d.loc));
+      continue;
+    }
+    decorators.push_back(expr(*d.expr));
+  }
+  Value* f = functionValue(s.name, s.params, s.loc, &s.body, nullptr, s.returns.get(), device);
   for (size_t i = decorators.size(); i-- > 0;)
     f = emitValue(Op::Call, s.decorators[i].loc, {decorators[i], f});
   writeName(s.name, f, s.nameLoc);

@@ -143,7 +143,8 @@ class Lowerer {
   bool isSsaName(const std::string& name) const;
   ir::Value* functionValue(const std::string& name, const std::vector<ast::Param>& params,
                            SourceLoc loc, const ast::Body* bodyStmts, const ast::Expr* bodyExpr,
-                           const ast::Expr* returns = nullptr);
+                           const ast::Expr* returns = nullptr, const ast::StrExpr* device = nullptr);
+  const ast::StrExpr* jitDevice(const ast::Decorator& d);
   void funcDef(const ast::FuncDefStmt& s);
   std::string uniqueFunctionName(const std::string& base);
 
