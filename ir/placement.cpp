@@ -74,6 +74,17 @@ std::string where(const Node& n) {
   return std::to_string(n.loc().line) + ":" + std::to_string(n.loc().col);
 }
 
+// The graph-mode compile cache starts a version with `to %param {device}`
+// at the function's own location for each tensor parameter whose device the
+// version is for: a statement of where the parameter is, not a copy.
+bool statesParameter(const Node& n) {
+  if (n.op() != Op::ToDevice) return false;
+  const Function* f = n.parent() ? n.parent()->function() : nullptr;
+  const Value* v = n.operand(0);
+  return f && n.parent() == f->body() && !v->def() && v->owner() == f->body() && n.loc().line == f->loc().line &&
+         n.loc().col == f->loc().col;
+}
+
 void printBlock(const Block& b, const std::unordered_map<const Value*, std::string>& devices, std::ostream& out) {
   for (const auto& n : b.nodes()) {
     // The ops of an if or loop run where they say; a fused node's run as
@@ -83,6 +94,11 @@ void printBlock(const Block& b, const std::unordered_map<const Value*, std::stri
     if (n->numResults() != 1 || !n->result(0)->type().isTensor()) continue;
     auto it = devices.find(n->result(0));
     std::string device = it == devices.end() ? "where its operands are" : it->second;
+    if (statesParameter(*n)) {
+      out << "  " << where(*n) << "  parameter '" << n->operand(0)->nameHint() << "' " << n->operand(0)->type().str()
+          << " on " << device << "\n";
+      continue;
+    }
     if (n->op() == Op::ToDevice || n->op() == Op::Place || n->op() == Op::CopyLike) {
       const Value* moved = n->operand(0);
       std::string name = moved->nameHint().empty() ? "a value" : "'" + moved->nameHint() + "'";

@@ -90,10 +90,10 @@ class GatherSorted {
  private:
   static Node* append(Nodes& out, ir::Block& b, Op op, const Node& at, std::vector<ir::Value*> operands) {
     auto n = std::make_unique<Node>(op, at.loc());
+    n->setParent(&b);  // before its result, which takes its block as owner
     for (ir::Value* v : operands) n->addOperand(v);
     n->addResult(ir::Type::any());
     n->setInlinedAt(at.inlinedAt());
-    n->setParent(&b);
     out.push_back(std::move(n));
     return out.back().get();
   }

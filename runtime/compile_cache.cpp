@@ -183,9 +183,11 @@ std::string CompileCache::staleBinding(const std::vector<Binding>& bindings, Mod
   return "";
 }
 
-size_t CompileCache::SignatureHash::operator()(const std::vector<ir::Type>& sig) const {
+size_t CompileCache::SignatureHash::operator()(const Key& key) const {
+  const std::vector<ir::Type>& sig = key.types;
   size_t h = sig.size();
   auto mix = [&](size_t v) { h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2); };
+  for (const Device* d : key.devices) mix(std::hash<const Device*>{}(d));
   for (const ir::Type& t : sig) {
     mix(static_cast<size_t>(t.kind));
     mix(t.dtype ? static_cast<size_t>(*t.dtype) + 1 : 0);
@@ -210,15 +212,58 @@ void CompileCache::optimise(ir::Graph& g) {
   });
 }
 
+namespace {
+
+bool placesWork(const ir::Block& b) {
+  for (const auto& n : b.nodes()) {
+    ir::Op op = n->op();
+    if (op == ir::Op::Place || op == ir::Op::ToDevice || op == ir::Op::CopyLike) return true;
+    for (size_t i = 0; i < n->numBlocks(); ++i)
+      if (placesWork(*n->block(i))) return true;
+  }
+  return false;
+}
+
+// Starts a version's body with `to %p {device}` for each tensor parameter
+// on a known device: a copy that finds its operand there (the version is
+// only used for arguments on those devices), which tells the placement
+// analysis (ir/placement.h) where the parameters are.
+void seedParameterDevices(ir::Function& f, const std::vector<const Device*>& devices) {
+  ir::Block& body = *f.body();
+  std::vector<std::unique_ptr<ir::Node>> seeds;
+  std::unordered_map<const ir::Value*, ir::Value*> uses;
+  for (size_t i = 0; i < devices.size() && i < body.numArgs(); ++i) {
+    if (!devices[i] || !body.arg(i)->type().isTensor()) continue;
+    auto to = std::make_unique<ir::Node>(ir::Op::ToDevice, f.loc());
+    to->setParent(&body);  // before its result, which takes its block as owner
+    to->addOperand(body.arg(i));
+    to->setAttr("device", devices[i]->name());
+    ir::Value* r = to->addResult(body.arg(i)->type());
+    r->setNameHint(body.arg(i)->nameHint());
+    uses[body.arg(i)] = r;
+    seeds.push_back(std::move(to));
+  }
+  if (seeds.empty()) return;
+  ir::replaceUses(f, uses);  // before the seeds join the body: they keep reading the parameters
+  auto& nodes = body.mutableNodes();
+  nodes.insert(nodes.begin(), std::make_move_iterator(seeds.begin()), std::make_move_iterator(seeds.end()));
+}
+
+}  // namespace
+
 const ir::Function& CompileCache::get(const ir::Function& fn, ModuleInstance& module, const std::vector<Value>& args,
                                       SourceLoc callSite) {
-  std::vector<ir::Type> sig;
+  Key key;
+  std::vector<ir::Type>& sig = key.types;
   sig.reserve(args.size());
   for (size_t i = 0; i < args.size(); ++i)
     sig.push_back(i < fn.numParams() ? signatureType(staticType(args[i]), fn.paramAnnotation(i)) : staticType(args[i]));
   Entry& e = entries_[&fn];
+  if (e.deviceAware < 0) e.deviceAware = placesWork(*fn.body());
+  if (e.deviceAware)
+    for (const Value& a : args) key.devices.push_back(a.is(Kind::Tensor) ? &tensorOf(a).device() : nullptr);
   std::string rebound;
-  if (auto it = e.index.find(sig); it != e.index.end()) {
+  if (auto it = e.index.find(key); it != e.index.end()) {
     Version& v = e.versions[it->second];
     rebound = staleBinding(v.bindings, module);
     if (rebound.empty()) return *v.fn;
@@ -232,13 +277,14 @@ const ir::Function& CompileCache::get(const ir::Function& fn, ModuleInstance& mo
   std::unique_ptr<ir::Graph> g = versionGraph(fn);
   ir::Function* copy = ir::cloneFunction(fn, *g);
   for (size_t i = 0; i < sig.size(); ++i) copy->body()->arg(i)->setType(sig[i]);
+  seedParameterDevices(*copy, key.devices);
   std::vector<Binding> bindings = bindGlobals(*copy, fn, module);
   copy->number();
   optimise(*g);
   checkInferredResult(*copy);
   if (options_.compiled) options_.compiled(*copy);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  e.index.emplace(sig, e.versions.size());
+  e.index.emplace(key, e.versions.size());
   e.versions.push_back({std::move(sig), std::move(g), copy, std::move(bindings), seconds, false});
   if (e.versions.size() > options_.warnAfter && !e.warned) {
     e.warned = true;

@@ -97,16 +97,25 @@ class CompileCache {
     double compileSeconds = 0;
     bool stale = false;  // a global it bound was rebound: never used again
   };
+  // What a version is compiled for: the arguments' types and, for a
+  // function that places work on devices (a with block, a copy), the
+  // devices of its tensor arguments, so that its placement is static.
+  struct Key {
+    std::vector<ir::Type> types;
+    std::vector<const Device*> devices;
+    bool operator==(const Key& o) const { return types == o.types && devices == o.devices; }
+  };
   struct SignatureHash {
-    size_t operator()(const std::vector<ir::Type>& sig) const;
+    size_t operator()(const Key& key) const;
   };
   struct Entry {
     std::vector<Version> versions;
     // The version in use for each signature (stale ones are not indexed):
     // a call finds its version by hashing its signature, however many
     // versions exist.
-    std::unordered_map<std::vector<ir::Type>, size_t, SignatureHash> index;
+    std::unordered_map<Key, size_t, SignatureHash> index;
     bool warned = false;
+    int deviceAware = -1;  // whether fn places work on devices (-1: not looked yet)
   };
   void explain(const ir::Function& fn, const Entry& e, const std::vector<ir::Type>& sig, SourceLoc callSite,
                const std::string& rebound);
