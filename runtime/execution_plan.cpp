@@ -110,7 +110,14 @@ std::unique_ptr<BlockPlan> buildPlan(const ir::Block& b, Device& device, const P
     return it->second;
   };
   for (const auto& a : b.args()) localOf(a.get());
-  std::unordered_map<const ir::Value*, std::string> placed = ir::knownDevices(*b.function());
+  // The body's plan is built first (nested blocks run from inside it).
+  const ir::Block* body = b.function()->body();
+  const auto* bodyPlan = &b == body ? nullptr : static_cast<const BlockPlan*>(body->executorData());
+  p->placement = bodyPlan && bodyPlan->placement
+                     ? bodyPlan->placement
+                     : std::make_shared<const std::unordered_map<const ir::Value*, std::string>>(
+                           ir::knownDevices(*b.function()));
+  const std::unordered_map<const ir::Value*, std::string>& placed = *p->placement;
   std::unordered_map<std::string, int32_t> deviceIndex;
   for (const auto& owned : b.nodes()) {
     const ir::Node& n = *owned;

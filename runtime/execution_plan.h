@@ -30,6 +30,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "ir/ir.h"
@@ -72,6 +73,9 @@ struct BlockPlan {
   std::vector<int32_t> device;
   std::vector<std::string> devices;
   bool multiDevice = false;
+  // The function's placement (ir/placement.h), computed once with the
+  // plan of its body and shared by the plans of its nested blocks.
+  std::shared_ptr<const std::unordered_map<const ir::Value*, std::string>> placement;
   // Per node: its pre-resolved form (fast_ops.h), or null.
   std::vector<std::unique_ptr<FastOp>> fast;
   // A loop body's plan: the loop's native glue (GraphExecutor::loopGlue),

@@ -161,7 +161,7 @@ struct Resources {
   cudaEvent_t computed = nullptr, copied = nullptr;
   void* staging = nullptr;
   cublasHandle_t blas = nullptr;
-  std::mutex copying;  // one transfer at a time through the staging buffer
+  mutable std::mutex copying;  // one transfer at a time through the staging buffer
 };
 
 struct DeviceParts : Resources {
@@ -181,15 +181,21 @@ class CudaDevice final : private DeviceParts, public Device {
   cudaStream_t stream() const { return compute; }
   cublasHandle_t blasHandle() const { return blas; }
 
+  // Takes the staging buffer and makes the copy stream wait for the
+  // compute queued so far.
+  std::unique_lock<std::mutex> startCopy() const {
+    std::unique_lock<std::mutex> lock(copying);
+    cudaSetDevice(gpu);
+    check(cudaEventRecord(computed, compute), "cudaEventRecord");
+    check(cudaStreamWaitEvent(copies, computed, 0), "cudaStreamWaitEvent");
+    return lock;
+  }
+
   // Host to device: chunks through the pinned buffer on the copy stream,
   // after the compute queued so far (which may still use `dst`'s memory
   // from an earlier life); the compute stream then waits for the copy.
   void copyFromHost(void* dst, const void* src, size_t bytes) const override {
-    auto& self = const_cast<CudaDevice&>(*this);
-    std::lock_guard<std::mutex> lock(self.copying);
-    cudaSetDevice(gpu);
-    check(cudaEventRecord(computed, compute), "cudaEventRecord");
-    check(cudaStreamWaitEvent(copies, computed, 0), "cudaStreamWaitEvent");
+    std::unique_lock<std::mutex> lock = startCopy();
     for (size_t done = 0; done < bytes; done += kStaging) {
       size_t n = std::min(kStaging, bytes - done);
       check(cudaStreamSynchronize(copies), "cudaStreamSynchronize");  // the buffer is free again
@@ -204,11 +210,7 @@ class CudaDevice final : private DeviceParts, public Device {
   // Device to host: the copy stream waits for the compute that makes
   // `src`, then each chunk comes through the pinned buffer.
   void copyToHost(void* dst, const void* src, size_t bytes) const override {
-    auto& self = const_cast<CudaDevice&>(*this);
-    std::lock_guard<std::mutex> lock(self.copying);
-    cudaSetDevice(gpu);
-    check(cudaEventRecord(computed, compute), "cudaEventRecord");
-    check(cudaStreamWaitEvent(copies, computed, 0), "cudaStreamWaitEvent");
+    std::unique_lock<std::mutex> lock = startCopy();
     for (size_t done = 0; done < bytes; done += kStaging) {
       size_t n = std::min(kStaging, bytes - done);
       check(cudaMemcpyAsync(staging, static_cast<const char*>(src) + done, n, cudaMemcpyDeviceToHost, copies),
