@@ -51,9 +51,9 @@ Outcome run(const std::vector<std::string>& argv, const std::string& program, in
 std::string difference(const std::string& nn, const std::string& python, const std::string& program, bool tensors,
                        int seconds = 60, bool* completed = nullptr) {
   const std::vector<std::pair<std::string, std::vector<std::string>>> modes = {
-      {"eager", {nn, "--mode", "eager"}},
-      {"graph --jit off", {nn, "--mode", "graph", "--jit", "off"}},
-      {"graph --jit always", {nn, "--mode", "graph", "--jit", "always"}}};
+      {"eager", {nn, "--mode", "eager", "--cpu-devices", "2"}},
+      {"graph --jit off", {nn, "--mode", "graph", "--jit", "off", "--cpu-devices", "2"}},
+      {"graph --jit always", {nn, "--mode", "graph", "--jit", "always", "--cpu-devices", "2"}}};
   Outcome first = run(modes[0].second, program, seconds);
   if (first.status < 0 || first.status == 126 || first.status == 127) {  // nothing ran: never a vacuous pass
     std::cerr << "difftest: cannot run " << nn << " (" << first.error << ")\n";

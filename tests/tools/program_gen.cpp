@@ -205,7 +205,7 @@ class Gen {
   }
 
   void statement(int depth, bool inLoop) {
-    int kind = depth > 3 ? 0 : pick(14);
+    int kind = depth > 3 ? 0 : pick(15);
     switch (kind) {
       case 1: {
         out_ << indent(depth - 1) << "if " << expr(T::Bool, 0) << ":\n";
@@ -287,6 +287,16 @@ class Gen {
       case 13:
         if (tensors_) {
           out_ << indent(depth - 1) << "v = grad(lambda t: (tanh(m @ t) * t.sum()).sum() + t.max())(v)\n";
+          return;
+        }
+        break;
+      case 14:
+        if (tensors_) {
+          // A block on another device (difftest runs with --cpu-devices 2);
+          // its tensors come back after it, so that later lines mix none.
+          out_ << indent(depth - 1) << "with device(\"cpu:1\"):\n";
+          block(depth, false);
+          out_ << indent(depth - 1) << "v, m, iv = v.to(\"cpu\"), m.to(\"cpu\"), iv.to(\"cpu\")\n";
           return;
         }
         break;
