@@ -95,7 +95,9 @@ TEST(ExecutionPlan, BlocksOnSeveralDevicesRunAsOneMergedDag) {
   EXPECT_EQ(p->devices, (std::vector<std::string>{"cpu:1", "cpu"}));
   EXPECT_EQ(p->device, (std::vector<int32_t>{0, 0, 0, -1, 1, -1}));  // %3 reads parameters: the run decides
   EXPECT_EQ(p->lane[2], Lane::Pool);  // on cpu:1's own thread
-  if (omp_get_max_threads() >= 2) EXPECT_EQ(p->lane[3], Lane::Main);  // splits itself over this thread's cores
+  if (omp_get_max_threads() >= 2) {
+    EXPECT_EQ(p->lane[3], Lane::Main);  // splits itself over this thread's cores
+  }
   // One device only: as before.
   auto one = parseText(sm,
                        "func @f(%a: f32[8, 8]) {\n"
