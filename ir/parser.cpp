@@ -244,6 +244,10 @@ class Parser {
           }
         }
         std::string p = valueName();
+        // %N names a node's result: a parameter so named would collide with
+        // the value the printer numbers N.
+        if (p.empty() || std::isdigit(static_cast<unsigned char>(p[0])))
+          error("a parameter's name starts with a letter or '_' (%" + p + " would name a node's result)");
         expect(':');
         params.emplace_back(p, type(), kind);
         if (!accept(',')) break;

@@ -90,6 +90,18 @@ TEST(Parser, ReportsUnknownOpWithLocation) {
   }
 }
 
+// %N names a node's result; a parameter so named would print twice as %N
+// once the printer numbers the nodes (a fuzzing finding).
+TEST(Parser, RejectsNumberedParameterNames) {
+  nn::SourceManager sm;
+  try {
+    parseText(sm, "func @f(%x: int, %9: int) {\n  %0 = add %x, %9 : int\n  return %0\n}\n");
+    FAIL();
+  } catch (const nn::NnError& e) {
+    EXPECT_NE(e.diag().message.find("a parameter's name starts with a letter or '_'"), std::string::npos);
+  }
+}
+
 TEST(Printer, RoundTripsNestedBlocksAttributesAndLocations) {
   const std::string text =
       "module \"t.nn\"\n\n"
