@@ -7,6 +7,7 @@
 #include <cctype>
 
 #include "ir/builtins.h"
+#include "ir/placement.h"
 #include "runtime/context.h"
 #include "stdlib/builtins.h"
 
@@ -29,12 +30,6 @@ bool wellFormed(const std::string& name) {
   for (char ch : index)
     if (!std::isdigit(static_cast<unsigned char>(ch))) return false;
   return true;
-}
-
-std::string canonical(const std::string& name) {
-  if (name == "cpu:0") return "cpu";
-  if (name == "cuda") return "cuda:0";
-  return name;
 }
 
 std::string deviceList(const rt::Context& ctx) {
@@ -75,7 +70,7 @@ rt::Device& deviceNamed(rt::Interpreter& interp, const std::string& name, Source
   rt::Context& ctx = interp.context();
   if (!wellFormed(name))
     fail(loc, "invalid device name '" + name + "' (expected cpu, cpu:N or cuda:N)", ErrorClass::ValueError);
-  if (rt::Device* d = ctx.findDevice(canonical(name))) return *d;
+  if (rt::Device* d = ctx.findDevice(ir::canonicalDevice(name))) return *d;
   if (!ctx.deviceFallback.empty())
     if (rt::Device* fallback = ctx.findDevice(ctx.deviceFallback)) {
       Diagnostic d;
