@@ -37,17 +37,38 @@ std::optional<std::string> resultDevice(const Node& n, const std::function<const
     const std::string* d = known(n.operand(1));
     return d ? std::optional<std::string>(*d) : std::nullopt;
   }
-  bool computes = isTensorOp(n.op()) || hasTrait(n.op(), ELEM) || n.op() == Op::MatMul || n.op() == Op::GetItem ||
-                  n.op() == Op::Fused;
-  if (!computes) return std::nullopt;  // calls, container reads: the run decides
-  std::optional<std::string> where;
+  if (!followsOperands(n.op())) return std::nullopt;  // calls, container reads: the run decides
+  std::vector<const std::string*> devices;
   for (const Value* v : n.operands()) {
-    if (!v->type().isTensor()) continue;
+    if (!v->type().isTensor()) {
+      devices.push_back(nullptr);
+      continue;
+    }
     const std::string* d = known(v);
-    if (!d || (where && *where != *d)) return std::nullopt;
-    where = *d;
+    if (!d) return std::nullopt;
+    devices.push_back(d);
   }
-  return where;
+  size_t i = decidingOperand(n.op(), devices);
+  if (i == devices.size()) return std::nullopt;
+  return *devices[i];
+}
+
+bool followsOperands(Op op) {
+  if (op == Op::ToDevice || op == Op::CopyLike || op == Op::Place) return false;
+  if (isTensorOp(op)) return !hasTrait(op, CREATE);
+  return hasTrait(op, ELEM) || op == Op::MatMul || op == Op::GetItem || op == Op::SetItem || op == Op::Fused;
+}
+
+size_t decidingOperand(Op op, const std::vector<const std::string*>& devices) {
+  size_t first = devices.size(), chosen = devices.size();
+  for (size_t i = 0; i < devices.size(); ++i) {
+    if (!devices[i]) continue;
+    if (first == devices.size()) first = i;
+    if (chosen == devices.size() && *devices[i] != "cpu") chosen = i;
+  }
+  // An update stays where the updated value is.
+  if (opInfo(op).typeRule == TypeRule::First && !devices.empty() && devices[0]) return 0;
+  return chosen != devices.size() ? chosen : first;
 }
 
 namespace {

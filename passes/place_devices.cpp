@@ -12,6 +12,12 @@
 //     computed from tensors all there), the place is that tensor;
 //   - anything else (a value of unknown type, a name computed at run time)
 //     stays a place, which decides when it runs, as in eager mode.
+// And an operation whose tensor operands are on several devices known at
+// compile time gets a `to` before each operand not on the device it runs
+// on (ir::decidingOperand), so the copies the runtime would make are
+// nodes too, visible, shared by CSE and differentiated by autodiff (the
+// gradient of a copy is the copy back). Where only the run knows the
+// devices the runtime copies by the same rule.
 //
 // Algorithm: one walk over every block in program order, learning the
 // device of each tensor value where the IR says it (ir/placement.h);
@@ -57,6 +63,37 @@ class PlaceDevices {
       device_[n.result(0)] = *d;
   }
 
+  // Copies n's tensor operands that are not on the device it runs on,
+  // when the IR says where each is; the copies go to `out` before n.
+  bool align(ir::Node& n, Nodes& out) {
+    if (!ir::followsOperands(n.op()) || n.numBlocks() > 0) return false;
+    std::vector<const std::string*> devices;
+    bool several = false;
+    for (const ir::Value* v : n.operands()) {
+      const std::string* d = v->type().isTensor() ? deviceOf(v) : nullptr;
+      if (v->type().isTensor() && !d) return false;  // the run decides
+      if (d && !devices.empty())
+        for (const std::string* e : devices) several |= e && *e != *d;
+      devices.push_back(d);
+    }
+    if (!several) return false;
+    const std::string target = *devices[ir::decidingOperand(n.op(), devices)];
+    for (size_t i = 0; i < n.operands().size(); ++i) {
+      if (!devices[i] || *devices[i] == target) continue;
+      auto copy = std::make_unique<ir::Node>(ir::Op::ToDevice, n.loc());
+      copy->setParent(n.parent());
+      copy->addOperand(n.operand(i));
+      copy->setAttr("device", target);
+      copy->setInlinedAt(n.inlinedAt());
+      ir::Value* moved = copy->addResult(n.operand(i)->type());
+      moved->setNameHint(n.operand(i)->nameHint());
+      n.setOperand(i, moved);
+      learn(*copy);
+      out.push_back(std::move(copy));
+    }
+    return true;
+  }
+
   bool block(ir::Block& b) {
     bool changed = false;
     Nodes out;
@@ -65,6 +102,7 @@ class PlaceDevices {
       ir::Node& n = *owned;
       for (size_t i = 0; i < n.numBlocks(); ++i) changed |= block(*n.block(i));
       if (n.op() != ir::Op::Place) {
+        changed |= align(n, out);
         learn(n);
         out.push_back(std::move(owned));
         continue;

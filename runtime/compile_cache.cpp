@@ -224,11 +224,13 @@ bool placesWork(const ir::Block& b) {
   return false;
 }
 
+}  // namespace
+
 // Starts a version's body with `to %p {device}` for each tensor parameter
 // on a known device: a copy that finds its operand there (the version is
 // only used for arguments on those devices), which tells the placement
 // analysis (ir/placement.h) where the parameters are.
-void seedParameterDevices(ir::Function& f, const std::vector<const Device*>& devices) {
+void CompileCache::seedParameterDevices(ir::Function& f, const std::vector<const Device*>& devices) {
   ir::Block& body = *f.body();
   std::vector<std::unique_ptr<ir::Node>> seeds;
   std::unordered_map<const ir::Value*, ir::Value*> uses;
@@ -249,8 +251,6 @@ void seedParameterDevices(ir::Function& f, const std::vector<const Device*>& dev
   nodes.insert(nodes.begin(), std::make_move_iterator(seeds.begin()), std::make_move_iterator(seeds.end()));
 }
 
-}  // namespace
-
 const ir::Function& CompileCache::get(const ir::Function& fn, ModuleInstance& module, const std::vector<Value>& args,
                                       SourceLoc callSite) {
   Key key;
@@ -260,7 +260,14 @@ const ir::Function& CompileCache::get(const ir::Function& fn, ModuleInstance& mo
     sig.push_back(i < fn.numParams() ? signatureType(staticType(args[i]), fn.paramAnnotation(i)) : staticType(args[i]));
   Entry& e = entries_[&fn];
   if (e.deviceAware < 0) e.deviceAware = placesWork(*fn.body());
-  if (e.deviceAware)
+  // Versions of a function that places work, or called with a tensor off
+  // the default device, are per argument device and say where each
+  // parameter is: the copies that operations mixing devices need are then
+  // nodes of the version (passes/place_devices.cpp).
+  bool perDevice = e.deviceAware;
+  for (size_t i = 0; i < args.size() && !perDevice; ++i)
+    perDevice = args[i].is(Kind::Tensor) && tensorOf(args[i]).device().name() != "cpu";
+  if (perDevice)
     for (const Value& a : args) key.devices.push_back(a.is(Kind::Tensor) ? &tensorOf(a).device() : nullptr);
   std::string rebound;
   if (auto it = e.index.find(key); it != e.index.end()) {

@@ -132,6 +132,9 @@ class CompileCache {
   static std::unique_ptr<ir::Graph> versionGraph(const ir::Function& fn);
   // Runs the pass pipeline on a version's graph (with --print-ir-after).
   void optimise(ir::Graph& g);
+  // Starts a version with a statement of each tensor parameter's device
+  // (devices[i], null: none).
+  static void seedParameterDevices(ir::Function& f, const std::vector<const Device*>& devices);
   static std::vector<Binding> bindGlobals(ir::Function& copy, const ir::Function& original, ModuleInstance& module);
   static std::string staleBinding(const std::vector<Binding>& bindings, ModuleInstance& module);
 

@@ -20,6 +20,7 @@
 #include "passes/reverse_mode.h"
 #include "runtime/annotations.h"
 #include "runtime/compile_cache.h"
+#include "runtime/device.h"
 #include "runtime/tensor.h"
 #include "runtime/tensor_ops.h"
 
@@ -28,6 +29,13 @@ namespace {
 
 using ir::Node;
 using ir::Op;
+
+// "@device" for a tensor off the default device (versions are per device
+// then: see perDevice below), else "".
+std::string onDevice(const Value& v) {
+  if (!v.is(Kind::Tensor) || tensorOf(v).device().name() == "cpu") return "";
+  return "@" + tensorOf(v).device().name();
+}
 
 // Appends the leaves of `v` (named `path` and their place in it) to
 // `leaves` and describes its structure in `shape`; false when a leaf is not
@@ -61,7 +69,7 @@ struct Leaves {
         if (!isFloating(tensorOf(v).dtype())) return false;
         values.push_back(v);
         names.push_back(path);
-        shape += staticType(v).str() + ",";
+        shape += staticType(v).str() + onDevice(v) + ",";
         return true;
       case Kind::Float:
         values.push_back(makeTensorValue(fullLike(DType::F64, {}, v.asFloat(), cpu)));
@@ -132,13 +140,18 @@ const ir::Function* CompileCache::getGradient(const ir::Function& fn, ModuleInst
     bool differentiated = std::find(spec.argnums.begin(), spec.argnums.end(), i) != spec.argnums.end();
     std::string shape;
     if (!differentiated) {
-      shape = staticType(args[i]).str();
+      shape = staticType(args[i]).str() + onDevice(args[i]);
     } else if (!leaves.flatten(args[i], i < fn.numParams() ? fn.paramNames()[i] : "", shape)) {
       why = "an argument holds a value that is not a float or a floating tensor";
       return nullptr;
     }
     key << "|" << shape;
   }
+  // As for plain versions: with a tensor off the default device, the
+  // version says where each tensor argument and leaf is, so that the copies
+  // operations mixing devices need are nodes, and autodiff copies each
+  // gradient back to its leaf's device.
+  bool perDevice = key.str().find('@') != std::string::npos;
   GradientVersion& v = gradients_[key.str()];
   if (v.graph && staleBinding(v.bindings, module).empty()) {
     why = v.why;
@@ -175,11 +188,22 @@ const ir::Function* CompileCache::getGradient(const ir::Function& fn, ModuleInst
   std::unordered_map<const ir::Value*, ir::Value*> rebuilt;
   size_t next = 0;
   for (size_t a : spec.argnums) {
-    auto leaf = [&](const Value&) { return leafArgs[next++]; };
+    auto leaf = [&](const Value& x) {
+      ir::Value* l = leafArgs[next++];
+      if (!perDevice || !x.is(Kind::Tensor)) return l;
+      return emit.node(Op::ToDevice, {l}, {{"device", ir::Attr(tensorOf(x).device().name())}});
+    };
     rebuilt[body.arg(a)] = emit.rebuild(args[a], leaf);
   }
   for (auto& n : original) body.append(std::move(n));
   ir::replaceUses(*copy, rebuilt);
+  if (perDevice) {
+    std::vector<const Device*> devices(args.size(), nullptr);
+    for (size_t i = 0; i < args.size(); ++i)
+      if (args[i].is(Kind::Tensor) && std::find(spec.argnums.begin(), spec.argnums.end(), i) == spec.argnums.end())
+        devices[i] = &tensorOf(args[i]).device();
+    seedParameterDevices(*copy, devices);
+  }
 
   // The gradients of the loss, in the arguments' structures, before the return.
   ir::Value* result = ret->operand(0);

@@ -161,7 +161,9 @@ bool runFastOp(const FastOp& op, const ir::Node& n, Value* slots, uint64_t dying
     const Value &a = slots[n.operand(0)->id()], &b = slots[n.operand(1)->id()];
     if (!a.is(Kind::Tensor) || !b.is(Kind::Tensor)) return false;
     const Tensor &x = tensorOf(a), &y = tensorOf(b);
-    if (x.dtype() != op.in || y.dtype() != op.in || x.shape() != op.shape || y.shape() != op.shapeB) return false;
+    if (x.dtype() != op.in || y.dtype() != op.in || x.shape() != op.shape || y.shape() != op.shapeB ||
+        &x.device() != &y.device())
+      return false;
     slots[n.result(0)->id()] = makeTensorValue(matmul(x, y, n.loc()));
     return true;
   }

@@ -3,6 +3,7 @@
 // assert/raise/echo; the value ops (arithmetic, comparisons, math,
 // indexing) go through their execute entry in value_op.cpp. Control flow
 // and calls are in interpreter.cpp.
+#include "runtime/device_align.h"
 #include "runtime/format.h"
 #include "runtime/interpreter.h"
 #include "runtime/scalar_ops.h"
@@ -324,7 +325,16 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
     set(host_.runTensorOp(*this, op, params, loc));
     return;
   }
-  set(runValueOp(n, operands, tape_ ? 0u : dying()));
+  // Tensor operands on several devices: copies (on the tape) onto the one
+  // the op runs on. The tensor ops do the same in runTensorOp.
+  std::vector<Value> copies;
+  if (count > 1 && onSeveralDevices(operands, count)) {
+    alignOperandDevices(op, operands, count, copies, [&](const Value& x, Device& to) {
+      std::vector<Value> params{x, Value::str(to.name())};
+      return host_.runTensorOp(*this, Op::ToDevice, params, loc);
+    });
+  }
+  set(runValueOp(n, operands, tape_ || !copies.empty() ? 0u : dying()));
   if (op == Op::SetItem) context_.cycles().noteStore(*operands[0], *operands[2]);
   if (tape_) tape_->recordNode(n, operands, f[n.result(0)]);
 }

@@ -4,8 +4,9 @@
 // it could not bind is reported here.
 #include "stdlib/op_call.h"
 
+#include "runtime/device.h"
+#include "runtime/device_align.h"
 #include "runtime/tape.h"
-
 #include "runtime/value_op.h"
 #include "stdlib/builtins.h"
 #include "support/suggest.h"
@@ -98,6 +99,12 @@ std::vector<int64_t> OpCall::ints(std::string_view param) {
 Value runTensorOp(Interpreter& interp, ir::Op op, std::vector<Value>& params, SourceLoc loc) {
   TensorOpFn fn = tensorOpImpl(op);
   if (!fn) nn::fail(loc, std::string("internal error: ") + ir::opInfo(op).name + " has no implementation");
+  // Tensor operands on several devices: copies (on the tape) onto the one
+  // the op runs on, as for the value ops (Interpreter::runNode).
+  alignOperandDevices(op, params, [&](const Value& x, Device& to) {
+    std::vector<Value> p{x, Value::str(to.name())};
+    return runTensorOp(interp, ir::Op::ToDevice, p, loc);
+  });
   rt::Tape* tape = interp.tape();
   std::vector<Value> in;
   if (tape) in = params;  // the implementation may take its arguments
