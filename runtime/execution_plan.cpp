@@ -135,7 +135,10 @@ std::unique_ptr<BlockPlan> buildPlan(const ir::Block& b, Device& device, const P
     if (n.numResults() > 0)
       if (auto it = placed.find(n.result(0)); it != placed.end()) {
         auto [at, fresh] = deviceIndex.emplace(it->second, static_cast<int32_t>(p->devices.size()));
-        if (fresh) p->devices.push_back(it->second);
+        if (fresh) {
+          p->devices.push_back(it->second);
+          p->queues.push_back(pool.threadQueue ? pool.threadQueue(it->second) : nullptr);
+        }
         on = at->second;
       }
     p->device.push_back(on);
@@ -143,6 +146,7 @@ std::unique_ptr<BlockPlan> buildPlan(const ir::Block& b, Device& device, const P
     if (lane == Lane::Main && on >= 0 && n.numBlocks() == 0 && !passes::hasEffect(n) && pool.ownThread &&
         pool.ownThread(p->devices[on]))
       lane = Lane::Pool;  // it waits for its device's thread, not the cores
+    if (lane == Lane::Pool && on >= 0 && p->queues[on]) lane = Lane::Device;
     p->lane.push_back(lane);
     p->work.push_back(work.nanos);
     p->successors.emplace_back();

@@ -38,12 +38,18 @@
 
 namespace nn::rt {
 
+class ExecutionQueue;
+
 namespace jit {
 class Engine;
 struct GlueFunction;
 }
 
-enum class Lane : uint8_t { Inline, Pool, Main };
+// Where a ready node runs: on the thread that made it ready (Inline), on
+// the thread pool (Pool), on the block's own thread (Main), or on the
+// thread of the device it is placed on (Device: a logical CPU device's
+// worker, which runs it and the nodes it makes ready there in turn).
+enum class Lane : uint8_t { Inline, Pool, Main, Device };
 
 struct BlockPlan {
   std::vector<const ir::Node*> nodes;  // all but the terminator
@@ -72,6 +78,9 @@ struct BlockPlan {
   // or -1 where only the run decides; whether the block spans devices.
   std::vector<int32_t> device;
   std::vector<std::string> devices;
+  // Per entry of `devices`: the queue of a device with a thread of its
+  // own, which runs its Device-lane nodes; null for the others.
+  std::vector<ExecutionQueue*> queues;
   bool multiDevice = false;
   // The function's placement (ir/placement.h), computed once with the
   // plan of its body and shared by the plans of its nested blocks.
@@ -99,6 +108,9 @@ struct PoolFacts {
   // Whether the named device runs its work on a thread of its own (a
   // logical CPU device's worker, a GPU's stream); null: none does.
   std::function<bool(const std::string& device)> ownThread;
+  // The named device's queue where it has a thread of its own
+  // (ExecutionQueue::ownThread), else null; null: none has.
+  std::function<ExecutionQueue*(const std::string& device)> threadQueue;
 };
 
 // `jit`: the JIT engine for fused nodes (fast_ops.h compileFastOp).

@@ -15,7 +15,13 @@ WorkerQueue::~WorkerQueue() {
 }
 
 void WorkerQueue::run(FunctionRef<void()> work) {
-  Item item{work, nullptr, false};
+  // Work running here launching a kernel on this device: waiting for the
+  // queue would wait for itself.
+  if (std::this_thread::get_id() == worker_.get_id()) {
+    work();
+    return;
+  }
+  Item item{work, nullptr, false, nullptr};
   std::unique_lock<std::mutex> lock(mutex_);
   pending_.push_back(&item);
   ready_.notify_one();
@@ -23,11 +29,20 @@ void WorkerQueue::run(FunctionRef<void()> work) {
   if (item.error) std::rethrow_exception(item.error);
 }
 
+void WorkerQueue::post(std::function<void()> task) {
+  auto owned = std::make_unique<std::function<void()>>(std::move(task));
+  auto* item = new Item{FunctionRef<void()>(*owned), nullptr, false, std::move(owned)};
+  std::lock_guard<std::mutex> lock(mutex_);
+  pending_.push_back(item);
+  ready_.notify_one();
+}
+
 void WorkerQueue::loop() {
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
     ready_.wait(lock, [&] { return stopping_ || !pending_.empty(); });
-    // Callers wait for their items, so none is pending once stopping.
+    // Callers wait for their items, and the executor for the work it
+    // posts, so none is pending once stopping.
     if (pending_.empty()) return;
     Item* item = pending_.front();
     pending_.pop_front();
@@ -38,6 +53,10 @@ void WorkerQueue::loop() {
       item->error = std::current_exception();
     }
     lock.lock();
+    if (item->task) {
+      delete item;  // nobody waits for it; its task catches what it throws
+      continue;
+    }
     item->done = true;
     // Several callers may wait at once, each for its own item.
     finished_.notify_all();

@@ -14,6 +14,8 @@
 #include <condition_variable>
 #include <deque>
 #include <exception>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -27,6 +29,14 @@ class ExecutionQueue {
   // Runs `work` after every item submitted before it; returns when it has
   // run, rethrowing its exception on the calling thread.
   virtual void run(FunctionRef<void()> work) = 0;
+  // Queues `task` to run after everything submitted before it and returns
+  // at once where the queue has a thread (else runs it). `task` must not
+  // throw. (The merged DAG hands a device the
+  // nodes placed on it this way: its thread runs them and those they make
+  // ready there, with no hand-off between them.)
+  virtual void post(std::function<void()> task) { run(task); }
+  // Whether work runs on a thread of the queue's own (so a caller waits).
+  virtual bool ownThread() const { return false; }
   // Returns once everything submitted before has finished (sync()): for a
   // queue whose run() returns at once, what run() returning means for the
   // others.
@@ -58,16 +68,21 @@ class WorkerQueue final : public ExecutionQueue {
   WorkerQueue(const WorkerQueue&) = delete;
   WorkerQueue& operator=(const WorkerQueue&) = delete;
 
+  // Called on the queue's own thread (by work it runs), runs `work` at once.
   void run(FunctionRef<void()> work) override;
+  void post(std::function<void()> task) override;
+  bool ownThread() const override { return true; }
   // The thread that runs this queue's work.
   std::thread::id workerId() const { return worker_.get_id(); }
 
  private:
-  // One submitted item; it lives on its caller's stack until done.
+  // One submitted item: run()'s lives on its caller's stack until done;
+  // post()'s owns its task and is freed once it has run.
   struct Item {
     FunctionRef<void()> work;
     std::exception_ptr error;
     bool done = false;
+    std::unique_ptr<std::function<void()>> task;  // post()'s
   };
   void loop();
 

@@ -1,9 +1,11 @@
 // The graph executor (graph_executor.h): runs a block by its plan with a
 // dependency-counting FIFO ready queue. A node whose predecessors are done
 // becomes ready: Inline nodes run at once on the thread that readied them,
-// Pool nodes are queued to the thread pool, Main nodes to this thread's
-// queue (effects keep program order through their order edges; calls and
-// control flow stay on the thread that owns the interpreter's call stack).
+// Pool nodes are queued to the thread pool, Device nodes to the thread of
+// the device they are placed on (which runs the nodes they make ready on
+// that device next, itself), Main nodes to this thread's queue (effects
+// keep program order through their order edges; calls and control flow
+// stay on the thread that owns the interpreter's call stack).
 // if/loop nodes run their blocks through exec() again, so a loop body is
 // a sub-plan run repeatedly without leaving the executor.
 //
@@ -23,6 +25,7 @@
 #include "runtime/graph_executor.h"
 
 #include "runtime/execution_plan.h"
+#include "runtime/execution_queue.h"
 #include "runtime/interpreter.h"
 #include "runtime/jit/jit.h"
 #include "runtime/thread_pool.h"
@@ -55,9 +58,14 @@ const BlockPlan& GraphExecutor::plan(const ir::Block& b) {
   if (void* p = b.executorData()) return *static_cast<const BlockPlan*>(p);
   ThreadPool& pool = interp_.context().pool();
   Context& context = interp_.context();
-  PoolFacts facts{pool.size(), [&pool] { return pool.handOffNanos(); }, [&context](const std::string& name) {
+  PoolFacts facts{pool.size(), [&pool] { return pool.handOffNanos(); },
+                  [&context](const std::string& name) {
                     const Device* d = context.findDevice(name);
                     return d && !d->queue().immediate();
+                  },
+                  [&context](const std::string& name) -> ExecutionQueue* {
+                    Device* d = context.findDevice(name);
+                    return d && d->queue().ownThread() ? &d->queue() : nullptr;
                   }};
   std::shared_ptr<BlockPlan> p = buildPlan(b, context.cpu(), facts, [&context] { return context.jit(); });
   const BlockPlan& ref = *p;
@@ -124,10 +132,10 @@ const ir::Node* GraphExecutor::runSerial(const BlockPlan& p, Frame& f, std::vect
   return &t;
 }
 
-// The split strategy: on this thread, each device's ready nodes (and those
-// they make ready there) run until that device has none, then the next
-// device's, so each device's part of the block runs as far as it can in
-// one go and no two devices work at once. Values are freed after their
+// The split strategy: each device's ready nodes (and those they make ready
+// there) run until that device has none, then the next device's, so each
+// device's part of the block runs as far as it can in one go (on the
+// device's own thread where it has one) and no two devices work at once. Values are freed after their
 // last reader, as in the merged DAG (the nodes do not run in program
 // order, so the plan's kill lists do not apply).
 const ir::Node* GraphExecutor::runSplit(const BlockPlan& p, Frame& f, std::vector<Value>& out) {
@@ -142,32 +150,42 @@ const ir::Node* GraphExecutor::runSplit(const BlockPlan& p, Frame& f, std::vecto
   for (uint32_t i = 0; i < n; ++i)
     if (pending[i] == 0) group(i).push_back(i);
   size_t current = 0, done = 0;
+  // Runs the current device's ready nodes, and those they make ready
+  // there, until it has none.
+  auto drain = [&] {
+    std::vector<uint32_t>& queue = ready[current];
+    while (!queue.empty()) {
+      // Lowest index first: program order within a device.
+      auto first = std::min_element(queue.begin(), queue.end());
+      uint32_t i = *first;
+      queue.erase(first);
+      const ir::Node& node = *p.nodes[i];
+      uint64_t dying = 0;
+      for (size_t k = 0; k < node.operands().size() && k < ir::Node::kMaxDyingOperands; ++k) {
+        int32_t l = p.operandLocal[i][k];
+        if (l >= 0 && !p.keep[l] && remaining[l] == 1 && node.operandDies(k)) dying |= uint64_t(1) << k;
+      }
+      interp_.checkInterrupt(node.loc());
+      if (!p.fast[i] || !runFastOp(*p.fast[i], node, f.slots.data(), dying)) interp_.runNode(node, f, dying);
+      ++done;
+      for (uint32_t l : p.reads[i])
+        if (--remaining[l] == 0 && !p.keep[l]) f.slots[p.valueIds[l]] = Value();
+      for (uint32_t l : p.defines[i])
+        if (p.readers[l] == 0 && !p.keep[l]) f.slots[p.valueIds[l]] = Value();
+      for (uint32_t s : p.successors[i])
+        if (--pending[s] == 0) group(s).push_back(s);
+    }
+  };
   while (done < n) {
     // The current device while it has ready nodes, else the first that has.
     if (ready[current].empty())
       for (current = 0; current < ready.size() && ready[current].empty(); ++current) {
       }
     if (current == ready.size()) break;  // cannot happen in a DAG
-    std::vector<uint32_t>& queue = ready[current];
-    // Lowest index first: program order within a device.
-    auto first = std::min_element(queue.begin(), queue.end());
-    uint32_t i = *first;
-    queue.erase(first);
-    const ir::Node& node = *p.nodes[i];
-    uint64_t dying = 0;
-    for (size_t k = 0; k < node.operands().size() && k < ir::Node::kMaxDyingOperands; ++k) {
-      int32_t l = p.operandLocal[i][k];
-      if (l >= 0 && !p.keep[l] && remaining[l] == 1 && node.operandDies(k)) dying |= uint64_t(1) << k;
-    }
-    interp_.checkInterrupt(node.loc());
-    if (!p.fast[i] || !runFastOp(*p.fast[i], node, f.slots.data(), dying)) interp_.runNode(node, f, dying);
-    ++done;
-    for (uint32_t l : p.reads[i])
-      if (--remaining[l] == 0 && !p.keep[l]) f.slots[p.valueIds[l]] = Value();
-    for (uint32_t l : p.defines[i])
-      if (p.readers[l] == 0 && !p.keep[l]) f.slots[p.valueIds[l]] = Value();
-    for (uint32_t s : p.successors[i])
-      if (--pending[s] == 0) group(s).push_back(s);
+    // A device with a thread of its own runs its part there, in one go.
+    ExecutionQueue* queue = current < p.queues.size() ? p.queues[current] : nullptr;
+    if (queue) queue->run(drain);
+    else drain();
   }
   const ir::Node& t = *p.terminator;
   out.clear();
@@ -216,7 +234,10 @@ const ir::Node* GraphExecutor::runParallel(const BlockPlan& p, Frame& f, std::ve
       if (ok)
         for (uint32_t s : p.successors[i])
           if (run.pending[s].fetch_sub(1, std::memory_order_acq_rel) == 1) {
-            if (p.lane[s] == Lane::Inline) {
+            // On a device's thread, the nodes made ready on that device
+            // run next, here, with no hand-off.
+            bool here = p.lane[s] == Lane::Device && p.lane[i] == Lane::Device && p.device[s] == p.device[i];
+            if (p.lane[s] == Lane::Inline || here) {
               std::lock_guard<std::mutex> lock(run.mutex);
               if (s > run.failedAt) continue;
               ++run.active;
@@ -243,8 +264,11 @@ const ir::Node* GraphExecutor::runParallel(const BlockPlan& p, Frame& f, std::ve
     if (p.lane[i] == Lane::Pool) {
       stats_.poolNodes.fetch_add(1, std::memory_order_relaxed);
       pool.submit([&, i] { execute(i, dispatch); });
+    } else if (p.lane[i] == Lane::Device) {
+      p.queues[static_cast<size_t>(p.device[i])]->post([&, i] { execute(i, dispatch); });
+    } else {
+      execute(i, dispatch);
     }
-    else execute(i, dispatch);
   };
 
   for (uint32_t i = 0; i < n; ++i)

@@ -7,7 +7,9 @@
 // numbers of one.
 #include <gtest/gtest.h>
 
+#include <condition_variable>
 #include <cstdlib>
+#include <mutex>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -252,6 +254,46 @@ TEST(Device, ConcurrentCallersShareADevicesQueue) {
     });
   for (std::thread& t : callers) t.join();
   for (int k = 0; k < 4; ++k) EXPECT_EQ(sums[k], 64.0 * (k + 50));
+}
+
+// Work posted to a device's queue runs on its thread, in posting order,
+// after what was submitted before; kernels that work launches on the same
+// device run at once there (the merged DAG runs a device's nodes on its
+// thread this way), with what they throw reaching the work.
+TEST(Device, PostedWorkRunsOnTheDevicesThreadInOrder) {
+  WorkerCpuDevice worker("cpu:1");
+  std::mutex m;
+  std::condition_variable cv;
+  std::vector<int> order;
+  std::vector<std::thread::id> threads;
+  double sum = 0;
+  std::string caught;
+  for (int k = 0; k < 3; ++k)
+    worker.queue().post([&, k] {
+      Tensor t = fullLike(DType::F64, {8}, k, worker);  // launches on cpu:1 from its own thread
+      double s = reduce(t, Reduction::Sum, {}, false, {}, "sum").flatAsDouble(0);
+      if (k == 2) {
+        try {
+          oneHot(fullLike(DType::I64, {1}, 7.0, worker), 3, {});
+        } catch (const NnError& e) {
+          caught = e.what();
+        }
+      }
+      std::lock_guard<std::mutex> lock(m);
+      order.push_back(k);
+      threads.push_back(std::this_thread::get_id());
+      sum += s;
+      cv.notify_all();
+    });
+  std::unique_lock<std::mutex> lock(m);
+  cv.wait(lock, [&] { return order.size() == 3; });
+  EXPECT_EQ(order, (std::vector<int>{0, 1, 2}));
+  for (std::thread::id t : threads) EXPECT_EQ(t, worker.workerId());
+  EXPECT_EQ(sum, 8.0 * 3);
+  EXPECT_NE(caught.find("out of range"), std::string::npos) << caught;
+  EXPECT_TRUE(worker.queue().ownThread());
+  CpuDevice cpu;
+  EXPECT_FALSE(cpu.queue().ownThread());
 }
 
 // A state's devices are registered at run time, by name.

@@ -5,7 +5,9 @@
 #include <omp.h>
 
 #include "ir/text.h"
+#include "runtime/device.h"
 #include "runtime/execution_plan.h"
+#include "runtime/execution_queue.h"
 #include "runtime/memory_plan.h"
 #include "test_device.h"
 
@@ -14,7 +16,7 @@ namespace {
 using namespace nn::rt;
 
 // A pool of two threads that take 5 microseconds to hand a node to.
-const PoolFacts kTwoWorkers{2, [] { return 5000.0; }, {}};
+const PoolFacts kTwoWorkers{2, [] { return 5000.0; }, {}, {}};
 
 std::unique_ptr<nn::ir::Graph> parseText(nn::SourceManager& sm, const std::string& text) {
   return nn::ir::parse(sm, sm.add("t.ir", text));
@@ -68,8 +70,8 @@ TEST(ExecutionPlan, ParallelWhenOverlapOutweighsHandOff) {
   EXPECT_EQ(p->lane[0], Lane::Pool);
   EXPECT_GT(p->work[0], 20000.0);  // about a nanosecond per element
   EXPECT_TRUE(p->parallel);
-  EXPECT_FALSE(buildPlan(body, nn::rt::testDevice(), PoolFacts{1, [] { return 5000.0; }, {}}, {})->parallel);  // no second worker
-  EXPECT_FALSE(buildPlan(body, nn::rt::testDevice(), PoolFacts{2, [] { return 50000.0; }, {}}, {})->parallel);  // a slow hand-off
+  EXPECT_FALSE(buildPlan(body, nn::rt::testDevice(), PoolFacts{1, [] { return 5000.0; }, {}, {}}, {})->parallel);  // no second worker
+  EXPECT_FALSE(buildPlan(body, nn::rt::testDevice(), PoolFacts{2, [] { return 50000.0; }, {}, {}}, {})->parallel);  // a slow hand-off
 }
 
 // A block whose nodes are on several devices (as the IR says: copies and
@@ -88,7 +90,7 @@ TEST(ExecutionPlan, BlocksOnSeveralDevicesRunAsOneMergedDag) {
                      "  %5 = add %4, %3 : f32[64, 256]\n"
                      "  return %5\n"
                      "}\n");
-  PoolFacts devices{2, [] { return 5000.0; }, [](const std::string& d) { return d == "cpu:1"; }};
+  PoolFacts devices{2, [] { return 5000.0; }, [](const std::string& d) { return d == "cpu:1"; }, {}};
   auto p = buildPlan(*g->functions()[0]->body(), nn::rt::testDevice(), devices, {});
   EXPECT_TRUE(p->multiDevice);
   EXPECT_TRUE(p->parallel);
@@ -98,6 +100,16 @@ TEST(ExecutionPlan, BlocksOnSeveralDevicesRunAsOneMergedDag) {
   if (omp_get_max_threads() >= 2) {
     EXPECT_EQ(p->lane[3], Lane::Main);  // splits itself over this thread's cores
   }
+  // Where the device's queue has a thread of its own, its nodes run there.
+  WorkerCpuDevice worker("cpu:1");
+  PoolFacts threaded = devices;
+  threaded.threadQueue = [&](const std::string& d) -> ExecutionQueue* {
+    return d == "cpu:1" ? &worker.queue() : nullptr;
+  };
+  auto q = buildPlan(*g->functions()[0]->body(), nn::rt::testDevice(), threaded, {});
+  EXPECT_EQ(q->queues, (std::vector<ExecutionQueue*>{&worker.queue(), nullptr}));
+  EXPECT_EQ(q->lane[2], Lane::Device);
+  EXPECT_NE(q->lane[4], Lane::Device);  // the copy to cpu
   // One device only: as before.
   auto one = parseText(sm,
                        "func @f(%a: f32[8, 8]) {\n"
