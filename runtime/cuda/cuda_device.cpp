@@ -250,37 +250,92 @@ void unaryKernel(const Tensor& a, Tensor& o, SourceLoc) {
   unary(Op, in(a), stridedOf(a, rank), out(o), stridedOf(o, rank), o.numel(), CudaDevice::of(o).stream());
 }
 
-void fillKernel(double value, Tensor& o) { fill(out(o), o.numel(), static_cast<float>(value), CudaDevice::of(o).stream()); }
+Elem elemOf(DType d) { return static_cast<Elem>(static_cast<int>(d)); }
+
+void fillKernel(double value, Tensor& o) { fill(elemOf(o.dtype()), o.deviceBytes(), o.numel(), value, CudaDevice::of(o).stream()); }
+
+template <Compare Op>
+void compareKernel(const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+  size_t rank = o.shape().size();
+  compare(Op, in(a), stridedOf(a, rank), in(b), stridedOf(b, rank), reinterpret_cast<bool*>(o.deviceBytes()),
+          stridedOf(o, rank), o.numel(), CudaDevice::of(o).stream());
+}
+
+void whereKernel(const Tensor& c, const Tensor& x, const Tensor& y, Tensor& o) {
+  size_t rank = o.shape().size();
+  where(reinterpret_cast<const bool*>(c.deviceBytes()), stridedOf(c, rank), in(x), stridedOf(x, rank), in(y),
+        stridedOf(y, rank), out(o), stridedOf(o, rank), o.numel(), CudaDevice::of(o).stream());
+}
+
+// Every copy of tensor data on the device: any dtype and strides into any.
+void convertKernel(const Tensor& src, const Tensor& dst) {
+  size_t rank = dst.shape().size();
+  convert(elemOf(src.dtype()), src.deviceBytes(), stridedOf(src, rank), elemOf(dst.dtype()),
+          const_cast<Tensor&>(dst).deviceBytes(), stridedOf(dst, rank), dst.numel(), CudaDevice::of(dst).stream());
+}
+
+template <bool Log>
+void softmaxKernel(const Tensor& x, int axis, Tensor& o) {
+  int64_t n = x.dim(axis), inner = 1;
+  for (int d = axis + 1; d < x.ndim(); ++d) inner *= x.dim(d);
+  int64_t outer = n * inner ? x.numel() / (n * inner) : 0;
+  softmax(in(x), outer, n, inner, out(o), Log, CudaDevice::of(o).stream());
+}
+
+bool crossEntropyKernel(const Tensor& logProbs, const Tensor& labels, Tensor& o, int64_t& bad) {
+  return crossEntropy(in(logProbs), reinterpret_cast<const int64_t*>(labels.deviceBytes()), logProbs.dim(0),
+                      logProbs.dim(1), out(o), bad, CudaDevice::of(o).stream());
+}
+
+bool oneHotKernel(const Tensor& labels, Tensor& o, int64_t& bad) {
+  int64_t classes = o.ndim() ? o.dim(o.ndim() - 1) : 0;
+  return oneHot(labels.deviceBytes(), labels.dtype() == DType::I64, labels.numel(), classes,
+                reinterpret_cast<int64_t*>(o.deviceBytes()), bad, CudaDevice::of(o).stream());
+}
 
 template <bool Mean>
 void sumKernel(const Tensor& x, int64_t outer, int64_t run, Tensor& o) {
   sum(in(x), outer, o.numel(), run, out(o), Mean, CudaDevice::of(o).stream());
 }
 
-// Row-major C [m, n] = A [m, k] B [k, n] is column-major C^T = B^T A^T:
-// cuBLAS reads each row-major operand as its transpose, and a transposed
-// view (strides 1, rows) as the plain matrix.
-void matmulKernel(const Tensor& a, const Tensor& b, Tensor& c) {
-  if (a.shape().size() != 2 || b.shape().size() != 2)
-    throw std::runtime_error("matmul on cuda takes 2-D operands so far");
-  int m = static_cast<int>(a.dim(0)), k = static_cast<int>(a.dim(1)), n = static_cast<int>(b.dim(1));
-  auto layout = [](const Tensor& t, cublasOperation_t& op, int& ld) {
-    if (t.strides()[1] == 1 && t.strides()[0] >= t.dim(1)) {
-      op = CUBLAS_OP_N, ld = static_cast<int>(std::max<int64_t>(t.strides()[0], 1));
-    } else if (t.strides()[0] == 1 && t.strides()[1] >= t.dim(0)) {
-      op = CUBLAS_OP_T, ld = static_cast<int>(std::max<int64_t>(t.strides()[1], 1));
-    } else {
-      throw std::runtime_error("matmul on cuda takes row-major or transposed operands so far");
-    }
-  };
+// How cuBLAS reads a 2-D operand: a row-major matrix as its transpose's
+// column-major form (no op), a transposed view (strides 1, rows) as the
+// plain matrix (op T).
+void blasLayout(const Tensor& t, cublasOperation_t& op, int& ld) {
+  if (t.strides()[1] == 1 && t.strides()[0] >= t.dim(1)) {
+    op = CUBLAS_OP_N, ld = static_cast<int>(std::max<int64_t>(t.strides()[0], 1));
+  } else if (t.strides()[0] == 1 && t.strides()[1] >= t.dim(0)) {
+    op = CUBLAS_OP_T, ld = static_cast<int>(std::max<int64_t>(t.strides()[1], 1));
+  } else {
+    throw std::runtime_error("matmul on cuda takes row-major or transposed operands so far");
+  }
+}
+
+// Row-major C [m, n] = A [m, k] B [k, n] is column-major C^T = B^T A^T.
+void gemm(const Tensor& a, const Tensor& b, int m, int k, int n, Tensor& c) {
   cublasOperation_t opA, opB;
   int lda, ldb;
-  layout(a, opA, lda);
-  layout(b, opB, ldb);
+  blasLayout(a, opA, lda);
+  blasLayout(b, opB, ldb);
   const float one = 1.0f, zero = 0.0f;
   check(Blas::get().sgemm(CudaDevice::of(c).blasHandle(), opB, opA, n, m, k, &one, in(b), ldb, in(a), lda, &zero,
                           out(c), n),
         "cublasSgemm");
+}
+
+void matmulKernel(const Tensor& a, const Tensor& b, Tensor& c) {
+  if (a.shape().size() != 2 || b.shape().size() != 2)
+    throw std::runtime_error("matmul on cuda takes 2-D operands so far");
+  gemm(a, b, static_cast<int>(a.dim(0)), static_cast<int>(a.dim(1)), static_cast<int>(b.dim(1)), c);
+}
+
+// out [M, N] = x [M, K] @ w [N, K].T, then + bias [N] broadcast over rows.
+void linearKernel(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& o) {
+  Tensor wt = w.view({w.dim(1), w.dim(0)}, {w.strides()[1], w.strides()[0]}, w.offset());
+  gemm(x, wt, static_cast<int>(x.dim(0)), static_cast<int>(x.dim(1)), static_cast<int>(w.dim(0)), o);
+  if (!bias) return;
+  Strided rows = stridedOf(o, 2), b = stridedOf(*bias, 2);  // bias: stride 0 down the rows
+  binary(Binary::Add, out(o), rows, in(*bias), b, out(o), rows, o.numel(), CudaDevice::of(o).stream());
 }
 
 const KernelTable& cudaKernels() {
@@ -301,7 +356,23 @@ const KernelTable& cudaKernels() {
     t.addUnary(Op::Sigmoid, DType::F32, unaryKernel<Unary::Sigmoid>);
     t.addUnary(Op::Relu, DType::F32, unaryKernel<Unary::Relu>);
     t.addUnary(Op::Abs, DType::F32, unaryKernel<Unary::Abs>);
-    t.add<Op::Full>(DType::F32, fillKernel);
+    for (DType d : {DType::Bool, DType::I32, DType::I64, DType::F32, DType::F64}) {
+      t.add<Op::Full>(d, fillKernel);
+      t.add<Op::AsType>(d, convertKernel);
+    }
+    t.addBinary(Op::Lt, DType::F32, compareKernel<Compare::Lt>);
+    t.addBinary(Op::Le, DType::F32, compareKernel<Compare::Le>);
+    t.addBinary(Op::Gt, DType::F32, compareKernel<Compare::Gt>);
+    t.addBinary(Op::Ge, DType::F32, compareKernel<Compare::Ge>);
+    t.addBinary(Op::Eq, DType::F32, compareKernel<Compare::Eq>);
+    t.addBinary(Op::Ne, DType::F32, compareKernel<Compare::Ne>);
+    t.add<Op::Where>(DType::F32, whereKernel);
+    t.add<Op::Softmax>(DType::F32, softmaxKernel<false>);
+    t.add<Op::LogSoftmax>(DType::F32, softmaxKernel<true>);
+    t.add<Op::CrossEntropy>(DType::F32, crossEntropyKernel);
+    t.add<Op::OneHot>(DType::I32, oneHotKernel);
+    t.add<Op::OneHot>(DType::I64, oneHotKernel);
+    t.add<Op::Linear>(DType::F32, linearKernel);
     t.add<Op::Sum>(DType::F32, sumKernel<false>);
     t.add<Op::Mean>(DType::F32, sumKernel<true>);
     t.add<Op::MatMul>(DType::F32, matmulKernel);

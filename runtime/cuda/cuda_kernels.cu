@@ -1,9 +1,15 @@
-// The CUDA plugin's elementwise, fill and sum kernels (cuda_kernels.h):
-// grid-stride loops over the output, each operand read through its
-// strides, so broadcast operands need no copy. Float math as the CPU
-// kernels do it where CUDA has the same function (relu keeps NaN and gives
-// +0.0; maximum and minimum propagate NaN, as PyTorch's).
+// The CUDA plugin's kernels (cuda_kernels.h): elementwise, comparisons,
+// where, fills and conversions as grid-stride loops over the output, each
+// operand read through its strides, so broadcast operands need no copy;
+// sums, softmax and the loss as one block per output row with a tree in
+// shared memory. Float math as the CPU kernels do it where CUDA has the
+// same function (relu keeps NaN and gives +0.0; maximum and minimum
+// propagate NaN, as PyTorch's; sums accumulate in double).
 #include "runtime/cuda/cuda_kernels.h"
+
+#include <cstdint>
+#include <limits>
+#include <type_traits>
 
 namespace nn::rt::cuda {
 namespace {
@@ -62,9 +68,159 @@ __global__ void unaryKernel(Unary op, const float* a, Strided sa, float* out, St
     out[i] = applyUnary(op, a[offsetOf(i, at, sa)]);
 }
 
-__global__ void fillKernel(float* out, int64_t n, float value) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(blockDim.x) * gridDim.x)
-    out[i] = value;
+#define GRID_STRIDE(i, n) \
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < (n); i += int64_t(blockDim.x) * gridDim.x)
+
+template <class T>
+__global__ void fillKernel(T* out, int64_t n, T value) {
+  GRID_STRIDE(i, n) out[i] = value;
+}
+
+__global__ void compareKernel(Compare op, const float* a, Strided sa, const float* b, Strided sb, bool* out,
+                              Strided at, int64_t n) {
+  GRID_STRIDE(i, n) {
+    float x = a[offsetOf(i, at, sa)], y = b[offsetOf(i, at, sb)];
+    bool r = false;
+    switch (op) {
+      case Compare::Lt: r = x < y; break;
+      case Compare::Le: r = x <= y; break;
+      case Compare::Gt: r = x > y; break;
+      case Compare::Ge: r = x >= y; break;
+      case Compare::Eq: r = x == y; break;
+      case Compare::Ne: r = x != y; break;
+    }
+    out[i] = r;
+  }
+}
+
+__global__ void whereKernel(const bool* c, Strided sc, const float* x, Strided sx, const float* y, Strided sy,
+                            float* out, Strided at, int64_t n) {
+  GRID_STRIDE(i, n) out[i] = c[offsetOf(i, at, sc)] ? x[offsetOf(i, at, sx)] : y[offsetOf(i, at, sy)];
+}
+
+// One element as the CPU's convertValue (kernel_loops.h).
+template <class S, class D>
+__device__ D convertValue(S v) {
+  if constexpr (std::is_same<D, bool>::value) {
+    return v != S(0);
+  } else if constexpr (std::is_floating_point<S>::value && std::is_integral<D>::value) {
+    // D's limits (std::numeric_limits is host code).
+    constexpr D hi = static_cast<D>(static_cast<typename std::make_unsigned<D>::type>(~0ull) >> 1), lo = -hi - 1;
+    if (!(v == v)) return D(0);
+    if (v >= static_cast<S>(hi)) return hi;
+    if (v <= static_cast<S>(lo)) return lo;
+    return static_cast<D>(v);
+  } else {
+    return static_cast<D>(v);
+  }
+}
+
+template <class S, class D>
+__global__ void convertKernel(const S* src, Strided ss, D* dst, Strided sd, Strided at, int64_t n) {
+  GRID_STRIDE(i, n) dst[offsetOf(i, at, sd)] = convertValue<S, D>(src[offsetOf(i, at, ss)]);
+}
+
+// One block per row of `n` elements `inner` apart: the maximum (a NaN
+// wins), the sum of exponentials, then each output.
+__global__ void softmaxKernel(const float* x, int64_t n, int64_t inner, float* out, bool log) {
+  __shared__ float top[kThreads];
+  __shared__ double total[kThreads];
+  int64_t row = blockIdx.x;
+  int64_t base = (row / inner) * n * inner + row % inner;
+  float m = -INFINITY;
+  for (int64_t k = threadIdx.x; k < n; k += blockDim.x) {
+    float v = x[base + k * inner];
+    m = (v > m || v != v) ? v : m;
+  }
+  top[threadIdx.x] = m;
+  __syncthreads();
+  for (int stride = blockDim.x / 2; stride > 0; stride /= 2) {
+    if (threadIdx.x < stride) {
+      float o = top[threadIdx.x + stride];
+      if (o > top[threadIdx.x] || o != o) top[threadIdx.x] = o;
+    }
+    __syncthreads();
+  }
+  m = top[0];
+  if (isinf(m)) m = 0.0f;  // all -inf (or +inf): the arithmetic gives NaN or 0, as on the CPU
+  double acc = 0.0;
+  for (int64_t k = threadIdx.x; k < n; k += blockDim.x) acc += exp(static_cast<double>(x[base + k * inner] - m));
+  total[threadIdx.x] = acc;
+  __syncthreads();
+  for (int stride = blockDim.x / 2; stride > 0; stride /= 2) {
+    if (threadIdx.x < stride) total[threadIdx.x] += total[threadIdx.x + stride];
+    __syncthreads();
+  }
+  double lse = static_cast<double>(m) + ::log(total[0]);
+  bool nan = m != m;
+  for (int64_t k = threadIdx.x; k < n; k += blockDim.x) {
+    double v = x[base + k * inner];
+    float r = static_cast<float>(log ? v - lse : exp(v - lse));
+    out[base + k * inner] = nan ? NAN : r;
+  }
+}
+
+// One block: the picked log-probabilities summed in double; the first bad
+// row (by index) kept in *badRow.
+__global__ void crossEntropyKernel(const float* lp, const int64_t* labels, int64_t rows, int64_t classes, float* out,
+                                   unsigned long long* badRow) {
+  __shared__ double total[kThreads];
+  double acc = 0.0;
+  for (int64_t i = threadIdx.x; i < rows; i += blockDim.x) {
+    int64_t l = labels[i];
+    if (l < 0 || l >= classes) atomicMin(badRow, static_cast<unsigned long long>(i));
+    else acc -= static_cast<double>(lp[i * classes + l]);
+  }
+  total[threadIdx.x] = acc;
+  __syncthreads();
+  for (int stride = blockDim.x / 2; stride > 0; stride /= 2) {
+    if (threadIdx.x < stride) total[threadIdx.x] += total[threadIdx.x + stride];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) *out = static_cast<float>(rows ? total[0] / static_cast<double>(rows) : NAN);
+}
+
+template <class L>
+__global__ void oneHotKernel(const L* labels, int64_t m, int64_t classes, int64_t* out, unsigned long long* badRow) {
+  GRID_STRIDE(i, m) {
+    int64_t c = static_cast<int64_t>(labels[i]);
+    if (c < 0 || c >= classes) atomicMin(badRow, static_cast<unsigned long long>(i));
+    else out[i * classes + c] = 1;
+  }
+}
+
+// The label of the first bad row a kernel recorded in `badRow` (freed
+// here), after waiting for the stream; false when there is none.
+template <class L>
+bool firstBad(unsigned long long* badRow, const L* labels, int64_t& bad, cudaStream_t s) {
+  unsigned long long row = ~0ull;
+  cudaMemcpyAsync(&row, badRow, sizeof row, cudaMemcpyDeviceToHost, s);
+  cudaStreamSynchronize(s);
+  cudaFreeAsync(badRow, s);
+  if (row == ~0ull) return false;
+  L label = 0;
+  cudaMemcpyAsync(&label, labels + row, sizeof label, cudaMemcpyDeviceToHost, s);
+  cudaStreamSynchronize(s);
+  bad = static_cast<int64_t>(label);
+  return true;
+}
+
+unsigned long long* newBadRow(cudaStream_t s) {
+  void* p = nullptr;
+  cudaMallocAsync(&p, sizeof(unsigned long long), s);
+  cudaMemsetAsync(p, 0xff, sizeof(unsigned long long), s);
+  return static_cast<unsigned long long*>(p);
+}
+
+template <class F>
+void withElem(Elem e, F&& f) {
+  switch (e) {
+    case Elem::Bool: f(bool()); break;
+    case Elem::I32: f(int32_t()); break;
+    case Elem::I64: f(int64_t()); break;
+    case Elem::F32: f(float()); break;
+    case Elem::F64: f(double()); break;
+  }
 }
 
 // One block per output element: its threads add strided shares of its
@@ -99,7 +255,64 @@ void unary(Unary op, const float* a, const Strided& sa, float* out, const Stride
   unaryKernel<<<blocksFor(n), kThreads, 0, s>>>(op, a, sa, out, at, n);
 }
 
-void fill(float* out, int64_t n, float value, cudaStream_t s) { fillKernel<<<blocksFor(n), kThreads, 0, s>>>(out, n, value); }
+void fill(Elem type, void* out, int64_t n, double value, cudaStream_t s) {
+  withElem(type, [&](auto t) {
+    using T = decltype(t);
+    T v;
+    if constexpr (std::is_same<T, bool>::value) v = value != 0.0;
+    else if constexpr (std::is_integral<T>::value)
+      v = value != value ? T(0)
+          : value >= static_cast<double>(std::numeric_limits<T>::max()) ? std::numeric_limits<T>::max()
+          : value <= static_cast<double>(std::numeric_limits<T>::min()) ? std::numeric_limits<T>::min()
+                                                                        : static_cast<T>(value);
+    else v = static_cast<T>(value);
+    fillKernel<T><<<blocksFor(n), kThreads, 0, s>>>(static_cast<T*>(out), n, v);
+  });
+}
+
+void compare(Compare op, const float* a, const Strided& sa, const float* b, const Strided& sb, bool* out,
+             const Strided& at, int64_t n, cudaStream_t s) {
+  compareKernel<<<blocksFor(n), kThreads, 0, s>>>(op, a, sa, b, sb, out, at, n);
+}
+
+void where(const bool* cond, const Strided& sc, const float* x, const Strided& sx, const float* y, const Strided& sy,
+           float* out, const Strided& at, int64_t n, cudaStream_t s) {
+  whereKernel<<<blocksFor(n), kThreads, 0, s>>>(cond, sc, x, sx, y, sy, out, at, n);
+}
+
+void convert(Elem from, const void* src, const Strided& ss, Elem to, void* dst, const Strided& sd, int64_t n,
+             cudaStream_t s) {
+  withElem(from, [&](auto f) {
+    using S = decltype(f);
+    withElem(to, [&](auto t) {
+      using D = decltype(t);
+      convertKernel<S, D><<<blocksFor(n), kThreads, 0, s>>>(static_cast<const S*>(src), ss, static_cast<D*>(dst), sd,
+                                                             sd, n);
+    });
+  });
+}
+
+void softmax(const float* x, int64_t outer, int64_t n, int64_t inner, float* out, bool log, cudaStream_t s) {
+  int64_t rows = outer * inner;
+  if (rows > 0 && n > 0) softmaxKernel<<<static_cast<unsigned>(rows), kThreads, 0, s>>>(x, n, inner, out, log);
+}
+
+bool crossEntropy(const float* logProbs, const int64_t* labels, int64_t rows, int64_t classes, float* out,
+                  int64_t& bad, cudaStream_t s) {
+  unsigned long long* badRow = newBadRow(s);
+  crossEntropyKernel<<<1, kThreads, 0, s>>>(logProbs, labels, rows, classes, out, badRow);
+  return !firstBad(badRow, labels, bad, s);
+}
+
+bool oneHot(const void* labels, bool wide, int64_t m, int64_t classes, int64_t* out, int64_t& bad, cudaStream_t s) {
+  unsigned long long* badRow = newBadRow(s);
+  if (wide) {
+    if (m > 0) oneHotKernel<<<blocksFor(m), kThreads, 0, s>>>(static_cast<const int64_t*>(labels), m, classes, out, badRow);
+    return !firstBad(badRow, static_cast<const int64_t*>(labels), bad, s);
+  }
+  if (m > 0) oneHotKernel<<<blocksFor(m), kThreads, 0, s>>>(static_cast<const int32_t*>(labels), m, classes, out, badRow);
+  return !firstBad(badRow, static_cast<const int32_t*>(labels), bad, s);
+}
 
 void sum(const float* in, int64_t outer, int64_t outputs, int64_t run, float* out, bool mean, cudaStream_t s) {
   if (outputs > 0) sumKernel<<<static_cast<unsigned>(outputs), kThreads, 0, s>>>(in, outer, outputs, run, out, mean);
