@@ -10,10 +10,14 @@
 //   - transfers through a pinned staging buffer on a copy stream of its
 //     own, ordered against the compute stream with events, so a copy
 //     overlaps the compute queued before it;
-//   - f32 kernels: fill, + - * / maximum minimum with broadcasting, neg exp
-//     log sqrt tanh sigmoid relu abs, sum and mean (cuda_kernels.cu), and
-//     2-D matmul through cuBLAS (opened when a device is made). Any other op is the runtime's located
-//     "has no kernel on device 'cuda:0'" error, never a silent fallback.
+//   - kernels (f32 unless said): + - * / maximum minimum and comparisons
+//     with broadcasting, where, neg exp log sqrt tanh sigmoid relu abs, sum
+//     and mean, softmax and log_softmax, cross_entropy, one_hot, fills and
+//     conversions of every dtype (cuda_kernels.cu); 2-D matmul and linear
+//     through cuBLAS (opened when a device is made); conv2d, pooling,
+//     batch_norm and their gradients through cuDNN (cudnn_kernels.cpp).
+//     Any other op is the runtime's located "has no kernel on device
+//     'cuda:0'" error, never a silent fallback.
 // Built only where the CUDA toolkit is (architectures 80 and 90); it uses
 // the runtime's headers and the symbols of the binary that loads it.
 #include <cublas_v2.h>
@@ -29,17 +33,21 @@
 #include <string>
 
 #include "runtime/context.h"
+#include "runtime/cuda/cuda_device.h"
 #include "runtime/cuda/cuda_kernels.h"
 #include "runtime/device.h"
 #include "runtime/device_plugin.h"
 #include "runtime/tensor.h"
 
 namespace nn::rt::cuda {
-namespace {
 
 void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
 }
+
+namespace {
+
+using cuda::check;  // the CUDA one, beside the overload below
 
 void check(cublasStatus_t s, const char* what) {
   if (s != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string(what) + " failed (cuBLAS status " + std::to_string(s) + ")");
@@ -179,6 +187,7 @@ class CudaDevice final : private DeviceParts, public Device {
 
   static const CudaDevice& of(const Tensor& t) { return static_cast<const CudaDevice&>(t.device()); }
   cudaStream_t stream() const { return compute; }
+  int gpuIndex() const { return gpu; }
   cublasHandle_t blasHandle() const { return blas; }
 
   // Takes the staging buffer and makes the copy stream wait for the
@@ -278,7 +287,7 @@ template <bool Log>
 void softmaxKernel(const Tensor& x, int axis, Tensor& o) {
   int64_t n = x.dim(axis), inner = 1;
   for (int d = axis + 1; d < x.ndim(); ++d) inner *= x.dim(d);
-  int64_t outer = n * inner ? x.numel() / (n * inner) : 0;
+  int64_t outer = n * inner != 0 ? x.numel() / (n * inner) : 0;
   softmax(in(x), outer, n, inner, out(o), Log, CudaDevice::of(o).stream());
 }
 
@@ -373,6 +382,7 @@ const KernelTable& cudaKernels() {
     t.add<Op::OneHot>(DType::I32, oneHotKernel);
     t.add<Op::OneHot>(DType::I64, oneHotKernel);
     t.add<Op::Linear>(DType::F32, linearKernel);
+    registerDnnKernels(t);
     t.add<Op::Sum>(DType::F32, sumKernel<false>);
     t.add<Op::Mean>(DType::F32, sumKernel<true>);
     t.add<Op::MatMul>(DType::F32, matmulKernel);
@@ -382,6 +392,13 @@ const KernelTable& cudaKernels() {
 }
 
 }  // namespace
+
+cudaStream_t computeStream(const Tensor& t) {
+  const CudaDevice& d = CudaDevice::of(t);
+  cudaSetDevice(d.gpuIndex());
+  return d.stream();
+}
+
 }  // namespace nn::rt::cuda
 
 // The plugin's entry (device_plugin.h): a device per GPU; none, with the

@@ -32,12 +32,12 @@ class Gen {
     declare("b", T::Int, std::to_string(pick(19) - 9));
     declare("x", T::Float, std::to_string(pick(9) - 4) + ".5");
     declare("flag", T::Bool, pick(2) ? "True" : "False");
-    declare("xs", T::List, "[" + std::to_string(pick(5)) + ", " + std::to_string(pick(5) - 2) + ", 7]");
+    declare("xs", T::List, std::string("[") + std::to_string(pick(5)) + ", " + std::to_string(pick(5) - 2) + ", 7]");
     declare("s", T::Str, literal(T::Str));
     if (tensors_) {
       declare("v", T::Vec, "tensor([0.5, -1.0, 2.0])");
       declare("m", T::Mat, "ones(2, 3) * 0.25");
-      declare("iv", T::IVec, "tensor([" + std::to_string(pick(15) - 7) + ", -4, 5])");
+      declare("iv", T::IVec, std::string("tensor([") + std::to_string(pick(15) - 7) + ", -4, 5])");
       out_ << "def gfun(t):\n    r = (t * t).sum()\n    if r > 1.0:\n        r = r * 0.5\n"
               "    for j in range(2):\n        r = r + (t * 0.1).sum()\n    return r\n";
     }
@@ -75,9 +75,10 @@ class Gen {
       case T::Int: return std::to_string(pick(15) - 7);
       case T::Float: return std::to_string(pick(40) - 20) + ".25";
       case T::Bool: return pick(2) ? "True" : "False";
-      case T::Vec: return "tensor([" + literal(T::Float) + ", " + literal(T::Float) + ", 1.0])";
-      case T::Mat: return "(ones(2, 3) * " + literal(T::Float) + ")";
-      case T::List: return "[" + literal(T::Int) + ", " + literal(T::Int) + "]";
+      // (std::string first: GCC 12 warns falsely of "[" + a temporary.)
+      case T::Vec: return std::string("tensor([") + literal(T::Float) + ", " + literal(T::Float) + ", 1.0])";
+      case T::Mat: return std::string("(ones(2, 3) * ") + literal(T::Float) + ")";
+      case T::List: return std::string("[") + literal(T::Int) + ", " + literal(T::Int) + "]";
       case T::Str: {
         static const char* words[] = {"\"ab\"", "\"xyz\"", "\"\"", "\"Hello\"", "\"a-b-c\"", "'q\\'s'"};
         return words[pick(6)];
@@ -205,7 +206,7 @@ class Gen {
   }
 
   void statement(int depth, bool inLoop) {
-    int kind = depth > 3 ? 0 : pick(15);
+    int kind = depth > 3 ? 0 : pick(16);
     switch (kind) {
       case 1: {
         out_ << indent(depth - 1) << "if " << expr(T::Bool, 0) << ":\n";
@@ -217,7 +218,7 @@ class Gen {
         return;
       }
       case 2: {
-        std::string i = "i" + std::to_string(counter_++);
+        std::string i = std::string("i") + std::to_string(counter_++);
         out_ << indent(depth - 1) << "for " << i << " in range(" << pick(6) << "):\n";
         if (chance(40)) {
           out_ << indent(depth) << "if " << i << " == " << pick(4) << ":\n";
@@ -227,7 +228,7 @@ class Gen {
         return;
       }
       case 3: {
-        std::string k = "k" + std::to_string(counter_++);
+        std::string k = std::string("k") + std::to_string(counter_++);
         out_ << indent(depth - 1) << k << " = 0\n";
         out_ << indent(depth - 1) << "while " << k << " < " << pick(5) << ":\n";
         out_ << indent(depth) << k << " += 1\n";
@@ -256,7 +257,7 @@ class Gen {
         }
         break;
       case 8: {
-        std::string c = "c" + std::to_string(counter_++);
+        std::string c = std::string("c") + std::to_string(counter_++);
         out_ << indent(depth - 1) << "def " << c << "(y):\n";
         out_ << indent(depth) << "return (y + b) % 1000\n";
         out_ << indent(depth - 1) << "a = " << c << "(a)\n";
@@ -296,6 +297,19 @@ class Gen {
           // its tensors come back after it, so that later lines mix none.
           out_ << indent(depth - 1) << "with device(\"cpu:1\"):\n";
           block(depth, false);
+          out_ << indent(depth - 1) << "v, m, iv = v.to(\"cpu\"), m.to(\"cpu\"), iv.to(\"cpu\")\n";
+          return;
+        }
+        break;
+      case 15:
+        if (tensors_) {
+          // Tensors moved to cpu:1 outside any block: the lines after
+          // mix devices, which copies operands onto one (a break may skip
+          // the way back, so later lines mix them too).
+          static const char* movable[] = {"v", "m", "iv"};
+          for (const char* t : movable)
+            if (chance(50)) out_ << indent(depth - 1) << t << " = " << t << ".to(\"cpu:1\")\n";
+          for (int k = 1 + pick(3); k > 0; --k) statement(depth, inLoop);
           out_ << indent(depth - 1) << "v, m, iv = v.to(\"cpu\"), m.to(\"cpu\"), iv.to(\"cpu\")\n";
           return;
         }

@@ -1,0 +1,26 @@
+// What the CUDA plugin's kernel files share with its device
+// (cuda_device.cpp): the compute stream a tensor's kernels run on, CUDA
+// error checks, and the cuDNN kernels' registration (cudnn_kernels.cpp).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+namespace nn::rt {
+class KernelTable;
+class Tensor;
+}  // namespace nn::rt
+
+namespace nn::rt::cuda {
+
+// Throws a std::runtime_error naming `what` unless e is cudaSuccess.
+void check(cudaError_t e, const char* what);
+
+// The compute stream of the CUDA device that holds t, with that GPU made
+// current on the calling thread.
+cudaStream_t computeStream(const Tensor& t);
+
+// conv2d and its gradients, max and average pooling and their gradient,
+// batch_norm: f32 kernels through cuDNN, opened at their first use.
+void registerDnnKernels(KernelTable& t);
+
+}  // namespace nn::rt::cuda

@@ -1,0 +1,325 @@
+// The CUDA plugin's convolution, pooling and batch-norm kernels through
+// cuDNN (cuda_device.h registerDnnKernels): conv2d (bias added after),
+// its input and weight gradients, max and average pooling and their
+// gradient, and batch_norm with given statistics, all f32 NCHW.
+//
+// cuDNN is opened with dlopen at the first such kernel, as cuBLAS is when a
+// device is made (loading it costs time and memory a run without
+// convolutions should not pay), through its descriptor API, which every
+// cuDNN 9 still carries. Each device gets a handle bound to its compute
+// stream. Semantics follow the CPU kernels: cross-correlation as PyTorch's
+// conv2d; FMA math only (no TF32 tensor cores, so results stay f32 ones);
+// max pooling propagates NaN; average pooling counts padding
+// (count_include_pad). Workspaces are stream-ordered allocations freed
+// after the launch.
+#include <cudnn.h>
+#include <dlfcn.h>
+
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "runtime/cuda/cuda_device.h"
+#include "runtime/device.h"
+#include "runtime/kernels.h"
+#include "runtime/tensor_ops.h"
+#include "runtime/tensor.h"
+
+namespace nn::rt::cuda {
+namespace {
+
+using cuda::check;  // the CUDA one, beside the overload below
+
+// The cuDNN entries used, resolved from libcudnn.so.<major>; immutable
+// once loaded.
+class Dnn {
+ public:
+  static const Dnn& get() {
+    static const Dnn dnn;
+    if (!dnn.ok_) throw std::runtime_error("cannot load cuDNN: " + dnn.why_);
+    return dnn;
+  }
+#define NN_DNN_ENTRIES(X)                                                                                             \
+  X(cudnnGetErrorString) X(cudnnCreate) X(cudnnDestroy) X(cudnnSetStream) X(cudnnCreateTensorDescriptor)              \
+  X(cudnnDestroyTensorDescriptor) X(cudnnSetTensor4dDescriptor) X(cudnnCreateFilterDescriptor)                        \
+  X(cudnnDestroyFilterDescriptor) X(cudnnSetFilter4dDescriptor) X(cudnnCreateConvolutionDescriptor)                   \
+  X(cudnnDestroyConvolutionDescriptor) X(cudnnSetConvolution2dDescriptor) X(cudnnSetConvolutionGroupCount)            \
+  X(cudnnSetConvolutionMathType) X(cudnnGetConvolutionForwardAlgorithm_v7)                                            \
+  X(cudnnGetConvolutionForwardWorkspaceSize) X(cudnnConvolutionForward)                                               \
+  X(cudnnGetConvolutionBackwardDataAlgorithm_v7) X(cudnnGetConvolutionBackwardDataWorkspaceSize)                      \
+  X(cudnnConvolutionBackwardData) X(cudnnGetConvolutionBackwardFilterAlgorithm_v7)                                    \
+  X(cudnnGetConvolutionBackwardFilterWorkspaceSize) X(cudnnConvolutionBackwardFilter) X(cudnnAddTensor)               \
+  X(cudnnCreatePoolingDescriptor) X(cudnnDestroyPoolingDescriptor) X(cudnnSetPooling2dDescriptor)                     \
+  X(cudnnPoolingForward) X(cudnnPoolingBackward) X(cudnnBatchNormalizationForwardInference)
+#define NN_DNN_POINTER(name) decltype(&::name) name = nullptr;
+  NN_DNN_ENTRIES(NN_DNN_POINTER)
+#undef NN_DNN_POINTER
+
+ private:
+  Dnn() {
+    std::string name = "libcudnn.so." + std::to_string(CUDNN_MAJOR);
+    void* lib = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+      const char* e = dlerror();
+      why_ = e ? e : name;
+      return;
+    }
+    ok_ = true;
+#define NN_DNN_BIND(name)                                                   \
+  name = reinterpret_cast<decltype(name)>(dlsym(lib, #name));               \
+  if (!name) ok_ = false, why_ = "libcudnn.so." + std::to_string(CUDNN_MAJOR) + " lacks " #name;
+    NN_DNN_ENTRIES(NN_DNN_BIND)
+#undef NN_DNN_BIND
+  }
+  bool ok_ = false;
+  std::string why_;
+};
+
+void check(cudnnStatus_t s, const char* what) {
+  if (s != CUDNN_STATUS_SUCCESS)
+    throw std::runtime_error(std::string(what) + " failed: " + Dnn::get().cudnnGetErrorString(s));
+}
+
+// A device's cuDNN handle, made on its first kernel, on its compute stream.
+struct DnnState final : KernelState {
+  ~DnnState() override {
+    if (handle) Dnn::get().cudnnDestroy(handle);
+  }
+  cudnnHandle_t of(const Tensor& t) {
+    cudaStream_t stream = computeStream(t);
+    std::call_once(made, [&] {
+      check(Dnn::get().cudnnCreate(&handle), "cudnnCreate");
+      check(Dnn::get().cudnnSetStream(handle, stream), "cudnnSetStream");
+    });
+    return handle;
+  }
+  std::once_flag made;
+  cudnnHandle_t handle = nullptr;
+};
+
+cudnnHandle_t handleFor(const Tensor& t) { return t.device().kernelState<DnnState>().of(t); }
+
+// Descriptors that free themselves.
+struct TensorDesc {
+  // An NCHW f32 tensor of t's shape; [N, C, ...] folds its trailing axes
+  // into H (W = 1), [C] is [1, C, 1, 1].
+  explicit TensorDesc(const Tensor& t) {
+    check(Dnn::get().cudnnCreateTensorDescriptor(&d), "cudnnCreateTensorDescriptor");
+    int n = 1, c = 1, h = 1, w = 1;
+    const Shape& s = t.shape();
+    if (s.size() == 1) c = static_cast<int>(s[0]);
+    if (s.size() >= 2) n = static_cast<int>(s[0]), c = static_cast<int>(s[1]);
+    if (s.size() == 4) h = static_cast<int>(s[2]), w = static_cast<int>(s[3]);
+    if (s.size() == 3 || s.size() > 4)
+      for (size_t i = 2; i < s.size(); ++i) h *= static_cast<int>(s[i]);
+    check(Dnn::get().cudnnSetTensor4dDescriptor(d, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, c, h, w),
+          "cudnnSetTensor4dDescriptor");
+  }
+  ~TensorDesc() { Dnn::get().cudnnDestroyTensorDescriptor(d); }
+  TensorDesc(const TensorDesc&) = delete;
+  TensorDesc& operator=(const TensorDesc&) = delete;
+  cudnnTensorDescriptor_t d = nullptr;
+};
+
+struct FilterDesc {
+  explicit FilterDesc(const Tensor& w) {
+    check(Dnn::get().cudnnCreateFilterDescriptor(&d), "cudnnCreateFilterDescriptor");
+    check(Dnn::get().cudnnSetFilter4dDescriptor(d, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, static_cast<int>(w.dim(0)),
+                                                static_cast<int>(w.dim(1)), static_cast<int>(w.dim(2)),
+                                                static_cast<int>(w.dim(3))),
+          "cudnnSetFilter4dDescriptor");
+  }
+  ~FilterDesc() { Dnn::get().cudnnDestroyFilterDescriptor(d); }
+  FilterDesc(const FilterDesc&) = delete;
+  FilterDesc& operator=(const FilterDesc&) = delete;
+  cudnnFilterDescriptor_t d = nullptr;
+};
+
+struct ConvDesc {
+  explicit ConvDesc(const ConvParams& p) {
+    const Dnn& dnn = Dnn::get();
+    check(dnn.cudnnCreateConvolutionDescriptor(&d), "cudnnCreateConvolutionDescriptor");
+    check(dnn.cudnnSetConvolution2dDescriptor(d, static_cast<int>(p.padH), static_cast<int>(p.padW),
+                                              static_cast<int>(p.strideH), static_cast<int>(p.strideW),
+                                              static_cast<int>(p.dilH), static_cast<int>(p.dilW),
+                                              CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+          "cudnnSetConvolution2dDescriptor");
+    check(dnn.cudnnSetConvolutionGroupCount(d, static_cast<int>(p.groups)), "cudnnSetConvolutionGroupCount");
+    check(dnn.cudnnSetConvolutionMathType(d, CUDNN_FMA_MATH), "cudnnSetConvolutionMathType");
+  }
+  ~ConvDesc() { Dnn::get().cudnnDestroyConvolutionDescriptor(d); }
+  ConvDesc(const ConvDesc&) = delete;
+  ConvDesc& operator=(const ConvDesc&) = delete;
+  cudnnConvolutionDescriptor_t d = nullptr;
+};
+
+struct PoolDesc {
+  PoolDesc(const PoolParams& p, bool isMax) {
+    const Dnn& dnn = Dnn::get();
+    check(dnn.cudnnCreatePoolingDescriptor(&d), "cudnnCreatePoolingDescriptor");
+    check(dnn.cudnnSetPooling2dDescriptor(
+              d, isMax ? CUDNN_POOLING_MAX_DETERMINISTIC : CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING,
+              CUDNN_PROPAGATE_NAN, static_cast<int>(p.kH), static_cast<int>(p.kW), static_cast<int>(p.padH),
+              static_cast<int>(p.padW), static_cast<int>(p.strideH), static_cast<int>(p.strideW)),
+          "cudnnSetPooling2dDescriptor");
+  }
+  ~PoolDesc() { Dnn::get().cudnnDestroyPoolingDescriptor(d); }
+  PoolDesc(const PoolDesc&) = delete;
+  PoolDesc& operator=(const PoolDesc&) = delete;
+  cudnnPoolingDescriptor_t d = nullptr;
+};
+
+// Scratch memory on the stream, freed (stream-ordered) when it goes.
+struct Workspace {
+  Workspace(size_t bytes, cudaStream_t s) : stream(s), size(bytes) {
+    if (bytes) check(cudaMallocAsync(&p, bytes, s), "cudaMallocAsync (cuDNN workspace)");
+  }
+  ~Workspace() {
+    if (p) cudaFreeAsync(p, stream);
+  }
+  Workspace(const Workspace&) = delete;
+  Workspace& operator=(const Workspace&) = delete;
+  cudaStream_t stream;
+  size_t size;
+  void* p = nullptr;
+};
+
+const void* in(const Tensor& t) { return t.deviceBytes(); }
+void* out(Tensor& t) { return t.deviceBytes(); }
+
+// The first algorithm cuDNN ranks that it can run, from a _v7 query's
+// results.
+template <class Perf>
+auto bestOf(const std::vector<Perf>& perf, int found, const char* what) {
+  for (int i = 0; i < found; ++i)
+    if (perf[static_cast<size_t>(i)].status == CUDNN_STATUS_SUCCESS) return perf[static_cast<size_t>(i)].algo;
+  throw std::runtime_error(std::string(what) + ": cuDNN has no algorithm for these shapes");
+}
+
+constexpr int kAlgorithms = 8;
+
+void conv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const ConvParams& p, Tensor& o) {
+  const Dnn& dnn = Dnn::get();
+  cudnnHandle_t h = handleFor(o);
+  TensorDesc xd(x), od(o);
+  FilterDesc wd(w);
+  ConvDesc cd(p);
+  std::vector<cudnnConvolutionFwdAlgoPerf_t> perf(kAlgorithms);
+  int found = 0;
+  check(dnn.cudnnGetConvolutionForwardAlgorithm_v7(h, xd.d, wd.d, cd.d, od.d, kAlgorithms, &found, perf.data()),
+        "cudnnGetConvolutionForwardAlgorithm_v7");
+  cudnnConvolutionFwdAlgo_t algo = bestOf(perf, found, "conv2d");
+  size_t bytes = 0;
+  check(dnn.cudnnGetConvolutionForwardWorkspaceSize(h, xd.d, wd.d, cd.d, od.d, algo, &bytes),
+        "cudnnGetConvolutionForwardWorkspaceSize");
+  Workspace ws(bytes, computeStream(o));
+  const float one = 1.0f, zero = 0.0f;
+  check(dnn.cudnnConvolutionForward(h, &one, xd.d, in(x), wd.d, in(w), cd.d, algo, ws.p, ws.size, &zero, od.d, out(o)),
+        "cudnnConvolutionForward");
+  if (bias) {
+    TensorDesc bd(*bias);  // [OC] as [1, OC, 1, 1], broadcast over the rest
+    check(dnn.cudnnAddTensor(h, &one, bd.d, in(*bias), &one, od.d, out(o)), "cudnnAddTensor");
+  }
+}
+
+void conv2dGradInput(const Tensor& g, const Tensor& w, const ConvParams& p, Tensor& dx) {
+  const Dnn& dnn = Dnn::get();
+  cudnnHandle_t h = handleFor(dx);
+  TensorDesc gd(g), dxd(dx);
+  FilterDesc wd(w);
+  ConvDesc cd(p);
+  std::vector<cudnnConvolutionBwdDataAlgoPerf_t> perf(kAlgorithms);
+  int found = 0;
+  check(dnn.cudnnGetConvolutionBackwardDataAlgorithm_v7(h, wd.d, gd.d, cd.d, dxd.d, kAlgorithms, &found, perf.data()),
+        "cudnnGetConvolutionBackwardDataAlgorithm_v7");
+  cudnnConvolutionBwdDataAlgo_t algo = bestOf(perf, found, "conv2d gradient");
+  size_t bytes = 0;
+  check(dnn.cudnnGetConvolutionBackwardDataWorkspaceSize(h, wd.d, gd.d, cd.d, dxd.d, algo, &bytes),
+        "cudnnGetConvolutionBackwardDataWorkspaceSize");
+  Workspace ws(bytes, computeStream(dx));
+  const float one = 1.0f, zero = 0.0f;
+  check(dnn.cudnnConvolutionBackwardData(h, &one, wd.d, in(w), gd.d, in(g), cd.d, algo, ws.p, ws.size, &zero, dxd.d,
+                                         out(dx)),
+        "cudnnConvolutionBackwardData");
+}
+
+void conv2dGradWeight(const Tensor& g, const Tensor& x, const ConvParams& p, Tensor& dw) {
+  const Dnn& dnn = Dnn::get();
+  cudnnHandle_t h = handleFor(dw);
+  TensorDesc gd(g), xd(x);
+  FilterDesc dwd(dw);
+  ConvDesc cd(p);
+  std::vector<cudnnConvolutionBwdFilterAlgoPerf_t> perf(kAlgorithms);
+  int found = 0;
+  check(dnn.cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, xd.d, gd.d, cd.d, dwd.d, kAlgorithms, &found,
+                                                          perf.data()),
+        "cudnnGetConvolutionBackwardFilterAlgorithm_v7");
+  cudnnConvolutionBwdFilterAlgo_t algo = bestOf(perf, found, "conv2d weight gradient");
+  size_t bytes = 0;
+  check(dnn.cudnnGetConvolutionBackwardFilterWorkspaceSize(h, xd.d, gd.d, cd.d, dwd.d, algo, &bytes),
+        "cudnnGetConvolutionBackwardFilterWorkspaceSize");
+  Workspace ws(bytes, computeStream(dw));
+  const float one = 1.0f, zero = 0.0f;
+  check(dnn.cudnnConvolutionBackwardFilter(h, &one, xd.d, in(x), gd.d, in(g), cd.d, algo, ws.p, ws.size, &zero,
+                                           dwd.d, out(dw)),
+        "cudnnConvolutionBackwardFilter");
+}
+
+template <bool IsMax>
+void pool2d(const Tensor& x, const PoolParams& p, Tensor& o) {
+  const Dnn& dnn = Dnn::get();
+  cudnnHandle_t h = handleFor(o);
+  TensorDesc xd(x), od(o);
+  PoolDesc pd(p, IsMax);
+  const float one = 1.0f, zero = 0.0f;
+  check(dnn.cudnnPoolingForward(h, pd.d, &one, xd.d, in(x), &zero, od.d, out(o)), "cudnnPoolingForward");
+}
+
+// cuDNN's backward pass reads the forward's output too: made again here
+// (into scratch memory) rather than kept from the forward.
+void pool2dGrad(const Tensor& g, const Tensor& x, const PoolParams& p, bool isMax, Tensor& dx) {
+  const Dnn& dnn = Dnn::get();
+  cudnnHandle_t h = handleFor(dx);
+  cudaStream_t stream = computeStream(dx);
+  TensorDesc xd(x), gd(g), dxd(dx);
+  PoolDesc pd(p, isMax);
+  Workspace y(static_cast<size_t>(g.numel()) * sizeof(float), stream);
+  const float one = 1.0f, zero = 0.0f;
+  check(dnn.cudnnPoolingForward(h, pd.d, &one, xd.d, in(x), &zero, gd.d, y.p), "cudnnPoolingForward");
+  check(dnn.cudnnPoolingBackward(h, pd.d, &one, gd.d, y.p, gd.d, in(g), xd.d, in(x), &zero, dxd.d, out(dx)),
+        "cudnnPoolingBackward");
+}
+
+// y = (x - mean) / sqrt(var + eps) * gamma + beta per channel; missing
+// gamma and beta are ones and zeros made for the call.
+void batchNorm(const Tensor& x, const Tensor& mean, const Tensor& var, const Tensor* gamma, const Tensor* beta,
+               double eps, Tensor& o) {
+  if (eps < CUDNN_BN_MIN_EPSILON)
+    throw std::runtime_error("batch_norm on cuda needs eps >= " + std::to_string(CUDNN_BN_MIN_EPSILON));
+  const Dnn& dnn = Dnn::get();
+  cudnnHandle_t h = handleFor(o);
+  Tensor ones = gamma ? *gamma : fullLike(DType::F32, mean.shape(), 1.0, o.device());
+  Tensor zeros = beta ? *beta : Tensor::zeros(DType::F32, mean.shape(), o.device());
+  TensorDesc xd(x), od(o), cd(mean);
+  const float one = 1.0f, zero = 0.0f;
+  check(dnn.cudnnBatchNormalizationForwardInference(h, CUDNN_BATCHNORM_SPATIAL, &one, &zero, xd.d, in(x), od.d, out(o),
+                                                    cd.d, in(ones), in(zeros), in(mean), in(var), eps),
+        "cudnnBatchNormalizationForwardInference");
+}
+
+}  // namespace
+
+void registerDnnKernels(KernelTable& t) {
+  using ir::Op;
+  t.add<Op::Conv2d>(DType::F32, conv2d);
+  t.add<Op::Conv2dGradInput>(DType::F32, conv2dGradInput);
+  t.add<Op::Conv2dGradWeight>(DType::F32, conv2dGradWeight);
+  t.add<Op::MaxPool2d>(DType::F32, pool2d<true>);
+  t.add<Op::AvgPool2d>(DType::F32, pool2d<false>);
+  t.add<Op::Pool2dGrad>(DType::F32, pool2dGrad);
+  t.add<Op::BatchNorm>(DType::F32, batchNorm);
+}
+
+}  // namespace nn::rt::cuda
