@@ -246,34 +246,43 @@ Strided stridedOf(const Tensor& t, size_t rank) {
 const float* in(const Tensor& t) { return reinterpret_cast<const float*>(t.deviceBytes()); }
 float* out(Tensor& t) { return reinterpret_cast<float*>(t.deviceBytes()); }
 
+Elem elemOf(DType d) { return static_cast<Elem>(static_cast<int>(d)); }
+
+void fillKernel(double value, Tensor& o) { fill(elemOf(o.dtype()), o.deviceBytes(), o.numel(), value, CudaDevice::of(o).stream()); }
+
 template <Binary Op>
 void binaryKernel(const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
   size_t rank = o.shape().size();
-  binary(Op, in(a), stridedOf(a, rank), in(b), stridedOf(b, rank), out(o), stridedOf(o, rank), o.numel(),
-         CudaDevice::of(o).stream());
+  binary(Op, elemOf(o.dtype()), a.deviceBytes(), stridedOf(a, rank), b.deviceBytes(), stridedOf(b, rank),
+         o.deviceBytes(), stridedOf(o, rank), o.numel(), CudaDevice::of(o).stream());
 }
 
 template <Unary Op>
 void unaryKernel(const Tensor& a, Tensor& o, SourceLoc) {
   size_t rank = o.shape().size();
-  unary(Op, in(a), stridedOf(a, rank), out(o), stridedOf(o, rank), o.numel(), CudaDevice::of(o).stream());
+  unary(Op, elemOf(o.dtype()), a.deviceBytes(), stridedOf(a, rank), o.deviceBytes(), stridedOf(o, rank), o.numel(),
+        CudaDevice::of(o).stream());
 }
 
-Elem elemOf(DType d) { return static_cast<Elem>(static_cast<int>(d)); }
-
-void fillKernel(double value, Tensor& o) { fill(elemOf(o.dtype()), o.deviceBytes(), o.numel(), value, CudaDevice::of(o).stream()); }
+template <Predicate Op>
+void predicateKernel(const Tensor& a, Tensor& o, SourceLoc) {
+  size_t rank = o.shape().size();
+  predicate(Op, elemOf(a.dtype()), a.deviceBytes(), stridedOf(a, rank), reinterpret_cast<bool*>(o.deviceBytes()),
+            stridedOf(o, rank), o.numel(), CudaDevice::of(o).stream());
+}
 
 template <Compare Op>
 void compareKernel(const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
   size_t rank = o.shape().size();
-  compare(Op, in(a), stridedOf(a, rank), in(b), stridedOf(b, rank), reinterpret_cast<bool*>(o.deviceBytes()),
-          stridedOf(o, rank), o.numel(), CudaDevice::of(o).stream());
+  compare(Op, elemOf(a.dtype()), a.deviceBytes(), stridedOf(a, rank), b.deviceBytes(), stridedOf(b, rank),
+          reinterpret_cast<bool*>(o.deviceBytes()), stridedOf(o, rank), o.numel(), CudaDevice::of(o).stream());
 }
 
 void whereKernel(const Tensor& c, const Tensor& x, const Tensor& y, Tensor& o) {
   size_t rank = o.shape().size();
-  where(reinterpret_cast<const bool*>(c.deviceBytes()), stridedOf(c, rank), in(x), stridedOf(x, rank), in(y),
-        stridedOf(y, rank), out(o), stridedOf(o, rank), o.numel(), CudaDevice::of(o).stream());
+  where(reinterpret_cast<const bool*>(c.deviceBytes()), stridedOf(c, rank), elemOf(o.dtype()), x.deviceBytes(),
+        stridedOf(x, rank), y.deviceBytes(), stridedOf(y, rank), o.deviceBytes(), stridedOf(o, rank), o.numel(),
+        CudaDevice::of(o).stream());
 }
 
 // Every copy of tensor data on the device: any dtype and strides into any.
@@ -344,38 +353,63 @@ void linearKernel(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& 
   gemm(x, wt, static_cast<int>(x.dim(0)), static_cast<int>(x.dim(1)), static_cast<int>(w.dim(0)), o);
   if (!bias) return;
   Strided rows = stridedOf(o, 2), b = stridedOf(*bias, 2);  // bias: stride 0 down the rows
-  binary(Binary::Add, out(o), rows, in(*bias), b, out(o), rows, o.numel(), CudaDevice::of(o).stream());
+  binary(Binary::Add, Elem::F32, out(o), rows, in(*bias), b, out(o), rows, o.numel(), CudaDevice::of(o).stream());
 }
 
 const KernelTable& cudaKernels() {
   static const KernelTable table = [] {
     using ir::Op;
     KernelTable t;
-    t.addBinary(Op::Add, DType::F32, binaryKernel<Binary::Add>);
-    t.addBinary(Op::Sub, DType::F32, binaryKernel<Binary::Sub>);
-    t.addBinary(Op::Mul, DType::F32, binaryKernel<Binary::Mul>);
-    t.addBinary(Op::Div, DType::F32, binaryKernel<Binary::Div>);
-    t.addBinary(Op::Maximum, DType::F32, binaryKernel<Binary::Maximum>);
-    t.addBinary(Op::Minimum, DType::F32, binaryKernel<Binary::Minimum>);
-    t.addUnary(Op::Neg, DType::F32, unaryKernel<Unary::Neg>);
-    t.addUnary(Op::Exp, DType::F32, unaryKernel<Unary::Exp>);
-    t.addUnary(Op::Log, DType::F32, unaryKernel<Unary::Log>);
-    t.addUnary(Op::Sqrt, DType::F32, unaryKernel<Unary::Sqrt>);
-    t.addUnary(Op::Tanh, DType::F32, unaryKernel<Unary::Tanh>);
-    t.addUnary(Op::Sigmoid, DType::F32, unaryKernel<Unary::Sigmoid>);
-    t.addUnary(Op::Relu, DType::F32, unaryKernel<Unary::Relu>);
-    t.addUnary(Op::Abs, DType::F32, unaryKernel<Unary::Abs>);
+    for (DType d : {DType::I32, DType::I64, DType::F32, DType::F64}) {
+      t.addBinary(Op::Add, d, binaryKernel<Binary::Add>);
+      t.addBinary(Op::Sub, d, binaryKernel<Binary::Sub>);
+      t.addBinary(Op::Mul, d, binaryKernel<Binary::Mul>);
+      t.addBinary(Op::FloorDiv, d, binaryKernel<Binary::FloorDiv>);
+      t.addBinary(Op::Mod, d, binaryKernel<Binary::Mod>);
+      t.addBinary(Op::Maximum, d, binaryKernel<Binary::Maximum>);
+      t.addBinary(Op::Minimum, d, binaryKernel<Binary::Minimum>);
+      t.addUnary(Op::Neg, d, unaryKernel<Unary::Neg>);
+      t.addUnary(Op::Pos, d, unaryKernel<Unary::Pos>);
+      t.addUnary(Op::Abs, d, unaryKernel<Unary::Abs>);
+      t.addUnary(Op::Sign, d, unaryKernel<Unary::Sign>);
+    }
     for (DType d : {DType::Bool, DType::I32, DType::I64, DType::F32, DType::F64}) {
+      t.addBinary(Op::Lt, d, compareKernel<Compare::Lt>);
+      t.addBinary(Op::Le, d, compareKernel<Compare::Le>);
+      t.addBinary(Op::Gt, d, compareKernel<Compare::Gt>);
+      t.addBinary(Op::Ge, d, compareKernel<Compare::Ge>);
+      t.addBinary(Op::Eq, d, compareKernel<Compare::Eq>);
+      t.addBinary(Op::Ne, d, compareKernel<Compare::Ne>);
+      t.add<Op::Where>(d, whereKernel);
       t.add<Op::Full>(d, fillKernel);
       t.add<Op::AsType>(d, convertKernel);
     }
-    t.addBinary(Op::Lt, DType::F32, compareKernel<Compare::Lt>);
-    t.addBinary(Op::Le, DType::F32, compareKernel<Compare::Le>);
-    t.addBinary(Op::Gt, DType::F32, compareKernel<Compare::Gt>);
-    t.addBinary(Op::Ge, DType::F32, compareKernel<Compare::Ge>);
-    t.addBinary(Op::Eq, DType::F32, compareKernel<Compare::Eq>);
-    t.addBinary(Op::Ne, DType::F32, compareKernel<Compare::Ne>);
-    t.add<Op::Where>(DType::F32, whereKernel);
+    for (DType d : {DType::F32, DType::F64}) {
+      t.addBinary(Op::Div, d, binaryKernel<Binary::Div>);
+      t.addBinary(Op::Pow, d, binaryKernel<Binary::Pow>);
+      t.addUnary(Op::Exp, d, unaryKernel<Unary::Exp>);
+      t.addUnary(Op::Log, d, unaryKernel<Unary::Log>);
+      t.addUnary(Op::Sqrt, d, unaryKernel<Unary::Sqrt>);
+      t.addUnary(Op::Rsqrt, d, unaryKernel<Unary::Rsqrt>);
+      t.addUnary(Op::Sin, d, unaryKernel<Unary::Sin>);
+      t.addUnary(Op::Cos, d, unaryKernel<Unary::Cos>);
+      t.addUnary(Op::Tanh, d, unaryKernel<Unary::Tanh>);
+      t.addUnary(Op::Sigmoid, d, unaryKernel<Unary::Sigmoid>);
+      t.addUnary(Op::Relu, d, unaryKernel<Unary::Relu>);
+      t.addUnary(Op::Gelu, d, unaryKernel<Unary::Gelu>);
+      t.addUnary(Op::Erf, d, unaryKernel<Unary::Erf>);
+      t.addUnary(Op::Silu, d, unaryKernel<Unary::Silu>);
+      t.addUnary(Op::Softplus, d, unaryKernel<Unary::Softplus>);
+      t.addUnary(Op::Floor, d, unaryKernel<Unary::Floor>);
+      t.addUnary(Op::Ceil, d, unaryKernel<Unary::Ceil>);
+      t.addUnary(Op::Round, d, unaryKernel<Unary::Round>);
+      t.addUnary(Op::IsNan, d, predicateKernel<Predicate::IsNan>);
+      t.addUnary(Op::IsInf, d, predicateKernel<Predicate::IsInf>);
+      t.addUnary(Op::IsFinite, d, predicateKernel<Predicate::IsFinite>);
+    }
+    t.addBinary(Op::LogicalAnd, DType::Bool, binaryKernel<Binary::And>);
+    t.addBinary(Op::LogicalOr, DType::Bool, binaryKernel<Binary::Or>);
+    t.addUnary(Op::LogicalNot, DType::Bool, unaryKernel<Unary::Not>);
     t.add<Op::Softmax>(DType::F32, softmaxKernel<false>);
     t.add<Op::LogSoftmax>(DType::F32, softmaxKernel<true>);
     t.add<Op::CrossEntropy>(DType::F32, crossEntropyKernel);

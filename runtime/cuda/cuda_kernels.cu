@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 #include <type_traits>
 
 namespace nn::rt::cuda {
@@ -31,55 +32,131 @@ __device__ int64_t offsetOf(int64_t i, const Strided& at, const Strided& operand
   return off;
 }
 
-__device__ float applyBinary(Binary op, float x, float y) {
-  switch (op) {
-    case Binary::Add: return x + y;
-    case Binary::Sub: return x - y;
-    case Binary::Mul: return x * y;
-    case Binary::Div: return x / y;
-    case Binary::Maximum: return (x != x || y != y) ? x + y : (x > y ? x : y);
-    case Binary::Minimum: return (x != x || y != y) ? x + y : (x < y ? x : y);
+// One element of a binary op of type T. Integers wrap around (computed on
+// the unsigned type); floor division and modulo follow Python's signs, as
+// the CPU's floorDivOf and modOf; a zero integer divisor sets *zero.
+template <class T>
+__device__ T applyBinary(Binary op, T x, T y, int* zero) {
+  if constexpr (std::is_same<T, bool>::value) {
+    return op == Binary::And ? (x && y) : (x || y);
+  } else if constexpr (std::is_integral<T>::value) {
+    using U = typename std::make_unsigned<T>::type;
+    switch (op) {
+      case Binary::Add: return static_cast<T>(static_cast<U>(x) + static_cast<U>(y));
+      case Binary::Sub: return static_cast<T>(static_cast<U>(x) - static_cast<U>(y));
+      case Binary::Mul: return static_cast<T>(static_cast<U>(x) * static_cast<U>(y));
+      case Binary::FloorDiv: {
+        if (y == 0) return *zero = 1, T(0);
+        if (y == -1) return static_cast<T>(U(0) - static_cast<U>(x));
+        T q = x / y;
+        if ((x % y != 0) && ((x < 0) != (y < 0))) --q;
+        return q;
+      }
+      case Binary::Mod: {
+        if (y == 0) return *zero = 1, T(0);
+        if (y == -1) return T(0);
+        T m = x % y;
+        if (m != 0 && ((m < 0) != (y < 0))) m += y;
+        return m;
+      }
+      case Binary::Maximum: return x > y ? x : y;
+      case Binary::Minimum: return x < y ? x : y;
+      default: return T(0);
+    }
+  } else {
+    switch (op) {
+      case Binary::Add: return x + y;
+      case Binary::Sub: return x - y;
+      case Binary::Mul: return x * y;
+      case Binary::Div: return x / y;
+      case Binary::FloorDiv: {
+        if (y == T(0)) return x / y;
+        T mod = fmod(x, y);
+        T div = (x - mod) / y;
+        if (mod != T(0) && ((y < T(0)) != (mod < T(0)))) div -= T(1);
+        T fl = floor(div);
+        if (div - fl > T(0.5)) fl += T(1);
+        return div == T(0) ? copysign(T(0), x / y) : fl;
+      }
+      case Binary::Mod: {
+        if (y == T(0)) return T(NAN);
+        T m = fmod(x, y);
+        if (m != T(0) && ((m < T(0)) != (y < T(0)))) m += y;
+        return m == T(0) ? copysign(T(0), y) : m;
+      }
+      case Binary::Pow: return pow(x, y);
+      case Binary::Maximum: return (x != x || y != y) ? x + y : (x > y ? x : y);
+      case Binary::Minimum: return (x != x || y != y) ? x + y : (x < y ? x : y);
+      default: return T(0);
+    }
   }
-  return 0.0f;
 }
-
-__device__ float applyUnary(Unary op, float x) {
-  switch (op) {
-    case Unary::Neg: return -x;
-    case Unary::Exp: return expf(x);
-    case Unary::Log: return logf(x);
-    case Unary::Sqrt: return sqrtf(x);
-    case Unary::Tanh: return tanhf(x);
-    case Unary::Sigmoid: return 1.0f / (1.0f + expf(-x));
-    case Unary::Relu: return x > 0.0f ? x : (x != x ? x : 0.0f);
-    case Unary::Abs: return fabsf(x);
-  }
-  return 0.0f;
-}
-
-__global__ void binaryKernel(Binary op, const float* a, Strided sa, const float* b, Strided sb, float* out, Strided at,
-                             int64_t n) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(blockDim.x) * gridDim.x)
-    out[i] = applyBinary(op, a[offsetOf(i, at, sa)], b[offsetOf(i, at, sb)]);
-}
-
-__global__ void unaryKernel(Unary op, const float* a, Strided sa, float* out, Strided at, int64_t n) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(blockDim.x) * gridDim.x)
-    out[i] = applyUnary(op, a[offsetOf(i, at, sa)]);
-}
-
-#define GRID_STRIDE(i, n) \
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < (n); i += int64_t(blockDim.x) * gridDim.x)
 
 template <class T>
-__global__ void fillKernel(T* out, int64_t n, T value) {
-  GRID_STRIDE(i, n) out[i] = value;
+__device__ T applyUnary(Unary op, T x) {
+  if constexpr (std::is_same<T, bool>::value) {
+    return !x;  // Not
+  } else if constexpr (std::is_integral<T>::value) {
+    using U = typename std::make_unsigned<T>::type;
+    switch (op) {
+      case Unary::Neg: return static_cast<T>(U(0) - static_cast<U>(x));
+      case Unary::Abs: return x < 0 ? static_cast<T>(U(0) - static_cast<U>(x)) : x;
+      case Unary::Sign: return static_cast<T>((x > 0) - (x < 0));
+      default: return x;  // Pos
+    }
+  } else {
+    switch (op) {
+      case Unary::Neg: return -x;
+      case Unary::Pos: return x;
+      case Unary::Exp: return exp(x);
+      case Unary::Log: return log(x);
+      case Unary::Sqrt: return sqrt(x);
+      case Unary::Rsqrt: return T(1) / sqrt(x);
+      case Unary::Sin: return sin(x);
+      case Unary::Cos: return cos(x);
+      case Unary::Tanh: return tanh(x);
+      case Unary::Sigmoid: return T(1) / (T(1) + exp(-x));
+      case Unary::Relu: return x > T(0) ? x : (x != x ? x : T(0));
+      case Unary::Gelu: return T(0.5) * x * (T(1) + erf(x / sqrt(T(2))));
+      case Unary::Erf: return erf(x);
+      case Unary::Silu: return x / (T(1) + exp(-x));
+      case Unary::Softplus: return x > T(20) ? x : log1p(exp(x));
+      case Unary::Floor: return floor(x);
+      case Unary::Ceil: return ceil(x);
+      case Unary::Round: return rint(x);  // halves to even, as nearbyint
+      case Unary::Abs: return fabs(x);
+      case Unary::Sign: return x != x ? x : T((x > T(0)) - (x < T(0)));
+      default: return x;
+    }
+  }
 }
 
-__global__ void compareKernel(Compare op, const float* a, Strided sa, const float* b, Strided sb, bool* out,
-                              Strided at, int64_t n) {
-  GRID_STRIDE(i, n) {
-    float x = a[offsetOf(i, at, sa)], y = b[offsetOf(i, at, sb)];
+template <class T>
+__global__ void binaryKernel(Binary op, const T* a, Strided sa, const T* b, Strided sb, T* out, Strided at, int64_t n,
+                             int* zero) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(blockDim.x) * gridDim.x)
+    out[i] = applyBinary<T>(op, a[offsetOf(i, at, sa)], b[offsetOf(i, at, sb)], zero);
+}
+
+template <class T>
+__global__ void unaryKernel(Unary op, const T* a, Strided sa, T* out, Strided at, int64_t n) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(blockDim.x) * gridDim.x)
+    out[i] = applyUnary<T>(op, a[offsetOf(i, at, sa)]);
+}
+
+template <class T>
+__global__ void predicateKernel(Predicate op, const T* a, Strided sa, bool* out, Strided at, int64_t n) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(blockDim.x) * gridDim.x) {
+    T x = a[offsetOf(i, at, sa)];
+    out[i] = op == Predicate::IsNan ? isnan(x) : op == Predicate::IsInf ? isinf(x) : isfinite(x);
+  }
+}
+
+template <class T>
+__global__ void compareKernel(Compare op, const T* a, Strided sa, const T* b, Strided sb, bool* out, Strided at,
+                              int64_t n) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(blockDim.x) * gridDim.x) {
+    T x = a[offsetOf(i, at, sa)], y = b[offsetOf(i, at, sb)];
     bool r = false;
     switch (op) {
       case Compare::Lt: r = x < y; break;
@@ -93,9 +170,19 @@ __global__ void compareKernel(Compare op, const float* a, Strided sa, const floa
   }
 }
 
-__global__ void whereKernel(const bool* c, Strided sc, const float* x, Strided sx, const float* y, Strided sy,
-                            float* out, Strided at, int64_t n) {
-  GRID_STRIDE(i, n) out[i] = c[offsetOf(i, at, sc)] ? x[offsetOf(i, at, sx)] : y[offsetOf(i, at, sy)];
+template <class T>
+__global__ void whereKernel(const bool* c, Strided sc, const T* x, Strided sx, const T* y, Strided sy, T* out,
+                            Strided at, int64_t n) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(blockDim.x) * gridDim.x)
+    out[i] = c[offsetOf(i, at, sc)] ? x[offsetOf(i, at, sx)] : y[offsetOf(i, at, sy)];
+}
+
+#define GRID_STRIDE(i, n) \
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < (n); i += int64_t(blockDim.x) * gridDim.x)
+
+template <class T>
+__global__ void fillKernel(T* out, int64_t n, T value) {
+  GRID_STRIDE(i, n) out[i] = value;
 }
 
 // One element as the CPU's convertValue (kernel_loops.h).
@@ -246,13 +333,41 @@ __global__ void sumKernel(const float* in, int64_t outer, int64_t outputs, int64
 
 }  // namespace
 
-void binary(Binary op, const float* a, const Strided& sa, const float* b, const Strided& sb, float* out,
+void binary(Binary op, Elem type, const void* a, const Strided& sa, const void* b, const Strided& sb, void* out,
             const Strided& at, int64_t n, cudaStream_t s) {
-  binaryKernel<<<blocksFor(n), kThreads, 0, s>>>(op, a, sa, b, sb, out, at, n);
+  bool integral = type == Elem::I32 || type == Elem::I64;
+  int* zero = nullptr;
+  if (integral && (op == Binary::FloorDiv || op == Binary::Mod)) {
+    cudaMallocAsync(reinterpret_cast<void**>(&zero), sizeof(int), s);
+    cudaMemsetAsync(zero, 0, sizeof(int), s);
+  }
+  withElem(type, [&](auto e) {
+    using T = decltype(e);
+    binaryKernel<T><<<blocksFor(n), kThreads, 0, s>>>(op, static_cast<const T*>(a), sa, static_cast<const T*>(b), sb,
+                                                      static_cast<T*>(out), at, n, zero);
+  });
+  if (!zero) return;
+  int found = 0;
+  cudaMemcpyAsync(&found, zero, sizeof found, cudaMemcpyDeviceToHost, s);
+  cudaStreamSynchronize(s);
+  cudaFreeAsync(zero, s);
+  if (found) throw std::runtime_error("integer division or modulo by zero");
 }
 
-void unary(Unary op, const float* a, const Strided& sa, float* out, const Strided& at, int64_t n, cudaStream_t s) {
-  unaryKernel<<<blocksFor(n), kThreads, 0, s>>>(op, a, sa, out, at, n);
+void unary(Unary op, Elem type, const void* a, const Strided& sa, void* out, const Strided& at, int64_t n,
+           cudaStream_t s) {
+  withElem(type, [&](auto e) {
+    using T = decltype(e);
+    unaryKernel<T><<<blocksFor(n), kThreads, 0, s>>>(op, static_cast<const T*>(a), sa, static_cast<T*>(out), at, n);
+  });
+}
+
+void predicate(Predicate op, Elem type, const void* a, const Strided& sa, bool* out, const Strided& at, int64_t n,
+               cudaStream_t s) {
+  if (type == Elem::F64)
+    predicateKernel<double><<<blocksFor(n), kThreads, 0, s>>>(op, static_cast<const double*>(a), sa, out, at, n);
+  else
+    predicateKernel<float><<<blocksFor(n), kThreads, 0, s>>>(op, static_cast<const float*>(a), sa, out, at, n);
 }
 
 void fill(Elem type, void* out, int64_t n, double value, cudaStream_t s) {
@@ -270,14 +385,22 @@ void fill(Elem type, void* out, int64_t n, double value, cudaStream_t s) {
   });
 }
 
-void compare(Compare op, const float* a, const Strided& sa, const float* b, const Strided& sb, bool* out,
+void compare(Compare op, Elem type, const void* a, const Strided& sa, const void* b, const Strided& sb, bool* out,
              const Strided& at, int64_t n, cudaStream_t s) {
-  compareKernel<<<blocksFor(n), kThreads, 0, s>>>(op, a, sa, b, sb, out, at, n);
+  withElem(type, [&](auto e) {
+    using T = decltype(e);
+    compareKernel<T><<<blocksFor(n), kThreads, 0, s>>>(op, static_cast<const T*>(a), sa, static_cast<const T*>(b), sb,
+                                                       out, at, n);
+  });
 }
 
-void where(const bool* cond, const Strided& sc, const float* x, const Strided& sx, const float* y, const Strided& sy,
-           float* out, const Strided& at, int64_t n, cudaStream_t s) {
-  whereKernel<<<blocksFor(n), kThreads, 0, s>>>(cond, sc, x, sx, y, sy, out, at, n);
+void where(const bool* cond, const Strided& sc, Elem type, const void* x, const Strided& sx, const void* y,
+           const Strided& sy, void* out, const Strided& at, int64_t n, cudaStream_t s) {
+  withElem(type, [&](auto e) {
+    using T = decltype(e);
+    whereKernel<T><<<blocksFor(n), kThreads, 0, s>>>(cond, sc, static_cast<const T*>(x), sx, static_cast<const T*>(y),
+                                                     sy, static_cast<T*>(out), at, n);
+  });
 }
 
 void convert(Elem from, const void* src, const Strided& ss, Elem to, void* dst, const Strided& sd, int64_t n,

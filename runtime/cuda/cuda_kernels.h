@@ -18,27 +18,43 @@ struct Strided {
   int64_t stride[kMaxRank] = {};
 };
 
-enum class Binary : int { Add, Sub, Mul, Div, Maximum, Minimum };
+enum class Binary : int { Add, Sub, Mul, Div, FloorDiv, Mod, Pow, Maximum, Minimum, And, Or };
+enum class Unary : int {
+  Neg, Pos, Exp, Log, Sqrt, Rsqrt, Sin, Cos, Tanh, Sigmoid, Relu, Gelu, Erf, Silu, Softplus, Floor, Ceil, Round,
+  Abs, Sign, Not
+};
+enum class Predicate : int { IsNan, IsInf, IsFinite };
 enum class Compare : int { Lt, Le, Gt, Ge, Eq, Ne };
-// The runtime's dtype codes, in its order (runtime/dtype.h).
+// The runtime's dtype codes, in its order (ir/dtype.h).
 enum class Elem : int { Bool, I32, I64, F32, F64 };
-enum class Unary : int { Neg, Exp, Log, Sqrt, Tanh, Sigmoid, Relu, Abs };
 
-// out (contiguous, n elements, out's shape `at`) = a op b, read through
-// their strides.
-void binary(Binary op, const float* a, const Strided& sa, const float* b, const Strided& sb, float* out,
+// out (contiguous, n elements, out's shape `at`) = a op b, all of dtype
+// `type` (f32, f64, i32, i64; And and Or: bool), read through their
+// strides. Integers wrap around; integer division or modulo by zero
+// throws (after waiting for the stream), as on the CPU.
+void binary(Binary op, Elem type, const void* a, const Strided& sa, const void* b, const Strided& sb, void* out,
             const Strided& at, int64_t n, cudaStream_t s);
-// out (contiguous) = op(a) read through a's strides.
-void unary(Unary op, const float* a, const Strided& sa, float* out, const Strided& at, int64_t n, cudaStream_t s);
+// out (contiguous) = op(a) read through a's strides, of dtype `type`
+// (the float functions: f32 and f64; Neg, Pos, Abs, Sign: also integers;
+// Not: bool).
+void unary(Unary op, Elem type, const void* a, const Strided& sa, void* out, const Strided& at, int64_t n,
+           cudaStream_t s);
+// out (bool, contiguous) = isnan / isinf / isfinite of float a.
+void predicate(Predicate op, Elem type, const void* a, const Strided& sa, bool* out, const Strided& at, int64_t n,
+               cudaStream_t s);
+// out[i] (i < outputs) = the sum (or mean) of in's run i of `run` elements
+// in each of `outer` blocks of outputs * run (kernels.h's Sum).
+void sum(const float* in, int64_t outer, int64_t outputs, int64_t run, float* out, bool mean, cudaStream_t s);
 // n elements of out (of dtype `type`) = value, converted as astype does.
 void fill(Elem type, void* out, int64_t n, double value, cudaStream_t s);
-// out (bool, contiguous) = a cmp b (f32), read through their strides; a
-// NaN compares unequal to everything.
-void compare(Compare op, const float* a, const Strided& sa, const float* b, const Strided& sb, bool* out,
+// out (bool, contiguous) = a cmp b (both of dtype `type`, any but bool),
+// read through their strides; a NaN compares unequal to everything.
+void compare(Compare op, Elem type, const void* a, const Strided& sa, const void* b, const Strided& sb, bool* out,
              const Strided& at, int64_t n, cudaStream_t s);
-// out (contiguous) = cond ? x : y, each read through its strides.
-void where(const bool* cond, const Strided& sc, const float* x, const Strided& sx, const float* y, const Strided& sy,
-           float* out, const Strided& at, int64_t n, cudaStream_t s);
+// out (contiguous, of dtype `type`) = cond ? x : y, each read through its
+// strides.
+void where(const bool* cond, const Strided& sc, Elem type, const void* x, const Strided& sx, const void* y,
+           const Strided& sy, void* out, const Strided& at, int64_t n, cudaStream_t s);
 // dst (of dtype `to`, through `sd`) = src (of dtype `from`, through `ss`)
 // converted as the CPU's astype: to bool, non-zero; float to integer
 // truncating, NaN as 0 and saturating.
@@ -56,8 +72,4 @@ bool crossEntropy(const float* logProbs, const int64_t* labels, int64_t rows, in
 // false with `bad` = the first label outside [0, classes). Waits for the
 // stream.
 bool oneHot(const void* labels, bool wide, int64_t m, int64_t classes, int64_t* out, int64_t& bad, cudaStream_t s);
-// out[i] (i < outputs) = the sum (or mean) of in's run i of `run` elements
-// in each of `outer` blocks of outputs * run (kernels.h's Sum).
-void sum(const float* in, int64_t outer, int64_t outputs, int64_t run, float* out, bool mean, cudaStream_t s);
-
 }  // namespace nn::rt::cuda
