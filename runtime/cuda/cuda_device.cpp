@@ -10,10 +10,11 @@
 //   - transfers through a pinned staging buffer on a copy stream of its
 //     own, ordered against the compute stream with events, so a copy
 //     overlaps the compute queued before it;
-//   - kernels (f32 unless said): + - * / maximum minimum and comparisons
-//     with broadcasting, where, neg exp log sqrt tanh sigmoid relu abs, sum
-//     and mean, softmax and log_softmax, cross_entropy, one_hot, fills and
-//     conversions of every dtype (cuda_kernels.cu); 2-D matmul and linear
+//   - kernels: arithmetic, maximum, minimum and comparisons
+//     with broadcasting, where, every elementwise op of the op table for
+//     the dtypes it takes, the reductions, softmax and log_softmax,
+//     cross_entropy, one_hot, fills and conversions of every dtype
+//     (cuda_kernels.cu); 2-D matmul and linear
 //     through cuBLAS (opened when a device is made); conv2d, pooling,
 //     batch_norm and their gradients through cuDNN (cudnn_kernels.cpp).
 //     Any other op is the runtime's located "has no kernel on device
@@ -292,6 +293,12 @@ void convertKernel(const Tensor& src, const Tensor& dst) {
           const_cast<Tensor&>(dst).deviceBytes(), stridedOf(dst, rank), dst.numel(), CudaDevice::of(dst).stream());
 }
 
+template <Reduce Op>
+void reduceKernel(const Tensor& x, int64_t run, Tensor& o) {
+  reduce(Op, elemOf(x.dtype()), x.deviceBytes(), o.numel(), run, elemOf(o.dtype()), o.deviceBytes(),
+         CudaDevice::of(o).stream());
+}
+
 template <bool Log>
 void softmaxKernel(const Tensor& x, int axis, Tensor& o) {
   int64_t n = x.dim(axis), inner = 1;
@@ -313,7 +320,7 @@ bool oneHotKernel(const Tensor& labels, Tensor& o, int64_t& bad) {
 
 template <bool Mean>
 void sumKernel(const Tensor& x, int64_t outer, int64_t run, Tensor& o) {
-  sum(in(x), outer, o.numel(), run, out(o), Mean, CudaDevice::of(o).stream());
+  sum(elemOf(x.dtype()), x.deviceBytes(), outer, o.numel(), run, o.deviceBytes(), Mean, CudaDevice::of(o).stream());
 }
 
 // How cuBLAS reads a 2-D operand: a row-major matrix as its transpose's
@@ -407,6 +414,15 @@ const KernelTable& cudaKernels() {
       t.addUnary(Op::IsInf, d, predicateKernel<Predicate::IsInf>);
       t.addUnary(Op::IsFinite, d, predicateKernel<Predicate::IsFinite>);
     }
+    for (DType d : {DType::Bool, DType::I32, DType::I64, DType::F32, DType::F64}) {
+      t.add<Op::Prod>(d, reduceKernel<Reduce::Prod>);
+      t.add<Op::Max>(d, reduceKernel<Reduce::Max>);
+      t.add<Op::Min>(d, reduceKernel<Reduce::Min>);
+      t.add<Op::ArgMax>(d, reduceKernel<Reduce::ArgMax>);
+      t.add<Op::ArgMin>(d, reduceKernel<Reduce::ArgMin>);
+      t.add<Op::All>(d, reduceKernel<Reduce::All>);
+      t.add<Op::Any>(d, reduceKernel<Reduce::Any>);
+    }
     t.addBinary(Op::LogicalAnd, DType::Bool, binaryKernel<Binary::And>);
     t.addBinary(Op::LogicalOr, DType::Bool, binaryKernel<Binary::Or>);
     t.addUnary(Op::LogicalNot, DType::Bool, unaryKernel<Unary::Not>);
@@ -417,8 +433,10 @@ const KernelTable& cudaKernels() {
     t.add<Op::OneHot>(DType::I64, oneHotKernel);
     t.add<Op::Linear>(DType::F32, linearKernel);
     registerDnnKernels(t);
-    t.add<Op::Sum>(DType::F32, sumKernel<false>);
-    t.add<Op::Mean>(DType::F32, sumKernel<true>);
+    for (DType d : {DType::F32, DType::F64}) {
+      t.add<Op::Sum>(d, sumKernel<false>);
+      t.add<Op::Mean>(d, sumKernel<true>);
+    }
     t.add<Op::MatMul>(DType::F32, matmulKernel);
     return t;
   }();

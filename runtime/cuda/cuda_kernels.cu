@@ -247,6 +247,77 @@ __global__ void softmaxKernel(const float* x, int64_t n, int64_t inner, float* o
   }
 }
 
+// A partial reduction: the value so far (as double, or as int64 for
+// integers) and, for max and min, the index where it is.
+struct Partial {
+  double f;
+  int64_t i;
+  int64_t at;
+};
+
+// Whether partial b replaces a (max/min and their arg forms: the better
+// value, a NaN first, the lower index among equals).
+__device__ bool better(bool isMax, bool isFloat, const Partial& a, const Partial& b) {
+  if (b.at < 0) return false;
+  if (a.at < 0) return true;
+  if (isFloat) {
+    bool an = a.f != a.f, bn = b.f != b.f;
+    if (an || bn) return bn && (!an || b.at < a.at);
+    if (a.f == b.f) return b.at < a.at;
+    return isMax ? b.f > a.f : b.f < a.f;
+  }
+  if (a.i == b.i) return b.at < a.at;
+  return isMax ? b.i > a.i : b.i < a.i;
+}
+
+__device__ Partial combine(Reduce op, bool isFloat, Partial a, const Partial& b) {
+  switch (op) {
+    case Reduce::Prod:
+      if (isFloat) a.f *= b.f;
+      else a.i = static_cast<int64_t>(static_cast<uint64_t>(a.i) * static_cast<uint64_t>(b.i));
+      return a;
+    case Reduce::All: a.i = a.i && b.i; return a;
+    case Reduce::Any: a.i = a.i || b.i; return a;
+    default: {
+      bool isMax = op == Reduce::Max || op == Reduce::ArgMax;
+      return better(isMax, isFloat, a, b) ? b : a;
+    }
+  }
+}
+
+template <class T>
+__global__ void reduceKernel(Reduce op, const T* x, int64_t run, Partial* out) {
+  __shared__ Partial part[kThreads];
+  constexpr bool isFloat = std::is_floating_point<T>::value;
+  const T* row = x + blockIdx.x * run;
+  Partial acc{op == Reduce::Prod ? 1.0 : 0.0, op == Reduce::Prod || op == Reduce::All ? 1 : 0, -1};
+  if (op == Reduce::Prod || op == Reduce::All || op == Reduce::Any) acc.at = 0;
+  for (int64_t k = threadIdx.x; k < run; k += blockDim.x) {
+    T v = row[k];
+    Partial p{static_cast<double>(v), static_cast<int64_t>(v), k};
+    if (op == Reduce::All || op == Reduce::Any) p.i = v != T(0);
+    acc = combine(op, isFloat, acc, p);
+  }
+  part[threadIdx.x] = acc;
+  __syncthreads();
+  for (int stride = blockDim.x / 2; stride > 0; stride /= 2) {
+    if (threadIdx.x < stride) part[threadIdx.x] = combine(op, isFloat, part[threadIdx.x], part[threadIdx.x + stride]);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = part[0];
+}
+
+// The partials written out in the result's dtype.
+template <class D>
+__global__ void storeKernel(Reduce op, bool isFloat, const Partial* in, int64_t n, D* out) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(blockDim.x) * gridDim.x) {
+    const Partial& p = in[i];
+    if (op == Reduce::ArgMax || op == Reduce::ArgMin) out[i] = static_cast<D>(p.at);
+    else if (op == Reduce::All || op == Reduce::Any) out[i] = static_cast<D>(p.i != 0);
+    else out[i] = isFloat ? static_cast<D>(p.f) : static_cast<D>(p.i);
+  }
+}
+
 // One block: the picked log-probabilities summed in double; the first bad
 // row (by index) kept in *badRow.
 __global__ void crossEntropyKernel(const float* lp, const int64_t* labels, int64_t rows, int64_t classes, float* out,
@@ -313,7 +384,8 @@ void withElem(Elem e, F&& f) {
 // One block per output element: its threads add strided shares of its
 // outer * run values (in double, as the CPU kernel accumulates), then a
 // tree in shared memory.
-__global__ void sumKernel(const float* in, int64_t outer, int64_t outputs, int64_t run, float* out, bool mean) {
+template <class T>
+__global__ void sumKernel(const T* in, int64_t outer, int64_t outputs, int64_t run, T* out, bool mean) {
   __shared__ double partial[kThreads];
   int64_t o = blockIdx.x;
   int64_t total = outer * run;
@@ -328,7 +400,7 @@ __global__ void sumKernel(const float* in, int64_t outer, int64_t outputs, int64
     if (threadIdx.x < stride) partial[threadIdx.x] += partial[threadIdx.x + stride];
     __syncthreads();
   }
-  if (threadIdx.x == 0) out[o] = static_cast<float>(mean ? partial[0] / static_cast<double>(total) : partial[0]);
+  if (threadIdx.x == 0) out[o] = static_cast<T>(mean ? partial[0] / static_cast<double>(total) : partial[0]);
 }
 
 }  // namespace
@@ -415,6 +487,22 @@ void convert(Elem from, const void* src, const Strided& ss, Elem to, void* dst, 
   });
 }
 
+void reduce(Reduce op, Elem from, const void* x, int64_t outputs, int64_t run, Elem to, void* out, cudaStream_t s) {
+  if (outputs <= 0) return;
+  Partial* partials = nullptr;
+  cudaMallocAsync(reinterpret_cast<void**>(&partials), static_cast<size_t>(outputs) * sizeof(Partial), s);
+  bool isFloat = from == Elem::F32 || from == Elem::F64;
+  withElem(from, [&](auto e) {
+    using T = decltype(e);
+    reduceKernel<T><<<static_cast<unsigned>(outputs), kThreads, 0, s>>>(op, static_cast<const T*>(x), run, partials);
+  });
+  withElem(to, [&](auto e) {
+    using D = decltype(e);
+    storeKernel<D><<<blocksFor(outputs), kThreads, 0, s>>>(op, isFloat, partials, outputs, static_cast<D*>(out));
+  });
+  cudaFreeAsync(partials, s);
+}
+
 void softmax(const float* x, int64_t outer, int64_t n, int64_t inner, float* out, bool log, cudaStream_t s) {
   int64_t rows = outer * inner;
   if (rows > 0 && n > 0) softmaxKernel<<<static_cast<unsigned>(rows), kThreads, 0, s>>>(x, n, inner, out, log);
@@ -437,8 +525,14 @@ bool oneHot(const void* labels, bool wide, int64_t m, int64_t classes, int64_t* 
   return !firstBad(badRow, static_cast<const int32_t*>(labels), bad, s);
 }
 
-void sum(const float* in, int64_t outer, int64_t outputs, int64_t run, float* out, bool mean, cudaStream_t s) {
-  if (outputs > 0) sumKernel<<<static_cast<unsigned>(outputs), kThreads, 0, s>>>(in, outer, outputs, run, out, mean);
+void sum(Elem type, const void* in, int64_t outer, int64_t outputs, int64_t run, void* out, bool mean, cudaStream_t s) {
+  if (outputs <= 0) return;
+  if (type == Elem::F64)
+    sumKernel<double><<<static_cast<unsigned>(outputs), kThreads, 0, s>>>(static_cast<const double*>(in), outer,
+                                                                          outputs, run, static_cast<double*>(out), mean);
+  else
+    sumKernel<float><<<static_cast<unsigned>(outputs), kThreads, 0, s>>>(static_cast<const float*>(in), outer, outputs,
+                                                                         run, static_cast<float*>(out), mean);
 }
 
 }  // namespace nn::rt::cuda

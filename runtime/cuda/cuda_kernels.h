@@ -25,6 +25,7 @@ enum class Unary : int {
 };
 enum class Predicate : int { IsNan, IsInf, IsFinite };
 enum class Compare : int { Lt, Le, Gt, Ge, Eq, Ne };
+enum class Reduce : int { Prod, Max, Min, ArgMax, ArgMin, All, Any };
 // The runtime's dtype codes, in its order (ir/dtype.h).
 enum class Elem : int { Bool, I32, I64, F32, F64 };
 
@@ -43,8 +44,14 @@ void unary(Unary op, Elem type, const void* a, const Strided& sa, void* out, con
 void predicate(Predicate op, Elem type, const void* a, const Strided& sa, bool* out, const Strided& at, int64_t n,
                cudaStream_t s);
 // out[i] (i < outputs) = the sum (or mean) of in's run i of `run` elements
-// in each of `outer` blocks of outputs * run (kernels.h's Sum).
-void sum(const float* in, int64_t outer, int64_t outputs, int64_t run, float* out, bool mean, cudaStream_t s);
+// in each of `outer` blocks of outputs * run (kernels.h's Sum), f32 or f64.
+void sum(Elem type, const void* in, int64_t outer, int64_t outputs, int64_t run, void* out, bool mean,
+         cudaStream_t s);
+// out[i] (i < outputs, of dtype `to`) = the reduction of run i of `run`
+// elements of contiguous x (of dtype `from`), as the CPU's: max and min
+// (and their arg forms) take the first best element and a NaN wins;
+// products in double (floats) or wrapping int64.
+void reduce(Reduce op, Elem from, const void* x, int64_t outputs, int64_t run, Elem to, void* out, cudaStream_t s);
 // n elements of out (of dtype `type`) = value, converted as astype does.
 void fill(Elem type, void* out, int64_t n, double value, cudaStream_t s);
 // out (bool, contiguous) = a cmp b (both of dtype `type`, any but bool),
