@@ -135,9 +135,10 @@ const ir::Node* GraphExecutor::runSerial(const BlockPlan& p, Frame& f, std::vect
 // The split strategy: each device's ready nodes (and those they make ready
 // there) run until that device has none, then the next device's, so each
 // device's part of the block runs as far as it can in one go (on the
-// device's own thread where it has one) and no two devices work at once. Values are freed after their
-// last reader, as in the merged DAG (the nodes do not run in program
-// order, so the plan's kill lists do not apply).
+// device's own thread where it has one) and no two devices work at once.
+// Values are freed after their last reader, as in the merged DAG (the
+// nodes do not run in program order, so the plan's kill lists do not
+// apply).
 const ir::Node* GraphExecutor::runSplit(const BlockPlan& p, Frame& f, std::vector<Value>& out) {
   size_t n = p.nodes.size();
   std::vector<uint32_t> pending(p.deps.begin(), p.deps.end());
