@@ -100,7 +100,7 @@ Value runTensorOp(Interpreter& interp, ir::Op op, std::vector<Value>& params, So
   TensorOpFn fn = tensorOpImpl(op);
   if (!fn) nn::fail(loc, std::string("internal error: ") + ir::opInfo(op).name + " has no implementation");
   // Tensor operands on several devices: copies (on the tape) onto the one
-  // the op runs on, as for the value ops (Interpreter::runNode).
+  // the op runs on, as for the value ops (Interpreter::simpleOp).
   alignOperandDevices(op, params, [&](const Value& x, Device& to) {
     std::vector<Value> p{x, Value::str(to.name())};
     return runTensorOp(interp, ir::Op::ToDevice, p, loc);
