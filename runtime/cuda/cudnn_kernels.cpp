@@ -189,16 +189,28 @@ struct Workspace {
 const void* in(const Tensor& t) { return t.deviceBytes(); }
 void* out(Tensor& t) { return t.deviceBytes(); }
 
-// The first algorithm cuDNN ranks that it can run, from a _v7 query's
-// results.
-template <class Perf>
-auto bestOf(const std::vector<Perf>& perf, int found, const char* what) {
-  for (int i = 0; i < found; ++i)
-    if (perf[static_cast<size_t>(i)].status == CUDNN_STATUS_SUCCESS) return perf[static_cast<size_t>(i)].algo;
-  throw std::runtime_error(std::string(what) + ": cuDNN has no algorithm for these shapes");
+constexpr int kAlgorithms = 8;
+
+// One convolution pass (forward, data or filter gradient) as cuDNN runs
+// each: `query` ranks its algorithms (a _v7 query filling Perf records),
+// the first that can run is taken, `size` says its workspace, and `run`
+// runs it with that workspace.
+template <class Perf, class Query, class Size, class Run>
+void convolve(const char* what, cudaStream_t stream, Query query, Size size, Run run) {
+  std::vector<Perf> perf(kAlgorithms);
+  int found = 0;
+  check(query(perf.data(), &found), what);
+  int i = 0;
+  while (i < found && perf[static_cast<size_t>(i)].status != CUDNN_STATUS_SUCCESS) ++i;
+  if (i == found) throw std::runtime_error(std::string(what) + ": cuDNN has no algorithm for these shapes");
+  auto algo = perf[static_cast<size_t>(i)].algo;
+  size_t bytes = 0;
+  check(size(algo, &bytes), what);
+  Workspace ws(bytes, stream);
+  check(run(algo, ws), what);
 }
 
-constexpr int kAlgorithms = 8;
+const float kOne = 1.0f, kZero = 0.0f;
 
 void conv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const ConvParams& p, Tensor& o) {
   const Dnn& dnn = Dnn::get();
@@ -206,21 +218,21 @@ void conv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const ConvPara
   TensorDesc xd(x), od(o);
   FilterDesc wd(w);
   ConvDesc cd(p);
-  std::vector<cudnnConvolutionFwdAlgoPerf_t> perf(kAlgorithms);
-  int found = 0;
-  check(dnn.cudnnGetConvolutionForwardAlgorithm_v7(h, xd.d, wd.d, cd.d, od.d, kAlgorithms, &found, perf.data()),
-        "cudnnGetConvolutionForwardAlgorithm_v7");
-  cudnnConvolutionFwdAlgo_t algo = bestOf(perf, found, "conv2d");
-  size_t bytes = 0;
-  check(dnn.cudnnGetConvolutionForwardWorkspaceSize(h, xd.d, wd.d, cd.d, od.d, algo, &bytes),
-        "cudnnGetConvolutionForwardWorkspaceSize");
-  Workspace ws(bytes, computeStream(o));
-  const float one = 1.0f, zero = 0.0f;
-  check(dnn.cudnnConvolutionForward(h, &one, xd.d, in(x), wd.d, in(w), cd.d, algo, ws.p, ws.size, &zero, od.d, out(o)),
-        "cudnnConvolutionForward");
+  convolve<cudnnConvolutionFwdAlgoPerf_t>(
+      "conv2d", computeStream(o),
+      [&](auto* perf, int* found) {
+        return dnn.cudnnGetConvolutionForwardAlgorithm_v7(h, xd.d, wd.d, cd.d, od.d, kAlgorithms, found, perf);
+      },
+      [&](auto algo, size_t* bytes) {
+        return dnn.cudnnGetConvolutionForwardWorkspaceSize(h, xd.d, wd.d, cd.d, od.d, algo, bytes);
+      },
+      [&](auto algo, Workspace& ws) {
+        return dnn.cudnnConvolutionForward(h, &kOne, xd.d, in(x), wd.d, in(w), cd.d, algo, ws.p, ws.size, &kZero, od.d,
+                                           out(o));
+      });
   if (bias) {
     TensorDesc bd(*bias);  // [OC] as [1, OC, 1, 1], broadcast over the rest
-    check(dnn.cudnnAddTensor(h, &one, bd.d, in(*bias), &one, od.d, out(o)), "cudnnAddTensor");
+    check(dnn.cudnnAddTensor(h, &kOne, bd.d, in(*bias), &kOne, od.d, out(o)), "cudnnAddTensor");
   }
 }
 
@@ -230,19 +242,18 @@ void conv2dGradInput(const Tensor& g, const Tensor& w, const ConvParams& p, Tens
   TensorDesc gd(g), dxd(dx);
   FilterDesc wd(w);
   ConvDesc cd(p);
-  std::vector<cudnnConvolutionBwdDataAlgoPerf_t> perf(kAlgorithms);
-  int found = 0;
-  check(dnn.cudnnGetConvolutionBackwardDataAlgorithm_v7(h, wd.d, gd.d, cd.d, dxd.d, kAlgorithms, &found, perf.data()),
-        "cudnnGetConvolutionBackwardDataAlgorithm_v7");
-  cudnnConvolutionBwdDataAlgo_t algo = bestOf(perf, found, "conv2d gradient");
-  size_t bytes = 0;
-  check(dnn.cudnnGetConvolutionBackwardDataWorkspaceSize(h, wd.d, gd.d, cd.d, dxd.d, algo, &bytes),
-        "cudnnGetConvolutionBackwardDataWorkspaceSize");
-  Workspace ws(bytes, computeStream(dx));
-  const float one = 1.0f, zero = 0.0f;
-  check(dnn.cudnnConvolutionBackwardData(h, &one, wd.d, in(w), gd.d, in(g), cd.d, algo, ws.p, ws.size, &zero, dxd.d,
-                                         out(dx)),
-        "cudnnConvolutionBackwardData");
+  convolve<cudnnConvolutionBwdDataAlgoPerf_t>(
+      "conv2d gradient", computeStream(dx),
+      [&](auto* perf, int* found) {
+        return dnn.cudnnGetConvolutionBackwardDataAlgorithm_v7(h, wd.d, gd.d, cd.d, dxd.d, kAlgorithms, found, perf);
+      },
+      [&](auto algo, size_t* bytes) {
+        return dnn.cudnnGetConvolutionBackwardDataWorkspaceSize(h, wd.d, gd.d, cd.d, dxd.d, algo, bytes);
+      },
+      [&](auto algo, Workspace& ws) {
+        return dnn.cudnnConvolutionBackwardData(h, &kOne, wd.d, in(w), gd.d, in(g), cd.d, algo, ws.p, ws.size, &kZero,
+                                                dxd.d, out(dx));
+      });
 }
 
 void conv2dGradWeight(const Tensor& g, const Tensor& x, const ConvParams& p, Tensor& dw) {
@@ -251,20 +262,18 @@ void conv2dGradWeight(const Tensor& g, const Tensor& x, const ConvParams& p, Ten
   TensorDesc gd(g), xd(x);
   FilterDesc dwd(dw);
   ConvDesc cd(p);
-  std::vector<cudnnConvolutionBwdFilterAlgoPerf_t> perf(kAlgorithms);
-  int found = 0;
-  check(dnn.cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, xd.d, gd.d, cd.d, dwd.d, kAlgorithms, &found,
-                                                          perf.data()),
-        "cudnnGetConvolutionBackwardFilterAlgorithm_v7");
-  cudnnConvolutionBwdFilterAlgo_t algo = bestOf(perf, found, "conv2d weight gradient");
-  size_t bytes = 0;
-  check(dnn.cudnnGetConvolutionBackwardFilterWorkspaceSize(h, xd.d, gd.d, cd.d, dwd.d, algo, &bytes),
-        "cudnnGetConvolutionBackwardFilterWorkspaceSize");
-  Workspace ws(bytes, computeStream(dw));
-  const float one = 1.0f, zero = 0.0f;
-  check(dnn.cudnnConvolutionBackwardFilter(h, &one, xd.d, in(x), gd.d, in(g), cd.d, algo, ws.p, ws.size, &zero,
-                                           dwd.d, out(dw)),
-        "cudnnConvolutionBackwardFilter");
+  convolve<cudnnConvolutionBwdFilterAlgoPerf_t>(
+      "conv2d weight gradient", computeStream(dw),
+      [&](auto* perf, int* found) {
+        return dnn.cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, xd.d, gd.d, cd.d, dwd.d, kAlgorithms, found, perf);
+      },
+      [&](auto algo, size_t* bytes) {
+        return dnn.cudnnGetConvolutionBackwardFilterWorkspaceSize(h, xd.d, gd.d, cd.d, dwd.d, algo, bytes);
+      },
+      [&](auto algo, Workspace& ws) {
+        return dnn.cudnnConvolutionBackwardFilter(h, &kOne, xd.d, in(x), gd.d, in(g), cd.d, algo, ws.p, ws.size, &kZero,
+                                                  dwd.d, out(dw));
+      });
 }
 
 template <bool IsMax>
@@ -273,8 +282,7 @@ void pool2d(const Tensor& x, const PoolParams& p, Tensor& o) {
   cudnnHandle_t h = handleFor(o);
   TensorDesc xd(x), od(o);
   PoolDesc pd(p, IsMax);
-  const float one = 1.0f, zero = 0.0f;
-  check(dnn.cudnnPoolingForward(h, pd.d, &one, xd.d, in(x), &zero, od.d, out(o)), "cudnnPoolingForward");
+  check(dnn.cudnnPoolingForward(h, pd.d, &kOne, xd.d, in(x), &kZero, od.d, out(o)), "cudnnPoolingForward");
 }
 
 // cuDNN's backward pass reads the forward's output too: made again here
@@ -286,9 +294,8 @@ void pool2dGrad(const Tensor& g, const Tensor& x, const PoolParams& p, bool isMa
   TensorDesc xd(x), gd(g), dxd(dx);
   PoolDesc pd(p, isMax);
   Workspace y(static_cast<size_t>(g.numel()) * sizeof(float), stream);
-  const float one = 1.0f, zero = 0.0f;
-  check(dnn.cudnnPoolingForward(h, pd.d, &one, xd.d, in(x), &zero, gd.d, y.p), "cudnnPoolingForward");
-  check(dnn.cudnnPoolingBackward(h, pd.d, &one, gd.d, y.p, gd.d, in(g), xd.d, in(x), &zero, dxd.d, out(dx)),
+  check(dnn.cudnnPoolingForward(h, pd.d, &kOne, xd.d, in(x), &kZero, gd.d, y.p), "cudnnPoolingForward");
+  check(dnn.cudnnPoolingBackward(h, pd.d, &kOne, gd.d, y.p, gd.d, in(g), xd.d, in(x), &kZero, dxd.d, out(dx)),
         "cudnnPoolingBackward");
 }
 
@@ -303,8 +310,7 @@ void batchNorm(const Tensor& x, const Tensor& mean, const Tensor& var, const Ten
   Tensor ones = gamma ? *gamma : fullLike(DType::F32, mean.shape(), 1.0, o.device());
   Tensor zeros = beta ? *beta : Tensor::zeros(DType::F32, mean.shape(), o.device());
   TensorDesc xd(x), od(o), cd(mean);
-  const float one = 1.0f, zero = 0.0f;
-  check(dnn.cudnnBatchNormalizationForwardInference(h, CUDNN_BATCHNORM_SPATIAL, &one, &zero, xd.d, in(x), od.d, out(o),
+  check(dnn.cudnnBatchNormalizationForwardInference(h, CUDNN_BATCHNORM_SPATIAL, &kOne, &kZero, xd.d, in(x), od.d, out(o),
                                                     cd.d, in(ones), in(zeros), in(mean), in(var), eps),
         "cudnnBatchNormalizationForwardInference");
 }
