@@ -127,7 +127,8 @@ Value bHelp(CallContext& c, std::vector<Value>& args) {
           break;
         case ir::ParamKind::VarKeywords: s += "**"; break;
       }
-      s += name + (d ? "=" + rt::repr(*d) : "");
+      s += name;
+      if (d) s += '=' + rt::repr(*d);  // (a char: GCC 12 warns falsely of "=" + a temporary)
     }
     std::cout << s << ")\n    A function defined at line " << fn.loc().line << ".\n";
     return Value::none();
