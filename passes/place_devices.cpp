@@ -68,18 +68,18 @@ class PlaceDevices {
   bool align(ir::Node& n, Nodes& out) {
     if (!ir::followsOperands(n.op()) || n.numBlocks() > 0) return false;
     std::vector<const std::string*> devices;
-    bool several = false;
     for (const ir::Value* v : n.operands()) {
       const std::string* d = v->type().isTensor() ? deviceOf(v) : nullptr;
       if (v->type().isTensor() && !d) return false;  // the run decides
-      if (d && !devices.empty())
-        for (const std::string* e : devices) several |= e && *e != *d;
       devices.push_back(d);
     }
-    if (!several) return false;
-    const std::string target = *devices[ir::decidingOperand(n.op(), devices)];
+    size_t decides = ir::decidingOperand(n.op(), devices);
+    if (decides == devices.size()) return false;  // no tensor operand
+    const std::string target = *devices[decides];
+    bool changed = false;
     for (size_t i = 0; i < n.operands().size(); ++i) {
       if (!devices[i] || *devices[i] == target) continue;
+      changed = true;
       auto copy = std::make_unique<ir::Node>(ir::Op::ToDevice, n.loc());
       copy->setParent(n.parent());
       copy->addOperand(n.operand(i));
@@ -91,7 +91,7 @@ class PlaceDevices {
       learn(*copy);
       out.push_back(std::move(copy));
     }
-    return true;
+    return changed;
   }
 
   bool block(ir::Block& b) {

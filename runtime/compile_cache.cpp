@@ -226,6 +226,10 @@ bool placesWork(const ir::Block& b) {
 
 }  // namespace
 
+bool CompileCache::offDefaultDevice(const Value& v) {
+  return v.is(Kind::Tensor) && tensorOf(v).device().name() != "cpu";
+}
+
 // Starts a version's body with `to %p {device}` for each tensor parameter
 // on a known device: a copy that finds its operand there (the version is
 // only used for arguments on those devices), which tells the placement
@@ -264,9 +268,7 @@ const ir::Function& CompileCache::get(const ir::Function& fn, ModuleInstance& mo
   // the default device, are per argument device and say where each
   // parameter is: the copies that operations mixing devices need are then
   // nodes of the version (passes/place_devices.cpp).
-  bool perDevice = e.deviceAware;
-  for (size_t i = 0; i < args.size() && !perDevice; ++i)
-    perDevice = args[i].is(Kind::Tensor) && tensorOf(args[i]).device().name() != "cpu";
+  bool perDevice = e.deviceAware || std::any_of(args.begin(), args.end(), offDefaultDevice);
   if (perDevice)
     for (const Value& a : args) key.devices.push_back(a.is(Kind::Tensor) ? &tensorOf(a).device() : nullptr);
   std::string rebound;

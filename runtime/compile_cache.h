@@ -58,6 +58,9 @@ struct CompileOptions {
 
 class CompileCache {
  public:
+  // Whether v is a tensor off the default device `cpu`: a call with one
+  // gets versions per argument device.
+  static bool offDefaultDevice(const Value& v);
   CompileCache(Host& host, passes::PassContext& passes, CompileOptions options)
       : host_(host), passes_(passes), options_(options) {}
 

@@ -33,8 +33,7 @@ using ir::Op;
 // "@device" for a tensor off the default device (versions are per device
 // then: see perDevice below), else "".
 std::string onDevice(const Value& v) {
-  if (!v.is(Kind::Tensor) || tensorOf(v).device().name() == "cpu") return "";
-  return "@" + tensorOf(v).device().name();
+  return CompileCache::offDefaultDevice(v) ? "@" + tensorOf(v).device().name() : std::string();
 }
 
 // Appends the leaves of `v` (named `path` and their place in it) to
@@ -151,7 +150,8 @@ const ir::Function* CompileCache::getGradient(const ir::Function& fn, ModuleInst
   // version says where each tensor argument and leaf is, so that the copies
   // operations mixing devices need are nodes, and autodiff copies each
   // gradient back to its leaf's device.
-  bool perDevice = key.str().find('@') != std::string::npos;
+  bool perDevice = std::any_of(leaves.values.begin(), leaves.values.end(), offDefaultDevice) ||
+                   std::any_of(args.begin(), args.end(), offDefaultDevice);
   GradientVersion& v = gradients_[key.str()];
   if (v.graph && staleBinding(v.bindings, module).empty()) {
     why = v.why;

@@ -9,7 +9,7 @@ namespace nn::rt {
 bool alignOperandDevices(ir::Op op, const Value** operands, size_t count, std::vector<Value>& copies,
                          const std::function<Value(const Value&, Device&)>& copy) {
   if (!onSeveralDevices(operands, count) || !ir::followsOperands(op)) return false;
-  copies.reserve(copies.size() + count);  // the operands point into it
+  copies.reserve(copies.size() + count);
   std::vector<const std::string*> names(count, nullptr);
   for (size_t i = 0; i < count; ++i)
     if (operands[i]->is(Kind::Tensor)) names[i] = &tensorOf(*operands[i]).device().name();
@@ -26,14 +26,6 @@ bool alignOperandDevices(ir::Op op, std::vector<Value>& values,
                          const std::function<Value(const Value&, Device&)>& copy) {
   // The tensors among the values and the items of a list or tuple of them
   // (concat, stack), in order.
-  const Device* seen = nullptr;
-  bool several = false;
-  auto look = [&](const Value& v) {
-    if (!v.is(Kind::Tensor)) return;
-    const Device* d = &tensorOf(v).device();
-    several |= seen && d != seen;
-    seen = d;
-  };
   auto each = [&](auto&& visit) {
     for (const Value& v : values) {
       if (v.is(Kind::List) || v.is(Kind::Tuple))
@@ -42,26 +34,25 @@ bool alignOperandDevices(ir::Op op, std::vector<Value>& values,
         visit(v);
     }
   };
-  each(look);
-  if (!several) return false;
+  DeviceSpread spread;
+  each([&](const Value& v) { spread.see(v); });
+  if (!spread.several) return false;
   std::vector<const Value*> operands;
   each([&](const Value& v) {
     if (v.is(Kind::Tensor)) operands.push_back(&v);
   });
-  std::vector<const Value*> moved = operands;
   std::vector<Value> copies;
-  copies.reserve(moved.size());
-  if (!alignOperandDevices(op, moved.data(), moved.size(), copies, copy)) return false;
+  if (!alignOperandDevices(op, operands.data(), operands.size(), copies, copy)) return false;
   size_t next = 0;
   for (Value& v : values) {
     if (!v.is(Kind::List) && !v.is(Kind::Tuple)) {
-      if (v.is(Kind::Tensor)) v = *moved[next++];
+      if (v.is(Kind::Tensor)) v = *operands[next++];
       continue;
     }
     // A new sequence: the caller's list keeps its tensors where they are.
     std::vector<Value> items = v.as<SeqObj>().items;
     for (Value& item : items)
-      if (item.is(Kind::Tensor)) item = *moved[next++];
+      if (item.is(Kind::Tensor)) item = *operands[next++];
     v = v.is(Kind::List) ? makeList(std::move(items)) : makeTuple(std::move(items));
   }
   return true;

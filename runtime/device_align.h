@@ -15,23 +15,29 @@
 
 namespace nn::rt {
 
-// Whether the tensors among `operands` are on more than one device: the
-// cheap test before alignOperandDevices, on every op's path.
-inline bool onSeveralDevices(const Value* const* operands, size_t count) {
+// Tells whether the tensors among the values it is shown are on more than
+// one device: the cheap test before alignOperandDevices, on every op's path.
+struct DeviceSpread {
   const Device* seen = nullptr;
-  for (size_t i = 0; i < count; ++i) {
-    if (!operands[i]->is(Kind::Tensor)) continue;
-    const Device* d = &tensorOf(*operands[i]).device();
-    if (seen && d != seen) return true;
+  bool several = false;
+  void see(const Value& v) {
+    if (!v.is(Kind::Tensor)) return;
+    const Device* d = &tensorOf(v).device();
+    several |= seen && d != seen;
     seen = d;
   }
-  return false;
+};
+
+inline bool onSeveralDevices(const Value* const* operands, size_t count) {
+  DeviceSpread spread;
+  for (size_t i = 0; i < count && !spread.several; ++i) spread.see(*operands[i]);
+  return spread.several;
 }
 
 // Replaces each tensor among `operands` (`count` of them) that is not on
 // the device op `op` runs on by `copy(value, device)`, kept in `copies`
-// (which must not reallocate: reserve `count`). Returns whether any
-// operand was copied; with all tensors on one device it only looks.
+// (reserved here, so that the operands can point into it). Returns whether
+// any operand was copied; with all tensors on one device it only looks.
 bool alignOperandDevices(ir::Op op, const Value** operands, size_t count, std::vector<Value>& copies,
                          const std::function<Value(const Value&, Device&)>& copy);
 
