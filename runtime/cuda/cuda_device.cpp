@@ -46,6 +46,15 @@ void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
 }
 
+void* openLibrary(const std::string& soname, std::string& why) {
+  void* lib = dlopen(soname.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    const char* e = dlerror();
+    why = e ? e : soname;
+  }
+  return lib;
+}
+
 namespace {
 
 using cuda::check;  // the CUDA one, beside the overload below
@@ -73,21 +82,12 @@ class Blas {
  private:
   Blas() {
     std::string name = "libcublas.so." + std::to_string(CUBLAS_VER_MAJOR);
-    void* lib = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-      const char* e = dlerror();
-      why_ = e ? e : name;
-      return;
-    }
-    bind(lib, create, "cublasCreate_v2");
-    bind(lib, destroy, "cublasDestroy_v2");
-    bind(lib, setStream, "cublasSetStream_v2");
-    bind(lib, sgemm, "cublasSgemm_v2");
-    if (!create || !destroy || !setStream || !sgemm) sgemm = nullptr, why_ = name + " lacks a cuBLAS entry";
-  }
-  template <class F>
-  static void bind(void* lib, F& f, const char* symbol) {
-    f = reinterpret_cast<F>(dlsym(lib, symbol));
+    void* lib = openLibrary(name, why_);
+    bool ok = lib && bindSymbol(lib, create, "cublasCreate_v2", name, why_) &&
+              bindSymbol(lib, destroy, "cublasDestroy_v2", name, why_) &&
+              bindSymbol(lib, setStream, "cublasSetStream_v2", name, why_) &&
+              bindSymbol(lib, sgemm, "cublasSgemm_v2", name, why_);
+    if (!ok) sgemm = nullptr;
   }
   std::string why_;
 };

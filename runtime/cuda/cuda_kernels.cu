@@ -22,6 +22,10 @@ int blocksFor(int64_t n) {
   return static_cast<int>(b < 4096 ? (b > 0 ? b : 1) : 4096);
 }
 
+// Each thread takes elements i, i + (all threads), ...
+#define GRID_STRIDE(i, n) \
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < (n); i += int64_t(blockDim.x) * gridDim.x)
+
 __device__ int64_t offsetOf(int64_t i, const Strided& at, const Strided& operand) {
   int64_t off = 0;
   for (int d = at.rank - 1; d >= 0; --d) {
@@ -134,19 +138,19 @@ __device__ T applyUnary(Unary op, T x) {
 template <class T>
 __global__ void binaryKernel(Binary op, const T* a, Strided sa, const T* b, Strided sb, T* out, Strided at, int64_t n,
                              int* zero) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(blockDim.x) * gridDim.x)
+  GRID_STRIDE(i, n)
     out[i] = applyBinary<T>(op, a[offsetOf(i, at, sa)], b[offsetOf(i, at, sb)], zero);
 }
 
 template <class T>
 __global__ void unaryKernel(Unary op, const T* a, Strided sa, T* out, Strided at, int64_t n) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(blockDim.x) * gridDim.x)
+  GRID_STRIDE(i, n)
     out[i] = applyUnary<T>(op, a[offsetOf(i, at, sa)]);
 }
 
 template <class T>
 __global__ void predicateKernel(Predicate op, const T* a, Strided sa, bool* out, Strided at, int64_t n) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(blockDim.x) * gridDim.x) {
+  GRID_STRIDE(i, n) {
     T x = a[offsetOf(i, at, sa)];
     out[i] = op == Predicate::IsNan ? isnan(x) : op == Predicate::IsInf ? isinf(x) : isfinite(x);
   }
@@ -155,7 +159,7 @@ __global__ void predicateKernel(Predicate op, const T* a, Strided sa, bool* out,
 template <class T>
 __global__ void compareKernel(Compare op, const T* a, Strided sa, const T* b, Strided sb, bool* out, Strided at,
                               int64_t n) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(blockDim.x) * gridDim.x) {
+  GRID_STRIDE(i, n) {
     T x = a[offsetOf(i, at, sa)], y = b[offsetOf(i, at, sb)];
     bool r = false;
     switch (op) {
@@ -173,12 +177,9 @@ __global__ void compareKernel(Compare op, const T* a, Strided sa, const T* b, St
 template <class T>
 __global__ void whereKernel(const bool* c, Strided sc, const T* x, Strided sx, const T* y, Strided sy, T* out,
                             Strided at, int64_t n) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(blockDim.x) * gridDim.x)
+  GRID_STRIDE(i, n)
     out[i] = c[offsetOf(i, at, sc)] ? x[offsetOf(i, at, sx)] : y[offsetOf(i, at, sy)];
 }
-
-#define GRID_STRIDE(i, n) \
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < (n); i += int64_t(blockDim.x) * gridDim.x)
 
 template <class T>
 __global__ void fillKernel(T* out, int64_t n, T value) {
@@ -310,7 +311,7 @@ __global__ void reduceKernel(Reduce op, const T* x, int64_t run, Partial* out) {
 // The partials written out in the result's dtype.
 template <class D>
 __global__ void storeKernel(Reduce op, bool isFloat, const Partial* in, int64_t n, D* out) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(blockDim.x) * gridDim.x) {
+  GRID_STRIDE(i, n) {
     const Partial& p = in[i];
     if (op == Reduce::ArgMax || op == Reduce::ArgMin) out[i] = static_cast<D>(p.at);
     else if (op == Reduce::All || op == Reduce::Any) out[i] = static_cast<D>(p.i != 0);

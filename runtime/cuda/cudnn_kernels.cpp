@@ -13,7 +13,6 @@
 // (count_include_pad). Workspaces are stream-ordered allocations freed
 // after the launch.
 #include <cudnn.h>
-#include <dlfcn.h>
 
 #include <memory>
 #include <mutex>
@@ -60,16 +59,9 @@ class Dnn {
  private:
   Dnn() {
     std::string name = "libcudnn.so." + std::to_string(CUDNN_MAJOR);
-    void* lib = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-      const char* e = dlerror();
-      why_ = e ? e : name;
-      return;
-    }
-    ok_ = true;
-#define NN_DNN_BIND(name)                                                   \
-  name = reinterpret_cast<decltype(name)>(dlsym(lib, #name));               \
-  if (!name) ok_ = false, why_ = "libcudnn.so." + std::to_string(CUDNN_MAJOR) + " lacks " #name;
+    void* lib = openLibrary(name, why_);
+    ok_ = lib != nullptr;
+#define NN_DNN_BIND(entry) ok_ = ok_ && bindSymbol(lib, entry, #entry, name, why_);
     NN_DNN_ENTRIES(NN_DNN_BIND)
 #undef NN_DNN_BIND
   }
