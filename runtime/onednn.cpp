@@ -26,8 +26,18 @@ namespace {
 
 // Never destroyed: the thread pool's per-thread streams refer to it until
 // the pool's threads end, which may be after static destructors ran.
+// oneDNN's own process-wide primitive cache is switched off here, before
+// any thread creates a primitive: the per-device caches below already keep
+// primitives, and the global one would share them between devices and
+// states. Its lookups also compare keys that point into primitives
+// another thread is still publishing (ThreadSanitizer reports it as soon
+// as two devices' threads create their first matmul together).
 dnnl::engine& engine() {
-  static dnnl::engine* e = new dnnl::engine(dnnl::engine::kind::cpu, 0);
+  static dnnl::engine* e = [] {
+    auto* made = new dnnl::engine(dnnl::engine::kind::cpu, 0);
+    dnnl::set_primitive_cache_capacity(0);
+    return made;
+  }();
   return *e;
 }
 
