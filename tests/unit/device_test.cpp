@@ -363,3 +363,38 @@ TEST(Device, PartitionedGraphsGiveTheNumbersOfOneDevice) {
   EXPECT_EQ(runPartitioned(Partition::Merge), "True\n");
   EXPECT_EQ(runPartitioned(Partition::Split), "True\n");
 }
+
+namespace {
+
+// oneDNN primitives made for the first time on two devices' threads at
+// once (the merged DAG runs the two with-blocks together), the same matmul
+// on both and then other kinds: nothing of oneDNN's process state may be
+// shared between them unguarded (the ThreadSanitizer run checks it; a
+// fresh process is where it matters).
+const char* kFirstPrimitivesOnTwoDevices =
+    "seed(3)\n"
+    "def f(x, img, w, k):\n"
+    "    with device('cpu:1'):\n"
+    "        a = log_softmax(softmax(x @ w) * 3.0)\n"
+    "        b = layer_norm(a, (8,))\n"
+    "    with device('cpu:2'):\n"
+    "        c = conv2d(img * (x @ w).mean(), k, padding=1)\n"
+    "        d = batch_norm(c, zeros(4), ones(4))\n"
+    "    return a.sum().to('cpu') + b.sum().to('cpu') + c.sum().to('cpu') + d.sum().to('cpu')\n"
+    "x, img = randn(16, 8), randn(2, 3, 8, 8)\n"
+    "w, k = randn(8, 8), randn(4, 3, 3, 3)\n"
+    "print(bool(isfinite(f(x, img, w, k))))\n";
+
+}  // namespace
+
+TEST(Device, TwoDevicesMakeTheirFirstPrimitivesAtOnce) {
+  StateOptions options;
+  options.mode = ExecMode::Graph;
+  options.cpuDevices = 3;
+  options.jitCache = false;
+  std::ostringstream out, err;
+  State state(options, out, err);
+  Status s = state.runString(kFirstPrimitivesOnTwoDevices, "first_primitives.nn");
+  EXPECT_TRUE(s.ok()) << err.str();
+  EXPECT_EQ(out.str(), "True\n");
+}
