@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "runtime/constant_eval.h"
+#include "runtime/host_made_kernels.h"
 
 namespace nn::rt {
 
@@ -32,6 +33,9 @@ Device* Context::findDevice(std::string_view name) const {
 Device& Context::addDevice(std::unique_ptr<Device> device) {
   if (!device) throw std::invalid_argument("no device to register");
   if (findDevice(device->name())) throw std::invalid_argument("a device named '" + device->name() + "' exists already");
+  device->setHost(cpu_);
+  // Creation ops the device cannot run itself are made on the host.
+  if (!device->hostMemory()) device->extendKernels(addHostMadeKernels);
   devices_.push_back(device.get());
   added_.push_back(std::move(device));
   return *devices_.back();

@@ -38,7 +38,9 @@ class Context {
   // The devices of this state by name, the CPU first. Devices are
   // registered at run time (a plugin's, the heterogeneous issue's cpu:N);
   // the context keeps each alive as long as itself. Registering a name
-  // twice is an error (std::invalid_argument, a host-program bug).
+  // twice is an error (std::invalid_argument, a host-program bug). A
+  // device whose memory the host cannot address gets the host-made
+  // creation kernels it lacks (host_made_kernels.h).
   const std::vector<Device*>& devices() const { return devices_; }
   Device* findDevice(std::string_view name) const;
   Device& addDevice(std::unique_ptr<Device> device);

@@ -60,6 +60,11 @@ class Device {
   // memcpy.
   virtual void copyFromHost(void* dst, const void* src, size_t bytes) const;
   virtual void copyToHost(void* dst, const void* src, size_t bytes) const;
+  // The host device this one makes values on when its memory is not the
+  // host's (host_made_kernels.h): the context's CPU, set when the context
+  // registers it. Null before that.
+  Device* host() const { return host_; }
+  void setHost(Device& host) { host_ = &host; }
   // The kernels' state of type S, made on first use (from any thread).
   template <class S>
   S& kernelState() const {
@@ -76,6 +81,7 @@ class Device {
   const KernelTable* kernels_;
   ExecutionQueue& queue_;
   std::unique_ptr<KernelTable> ownKernels_;
+  Device* host_ = nullptr;
   mutable std::once_flag stateOnce_;
   mutable std::unique_ptr<KernelState> state_;
 };

@@ -3,7 +3,9 @@
 // its true elements (np.nonzero). The integer index arrays broadcast
 // together; their result dimensions replace the indexed axes when those are
 // adjacent and go first otherwise, as in NumPy. Reads gather into a new
-// tensor; writes produce an updated copy (functional update).
+// tensor; writes produce an updated copy (functional update). The index
+// arrays are read on the host (copied there from a device whose memory it
+// cannot address); the device's kernels get the resolved element offsets.
 #include <algorithm>
 
 #include "runtime/dispatch.h"
@@ -34,7 +36,9 @@ AdvancedPlan plan(const Tensor& t, const Value& index, SourceLoc loc) {
       advanced.push_back(false);
       continue;
     }
-    Tensor a = p.is(Kind::Tensor) ? tensorOf(p) : tensorFromData(p, std::nullopt, loc, t.device());
+    // Index arrays are read on the host, wherever t is.
+    Device& host = t.device().hostMemory() || !t.device().host() ? t.device() : *t.device().host();
+    Tensor a = p.is(Kind::Tensor) ? readableOnHost(tensorOf(p), loc) : tensorFromData(p, std::nullopt, loc, host);
     if (a.dtype() == DType::Bool) {
       std::vector<std::vector<Value>> coords(a.ndim());
       for (int64_t i = 0; i < a.numel(); ++i) {
@@ -46,7 +50,7 @@ AdvancedPlan plan(const Tensor& t, const Value& index, SourceLoc loc) {
         }
       }
       for (int d = 0; d < a.ndim(); ++d) {
-        Tensor c = Tensor::empty(DType::I64, {static_cast<int64_t>(coords[d].size())}, t.device());
+        Tensor c = Tensor::empty(DType::I64, {static_cast<int64_t>(coords[d].size())}, a.device());
         for (size_t k = 0; k < coords[d].size(); ++k) c.data<int64_t>()[k] = coords[d][k].asInt();
         expanded.push_back(makeTensorValue(c));
         advanced.push_back(true);
@@ -164,7 +168,7 @@ bool gatherRows(const Tensor& t, const Value& index, SourceLoc loc, Tensor& out)
   if (!index.is(Kind::Tensor) || t.ndim() == 0 || !t.isContiguous()) return false;
   const Tensor& rows = tensorOf(index);
   if (!isIntegral(rows.dtype())) return false;
-  Tensor r = astype(rows, DType::I64).contiguous();
+  Tensor r = astype(readableOnHost(rows, loc), DType::I64).contiguous();
   Shape shape = r.shape();
   int64_t rowSize = 1;
   for (int d = 1; d < t.ndim(); ++d) shape.push_back(t.dim(d)), rowSize *= t.dim(d);

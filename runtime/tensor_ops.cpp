@@ -89,6 +89,20 @@ static Tensor scalarTensor(const Value& v, DType dtype, Device& device) {
   return t;
 }
 
+Tensor readableOnHost(const Tensor& t, SourceLoc loc) {
+  Device& from = t.device();
+  if (from.hostMemory()) return t;
+  Tensor src = t;
+  if (!t.isContiguous()) {
+    src = Tensor::empty(t.dtype(), t.shape(), from);
+    launch<ir::Op::AsType>(from, t.dtype(), loc, t, src);
+  }
+  if (!from.host()) fail(loc, "device '" + from.name() + "' has no host to read tensors on");
+  Tensor out = Tensor::empty(t.dtype(), t.shape(), *from.host());
+  if (out.numel() > 0) from.copyToHost(out.bytes(), src.deviceBytes(), static_cast<size_t>(out.numel()) * dtypeSize(t.dtype()));
+  return out;
+}
+
 static ScalarKind scalarKind(const Value& v) {
   return v.is(Kind::Bool) ? ScalarKind::Bool : v.is(Kind::Int) ? ScalarKind::Int : ScalarKind::Float;
 }

@@ -20,6 +20,10 @@ namespace nn::rt {
 std::string typeString(const Tensor& t);
 
 Tensor astype(const Tensor& t, DType dtype);
+// t with memory the host can read: t itself when it has such memory, else
+// a contiguous copy on its device's host (the index arrays of indexing,
+// gather and scatter_add are read there to check and resolve them).
+Tensor readableOnHost(const Tensor& t, SourceLoc loc);
 Tensor broadcastTo(const Tensor& t, const Shape& shape, SourceLoc loc);
 Shape broadcastShapes(const Shape& a, const Shape& b, SourceLoc loc, const std::string& what);
 // The device two operands of `op` share; fails when they differ (an op

@@ -119,7 +119,8 @@ static void checkIndex(const Tensor& x, int64_t a, const Tensor& index, SourceLo
 // Fails on the first index element outside [-len, len) for axis a. The
 // scan runs on all cores for large indices; the error is raised outside
 // the parallel region, for the lowest such element as a serial scan would.
-static void checkIndexRange(const Tensor& x, int64_t a, const Tensor& index, SourceLoc loc, const char* what) {
+static void checkIndexRange(const Tensor& x, int64_t a, const Tensor& deviceIndex, SourceLoc loc, const char* what) {
+  Tensor index = readableOnHost(deviceIndex, loc);
   int64_t len = x.dim(static_cast<int>(a)), n = index.numel();
   int64_t first = n;
   auto bad = [&](int64_t i) {

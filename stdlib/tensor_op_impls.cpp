@@ -8,6 +8,7 @@
 
 #include "ir/shape_rules.h"
 #include "runtime/device.h"
+#include "runtime/dispatch.h"
 #include "runtime/gradient_ops.h"
 #include "runtime/nn_ops.h"
 #include "runtime/random.h"
@@ -238,13 +239,18 @@ Tensor copyTo(const Tensor& x, rt::Device& to, SourceLoc loc) {
     to.copyFromHost(out.deviceBytes(), src.bytes(), bytes);
     return out;
   }
-  if (!x.isContiguous()) fail(loc, "copying a strided view off " + from.name() + " is not supported yet");
+  // A strided view is made contiguous on its own device first.
+  Tensor src = x;
+  if (!x.isContiguous()) {
+    src = Tensor::empty(x.dtype(), x.shape(), from);
+    rt::launch<ir::Op::AsType>(from, x.dtype(), loc, x, src);
+  }
   if (to.hostMemory()) {
-    from.copyToHost(out.bytes(), x.deviceBytes(), bytes);
+    from.copyToHost(out.bytes(), src.deviceBytes(), bytes);
     return out;
   }
   std::vector<char> staging(bytes);
-  from.copyToHost(staging.data(), x.deviceBytes(), bytes);
+  from.copyToHost(staging.data(), src.deviceBytes(), bytes);
   to.copyFromHost(out.deviceBytes(), staging.data(), bytes);
   return out;
 }

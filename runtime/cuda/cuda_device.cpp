@@ -13,11 +13,13 @@
 //   - kernels: arithmetic, maximum, minimum and comparisons
 //     with broadcasting, where, every elementwise op of the op table for
 //     the dtypes it takes, the reductions, softmax and log_softmax,
-//     cross_entropy, one_hot, fills and conversions of every dtype
+//     cross_entropy, one_hot, fills and conversions of every dtype,
+//     indexing reads and writes, gather and scatter_add
 //     (cuda_kernels.cu); 2-D matmul and linear
 //     through cuBLAS (opened when a device is made); conv2d, pooling,
-//     batch_norm and their gradients through cuDNN (cudnn_kernels.cpp).
-//     Any other op is the runtime's located "has no kernel on device
+//     batch_norm and their gradients through cuDNN (cudnn_kernels.cpp);
+//     ramps, eye, the random ops and dropout made on the host
+//     (runtime/host_made_kernels.h, added by the context). Any other op is the runtime's located "has no kernel on device
 //     'cuda:0'" error, never a silent fallback.
 // Built only where the CUDA toolkit is (architectures 80 and 90); it uses
 // the runtime's headers and the symbols of the binary that loads it.
@@ -293,6 +295,33 @@ void convertKernel(const Tensor& src, const Tensor& dst) {
           const_cast<Tensor&>(dst).deviceBytes(), stridedOf(dst, rank), dst.numel(), CudaDevice::of(dst).stream());
 }
 
+// The storage start of t on its device: indexing offsets count from it.
+char* storageStart(const Tensor& t) { return t.deviceBytes() - t.offset() * static_cast<int64_t>(dtypeSize(t.dtype())); }
+
+void takeKernel(const Tensor& t, const int64_t* offsets, int64_t n, Tensor& o) {
+  take(elemOf(t.dtype()), storageStart(t), offsets, n, o.deviceBytes(), CudaDevice::of(o).stream());
+}
+
+void putKernel(const Tensor& values, const int64_t* offsets, int64_t n, Tensor& dst) {
+  size_t rank = values.shape().size();
+  put(elemOf(dst.dtype()), values.deviceBytes(), stridedOf(values, rank), stridedOf(values, rank), offsets, n,
+      storageStart(dst), CudaDevice::of(dst).stream());
+}
+
+void gatherKernel(const Tensor& x, int axis, const Tensor& index, Tensor& o) {
+  size_t rank = index.shape().size();
+  gather(elemOf(x.dtype()), x.deviceBytes(), stridedOf(x, rank), axis,
+         reinterpret_cast<const int64_t*>(index.deviceBytes()), stridedOf(index, rank), o.deviceBytes(), o.numel(),
+         CudaDevice::of(o).stream());
+}
+
+void scatterAddKernel(int axis, const Tensor& index, const Tensor& src, Tensor& o) {
+  size_t rank = index.shape().size();
+  scatterAdd(axis, reinterpret_cast<const int64_t*>(index.deviceBytes()), stridedOf(index, rank),
+             reinterpret_cast<const double*>(src.deviceBytes()), stridedOf(src, rank),
+             reinterpret_cast<double*>(o.deviceBytes()), stridedOf(o, rank), index.numel(), CudaDevice::of(o).stream());
+}
+
 template <Reduce Op>
 void reduceKernel(const Tensor& x, int64_t run, Tensor& o) {
   reduce(Op, elemOf(x.dtype()), x.deviceBytes(), o.numel(), run, elemOf(o.dtype()), o.deviceBytes(),
@@ -390,7 +419,11 @@ const KernelTable& cudaKernels() {
       t.add<Op::Where>(d, whereKernel);
       t.add<Op::Full>(d, fillKernel);
       t.add<Op::AsType>(d, convertKernel);
+      t.add<Op::GetItem>(d, takeKernel);
+      t.add<Op::SetItem>(d, putKernel);
+      t.add<Op::Gather>(d, gatherKernel);
     }
+    t.add<Op::ScatterAdd>(DType::F64, scatterAddKernel);
     for (DType d : {DType::F32, DType::F64}) {
       t.addBinary(Op::Div, d, binaryKernel<Binary::Div>);
       t.addBinary(Op::Pow, d, binaryKernel<Binary::Pow>);

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <new>
 #include <stdexcept>
 #include <type_traits>
 
@@ -404,6 +405,51 @@ __global__ void sumKernel(const T* in, int64_t outer, int64_t outputs, int64_t r
   if (threadIdx.x == 0) out[o] = static_cast<T>(mean ? partial[0] / static_cast<double>(total) : partial[0]);
 }
 
+// Indexing: offsets are element offsets from the storage's start.
+template <class T>
+__global__ void takeKernel(const T* base, const int64_t* offsets, int64_t n, T* out) {
+  GRID_STRIDE(i, n) out[i] = base[offsets[i]];
+}
+
+template <class T>
+__global__ void putKernel(const T* values, Strided sv, Strided at, const int64_t* offsets, int64_t n, T* base) {
+  GRID_STRIDE(i, n) base[offsets[i]] = values[offsetOf(i, at, sv)];
+}
+
+// The offset in x (through its strides) that index element i selects
+// along `axis`: the index's own coordinates elsewhere (checked in range).
+__device__ int64_t selectedOffset(int64_t i, const int64_t* index, const Strided& si, const Strided& sx, int axis) {
+  int64_t k = index[offsetOf(i, si, si)];
+  if (k < 0) k += sx.shape[axis];
+  int64_t off = 0;
+  for (int d = si.rank - 1; d >= 0; --d) {
+    int64_t c = i % si.shape[d];
+    i /= si.shape[d];
+    off += (d == axis ? k : c) * sx.stride[d];
+  }
+  return off;
+}
+
+template <class T>
+__global__ void gatherKernel(const T* x, Strided sx, int axis, const int64_t* index, Strided si, T* out, int64_t n) {
+  GRID_STRIDE(i, n) out[i] = x[selectedOffset(i, index, si, sx, axis)];
+}
+
+__global__ void scatterAddKernel(int axis, const int64_t* index, Strided si, const double* src, Strided ss,
+                                 double* out, Strided so, int64_t n) {
+  GRID_STRIDE(i, n) atomicAdd(out + selectedOffset(i, index, si, so, axis), src[offsetOf(i, si, ss)]);
+}
+
+// A device copy of n host offsets, freed in stream order by the caller.
+int64_t* uploadOffsets(const int64_t* offsets, int64_t n, cudaStream_t s) {
+  void* p = nullptr;
+  size_t bytes = static_cast<size_t>(n) * sizeof(int64_t);
+  if (cudaMallocAsync(&p, bytes, s) != cudaSuccess) throw std::bad_alloc();
+  // From pageable memory: the call returns once the host buffer is read.
+  cudaMemcpyAsync(p, offsets, bytes, cudaMemcpyHostToDevice, s);
+  return static_cast<int64_t*>(p);
+}
+
 }  // namespace
 
 void binary(Binary op, Elem type, const void* a, const Strided& sa, const void* b, const Strided& sb, void* out,
@@ -534,6 +580,43 @@ void sum(Elem type, const void* in, int64_t outer, int64_t outputs, int64_t run,
   else
     sumKernel<float><<<static_cast<unsigned>(outputs), kThreads, 0, s>>>(static_cast<const float*>(in), outer, outputs,
                                                                          run, static_cast<float*>(out), mean);
+}
+
+void take(Elem type, const void* base, const int64_t* offsets, int64_t n, void* out, cudaStream_t s) {
+  if (n <= 0) return;
+  int64_t* at = uploadOffsets(offsets, n, s);
+  withElem(type, [&](auto e) {
+    using T = decltype(e);
+    takeKernel<T><<<blocksFor(n), kThreads, 0, s>>>(static_cast<const T*>(base), at, n, static_cast<T*>(out));
+  });
+  cudaFreeAsync(at, s);
+}
+
+void put(Elem type, const void* values, const Strided& sv, const Strided& at, const int64_t* offsets, int64_t n,
+         void* base, cudaStream_t s) {
+  if (n <= 0) return;
+  int64_t* where = uploadOffsets(offsets, n, s);
+  withElem(type, [&](auto e) {
+    using T = decltype(e);
+    putKernel<T><<<blocksFor(n), kThreads, 0, s>>>(static_cast<const T*>(values), sv, at, where, n,
+                                                    static_cast<T*>(base));
+  });
+  cudaFreeAsync(where, s);
+}
+
+void gather(Elem type, const void* x, const Strided& sx, int axis, const int64_t* index, const Strided& si, void* out,
+            int64_t n, cudaStream_t s) {
+  if (n <= 0) return;
+  withElem(type, [&](auto e) {
+    using T = decltype(e);
+    gatherKernel<T><<<blocksFor(n), kThreads, 0, s>>>(static_cast<const T*>(x), sx, axis, index, si,
+                                                       static_cast<T*>(out), n);
+  });
+}
+
+void scatterAdd(int axis, const int64_t* index, const Strided& si, const double* src, const Strided& ss, double* out,
+                const Strided& so, int64_t n, cudaStream_t s) {
+  if (n > 0) scatterAddKernel<<<blocksFor(n), kThreads, 0, s>>>(axis, index, si, src, ss, out, so, n);
 }
 
 }  // namespace nn::rt::cuda

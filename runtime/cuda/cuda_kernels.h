@@ -79,4 +79,22 @@ bool crossEntropy(const float* logProbs, const int64_t* labels, int64_t rows, in
 // false with `bad` = the first label outside [0, classes). Waits for the
 // stream.
 bool oneHot(const void* labels, bool wide, int64_t m, int64_t classes, int64_t* out, int64_t& bad, cudaStream_t s);
+// Indexing, with offsets counted in elements from a storage's start.
+// out (contiguous, n elements) = base[offsets[i]]; `offsets` is host
+// memory (copied to the device in stream order).
+void take(Elem type, const void* base, const int64_t* offsets, int64_t n, void* out, cudaStream_t s);
+// base[offsets[i]] = values' row-major element i (read through `sv`, in a
+// walk of shape `at`); `offsets` is host memory. A repeated offset keeps
+// one of its values, not necessarily the last.
+void put(Elem type, const void* values, const Strided& sv, const Strided& at, const int64_t* offsets, int64_t n,
+         void* base, cudaStream_t s);
+// out (contiguous, the index's shape) = x at index along `axis` (index:
+// device i64 through `si`, checked in range; x through `sx`).
+void gather(Elem type, const void* x, const Strided& sx, int axis, const int64_t* index, const Strided& si, void* out,
+            int64_t n, cudaStream_t s);
+// out (f64, through `so`) += src at the index positions along `axis`, with
+// atomic adds: the order of the additions, so the last bits of a sum, may
+// differ from the CPU's.
+void scatterAdd(int axis, const int64_t* index, const Strided& si, const double* src, const Strided& ss, double* out,
+                const Strided& so, int64_t n, cudaStream_t s);
 }  // namespace nn::rt::cuda

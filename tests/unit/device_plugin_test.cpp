@@ -1,8 +1,9 @@
 // The device plugin seam (runtime/device_plugin.h) without a GPU: a fake
 // plugin (plugins/fake_device_plugin.cpp) registers `cuda:0`, whose memory
 // is reached through its transfers only; tensors go there and back, with
-// device blocks place work on it, its memory is counted, and an op it has
-// no kernel for is a located error, in both modes. A library that is no
+// device blocks place work on it, its memory is counted, the creation ops
+// it has no kernels for are made on the host with the CPU's numbers, and
+// an op it has no kernel for is a located error, in both modes. A library that is no
 // plugin, or no library, is a reason, never a crash.
 #include <gtest/gtest.h>
 
@@ -38,6 +39,69 @@ TEST(DevicePlugins, APluginsDevicesRunWhatTheyHaveKernelsFor) {
     ASSERT_FALSE(s.ok());
     EXPECT_EQ(s.error().message, "mul has no f32 kernel on device 'cuda:0'");
     EXPECT_EQ(s.error().line, 8u);
+  }
+}
+
+// The creation ops the fake device has no kernels for are made on the
+// host by the CPU's kernels and copied in: after the same seed, the
+// device holds the CPU's numbers.
+const char* kMadeOnTheHost =
+    "def made(dev):\n"
+    "    seed(5)\n"
+    "    r = [randn(3, 4, device=dev), rand(5, device=dev), randint(0, 9, (6,), device=dev),\n"
+    "         randperm(7, device=dev), eye(3, device=dev), arange(5, device=dev),\n"
+    "         linspace(0.0, 1.0, 5, device=dev), dropout(ones(8).to(dev), 0.5)]\n"
+    "    with device(dev):\n"
+    "        r.append(randn(2))\n"
+    "    return r\n"
+    "fake = made('cuda:0')\n"
+    "cpu = made('cpu')\n"
+    "print([t.device for t in fake][0], all(bool((a.to('cpu') == b).all()) for a, b in zip(fake, cpu)))\n"
+    "print(float(fake[0].to('cpu').std()) > 0.5, fake[2].dtype, fake[3].to('cpu').sort()[0].tolist())\n";
+
+TEST(DevicePlugins, CreationOpsAreMadeOnTheHostWithTheCpusNumbers) {
+  for (nn::ExecMode mode : {nn::ExecMode::Eager, nn::ExecMode::Graph}) {
+    nn::StateOptions options;
+    options.mode = mode;
+    options.devicePlugins = false;
+    std::ostringstream out, err;
+    nn::State state(options, out, err);
+    EXPECT_EQ(nn::rt::loadDevicePlugin(state.interpreter().context(), NN_FAKE_PLUGIN), "");
+    nn::Status s = state.runString(kMadeOnTheHost, "made.nn");
+    EXPECT_TRUE(s.ok()) << s.error().line << ": " << s.error().message;
+    EXPECT_EQ(out.str(), "cuda:0 True\nTrue i64 [0, 1, 2, 3, 4, 5, 6]\n");
+  }
+}
+
+// Index arrays on a device whose memory the host cannot address are read
+// on the host; the device's kernels get the offsets.
+const char* kIndexedOnTheDevice =
+    "x = tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])\n"
+    "g = x.to('cuda:0')\n"
+    "i = tensor([1, 0, 1]).to('cuda:0')\n"
+    "m = (x > 2.5).to('cuda:0')\n"
+    "print(g[i].to('cpu').tolist(), g[m].to('cpu').tolist(), g[[1, 0], [2, 2]].to('cpu').tolist())\n"
+    "g[0, [0, 2]] = tensor([9.0, 8.0]).to('cuda:0')\n"
+    "print(g.device, g.to('cpu').tolist(), g.T.to('cpu').tolist())\n"
+    "print(gather(g, 1, tensor([[2, 0], [1, 1]]).to('cuda:0')).to('cpu').tolist())\n"
+    "print(g[tensor([5]).to('cuda:0')])\n";
+
+TEST(DevicePlugins, IndexArraysOnADeviceAreReadOnTheHost) {
+  for (nn::ExecMode mode : {nn::ExecMode::Eager, nn::ExecMode::Graph}) {
+    nn::StateOptions options;
+    options.mode = mode;
+    options.devicePlugins = false;
+    std::ostringstream out, err;
+    nn::State state(options, out, err);
+    EXPECT_EQ(nn::rt::loadDevicePlugin(state.interpreter().context(), NN_FAKE_PLUGIN), "");
+    nn::Status s = state.runString(kIndexedOnTheDevice, "indexed.nn");
+    EXPECT_EQ(out.str(),
+              "[[4.0, 5.0, 6.0], [1.0, 2.0, 3.0], [4.0, 5.0, 6.0]] [3.0, 4.0, 5.0, 6.0] [6.0, 3.0]\n"
+              "cuda:0 [[9.0, 2.0, 8.0], [4.0, 5.0, 6.0]] [[9.0, 4.0], [2.0, 5.0], [8.0, 6.0]]\n"
+              "[[8.0, 9.0], [5.0, 5.0]]\n");
+    ASSERT_FALSE(s.ok());
+    EXPECT_EQ(s.error().message, "index 5 is out of bounds for axis with size 2");
+    EXPECT_EQ(s.error().line, 9u);
   }
 }
 

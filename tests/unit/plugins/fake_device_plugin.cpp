@@ -1,9 +1,10 @@
 // A device plugin for the plugin seam's tests (device_plugin_test.cpp):
 // registers `cuda:0`, a device whose memory the host may not read
 // directly (malloc'd, reached only through its transfers, as a GPU's is),
-// with two kernels (fill and f32 add), so that loading, registration,
-// copies both ways, memory accounting and the located "no kernel" error
-// are tested on machines without a GPU.
+// with a few f32 kernels (fill, add, copies, indexing reads and writes,
+// gather), so that loading, registration, copies both ways, memory
+// accounting, index arrays read on the host and the located "no kernel"
+// error are tested on machines without a GPU.
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -51,11 +52,45 @@ void add(const Tensor& a, const Tensor& b, Tensor& out, nn::SourceLoc) {
   }
 }
 
+// f32 copies between any strides (contiguous, clone, a view's .to).
+void copy(const Tensor& src, const Tensor& dst) {
+  for (int64_t i = 0; i < dst.numel(); ++i) at(dst)[dst.flatOffset(i)] = at(src)[src.flatOffset(i)];
+}
+
+// Indexing: offsets (host memory) count from the storage's start.
+void take(const Tensor& t, const int64_t* offsets, int64_t n, Tensor& out) {
+  const float* base = at(t) - t.offset();
+  for (int64_t i = 0; i < n; ++i) at(out)[i] = base[offsets[i]];
+}
+
+void put(const Tensor& values, const int64_t* offsets, int64_t n, Tensor& dst) {
+  float* base = at(dst) - dst.offset();
+  for (int64_t i = 0; i < n; ++i) base[offsets[i]] = at(values)[values.flatOffset(i)];
+}
+
+// out[i] = x at index element i along axis (index: i64 on this device).
+void gather(const Tensor& x, int axis, const Tensor& index, Tensor& out) {
+  const int64_t* idx = reinterpret_cast<const int64_t*>(index.deviceBytes());
+  for (int64_t i = 0; i < out.numel(); ++i) {
+    int64_t k = idx[index.flatOffset(i)], rest = i, off = 0;
+    if (k < 0) k += x.dim(axis);
+    for (int d = index.ndim() - 1; d >= 0; --d) {
+      off += (d == axis ? k : rest % index.dim(d)) * x.strides()[d];
+      rest /= index.dim(d);
+    }
+    at(out)[i] = at(x)[off];
+  }
+}
+
 const KernelTable& fakeKernels() {
   static const KernelTable table = [] {
     KernelTable t;
     t.add<nn::ir::Op::Full>(DType::F32, fill);
     t.addBinary(nn::ir::Op::Add, DType::F32, add);
+    t.add<nn::ir::Op::AsType>(DType::F32, copy);
+    t.add<nn::ir::Op::GetItem>(DType::F32, take);
+    t.add<nn::ir::Op::SetItem>(DType::F32, put);
+    t.add<nn::ir::Op::Gather>(DType::F32, gather);
     return t;
   }();
   return table;

@@ -1,0 +1,86 @@
+// The host-made creation kernels (see host_made_kernels.h).
+#include "runtime/host_made_kernels.h"
+
+#include <stdexcept>
+
+#include "runtime/device.h"
+#include "runtime/tensor.h"
+
+namespace nn::rt {
+
+using ir::Op;
+
+namespace {
+
+// A contiguous host tensor of out's dtype and shape, on out's device's host.
+Tensor hostLike(const Tensor& out) {
+  Device* host = out.device().host();
+  if (!host) throw std::logic_error("device '" + out.device().name() + "' has no host to make values on");
+  return Tensor::empty(out.dtype(), out.shape(), *host);
+}
+
+// Copies `made` (contiguous, on the host) into out (contiguous, of its
+// shape and dtype) with out's device's transfer.
+void moveIn(const Tensor& made, Tensor& out) {
+  out.device().copyFromHost(out.deviceBytes(), made.bytes(), static_cast<size_t>(made.numel()) * dtypeSize(made.dtype()));
+}
+
+template <Op O>
+void ramp(const Ramp& r, Tensor& out) {
+  Tensor made = hostLike(out);
+  cpuKernels().get<O>(out.dtype())(r, made);
+  moveIn(made, out);
+}
+
+void eye(Tensor& out) {
+  Tensor made = hostLike(out);
+  cpuKernels().get<Op::Eye>(out.dtype())(made);
+  moveIn(made, out);
+}
+
+// rand, randn, randperm: one signature.
+template <Op O>
+void drawn(RandomGenerator& rng, Tensor& out) {
+  Tensor made = hostLike(out);
+  cpuKernels().get<O>(out.dtype())(rng, made);
+  moveIn(made, out);
+}
+
+void randint(RandomGenerator& rng, int64_t low, uint64_t range, Tensor& out) {
+  Tensor made = hostLike(out);
+  cpuKernels().get<Op::Randint>(out.dtype())(rng, low, range, made);
+  moveIn(made, out);
+}
+
+// x (contiguous, out's shape and dtype) goes to the host and comes back
+// dropped, so the draws and the arithmetic are the CPU's.
+void dropout(const Tensor& x, double p, RandomGenerator& rng, Tensor& out) {
+  Tensor hostX = hostLike(out);
+  x.device().copyToHost(hostX.bytes(), x.deviceBytes(), static_cast<size_t>(x.numel()) * dtypeSize(x.dtype()));
+  Tensor made = hostLike(out);
+  cpuKernels().get<Op::Dropout>(out.dtype())(hostX, p, rng, made);
+  moveIn(made, out);
+}
+
+template <Op O>
+void addWhereMissing(KernelTable& t, typename KernelFor<O>::Fn k) {
+  for (size_t i = 0; i < kNumDTypes; ++i) {
+    DType d = static_cast<DType>(i);
+    if (cpuKernels().has(O, d) && !t.has(O, d)) t.add<O>(d, k);
+  }
+}
+
+}  // namespace
+
+void addHostMadeKernels(KernelTable& t) {
+  addWhereMissing<Op::Arange>(t, ramp<Op::Arange>);
+  addWhereMissing<Op::Linspace>(t, ramp<Op::Linspace>);
+  addWhereMissing<Op::Eye>(t, eye);
+  addWhereMissing<Op::Rand>(t, drawn<Op::Rand>);
+  addWhereMissing<Op::Randn>(t, drawn<Op::Randn>);
+  addWhereMissing<Op::Randperm>(t, drawn<Op::Randperm>);
+  addWhereMissing<Op::Randint>(t, randint);
+  addWhereMissing<Op::Dropout>(t, dropout);
+}
+
+}  // namespace nn::rt
