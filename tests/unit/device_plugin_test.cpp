@@ -16,6 +16,21 @@
 
 namespace {
 
+// Runs `script` in a state of `mode` with the fake plugin's cuda:0: its
+// status, and its printed output in `out`.
+nn::Status runOnFakeDevice(nn::ExecMode mode, const char* script, std::string& out) {
+  nn::StateOptions options;
+  options.mode = mode;
+  options.devicePlugins = false;
+  std::ostringstream printed, err;
+  nn::State state(options, printed, err);
+  std::string why = nn::rt::loadDevicePlugin(state.interpreter().context(), NN_FAKE_PLUGIN);
+  if (!why.empty()) ADD_FAILURE() << why;
+  nn::Status s = state.runString(script, "fake.nn");
+  out = printed.str();
+  return s;
+}
+
 const char* kOnFakeDevice =
     "x = tensor([1.0, 2.0, 3.0])\n"
     "g = x.to('cuda:0')\n"
@@ -28,14 +43,9 @@ const char* kOnFakeDevice =
 
 TEST(DevicePlugins, APluginsDevicesRunWhatTheyHaveKernelsFor) {
   for (nn::ExecMode mode : {nn::ExecMode::Eager, nn::ExecMode::Graph}) {
-    nn::StateOptions options;
-    options.mode = mode;
-    options.devicePlugins = false;
-    std::ostringstream out, err;
-    nn::State state(options, out, err);
-    EXPECT_EQ(nn::rt::loadDevicePlugin(state.interpreter().context(), NN_FAKE_PLUGIN), "");
-    nn::Status s = state.runString(kOnFakeDevice, "fake.nn");
-    EXPECT_EQ(out.str(), "['cpu', 'cuda:0'] cuda:0 [2.0, 3.0, 4.0] True\ncuda:0 [1.0, 2.0, 3.0]\n");
+    std::string out;
+    nn::Status s = runOnFakeDevice(mode, kOnFakeDevice, out);
+    EXPECT_EQ(out, "['cpu', 'cuda:0'] cuda:0 [2.0, 3.0, 4.0] True\ncuda:0 [1.0, 2.0, 3.0]\n");
     ASSERT_FALSE(s.ok());
     EXPECT_EQ(s.error().message, "mul has no f32 kernel on device 'cuda:0'");
     EXPECT_EQ(s.error().line, 8u);
@@ -61,15 +71,10 @@ const char* kMadeOnTheHost =
 
 TEST(DevicePlugins, CreationOpsAreMadeOnTheHostWithTheCpusNumbers) {
   for (nn::ExecMode mode : {nn::ExecMode::Eager, nn::ExecMode::Graph}) {
-    nn::StateOptions options;
-    options.mode = mode;
-    options.devicePlugins = false;
-    std::ostringstream out, err;
-    nn::State state(options, out, err);
-    EXPECT_EQ(nn::rt::loadDevicePlugin(state.interpreter().context(), NN_FAKE_PLUGIN), "");
-    nn::Status s = state.runString(kMadeOnTheHost, "made.nn");
+    std::string out;
+    nn::Status s = runOnFakeDevice(mode, kMadeOnTheHost, out);
     EXPECT_TRUE(s.ok()) << s.error().line << ": " << s.error().message;
-    EXPECT_EQ(out.str(), "cuda:0 True\nTrue i64 [0, 1, 2, 3, 4, 5, 6]\n");
+    EXPECT_EQ(out, "cuda:0 True\nTrue i64 [0, 1, 2, 3, 4, 5, 6]\n");
   }
 }
 
@@ -88,14 +93,9 @@ const char* kIndexedOnTheDevice =
 
 TEST(DevicePlugins, IndexArraysOnADeviceAreReadOnTheHost) {
   for (nn::ExecMode mode : {nn::ExecMode::Eager, nn::ExecMode::Graph}) {
-    nn::StateOptions options;
-    options.mode = mode;
-    options.devicePlugins = false;
-    std::ostringstream out, err;
-    nn::State state(options, out, err);
-    EXPECT_EQ(nn::rt::loadDevicePlugin(state.interpreter().context(), NN_FAKE_PLUGIN), "");
-    nn::Status s = state.runString(kIndexedOnTheDevice, "indexed.nn");
-    EXPECT_EQ(out.str(),
+    std::string out;
+    nn::Status s = runOnFakeDevice(mode, kIndexedOnTheDevice, out);
+    EXPECT_EQ(out,
               "[[4.0, 5.0, 6.0], [1.0, 2.0, 3.0], [4.0, 5.0, 6.0]] [3.0, 4.0, 5.0, 6.0] [6.0, 3.0]\n"
               "cuda:0 [[9.0, 2.0, 8.0], [4.0, 5.0, 6.0]] [[9.0, 4.0], [2.0, 5.0], [8.0, 6.0]]\n"
               "[[8.0, 9.0], [5.0, 5.0]]\n");
