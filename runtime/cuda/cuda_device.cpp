@@ -15,7 +15,7 @@
 //     the dtypes it takes, the reductions, softmax and log_softmax,
 //     cross_entropy, one_hot, fills and conversions of every dtype,
 //     indexing reads and writes, gather and scatter_add
-//     (cuda_kernels.cu); 2-D matmul and linear
+//     (cuda_kernels.cu); matmul (batched; f32 and f64) and linear
 //     through cuBLAS (opened when a device is made); conv2d, pooling,
 //     batch_norm and their gradients through cuDNN (cudnn_kernels.cpp);
 //     ramps, eye, the random ops and dropout made on the host
@@ -80,6 +80,8 @@ class Blas {
   cublasStatus_t (*setStream)(cublasHandle_t, cudaStream_t) = nullptr;
   cublasStatus_t (*sgemm)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const float*,
                           const float*, int, const float*, int, const float*, float*, int) = nullptr;
+  cublasStatus_t (*dgemm)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const double*,
+                          const double*, int, const double*, int, const double*, double*, int) = nullptr;
 
  private:
   Blas() {
@@ -88,7 +90,8 @@ class Blas {
     bool ok = lib && bindSymbol(lib, create, "cublasCreate_v2", name, why_) &&
               bindSymbol(lib, destroy, "cublasDestroy_v2", name, why_) &&
               bindSymbol(lib, setStream, "cublasSetStream_v2", name, why_) &&
-              bindSymbol(lib, sgemm, "cublasSgemm_v2", name, why_);
+              bindSymbol(lib, sgemm, "cublasSgemm_v2", name, why_) &&
+              bindSymbol(lib, dgemm, "cublasDgemm_v2", name, why_);
     if (!ok) sgemm = nullptr;
   }
   std::string why_;
@@ -354,33 +357,72 @@ void sumKernel(const Tensor& x, int64_t outer, int64_t run, Tensor& o) {
 
 // How cuBLAS reads a 2-D operand: a row-major matrix as its transpose's
 // column-major form (no op), a transposed view (strides 1, rows) as the
-// plain matrix (op T).
-void blasLayout(const Tensor& t, cublasOperation_t& op, int& ld) {
+// plain matrix (op T); false for any other strides.
+bool blasLayout(const Tensor& t, cublasOperation_t& op, int& ld) {
   if (t.strides()[1] == 1 && t.strides()[0] >= t.dim(1)) {
     op = CUBLAS_OP_N, ld = static_cast<int>(std::max<int64_t>(t.strides()[0], 1));
   } else if (t.strides()[0] == 1 && t.strides()[1] >= t.dim(0)) {
     op = CUBLAS_OP_T, ld = static_cast<int>(std::max<int64_t>(t.strides()[1], 1));
   } else {
-    throw std::runtime_error("matmul on cuda takes row-major or transposed operands so far");
+    return false;
   }
+  return true;
 }
 
-// Row-major C [m, n] = A [m, k] B [k, n] is column-major C^T = B^T A^T.
-void gemm(const Tensor& a, const Tensor& b, int m, int k, int n, Tensor& c) {
+// t itself when cuBLAS can read it, else a row-major copy on its device.
+Tensor blasReadable(const Tensor& t, cublasOperation_t& op, int& ld) {
+  if (blasLayout(t, op, ld)) return t;
+  Tensor copy = Tensor::empty(t.dtype(), t.shape(), t.device());
+  convertKernel(t, copy);
+  blasLayout(copy, op, ld);
+  return copy;
+}
+
+// Row-major C [m, n] = A [m, k] B [k, n] is column-major C^T = B^T A^T;
+// f32 or f64 (the dtype of c).
+void gemm(const Tensor& a0, const Tensor& b0, int m, int k, int n, Tensor& c) {
   cublasOperation_t opA, opB;
   int lda, ldb;
-  blasLayout(a, opA, lda);
-  blasLayout(b, opB, ldb);
+  Tensor a = blasReadable(a0, opA, lda), b = blasReadable(b0, opB, ldb);
+  cublasHandle_t h = CudaDevice::of(c).blasHandle();
+  if (c.dtype() == DType::F64) {
+    const double one = 1.0, zero = 0.0;
+    check(Blas::get().dgemm(h, opB, opA, n, m, k, &one, reinterpret_cast<const double*>(b.deviceBytes()), ldb,
+                            reinterpret_cast<const double*>(a.deviceBytes()), lda, &zero,
+                            reinterpret_cast<double*>(c.deviceBytes()), n),
+          "cublasDgemm");
+    return;
+  }
   const float one = 1.0f, zero = 0.0f;
-  check(Blas::get().sgemm(CudaDevice::of(c).blasHandle(), opB, opA, n, m, k, &one, in(b), ldb, in(a), lda, &zero,
-                          out(c), n),
-        "cublasSgemm");
+  check(Blas::get().sgemm(h, opB, opA, n, m, k, &one, in(b), ldb, in(a), lda, &zero, out(c), n), "cublasSgemm");
 }
 
+// The matrix of batch `i` (row-major over out's batch dimensions `batch`)
+// of t, whose batch dimensions of size 1 broadcast.
+Tensor matrixOf(const Tensor& t, const Shape& batch, int64_t i) {
+  int r = t.ndim();
+  int64_t offset = t.offset();
+  for (int d = static_cast<int>(batch.size()) - 1; d >= 0; --d) {
+    int64_t k = i % batch[d];
+    i /= batch[d];
+    if (t.dim(d) != 1) offset += k * t.strides()[d];
+  }
+  return t.view({t.dim(r - 2), t.dim(r - 1)}, {t.strides()[r - 2], t.strides()[r - 1]}, offset);
+}
+
+// a [..., M, K] @ b [..., K, N] (lifted to out's rank): one GEMM per
+// matrix of out, queued in order on the device's stream.
 void matmulKernel(const Tensor& a, const Tensor& b, Tensor& c) {
-  if (a.shape().size() != 2 || b.shape().size() != 2)
-    throw std::runtime_error("matmul on cuda takes 2-D operands so far");
-  gemm(a, b, static_cast<int>(a.dim(0)), static_cast<int>(a.dim(1)), static_cast<int>(b.dim(1)), c);
+  int r = c.ndim();
+  if (r < 2) throw std::runtime_error("matmul on cuda takes operands of rank 2 or more");
+  Shape batch(c.shape().begin(), c.shape().end() - 2);
+  int64_t count = 1;
+  for (int64_t d : batch) count *= d;
+  int m = static_cast<int>(c.dim(r - 2)), n = static_cast<int>(c.dim(r - 1)), k = static_cast<int>(a.dim(r - 1));
+  for (int64_t i = 0; i < count; ++i) {
+    Tensor ci = matrixOf(c, batch, i);
+    gemm(matrixOf(a, batch, i), matrixOf(b, batch, i), m, k, n, ci);
+  }
 }
 
 // out [M, N] = x [M, K] @ w [N, K].T, then + bias [N] broadcast over rows.
@@ -471,6 +513,7 @@ const KernelTable& cudaKernels() {
       t.add<Op::Mean>(d, sumKernel<true>);
     }
     t.add<Op::MatMul>(DType::F32, matmulKernel);
+    t.add<Op::MatMul>(DType::F64, matmulKernel);
     return t;
   }();
   return table;
