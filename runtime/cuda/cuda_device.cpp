@@ -19,8 +19,9 @@
 //     through cuBLAS (opened when a device is made); conv2d, pooling,
 //     batch_norm and their gradients through cuDNN (cudnn_kernels.cpp);
 //     ramps, eye, the random ops and dropout made on the host
-//     (runtime/host_made_kernels.h, added by the context). Any other op is the runtime's located "has no kernel on device
-//     'cuda:0'" error, never a silent fallback.
+//     (runtime/host_made_kernels.h, added by the context). Any other op
+//     is the runtime's located "has no kernel on device 'cuda:0'" error,
+//     never a silent fallback.
 // Built only where the CUDA toolkit is (architectures 80 and 90); it uses
 // the runtime's headers and the symbols of the binary that loads it.
 #include <cublas_v2.h>
