@@ -256,10 +256,11 @@ static Value scalarAt(const Tensor& t, int64_t flat) {
 Value item(const Tensor& t, SourceLoc loc) {
   if (t.numel() != 1)
     fail(loc, "a tensor with " + std::to_string(t.numel()) + " elements cannot be converted to a Python scalar");
-  return scalarAt(t, 0);
+  return scalarAt(readableOnHost(t, loc), 0);
 }
 
-Value toList(const Tensor& t) {
+Value toList(const Tensor& device) {
+  Tensor t = readableOnHost(device, {});
   if (t.ndim() == 0) return scalarAt(t, 0);
   std::function<Value(int, int64_t)> build = [&](int axis, int64_t base) -> Value {
     std::vector<Value> items;

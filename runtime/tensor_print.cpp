@@ -9,7 +9,9 @@
 #include <cstdio>
 #include <functional>
 
+#include "runtime/device.h"
 #include "runtime/tensor.h"
+#include "runtime/tensor_ops.h"
 #include "runtime/tensor_print.h"
 #include "support/float_repr.h"
 
@@ -268,12 +270,19 @@ std::string format(const Tensor& t, const std::string& separator, size_t prefixL
 
 }  // namespace
 
-std::string tensorStr(const Tensor& t) { return format(t, " ", 0); }
+std::string tensorStr(const Tensor& t) { return format(readableOnHost(t, {}), " ", 0); }
 
+// PyTorch's form, which names the device when it is not the default one.
 std::string tensorRepr(const Tensor& t) {
   const std::string prefix = "tensor(";
-  std::string body = format(t, ", ", prefix.size());
-  return prefix + body + ", dtype=" + dtypeName(t.dtype()) + ")";
+  std::string body = format(readableOnHost(t, {}), ", ", prefix.size());
+  std::string text = prefix + body;
+  if (t.device().name() != "cpu") {
+    text += ", device='";
+    text += t.device().name();
+    text += '\'';
+  }
+  return text + ", dtype=" + dtypeName(t.dtype()) + ")";
 }
 
 }  // namespace nn::rt

@@ -8,6 +8,7 @@
 #include "ir/ir.h"
 #include "runtime/module.h"
 #include "runtime/tensor.h"
+#include "runtime/tensor_ops.h"
 #include "runtime/tensor_print.h"
 #include "support/diagnostics.h"
 #include "support/float_repr.h"
@@ -176,7 +177,7 @@ bool truthy(const Value& v, SourceLoc loc) {
         throw NnError("the truth value of a tensor with " + std::to_string(t.numel()) +
                           " elements is ambiguous; use any() or all()",
                       loc);
-      return t.flatAsDouble(0) != 0.0;
+      return readableOnHost(t, loc).flatAsDouble(0) != 0.0;
     }
     case Kind::None: return false;
     case Kind::Bool: return v.asBool();

@@ -105,6 +105,26 @@ TEST(DevicePlugins, IndexArraysOnADeviceAreReadOnTheHost) {
   }
 }
 
+// What reads elements on the host (printing, tolist, item, conversions,
+// truth values) copies a device's tensor there first, as PyTorch does.
+const char* kReadOnTheHost =
+    "g = tensor([[1.5, -2.0], [0.0, 4.0]]).to('cuda:0')\n"
+    "print(g)\n"
+    "print([g[0]], g.tolist(), float(g[0, 0]), int(g[1, 1]), g[0, 1].item(), bool(g[1, 0]))\n"
+    "print(f'{g[1]}', str(g.T), 'yes' if g[0, 0] else 'no')\n";
+
+TEST(DevicePlugins, TensorsOnADeviceAreReadOnTheHost) {
+  for (nn::ExecMode mode : {nn::ExecMode::Eager, nn::ExecMode::Graph}) {
+    std::string out;
+    nn::Status s = runOnFakeDevice(mode, kReadOnTheHost, out);
+    EXPECT_TRUE(s.ok()) << s.error().line << ": " << s.error().message;
+    EXPECT_EQ(out,
+              "[[ 1.5 -2. ]\n [ 0.   4. ]]\n"
+              "[tensor([ 1.5, -2. ], device='cuda:0', dtype=f32)] [[1.5, -2.0], [0.0, 4.0]] 1.5 4 -2.0 False\n"
+              "[0. 4.] [[ 1.5  0. ]\n [-2.   4. ]] yes\n");
+  }
+}
+
 TEST(DevicePlugins, WhatIsNoPluginIsAReason) {
   std::ostringstream out, err;
   nn::StateOptions options;
