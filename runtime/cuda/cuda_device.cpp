@@ -14,8 +14,9 @@
 //     with broadcasting, where, every elementwise op of the op table for
 //     the dtypes it takes, the reductions, softmax and log_softmax,
 //     cross_entropy, one_hot, fills and conversions of every dtype,
-//     indexing reads and writes, gather and scatter_add
-//     (cuda_kernels.cu); matmul (batched; f32 and f64) and linear
+//     indexing reads and writes, gather and scatter_add, the bitwise
+//     ops, cumsum and cumprod, tril and triu, layer_norm and
+//     binary_cross_entropy (cuda_kernels.cu); matmul (batched; f32 and f64) and linear
 //     through cuBLAS (opened when a device is made); conv2d, pooling,
 //     batch_norm and their gradients through cuDNN (cudnn_kernels.cpp);
 //     ramps, eye, the random ops and dropout made on the host
@@ -326,6 +327,32 @@ void scatterAddKernel(int axis, const Tensor& index, const Tensor& src, Tensor& 
              reinterpret_cast<double*>(o.deviceBytes()), stridedOf(o, rank), index.numel(), CudaDevice::of(o).stream());
 }
 
+// Lines of x along axis: `outer` blocks of `len` elements `inner` apart.
+template <bool Product>
+void scanKernel(const Tensor& x, int axis, bool reverse, Tensor& o) {
+  int64_t len = x.dim(axis), outer = 1, inner = 1;
+  for (int d = 0; d < axis; ++d) outer *= x.dim(d);
+  for (int d = axis + 1; d < x.ndim(); ++d) inner *= x.dim(d);
+  scan(elemOf(x.dtype()), x.deviceBytes(), outer * inner, len, inner, reverse, Product, o.deviceBytes(),
+       CudaDevice::of(o).stream());
+}
+
+void triangleKernel(const Tensor& x, int64_t diagonal, bool upper, Tensor& o) {
+  triangle(elemOf(x.dtype()), x.deviceBytes(), x.dim(x.ndim() - 2), x.dim(x.ndim() - 1), diagonal, upper,
+           o.deviceBytes(), o.numel(), CudaDevice::of(o).stream());
+}
+
+void layerNormKernel(const Tensor& x, const Tensor* gamma, const Tensor* beta, double eps, Tensor& o) {
+  int64_t D = x.shape().back();
+  layerNorm(elemOf(x.dtype()), x.deviceBytes(), D ? x.numel() / D : 0, D, gamma ? gamma->deviceBytes() : nullptr,
+            beta ? beta->deviceBytes() : nullptr, eps, o.deviceBytes(), CudaDevice::of(o).stream());
+}
+
+bool bceKernel(const Tensor& p, const Tensor& y, Tensor& o) {
+  return binaryCrossEntropy(elemOf(p.dtype()), p.deviceBytes(), y.deviceBytes(), p.numel(), o.deviceBytes(),
+                            CudaDevice::of(o).stream());
+}
+
 template <Reduce Op>
 void reduceKernel(const Tensor& x, int64_t run, Tensor& o) {
   reduce(Op, elemOf(x.dtype()), x.deviceBytes(), o.numel(), run, elemOf(o.dtype()), o.deviceBytes(),
@@ -467,6 +494,15 @@ const KernelTable& cudaKernels() {
       t.add<Op::Gather>(d, gatherKernel);
     }
     t.add<Op::ScatterAdd>(DType::F64, scatterAddKernel);
+    for (DType d : {DType::Bool, DType::I32, DType::I64, DType::F32, DType::F64}) t.add<Op::Tril>(d, triangleKernel);
+    for (DType d : {DType::I32, DType::I64, DType::F32, DType::F64}) {
+      t.add<Op::CumSum>(d, scanKernel<false>);
+      t.add<Op::CumProd>(d, scanKernel<true>);
+    }
+    for (DType d : {DType::F32, DType::F64}) {
+      t.add<Op::LayerNorm>(d, layerNormKernel);
+      t.add<Op::BinaryCrossEntropy>(d, bceKernel);
+    }
     for (DType d : {DType::F32, DType::F64}) {
       t.addBinary(Op::Div, d, binaryKernel<Binary::Div>);
       t.addBinary(Op::Pow, d, binaryKernel<Binary::Pow>);
@@ -499,6 +535,19 @@ const KernelTable& cudaKernels() {
       t.add<Op::All>(d, reduceKernel<Reduce::All>);
       t.add<Op::Any>(d, reduceKernel<Reduce::Any>);
     }
+    for (DType d : {DType::I32, DType::I64}) {
+      t.addBinary(Op::BitAnd, d, binaryKernel<Binary::BitAnd>);
+      t.addBinary(Op::BitOr, d, binaryKernel<Binary::BitOr>);
+      t.addBinary(Op::BitXor, d, binaryKernel<Binary::BitXor>);
+      t.addBinary(Op::LShift, d, binaryKernel<Binary::LShift>);
+      t.addBinary(Op::RShift, d, binaryKernel<Binary::RShift>);
+      t.addUnary(Op::Invert, d, unaryKernel<Unary::Invert>);
+    }
+    t.addBinary(Op::BitAnd, DType::Bool, binaryKernel<Binary::BitAnd>);
+    t.addBinary(Op::BitOr, DType::Bool, binaryKernel<Binary::BitOr>);
+    t.addBinary(Op::BitXor, DType::Bool, binaryKernel<Binary::BitXor>);
+    t.addUnary(Op::Invert, DType::Bool, unaryKernel<Unary::Invert>);
+    t.addUnary(Op::Not, DType::Bool, unaryKernel<Unary::Not>);
     t.addBinary(Op::LogicalAnd, DType::Bool, binaryKernel<Binary::And>);
     t.addBinary(Op::LogicalOr, DType::Bool, binaryKernel<Binary::Or>);
     t.addUnary(Op::LogicalNot, DType::Bool, unaryKernel<Unary::Not>);

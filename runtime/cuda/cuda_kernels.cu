@@ -6,36 +6,15 @@
 // same function (relu keeps NaN and gives +0.0; maximum and minimum
 // propagate NaN, as PyTorch's; sums accumulate in double).
 #include "runtime/cuda/cuda_kernels.h"
+#include "runtime/cuda/cuda_loops.cuh"
 
 #include <cstdint>
 #include <limits>
-#include <new>
 #include <stdexcept>
 #include <type_traits>
 
 namespace nn::rt::cuda {
 namespace {
-
-constexpr int kThreads = 256;
-
-int blocksFor(int64_t n) {
-  int64_t b = (n + kThreads - 1) / kThreads;
-  return static_cast<int>(b < 4096 ? (b > 0 ? b : 1) : 4096);
-}
-
-// Each thread takes elements i, i + (all threads), ...
-#define GRID_STRIDE(i, n) \
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < (n); i += int64_t(blockDim.x) * gridDim.x)
-
-__device__ int64_t offsetOf(int64_t i, const Strided& at, const Strided& operand) {
-  int64_t off = 0;
-  for (int d = at.rank - 1; d >= 0; --d) {
-    int64_t k = i % at.shape[d];
-    i /= at.shape[d];
-    off += k * operand.stride[d];
-  }
-  return off;
-}
 
 // One element of a binary op of type T. Integers wrap around (computed on
 // the unsigned type); floor division and modulo follow Python's signs, as
@@ -43,10 +22,22 @@ __device__ int64_t offsetOf(int64_t i, const Strided& at, const Strided& operand
 template <class T>
 __device__ T applyBinary(Binary op, T x, T y, int* zero) {
   if constexpr (std::is_same<T, bool>::value) {
-    return op == Binary::And ? (x && y) : (x || y);
+    switch (op) {
+      case Binary::And:
+      case Binary::BitAnd: return x && y;
+      case Binary::BitXor: return x != y;
+      default: return x || y;  // Or, BitOr
+    }
   } else if constexpr (std::is_integral<T>::value) {
     using U = typename std::make_unsigned<T>::type;
+    constexpr T bits = T(sizeof(T) * 8);
     switch (op) {
+      case Binary::BitAnd: return static_cast<T>(x & y);
+      case Binary::BitOr: return static_cast<T>(x | y);
+      case Binary::BitXor: return static_cast<T>(x ^ y);
+      // Shifts by a negative count or by the width or more: as the CPU's.
+      case Binary::LShift: return y < 0 || y >= bits ? T(0) : static_cast<T>(static_cast<U>(x) << y);
+      case Binary::RShift: return y < 0 || y >= bits ? T(x < 0 ? -1 : 0) : static_cast<T>(x >> y);
       case Binary::Add: return static_cast<T>(static_cast<U>(x) + static_cast<U>(y));
       case Binary::Sub: return static_cast<T>(static_cast<U>(x) - static_cast<U>(y));
       case Binary::Mul: return static_cast<T>(static_cast<U>(x) * static_cast<U>(y));
@@ -100,10 +91,11 @@ __device__ T applyBinary(Binary op, T x, T y, int* zero) {
 template <class T>
 __device__ T applyUnary(Unary op, T x) {
   if constexpr (std::is_same<T, bool>::value) {
-    return !x;  // Not
+    return !x;  // Not, Invert
   } else if constexpr (std::is_integral<T>::value) {
     using U = typename std::make_unsigned<T>::type;
     switch (op) {
+      case Unary::Invert: return static_cast<T>(~x);
       case Unary::Neg: return static_cast<T>(U(0) - static_cast<U>(x));
       case Unary::Abs: return x < 0 ? static_cast<T>(U(0) - static_cast<U>(x)) : x;
       case Unary::Sign: return static_cast<T>((x > 0) - (x < 0));
@@ -372,16 +364,6 @@ unsigned long long* newBadRow(cudaStream_t s) {
   return static_cast<unsigned long long*>(p);
 }
 
-template <class F>
-void withElem(Elem e, F&& f) {
-  switch (e) {
-    case Elem::Bool: f(bool()); break;
-    case Elem::I32: f(int32_t()); break;
-    case Elem::I64: f(int64_t()); break;
-    case Elem::F32: f(float()); break;
-    case Elem::F64: f(double()); break;
-  }
-}
 
 // One block per output element: its threads add strided shares of its
 // outer * run values (in double, as the CPU kernel accumulates), then a
@@ -403,51 +385,6 @@ __global__ void sumKernel(const T* in, int64_t outer, int64_t outputs, int64_t r
     __syncthreads();
   }
   if (threadIdx.x == 0) out[o] = static_cast<T>(mean ? partial[0] / static_cast<double>(total) : partial[0]);
-}
-
-// Indexing: offsets are element offsets from the storage's start.
-template <class T>
-__global__ void takeKernel(const T* base, const int64_t* offsets, int64_t n, T* out) {
-  GRID_STRIDE(i, n) out[i] = base[offsets[i]];
-}
-
-template <class T>
-__global__ void putKernel(const T* values, Strided sv, Strided at, const int64_t* offsets, int64_t n, T* base) {
-  GRID_STRIDE(i, n) base[offsets[i]] = values[offsetOf(i, at, sv)];
-}
-
-// The offset in x (through its strides) that index element i selects
-// along `axis`: the index's own coordinates elsewhere (checked in range).
-__device__ int64_t selectedOffset(int64_t i, const int64_t* index, const Strided& si, const Strided& sx, int axis) {
-  int64_t k = index[offsetOf(i, si, si)];
-  if (k < 0) k += sx.shape[axis];
-  int64_t off = 0;
-  for (int d = si.rank - 1; d >= 0; --d) {
-    int64_t c = i % si.shape[d];
-    i /= si.shape[d];
-    off += (d == axis ? k : c) * sx.stride[d];
-  }
-  return off;
-}
-
-template <class T>
-__global__ void gatherKernel(const T* x, Strided sx, int axis, const int64_t* index, Strided si, T* out, int64_t n) {
-  GRID_STRIDE(i, n) out[i] = x[selectedOffset(i, index, si, sx, axis)];
-}
-
-__global__ void scatterAddKernel(int axis, const int64_t* index, Strided si, const double* src, Strided ss,
-                                 double* out, Strided so, int64_t n) {
-  GRID_STRIDE(i, n) atomicAdd(out + selectedOffset(i, index, si, so, axis), src[offsetOf(i, si, ss)]);
-}
-
-// A device copy of n host offsets, freed in stream order by the caller.
-int64_t* uploadOffsets(const int64_t* offsets, int64_t n, cudaStream_t s) {
-  void* p = nullptr;
-  size_t bytes = static_cast<size_t>(n) * sizeof(int64_t);
-  if (cudaMallocAsync(&p, bytes, s) != cudaSuccess) throw std::bad_alloc();
-  // From pageable memory: the call returns once the host buffer is read.
-  cudaMemcpyAsync(p, offsets, bytes, cudaMemcpyHostToDevice, s);
-  return static_cast<int64_t*>(p);
 }
 
 }  // namespace
@@ -580,43 +517,6 @@ void sum(Elem type, const void* in, int64_t outer, int64_t outputs, int64_t run,
   else
     sumKernel<float><<<static_cast<unsigned>(outputs), kThreads, 0, s>>>(static_cast<const float*>(in), outer, outputs,
                                                                          run, static_cast<float*>(out), mean);
-}
-
-void take(Elem type, const void* base, const int64_t* offsets, int64_t n, void* out, cudaStream_t s) {
-  if (n <= 0) return;
-  int64_t* at = uploadOffsets(offsets, n, s);
-  withElem(type, [&](auto e) {
-    using T = decltype(e);
-    takeKernel<T><<<blocksFor(n), kThreads, 0, s>>>(static_cast<const T*>(base), at, n, static_cast<T*>(out));
-  });
-  cudaFreeAsync(at, s);
-}
-
-void put(Elem type, const void* values, const Strided& sv, const Strided& at, const int64_t* offsets, int64_t n,
-         void* base, cudaStream_t s) {
-  if (n <= 0) return;
-  int64_t* where = uploadOffsets(offsets, n, s);
-  withElem(type, [&](auto e) {
-    using T = decltype(e);
-    putKernel<T><<<blocksFor(n), kThreads, 0, s>>>(static_cast<const T*>(values), sv, at, where, n,
-                                                    static_cast<T*>(base));
-  });
-  cudaFreeAsync(where, s);
-}
-
-void gather(Elem type, const void* x, const Strided& sx, int axis, const int64_t* index, const Strided& si, void* out,
-            int64_t n, cudaStream_t s) {
-  if (n <= 0) return;
-  withElem(type, [&](auto e) {
-    using T = decltype(e);
-    gatherKernel<T><<<blocksFor(n), kThreads, 0, s>>>(static_cast<const T*>(x), sx, axis, index, si,
-                                                       static_cast<T*>(out), n);
-  });
-}
-
-void scatterAdd(int axis, const int64_t* index, const Strided& si, const double* src, const Strided& ss, double* out,
-                const Strided& so, int64_t n, cudaStream_t s) {
-  if (n > 0) scatterAddKernel<<<blocksFor(n), kThreads, 0, s>>>(axis, index, si, src, ss, out, so, n);
 }
 
 }  // namespace nn::rt::cuda

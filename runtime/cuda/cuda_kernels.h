@@ -18,10 +18,12 @@ struct Strided {
   int64_t stride[kMaxRank] = {};
 };
 
-enum class Binary : int { Add, Sub, Mul, Div, FloorDiv, Mod, Pow, Maximum, Minimum, And, Or };
+enum class Binary : int {
+  Add, Sub, Mul, Div, FloorDiv, Mod, Pow, Maximum, Minimum, And, Or, BitAnd, BitOr, BitXor, LShift, RShift
+};
 enum class Unary : int {
   Neg, Pos, Exp, Log, Sqrt, Rsqrt, Sin, Cos, Tanh, Sigmoid, Relu, Gelu, Erf, Silu, Softplus, Floor, Ceil, Round,
-  Abs, Sign, Not
+  Abs, Sign, Not, Invert
 };
 enum class Predicate : int { IsNan, IsInf, IsFinite };
 enum class Compare : int { Lt, Le, Gt, Ge, Eq, Ne };
@@ -30,14 +32,15 @@ enum class Reduce : int { Prod, Max, Min, ArgMax, ArgMin, All, Any };
 enum class Elem : int { Bool, I32, I64, F32, F64 };
 
 // out (contiguous, n elements, out's shape `at`) = a op b, all of dtype
-// `type` (f32, f64, i32, i64; And and Or: bool), read through their
+// `type` (f32, f64, i32, i64; And and Or: bool; the bitwise ops and
+// shifts: integers, and bool for BitAnd, BitOr, BitXor), read through their
 // strides. Integers wrap around; integer division or modulo by zero
 // throws (after waiting for the stream), as on the CPU.
 void binary(Binary op, Elem type, const void* a, const Strided& sa, const void* b, const Strided& sb, void* out,
             const Strided& at, int64_t n, cudaStream_t s);
 // out (contiguous) = op(a) read through a's strides, of dtype `type`
-// (the float functions: f32 and f64; Neg, Pos, Abs, Sign: also integers;
-// Not: bool).
+// (the float functions: f32 and f64; Neg, Pos, Abs, Sign, Invert: also
+// integers; Not and Invert: bool).
 void unary(Unary op, Elem type, const void* a, const Strided& sa, void* out, const Strided& at, int64_t n,
            cudaStream_t s);
 // out (bool, contiguous) = isnan / isinf / isfinite of float a.
@@ -97,4 +100,24 @@ void gather(Elem type, const void* x, const Strided& sx, int axis, const int64_t
 // differ from the CPU's.
 void scatterAdd(int axis, const int64_t* index, const Strided& si, const double* src, const Strided& ss, double* out,
                 const Strided& so, int64_t n, cudaStream_t s);
+// Scans (cumsum, or cumprod with `product`) of contiguous `in` seen as
+// lines of `len` elements `inner` apart, reversed with `reverse`; floats
+// accumulate in double and integers wrap, in the CPU's order (numeric
+// dtypes).
+void scan(Elem type, const void* in, int64_t lines, int64_t len, int64_t inner, bool reverse, bool product, void* out,
+          cudaStream_t s);
+// out (n elements of matrices [rows, cols], contiguous) = in with the
+// elements off the kept triangle set to 0: kept where j - i <= diagonal
+// (tril) or j - i >= diagonal (upper: triu).
+void triangle(Elem type, const void* in, int64_t rows, int64_t cols, int64_t diagonal, bool upper, void* out,
+              int64_t n, cudaStream_t s);
+// out [rows, D] = each row of contiguous x normalised (biased variance,
+// eps inside the root), times gamma [D] and plus beta [D] where not null;
+// f32 or f64, accumulated in double.
+void layerNorm(Elem type, const void* x, int64_t rows, int64_t D, const void* gamma, const void* beta, double eps,
+               void* out, cudaStream_t s);
+// out (0-d) = the mean of -(y log p + (1 - y) log(1 - p)) over n
+// elements (logs clamped at -100; NaN when empty); false when some p is
+// outside [0, 1]. f32 or f64; waits for the stream.
+bool binaryCrossEntropy(Elem type, const void* p, const void* y, int64_t n, void* out, cudaStream_t s);
 }  // namespace nn::rt::cuda

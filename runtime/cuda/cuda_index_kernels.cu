@@ -1,0 +1,238 @@
+// The CUDA plugin's indexing and line-wise kernels (cuda_kernels.h):
+// indexing reads and writes through element offsets resolved on the host,
+// gather and scatter_add along an axis, the scans (one thread per line, in
+// the CPU's order), the triangles, layer norm (one block per row) and the
+// binary cross entropy (one block, so its sum is the same on every run).
+#include <cstdint>
+#include <new>
+#include <type_traits>
+
+#include "runtime/cuda/cuda_kernels.h"
+#include "runtime/cuda/cuda_loops.cuh"
+
+namespace nn::rt::cuda {
+namespace {
+
+// Indexing: offsets are element offsets from the storage's start.
+template <class T>
+__global__ void takeKernel(const T* base, const int64_t* offsets, int64_t n, T* out) {
+  GRID_STRIDE(i, n) out[i] = base[offsets[i]];
+}
+
+template <class T>
+__global__ void putKernel(const T* values, Strided sv, Strided at, const int64_t* offsets, int64_t n, T* base) {
+  GRID_STRIDE(i, n) base[offsets[i]] = values[offsetOf(i, at, sv)];
+}
+
+// The offset in x (through its strides) that index element i selects
+// along `axis`: the index's own coordinates elsewhere (checked in range).
+__device__ int64_t selectedOffset(int64_t i, const int64_t* index, const Strided& si, const Strided& sx, int axis) {
+  int64_t k = index[offsetOf(i, si, si)];
+  if (k < 0) k += sx.shape[axis];
+  int64_t off = 0;
+  for (int d = si.rank - 1; d >= 0; --d) {
+    int64_t c = i % si.shape[d];
+    i /= si.shape[d];
+    off += (d == axis ? k : c) * sx.stride[d];
+  }
+  return off;
+}
+
+template <class T>
+__global__ void gatherKernel(const T* x, Strided sx, int axis, const int64_t* index, Strided si, T* out, int64_t n) {
+  GRID_STRIDE(i, n) out[i] = x[selectedOffset(i, index, si, sx, axis)];
+}
+
+__global__ void scatterAddKernel(int axis, const int64_t* index, Strided si, const double* src, Strided ss,
+                                 double* out, Strided so, int64_t n) {
+  GRID_STRIDE(i, n) atomicAdd(out + selectedOffset(i, index, si, so, axis), src[offsetOf(i, si, ss)]);
+}
+
+// The sum of every thread's v over the block, returned to all of them,
+// through the block's `partial` (kThreads entries); blockDim.x is kThreads.
+__device__ double blockTotal(double* partial, double v) {
+  partial[threadIdx.x] = v;
+  __syncthreads();
+  for (int stride = blockDim.x / 2; stride > 0; stride /= 2) {
+    if (threadIdx.x < stride) partial[threadIdx.x] += partial[threadIdx.x + stride];
+    __syncthreads();
+  }
+  double total = partial[0];
+  __syncthreads();
+  return total;
+}
+
+// Scans along lines of `len` elements `inner` apart, one thread per line,
+// in the CPU kernel's order: floats accumulate in double, integers wrap.
+template <class T, bool Product>
+__global__ void scanKernel(const T* in, int64_t lines, int64_t len, int64_t inner, bool reverse, T* out) {
+  using Acc = typename std::conditional<std::is_floating_point<T>::value, double, T>::type;
+  GRID_STRIDE(l, lines) {
+    int64_t first = (l / inner) * len * inner + l % inner;
+    Acc acc = Product ? Acc(1) : Acc(0);
+    for (int64_t k = 0; k < len; ++k) {
+      int64_t i = first + (reverse ? len - 1 - k : k) * inner;
+      if constexpr (std::is_integral<T>::value) {
+        using U = typename std::make_unsigned<T>::type;
+        acc = static_cast<T>(Product ? U(acc) * U(in[i]) : U(acc) + U(in[i]));
+      } else {
+        acc = Product ? acc * in[i] : acc + in[i];
+      }
+      out[i] = static_cast<T>(acc);
+    }
+  }
+}
+
+template <class T>
+__global__ void triangleKernel(const T* in, int64_t rows, int64_t cols, int64_t diagonal, bool upper, T* out,
+                               int64_t n) {
+  GRID_STRIDE(at, n) {
+    int64_t j = at % cols, i = (at / cols) % rows;
+    bool keep = upper ? j - i >= diagonal : j - i <= diagonal;
+    out[at] = keep ? in[at] : T(0);
+  }
+}
+
+// One block per row of D: mean, then the biased variance, in double, as
+// the CPU's f64 loop.
+template <class T>
+__global__ void layerNormKernel(const T* x, int64_t D, const T* gamma, const T* beta, double eps, T* out) {
+  __shared__ double partial[kThreads];
+  const T* row = x + blockIdx.x * D;
+  T* o = out + blockIdx.x * D;
+  double s = 0.0;
+  for (int64_t j = threadIdx.x; j < D; j += blockDim.x) s += row[j];
+  double mean = blockTotal(partial, s) / static_cast<double>(D);
+  double v = 0.0;
+  for (int64_t j = threadIdx.x; j < D; j += blockDim.x) v += (row[j] - mean) * (row[j] - mean);
+  double scale = sqrt(blockTotal(partial, v) / static_cast<double>(D) + eps);
+  for (int64_t j = threadIdx.x; j < D; j += blockDim.x) {
+    double r = (row[j] - mean) / scale;
+    if (gamma) r *= gamma[j];
+    if (beta) r += beta[j];
+    o[j] = static_cast<T>(r);
+  }
+}
+
+// One block: the mean binary cross entropy, logs clamped at -100; *bad set
+// when a probability is outside [0, 1].
+template <class T>
+__global__ void bceKernel(const T* p, const T* y, int64_t n, T* out, int* bad) {
+  __shared__ double partial[kThreads];
+  double acc = 0.0;
+  for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
+    double pi = p[i], yi = y[i];
+    if (pi < 0 || pi > 1) *bad = 1;  // NaN goes on, as on the CPU
+    double lp = fmax(log(pi), -100.0), lq = fmax(log1p(-pi), -100.0);
+    acc -= yi * lp + (1 - yi) * lq;
+  }
+  double total = blockTotal(partial, acc);
+  if (threadIdx.x == 0) *out = static_cast<T>(n ? total / static_cast<double>(n) : NAN);
+}
+
+// A device copy of n host offsets, freed in stream order by the caller.
+int64_t* uploadOffsets(const int64_t* offsets, int64_t n, cudaStream_t s) {
+  void* p = nullptr;
+  size_t bytes = static_cast<size_t>(n) * sizeof(int64_t);
+  if (cudaMallocAsync(&p, bytes, s) != cudaSuccess) throw std::bad_alloc();
+  // From pageable memory: the call returns once the host buffer is read.
+  cudaMemcpyAsync(p, offsets, bytes, cudaMemcpyHostToDevice, s);
+  return static_cast<int64_t*>(p);
+}
+
+}  // namespace
+
+void take(Elem type, const void* base, const int64_t* offsets, int64_t n, void* out, cudaStream_t s) {
+  if (n <= 0) return;
+  int64_t* at = uploadOffsets(offsets, n, s);
+  withElem(type, [&](auto e) {
+    using T = decltype(e);
+    takeKernel<T><<<blocksFor(n), kThreads, 0, s>>>(static_cast<const T*>(base), at, n, static_cast<T*>(out));
+  });
+  cudaFreeAsync(at, s);
+}
+
+void put(Elem type, const void* values, const Strided& sv, const Strided& at, const int64_t* offsets, int64_t n,
+         void* base, cudaStream_t s) {
+  if (n <= 0) return;
+  int64_t* where = uploadOffsets(offsets, n, s);
+  withElem(type, [&](auto e) {
+    using T = decltype(e);
+    putKernel<T><<<blocksFor(n), kThreads, 0, s>>>(static_cast<const T*>(values), sv, at, where, n,
+                                                    static_cast<T*>(base));
+  });
+  cudaFreeAsync(where, s);
+}
+
+void gather(Elem type, const void* x, const Strided& sx, int axis, const int64_t* index, const Strided& si, void* out,
+            int64_t n, cudaStream_t s) {
+  if (n <= 0) return;
+  withElem(type, [&](auto e) {
+    using T = decltype(e);
+    gatherKernel<T><<<blocksFor(n), kThreads, 0, s>>>(static_cast<const T*>(x), sx, axis, index, si,
+                                                       static_cast<T*>(out), n);
+  });
+}
+
+void scatterAdd(int axis, const int64_t* index, const Strided& si, const double* src, const Strided& ss, double* out,
+                const Strided& so, int64_t n, cudaStream_t s) {
+  if (n > 0) scatterAddKernel<<<blocksFor(n), kThreads, 0, s>>>(axis, index, si, src, ss, out, so, n);
+}
+
+void scan(Elem type, const void* in, int64_t lines, int64_t len, int64_t inner, bool reverse, bool product, void* out,
+          cudaStream_t s) {
+  if (lines <= 0 || len <= 0) return;
+  withElem(type, [&](auto e) {
+    using T = decltype(e);
+    if constexpr (!std::is_same<T, bool>::value) {
+      if (product)
+        scanKernel<T, true><<<blocksFor(lines), kThreads, 0, s>>>(static_cast<const T*>(in), lines, len, inner,
+                                                                   reverse, static_cast<T*>(out));
+      else
+        scanKernel<T, false><<<blocksFor(lines), kThreads, 0, s>>>(static_cast<const T*>(in), lines, len, inner,
+                                                                    reverse, static_cast<T*>(out));
+    }
+  });
+}
+
+void triangle(Elem type, const void* in, int64_t rows, int64_t cols, int64_t diagonal, bool upper, void* out,
+              int64_t n, cudaStream_t s) {
+  if (n <= 0) return;
+  withElem(type, [&](auto e) {
+    using T = decltype(e);
+    triangleKernel<T><<<blocksFor(n), kThreads, 0, s>>>(static_cast<const T*>(in), rows, cols, diagonal, upper,
+                                                         static_cast<T*>(out), n);
+  });
+}
+
+void layerNorm(Elem type, const void* x, int64_t rows, int64_t D, const void* gamma, const void* beta, double eps,
+               void* out, cudaStream_t s) {
+  if (rows <= 0 || D <= 0) return;
+  if (type == Elem::F64)
+    layerNormKernel<double><<<static_cast<unsigned>(rows), kThreads, 0, s>>>(
+        static_cast<const double*>(x), D, static_cast<const double*>(gamma), static_cast<const double*>(beta), eps,
+        static_cast<double*>(out));
+  else
+    layerNormKernel<float><<<static_cast<unsigned>(rows), kThreads, 0, s>>>(
+        static_cast<const float*>(x), D, static_cast<const float*>(gamma), static_cast<const float*>(beta), eps,
+        static_cast<float*>(out));
+}
+
+bool binaryCrossEntropy(Elem type, const void* p, const void* y, int64_t n, void* out, cudaStream_t s) {
+  int* bad = nullptr;
+  if (cudaMallocAsync(reinterpret_cast<void**>(&bad), sizeof(int), s) != cudaSuccess) throw std::bad_alloc();
+  cudaMemsetAsync(bad, 0, sizeof(int), s);
+  if (type == Elem::F64)
+    bceKernel<double><<<1, kThreads, 0, s>>>(static_cast<const double*>(p), static_cast<const double*>(y), n,
+                                             static_cast<double*>(out), bad);
+  else
+    bceKernel<float><<<1, kThreads, 0, s>>>(static_cast<const float*>(p), static_cast<const float*>(y), n,
+                                            static_cast<float*>(out), bad);
+  int found = 0;
+  cudaMemcpyAsync(&found, bad, sizeof found, cudaMemcpyDeviceToHost, s);
+  cudaStreamSynchronize(s);
+  cudaFreeAsync(bad, s);
+  return !found;
+}
+
+}  // namespace nn::rt::cuda

@@ -1,0 +1,51 @@
+// What the CUDA plugin's kernel files share (cuda_kernels.cu,
+// cuda_index_kernels.cu): the block size, grid-stride loops, the element
+// offset of an operand read through its strides, and the dispatch of a
+// runtime dtype code to its C++ type.
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/cuda/cuda_kernels.h"
+
+namespace nn::rt::cuda {
+
+// Threads per block of every kernel (the block reductions' shared arrays
+// have this many entries).
+constexpr int kThreads = 256;
+
+// Blocks for a grid-stride loop over n elements (at least 1, at most 4096).
+inline int blocksFor(int64_t n) {
+  int64_t b = (n + kThreads - 1) / kThreads;
+  return static_cast<int>(b < 4096 ? (b > 0 ? b : 1) : 4096);
+}
+
+// Each thread takes elements i, i + (all threads), ...
+#define GRID_STRIDE(i, n) \
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < (n); i += int64_t(blockDim.x) * gridDim.x)
+
+// The offset, through `operand`'s strides, of element i of a row-major
+// walk of shape `at`.
+inline __device__ int64_t offsetOf(int64_t i, const Strided& at, const Strided& operand) {
+  int64_t off = 0;
+  for (int d = at.rank - 1; d >= 0; --d) {
+    int64_t k = i % at.shape[d];
+    i /= at.shape[d];
+    off += k * operand.stride[d];
+  }
+  return off;
+}
+
+// Calls f with a value of the C++ type of e.
+template <class F>
+void withElem(Elem e, F&& f) {
+  switch (e) {
+    case Elem::Bool: f(bool()); break;
+    case Elem::I32: f(int32_t()); break;
+    case Elem::I64: f(int64_t()); break;
+    case Elem::F32: f(float()); break;
+    case Elem::F64: f(double()); break;
+  }
+}
+
+}  // namespace nn::rt::cuda
