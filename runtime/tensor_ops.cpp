@@ -89,14 +89,17 @@ static Tensor scalarTensor(const Value& v, DType dtype, Device& device) {
   return t;
 }
 
+Tensor contiguousOnItsDevice(const Tensor& t, SourceLoc loc) {
+  if (t.isContiguous()) return t;
+  Tensor out = Tensor::empty(t.dtype(), t.shape(), t.device());
+  launch<ir::Op::AsType>(t.device(), t.dtype(), loc, t, out);
+  return out;
+}
+
 Tensor readableOnHost(const Tensor& t, SourceLoc loc) {
   Device& from = t.device();
   if (from.hostMemory()) return t;
-  Tensor src = t;
-  if (!t.isContiguous()) {
-    src = Tensor::empty(t.dtype(), t.shape(), from);
-    launch<ir::Op::AsType>(from, t.dtype(), loc, t, src);
-  }
+  Tensor src = contiguousOnItsDevice(t, loc);
   if (!from.host()) fail(loc, "device '" + from.name() + "' has no host to read tensors on");
   Tensor out = Tensor::empty(t.dtype(), t.shape(), *from.host());
   if (out.numel() > 0) from.copyToHost(out.bytes(), src.deviceBytes(), static_cast<size_t>(out.numel()) * dtypeSize(t.dtype()));
@@ -256,7 +259,7 @@ static Value scalarAt(const Tensor& t, int64_t flat) {
 Value item(const Tensor& t, SourceLoc loc) {
   if (t.numel() != 1)
     fail(loc, "a tensor with " + std::to_string(t.numel()) + " elements cannot be converted to a Python scalar");
-  return scalarAt(readableOnHost(t, loc), 0);
+  return t.device().hostMemory() ? scalarAt(t, 0) : scalarAt(readableOnHost(t, loc), 0);
 }
 
 Value toList(const Tensor& device) {

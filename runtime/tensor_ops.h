@@ -20,6 +20,9 @@ namespace nn::rt {
 std::string typeString(const Tensor& t);
 
 Tensor astype(const Tensor& t, DType dtype);
+// t as a contiguous tensor on its own device (t itself when contiguous),
+// copied by that device's kernel: what a transfer can move in one piece.
+Tensor contiguousOnItsDevice(const Tensor& t, SourceLoc loc);
 // t with memory the host can read: t itself when it has such memory, else
 // a contiguous copy on its device's host (the index arrays of indexing,
 // gather and scatter_add are read there to check and resolve them).

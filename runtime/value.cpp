@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "ir/ir.h"
+#include "runtime/device.h"
 #include "runtime/module.h"
 #include "runtime/tensor.h"
 #include "runtime/tensor_ops.h"
@@ -177,7 +178,7 @@ bool truthy(const Value& v, SourceLoc loc) {
         throw NnError("the truth value of a tensor with " + std::to_string(t.numel()) +
                           " elements is ambiguous; use any() or all()",
                       loc);
-      return readableOnHost(t, loc).flatAsDouble(0) != 0.0;
+      return (t.device().hostMemory() ? t.flatAsDouble(0) : readableOnHost(t, loc).flatAsDouble(0)) != 0.0;
     }
     case Kind::None: return false;
     case Kind::Bool: return v.asBool();
@@ -235,11 +236,14 @@ std::string reprIn(const Value& v, std::vector<const Object*>& open) {
   std::string s;
   if (seq) {
     const auto& items = v.as<SeqObj>().items;
-    s = v.is(Kind::List) ? "[" : "(";
-    for (size_t i = 0; i < items.size(); ++i) s += (i ? ", " : "") + reprIn(items[i], open);
+    s.push_back(v.is(Kind::List) ? '[' : '(');
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (i) s += ", ";
+      s += reprIn(items[i], open);
+    }
     s += v.is(Kind::List) ? "]" : items.size() == 1 ? ",)" : ")";
   } else {
-    s = "{";
+    s.push_back('{');
     bool first = true;
     for (const auto& [k, x] : v.as<DictObj>().items) {
       s += (first ? "" : ", ") + quoteStr(k) + ": " + reprIn(x, open);

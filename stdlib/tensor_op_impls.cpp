@@ -8,7 +8,6 @@
 
 #include "ir/shape_rules.h"
 #include "runtime/device.h"
-#include "runtime/dispatch.h"
 #include "runtime/gradient_ops.h"
 #include "runtime/nn_ops.h"
 #include "runtime/random.h"
@@ -239,12 +238,7 @@ Tensor copyTo(const Tensor& x, rt::Device& to, SourceLoc loc) {
     to.copyFromHost(out.deviceBytes(), src.bytes(), bytes);
     return out;
   }
-  // A strided view is made contiguous on its own device first.
-  Tensor src = x;
-  if (!x.isContiguous()) {
-    src = Tensor::empty(x.dtype(), x.shape(), from);
-    rt::launch<ir::Op::AsType>(from, x.dtype(), loc, x, src);
-  }
+  Tensor src = rt::contiguousOnItsDevice(x, loc);
   if (to.hostMemory()) {
     from.copyToHost(out.bytes(), src.deviceBytes(), bytes);
     return out;
