@@ -15,7 +15,7 @@
 //     the dtypes it takes, the reductions, softmax and log_softmax,
 //     cross_entropy, one_hot, fills and conversions of every dtype,
 //     indexing reads and writes, gather and scatter_add, the bitwise
-//     ops, cumsum and cumprod, tril and triu, layer_norm and
+//     ops, cumsum and cumprod, sort, tril and triu, layer_norm and
 //     binary_cross_entropy (cuda_kernels.cu); matmul (batched; f32 and f64) and linear
 //     through cuBLAS (opened when a device is made); conv2d, pooling,
 //     batch_norm and their gradients through cuDNN (cudnn_kernels.cpp);
@@ -327,14 +327,28 @@ void scatterAddKernel(int axis, const Tensor& index, const Tensor& src, Tensor& 
              reinterpret_cast<double*>(o.deviceBytes()), stridedOf(o, rank), index.numel(), CudaDevice::of(o).stream());
 }
 
-// Lines of x along axis: `outer` blocks of `len` elements `inner` apart.
+// Contiguous x seen along axis: `count` lines of `len` elements `inner`
+// apart.
+struct Lines {
+  int64_t count = 1, len = 1, inner = 1;
+  Lines(const Tensor& x, int axis) : len(x.dim(axis)) {
+    for (int d = 0; d < x.ndim(); ++d)
+      if (d != axis) count *= x.dim(d);
+    for (int d = axis + 1; d < x.ndim(); ++d) inner *= x.dim(d);
+  }
+};
+
 template <bool Product>
 void scanKernel(const Tensor& x, int axis, bool reverse, Tensor& o) {
-  int64_t len = x.dim(axis), outer = 1, inner = 1;
-  for (int d = 0; d < axis; ++d) outer *= x.dim(d);
-  for (int d = axis + 1; d < x.ndim(); ++d) inner *= x.dim(d);
-  scan(elemOf(x.dtype()), x.deviceBytes(), outer * inner, len, inner, reverse, Product, o.deviceBytes(),
+  Lines l(x, axis);
+  scan(elemOf(x.dtype()), x.deviceBytes(), l.count, l.len, l.inner, reverse, Product, o.deviceBytes(),
        CudaDevice::of(o).stream());
+}
+
+void sortKernel(const Tensor& x, int axis, bool descending, Tensor& values, Tensor& indices) {
+  Lines l(x, axis);
+  sort(elemOf(x.dtype()), x.deviceBytes(), l.count, l.len, l.inner, descending, values.deviceBytes(),
+       reinterpret_cast<int64_t*>(indices.deviceBytes()), CudaDevice::of(values).stream());
 }
 
 void triangleKernel(const Tensor& x, int64_t diagonal, bool upper, Tensor& o) {
@@ -494,7 +508,10 @@ const KernelTable& cudaKernels() {
       t.add<Op::Gather>(d, gatherKernel);
     }
     t.add<Op::ScatterAdd>(DType::F64, scatterAddKernel);
-    for (DType d : {DType::Bool, DType::I32, DType::I64, DType::F32, DType::F64}) t.add<Op::Tril>(d, triangleKernel);
+    for (DType d : {DType::Bool, DType::I32, DType::I64, DType::F32, DType::F64}) {
+      t.add<Op::Tril>(d, triangleKernel);
+      t.add<Op::Sort>(d, sortKernel);
+    }
     for (DType d : {DType::I32, DType::I64, DType::F32, DType::F64}) {
       t.add<Op::CumSum>(d, scanKernel<false>);
       t.add<Op::CumProd>(d, scanKernel<true>);

@@ -1,7 +1,7 @@
 // The CUDA plugin's indexing and line-wise kernels (cuda_kernels.h):
 // indexing reads and writes through element offsets resolved on the host,
-// gather and scatter_add along an axis, the scans (one thread per line, in
-// the CPU's order), the triangles, layer norm (one block per row) and the
+// gather and scatter_add along an axis, the scans and the stable sort (one
+// thread per line, in the CPU's order), the triangles, layer norm (one block per row) and the
 // binary cross entropy (one block, so its sum is the same on every run).
 #include <cstdint>
 #include <new>
@@ -90,6 +90,48 @@ __global__ void triangleKernel(const T* in, int64_t rows, int64_t cols, int64_t 
     int64_t j = at % cols, i = (at / cols) % rows;
     bool keep = upper ? j - i >= diagonal : j - i <= diagonal;
     out[at] = keep ? in[at] : T(0);
+  }
+}
+
+// The CPU's order: NaN is larger than every number (last ascending, first
+// descending).
+template <class T>
+__device__ bool before(T a, T b, bool descending) {
+  if constexpr (std::is_floating_point<T>::value) {
+    bool na = a != a, nb = b != b;
+    if (na || nb) return descending ? na && !nb : !na && nb;
+  }
+  return descending ? b < a : a < b;
+}
+
+// One thread per line: a bottom-up merge sort of the line's positions in
+// `order` (with `scratch`, len entries each per line), stable as the CPU's
+// std::stable_sort: a later element moves ahead only when strictly before.
+template <class T>
+__global__ void sortKernel(const T* in, int64_t lines, int64_t len, int64_t inner, bool descending, int64_t* order,
+                           int64_t* scratch, T* values, int64_t* indices) {
+  GRID_STRIDE(l, lines) {
+    int64_t first = (l / inner) * len * inner + l % inner;
+    int64_t* a = order + l * len;
+    int64_t* b = scratch + l * len;
+    for (int64_t k = 0; k < len; ++k) a[k] = k;
+    for (int64_t width = 1; width < len; width *= 2) {
+      for (int64_t lo = 0; lo < len; lo += 2 * width) {
+        int64_t mid = lo + width < len ? lo + width : len, hi = lo + 2 * width < len ? lo + 2 * width : len;
+        int64_t i = lo, j = mid, k = lo;
+        while (i < mid && j < hi)
+          b[k++] = before(in[first + a[j] * inner], in[first + a[i] * inner], descending) ? a[j++] : a[i++];
+        while (i < mid) b[k++] = a[i++];
+        while (j < hi) b[k++] = a[j++];
+      }
+      int64_t* t = a;
+      a = b;
+      b = t;
+    }
+    for (int64_t k = 0; k < len; ++k) {
+      values[first + k * inner] = in[first + a[k] * inner];
+      indices[first + k * inner] = a[k];
+    }
   }
 }
 
@@ -193,6 +235,22 @@ void scan(Elem type, const void* in, int64_t lines, int64_t len, int64_t inner, 
                                                                     reverse, static_cast<T*>(out));
     }
   });
+}
+
+void sort(Elem type, const void* in, int64_t lines, int64_t len, int64_t inner, bool descending, void* values,
+          int64_t* indices, cudaStream_t s) {
+  if (lines <= 0 || len <= 0) return;
+  void* positions = nullptr;
+  size_t bytes = static_cast<size_t>(lines) * static_cast<size_t>(len) * sizeof(int64_t);
+  if (cudaMallocAsync(&positions, 2 * bytes, s) != cudaSuccess) throw std::bad_alloc();
+  int64_t* order = static_cast<int64_t*>(positions);
+  int64_t* scratch = order + lines * len;
+  withElem(type, [&](auto e) {
+    using T = decltype(e);
+    sortKernel<T><<<blocksFor(lines), kThreads, 0, s>>>(static_cast<const T*>(in), lines, len, inner, descending,
+                                                         order, scratch, static_cast<T*>(values), indices);
+  });
+  cudaFreeAsync(positions, s);
 }
 
 void triangle(Elem type, const void* in, int64_t rows, int64_t cols, int64_t diagonal, bool upper, void* out,

@@ -106,6 +106,11 @@ void scatterAdd(int axis, const int64_t* index, const Strided& si, const double*
 // dtypes).
 void scan(Elem type, const void* in, int64_t lines, int64_t len, int64_t inner, bool reverse, bool product, void* out,
           cudaStream_t s);
+// values and indices (i64) of contiguous `in`'s lines (as for scan)
+// sorted stably, ascending with NaN last or descending with NaN first;
+// one thread per line.
+void sort(Elem type, const void* in, int64_t lines, int64_t len, int64_t inner, bool descending, void* values,
+          int64_t* indices, cudaStream_t s);
 // out (n elements of matrices [rows, cols], contiguous) = in with the
 // elements off the kept triangle set to 0: kept where j - i <= diagonal
 // (tril) or j - i >= diagonal (upper: triu).
