@@ -43,7 +43,7 @@ fi
 
 run() {
   echo "\$ $*"
-  timeout 300 "$@"
+  timeout 120 "$@"
   echo "(exit status $?)"
 }
 
