@@ -165,7 +165,10 @@ __global__ void bceKernel(const T* p, const T* y, int64_t n, T* out, int* bad) {
   for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
     double pi = p[i], yi = y[i];
     if (pi < 0 || pi > 1) *bad = 1;  // NaN goes on, as on the CPU
-    double lp = fmax(log(pi), -100.0), lq = fmax(log1p(-pi), -100.0);
+    // Clamped as std::max(log, -100.0) does on the CPU: a NaN stays NaN.
+    double lp = log(pi), lq = log1p(-pi);
+    if (lp < -100.0) lp = -100.0;
+    if (lq < -100.0) lq = -100.0;
     acc -= yi * lp + (1 - yi) * lq;
   }
   double total = blockTotal(partial, acc);
