@@ -10,19 +10,19 @@
 //   - transfers through a pinned staging buffer on a copy stream of its
 //     own, ordered against the compute stream with events, so a copy
 //     overlaps the compute queued before it;
-//   - kernels: arithmetic, maximum, minimum and comparisons
-//     with broadcasting, where, every elementwise op of the op table for
-//     the dtypes it takes, the reductions, softmax and log_softmax,
-//     cross_entropy, one_hot, fills and conversions of every dtype,
-//     indexing reads and writes, gather and scatter_add, the bitwise
-//     ops, cumsum and cumprod, sort, tril and triu, layer_norm and
-//     binary_cross_entropy (cuda_kernels.cu); matmul (batched; f32 and f64) and linear
-//     through cuBLAS (opened when a device is made); conv2d, pooling,
-//     batch_norm and their gradients through cuDNN (cudnn_kernels.cpp);
-//     ramps, eye, the random ops and dropout made on the host
-//     (runtime/host_made_kernels.h, added by the context). Any other op
-//     is the runtime's located "has no kernel on device 'cuda:0'" error,
-//     never a silent fallback.
+//   - kernels: arithmetic, the bitwise ops, maximum, minimum and
+//     comparisons with broadcasting, where, every elementwise op of the
+//     op table for the dtypes it takes, the reductions, softmax and
+//     log_softmax, cross_entropy, one_hot, fills and conversions of every
+//     dtype (cuda_kernels.cu); indexing reads and writes, gather and
+//     scatter_add, cumsum and cumprod, sort, tril and triu, layer_norm
+//     and binary_cross_entropy (cuda_index_kernels.cu); matmul (batched;
+//     f32 and f64) and linear through cuBLAS (opened when a device is
+//     made); conv2d, pooling, batch_norm and their gradients through
+//     cuDNN (cudnn_kernels.cpp); ramps, eye, the random ops and dropout
+//     made on the host (runtime/host_made_kernels.h, added by the
+//     context). Any other op is the runtime's located "has no kernel on
+//     device 'cuda:0'" error, never a silent fallback.
 // Built only where the CUDA toolkit is (architectures 80 and 90); it uses
 // the runtime's headers and the symbols of the binary that loads it.
 #include <cublas_v2.h>
