@@ -55,15 +55,18 @@ bool close(double a, double b, bool f32) {
 
 }  // namespace
 
-std::string valueDifference(const Value& g, const Value& e) {
+namespace {
+
+std::string differenceOf(const Value& g, const Value& e) {
   if (g.is(Kind::Tensor) != e.is(Kind::Tensor)) return "one is a tensor and the other is not";
   if (!g.is(Kind::Tensor)) {
     if (g.is(Kind::Float) || e.is(Kind::Float))
       return close(g.asFloat(), e.asFloat(), false) ? "" : "values differ";
     return g.asInt() == e.asInt() ? "" : "values differ";
   }
-  const rt::Tensor& a = rt::tensorOf(g);
-  const rt::Tensor& b = rt::tensorOf(e);
+  // A GPU's tensors are compared on the host.
+  const rt::Tensor a = rt::readableOnHost(rt::tensorOf(g), {});
+  const rt::Tensor b = rt::readableOnHost(rt::tensorOf(e), {});
   if (a.dtype() != b.dtype() || a.shape() != b.shape()) return "types differ";
   bool f32 = a.dtype() == rt::DType::F32;
   for (int64_t i = 0; i < a.numel(); ++i)
@@ -75,11 +78,28 @@ std::string valueDifference(const Value& g, const Value& e) {
   return "";
 }
 
+}  // namespace
+
+// Reading a value on the host can fail (a device without the copy it
+// needs): that is a difference to report, never an exception out of the
+// check.
+std::string valueDifference(const Value& g, const Value& e) {
+  try {
+    return differenceOf(g, e);
+  } catch (const NnError& error) {
+    return std::string("cannot be compared: ") + error.what();
+  }
+}
+
 namespace {
 
 std::string describe(const Value& v) {
-  if (v.is(Kind::Tensor)) return rt::typeString(rt::tensorOf(v)) + " " + rt::repr(v);
-  return rt::repr(v);
+  try {
+    if (v.is(Kind::Tensor)) return rt::typeString(rt::tensorOf(v)) + " " + rt::repr(v);
+    return rt::repr(v);
+  } catch (const NnError&) {
+    return v.is(Kind::Tensor) ? rt::typeString(rt::tensorOf(v)) : rt::typeName(v);
+  }
 }
 
 }  // namespace
