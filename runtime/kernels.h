@@ -195,6 +195,20 @@ struct KernelFor<ir::Op::BinaryCrossEntropy> {
   using Fn = bool (*)(const Tensor& p, const Tensor& y, Tensor& out);
 };
 
+// A contiguous tensor seen along one axis, as the scans and the sort walk
+// it: count() lines of `len` elements `inner` apart, the axis in the
+// middle, so one loop serves every axis without transposing.
+struct AxisLines {
+  int64_t outer = 1, len = 1, inner = 1;
+  AxisLines(const Tensor& x, int axis) : len(x.dim(axis)) {
+    for (int d = 0; d < axis; ++d) outer *= x.dim(d);
+    for (int d = axis + 1; d < x.ndim(); ++d) inner *= x.dim(d);
+  }
+  int64_t count() const { return outer * inner; }
+  // The first element of line l.
+  int64_t start(int64_t l) const { return (l / inner) * len * inner + l % inner; }
+};
+
 // Scans along `axis` of x (contiguous, out's shape): out[..., i, ...] the
 // sum (product) of x[..., j, ...] for j <= i (j >= i with `reverse`)  [x's dtype]
 template <>

@@ -1,8 +1,8 @@
 // The CPU's kernels of the ops that work along one axis in order or by
 // position: the scans (cumsum, cumprod), the stable sort behind sort,
-// argsort and topk, and the triangles (tril, triu). A tensor is seen as
-// `outer` lines of `len` elements `inner` apart (the axis in the middle),
-// so one loop serves every axis without transposing.
+// argsort and topk, and the triangles (tril, triu). A tensor is walked as
+// lines along its axis (AxisLines, kernels.h), so one loop serves every
+// axis without transposing.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -15,21 +15,9 @@ namespace nn::rt {
 
 namespace {
 
-struct Lines {
-  int64_t outer = 1, len = 1, inner = 1;
-  Lines(const Tensor& x, int axis) {
-    len = x.dim(axis);
-    for (int d = 0; d < axis; ++d) outer *= x.dim(d);
-    for (int d = axis + 1; d < x.ndim(); ++d) inner *= x.dim(d);
-  }
-  int64_t count() const { return outer * inner; }
-  // The first element of line l.
-  int64_t start(int64_t l) const { return (l / inner) * len * inner + l % inner; }
-};
-
 template <class T, bool Product>
 void scanKernel(const Tensor& x, int axis, bool reverse, Tensor& out) {
-  Lines lines(x, axis);
+  AxisLines lines(x, axis);
   const T* in = x.data<T>();
   T* o = out.data<T>();
   auto scan = [&](int64_t l) {
@@ -65,7 +53,7 @@ bool before(T a, T b, bool descending) {
 
 template <class T>
 void sortKernel(const Tensor& x, int axis, bool descending, Tensor& values, Tensor& indices) {
-  Lines lines(x, axis);
+  AxisLines lines(x, axis);
   const T* in = x.data<T>();
   T* v = values.data<T>();
   int64_t* ix = indices.data<int64_t>();

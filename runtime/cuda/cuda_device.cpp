@@ -327,27 +327,16 @@ void scatterAddKernel(int axis, const Tensor& index, const Tensor& src, Tensor& 
              reinterpret_cast<double*>(o.deviceBytes()), stridedOf(o, rank), index.numel(), CudaDevice::of(o).stream());
 }
 
-// Contiguous x seen along axis: `count` lines of `len` elements `inner`
-// apart.
-struct Lines {
-  int64_t count = 1, len = 1, inner = 1;
-  Lines(const Tensor& x, int axis) : len(x.dim(axis)) {
-    for (int d = 0; d < x.ndim(); ++d)
-      if (d != axis) count *= x.dim(d);
-    for (int d = axis + 1; d < x.ndim(); ++d) inner *= x.dim(d);
-  }
-};
-
 template <bool Product>
 void scanKernel(const Tensor& x, int axis, bool reverse, Tensor& o) {
-  Lines l(x, axis);
-  scan(elemOf(x.dtype()), x.deviceBytes(), l.count, l.len, l.inner, reverse, Product, o.deviceBytes(),
+  AxisLines l(x, axis);
+  scan(elemOf(x.dtype()), x.deviceBytes(), l.count(), l.len, l.inner, reverse, Product, o.deviceBytes(),
        CudaDevice::of(o).stream());
 }
 
 void sortKernel(const Tensor& x, int axis, bool descending, Tensor& values, Tensor& indices) {
-  Lines l(x, axis);
-  sort(elemOf(x.dtype()), x.deviceBytes(), l.count, l.len, l.inner, descending, values.deviceBytes(),
+  AxisLines l(x, axis);
+  sort(elemOf(x.dtype()), x.deviceBytes(), l.count(), l.len, l.inner, descending, values.deviceBytes(),
        reinterpret_cast<int64_t*>(indices.deviceBytes()), CudaDevice::of(values).stream());
 }
 
