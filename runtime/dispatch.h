@@ -40,6 +40,22 @@ decltype(auto) onQueue(const Device& device, F&& call) {
   }
 }
 
+// Runs `call` (op's kernel) on `device`'s queue: a library exception
+// inside it (oneDNN's, a plugin's) becomes a located error naming the op
+// and the device; out of memory and located errors pass through.
+template <class F>
+decltype(auto) runKernel(ir::Op op, const Device& device, SourceLoc loc, F&& call) {
+  try {
+    return onQueue(device, call);
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const NnError&) {
+    throw;
+  } catch (const std::exception& e) {
+    detail::kernelFailed(op, device, e, loc);
+  }
+}
+
 // Runs op O's kernel for dtype `t` on `device`'s execution queue; returns
 // what the kernel returns (the losses report a bad label or probability
 // that way).
@@ -47,26 +63,18 @@ template <ir::Op O, class... Args>
 decltype(auto) launch(const Device& device, DType t, SourceLoc loc, Args&&... args) {
   typename KernelFor<O>::Fn kernel = device.kernels().template get<O>(t);
   if (!kernel) detail::noKernel(O, t, device, loc);
-  try {
-    return onQueue(device, [&]() -> decltype(auto) { return kernel(std::forward<Args>(args)...); });
-  } catch (const std::bad_alloc&) {
-    throw;
-  } catch (const NnError&) {
-    throw;
-  } catch (const std::exception& e) {
-    detail::kernelFailed(O, device, e, loc);
-  }
+  return runKernel(O, device, loc, [&]() -> decltype(auto) { return kernel(std::forward<Args>(args)...); });
 }
 
 // The elementwise ops' kernels, found by the caller in the device's table
 // (KernelTable::binary/unary, since the front ends choose the compute dtype
 // first), run the same way.
-inline void launchBinary(const Device& device, BinaryKernel k, const Tensor& a, const Tensor& b, Tensor& out,
-                         SourceLoc loc) {
-  onQueue(device, [&] { k(a, b, out, loc); });
+inline void launchBinary(ir::Op op, const Device& device, BinaryKernel k, const Tensor& a, const Tensor& b,
+                         Tensor& out, SourceLoc loc) {
+  runKernel(op, device, loc, [&] { k(a, b, out, loc); });
 }
-inline void launchUnary(const Device& device, UnaryKernel k, const Tensor& a, Tensor& out, SourceLoc loc) {
-  onQueue(device, [&] { k(a, out, loc); });
+inline void launchUnary(ir::Op op, const Device& device, UnaryKernel k, const Tensor& a, Tensor& out, SourceLoc loc) {
+  runKernel(op, device, loc, [&] { k(a, out, loc); });
 }
 
 }  // namespace nn::rt

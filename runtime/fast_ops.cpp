@@ -196,14 +196,14 @@ bool runFastOp(const FastOp& op, const ir::Node& n, Value* slots, uint64_t dying
     if (holder[i] && ((dying >> i) & 1) && op.in == op.out && holder[i]->useCount() == 1 &&
         in[i]->storage().use_count() == 1 && in[i]->isContiguous()) {
       Tensor& out = const_cast<Tensor&>(*in[i]);
-      if (op.binary) launchBinary(*op.device, op.binary, *in[0], *in[1], out, n.loc());
-      else launchUnary(*op.device, op.unary, *in[0], out, n.loc());
+      if (op.binary) launchBinary(n.op(), *op.device, op.binary, *in[0], *in[1], out, n.loc());
+      else launchUnary(n.op(), *op.device, op.unary, *in[0], out, n.loc());
       slots[n.result(0)->id()] = std::move(slots[n.operand(i)->id()]);
       return true;
     }
   Tensor out = Tensor::empty(op.out, op.shape, *op.device);
-  if (op.binary) launchBinary(*op.device, op.binary, *in[0], *in[1], out, n.loc());
-  else launchUnary(*op.device, op.unary, *in[0], out, n.loc());
+  if (op.binary) launchBinary(n.op(), *op.device, op.binary, *in[0], *in[1], out, n.loc());
+  else launchUnary(n.op(), *op.device, op.unary, *in[0], out, n.loc());
   slots[n.result(0)->id()] = makeTensorValue(std::move(out));
   return true;
 }

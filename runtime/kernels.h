@@ -304,6 +304,13 @@ class KernelTable {
     size_t i = idx(op, t);
     return binary_[i] || unary_[i] || other_[i];
   }
+  // Drops every kernel whose op and dtype `other` has none for: this
+  // table's kernels on another table's coverage (the CUDA plugin's, checked
+  // on a machine without a GPU).
+  void keepOnly(const KernelTable& other) {
+    for (size_t i = 0; i < kSize; ++i)
+      if (!other.binary_[i] && !other.unary_[i] && !other.other_[i]) binary_[i] = nullptr, unary_[i] = nullptr, other_[i] = nullptr;
+  }
 
  private:
   using AnyKernel = void (*)();

@@ -35,7 +35,7 @@ Value mathUnary(Op op, const Value& x, SourceLoc loc, unsigned consumable) {
   // x's own buffer may take the result (a converted copy is not worth it).
   Tensor out = t == &tensorOf(x) ? elementwiseResult(outType, t->shape(), x, nullptr, consumable)
                                  : Tensor::empty(outType, t->shape(), t->device());
-  launchUnary(t->device(), k, *t, out, loc);
+  launchUnary(op, t->device(), k, *t, out, loc);
   return makeTensorValue(std::move(out));
 }
 

@@ -158,7 +158,7 @@ Value tensorBinary(Op op, const Value& a, const Value& b, SourceLoc loc, unsigne
   DType outType = compare ? DType::Bool : compute;
   if (x->shape() == y->shape() && x->dtype() == compute && y->dtype() == compute) {
     Tensor out = elementwiseResult(outType, x->shape(), a, &b, consumable);
-    launchBinary(device, k, *x, *y, out, loc);
+    launchBinary(op, device, k, *x, *y, out, loc);
     return makeTensorValue(std::move(out));
   }
   std::optional<Shape> shape = tryBroadcastShapes(x->shape(), y->shape());
@@ -169,7 +169,7 @@ Value tensorBinary(Op op, const Value& a, const Value& b, SourceLoc loc, unsigne
   Tensor out = elementwiseResult(outType, *shape, a, &b, consumable);
   Tensor xb = broadcastTo(astype(*x, compute), *shape, loc);
   Tensor yb = broadcastTo(astype(*y, compute), *shape, loc);
-  launchBinary(device, k, xb, yb, out, loc);
+  launchBinary(op, device, k, xb, yb, out, loc);
   return makeTensorValue(std::move(out));
 }
 
@@ -183,7 +183,7 @@ Value tensorUnary(Op op, const Value& a, SourceLoc loc, unsigned consumable) {
   if (!k && !t.device().hostMemory()) detail::noKernel(op, compute, t.device(), loc);
   if (!k) fail(loc, std::string("bad operand type for unary ") + ir::opInfo(op).name + ": " + typeString(t));
   Tensor out = elementwiseResult(compute, t.shape(), a, nullptr, consumable);
-  launchUnary(t.device(), k, t, out, loc);
+  launchUnary(op, t.device(), k, t, out, loc);
   return makeTensorValue(std::move(out));
 }
 

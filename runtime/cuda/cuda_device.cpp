@@ -8,8 +8,11 @@
 //     on that stream from the GPU's memory pool, which keeps freed memory
 //     for reuse (release threshold: never), counted for memory_stats;
 //   - transfers through a pinned staging buffer on a copy stream of its
-//     own, ordered against the compute stream with events, so a copy
-//     overlaps the compute queued before it;
+//     own, ordered with events after the compute queued before them (a
+//     copy's destination may be memory that compute still uses), so that
+//     compute queued meanwhile, by the other threads of a merged graph,
+//     overlaps them; the calling thread waits for its copy, as PyTorch's
+//     blocking .to() does;
 //   - kernels: arithmetic, the bitwise ops, maximum, minimum and
 //     comparisons with broadcasting, where, every elementwise op of the
 //     op table for the dtypes it takes, the reductions, softmax and
@@ -48,6 +51,22 @@ namespace nn::rt::cuda {
 
 void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+void launched(const char* what) {
+  cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+Scratch::Scratch(size_t bytes, cudaStream_t s) : stream_(s), size_(bytes) {
+  if (bytes && cudaMallocAsync(&p_, bytes, s) != cudaSuccess) {
+    cudaGetLastError();  // clear it: out of memory is a bad_alloc, located by the runtime
+    throw std::bad_alloc();
+  }
+}
+
+Scratch::~Scratch() {
+  if (p_) cudaFreeAsync(p_, stream_);
 }
 
 void* openLibrary(const std::string& soname, std::string& why) {
@@ -259,10 +278,12 @@ Elem elemOf(DType d) { return static_cast<Elem>(static_cast<int>(d)); }
 void fillKernel(double value, Tensor& o) { fill(elemOf(o.dtype()), o.deviceBytes(), o.numel(), value, CudaDevice::of(o).stream()); }
 
 template <Binary Op>
-void binaryKernel(const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+void binaryKernel(const Tensor& a, const Tensor& b, Tensor& o, SourceLoc loc) {
   size_t rank = o.shape().size();
-  binary(Op, elemOf(o.dtype()), a.deviceBytes(), stridedOf(a, rank), b.deviceBytes(), stridedOf(b, rank),
-         o.deviceBytes(), stridedOf(o, rank), o.numel(), CudaDevice::of(o).stream());
+  if (!binary(Op, elemOf(o.dtype()), a.deviceBytes(), stridedOf(a, rank), b.deviceBytes(), stridedOf(b, rank),
+              o.deviceBytes(), stridedOf(o, rank), o.numel(), CudaDevice::of(o).stream()))
+    fail(loc, Op == Binary::Pow ? "integers to negative integer powers are not allowed"  // the CPU kernels' words
+                                : "integer division or modulo by zero");
 }
 
 template <Unary Op>
@@ -367,12 +388,13 @@ void softmaxKernel(const Tensor& x, int axis, Tensor& o) {
   int64_t n = x.dim(axis), inner = 1;
   for (int d = axis + 1; d < x.ndim(); ++d) inner *= x.dim(d);
   int64_t outer = n * inner != 0 ? x.numel() / (n * inner) : 0;
-  softmax(in(x), outer, n, inner, out(o), Log, CudaDevice::of(o).stream());
+  softmax(elemOf(x.dtype()), x.deviceBytes(), outer, n, inner, o.deviceBytes(), Log, CudaDevice::of(o).stream());
 }
 
 bool crossEntropyKernel(const Tensor& logProbs, const Tensor& labels, Tensor& o, int64_t& bad) {
-  return crossEntropy(in(logProbs), reinterpret_cast<const int64_t*>(labels.deviceBytes()), logProbs.dim(0),
-                      logProbs.dim(1), out(o), bad, CudaDevice::of(o).stream());
+  return crossEntropy(elemOf(logProbs.dtype()), logProbs.deviceBytes(),
+                      reinterpret_cast<const int64_t*>(labels.deviceBytes()), logProbs.dim(0), logProbs.dim(1),
+                      o.deviceBytes(), bad, CudaDevice::of(o).stream());
 }
 
 bool oneHotKernel(const Tensor& labels, Tensor& o, int64_t& bad) {
@@ -383,7 +405,8 @@ bool oneHotKernel(const Tensor& labels, Tensor& o, int64_t& bad) {
 
 template <bool Mean>
 void sumKernel(const Tensor& x, int64_t outer, int64_t run, Tensor& o) {
-  sum(elemOf(x.dtype()), x.deviceBytes(), outer, o.numel(), run, o.deviceBytes(), Mean, CudaDevice::of(o).stream());
+  sum(elemOf(x.dtype()), x.deviceBytes(), outer, o.numel(), run, elemOf(o.dtype()), o.deviceBytes(), Mean,
+      CudaDevice::of(o).stream());
 }
 
 // How cuBLAS reads a 2-D operand: a row-major matrix as its transpose's
@@ -442,7 +465,8 @@ Tensor matrixOf(const Tensor& t, const Shape& batch, int64_t i) {
 }
 
 // a [..., M, K] @ b [..., K, N] (lifted to out's rank): one GEMM per
-// matrix of out, queued in order on the device's stream.
+// matrix of out (cuBLAS for floats, the plugin's kernel for integers),
+// queued in order on the device's stream.
 void matmulKernel(const Tensor& a, const Tensor& b, Tensor& c) {
   int r = c.ndim();
   if (r < 2) throw std::runtime_error("matmul on cuda takes operands of rank 2 or more");
@@ -450,9 +474,15 @@ void matmulKernel(const Tensor& a, const Tensor& b, Tensor& c) {
   int64_t count = 1;
   for (int64_t d : batch) count *= d;
   int m = static_cast<int>(c.dim(r - 2)), n = static_cast<int>(c.dim(r - 1)), k = static_cast<int>(a.dim(r - 1));
+  bool floats = c.dtype() == DType::F32 || c.dtype() == DType::F64;
   for (int64_t i = 0; i < count; ++i) {
-    Tensor ci = matrixOf(c, batch, i);
-    gemm(matrixOf(a, batch, i), matrixOf(b, batch, i), m, k, n, ci);
+    Tensor ai = matrixOf(a, batch, i), bi = matrixOf(b, batch, i), ci = matrixOf(c, batch, i);
+    if (floats) {
+      gemm(ai, bi, m, k, n, ci);
+      continue;
+    }
+    integerMatmul(elemOf(c.dtype()), ai.deviceBytes(), ai.strides()[0], ai.strides()[1], bi.deviceBytes(),
+                  bi.strides()[0], bi.strides()[1], ci.deviceBytes(), m, k, n, CudaDevice::of(c).stream());
   }
 }
 
@@ -481,6 +511,12 @@ const KernelTable& cudaKernels() {
       t.addUnary(Op::Pos, d, unaryKernel<Unary::Pos>);
       t.addUnary(Op::Abs, d, unaryKernel<Unary::Abs>);
       t.addUnary(Op::Sign, d, unaryKernel<Unary::Sign>);
+      t.addBinary(Op::Pow, d, binaryKernel<Binary::Pow>);
+      t.addUnary(Op::Relu, d, unaryKernel<Unary::Relu>);
+      t.addUnary(Op::Floor, d, unaryKernel<Unary::Floor>);
+      t.addUnary(Op::Ceil, d, unaryKernel<Unary::Ceil>);
+      t.addUnary(Op::Round, d, unaryKernel<Unary::Round>);
+      t.add<Op::MatMul>(d, matmulKernel);
     }
     for (DType d : {DType::Bool, DType::I32, DType::I64, DType::F32, DType::F64}) {
       t.addBinary(Op::Lt, d, compareKernel<Compare::Lt>);
@@ -490,6 +526,11 @@ const KernelTable& cudaKernels() {
       t.addBinary(Op::Eq, d, compareKernel<Compare::Eq>);
       t.addBinary(Op::Ne, d, compareKernel<Compare::Ne>);
       t.add<Op::Where>(d, whereKernel);
+      t.addUnary(Op::IsNan, d, predicateKernel<Predicate::IsNan>);
+      t.addUnary(Op::IsInf, d, predicateKernel<Predicate::IsInf>);
+      t.addUnary(Op::IsFinite, d, predicateKernel<Predicate::IsFinite>);
+      t.add<Op::Sum>(d, sumKernel<false>);
+      t.add<Op::Mean>(d, sumKernel<true>);
       t.add<Op::Full>(d, fillKernel);
       t.add<Op::AsType>(d, convertKernel);
       t.add<Op::GetItem>(d, takeKernel);
@@ -511,7 +552,6 @@ const KernelTable& cudaKernels() {
     }
     for (DType d : {DType::F32, DType::F64}) {
       t.addBinary(Op::Div, d, binaryKernel<Binary::Div>);
-      t.addBinary(Op::Pow, d, binaryKernel<Binary::Pow>);
       t.addUnary(Op::Exp, d, unaryKernel<Unary::Exp>);
       t.addUnary(Op::Log, d, unaryKernel<Unary::Log>);
       t.addUnary(Op::Sqrt, d, unaryKernel<Unary::Sqrt>);
@@ -520,17 +560,10 @@ const KernelTable& cudaKernels() {
       t.addUnary(Op::Cos, d, unaryKernel<Unary::Cos>);
       t.addUnary(Op::Tanh, d, unaryKernel<Unary::Tanh>);
       t.addUnary(Op::Sigmoid, d, unaryKernel<Unary::Sigmoid>);
-      t.addUnary(Op::Relu, d, unaryKernel<Unary::Relu>);
       t.addUnary(Op::Gelu, d, unaryKernel<Unary::Gelu>);
       t.addUnary(Op::Erf, d, unaryKernel<Unary::Erf>);
       t.addUnary(Op::Silu, d, unaryKernel<Unary::Silu>);
       t.addUnary(Op::Softplus, d, unaryKernel<Unary::Softplus>);
-      t.addUnary(Op::Floor, d, unaryKernel<Unary::Floor>);
-      t.addUnary(Op::Ceil, d, unaryKernel<Unary::Ceil>);
-      t.addUnary(Op::Round, d, unaryKernel<Unary::Round>);
-      t.addUnary(Op::IsNan, d, predicateKernel<Predicate::IsNan>);
-      t.addUnary(Op::IsInf, d, predicateKernel<Predicate::IsInf>);
-      t.addUnary(Op::IsFinite, d, predicateKernel<Predicate::IsFinite>);
     }
     for (DType d : {DType::Bool, DType::I32, DType::I64, DType::F32, DType::F64}) {
       t.add<Op::Prod>(d, reduceKernel<Reduce::Prod>);
@@ -549,6 +582,8 @@ const KernelTable& cudaKernels() {
       t.addBinary(Op::RShift, d, binaryKernel<Binary::RShift>);
       t.addUnary(Op::Invert, d, unaryKernel<Unary::Invert>);
     }
+    t.addBinary(Op::Maximum, DType::Bool, binaryKernel<Binary::Maximum>);
+    t.addBinary(Op::Minimum, DType::Bool, binaryKernel<Binary::Minimum>);
     t.addBinary(Op::BitAnd, DType::Bool, binaryKernel<Binary::BitAnd>);
     t.addBinary(Op::BitOr, DType::Bool, binaryKernel<Binary::BitOr>);
     t.addBinary(Op::BitXor, DType::Bool, binaryKernel<Binary::BitXor>);
@@ -557,19 +592,15 @@ const KernelTable& cudaKernels() {
     t.addBinary(Op::LogicalAnd, DType::Bool, binaryKernel<Binary::And>);
     t.addBinary(Op::LogicalOr, DType::Bool, binaryKernel<Binary::Or>);
     t.addUnary(Op::LogicalNot, DType::Bool, unaryKernel<Unary::Not>);
-    t.add<Op::Softmax>(DType::F32, softmaxKernel<false>);
-    t.add<Op::LogSoftmax>(DType::F32, softmaxKernel<true>);
-    t.add<Op::CrossEntropy>(DType::F32, crossEntropyKernel);
+    for (DType d : {DType::F32, DType::F64}) {
+      t.add<Op::Softmax>(d, softmaxKernel<false>);
+      t.add<Op::LogSoftmax>(d, softmaxKernel<true>);
+      t.add<Op::CrossEntropy>(d, crossEntropyKernel);
+    }
     t.add<Op::OneHot>(DType::I32, oneHotKernel);
     t.add<Op::OneHot>(DType::I64, oneHotKernel);
     t.add<Op::Linear>(DType::F32, linearKernel);
     registerDnnKernels(t);
-    for (DType d : {DType::F32, DType::F64}) {
-      t.add<Op::Sum>(d, sumKernel<false>);
-      t.add<Op::Mean>(d, sumKernel<true>);
-    }
-    t.add<Op::MatMul>(DType::F32, matmulKernel);
-    t.add<Op::MatMul>(DType::F64, matmulKernel);
     return t;
   }();
   return table;
@@ -584,6 +615,11 @@ cudaStream_t computeStream(const Tensor& t) {
 }
 
 }  // namespace nn::rt::cuda
+
+// The kernels every cuda device has, without a GPU: which op and dtype
+// they cover is checked on machines without one
+// (tests/unit/plugins/cuda_coverage_plugin.cpp).
+extern "C" const nn::rt::KernelTable* nn_cuda_kernels() { return &nn::rt::cuda::cudaKernels(); }
 
 // The plugin's entry (device_plugin.h): a device per GPU; none, with the
 // reason, where the runtime finds no GPU or driver.

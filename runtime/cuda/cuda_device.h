@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 
+#include <cstddef>
 #include <string>
 
 namespace nn::rt {
@@ -18,6 +19,33 @@ namespace nn::rt::cuda {
 
 // Throws a std::runtime_error naming `what` unless e is cudaSuccess.
 void check(cudaError_t e, const char* what);
+
+// Throws, naming `what`, when the kernel launch just made did not start (no
+// kernel image for this GPU, a bad launch configuration). CUDA keeps such
+// an error for whichever call asks next, so unchecked, the output would
+// silently hold whatever its memory held before.
+void launched(const char* what);
+
+// Stream-ordered scratch memory: `bytes` allocated on stream s
+// (std::bad_alloc when the GPU has no room), freed on s when it goes, so
+// after the work queued on s before that.
+class Scratch {
+ public:
+  Scratch(size_t bytes, cudaStream_t s);
+  ~Scratch();
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  template <class T>
+  T* as() const {
+    return static_cast<T*>(p_);
+  }
+  size_t size() const { return size_; }
+
+ private:
+  cudaStream_t stream_;
+  size_t size_;
+  void* p_ = nullptr;
+};
 
 // The compute stream of the CUDA device that holds t, with that GPU made
 // current on the calling thread.

@@ -4,7 +4,6 @@
 // thread per line, in the CPU's order), the triangles, layer norm (one block per row) and the
 // binary cross entropy (one block, so its sum is the same on every run).
 #include <cstdint>
-#include <new>
 #include <type_traits>
 
 #include "runtime/cuda/cuda_kernels.h"
@@ -175,38 +174,37 @@ __global__ void bceKernel(const T* p, const T* y, int64_t n, T* out, int* bad) {
   if (threadIdx.x == 0) *out = static_cast<T>(n ? total / static_cast<double>(n) : NAN);
 }
 
-// A device copy of n host offsets, freed in stream order by the caller.
-int64_t* uploadOffsets(const int64_t* offsets, int64_t n, cudaStream_t s) {
-  void* p = nullptr;
-  size_t bytes = static_cast<size_t>(n) * sizeof(int64_t);
-  if (cudaMallocAsync(&p, bytes, s) != cudaSuccess) throw std::bad_alloc();
+// Uploads n host offsets into `at` (of n int64 entries) on stream s.
+void uploadOffsets(const int64_t* offsets, int64_t n, const Scratch& at, cudaStream_t s) {
   // From pageable memory: the call returns once the host buffer is read.
-  cudaMemcpyAsync(p, offsets, bytes, cudaMemcpyHostToDevice, s);
-  return static_cast<int64_t*>(p);
+  cudaMemcpyAsync(at.as<int64_t>(), offsets, static_cast<size_t>(n) * sizeof(int64_t), cudaMemcpyHostToDevice, s);
 }
 
 }  // namespace
 
 void take(Elem type, const void* base, const int64_t* offsets, int64_t n, void* out, cudaStream_t s) {
   if (n <= 0) return;
-  int64_t* at = uploadOffsets(offsets, n, s);
+  Scratch at(static_cast<size_t>(n) * sizeof(int64_t), s);
+  uploadOffsets(offsets, n, at, s);
   withElem(type, [&](auto e) {
     using T = decltype(e);
-    takeKernel<T><<<blocksFor(n), kThreads, 0, s>>>(static_cast<const T*>(base), at, n, static_cast<T*>(out));
+    takeKernel<T><<<blocksFor(n), kThreads, 0, s>>>(static_cast<const T*>(base), at.as<int64_t>(), n,
+                                                     static_cast<T*>(out));
   });
-  cudaFreeAsync(at, s);
+  launched("indexing kernel");
 }
 
 void put(Elem type, const void* values, const Strided& sv, const Strided& at, const int64_t* offsets, int64_t n,
          void* base, cudaStream_t s) {
   if (n <= 0) return;
-  int64_t* where = uploadOffsets(offsets, n, s);
+  Scratch where(static_cast<size_t>(n) * sizeof(int64_t), s);
+  uploadOffsets(offsets, n, where, s);
   withElem(type, [&](auto e) {
     using T = decltype(e);
-    putKernel<T><<<blocksFor(n), kThreads, 0, s>>>(static_cast<const T*>(values), sv, at, where, n,
+    putKernel<T><<<blocksFor(n), kThreads, 0, s>>>(static_cast<const T*>(values), sv, at, where.as<int64_t>(), n,
                                                     static_cast<T*>(base));
   });
-  cudaFreeAsync(where, s);
+  launched("indexing kernel");
 }
 
 void gather(Elem type, const void* x, const Strided& sx, int axis, const int64_t* index, const Strided& si, void* out,
@@ -217,11 +215,13 @@ void gather(Elem type, const void* x, const Strided& sx, int axis, const int64_t
     gatherKernel<T><<<blocksFor(n), kThreads, 0, s>>>(static_cast<const T*>(x), sx, axis, index, si,
                                                        static_cast<T*>(out), n);
   });
+  launched("gather kernel");
 }
 
 void scatterAdd(int axis, const int64_t* index, const Strided& si, const double* src, const Strided& ss, double* out,
                 const Strided& so, int64_t n, cudaStream_t s) {
   if (n > 0) scatterAddKernel<<<blocksFor(n), kThreads, 0, s>>>(axis, index, si, src, ss, out, so, n);
+  launched("scatter_add kernel");
 }
 
 void scan(Elem type, const void* in, int64_t lines, int64_t len, int64_t inner, bool reverse, bool product, void* out,
@@ -238,22 +238,22 @@ void scan(Elem type, const void* in, int64_t lines, int64_t len, int64_t inner, 
                                                                     reverse, static_cast<T*>(out));
     }
   });
+  launched("scan kernel");
 }
 
 void sort(Elem type, const void* in, int64_t lines, int64_t len, int64_t inner, bool descending, void* values,
           int64_t* indices, cudaStream_t s) {
   if (lines <= 0 || len <= 0) return;
-  void* positions = nullptr;
   size_t bytes = static_cast<size_t>(lines) * static_cast<size_t>(len) * sizeof(int64_t);
-  if (cudaMallocAsync(&positions, 2 * bytes, s) != cudaSuccess) throw std::bad_alloc();
-  int64_t* order = static_cast<int64_t*>(positions);
+  Scratch positions(2 * bytes, s);
+  int64_t* order = positions.as<int64_t>();
   int64_t* scratch = order + lines * len;
   withElem(type, [&](auto e) {
     using T = decltype(e);
     sortKernel<T><<<blocksFor(lines), kThreads, 0, s>>>(static_cast<const T*>(in), lines, len, inner, descending,
                                                          order, scratch, static_cast<T*>(values), indices);
   });
-  cudaFreeAsync(positions, s);
+  launched("sort kernel");
 }
 
 void triangle(Elem type, const void* in, int64_t rows, int64_t cols, int64_t diagonal, bool upper, void* out,
@@ -264,6 +264,7 @@ void triangle(Elem type, const void* in, int64_t rows, int64_t cols, int64_t dia
     triangleKernel<T><<<blocksFor(n), kThreads, 0, s>>>(static_cast<const T*>(in), rows, cols, diagonal, upper,
                                                          static_cast<T*>(out), n);
   });
+  launched("triangle kernel");
 }
 
 void layerNorm(Elem type, const void* x, int64_t rows, int64_t D, const void* gamma, const void* beta, double eps,
@@ -277,22 +278,22 @@ void layerNorm(Elem type, const void* x, int64_t rows, int64_t D, const void* ga
     layerNormKernel<float><<<static_cast<unsigned>(rows), kThreads, 0, s>>>(
         static_cast<const float*>(x), D, static_cast<const float*>(gamma), static_cast<const float*>(beta), eps,
         static_cast<float*>(out));
+  launched("layer_norm kernel");
 }
 
 bool binaryCrossEntropy(Elem type, const void* p, const void* y, int64_t n, void* out, cudaStream_t s) {
-  int* bad = nullptr;
-  if (cudaMallocAsync(reinterpret_cast<void**>(&bad), sizeof(int), s) != cudaSuccess) throw std::bad_alloc();
-  cudaMemsetAsync(bad, 0, sizeof(int), s);
+  Scratch bad(sizeof(int), s);
+  cudaMemsetAsync(bad.as<int>(), 0, sizeof(int), s);
   if (type == Elem::F64)
     bceKernel<double><<<1, kThreads, 0, s>>>(static_cast<const double*>(p), static_cast<const double*>(y), n,
-                                             static_cast<double*>(out), bad);
+                                             static_cast<double*>(out), bad.as<int>());
   else
     bceKernel<float><<<1, kThreads, 0, s>>>(static_cast<const float*>(p), static_cast<const float*>(y), n,
-                                            static_cast<float*>(out), bad);
+                                            static_cast<float*>(out), bad.as<int>());
+  launched("binary_cross_entropy kernel");
   int found = 0;
-  cudaMemcpyAsync(&found, bad, sizeof found, cudaMemcpyDeviceToHost, s);
-  cudaStreamSynchronize(s);
-  cudaFreeAsync(bad, s);
+  cudaMemcpyAsync(&found, bad.as<int>(), sizeof found, cudaMemcpyDeviceToHost, s);
+  check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
   return !found;
 }
 

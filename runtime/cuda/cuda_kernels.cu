@@ -18,15 +18,17 @@ namespace {
 
 // One element of a binary op of type T. Integers wrap around (computed on
 // the unsigned type); floor division and modulo follow Python's signs, as
-// the CPU's floorDivOf and modOf; a zero integer divisor sets *zero.
+// the CPU's floorDivOf and modOf; a zero integer divisor or a negative
+// integer exponent sets *fault.
 template <class T>
-__device__ T applyBinary(Binary op, T x, T y, int* zero) {
+__device__ T applyBinary(Binary op, T x, T y, int* fault) {
   if constexpr (std::is_same<T, bool>::value) {
     switch (op) {
       case Binary::And:
-      case Binary::BitAnd: return x && y;
+      case Binary::BitAnd:
+      case Binary::Minimum: return x && y;
       case Binary::BitXor: return x != y;
-      default: return x || y;  // Or, BitOr
+      default: return x || y;  // Or, BitOr, Maximum
     }
   } else if constexpr (std::is_integral<T>::value) {
     using U = typename std::make_unsigned<T>::type;
@@ -42,18 +44,27 @@ __device__ T applyBinary(Binary op, T x, T y, int* zero) {
       case Binary::Sub: return static_cast<T>(static_cast<U>(x) - static_cast<U>(y));
       case Binary::Mul: return static_cast<T>(static_cast<U>(x) * static_cast<U>(y));
       case Binary::FloorDiv: {
-        if (y == 0) return *zero = 1, T(0);
+        if (y == 0) return *fault = 1, T(0);
         if (y == -1) return static_cast<T>(U(0) - static_cast<U>(x));
         T q = x / y;
         if ((x % y != 0) && ((x < 0) != (y < 0))) --q;
         return q;
       }
       case Binary::Mod: {
-        if (y == 0) return *zero = 1, T(0);
+        if (y == 0) return *fault = 1, T(0);
         if (y == -1) return T(0);
         T m = x % y;
         if (m != 0 && ((m < 0) != (y < 0))) m += y;
         return m;
+      }
+      case Binary::Pow: {  // by squaring, as the CPU's intPow
+        if (y < 0) return *fault = 1, T(0);
+        U result = 1, base = static_cast<U>(x);
+        for (T e = y; e > 0; e >>= 1) {
+          if (e & 1) result *= base;
+          base *= base;
+        }
+        return static_cast<T>(result);
       }
       case Binary::Maximum: return x > y ? x : y;
       case Binary::Minimum: return x < y ? x : y;
@@ -99,7 +110,8 @@ __device__ T applyUnary(Unary op, T x) {
       case Unary::Neg: return static_cast<T>(U(0) - static_cast<U>(x));
       case Unary::Abs: return x < 0 ? static_cast<T>(U(0) - static_cast<U>(x)) : x;
       case Unary::Sign: return static_cast<T>((x > 0) - (x < 0));
-      default: return x;  // Pos
+      case Unary::Relu: return x > 0 ? x : T(0);
+      default: return x;  // Pos, and Floor, Ceil, Round of an integer
     }
   } else {
     switch (op) {
@@ -130,9 +142,9 @@ __device__ T applyUnary(Unary op, T x) {
 
 template <class T>
 __global__ void binaryKernel(Binary op, const T* a, Strided sa, const T* b, Strided sb, T* out, Strided at, int64_t n,
-                             int* zero) {
+                             int* fault) {
   GRID_STRIDE(i, n)
-    out[i] = applyBinary<T>(op, a[offsetOf(i, at, sa)], b[offsetOf(i, at, sb)], zero);
+    out[i] = applyBinary<T>(op, a[offsetOf(i, at, sa)], b[offsetOf(i, at, sb)], fault);
 }
 
 template <class T>
@@ -144,8 +156,12 @@ __global__ void unaryKernel(Unary op, const T* a, Strided sa, T* out, Strided at
 template <class T>
 __global__ void predicateKernel(Predicate op, const T* a, Strided sa, bool* out, Strided at, int64_t n) {
   GRID_STRIDE(i, n) {
-    T x = a[offsetOf(i, at, sa)];
-    out[i] = op == Predicate::IsNan ? isnan(x) : op == Predicate::IsInf ? isinf(x) : isfinite(x);
+    if constexpr (std::is_floating_point<T>::value) {
+      T x = a[offsetOf(i, at, sa)];
+      out[i] = op == Predicate::IsNan ? isnan(x) : op == Predicate::IsInf ? isinf(x) : isfinite(x);
+    } else {
+      out[i] = op == Predicate::IsFinite;  // integers and bools are finite
+    }
   }
 }
 
@@ -202,42 +218,43 @@ __global__ void convertKernel(const S* src, Strided ss, D* dst, Strided sd, Stri
 }
 
 // One block per row of `n` elements `inner` apart: the maximum (a NaN
-// wins), the sum of exponentials, then each output.
-__global__ void softmaxKernel(const float* x, int64_t n, int64_t inner, float* out, bool log) {
-  __shared__ float top[kThreads];
+// wins), the sum of exponentials, then each output, in double.
+template <class T>
+__global__ void softmaxKernel(const T* x, int64_t n, int64_t inner, T* out, bool log) {
+  __shared__ double top[kThreads];
   __shared__ double total[kThreads];
   int64_t row = blockIdx.x;
   int64_t base = (row / inner) * n * inner + row % inner;
-  float m = -INFINITY;
+  double m = -INFINITY;
   for (int64_t k = threadIdx.x; k < n; k += blockDim.x) {
-    float v = x[base + k * inner];
+    double v = x[base + k * inner];
     m = (v > m || v != v) ? v : m;
   }
   top[threadIdx.x] = m;
   __syncthreads();
   for (int stride = blockDim.x / 2; stride > 0; stride /= 2) {
     if (threadIdx.x < stride) {
-      float o = top[threadIdx.x + stride];
+      double o = top[threadIdx.x + stride];
       if (o > top[threadIdx.x] || o != o) top[threadIdx.x] = o;
     }
     __syncthreads();
   }
   m = top[0];
-  if (isinf(m)) m = 0.0f;  // all -inf (or +inf): the arithmetic gives NaN or 0, as on the CPU
+  if (isinf(m)) m = 0.0;  // all -inf (or +inf): the arithmetic gives NaN or 0, as on the CPU
   double acc = 0.0;
-  for (int64_t k = threadIdx.x; k < n; k += blockDim.x) acc += exp(static_cast<double>(x[base + k * inner] - m));
+  for (int64_t k = threadIdx.x; k < n; k += blockDim.x) acc += exp(static_cast<double>(x[base + k * inner]) - m);
   total[threadIdx.x] = acc;
   __syncthreads();
   for (int stride = blockDim.x / 2; stride > 0; stride /= 2) {
     if (threadIdx.x < stride) total[threadIdx.x] += total[threadIdx.x + stride];
     __syncthreads();
   }
-  double lse = static_cast<double>(m) + ::log(total[0]);
+  double lse = m + ::log(total[0]);
   bool nan = m != m;
   for (int64_t k = threadIdx.x; k < n; k += blockDim.x) {
     double v = x[base + k * inner];
-    float r = static_cast<float>(log ? v - lse : exp(v - lse));
-    out[base + k * inner] = nan ? NAN : r;
+    T r = static_cast<T>(log ? v - lse : exp(v - lse));
+    out[base + k * inner] = nan ? T(NAN) : r;
   }
 }
 
@@ -314,7 +331,8 @@ __global__ void storeKernel(Reduce op, bool isFloat, const Partial* in, int64_t 
 
 // One block: the picked log-probabilities summed in double; the first bad
 // row (by index) kept in *badRow.
-__global__ void crossEntropyKernel(const float* lp, const int64_t* labels, int64_t rows, int64_t classes, float* out,
+template <class T>
+__global__ void crossEntropyKernel(const T* lp, const int64_t* labels, int64_t rows, int64_t classes, T* out,
                                    unsigned long long* badRow) {
   __shared__ double total[kThreads];
   double acc = 0.0;
@@ -329,7 +347,7 @@ __global__ void crossEntropyKernel(const float* lp, const int64_t* labels, int64
     if (threadIdx.x < stride) total[threadIdx.x] += total[threadIdx.x + stride];
     __syncthreads();
   }
-  if (threadIdx.x == 0) *out = static_cast<float>(rows ? total[0] / static_cast<double>(rows) : NAN);
+  if (threadIdx.x == 0) *out = static_cast<T>(rows ? total[0] / static_cast<double>(rows) : NAN);
 }
 
 template <class L>
@@ -341,42 +359,43 @@ __global__ void oneHotKernel(const L* labels, int64_t m, int64_t classes, int64_
   }
 }
 
-// The label of the first bad row a kernel recorded in `badRow` (freed
-// here), after waiting for the stream; false when there is none.
+// The label of the first bad row a kernel recorded in `badRow`, after
+// waiting for the stream; false when there is none.
 template <class L>
-bool firstBad(unsigned long long* badRow, const L* labels, int64_t& bad, cudaStream_t s) {
+bool firstBad(const Scratch& badRow, const L* labels, int64_t& bad, cudaStream_t s) {
   unsigned long long row = ~0ull;
-  cudaMemcpyAsync(&row, badRow, sizeof row, cudaMemcpyDeviceToHost, s);
-  cudaStreamSynchronize(s);
-  cudaFreeAsync(badRow, s);
+  cudaMemcpyAsync(&row, badRow.as<unsigned long long>(), sizeof row, cudaMemcpyDeviceToHost, s);
+  check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
   if (row == ~0ull) return false;
   L label = 0;
   cudaMemcpyAsync(&label, labels + row, sizeof label, cudaMemcpyDeviceToHost, s);
-  cudaStreamSynchronize(s);
+  check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
   bad = static_cast<int64_t>(label);
   return true;
 }
 
-unsigned long long* newBadRow(cudaStream_t s) {
-  void* p = nullptr;
-  cudaMallocAsync(&p, sizeof(unsigned long long), s);
-  cudaMemsetAsync(p, 0xff, sizeof(unsigned long long), s);
-  return static_cast<unsigned long long*>(p);
+// Where a kernel records its first bad row: no row yet (all ones).
+void noBadRow(const Scratch& badRow, cudaStream_t s) {
+  cudaMemsetAsync(badRow.as<void>(), 0xff, sizeof(unsigned long long), s);
 }
 
-
 // One block per output element: its threads add strided shares of its
-// outer * run values (in double, as the CPU kernel accumulates), then a
-// tree in shared memory.
-template <class T>
-__global__ void sumKernel(const T* in, int64_t outer, int64_t outputs, int64_t run, T* out, bool mean) {
-  __shared__ double partial[kThreads];
+// outer * run values (floats in double, integers and bools in wrapping
+// int64, as the CPU kernel accumulates), then a tree in shared memory; the
+// result stored in D as the CPU's store() does.
+template <class T, class D>
+__global__ void sumKernel(const T* in, int64_t outer, int64_t outputs, int64_t run, D* out, bool mean) {
+  constexpr bool isFloat = std::is_floating_point<T>::value;
+  using Acc = typename std::conditional<isFloat, double, unsigned long long>::type;
+  __shared__ Acc partial[kThreads];
   int64_t o = blockIdx.x;
   int64_t total = outer * run;
-  double acc = 0.0;
+  Acc acc = 0;
   for (int64_t k = threadIdx.x; k < total; k += blockDim.x) {
     int64_t block = k / run, j = k % run;
-    acc += in[(block * outputs + o) * run + j];
+    T v = in[(block * outputs + o) * run + j];
+    if constexpr (isFloat) acc += v;
+    else acc += static_cast<Acc>(static_cast<int64_t>(v));
   }
   partial[threadIdx.x] = acc;
   __syncthreads();
@@ -384,30 +403,47 @@ __global__ void sumKernel(const T* in, int64_t outer, int64_t outputs, int64_t r
     if (threadIdx.x < stride) partial[threadIdx.x] += partial[threadIdx.x + stride];
     __syncthreads();
   }
-  if (threadIdx.x == 0) out[o] = static_cast<T>(mean ? partial[0] / static_cast<double>(total) : partial[0]);
+  if (threadIdx.x != 0) return;
+  double value = isFloat ? static_cast<double>(partial[0]) : static_cast<double>(static_cast<int64_t>(partial[0]));
+  if (mean) value /= static_cast<double>(total);
+  int64_t ivalue = static_cast<int64_t>(partial[0]);
+  if constexpr (std::is_same<D, bool>::value) out[o] = ivalue != 0;
+  else if constexpr (std::is_integral<D>::value) out[o] = static_cast<D>(ivalue);
+  else out[o] = static_cast<D>(value);
+}
+
+// Integer matrix products, one output element per thread, wrapping.
+template <class T>
+__global__ void integerMatmulKernel(const T* a, int64_t am, int64_t ak, const T* b, int64_t bk, int64_t bn, T* out,
+                                    int64_t m, int64_t k, int64_t n) {
+  using U = typename std::make_unsigned<T>::type;
+  GRID_STRIDE(at, m * n) {
+    int64_t i = at / n, j = at % n;
+    U acc = 0;
+    for (int64_t q = 0; q < k; ++q) acc += static_cast<U>(a[i * am + q * ak]) * static_cast<U>(b[q * bk + j * bn]);
+    out[at] = static_cast<T>(acc);
+  }
 }
 
 }  // namespace
 
-void binary(Binary op, Elem type, const void* a, const Strided& sa, const void* b, const Strided& sb, void* out,
+bool binary(Binary op, Elem type, const void* a, const Strided& sa, const void* b, const Strided& sb, void* out,
             const Strided& at, int64_t n, cudaStream_t s) {
   bool integral = type == Elem::I32 || type == Elem::I64;
-  int* zero = nullptr;
-  if (integral && (op == Binary::FloorDiv || op == Binary::Mod)) {
-    cudaMallocAsync(reinterpret_cast<void**>(&zero), sizeof(int), s);
-    cudaMemsetAsync(zero, 0, sizeof(int), s);
-  }
+  bool mayFault = integral && (op == Binary::FloorDiv || op == Binary::Mod || op == Binary::Pow);
+  Scratch fault(mayFault ? sizeof(int) : 0, s);
+  if (mayFault) cudaMemsetAsync(fault.as<int>(), 0, sizeof(int), s);
   withElem(type, [&](auto e) {
     using T = decltype(e);
     binaryKernel<T><<<blocksFor(n), kThreads, 0, s>>>(op, static_cast<const T*>(a), sa, static_cast<const T*>(b), sb,
-                                                      static_cast<T*>(out), at, n, zero);
+                                                      static_cast<T*>(out), at, n, fault.as<int>());
   });
-  if (!zero) return;
+  launched("elementwise kernel");
+  if (!mayFault) return true;
   int found = 0;
-  cudaMemcpyAsync(&found, zero, sizeof found, cudaMemcpyDeviceToHost, s);
-  cudaStreamSynchronize(s);
-  cudaFreeAsync(zero, s);
-  if (found) throw std::runtime_error("integer division or modulo by zero");
+  cudaMemcpyAsync(&found, fault.as<int>(), sizeof found, cudaMemcpyDeviceToHost, s);
+  check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+  return !found;
 }
 
 void unary(Unary op, Elem type, const void* a, const Strided& sa, void* out, const Strided& at, int64_t n,
@@ -416,14 +452,16 @@ void unary(Unary op, Elem type, const void* a, const Strided& sa, void* out, con
     using T = decltype(e);
     unaryKernel<T><<<blocksFor(n), kThreads, 0, s>>>(op, static_cast<const T*>(a), sa, static_cast<T*>(out), at, n);
   });
+  launched("elementwise kernel");
 }
 
 void predicate(Predicate op, Elem type, const void* a, const Strided& sa, bool* out, const Strided& at, int64_t n,
                cudaStream_t s) {
-  if (type == Elem::F64)
-    predicateKernel<double><<<blocksFor(n), kThreads, 0, s>>>(op, static_cast<const double*>(a), sa, out, at, n);
-  else
-    predicateKernel<float><<<blocksFor(n), kThreads, 0, s>>>(op, static_cast<const float*>(a), sa, out, at, n);
+  withElem(type, [&](auto e) {
+    using T = decltype(e);
+    predicateKernel<T><<<blocksFor(n), kThreads, 0, s>>>(op, static_cast<const T*>(a), sa, out, at, n);
+  });
+  launched("elementwise kernel");
 }
 
 void fill(Elem type, void* out, int64_t n, double value, cudaStream_t s) {
@@ -439,6 +477,7 @@ void fill(Elem type, void* out, int64_t n, double value, cudaStream_t s) {
     else v = static_cast<T>(value);
     fillKernel<T><<<blocksFor(n), kThreads, 0, s>>>(static_cast<T*>(out), n, v);
   });
+  launched("fill kernel");
 }
 
 void compare(Compare op, Elem type, const void* a, const Strided& sa, const void* b, const Strided& sb, bool* out,
@@ -448,6 +487,7 @@ void compare(Compare op, Elem type, const void* a, const Strided& sa, const void
     compareKernel<T><<<blocksFor(n), kThreads, 0, s>>>(op, static_cast<const T*>(a), sa, static_cast<const T*>(b), sb,
                                                        out, at, n);
   });
+  launched("comparison kernel");
 }
 
 void where(const bool* cond, const Strided& sc, Elem type, const void* x, const Strided& sx, const void* y,
@@ -457,6 +497,7 @@ void where(const bool* cond, const Strided& sc, Elem type, const void* x, const 
     whereKernel<T><<<blocksFor(n), kThreads, 0, s>>>(cond, sc, static_cast<const T*>(x), sx, static_cast<const T*>(y),
                                                      sy, static_cast<T*>(out), at, n);
   });
+  launched("where kernel");
 }
 
 void convert(Elem from, const void* src, const Strided& ss, Elem to, void* dst, const Strided& sd, int64_t n,
@@ -469,54 +510,90 @@ void convert(Elem from, const void* src, const Strided& ss, Elem to, void* dst, 
                                                              sd, n);
     });
   });
+  launched("conversion kernel");
 }
 
 void reduce(Reduce op, Elem from, const void* x, int64_t outputs, int64_t run, Elem to, void* out, cudaStream_t s) {
   if (outputs <= 0) return;
-  Partial* partials = nullptr;
-  cudaMallocAsync(reinterpret_cast<void**>(&partials), static_cast<size_t>(outputs) * sizeof(Partial), s);
+  Scratch partials(static_cast<size_t>(outputs) * sizeof(Partial), s);
   bool isFloat = from == Elem::F32 || from == Elem::F64;
   withElem(from, [&](auto e) {
     using T = decltype(e);
-    reduceKernel<T><<<static_cast<unsigned>(outputs), kThreads, 0, s>>>(op, static_cast<const T*>(x), run, partials);
+    reduceKernel<T><<<static_cast<unsigned>(outputs), kThreads, 0, s>>>(op, static_cast<const T*>(x), run,
+                                                                        partials.as<Partial>());
   });
+  launched("reduction kernel");
   withElem(to, [&](auto e) {
     using D = decltype(e);
-    storeKernel<D><<<blocksFor(outputs), kThreads, 0, s>>>(op, isFloat, partials, outputs, static_cast<D*>(out));
+    storeKernel<D><<<blocksFor(outputs), kThreads, 0, s>>>(op, isFloat, partials.as<Partial>(), outputs,
+                                                           static_cast<D*>(out));
   });
-  cudaFreeAsync(partials, s);
+  launched("reduction kernel");
 }
 
-void softmax(const float* x, int64_t outer, int64_t n, int64_t inner, float* out, bool log, cudaStream_t s) {
+void softmax(Elem type, const void* x, int64_t outer, int64_t n, int64_t inner, void* out, bool log, cudaStream_t s) {
   int64_t rows = outer * inner;
-  if (rows > 0 && n > 0) softmaxKernel<<<static_cast<unsigned>(rows), kThreads, 0, s>>>(x, n, inner, out, log);
+  if (rows <= 0 || n <= 0) return;
+  if (type == Elem::F64)
+    softmaxKernel<double><<<static_cast<unsigned>(rows), kThreads, 0, s>>>(static_cast<const double*>(x), n, inner,
+                                                                           static_cast<double*>(out), log);
+  else
+    softmaxKernel<float><<<static_cast<unsigned>(rows), kThreads, 0, s>>>(static_cast<const float*>(x), n, inner,
+                                                                          static_cast<float*>(out), log);
+  launched("softmax kernel");
 }
 
-bool crossEntropy(const float* logProbs, const int64_t* labels, int64_t rows, int64_t classes, float* out,
+bool crossEntropy(Elem type, const void* logProbs, const int64_t* labels, int64_t rows, int64_t classes, void* out,
                   int64_t& bad, cudaStream_t s) {
-  unsigned long long* badRow = newBadRow(s);
-  crossEntropyKernel<<<1, kThreads, 0, s>>>(logProbs, labels, rows, classes, out, badRow);
+  Scratch badRow(sizeof(unsigned long long), s);
+  noBadRow(badRow, s);
+  if (type == Elem::F64)
+    crossEntropyKernel<double><<<1, kThreads, 0, s>>>(static_cast<const double*>(logProbs), labels, rows, classes,
+                                                      static_cast<double*>(out), badRow.as<unsigned long long>());
+  else
+    crossEntropyKernel<float><<<1, kThreads, 0, s>>>(static_cast<const float*>(logProbs), labels, rows, classes,
+                                                     static_cast<float*>(out), badRow.as<unsigned long long>());
+  launched("cross_entropy kernel");
   return !firstBad(badRow, labels, bad, s);
 }
 
 bool oneHot(const void* labels, bool wide, int64_t m, int64_t classes, int64_t* out, int64_t& bad, cudaStream_t s) {
-  unsigned long long* badRow = newBadRow(s);
-  if (wide) {
-    if (m > 0) oneHotKernel<<<blocksFor(m), kThreads, 0, s>>>(static_cast<const int64_t*>(labels), m, classes, out, badRow);
-    return !firstBad(badRow, static_cast<const int64_t*>(labels), bad, s);
-  }
-  if (m > 0) oneHotKernel<<<blocksFor(m), kThreads, 0, s>>>(static_cast<const int32_t*>(labels), m, classes, out, badRow);
-  return !firstBad(badRow, static_cast<const int32_t*>(labels), bad, s);
+  Scratch badRow(sizeof(unsigned long long), s);
+  noBadRow(badRow, s);
+  auto run = [&](auto* typed) {
+    if (m > 0) oneHotKernel<<<blocksFor(m), kThreads, 0, s>>>(typed, m, classes, out, badRow.as<unsigned long long>());
+    launched("one_hot kernel");
+    return !firstBad(badRow, typed, bad, s);
+  };
+  return wide ? run(static_cast<const int64_t*>(labels)) : run(static_cast<const int32_t*>(labels));
 }
 
-void sum(Elem type, const void* in, int64_t outer, int64_t outputs, int64_t run, void* out, bool mean, cudaStream_t s) {
+void sum(Elem from, const void* in, int64_t outer, int64_t outputs, int64_t run, Elem to, void* out, bool mean,
+         cudaStream_t s) {
   if (outputs <= 0) return;
-  if (type == Elem::F64)
-    sumKernel<double><<<static_cast<unsigned>(outputs), kThreads, 0, s>>>(static_cast<const double*>(in), outer,
-                                                                          outputs, run, static_cast<double*>(out), mean);
+  withElem(from, [&](auto f) {
+    using T = decltype(f);
+    withElem(to, [&](auto t) {
+      using D = decltype(t);
+      sumKernel<T, D><<<static_cast<unsigned>(outputs), kThreads, 0, s>>>(static_cast<const T*>(in), outer, outputs,
+                                                                          run, static_cast<D*>(out), mean);
+    });
+  });
+  launched("sum kernel");
+}
+
+void integerMatmul(Elem type, const void* a, int64_t am, int64_t ak, const void* b, int64_t bk, int64_t bn, void* out,
+                   int64_t m, int64_t k, int64_t n, cudaStream_t s) {
+  if (m * n <= 0) return;
+  if (type == Elem::I64)
+    integerMatmulKernel<int64_t><<<blocksFor(m * n), kThreads, 0, s>>>(
+        static_cast<const int64_t*>(a), am, ak, static_cast<const int64_t*>(b), bk, bn, static_cast<int64_t*>(out), m,
+        k, n);
   else
-    sumKernel<float><<<static_cast<unsigned>(outputs), kThreads, 0, s>>>(static_cast<const float*>(in), outer, outputs,
-                                                                         run, static_cast<float*>(out), mean);
+    integerMatmulKernel<int32_t><<<blocksFor(m * n), kThreads, 0, s>>>(
+        static_cast<const int32_t*>(a), am, ak, static_cast<const int32_t*>(b), bk, bn, static_cast<int32_t*>(out), m,
+        k, n);
+  launched("matmul kernel");
 }
 
 }  // namespace nn::rt::cuda

@@ -33,22 +33,26 @@ enum class Elem : int { Bool, I32, I64, F32, F64 };
 
 // out (contiguous, n elements, out's shape `at`) = a op b, all of dtype
 // `type` (f32, f64, i32, i64; And and Or: bool; the bitwise ops and
-// shifts: integers, and bool for BitAnd, BitOr, BitXor), read through their
-// strides. Integers wrap around; integer division or modulo by zero
-// throws (after waiting for the stream), as on the CPU.
-void binary(Binary op, Elem type, const void* a, const Strided& sa, const void* b, const Strided& sb, void* out,
+// shifts: integers, and bool for BitAnd, BitOr, BitXor, Maximum, Minimum),
+// read through their strides. Integers wrap around; false for an integer
+// division or modulo by zero, or an integer to a negative power (found
+// after waiting for the stream).
+bool binary(Binary op, Elem type, const void* a, const Strided& sa, const void* b, const Strided& sb, void* out,
             const Strided& at, int64_t n, cudaStream_t s);
 // out (contiguous) = op(a) read through a's strides, of dtype `type`
-// (the float functions: f32 and f64; Neg, Pos, Abs, Sign, Invert: also
-// integers; Not and Invert: bool).
+// (the float functions: f32 and f64; Neg, Pos, Abs, Sign, Invert, Relu,
+// Floor, Ceil, Round: also integers; Not and Invert: bool).
 void unary(Unary op, Elem type, const void* a, const Strided& sa, void* out, const Strided& at, int64_t n,
            cudaStream_t s);
-// out (bool, contiguous) = isnan / isinf / isfinite of float a.
+// out (bool, contiguous) = isnan / isinf / isfinite of a (of any dtype:
+// integers and bools are finite).
 void predicate(Predicate op, Elem type, const void* a, const Strided& sa, bool* out, const Strided& at, int64_t n,
                cudaStream_t s);
-// out[i] (i < outputs) = the sum (or mean) of in's run i of `run` elements
-// in each of `outer` blocks of outputs * run (kernels.h's Sum), f32 or f64.
-void sum(Elem type, const void* in, int64_t outer, int64_t outputs, int64_t run, void* out, bool mean,
+// out[i] (i < outputs, of dtype `to`) = the sum (or mean) of in's run i of
+// `run` elements in each of `outer` blocks of outputs * run (kernels.h's
+// Sum), in (of dtype `from`) accumulated as the CPU does: floats in
+// double, integers and bools in wrapping int64.
+void sum(Elem from, const void* in, int64_t outer, int64_t outputs, int64_t run, Elem to, void* out, bool mean,
          cudaStream_t s);
 // out[i] (i < outputs, of dtype `to`) = the reduction of run i of `run`
 // elements of contiguous x (of dtype `from`), as the CPU's: max and min
@@ -70,14 +74,20 @@ void where(const bool* cond, const Strided& sc, Elem type, const void* x, const 
 // truncating, NaN as 0 and saturating.
 void convert(Elem from, const void* src, const Strided& ss, Elem to, void* dst, const Strided& sd, int64_t n,
              cudaStream_t s);
-// (log_)softmax of contiguous x seen as [outer, n, inner] along n: a row
-// holding a NaN is NaN throughout, as PyTorch's.
-void softmax(const float* x, int64_t outer, int64_t n, int64_t inner, float* out, bool log, cudaStream_t s);
+// (log_)softmax of contiguous x (f32 or f64) seen as [outer, n, inner]
+// along n, summed in double: a row holding a NaN is NaN throughout, as
+// PyTorch's.
+void softmax(Elem type, const void* x, int64_t outer, int64_t n, int64_t inner, void* out, bool log, cudaStream_t s);
 // out (0-d) = -mean over i < rows of logProbs[i, labels[i]] (NaN for no
-// rows), summed in double; false with `bad` = the first label outside
-// [0, classes). Waits for the stream.
-bool crossEntropy(const float* logProbs, const int64_t* labels, int64_t rows, int64_t classes, float* out,
+// rows), f32 or f64, summed in double; false with `bad` = the first label
+// outside [0, classes). Waits for the stream.
+bool crossEntropy(Elem type, const void* logProbs, const int64_t* labels, int64_t rows, int64_t classes, void* out,
                   int64_t& bad, cudaStream_t s);
+// out [m, n] (contiguous) = a [m, k] @ b [k, n] of integers (i32 or i64),
+// read through the given element strides, wrapping around as the CPU's
+// loop does (cuBLAS has no integer GEMM of this kind).
+void integerMatmul(Elem type, const void* a, int64_t am, int64_t ak, const void* b, int64_t bk, int64_t bn, void* out,
+                   int64_t m, int64_t k, int64_t n, cudaStream_t s);
 // out [m, classes] (i64) = one-hot rows of labels (i32 or i64: `wide`);
 // false with `bad` = the first label outside [0, classes). Waits for the
 // stream.

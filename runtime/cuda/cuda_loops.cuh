@@ -1,11 +1,13 @@
 // What the CUDA plugin's kernel files share (cuda_kernels.cu,
 // cuda_index_kernels.cu): the block size, grid-stride loops, the element
 // offset of an operand read through its strides, and the dispatch of a
-// runtime dtype code to its C++ type.
+// runtime dtype code to its C++ type; cuda_device.h gives them the launch
+// check and stream-ordered scratch memory.
 #pragma once
 
 #include <cstdint>
 
+#include "runtime/cuda/cuda_device.h"
 #include "runtime/cuda/cuda_kernels.h"
 
 namespace nn::rt::cuda {

@@ -1,15 +1,16 @@
 // The CUDA plugin's convolution, pooling and batch-norm kernels through
 // cuDNN (cuda_device.h registerDnnKernels): conv2d (bias added after),
 // its input and weight gradients, max and average pooling and their
-// gradient, and batch_norm with given statistics, all f32 NCHW.
+// gradient, and batch_norm with given statistics, f32 and f64, NCHW.
 //
 // cuDNN is opened with dlopen at the first such kernel, as cuBLAS is when a
 // device is made (loading it costs time and memory a run without
 // convolutions should not pay), through its descriptor API, which every
 // cuDNN 9 still carries. Each device gets a handle bound to its compute
 // stream. Semantics follow the CPU kernels: cross-correlation as PyTorch's
-// conv2d; FMA math only (no TF32 tensor cores, so results stay f32 ones);
-// max pooling propagates NaN; average pooling counts padding
+// conv2d; FMA math only (no TF32 tensor cores, so f32 results stay f32
+// ones); f64 tensors computed in double, with double scaling factors; max
+// pooling propagates NaN; average pooling counts padding
 // (count_include_pad). Workspaces are stream-ordered allocations freed
 // after the launch.
 #include <cudnn.h>
@@ -93,10 +94,20 @@ struct DnnState final : KernelState {
 
 cudnnHandle_t handleFor(const Tensor& t) { return t.device().kernelState<DnnState>().of(t); }
 
+// cuDNN's element type of t (f32 or f64).
+cudnnDataType_t dataType(const Tensor& t) { return t.dtype() == DType::F64 ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT; }
+
+// cuDNN's scaling factors 1 and 0 for t's data: doubles for double data,
+// floats otherwise.
+const double kOneF64 = 1.0, kZeroF64 = 0.0;
+const float kOneF32 = 1.0f, kZeroF32 = 0.0f;
+const void* one(const Tensor& t) { return t.dtype() == DType::F64 ? static_cast<const void*>(&kOneF64) : &kOneF32; }
+const void* zero(const Tensor& t) { return t.dtype() == DType::F64 ? static_cast<const void*>(&kZeroF64) : &kZeroF32; }
+
 // Descriptors that free themselves.
 struct TensorDesc {
-  // An NCHW f32 tensor of t's shape; [N, C, ...] folds its trailing axes
-  // into H (W = 1), [C] is [1, C, 1, 1].
+  // An NCHW tensor of t's shape and type; [N, C, ...] folds its trailing
+  // axes into H (W = 1), [C] is [1, C, 1, 1].
   explicit TensorDesc(const Tensor& t) {
     check(Dnn::get().cudnnCreateTensorDescriptor(&d), "cudnnCreateTensorDescriptor");
     int n = 1, c = 1, h = 1, w = 1;
@@ -106,7 +117,7 @@ struct TensorDesc {
     if (s.size() == 4) h = static_cast<int>(s[2]), w = static_cast<int>(s[3]);
     if (s.size() == 3 || s.size() > 4)
       for (size_t i = 2; i < s.size(); ++i) h *= static_cast<int>(s[i]);
-    check(Dnn::get().cudnnSetTensor4dDescriptor(d, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, c, h, w),
+    check(Dnn::get().cudnnSetTensor4dDescriptor(d, CUDNN_TENSOR_NCHW, dataType(t), n, c, h, w),
           "cudnnSetTensor4dDescriptor");
   }
   ~TensorDesc() { Dnn::get().cudnnDestroyTensorDescriptor(d); }
@@ -118,7 +129,7 @@ struct TensorDesc {
 struct FilterDesc {
   explicit FilterDesc(const Tensor& w) {
     check(Dnn::get().cudnnCreateFilterDescriptor(&d), "cudnnCreateFilterDescriptor");
-    check(Dnn::get().cudnnSetFilter4dDescriptor(d, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, static_cast<int>(w.dim(0)),
+    check(Dnn::get().cudnnSetFilter4dDescriptor(d, dataType(w), CUDNN_TENSOR_NCHW, static_cast<int>(w.dim(0)),
                                                 static_cast<int>(w.dim(1)), static_cast<int>(w.dim(2)),
                                                 static_cast<int>(w.dim(3))),
           "cudnnSetFilter4dDescriptor");
@@ -130,13 +141,14 @@ struct FilterDesc {
 };
 
 struct ConvDesc {
-  explicit ConvDesc(const ConvParams& p) {
+  // Computing in `type`, the data's.
+  ConvDesc(const ConvParams& p, cudnnDataType_t type) {
     const Dnn& dnn = Dnn::get();
     check(dnn.cudnnCreateConvolutionDescriptor(&d), "cudnnCreateConvolutionDescriptor");
     check(dnn.cudnnSetConvolution2dDescriptor(d, static_cast<int>(p.padH), static_cast<int>(p.padW),
                                               static_cast<int>(p.strideH), static_cast<int>(p.strideW),
                                               static_cast<int>(p.dilH), static_cast<int>(p.dilW),
-                                              CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+                                              CUDNN_CROSS_CORRELATION, type),
           "cudnnSetConvolution2dDescriptor");
     check(dnn.cudnnSetConvolutionGroupCount(d, static_cast<int>(p.groups)), "cudnnSetConvolutionGroupCount");
     check(dnn.cudnnSetConvolutionMathType(d, CUDNN_FMA_MATH), "cudnnSetConvolutionMathType");
@@ -163,21 +175,6 @@ struct PoolDesc {
   cudnnPoolingDescriptor_t d = nullptr;
 };
 
-// Scratch memory on the stream, freed (stream-ordered) when it goes.
-struct Workspace {
-  Workspace(size_t bytes, cudaStream_t s) : stream(s), size(bytes) {
-    if (bytes) check(cudaMallocAsync(&p, bytes, s), "cudaMallocAsync (cuDNN workspace)");
-  }
-  ~Workspace() {
-    if (p) cudaFreeAsync(p, stream);
-  }
-  Workspace(const Workspace&) = delete;
-  Workspace& operator=(const Workspace&) = delete;
-  cudaStream_t stream;
-  size_t size;
-  void* p = nullptr;
-};
-
 const void* in(const Tensor& t) { return t.deviceBytes(); }
 void* out(Tensor& t) { return t.deviceBytes(); }
 
@@ -198,18 +195,16 @@ void convolve(const char* what, cudaStream_t stream, Query query, Size size, Run
   auto algo = perf[static_cast<size_t>(i)].algo;
   size_t bytes = 0;
   check(size(algo, &bytes), what);
-  Workspace ws(bytes, stream);
+  Scratch ws(bytes, stream);
   check(run(algo, ws), what);
 }
-
-const float kOne = 1.0f, kZero = 0.0f;
 
 void conv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const ConvParams& p, Tensor& o) {
   const Dnn& dnn = Dnn::get();
   cudnnHandle_t h = handleFor(o);
   TensorDesc xd(x), od(o);
   FilterDesc wd(w);
-  ConvDesc cd(p);
+  ConvDesc cd(p, dataType(o));
   convolve<cudnnConvolutionFwdAlgoPerf_t>(
       "conv2d", computeStream(o),
       [&](auto* perf, int* found) {
@@ -218,13 +213,13 @@ void conv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const ConvPara
       [&](auto algo, size_t* bytes) {
         return dnn.cudnnGetConvolutionForwardWorkspaceSize(h, xd.d, wd.d, cd.d, od.d, algo, bytes);
       },
-      [&](auto algo, Workspace& ws) {
-        return dnn.cudnnConvolutionForward(h, &kOne, xd.d, in(x), wd.d, in(w), cd.d, algo, ws.p, ws.size, &kZero, od.d,
-                                           out(o));
+      [&](auto algo, Scratch& ws) {
+        return dnn.cudnnConvolutionForward(h, one(o), xd.d, in(x), wd.d, in(w), cd.d, algo, ws.as<void>(), ws.size(),
+                                           zero(o), od.d, out(o));
       });
   if (bias) {
     TensorDesc bd(*bias);  // [OC] as [1, OC, 1, 1], broadcast over the rest
-    check(dnn.cudnnAddTensor(h, &kOne, bd.d, in(*bias), &kOne, od.d, out(o)), "cudnnAddTensor");
+    check(dnn.cudnnAddTensor(h, one(o), bd.d, in(*bias), one(o), od.d, out(o)), "cudnnAddTensor");
   }
 }
 
@@ -233,7 +228,7 @@ void conv2dGradInput(const Tensor& g, const Tensor& w, const ConvParams& p, Tens
   cudnnHandle_t h = handleFor(dx);
   TensorDesc gd(g), dxd(dx);
   FilterDesc wd(w);
-  ConvDesc cd(p);
+  ConvDesc cd(p, dataType(dx));
   convolve<cudnnConvolutionBwdDataAlgoPerf_t>(
       "conv2d gradient", computeStream(dx),
       [&](auto* perf, int* found) {
@@ -242,9 +237,9 @@ void conv2dGradInput(const Tensor& g, const Tensor& w, const ConvParams& p, Tens
       [&](auto algo, size_t* bytes) {
         return dnn.cudnnGetConvolutionBackwardDataWorkspaceSize(h, wd.d, gd.d, cd.d, dxd.d, algo, bytes);
       },
-      [&](auto algo, Workspace& ws) {
-        return dnn.cudnnConvolutionBackwardData(h, &kOne, wd.d, in(w), gd.d, in(g), cd.d, algo, ws.p, ws.size, &kZero,
-                                                dxd.d, out(dx));
+      [&](auto algo, Scratch& ws) {
+        return dnn.cudnnConvolutionBackwardData(h, one(dx), wd.d, in(w), gd.d, in(g), cd.d, algo, ws.as<void>(),
+                                                ws.size(), zero(dx), dxd.d, out(dx));
       });
 }
 
@@ -253,7 +248,7 @@ void conv2dGradWeight(const Tensor& g, const Tensor& x, const ConvParams& p, Ten
   cudnnHandle_t h = handleFor(dw);
   TensorDesc gd(g), xd(x);
   FilterDesc dwd(dw);
-  ConvDesc cd(p);
+  ConvDesc cd(p, dataType(dw));
   convolve<cudnnConvolutionBwdFilterAlgoPerf_t>(
       "conv2d weight gradient", computeStream(dw),
       [&](auto* perf, int* found) {
@@ -262,9 +257,9 @@ void conv2dGradWeight(const Tensor& g, const Tensor& x, const ConvParams& p, Ten
       [&](auto algo, size_t* bytes) {
         return dnn.cudnnGetConvolutionBackwardFilterWorkspaceSize(h, xd.d, gd.d, cd.d, dwd.d, algo, bytes);
       },
-      [&](auto algo, Workspace& ws) {
-        return dnn.cudnnConvolutionBackwardFilter(h, &kOne, xd.d, in(x), gd.d, in(g), cd.d, algo, ws.p, ws.size, &kZero,
-                                                  dwd.d, out(dw));
+      [&](auto algo, Scratch& ws) {
+        return dnn.cudnnConvolutionBackwardFilter(h, one(dw), xd.d, in(x), gd.d, in(g), cd.d, algo, ws.as<void>(),
+                                                  ws.size(), zero(dw), dwd.d, out(dw));
       });
 }
 
@@ -274,7 +269,7 @@ void pool2d(const Tensor& x, const PoolParams& p, Tensor& o) {
   cudnnHandle_t h = handleFor(o);
   TensorDesc xd(x), od(o);
   PoolDesc pd(p, IsMax);
-  check(dnn.cudnnPoolingForward(h, pd.d, &kOne, xd.d, in(x), &kZero, od.d, out(o)), "cudnnPoolingForward");
+  check(dnn.cudnnPoolingForward(h, pd.d, one(o), xd.d, in(x), zero(o), od.d, out(o)), "cudnnPoolingForward");
 }
 
 // cuDNN's backward pass reads the forward's output too: made again here
@@ -285,9 +280,10 @@ void pool2dGrad(const Tensor& g, const Tensor& x, const PoolParams& p, bool isMa
   cudaStream_t stream = computeStream(dx);
   TensorDesc xd(x), gd(g), dxd(dx);
   PoolDesc pd(p, isMax);
-  Workspace y(static_cast<size_t>(g.numel()) * sizeof(float), stream);
-  check(dnn.cudnnPoolingForward(h, pd.d, &kOne, xd.d, in(x), &kZero, gd.d, y.p), "cudnnPoolingForward");
-  check(dnn.cudnnPoolingBackward(h, pd.d, &kOne, gd.d, y.p, gd.d, in(g), xd.d, in(x), &kZero, dxd.d, out(dx)),
+  Scratch y(static_cast<size_t>(g.numel()) * dtypeSize(g.dtype()), stream);
+  check(dnn.cudnnPoolingForward(h, pd.d, one(dx), xd.d, in(x), zero(dx), gd.d, y.as<void>()), "cudnnPoolingForward");
+  check(dnn.cudnnPoolingBackward(h, pd.d, one(dx), gd.d, y.as<void>(), gd.d, in(g), xd.d, in(x), zero(dx), dxd.d,
+                                 out(dx)),
         "cudnnPoolingBackward");
 }
 
@@ -299,11 +295,11 @@ void batchNorm(const Tensor& x, const Tensor& mean, const Tensor& var, const Ten
     throw std::runtime_error("batch_norm on cuda needs eps >= " + std::to_string(CUDNN_BN_MIN_EPSILON));
   const Dnn& dnn = Dnn::get();
   cudnnHandle_t h = handleFor(o);
-  Tensor ones = gamma ? *gamma : fullLike(DType::F32, mean.shape(), 1.0, o.device());
-  Tensor zeros = beta ? *beta : Tensor::zeros(DType::F32, mean.shape(), o.device());
+  Tensor ones = gamma ? *gamma : fullLike(mean.dtype(), mean.shape(), 1.0, o.device());
+  Tensor zeros = beta ? *beta : Tensor::zeros(mean.dtype(), mean.shape(), o.device());
   TensorDesc xd(x), od(o), cd(mean);
-  check(dnn.cudnnBatchNormalizationForwardInference(h, CUDNN_BATCHNORM_SPATIAL, &kOne, &kZero, xd.d, in(x), od.d, out(o),
-                                                    cd.d, in(ones), in(zeros), in(mean), in(var), eps),
+  check(dnn.cudnnBatchNormalizationForwardInference(h, CUDNN_BATCHNORM_SPATIAL, one(o), zero(o), xd.d, in(x), od.d,
+                                                    out(o), cd.d, in(ones), in(zeros), in(mean), in(var), eps),
         "cudnnBatchNormalizationForwardInference");
 }
 
@@ -311,13 +307,15 @@ void batchNorm(const Tensor& x, const Tensor& mean, const Tensor& var, const Ten
 
 void registerDnnKernels(KernelTable& t) {
   using ir::Op;
-  t.add<Op::Conv2d>(DType::F32, conv2d);
-  t.add<Op::Conv2dGradInput>(DType::F32, conv2dGradInput);
-  t.add<Op::Conv2dGradWeight>(DType::F32, conv2dGradWeight);
-  t.add<Op::MaxPool2d>(DType::F32, pool2d<true>);
-  t.add<Op::AvgPool2d>(DType::F32, pool2d<false>);
-  t.add<Op::Pool2dGrad>(DType::F32, pool2dGrad);
-  t.add<Op::BatchNorm>(DType::F32, batchNorm);
+  for (DType d : {DType::F32, DType::F64}) {
+    t.add<Op::Conv2d>(d, conv2d);
+    t.add<Op::Conv2dGradInput>(d, conv2dGradInput);
+    t.add<Op::Conv2dGradWeight>(d, conv2dGradWeight);
+    t.add<Op::MaxPool2d>(d, pool2d<true>);
+    t.add<Op::AvgPool2d>(d, pool2d<false>);
+    t.add<Op::Pool2dGrad>(d, pool2dGrad);
+    t.add<Op::BatchNorm>(d, batchNorm);
+  }
 }
 
 }  // namespace nn::rt::cuda

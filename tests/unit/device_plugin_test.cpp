@@ -52,6 +52,25 @@ TEST(DevicePlugins, APluginsDevicesRunWhatTheyHaveKernelsFor) {
   }
 }
 
+// A library error inside a device's kernel (here the fake subtraction's)
+// is a located error naming the op and the device, in both modes, also
+// for the elementwise ops, whose kernels the front ends call directly.
+TEST(DevicePlugins, AKernelsLibraryErrorIsLocated) {
+  for (nn::ExecMode mode : {nn::ExecMode::Eager, nn::ExecMode::Graph}) {
+    std::string out;
+    nn::Status s = runOnFakeDevice(mode,
+                                   "g = tensor([1.0, 2.0]).to('cuda:0')\n"
+                                   "print(g.device)\n"
+                                   "h = g - 1.0\n",
+                                   out);
+    EXPECT_EQ(out, "cuda:0\n");
+    ASSERT_FALSE(s.ok());
+    EXPECT_EQ(s.error().message, "sub failed on device 'cuda:0': the library said no");
+    EXPECT_EQ(s.error().line, 3u);
+    EXPECT_EQ(s.error().column, 5u);
+  }
+}
+
 // The creation ops the fake device has no kernels for are made on the
 // host by the CPU's kernels and copied in: after the same seed, the
 // device holds the CPU's numbers.

@@ -2,12 +2,14 @@
 // registers `cuda:0`, a device whose memory the host may not read
 // directly (malloc'd, reached only through its transfers, as a GPU's is),
 // with a few f32 kernels (fill, add, copies, indexing reads and writes,
-// gather), so that loading, registration, copies both ways, memory
-// accounting, index arrays read on the host and the located "no kernel"
-// error are tested on machines without a GPU.
+// gather, and a subtraction whose library fails), so that loading,
+// registration, copies both ways, memory accounting, index arrays read on
+// the host, the located "no kernel" error and a kernel's library error are
+// tested on machines without a GPU.
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "runtime/context.h"
@@ -52,6 +54,12 @@ void add(const Tensor& a, const Tensor& b, Tensor& out, nn::SourceLoc) {
   }
 }
 
+// A kernel whose library fails, as a GPU library's call can (a launch that
+// does not start, a library status): the runtime locates what it throws.
+void subFails(const Tensor&, const Tensor&, Tensor&, nn::SourceLoc) {
+  throw std::runtime_error("the library said no");
+}
+
 // f32 copies between any strides (contiguous, clone, a view's .to).
 void copy(const Tensor& src, const Tensor& dst) {
   for (int64_t i = 0; i < dst.numel(); ++i) at(dst)[dst.flatOffset(i)] = at(src)[src.flatOffset(i)];
@@ -87,6 +95,7 @@ const KernelTable& fakeKernels() {
     KernelTable t;
     t.add<nn::ir::Op::Full>(DType::F32, fill);
     t.addBinary(nn::ir::Op::Add, DType::F32, add);
+    t.addBinary(nn::ir::Op::Sub, DType::F32, subFails);
     t.add<nn::ir::Op::AsType>(DType::F32, copy);
     t.add<nn::ir::Op::GetItem>(DType::F32, take);
     t.add<nn::ir::Op::SetItem>(DType::F32, put);
