@@ -8,6 +8,7 @@
 
 #include "runtime/cuda/cuda_kernels.h"
 #include "runtime/cuda/cuda_loops.cuh"
+#include "runtime/cuda/element_math.h"
 
 namespace nn::rt::cuda {
 namespace {
@@ -90,17 +91,6 @@ __global__ void triangleKernel(const T* in, int64_t rows, int64_t cols, int64_t 
     bool keep = upper ? j - i >= diagonal : j - i <= diagonal;
     out[at] = keep ? in[at] : T(0);
   }
-}
-
-// The CPU's order: NaN is larger than every number (last ascending, first
-// descending).
-template <class T>
-__device__ bool before(T a, T b, bool descending) {
-  if constexpr (std::is_floating_point<T>::value) {
-    bool na = a != a, nb = b != b;
-    if (na || nb) return descending ? na && !nb : !na && nb;
-  }
-  return descending ? b < a : a < b;
 }
 
 // One thread per line: a bottom-up merge sort of the line's positions in

@@ -7,29 +7,9 @@
 
 #include <cstdint>
 
+#include "runtime/cuda/kernel_codes.h"
+
 namespace nn::rt::cuda {
-
-// An operand as a kernel walks it: shape and element strides (stride 0
-// where it is broadcast), row-major, at most kMaxRank dimensions.
-inline constexpr int kMaxRank = 8;
-struct Strided {
-  int rank = 0;
-  int64_t shape[kMaxRank] = {};
-  int64_t stride[kMaxRank] = {};
-};
-
-enum class Binary : int {
-  Add, Sub, Mul, Div, FloorDiv, Mod, Pow, Maximum, Minimum, And, Or, BitAnd, BitOr, BitXor, LShift, RShift
-};
-enum class Unary : int {
-  Neg, Pos, Exp, Log, Sqrt, Rsqrt, Sin, Cos, Tanh, Sigmoid, Relu, Gelu, Erf, Silu, Softplus, Floor, Ceil, Round,
-  Abs, Sign, Not, Invert
-};
-enum class Predicate : int { IsNan, IsInf, IsFinite };
-enum class Compare : int { Lt, Le, Gt, Ge, Eq, Ne };
-enum class Reduce : int { Prod, Max, Min, ArgMax, ArgMin, All, Any };
-// The runtime's dtype codes, in its order (ir/dtype.h).
-enum class Elem : int { Bool, I32, I64, F32, F64 };
 
 // out (contiguous, n elements, out's shape `at`) = a op b, all of dtype
 // `type` (f32, f64, i32, i64; And and Or: bool; the bitwise ops and

@@ -1,0 +1,280 @@
+// The CUDA plugin's per-element math (runtime/cuda/element_math.h) on the
+// host, against the CPU's kernels, over values chosen for their edges
+// (zeros of both signs, ±1, halves, the integer limits, shift widths,
+// infinities, NaN): every binary and unary op, the class tests, the
+// comparisons, each dtype conversion and the sort order the plugin's
+// kernels use. Exact, but for the transcendental functions, which the CPU
+// may compute by other formulas (close, with the same NaN, infinities and
+// signs). On a GPU only CUDA's math library differs from this.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runtime/cuda/element_math.h"
+#include "runtime/tensor.h"
+#include "test_device.h"
+
+namespace {
+
+using namespace nn::rt;
+namespace cuda = nn::rt::cuda;
+using nn::ir::Op;
+
+template <class T>
+constexpr DType dtypeFor() {
+  if constexpr (std::is_same_v<T, bool>) return DType::Bool;
+  else if constexpr (std::is_same_v<T, int32_t>) return DType::I32;
+  else if constexpr (std::is_same_v<T, int64_t>) return DType::I64;
+  else if constexpr (std::is_same_v<T, float>) return DType::F32;
+  else return DType::F64;
+}
+
+template <class T>
+std::vector<T> samples() {
+  if constexpr (std::is_same_v<T, bool>) {
+    return {false, true};
+  } else if constexpr (std::is_integral_v<T>) {
+    using L = std::numeric_limits<T>;
+    return {0, 1, -1, 2, -2, 3, -3, 7, -7, 31, 32, 63, 64, 100, -100, L::max(), L::min(), T(L::max() - 1), T(L::min() + 1)};
+  } else {
+    T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
+    return {T(0), T(-0.0), T(1), T(-1), T(0.5), T(-0.5), T(1.5), T(-1.5), T(2.5), T(-2.5), T(7.25), T(-7.25), T(3),
+            T(-3), T(20.5), T(-20.5), T(1e30), T(-1e30), T(1e-30), inf, -inf, nan};
+  }
+}
+
+template <class T>
+Tensor tensorOf(const std::vector<T>& v) {
+  Tensor t = Tensor::empty(dtypeFor<T>(), {static_cast<int64_t>(v.size())}, testDevice());
+  std::copy(v.begin(), v.end(), t.data<T>());
+  return t;
+}
+
+// The same value: integers equal; floats both NaN, or equal with the same
+// sign (so -0.0 is not 0.0); with `close`, within a relative 1e-5 (f32) or
+// 1e-12 (f64) where both are finite.
+template <class T>
+bool same(T want, T got, bool close = false) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(want) || std::isnan(got)) return std::isnan(want) && std::isnan(got);
+    if (want == got) return std::signbit(want) == std::signbit(got) || close;
+    if (!close || std::isinf(want) || std::isinf(got)) return false;
+    T tol = std::is_same_v<T, float> ? T(1e-5) : T(1e-12);
+    return std::fabs(want - got) <= tol * std::max(T(1), std::fabs(want));
+  } else {
+    return want == got;
+  }
+}
+
+template <class T>
+std::string show(T v) {
+  if constexpr (std::is_floating_point_v<T>) return std::to_string(static_cast<double>(v));
+  else return std::to_string(static_cast<int64_t>(v));
+}
+
+// Every pair of samples, through the CPU's kernel of `op` and through
+// cuda::applyBinary; pairs the CPU refuses (an integer division by zero, a
+// negative integer exponent) must set the fault flag instead.
+template <class T>
+void checkBinary(Op op, cuda::Binary code) {
+  std::vector<T> xs, ys, results;
+  for (T x : samples<T>())
+    for (T y : samples<T>()) {
+      int fault = 0;
+      T got = cuda::applyBinary<T>(code, x, y, &fault);
+      bool refused = false;
+      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+        refused = ((op == Op::FloorDiv || op == Op::Mod) && y == 0) || (op == Op::Pow && y < 0);
+      EXPECT_EQ(fault != 0, refused) << nn::ir::opInfo(op).name << " " << show(x) << " " << show(y);
+      if (refused) continue;
+      xs.push_back(x);
+      ys.push_back(y);
+      results.push_back(got);
+    }
+  Tensor a = tensorOf(xs), b = tensorOf(ys), out = Tensor::empty(a.dtype(), a.shape(), testDevice());
+  BinaryKernel k = cpuKernels().binary(op, a.dtype());
+  ASSERT_NE(k, nullptr) << nn::ir::opInfo(op).name;
+  k(a, b, out, {});
+  for (size_t i = 0; i < xs.size(); ++i)
+    EXPECT_TRUE(same<T>(out.data<T>()[i], results[i]))
+        << nn::ir::opInfo(op).name << "(" << show(xs[i]) << ", " << show(ys[i]) << "): CPU " << show(out.data<T>()[i])
+        << ", CUDA " << show(results[i]);
+}
+
+template <class T>
+void checkUnary(Op op, cuda::Unary code, bool close) {
+  std::vector<T> xs = samples<T>();
+  Tensor a = tensorOf(xs), out = Tensor::empty(a.dtype(), a.shape(), testDevice());
+  UnaryKernel k = cpuKernels().unary(op, a.dtype());
+  ASSERT_NE(k, nullptr) << nn::ir::opInfo(op).name;
+  k(a, out, {});
+  for (size_t i = 0; i < xs.size(); ++i) {
+    T got = cuda::applyUnary<T>(code, xs[i]);
+    EXPECT_TRUE(same(out.data<T>()[i], got, close))
+        << nn::ir::opInfo(op).name << "(" << show(xs[i]) << "): CPU " << show(out.data<T>()[i]) << ", CUDA " << show(got);
+  }
+}
+
+// The class tests and comparisons, whose results are bools.
+template <class T>
+void checkBoolResults() {
+  std::vector<T> xs = samples<T>();
+  Tensor a = tensorOf(xs), flags = Tensor::empty(DType::Bool, a.shape(), testDevice());
+  for (auto [op, code] : {std::pair{Op::IsNan, cuda::Predicate::IsNan}, std::pair{Op::IsInf, cuda::Predicate::IsInf},
+                          std::pair{Op::IsFinite, cuda::Predicate::IsFinite}}) {
+    cpuKernels().unary(op, a.dtype())(a, flags, {});
+    for (size_t i = 0; i < xs.size(); ++i)
+      EXPECT_EQ(flags.data<bool>()[i], cuda::classify<T>(code, xs[i])) << nn::ir::opInfo(op).name << " " << show(xs[i]);
+  }
+  std::vector<T> ls, rs;
+  for (T x : xs)
+    for (T y : xs) ls.push_back(x), rs.push_back(y);
+  Tensor l = tensorOf(ls), r = tensorOf(rs), out = Tensor::empty(DType::Bool, l.shape(), testDevice());
+  for (auto [op, code] : {std::pair{Op::Lt, cuda::Compare::Lt}, std::pair{Op::Le, cuda::Compare::Le},
+                          std::pair{Op::Gt, cuda::Compare::Gt}, std::pair{Op::Ge, cuda::Compare::Ge},
+                          std::pair{Op::Eq, cuda::Compare::Eq}, std::pair{Op::Ne, cuda::Compare::Ne}}) {
+    cpuKernels().binary(op, l.dtype())(l, r, out, {});
+    for (size_t i = 0; i < ls.size(); ++i)
+      EXPECT_EQ(out.data<bool>()[i], cuda::applyCompare<T>(code, ls[i], rs[i]))
+          << nn::ir::opInfo(op).name << " " << show(ls[i]) << " " << show(rs[i]);
+  }
+}
+
+template <class S, class D>
+void checkConversion() {
+  std::vector<S> xs = samples<S>();
+  Tensor a = tensorOf(xs), out = Tensor::empty(dtypeFor<D>(), a.shape(), testDevice());
+  cpuKernels().get<Op::AsType>(dtypeFor<D>())(a, out);
+  for (size_t i = 0; i < xs.size(); ++i) {
+    D got = cuda::convertValue<S, D>(xs[i]);
+    EXPECT_TRUE(same(out.data<D>()[i], got)) << dtypeName(dtypeFor<S>()) << " " << show(xs[i]) << " to "
+                                             << dtypeName(dtypeFor<D>()) << ": CPU " << show(out.data<D>()[i])
+                                             << ", CUDA " << show(got);
+  }
+}
+
+// The plugin's merge sort keeps equal elements in order and moves a later
+// one ahead only when cuda::before says so: a stable sort by that order
+// gives the CPU's sorted values and indices.
+template <class T>
+void checkSortOrder() {
+  std::vector<T> xs = samples<T>();
+  std::vector<T> twice = xs;
+  twice.insert(twice.end(), xs.rbegin(), xs.rend());  // repeats, to see stability
+  Tensor a = tensorOf(twice);
+  for (bool descending : {false, true}) {
+    Tensor values = Tensor::empty(a.dtype(), a.shape(), testDevice());
+    Tensor indices = Tensor::empty(DType::I64, a.shape(), testDevice());
+    cpuKernels().get<Op::Sort>(a.dtype())(a, 0, descending, values, indices);
+    std::vector<int64_t> order(twice.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int64_t>(i);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int64_t p, int64_t q) { return cuda::before<T>(twice[p], twice[q], descending); });
+    for (size_t i = 0; i < order.size(); ++i) {
+      EXPECT_EQ(indices.data<int64_t>()[i], order[i]) << dtypeName(a.dtype()) << (descending ? " descending " : " ") << i;
+      EXPECT_TRUE(same<T>(values.data<T>()[i], twice[order[i]]));
+    }
+  }
+}
+
+template <class T>
+void checkArithmetic() {
+  using cuda::Binary;
+  for (auto [op, code] : {std::pair{Op::Add, Binary::Add}, std::pair{Op::Sub, Binary::Sub},
+                          std::pair{Op::Mul, Binary::Mul}, std::pair{Op::FloorDiv, Binary::FloorDiv},
+                          std::pair{Op::Mod, Binary::Mod}, std::pair{Op::Pow, Binary::Pow},
+                          std::pair{Op::Maximum, Binary::Maximum}, std::pair{Op::Minimum, Binary::Minimum}})
+    checkBinary<T>(op, code);
+  using cuda::Unary;
+  for (auto [op, code] : {std::pair{Op::Neg, Unary::Neg}, std::pair{Op::Pos, Unary::Pos}, std::pair{Op::Abs, Unary::Abs},
+                          std::pair{Op::Sign, Unary::Sign}, std::pair{Op::Relu, Unary::Relu},
+                          std::pair{Op::Floor, Unary::Floor}, std::pair{Op::Ceil, Unary::Ceil},
+                          std::pair{Op::Round, Unary::Round}})
+    checkUnary<T>(op, code, false);
+}
+
+TEST(CudaElementMath, FloatsAsTheCpuComputesThem) {
+  auto floats = [](auto type) {
+    using T = decltype(type);
+    checkArithmetic<T>();
+    checkBinary<T>(Op::Div, cuda::Binary::Div);
+    checkUnary<T>(Op::Sqrt, cuda::Unary::Sqrt, false);
+    using cuda::Unary;
+    for (auto [op, code] : {std::pair{Op::Exp, Unary::Exp}, std::pair{Op::Log, Unary::Log},
+                            std::pair{Op::Rsqrt, Unary::Rsqrt}, std::pair{Op::Sin, Unary::Sin},
+                            std::pair{Op::Cos, Unary::Cos}, std::pair{Op::Tanh, Unary::Tanh},
+                            std::pair{Op::Sigmoid, Unary::Sigmoid}, std::pair{Op::Gelu, Unary::Gelu},
+                            std::pair{Op::Erf, Unary::Erf}, std::pair{Op::Silu, Unary::Silu},
+                            std::pair{Op::Softplus, Unary::Softplus}})
+      checkUnary<T>(op, code, true);
+  };
+  floats(float{});
+  floats(double{});
+}
+
+TEST(CudaElementMath, IntegersAsTheCpuComputesThem) {
+  auto integers = [](auto type) {
+    using T = decltype(type);
+    checkArithmetic<T>();
+    using cuda::Binary;
+    for (auto [op, code] : {std::pair{Op::BitAnd, Binary::BitAnd}, std::pair{Op::BitOr, Binary::BitOr},
+                            std::pair{Op::BitXor, Binary::BitXor}, std::pair{Op::LShift, Binary::LShift},
+                            std::pair{Op::RShift, Binary::RShift}})
+      checkBinary<T>(op, code);
+    checkUnary<T>(Op::Invert, cuda::Unary::Invert, false);
+  };
+  integers(int32_t{});
+  integers(int64_t{});
+}
+
+TEST(CudaElementMath, BoolsAsTheCpuComputesThem) {
+  using cuda::Binary;
+  for (auto [op, code] : {std::pair{Op::LogicalAnd, Binary::And}, std::pair{Op::LogicalOr, Binary::Or},
+                          std::pair{Op::BitAnd, Binary::BitAnd}, std::pair{Op::BitOr, Binary::BitOr},
+                          std::pair{Op::BitXor, Binary::BitXor}, std::pair{Op::Maximum, Binary::Maximum},
+                          std::pair{Op::Minimum, Binary::Minimum}})
+    checkBinary<bool>(op, code);
+  checkUnary<bool>(Op::Not, cuda::Unary::Not, false);
+  checkUnary<bool>(Op::LogicalNot, cuda::Unary::Not, false);
+  checkUnary<bool>(Op::Invert, cuda::Unary::Invert, false);
+}
+
+TEST(CudaElementMath, ClassTestsAndComparisonsAsTheCpuComputesThem) {
+  checkBoolResults<bool>();
+  checkBoolResults<int32_t>();
+  checkBoolResults<int64_t>();
+  checkBoolResults<float>();
+  checkBoolResults<double>();
+}
+
+TEST(CudaElementMath, ConversionsAsTheCpuComputesThem) {
+  auto from = [](auto s) {
+    using S = decltype(s);
+    checkConversion<S, bool>();
+    checkConversion<S, int32_t>();
+    checkConversion<S, int64_t>();
+    checkConversion<S, float>();
+    checkConversion<S, double>();
+  };
+  from(bool{});
+  from(int32_t{});
+  from(int64_t{});
+  from(float{});
+  from(double{});
+}
+
+TEST(CudaElementMath, SortOrderIsTheCpus) {
+  checkSortOrder<bool>();
+  checkSortOrder<int32_t>();
+  checkSortOrder<int64_t>();
+  checkSortOrder<float>();
+  checkSortOrder<double>();
+}
+
+}  // namespace
