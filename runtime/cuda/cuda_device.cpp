@@ -33,6 +33,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -277,48 +278,65 @@ Elem elemOf(DType d) { return static_cast<Elem>(static_cast<int>(d)); }
 
 void fillKernel(double value, Tensor& o) { fill(elemOf(o.dtype()), o.deviceBytes(), o.numel(), value, CudaDevice::of(o).stream()); }
 
+// The walk of out's shape (out contiguous, or strided: `dst`) and the
+// operands' strides along it, its dimensions merged where all allow.
+template <size_t N>
+struct Walk {
+  Walk(const Tensor& out, std::array<const Tensor*, N> operands) {
+    size_t rank = out.shape().size();
+    at = stridedOf(out, rank);
+    Strided* merged[N];
+    for (size_t j = 0; j < N; ++j) {
+      of[j] = stridedOf(*operands[j], rank);
+      merged[j] = &of[j];
+    }
+    coalesce(at, merged, static_cast<int>(N));
+  }
+  Strided at;
+  std::array<Strided, N> of;
+};
+
 template <Binary Op>
 void binaryKernel(const Tensor& a, const Tensor& b, Tensor& o, SourceLoc loc) {
-  size_t rank = o.shape().size();
-  if (!binary(Op, elemOf(o.dtype()), a.deviceBytes(), stridedOf(a, rank), b.deviceBytes(), stridedOf(b, rank),
-              o.deviceBytes(), stridedOf(o, rank), o.numel(), CudaDevice::of(o).stream()))
+  Walk<2> w(o, {&a, &b});
+  if (!binary(Op, elemOf(o.dtype()), a.deviceBytes(), w.of[0], b.deviceBytes(), w.of[1], o.deviceBytes(), w.at,
+              o.numel(), CudaDevice::of(o).stream()))
     fail(loc, Op == Binary::Pow ? "integers to negative integer powers are not allowed"  // the CPU kernels' words
                                 : "integer division or modulo by zero");
 }
 
 template <Unary Op>
 void unaryKernel(const Tensor& a, Tensor& o, SourceLoc) {
-  size_t rank = o.shape().size();
-  unary(Op, elemOf(o.dtype()), a.deviceBytes(), stridedOf(a, rank), o.deviceBytes(), stridedOf(o, rank), o.numel(),
-        CudaDevice::of(o).stream());
+  Walk<1> w(o, {&a});
+  unary(Op, elemOf(o.dtype()), a.deviceBytes(), w.of[0], o.deviceBytes(), w.at, o.numel(), CudaDevice::of(o).stream());
 }
 
 template <Predicate Op>
 void predicateKernel(const Tensor& a, Tensor& o, SourceLoc) {
-  size_t rank = o.shape().size();
-  predicate(Op, elemOf(a.dtype()), a.deviceBytes(), stridedOf(a, rank), reinterpret_cast<bool*>(o.deviceBytes()),
-            stridedOf(o, rank), o.numel(), CudaDevice::of(o).stream());
+  Walk<1> w(o, {&a});
+  predicate(Op, elemOf(a.dtype()), a.deviceBytes(), w.of[0], reinterpret_cast<bool*>(o.deviceBytes()), w.at,
+            o.numel(), CudaDevice::of(o).stream());
 }
 
 template <Compare Op>
 void compareKernel(const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
-  size_t rank = o.shape().size();
-  compare(Op, elemOf(a.dtype()), a.deviceBytes(), stridedOf(a, rank), b.deviceBytes(), stridedOf(b, rank),
-          reinterpret_cast<bool*>(o.deviceBytes()), stridedOf(o, rank), o.numel(), CudaDevice::of(o).stream());
+  Walk<2> w(o, {&a, &b});
+  compare(Op, elemOf(a.dtype()), a.deviceBytes(), w.of[0], b.deviceBytes(), w.of[1],
+          reinterpret_cast<bool*>(o.deviceBytes()), w.at, o.numel(), CudaDevice::of(o).stream());
 }
 
 void whereKernel(const Tensor& c, const Tensor& x, const Tensor& y, Tensor& o) {
-  size_t rank = o.shape().size();
-  where(reinterpret_cast<const bool*>(c.deviceBytes()), stridedOf(c, rank), elemOf(o.dtype()), x.deviceBytes(),
-        stridedOf(x, rank), y.deviceBytes(), stridedOf(y, rank), o.deviceBytes(), stridedOf(o, rank), o.numel(),
-        CudaDevice::of(o).stream());
+  Walk<3> w(o, {&c, &x, &y});
+  where(reinterpret_cast<const bool*>(c.deviceBytes()), w.of[0], elemOf(o.dtype()), x.deviceBytes(), w.of[1],
+        y.deviceBytes(), w.of[2], o.deviceBytes(), w.at, o.numel(), CudaDevice::of(o).stream());
 }
 
-// Every copy of tensor data on the device: any dtype and strides into any.
+// Every copy of tensor data on the device: any dtype and strides into any
+// (dst's strides are the walk's own).
 void convertKernel(const Tensor& src, const Tensor& dst) {
-  size_t rank = dst.shape().size();
-  convert(elemOf(src.dtype()), src.deviceBytes(), stridedOf(src, rank), elemOf(dst.dtype()),
-          const_cast<Tensor&>(dst).deviceBytes(), stridedOf(dst, rank), dst.numel(), CudaDevice::of(dst).stream());
+  Walk<1> w(dst, {&src});
+  convert(elemOf(src.dtype()), src.deviceBytes(), w.of[0], elemOf(dst.dtype()),
+          const_cast<Tensor&>(dst).deviceBytes(), w.at, dst.numel(), CudaDevice::of(dst).stream());
 }
 
 // The storage start of t on its device: indexing offsets count from it.

@@ -1,8 +1,8 @@
 // What the CUDA plugin's kernel files share (cuda_kernels.cu,
-// cuda_index_kernels.cu): the block size, grid-stride loops, the element
-// offset of an operand read through its strides, and the dispatch of a
-// runtime dtype code to its C++ type; cuda_device.h gives them the launch
-// check and stream-ordered scratch memory.
+// cuda_index_kernels.cu): the block size, grid-stride loops and the
+// dispatch of a runtime dtype code to its C++ type; cuda_device.h gives
+// them the launch check and stream-ordered scratch memory, kernel_codes.h
+// the offsets of operands read through their strides.
 #pragma once
 
 #include <cstdint>
@@ -25,18 +25,6 @@ inline int blocksFor(int64_t n) {
 // Each thread takes elements i, i + (all threads), ...
 #define GRID_STRIDE(i, n) \
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < (n); i += int64_t(blockDim.x) * gridDim.x)
-
-// The offset, through `operand`'s strides, of element i of a row-major
-// walk of shape `at`.
-inline __device__ int64_t offsetOf(int64_t i, const Strided& at, const Strided& operand) {
-  int64_t off = 0;
-  for (int d = at.rank - 1; d >= 0; --d) {
-    int64_t k = i % at.shape[d];
-    i /= at.shape[d];
-    off += k * operand.stride[d];
-  }
-  return off;
-}
 
 // Calls f with a value of the C++ type of e.
 template <class F>

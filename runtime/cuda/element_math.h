@@ -13,12 +13,6 @@
 
 #include "runtime/cuda/kernel_codes.h"
 
-#ifdef __CUDACC__
-#define NN_HOST_DEVICE __host__ __device__
-#else
-#define NN_HOST_DEVICE
-#endif
-
 namespace nn::rt::cuda {
 
 // One element of a binary op of type T. Integers wrap around (computed on

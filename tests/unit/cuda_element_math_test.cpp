@@ -5,13 +5,16 @@
 // comparisons, each dtype conversion and the sort order the plugin's
 // kernels use. Exact, but for the transcendental functions, which the CPU
 // may compute by other formulas (close, with the same NaN, infinities and
-// signs). On a GPU only CUDA's math library differs from this.
+// signs). On a GPU only CUDA's math library differs from this. Also the
+// walks the elementwise kernels take (kernel_codes.h): merged dimensions
+// reach the offsets of the unmerged ones.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -267,6 +270,57 @@ TEST(CudaElementMath, ConversionsAsTheCpuComputesThem) {
   from(int64_t{});
   from(float{});
   from(double{});
+}
+
+// Random walks of rank 0 to 6 with operands contiguous, transposed,
+// broadcast, sliced or offset by a step: every element's offset through
+// each operand is the same after coalesce, and a contiguous walk becomes
+// one dimension.
+TEST(CudaWalk, MergedDimensionsKeepEveryOffset) {
+  std::mt19937 rng(7);
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  for (int trial = 0; trial < 2000; ++trial) {
+    cuda::Strided at;
+    at.rank = pick(7);
+    int64_t n = 1;
+    for (int d = 0; d < at.rank; ++d) n *= (at.shape[d] = 1 + pick(4));
+    auto contiguous = [&](int64_t scale) {
+      cuda::Strided s = at;
+      for (int64_t d = at.rank - 1, step = scale; d >= 0; --d) s.stride[d] = step, step *= at.shape[d];
+      return s;
+    };
+    at = contiguous(1);
+    std::vector<cuda::Strided> ops;
+    for (int j = 0; j < 3; ++j) {
+      cuda::Strided s = contiguous(1 + pick(2));  // contiguous or every other element
+      int kind = pick(3);
+      if (kind == 1)
+        for (int d = 0; d < at.rank; ++d)
+          if (pick(2)) s.stride[d] = 0;  // broadcast along d
+      if (kind == 2 && at.rank >= 2) std::swap(s.stride[0], s.stride[at.rank - 1]);  // a transposed view
+      ops.push_back(s);
+    }
+    std::vector<std::vector<int64_t>> before(ops.size());
+    for (size_t j = 0; j < ops.size(); ++j)
+      for (int64_t i = 0; i < n; ++i) before[j].push_back(cuda::offsetOf(i, at, ops[j]));
+    cuda::Strided merged = at;
+    std::vector<cuda::Strided> mergedOps = ops;
+    cuda::Strided* pointers[3] = {&mergedOps[0], &mergedOps[1], &mergedOps[2]};
+    cuda::coalesce(merged, pointers, 3);
+    for (size_t j = 0; j < ops.size(); ++j)
+      for (int64_t i = 0; i < n; ++i) ASSERT_EQ(cuda::offsetOf(i, merged, mergedOps[j]), before[j][i]) << trial;
+    for (int64_t i = 0; i < n; ++i) ASSERT_EQ(cuda::offsetOf(i, merged, merged), i);  // the output, still contiguous
+  }
+  cuda::Strided at;
+  at.rank = 3;
+  at.shape[0] = 2, at.shape[1] = 3, at.shape[2] = 4;
+  at.stride[0] = 12, at.stride[1] = 4, at.stride[2] = 1;
+  cuda::Strided x = at;
+  cuda::Strided* one[1] = {&x};
+  cuda::coalesce(at, one, 1);
+  EXPECT_EQ(at.rank, 1);
+  EXPECT_EQ(at.shape[0], 24);
+  EXPECT_EQ(x.stride[0], 1);
 }
 
 TEST(CudaElementMath, SortOrderIsTheCpus) {
