@@ -3,7 +3,8 @@
 // no GPU or no driver (so nn runs the same there, with CPU devices only).
 // Each device has:
 //   - a compute stream on which its kernels run in launch order: its queue
-//     enqueues and returns at once, and wait() (sync()) synchronises it;
+//     enqueues (one thread at a time) and returns at once, and wait()
+//     (sync()) synchronises it;
 //   - a stream-ordered caching allocator: cudaMallocAsync / cudaFreeAsync
 //     on that stream from the GPU's memory pool, which keeps freed memory
 //     for reuse (release threshold: never), counted for memory_stats;
@@ -148,8 +149,13 @@ class CudaQueue final : public ExecutionQueue {
  public:
   CudaQueue(int gpu, cudaStream_t stream) : ExecutionQueue(false), gpu_(gpu), stream_(stream) {}
   // Launches enqueue on the stream: the work runs here and returns when
-  // its kernels are queued.
+  // its kernels are queued. One thread at a time (a merged graph's
+  // threads may launch on one device together): cuBLAS and cuDNN handles
+  // must not be used by two threads at once, and the stream's order is
+  // then the order of the launches. Recursive: a kernel may launch
+  // another (batch_norm fills its missing scale).
   void run(FunctionRef<void()> work) override {
+    std::lock_guard<std::recursive_mutex> lock(launching_);
     cudaSetDevice(gpu_);
     work();
   }
@@ -161,6 +167,7 @@ class CudaQueue final : public ExecutionQueue {
  private:
   int gpu_;
   cudaStream_t stream_;
+  std::recursive_mutex launching_;
 };
 
 // What a device owns, made before the Device base that refers to it.
