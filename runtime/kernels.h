@@ -309,7 +309,11 @@ class KernelTable {
   // on a machine without a GPU).
   void keepOnly(const KernelTable& other) {
     for (size_t i = 0; i < kSize; ++i)
-      if (!other.binary_[i] && !other.unary_[i] && !other.other_[i]) binary_[i] = nullptr, unary_[i] = nullptr, other_[i] = nullptr;
+      if (!other.binary_[i] && !other.unary_[i] && !other.other_[i]) {
+        binary_[i] = nullptr;
+        unary_[i] = nullptr;
+        other_[i] = nullptr;
+      }
   }
 
  private:

@@ -14,19 +14,20 @@
 //     compute queued meanwhile, by the other threads of a merged graph,
 //     overlaps them; the calling thread waits for its copy, as PyTorch's
 //     blocking .to() does;
-//   - kernels: arithmetic, the bitwise ops, maximum, minimum and
-//     comparisons with broadcasting, where, every elementwise op of the
-//     op table for the dtypes it takes, the reductions, softmax and
-//     log_softmax, cross_entropy, one_hot, fills and conversions of every
-//     dtype (cuda_kernels.cu); indexing reads and writes, gather and
-//     scatter_add, cumsum and cumprod, sort, tril and triu, layer_norm
-//     and binary_cross_entropy (cuda_index_kernels.cu); matmul (batched;
-//     f32 and f64) and linear through cuBLAS (opened when a device is
-//     made); conv2d, pooling, batch_norm and their gradients through
-//     cuDNN (cudnn_kernels.cpp); ramps, eye, the random ops and dropout
-//     made on the host (runtime/host_made_kernels.h, added by the
-//     context). Any other op is the runtime's located "has no kernel on
-//     device 'cuda:0'" error, never a silent fallback.
+//   - a kernel for every op and dtype the CPU has one for (checked by
+//     tests/unit/cuda_coverage_test.cpp): elementwise ops with
+//     broadcasting (one element as element_math.h computes it), the
+//     reductions, softmax and log_softmax, cross_entropy, one_hot, integer
+//     matmul, fills and conversions of every dtype (cuda_kernels.cu);
+//     indexing reads and writes, gather and scatter_add, cumsum and
+//     cumprod, sort, tril and triu, layer_norm and binary_cross_entropy
+//     (cuda_index_kernels.cu); matmul of floats (batched) and linear
+//     through cuBLAS (opened when a device is made); conv2d, pooling,
+//     batch_norm and their gradients through cuDNN (cudnn_kernels.cpp);
+//     ramps, eye, the random ops and dropout made on the host
+//     (runtime/host_made_kernels.h, added by the context). An op of
+//     another plugin's device without a kernel is the runtime's located
+//     "has no kernel on device" error, never a silent fallback.
 // Built only where the CUDA toolkit is (architectures 80 and 90); it uses
 // the runtime's headers and the symbols of the binary that loads it.
 #include <cublas_v2.h>
@@ -641,9 +642,9 @@ cudaStream_t computeStream(const Tensor& t) {
 
 }  // namespace nn::rt::cuda
 
-// The kernels every cuda device has, without a GPU: which op and dtype
+// The kernels every cuda device has, without a GPU: which ops and dtypes
 // they cover is checked on machines without one
-// (tests/unit/plugins/cuda_coverage_plugin.cpp).
+// (tests/unit/cuda_coverage_test.cpp, tests/unit/plugins/cuda_coverage_plugin.cpp).
 extern "C" const nn::rt::KernelTable* nn_cuda_kernels() { return &nn::rt::cuda::cudaKernels(); }
 
 // The plugin's entry (device_plugin.h): a device per GPU; none, with the
