@@ -6,8 +6,9 @@
 # the gpu-labelled scripts (tests/gpu/*.nn) in eager and graph mode, and
 # the benchmarks side by side: nn's matrix products and training steps on
 # cuda:0 (bench/cuda_steps.nn, both modes), cuBLAS alone
-# (bench/cublas_matmul) and PyTorch (bench/torch_cuda_steps.py). Each
-# command has a time limit; everything goes to $OUT/gpu_check.log as well.
+# (bench/cublas_matmul) and PyTorch (bench/torch_cuda_steps.py), and last
+# the scripts again under compute-sanitizer's memcheck. Each command has a
+# time limit; everything goes to $OUT/gpu_check.log as well.
 # Usage (from the repository root): sh tools/gpu_check.sh [sizes]
 cd "$(dirname "$0")/.." || exit 1
 sizes=${1:-1024,2048,4096,8192}
@@ -60,4 +61,10 @@ run() {
   run "$dir/bin/nn" bench/cuda_steps.nn cuda:0 "$sizes"
   run "$dir/bin/nn" --mode eager bench/cuda_steps.nn cuda:0 "$sizes"
   run python3 bench/torch_cuda_steps.py "$sizes"
+  # Last, as it is the slowest: every GPU script under compute-sanitizer's
+  # memcheck, which names any kernel that reads or writes out of bounds.
+  sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  for script in tests/gpu/*.nn; do
+    run "$sanitizer" --tool memcheck --error-exitcode 9 "$dir/bin/nn" "$script"
+  done
 } 2>&1 | tee "$log"
