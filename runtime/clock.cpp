@@ -5,11 +5,14 @@
 
 namespace nn::rt {
 
-double Clock::now() {
+double Clock::steadySeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double Clock::reading(double live) {
   if (mode_ == Mode::Replay && next_ < readings_.size()) return readings_[next_++];
-  double t = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-  if (mode_ == Mode::Record) readings_.push_back(t);
-  return t;
+  if (mode_ == Mode::Record) readings_.push_back(live);
+  return live;
 }
 
 void Clock::record() {

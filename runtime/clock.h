@@ -1,10 +1,12 @@
-// The clock that time() reads, one per interpreter state: the steady clock,
-// or, while graph mode is checked against eager mode (stdlib/check_eager.h),
-// a recording of the graph run's readings that the eager run replays in
-// order. time() is an ordered effect, so both runs read the clock the same
-// number of times in the same order, and values computed from the readings
-// (elapsed times, rates) agree by construction instead of failing the
-// check: a clock reading is not a semantic difference.
+// The clock that time() reads, one per interpreter state, and the other
+// readings of the runtime's own state a program can take (memory_stats()'s
+// byte counts): live values, or, while graph mode is checked against eager
+// mode (stdlib/check_eager.h), a recording of the graph run's readings
+// that the eager run replays in order. Both are ordered effects (Clock),
+// so both runs take the readings the same number of times in the same
+// order, and values computed from them (elapsed times, rates, memory
+// deltas, which graph mode's earlier frees change) agree by construction
+// instead of failing the check: a reading is not a semantic difference.
 #pragma once
 
 #include <cstddef>
@@ -15,7 +17,9 @@ namespace nn::rt {
 class Clock {
  public:
   // Seconds on the steady clock (or the next replayed reading).
-  double now();
+  double now() { return reading(steadySeconds()); }
+  // `live`, a reading of the runtime's state (or the next replayed one).
+  double reading(double live);
   // Keeps every reading from now on.
   void record();
   // Answers the next readings from `readings`, then the steady clock again.
@@ -25,6 +29,7 @@ class Clock {
   size_t replayed() const { return next_; }
 
  private:
+  static double steadySeconds();
   enum class Mode { Live, Record, Replay };
   Mode mode_ = Mode::Live;
   std::vector<double> readings_;

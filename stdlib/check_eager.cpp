@@ -150,8 +150,8 @@ int checkAgainstEager(StateOptions options, const std::string& path, std::ostrea
   if (!graphOk) return 1;
   err << "check: graph and eager mode agree on " << compared << " values";
   if (size_t n = s.interpreter().context().clock().replayed())
-    err << " (the eager run read the graph run's " << n << " clock reading" << (n == 1 ? "" : "s")
-        << " from time(), so times computed from them agree by construction)";
+    err << " (the eager run read the graph run's " << n << " reading" << (n == 1 ? "" : "s")
+        << " of time() and memory_stats(), so values computed from them agree by construction)";
   err << "\n";
   return 0;
 }

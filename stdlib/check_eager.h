@@ -1,9 +1,10 @@
 // `nn --check eager FILE`: runs a script in graph mode and in eager mode
 // and reports the first operation whose value differs between the two
 // beyond the dtype's tolerance, with its source location. Both runs start
-// from the same random seed, and the eager run's time() answers the graph
-// run's clock readings in order (runtime/clock.h), so a script that times
-// itself checks like any other; the eager run's output is discarded. Values
+// from the same random seed, and the eager run's time() and memory_stats()
+// answer the graph run's readings in order (runtime/clock.h), so a script
+// that times itself or reads its memory (which graph mode frees earlier)
+// checks like any other; the eager run's output is discarded. Values
 // are matched by the operation's source location and op and by occurrence
 // (the third time a line's add runs in one mode against the third time in
 // the other); operations the optimiser folded, merged or removed exist in
