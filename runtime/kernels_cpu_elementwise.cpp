@@ -13,13 +13,6 @@ namespace {
 
 using ir::Op;
 
-template <class T>
-struct Native;
-template <> struct Native<bool> { static constexpr DType dtype = DType::Bool; };
-template <> struct Native<int32_t> { static constexpr DType dtype = DType::I32; };
-template <> struct Native<int64_t> { static constexpr DType dtype = DType::I64; };
-template <> struct Native<float> { static constexpr DType dtype = DType::F32; };
-template <> struct Native<double> { static constexpr DType dtype = DType::F64; };
 
 template <class T>
 T floorDivOf(T a, T b) {
@@ -81,7 +74,7 @@ void checkDivisor(const Tensor& b, SourceLoc loc) {
 
 template <class T>
 void registerArith(KernelTable& r) {
-  constexpr DType dt = Native<T>::dtype;
+  constexpr DType dt = dtypeOf<T>();
   r.addBinary(Op::Add, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
     binaryLoop<T, T>(a, b, o, [](T x, T y) { return wrapAdd(x, y); });
   });
@@ -143,7 +136,7 @@ void registerArith(KernelTable& r) {
 
 template <class T>
 void registerCompare(KernelTable& r) {
-  constexpr DType dt = Native<T>::dtype;
+  constexpr DType dt = dtypeOf<T>();
   r.addBinary(Op::Lt, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
     binaryLoop<T, bool>(a, b, o, [](T x, T y) { return x < y; });
   });

@@ -14,15 +14,6 @@ namespace {
 
 using ir::Op;
 
-template <class T>
-constexpr DType dtypeOf() {
-  if constexpr (std::is_same_v<T, float>) return DType::F32;
-  else if constexpr (std::is_same_v<T, double>) return DType::F64;
-  else if constexpr (std::is_same_v<T, int32_t>) return DType::I32;
-  else if constexpr (std::is_same_v<T, int64_t>) return DType::I64;
-  else return DType::Bool;
-}
-
 #define NN_UNARY(OPNAME, T, EXPR)                                                                   \
   r.addUnary(Op::OPNAME, dtypeOf<T>(), [](const Tensor& a, Tensor& o, SourceLoc) { \
     unaryLoop<T, T>(a, o, [](T x) { return static_cast<T>(EXPR); });                                \

@@ -251,7 +251,7 @@ void addReduction(KernelTable& t) {
 // this file's kernels (a CPU device's).
 template <class T>
 bool smallFullSum(const KernelTable& k, const Tensor& t, int64_t n, bool mean, double& out) {
-  constexpr DType dt = std::is_same_v<T, float> ? DType::F32 : DType::F64;
+  constexpr DType dt = dtypeOf<T>();
   if (k.get<ir::Op::Sum>(dt) != &sumKernel<Reduction::Sum, T> || k.get<ir::Op::Mean>(dt) != &sumKernel<Reduction::Mean, T>)
     return false;
   double acc = 0;

@@ -281,10 +281,7 @@ bool binaryCrossEntropy(Elem type, const void* p, const void* y, int64_t n, void
     bceKernel<float><<<1, kThreads, 0, s>>>(static_cast<const float*>(p), static_cast<const float*>(y), n,
                                             static_cast<float*>(out), bad.as<int>());
   launched("binary_cross_entropy kernel");
-  int found = 0;
-  cudaMemcpyAsync(&found, bad.as<int>(), sizeof found, cudaMemcpyDeviceToHost, s);
-  check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
-  return !found;
+  return readBack(bad.as<int>(), s) == 0;
 }
 
 }  // namespace nn::rt::cuda

@@ -205,14 +205,9 @@ __global__ void oneHotKernel(const L* labels, int64_t m, int64_t classes, int64_
 // waiting for the stream; false when there is none.
 template <class L>
 bool firstBad(const Scratch& badRow, const L* labels, int64_t& bad, cudaStream_t s) {
-  unsigned long long row = ~0ull;
-  cudaMemcpyAsync(&row, badRow.as<unsigned long long>(), sizeof row, cudaMemcpyDeviceToHost, s);
-  check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+  unsigned long long row = readBack(badRow.as<unsigned long long>(), s);
   if (row == ~0ull) return false;
-  L label = 0;
-  cudaMemcpyAsync(&label, labels + row, sizeof label, cudaMemcpyDeviceToHost, s);
-  check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
-  bad = static_cast<int64_t>(label);
+  bad = static_cast<int64_t>(readBack(labels + row, s));
   return true;
 }
 
@@ -282,10 +277,7 @@ bool binary(Binary op, Elem type, const void* a, const Strided& sa, const void* 
   });
   launched("elementwise kernel");
   if (!mayFault) return true;
-  int found = 0;
-  cudaMemcpyAsync(&found, fault.as<int>(), sizeof found, cudaMemcpyDeviceToHost, s);
-  check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
-  return !found;
+  return readBack(fault.as<int>(), s) == 0;
 }
 
 void unary(Unary op, Elem type, const void* a, const Strided& sa, void* out, const Strided& at, int64_t n,

@@ -26,6 +26,16 @@ inline int blocksFor(int64_t n) {
 #define GRID_STRIDE(i, n) \
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < (n); i += int64_t(blockDim.x) * gridDim.x)
 
+// The value at device address p, once the work queued on s before it is
+// done (a kernel's fault flag, a bad label's row).
+template <class T>
+T readBack(const T* p, cudaStream_t s) {
+  T value{};
+  check(cudaMemcpyAsync(&value, p, sizeof value, cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync");
+  check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+  return value;
+}
+
 // Calls f with a value of the C++ type of e.
 template <class F>
 void withElem(Elem e, F&& f) {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "runtime/cuda/element_math.h"
+#include "runtime/dtype.h"
 #include "runtime/tensor.h"
 #include "test_device.h"
 
@@ -28,15 +29,6 @@ namespace {
 using namespace nn::rt;
 namespace cuda = nn::rt::cuda;
 using nn::ir::Op;
-
-template <class T>
-constexpr DType dtypeFor() {
-  if constexpr (std::is_same_v<T, bool>) return DType::Bool;
-  else if constexpr (std::is_same_v<T, int32_t>) return DType::I32;
-  else if constexpr (std::is_same_v<T, int64_t>) return DType::I64;
-  else if constexpr (std::is_same_v<T, float>) return DType::F32;
-  else return DType::F64;
-}
 
 template <class T>
 std::vector<T> samples() {
@@ -54,7 +46,7 @@ std::vector<T> samples() {
 
 template <class T>
 Tensor tensorOf(const std::vector<T>& v) {
-  Tensor t = Tensor::empty(dtypeFor<T>(), {static_cast<int64_t>(v.size())}, testDevice());
+  Tensor t = Tensor::empty(dtypeOf<T>(), {static_cast<int64_t>(v.size())}, testDevice());
   std::copy(v.begin(), v.end(), t.data<T>());
   return t;
 }
@@ -152,12 +144,12 @@ void checkBoolResults() {
 template <class S, class D>
 void checkConversion() {
   std::vector<S> xs = samples<S>();
-  Tensor a = tensorOf(xs), out = Tensor::empty(dtypeFor<D>(), a.shape(), testDevice());
-  cpuKernels().get<Op::AsType>(dtypeFor<D>())(a, out);
+  Tensor a = tensorOf(xs), out = Tensor::empty(dtypeOf<D>(), a.shape(), testDevice());
+  cpuKernels().get<Op::AsType>(dtypeOf<D>())(a, out);
   for (size_t i = 0; i < xs.size(); ++i) {
     D got = cuda::convertValue<S, D>(xs[i]);
-    EXPECT_TRUE(same(out.data<D>()[i], got)) << dtypeName(dtypeFor<S>()) << " " << show(xs[i]) << " to "
-                                             << dtypeName(dtypeFor<D>()) << ": CPU " << show(out.data<D>()[i])
+    EXPECT_TRUE(same(out.data<D>()[i], got)) << dtypeName(dtypeOf<S>()) << " " << show(xs[i]) << " to "
+                                             << dtypeName(dtypeOf<D>()) << ": CPU " << show(out.data<D>()[i])
                                              << ", CUDA " << show(got);
   }
 }
