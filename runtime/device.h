@@ -65,6 +65,12 @@ class Device {
   // registers it. Null before that.
   Device* host() const { return host_; }
   void setHost(Device& host) { host_ = &host; }
+  // Whether Tensor::bytes() may give the host this device's memory although
+  // hostMemory() is false: never for a real device. The tests' stand-in GPU
+  // (whose memory is in fact the host's, run by the CPU's kernels) says yes
+  // while one of its kernels runs, so that host code reading its tensors
+  // anywhere else fails there as it would on a GPU.
+  virtual bool kernelAddressesOnHost() const { return false; }
   // The kernels' state of type S, made on first use (from any thread).
   template <class S>
   S& kernelState() const {

@@ -10,7 +10,7 @@ namespace nn::rt {
 Value sumTo(const Value& x, const Value& like, SourceLoc loc) {
   if (!like.is(Kind::Tensor)) {
     if (!x.is(Kind::Tensor)) return Value::real(x.asFloat());
-    return Value::real(reduce(tensorOf(x), Reduction::Sum, {}, false, loc, "sum_to").flatAsDouble(0));
+    return Value::real(item(reduce(tensorOf(x), Reduction::Sum, {}, false, loc, "sum_to"), loc).asFloat());
   }
   const Tensor& l = tensorOf(like);
   DType dt = isFloating(l.dtype()) ? l.dtype() : x.is(Kind::Tensor) ? tensorOf(x).dtype() : DType::F32;

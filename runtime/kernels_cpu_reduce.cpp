@@ -267,7 +267,7 @@ bool cpuSmallFullSum(const Tensor& t, bool mean, double& out) {
   int64_t n = t.numel();
   // sumKernel's serial path over `n` one-element blocks (one element goes
   // to reduceKernel; from kParallelThreshold up, partial sums per thread).
-  if (n < 2 || n >= kParallelThreshold || !t.isContiguous()) return false;
+  if (n < 2 || n >= kParallelThreshold || !t.isContiguous() || !t.device().hostMemory()) return false;
   const KernelTable& k = t.device().kernels();
   if (t.dtype() == DType::F32) return smallFullSum<float>(k, t, n, mean, out);
   if (t.dtype() == DType::F64) return smallFullSum<double>(k, t, n, mean, out);

@@ -33,8 +33,10 @@ Storage::~Storage() {
   if (data != inline_) device->allocator().deallocate(data, bytes);
 }
 
-void Tensor::notOnHost() const {
-  fail({}, "a tensor on " + device().name() + " is not addressable from the host; copy it to cpu first");
+char* Tensor::bytesOffHost() const {
+  if (!device().kernelAddressesOnHost())
+    fail({}, "a tensor on " + device().name() + " is not addressable from the host; copy it to cpu first");
+  return deviceBytes();
 }
 
 Tensor Tensor::empty(DType dtype, const Shape& shape, Device& device) {

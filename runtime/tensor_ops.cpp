@@ -106,6 +106,34 @@ Tensor readableOnHost(const Tensor& t, SourceLoc loc) {
   return out;
 }
 
+// x's elements in new memory of `to` (x itself when it is there). Between
+// host-memory devices, a strided copy; to or from a device the host cannot
+// address, that device's transfers (Device::copyFromHost / copyToHost) of
+// a contiguous tensor, through the host between two such devices.
+Tensor copyTo(const Tensor& x, Device& to, SourceLoc loc) {
+  if (&x.device() == &to) return x;
+  Tensor out = Tensor::empty(x.dtype(), x.shape(), to);
+  Device& from = x.device();
+  if (from.hostMemory() && to.hostMemory()) {
+    out.copyFrom(x);
+    return out;
+  }
+  size_t bytes = static_cast<size_t>(x.numel()) * dtypeSize(x.dtype());
+  if (from.hostMemory()) {
+    Tensor src = x.contiguous();
+    to.copyFromHost(out.deviceBytes(), src.bytes(), bytes);
+    return out;
+  }
+  Tensor src = contiguousOnItsDevice(x, loc);
+  if (to.hostMemory()) {
+    from.copyToHost(out.bytes(), src.deviceBytes(), bytes);
+    return out;
+  }
+  std::vector<char> staging(bytes);
+  from.copyToHost(staging.data(), src.deviceBytes(), bytes);
+  to.copyFromHost(out.deviceBytes(), staging.data(), bytes);
+  return out;
+}
 static ScalarKind scalarKind(const Value& v) {
   return v.is(Kind::Bool) ? ScalarKind::Bool : v.is(Kind::Int) ? ScalarKind::Int : ScalarKind::Float;
 }
@@ -218,6 +246,12 @@ static void collectData(const Value& v, size_t depth, Shape& shape, std::vector<
 
 Tensor tensorFromData(const Value& data, std::optional<DType> dtype, SourceLoc loc, Device& device) {
   if (data.is(Kind::Tensor)) return astype(tensorOf(data), dtype.value_or(tensorOf(data).dtype())).contiguous();
+  if (!device.hostMemory()) {
+    // The host cannot write a GPU's memory: the values are made on the
+    // host and copied in.
+    if (!device.host()) fail(loc, "device '" + device.name() + "' has no host to make tensors on");
+    return copyTo(tensorFromData(data, dtype, loc, *device.host()), device, loc);
+  }
   Shape shape;
   std::vector<Value> flat;
   collectData(data, 0, shape, flat, loc);

@@ -27,6 +27,8 @@ Tensor contiguousOnItsDevice(const Tensor& t, SourceLoc loc);
 // a contiguous copy on its device's host (the index arrays of indexing,
 // gather and scatter_add are read there to check and resolve them).
 Tensor readableOnHost(const Tensor& t, SourceLoc loc);
+// x's elements in new memory of `to` (x itself when it is there): x.to().
+Tensor copyTo(const Tensor& x, Device& to, SourceLoc loc);
 Tensor broadcastTo(const Tensor& t, const Shape& shape, SourceLoc loc);
 Shape broadcastShapes(const Shape& a, const Shape& b, SourceLoc loc, const std::string& what);
 // The device two operands of `op` share; fails when they differ (an op

@@ -93,7 +93,7 @@ class Leaves {
   Value rebuild(const Value& v, const std::vector<Value>& grads, size_t& next) {
     auto leaf = [&](const Value& x) -> Value {
       if (x.is(Kind::Tensor)) return grads[next++];
-      return Value::real(tensorOf(grads[next++]).flatAsDouble(0));  // a float: watch() took nothing else
+      return Value::real(item(tensorOf(grads[next++]), c_.loc).asFloat());  // a float: watch() took nothing else
     };
     return mapLeaves(v, leaf);
   }

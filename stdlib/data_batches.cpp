@@ -65,7 +65,8 @@ class Batches final : public LazySeqObj {
     int64_t start = i * size_, stop = std::min(start + size_, t.dim(0));
     if (order_.empty())
       return makeTensorValue(tensorGetItem(t, makeSlice(Value::integer(start), Value::integer(stop), Value::none()), loc));
-    Tensor index = Tensor::empty(DType::I64, {stop - start}, t.device());
+    // Index arrays are read on the host (a GPU's first copied there).
+    Tensor index = Tensor::empty(DType::I64, {stop - start}, t.device().hostMemory() ? t.device() : *t.device().host());
     std::copy(order_.begin() + start, order_.begin() + stop, index.data<int64_t>());
     return makeTensorValue(tensorGetItem(t, makeTensorValue(std::move(index)), loc));
   }

@@ -43,7 +43,7 @@ const char* npyDescr(DType t) {
 }
 
 std::string npyBytes(const Tensor& t0) {
-  Tensor t = t0.contiguous();
+  Tensor t = readableOnHost(t0, {}).contiguous();
   std::string shape = "(";
   for (int64_t d : t.shape()) shape += std::to_string(d) + ", ";
   if (t.ndim() > 1) shape.erase(shape.size() - 2);

@@ -44,7 +44,12 @@ Value filled(OpCall& c, double value) {
   return makeTensorValue(fullLike(c.dtype("dtype").value_or(DType::F32), shapeOf(c, "shape"), value, creationDevice(c)));
 }
 
-Value tensorOp(OpCall& c) { return makeTensorValue(tensorFromData(c["data"], c.dtype("dtype"), c.loc, creationDevice(c))); }
+// tensor(t) of a tensor stays on t's device unless a device is named.
+Value tensorOp(OpCall& c) {
+  Tensor t = tensorFromData(c["data"], c.dtype("dtype"), c.loc, creationDevice(c));
+  if (c["data"].is(Kind::Tensor) && !c.isNone("device")) t = rt::copyTo(t, creationDevice(c), c.loc);
+  return makeTensorValue(std::move(t));
+}
 Value zerosOp(OpCall& c) { return filled(c, 0.0); }
 Value onesOp(OpCall& c) { return filled(c, 1.0); }
 
@@ -220,39 +225,11 @@ Value astypeOp(OpCall& c) {
   if (!dt) c.fail("dtype must be one of f32, f64, i32, i64, bool, not None");
   return makeTensorValue(astype(c.tensor("x"), *dt));
 }
-// x's elements in new memory of `to` (x itself when it is there). Between
-// host-memory devices, a strided copy; to or from a device the host cannot
-// address, that device's transfers (Device::copyFromHost / copyToHost) of
-// a contiguous tensor, through the host between two such devices.
-Tensor copyTo(const Tensor& x, rt::Device& to, SourceLoc loc) {
-  if (&x.device() == &to) return x;
-  Tensor out = Tensor::empty(x.dtype(), x.shape(), to);
-  rt::Device& from = x.device();
-  if (from.hostMemory() && to.hostMemory()) {
-    out.copyFrom(x);
-    return out;
-  }
-  size_t bytes = static_cast<size_t>(x.numel()) * rt::dtypeSize(x.dtype());
-  if (from.hostMemory()) {
-    Tensor src = x.contiguous();
-    to.copyFromHost(out.deviceBytes(), src.bytes(), bytes);
-    return out;
-  }
-  Tensor src = rt::contiguousOnItsDevice(x, loc);
-  if (to.hostMemory()) {
-    from.copyToHost(out.bytes(), src.deviceBytes(), bytes);
-    return out;
-  }
-  std::vector<char> staging(bytes);
-  from.copyToHost(staging.data(), src.deviceBytes(), bytes);
-  to.copyFromHost(out.deviceBytes(), staging.data(), bytes);
-  return out;
-}
 Value toDeviceOp(OpCall& c) {
   if (c["device"].is(Kind::DType)) c.fail("takes a device name; x.astype(dtype) converts the dtype");
-  return makeTensorValue(copyTo(c.tensor("x"), deviceNamed(c.interp, c.text("device"), c.loc), c.loc));
+  return makeTensorValue(rt::copyTo(c.tensor("x"), deviceNamed(c.interp, c.text("device"), c.loc), c.loc));
 }
-Value copyLikeOp(OpCall& c) { return makeTensorValue(copyTo(c.tensor("x"), c.tensor("like").device(), c.loc)); }
+Value copyLikeOp(OpCall& c) { return makeTensorValue(rt::copyTo(c.tensor("x"), c.tensor("like").device(), c.loc)); }
 Value itemOp(OpCall& c) { return rt::item(c.tensor("x"), c.loc); }
 Value tolistOp(OpCall& c) { return toList(c.tensor("x")); }
 // The same elements under a new identity, which no tape tracks.

@@ -7,10 +7,16 @@
 // host for a GPU (host_made_kernels.h), and a queue that, like the CUDA
 // one, is not immediate. A missing kernel is then the runtime's located
 // "has no kernel on device 'cuda:0'" error here, not on the first GPU run.
-// Its memory is the host's, so what it checks is coverage, not the
-// transfers (the fake plugin tests those).
+// Its memory is in fact the host's, but it tells the runtime otherwise, as
+// a GPU does: tensors reach the host only through its transfers, and only
+// its kernels, while they run, may address its memory directly
+// (Device::kernelAddressesOnHost). Host code that reads one of its tensors
+// without copying it first is then an error here too, not a crash on the
+// first GPU run.
 #include <dlfcn.h>
 
+#include <atomic>
+#include <cstring>
 #include <memory>
 #include <string>
 
@@ -25,11 +31,21 @@ namespace {
 using namespace nn::rt;
 
 // Runs each launch at once on the calling thread, as the CUDA queue does
-// (which only enqueues on its stream), without claiming to be immediate.
+// (which only enqueues on its stream), without claiming to be immediate,
+// and counts the kernels running. The count is the device's, not the
+// thread's, because a CPU kernel may hand its loop to other threads.
 class LaunchQueue final : public ExecutionQueue {
  public:
   LaunchQueue() : ExecutionQueue(false) {}
-  void run(nn::FunctionRef<void()> work) override { work(); }
+  void run(nn::FunctionRef<void()> work) override {
+    running.fetch_add(1);
+    struct Done {
+      std::atomic<int>& n;
+      ~Done() { n.fetch_sub(1); }
+    } done{running};
+    work();
+  }
+  std::atomic<int> running{0};
 };
 
 struct Parts {
@@ -45,7 +61,10 @@ struct Parts {
 class CoverageDevice final : private Parts, public Device {
  public:
   explicit CoverageDevice(const KernelTable& cuda)
-      : Parts(cuda), Device("cuda:0", /*hostMemory=*/true, memory, covered, launches) {}
+      : Parts(cuda), Device("cuda:0", /*hostMemory=*/false, memory, covered, launches) {}
+  void copyFromHost(void* dst, const void* src, size_t bytes) const override { std::memcpy(dst, src, bytes); }
+  void copyToHost(void* dst, const void* src, size_t bytes) const override { std::memcpy(dst, src, bytes); }
+  bool kernelAddressesOnHost() const override { return launches.running.load() > 0; }
 };
 
 }  // namespace
