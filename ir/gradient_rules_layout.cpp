@@ -1,6 +1,6 @@
 // The gradient rules (see gradient.h) of the ops that move, select or
 // accumulate elements by position: permutations (transpose, permute),
-// scans (cumsum), triangles (tril, triu), masked_fill, outer and repeat. Each is
+// scans (cumsum, cumprod), triangles (tril, triu), masked_fill, outer and repeat. Each is
 // the same kind of op applied to the adjoint the other way round.
 #include <algorithm>
 #include <string>
@@ -48,6 +48,32 @@ void GradCumSum(GradientBuilder& b) {
   const Attr* reverse = b.attr("reverse");
   bool backwards = !(reverse && std::holds_alternative<bool>(*reverse) && std::get<bool>(*reverse));
   Value* g = b.emit(Op::CumSum, {b.adjoint}, {{"axis", flat ? Attr(int64_t{0}) : *axis}, {"reverse", backwards}});
+  b.grads[0] = flat ? b.emit(Op::ReshapeLike, {g, b.operands[0]}) : g;
+}
+
+// cumprod: y_i is the product of x_0 .. x_i along the scan. Before the
+// scan's first zero, dx_j = (the sum over i >= j of g_i y_i) / x_j, a scan
+// the other way; at the first zero z, dx_z = the sum over i >= z of g_i y'_i,
+// where y' is the scan of x with x_z taken as 1; after it every product
+// holds x_z, so no gradient reaches x_j (PyTorch's rule, zeros included).
+void GradCumProd(GradientBuilder& b) {
+  if (!b.wanted[0]) return;
+  const Attr* axis = b.attr("axis");
+  bool flat = !axis || std::holds_alternative<NoneAttr>(*axis);
+  const Attr* reverse = b.attr("reverse");
+  bool backwards = reverse && std::holds_alternative<bool>(*reverse) && std::get<bool>(*reverse);
+  Attr along = flat ? Attr(int64_t{0}) : *axis;
+  auto scan = [&](Op op, Value* v, bool rev) { return b.emit(op, {v}, {{"axis", along}, {"reverse", rev}}); };
+  Value* x = flat ? b.emit(Op::Reshape, {b.operands[0]}, {{"shape", Ints{-1}}}) : b.operands[0];
+  Value* zero = b.emit(Op::Eq, {x, b.constant(0.0)});
+  Value* zerosSoFar = scan(Op::CumSum, zero, backwards);
+  Value* before = b.emit(Op::Eq, {zerosSoFar, b.literal(int64_t{0})});
+  Value* first = b.emit(Op::LogicalAnd, {zero, b.emit(Op::Eq, {zerosSoFar, b.literal(int64_t{1})})});
+  Value* one = b.constant(1.0);
+  Value* early = b.div(scan(Op::CumSum, b.mul(b.adjoint, b.result()), !backwards), b.emit(Op::Where, {before, x, one}));
+  Value* skipped = scan(Op::CumProd, b.emit(Op::Where, {first, one, x}), backwards);
+  Value* atZero = scan(Op::CumSum, b.mul(b.adjoint, skipped), !backwards);
+  Value* g = b.emit(Op::Where, {before, early, b.emit(Op::Where, {first, atZero, b.constant(0.0)})});
   b.grads[0] = flat ? b.emit(Op::ReshapeLike, {g, b.operands[0]}) : g;
 }
 
