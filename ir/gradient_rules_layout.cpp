@@ -1,9 +1,12 @@
 // The gradient rules (see gradient.h) of the ops that move, select or
 // accumulate elements by position: permutations (transpose, permute),
-// scans (cumsum, cumprod), triangles (tril, triu), masked_fill, outer and repeat. Each is
-// the same kind of op applied to the adjoint the other way round.
+// scans (cumsum, cumprod), resampling (interpolate), triangles (tril,
+// triu), masked_fill, outer and repeat. Each is the same kind of op
+// applied to the adjoint the other way round.
 #include <algorithm>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "ir/gradient.h"
 #include "support/diagnostics.h"
@@ -75,6 +78,26 @@ void GradCumProd(GradientBuilder& b) {
   Value* atZero = scan(Op::CumSum, b.mul(b.adjoint, skipped), !backwards);
   Value* g = b.emit(Op::Where, {before, early, b.emit(Op::Where, {first, atZero, b.constant(0.0)})});
   b.grads[0] = flat ? b.emit(Op::ReshapeLike, {g, b.operands[0]}) : g;
+}
+
+// interpolate is linear in x: its gradient is interpolate_grad, the
+// transpose (each output's adjoint shared back among its sources), and
+// the gradient of that with respect to its g is interpolate again.
+namespace {
+std::vector<std::pair<std::string, Attr>> resampling(const GradientBuilder& b) {
+  std::vector<std::pair<std::string, Attr>> out;
+  for (const char* name : {"size", "scale_factor", "mode", "align_corners"})
+    if (const Attr* a = b.attr(name)) out.emplace_back(name, *a);
+  return out;
+}
+}  // namespace
+
+void GradInterpolate(GradientBuilder& b) {
+  if (b.wanted[0]) b.grads[0] = b.emit(Op::InterpolateGrad, {b.adjoint, b.operands[0]}, resampling(b));
+}
+
+void GradInterpolateGrad(GradientBuilder& b) {
+  if (b.wanted[0]) b.grads[0] = b.emit(Op::Interpolate, {b.adjoint}, resampling(b));
 }
 
 // tril/triu keep the adjoint's same triangle.

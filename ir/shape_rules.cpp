@@ -406,6 +406,24 @@ std::optional<Type> Pool2d(const OpArgs& a) {
   return Type::tensor(dt, DimList{xs[0], xs[1], oh, ow});
 }
 
+// interpolate: [N, C] and each resized dim, known where `size` gives it
+// (by scale_factor it is only known when the op runs); x's dtype. A call
+// the runtime will reject is left to it.
+std::optional<Type> Interpolate(const OpArgs& a) {
+  std::optional<Type> x = tensorOperand(a, "x");
+  if (!x || !x->shape || (x->shape->size() != 3 && x->shape->size() != 4)) return std::nullopt;
+  const DimList& xs = *x->shape;
+  size_t spatial = xs.size() - 2;
+  auto size = a.isNone("size") ? std::nullopt : a.dims("size");
+  if (size && size->size() != 1 && size->size() != spatial) return std::nullopt;
+  DimList out{xs[0], xs[1]};
+  for (size_t d = 0; d < spatial; ++d) {
+    std::optional<int64_t> n = size ? (*size)[size->size() == 1 ? 0 : d] : std::nullopt;
+    out.push_back(n && *n > 0 ? Dim::known(*n) : Dim::unknown());
+  }
+  return Type::tensor(x->dtype, out);
+}
+
 std::optional<Type> OneHot(const OpArgs& a) {
   std::optional<Type> labels = tensorOperand(a, "labels");
   // Float labels and a bad class count are the runtime's to report.
@@ -512,6 +530,7 @@ std::optional<Type> ReduceGrad(const OpArgs& a) {
 std::optional<Type> IndexGrad(const OpArgs& a) { return ReduceGrad(a); }
 std::optional<Type> Conv2dGradInput(const OpArgs& a) { return ReduceGrad(a); }
 std::optional<Type> Pool2dGrad(const OpArgs& a) { return ReduceGrad(a); }
+std::optional<Type> InterpolateGrad(const OpArgs& a) { return ReduceGrad(a); }
 
 std::optional<Type> Conv2dGradWeight(const OpArgs& a) {
   std::optional<Type> g = tensorOperand(a, "g");

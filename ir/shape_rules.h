@@ -23,6 +23,7 @@ std::optional<Type> Linear(const OpArgs& args);       // x @ w.T + b
 std::optional<Type> Softmax(const OpArgs& args);
 std::optional<Type> Conv2d(const OpArgs& args);      // [N, OC, OH, OW]
 std::optional<Type> Pool2d(const OpArgs& args);      // [N, C, OH, OW]
+std::optional<Type> Interpolate(const OpArgs& args);       // [N, C] and the resized dims, x's dtype
 std::optional<Type> OneHot(const OpArgs& args);      // i64[..., n]
 std::optional<Type> Randperm(const OpArgs& args);    // i64[n]
 std::optional<Type> Scan(const OpArgs& args);        // x's shape (no axis: flattened)
@@ -39,6 +40,7 @@ std::optional<Type> IndexGrad(const OpArgs& args);      // x's shape, g's dtype
 std::optional<Type> Conv2dGradInput(const OpArgs& args);   // x's shape, g's dtype
 std::optional<Type> Conv2dGradWeight(const OpArgs& args);  // w's shape, g's dtype
 std::optional<Type> Pool2dGrad(const OpArgs& args);        // x's shape, g's dtype
+std::optional<Type> InterpolateGrad(const OpArgs& args);   // x's shape, g's dtype
 
 // The pieces' lengths when split cuts `len` into pieces of `size` (> 0):
 // `size` each, the last one shorter; the runtime and lower-splits share it.

@@ -21,6 +21,7 @@ const KernelTable& cpuKernels() {
     registerCpuLossKernels(t);
     registerCpuCreateKernels(t);
     registerCpuOrderKernels(t);
+    registerCpuResampleKernels(t);
     return t;
   }();
   return table;

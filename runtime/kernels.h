@@ -16,6 +16,7 @@
 
 #include "ir/ir.h"
 #include "runtime/random.h"
+#include "runtime/resample.h"
 #include "runtime/tensor.h"
 #include "support/diagnostics.h"
 
@@ -232,6 +233,20 @@ struct KernelFor<ir::Op::Tril> {
   using Fn = void (*)(const Tensor& x, int64_t diagonal, bool upper, Tensor& out);
 };
 
+// interpolate: x [planes, rows.in, cols.in] (contiguous, any leading
+// shape) resampled plane by plane into out [planes, rows.out, cols.out]
+// (resample.h)  [x's dtype]
+template <>
+struct KernelFor<ir::Op::Interpolate> {
+  using Fn = void (*)(const Tensor& x, const Resample& rows, const Resample& cols, Tensor& out);
+};
+// Its gradient: g [planes, rows.out, cols.out] (contiguous) added back
+// into the zero-filled f64 dx [planes, rows.in, cols.in]  [g's dtype, floating]
+template <>
+struct KernelFor<ir::Op::InterpolateGrad> {
+  using Fn = void (*)(const Tensor& g, const Resample& rows, const Resample& cols, Tensor& dx);
+};
+
 // Creation and random ops fill a fresh contiguous `out` on the device.
 // A ramp: out[i] = start + i * step, computed in double and converted as
 // astype converts; with `exact`, integral outputs are computed in int64
@@ -346,5 +361,7 @@ void registerCpuLossKernels(KernelTable& r);
 void registerCpuCreateKernels(KernelTable& r);
 // ... of the scans, sorts and triangles (kernels_cpu_order.cpp).
 void registerCpuOrderKernels(KernelTable& r);
+// ... of interpolate and its gradient (kernels_cpu_resample.cpp).
+void registerCpuResampleKernels(KernelTable& r);
 
 }  // namespace nn::rt

@@ -64,6 +64,7 @@ rt::Value nonzeroOp(OpCall& c);
 rt::Value embeddingOp(OpCall& c);
 rt::Value conv1dOp(OpCall& c);
 rt::Value interpolateOp(OpCall& c);
+rt::Value interpolateGradOp(OpCall& c);
 rt::Value layerNormOp(OpCall& c);
 
 // The implementation of tensor op `op` (null for value ops, which run

@@ -1,10 +1,11 @@
 // The implementations of the tensor ops named after PyTorch's (norm,
-// repeat, diag, nonzero, embedding, conv1d, interpolate) and of layer_norm's
-// normalized_shape, in terms of the runtime's tensor functions and, where
-// no composition serves, host loops over the CPU's memory.
+// repeat, diag, nonzero, embedding, conv1d, interpolate and its gradient)
+// and of layer_norm's normalized_shape, in terms of the runtime's tensor
+// functions and kernels; nonzero alone reads its values on the host.
 #include <cmath>
 #include <limits>
 
+#include "runtime/dispatch.h"
 #include "runtime/nn_ops.h"
 #include "runtime/scalar_ops.h"
 #include "runtime/tensor_ops.h"
@@ -14,24 +15,6 @@ namespace nn::stdlib {
 
 using namespace nn::rt;
 using ir::Op;
-
-namespace {
-
-// x as a contiguous f64 copy, and a result of `dtype` from f64 values: the
-// host loops below compute in f64 and give x's float dtype back.
-std::vector<double> hostValues(const Tensor& x) {
-  Tensor c = astype(x, DType::F64).contiguous();
-  const double* p = c.data<double>();
-  return std::vector<double>(p, p + c.numel());
-}
-
-Tensor fromHost(const std::vector<double>& v, const Shape& shape, DType dtype, Device& device) {
-  Tensor t = Tensor::empty(DType::F64, shape, device);
-  std::copy(v.begin(), v.end(), t.data<double>());
-  return astype(t, dtype);
-}
-
-}  // namespace
 
 Value normOp(OpCall& c) {
   const Tensor& x = c.tensor("x");
@@ -152,12 +135,17 @@ Value conv1dOp(OpCall& c) {
   return makeTensorValue(reshape(y, {y.dim(0), y.dim(1), y.dim(3)}, c.loc));
 }
 
-// PyTorch's resampling: for each output position the source coordinate
-// is (o + 0.5) * scale - 0.5 (linear modes; o * (in - 1) / (out - 1) with
-// align_corners) or floor(o * scale) (nearest), scale = in / out, or
-// 1 / scale_factor when that was given.
-Value interpolateOp(OpCall& c) {
-  const Tensor& x = c.tensor("x");
+namespace {
+
+// interpolate's checks and the resampling of its two spatial dims (rows
+// reads one source row of a 3-d input) from x's shape and the call's
+// size, scale_factor, mode and align_corners; resample.h has the rules.
+struct Resampling {
+  Resample rows, cols;
+  Shape out;  // the result's shape
+};
+
+Resampling resamplingOf(OpCall& c, const Tensor& x) {
   const std::string mode = c.text("mode");
   bool alignCorners = c.flag("align_corners");
   int64_t spatial = x.ndim() - 2;
@@ -170,60 +158,54 @@ Value interpolateOp(OpCall& c) {
   std::vector<int64_t> size = c.ints("size");
   bool scaled = !c.isNone("scale_factor");
   if (size.empty() == !scaled) c.fail("give exactly one of size and scale_factor");
-  std::vector<int64_t> in, out;
-  std::vector<double> scale;
+  if (!scaled && size.size() != 1 && size.size() != static_cast<size_t>(spatial))
+    c.fail("size must have " + std::to_string(spatial) + " entries");
+  Resampling r;
+  r.out = {x.dim(0), x.dim(1)};
   for (int64_t d = 0; d < spatial; ++d) {
-    int64_t n = x.dim(2 + d);
+    int64_t n = x.dim(static_cast<int>(2 + d));
     if (n == 0) c.fail("cannot resize an empty input " + typeString(x));
     int64_t o = scaled ? static_cast<int64_t>(std::floor(static_cast<double>(n) * c.number("scale_factor")))
-                       : size.size() == 1 ? size[0] : size.at(static_cast<size_t>(d));
-    if (!scaled && size.size() != 1 && size.size() != static_cast<size_t>(spatial))
-      c.fail("size must have " + std::to_string(spatial) + " entries");
+                       : size.size() == 1 ? size[0] : size[static_cast<size_t>(d)];
     if (o <= 0) c.fail("the output size must be positive, got " + std::to_string(o));
-    in.push_back(n);
-    out.push_back(o);
-    if (linear && alignCorners) scale.push_back(o > 1 ? static_cast<double>(n - 1) / static_cast<double>(o - 1) : 0.0);
-    else scale.push_back(scaled ? 1.0 / c.number("scale_factor") : static_cast<double>(n) / static_cast<double>(o));
+    Resample& s = spatial == 2 && d == 0 ? r.rows : r.cols;
+    s.in = n;
+    s.out = o;
+    s.linear = linear;
+    s.alignCorners = alignCorners;
+    if (linear && alignCorners) s.scale = o > 1 ? static_cast<double>(n - 1) / static_cast<double>(o - 1) : 0.0;
+    else s.scale = scaled ? 1.0 / c.number("scale_factor") : static_cast<double>(n) / static_cast<double>(o);
+    r.out.push_back(o);
   }
-  // The source positions and weights along one spatial dim.
-  struct Tap { int64_t i0, i1; double w1; };
-  auto taps = [&](size_t d) {
-    std::vector<Tap> t(static_cast<size_t>(out[d]));
-    for (int64_t o = 0; o < out[d]; ++o) {
-      if (!linear) {
-        int64_t i = std::min(static_cast<int64_t>(std::floor(static_cast<double>(o) * scale[d])), in[d] - 1);
-        t[static_cast<size_t>(o)] = {i, i, 0.0};
-        continue;
-      }
-      double src = alignCorners ? static_cast<double>(o) * scale[d]
-                                : std::max(0.0, (static_cast<double>(o) + 0.5) * scale[d] - 0.5);
-      int64_t i0 = std::min(static_cast<int64_t>(std::floor(src)), in[d] - 1);
-      t[static_cast<size_t>(o)] = {i0, std::min(i0 + 1, in[d] - 1), src - static_cast<double>(i0)};
-    }
-    return t;
-  };
-  std::vector<Tap> ty = spatial == 2 ? taps(0) : std::vector<Tap>{{0, 0, 0.0}};
-  std::vector<Tap> tx = taps(static_cast<size_t>(spatial - 1));
-  int64_t inH = spatial == 2 ? in[0] : 1, inW = in.back(), outH = spatial == 2 ? out[0] : 1, outW = out.back();
-  std::vector<double> v = hostValues(x);
-  int64_t planes = x.dim(0) * x.dim(1);
-  std::vector<double> r(static_cast<size_t>(planes * outH * outW));
-  for (int64_t pl = 0; pl < planes; ++pl) {
-    const double* src = v.data() + pl * inH * inW;
-    double* dst = r.data() + pl * outH * outW;
-    for (int64_t oy = 0; oy < outH; ++oy) {
-      const Tap& a = ty[static_cast<size_t>(oy)];
-      for (int64_t ox = 0; ox < outW; ++ox) {
-        const Tap& b = tx[static_cast<size_t>(ox)];
-        double top = src[a.i0 * inW + b.i0] * (1 - b.w1) + src[a.i0 * inW + b.i1] * b.w1;
-        double bottom = src[a.i1 * inW + b.i0] * (1 - b.w1) + src[a.i1 * inW + b.i1] * b.w1;
-        dst[oy * outW + ox] = top * (1 - a.w1) + bottom * a.w1;
-      }
-    }
-  }
-  std::vector<int64_t> shape{x.dim(0), x.dim(1)};
-  shape.insert(shape.end(), out.begin(), out.end());
-  return makeTensorValue(fromHost(r, shape, x.dtype(), x.device()));
+  return r;
+}
+
+}  // namespace
+
+// A kernel of x's device, plane by plane: exact for nearest (any dtype),
+// computed in double and rounded once for the linear modes.
+Value interpolateOp(OpCall& c) {
+  const Tensor& x = c.tensor("x");
+  Resampling r = resamplingOf(c, x);
+  Tensor out = Tensor::empty(x.dtype(), r.out, x.device());
+  if (out.numel() > 0)
+    launch<Op::Interpolate>(x.device(), x.dtype(), c.loc, contiguousOnItsDevice(x, c.loc), r.rows, r.cols, out);
+  return makeTensorValue(out);
+}
+
+// interpolate's gradient: g's elements shared back onto x's shape, summed
+// in f64 and given g's dtype.
+Value interpolateGradOp(OpCall& c) {
+  const Tensor& g = c.tensor("g");
+  const Tensor& x = c.tensor("x");
+  Resampling r = resamplingOf(c, x);
+  if (g.shape() != r.out) c.fail("the gradient " + typeString(g) + " does not have interpolate's result shape");
+  if (!isFloating(g.dtype())) c.fail("expects a floating gradient, not " + typeString(g));
+  if (&g.device() != &x.device()) c.fail("the gradient and x are on different devices");
+  Tensor dx = Tensor::zeros(DType::F64, x.shape(), g.device());
+  if (g.numel() > 0)
+    launch<Op::InterpolateGrad>(g.device(), g.dtype(), c.loc, contiguousOnItsDevice(g, c.loc), r.rows, r.cols, dx);
+  return makeTensorValue(astype(dx, g.dtype()));
 }
 
 // layer_norm over the last len(normalized_shape) dims: the kernel's last

@@ -398,6 +398,15 @@ void layerNormKernel(const Tensor& x, const Tensor* gamma, const Tensor* beta, d
             beta ? beta->deviceBytes() : nullptr, eps, o.deviceBytes(), CudaDevice::of(o).stream());
 }
 
+void interpolateKernel(const Tensor& x, const Resample& rows, const Resample& cols, Tensor& o) {
+  interpolate(elemOf(x.dtype()), x.deviceBytes(), rows, cols, o.deviceBytes(), o.numel(), CudaDevice::of(o).stream());
+}
+
+void interpolateGradKernel(const Tensor& g, const Resample& rows, const Resample& cols, Tensor& dx) {
+  interpolateGrad(elemOf(g.dtype()), g.deviceBytes(), rows, cols, reinterpret_cast<double*>(dx.deviceBytes()),
+                  g.numel(), CudaDevice::of(dx).stream());
+}
+
 bool bceKernel(const Tensor& p, const Tensor& y, Tensor& o) {
   return binaryCrossEntropy(elemOf(p.dtype()), p.deviceBytes(), y.deviceBytes(), p.numel(), o.deviceBytes(),
                             CudaDevice::of(o).stream());
@@ -567,6 +576,7 @@ const KernelTable& cudaKernels() {
     for (DType d : {DType::Bool, DType::I32, DType::I64, DType::F32, DType::F64}) {
       t.add<Op::Tril>(d, triangleKernel);
       t.add<Op::Sort>(d, sortKernel);
+      t.add<Op::Interpolate>(d, interpolateKernel);
     }
     for (DType d : {DType::I32, DType::I64, DType::F32, DType::F64}) {
       t.add<Op::CumSum>(d, scanKernel<false>);
@@ -575,6 +585,7 @@ const KernelTable& cudaKernels() {
     for (DType d : {DType::F32, DType::F64}) {
       t.add<Op::LayerNorm>(d, layerNormKernel);
       t.add<Op::BinaryCrossEntropy>(d, bceKernel);
+      t.add<Op::InterpolateGrad>(d, interpolateGradKernel);
     }
     for (DType d : {DType::F32, DType::F64}) {
       t.addBinary(Op::Div, d, binaryKernel<Binary::Div>);

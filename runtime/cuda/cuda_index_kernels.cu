@@ -1,8 +1,9 @@
 // The CUDA plugin's indexing and line-wise kernels (cuda_kernels.h):
 // indexing reads and writes through element offsets resolved on the host,
 // gather and scatter_add along an axis, the scans and the stable sort (one
-// thread per line, in the CPU's order), the triangles, layer norm (one block per row) and the
-// binary cross entropy (one block, so its sum is the same on every run).
+// thread per line, in the CPU's order), the triangles, layer norm (one
+// block per row), the binary cross entropy (one block, so its sum is the
+// same on every run), and interpolate and its gradient (resample.h).
 #include <cstdint>
 #include <type_traits>
 
@@ -46,6 +47,31 @@ __global__ void gatherKernel(const T* x, Strided sx, int axis, const int64_t* in
 __global__ void scatterAddKernel(int axis, const int64_t* index, Strided si, const double* src, Strided ss,
                                  double* out, Strided so, int64_t n) {
   GRID_STRIDE(i, n) atomicAdd(out + selectedOffset(i, index, si, so, axis), src[offsetOf(i, si, ss)]);
+}
+
+// interpolate: one thread per output element of `n` (planes of
+// [rows.out, cols.out]); its gradient adds each output's shares into its
+// plane of dx.
+template <class T>
+__global__ void interpolateKernel(const T* x, Resample rows, Resample cols, T* out, int64_t n) {
+  GRID_STRIDE(i, n) {
+    int64_t ox = i % cols.out, oy = (i / cols.out) % rows.out, plane = i / (cols.out * rows.out);
+    out[i] = resampled(x + plane * rows.in * cols.in, rows, cols, oy, ox);
+  }
+}
+
+struct AtomicShare {
+  double* plane;
+  __device__ void operator()(int64_t at, double share) const { atomicAdd(plane + at, share); }
+};
+
+template <class T>
+__global__ void interpolateGradKernel(const T* g, Resample rows, Resample cols, double* dx, int64_t n) {
+  GRID_STRIDE(i, n) {
+    int64_t ox = i % cols.out, oy = (i / cols.out) % rows.out, plane = i / (cols.out * rows.out);
+    AtomicShare add{dx + plane * rows.in * cols.in};
+    spreadBack(static_cast<double>(g[i]), rows, cols, oy, ox, add);
+  }
 }
 
 // The sum of every thread's v over the block, returned to all of them,
@@ -269,6 +295,27 @@ void layerNorm(Elem type, const void* x, int64_t rows, int64_t D, const void* ga
         static_cast<const float*>(x), D, static_cast<const float*>(gamma), static_cast<const float*>(beta), eps,
         static_cast<float*>(out));
   launched("layer_norm kernel");
+}
+
+void interpolate(Elem type, const void* x, const Resample& rows, const Resample& cols, void* out, int64_t n,
+                 cudaStream_t s) {
+  if (n <= 0) return;
+  withElem(type, [&](auto e) {
+    using T = decltype(e);
+    interpolateKernel<T><<<blocksFor(n), kThreads, 0, s>>>(static_cast<const T*>(x), rows, cols,
+                                                            static_cast<T*>(out), n);
+  });
+  launched("interpolate kernel");
+}
+
+void interpolateGrad(Elem type, const void* g, const Resample& rows, const Resample& cols, double* dx, int64_t n,
+                     cudaStream_t s) {
+  if (n <= 0) return;
+  if (type == Elem::F64)
+    interpolateGradKernel<double><<<blocksFor(n), kThreads, 0, s>>>(static_cast<const double*>(g), rows, cols, dx, n);
+  else
+    interpolateGradKernel<float><<<blocksFor(n), kThreads, 0, s>>>(static_cast<const float*>(g), rows, cols, dx, n);
+  launched("interpolate_grad kernel");
 }
 
 bool binaryCrossEntropy(Elem type, const void* p, const void* y, int64_t n, void* out, cudaStream_t s) {

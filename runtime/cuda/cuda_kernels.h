@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "runtime/cuda/kernel_codes.h"
+#include "runtime/resample.h"
 
 namespace nn::rt::cuda {
 
@@ -115,4 +116,15 @@ void layerNorm(Elem type, const void* x, int64_t rows, int64_t D, const void* ga
 // elements (logs clamped at -100; NaN when empty); false when some p is
 // outside [0, 1]. f32 or f64; waits for the stream.
 bool binaryCrossEntropy(Elem type, const void* p, const void* y, int64_t n, void* out, cudaStream_t s);
+// out (n elements: planes of [rows.out, cols.out]) = each [rows.in,
+// cols.in] plane of contiguous x resampled (resample.h), one thread per
+// output element.
+void interpolate(Elem type, const void* x, const Resample& rows, const Resample& cols, void* out, int64_t n,
+                 cudaStream_t s);
+// dx (f64, zero-filled planes of [rows.in, cols.in]) += the shares of
+// each of g's n elements (planes of [rows.out, cols.out], contiguous, f32
+// or f64), with atomic adds: the last bits of a sum may differ from the
+// CPU's.
+void interpolateGrad(Elem type, const void* g, const Resample& rows, const Resample& cols, double* dx, int64_t n,
+                     cudaStream_t s);
 }  // namespace nn::rt::cuda

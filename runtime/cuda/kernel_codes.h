@@ -6,11 +6,7 @@
 
 #include <cstdint>
 
-#ifdef __CUDACC__
-#define NN_HOST_DEVICE __host__ __device__
-#else
-#define NN_HOST_DEVICE
-#endif
+#include "runtime/host_device.h"
 
 namespace nn::rt::cuda {
 
