@@ -93,7 +93,7 @@ bool hasEffect(const ir::Node& n) {
 bool isBarrier(const ir::Node& n) {
   if (n.op() == Op::Call) {
     std::optional<ir::Builtin> b = ir::calledFunction(n);
-    return b && ir::builtinInfo(*b).effect == ir::Effect::Clock;
+    return b && (ir::builtinInfo(*b).effect == ir::Effect::Clock || ir::builtinInfo(*b).effect == ir::Effect::Wait);
   }
   return anyInBlocks(n, isBarrier);
 }

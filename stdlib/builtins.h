@@ -1,7 +1,5 @@
-// The builtin functions and methods of language.md §5 that exist so far.
-// Names of builtins that later issues implement (tensors, autodiff, I/O,
-// devices) are registered too, so that using them gives a clear
-// "not supported yet" error at the call instead of "name is not defined".
+// The builtin functions and methods of language.md §5: the table of their
+// implementations, by name.
 #pragma once
 
 #include <map>
