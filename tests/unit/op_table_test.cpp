@@ -230,7 +230,10 @@ TEST(OpTable, EffectsComeFromDeclarations) {
   EXPECT_FALSE(passes::hasEffect(*call("min", {xs})));
   ir::Value* key = f->addParam("key", ir::Type(ir::TypeKind::Func));
   EXPECT_TRUE(passes::hasEffect(*call("min", {xs, key})));
-  EXPECT_TRUE(passes::hasEffect(*call("devices", {})));  // not implemented yet: any effect
+  EXPECT_FALSE(passes::hasEffect(*call("devices", {})));  // fixed when the state starts
+  ir::Node* sync = call("sync", {});
+  EXPECT_TRUE(passes::hasEffect(*sync));
+  EXPECT_TRUE(passes::isBarrier(*sync));  // waits for the work before it
   EXPECT_FALSE(passes::hasEffect(*call("grad", {key})));  // makes a function
   EXPECT_TRUE(passes::hasEffect(*call("vjp", {key, xs})));  // calls it
 }
