@@ -134,6 +134,7 @@ Tensor copyTo(const Tensor& x, Device& to, SourceLoc loc) {
   to.copyFromHost(out.deviceBytes(), staging.data(), bytes);
   return out;
 }
+
 static ScalarKind scalarKind(const Value& v) {
   return v.is(Kind::Bool) ? ScalarKind::Bool : v.is(Kind::Int) ? ScalarKind::Int : ScalarKind::Float;
 }
