@@ -3,7 +3,9 @@
 // so that it differentiates in both modes. Each operand is laid out over
 // every subscript letter (the output's first, then the summed ones, size 1
 // where it lacks one), the operands are multiplied with broadcasting, and
-// the summed letters are reduced.
+// the summed letters are reduced. '...' stands for the dims the letters
+// leave, broadcast across the operands as NumPy aligns them; a letter
+// repeated within one operand takes its diagonal first.
 #include <algorithm>
 #include <map>
 
@@ -25,6 +27,22 @@ Value intsTuple(const std::vector<int64_t>& v) {
   return makeTuple(std::move(items));
 }
 
+// The operand's diagonal over its dims d1 < d2 (of one size): multiplied
+// by the identity laid out on those dims and summed over d2, with ops the
+// tape records, so a repeated subscript ("ii->i", "ii") differentiates.
+Value diagonalOf(CallContext& c, const Value& v, size_t d1, size_t d2) {
+  const Tensor& t = tensorOf(v);
+  int64_t n = t.dim(static_cast<int>(d1));
+  std::vector<int64_t> layout(static_cast<size_t>(t.ndim()), 1);
+  layout[d1] = layout[d2] = n;
+  Tensor identity = reshape(eye(t.dtype(), n, n, t.device(), c.loc), layout, c.loc);
+  Value mask = makeTensorValue(identity);
+  Value masked = tensorBinary(ir::Op::Mul, v, mask, c.loc);
+  if (Tape* tape = c.interp.tape()) tape->recordOp(ir::Op::Mul, c.loc, {v, mask}, masked);
+  std::vector<Value> s{masked, intsTuple({static_cast<int64_t>(d2)}), Value::boolean(false)};
+  return runTensorOp(c.interp, ir::Op::Sum, s, c.loc);
+}
+
 Value bEinsum(CallContext& c, std::vector<Value>& args) {
   if (args.empty() || !args[0].is(Kind::Str)) fail(c.loc, "einsum(): the first argument is the equation, a str", ErrorClass::TypeError);
   std::vector<Value> operands(args.begin() + 1, args.end());
@@ -34,49 +52,110 @@ Value bEinsum(CallContext& c, std::vector<Value>& args) {
   for (char ch : args[0].asStr())
     if (ch != ' ') eq += ch;
   auto bad = [&](const std::string& why) { fail(c.loc, "einsum(): " + why, ErrorClass::ValueError); };
-  if (eq.find("...") != std::string::npos) bad("'...' in the equation is not supported");
+  // "..." becomes one '.' (a lone '.' is an error); the dims it stands for
+  // get letters of their own below, chars 1 .. 31, which no equation has.
+  auto ellipses = [&](std::string text) {
+    std::string r;
+    for (size_t i = 0; i < text.size(); ++i) {
+      if (text[i] != '.') {
+        r += text[i];
+        continue;
+      }
+      if (text.compare(i, 3, "...") != 0) bad("a '.' that is not part of '...'");
+      r += '.';
+      i += 2;
+    }
+    return r;
+  };
   size_t arrow = eq.find("->");
-  std::string lhs = eq.substr(0, arrow);
+  std::string lhs = ellipses(eq.substr(0, arrow));
   std::vector<std::string> terms{""};
   for (char ch : lhs) {
     if (ch == ',') terms.emplace_back();
-    else if (std::isalpha(static_cast<unsigned char>(ch))) terms.back() += ch;
+    else if (std::isalpha(static_cast<unsigned char>(ch)) || ch == '.') terms.back() += ch;
     else bad(std::string("'") + ch + "' is not a subscript letter");
   }
   if (terms.size() != operands.size())
     bad("the equation has " + std::to_string(terms.size()) + " operand(s) but " + std::to_string(operands.size()) +
         " tensor(s) were given");
-  std::map<char, int64_t> size, count;
-  std::string seen;  // letters by first appearance
+  if (operands.empty()) bad("no operands");
+  auto name = [](char l) { return l < ' ' ? std::string("a dim of '...'") : std::string("subscript '") + l + "'"; };
+  // The dims '...' stands for, right-aligned across the operands as
+  // broadcasting aligns them.
+  size_t broadcastRank = 0;
+  std::vector<size_t> spans(terms.size(), 0);
   for (size_t k = 0; k < terms.size(); ++k) {
     if (!operands[k].is(Kind::Tensor)) bad("operand " + std::to_string(k) + " is a " + typeName(operands[k]) + ", not a Tensor");
+    const std::string& term = terms[k];
+    size_t dots = std::count(term.begin(), term.end(), '.');
+    size_t rank = static_cast<size_t>(tensorOf(operands[k]).ndim());
+    if (dots > 1) bad("operand " + std::to_string(k) + " has '...' more than once");
+    if (dots == 1 && rank + 1 < term.size())
+      bad("subscripts '" + term.substr(0, term.find('.')) + "..." + term.substr(term.find('.') + 1) +
+          "' need more dims than operand " + std::to_string(k) + " " + typeString(tensorOf(operands[k])) + " has");
+    spans[k] = dots ? rank + 1 - term.size() : 0;
+    broadcastRank = std::max(broadcastRank, spans[k]);
+  }
+  if (broadcastRank > 31) bad("'...' stands for more than 31 dims");
+  std::string broadcastLetters;
+  for (size_t i = 0; i < broadcastRank; ++i) broadcastLetters += static_cast<char>(1 + i);
+  for (size_t k = 0; k < terms.size(); ++k) {
+    size_t at = terms[k].find('.');
+    if (at != std::string::npos) terms[k].replace(at, 1, broadcastLetters.substr(broadcastRank - spans[k]));
+  }
+  // The implicit output counts the letters as written ("ii" sums i).
+  std::map<char, int64_t> uses;
+  for (const std::string& term : terms)
+    for (char l : term) ++uses[l];
+  // A letter repeated within one operand takes that operand's diagonal.
+  for (size_t k = 0; k < terms.size(); ++k) {
+    for (size_t d2 = 0; d2 < terms[k].size(); ++d2) {
+      size_t d1 = terms[k].find(terms[k][d2]);
+      if (d1 == d2 || static_cast<int64_t>(terms[k].size()) != tensorOf(operands[k]).ndim()) continue;
+      const Tensor& t = tensorOf(operands[k]);
+      if (t.dim(static_cast<int>(d1)) != t.dim(static_cast<int>(d2)))
+        bad(name(terms[k][d2]) + " is repeated in operand " + std::to_string(k) + " with sizes " +
+            std::to_string(t.dim(static_cast<int>(d1))) + " and " + std::to_string(t.dim(static_cast<int>(d2))));
+      operands[k] = diagonalOf(c, operands[k], d1, d2);
+      terms[k].erase(d2, 1);
+      --d2;
+    }
+  }
+  std::map<char, int64_t> size;
+  std::string seen;  // letters by first appearance
+  for (size_t k = 0; k < terms.size(); ++k) {
     const Tensor& t = tensorOf(operands[k]);
     if (static_cast<int64_t>(terms[k].size()) != t.ndim())
       bad("subscripts '" + terms[k] + "' do not match the " + std::to_string(t.ndim()) + " dims of operand " +
           std::to_string(k) + " " + typeString(t));
     for (size_t d = 0; d < terms[k].size(); ++d) {
       char l = terms[k][d];
-      if (terms[k].find(l) != d) bad(std::string("a subscript repeated within one operand ('") + l + "') is not supported");
       int64_t n = t.dim(static_cast<int64_t>(d));
       auto it = size.find(l);
       if (it == size.end()) {
         size[l] = n;
         seen += l;
       } else if (it->second != n && it->second != 1 && n != 1) {
-        bad(std::string("subscript '") + l + "' has size " + std::to_string(n) + " in operand " + std::to_string(k) +
-            " but " + std::to_string(it->second) + " before");
+        bad(name(l) + " has size " + std::to_string(n) + " in operand " + std::to_string(k) + " but " +
+            std::to_string(it->second) + " before");
       } else {
         it->second = std::max(it->second, n);
       }
-      ++count[l];
     }
   }
   std::string out;
   if (arrow == std::string::npos) {
-    for (const auto& [l, n] : count)
-      if (n == 1) out += l;  // the letters used once, in alphabetical order
+    out = broadcastLetters;  // '...' first, then the letters used once, alphabetically
+    for (const auto& [l, n] : uses)
+      if (n == 1 && l >= ' ') out += l;
   } else {
-    out = eq.substr(arrow + 2);
+    std::string written = ellipses(eq.substr(arrow + 2));
+    for (char ch : written) {
+      if (ch == '.') out += broadcastLetters;
+      else if (!std::isalpha(static_cast<unsigned char>(ch))) bad(std::string("'") + ch + "' is not a subscript letter");
+      else out += ch;
+    }
+    if (std::count(written.begin(), written.end(), '.') > 1) bad("the output has '...' more than once");
     for (size_t i = 0; i < out.size(); ++i) {
       if (!size.count(out[i])) bad(std::string("output subscript '") + out[i] + "' is not in any operand");
       if (out.find(out[i]) != i) bad(std::string("output subscript '") + out[i] + "' appears more than once");
@@ -108,7 +187,6 @@ Value bEinsum(CallContext& c, std::vector<Value>& args) {
     if (Tape* tape = interp.tape()) tape->recordOp(ir::Op::Mul, c.loc, {product, v}, next);
     product = next;
   }
-  if (operands.empty()) bad("no operands");
   if (order.size() == out.size()) return product;
   std::vector<int64_t> summed;
   for (size_t a = out.size(); a < order.size(); ++a) summed.push_back(static_cast<int64_t>(a));
