@@ -33,7 +33,7 @@ void forEachChild(const Expr& e, const std::function<void(const Expr&)>& fn) {
     case ExprKind::Tuple: each(static_cast<const TupleExpr&>(e).elts); break;
     case ExprKind::List: each(static_cast<const ListExpr&>(e).elts); break;
     case ExprKind::Dict:
-      each(static_cast<const DictExpr&>(e).keys);
+      for (const auto& k : static_cast<const DictExpr&>(e).keys) opt(k);
       each(static_cast<const DictExpr&>(e).values);
       break;
     case ExprKind::Unary: fn(*static_cast<const UnaryExpr&>(e).operand); break;
@@ -141,7 +141,8 @@ class Dumper {
         const auto& x = static_cast<const DictExpr&>(e);
         line(d, "Dict", e.loc);
         for (size_t i = 0; i < x.keys.size(); ++i) {
-          expr(*x.keys[i], d + 1);
+          if (x.keys[i]) expr(*x.keys[i], d + 1);
+          else line(d + 1, "DictUnpack", x.values[i]->loc);
           expr(*x.values[i], d + 2);
         }
         break;

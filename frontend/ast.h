@@ -79,7 +79,7 @@ struct TupleExpr : ExprOf<ExprKind::Tuple> { using ExprOf::ExprOf; std::vector<E
 struct ListExpr : ExprOf<ExprKind::List> { using ExprOf::ExprOf; std::vector<ExprPtr> elts; };
 struct DictExpr : ExprOf<ExprKind::Dict> {
   using ExprOf::ExprOf;
-  std::vector<ExprPtr> keys;
+  std::vector<ExprPtr> keys;  // null for **values[i]
   std::vector<ExprPtr> values;
 };
 struct UnaryExpr : ExprOf<ExprKind::Unary> { using ExprOf::ExprOf; UnaryOp op; ExprPtr operand; };

@@ -363,18 +363,20 @@ ExprPtr AstBuilder::dictMaker(NNParser::AtomContext* atomCtx, NNParser::Dictorse
   SourceLoc l = loc(atomCtx);
   auto d = std::make_unique<DictExpr>(l);
   if (!ctx) return d;
-  if (ctx->COLON().empty()) unsupported(atomCtx, "set literal");
-  auto tests = ctx->test();
+  auto entries = ctx->dictentry();
+  if (entries.empty()) unsupported(atomCtx, "set literal");
   if (ctx->comp_for()) {
+    if (entries[0]->POWER()) fail(loc(entries[0]), "dict unpacking cannot be used in a dict comprehension");
     auto dc = std::make_unique<ListCompExpr>(l);
-    dc->key = test(tests[0]);
-    dc->elt = test(tests[1]);
+    dc->key = test(entries[0]->test(0));
+    dc->elt = test(entries[0]->test(1));
     comprehension(ctx->comp_for(), dc->generators);
     return dc;
   }
-  for (size_t i = 0; i + 1 < tests.size(); i += 2) {
-    d->keys.push_back(test(tests[i]));
-    d->values.push_back(test(tests[i + 1]));
+  // **m is an entry without a key.
+  for (auto* entry : entries) {
+    d->keys.push_back(entry->POWER() ? nullptr : test(entry->test(0)));
+    d->values.push_back(entry->POWER() ? expr(entry->expr()) : test(entry->test(1)));
   }
   return d;
 }

@@ -45,6 +45,7 @@ Value* Lowerer::expr(const Expr& e) {
     }
     case ExprKind::Dict: {
       const auto& d = static_cast<const DictExpr&>(e);
+      if (std::any_of(d.keys.begin(), d.keys.end(), [](const ExprPtr& k) { return !k; })) return dictWithUnpacking(d);
       std::vector<Value*> vals;
       for (size_t i = 0; i < d.keys.size(); ++i) {
         vals.push_back(expr(*d.keys[i]));
@@ -203,6 +204,26 @@ Value* Lowerer::fstring(const FStrExpr& e) {
   Value* v = emitValue(Op::StrConcat, e.loc, pieces);
   v->setType(ir::Type{ir::TypeKind::Str});
   return v;
+}
+
+// {k: v, **m, ...}: a fresh dict filled in the display's order, as Python
+// evaluates it: each pair stored, each mapping's items added by its
+// update() (located at the mapping, which must be a dict).
+Value* Lowerer::dictWithUnpacking(const DictExpr& d) {
+  Value* dict = emitValue(Op::MakeDict, d.loc, {});
+  dict->setType(ir::Type{ir::TypeKind::Dict});
+  for (size_t i = 0; i < d.keys.size(); ++i) {
+    if (d.keys[i]) {
+      Value* k = expr(*d.keys[i]);
+      emit(Op::SetItem, d.keys[i]->loc, {dict, k, expr(*d.values[i])});
+      continue;
+    }
+    SourceLoc at = d.values[i]->loc;
+    ir::Node* update = emit(Op::GetAttr, at, {dict});
+    update->setAttr("name", std::string("update"));
+    emit(Op::Call, at, {update->result(0), expr(*d.values[i])});
+  }
+  return dict;
 }
 
 // [elt for t1 in it1 if c1 for t2 in it2 ...]: nested loops appending to a

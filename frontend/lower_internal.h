@@ -132,6 +132,7 @@ class Lowerer {
   ir::Value* ifExpr(const ast::IfExpr& e);
   ir::Value* fstring(const ast::FStrExpr& e);
   ir::Value* listComp(const ast::ListCompExpr& e);
+  ir::Value* dictWithUnpacking(const ast::DictExpr& d);
   void comprehensionLevel(const ast::ListCompExpr& e, size_t level, ir::Value* list);
   ir::Value* subscriptIndex(const ast::Expr& index);
 

@@ -138,9 +138,11 @@ exprlist : ( expr | star_expr ) ( COMMA ( expr | star_expr ) )* COMMA? ;
 testlist : test ( COMMA test )* COMMA? ;
 
 dictorsetmaker
-  : test COLON test ( comp_for | ( COMMA test COLON test )* COMMA? )
+  : dictentry ( comp_for | ( COMMA dictentry )* COMMA? )
   | test ( comp_for | ( COMMA test )* COMMA? )
   ;
+// key: value, or **mapping (its items, in its order).
+dictentry : test COLON test | POWER expr ;
 
 arglist : argument ( COMMA argument )* COMMA? ;
 argument

@@ -136,7 +136,7 @@ Value dPop(CallContext& c, std::vector<Value>& a) {
 Value dUpdate(CallContext& c, std::vector<Value>& a) {
   checkArity(c, a, 1, 2);
   if (a.size() == 2) {
-    if (!a[1].is(Kind::Dict)) fail(c.loc, "dict.update() expects a dict");
+    if (!a[1].is(Kind::Dict)) fail(c.loc, "'" + std::string(typeName(a[1])) + "' object is not a mapping", ErrorClass::TypeError);
     for (const auto& [k, v] : a[1].as<DictObj>().items) {
       c.interp.context().cycles().noteStore(a[0], v);
       dict(a).set(k, v);
