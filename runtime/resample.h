@@ -42,35 +42,52 @@ NN_HOST_DEVICE inline Tap tapOf(const Resample& r, int64_t o) {
   return {i0, i0 + 1 < r.in ? i0 + 1 : r.in - 1, src - static_cast<double>(i0)};
 }
 
-// Output element (oy, ox) of one [rows.in, cols.in] plane resampled to
-// [rows.out, cols.out]. A dimension that is not linear reads one source
+// The output element that reads taps a (a row) and b (a column) of one
+// plane `w` elements wide. A dimension that is not linear reads one source
 // row or column, so an infinity there stays one (no 0 * inf).
-template <class T>
-NN_HOST_DEVICE T resampled(const T* plane, const Resample& rows, const Resample& cols, int64_t oy, int64_t ox) {
-  Tap a = tapOf(rows, oy), b = tapOf(cols, ox);
-  int64_t w = cols.in;
-  if (!rows.linear && !cols.linear) return plane[a.i0 * w + b.i0];
-  auto along = [&](int64_t y) {
-    double left = static_cast<double>(plane[y * w + b.i0]);
-    return cols.linear ? left * (1.0 - b.w1) + static_cast<double>(plane[y * w + b.i1]) * b.w1 : left;
-  };
-  double top = along(a.i0);
-  return static_cast<T>(rows.linear ? top * (1.0 - a.w1) + along(a.i1) * a.w1 : top);
+// (Modes fixed at compile time, for a loop that keeps them fixed.)
+template <bool RowsLinear, bool ColsLinear, class T>
+NN_HOST_DEVICE T blendedIn(const T* plane, int64_t w, const Tap& a, const Tap& b) {
+  if constexpr (!RowsLinear && !ColsLinear) {
+    return plane[a.i0 * w + b.i0];
+  } else {
+    auto along = [&](int64_t y) {
+      double left = static_cast<double>(plane[y * w + b.i0]);
+      if constexpr (ColsLinear) return left * (1.0 - b.w1) + static_cast<double>(plane[y * w + b.i1]) * b.w1;
+      else return left;
+    };
+    double top = along(a.i0);
+    if constexpr (RowsLinear) return static_cast<T>(top * (1.0 - a.w1) + along(a.i1) * a.w1);
+    else return static_cast<T>(top);
+  }
 }
 
-// The gradient g of output element (oy, ox), handed to add(source offset
-// in the plane, share) for each source element it read: the transpose of
-// resampled(), so a source read twice (at an edge) gets both shares.
+template <class T>
+NN_HOST_DEVICE T blended(const T* plane, int64_t w, const Tap& a, const Tap& b, bool rowsLinear, bool colsLinear) {
+  if (rowsLinear) return colsLinear ? blendedIn<true, true>(plane, w, a, b) : blendedIn<true, false>(plane, w, a, b);
+  return colsLinear ? blendedIn<false, true>(plane, w, a, b) : blendedIn<false, false>(plane, w, a, b);
+}
+
+// Output element (oy, ox) of one [rows.in, cols.in] plane resampled to
+// [rows.out, cols.out].
+template <class T>
+NN_HOST_DEVICE T resampled(const T* plane, const Resample& rows, const Resample& cols, int64_t oy, int64_t ox) {
+  return blended(plane, cols.in, tapOf(rows, oy), tapOf(cols, ox), rows.linear, cols.linear);
+}
+
+// The gradient g of the output element that read taps a and b of a plane
+// `w` elements wide, handed to add(source offset in the plane, share) for
+// each source element it read: the transpose of blended(), so a source
+// read twice (at an edge) gets both shares.
 template <class Add>
-NN_HOST_DEVICE void spreadBack(double g, const Resample& rows, const Resample& cols, int64_t oy, int64_t ox, Add& add) {
-  Tap a = tapOf(rows, oy), b = tapOf(cols, ox);
-  int64_t w = cols.in;
-  double wy0 = rows.linear ? 1.0 - a.w1 : 1.0, wx0 = cols.linear ? 1.0 - b.w1 : 1.0;
+NN_HOST_DEVICE void spreadBack(double g, int64_t w, const Tap& a, const Tap& b, bool rowsLinear, bool colsLinear,
+                               Add& add) {
+  double wy0 = rowsLinear ? 1.0 - a.w1 : 1.0, wx0 = colsLinear ? 1.0 - b.w1 : 1.0;
   add(a.i0 * w + b.i0, g * wy0 * wx0);
-  if (cols.linear) add(a.i0 * w + b.i1, g * wy0 * b.w1);
-  if (rows.linear) {
+  if (colsLinear) add(a.i0 * w + b.i1, g * wy0 * b.w1);
+  if (rowsLinear) {
     add(a.i1 * w + b.i0, g * a.w1 * wx0);
-    if (cols.linear) add(a.i1 * w + b.i1, g * a.w1 * b.w1);
+    if (colsLinear) add(a.i1 * w + b.i1, g * a.w1 * b.w1);
   }
 }
 
