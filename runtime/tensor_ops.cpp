@@ -3,6 +3,7 @@
 #include "runtime/tensor_ops.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 
@@ -70,9 +71,30 @@ static std::string describe(const Value& v) {
   return typeName(v);
 }
 
-// A 0-d tensor on `device` holding a Python scalar.
-// (Made on the host and copied over for a device the host cannot address.)
+// Whether the Full kernel (which converts a double as astype does) makes
+// from `value` exactly the element of `dtype` that Python number v is.
+static bool fillable(const Value& v, DType dtype, double& value) {
+  switch (dtype) {
+    case DType::Bool: value = v.asFloat() != 0.0 ? 1.0 : 0.0; return true;
+    case DType::F32: case DType::F64: value = v.asFloat(); return true;
+    case DType::I32: case DType::I64: {
+      if (!v.isIntLike()) return false;
+      int64_t i = v.asInt();
+      value = static_cast<double>(i);
+      return dtype == DType::I32 ? i >= INT32_MIN && i <= INT32_MAX : i >= -(int64_t{1} << 53) && i <= (int64_t{1} << 53);
+    }
+  }
+  return false;
+}
+
+// A 0-d tensor on `device` holding a Python number: written in place on a
+// host-memory device; on a device the host cannot address, filled by its
+// Full kernel on its own queue, since a transfer in would wait for the
+// work queued before it (a GPU's does), once per operation with a number
+// (or, for the rare value Full cannot make exactly, copied in).
 static Tensor scalarTensor(const Value& v, DType dtype, Device& device) {
+  double value;
+  if (!device.hostMemory() && fillable(v, dtype, value)) return fullLike(dtype, {}, value, device);
   Tensor t = Tensor::empty(dtype, {}, device);
   alignas(8) char host[8];
   switch (dtype) {
@@ -248,8 +270,10 @@ static void collectData(const Value& v, size_t depth, Shape& shape, std::vector<
 Tensor tensorFromData(const Value& data, std::optional<DType> dtype, SourceLoc loc, Device& device) {
   if (data.is(Kind::Tensor)) return astype(tensorOf(data), dtype.value_or(tensorOf(data).dtype())).contiguous();
   if (!device.hostMemory()) {
-    // The host cannot write a GPU's memory: the values are made on the
-    // host and copied in.
+    // The host cannot write a GPU's memory: a number is filled in there
+    // (scalarTensor), a list made on the host and copied in.
+    if (data.isNumber())
+      return scalarTensor(data, dtype.value_or(data.is(Kind::Bool) ? DType::Bool : data.is(Kind::Int) ? DType::I64 : DType::F32), device);
     if (!device.host()) fail(loc, "device '" + device.name() + "' has no host to make tensors on");
     return copyTo(tensorFromData(data, dtype, loc, *device.host()), device, loc);
   }

@@ -5,6 +5,7 @@
 // it has no kernels for are made on the host with the CPU's numbers, and
 // an op it has no kernel for is a located error, in both modes. A library that is no
 // plugin, or no library, is a reason, never a crash.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -122,6 +123,35 @@ TEST(DevicePlugins, IndexArraysOnADeviceAreReadOnTheHost) {
     EXPECT_EQ(s.error().message, "index 5 is out of bounds for axis with size 2");
     EXPECT_EQ(s.error().line, 9u);
   }
+}
+
+// A Python number meeting a device's tensor, and tensor(number, device=),
+// are filled in by the device's kernel: no transfer in, which on a GPU
+// would wait for all the work queued before it. A list is copied in once.
+const char* kNumbersOnTheDevice =
+    "g = ones(3, device='cuda:0')\n"
+    "h = g + 2.0\n"
+    "k = tensor(0.5, device='cuda:0')\n"
+    "print((h + k).to('cpu').tolist(), (1 + g).to('cpu').tolist())\n";
+
+TEST(DevicePlugins, NumbersMeetADevicesTensorWithoutATransfer) {
+  void* plugin = dlopen(NN_FAKE_PLUGIN, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(plugin, nullptr) << dlerror();
+  auto transfers = reinterpret_cast<int64_t (*)()>(dlsym(plugin, "nn_fake_transfers_in"));
+  ASSERT_NE(transfers, nullptr);
+  for (nn::ExecMode mode : {nn::ExecMode::Eager, nn::ExecMode::Graph}) {
+    std::string out;
+    int64_t before = transfers();
+    nn::Status s = runOnFakeDevice(mode, kNumbersOnTheDevice, out);
+    EXPECT_TRUE(s.ok()) << s.error().line << ": " << s.error().message;
+    EXPECT_EQ(out, "[3.5, 3.5, 3.5] [2.0, 2.0, 2.0]\n");
+    EXPECT_EQ(transfers() - before, 0);
+    before = transfers();
+    s = runOnFakeDevice(mode, "t = tensor([1.0, 2.0], device='cuda:0')\n", out);
+    EXPECT_TRUE(s.ok());
+    EXPECT_EQ(transfers() - before, 1);
+  }
+  dlclose(plugin);
 }
 
 // What reads elements on the host (printing, tolist, item, conversions,

@@ -6,6 +6,8 @@
 // registration, copies both ways, memory accounting, index arrays read on
 // the host, the located "no kernel" error and a kernel's library error are
 // tested on machines without a GPU.
+#include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -110,14 +112,24 @@ struct Parts {
   ImmediateQueue launches;
 };
 
+// Transfers into the device so far, read by the tests through
+// nn_fake_transfers_in (a GPU's transfer in waits for its queued work, so
+// the runtime must not make one per operation).
+std::atomic<int64_t> transfersIn{0};
+
 class FakeDevice final : private Parts, public Device {
  public:
   FakeDevice() : Device("cuda:0", /*hostMemory=*/false, memory, fakeKernels(), launches) {}
-  void copyFromHost(void* dst, const void* src, size_t bytes) const override { std::memcpy(dst, src, bytes); }
+  void copyFromHost(void* dst, const void* src, size_t bytes) const override {
+    transfersIn.fetch_add(1);
+    std::memcpy(dst, src, bytes);
+  }
   void copyToHost(void* dst, const void* src, size_t bytes) const override { std::memcpy(dst, src, bytes); }
 };
 
 }  // namespace
+
+extern "C" int64_t nn_fake_transfers_in() { return transfersIn.load(); }
 
 extern "C" bool nn_register_devices(Context& context, std::string& why) {
   context.addDevice(std::make_unique<FakeDevice>());
