@@ -27,18 +27,19 @@ Value intsTuple(const std::vector<int64_t>& v) {
   return makeTuple(std::move(items));
 }
 
-// The operand's diagonal over its dims d1 < d2 (of one size): multiplied
-// by the identity laid out on those dims and summed over d2, with ops the
-// tape records, so a repeated subscript ("ii->i", "ii") differentiates.
+// The operand's diagonal over its dims d1 < d2 (of one size): the elements
+// off it replaced by 0 (a where, so an infinity there does not become NaN)
+// and the rest summed over d2, with ops the tape records, so a repeated
+// subscript ("ii->i", "ii") differentiates.
 Value diagonalOf(CallContext& c, const Value& v, size_t d1, size_t d2) {
   const Tensor& t = tensorOf(v);
   int64_t n = t.dim(static_cast<int>(d1));
   std::vector<int64_t> layout(static_cast<size_t>(t.ndim()), 1);
   layout[d1] = layout[d2] = n;
-  Tensor identity = reshape(eye(t.dtype(), n, n, t.device(), c.loc), layout, c.loc);
-  Value mask = makeTensorValue(identity);
-  Value masked = tensorBinary(ir::Op::Mul, v, mask, c.loc);
-  if (Tape* tape = c.interp.tape()) tape->recordOp(ir::Op::Mul, c.loc, {v, mask}, masked);
+  Value mask = makeTensorValue(reshape(eye(DType::Bool, n, n, t.device(), c.loc), layout, c.loc));
+  Value zero = isFloating(t.dtype()) ? Value::real(0.0) : Value::integer(0);
+  Value masked = whereOp(mask, v, zero, c.loc);
+  if (Tape* tape = c.interp.tape()) tape->recordOp(ir::Op::Where, c.loc, {mask, v, zero}, masked);
   std::vector<Value> s{masked, intsTuple({static_cast<int64_t>(d2)}), Value::boolean(false)};
   return runTensorOp(c.interp, ir::Op::Sum, s, c.loc);
 }
