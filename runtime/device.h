@@ -65,6 +65,10 @@ class Device {
   // registers it. Null before that.
   Device* host() const { return host_; }
   void setHost(Device& host) { host_ = &host; }
+  // Where host code makes or reads values for this device: the device
+  // itself when the host can address its memory (or it has no host yet),
+  // else its host.
+  Device& hostSide() { return hostMemory_ || !host_ ? *this : *host_; }
   // Whether Tensor::bytes() may give the host this device's memory although
   // hostMemory() is false: never for a real device. The tests' stand-in GPU
   // (whose memory is in fact the host's, run by the CPU's kernels) says yes

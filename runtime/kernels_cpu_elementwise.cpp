@@ -13,7 +13,6 @@ namespace {
 
 using ir::Op;
 
-
 template <class T>
 T floorDivOf(T a, T b) {
   if constexpr (std::is_floating_point_v<T>) {

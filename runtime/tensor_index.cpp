@@ -37,8 +37,8 @@ AdvancedPlan plan(const Tensor& t, const Value& index, SourceLoc loc) {
       continue;
     }
     // Index arrays are read on the host, wherever t is.
-    Device& host = t.device().hostMemory() || !t.device().host() ? t.device() : *t.device().host();
-    Tensor a = p.is(Kind::Tensor) ? readableOnHost(tensorOf(p), loc) : tensorFromData(p, std::nullopt, loc, host);
+    Tensor a = p.is(Kind::Tensor) ? readableOnHost(tensorOf(p), loc)
+                                  : tensorFromData(p, std::nullopt, loc, t.device().hostSide());
     if (a.dtype() == DType::Bool) {
       std::vector<std::vector<Value>> coords(a.ndim());
       for (int64_t i = 0; i < a.numel(); ++i) {

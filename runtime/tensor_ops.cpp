@@ -267,13 +267,17 @@ static void collectData(const Value& v, size_t depth, Shape& shape, std::vector<
   for (const Value& x : items) collectData(x, depth + 1, shape, flat, loc);
 }
 
+// The dtype tensor() gives a Python number v.
+static DType numberDType(const Value& v) {
+  return v.is(Kind::Bool) ? DType::Bool : v.is(Kind::Int) ? DType::I64 : DType::F32;
+}
+
 Tensor tensorFromData(const Value& data, std::optional<DType> dtype, SourceLoc loc, Device& device) {
   if (data.is(Kind::Tensor)) return astype(tensorOf(data), dtype.value_or(tensorOf(data).dtype())).contiguous();
   if (!device.hostMemory()) {
     // The host cannot write a GPU's memory: a number is filled in there
     // (scalarTensor), a list made on the host and copied in.
-    if (data.isNumber())
-      return scalarTensor(data, dtype.value_or(data.is(Kind::Bool) ? DType::Bool : data.is(Kind::Int) ? DType::I64 : DType::F32), device);
+    if (data.isNumber()) return scalarTensor(data, dtype.value_or(numberDType(data)), device);
     if (!device.host()) fail(loc, "device '" + device.name() + "' has no host to make tensors on");
     return copyTo(tensorFromData(data, dtype, loc, *device.host()), device, loc);
   }
@@ -286,8 +290,7 @@ Tensor tensorFromData(const Value& data, std::optional<DType> dtype, SourceLoc l
   DType dt = DType::Bool;
   bool any = false;
   for (const Value& v : flat) {
-    DType vt = v.is(Kind::Bool) ? DType::Bool : v.is(Kind::Int) ? DType::I64 : DType::F32;
-    dt = any ? promote(dt, vt) : vt;
+    dt = any ? promote(dt, numberDType(v)) : numberDType(v);
     any = true;
   }
   if (!any) dt = DType::F32;

@@ -66,7 +66,7 @@ class Batches final : public LazySeqObj {
     if (order_.empty())
       return makeTensorValue(tensorGetItem(t, makeSlice(Value::integer(start), Value::integer(stop), Value::none()), loc));
     // Index arrays are read on the host (a GPU's first copied there).
-    Tensor index = Tensor::empty(DType::I64, {stop - start}, t.device().hostMemory() ? t.device() : *t.device().host());
+    Tensor index = Tensor::empty(DType::I64, {stop - start}, t.device().hostSide());
     std::copy(order_.begin() + start, order_.begin() + stop, index.data<int64_t>());
     return makeTensorValue(tensorGetItem(t, makeTensorValue(std::move(index)), loc));
   }

@@ -46,8 +46,9 @@ Value filled(OpCall& c, double value) {
 
 // tensor(t) of a tensor stays on t's device unless a device is named.
 Value tensorOp(OpCall& c) {
-  Tensor t = tensorFromData(c["data"], c.dtype("dtype"), c.loc, creationDevice(c));
-  if (c["data"].is(Kind::Tensor) && !c.isNone("device")) t = rt::copyTo(t, creationDevice(c), c.loc);
+  rt::Device& device = creationDevice(c);
+  Tensor t = tensorFromData(c["data"], c.dtype("dtype"), c.loc, device);
+  if (c["data"].is(Kind::Tensor) && !c.isNone("device")) t = rt::copyTo(t, device, c.loc);
   return makeTensorValue(std::move(t));
 }
 Value zerosOp(OpCall& c) { return filled(c, 0.0); }
