@@ -104,13 +104,22 @@ std::vector<std::string> builtinConstantNames() {
 std::optional<std::string_view> foreignSpelling(std::string_view name) {
   static constexpr std::pair<std::string_view, std::string_view> kSpellings[] = {
       {"concatenate", "cat"}, {"hstack", "cat"},         {"vstack", "cat"},     {"swapaxes", "transpose"},
-      {"mm", "matmul"},       {"bmm", "matmul"},         {"dot", "matmul"},     {"amax", "max"},
-      {"amin", "min"},        {"array", "tensor"},       {"asarray", "tensor"}, {"from_numpy", "tensor"},
+      {"mm", "matmul"},       {"bmm", "matmul"},         {"dot", "matmul"},     {"array", "tensor"},       {"asarray", "tensor"}, {"from_numpy", "tensor"},
       {"expand_dims", "unsqueeze"}, {"size", "numel"},   {"absolute", "abs"},   {"power", "pow"},
   };
   for (const auto& [foreign, ours] : kSpellings)
     if (name == foreign) return ours;
   return std::nullopt;
+}
+
+const std::vector<std::string>& tensorOwnMethodNames() {
+  static const std::vector<std::string> names = {"size", "numel", "dim", "view_as", "reshape_as", "expand_as", "type_as"};
+  return names;
+}
+
+bool isTensorOwnMethod(std::string_view name) {
+  const std::vector<std::string>& names = tensorOwnMethodNames();
+  return std::find(names.begin(), names.end(), name) != names.end();
 }
 
 std::vector<std::string> tensorMethodNames() {

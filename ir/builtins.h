@@ -5,6 +5,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -61,6 +62,10 @@ std::vector<std::string> builtinConstantNames();
 // nn's name for a NumPy or PyTorch spelling it does not accept
 // (concatenate: cat, mm: matmul), for "did you mean"; nullopt otherwise.
 std::optional<std::string_view> foreignSpelling(std::string_view name);
+// The tensor methods that are no op: x.size(), x.numel(), x.dim() and
+// PyTorch's x.view_as(y), reshape_as, expand_as, type_as.
+bool isTensorOwnMethod(std::string_view name);
+const std::vector<std::string>& tensorOwnMethodNames();
 // Every tensor method that is an op or an alias of one, sorted.
 std::vector<std::string> tensorMethodNames();
 // The alias names declared FUNC (the builtin table registers them).

@@ -109,11 +109,18 @@ std::optional<Type> callType(Op op, SourceLoc loc, const std::vector<const Value
 std::optional<Type> methodCallType(const Node& n, const Node& getattr) {
   const Value* x = getattr.operand(0);
   const std::string& name = getattr.strAttr("name");
-  // The tensor's own methods that are no op: x.size() is x.shape, x.size(d)
-  // and x.numel() ints.
+  // The tensor's own methods that are no op: x.size() is x.shape, x.size(d),
+  // x.numel() and x.dim() ints.
   if (x->type().isTensor() && n.strListAttr("kw").empty()) {
     size_t args = n.operands().size() - 1;
-    if (name == "numel" && args == 0) return Type(TypeKind::Int);
+    if ((name == "numel" || name == "dim") && args == 0) return Type(TypeKind::Int);
+    // x.view_as(y), reshape_as, expand_as: x's dtype in y's shape;
+    // x.type_as(y): y's dtype in x's shape (the runtime checks the rest).
+    if (args == 1 && n.operand(1)->type().isTensor()) {
+      const Type& other = n.operand(1)->type();
+      if (name == "type_as") return Type::tensor(other.dtype, x->type().shape);
+      if (name == "view_as" || name == "reshape_as" || name == "expand_as") return Type::tensor(x->type().dtype, other.shape);
+    }
     if (name == "size" && args <= 1) return Type(args == 0 ? TypeKind::Tuple : TypeKind::Int);
   }
   std::optional<OpName> method = tensorMethod(name);

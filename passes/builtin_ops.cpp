@@ -23,6 +23,10 @@
 // of an op is that op (x.view(2, 3) is reshape, cat is concat), with the
 // keyword argument the alias passes (x.float() is astype with dtype f32).
 //
+// PyTorch's x.view_as(y), x.reshape_as(y), x.expand_as(y) and
+// x.type_as(y) become reshape, expand or astype with y's dims or dtype
+// when y's type knows them (else they stay calls, bound at run time).
+//
 // A method call of a builtin's op that does not become the op becomes a
 // call of the op's builtin, so it is typed by the op's rule and no
 // bound-method object is made per call.
@@ -131,6 +135,37 @@ std::unique_ptr<ir::Node> opFor(ir::Block& b, ir::Node& n, const std::optional<i
   return node;
 }
 
+// The op node replacing x.view_as(y) (reshape_as, expand_as, type_as) in
+// call `n`, with y's dims or dtype as constants before it; or null.
+std::unique_ptr<ir::Node> likeOtherOp(ir::Block& b, ir::Node& n, Nodes& out) {
+  const ir::Node* attr = n.operand(0)->def();
+  if (!attr || attr->op() != ir::Op::GetAttr || !attr->operand(0)->type().isTensor() || n.operands().size() != 2 ||
+      !n.strListAttr("kw").empty())
+    return nullptr;
+  const std::string& name = attr->strAttr("name");
+  const ir::Type& other = n.operand(1)->type();
+  bool typeAs = name == "type_as";
+  if (!typeAs && name != "view_as" && name != "reshape_as" && name != "expand_as") return nullptr;
+  if (typeAs ? !other.isTensor() || !other.dtype : !other.hasStaticShape() || other.shape->empty()) return nullptr;
+  Nodes constants;
+  std::vector<ir::Value*> args{attr->operand(0)};
+  auto constant = [&](ir::Attr value, ir::TypeKind kind) {
+    auto c = std::make_unique<ir::Node>(ir::Op::Const, n.loc());
+    c->setAttr("value", std::move(value));
+    c->setParent(&b);
+    args.push_back(c->addResult(kind));
+    constants.push_back(std::move(c));
+  };
+  if (typeAs) constant(std::string(ir::dtypeName(*other.dtype)), ir::TypeKind::Str);
+  else
+    for (const ir::Dim& d : *other.shape) constant(d.size, ir::TypeKind::Int);
+  ir::Op op = typeAs ? ir::Op::AsType : name == "expand_as" ? ir::Op::Expand : ir::Op::Reshape;
+  std::unique_ptr<ir::Node> node = boundOp(op, b, n, args, {}, out);
+  if (node)
+    for (std::unique_ptr<ir::Node>& c : constants) out.push_back(std::move(c));
+  return node;
+}
+
 bool rewriteBlock(ir::Block& b) {
   bool changed = false;
   Nodes out;
@@ -143,7 +178,9 @@ bool rewriteBlock(ir::Block& b) {
       continue;
     }
     std::optional<ir::OpName> method = calledMethod(n);
-    if (std::unique_ptr<ir::Node> replacement = opFor(b, n, method, out)) {
+    std::unique_ptr<ir::Node> replacement = method ? nullptr : likeOtherOp(b, n, out);
+    if (!replacement) replacement = opFor(b, n, method, out);
+    if (replacement) {
       replacement->adoptResults(n);
       replacement->setParent(&b);
       out.push_back(std::move(replacement));

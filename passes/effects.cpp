@@ -110,7 +110,7 @@ bool mayRaise(const ir::Node& n) {
   // A tensor's method: looking it up makes a bound method and cannot fail.
   if (n.op() == Op::GetAttr) {
     if (!n.operand(0)->type().isTensor()) return true;
-    if (ir::methodOp(n.strAttr("name"))) return false;
+    if (ir::methodOp(n.strAttr("name")) || ir::isTensorOwnMethod(n.strAttr("name"))) return false;
     return !(n.strAttr("name") == "T" && knownShapeTensor(n.result(0)->type()));
   }
   // A tensor op (or a call of its builtin) whose shape rule fully

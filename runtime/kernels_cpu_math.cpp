@@ -35,6 +35,10 @@ void registerFloat(KernelTable& r) {
   NN_UNARY(Silu, T, x / (T(1) + std::exp(-x)));
   // softplus(x) = log(1 + e^x), linear past 20 as in PyTorch.
   NN_UNARY(Softplus, T, x > T(20) ? x : std::log1p(std::exp(x)));
+  NN_UNARY(Log1p, T, std::log1p(x));
+  NN_UNARY(Expm1, T, std::expm1(x));
+  NN_UNARY(Tan, T, std::tan(x));
+  NN_UNARY(Atan, T, std::atan(x));
   NN_UNARY(Floor, T, std::floor(x));
   NN_UNARY(Ceil, T, std::ceil(x));
   NN_UNARY(Round, T, std::nearbyint(x));  // halves to even

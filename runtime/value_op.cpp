@@ -19,7 +19,8 @@ bool isValueOp(Op op) {
     case Op::Neg: case Op::Pos: case Op::Invert: case Op::Not: case Op::Truth:
     case Op::Exp: case Op::Log: case Op::Sqrt: case Op::Rsqrt: case Op::Abs: case Op::Sign:
     case Op::Sin: case Op::Cos: case Op::Tanh: case Op::Sigmoid: case Op::Relu: case Op::Gelu:
-    case Op::Erf: case Op::Silu: case Op::Softplus: case Op::Floor: case Op::Ceil: case Op::Round: case Op::IsNan:
+    case Op::Erf: case Op::Silu: case Op::Softplus: case Op::Log1p: case Op::Expm1: case Op::Tan: case Op::Atan:
+    case Op::Floor: case Op::Ceil: case Op::Round: case Op::IsNan:
     case Op::IsInf: case Op::IsFinite: case Op::LogicalNot:
     case Op::Maximum: case Op::Minimum: case Op::LogicalAnd: case Op::LogicalOr: case Op::Where:
     case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne:
@@ -97,7 +98,8 @@ Value runValueOp(const ir::Node& n, const Value* const* in, unsigned consumable)
       return unaryOp(op, *in[0], loc, consumable);
     case Op::Exp: case Op::Log: case Op::Sqrt: case Op::Rsqrt: case Op::Abs: case Op::Sign:
     case Op::Sin: case Op::Cos: case Op::Tanh: case Op::Sigmoid: case Op::Relu: case Op::Gelu:
-    case Op::Erf: case Op::Silu: case Op::Softplus: case Op::Floor: case Op::Ceil: case Op::Round: case Op::IsNan:
+    case Op::Erf: case Op::Silu: case Op::Softplus: case Op::Log1p: case Op::Expm1: case Op::Tan: case Op::Atan:
+    case Op::Floor: case Op::Ceil: case Op::Round: case Op::IsNan:
     case Op::IsInf: case Op::IsFinite: case Op::LogicalNot:
       return mathUnary(op, *in[0], loc, consumable);
     case Op::Maximum: case Op::Minimum: case Op::LogicalAnd: case Op::LogicalOr:

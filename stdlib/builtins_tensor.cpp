@@ -3,8 +3,10 @@
 // METHOD a tensor method (x.sum(axis=1) is sum(x, axis=1)); both bind
 // their arguments to the op's signature and run its one implementation
 // (op_call.h, tensor_op_impls.cpp). Also the tensor attributes (x.shape,
-// x.T, ...), seed(), and pow/neg/matmul, the language ops that are also
-// functions.
+// x.T, ...), seed(), and the language ops that are also builtins
+// (pow/neg/matmul, x.add(y), x.lt(0)).
+#include <tuple>
+
 #include "ir/builtins.h"
 #include "runtime/nn_ops.h"
 #include "runtime/random.h"
@@ -21,26 +23,57 @@ using namespace nn::rt;
 
 namespace {
 
-Value bPow(CallContext& c, std::vector<Value>& args) {
-  c.checkKeywordsUsed("pow");
-  checkArity(c, args, 2, 2);
-  Value out = binaryOp(ir::Op::Pow, args[0], args[1], c.loc);
-  if (rt::Tape* tape = c.interp.tape()) tape->recordOp(ir::Op::Pow, c.loc, {args[0], args[1]}, out);
-  return out;
-}
-
-Value bNeg(CallContext& c, std::vector<Value>& args) {
-  c.checkKeywordsUsed("neg");
-  checkArity(c, args, 1, 1);
-  return unaryOp(ir::Op::Neg, args[0], c.loc);
-}
-
-Value bMatmul(CallContext& c, std::vector<Value>& args) {
-  c.checkKeywordsUsed("matmul");
-  checkArity(c, args, 2, 2);
+// Python's pow(base, exp, mod) of ints: base ** exp % mod, the result
+// with mod's sign; a negative exp takes the inverse of base modulo mod.
+Value modularPow(CallContext& c, const std::vector<Value>& args) {
   for (const Value& a : args)
-    if (!a.is(Kind::Tensor)) fail(c.loc, std::string("matmul() argument must be a Tensor, not ") + typeName(a));
-  return makeTensorValue(matmul(tensorOf(args[0]), tensorOf(args[1]), c.loc));
+    if (!a.isIntLike()) fail(c.loc, "pow() 3rd argument not allowed unless all arguments are integers", ErrorClass::TypeError);
+  int64_t m = args[2].asInt();
+  if (m == 0) fail(c.loc, "pow() 3rd argument cannot be 0", ErrorClass::ValueError);
+  using Wide = __int128;
+  Wide mod = m < 0 ? -static_cast<Wide>(m) : m;
+  auto reduce = [&](Wide v) { return ((v % mod) + mod) % mod; };
+  Wide base = reduce(args[0].asInt());
+  int64_t e = args[1].asInt();
+  if (e < 0) {  // the inverse by the extended Euclidean algorithm
+    Wide r0 = mod, r1 = base, t0 = 0, t1 = 1;
+    while (r1 != 0) {
+      Wide q = r0 / r1;
+      std::tie(r0, r1) = std::make_pair(r1, r0 - q * r1);
+      std::tie(t0, t1) = std::make_pair(t1, t0 - q * t1);
+    }
+    if (r0 != 1) fail(c.loc, "base is not invertible for the given modulus", ErrorClass::ValueError);
+    base = reduce(t0);
+  }
+  uint64_t k = e < 0 ? -static_cast<uint64_t>(e) : static_cast<uint64_t>(e);
+  Wide result = reduce(1);
+  for (; k; k >>= 1, base = base * base % mod)
+    if (k & 1) result = result * base % mod;
+  if (m < 0 && result != 0) result -= mod;
+  return Value::integer(static_cast<int64_t>(result));
+}
+
+// The language ops that are also builtins: pow, neg and matmul as
+// functions, and PyTorch's method forms of the operators (x.add(y) is
+// x + y, x.lt(0) is x < 0): the operator's computation, on the tape when
+// one records, so grad sees neg(x) as it sees -x.
+Value bLanguageOp(CallContext& c, std::vector<Value>& args) {
+  std::optional<ir::Op> found = ir::functionOp(c.name);
+  ir::Op op = found ? *found : *ir::methodOp(c.name);
+  c.checkKeywordsUsed(c.name.c_str());
+  const ir::OpInfo& info = ir::opInfo(op);
+  if (op == ir::Op::Pow && args.size() == 3) return modularPow(c, args);
+  checkArity(c, args, static_cast<size_t>(info.minOperands), static_cast<size_t>(info.maxOperands));
+  if (op == ir::Op::MatMul)
+    for (const Value& a : args)
+      if (!a.is(Kind::Tensor)) fail(c.loc, c.name + "() argument must be a Tensor, not " + typeName(a), ErrorClass::TypeError);
+  bool compare = op == ir::Op::Eq || op == ir::Op::Ne || op == ir::Op::Lt || op == ir::Op::Le || op == ir::Op::Gt ||
+                 op == ir::Op::Ge;
+  Value out = args.size() == 1 ? unaryOp(op, args[0], c.loc)
+              : compare        ? compareOp(op, args[0], args[1], c.loc)
+                               : binaryOp(op, args[0], args[1], c.loc);
+  if (rt::Tape* tape = c.interp.tape()) tape->recordOp(op, c.loc, args, out);
+  return out;
 }
 
 Value bSeed(CallContext& c, std::vector<Value>& args) {
@@ -83,11 +116,8 @@ Value bClone(CallContext& c, std::vector<Value>& args) {
 
 // The implementation of tensor method `op`.
 BuiltinFn methodFn(ir::Op op) {
+  if (!ir::isTensorOp(op)) return op == ir::Op::Pos ? bClone : bLanguageOp;
   switch (op) {
-    case ir::Op::Pow: return bPow;
-    case ir::Op::Neg: return bNeg;
-    case ir::Op::MatMul: return bMatmul;
-    case ir::Op::Pos: return bClone;
     case ir::Op::Max:
     case ir::Op::Min: return bMinMaxMethod;
     default: return bTensorMethod;
@@ -111,6 +141,53 @@ Value bNumel(CallContext& c, std::vector<Value>& args) {
   return Value::integer(tensorOf(args[0]).numel());
 }
 
+// x.dim() is x.ndim, as PyTorch's.
+Value bDim(CallContext& c, std::vector<Value>& args) {
+  c.checkKeywordsUsed("dim");
+  checkArity(c, args, 1, 1);
+  return Value::integer(tensorOf(args[0]).ndim());
+}
+
+// PyTorch's x.view_as(y), x.reshape_as(y), x.expand_as(y) and
+// x.type_as(y): the op with y's shape or dtype.
+Value bLikeOther(CallContext& c, std::vector<Value>& args) {
+  c.checkKeywordsUsed(c.name.c_str());
+  checkArity(c, args, 2, 2);
+  if (!args[1].is(Kind::Tensor))
+    fail(c.loc, c.name + "() argument must be a Tensor, not " + typeName(args[1]), ErrorClass::TypeError);
+  const Tensor& other = tensorOf(args[1]);
+  std::vector<Value> params{args[0]};
+  if (c.name == "type_as") {
+    params.push_back(Value::dtype(static_cast<int>(other.dtype())));
+    return runTensorOp(c.interp, ir::Op::AsType, params, c.loc);
+  }
+  params.push_back(tensorAttribute(args[1], "shape", c.loc));
+  return runTensorOp(c.interp, c.name == "expand_as" ? ir::Op::Expand : ir::Op::Reshape, params, c.loc);
+}
+
+// The tensor methods that are no op, by name.
+BuiltinFn ownMethod(const std::string& name) {
+  if (name == "size") return bSize;
+  if (name == "numel") return bNumel;
+  if (name == "dim") return bDim;
+  if (name == "view_as" || name == "reshape_as" || name == "expand_as" || name == "type_as") return bLikeOther;
+  return nullptr;
+}
+
+// PyTorch's in-place forms (x.add_(1), x.zero_()) have no counterpart:
+// tensors are values. The message says what to write instead.
+std::string inPlaceHint(const std::string& name) {
+  if (name.size() < 2 || name.back() != '_' || name[name.size() - 2] == '_') return "";
+  std::string plain = name.substr(0, name.size() - 1);
+  std::string instead = ir::methodOp(plain) || ownMethod(plain) ? "x = x." + plain + "(...)"
+                        : plain == "zero"                        ? "x = zeros_like(x)"
+                        : plain == "fill"                        ? "x = full_like(x, value)"
+                        : plain == "copy"                        ? "x = y"
+                                                                 : "";
+  if (instead.empty()) return "";
+  return ": tensors are values in nn, so there are no in-place methods; write " + instead;
+}
+
 }  // namespace
 
 void addTensorBuiltins(BuiltinTable& table) {
@@ -118,10 +195,9 @@ void addTensorBuiltins(BuiltinTable& table) {
     ir::Op op = static_cast<ir::Op>(i);
     if (ir::hasTrait(op, ir::FUNC) && ir::isTensorOp(op)) table[ir::opInfo(op).name] = bTensorOp;
   }
-  for (std::string_view name : ir::functionAliases()) table[std::string(name)] = bTensorOp;
-  table[ir::opInfo(ir::Op::Pow).name] = bPow;
-  table[ir::opInfo(ir::Op::Neg).name] = bNeg;
-  table[ir::opInfo(ir::Op::MatMul).name] = bMatmul;
+  for (std::string_view name : ir::functionAliases())
+    table[std::string(name)] = ir::isTensorOp(*ir::functionOp(name)) ? bTensorOp : bLanguageOp;
+  for (ir::Op op : {ir::Op::Pow, ir::Op::Neg, ir::Op::MatMul}) table[ir::opInfo(op).name] = bLanguageOp;
   table[ir::builtinInfo(ir::Builtin::Seed).name] = bSeed;
 }
 
@@ -133,7 +209,11 @@ Value tensorMath(CallContext& c, const Value& x, nn::ir::Op op) {
 Value tensorReduction(CallContext& c, std::vector<Value>& args, ir::Op op) { return callTensorOp(c, op, args); }
 
 const std::vector<std::string>& tensorAttributeNames() {
-  static const std::vector<std::string> names = {"shape", "dtype", "ndim", "device", "T", "size", "numel"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out = {"shape", "dtype", "ndim", "device", "T"};
+    out.insert(out.end(), ir::tensorOwnMethodNames().begin(), ir::tensorOwnMethodNames().end());
+    return out;
+  }();
   return names;
 }
 
@@ -150,8 +230,10 @@ Value tensorAttribute(const Value& obj, const std::string& name, SourceLoc loc) 
   if (name == "T") return makeTensorValue(transpose(t, {}, loc));
   // PyTorch's method forms: x.exp() is exp(x), x.softmax(1) is softmax(x, 1).
   std::optional<ir::Op> op = ir::methodOp(name);
-  BuiltinFn fn = op ? methodFn(*op) : name == "size" ? bSize : name == "numel" ? bNumel : nullptr;
+  BuiltinFn fn = op ? methodFn(*op) : ownMethod(name);
   if (!fn) {
+    if (std::string hint = inPlaceHint(name); !hint.empty())
+      fail(loc, "'Tensor' object has no attribute '" + name + "'" + hint, ErrorClass::AttributeError);
     std::optional<std::string_view> ours = ir::foreignSpelling(name);
     std::vector<std::string> names = ir::tensorMethodNames();
     names.insert(names.end(), tensorAttributeNames().begin(), tensorAttributeNames().end());

@@ -149,6 +149,29 @@ Value dUpdate(CallContext& c, std::vector<Value>& a) {
   }
   return Value::none();
 }
+Value dSetdefault(CallContext& c, std::vector<Value>& a) {
+  checkArity(c, a, 2, 3);
+  const std::string& k = strArg(c, a[1], "dict key");
+  if (Value* v = dict(a).find(k)) return *v;
+  Value v = a.size() == 3 ? a[2] : Value::none();
+  c.interp.context().cycles().noteStore(a[0], v);
+  dict(a).set(k, v);
+  return v;
+}
+// The last (key, value) pair, removed.
+Value dPopitem(CallContext& c, std::vector<Value>& a) {
+  checkArity(c, a, 1, 1);
+  if (dict(a).items.empty()) fail(c.loc, "popitem(): dictionary is empty", ErrorClass::KeyError);
+  auto [k, v] = dict(a).items.back();
+  dict(a).erase(k);
+  return makeTuple({Value::str(k), v});
+}
+Value dClear(CallContext& c, std::vector<Value>& a) {
+  checkArity(c, a, 1, 1);
+  dict(a).items.clear();
+  dict(a).index.clear();
+  return Value::none();
+}
 Value dCopy(CallContext& c, std::vector<Value>& a) {
   checkArity(c, a, 1, 1);
   Value d = makeDict();
@@ -282,7 +305,8 @@ const MethodTable* methodsOf(Kind k) {
       {"count", lCount}, {"remove", lRemove}, {"reverse", lReverse}, {"clear", lClear}, {"copy", lCopy},
       {"sort", lSort}};
   static const MethodTable dict = {{"keys", dKeys}, {"values", dValues}, {"items", dItems}, {"get", dGet},
-                                   {"pop", dPop}, {"update", dUpdate}, {"copy", dCopy}};
+                                   {"pop", dPop}, {"update", dUpdate}, {"copy", dCopy}, {"setdefault", dSetdefault},
+                                   {"popitem", dPopitem}, {"clear", dClear}};
   static const MethodTable str = {{"join", sJoin}, {"split", sSplit}, {"strip", sStrip}, {"lstrip", sLstrip},
                                   {"rstrip", sRstrip}, {"upper", sUpper}, {"lower", sLower},
                                   {"replace", sReplace}, {"startswith", sStartswith},

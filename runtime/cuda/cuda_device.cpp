@@ -601,6 +601,10 @@ const KernelTable& cudaKernels() {
       t.addUnary(Op::Erf, d, unaryKernel<Unary::Erf>);
       t.addUnary(Op::Silu, d, unaryKernel<Unary::Silu>);
       t.addUnary(Op::Softplus, d, unaryKernel<Unary::Softplus>);
+      t.addUnary(Op::Log1p, d, unaryKernel<Unary::Log1p>);
+      t.addUnary(Op::Expm1, d, unaryKernel<Unary::Expm1>);
+      t.addUnary(Op::Tan, d, unaryKernel<Unary::Tan>);
+      t.addUnary(Op::Atan, d, unaryKernel<Unary::Atan>);
     }
     for (DType d : {DType::Bool, DType::I32, DType::I64, DType::F32, DType::F64}) {
       t.add<Op::Prod>(d, reduceKernel<Reduce::Prod>);

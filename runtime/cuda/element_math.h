@@ -132,6 +132,10 @@ NN_HOST_DEVICE T applyUnary(Unary op, T x) {
       case Unary::Erf: return erf(x);
       case Unary::Silu: return x / (T(1) + exp(-x));
       case Unary::Softplus: return x > T(20) ? x : log1p(exp(x));
+      case Unary::Log1p: return log1p(x);
+      case Unary::Expm1: return expm1(x);
+      case Unary::Tan: return tan(x);
+      case Unary::Atan: return atan(x);
       case Unary::Floor: return floor(x);
       case Unary::Ceil: return ceil(x);
       case Unary::Round: return rint(x);  // halves to even, as nearbyint

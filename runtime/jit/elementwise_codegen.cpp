@@ -257,6 +257,10 @@ llvm::Value* ElementwiseEmitter::floatUnary(Op op, llvm::Value* x, std::string& 
     case Op::Softplus:
       return b_.CreateSelect(b_.CreateFCmpOGT(x, constant(t, 20.0)), x,
                              libm("log1p", intrinsic(llvm::Intrinsic::exp, x)));
+    case Op::Log1p: return libm("log1p", x);
+    case Op::Expm1: return libm("expm1", x);
+    case Op::Tan: return libm("tan", x);
+    case Op::Atan: return libm("atan", x);
     case Op::Floor: return intrinsic(llvm::Intrinsic::floor, x);
     case Op::Ceil: return intrinsic(llvm::Intrinsic::ceil, x);
     case Op::Round: return intrinsic(llvm::Intrinsic::nearbyint, x);  // halves to even
