@@ -104,7 +104,8 @@ std::vector<std::string> builtinConstantNames() {
 std::optional<std::string_view> foreignSpelling(std::string_view name) {
   static constexpr std::pair<std::string_view, std::string_view> kSpellings[] = {
       {"concatenate", "cat"}, {"hstack", "cat"},         {"vstack", "cat"},     {"swapaxes", "transpose"},
-      {"mm", "matmul"},       {"bmm", "matmul"},         {"dot", "matmul"},     {"array", "tensor"},       {"asarray", "tensor"}, {"from_numpy", "tensor"},
+      {"mm", "matmul"},       {"bmm", "matmul"},         {"dot", "matmul"},     {"array", "tensor"},
+      {"asarray", "tensor"},  {"from_numpy", "tensor"},
       {"expand_dims", "unsqueeze"}, {"size", "numel"},   {"absolute", "abs"},   {"power", "pow"},
   };
   for (const auto& [foreign, ours] : kSpellings)

@@ -67,11 +67,9 @@ Value bLanguageOp(CallContext& c, std::vector<Value>& args) {
   if (op == ir::Op::MatMul)
     for (const Value& a : args)
       if (!a.is(Kind::Tensor)) fail(c.loc, c.name + "() argument must be a Tensor, not " + typeName(a), ErrorClass::TypeError);
-  bool compare = op == ir::Op::Eq || op == ir::Op::Ne || op == ir::Op::Lt || op == ir::Op::Le || op == ir::Op::Gt ||
-                 op == ir::Op::Ge;
-  Value out = args.size() == 1 ? unaryOp(op, args[0], c.loc)
-              : compare        ? compareOp(op, args[0], args[1], c.loc)
-                               : binaryOp(op, args[0], args[1], c.loc);
+  Value out = args.size() == 1          ? unaryOp(op, args[0], c.loc)
+              : ir::isComparison(op) ? compareOp(op, args[0], args[1], c.loc)
+                                     : binaryOp(op, args[0], args[1], c.loc);
   if (rt::Tape* tape = c.interp.tape()) tape->recordOp(op, c.loc, args, out);
   return out;
 }
