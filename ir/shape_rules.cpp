@@ -125,6 +125,17 @@ std::optional<Type> methodCallType(const Node& n, const Node& getattr) {
   }
   std::optional<OpName> method = tensorMethod(name);
   if (!x->type().isTensor() || !method) return std::nullopt;
+  // PyTorch's x.to(dtype) is astype; x.to(device) is typed as a copy only
+  // when the device is a constant name (a variable may hold a dtype), and
+  // x.to(device, dtype) at run time.
+  if (name == "to") {
+    std::vector<std::string> kw = n.strListAttr("kw");
+    if (n.operands().size() != 2 || (!kw.empty() && kw[0] != "device" && kw[0] != "dtype")) return std::nullopt;
+    std::optional<OpArgs> a = bindArgs(Op::AsType, n.loc(), {x, n.operand(1)}, {}, {});
+    if (a && a->attributesKnown()) return opInfo(Op::AsType).shapeRule(*a);
+    const Node* d = n.operand(1)->def();
+    if (!d || d->op() != Op::Const || !std::holds_alternative<std::string>(*d->attr("value"))) return std::nullopt;
+  }
   std::vector<std::string> kw = n.strListAttr("kw");
   size_t npos = n.operands().size() - 1 - kw.size();
   std::vector<const Value*> positional{x};

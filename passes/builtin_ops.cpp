@@ -25,7 +25,8 @@
 //
 // PyTorch's x.view_as(y), x.reshape_as(y), x.expand_as(y) and
 // x.type_as(y) become reshape, expand or astype with y's dims or dtype
-// when y's type knows them (else they stay calls, bound at run time).
+// when y's type knows them, and x.to(dtype) astype (else they stay calls,
+// bound at run time).
 //
 // A method call of a builtin's op that does not become the op becomes a
 // call of the op's builtin, so it is typed by the op's rule and no
@@ -136,14 +137,20 @@ std::unique_ptr<ir::Node> opFor(ir::Block& b, ir::Node& n, const std::optional<i
 }
 
 // The op node replacing x.view_as(y) (reshape_as, expand_as, type_as) in
-// call `n`, with y's dims or dtype as constants before it; or null.
+// call `n`, with y's dims or dtype as constants before it, or x.to(dtype);
+// or null.
 std::unique_ptr<ir::Node> likeOtherOp(ir::Block& b, ir::Node& n, Nodes& out) {
   const ir::Node* attr = n.operand(0)->def();
-  if (!attr || attr->op() != ir::Op::GetAttr || !attr->operand(0)->type().isTensor() || n.operands().size() != 2 ||
-      !n.strListAttr("kw").empty())
+  if (!attr || attr->op() != ir::Op::GetAttr || !attr->operand(0)->type().isTensor() || n.operands().size() != 2)
     return nullptr;
   const std::string& name = attr->strAttr("name");
+  if (name == "to") {  // x.to(f32), x.to(dtype=f32)
+    std::vector<std::string> kw = n.strListAttr("kw");
+    if (!kw.empty() && kw[0] != "dtype") return nullptr;
+    return boundOp(ir::Op::AsType, b, n, {attr->operand(0), n.operand(1)}, {}, out);
+  }
   const ir::Type& other = n.operand(1)->type();
+  if (!n.strListAttr("kw").empty()) return nullptr;
   bool typeAs = name == "type_as";
   if (!typeAs && name != "view_as" && name != "reshape_as" && name != "expand_as") return nullptr;
   if (typeAs ? !other.isTensor() || !other.dtype : !other.hasStaticShape() || other.shape->empty()) return nullptr;
@@ -178,7 +185,7 @@ bool rewriteBlock(ir::Block& b) {
       continue;
     }
     std::optional<ir::OpName> method = calledMethod(n);
-    std::unique_ptr<ir::Node> replacement = method ? nullptr : likeOtherOp(b, n, out);
+    std::unique_ptr<ir::Node> replacement = likeOtherOp(b, n, out);
     if (!replacement) replacement = opFor(b, n, method, out);
     if (replacement) {
       replacement->adoptResults(n);

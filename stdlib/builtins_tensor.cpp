@@ -96,6 +96,27 @@ Value bTensorMethod(CallContext& c, std::vector<Value>& args) {
   return callTensorOp(named, m.op, args);
 }
 
+// x.to(device), and PyTorch's x.to(dtype), x.to(device, dtype) and the
+// keyword forms: the copy onto the device, then the conversion.
+Value bTo(CallContext& c, std::vector<Value>& args) {
+  if (args.size() > 3)
+    fail(c.loc, "to() takes a device and a dtype (" + std::to_string(args.size() - 1) + " arguments given)",
+         ErrorClass::TypeError);
+  std::optional<Value> dtype;
+  if (const Value* d = c.kw("dtype")) dtype = *d;
+  else if (args.size() == 2 && args[1].is(Kind::DType)) dtype = args[1], args.pop_back();
+  else if (args.size() == 3) dtype = args[2], args.pop_back();
+  std::vector<std::string> kwnames;
+  std::vector<Value> kwargs;
+  for (size_t i = 0; i < c.kwnames.size(); ++i)
+    if (c.kwnames[i] != "dtype") kwnames.push_back(c.kwnames[i]), kwargs.push_back(c.kwargs[i]);
+  CallContext rest{c.interp, c.loc, kwnames, kwargs, c.name};
+  Value x = args.size() > 1 || !kwnames.empty() || !dtype ? callTensorOp(rest, ir::Op::ToDevice, args) : args[0];
+  if (!dtype) return x;
+  std::vector<Value> params{x, *dtype};
+  return runTensorOp(c.interp, ir::Op::AsType, params, c.loc);
+}
+
 // x.max(y) of two tensors is elementwise, as in PyTorch; x.max(1) reduces.
 Value bMinMaxMethod(CallContext& c, std::vector<Value>& args) {
   ir::Op op = *ir::methodOp(c.name);
@@ -228,7 +249,7 @@ Value tensorAttribute(const Value& obj, const std::string& name, SourceLoc loc) 
   if (name == "T") return makeTensorValue(transpose(t, {}, loc));
   // PyTorch's method forms: x.exp() is exp(x), x.softmax(1) is softmax(x, 1).
   std::optional<ir::Op> op = ir::methodOp(name);
-  BuiltinFn fn = op ? methodFn(*op) : ownMethod(name);
+  BuiltinFn fn = name == "to" ? bTo : op ? methodFn(*op) : ownMethod(name);
   if (!fn) {
     if (std::string hint = inPlaceHint(name); !hint.empty())
       fail(loc, "'Tensor' object has no attribute '" + name + "'" + hint, ErrorClass::AttributeError);

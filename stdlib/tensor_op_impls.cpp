@@ -227,7 +227,7 @@ Value astypeOp(OpCall& c) {
   return makeTensorValue(astype(c.tensor("x"), *dt));
 }
 Value toDeviceOp(OpCall& c) {
-  if (c["device"].is(Kind::DType)) c.fail("takes a device name; x.astype(dtype) converts the dtype");
+  if (c["device"].is(Kind::DType)) c.fail("takes a device name, then a dtype; x.astype(dtype) converts the dtype");
   return makeTensorValue(rt::copyTo(c.tensor("x"), deviceNamed(c.interp, c.text("device"), c.loc), c.loc));
 }
 Value copyLikeOp(OpCall& c) { return makeTensorValue(rt::copyTo(c.tensor("x"), c.tensor("like").device(), c.loc)); }
