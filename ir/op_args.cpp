@@ -63,6 +63,7 @@ std::optional<Attr> constantAttr(const Value* v, const Param& p) {
     case AttrType::Int:
     case AttrType::Ints:
       if (std::holds_alternative<int64_t>(*a)) return *a;
+      if (const bool* b = std::get_if<bool>(a)) return static_cast<int64_t>(*b);  // as the runtime binds it
       return std::nullopt;
     case AttrType::Float:
       if (const int64_t* i = std::get_if<int64_t>(a)) return static_cast<double>(*i);

@@ -96,9 +96,10 @@ int Signature::findKeyword(std::string_view keyword) const {
   if (i >= 0) return i;
   // PyTorch's spellings of the parameters ops.def names as NumPy does:
   // sum(x, dim=1, keepdim=True) is sum(x, axis=1, keepdims=True) in every
-  // op, through this one table.
+  // op, through this one table. var(x, unbiased=True) is ddof=1, a bool
+  // being an int as in Python.
   static constexpr std::pair<std::string_view, std::string_view> kTorchSpellings[] = {
-      {"dim", "axis"}, {"keepdim", "keepdims"}, {"input", "x"}};
+      {"dim", "axis"}, {"keepdim", "keepdims"}, {"input", "x"}, {"correction", "ddof"}, {"unbiased", "ddof"}};
   for (const auto& [torch, numpy] : kTorchSpellings)
     if (keyword == torch) return find(numpy);
   return -1;
