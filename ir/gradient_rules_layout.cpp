@@ -101,6 +101,19 @@ void GradInterpolateGrad(GradientBuilder& b) {
 }
 
 // tril/triu keep the adjoint's same triangle.
+// Reversed elements come back reversed the same way; rolled ones rolled
+// back by the opposite shifts.
+void GradFlip(GradientBuilder& b) {
+  if (b.wanted[0]) b.grads[0] = b.emit(Op::Flip, {b.adjoint}, {{"dims", *b.attr("dims")}});
+}
+void GradRoll(GradientBuilder& b) {
+  if (!b.wanted[0]) return;
+  const Attr& shifts = *b.attr("shifts");  // one int, or one per dim
+  Ints back = std::holds_alternative<Ints>(shifts) ? std::get<Ints>(shifts) : Ints{std::get<int64_t>(shifts)};
+  for (int64_t& s : back) s = -s;
+  b.grads[0] = b.emit(Op::Roll, {b.adjoint}, {{"shifts", back}, {"dims", *b.attr("dims")}});
+}
+
 void GradTriangle(GradientBuilder& b) {
   const Attr* diagonal = b.attr("diagonal");
   if (b.wanted[0]) b.grads[0] = b.emit(b.forward.op(), {b.adjoint}, {{"diagonal", diagonal ? *diagonal : Attr(int64_t{0})}});

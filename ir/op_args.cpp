@@ -165,6 +165,7 @@ std::optional<OpArgs> bindArgs(Op op, SourceLoc loc, const std::vector<const Val
     const ArgSource& src = m.sources[i];
     a.given = src.kind != ArgSource::Default;
     if (src.kind == ArgSource::Positional) a.value = positional[src.index];
+    else if (src.kind == ArgSource::Keyword && p.variadic) a.items = variadicItems({kwvalues[src.index]});
     else if (src.kind == ArgSource::Keyword) a.value = kwvalues[src.index];
     else if (src.kind == ArgSource::Rest)
       a.items = variadicItems({positional.begin() + static_cast<std::ptrdiff_t>(src.index), positional.end()});

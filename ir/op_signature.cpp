@@ -125,7 +125,9 @@ ArgMatch matchArguments(const Signature& sig, size_t positional, const std::vect
   if (next < positional) return failWith(ArgMatch::Error::TooManyPositional, "");
   for (size_t k = 0; k < kwnames.size(); ++k) {
     int i = sig.findKeyword(kwnames[k]);
-    if (i < 0 || sig.params[i].variadic) return failWith(ArgMatch::Error::UnexpectedKeyword, kwnames[k]);
+    // A variadic parameter by keyword takes the whole sequence, as
+    // PyTorch's x.permute(dims=(1, 0)) or flip(x, dims=[0]).
+    if (i < 0) return failWith(ArgMatch::Error::UnexpectedKeyword, kwnames[k]);
     if (m.sources[i].kind != ArgSource::Default) return failWith(ArgMatch::Error::DuplicateKeyword, sig.params[i].name);
     m.sources[i] = {ArgSource::Keyword, k};
   }

@@ -137,7 +137,14 @@ Value callTensorOp(CallContext& c, ir::Op op, std::vector<Value>& args) {
     const ir::ArgSource& src = m.sources[i];
     switch (src.kind) {
       case ir::ArgSource::Positional: params[i] = std::move(args[src.index]); break;
-      case ir::ArgSource::Keyword: params[i] = std::move(c.kwargs[src.index]); break;
+      case ir::ArgSource::Keyword: {
+        // A variadic parameter by keyword (permute(x, dims=(1, 0))) as
+        // the same sequence given positionally; dims=1 as (1,).
+        Value v = std::move(c.kwargs[src.index]);
+        bool sequence = v.is(Kind::Tuple) || v.is(Kind::List);
+        params[i] = sig.params[i].variadic && !sequence ? makeTuple({v}) : v;
+        break;
+      }
       case ir::ArgSource::Rest: {
         // zeros(2, 3), zeros((2, 3)) and zeros([2, 3]) alike.
         std::vector<Value> rest(std::make_move_iterator(args.begin() + static_cast<std::ptrdiff_t>(src.index)),

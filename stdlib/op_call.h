@@ -60,6 +60,8 @@ using TensorOpFn = rt::Value (*)(OpCall&);
 rt::Value normOp(OpCall& c);
 rt::Value repeatOp(OpCall& c);
 rt::Value diagOp(OpCall& c);
+rt::Value flipOp(OpCall& c);
+rt::Value rollOp(OpCall& c);
 rt::Value nonzeroOp(OpCall& c);
 rt::Value embeddingOp(OpCall& c);
 rt::Value conv1dOp(OpCall& c);

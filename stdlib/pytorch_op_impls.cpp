@@ -1,7 +1,9 @@
 // The implementations of the tensor ops named after PyTorch's (norm,
-// repeat, diag, nonzero, embedding, conv1d, interpolate and its gradient)
+// repeat, diag, flip, roll, nonzero, embedding, conv1d, interpolate and
+// its gradient)
 // and of layer_norm's normalized_shape, in terms of the runtime's tensor
 // functions and kernels; nonzero alone reads its values on the host.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -75,6 +77,68 @@ Value diagOp(OpCall& c) {
   int64_t len = std::max<int64_t>(0, std::min(m - row, n - col));
   int64_t start = len > 0 ? x.offset() + row * x.strides()[0] + col * x.strides()[1] : x.offset();
   return makeTensorValue(x.view({len}, {x.strides()[0] + x.strides()[1]}, start).clone());
+}
+
+// The dims an op names, each in range and named once.
+std::vector<int64_t> distinctDims(OpCall& c, const std::vector<int64_t>& dims, const Tensor& x) {
+  std::vector<int64_t> out;
+  for (int64_t d : dims) {
+    int64_t k = normalizeAxis(d, x.ndim(), c.loc, c.name);
+    if (std::find(out.begin(), out.end(), k) != out.end())
+      c.fail("dim " + std::to_string(k) + " appears multiple times in the list of dims");
+    out.push_back(k);
+  }
+  return out;
+}
+
+// A view walking the flipped dims backwards (from their last element,
+// with negated strides), copied out by the device's kernel.
+Value flipOp(OpCall& c) {
+  const Tensor& x = c.tensor("x");
+  Shape strides = x.strides();
+  int64_t offset = x.offset();
+  for (int64_t k : distinctDims(c, c.ints("dims"), x)) {
+    size_t d = static_cast<size_t>(k);
+    if (x.dim(static_cast<int>(k)) > 0) offset += (x.dim(static_cast<int>(k)) - 1) * strides[d];
+    strides[d] = -strides[d];
+  }
+  if (x.numel() == 0) return makeTensorValue(x.clone());
+  return makeTensorValue(x.view(x.shape(), strides, offset).clone());
+}
+
+// Each dim's last `shift` elements moved to its front: the two views
+// joined the other way round. Without dims, the flattened tensor rolls.
+Value rollOp(OpCall& c) {
+  const Tensor& x = c.tensor("x");
+  std::vector<int64_t> shifts = c.ints("shifts");
+  if (c.isNone("dims")) {
+    if (shifts.size() != 1) c.fail("without dims, shifts is one int, not " + std::to_string(shifts.size()));
+    Tensor flat = reshape(x.contiguous(), {x.numel()}, c.loc);
+    if (x.numel() > 0) {
+      int64_t n = x.numel(), s = ((shifts[0] % n) + n) % n;
+      if (s != 0) flat = concat({flat.view({s}, {1}, flat.offset() + n - s), flat.view({n - s}, {1}, flat.offset())}, 0, c.loc);
+    }
+    return makeTensorValue(reshape(flat, x.shape(), c.loc));
+  }
+  std::vector<int64_t> dims = distinctDims(c, c.ints("dims"), x);
+  if (shifts.size() != dims.size())
+    c.fail("shifts and dims must align: " + std::to_string(shifts.size()) + " shifts for " + std::to_string(dims.size()) +
+           " dims");
+  Tensor out = x;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    size_t d = static_cast<size_t>(dims[i]);
+    int64_t n = out.dim(static_cast<int>(d));
+    if (n == 0) continue;
+    int64_t s = ((shifts[i] % n) + n) % n;
+    if (s == 0) continue;
+    Shape tail = out.shape(), head = out.shape();
+    tail[d] = s;
+    head[d] = n - s;
+    Tensor last = out.view(tail, out.strides(), out.offset() + (n - s) * out.strides()[d]);
+    Tensor first = out.view(head, out.strides(), out.offset());
+    out = concat({last, first}, static_cast<int64_t>(d), c.loc);
+  }
+  return makeTensorValue(out);
 }
 
 // Read on the host, where the count is known (as PyTorch's waits for a
