@@ -114,7 +114,8 @@ std::optional<std::string_view> foreignSpelling(std::string_view name) {
 }
 
 const std::vector<std::string>& tensorOwnMethodNames() {
-  static const std::vector<std::string> names = {"size", "numel", "dim", "view_as", "reshape_as", "expand_as", "type_as"};
+  static const std::vector<std::string> names = {"size",      "numel",  "dim",    "view_as", "reshape_as", "expand_as",
+                                                 "type_as",   "narrow", "select", "unbind",  "index_select"};
   return names;
 }
 

@@ -63,7 +63,8 @@ std::vector<std::string> builtinConstantNames();
 // (concatenate: cat, mm: matmul), for "did you mean"; nullopt otherwise.
 std::optional<std::string_view> foreignSpelling(std::string_view name);
 // The tensor methods that are no op: x.size(), x.numel(), x.dim() and
-// PyTorch's x.view_as(y), reshape_as, expand_as, type_as.
+// PyTorch's x.view_as(y), reshape_as, expand_as, type_as, and narrow,
+// select, unbind, index_select (indexing along a dim).
 bool isTensorOwnMethod(std::string_view name);
 const std::vector<std::string>& tensorOwnMethodNames();
 // Every tensor method that is an op or an alias of one, sorted.
