@@ -26,7 +26,12 @@
 // PyTorch's x.view_as(y), x.reshape_as(y), x.expand_as(y) and
 // x.type_as(y) become reshape, expand or astype with y's dims or dtype
 // when y's type knows them, and x.to(dtype) astype (else they stay calls,
-// bound at run time).
+// bound at run time). x.narrow(dim, start, length), x.select(dim, i),
+// x.index_select(dim, index) and x.unbind(dim) become the indexing they
+// are, x[:, ..., window] (a tuple of x[:, ..., k] for unbind), where dim
+// is a constant and x's type knows what PyTorch's checks read (the window
+// in the dim, the index a 1-d integer tensor): typed and differentiated
+// as indexing is.
 //
 // A method call of a builtin's op that does not become the op becomes a
 // call of the op's builtin, so it is typed by the op's rule and no
@@ -35,6 +40,7 @@
 // Algorithm: one walk; each block's node list is rebuilt in one pass (the
 // inserted constants go before their user). Invariants: only calls change;
 // the result value is kept (uses need no rewiring).
+#include <algorithm>
 #include <memory>
 
 #include "ir/builtins.h"
@@ -173,6 +179,101 @@ std::unique_ptr<ir::Node> likeOtherOp(ir::Block& b, ir::Node& n, Nodes& out) {
   return node;
 }
 
+// A constant int operand's value.
+std::optional<int64_t> constantInt(const ir::Value* v) {
+  const ir::Node* d = v->def();
+  if (!d || d->op() != ir::Op::Const) return std::nullopt;
+  const int64_t* i = std::get_if<int64_t>(d->attr("value"));
+  return i ? std::optional<int64_t>(*i) : std::nullopt;
+}
+
+// The node replacing x.narrow/select/index_select/unbind in call `n` by
+// indexing along the dim, with the nodes it reads before it; or null.
+std::unique_ptr<ir::Node> indexAlongOp(ir::Block& b, ir::Node& n, Nodes& out) {
+  const ir::Node* attr = n.operand(0)->def();
+  if (!attr || attr->op() != ir::Op::GetAttr) return nullptr;
+  const std::string& name = attr->strAttr("name");
+  std::vector<std::string> params = name == "narrow"                               ? std::vector<std::string>{"dim", "start", "length"}
+                                     : name == "select" || name == "index_select" ? std::vector<std::string>{"dim", "index"}
+                                     : name == "unbind"                             ? std::vector<std::string>{"dim"}
+                                                                                    : std::vector<std::string>{};
+  const ir::Type& xt = attr->operand(0)->type();
+  if (params.empty() || !xt.isTensor() || !xt.shape || xt.shape->empty()) return nullptr;
+  // The arguments by parameter: positional, then keywords.
+  std::vector<std::string> kw = n.strListAttr("kw");
+  size_t npos = n.operands().size() - 1 - kw.size();
+  if (npos > params.size()) return nullptr;
+  std::vector<ir::Value*> arg(params.size(), nullptr);
+  for (size_t i = 0; i < npos; ++i) arg[i] = n.operand(1 + i);
+  for (size_t k = 0; k < kw.size(); ++k) {
+    auto at = std::find(params.begin(), params.end(), kw[k]);
+    if (at == params.end() || arg[static_cast<size_t>(at - params.begin())]) return nullptr;
+    arg[static_cast<size_t>(at - params.begin())] = n.operand(1 + npos + k);
+  }
+  int64_t rank = static_cast<int64_t>(xt.shape->size());
+  std::optional<int64_t> dim = arg[0] ? constantInt(arg[0]) : name == "unbind" ? std::optional<int64_t>(0) : std::nullopt;
+  if (!dim || *dim < -rank || *dim >= rank) return nullptr;
+  if (*dim < 0) *dim += rank;
+  const ir::Dim& size = (*xt.shape)[static_cast<size_t>(*dim)];
+  for (size_t i = 1; i < arg.size(); ++i)
+    if (!arg[i]) return nullptr;
+
+  Nodes made;
+  auto node = [&](ir::Op op, std::vector<ir::Value*> operands, std::optional<ir::Attr> value = std::nullopt) {
+    auto m = std::make_unique<ir::Node>(op, n.loc());
+    for (ir::Value* v : operands) m->addOperand(v);
+    ir::TypeKind kind = ir::TypeKind::Any;
+    if (value) {
+      kind = std::holds_alternative<int64_t>(*value) ? ir::TypeKind::Int : ir::TypeKind::None;
+      m->setAttr("value", *value);
+    }
+    m->setParent(&b);
+    ir::Value* r = m->addResult(kind);
+    made.push_back(std::move(m));
+    return r;
+  };
+  auto constant = [&](ir::Attr value) { return node(ir::Op::Const, {}, value); };  // an int or none
+  auto indexWith = [&](ir::Value* index) {
+    std::vector<ir::Value*> items;
+    for (int64_t d = 0; d < *dim; ++d) {
+      ir::Value* none = constant(ir::NoneAttr{});
+      items.push_back(node(ir::Op::MakeSlice, {none, none, none}));
+    }
+    items.push_back(index);
+    return node(ir::Op::MakeTuple, items);
+  };
+  // The replacing node; the nodes it reads go before it.
+  auto finish = [&](ir::Op op, std::vector<ir::Value*> operands) {
+    auto last = std::make_unique<ir::Node>(op, n.loc());
+    for (ir::Value* v : operands) last->addOperand(v);
+    for (std::unique_ptr<ir::Node>& m : made) out.push_back(std::move(m));
+    return last;
+  };
+  ir::Value* x = attr->operand(0);
+  if (name == "unbind") {
+    if (!size.isKnown()) return nullptr;
+    std::vector<ir::Value*> parts;
+    for (int64_t k = 0; k < size.size; ++k) parts.push_back(node(ir::Op::GetItem, {x, indexWith(constant(k))}));
+    return finish(ir::Op::MakeTuple, parts);
+  }
+  if (name == "select") {
+    if (arg[1]->type().kind != ir::TypeKind::Int) return nullptr;
+    return finish(ir::Op::GetItem, {x, indexWith(arg[1])});
+  }
+  if (name == "index_select") {
+    const ir::Type& it = arg[1]->type();
+    if (!it.isTensor() || !it.dtype || !it.shape || it.shape->size() != 1 ||
+        (*it.dtype != ir::DType::I64 && *it.dtype != ir::DType::I32))
+      return nullptr;
+    return finish(ir::Op::GetItem, {x, indexWith(arg[1])});
+  }
+  std::optional<int64_t> start = constantInt(arg[1]), length = constantInt(arg[2]);
+  if (!size.isKnown() || !start || !length) return nullptr;
+  int64_t s = *start < 0 ? *start + size.size : *start;
+  if (*start < -size.size || *start > size.size || *length < 0 || s + *length > size.size) return nullptr;
+  return finish(ir::Op::GetItem, {x, indexWith(node(ir::Op::MakeSlice, {constant(s), constant(s + *length), constant(ir::NoneAttr{})}))});
+}
+
 bool rewriteBlock(ir::Block& b) {
   bool changed = false;
   Nodes out;
@@ -186,6 +287,7 @@ bool rewriteBlock(ir::Block& b) {
     }
     std::optional<ir::OpName> method = calledMethod(n);
     std::unique_ptr<ir::Node> replacement = likeOtherOp(b, n, out);
+    if (!replacement) replacement = indexAlongOp(b, n, out);
     if (!replacement) replacement = opFor(b, n, method, out);
     if (replacement) {
       replacement->adoptResults(n);
