@@ -109,6 +109,13 @@ Value makeTuple(std::vector<Value> items) {
   return Value::object(Kind::Tuple, std::move(o));
 }
 
+Value makeNamedTuple(std::vector<Value> items, std::vector<std::string> fields) {
+  auto o = std::make_shared<SeqObj>();
+  o->items = std::move(items);
+  o->fields = std::move(fields);
+  return Value::object(Kind::Tuple, std::move(o));
+}
+
 Value makeList(std::vector<Value> items) {
   auto o = std::make_shared<SeqObj>();
   o->items = std::move(items);

@@ -89,6 +89,9 @@ struct StrObj : Object {
 struct SeqObj : Object {
   ~SeqObj() override;
   std::vector<Value> items;
+  // A named tuple's field names, one per item (PyTorch's (values,
+  // indices) of sort and topk); empty for every other tuple and list.
+  std::vector<std::string> fields;
 };
 
 // Insertion-ordered dict with str keys (language.md §2).
@@ -171,6 +174,8 @@ Value makeException(ErrorClass c, std::string message);
 
 // Constructors for the common heap values.
 Value makeTuple(std::vector<Value> items);
+// A tuple whose items are also its attributes `fields` (r.values, r.indices).
+Value makeNamedTuple(std::vector<Value> items, std::vector<std::string> fields);
 Value makeList(std::vector<Value> items);
 Value makeDict();
 Value makeSlice(Value start, Value stop, Value step);

@@ -330,6 +330,7 @@ std::vector<std::string> attributeNames(const Value& obj) {
     names.insert(names.end(), tensorAttributeNames().begin(), tensorAttributeNames().end());
   }
   if (obj.is(Kind::Function)) names.push_back("__name__");
+  if (obj.is(Kind::Tuple)) names.insert(names.end(), obj.as<SeqObj>().fields.begin(), obj.as<SeqObj>().fields.end());
   if (obj.is(Kind::Range)) names.insert(names.end(), {"start", "stop", "step"});
   if (const MethodTable* table = methodsOf(obj.kind()))
     for (const auto& kv : *table) names.push_back(kv.first);
@@ -345,6 +346,11 @@ Value attribute(const Value& obj, const std::string& name, SourceLoc loc) {
     if (name == "start") return Value::integer(r.start);
     if (name == "stop") return Value::integer(r.stop);
     if (name == "step") return Value::integer(r.step);
+  }
+  if (obj.is(Kind::Tuple)) {
+    const SeqObj& t = obj.as<SeqObj>();
+    for (size_t i = 0; i < t.fields.size(); ++i)
+      if (t.fields[i] == name) return t.items[i];
   }
   if (const MethodTable* table = methodsOf(obj.kind())) {
     auto it = table->find(name);

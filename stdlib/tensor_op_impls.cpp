@@ -405,12 +405,14 @@ Value scanOp(OpCall& c) {
 Value sortOp(OpCall& c) {
   auto [values, indices] = sort(c.tensor("x"), c.integer("axis"), c.flag("descending"), c.loc);
   if (c.op == Op::ArgSort) return makeTensorValue(std::move(indices));
-  return makeTuple({makeTensorValue(std::move(values)), makeTensorValue(std::move(indices))});
+  return makeNamedTuple({makeTensorValue(std::move(values)), makeTensorValue(std::move(indices))},
+                        {"values", "indices"});
 }
 
 Value topkOp(OpCall& c) {
   auto [values, indices] = topk(c.tensor("x"), c.integer("k"), c.integer("axis"), c.flag("largest"), c.loc);
-  return makeTuple({makeTensorValue(std::move(values)), makeTensorValue(std::move(indices))});
+  return makeNamedTuple({makeTensorValue(std::move(values)), makeTensorValue(std::move(indices))},
+                        {"values", "indices"});
 }
 
 Value triangleOp(OpCall& c) {
