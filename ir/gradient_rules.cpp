@@ -316,24 +316,6 @@ void GradSoftplus(GradientBuilder& b) {
   if (b.wanted[0]) b.grads[0] = b.mul(b.adjoint, b.emit(Op::Sigmoid, {b.operands[0]}));
 }
 
-void GradLog1p(GradientBuilder& b) {
-  if (b.wanted[0]) b.grads[0] = b.div(b.adjoint, b.add(b.operands[0], b.constant(1.0)));
-}
-
-// From the result, as PyTorch's: e^x = expm1(x) + 1, 1 / cos^2 x = 1 + tan^2 x.
-void GradExpm1(GradientBuilder& b) {
-  if (b.wanted[0]) b.grads[0] = b.mul(b.adjoint, b.add(b.result(), b.constant(1.0)));
-}
-void GradTan(GradientBuilder& b) {
-  if (b.wanted[0]) b.grads[0] = b.mul(b.adjoint, b.add(b.mul(b.result(), b.result()), b.constant(1.0)));
-}
-
-void GradAtan(GradientBuilder& b) {
-  if (!b.wanted[0]) return;
-  Value* x = b.operands[0];
-  b.grads[0] = b.div(b.adjoint, b.add(b.mul(x, x), b.constant(1.0)));
-}
-
 void GradWhere(GradientBuilder& b) {
   Value* c = b.operands[0];
   if (b.wanted[1]) b.grads[1] = b.sumTo(b.emit(Op::Where, {c, b.adjoint, b.constant(0.0)}), b.operands[1]);

@@ -1,8 +1,8 @@
 // The gradient rules (see gradient.h) of the ops that move, select or
 // accumulate elements by position: permutations (transpose, permute),
-// scans (cumsum, cumprod), resampling (interpolate), triangles (tril,
-// triu), masked_fill, outer and repeat. Each is the same kind of op
-// applied to the adjoint the other way round.
+// scans (cumsum, cumprod), resampling (interpolate), flip, roll, triangles
+// (tril, triu), masked_fill, outer and repeat. Each is the same kind of
+// op applied to the adjoint the other way round.
 #include <algorithm>
 #include <string>
 #include <utility>

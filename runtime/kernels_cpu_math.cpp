@@ -39,6 +39,14 @@ void registerFloat(KernelTable& r) {
   NN_UNARY(Expm1, T, std::expm1(x));
   NN_UNARY(Tan, T, std::tan(x));
   NN_UNARY(Atan, T, std::atan(x));
+  NN_UNARY(Reciprocal, T, T(1) / x);
+  NN_UNARY(Log2, T, std::log2(x));
+  NN_UNARY(Log10, T, std::log10(x));
+  NN_UNARY(Sinh, T, std::sinh(x));
+  NN_UNARY(Cosh, T, std::cosh(x));
+  NN_UNARY(Asin, T, std::asin(x));
+  NN_UNARY(Acos, T, std::acos(x));
+  NN_UNARY(Square, T, x * x);
   NN_UNARY(Floor, T, std::floor(x));
   NN_UNARY(Ceil, T, std::ceil(x));
   NN_UNARY(Round, T, std::nearbyint(x));  // halves to even
@@ -70,6 +78,7 @@ void registerFiniteClass(KernelTable& r) {
 template <class T>
 void registerInt(KernelTable& r) {
   NN_UNARY(Abs, T, x < 0 ? wrapNeg(x) : x);
+  NN_UNARY(Square, T, T(std::make_unsigned_t<T>(x) * std::make_unsigned_t<T>(x)));  // wrapping
   NN_UNARY(Sign, T, (x > 0) - (x < 0));
   NN_UNARY(Relu, T, x > 0 ? x : T(0));
   NN_UNARY(Floor, T, x);

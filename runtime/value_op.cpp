@@ -20,6 +20,8 @@ bool isValueOp(Op op) {
     case Op::Exp: case Op::Log: case Op::Sqrt: case Op::Rsqrt: case Op::Abs: case Op::Sign:
     case Op::Sin: case Op::Cos: case Op::Tanh: case Op::Sigmoid: case Op::Relu: case Op::Gelu:
     case Op::Erf: case Op::Silu: case Op::Softplus: case Op::Log1p: case Op::Expm1: case Op::Tan: case Op::Atan:
+    case Op::Reciprocal: case Op::Log2: case Op::Log10: case Op::Sinh: case Op::Cosh: case Op::Asin: case Op::Acos:
+    case Op::Square:
     case Op::Floor: case Op::Ceil: case Op::Round: case Op::IsNan:
     case Op::IsInf: case Op::IsFinite: case Op::LogicalNot:
     case Op::Maximum: case Op::Minimum: case Op::LogicalAnd: case Op::LogicalOr: case Op::Where:
@@ -99,6 +101,8 @@ Value runValueOp(const ir::Node& n, const Value* const* in, unsigned consumable)
     case Op::Exp: case Op::Log: case Op::Sqrt: case Op::Rsqrt: case Op::Abs: case Op::Sign:
     case Op::Sin: case Op::Cos: case Op::Tanh: case Op::Sigmoid: case Op::Relu: case Op::Gelu:
     case Op::Erf: case Op::Silu: case Op::Softplus: case Op::Log1p: case Op::Expm1: case Op::Tan: case Op::Atan:
+    case Op::Reciprocal: case Op::Log2: case Op::Log10: case Op::Sinh: case Op::Cosh: case Op::Asin: case Op::Acos:
+    case Op::Square:
     case Op::Floor: case Op::Ceil: case Op::Round: case Op::IsNan:
     case Op::IsInf: case Op::IsFinite: case Op::LogicalNot:
       return mathUnary(op, *in[0], loc, consumable);

@@ -545,6 +545,7 @@ const KernelTable& cudaKernels() {
       t.addUnary(Op::Neg, d, unaryKernel<Unary::Neg>);
       t.addUnary(Op::Pos, d, unaryKernel<Unary::Pos>);
       t.addUnary(Op::Abs, d, unaryKernel<Unary::Abs>);
+      t.addUnary(Op::Square, d, unaryKernel<Unary::Square>);
       t.addUnary(Op::Sign, d, unaryKernel<Unary::Sign>);
       t.addBinary(Op::Pow, d, binaryKernel<Binary::Pow>);
       t.addUnary(Op::Relu, d, unaryKernel<Unary::Relu>);
@@ -605,6 +606,13 @@ const KernelTable& cudaKernels() {
       t.addUnary(Op::Expm1, d, unaryKernel<Unary::Expm1>);
       t.addUnary(Op::Tan, d, unaryKernel<Unary::Tan>);
       t.addUnary(Op::Atan, d, unaryKernel<Unary::Atan>);
+      t.addUnary(Op::Reciprocal, d, unaryKernel<Unary::Reciprocal>);
+      t.addUnary(Op::Log2, d, unaryKernel<Unary::Log2>);
+      t.addUnary(Op::Log10, d, unaryKernel<Unary::Log10>);
+      t.addUnary(Op::Sinh, d, unaryKernel<Unary::Sinh>);
+      t.addUnary(Op::Cosh, d, unaryKernel<Unary::Cosh>);
+      t.addUnary(Op::Asin, d, unaryKernel<Unary::Asin>);
+      t.addUnary(Op::Acos, d, unaryKernel<Unary::Acos>);
     }
     for (DType d : {DType::Bool, DType::I32, DType::I64, DType::F32, DType::F64}) {
       t.add<Op::Prod>(d, reduceKernel<Reduce::Prod>);

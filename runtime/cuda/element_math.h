@@ -111,11 +111,13 @@ NN_HOST_DEVICE T applyUnary(Unary op, T x) {
       case Unary::Abs: return x < 0 ? static_cast<T>(U(0) - static_cast<U>(x)) : x;
       case Unary::Sign: return static_cast<T>((x > 0) - (x < 0));
       case Unary::Relu: return x > 0 ? x : T(0);
+      case Unary::Square: return static_cast<T>(static_cast<U>(x) * static_cast<U>(x));  // wrapping
       default: return x;  // Pos, and Floor, Ceil, Round of an integer
     }
   } else {
-    using std::ceil, std::cos, std::erf, std::exp, std::fabs, std::floor, std::log, std::log1p, std::rint, std::sin,
-        std::sqrt, std::tanh;
+    using std::acos, std::asin, std::atan, std::ceil, std::cos, std::cosh, std::erf, std::exp, std::expm1, std::fabs,
+        std::floor, std::log, std::log10, std::log1p, std::log2, std::rint, std::sin, std::sinh, std::sqrt, std::tan,
+        std::tanh;
     switch (op) {
       case Unary::Neg: return -x;
       case Unary::Pos: return x;
@@ -136,6 +138,14 @@ NN_HOST_DEVICE T applyUnary(Unary op, T x) {
       case Unary::Expm1: return expm1(x);
       case Unary::Tan: return tan(x);
       case Unary::Atan: return atan(x);
+      case Unary::Reciprocal: return T(1) / x;
+      case Unary::Log2: return log2(x);
+      case Unary::Log10: return log10(x);
+      case Unary::Sinh: return sinh(x);
+      case Unary::Cosh: return cosh(x);
+      case Unary::Asin: return asin(x);
+      case Unary::Acos: return acos(x);
+      case Unary::Square: return x * x;
       case Unary::Floor: return floor(x);
       case Unary::Ceil: return ceil(x);
       case Unary::Round: return rint(x);  // halves to even, as nearbyint

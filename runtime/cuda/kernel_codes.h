@@ -67,7 +67,7 @@ enum class Binary : int {
 };
 enum class Unary : int {
   Neg, Pos, Exp, Log, Sqrt, Rsqrt, Sin, Cos, Tanh, Sigmoid, Relu, Gelu, Erf, Silu, Softplus, Log1p, Expm1, Tan, Atan,
-  Floor, Ceil, Round, Abs, Sign, Not, Invert
+  Reciprocal, Log2, Log10, Sinh, Cosh, Asin, Acos, Square, Floor, Ceil, Round, Abs, Sign, Not, Invert
 };
 enum class Predicate : int { IsNan, IsInf, IsFinite };
 enum class Compare : int { Lt, Le, Gt, Ge, Eq, Ne };

@@ -261,6 +261,14 @@ llvm::Value* ElementwiseEmitter::floatUnary(Op op, llvm::Value* x, std::string& 
     case Op::Expm1: return libm("expm1", x);
     case Op::Tan: return libm("tan", x);
     case Op::Atan: return libm("atan", x);
+    case Op::Reciprocal: return b_.CreateFDiv(one, x);
+    case Op::Log2: return intrinsic(llvm::Intrinsic::log2, x);
+    case Op::Log10: return intrinsic(llvm::Intrinsic::log10, x);
+    case Op::Sinh: return libm("sinh", x);
+    case Op::Cosh: return libm("cosh", x);
+    case Op::Asin: return libm("asin", x);
+    case Op::Acos: return libm("acos", x);
+    case Op::Square: return b_.CreateFMul(x, x);
     case Op::Floor: return intrinsic(llvm::Intrinsic::floor, x);
     case Op::Ceil: return intrinsic(llvm::Intrinsic::ceil, x);
     case Op::Round: return intrinsic(llvm::Intrinsic::nearbyint, x);  // halves to even
@@ -359,6 +367,7 @@ Element ElementwiseEmitter::unary(Op op, const Element& x, DType resultType, std
         r = b_.CreateSub(b_.CreateZExt(b_.CreateICmpSGT(a, zero), t), b_.CreateZExt(b_.CreateICmpSLT(a, zero), t));
         break;
       case Op::Relu: r = b_.CreateSelect(b_.CreateICmpSGT(a, zero), a, zero); break;
+      case Op::Square: r = b_.CreateMul(a, a); break;  // wrapping
       case Op::IsNan: case Op::IsInf: r = b_.getFalse(); break;
       case Op::IsFinite: r = b_.getTrue(); break;
       default: why = std::string(ir::opInfo(op).name) + " has no kernel for integer tensors"; break;

@@ -190,7 +190,7 @@ void checkArithmetic() {
   for (auto [op, code] : {std::pair{Op::Neg, Unary::Neg}, std::pair{Op::Pos, Unary::Pos}, std::pair{Op::Abs, Unary::Abs},
                           std::pair{Op::Sign, Unary::Sign}, std::pair{Op::Relu, Unary::Relu},
                           std::pair{Op::Floor, Unary::Floor}, std::pair{Op::Ceil, Unary::Ceil},
-                          std::pair{Op::Round, Unary::Round}})
+                          std::pair{Op::Round, Unary::Round}, std::pair{Op::Square, Unary::Square}})
     checkUnary<T>(op, code, false);
 }
 
@@ -208,7 +208,10 @@ TEST(CudaElementMath, FloatsAsTheCpuComputesThem) {
                             std::pair{Op::Erf, Unary::Erf}, std::pair{Op::Silu, Unary::Silu},
                             std::pair{Op::Softplus, Unary::Softplus}, std::pair{Op::Log1p, Unary::Log1p},
                             std::pair{Op::Expm1, Unary::Expm1}, std::pair{Op::Tan, Unary::Tan},
-                            std::pair{Op::Atan, Unary::Atan}})
+                            std::pair{Op::Atan, Unary::Atan}, std::pair{Op::Reciprocal, Unary::Reciprocal},
+                            std::pair{Op::Log2, Unary::Log2}, std::pair{Op::Log10, Unary::Log10},
+                            std::pair{Op::Sinh, Unary::Sinh}, std::pair{Op::Cosh, Unary::Cosh},
+                            std::pair{Op::Asin, Unary::Asin}, std::pair{Op::Acos, Unary::Acos}})
       checkUnary<T>(op, code, true);
   };
   floats(float{});
