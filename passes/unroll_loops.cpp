@@ -229,7 +229,10 @@ class Unroller {
     size_t j = 0;
     while (j < cond.numArgs() && cond.arg(j) != lt.operand(0)) ++j;
     if (j == cond.numArgs() || j >= loop.operands().size() || j >= body.numArgs()) return false;
-    if (lt.operand(1)->owner() == &cond && lt.operand(1)->def()->op() != Op::Const) return false;
+    // The bound: a constant, or a value from outside the loop; not one the
+    // loop carries (a block argument of cond, which has no defining node).
+    const Node* boundDef = lt.operand(1)->def();
+    if (lt.operand(1)->owner() == &cond && (!boundDef || boundDef->op() != Op::Const)) return false;
     const Node* yield = body.terminator();
     if (!yield || yield->op() != Op::Yield || j >= yield->operands().size() ||
         !isAddOne(yield->operand(j), body.arg(j)))
