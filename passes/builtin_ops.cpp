@@ -193,10 +193,10 @@ std::unique_ptr<ir::Node> indexAlongOp(ir::Block& b, ir::Node& n, Nodes& out) {
   const ir::Node* attr = n.operand(0)->def();
   if (!attr || attr->op() != ir::Op::GetAttr) return nullptr;
   const std::string& name = attr->strAttr("name");
-  std::vector<std::string> params = name == "narrow"                               ? std::vector<std::string>{"dim", "start", "length"}
-                                     : name == "select" || name == "index_select" ? std::vector<std::string>{"dim", "index"}
-                                     : name == "unbind"                             ? std::vector<std::string>{"dim"}
-                                                                                    : std::vector<std::string>{};
+  std::vector<std::string> params;  // in PyTorch's order
+  if (name == "narrow") params = {"dim", "start", "length"};
+  else if (name == "select" || name == "index_select") params = {"dim", "index"};
+  else if (name == "unbind") params = {"dim"};
   const ir::Type& xt = attr->operand(0)->type();
   if (params.empty() || !xt.isTensor() || !xt.shape || xt.shape->empty()) return nullptr;
   // The arguments by parameter: positional, then keywords.
@@ -211,7 +211,8 @@ std::unique_ptr<ir::Node> indexAlongOp(ir::Block& b, ir::Node& n, Nodes& out) {
     arg[static_cast<size_t>(at - params.begin())] = n.operand(1 + npos + k);
   }
   int64_t rank = static_cast<int64_t>(xt.shape->size());
-  std::optional<int64_t> dim = arg[0] ? constantInt(arg[0]) : name == "unbind" ? std::optional<int64_t>(0) : std::nullopt;
+  std::optional<int64_t> dim = arg[0] ? constantInt(arg[0]) : std::nullopt;
+  if (!arg[0] && name == "unbind") dim = 0;
   if (!dim || *dim < -rank || *dim >= rank) return nullptr;
   if (*dim < 0) *dim += rank;
   const ir::Dim& size = (*xt.shape)[static_cast<size_t>(*dim)];
@@ -271,7 +272,8 @@ std::unique_ptr<ir::Node> indexAlongOp(ir::Block& b, ir::Node& n, Nodes& out) {
   if (!size.isKnown() || !start || !length) return nullptr;
   int64_t s = *start < 0 ? *start + size.size : *start;
   if (*start < -size.size || *start > size.size || *length < 0 || s + *length > size.size) return nullptr;
-  return finish(ir::Op::GetItem, {x, indexWith(node(ir::Op::MakeSlice, {constant(s), constant(s + *length), constant(ir::NoneAttr{})}))});
+  ir::Value* window = node(ir::Op::MakeSlice, {constant(s), constant(s + *length), constant(ir::NoneAttr{})});
+  return finish(ir::Op::GetItem, {x, indexWith(window)});
 }
 
 bool rewriteBlock(ir::Block& b) {

@@ -24,6 +24,9 @@ using BuiltinTable = std::map<std::string, rt::BuiltinFn>;
 // The builtins of the tensor ops marked FUNC, and seed() (builtins_tensor.cpp).
 void addTensorBuiltins(BuiltinTable& table);
 rt::Value tensorAttribute(const rt::Value& obj, const std::string& name, SourceLoc loc);
+// PyTorch's tensor methods that are no op of their own (x.to(dtype),
+// x.view_as(y), x.narrow, ...; pytorch_methods.cpp), or null.
+rt::BuiltinFn pytorchTensorMethod(const std::string& name);
 // A tensor's attributes and methods that are not tensor ops (shape, size, ...).
 const std::vector<std::string>& tensorAttributeNames();
 // A tensor math op applied by a core builtin (abs(t), round(t)).

@@ -96,27 +96,6 @@ Value bTensorMethod(CallContext& c, std::vector<Value>& args) {
   return callTensorOp(named, m.op, args);
 }
 
-// x.to(device), and PyTorch's x.to(dtype), x.to(device, dtype) and the
-// keyword forms: the copy onto the device, then the conversion.
-Value bTo(CallContext& c, std::vector<Value>& args) {
-  if (args.size() > 3)
-    fail(c.loc, "to() takes a device and a dtype (" + std::to_string(args.size() - 1) + " arguments given)",
-         ErrorClass::TypeError);
-  std::optional<Value> dtype;
-  if (const Value* d = c.kw("dtype")) dtype = *d;
-  else if (args.size() == 2 && args[1].is(Kind::DType)) dtype = args[1], args.pop_back();
-  else if (args.size() == 3) dtype = args[2], args.pop_back();
-  std::vector<std::string> kwnames;
-  std::vector<Value> kwargs;
-  for (size_t i = 0; i < c.kwnames.size(); ++i)
-    if (c.kwnames[i] != "dtype") kwnames.push_back(c.kwnames[i]), kwargs.push_back(c.kwargs[i]);
-  CallContext rest{c.interp, c.loc, kwnames, kwargs, c.name};
-  Value x = args.size() > 1 || !kwnames.empty() || !dtype ? callTensorOp(rest, ir::Op::ToDevice, args) : args[0];
-  if (!dtype) return x;
-  std::vector<Value> params{x, *dtype};
-  return runTensorOp(c.interp, ir::Op::AsType, params, c.loc);
-}
-
 // x.max(y) of two tensors is elementwise, as in PyTorch; x.max(1) reduces.
 Value bMinMaxMethod(CallContext& c, std::vector<Value>& args) {
   ir::Op op = *ir::methodOp(c.name);
@@ -167,104 +146,12 @@ Value bDim(CallContext& c, std::vector<Value>& args) {
   return Value::integer(tensorOf(args[0]).ndim());
 }
 
-// PyTorch's x.view_as(y), x.reshape_as(y), x.expand_as(y) and
-// x.type_as(y): the op with y's shape or dtype.
-Value bLikeOther(CallContext& c, std::vector<Value>& args) {
-  c.checkKeywordsUsed(c.name.c_str());
-  checkArity(c, args, 2, 2);
-  if (!args[1].is(Kind::Tensor))
-    fail(c.loc, c.name + "() argument must be a Tensor, not " + typeName(args[1]), ErrorClass::TypeError);
-  const Tensor& other = tensorOf(args[1]);
-  std::vector<Value> params{args[0]};
-  if (c.name == "type_as") {
-    params.push_back(Value::dtype(static_cast<int>(other.dtype())));
-    return runTensorOp(c.interp, ir::Op::AsType, params, c.loc);
-  }
-  params.push_back(tensorAttribute(args[1], "shape", c.loc));
-  return runTensorOp(c.interp, c.name == "expand_as" ? ir::Op::Expand : ir::Op::Reshape, params, c.loc);
-}
-
-// x[(:,) * dim + (index,)], on the tape as that indexing is.
-Value indexAlong(CallContext& c, const Value& x, int64_t dim, Value index) {
-  std::vector<Value> items(static_cast<size_t>(dim), makeSlice(Value::none(), Value::none(), Value::none()));
-  items.push_back(std::move(index));
-  Value key = makeTuple(std::move(items));
-  Value out = getItem(x, key, c.loc);
-  if (rt::Tape* tape = c.interp.tape()) tape->recordOp(ir::Op::GetItem, c.loc, {x, key}, out);
-  return out;
-}
-
-// The int argument `name` (positional at `at`, or by keyword), or `fallback`.
-int64_t intArg(CallContext& c, std::vector<Value>& args, size_t at, const char* name, std::optional<int64_t> fallback) {
-  const Value* v = c.kw(name);
-  if (v && args.size() > at) fail(c.loc, c.name + "() got multiple values for argument '" + name + "'", ErrorClass::TypeError);
-  if (!v && args.size() > at) v = &args[at];
-  if (!v) {
-    if (!fallback) fail(c.loc, c.name + "() missing required argument '" + name + "'", ErrorClass::TypeError);
-    return *fallback;
-  }
-  if (!v->isIntLike()) fail(c.loc, c.name + "(): " + name + " must be an int, not " + typeName(*v), ErrorClass::TypeError);
-  return v->asInt();
-}
-
-// PyTorch's x.narrow(dim, start, length), x.select(dim, index),
-// x.unbind(dim=0) and x.index_select(dim, index): x indexed along dim (a
-// slice, an int, each int, an index tensor), with PyTorch's checks.
-Value bIndexAlong(CallContext& c, std::vector<Value>& args) {
-  const Tensor& x = tensorOf(args[0]);
-  bool unbind = c.name == "unbind";
-  size_t most = c.name == "narrow" ? 4 : unbind ? 2 : 3;
-  if (args.size() > most)
-    fail(c.loc, c.name + "() takes " + std::to_string(most - 1) + " arguments (" + std::to_string(args.size() - 1) + " given)",
-         ErrorClass::TypeError);
-  if (x.ndim() == 0) fail(c.loc, c.name + "(): expects a tensor with at least 1 dimension, got " + typeString(x));
-  int64_t dim = normalizeAxis(intArg(c, args, 1, "dim", unbind ? std::optional<int64_t>(0) : std::nullopt),
-                              static_cast<int>(x.ndim()), c.loc, c.name.c_str());
-  int64_t n = x.dim(static_cast<int>(dim));
-  if (c.name == "narrow") {
-    int64_t start = intArg(c, args, 2, "start", std::nullopt), length = intArg(c, args, 3, "length", std::nullopt);
-    if (start < -n || start > n)
-      fail(c.loc, "narrow(): start " + std::to_string(start) + " is out of range for a dimension of size " + std::to_string(n),
-           ErrorClass::IndexError);
-    if (start < 0) start += n;
-    if (length < 0 || start + length > n)
-      fail(c.loc, "narrow(): start (" + std::to_string(start) + ") + length (" + std::to_string(length) +
-                      ") exceeds dimension size (" + std::to_string(n) + ")");
-    c.checkKeywordsUsed("narrow");
-    return indexAlong(c, args[0], dim, makeSlice(Value::integer(start), Value::integer(start + length), Value::none()));
-  }
-  if (unbind) {
-    c.checkKeywordsUsed("unbind");
-    std::vector<Value> parts;
-    for (int64_t i = 0; i < n; ++i) parts.push_back(indexAlong(c, args[0], dim, Value::integer(i)));
-    return makeTuple(std::move(parts));
-  }
-  const Value* kw = c.kw("index");
-  if (kw && args.size() > 2) fail(c.loc, c.name + "() got multiple values for argument 'index'", ErrorClass::TypeError);
-  if (!kw && args.size() < 3) fail(c.loc, c.name + "() missing required argument 'index'", ErrorClass::TypeError);
-  Value index = kw ? *kw : args[2];
-  c.checkKeywordsUsed(c.name.c_str());
-  if (c.name == "select") {
-    if (!index.isIntLike()) fail(c.loc, std::string("select(): index must be an int, not ") + typeName(index), ErrorClass::TypeError);
-    return indexAlong(c, args[0], dim, index);
-  }
-  if (!index.is(Kind::Tensor) || isFloating(tensorOf(index).dtype()) || tensorOf(index).dtype() == DType::Bool ||
-      tensorOf(index).ndim() > 1)
-    fail(c.loc, "index_select(): index must be a 0-d or 1-d integer tensor, not " +
-                    (index.is(Kind::Tensor) ? typeString(tensorOf(index)) : std::string(typeName(index))),
-         ErrorClass::TypeError);
-  const Tensor& i = tensorOf(index);
-  return indexAlong(c, args[0], dim, i.ndim() == 0 ? makeTensorValue(reshape(i, {1}, c.loc)) : index);
-}
-
 // The tensor methods that are no op, by name.
 BuiltinFn ownMethod(const std::string& name) {
   if (name == "size") return bSize;
   if (name == "numel") return bNumel;
   if (name == "dim") return bDim;
-  if (name == "view_as" || name == "reshape_as" || name == "expand_as" || name == "type_as") return bLikeOther;
-  if (name == "narrow" || name == "select" || name == "unbind" || name == "index_select") return bIndexAlong;
-  return nullptr;
+  return pytorchTensorMethod(name);
 }
 
 // PyTorch's in-place forms (x.add_(1), x.zero_()) have no counterpart:
@@ -323,7 +210,7 @@ Value tensorAttribute(const Value& obj, const std::string& name, SourceLoc loc) 
   if (name == "T") return makeTensorValue(transpose(t, {}, loc));
   // PyTorch's method forms: x.exp() is exp(x), x.softmax(1) is softmax(x, 1).
   std::optional<ir::Op> op = ir::methodOp(name);
-  BuiltinFn fn = name == "to" ? bTo : op ? methodFn(*op) : ownMethod(name);
+  BuiltinFn fn = name == "to" ? pytorchTensorMethod(name) : op ? methodFn(*op) : ownMethod(name);
   if (!fn) {
     if (std::string hint = inPlaceHint(name); !hint.empty())
       fail(loc, "'Tensor' object has no attribute '" + name + "'" + hint, ErrorClass::AttributeError);
