@@ -252,7 +252,10 @@ std::unique_ptr<ir::Node> indexAlongOp(ir::Block& b, ir::Node& n, Nodes& out) {
   };
   ir::Value* x = attr->operand(0);
   if (name == "unbind") {
-    if (!size.isKnown()) return nullptr;
+    // One indexing per slice: beyond a few dozen, the call (one node) is
+    // cheaper to compile than the tuple it makes.
+    constexpr int64_t kMaxUnbound = 64;
+    if (!size.isKnown() || size.size > kMaxUnbound) return nullptr;
     std::vector<ir::Value*> parts;
     for (int64_t k = 0; k < size.size; ++k) parts.push_back(node(ir::Op::GetItem, {x, indexWith(constant(k))}));
     return finish(ir::Op::MakeTuple, parts);
