@@ -11,11 +11,6 @@ const Attr* constantOf(const Value* v) {
   return d && d->op() == Op::Const ? d->attr("value") : nullptr;
 }
 
-std::optional<int64_t> constInt(const Value* v) {
-  const Attr* a = constantOf(v);
-  if (const int64_t* i = a ? std::get_if<int64_t>(a) : nullptr) return *i;
-  return std::nullopt;
-}
 
 // The elements of a literal tuple or list; null when `v` is not one.
 const std::vector<Value*>* literalItems(const Value* v) {
@@ -42,6 +37,12 @@ std::vector<const Value*> variadicItems(std::vector<const Value*> args) {
 }
 
 }  // namespace
+
+std::optional<int64_t> constInt(const Value* v) {
+  const Attr* a = constantOf(v);
+  if (const int64_t* i = a ? std::get_if<int64_t>(a) : nullptr) return *i;
+  return std::nullopt;
+}
 
 std::optional<Attr> constantAttr(const Value* v, const Param& p) {
   if (p.type == AttrType::DType) {

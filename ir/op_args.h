@@ -71,5 +71,7 @@ OpArgs argsOf(const Node& n);
 // `v` as a constant for parameter `p` (an attribute of p's type); nullopt
 // when it is not one.
 std::optional<Attr> constantAttr(const Value* v, const Param& p);
+// The value of an int constant (a `const` node's int), or nullopt.
+std::optional<int64_t> constInt(const Value* v);
 
 }  // namespace nn::ir

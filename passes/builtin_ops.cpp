@@ -179,14 +179,6 @@ std::unique_ptr<ir::Node> likeOtherOp(ir::Block& b, ir::Node& n, Nodes& out) {
   return node;
 }
 
-// A constant int operand's value.
-std::optional<int64_t> constantInt(const ir::Value* v) {
-  const ir::Node* d = v->def();
-  if (!d || d->op() != ir::Op::Const) return std::nullopt;
-  const int64_t* i = std::get_if<int64_t>(d->attr("value"));
-  return i ? std::optional<int64_t>(*i) : std::nullopt;
-}
-
 // The node replacing x.narrow/select/index_select/unbind in call `n` by
 // indexing along the dim, with the nodes it reads before it; or null.
 std::unique_ptr<ir::Node> indexAlongOp(ir::Block& b, ir::Node& n, Nodes& out) {
@@ -211,7 +203,7 @@ std::unique_ptr<ir::Node> indexAlongOp(ir::Block& b, ir::Node& n, Nodes& out) {
     arg[static_cast<size_t>(at - params.begin())] = n.operand(1 + npos + k);
   }
   int64_t rank = static_cast<int64_t>(xt.shape->size());
-  std::optional<int64_t> dim = arg[0] ? constantInt(arg[0]) : std::nullopt;
+  std::optional<int64_t> dim = arg[0] ? ir::constInt(arg[0]) : std::nullopt;
   if (!arg[0] && name == "unbind") dim = 0;
   if (!dim || *dim < -rank || *dim >= rank) return nullptr;
   if (*dim < 0) *dim += rank;
@@ -271,7 +263,7 @@ std::unique_ptr<ir::Node> indexAlongOp(ir::Block& b, ir::Node& n, Nodes& out) {
       return nullptr;
     return finish(ir::Op::GetItem, {x, indexWith(arg[1])});
   }
-  std::optional<int64_t> start = constantInt(arg[1]), length = constantInt(arg[2]);
+  std::optional<int64_t> start = ir::constInt(arg[1]), length = ir::constInt(arg[2]);
   if (!size.isKnown() || !start || !length) return nullptr;
   int64_t s = *start < 0 ? *start + size.size : *start;
   if (*start < -size.size || *start > size.size || *length < 0 || s + *length > size.size) return nullptr;

@@ -24,6 +24,7 @@
 #include <memory>
 #include <optional>
 
+#include "ir/op_args.h"
 #include "ir/shape_rules.h"
 #include "passes/passes.h"
 
@@ -34,14 +35,6 @@ using ir::Node;
 using ir::Op;
 using Nodes = std::vector<std::unique_ptr<Node>>;
 
-std::optional<int64_t> constInt(const ir::Value* v) {
-  const Node* d = v->def();
-  if (!d || d->op() != Op::Const) return std::nullopt;
-  const auto* i = std::get_if<int64_t>(d->attr("value"));
-  if (!i) return std::nullopt;
-  return *i;
-}
-
 // The pieces' sizes along an axis of length `len`, or nullopt when the
 // runtime would raise (or the sizes are not constants).
 std::optional<std::vector<int64_t>> pieceSizes(const Node& n, int64_t len) {
@@ -51,7 +44,7 @@ std::optional<std::vector<int64_t>> pieceSizes(const Node& n, int64_t len) {
     return ir::shape_rules::evenSplit(len, ir::shape_rules::chunkSize(len, chunks));
   }
   const ir::Value* sizesArg = n.operand(1);
-  if (std::optional<int64_t> size = constInt(sizesArg)) {
+  if (std::optional<int64_t> size = ir::constInt(sizesArg)) {
     if (*size <= 0) return std::nullopt;
     return ir::shape_rules::evenSplit(len, *size);
   }
@@ -60,7 +53,7 @@ std::optional<std::vector<int64_t>> pieceSizes(const Node& n, int64_t len) {
   std::vector<int64_t> sizes;
   int64_t total = 0;
   for (const ir::Value* v : list->operands()) {
-    std::optional<int64_t> s = constInt(v);
+    std::optional<int64_t> s = ir::constInt(v);
     if (!s || *s < 0) return std::nullopt;
     sizes.push_back(*s);
     total += *s;

@@ -151,7 +151,7 @@ BuiltinFn ownMethod(const std::string& name) {
   if (name == "size") return bSize;
   if (name == "numel") return bNumel;
   if (name == "dim") return bDim;
-  return pytorchTensorMethod(name);
+  return nullptr;
 }
 
 // PyTorch's in-place forms (x.add_(1), x.zero_()) have no counterpart:
@@ -159,7 +159,7 @@ BuiltinFn ownMethod(const std::string& name) {
 std::string inPlaceHint(const std::string& name) {
   if (name.size() < 2 || name.back() != '_' || name[name.size() - 2] == '_') return "";
   std::string plain = name.substr(0, name.size() - 1);
-  std::string instead = ir::methodOp(plain) || ownMethod(plain) ? "x = x." + plain + "(...)"
+  std::string instead = ir::methodOp(plain) || ownMethod(plain) || pytorchTensorMethod(plain) ? "x = x." + plain + "(...)"
                         : plain == "zero"                        ? "x = zeros_like(x)"
                         : plain == "fill"                        ? "x = full_like(x, value)"
                         : plain == "copy"                        ? "x = y"
@@ -210,7 +210,10 @@ Value tensorAttribute(const Value& obj, const std::string& name, SourceLoc loc) 
   if (name == "T") return makeTensorValue(transpose(t, {}, loc));
   // PyTorch's method forms: x.exp() is exp(x), x.softmax(1) is softmax(x, 1).
   std::optional<ir::Op> op = ir::methodOp(name);
-  BuiltinFn fn = name == "to" ? pytorchTensorMethod(name) : op ? methodFn(*op) : ownMethod(name);
+  // PyTorch's own methods first: `to` is also an op's method, and takes a
+  // dtype besides the op's device.
+  BuiltinFn fn = pytorchTensorMethod(name);
+  if (!fn) fn = op ? methodFn(*op) : ownMethod(name);
   if (!fn) {
     if (std::string hint = inPlaceHint(name); !hint.empty())
       fail(loc, "'Tensor' object has no attribute '" + name + "'" + hint, ErrorClass::AttributeError);
