@@ -13,6 +13,14 @@ void Allocator::count(ptrdiff_t delta) {
   }
 }
 
+void MemoryCap::admit(size_t bytes) {
+  size_t before = used_.fetch_add(bytes, std::memory_order_relaxed);
+  if (before + bytes > limit_.load(std::memory_order_relaxed) || before + bytes < before) {
+    used_.fetch_sub(bytes, std::memory_order_relaxed);
+    throw MemoryLimitExceeded();
+  }
+}
+
 static size_t roundUp(size_t bytes) {
   size_t rounded = (bytes + CpuAllocator::kAlignment - 1) / CpuAllocator::kAlignment * CpuAllocator::kAlignment;
   return rounded == 0 ? CpuAllocator::kAlignment : rounded;
@@ -22,6 +30,16 @@ CpuAllocator::~CpuAllocator() { releaseCache(); }
 
 void* CpuAllocator::allocate(size_t bytes) {
   if (injectedFailure()) throw std::bad_alloc();
+  if (cap_) cap_->admit(bytes);
+  try {
+    return take(bytes);
+  } catch (...) {
+    if (cap_) cap_->release(bytes);
+    throw;
+  }
+}
+
+void* CpuAllocator::take(size_t bytes) {
   size_t rounded = roundUp(bytes);
   void* p = nullptr;
   if (rounded >= kCacheFrom) {
@@ -45,6 +63,7 @@ void* CpuAllocator::allocate(size_t bytes) {
 
 void CpuAllocator::deallocate(void* p, size_t bytes) {
   count(-static_cast<ptrdiff_t>(bytes));
+  if (cap_) cap_->release(bytes);
   size_t rounded = roundUp(bytes);
   if (rounded >= kCacheFrom) {
     std::lock_guard<std::mutex> lock(mutex_);

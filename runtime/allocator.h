@@ -5,10 +5,38 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <mutex>
+#include <new>
 #include <unordered_map>
 
 namespace nn::rt {
+
+// A cap on the bytes a state's host allocators hold together (the
+// embedding API's memory limit, include/nn/nn.h): the context's CPU
+// devices share one. Bytes are admitted before they are allocated, so an
+// allocation past the cap fails before it touches the system's memory.
+class MemoryCap {
+ public:
+  // Counts `bytes` in; throws MemoryLimitExceeded (and counts nothing)
+  // when that would pass the limit.
+  void admit(size_t bytes);
+  void release(size_t bytes) { used_.fetch_sub(bytes, std::memory_order_relaxed); }
+  // SIZE_MAX: no limit.
+  void setLimit(size_t bytes) { limit_.store(bytes); }
+  size_t limit() const { return limit_.load(); }
+  size_t used() const { return used_.load(); }
+
+ private:
+  std::atomic<size_t> used_{0};
+  std::atomic<size_t> limit_{SIZE_MAX};
+};
+
+// An allocation refused by a MemoryCap: out of memory, by the limit the
+// host set rather than by the system.
+struct MemoryLimitExceeded : std::bad_alloc {
+  const char* what() const noexcept override { return "memory limit exceeded"; }
+};
 
 class Allocator {
  public:
@@ -24,11 +52,15 @@ class Allocator {
   // Failure injection for tests: the allocation after the next `n` throws
   // std::bad_alloc, once (a negative n: never).
   void failAfter(long n) { failIn_.store(n); }
+  // Counts this allocator's blocks against `cap` (set before the first
+  // allocation: blocks already out would be released uncounted).
+  void setCap(MemoryCap* cap) { cap_ = cap; }
 
  protected:
   void count(ptrdiff_t delta);
   // Whether this allocation is the one failAfter() asked to fail.
   bool injectedFailure() { return failIn_.load(std::memory_order_relaxed) >= 0 && failIn_.fetch_sub(1) == 0; }
+  MemoryCap* cap_ = nullptr;
 
  private:
   std::atomic<size_t> live_{0}, peak_{0};
@@ -55,6 +87,8 @@ class CpuAllocator final : public Allocator {
   void releaseCache();
 
  private:
+  void* take(size_t bytes);  // allocate() once admitted by the cap
+
   mutable std::mutex mutex_;
   std::unordered_multimap<size_t, void*> cache_;
   size_t cached_ = 0;

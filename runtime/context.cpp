@@ -13,6 +13,7 @@ Context::Context(ThreadPool& pool)
     : rng_((uint64_t(std::random_device{}()) << 32) | std::random_device{}()),
       pool_(pool),
       passes_{constantEvaluator(), {}} {
+  cpu_.allocator().setCap(&memoryCap_);
   devices_.push_back(&cpu_);
 }
 
@@ -34,6 +35,8 @@ Device& Context::addDevice(std::unique_ptr<Device> device) {
   if (!device) throw std::invalid_argument("no device to register");
   if (findDevice(device->name())) throw std::invalid_argument("a device named '" + device->name() + "' exists already");
   device->setHost(cpu_);
+  // The logical CPUs' memory is the host's: it counts against the cap.
+  if (auto* worker = dynamic_cast<WorkerCpuDevice*>(device.get())) worker->allocator().setCap(&memoryCap_);
   // Creation ops the device cannot run itself are made on the host.
   if (!device->hostMemory()) device->extendKernels(addHostMadeKernels);
   devices_.push_back(device.get());

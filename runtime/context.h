@@ -35,6 +35,8 @@ class Context {
 
   // Where creation builtins (zeros, tensor, rand, load, ...) put tensors.
   CpuDevice& cpu() { return cpu_; }
+  // The limit on the host memory this state's CPU devices hold together.
+  MemoryCap& memoryCap() { return memoryCap_; }
   // The devices of this state by name, the CPU first. Devices are
   // registered at run time (a plugin's, the heterogeneous issue's cpu:N);
   // the context keeps each alive as long as itself. Registering a name
@@ -66,6 +68,7 @@ class Context {
   std::string deviceFallback;
 
  private:
+  MemoryCap memoryCap_;  // before the devices that count against it
   CpuDevice cpu_;
   std::vector<std::unique_ptr<Device>> added_;
   std::vector<Device*> devices_;

@@ -194,7 +194,7 @@ bool runFastOp(const FastOp& op, const ir::Node& n, Value* slots, uint64_t dying
   // The value object moves along with its buffer: nothing is allocated.
   for (size_t i = 0; i < arity; ++i)
     if (holder[i] && ((dying >> i) & 1) && op.in == op.out && holder[i]->useCount() == 1 &&
-        in[i]->storage().use_count() == 1 && in[i]->isContiguous()) {
+        in[i]->ownsBufferAlone() && in[i]->isContiguous()) {
       Tensor& out = const_cast<Tensor&>(*in[i]);
       if (op.binary) launchBinary(n.op(), *op.device, op.binary, *in[0], *in[1], out, n.loc());
       else launchUnary(n.op(), *op.device, op.unary, *in[0], out, n.loc());

@@ -100,7 +100,7 @@ void Interpreter::execFused(const ir::Node& n, Frame& f, uint64_t dying) {
     const Value& v = f[n.operand(i)];
     if (!((dying >> i) & 1) || !v.is(Kind::Tensor) || v.useCount() != 1) continue;
     const Tensor& x = tensorOf(v);
-    if (x.dtype() == *type.dtype && x.shape() == shape && x.isContiguous() && x.storage().use_count() == 1) {
+    if (x.dtype() == *type.dtype && x.shape() == shape && x.isContiguous() && x.ownsBufferAlone()) {
       reuse[0] = static_cast<int>(i);
       break;
     }

@@ -183,7 +183,7 @@ bool runFusedKernel(const FastOp& op, const ir::Node& n, Value* slots, uint64_t 
       if (!((dying >> i) & 1) || ((taken >> i) & 1) || k->operands[i].access != jit::Access::Elementwise) continue;
       const Value& v = slots[op.fusedOperands[i].slot];
       const Tensor& x = tensorOf(v);
-      if (x.dtype() == op.fusedResults[r].dtype && v.useCount() == 1 && x.storage().use_count() == 1) {
+      if (x.dtype() == op.fusedResults[r].dtype && v.useCount() == 1 && x.ownsBufferAlone()) {
         reuse[r] = static_cast<int>(i);
         taken |= uint64_t{1} << i;
       }

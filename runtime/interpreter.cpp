@@ -36,6 +36,11 @@ Interpreter::Interpreter(Host& host, Context& context, InterpreterLimits limits)
     : host_(host), context_(context), limits_(limits), compileCache_(host, context.passes(), CompileOptions{}) {}
 
 void Interpreter::onInterrupt(SourceLoc loc) {
+  switch (stopReason_.load()) {
+    case StopReason::Cancel: fail(loc, "cancelled by the host application", ErrorClass::KeyboardInterrupt);
+    case StopReason::TimeLimit: fail(loc, "time limit exceeded", ErrorClass::KeyboardInterrupt);
+    case StopReason::Interrupt: break;
+  }
   // Only one of the threads that saw the flag reports it.
   if (interrupt_.exchange(false)) fail(loc, "interrupted", ErrorClass::KeyboardInterrupt);
 }
@@ -114,6 +119,9 @@ const ir::Node* Interpreter::exec(const ir::Block& b, Frame& f, std::vector<Valu
 void Interpreter::runNode(const ir::Node& n, Frame& f, uint64_t dying) {
   try {
     node(n, f, dying);
+  } catch (const MemoryLimitExceeded&) {
+    fail(n.loc(), "out of memory: the memory limit of " + std::to_string(context_.memoryCap().limit()) +
+                      " bytes is reached", ErrorClass::MemoryError);
   } catch (const std::bad_alloc&) {
     fail(n.loc(), "out of memory");
   } catch (const std::length_error&) {
@@ -313,6 +321,7 @@ Value Interpreter::call(const Value& callee, std::vector<Value> args, const std:
     case Kind::Function: return callFunction(callee, args, kwnames, kwargs, loc);
     case Kind::Builtin: {
       CallContext ctx{*this, loc, kwnames, kwargs, callee.as<BuiltinObj>().name};
+      ctx.builtin = &callee.as<BuiltinObj>();
       return callee.as<BuiltinObj>().fn(ctx, args);
     }
     case Kind::Method: {
@@ -429,7 +438,7 @@ Value Interpreter::callFunction(const Value& fnValue, std::vector<Value>& args,
     r = runFunction(run, *fo.module, &fnValue, std::move(slots));
   } catch (NnError& e) {
     --depth_;
-    e.diag().callers.push_back(loc);
+    if (loc.valid()) e.diag().callers.push_back(loc);  // not for a host application's call (nn_call)
     throw;
   }
   --depth_;
@@ -459,7 +468,7 @@ std::optional<Value> Interpreter::callGradient(const Value& fnValue, std::vector
     r = runFunction(*run, *fo.module, &fnValue, std::move(slots));
   } catch (NnError& e) {
     --depth_;
-    e.diag().callers.push_back(loc);
+    if (loc.valid()) e.diag().callers.push_back(loc);  // not for a host application's call (nn_call)
     throw;
   }
   --depth_;

@@ -77,6 +77,9 @@ struct CallContext {
   // Fails if a keyword argument was not consumed by the builtin.
   void checkKeywordsUsed(const char* fn) const;
   std::vector<bool> used = std::vector<bool>(kwnames.size(), false);
+  // The builtin object called (a host application's function keeps its
+  // callback there: stdlib/embed_host_functions.cpp).
+  const BuiltinObj* builtin = nullptr;
 };
 
 // What the interpreter needs from the layers above it (stdlib, embedding).
@@ -139,6 +142,19 @@ class Interpreter {
   RandomGenerator& rng() { return context_.rng(); }
   // Set from another thread (or a signal handler) to stop at the next node.
   std::atomic<bool>& interrupt() { return interrupt_; }
+  // Why a host application stops a run (include/nn/nn.h): nn_cancel or
+  // its time limit. Unlike Ctrl-C, such a stop stays requested until
+  // clearStop(): a script that catches the error stops again at its next
+  // node, so only the host ends it. Thread-safe.
+  enum class StopReason : uint8_t { Interrupt, Cancel, TimeLimit };
+  void requestStop(StopReason why) {
+    stopReason_.store(why);
+    interrupt_.store(true);
+  }
+  void clearStop() {
+    stopReason_.store(StopReason::Interrupt);
+    interrupt_.store(false);
+  }
   // Graph mode: user functions run as versions specialised per argument
   // signature (unless @eager); otherwise only @jit functions do.
   void setGraphMode(bool on) { graphMode_ = on; }
@@ -230,6 +246,7 @@ class Interpreter {
   const char* stackBase_ = nullptr;
   size_t stackBudget_ = 0;
   std::atomic<bool> interrupt_{false};
+  std::atomic<StopReason> stopReason_{StopReason::Interrupt};
   bool graphMode_ = false;
   CompileCache compileCache_;
   GraphExecutor graph_{*this};

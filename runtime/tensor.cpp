@@ -29,14 +29,39 @@ Storage::Storage(size_t bytes, Device& device)
       hostMemory(device.hostMemory()),
       data(bytes <= kInlineBytes && hostMemory ? inline_ : device.allocator().allocate(bytes)) {}
 
+Storage::Storage(void* data, size_t bytes, Device& device, void (*release)(void*), void* releaseContext)
+    : bytes(bytes),
+      device(&device),
+      hostMemory(device.hostMemory()),
+      data(data),
+      borrowed(true),
+      release_(release),
+      releaseContext_(releaseContext) {}
+
 Storage::~Storage() {
-  if (data != inline_) device->allocator().deallocate(data, bytes);
+  if (borrowed) {
+    if (release_) release_(releaseContext_);
+  } else if (data != inline_) {
+    device->allocator().deallocate(data, bytes);
+  }
 }
 
 char* Tensor::bytesOffHost() const {
   if (!device().kernelAddressesOnHost())
     fail({}, "a tensor on " + device().name() + " is not addressable from the host; copy it to cpu first");
   return deviceBytes();
+}
+
+Tensor Tensor::borrow(DType dtype, const Shape& shape, void* data, Device& device, void (*release)(void*),
+                      void* releaseContext) {
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = shape;
+  t.strides_ = contiguousStrides(shape);
+  size_t n = 1;
+  for (int64_t d : shape) n *= static_cast<size_t>(d);
+  t.storage_ = std::make_shared<Storage>(data, n * dtypeSize(dtype), device, release, releaseContext);
+  return t;
 }
 
 Tensor Tensor::empty(DType dtype, const Shape& shape, Device& device) {

@@ -27,6 +27,10 @@ struct Storage {
   static constexpr size_t kInlineBytes = 64;
   // `bytes` of `device`'s memory, from its allocator (tensor.cpp).
   Storage(size_t bytes, Device& device);
+  // `bytes` at `data` that a host application owns (the embedding API's
+  // nn_tensor_wrap): used in place, never reused for a result, and handed
+  // back by `release(releaseContext)` when the last tensor on it goes.
+  Storage(void* data, size_t bytes, Device& device, void (*release)(void*), void* releaseContext);
   ~Storage();
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
@@ -36,8 +40,12 @@ struct Storage {
   // inline check (tiny tensors' inline elements exist only on such devices).
   bool hostMemory;
   void* data;
+  // The host application's memory (the second constructor).
+  bool borrowed = false;
 
  private:
+  void (*release_)(void*) = nullptr;
+  void* releaseContext_ = nullptr;
   // 16-byte alignment (malloc's own) keeps make_shared on the fast path;
   // a 64-byte alignment would go through memalign.
   alignas(16) char inline_[kInlineBytes];
@@ -51,6 +59,10 @@ class Tensor {
   // where its inputs are, a creation builtin's to its state's default device.
   static Tensor empty(DType dtype, const Shape& shape, Device& device);
   static Tensor zeros(DType dtype, const Shape& shape, Device& device);
+  // A contiguous tensor over memory a host application owns (Storage's
+  // borrowing constructor); `data` is aligned to the dtype's size.
+  static Tensor borrow(DType dtype, const Shape& shape, void* data, Device& device, void (*release)(void*),
+                       void* releaseContext);
 
   DType dtype() const { return dtype_; }
   const Shape& shape() const { return shape_; }
@@ -68,6 +80,10 @@ class Tensor {
     return true;
   }
   const std::shared_ptr<Storage>& storage() const { return storage_; }
+  // Whether a result may be written over this tensor's elements once its
+  // holder gives it up: no other tensor shares them and the runtime owns
+  // them (not a host application's borrowed memory).
+  bool ownsBufferAlone() const { return storage_.use_count() == 1 && !storage_->borrowed; }
   // The device holding the elements.
   Device& device() const { return *storage_->device; }
 

@@ -166,7 +166,7 @@ static ScalarKind scalarKind(const Value& v) {
 static const Tensor* reusable(const Value& v, bool consumable, DType dtype, const Shape& shape) {
   if (!consumable || !v.is(Kind::Tensor) || v.useCount() != 1) return nullptr;
   const Tensor& t = tensorOf(v);
-  if (t.dtype() != dtype || t.shape() != shape || t.storage().use_count() != 1 || !t.isContiguous()) return nullptr;
+  if (t.dtype() != dtype || t.shape() != shape || !t.ownsBufferAlone() || !t.isContiguous()) return nullptr;
   return &t;
 }
 

@@ -116,6 +116,10 @@ Status State::guarded(const std::function<void()>& body) {
     return Status();
   } catch (const NnError& e) {
     d = e.diag();
+  } catch (const rt::MemoryLimitExceeded&) {
+    d.message = "out of memory: the memory limit of " + std::to_string(context_.memoryCap().limit()) +
+                " bytes is reached";
+    d.errorClass = ErrorClass::MemoryError;
   } catch (const std::bad_alloc&) {
     d.message = "out of memory";
   } catch (const std::exception& e) {
@@ -243,7 +247,9 @@ Status State::runFile(const std::string& path) {
   uint32_t file = sm_.add(path, std::move(text));
   Status ok = guarded([&] {
     rt::ModuleInstance& m = mainModule(path);
-    auto g = compile(file, false, nullptr, /*mainScript=*/true);
+    // Names an earlier run of this state defined (the embedding API's
+    // nn_run_string, then nn_run_file) stay defined.
+    auto g = compile(file, false, &m, /*mainScript=*/true);
     interp_->runMain(m, *m.addGraph(std::move(g)));
   });
   printStats();
@@ -267,6 +273,23 @@ Status State::replInput(const std::string& code) {
     interp_->runMain(m, *m.addGraph(std::move(g)));
   });
 }
+
+Status State::runChunk(const std::string& code, const std::string& name) {
+  uint32_t file = sm_.add(name, code);
+  return guarded([&] {
+    rt::ModuleInstance& m = mainModule(name);
+    auto g = compile(file, false, &m);
+    interp_->runMain(m, *m.addGraph(std::move(g)));
+  });
+}
+
+Status State::call(const rt::Value& callee, std::vector<rt::Value> args, rt::Value& result) {
+  return guarded([&] { result = interp_->call(callee, std::move(args), SourceLoc{}); });
+}
+
+const rt::Value* State::global(const std::string& name) { return main_ ? main_->findGlobal(name) : nullptr; }
+
+void State::setGlobal(const std::string& name, rt::Value v) { mainModule("<host>").setGlobal(name, std::move(v)); }
 
 Status State::emit(const std::string& path, Stage stage) {
   std::string text, why;

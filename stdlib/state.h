@@ -1,6 +1,6 @@
 // An isolated nn interpreter state: sources, loaded modules, the eager
 // interpreter and the builtins. The driver, the REPL and the tests all run
-// code through it (and the C embedding API will wrap it). No exception
+// code through it, and the C embedding API (include/nn/nn.h) wraps it. No exception
 // leaves an entry point: each returns a Status whose Error (message,
 // location, call trace) the caller renders with render().
 #pragma once
@@ -92,6 +92,17 @@ class State : public rt::Host {
   Status emit(const std::string& path, Stage stage);
   // emit() of source text held in memory, named `name` in diagnostics.
   Status emitText(const std::string& name, std::string text, Stage stage);
+
+  // The embedding API (include/nn/nn.h): runs `code` in the persistent main
+  // module, as the REPL does but without echoing values, so the names one
+  // run defines are there for the next run and for call().
+  Status runChunk(const std::string& code, const std::string& name);
+  // Calls `callee` (a function value) with `args`; its value in `result`.
+  Status call(const rt::Value& callee, std::vector<rt::Value> args, rt::Value& result);
+  // A global of the main module (null when not defined), and setting one.
+  const rt::Value* global(const std::string& name);
+  void setGlobal(const std::string& name, rt::Value v);
+  rt::Context& context() { return context_; }
 
   // REPL: compiles and runs one complete input in the persistent main
   // module, echoing expression values; the state survives errors.

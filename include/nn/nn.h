@@ -1,0 +1,235 @@
+/* nn's embedding API: a C ABI for running nn inside a host application.
+ *
+ * A host creates isolated interpreter states (any number, each used by one
+ * thread at a time; two states run in two threads at once), runs source
+ * text or files in them, looks up and calls the functions they define with
+ * tensors and scalars, passes its own memory in as tensors without copying
+ * and reads results back the same way, limits a state's memory and time,
+ * and cancels a run from another thread. Every call returns a status; an
+ * error's message, class and source location are read from the state's
+ * last error. No C++ exception crosses this interface, and no input makes
+ * it abort: a wrong argument is NN_INVALID_ARGUMENT with a message.
+ *
+ * Values (nn_value) are handles the host owns and frees with
+ * nn_value_free; a handle works with the state that made it only, and
+ * may outlive it (the state's memory goes with its last handle). A state
+ * and its handles are used by one thread at a time, but nn_cancel.
+ * docs/embedding.md is the guide, and examples/embed/ a complete program. */
+#ifndef NN_NN_H
+#define NN_NN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define NN_API_VERSION 1
+
+typedef struct nn_state nn_state;
+typedef struct nn_value nn_value;
+typedef struct nn_error nn_error;
+
+typedef enum nn_status {
+  NN_OK = 0,
+  NN_ERROR = 1,            /* the program raised an error (nn_last_error) */
+  NN_OUT_OF_MEMORY = 2,    /* the system's memory or the state's memory limit ran out */
+  NN_CANCELLED = 3,        /* nn_cancel stopped the run */
+  NN_TIME_LIMIT = 4,       /* the run passed the time limit */
+  NN_EXIT = 5,             /* the program called exit() (nn_error_exit_status) */
+  NN_INVALID_ARGUMENT = 6  /* the host passed something wrong (nn_last_error says what) */
+} nn_status;
+
+typedef enum nn_mode {
+  NN_MODE_GRAPH = 0, /* functions compiled to static graphs (the default) */
+  NN_MODE_EAGER = 1  /* op by op */
+} nn_mode;
+
+typedef enum nn_dtype { NN_F32 = 0, NN_F64 = 1, NN_I32 = 2, NN_I64 = 3, NN_BOOL = 4 } nn_dtype;
+
+typedef enum nn_kind {
+  NN_KIND_NONE = 0,
+  NN_KIND_BOOL = 1,
+  NN_KIND_INT = 2,
+  NN_KIND_FLOAT = 3,
+  NN_KIND_STR = 4,
+  NN_KIND_TENSOR = 5,
+  NN_KIND_TUPLE = 6,
+  NN_KIND_LIST = 7,
+  NN_KIND_DICT = 8,
+  NN_KIND_FUNCTION = 9, /* a function, lambda, builtin or bound method */
+  NN_KIND_OTHER = 10    /* a module, range, dtype, ... */
+} nn_kind;
+
+/* ---- states ---- */
+
+typedef struct nn_options {
+  size_t size;             /* sizeof(nn_options): set by nn_options_init */
+  nn_mode mode;            /* NN_MODE_GRAPH */
+  int jit;                 /* graph mode: compile fused kernels to native code (1) */
+  int cpu_devices;         /* 1: "cpu" only; N: also the logical cpu:1 .. cpu:N-1 */
+  const char* search_path; /* ':'-separated folders `import` searches first; NULL: none */
+  const char* library_dir; /* nn's library modules (optim, nn, ...); NULL: the installed ones */
+} nn_options;
+
+/* Fills `options` with the defaults. */
+void nn_options_init(nn_options* options);
+
+/* A new state; `options` may be NULL (the defaults). NULL only when memory
+ * runs out or `options` is malformed. */
+nn_state* nn_state_new(const nn_options* options);
+/* Frees a state and what it holds but the values of handles still alive
+ * (freed with the last of them); NULL is ignored. */
+void nn_state_free(nn_state* state);
+
+/* Where the state writes print() output (stream 1) and warnings (stream 2):
+ * `write(context, stream, text, length)`. NULL: stdout and stderr (the
+ * default). */
+typedef void (*nn_write_fn)(void* context, int stream, const char* text, size_t length);
+void nn_set_output(nn_state* state, nn_write_fn write, void* context);
+
+/* ---- running code ---- */
+
+/* Runs source text in the state's main module; `name` is the file name its
+ * errors show (NULL: "<host>"). Names it defines stay defined for later
+ * runs and calls. */
+nn_status nn_run_string(nn_state* state, const char* code, const char* name);
+/* Runs a script file in the state's main module. */
+nn_status nn_run_file(nn_state* state, const char* path);
+
+/* A global of the main module (a function, a tensor, ...) as a new handle
+ * in *out; NN_ERROR (a NameError) when it is not defined. */
+nn_status nn_get_global(nn_state* state, const char* name, nn_value** out);
+/* Defines or replaces a global of the main module. */
+nn_status nn_set_global(nn_state* state, const char* name, const nn_value* value);
+
+/* Calls `function` with `nargs` positional arguments; the result is a new
+ * handle in *result (which may be NULL to drop it). */
+nn_status nn_call(nn_state* state, const nn_value* function, nn_value* const* args, size_t nargs,
+                  nn_value** result);
+/* nn_call of the global function `name`. */
+nn_status nn_call_global(nn_state* state, const char* name, nn_value* const* args, size_t nargs,
+                         nn_value** result);
+
+/* ---- host functions ---- */
+
+/* A function of the host application that scripts call by name. It gets
+ * the call's positional arguments (handles nn owns, valid during the call)
+ * and stores its result in *result (a new handle it made, or NULL for
+ * None). It returns NN_OK, or NN_ERROR after nn_raise to raise an error at
+ * the script's call. It may make and read values but not run code on the
+ * state, which is running. nn calls it on the thread running the state. */
+typedef nn_status (*nn_host_fn)(void* context, nn_state* state, nn_value* const* args, size_t nargs,
+                                nn_value** result);
+/* Defines the global `name` of the main module as the host function `fn`,
+ * called with `context`. Scripts call it like any function, in both modes,
+ * in program order with the other effects (graph mode never drops,
+ * repeats or reorders a host call). */
+nn_status nn_register_function(nn_state* state, const char* name, nn_host_fn fn, void* context);
+/* Inside a host function: the error its call raises when the function
+ * returns NN_ERROR. `type` names a Python exception class ("ValueError";
+ * NULL or unknown: "RuntimeError"). */
+nn_status nn_raise(nn_state* state, const char* type, const char* message);
+
+/* ---- limits and cancellation ---- */
+
+/* Caps the bytes of tensor memory the state's CPU devices hold at once;
+ * an allocation past it fails with NN_OUT_OF_MEMORY at the operation that
+ * asked (the state stays usable). 0: no cap (the default). Memory passed
+ * in by nn_tensor_wrap is the host's and does not count. */
+nn_status nn_set_memory_limit(nn_state* state, size_t bytes);
+/* Bytes of tensor memory the state's CPU devices hold now. */
+size_t nn_memory_used(const nn_state* state);
+/* Stops each later run or call that takes longer than `seconds` of wall
+ * time with NN_TIME_LIMIT, at its next operation, loop iteration or call.
+ * 0: no limit (the default). */
+nn_status nn_set_time_limit(nn_state* state, double seconds);
+/* Stops the state's current run or call with NN_CANCELLED at its next
+ * operation, loop iteration or call; callable from any thread (not from a
+ * signal handler). The script cannot catch it. Without a run in progress
+ * it does nothing. */
+void nn_cancel(nn_state* state);
+
+/* ---- errors ---- */
+
+/* The error of the state's last failed call, valid until the next call on
+ * the state; NULL when the last call succeeded. */
+const nn_error* nn_last_error(const nn_state* state);
+nn_status nn_error_status(const nn_error* error);
+/* The message, e.g. "shape mismatch in matmul: f32[2,3] @ f32[4,5]". */
+const char* nn_error_message(const nn_error* error);
+/* Python's exception class, e.g. "ValueError", "MemoryError". */
+const char* nn_error_type(const nn_error* error);
+/* Where it happened: file name, 1-based line and column (0 when the error
+ * has no source location: a missing file, a bad argument). */
+const char* nn_error_file(const nn_error* error);
+int nn_error_line(const nn_error* error);
+int nn_error_column(const nn_error* error);
+/* The whole diagnostic as the nn command prints it: message, source line,
+ * caret and call trace. */
+const char* nn_error_text(const nn_error* error);
+/* exit(n)'s n, for NN_EXIT. */
+int nn_error_exit_status(const nn_error* error);
+
+/* ---- values ---- */
+
+void nn_value_free(nn_value* value);
+nn_kind nn_value_kind(const nn_value* value);
+/* A new handle to the same value. */
+nn_value* nn_value_copy(const nn_value* value);
+/* str(value), as print shows it; the text is owned by the handle. */
+const char* nn_value_str(nn_value* value);
+
+nn_value* nn_none(nn_state* state);
+nn_value* nn_bool(nn_state* state, int value);
+nn_value* nn_int(nn_state* state, int64_t value);
+nn_value* nn_float(nn_state* state, double value);
+/* A str from `length` bytes of UTF-8 (-1: up to the terminating NUL). */
+nn_value* nn_str(nn_state* state, const char* text, ptrdiff_t length);
+/* A tuple or list of `n` values (each copied into it). */
+nn_value* nn_tuple(nn_state* state, nn_value* const* items, size_t n);
+nn_value* nn_list(nn_state* state, nn_value* const* items, size_t n);
+
+/* Reading scalars: NN_INVALID_ARGUMENT when the value is not one (a bool
+ * reads as an int and a float; an int as a float). */
+nn_status nn_get_bool(const nn_value* value, int* out);
+nn_status nn_get_int(const nn_value* value, int64_t* out);
+nn_status nn_get_float(const nn_value* value, double* out);
+/* The UTF-8 text of a str (owned by the handle) and its length; NULL when
+ * the value is not a str. */
+const char* nn_get_str(const nn_value* value, size_t* length);
+/* Items of a tuple or list: the count (0 for other values), and a new
+ * handle to item i (NULL out of range). */
+size_t nn_sequence_size(const nn_value* value);
+nn_value* nn_sequence_item(const nn_value* value, size_t i);
+
+/* ---- tensors ---- */
+
+/* A tensor on the CPU holding a copy of `data` (row-major, `ndim` dims of
+ * `shape`); NULL with the state's last error set when the arguments are
+ * wrong or memory runs out. */
+nn_value* nn_tensor_copy(nn_state* state, nn_dtype dtype, const int64_t* shape, int ndim, const void* data);
+/* A tensor on the CPU over the host's memory `data`, without copying: nn
+ * reads it in place and never writes it (tensors are values; results get
+ * memory of their own). `data` stays valid and unchanged until nn calls
+ * `release(release_context)` (may be NULL), once, when the last tensor on
+ * it is gone. It is aligned to the dtype's size. */
+nn_value* nn_tensor_wrap(nn_state* state, nn_dtype dtype, const int64_t* shape, int ndim, void* data,
+                         void (*release)(void* release_context), void* release_context);
+/* A tensor's dtype, number of dims and dims (NULL when not a tensor). */
+nn_status nn_tensor_info(const nn_value* tensor, nn_dtype* dtype, int* ndim, const int64_t** shape);
+/* The tensor's elements, row-major and contiguous, readable until the
+ * handle is freed: in place when the tensor already is so on the CPU,
+ * else a copy the handle keeps. NULL (with the state's last error) for a
+ * tensor that cannot be read here. */
+const void* nn_tensor_data(nn_value* tensor);
+/* The number of elements and of bytes of nn_tensor_data. */
+int64_t nn_tensor_numel(const nn_value* tensor);
+size_t nn_tensor_nbytes(const nn_value* tensor);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NN_NN_H */

@@ -1,0 +1,356 @@
+// The C embedding API's values (include/nn/nn.h): handles over runtime
+// values — scalars, strs, tuples and lists, tensors copied in or over the
+// host's own memory — the globals of a state's main module, and calls of
+// its functions. A handle shares its state's Embedded, so it stays valid
+// (and frees its memory correctly) even after the state is freed.
+#include <cstring>
+#include <limits>
+#include <new>
+
+#include "nn/nn.h"
+#include "runtime/tensor_ops.h"
+#include "stdlib/embed_state.h"
+
+using nn::embed::Embedded;
+using nn::rt::Kind;
+using nn::rt::Tensor;
+using nn::rt::Value;
+
+namespace {
+
+nn_value* wrap(const std::shared_ptr<Embedded>& owner, Value v) {
+  try {
+    auto* h = new nn_value;
+    h->owner = owner;
+    h->value = std::move(v);
+    return h;
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+nn_value* make(nn_state* state, Value v) {
+  if (!state || !state->impl) return nullptr;
+  return wrap(state->impl, std::move(v));
+}
+
+bool dtypeFrom(nn_dtype d, nn::rt::DType& out) {
+  switch (d) {
+    case NN_F32: out = nn::rt::DType::F32; return true;
+    case NN_F64: out = nn::rt::DType::F64; return true;
+    case NN_I32: out = nn::rt::DType::I32; return true;
+    case NN_I64: out = nn::rt::DType::I64; return true;
+    case NN_BOOL: out = nn::rt::DType::Bool; return true;
+  }
+  return false;
+}
+
+nn_dtype dtypeTo(nn::rt::DType d) {
+  switch (d) {
+    case nn::rt::DType::F32: return NN_F32;
+    case nn::rt::DType::F64: return NN_F64;
+    case nn::rt::DType::I32: return NN_I32;
+    case nn::rt::DType::I64: return NN_I64;
+    case nn::rt::DType::Bool: return NN_BOOL;
+  }
+  return NN_F32;
+}
+
+// Checks a tensor's dtype and dims from the host; the element count in `numel`.
+bool checkTensorArgs(Embedded& e, const char* fn, nn_dtype dtype, const int64_t* shape, int ndim,
+                     nn::rt::DType& dt, nn::rt::Shape& dims, size_t& numel) {
+  std::string where = std::string(fn) + ": ";
+  if (!dtypeFrom(dtype, dt)) return e.invalid(where + "unknown dtype " + std::to_string(static_cast<int>(dtype))), false;
+  if (ndim < 0 || ndim > 64) return e.invalid(where + "ndim must be between 0 and 64"), false;
+  if (ndim > 0 && !shape) return e.invalid(where + "no shape (NULL)"), false;
+  numel = 1;
+  for (int i = 0; i < ndim; ++i) {
+    if (shape[i] < 0) return e.invalid(where + "dim " + std::to_string(i) + " is negative"), false;
+    if (__builtin_mul_overflow(numel, static_cast<size_t>(shape[i]), &numel) ||
+        numel > std::numeric_limits<size_t>::max() / 8)
+      return e.invalid(where + "the shape has too many elements"), false;
+    dims.push_back(shape[i]);
+  }
+  return true;
+}
+
+// The handles' values must come from this state: another state's tensors
+// live in another context's memory.
+bool sameState(Embedded& e, const char* fn, const nn_value* v) {
+  if (!v) return e.invalid(std::string(fn) + ": no value (NULL)"), false;
+  if (v->owner.get() != &e) return e.invalid(std::string(fn) + ": a value of another state"), false;
+  return true;
+}
+
+template <class F>
+nn_status entry(nn_state* state, F&& body) {
+  if (!state || !state->impl) return NN_INVALID_ARGUMENT;
+  try {
+    return body(*state->impl);
+  } catch (const std::bad_alloc&) {
+    return NN_OUT_OF_MEMORY;
+  } catch (...) {
+    return NN_ERROR;
+  }
+}
+
+nn_value* sequence(nn_state* state, nn_value* const* items, size_t n, bool list) {
+  if (!state || !state->impl || (n && !items)) return nullptr;
+  try {
+    std::vector<Value> vs;
+    vs.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+      if (!sameState(*state->impl, list ? "nn_list" : "nn_tuple", items[i])) return nullptr;
+      vs.push_back(items[i]->value);
+    }
+    return make(state, list ? nn::rt::makeList(std::move(vs)) : nn::rt::makeTuple(std::move(vs)));
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+void nn_value_free(nn_value* value) { delete value; }
+
+nn_kind nn_value_kind(const nn_value* value) {
+  if (!value) return NN_KIND_NONE;
+  switch (value->value.kind()) {
+    case Kind::None: return NN_KIND_NONE;
+    case Kind::Bool: return NN_KIND_BOOL;
+    case Kind::Int: return NN_KIND_INT;
+    case Kind::Float: return NN_KIND_FLOAT;
+    case Kind::Str: return NN_KIND_STR;
+    case Kind::Tensor: return NN_KIND_TENSOR;
+    case Kind::Tuple: return NN_KIND_TUPLE;
+    case Kind::List: return NN_KIND_LIST;
+    case Kind::Dict: return NN_KIND_DICT;
+    case Kind::Function: case Kind::Builtin: case Kind::Method: return NN_KIND_FUNCTION;
+    default: return NN_KIND_OTHER;
+  }
+}
+
+nn_value* nn_value_copy(const nn_value* value) { return value ? wrap(value->owner, value->value) : nullptr; }
+
+const char* nn_value_str(nn_value* value) {
+  if (!value) return nullptr;
+  try {
+    value->text = nn::rt::str(value->value);
+    return value->text.c_str();
+  } catch (const nn::NnError& err) {
+    value->owner->invalid("nn_value_str: " + err.diag().message);
+  } catch (...) {
+  }
+  return nullptr;
+}
+
+nn_value* nn_none(nn_state* state) { return make(state, Value::none()); }
+nn_value* nn_bool(nn_state* state, int value) { return make(state, Value::boolean(value != 0)); }
+nn_value* nn_int(nn_state* state, int64_t value) { return make(state, Value::integer(value)); }
+nn_value* nn_float(nn_state* state, double value) { return make(state, Value::real(value)); }
+
+nn_value* nn_str(nn_state* state, const char* text, ptrdiff_t length) {
+  if (!state || !text) return nullptr;
+  try {
+    return make(state, Value::str(length < 0 ? std::string(text) : std::string(text, static_cast<size_t>(length))));
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+nn_value* nn_tuple(nn_state* state, nn_value* const* items, size_t n) {
+  return sequence(state, items, n, false);
+}
+nn_value* nn_list(nn_state* state, nn_value* const* items, size_t n) { return sequence(state, items, n, true); }
+
+nn_status nn_get_bool(const nn_value* value, int* out) {
+  if (!value || !out || !value->value.is(Kind::Bool)) return NN_INVALID_ARGUMENT;
+  *out = value->value.asBool() ? 1 : 0;
+  return NN_OK;
+}
+
+nn_status nn_get_int(const nn_value* value, int64_t* out) {
+  if (!value || !out || !value->value.isIntLike()) return NN_INVALID_ARGUMENT;
+  *out = value->value.asInt();
+  return NN_OK;
+}
+
+nn_status nn_get_float(const nn_value* value, double* out) {
+  if (!value || !out || !value->value.isNumber()) return NN_INVALID_ARGUMENT;
+  *out = value->value.asFloat();
+  return NN_OK;
+}
+
+const char* nn_get_str(const nn_value* value, size_t* length) {
+  if (!value || !value->value.is(Kind::Str)) return nullptr;
+  const std::string& s = value->value.asStr();
+  if (length) *length = s.size();
+  return s.c_str();
+}
+
+size_t nn_sequence_size(const nn_value* value) {
+  if (!value || !(value->value.is(Kind::Tuple) || value->value.is(Kind::List))) return 0;
+  return value->value.as<nn::rt::SeqObj>().items.size();
+}
+
+nn_value* nn_sequence_item(const nn_value* value, size_t i) {
+  if (i >= nn_sequence_size(value)) return nullptr;
+  return wrap(value->owner, value->value.as<nn::rt::SeqObj>().items[i]);
+}
+
+nn_status nn_get_global(nn_state* state, const char* name, nn_value** out) {
+  return entry(state, [&](Embedded& e) {
+    if (!name || !out) return e.invalid("nn_get_global: no name or no place for the result (NULL)");
+    *out = nullptr;
+    const Value* v = e.state().global(name);
+    if (!v || v->is(Kind::Undef)) {
+      nn::Error err;
+      err.message = "name '" + std::string(name) + "' is not defined";
+      err.diagnostic.message = err.message;
+      err.diagnostic.errorClass = nn::ErrorClass::NameError;
+      return e.fail(err, NN_ERROR);
+    }
+    *out = wrap(state->impl, *v);
+    if (!*out) return NN_OUT_OF_MEMORY;
+    e.clearError();
+    return NN_OK;
+  });
+}
+
+nn_status nn_set_global(nn_state* state, const char* name, const nn_value* value) {
+  return entry(state, [&](Embedded& e) {
+    if (!name || !*name) return e.invalid("nn_set_global: no name");
+    if (!sameState(e, "nn_set_global", value)) return NN_INVALID_ARGUMENT;
+    e.state().setGlobal(name, value->value);
+    e.clearError();
+    return NN_OK;
+  });
+}
+
+nn_status nn_call(nn_state* state, const nn_value* function, nn_value* const* args, size_t nargs,
+                  nn_value** result) {
+  return entry(state, [&](Embedded& e) {
+    if (result) *result = nullptr;
+    if (!sameState(e, "nn_call", function)) return NN_INVALID_ARGUMENT;
+    if (nargs && !args) return e.invalid("nn_call: no arguments (NULL) for nargs > 0");
+    std::vector<Value> in;
+    in.reserve(nargs);
+    for (size_t i = 0; i < nargs; ++i) {
+      if (!sameState(e, "nn_call", args[i])) return NN_INVALID_ARGUMENT;
+      in.push_back(args[i]->value);
+    }
+    Value out;
+    nn_status st = e.run([&] { return e.state().call(function->value, std::move(in), out); });
+    if (st == NN_OK && result) {
+      *result = wrap(state->impl, std::move(out));
+      if (!*result) return NN_OUT_OF_MEMORY;
+    }
+    return st;
+  });
+}
+
+nn_status nn_call_global(nn_state* state, const char* name, nn_value* const* args, size_t nargs,
+                         nn_value** result) {
+  nn_value* function = nullptr;
+  nn_status st = nn_get_global(state, name, &function);
+  if (st != NN_OK) return st;
+  st = nn_call(state, function, args, nargs, result);
+  nn_value_free(function);
+  return st;
+}
+
+nn_value* nn_tensor_copy(nn_state* state, nn_dtype dtype, const int64_t* shape, int ndim, const void* data) {
+  if (!state || !state->impl) return nullptr;
+  Embedded& e = *state->impl;
+  try {
+    nn::rt::DType dt;
+    nn::rt::Shape dims;
+    size_t numel = 0;
+    if (!checkTensorArgs(e, "nn_tensor_copy", dtype, shape, ndim, dt, dims, numel)) return nullptr;
+    if (numel && !data) return e.invalid("nn_tensor_copy: no data (NULL)"), nullptr;
+    Tensor t = Tensor::empty(dt, dims, e.state().context().cpu());
+    if (numel) std::memcpy(t.bytes(), data, numel * nn::rt::dtypeSize(dt));
+    e.clearError();
+    return make(state, nn::rt::makeTensorValue(std::move(t)));
+  } catch (const nn::rt::MemoryLimitExceeded&) {
+    e.invalid("nn_tensor_copy: out of memory: the memory limit of " +
+                  std::to_string(e.state().context().memoryCap().limit()) + " bytes is reached",
+              NN_OUT_OF_MEMORY);
+  } catch (const std::bad_alloc&) {
+    e.invalid("nn_tensor_copy: out of memory", NN_OUT_OF_MEMORY);
+  } catch (...) {
+  }
+  return nullptr;
+}
+
+nn_value* nn_tensor_wrap(nn_state* state, nn_dtype dtype, const int64_t* shape, int ndim, void* data,
+                         void (*release)(void*), void* release_context) {
+  if (!state || !state->impl) return nullptr;
+  Embedded& e = *state->impl;
+  try {
+    nn::rt::DType dt;
+    nn::rt::Shape dims;
+    size_t numel = 0;
+    if (!checkTensorArgs(e, "nn_tensor_wrap", dtype, shape, ndim, dt, dims, numel)) return nullptr;
+    if (!data) return e.invalid("nn_tensor_wrap: no data (NULL)"), nullptr;
+    if (reinterpret_cast<uintptr_t>(data) % nn::rt::dtypeSize(dt))
+      return e.invalid("nn_tensor_wrap: data is not aligned to its dtype's size"), nullptr;
+    // The handle is made first: a failure after the tensor owns `data`
+    // would call `release` for memory the host still thinks it owns.
+    nn_value* h = make(state, Value::none());
+    if (!h) return nullptr;
+    h->value = nn::rt::makeTensorValue(Tensor::borrow(dt, dims, data, e.state().context().cpu(), release,
+                                                      release_context));
+    e.clearError();
+    return h;
+  } catch (...) {
+    e.invalid("nn_tensor_wrap: out of memory", NN_OUT_OF_MEMORY);
+  }
+  return nullptr;
+}
+
+nn_status nn_tensor_info(const nn_value* tensor, nn_dtype* dtype, int* ndim, const int64_t** shape) {
+  if (!tensor || !tensor->value.is(Kind::Tensor)) return NN_INVALID_ARGUMENT;
+  const Tensor& t = nn::rt::tensorOf(tensor->value);
+  if (dtype) *dtype = dtypeTo(t.dtype());
+  if (ndim) *ndim = t.ndim();
+  if (shape) {
+    auto& dims = const_cast<nn_value*>(tensor)->shape;
+    dims.assign(t.shape().begin(), t.shape().end());
+    *shape = dims.data();
+  }
+  return NN_OK;
+}
+
+const void* nn_tensor_data(nn_value* tensor) {
+  if (!tensor || !tensor->value.is(Kind::Tensor)) return nullptr;
+  const Tensor& t = nn::rt::tensorOf(tensor->value);
+  try {
+    if (t.device().hostMemory() && t.isContiguous()) return t.bytes();
+    if (!tensor->haveReadable) {
+      tensor->readable = nn::rt::readableOnHost(t, {}).contiguous();
+      tensor->haveReadable = true;
+    }
+    return tensor->readable.bytes();
+  } catch (const nn::NnError& err) {
+    tensor->owner->invalid("nn_tensor_data: " + err.diag().message);
+  } catch (...) {
+    tensor->owner->invalid("nn_tensor_data: out of memory", NN_OUT_OF_MEMORY);
+  }
+  return nullptr;
+}
+
+int64_t nn_tensor_numel(const nn_value* tensor) {
+  if (!tensor || !tensor->value.is(Kind::Tensor)) return 0;
+  return nn::rt::tensorOf(tensor->value).numel();
+}
+
+size_t nn_tensor_nbytes(const nn_value* tensor) {
+  if (!tensor || !tensor->value.is(Kind::Tensor)) return 0;
+  const Tensor& t = nn::rt::tensorOf(tensor->value);
+  return static_cast<size_t>(t.numel()) * nn::rt::dtypeSize(t.dtype());
+}
+
+}  // extern "C"
