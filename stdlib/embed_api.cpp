@@ -179,24 +179,7 @@ void Embedded::watch() {
 }  // namespace nn::embed
 
 using nn::embed::Embedded;
-
-namespace {
-
-// Runs an entry's body; whatever it throws (memory for a message, say)
-// becomes a status instead of crossing the C boundary.
-template <class F>
-nn_status guardedEntry(nn_state* state, F&& body) {
-  if (!state || !state->impl) return NN_INVALID_ARGUMENT;
-  try {
-    return body(*state->impl);
-  } catch (const std::bad_alloc&) {
-    return NN_OUT_OF_MEMORY;
-  } catch (...) {
-    return NN_ERROR;
-  }
-}
-
-}  // namespace
+using nn::embed::guardedEntry;
 
 extern "C" {
 

@@ -11,6 +11,7 @@
 #include <condition_variable>
 #include <functional>
 #include <memory>
+#include <new>
 #include <mutex>
 #include <streambuf>
 #include <string>
@@ -108,6 +109,24 @@ class Embedded : public std::enable_shared_from_this<Embedded> {
 struct nn_state {
   std::shared_ptr<nn::embed::Embedded> impl;
 };
+
+namespace nn::embed {
+
+// Runs a C entry's body on its state; whatever it throws (memory for a
+// message, say) becomes a status instead of crossing the C boundary.
+template <class F>
+nn_status guardedEntry(nn_state* state, F&& body) {
+  if (!state || !state->impl) return NN_INVALID_ARGUMENT;
+  try {
+    return body(*state->impl);
+  } catch (const std::bad_alloc&) {
+    return NN_OUT_OF_MEMORY;
+  } catch (...) {
+    return NN_ERROR;
+  }
+}
+
+}  // namespace nn::embed
 
 struct nn_value {
   std::shared_ptr<nn::embed::Embedded> owner;

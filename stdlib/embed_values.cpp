@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 #include <new>
+#include <optional>
 
 #include "nn/nn.h"
 #include "runtime/tensor_ops.h"
@@ -56,22 +57,32 @@ nn_dtype dtypeTo(nn::rt::DType d) {
   return NN_F32;
 }
 
-// Checks a tensor's dtype and dims from the host; the element count in `numel`.
-bool checkTensorArgs(Embedded& e, const char* fn, nn_dtype dtype, const int64_t* shape, int ndim,
-                     nn::rt::DType& dt, nn::rt::Shape& dims, size_t& numel) {
+struct TensorArgs {
+  nn::rt::DType dtype = nn::rt::DType::F32;
+  nn::rt::Shape dims;
+  size_t numel = 1;
+};
+
+// A tensor's dtype and dims as the host gave them, checked; nullopt (with
+// the state's last error set) when they are wrong.
+std::optional<TensorArgs> tensorArgs(Embedded& e, const char* fn, nn_dtype dtype, const int64_t* shape, int ndim) {
   std::string where = std::string(fn) + ": ";
-  if (!dtypeFrom(dtype, dt)) return e.invalid(where + "unknown dtype " + std::to_string(static_cast<int>(dtype))), false;
-  if (ndim < 0 || ndim > 64) return e.invalid(where + "ndim must be between 0 and 64"), false;
-  if (ndim > 0 && !shape) return e.invalid(where + "no shape (NULL)"), false;
-  numel = 1;
+  auto wrong = [&](const std::string& why) {
+    e.invalid(where + why);
+    return std::nullopt;
+  };
+  TensorArgs t;
+  if (!dtypeFrom(dtype, t.dtype)) return wrong("unknown dtype " + std::to_string(static_cast<int>(dtype)));
+  if (ndim < 0 || ndim > 64) return wrong("ndim must be between 0 and 64");
+  if (ndim > 0 && !shape) return wrong("no shape (NULL)");
   for (int i = 0; i < ndim; ++i) {
-    if (shape[i] < 0) return e.invalid(where + "dim " + std::to_string(i) + " is negative"), false;
-    if (__builtin_mul_overflow(numel, static_cast<size_t>(shape[i]), &numel) ||
-        numel > std::numeric_limits<size_t>::max() / 8)
-      return e.invalid(where + "the shape has too many elements"), false;
-    dims.push_back(shape[i]);
+    if (shape[i] < 0) return wrong("dim " + std::to_string(i) + " is negative");
+    if (__builtin_mul_overflow(t.numel, static_cast<size_t>(shape[i]), &t.numel) ||
+        t.numel > std::numeric_limits<size_t>::max() / 8)
+      return wrong("the shape has too many elements");
+    t.dims.push_back(shape[i]);
   }
-  return true;
+  return t;
 }
 
 // The handles' values must come from this state: another state's tensors
@@ -80,18 +91,6 @@ bool sameState(Embedded& e, const char* fn, const nn_value* v) {
   if (!v) return e.invalid(std::string(fn) + ": no value (NULL)"), false;
   if (v->owner.get() != &e) return e.invalid(std::string(fn) + ": a value of another state"), false;
   return true;
-}
-
-template <class F>
-nn_status entry(nn_state* state, F&& body) {
-  if (!state || !state->impl) return NN_INVALID_ARGUMENT;
-  try {
-    return body(*state->impl);
-  } catch (const std::bad_alloc&) {
-    return NN_OUT_OF_MEMORY;
-  } catch (...) {
-    return NN_ERROR;
-  }
 }
 
 nn_value* sequence(nn_state* state, nn_value* const* items, size_t n, bool list) {
@@ -201,7 +200,7 @@ nn_value* nn_sequence_item(const nn_value* value, size_t i) {
 }
 
 nn_status nn_get_global(nn_state* state, const char* name, nn_value** out) {
-  return entry(state, [&](Embedded& e) {
+  return nn::embed::guardedEntry(state, [&](Embedded& e) {
     if (!name || !out) return e.invalid("nn_get_global: no name or no place for the result (NULL)");
     *out = nullptr;
     const Value* v = e.state().global(name);
@@ -220,7 +219,7 @@ nn_status nn_get_global(nn_state* state, const char* name, nn_value** out) {
 }
 
 nn_status nn_set_global(nn_state* state, const char* name, const nn_value* value) {
-  return entry(state, [&](Embedded& e) {
+  return nn::embed::guardedEntry(state, [&](Embedded& e) {
     if (!name || !*name) return e.invalid("nn_set_global: no name");
     if (!sameState(e, "nn_set_global", value)) return NN_INVALID_ARGUMENT;
     e.state().setGlobal(name, value->value);
@@ -231,7 +230,7 @@ nn_status nn_set_global(nn_state* state, const char* name, const nn_value* value
 
 nn_status nn_call(nn_state* state, const nn_value* function, nn_value* const* args, size_t nargs,
                   nn_value** result) {
-  return entry(state, [&](Embedded& e) {
+  return nn::embed::guardedEntry(state, [&](Embedded& e) {
     if (result) *result = nullptr;
     if (!sameState(e, "nn_call", function)) return NN_INVALID_ARGUMENT;
     if (nargs && !args) return e.invalid("nn_call: no arguments (NULL) for nargs > 0");
@@ -265,13 +264,11 @@ nn_value* nn_tensor_copy(nn_state* state, nn_dtype dtype, const int64_t* shape, 
   if (!state || !state->impl) return nullptr;
   Embedded& e = *state->impl;
   try {
-    nn::rt::DType dt;
-    nn::rt::Shape dims;
-    size_t numel = 0;
-    if (!checkTensorArgs(e, "nn_tensor_copy", dtype, shape, ndim, dt, dims, numel)) return nullptr;
-    if (numel && !data) return e.invalid("nn_tensor_copy: no data (NULL)"), nullptr;
-    Tensor t = Tensor::empty(dt, dims, e.state().context().cpu());
-    if (numel) std::memcpy(t.bytes(), data, numel * nn::rt::dtypeSize(dt));
+    std::optional<TensorArgs> a = tensorArgs(e, "nn_tensor_copy", dtype, shape, ndim);
+    if (!a) return nullptr;
+    if (a->numel && !data) return e.invalid("nn_tensor_copy: no data (NULL)"), nullptr;
+    Tensor t = Tensor::empty(a->dtype, a->dims, e.state().context().cpu());
+    if (a->numel) std::memcpy(t.bytes(), data, a->numel * nn::rt::dtypeSize(a->dtype));
     e.clearError();
     return make(state, nn::rt::makeTensorValue(std::move(t)));
   } catch (const nn::rt::MemoryLimitExceeded&) {
@@ -290,18 +287,16 @@ nn_value* nn_tensor_wrap(nn_state* state, nn_dtype dtype, const int64_t* shape, 
   if (!state || !state->impl) return nullptr;
   Embedded& e = *state->impl;
   try {
-    nn::rt::DType dt;
-    nn::rt::Shape dims;
-    size_t numel = 0;
-    if (!checkTensorArgs(e, "nn_tensor_wrap", dtype, shape, ndim, dt, dims, numel)) return nullptr;
+    std::optional<TensorArgs> a = tensorArgs(e, "nn_tensor_wrap", dtype, shape, ndim);
+    if (!a) return nullptr;
     if (!data) return e.invalid("nn_tensor_wrap: no data (NULL)"), nullptr;
-    if (reinterpret_cast<uintptr_t>(data) % nn::rt::dtypeSize(dt))
+    if (reinterpret_cast<uintptr_t>(data) % nn::rt::dtypeSize(a->dtype))
       return e.invalid("nn_tensor_wrap: data is not aligned to its dtype's size"), nullptr;
     // The handle is made first: a failure after the tensor owns `data`
     // would call `release` for memory the host still thinks it owns.
     nn_value* h = make(state, Value::none());
     if (!h) return nullptr;
-    h->value = nn::rt::makeTensorValue(Tensor::borrow(dt, dims, data, e.state().context().cpu(), release,
+    h->value = nn::rt::makeTensorValue(Tensor::borrow(a->dtype, a->dims, data, e.state().context().cpu(), release,
                                                       release_context));
     e.clearError();
     return h;
