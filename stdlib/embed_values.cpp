@@ -164,6 +164,47 @@ nn_value* nn_tuple(nn_state* state, nn_value* const* items, size_t n) {
 }
 nn_value* nn_list(nn_state* state, nn_value* const* items, size_t n) { return sequence(state, items, n, true); }
 
+nn_value* nn_dict(nn_state* state, const char* const* keys, nn_value* const* values, size_t n) {
+  if (!state || !state->impl || (n && (!keys || !values))) return nullptr;
+  try {
+    Value d = nn::rt::makeDict();
+    auto& dict = d.as<nn::rt::DictObj>();
+    for (size_t i = 0; i < n; ++i) {
+      if (!keys[i]) return state->impl->invalid("nn_dict: key " + std::to_string(i) + " is NULL"), nullptr;
+      if (!sameState(*state->impl, "nn_dict", values[i])) return nullptr;
+      dict.set(keys[i], values[i]->value);
+    }
+    return make(state, std::move(d));
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+size_t nn_dict_size(const nn_value* value) {
+  if (!value || !value->value.is(Kind::Dict)) return 0;
+  return value->value.as<nn::rt::DictObj>().items.size();
+}
+
+const char* nn_dict_key(const nn_value* value, size_t i) {
+  if (i >= nn_dict_size(value)) return nullptr;
+  return value->value.as<nn::rt::DictObj>().items[i].first.c_str();
+}
+
+nn_value* nn_dict_value(const nn_value* value, size_t i) {
+  if (i >= nn_dict_size(value)) return nullptr;
+  return wrap(value->owner, value->value.as<nn::rt::DictObj>().items[i].second);
+}
+
+nn_value* nn_dict_get(const nn_value* value, const char* key) {
+  if (!key || !value || !value->value.is(Kind::Dict)) return nullptr;
+  try {
+    const Value* v = value->value.as<nn::rt::DictObj>().find(key);
+    return v ? wrap(value->owner, *v) : nullptr;
+  } catch (...) {
+    return nullptr;
+  }
+}
+
 nn_status nn_get_bool(const nn_value* value, int* out) {
   if (!value || !out || !value->value.is(Kind::Bool)) return NN_INVALID_ARGUMENT;
   *out = value->value.asBool() ? 1 : 0;
@@ -230,18 +271,32 @@ nn_status nn_set_global(nn_state* state, const char* name, const nn_value* value
 
 nn_status nn_call(nn_state* state, const nn_value* function, nn_value* const* args, size_t nargs,
                   nn_value** result) {
+  return nn_call_kw(state, function, args, nargs, nullptr, nullptr, 0, result);
+}
+
+nn_status nn_call_kw(nn_state* state, const nn_value* function, nn_value* const* args, size_t nargs,
+                     const char* const* kwnames, nn_value* const* kwargs, size_t nkw, nn_value** result) {
   return nn::embed::guardedEntry(state, [&](Embedded& e) {
     if (result) *result = nullptr;
     if (!sameState(e, "nn_call", function)) return NN_INVALID_ARGUMENT;
     if (nargs && !args) return e.invalid("nn_call: no arguments (NULL) for nargs > 0");
-    std::vector<Value> in;
+    if (nkw && (!kwnames || !kwargs)) return e.invalid("nn_call_kw: no keyword names or values (NULL) for nkw > 0");
+    std::vector<Value> in, kwin;
+    std::vector<std::string> names;
     in.reserve(nargs);
     for (size_t i = 0; i < nargs; ++i) {
       if (!sameState(e, "nn_call", args[i])) return NN_INVALID_ARGUMENT;
       in.push_back(args[i]->value);
     }
+    for (size_t i = 0; i < nkw; ++i) {
+      if (!kwnames[i]) return e.invalid("nn_call_kw: keyword name " + std::to_string(i) + " is NULL");
+      if (!sameState(e, "nn_call_kw", kwargs[i])) return NN_INVALID_ARGUMENT;
+      names.emplace_back(kwnames[i]);
+      kwin.push_back(kwargs[i]->value);
+    }
     Value out;
-    nn_status st = e.run([&] { return e.state().call(function->value, std::move(in), out); });
+    nn_status st =
+        e.run([&] { return e.state().call(function->value, std::move(in), names, std::move(kwin), out); });
     if (st == NN_OK && result) {
       *result = wrap(state->impl, std::move(out));
       if (!*result) return NN_OUT_OF_MEMORY;

@@ -283,8 +283,9 @@ Status State::runChunk(const std::string& code, const std::string& name) {
   });
 }
 
-Status State::call(const rt::Value& callee, std::vector<rt::Value> args, rt::Value& result) {
-  return guarded([&] { result = interp_->call(callee, std::move(args), SourceLoc{}); });
+Status State::call(const rt::Value& callee, std::vector<rt::Value> args, const std::vector<std::string>& kwnames,
+                   std::vector<rt::Value> kwargs, rt::Value& result) {
+  return guarded([&] { result = interp_->call(callee, std::move(args), kwnames, std::move(kwargs), SourceLoc{}); });
 }
 
 const rt::Value* State::global(const std::string& name) { return main_ ? main_->findGlobal(name) : nullptr; }

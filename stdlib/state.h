@@ -97,8 +97,10 @@ class State : public rt::Host {
   // module, as the REPL does but without echoing values, so the names one
   // run defines are there for the next run and for call().
   Status runChunk(const std::string& code, const std::string& name);
-  // Calls `callee` (a function value) with `args`; its value in `result`.
-  Status call(const rt::Value& callee, std::vector<rt::Value> args, rt::Value& result);
+  // Calls `callee` (a function value) with `args` and keyword arguments
+  // `kwnames` = `kwargs`; its value in `result`.
+  Status call(const rt::Value& callee, std::vector<rt::Value> args, const std::vector<std::string>& kwnames,
+              std::vector<rt::Value> kwargs, rt::Value& result);
   // A global of the main module (null when not defined), and setting one.
   const rt::Value* global(const std::string& name);
   void setGlobal(const std::string& name, rt::Value v);

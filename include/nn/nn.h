@@ -108,6 +108,9 @@ nn_status nn_set_global(nn_state* state, const char* name, const nn_value* value
  * handle in *result (which may be NULL to drop it). */
 nn_status nn_call(nn_state* state, const nn_value* function, nn_value* const* args, size_t nargs,
                   nn_value** result);
+/* nn_call with keyword arguments besides: `nkw` names and values. */
+nn_status nn_call_kw(nn_state* state, const nn_value* function, nn_value* const* args, size_t nargs,
+                     const char* const* kwnames, nn_value* const* kwargs, size_t nkw, nn_value** result);
 /* nn_call of the global function `name`. */
 nn_status nn_call_global(nn_state* state, const char* name, nn_value* const* args, size_t nargs,
                          nn_value** result);
@@ -191,6 +194,9 @@ nn_value* nn_str(nn_state* state, const char* text, ptrdiff_t length);
 nn_value* nn_tuple(nn_state* state, nn_value* const* items, size_t n);
 nn_value* nn_list(nn_state* state, nn_value* const* items, size_t n);
 
+/* A dict of `n` str keys and their values (a repeated key: the last value). */
+nn_value* nn_dict(nn_state* state, const char* const* keys, nn_value* const* values, size_t n);
+
 /* Reading scalars: NN_INVALID_ARGUMENT when the value is not one (a bool
  * reads as an int and a float; an int as a float). */
 nn_status nn_get_bool(const nn_value* value, int* out);
@@ -203,6 +209,14 @@ const char* nn_get_str(const nn_value* value, size_t* length);
  * handle to item i (NULL out of range). */
 size_t nn_sequence_size(const nn_value* value);
 nn_value* nn_sequence_item(const nn_value* value, size_t i);
+
+/* Entries of a dict, in insertion order: the count (0 for other values),
+ * key i (owned by the dict; NULL out of range), a new handle to value i,
+ * and a new handle to the value of `key` (NULL when absent). */
+size_t nn_dict_size(const nn_value* value);
+const char* nn_dict_key(const nn_value* value, size_t i);
+nn_value* nn_dict_value(const nn_value* value, size_t i);
+nn_value* nn_dict_get(const nn_value* value, const char* key);
 
 /* ---- tensors ---- */
 

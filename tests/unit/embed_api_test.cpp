@@ -146,6 +146,49 @@ TEST_P(EmbedApi, ScalarsStrsAndTuplesCrossBothWays) {
   for (nn_value* v : {a, b, c, d, e, items[0], items[1], r, r0, r1, r2, r3, r4, r5}) nn_value_free(v);
 }
 
+TEST_P(EmbedApi, DictsAndKeywordArgumentsCrossBothWays) {
+  ASSERT_EQ(run("def init(n, scale=1.0):\n    return {'w': ones(n) * scale, 'b': zeros(1)}\n"
+                "def total(p):\n    return float(p['w'].sum() + p['b'].sum())\n"),
+            NN_OK)
+      << lastMessage();
+  nn_value* init = nullptr;
+  ASSERT_EQ(nn_get_global(state, "init", &init), NN_OK);
+  nn_value* n = nn_int(state, 3);
+  nn_value* scale = nn_float(state, 2.0);
+  const char* names[] = {"scale"};
+  nn_value* params = nullptr;
+  ASSERT_EQ(nn_call_kw(state, init, &n, 1, names, &scale, 1, &params), NN_OK) << lastMessage();
+  ASSERT_EQ(nn_value_kind(params), NN_KIND_DICT);
+  ASSERT_EQ(nn_dict_size(params), 2u);
+  EXPECT_STREQ(nn_dict_key(params, 0), "w");
+  EXPECT_STREQ(nn_dict_key(params, 1), "b");
+  EXPECT_EQ(nn_dict_key(params, 2), nullptr);
+  nn_value* w = nn_dict_get(params, "w");
+  EXPECT_EQ(floats(w), (std::vector<float>{2, 2, 2}));
+  EXPECT_EQ(nn_dict_get(params, "nope"), nullptr);
+  nn_value* b = nn_dict_value(params, 1);
+  EXPECT_EQ(floats(b), (std::vector<float>{0}));
+
+  // A dict the host builds goes in as one.
+  float ten[] = {10};
+  int64_t one[] = {1};
+  nn_value* bias = nn_tensor_copy(state, NN_F32, one, 1, ten);
+  const char* keys[] = {"w", "b"};
+  nn_value* values[] = {w, bias};
+  nn_value* built = nn_dict(state, keys, values, 2);
+  nn_value* sum = nullptr;
+  ASSERT_EQ(nn_call_global(state, "total", &built, 1, &sum), NN_OK) << lastMessage();
+  double total = 0;
+  EXPECT_EQ(nn_get_float(sum, &total), NN_OK);
+  EXPECT_EQ(total, 16.0);
+
+  const char* wrong[] = {"size"};
+  EXPECT_EQ(nn_call_kw(state, init, &n, 1, wrong, &scale, 1, nullptr), NN_ERROR);
+  EXPECT_STREQ(nn_error_type(nn_last_error(state)), "TypeError");
+  EXPECT_NE(lastMessage().find("size"), std::string::npos) << lastMessage();
+  for (nn_value* v : {init, n, scale, params, w, b, bias, built, sum}) nn_value_free(v);
+}
+
 TEST_P(EmbedApi, OutputAndWarningsGoToTheHost) {
   ASSERT_EQ(run("print('hello', 1.5)\ndef f():\n    for p in [zeros(2)]:\n        p -= 1.0\nf()\n"), NN_OK)
       << lastMessage();
