@@ -135,6 +135,10 @@ nn_status Embedded::fail(const Error& e, nn_status status) {
   error_.file = e.file;
   error_.line = static_cast<int>(e.line);
   error_.column = static_cast<int>(e.column);
+  if (d.loc.valid()) {
+    error_.endLine = static_cast<int>(d.loc.endLine);
+    error_.endColumn = static_cast<int>(d.loc.endCol);
+  }
   std::ostringstream text;
   state_->render(e, text);
   error_.text = text.str();
@@ -273,6 +277,8 @@ const char* nn_error_type(const nn_error* e) { return e ? e->type.c_str() : ""; 
 const char* nn_error_file(const nn_error* e) { return e ? e->file.c_str() : ""; }
 int nn_error_line(const nn_error* e) { return e ? e->line : 0; }
 int nn_error_column(const nn_error* e) { return e ? e->column : 0; }
+int nn_error_end_line(const nn_error* e) { return e ? e->endLine : 0; }
+int nn_error_end_column(const nn_error* e) { return e ? e->endColumn : 0; }
 const char* nn_error_text(const nn_error* e) { return e ? e->text.c_str() : ""; }
 int nn_error_exit_status(const nn_error* e) { return e ? e->exitStatus : 0; }
 

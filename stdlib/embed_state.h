@@ -27,7 +27,7 @@
 struct nn_error {
   nn_status status = NN_OK;
   std::string message, type, file, text;
-  int line = 0, column = 0, exitStatus = 0;
+  int line = 0, column = 0, endLine = 0, endColumn = 0, exitStatus = 0;
 };
 
 namespace nn::embed {

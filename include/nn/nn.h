@@ -169,6 +169,10 @@ const char* nn_error_type(const nn_error* error);
 const char* nn_error_file(const nn_error* error);
 int nn_error_line(const nn_error* error);
 int nn_error_column(const nn_error* error);
+/* Where the failing code ends: its last line, and the column just past
+ * its last character (0 without a location). */
+int nn_error_end_line(const nn_error* error);
+int nn_error_end_column(const nn_error* error);
 /* The whole diagnostic as the nn command prints it: message, source line,
  * caret and call trace. */
 const char* nn_error_text(const nn_error* error);

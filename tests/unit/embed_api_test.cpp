@@ -208,6 +208,8 @@ TEST_P(EmbedApi, AnErrorHasItsMessageClassAndLocationAndTheStateGoesOn) {
   EXPECT_STREQ(nn_error_file(e), "host.nn");
   EXPECT_EQ(nn_error_line(e), 2);
   EXPECT_EQ(nn_error_column(e), 12);
+  EXPECT_EQ(nn_error_end_line(e), 2);
+  EXPECT_EQ(nn_error_end_column(e), 17);  // "a @ b" is columns 12 to 16
   std::string text = nn_error_text(e);
   EXPECT_NE(text.find("--> host.nn:2:12"), std::string::npos) << text;
   EXPECT_NE(text.find("^"), std::string::npos) << text;
