@@ -179,6 +179,24 @@ std::unique_ptr<ir::Node> likeOtherOp(ir::Block& b, ir::Node& n, Nodes& out) {
   return node;
 }
 
+// The op node replacing x.t() of a tensor of at most 2 dims (more fail at
+// run time, as PyTorch's do) or x.clamp_max(max) in call `n`; or null.
+std::unique_ptr<ir::Node> shorthandOp(ir::Block& b, ir::Node& n, Nodes& out) {
+  const ir::Node* attr = n.operand(0)->def();
+  if (!attr || attr->op() != ir::Op::GetAttr) return nullptr;
+  const std::string& name = attr->strAttr("name");
+  const ir::Type& xt = attr->operand(0)->type();
+  if (!xt.isTensor()) return nullptr;
+  std::vector<std::string> kw = n.strListAttr("kw");
+  if (name == "t") {
+    if (n.operands().size() != 1 || !xt.shape || xt.shape->size() > 2) return nullptr;
+    return boundOp(ir::Op::Transpose, b, n, {attr->operand(0)}, {}, out);
+  }
+  if (name != "clamp_max" || n.operands().size() != 2 || (!kw.empty() && kw != std::vector<std::string>{"max"}))
+    return nullptr;
+  return boundOp(ir::Op::Clip, b, n, {attr->operand(0), n.operand(1)}, {"max"}, out);
+}
+
 // The node replacing x.narrow/select/index_select/unbind in call `n` by
 // indexing along the dim, with the nodes it reads before it; or null.
 std::unique_ptr<ir::Node> indexAlongOp(ir::Block& b, ir::Node& n, Nodes& out) {
@@ -285,6 +303,7 @@ bool rewriteBlock(ir::Block& b) {
     std::optional<ir::OpName> method = calledMethod(n);
     std::unique_ptr<ir::Node> replacement = likeOtherOp(b, n, out);
     if (!replacement) replacement = indexAlongOp(b, n, out);
+    if (!replacement) replacement = shorthandOp(b, n, out);
     if (!replacement) replacement = opFor(b, n, method, out);
     if (replacement) {
       replacement->adoptResults(n);

@@ -1,7 +1,8 @@
 // PyTorch's tensor methods that are no op of their own (language.md §5):
 // x.to(dtype) and x.to(device, dtype) beside the op `to`; x.view_as(y),
 // reshape_as, expand_as and type_as, which take y's shape or dtype; and
-// x.narrow, select, unbind and index_select, which index x along a dim.
+// x.narrow, select, unbind and index_select, which index x along a dim;
+// x.t(), with PyTorch's check, and x.clamp_max(max).
 // Each runs the ops or the indexing it stands for, on the tape as they
 // are; graph mode rewrites the same calls into those ops where types
 // allow (passes/builtin_ops.cpp).
@@ -136,12 +137,39 @@ Value bIndexAlong(CallContext& c, std::vector<Value>& args) {
   return indexAlong(c, args[0], dim, i.ndim() == 0 ? makeTensorValue(reshape(i, {1}, c.loc)) : index);
 }
 
+// x.t(): a matrix transposed, a vector or scalar as it is; PyTorch refuses
+// more dims (transpose(x) would reverse them all, x.mT swap the last two).
+Value bT(CallContext& c, std::vector<Value>& args) {
+  c.checkKeywordsUsed("t");
+  checkArity(c, args, 1, 1);
+  const Tensor& x = tensorOf(args[0]);
+  if (x.ndim() > 2)
+    fail(c.loc,
+         "t() expects a tensor with at most 2 dims, not " + typeString(x) +
+             "; transpose(x, d0, d1) swaps two dims, transpose(x) reverses them all");
+  std::vector<Value> params{args[0], makeTuple({})};  // no axes: reversed
+  return runTensorOp(c.interp, ir::Op::Transpose, params, c.loc);
+}
+
+// x.clamp_max(max): clip(x, None, max), PyTorch's clamp with only an upper limit.
+Value bClampMax(CallContext& c, std::vector<Value>& args) {
+  const Value* kw = c.kw("max");
+  if (kw && args.size() > 1) fail(c.loc, "clamp_max() got multiple values for argument 'max'", ErrorClass::TypeError);
+  if (!kw && args.size() != 2)
+    fail(c.loc, "clamp_max() takes 1 argument (" + std::to_string(args.size() - 1) + " given)", ErrorClass::TypeError);
+  c.checkKeywordsUsed("clamp_max");
+  std::vector<Value> params{args[0], Value::none(), kw ? *kw : args[1]};
+  return runTensorOp(c.interp, ir::Op::Clip, params, c.loc);
+}
+
 }  // namespace
 
 BuiltinFn pytorchTensorMethod(const std::string& name) {
   if (name == "to") return bTo;
   if (name == "view_as" || name == "reshape_as" || name == "expand_as" || name == "type_as") return bLikeOther;
   if (name == "narrow" || name == "select" || name == "unbind" || name == "index_select") return bIndexAlong;
+  if (name == "t") return bT;
+  if (name == "clamp_max") return bClampMax;
   return nullptr;
 }
 
