@@ -21,6 +21,9 @@ struct LowerOptions {
   std::set<std::string> knownGlobals;
   // Names that resolve to builtins when no global of that name exists.
   const std::set<std::string>* builtins = nullptr;
+  // The host application's functions (include/nn/nn.h): they resolve as
+  // builtins do, ahead of them.
+  const std::set<std::string>* hostFunctions = nullptr;
   // Updates that can never be seen warn when they update a tensor
   // (lost_updates.h); `-Wno-lost-update` turns this off.
   bool lostUpdateWarnings = true;

@@ -54,6 +54,11 @@ Value* Lowerer::readIn(FuncCtx& ctx, const std::string& name, SourceLoc loc) {
     n->setAttr("name", name);
     return n->result(0);
   }
+  if (options_.hostFunctions && options_.hostFunctions->count(name)) {
+    ir::Node* n = emit(Op::HostFunction, loc, {});
+    n->setAttr("name", name);
+    return n->result(0);
+  }
   if (options_.builtins && options_.builtins->count(name)) return builtin(name, loc);
   if (std::optional<double> c = ir::builtinConstant(name)) return constant(*c, loc);
   std::string message = "name '" + name + "' is not defined" + unknownNameHint(ctx, name);
@@ -82,6 +87,7 @@ std::string Lowerer::unknownNameHint(const FuncCtx& ctx, const std::string& name
   }
   names.insert(names.end(), moduleGlobals_.begin(), moduleGlobals_.end());
   if (options_.builtins) names.insert(names.end(), options_.builtins->begin(), options_.builtins->end());
+  if (options_.hostFunctions) names.insert(names.end(), options_.hostFunctions->begin(), options_.hostFunctions->end());
   for (std::string& c : ir::builtinConstantNames()) names.push_back(std::move(c));
   return didYouMean(name, names);
 }

@@ -19,7 +19,9 @@ bool mayBeCallable(const ir::Type& t) { return t.kind == TypeKind::Func || t.kin
 bool callHasEffect(const ir::Node& n) {
   if (std::optional<Op> op = ir::calledOp(n)) return opHasEffect(*op);
   std::optional<ir::Builtin> b = ir::calledFunction(n);
-  if (!b) return true;  // a user function, or a callee that is not known
+  // A user function, a host application's function (host_function: what
+  // it does is not known), or a callee that is not known.
+  if (!b) return true;
   switch (ir::builtinInfo(*b).effect) {
     case ir::Effect::None: return false;
     case ir::Effect::CallsArgs:
@@ -100,7 +102,7 @@ bool isBarrier(const ir::Node& n) {
 
 bool mayRaise(const ir::Node& n) {
   switch (n.op()) {
-    case Op::Const: case Op::Undef: case Op::Builtin: case Op::SelfClosure: case Op::MakeClosure:
+    case Op::Const: case Op::Undef: case Op::Builtin: case Op::HostFunction: case Op::SelfClosure: case Op::MakeClosure:
     case Op::MakeTuple: case Op::MakeList: case Op::MakeDict: case Op::MakeSlice: case Op::Is: case Op::IsNot:
     case Op::SavedItem:  // its index is an iteration the forward loop ran
       return false;

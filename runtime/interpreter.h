@@ -89,6 +89,10 @@ class Host {
  public:
   virtual ~Host() = default;
   virtual Value builtin(const std::string& name, SourceLoc loc) = 0;
+  // A function the host application registered (ir op host_function).
+  virtual Value hostFunction(const std::string& name, SourceLoc loc) {
+    fail(loc, "no host function '" + name + "' is registered", ErrorClass::NameError);
+  }
   // Attributes of non-module values: methods of lists, dicts, strings.
   virtual Value attribute(const Value& obj, const std::string& name, SourceLoc loc) = 0;
   virtual Value importModule(const std::string& name, bool bindTop, ModuleInstance& from, SourceLoc loc) = 0;

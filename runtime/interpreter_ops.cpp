@@ -109,6 +109,7 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
       set(name == "Ellipsis" ? Value::ellipsis() : host_.builtin(name, loc));
       return;
     }
+    case Op::HostFunction: set(host_.hostFunction(n.strAttr("name"), loc)); return;
     case Op::SelfClosure:
       if (!f.self) fail(loc, "internal error: no enclosing function");
       set(*f.self);

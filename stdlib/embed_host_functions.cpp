@@ -1,9 +1,9 @@
 // Host functions of the C embedding API (include/nn/nn.h): a host
-// application's callback bound to a global name. It is a builtin value
-// whose object carries the callback; scripts call it as any builtin, and
-// graph mode treats a call of a value it cannot see into as an effect, so
-// host calls keep their program order and are never merged or dropped
-// (tests: EmbedApi.HostFunctions*).
+// application's callback registered under a name. The front end resolves
+// the name to the op host_function {name}, whose value is a builtin object
+// carrying the callback; a call of it is an effect (passes/effects.cpp), so
+// graph mode keeps host calls in program order and never merges, drops or
+// moves them (tests: EmbedApi.*Host*, tests/ir/host_function_effects.ir).
 #include <memory>
 #include <string>
 #include <vector>
@@ -84,7 +84,7 @@ nn_status nn_register_function(nn_state* state, const char* name, nn_host_fn fn,
     obj->callback = fn;
     obj->context = context;
     obj->owner = &e;
-    e.state().setGlobal(name, Value::object(nn::rt::Kind::Builtin, std::move(obj)));
+    e.state().registerHostFunction(name, Value::object(nn::rt::Kind::Builtin, std::move(obj)));
     e.clearError();
     return NN_OK;
   } catch (...) {

@@ -186,6 +186,7 @@ std::unique_ptr<ir::Graph> State::compile(uint32_t file, bool echo, const rt::Mo
   frontend::LowerOptions lo;
   lo.echoExpressions = echo;
   lo.builtins = &stdlib::builtinNames();
+  lo.hostFunctions = &hostFunctionNames_;
   lo.lostUpdateWarnings = options_.warnLostUpdates;
   lo.mainScript = mainScript;
   if (into)
@@ -288,7 +289,22 @@ Status State::call(const rt::Value& callee, std::vector<rt::Value> args, const s
   return guarded([&] { result = interp_->call(callee, std::move(args), kwnames, std::move(kwargs), SourceLoc{}); });
 }
 
-const rt::Value* State::global(const std::string& name) { return main_ ? main_->findGlobal(name) : nullptr; }
+const rt::Value* State::global(const std::string& name) {
+  if (const rt::Value* v = main_ ? main_->findGlobal(name) : nullptr) return v;
+  auto host = hostFunctions_.find(name);
+  return host == hostFunctions_.end() ? nullptr : &host->second;
+}
+
+void State::registerHostFunction(const std::string& name, rt::Value fn) {
+  hostFunctions_[name] = std::move(fn);
+  hostFunctionNames_.insert(name);
+}
+
+rt::Value State::hostFunction(const std::string& name, SourceLoc loc) {
+  auto it = hostFunctions_.find(name);
+  if (it == hostFunctions_.end()) fail(loc, "no host function '" + name + "' is registered", ErrorClass::NameError);
+  return it->second;
+}
 
 void State::setGlobal(const std::string& name, rt::Value v) { mainModule("<host>").setGlobal(name, std::move(v)); }
 

@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -104,6 +105,10 @@ class State : public rt::Host {
   // A global of the main module (null when not defined), and setting one.
   const rt::Value* global(const std::string& name);
   void setGlobal(const std::string& name, rt::Value v);
+  // Registers a host application's function: code compiled from now on
+  // resolves `name` to it as to a builtin, ahead of the builtins (ir op
+  // host_function, whose calls are effects).
+  void registerHostFunction(const std::string& name, rt::Value fn);
   rt::Context& context() { return context_; }
 
   // REPL: compiles and runs one complete input in the persistent main
@@ -132,6 +137,7 @@ class State : public rt::Host {
 
   // rt::Host
   rt::Value builtin(const std::string& name, SourceLoc loc) override;
+  rt::Value hostFunction(const std::string& name, SourceLoc loc) override;
   rt::Value attribute(const rt::Value& obj, const std::string& name, SourceLoc loc) override;
   rt::Value importModule(const std::string& name, bool bindTop, rt::ModuleInstance& from, SourceLoc loc) override;
   rt::Value runTensorOp(rt::Interpreter& interp, ir::Op op, std::vector<rt::Value>& params, SourceLoc loc) override;
@@ -164,6 +170,8 @@ class State : public rt::Host {
   rt::ModuleInstance* main_ = nullptr;
   rt::Value argvValue_;
   std::optional<uint32_t> lastAstFile_;
+  std::map<std::string, rt::Value> hostFunctions_;
+  std::set<std::string> hostFunctionNames_;  // what the front end resolves
 };
 
 }  // namespace nn

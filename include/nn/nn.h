@@ -122,13 +122,15 @@ nn_status nn_call_global(nn_state* state, const char* name, nn_value* const* arg
  * and stores its result in *result (a new handle it made, or NULL for
  * None). It returns NN_OK, or NN_ERROR after nn_raise to raise an error at
  * the script's call. It may make and read values but not run code on the
- * state, which is running. nn calls it on the thread running the state. */
+ * state, which is running. */
 typedef nn_status (*nn_host_fn)(void* context, nn_state* state, nn_value* const* args, size_t nargs,
                                 nn_value** result);
-/* Defines the global `name` of the main module as the host function `fn`,
- * called with `context`. Scripts call it like any function, in both modes,
- * in program order with the other effects (graph mode never drops,
- * repeats or reorders a host call). */
+/* Makes `name` the host function `fn`, called with `context`, for code
+ * compiled from now on: it resolves as a builtin does (ahead of the
+ * builtins; a global of that name shadows it), and scripts call it like
+ * any function, in both modes. Each call is an effect: graph mode makes
+ * it in program order with the other effects, one at a time, never
+ * dropped, merged or moved (possibly from one of its worker threads). */
 nn_status nn_register_function(nn_state* state, const char* name, nn_host_fn fn, void* context);
 /* Inside a host function: the error its call raises when the function
  * returns NN_ERROR. `type` names a Python exception class ("ValueError";

@@ -478,11 +478,14 @@ TEST_P(EmbedApi, HostFunctionsAreCalledInProgramOrderWithTheirResults) {
       << lastMessage();
   EXPECT_EQ(output.out, "[1. 3. 5.]\n[3. 3.]\n");
   EXPECT_EQ(log.calls, (std::vector<std::string>{"a", "b", "b", "a", "b", "b"}));
-  // A host function may take a builtin's name: the script's global wins,
-  // in compiled code too.
+  // A host function may take a builtin's name: it comes first, in
+  // compiled code too; a global of that name comes before it.
   ASSERT_EQ(nn_register_function(state, "abs", hostLog, &log), NN_OK);
   ASSERT_EQ(run("def g(v):\n    return abs('host')\nprint(g(-1.0))\n"), NN_OK) << lastMessage();
   EXPECT_EQ(log.calls.back(), "host");
+  ASSERT_EQ(run("def host_log(v):\n    return 'script'\nprint(host_log('x'))\n"), NN_OK) << lastMessage();
+  EXPECT_EQ(log.calls.back(), "host");
+  EXPECT_NE(output.out.find("script\n"), std::string::npos) << output.out;
   nn_value* fn = nullptr;
   ASSERT_EQ(nn_get_global(state, "scale", &fn), NN_OK);
   EXPECT_EQ(nn_value_kind(fn), NN_KIND_FUNCTION);
