@@ -18,6 +18,9 @@
 #ifndef NN_STDLIB_DIR
 #define NN_STDLIB_DIR "/usr/local/share/nn/lib"
 #endif
+#ifndef NN_VERSION
+#define NN_VERSION "unknown"
+#endif
 
 namespace nn::embed {
 
@@ -186,6 +189,9 @@ using nn::embed::Embedded;
 using nn::embed::guardedEntry;
 
 extern "C" {
+
+const char* nn_version(void) { return NN_VERSION; }
+int nn_api_version(void) { return NN_API_VERSION; }
 
 void nn_options_init(nn_options* options) {
   if (!options) return;

@@ -62,6 +62,11 @@ typedef enum nn_kind {
   NN_KIND_OTHER = 10    /* a module, range, dtype, ... */
 } nn_kind;
 
+/* The library's version ("0.1.0") and NN_API_VERSION as it was built, for
+ * a host to check that the library it loaded matches the header. */
+const char* nn_version(void);
+int nn_api_version(void);
+
 /* ---- states ---- */
 
 typedef struct nn_options {

@@ -352,6 +352,11 @@ TEST_P(EmbedApi, AnotherThreadCancelsARun) {
   EXPECT_EQ(run("print('next')\n"), NN_OK);
 }
 
+TEST_P(EmbedApi, TheLibraryMatchesTheHeader) {
+  EXPECT_EQ(nn_api_version(), NN_API_VERSION);
+  EXPECT_STREQ(nn_version(), NN_VERSION);
+}
+
 TEST_P(EmbedApi, WrongArgumentsFailCleanly) {
   EXPECT_EQ(nn_run_string(nullptr, "x = 1", nullptr), NN_INVALID_ARGUMENT);
   EXPECT_EQ(nn_run_string(state, nullptr, nullptr), NN_INVALID_ARGUMENT);
