@@ -4,7 +4,6 @@
 // turns the outcome into a status and the state's last error. Nothing
 // thrown inside crosses the C boundary. Values and tensors:
 // embed_values.cpp.
-#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <new>
@@ -98,9 +97,10 @@ nn_status Embedded::run(const std::function<Status()>& body) {
     std::lock_guard<std::mutex> lock(mutex_);
     ++runNumber_;
     deadlineSet_ = timeLimit_ > 0;
+    using Ticks = std::chrono::steady_clock::duration;
     if (deadlineSet_)
       deadline_ = std::chrono::steady_clock::now() +
-                  std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(timeLimit_));
+                  std::chrono::duration_cast<Ticks>(std::chrono::duration<double>(timeLimit_));
   }
   wake_.notify_all();
   Status status = body();

@@ -65,7 +65,8 @@ Value callHost(nn::rt::CallContext& ctx, std::vector<Value>& args) {
     nn::fail(ctx.loc, message, c);
   }
   if (!result) return Value::none();
-  if (result->owner.get() != &e) nn::fail(ctx.loc, "host function " + host.name + "() returned a value of another state");
+  if (result->owner.get() != &e)
+    nn::fail(ctx.loc, "host function " + host.name + "() returned a value of another state");
   return result->value;
 }
 

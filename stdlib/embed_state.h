@@ -3,7 +3,7 @@
 // goes through, the time-limit watchdog and the last error — by a shared
 // pointer that every nn_value handle it made shares too, so a handle the
 // host frees after its state still frees memory of a living context. Only
-// embed_api.cpp and embed_values.cpp see these.
+// the embedding API's files (stdlib/embed_*.cpp) see these.
 #pragma once
 
 #include <atomic>
@@ -11,8 +11,8 @@
 #include <condition_variable>
 #include <functional>
 #include <memory>
-#include <new>
 #include <mutex>
+#include <new>
 #include <streambuf>
 #include <string>
 #include <thread>
