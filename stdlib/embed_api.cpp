@@ -93,18 +93,20 @@ nn_status Embedded::run(const std::function<Status()>& body) {
   rt::Interpreter& interp = state_->interpreter();
   interp.clearStop();
   stoppedWith_.store(NN_OK);
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    ++runNumber_;
-    deadlineSet_ = timeLimit_ > 0;
-    using Ticks = std::chrono::steady_clock::duration;
-    if (deadlineSet_)
-      deadline_ = std::chrono::steady_clock::now() +
-                  std::chrono::duration_cast<Ticks>(std::chrono::duration<double>(timeLimit_));
+  // Without a time limit a run touches no lock (calls are sub-microsecond).
+  double limit = timeLimit_.load();
+  if (limit > 0) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      ++runNumber_;
+      deadlineSet_ = true;
+      deadline_ = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                         std::chrono::duration<double>(limit));
+    }
+    wake_.notify_all();
   }
-  wake_.notify_all();
   Status status = body();
-  {
+  if (limit > 0) {
     std::lock_guard<std::mutex> lock(mutex_);
     deadlineSet_ = false;
   }
@@ -163,7 +165,7 @@ void Embedded::cancel() {
 
 void Embedded::setTimeLimit(double seconds) {
   std::lock_guard<std::mutex> lock(mutex_);
-  timeLimit_ = seconds;
+  timeLimit_.store(seconds);
   if (seconds > 0 && !watchdog_.joinable()) watchdog_ = std::thread([this] { watch(); });
 }
 

@@ -95,9 +95,9 @@ class Embedded : public std::enable_shared_from_this<Embedded> {
   std::atomic<nn_status> stoppedWith_{NN_OK};
 
   // Time limit: the watchdog stops run number `runNumber_` at `deadline_`.
+  std::atomic<double> timeLimit_{0};
   std::mutex mutex_;
   std::condition_variable wake_;
-  double timeLimit_ = 0;
   uint64_t runNumber_ = 0;
   bool deadlineSet_ = false, quit_ = false;
   std::chrono::steady_clock::time_point deadline_;
