@@ -114,9 +114,9 @@ std::optional<std::string_view> foreignSpelling(std::string_view name) {
 }
 
 const std::vector<std::string>& tensorOwnMethodNames() {
-  static const std::vector<std::string> names = {"size",   "numel",  "dim",    "view_as",      "reshape_as",
-                                                 "expand_as", "type_as", "narrow", "select", "unbind",
-                                                 "index_select", "t", "clamp_max"};
+  static const std::vector<std::string> names = {
+      "size",   "numel",  "dim",    "view_as", "reshape_as",   "expand_as", "type_as",
+      "narrow", "select", "unbind", "t",       "index_select", "clamp_max"};
   return names;
 }
 

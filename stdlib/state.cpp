@@ -302,8 +302,7 @@ void State::registerHostFunction(const std::string& name, rt::Value fn) {
 
 rt::Value State::hostFunction(const std::string& name, SourceLoc loc) {
   auto it = hostFunctions_.find(name);
-  if (it == hostFunctions_.end()) fail(loc, "no host function '" + name + "' is registered", ErrorClass::NameError);
-  return it->second;
+  return it == hostFunctions_.end() ? rt::Host::hostFunction(name, loc) : it->second;
 }
 
 void State::setGlobal(const std::string& name, rt::Value v) { mainModule("<host>").setGlobal(name, std::move(v)); }

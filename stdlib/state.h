@@ -1,8 +1,8 @@
 // An isolated nn interpreter state: sources, loaded modules, the eager
 // interpreter and the builtins. The driver, the REPL and the tests all run
-// code through it, and the C embedding API (include/nn/nn.h) wraps it. No exception
-// leaves an entry point: each returns a Status whose Error (message,
-// location, call trace) the caller renders with render().
+// code through it, and the C embedding API (include/nn/nn.h) wraps it. No
+// exception leaves an entry point: each returns a Status whose Error
+// (message, location, call trace) the caller renders with render().
 #pragma once
 
 #include <functional>
