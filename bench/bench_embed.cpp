@@ -30,8 +30,19 @@ nn_state* newState(nn_mode mode) {
   return s;
 }
 
-void checkOk(benchmark::State& st, nn_state* s, nn_status status) {
-  if (status != NN_OK) st.SkipWithError(nn_error_message(nn_last_error(s)));
+// Times nn_call(fn, args): the benchmark's loop.
+void timeCalls(benchmark::State& st, nn_state* s, nn_value* fn, nn_value* const* args, size_t nargs) {
+  for (auto _ : st) {
+    nn_value* r = nullptr;
+    nn_status status = nn_call(s, fn, args, nargs, &r);
+    benchmark::DoNotOptimize(r);
+    nn_value_free(r);
+    if (status != NN_OK) {
+      st.SkipWithError(nn_error_message(nn_last_error(s)));
+      break;
+    }
+  }
+  st.SetLabel(st.range(0) == NN_MODE_GRAPH ? "graph" : "eager");
 }
 
 void BM_EmbedCallTinyTensor(benchmark::State& st) {
@@ -41,17 +52,7 @@ void BM_EmbedCallTinyTensor(benchmark::State& st) {
   float one = 1.0f;
   int64_t shape[] = {1};
   nn_value* x = nn_tensor_copy(s, NN_F32, shape, 1, &one);
-  for (auto _ : st) {
-    nn_value* r = nullptr;
-    nn_status status = nn_call(s, fn, &x, 1, &r);
-    benchmark::DoNotOptimize(r);
-    nn_value_free(r);
-    if (status != NN_OK) {
-      checkOk(st, s, status);
-      break;
-    }
-  }
-  st.SetLabel(st.range(0) == NN_MODE_GRAPH ? "graph" : "eager");
+  timeCalls(st, s, fn, &x, 1);
   nn_value_free(x);
   nn_value_free(fn);
   nn_state_free(s);
@@ -63,17 +64,7 @@ void BM_EmbedCallInts(benchmark::State& st) {
   nn_value* fn = nullptr;
   nn_get_global(s, "add", &fn);
   nn_value* args[2] = {nn_int(s, 20), nn_int(s, 22)};
-  for (auto _ : st) {
-    nn_value* r = nullptr;
-    nn_status status = nn_call(s, fn, args, 2, &r);
-    benchmark::DoNotOptimize(r);
-    nn_value_free(r);
-    if (status != NN_OK) {
-      checkOk(st, s, status);
-      break;
-    }
-  }
-  st.SetLabel(st.range(0) == NN_MODE_GRAPH ? "graph" : "eager");
+  timeCalls(st, s, fn, args, 2);
   for (nn_value* a : args) nn_value_free(a);
   nn_value_free(fn);
   nn_state_free(s);
@@ -99,7 +90,7 @@ void BM_EmbedSumOfHostFloats(benchmark::State& st) {
     nn_value_free(r);
     nn_value_free(x);
     if (status != NN_OK) {
-      checkOk(st, s, status);
+      st.SkipWithError(nn_error_message(nn_last_error(s)));
       break;
     }
   }
