@@ -15,9 +15,10 @@ void Allocator::count(ptrdiff_t delta) {
 
 void MemoryCap::admit(size_t bytes) {
   size_t before = used_.fetch_add(bytes, std::memory_order_relaxed);
-  if (before + bytes > limit_.load(std::memory_order_relaxed) || before + bytes < before) {
+  size_t limit = limit_.load(std::memory_order_relaxed);
+  if (before + bytes > limit || before + bytes < before) {
     used_.fetch_sub(bytes, std::memory_order_relaxed);
-    throw MemoryLimitExceeded();
+    throw MemoryLimitExceeded(limit);
   }
 }
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <mutex>
 #include <new>
+#include <string>
 #include <unordered_map>
 
 namespace nn::rt {
@@ -33,9 +34,15 @@ class MemoryCap {
 };
 
 // An allocation refused by a MemoryCap: out of memory, by the limit the
-// host set rather than by the system.
-struct MemoryLimitExceeded : std::bad_alloc {
-  const char* what() const noexcept override { return "memory limit exceeded"; }
+// host set rather than by the system; what() is the message users see.
+class MemoryLimitExceeded : public std::bad_alloc {
+ public:
+  explicit MemoryLimitExceeded(size_t limit)
+      : message_("out of memory: the memory limit of " + std::to_string(limit) + " bytes is reached") {}
+  const char* what() const noexcept override { return message_.c_str(); }
+
+ private:
+  std::string message_;
 };
 
 class Allocator {

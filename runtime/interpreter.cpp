@@ -119,9 +119,8 @@ const ir::Node* Interpreter::exec(const ir::Block& b, Frame& f, std::vector<Valu
 void Interpreter::runNode(const ir::Node& n, Frame& f, uint64_t dying) {
   try {
     node(n, f, dying);
-  } catch (const MemoryLimitExceeded&) {
-    fail(n.loc(), "out of memory: the memory limit of " + std::to_string(context_.memoryCap().limit()) +
-                      " bytes is reached", ErrorClass::MemoryError);
+  } catch (const MemoryLimitExceeded& e) {
+    fail(n.loc(), e.what(), ErrorClass::MemoryError);
   } catch (const std::bad_alloc&) {
     fail(n.loc(), "out of memory");
   } catch (const std::length_error&) {

@@ -326,10 +326,8 @@ nn_value* nn_tensor_copy(nn_state* state, nn_dtype dtype, const int64_t* shape, 
     if (a->numel) std::memcpy(t.bytes(), data, a->numel * nn::rt::dtypeSize(a->dtype));
     e.clearError();
     return make(state, nn::rt::makeTensorValue(std::move(t)));
-  } catch (const nn::rt::MemoryLimitExceeded&) {
-    e.invalid("nn_tensor_copy: out of memory: the memory limit of " +
-                  std::to_string(e.state().context().memoryCap().limit()) + " bytes is reached",
-              NN_OUT_OF_MEMORY);
+  } catch (const nn::rt::MemoryLimitExceeded& err) {
+    e.invalid(std::string("nn_tensor_copy: ") + err.what(), NN_OUT_OF_MEMORY);
   } catch (const std::bad_alloc&) {
     e.invalid("nn_tensor_copy: out of memory", NN_OUT_OF_MEMORY);
   } catch (...) {

@@ -116,9 +116,8 @@ Status State::guarded(const std::function<void()>& body) {
     return Status();
   } catch (const NnError& e) {
     d = e.diag();
-  } catch (const rt::MemoryLimitExceeded&) {
-    d.message = "out of memory: the memory limit of " + std::to_string(context_.memoryCap().limit()) +
-                " bytes is reached";
+  } catch (const rt::MemoryLimitExceeded& e) {
+    d.message = e.what();
     d.errorClass = ErrorClass::MemoryError;
   } catch (const std::bad_alloc&) {
     d.message = "out of memory";
