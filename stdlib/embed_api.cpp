@@ -42,7 +42,6 @@ void HostStreamBuf::emit(const char* s, size_t n) {
     return;
   }
   std::fwrite(s, 1, n, stream_ == 1 ? stdout : stderr);
-  if (stream_ != 1) std::fflush(stderr);
 }
 
 static std::vector<std::string> splitPath(const char* path) {

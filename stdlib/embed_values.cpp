@@ -307,12 +307,18 @@ nn_status nn_call_kw(nn_state* state, const nn_value* function, nn_value* const*
 
 nn_status nn_call_global(nn_state* state, const char* name, nn_value* const* args, size_t nargs,
                          nn_value** result) {
-  nn_value* function = nullptr;
-  nn_status st = nn_get_global(state, name, &function);
-  if (st != NN_OK) return st;
-  st = nn_call(state, function, args, nargs, result);
-  nn_value_free(function);
-  return st;
+  if (!state || !state->impl) return NN_INVALID_ARGUMENT;
+  if (!name) return state->impl->invalid("nn_call_global: no name (NULL)");
+  const Value* fn = state->impl->state().global(name);
+  if (!fn || fn->is(Kind::Undef)) {  // nn_get_global's NameError
+    nn_value* none = nullptr;
+    return nn_get_global(state, name, &none);
+  }
+  // A handle on the stack: the call reads the function, owns nothing of it.
+  nn_value function;
+  function.owner = state->impl;
+  function.value = *fn;
+  return nn_call(state, &function, args, nargs, result);
 }
 
 nn_value* nn_tensor_copy(nn_state* state, nn_dtype dtype, const int64_t* shape, int ndim, const void* data) {
