@@ -235,8 +235,11 @@ void GradMatMul(GradientBuilder& b) {
 
 // ---- attributes and elementwise math ----
 
+// x.T and x.mT are their own inverses: the gradient is the same attribute
+// of the adjoint.
 void GradGetAttr(GradientBuilder& b) {
-  if (b.wanted[0] && b.forward.strAttr("name") == "T") b.grads[0] = b.emit(Op::GetAttr, {b.adjoint}, {{"name", std::string("T")}});
+  const std::string& name = b.forward.strAttr("name");
+  if (b.wanted[0] && (name == "T" || name == "mT")) b.grads[0] = b.emit(Op::GetAttr, {b.adjoint}, {{"name", name}});
 }
 
 void GradExp(GradientBuilder& b) {

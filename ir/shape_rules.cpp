@@ -600,6 +600,13 @@ std::optional<Type> attributeType(const Node& n) {
   if (!x.isTensor()) return std::nullopt;
   const std::string& name = n.strAttr("name");
   if (name == "T") return reversed(x);
+  if (name == "mT") {
+    if (!x.shape) return Type::tensor(x.dtype);
+    if (x.shape->size() < 2) return std::nullopt;  // an error when it runs
+    DimList dims = *x.shape;
+    std::swap(dims[dims.size() - 2], dims.back());
+    return Type::tensor(x.dtype, dims);
+  }
   if (name == "ndim") return Type(TypeKind::Int);
   if (name == "shape") return Type(TypeKind::Tuple);
   return std::nullopt;

@@ -66,6 +66,9 @@ class Context {
   // The device a name that does not exist maps to ("cpu"), with a
   // warning; empty: naming one is an error (--device-fallback).
   std::string deviceFallback;
+  // Why each device plugin that was loaded added no device ("PATH: why"),
+  // for the error that names a device nothing provides, and for --stats.
+  std::vector<std::string> pluginNotes;
 
  private:
   MemoryCap memoryCap_;  // before the devices that count against it

@@ -3,7 +3,9 @@
 
 #include <dlfcn.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <system_error>
 
@@ -29,21 +31,34 @@ std::string loadDevicePlugin(Context& context, const std::string& path) {
   return why;
 }
 
-std::vector<std::string> devicePluginPaths() {
+// The file this code was loaded from: libnn.so when nn is a shared
+// library, else the executable (which dladdr names by its argv[0], so it is
+// read from /proc instead).
+static std::filesystem::path fileOfThisCode() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&fileOfThisCode), &info) && info.dli_fname && *info.dli_fname &&
+      std::strcmp(info.dli_fname, program_invocation_name) != 0)
+    return info.dli_fname;
+  std::error_code ec;
+  std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::filesystem::path() : exe;
+}
+
+std::vector<std::string> devicePluginPaths(const std::vector<std::string>& given) {
   namespace fs = std::filesystem;
-  std::vector<fs::path> folders;
-  if (const char* env = std::getenv("NN_PLUGIN_PATH")) {
-    std::string list = env;
-    for (size_t start = 0; start <= list.size();) {
-      size_t end = list.find(':', start);
-      if (end == std::string::npos) end = list.size();
-      if (end > start) folders.emplace_back(list.substr(start, end - start));
-      start = end + 1;
+  std::vector<fs::path> folders(given.begin(), given.end());
+  if (folders.empty()) {
+    if (const char* env = std::getenv("NN_PLUGIN_PATH")) {
+      std::string list = env;
+      for (size_t start = 0; start <= list.size();) {
+        size_t end = list.find(':', start);
+        if (end == std::string::npos) end = list.size();
+        if (end > start) folders.emplace_back(list.substr(start, end - start));
+        start = end + 1;
+      }
+    } else if (fs::path file = fileOfThisCode(); !file.empty()) {
+      folders.push_back(file.parent_path());
     }
-  } else {
-    std::error_code ec;
-    fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    if (!ec) folders.push_back(exe.parent_path());
   }
   std::vector<std::string> paths;
   for (const fs::path& folder : folders) {

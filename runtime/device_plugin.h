@@ -5,8 +5,10 @@
 // queue: device.h) and registers each with the state's context; where the
 // hardware or its driver is absent it registers none, so nn starts and
 // runs the same on machines without them. A plugin is built against these
-// headers and resolves nn's symbols from the binary that loads it (which
-// exports them); it is never unloaded, as its devices' code must outlive
+// headers and resolves nn's symbols from the binary or libnn.so that loads
+// it (both export them; a host application linked with the static
+// libraries must export them itself, or its plugins fail to load and
+// register nothing); it is never unloaded, as its devices' code must outlive
 // every state.
 #pragma once
 
@@ -27,9 +29,10 @@ using RegisterDevices = bool (*)(Context& context, std::string& why);
 // `context`; returns "" or why it registered none.
 std::string loadDevicePlugin(Context& context, const std::string& path);
 
-// The plugins a state loads: each `libnn_*.so` in NN_PLUGIN_PATH's folders
-// (colon-separated) when it is set, else in the folder of the running
-// binary.
-std::vector<std::string> devicePluginPaths();
+// The plugins a state loads: each `libnn_*.so` in `folders` when there are
+// any, else in NN_PLUGIN_PATH's folders (colon-separated) when it is set,
+// else in the folder of the file that holds nn's code: the `nn` binary, a
+// host application linked with nn's static libraries, or libnn.so.
+std::vector<std::string> devicePluginPaths(const std::vector<std::string>& folders = {});
 
 }  // namespace nn::rt

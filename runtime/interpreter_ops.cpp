@@ -173,7 +173,7 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
         return;
       }
       set(host_.attribute(obj, name, loc));
-      if (tape_ && name == "T") {
+      if (tape_ && (name == "T" || name == "mT")) {
         const Value* x = &obj;
         tape_->recordNode(n, &x, f[n.result(0)]);
       }

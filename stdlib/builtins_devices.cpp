@@ -80,7 +80,13 @@ rt::Device& deviceNamed(rt::Interpreter& interp, const std::string& name, Source
       interp.warnOnce(d);
       return *fallback;
     }
-  fail(loc, "device '" + name + "' does not exist (devices: " + deviceList(ctx) + ")", ErrorClass::RuntimeError);
+  NnError missing("device '" + name + "' does not exist (devices: " + deviceList(ctx) + ")", loc);
+  missing.diag().errorClass = ErrorClass::RuntimeError;
+  // Only plugins add cuda devices: say why the ones loaded added none.
+  if (name.rfind("cuda", 0) == 0)
+    for (const std::string& note : ctx.pluginNotes)
+      missing.diag().notes.emplace_back(SourceLoc(), "device plugin " + note);
+  throw missing;
 }
 
 void addDeviceBuiltins(BuiltinTable& table) {

@@ -190,7 +190,7 @@ Value tensorReduction(CallContext& c, std::vector<Value>& args, ir::Op op) { ret
 
 const std::vector<std::string>& tensorAttributeNames() {
   static const std::vector<std::string> names = [] {
-    std::vector<std::string> out = {"shape", "dtype", "ndim", "device", "T"};
+    std::vector<std::string> out = {"shape", "dtype", "ndim", "device", "T", "mT"};
     out.insert(out.end(), ir::tensorOwnMethodNames().begin(), ir::tensorOwnMethodNames().end());
     return out;
   }();
@@ -208,6 +208,14 @@ Value tensorAttribute(const Value& obj, const std::string& name, SourceLoc loc) 
   if (name == "ndim") return Value::integer(t.ndim());
   if (name == "device") return Value::str(t.device().name());
   if (name == "T") return makeTensorValue(transpose(t, {}, loc));
+  if (name == "mT") {  // PyTorch's: the last two dims swapped, for batches of matrices
+    if (t.ndim() < 2)
+      fail(loc, "x.mT needs a matrix or a batch of matrices: x is " + typeString(t), ErrorClass::ValueError);
+    std::vector<int64_t> perm;
+    for (int i = 0; i < t.ndim(); ++i) perm.push_back(i);
+    std::swap(perm[perm.size() - 2], perm.back());
+    return makeTensorValue(transpose(t, perm, loc));
+  }
   // PyTorch's method forms: x.exp() is exp(x), x.softmax(1) is softmax(x, 1).
   std::optional<ir::Op> op = ir::methodOp(name);
   // PyTorch's own methods first: `to` is also an op's method, and takes a

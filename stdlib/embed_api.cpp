@@ -63,9 +63,11 @@ Embedded::Embedded(const nn_options& o) {
   so.cpuDevices = o.cpu_devices;
   so.searchPath = splitPath(o.search_path);
   so.searchPath.push_back(o.library_dir ? o.library_dir : NN_STDLIB_DIR);
-  // Plugins resolve the runtime's symbols from the nn binary that loads
-  // them (runtime/device_plugin.h), which a host application is not.
-  so.devicePlugins = false;
+  // A plugin resolves the runtime's symbols from libnn.so, or from a host
+  // that links the static libraries and exports them; elsewhere it fails to
+  // load and adds no device (runtime/device_plugin.h).
+  so.devicePlugins = o.device_plugins != 0;
+  so.pluginPath = splitPath(o.plugin_path);
   so.argv = {"<host>"};
   state_ = std::make_unique<State>(std::move(so), out_, err_);
 }
@@ -201,6 +203,7 @@ void nn_options_init(nn_options* options) {
   options->mode = NN_MODE_GRAPH;
   options->jit = 1;
   options->cpu_devices = 1;
+  options->device_plugins = 1;
 }
 
 nn_state* nn_state_new(const nn_options* options) {

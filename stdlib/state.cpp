@@ -81,9 +81,9 @@ State::State(StateOptions options, std::ostream& out, std::ostream& err)
     context_.addDevice(std::make_unique<rt::WorkerCpuDevice>("cpu:" + std::to_string(i)));
   context_.deviceFallback = options_.deviceFallback;
   if (options_.devicePlugins)
-    for (const std::string& path : rt::devicePluginPaths()) {
+    for (const std::string& path : rt::devicePluginPaths(options_.pluginPath)) {
       std::string why = rt::loadDevicePlugin(context_, path);
-      if (!why.empty()) pluginNotes_.push_back(path + ": " + why);
+      if (!why.empty()) context_.pluginNotes.push_back(path + ": " + why);
     }
 }
 
@@ -170,7 +170,7 @@ void State::printStats() {
          << " ms; " << js.loops << " loop" << (js.loops == 1 ? "" : "s") << " as native glue\n" << std::defaultfloat;
   }
   err_ << "stats: tensor memory peak " << context_.cpu().allocator().peakBytes() << " bytes\n";
-  for (const std::string& note : pluginNotes_) err_ << "stats: device plugin not used: " << note << "\n";
+  for (const std::string& note : context_.pluginNotes) err_ << "stats: device plugin not used: " << note << "\n";
 }
 
 void State::report(const Diagnostic& d) {

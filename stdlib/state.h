@@ -37,8 +37,10 @@ struct StateOptions {
   // Graph mode: run independent nodes in parallel where it pays (auto), or
   // wherever possible, or in program order (runtime/graph_executor.h).
   rt::Schedule schedule = rt::Schedule::Auto;
-  // Load the device plugins beside the binary (runtime/device_plugin.h).
+  // Load device plugins (runtime/device_plugin.h): those in `pluginPath`'s
+  // folders, else in NN_PLUGIN_PATH's, else beside the binary or libnn.so.
   bool devicePlugins = true;
+  std::vector<std::string> pluginPath;
   // How graph mode runs a block that spans devices (graph_executor.h).
   rt::Partition partition = rt::Partition::Merge;
   // Print compile, executor and memory figures to stderr after a script.
@@ -157,7 +159,6 @@ class State : public rt::Host {
 
   StateOptions options_;
   std::mutex emitMutex_;  // --emit=llvm: kernels compile on any thread
-  std::vector<std::string> pluginNotes_;  // why a device plugin registered nothing (--stats)
   // This state's devices, random generator, thread pool handle and pass
   // context (everything that used to be process-wide).
   rt::Context context_;

@@ -76,6 +76,9 @@ typedef struct nn_options {
   int cpu_devices;         /* 1: "cpu" only; N: also the logical cpu:1 .. cpu:N-1 */
   const char* search_path; /* ':'-separated folders `import` searches first; NULL: none */
   const char* library_dir; /* nn's library modules (optim, nn, ...); NULL: the installed ones */
+  int device_plugins;      /* load device plugins, which add cuda:N where there is a GPU (1) */
+  const char* plugin_path; /* ':'-separated folders of plugins; NULL: $NN_PLUGIN_PATH, else
+                              the folder of libnn.so (or of the host, linked statically) */
 } nn_options;
 
 /* Fills `options` with the defaults. */

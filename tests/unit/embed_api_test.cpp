@@ -8,6 +8,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -521,6 +523,51 @@ TEST_P(EmbedApi, AHostFunctionRaisesAtTheScriptsCall) {
             NN_OK);
   ASSERT_EQ(run("print(reenter())\n"), NN_OK) << lastMessage();
   EXPECT_NE(output.out.find("6\n"), std::string::npos) << output.out;
+}
+
+// A state loads the device plugins of the folders the host names: the test
+// binary exports nn's symbols to the fake cuda:0 plugin, as libnn.so does.
+// A plugin that cannot load is named in the error of the device it lacks.
+TEST_P(EmbedApi, DevicePluginsComeFromTheFoldersTheHostNames) {
+  auto stateWithPlugins = [](nn_mode mode, const std::string& folders) {
+    nn_options o;
+    nn_options_init(&o);
+    o.mode = mode;
+    o.plugin_path = folders.c_str();
+    return nn_state_new(&o);
+  };
+  const char* code = "def scaled(x):\n    with device('cuda:0'):\n        y = x + x\n    return y\n";
+  std::string fake = NN_FAKE_PLUGIN;
+  nn_state* placed = stateWithPlugins(GetParam(), fake.substr(0, fake.rfind('/')));
+  ASSERT_NE(placed, nullptr);
+  ASSERT_EQ(nn_run_string(placed, code, "host.nn"), NN_OK);
+  float data[3] = {1, 2, 3};
+  int64_t shape[1] = {3};
+  nn_value* x = nn_tensor_wrap(placed, NN_F32, shape, 1, data, nullptr, nullptr);
+  nn_value* y = nullptr;
+  ASSERT_EQ(nn_call_global(placed, "scaled", &x, 1, &y), NN_OK) << nn_error_text(nn_last_error(placed));
+  EXPECT_EQ(floats(y), (std::vector<float>{2, 4, 6}));
+  nn_value_free(y);
+  nn_value_free(x);
+  nn_state_free(placed);
+
+  std::string broken = ::testing::TempDir() + "nn_embed_broken_plugin";
+  std::filesystem::create_directories(broken);
+  std::ofstream(broken + "/libnn_broken.so") << "not a shared library";
+  nn_state* missing = stateWithPlugins(GetParam(), broken);
+  ASSERT_NE(missing, nullptr);
+  ASSERT_EQ(nn_run_string(missing, code, "host.nn"), NN_OK);
+  x = nn_float(missing, 1.0);
+  ASSERT_EQ(nn_call_global(missing, "scaled", &x, 1, nullptr), NN_ERROR);
+  const nn_error* e = nn_last_error(missing);
+  EXPECT_STREQ(nn_error_message(e), "device 'cuda:0' does not exist (devices: cpu)");
+  EXPECT_STREQ(nn_error_type(e), "RuntimeError");
+  EXPECT_EQ(nn_error_line(e), 2);
+  std::string text = nn_error_text(e);
+  EXPECT_NE(text.find("note: device plugin " + broken + "/libnn_broken.so: "), std::string::npos) << text;
+  nn_value_free(x);
+  nn_state_free(missing);
+  std::filesystem::remove_all(broken);
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, EmbedApi, ::testing::Values(NN_MODE_EAGER, NN_MODE_GRAPH),
