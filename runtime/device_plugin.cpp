@@ -57,7 +57,10 @@ std::vector<std::string> devicePluginPaths(const std::vector<std::string>& given
         start = end + 1;
       }
     } else if (fs::path file = fileOfThisCode(); !file.empty()) {
+      // Beside it (a build tree), and where an installed tree keeps them:
+      // lib/nn, from bin/nn and from lib/libnn.so alike.
       folders.push_back(file.parent_path());
+      folders.push_back((file.parent_path() / ".." / "lib" / "nn").lexically_normal());
     }
   }
   std::vector<std::string> paths;

@@ -31,8 +31,9 @@ std::string loadDevicePlugin(Context& context, const std::string& path);
 
 // The plugins a state loads: each `libnn_*.so` in `folders` when there are
 // any, else in NN_PLUGIN_PATH's folders (colon-separated) when it is set,
-// else in the folder of the file that holds nn's code: the `nn` binary, a
-// host application linked with nn's static libraries, or libnn.so.
+// else beside the file that holds nn's code (the `nn` binary, a host
+// application linked with nn's static libraries, or libnn.so) and in the
+// installed tree's lib/nn (../lib/nn from that file's folder).
 std::vector<std::string> devicePluginPaths(const std::vector<std::string>& folders = {});
 
 }  // namespace nn::rt
