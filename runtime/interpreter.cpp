@@ -39,10 +39,17 @@ void Interpreter::onInterrupt(SourceLoc loc) {
   switch (stopReason_.load()) {
     case StopReason::Cancel: fail(loc, "cancelled by the host application", ErrorClass::KeyboardInterrupt);
     case StopReason::TimeLimit: fail(loc, "time limit exceeded", ErrorClass::KeyboardInterrupt);
+    case StopReason::StepLimit: fail(loc, "step limit exceeded", ErrorClass::KeyboardInterrupt);
     case StopReason::Interrupt: break;
   }
   // Only one of the threads that saw the flag reports it.
   if (interrupt_.exchange(false)) fail(loc, "interrupted", ErrorClass::KeyboardInterrupt);
+}
+
+void Interpreter::spendStep(SourceLoc loc) {
+  if (stepsLeft_.fetch_sub(1, std::memory_order_relaxed) > 0) return;
+  requestStop(StopReason::StepLimit);
+  onInterrupt(loc);
 }
 
 // The usable native stack of the calling thread. Nested nn calls recurse in
@@ -107,6 +114,9 @@ const ir::Node* Interpreter::exec(const ir::Block& b, Frame& f, std::vector<Valu
         out.push_back(n.operandDies(i) ? std::move(f[n.operand(i)]) : f[n.operand(i)]);
       return &n;
     }
+    // Every node is a cancellation point: Ctrl-C, or a host's cancel or time
+    // limit, stops straight-line code between two long operations too.
+    checkInterrupt(n.loc());
     runNode(n, f, n.dyingOperands());
     trace(n, f);
     // Dropping dead values frees temporaries at once and leaves the next
@@ -244,6 +254,7 @@ void Interpreter::execLoop(const ir::Node& n, Frame& f) {
     exec(body, f, out);
     carried.swap(out);
     checkInterrupt(n.loc());
+    countStep(n.loc());
     if (++iterations == 256) {
       if (runGlue(n, f, &carried, iterations)) return;
       iterations = 0;
@@ -411,6 +422,7 @@ void Interpreter::enter(SourceLoc loc) {
   checkStack(loc);
   // Every call is a cancellation point, so Ctrl-C stops deep recursion too.
   checkInterrupt(loc);
+  countStep(loc);
   ++depth_;
 }
 

@@ -8,7 +8,9 @@
 // adds its call site to the error's "called from" trace.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -146,11 +148,11 @@ class Interpreter {
   RandomGenerator& rng() { return context_.rng(); }
   // Set from another thread (or a signal handler) to stop at the next node.
   std::atomic<bool>& interrupt() { return interrupt_; }
-  // Why a host application stops a run (include/nn/nn.h): nn_cancel or
-  // its time limit. Unlike Ctrl-C, such a stop stays requested until
-  // clearStop(): a script that catches the error stops again at its next
-  // node, so only the host ends it. Thread-safe.
-  enum class StopReason : uint8_t { Interrupt, Cancel, TimeLimit };
+  // Why a host application stops a run (include/nn/nn.h): nn_cancel, its
+  // time limit or its step limit. Unlike Ctrl-C, such a stop stays requested
+  // until clearStop(): a script that catches the error stops again at its
+  // next node, so only the host ends it. Thread-safe.
+  enum class StopReason : uint8_t { Interrupt, Cancel, TimeLimit, StepLimit };
   void requestStop(StopReason why) {
     stopReason_.store(why);
     interrupt_.store(true);
@@ -158,6 +160,21 @@ class Interpreter {
   void clearStop() {
     stopReason_.store(StopReason::Interrupt);
     interrupt_.store(false);
+  }
+  StopReason stopReason() const { return stopReason_.load(); }
+  // A budget of `steps` for the run that follows, past which it stops with
+  // StopReason::StepLimit; 0: none. A step is a loop iteration or a call
+  // (countStep): unlike the nodes run, their number does not depend on
+  // whether the JIT has compiled a loop yet. Set between runs.
+  void setStepBudget(uint64_t steps) {
+    stepsLeft_.store(static_cast<int64_t>(std::min<uint64_t>(steps, INT64_MAX)));
+    stepBudget_ = steps != 0;
+  }
+  // Counts one step against the budget: each loop iteration (interpreted
+  // or in native glue) and each call.
+  void countStep(SourceLoc loc) {
+    if (stepBudget_) [[unlikely]]
+      spendStep(loc);
   }
   // Graph mode: user functions run as versions specialised per argument
   // signature (unless @eager); otherwise only @jit functions do.
@@ -237,6 +254,7 @@ class Interpreter {
       onInterrupt(loc);
   }
   [[gnu::noinline]] void onInterrupt(SourceLoc loc);
+  [[gnu::noinline]] void spendStep(SourceLoc loc);
   void checkStack(SourceLoc loc);
   // A lost_update node reached with a tensor: warns once per site.
   void warnLostUpdate(SourceLoc loc);
@@ -251,6 +269,8 @@ class Interpreter {
   size_t stackBudget_ = 0;
   std::atomic<bool> interrupt_{false};
   std::atomic<StopReason> stopReason_{StopReason::Interrupt};
+  bool stepBudget_ = false;
+  std::atomic<int64_t> stepsLeft_{0};
   bool graphMode_ = false;
   CompileCache compileCache_;
   GraphExecutor graph_{*this};

@@ -41,6 +41,7 @@ struct Interpreter::GlueRun {
   int32_t tick(uint32_t loop) {
     try {
       interp.checkInterrupt(glue.nodes[loop]->loc());
+      interp.countStep(glue.nodes[loop]->loc());
     } catch (...) {
       error = std::current_exception();
       return 1;

@@ -81,7 +81,9 @@ Result reduceRun(const T* d, int64_t n, Reduction r) {
           if (isMax ? d[i] > d[best] : d[i] < d[best]) best = i;
         }
       }
-      res.ivalue = r == Reduction::ArgMax || r == Reduction::ArgMin ? best : static_cast<int64_t>(d[best]);
+      // The int value of a float extremum is never read (and NaN has none).
+      if (r == Reduction::ArgMax || r == Reduction::ArgMin) res.ivalue = best;
+      else if constexpr (!isFloat) res.ivalue = static_cast<int64_t>(d[best]);
       res.value = static_cast<double>(d[best]);
       break;
     }
@@ -228,7 +230,11 @@ void sumKernel(const Tensor& in, int64_t outer, int64_t run, Tensor& out) {
   for (int64_t k = 0; k < count; ++k) {
     double value = static_cast<double>(acc[k]);
     if constexpr (R == Reduction::Mean) value /= n;
-    store(out, k, value, static_cast<int64_t>(acc[k]));
+    // Integer outputs come from integer sums; a float one may be NaN, which
+    // has no int64.
+    int64_t ivalue = 0;
+    if constexpr (std::is_integral_v<Acc>) ivalue = static_cast<int64_t>(acc[k]);
+    store(out, k, value, ivalue);
   }
 }
 

@@ -129,7 +129,7 @@ void Tensor::copyFrom(const Tensor& src) const {
 }
 
 double Tensor::flatAsDouble(int64_t i) const {
-  const char* p = bytes() + flatOffset(i) * dtypeSize(dtype_);
+  const char* p = bytes() + flatOffset(i) * static_cast<int64_t>(dtypeSize(dtype_));  // may be < 0
   switch (dtype_) {
     case DType::Bool: return *reinterpret_cast<const bool*>(p) ? 1.0 : 0.0;
     case DType::I32: return *reinterpret_cast<const int32_t*>(p);
@@ -141,7 +141,7 @@ double Tensor::flatAsDouble(int64_t i) const {
 }
 
 int64_t Tensor::flatAsInt(int64_t i) const {
-  const char* p = bytes() + flatOffset(i) * dtypeSize(dtype_);
+  const char* p = bytes() + flatOffset(i) * static_cast<int64_t>(dtypeSize(dtype_));  // may be < 0
   switch (dtype_) {
     case DType::Bool: return *reinterpret_cast<const bool*>(p) ? 1 : 0;
     case DType::I32: return *reinterpret_cast<const int32_t*>(p);

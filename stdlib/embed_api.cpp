@@ -93,6 +93,7 @@ nn_status Embedded::run(const std::function<Status()>& body) {
     return invalid("the state is running already: a state runs one call at a time, on one thread");
   rt::Interpreter& interp = state_->interpreter();
   interp.clearStop();
+  interp.setStepBudget(stepLimit_);
   stoppedWith_.store(NN_OK);
   // Without a time limit a run touches no lock (calls are sub-microsecond).
   double limit = timeLimit_.load();
@@ -111,6 +112,9 @@ nn_status Embedded::run(const std::function<Status()>& body) {
     std::lock_guard<std::mutex> lock(mutex_);
     deadlineSet_ = false;
   }
+  // The interpreter stops at the step limit itself; the host's stops say so.
+  nn_status stopped = stoppedWith_.load();
+  if (stopped == NN_OK && interp.stopReason() == rt::Interpreter::StopReason::StepLimit) stopped = NN_STEP_LIMIT;
   running_.store(false);
   interp.clearStop();
   out_.flush();
@@ -119,7 +123,6 @@ nn_status Embedded::run(const std::function<Status()>& body) {
     clearError();
     return NN_OK;
   }
-  nn_status stopped = stoppedWith_.load();
   return fail(status.error(), stopped == NN_OK ? NN_ERROR : stopped);
 }
 
@@ -268,6 +271,14 @@ nn_status nn_set_time_limit(nn_state* state, double seconds) {
   return guardedEntry(state, [&](Embedded& e) {
     if (!(seconds >= 0) || seconds > 1e9) return e.invalid("nn_set_time_limit: seconds must be between 0 and 1e9");
     e.setTimeLimit(seconds);
+    e.clearError();
+    return NN_OK;
+  });
+}
+
+nn_status nn_set_step_limit(nn_state* state, uint64_t steps) {
+  return guardedEntry(state, [&](Embedded& e) {
+    e.setStepLimit(steps);
     e.clearError();
     return NN_OK;
   });

@@ -74,6 +74,7 @@ class Embedded : public std::enable_shared_from_this<Embedded> {
 
   void cancel();
   void setTimeLimit(double seconds);
+  void setStepLimit(uint64_t steps) { stepLimit_ = steps; }
 
   // The host's handle of this state, passed to its host functions.
   nn_state* handle = nullptr;
@@ -94,6 +95,8 @@ class Embedded : public std::enable_shared_from_this<Embedded> {
   // Why the current run was stopped by the host, if it was.
   std::atomic<nn_status> stoppedWith_{NN_OK};
 
+  // Each run's step budget (Interpreter::setStepBudget); 0: none.
+  uint64_t stepLimit_ = 0;
   // Time limit: the watchdog stops run number `runNumber_` at `deadline_`.
   std::atomic<double> timeLimit_{0};
   std::mutex mutex_;

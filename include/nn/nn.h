@@ -38,7 +38,8 @@ typedef enum nn_status {
   NN_CANCELLED = 3,        /* nn_cancel stopped the run */
   NN_TIME_LIMIT = 4,       /* the run passed the time limit */
   NN_EXIT = 5,             /* the program called exit() (nn_error_exit_status) */
-  NN_INVALID_ARGUMENT = 6  /* the host passed something wrong (nn_last_error says what) */
+  NN_INVALID_ARGUMENT = 6, /* the host passed something wrong (nn_last_error says what) */
+  NN_STEP_LIMIT = 7        /* the run passed its step limit (nn_set_step_limit) */
 } nn_status;
 
 typedef enum nn_mode {
@@ -158,6 +159,14 @@ size_t nn_memory_used(const nn_state* state);
  * time with NN_TIME_LIMIT, at its next operation, loop iteration or call.
  * 0: no limit (the default). */
 nn_status nn_set_time_limit(nn_state* state, double seconds);
+/* Stops each later run or call with NN_STEP_LIMIT once it has taken
+ * `steps` steps: a step is one loop iteration or one function call.
+ * Unlike time, the count is the same on every machine and every run of the
+ * same code in the same mode (graph mode inlines some calls, which then
+ * take no step). A budget of work that a script cannot escape, as long as
+ * its operations are bounded too (nn_set_memory_limit). 0: no limit (the
+ * default). */
+nn_status nn_set_step_limit(nn_state* state, uint64_t steps);
 /* Stops the state's current run or call with NN_CANCELLED at its next
  * operation, loop iteration or call; callable from any thread (not from a
  * signal handler). The script cannot catch it. Without a run in progress

@@ -225,6 +225,7 @@ class StateRef {
 
   void setMemoryLimit(size_t bytes) { check(nn_set_memory_limit(s_, bytes)); }
   void setTimeLimit(double seconds) { check(nn_set_time_limit(s_, seconds)); }
+  void setStepLimit(uint64_t steps) { check(nn_set_step_limit(s_, steps)); }
   size_t memoryUsed() const { return nn_memory_used(s_); }
   void cancel() { nn_cancel(s_); }
 

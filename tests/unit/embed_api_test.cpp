@@ -334,6 +334,36 @@ TEST_P(EmbedApi, TheTimeLimitStopsARunThatTheScriptCannotCatch) {
   EXPECT_EQ(nn_set_time_limit(state, -1), NN_INVALID_ARGUMENT);
 }
 
+TEST_P(EmbedApi, TheStepLimitStopsARunAtTheSameStepEveryTime) {
+  ASSERT_EQ(run("done = 0\ndef work():\n    global done\n    for i in range(1000000):\n        done = i\n"), NN_OK)
+      << lastMessage();
+  ASSERT_EQ(nn_set_step_limit(state, 5000), NN_OK);
+  std::vector<int64_t> reached;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    ASSERT_EQ(nn_call_global(state, "work", nullptr, 0, nullptr), NN_STEP_LIMIT);
+    const nn_error* e = nn_last_error(state);
+    EXPECT_STREQ(nn_error_message(e), "step limit exceeded");
+    EXPECT_STREQ(nn_error_type(e), "KeyboardInterrupt");
+    EXPECT_EQ(nn_error_status(e), NN_STEP_LIMIT);
+    nn_value* done = nullptr;
+    ASSERT_EQ(nn_get_global(state, "done", &done), NN_OK);
+    int64_t i = 0;
+    ASSERT_EQ(nn_get_int(done, &i), NN_OK);
+    nn_value_free(done);
+    reached.push_back(i);
+  }
+  // Each run has the whole budget, and spends it the same way.
+  EXPECT_GT(reached[0], 100);
+  EXPECT_LT(reached[0], 5000);
+  EXPECT_EQ(reached[0], reached[1]);
+  // Catching the stop does not keep the script running.
+  ASSERT_EQ(run("try:\n    work()\nexcept BaseException:\n    print('caught')\nwhile True:\n    pass\n"), NN_STEP_LIMIT);
+  ASSERT_EQ(run("print(sum([i for i in range(100)]))\n"), NN_OK) << lastMessage();
+  EXPECT_NE(output.out.find("4950\n"), std::string::npos);
+  ASSERT_EQ(nn_set_step_limit(state, 0), NN_OK);
+  ASSERT_EQ(nn_call_global(state, "work", nullptr, 0, nullptr), NN_OK) << lastMessage();
+}
+
 TEST_P(EmbedApi, AnotherThreadCancelsARun) {
   ASSERT_EQ(run("def spin(n):\n    x = zeros(4)\n    while True:\n        x = x * 0.5 + 1.0\n    return x\n"),
             NN_OK);
