@@ -135,6 +135,7 @@ static Value repeat(const Value& seq, int64_t n, SourceLoc loc) {
   size_t total = 0;
   if (__builtin_mul_overflow(unit, static_cast<size_t>(n), &total) || total > std::string().max_size())
     fail(loc, seq.is(Kind::Str) ? "repeated string is too long" : "out of memory");
+  checkHostAllocation(total, seq.is(Kind::Str) ? 1 : sizeof(Value));
   // Reserving first turns an impossible size into bad_alloc at once
   // instead of after filling memory.
   if (seq.is(Kind::Str)) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <new>
 
 #include "ir/ir.h"
 #include "runtime/device.h"
@@ -114,6 +115,11 @@ Value makeNamedTuple(std::vector<Value> items, std::vector<std::string> fields) 
   o->items = std::move(items);
   o->fields = std::move(fields);
   return Value::object(Kind::Tuple, std::move(o));
+}
+
+void checkHostAllocation(size_t count, size_t size) {
+  constexpr size_t kTerabyte = size_t(1) << 40;
+  if (size && count > kTerabyte / size) throw std::bad_alloc();
 }
 
 Value makeList(std::vector<Value> items) {

@@ -180,6 +180,12 @@ Value makeList(std::vector<Value> items);
 Value makeDict();
 Value makeSlice(Value start, Value stop, Value step);
 
+// Throws std::bad_alloc for a str or container of `count` items of `size`
+// bytes that no machine here could hold (past a terabyte), before anything
+// asks for it: the sanitizers' allocators abort on such a request where
+// the normal one fails it. For sizes a script computes (s * n, list(range(n))).
+void checkHostAllocation(size_t count, size_t size);
+
 // Python's str semantics over UTF-8 text: lengths, indices and iteration
 // count code points, not bytes.
 std::vector<std::string> utf8Chars(const std::string& s);

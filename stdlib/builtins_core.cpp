@@ -36,6 +36,7 @@ std::vector<Value> iterate(const Value& v, SourceLoc loc) {
     case Kind::Range: {
       const auto& r = v.as<RangeObj>();
       std::vector<Value> out;
+      checkHostAllocation(static_cast<size_t>(r.length()), sizeof(Value));
       out.reserve(static_cast<size_t>(r.length()));
       for (int64_t i = 0, n = r.length(); i < n; ++i) out.push_back(Value::integer(r.at(i)));
       return out;

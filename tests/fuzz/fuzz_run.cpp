@@ -1,17 +1,15 @@
 // libFuzzer harness: source text run to its end, as a host application
 // runs an untrusted script through the embedding API (include/nn/nn.h):
 // eager or graph mode (the input's length picks), with the state's tensor
-// memory capped and step and time limits on the run. Any status is fine; a crash,
-// a sanitizer report, an escaping exception or a run past libFuzzer's
-// -timeout is a finding. Scripts may write files (save): the harness
-// works in a scratch folder of its own.
+// memory capped and step and time limits on the run. Any status is fine;
+// a crash, a sanitizer report, an escaping exception or a run past
+// libFuzzer's -timeout is a finding. Scripts may write files (save) into
+// the current folder: ctest runs it in the build tree, and a campaign by
+// hand should run it from a scratch folder.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
-#include <filesystem>
 #include <string>
-#include <system_error>
-#include <unistd.h>
 
 #include "nn/nn.h"
 
@@ -19,22 +17,7 @@ namespace {
 
 void discard(void*, int, const char*, size_t) {}
 
-std::string scratch;
-
-void removeScratch() {
-  std::error_code ec;
-  std::filesystem::remove_all(scratch, ec);
-}
-
 }  // namespace
-
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  char folder[] = "/tmp/nn_fuzz_run_XXXXXX";
-  if (!mkdtemp(folder) || chdir(folder) != 0) std::abort();
-  scratch = folder;
-  std::atexit(removeScratch);
-  return 0;
-}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   nn_options options;

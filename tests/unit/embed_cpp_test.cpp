@@ -61,6 +61,20 @@ TEST(EmbedCpp, AFailedCallThrowsTheLocatedError) {
   EXPECT_EQ(dot.toVector<double>(), std::vector<double>{14.0});
 }
 
+TEST(EmbedCpp, AStepLimitStopIsAnErrorWithItsStatus) {
+  nn::api::State s = newState();
+  s.run("def spin():\n    while True:\n        pass\n", "spin.nn");
+  s.setStepLimit(1000);
+  try {
+    s.call("spin");
+    FAIL() << "no stop";
+  } catch (const nn::api::Error& e) {
+    EXPECT_EQ(e.status(), NN_STEP_LIMIT);
+    EXPECT_EQ(e.type(), "KeyboardInterrupt");
+    EXPECT_EQ(e.line(), 2);
+  }
+}
+
 TEST(EmbedCpp, HostFunctionsAreLambdasAndTheirExceptionsAreNnErrors) {
   nn::api::State s = newState();
   std::vector<std::string> seen;
