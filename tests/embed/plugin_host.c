@@ -7,7 +7,6 @@
  *
  *   plugin_host PLUGIN_FOLDER          (prints what it saw; exit 0 or 1) */
 #include <stdio.h>
-#include <string.h>
 
 #include <nn/nn.h>
 
