@@ -7,7 +7,8 @@
 //     nn_tensor_copy: what zero-copy saves.
 // bench/embed_vs_python.py times the peer: a Python function doing the
 // same one PyTorch op, called from Python (eager and TorchScript).
-// Run: build/bench/nn_bench_embed
+// Run: build/bench/nn_bench_embed (linked with the static libraries), or
+// build/bench/nn_bench_embed_shared (the same through libnn.so).
 #include <benchmark/benchmark.h>
 
 #include <vector>
