@@ -28,7 +28,10 @@ void forEachChild(const Expr& e, const std::function<void(const Expr&)>& fn) {
   };
   switch (e.kind) {
     case ExprKind::FStr:
-      for (const auto& p : static_cast<const FStrExpr&>(e).parts) opt(p.expr);
+      for (const auto& p : static_cast<const FStrExpr&>(e).parts) {
+        opt(p.expr);
+        for (const auto& q : p.specFields) opt(q.expr);
+      }
       break;
     case ExprKind::Tuple: each(static_cast<const TupleExpr&>(e).elts); break;
     case ExprKind::List: each(static_cast<const ListExpr&>(e).elts); break;
@@ -127,8 +130,13 @@ class Dumper {
           std::string field = "Field";
           if (p.conversion) field += std::string(" !") + p.conversion;
           if (!p.spec.empty()) field += " :" + p.spec;
+          if (!p.specFields.empty()) field += " :(fields)";
           line(d + 1, field, p.expr->loc);
           expr(*p.expr, d + 2);
+          for (const auto& q : p.specFields) {
+            if (q.expr) expr(*q.expr, d + 2);
+            else line(d + 2, "Text " + quote(q.literal), e.loc);
+          }
         }
         break;
       }

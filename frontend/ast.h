@@ -72,6 +72,9 @@ struct FStrPart {
   ExprPtr expr;
   char conversion = 0;      // 0, 'r' or 's'
   std::string spec;         // the format spec after ':', possibly empty
+  // A spec with replacement fields of its own (f"{x:>{w}}"): its text and
+  // fields in order, in place of `spec`.
+  std::vector<FStrPart> specFields;
 };
 struct FStrExpr : ExprOf<ExprKind::FStr> { using ExprOf::ExprOf; std::vector<FStrPart> parts; };
 

@@ -67,6 +67,10 @@ class AstBuilder {
   // literals (string_literal.cpp)
   ast::ExprPtr strings(NNParser::AtomContext* ctx);
   ast::ExprPtr parseFieldExpr(const std::string& text, uint32_t line, uint32_t col);
+  // After an f-string field's expression (b[j] is '!', ':' or '}'): its
+  // conversion and format spec into `part`, the spec's own fields parsed
+  // too unless this is one (inSpec); returns where its '}' is.
+  size_t fieldTail(const std::string& b, size_t j, SourceLoc tl, size_t bodyStart, bool inSpec, ast::FStrPart& part);
 
   [[noreturn]] void unsupported(antlr4::ParserRuleContext* ctx, const std::string& what);
 

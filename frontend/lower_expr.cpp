@@ -191,19 +191,25 @@ Value* Lowerer::ifExpr(const IfExpr& e) {
 
 Value* Lowerer::fstring(const FStrExpr& e) {
   std::vector<Value*> pieces;
-  for (const auto& p : e.parts) {
-    if (!p.expr) {
-      pieces.push_back(constant(p.literal, e.loc));
-      continue;
-    }
-    ir::Node* n = emit(Op::Format, p.expr->loc, {expr(*p.expr)});
-    if (!p.spec.empty()) n->setAttr("spec", p.spec);
-    if (p.conversion) n->setAttr("conv", std::string(1, p.conversion));
-    pieces.push_back(n->result(0));
-  }
+  for (const auto& p : e.parts) pieces.push_back(p.expr ? fstringField(p, e.loc) : constant(p.literal, e.loc));
   Value* v = emitValue(Op::StrConcat, e.loc, pieces);
   v->setType(ir::Type{ir::TypeKind::Str});
   return v;
+}
+
+Value* Lowerer::fstringField(const FStrPart& p, SourceLoc at) {
+  std::vector<Value*> operands{expr(*p.expr)};
+  if (!p.specFields.empty()) {
+    std::vector<Value*> specPieces;
+    for (const auto& q : p.specFields) specPieces.push_back(q.expr ? fstringField(q, at) : constant(q.literal, at));
+    Value* spec = emitValue(Op::StrConcat, p.expr->loc, specPieces);
+    spec->setType(ir::Type{ir::TypeKind::Str});
+    operands.push_back(spec);
+  }
+  ir::Node* n = emit(Op::Format, p.expr->loc, operands);
+  if (!p.spec.empty()) n->setAttr("spec", p.spec);
+  if (p.conversion) n->setAttr("conv", std::string(1, p.conversion));
+  return n->result(0);
 }
 
 // {k: v, **m, ...}: a fresh dict filled in the display's order, as Python

@@ -131,6 +131,9 @@ class Lowerer {
   ir::Value* boolOp(const ast::BoolOpExpr& e);
   ir::Value* ifExpr(const ast::IfExpr& e);
   ir::Value* fstring(const ast::FStrExpr& e);
+  // One replacement field, formatted: a spec with fields of its own is made
+  // at run time from its text and those fields, formatted in turn.
+  ir::Value* fstringField(const ast::FStrPart& p, SourceLoc at);
   ir::Value* listComp(const ast::ListCompExpr& e);
   ir::Value* dictWithUnpacking(const ast::DictExpr& d);
   void comprehensionLevel(const ast::ListCompExpr& e, size_t level, ir::Value* list);

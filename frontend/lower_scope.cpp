@@ -117,7 +117,10 @@ static void readsOf(const Expr* e, std::set<std::string>& out) {
   switch (e->kind) {
     case ExprKind::Name: out.insert(static_cast<const NameExpr*>(e)->id); break;
     case ExprKind::FStr:
-      for (const FStrPart& p : static_cast<const FStrExpr*>(e)->parts) readsOf(p.expr.get(), out);
+      for (const FStrPart& p : static_cast<const FStrExpr*>(e)->parts) {
+        readsOf(p.expr.get(), out);
+        for (const FStrPart& q : p.specFields) readsOf(q.expr.get(), out);
+      }
       break;
     case ExprKind::Tuple: all(static_cast<const TupleExpr*>(e)->elts); break;
     case ExprKind::List: all(static_cast<const ListExpr*>(e)->elts); break;

@@ -18,6 +18,30 @@ struct Literal {
   std::string body;      // text between the quotes, undecoded
 };
 
+// Where the replacement field whose expression starts at b[start] ends its
+// expression: the first '!', ':' or '}' outside brackets and quotes
+// (b.size() when there is none).
+size_t fieldEnd(const std::string& b, size_t start) {
+  int depth = 0;
+  char quote = 0;
+  size_t j = start;
+  for (; j < b.size(); ++j) {
+    char d = b[j];
+    if (quote) {
+      if (d == quote) quote = 0;
+      continue;
+    }
+    if (d == '\'' || d == '"') {
+      quote = d;
+      continue;
+    }
+    if (d == '(' || d == '[' || d == '{') ++depth;
+    else if (d == ')' || d == ']' || (d == '}' && depth > 0)) --depth;
+    else if (depth == 0 && (d == '}' || d == ':' || (d == '!' && j + 1 < b.size() && b[j + 1] != '='))) break;
+  }
+  return j;
+}
+
 Literal splitLiteral(const std::string& text) {
   Literal lit;
   size_t i = 0;
@@ -133,6 +157,45 @@ ExprPtr AstBuilder::parseFieldExpr(const std::string& text, uint32_t line, uint3
   return sub.buildEvalInput(tree);
 }
 
+size_t AstBuilder::fieldTail(const std::string& b, size_t j, SourceLoc tl, size_t bodyStart, bool inSpec,
+                             FStrPart& part) {
+  if (j < b.size() && b[j] == '!') {
+    if (j + 1 >= b.size() || (b[j + 1] != 'r' && b[j + 1] != 's'))
+      fail(tl, "f-string: invalid conversion character: expected 's' or 'r'");
+    part.conversion = b[j + 1];
+    j += 2;
+  }
+  if (j < b.size() && b[j] == ':') {
+    // The spec, with its own replacement fields (f"{x:>{width}}"), whose
+    // values are formatted into it before it formats x.
+    size_t k = j + 1, text = k;
+    while (k < b.size() && b[k] != '}') {
+      if (b[k] != '{') {
+        ++k;
+        continue;
+      }
+      if (inSpec) fail(tl, "f-string: expressions nested too deeply");
+      if (k > text) part.specFields.push_back(FStrPart{b.substr(text, k - text), nullptr, 0, {}, {}});
+      size_t end = fieldEnd(b, k + 1);
+      if (end >= b.size()) fail(tl, "f-string: expecting '}'");
+      std::string inner = b.substr(k + 1, end - k - 1);
+      if (inner.find_first_not_of(" \t") == std::string::npos) fail(tl, "f-string: empty expression not allowed");
+      FStrPart field;
+      field.expr = parseFieldExpr(inner, tl.line, tl.col + static_cast<uint32_t>(bodyStart + k + 1));
+      end = fieldTail(b, end, tl, bodyStart, /*inSpec=*/true, field);
+      part.specFields.push_back(std::move(field));
+      k = text = end + 1;
+    }
+    if (part.specFields.empty())
+      part.spec = b.substr(j + 1, k - j - 1);
+    else if (k > text)
+      part.specFields.push_back(FStrPart{b.substr(text, k - text), nullptr, 0, {}, {}});
+    j = k;
+  }
+  if (j >= b.size() || b[j] != '}') fail(tl, "f-string: expecting '}'");
+  return j;
+}
+
 ExprPtr AstBuilder::strings(NNParser::AtomContext* ctx) {
   SourceLoc whole = loc(ctx);
   std::vector<FStrPart> parts;
@@ -148,7 +211,7 @@ ExprPtr AstBuilder::strings(NNParser::AtomContext* ctx) {
       std::string s = decode(lit.body, lit.raw, errAt, err);
       if (!err.empty()) fail(tl, err);
       if (!parts.empty() && !parts.back().expr) parts.back().literal += s;
-      else parts.push_back(FStrPart{s, nullptr, 0, {}});
+      else parts.push_back(FStrPart{s, nullptr, 0, {}, {}});
       continue;
     }
     anyF = true;
@@ -158,7 +221,7 @@ ExprPtr AstBuilder::strings(NNParser::AtomContext* ctx) {
       std::string s = decode(pending, lit.raw, errAt, err);
       if (!err.empty()) fail(tl, err);
       if (!parts.empty() && !parts.back().expr) parts.back().literal += s;
-      else if (!s.empty()) parts.push_back(FStrPart{s, nullptr, 0, {}});
+      else if (!s.empty()) parts.push_back(FStrPart{s, nullptr, 0, {}, {}});
       pending.clear();
     };
     for (size_t i = 0; i < b.size(); ++i) {
@@ -168,18 +231,7 @@ ExprPtr AstBuilder::strings(NNParser::AtomContext* ctx) {
       if (c == '}') fail(tl, "f-string: single '}' is not allowed");
       if (c != '{') { pending += c; continue; }
       flush();
-      // Find the end of the expression: a top-level '!', ':' or '}'.
-      size_t start = i + 1, j = start;
-      int depth = 0;
-      char quote = 0;
-      for (; j < b.size(); ++j) {
-        char d = b[j];
-        if (quote) { if (d == quote) quote = 0; continue; }
-        if (d == '\'' || d == '"') { quote = d; continue; }
-        if (d == '(' || d == '[' || d == '{') ++depth;
-        else if (d == ')' || d == ']' || (d == '}' && depth > 0)) --depth;
-        else if (depth == 0 && (d == '}' || d == ':' || (d == '!' && j + 1 < b.size() && b[j + 1] != '='))) break;
-      }
+      size_t start = i + 1, j = fieldEnd(b, start);
       if (j >= b.size()) fail(tl, "f-string: expecting '}'");
       std::string exprText = b.substr(start, j - start);
       // f"{x=}" / f"{x = }": the text itself, then the value (its repr
@@ -198,23 +250,9 @@ ExprPtr AstBuilder::strings(NNParser::AtomContext* ctx) {
       FStrPart part;
       uint32_t col = tl.col + static_cast<uint32_t>(lit.bodyStart + start);
       part.expr = parseFieldExpr(exprText, tl.line, col);
-      if (b[j] == '!') {
-        if (j + 1 >= b.size() || (b[j + 1] != 'r' && b[j + 1] != 's'))
-          fail(tl, "f-string: invalid conversion character: expected 's' or 'r'");
-        part.conversion = b[j + 1];
-        j += 2;
-      }
-      if (j < b.size() && b[j] == ':') {
-        size_t k = j + 1;
-        while (k < b.size() && b[k] != '}') {
-          if (b[k] == '{') fail(tl, "f-string: nested replacement fields in a format spec are not supported");
-          ++k;
-        }
-        part.spec = b.substr(j + 1, k - j - 1);
-        j = k;
-      }
-      if (j >= b.size() || b[j] != '}') fail(tl, "f-string: expecting '}'");
-      if (selfDocumenting && !part.conversion && part.spec.empty()) part.conversion = 'r';
+      j = fieldTail(b, j, tl, lit.bodyStart, /*inSpec=*/false, part);
+      if (selfDocumenting && !part.conversion && part.spec.empty() && part.specFields.empty())
+        part.conversion = 'r';
       parts.push_back(std::move(part));
       i = j;
     }

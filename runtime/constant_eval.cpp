@@ -66,8 +66,12 @@ bool mayGrowTooLong(const ir::Node& n, const std::vector<ir::Attr>& operands) {
       for (const ir::Attr& a : operands) total += lengthOf(a);
       return total > kMaxFoldedLength;
     }
-    case ir::Op::Format:
-      return lengthOf(operands.at(0)) > kMaxFoldedLength || asksForWide(n.strAttr("spec"));
+    case ir::Op::Format: {
+      if (lengthOf(operands.at(0)) > kMaxFoldedLength) return true;
+      if (operands.size() < 2) return asksForWide(n.strAttr("spec"));
+      auto* spec = std::get_if<std::string>(&operands[1]);
+      return !spec || asksForWide(*spec);
+    }
     case ir::Op::Mod:
       if (auto* format = operands.empty() ? nullptr : std::get_if<std::string>(&operands[0]))
         return format->find('*') != std::string::npos || asksForWide(*format);

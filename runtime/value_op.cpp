@@ -85,6 +85,10 @@ Value runValueOp(const ir::Node& n, const Value* const* in, unsigned consumable)
       const std::string& conv = n.strAttr("conv");
       if (conv == "r") v = Value::str(repr(v));
       else if (conv == "s") v = Value::str(str(v));
+      if (n.operands().size() == 2) {
+        if (!in[1]->is(Kind::Str)) fail(loc, "format spec must be a str", ErrorClass::TypeError);
+        return Value::str(formatValue(v, in[1]->asStr(), loc));
+      }
       return Value::str(formatValue(v, n.strAttr("spec"), loc));
     }
     case Op::StrConcat: {
