@@ -22,6 +22,12 @@ void MemoryCap::admit(size_t bytes) {
   }
 }
 
+void MemoryCap::checkRoom(size_t bytes) const {
+  size_t used = used_.load(std::memory_order_relaxed);
+  size_t limit = limit_.load(std::memory_order_relaxed);
+  if (bytes > limit || used > limit - bytes) throw MemoryLimitExceeded(limit);
+}
+
 static size_t roundUp(size_t bytes) {
   size_t rounded = (bytes + CpuAllocator::kAlignment - 1) / CpuAllocator::kAlignment * CpuAllocator::kAlignment;
   return rounded == 0 ? CpuAllocator::kAlignment : rounded;

@@ -13,16 +13,23 @@
 
 namespace nn::rt {
 
-// A cap on the bytes a state's host allocators hold together (the
-// embedding API's memory limit, include/nn/nn.h): the context's CPU
-// devices share one. Bytes are admitted before they are allocated, so an
-// allocation past the cap fails before it touches the system's memory.
+// A cap on the bytes a state holds in host memory (the embedding API's
+// memory limit, include/nn/nn.h): its CPU devices' tensors, and its strs
+// and containers (host_memory.h). Bytes are admitted before they are
+// allocated, so an allocation past the cap fails before it touches the
+// system's memory.
 class MemoryCap {
  public:
   // Counts `bytes` in; throws MemoryLimitExceeded (and counts nothing)
   // when that would pass the limit.
   void admit(size_t bytes);
   void release(size_t bytes) { used_.fetch_sub(bytes, std::memory_order_relaxed); }
+  // Counts `bytes` already taken, even past the limit (which the next
+  // admit() then meets).
+  void add(size_t bytes) { used_.fetch_add(bytes, std::memory_order_relaxed); }
+  // Throws MemoryLimitExceeded when `bytes` more would pass the limit now
+  // (counts nothing: for a size known before what it sizes is built).
+  void checkRoom(size_t bytes) const;
   // SIZE_MAX: no limit.
   void setLimit(size_t bytes) { limit_.store(bytes); }
   size_t limit() const { return limit_.load(); }

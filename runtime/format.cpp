@@ -98,6 +98,7 @@ std::string pad(const Spec& sp, const std::string& sign, const std::string& body
   char align = sp.align ? sp.align : (sp.zero ? '=' : defaultAlign);
   char fill = sp.fillGiven ? sp.fill : (sp.zero ? '0' : ' ');
   size_t padLen = static_cast<size_t>(sp.width) - shown;
+  checkHostAllocation(text.size() + padLen, 1);
   switch (align) {
     case '<': return text + std::string(padLen, fill);
     case '>': return std::string(padLen, fill) + text;

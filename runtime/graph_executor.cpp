@@ -26,6 +26,7 @@
 
 #include "runtime/execution_plan.h"
 #include "runtime/execution_queue.h"
+#include "runtime/host_memory.h"
 #include "runtime/interpreter.h"
 #include "runtime/jit/jit.h"
 #include "runtime/thread_pool.h"
@@ -201,8 +202,11 @@ const ir::Node* GraphExecutor::runParallel(const BlockPlan& p, Frame& f, std::ve
   stats_.parallelBlocks.fetch_add(1, std::memory_order_relaxed);
   size_t n = p.nodes.size();
 
+  // Pool and device threads count what the nodes make as this thread does.
+  MemoryCap* hostCap = currentHostCap();
   // Runs node i and everything Inline it makes ready, on this thread.
   auto execute = [&](uint32_t first, auto& dispatch) -> void {
+    HostMemoryScope scope(hostCap);
     std::vector<uint32_t> work{first};
     while (!work.empty()) {
       uint32_t i = work.back();

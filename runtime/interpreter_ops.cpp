@@ -16,7 +16,7 @@ namespace nn::rt {
 using ir::Op;
 
 static Value inplaceListOp(Op op, const Value& list, const Value& rhs, SourceLoc loc) {
-  auto& items = list.as<SeqObj>().items;
+  SeqObj& seq = list.as<SeqObj>();
   if (op == Op::Add) {
     std::vector<Value> extra;
     switch (rhs.kind()) {
@@ -24,11 +24,13 @@ static Value inplaceListOp(Op op, const Value& list, const Value& rhs, SourceLoc
       case Kind::Tuple: extra = rhs.as<SeqObj>().items; break;
       default: extra = binaryOp(Op::Add, makeList({}), rhs, loc).as<SeqObj>().items;
     }
-    items.insert(items.end(), extra.begin(), extra.end());
+    seq.reserveMore(extra.size());
+    seq.items.insert(seq.items.end(), extra.begin(), extra.end());
     return list;
   }
   Value repeated = binaryOp(Op::Mul, list, rhs, loc);
-  items = repeated.as<SeqObj>().items;
+  seq.items = repeated.as<SeqObj>().items;
+  seq.recharge();
   return list;
 }
 
@@ -45,11 +47,7 @@ Value iterable(const Value& v, SourceLoc loc) {
     case Kind::Tensor:
       if (tensorOf(v).ndim() == 0) fail(loc, "iteration over a 0-d tensor");
       return v;
-    case Kind::Str: {
-      std::vector<Value> chars;
-      for (std::string& c : utf8Chars(v.asStr())) chars.push_back(Value::str(std::move(c)));
-      return makeTuple(std::move(chars));
-    }
+    case Kind::Str: return makeTuple(charValues(v.asStr()));
     case Kind::Dict: {
       std::vector<Value> keys;
       for (const auto& kv : v.as<DictObj>().items) keys.push_back(Value::str(kv.first));
@@ -233,8 +231,12 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
     case Op::ListAppend:
       // A value saved for a backward loop may be a saved if result's
       // placeholder: the branch that reads it back did not run.
-      in(0).as<SeqObj>().items.push_back(n.attr("saved") ? f[n.operand(1)] : in(1));
+    {
+      SeqObj& list = in(0).as<SeqObj>();
+      list.reserveMore(1);
+      list.items.push_back(n.attr("saved") ? f[n.operand(1)] : in(1));
       return;
+    }
     case Op::SavedItem: {
       const auto& items = in(0).as<SeqObj>().items;
       int64_t i = in(1).asInt();

@@ -403,6 +403,8 @@ Value setItem(const Value& c, const Value& index, const Value& v, SourceLoc loc)
           sliceIndices(s, static_cast<int64_t>(items.size()), start, stop, step, loc);
           if (stop < start) stop = start;
           std::vector<Value> copy = src;
+          if (copy.size() > static_cast<size_t>(stop - start))
+            c.as<SeqObj>().reserveMore(copy.size() - static_cast<size_t>(stop - start));
           items.erase(items.begin() + start, items.begin() + stop);
           items.insert(items.begin() + start, copy.begin(), copy.end());
           return c;

@@ -133,9 +133,13 @@ class Tensor {
   std::shared_ptr<Storage> storage_;
 };
 
+// The handle counts itself against the memory limit (host_memory.h), its
+// elements being the allocator's to count: a script that splits a tensor
+// into a million row views holds that many handles.
 struct TensorObj : Object {
-  explicit TensorObj(Tensor t) : tensor(std::move(t)) {}
+  explicit TensorObj(Tensor t) : tensor(std::move(t)) { charge.set(sizeof(TensorObj) + kSharedBlockBytes); }
   Tensor tensor;
+  HostCharge charge;
 };
 
 Value makeTensorValue(Tensor t);

@@ -327,6 +327,7 @@ Value item(const Tensor& t, SourceLoc loc) {
 Value toList(const Tensor& device) {
   Tensor t = readableOnHost(device, {});
   if (t.ndim() == 0) return scalarAt(t, 0);
+  checkHostAllocation(static_cast<size_t>(t.numel()), sizeof(Value));
   std::function<Value(int, int64_t)> build = [&](int axis, int64_t base) -> Value {
     std::vector<Value> items;
     int64_t len = t.dim(axis);

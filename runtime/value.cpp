@@ -53,6 +53,31 @@ void releaseIteratively(std::vector<Value>& pending) {
 
 }  // namespace
 
+void SeqObj::recharge(bool made) {
+  size_t bytes = sizeof(SeqObj) + kSharedBlockBytes + items.capacity() * sizeof(Value);
+  for (const std::string& f : fields) bytes += sizeof(std::string) + heapBytes(f);
+  if (made)
+    charge.set(bytes);
+  else
+    charge.settle(bytes);
+}
+
+void SeqObj::reserveMore(size_t more) {
+  size_t need = items.size() + more;
+  if (need <= items.capacity()) return;
+  // The growth std::vector would choose, so that appends stay amortised.
+  size_t capacity = std::max(need, items.capacity() * 2);
+  checkHostAllocation(capacity, sizeof(Value));
+  size_t before = charge.bytes();
+  charge.set(before + (capacity - items.capacity()) * sizeof(Value));
+  try {
+    items.reserve(capacity);
+  } catch (...) {
+    charge.set(before);
+    throw;
+  }
+}
+
 SeqObj::~SeqObj() {
   std::vector<Value> pending;
   for (Value& item : items) takeLastHeld(item, pending);
@@ -70,21 +95,46 @@ Value* DictObj::find(const std::string& key) {
   return it == index.end() ? nullptr : &items[it->second].second;
 }
 
+// An estimate of a dict's bytes: its item vector, the index's buckets and
+// nodes (a key, a position and a link each), the keys' text twice.
+static size_t dictBytes(const DictObj& d) {
+  constexpr size_t kIndexNode = sizeof(std::string) + 2 * sizeof(size_t);
+  return sizeof(DictObj) + kSharedBlockBytes + d.items.capacity() * sizeof(d.items[0]) +
+         d.index.bucket_count() * sizeof(void*) + d.index.size() * kIndexNode + 2 * d.keyBytes;
+}
+
+void DictObj::recharge(bool made) {
+  keyBytes = 0;
+  for (const auto& kv : items) keyBytes += heapBytes(kv.first);
+  if (made)
+    charge.set(dictBytes(*this));
+  else
+    charge.settle(dictBytes(*this));
+}
+
 void DictObj::set(const std::string& key, Value v) {
   if (Value* slot = find(key)) {
     *slot = std::move(v);
     return;
   }
+  // Counted first, as if the item vector grew: a dict that would pass the
+  // limit stays as it was.
+  size_t grown = items.size() < items.capacity() ? items.capacity() : std::max<size_t>(1, 2 * items.capacity());
+  charge.set(dictBytes(*this) + (grown - items.capacity()) * sizeof(items[0]) + 2 * heapBytes(key) + 64);
   index[key] = items.size();
   items.emplace_back(key, std::move(v));
+  keyBytes += heapBytes(key);
+  charge.settle(dictBytes(*this));
 }
 
 bool DictObj::erase(const std::string& key) {
   auto it = index.find(key);
   if (it == index.end()) return false;
+  keyBytes -= heapBytes(items[it->second].first);
   items.erase(items.begin() + static_cast<std::ptrdiff_t>(it->second));
   index.clear();
   for (size_t i = 0; i < items.size(); ++i) index[items[i].first] = i;
+  charge.settle(dictBytes(*this));
   return true;
 }
 
@@ -107,6 +157,7 @@ Value makeException(ErrorClass c, std::string message) {
 Value makeTuple(std::vector<Value> items) {
   auto o = std::make_shared<SeqObj>();
   o->items = std::move(items);
+  o->recharge(/*made=*/true);
   return Value::object(Kind::Tuple, std::move(o));
 }
 
@@ -114,21 +165,22 @@ Value makeNamedTuple(std::vector<Value> items, std::vector<std::string> fields) 
   auto o = std::make_shared<SeqObj>();
   o->items = std::move(items);
   o->fields = std::move(fields);
+  o->recharge(/*made=*/true);
   return Value::object(Kind::Tuple, std::move(o));
-}
-
-void checkHostAllocation(size_t count, size_t size) {
-  constexpr size_t kTerabyte = size_t(1) << 40;
-  if (size && count > kTerabyte / size) throw std::bad_alloc();
 }
 
 Value makeList(std::vector<Value> items) {
   auto o = std::make_shared<SeqObj>();
   o->items = std::move(items);
+  o->recharge(/*made=*/true);
   return Value::object(Kind::List, std::move(o));
 }
 
-Value makeDict() { return Value::object(Kind::Dict, std::make_shared<DictObj>()); }
+Value makeDict() {
+  auto d = std::make_shared<DictObj>();
+  d->recharge(/*made=*/true);
+  return Value::object(Kind::Dict, std::move(d));
+}
 
 Value makeSlice(Value start, Value stop, Value step) {
   auto s = std::make_shared<SliceObj>();
@@ -148,6 +200,14 @@ std::vector<std::string> utf8Chars(const std::string& s) {
     out.push_back(s.substr(i, n));
     i += n;
   }
+  return out;
+}
+
+std::vector<Value> charValues(const std::string& s) {
+  // Checked first: a str of one byte per character becomes as many strs.
+  checkHostAllocation(s.size(), sizeof(Value) + sizeof(std::string));
+  std::vector<Value> out;
+  for (std::string& c : utf8Chars(s)) out.push_back(Value::str(std::move(c)));
   return out;
 }
 
@@ -253,6 +313,9 @@ std::string reprIn(const Value& v, std::vector<const Object*>& open) {
     for (size_t i = 0; i < items.size(); ++i) {
       if (i) s += ", ";
       s += reprIn(items[i], open);
+      // A list holding one large str many times prints much larger
+      // than the memory it holds.
+      checkHostAllocation(s.size(), 1);
     }
     s += v.is(Kind::List) ? "]" : items.size() == 1 ? ",)" : ")";
   } else {
@@ -260,6 +323,7 @@ std::string reprIn(const Value& v, std::vector<const Object*>& open) {
     bool first = true;
     for (const auto& [k, x] : v.as<DictObj>().items) {
       s += (first ? "" : ", ") + quoteStr(k) + ": " + reprIn(x, open);
+      checkHostAllocation(s.size(), 1);
       first = false;
     }
     s += "}";

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/host_memory.h"
 #include "support/diagnostics.h"
 #include "support/source.h"
 
@@ -77,9 +78,15 @@ class Value {
   std::shared_ptr<Object> obj_;
 };
 
+// Strs, tuples, lists and dicts count what they hold against the memory
+// limit (host_memory.h); a make_shared block has this much besides the
+// object.
+constexpr size_t kSharedBlockBytes = 16;
+
 struct StrObj : Object {
-  explicit StrObj(std::string v) : s(std::move(v)) {}
+  explicit StrObj(std::string v) : s(std::move(v)) { charge.set(sizeof(StrObj) + kSharedBlockBytes + heapBytes(s)); }
   std::string s;
+  HostCharge charge;
 };
 
 // Tuples and lists share a representation; lists are mutated in place.
@@ -92,6 +99,15 @@ struct SeqObj : Object {
   // A named tuple's field names, one per item (PyTorch's (values,
   // indices) of sort and topk); empty for every other tuple and list.
   std::vector<std::string> fields;
+  HostCharge charge;
+
+  // Counts what the object holds now: when it is made (throwing
+  // MemoryLimitExceeded past the limit), or after its items were replaced
+  // (settled: the change is made).
+  void recharge(bool made = false);
+  // Makes room for `more` items, counted before it is taken, so that an
+  // append or insert past the limit fails with the list as it was.
+  void reserveMore(size_t more);
 };
 
 // Insertion-ordered dict with str keys (language.md §2).
@@ -99,6 +115,13 @@ struct DictObj : Object {
   ~DictObj() override;
   std::vector<std::pair<std::string, Value>> items;
   std::unordered_map<std::string, size_t> index;
+  HostCharge charge;
+  size_t keyBytes = 0;  // the keys' text, held twice (items and index)
+
+  // Counts what the dict holds now: when it is made or copied into
+  // (throwing MemoryLimitExceeded past the limit), or after it changed
+  // (settled: the change is made).
+  void recharge(bool made = false);
 
   Value* find(const std::string& key);
   void set(const std::string& key, Value v);
@@ -180,15 +203,11 @@ Value makeList(std::vector<Value> items);
 Value makeDict();
 Value makeSlice(Value start, Value stop, Value step);
 
-// Throws std::bad_alloc for a str or container of `count` items of `size`
-// bytes that no machine here could hold (past a terabyte), before anything
-// asks for it: the sanitizers' allocators abort on such a request where
-// the normal one fails it. For sizes a script computes (s * n, list(range(n))).
-void checkHostAllocation(size_t count, size_t size);
-
 // Python's str semantics over UTF-8 text: lengths, indices and iteration
 // count code points, not bytes.
 std::vector<std::string> utf8Chars(const std::string& s);
+// The one-character strs that iterating `s` gives.
+std::vector<Value> charValues(const std::string& s);
 size_t utf8Length(const std::string& s);
 
 // Python's type name of a value: "int", "list", "NoneType", ...

@@ -41,11 +41,7 @@ std::vector<Value> iterate(const Value& v, SourceLoc loc) {
       for (int64_t i = 0, n = r.length(); i < n; ++i) out.push_back(Value::integer(r.at(i)));
       return out;
     }
-    case Kind::Str: {
-      std::vector<Value> out;
-      for (std::string& c : utf8Chars(v.asStr())) out.push_back(Value::str(std::move(c)));
-      return out;
-    }
+    case Kind::Str: return charValues(v.asStr());
     case Kind::Dict: {
       std::vector<Value> out;
       for (const auto& kv : v.as<DictObj>().items) out.push_back(Value::str(kv.first));

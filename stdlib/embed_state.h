@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "nn/nn.h"
+#include "runtime/host_memory.h"
 #include "runtime/tensor.h"
 #include "runtime/value.h"
 #include "stdlib/state.h"
@@ -120,6 +121,9 @@ namespace nn::embed {
 template <class F>
 nn_status guardedEntry(nn_state* state, F&& body) {
   if (!state || !state->impl) return NN_INVALID_ARGUMENT;
+  // What the host makes through the API (nn_str, a call's arguments)
+  // counts against the state's memory limit as the script's values do.
+  nn::rt::HostMemoryScope scope(&state->impl->state().context().memoryCap());
   try {
     return body(*state->impl);
   } catch (const std::bad_alloc&) {

@@ -25,13 +25,16 @@ const std::string& strArg(CallContext& c, const Value& v, const char* what) {
 // ---- list ----
 Value lAppend(CallContext& c, std::vector<Value>& a) {
   checkArity(c, a, 2, 2);
+  a[0].as<SeqObj>().reserveMore(1);
   items(a).push_back(a[1]);
   c.interp.context().cycles().noteStore(a[0], a[1]);
   return Value::none();
 }
 Value lExtend(CallContext& c, std::vector<Value>& a) {
   checkArity(c, a, 2, 2);
-  for (Value& v : iterate(c, a[1])) {
+  std::vector<Value> more = iterate(c, a[1]);
+  a[0].as<SeqObj>().reserveMore(more.size());
+  for (Value& v : more) {
     c.interp.context().cycles().noteStore(a[0], v);
     items(a).push_back(std::move(v));
   }
@@ -53,6 +56,7 @@ Value lInsert(CallContext& c, std::vector<Value>& a) {
   int64_t n = static_cast<int64_t>(xs.size()), i = toIndex(a[1], c.loc);
   if (i < 0) i = std::max<int64_t>(0, i + n);
   i = std::min(i, n);
+  a[0].as<SeqObj>().reserveMore(1);
   xs.insert(xs.begin() + i, a[2]);
   c.interp.context().cycles().noteStore(a[0], a[2]);
   return Value::none();
@@ -92,6 +96,7 @@ Value lSort(CallContext& c, std::vector<Value>& a) {
   for (size_t i = 0; i < c.used.size(); ++i) c.used[i] = true;
   Value out = c.interp.call(sorted, arg, kwnames, kwargs, c.loc);
   items(a) = out.as<SeqObj>().items;
+  a[0].as<SeqObj>().recharge();
   return Value::none();
 }
 
@@ -170,27 +175,39 @@ Value dClear(CallContext& c, std::vector<Value>& a) {
   checkArity(c, a, 1, 1);
   dict(a).items.clear();
   dict(a).index.clear();
+  dict(a).recharge();
   return Value::none();
 }
 Value dCopy(CallContext& c, std::vector<Value>& a) {
   checkArity(c, a, 1, 1);
   Value d = makeDict();
-  d.as<DictObj>() = dict(a);
+  DictObj& copy = d.as<DictObj>();
+  copy.items = dict(a).items;
+  copy.index = dict(a).index;
+  copy.recharge(/*made=*/true);
   return d;
 }
 
 // ---- str ----
 Value sJoin(CallContext& c, std::vector<Value>& a) {
   checkArity(c, a, 2, 2);
-  std::string out;
-  bool first = true;
-  for (const Value& v : iterate(a[1], c.loc)) {
+  std::vector<Value> parts = iterate(a[1], c.loc);
+  // Sized first: a list may hold one large str many times.
+  size_t total = 0;
+  for (const Value& v : parts) {
     if (!v.is(Kind::Str)) fail(c.loc, std::string("sequence item: expected str instance, ") + typeName(v) + " found");
+    total += v.asStr().size() + a[0].asStr().size();
+  }
+  checkHostAllocation(total, 1);
+  std::string out;
+  out.reserve(total);
+  bool first = true;
+  for (const Value& v : parts) {
     if (!first) out += a[0].asStr();
     out += v.asStr();
     first = false;
   }
-  return Value::str(out);
+  return Value::str(std::move(out));
 }
 Value sSplit(CallContext& c, std::vector<Value>& a) {
   checkArity(c, a, 1, 3);
@@ -252,6 +269,11 @@ Value sReplace(CallContext& c, std::vector<Value>& a) {
   const std::string& from = strArg(c, a[1], "old");
   const std::string& to = strArg(c, a[2], "new");
   if (from.empty()) fail(c.loc, "replacing an empty string is not supported");
+  if (to.size() > from.size()) {
+    size_t n = 0;
+    for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + from.size())) ++n;
+    checkHostAllocation(s.size() + n * (to.size() - from.size()), 1);
+  }
   std::string out;
   size_t start = 0, p;
   while ((p = s.find(from, start)) != std::string::npos) {

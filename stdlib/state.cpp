@@ -23,6 +23,7 @@
 #include "stdlib/op_call.h"
 #include "runtime/allocator.h"
 #include "runtime/device_plugin.h"
+#include "runtime/host_memory.h"
 #include "runtime/dtype.h"
 #include "runtime/jit/jit.h"
 #include "runtime/status_line.h"
@@ -111,6 +112,7 @@ Status State::guarded(const std::function<void()>& body) {
   // other than NnError were already located where a node ran or a pass
   // compiled (runNode, the compile cache), so these are the last resort.
   Diagnostic d;
+  rt::HostMemoryScope scope(&context_.memoryCap());
   try {
     body();
     return Status();

@@ -148,12 +148,15 @@ nn_status nn_raise(nn_state* state, const char* type, const char* message);
 
 /* ---- limits and cancellation ---- */
 
-/* Caps the bytes of tensor memory the state's CPU devices hold at once;
- * an allocation past it fails with NN_OUT_OF_MEMORY at the operation that
- * asked (the state stays usable). 0: no cap (the default). Memory passed
- * in by nn_tensor_wrap is the host's and does not count. */
+/* Caps the bytes of host memory the state holds at once: its tensors on
+ * its CPU devices, and the strs, lists, tuples, dicts and tensor handles
+ * its code makes. An allocation past it fails with NN_OUT_OF_MEMORY at the
+ * operation that asked (the state stays usable); a size the script
+ * computes (s * n, list(range(n)), a join, a format width) is refused
+ * before anything is allocated. 0: no cap (the default). Memory passed in
+ * by nn_tensor_wrap is the host's and does not count. */
 nn_status nn_set_memory_limit(nn_state* state, size_t bytes);
-/* Bytes of tensor memory the state's CPU devices hold now. */
+/* Bytes of host memory the state holds now, as the limit counts them. */
 size_t nn_memory_used(const nn_state* state);
 /* Stops each later run or call that takes longer than `seconds` of wall
  * time with NN_TIME_LIMIT, at its next operation, loop iteration or call.

@@ -316,6 +316,54 @@ TEST_P(EmbedApi, TheMemoryLimitStopsTheOperationThatPassesIt) {
   ASSERT_EQ(run("big = grow(1000000)\n"), NN_OK) << lastMessage();
 }
 
+// What a script builds in host memory counts too: a limit that a str or a
+// list could pass would not protect the host from an untrusted script.
+TEST_P(EmbedApi, StrsListsDictsAndTensorHandlesCountAgainstTheMemoryLimit) {
+  size_t before = nn_memory_used(state);
+  ASSERT_EQ(run("s = 'ab' * 500000\nxs = list(range(100000))\nd = {str(i): i for i in range(10000)}\n"), NN_OK)
+      << lastMessage();
+  size_t held = nn_memory_used(state);
+  EXPECT_GE(held - before, 1000000u + 100000u * 16 + 10000u * 32);
+  ASSERT_EQ(run("del s, xs, d\n"), NN_OK) << lastMessage();
+  EXPECT_LT(nn_memory_used(state), before + 100000);
+
+  ASSERT_EQ(nn_set_memory_limit(state, 16 << 20), NN_OK);
+  struct Case {
+    const char* code;
+    int line;
+  };
+  const Case cases[] = {
+      {"a = 1\ns = 'x' * 10**9\n", 2},                               // sized before it is built
+      {"xs = list(range(10**8))\n", 1},                               //
+      {"xs = []\nwhile True:\n    xs.append(len(xs))\n", 3},         // one item at a time
+      {"d = {}\ni = 0\nwhile True:\n    d[str(i)] = i\n    i += 1\n", 4},
+      {"xs = []\nwhile True:\n    xs += [0] * 1000\n", 3},
+      {"big = 'y' * 1000000\nt = ''.join([big] * 100)\n", 2},       // one str held many times
+      {"big = 'y' * 1000000\nt = str([big] * 100)\n", 2},
+      {"t = 'y' * 10000\nt = t.replace('y', t)\n", 2},
+      {"t = f'{1:>999999999}'\n", 1},
+      {"rows = [r for r in zeros(10**6, 1)]\n", 1},                  // a handle per row view
+      {"cs = list('z' * 10**7)\n", 1},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.code);
+    size_t start = nn_memory_used(state);
+    ASSERT_EQ(run(c.code), NN_OUT_OF_MEMORY) << lastMessage();
+    const nn_error* e = nn_last_error(state);
+    EXPECT_STREQ(nn_error_type(e), "MemoryError");
+    EXPECT_NE(std::string(nn_error_message(e)).find("memory limit of 16777216 bytes"), std::string::npos)
+        << nn_error_message(e);
+    EXPECT_EQ(nn_error_line(e), c.line);
+    // Nothing is left counted once what the run made is gone.
+    ASSERT_EQ(run("xs = d = t = s = big = rows = cs = None\n"), NN_OK) << lastMessage();
+    EXPECT_LT(nn_memory_used(state), start + 100000);
+  }
+  // A refused append leaves the list as it was.
+  ASSERT_EQ(run("xs = [0] * 100\ntry:\n    xs += [1] * 10**7\nexcept MemoryError:\n    print(len(xs))\n"), NN_OK)
+      << lastMessage();
+  EXPECT_EQ(output.out, "100\n");
+}
+
 TEST_P(EmbedApi, TheTimeLimitStopsARunThatTheScriptCannotCatch) {
   ASSERT_EQ(nn_set_time_limit(state, 0.2), NN_OK);
   auto start = std::chrono::steady_clock::now();
