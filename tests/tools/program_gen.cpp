@@ -165,7 +165,7 @@ class Gen {
           default: return "[" + expr(T::Int, depth + 1) + ", " + expr(T::Int, depth + 1) + "]";
         }
       case T::Str:
-        switch (pick(10)) {
+        switch (pick(11)) {
           case 0: return "(" + a + " + " + b + ")";
           case 1: return a + "[1:3]";
           case 2: return a + "[::-1]";
@@ -177,6 +177,9 @@ class Gen {
           case 6: return "f\"{" + name(T::Str) + "!r}{" + name(T::Int) + ":05d}\"";
           case 7: return "(" + a + " * (" + expr(T::Int, depth + 1) + " % 3))";
           case 8: return "\"-\".join([" + a + ", " + b + "])";
+          // Fields inside the spec: a width and precision made at run time.
+          case 9:
+            return "f\"{" + name(T::Float) + ":>{" + name(T::Int) + " % 5 + 6}.{" + name(T::Int) + " % 4}f}\"";
           default: return a + ".replace(\"a\", \"b\")";
         }
       case T::IVec:
