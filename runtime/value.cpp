@@ -113,16 +113,22 @@ void DictObj::recharge(bool made) {
 }
 
 void DictObj::set(const std::string& key, Value v) {
-  if (Value* slot = find(key)) {
-    *slot = std::move(v);
+  // One lookup for both cases: a new key goes in at the end.
+  auto [at, added] = index.try_emplace(key, items.size());
+  if (!added) {
+    items[at->second].second = std::move(v);
     return;
   }
-  // Counted first, as if the item vector grew: a dict that would pass the
-  // limit stays as it was.
-  size_t grown = items.size() < items.capacity() ? items.capacity() : std::max<size_t>(1, 2 * items.capacity());
-  charge.set(dictBytes(*this) + (grown - items.capacity()) * sizeof(items[0]) + 2 * heapBytes(key) + 64);
-  index[key] = items.size();
-  items.emplace_back(key, std::move(v));
+  try {
+    // Counted before the item vector grows: a dict that would pass the
+    // limit stays as it was.
+    size_t grown = items.size() < items.capacity() ? items.capacity() : std::max<size_t>(1, 2 * items.capacity());
+    charge.set(dictBytes(*this) + (grown - items.capacity()) * sizeof(items[0]) + 2 * heapBytes(key));
+    items.emplace_back(key, std::move(v));
+  } catch (...) {
+    index.erase(at);
+    throw;
+  }
   keyBytes += heapBytes(key);
   charge.settle(dictBytes(*this));
 }
