@@ -21,6 +21,7 @@
 #include <exception>
 #include <functional>
 #include <mutex>
+#include <optional>
 
 #include "runtime/graph_executor.h"
 
@@ -206,9 +207,11 @@ const ir::Node* GraphExecutor::runParallel(const BlockPlan& p, Frame& f, std::ve
   MemoryCap* hostCap = currentHostCap();
   // Runs node i and everything Inline it makes ready, on this thread.
   auto execute = [&](uint32_t first, auto& dispatch) -> void {
-    HostMemoryScope scope(hostCap);
     std::vector<uint32_t> work{first};
     while (!work.empty()) {
+      // Left before the node counts as finished, which may end the run and
+      // free its state: the credit goes back while the cap exists.
+      std::optional<HostMemoryScope> scope(std::in_place, hostCap);
       uint32_t i = work.back();
       work.pop_back();
       const ir::Node& node = *p.nodes[i];
@@ -251,6 +254,7 @@ const ir::Node* GraphExecutor::runParallel(const BlockPlan& p, Frame& f, std::ve
               dispatch(s);
             }
           }
+      scope.reset();
       std::lock_guard<std::mutex> lock(run.mutex);
       if (--run.active == 0 || !run.mainQueue.empty()) run.wake.notify_all();
     }
