@@ -9,9 +9,9 @@ namespace nn::rt {
 
 namespace {
 
-// Per thread, changed by HostMemoryScope only: the cap of the state whose
-// code the thread runs, and the bytes taken from it not yet charged to a
-// value. No other thread can see or change either.
+// Per thread: the cap of the state whose code the thread runs (set by
+// HostMemoryScope only), and the bytes taken from it not yet charged to a
+// value (chargeHost, releaseHost). No other thread can see either.
 struct ThreadCredit {
   MemoryCap* cap = nullptr;
   size_t credit = 0;
