@@ -30,7 +30,7 @@ static Value inplaceListOp(Op op, const Value& list, const Value& rhs, SourceLoc
   }
   Value repeated = binaryOp(Op::Mul, list, rhs, loc);
   seq.items = repeated.as<SeqObj>().items;
-  seq.recharge();
+  seq.settle();
   return list;
 }
 
@@ -232,9 +232,7 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
       // A value saved for a backward loop may be a saved if result's
       // placeholder: the branch that reads it back did not run.
     {
-      SeqObj& list = in(0).as<SeqObj>();
-      list.reserveMore(1);
-      list.items.push_back(n.attr("saved") ? f[n.operand(1)] : in(1));
+      in(0).as<SeqObj>().append(n.attr("saved") ? f[n.operand(1)] : in(1));
       return;
     }
     case Op::SavedItem: {

@@ -53,14 +53,15 @@ void releaseIteratively(std::vector<Value>& pending) {
 
 }  // namespace
 
-void SeqObj::recharge(bool made) {
-  size_t bytes = sizeof(SeqObj) + kSharedBlockBytes + items.capacity() * sizeof(Value);
-  for (const std::string& f : fields) bytes += sizeof(std::string) + heapBytes(f);
-  if (made)
-    charge.set(bytes);
-  else
-    charge.settle(bytes);
+static size_t seqBytes(const SeqObj& s) {
+  size_t bytes = sizeof(SeqObj) + kSharedBlockBytes + s.items.capacity() * sizeof(Value);
+  for (const std::string& f : s.fields) bytes += sizeof(std::string) + heapBytes(f);
+  return bytes;
 }
+
+void SeqObj::chargeMade() { charge.set(seqBytes(*this)); }
+
+void SeqObj::settle() { charge.settle(seqBytes(*this)); }
 
 void SeqObj::reserveMore(size_t more) {
   size_t need = items.size() + more;
@@ -103,13 +104,21 @@ static size_t dictBytes(const DictObj& d) {
          d.index.bucket_count() * sizeof(void*) + d.index.size() * kIndexNode + 2 * d.keyBytes;
 }
 
-void DictObj::recharge(bool made) {
-  keyBytes = 0;
-  for (const auto& kv : items) keyBytes += heapBytes(kv.first);
-  if (made)
-    charge.set(dictBytes(*this));
-  else
-    charge.settle(dictBytes(*this));
+// The keys' text is counted again from scratch: callers replaced items
+// wholesale (a copy, a clear).
+static void countKeys(DictObj& d) {
+  d.keyBytes = 0;
+  for (const auto& kv : d.items) d.keyBytes += heapBytes(kv.first);
+}
+
+void DictObj::chargeMade() {
+  countKeys(*this);
+  charge.set(dictBytes(*this));
+}
+
+void DictObj::settle() {
+  countKeys(*this);
+  charge.settle(dictBytes(*this));
 }
 
 void DictObj::set(const std::string& key, Value v) {
@@ -163,7 +172,7 @@ Value makeException(ErrorClass c, std::string message) {
 Value makeTuple(std::vector<Value> items) {
   auto o = std::make_shared<SeqObj>();
   o->items = std::move(items);
-  o->recharge(/*made=*/true);
+  o->chargeMade();
   return Value::object(Kind::Tuple, std::move(o));
 }
 
@@ -171,20 +180,20 @@ Value makeNamedTuple(std::vector<Value> items, std::vector<std::string> fields) 
   auto o = std::make_shared<SeqObj>();
   o->items = std::move(items);
   o->fields = std::move(fields);
-  o->recharge(/*made=*/true);
+  o->chargeMade();
   return Value::object(Kind::Tuple, std::move(o));
 }
 
 Value makeList(std::vector<Value> items) {
   auto o = std::make_shared<SeqObj>();
   o->items = std::move(items);
-  o->recharge(/*made=*/true);
+  o->chargeMade();
   return Value::object(Kind::List, std::move(o));
 }
 
 Value makeDict() {
   auto d = std::make_shared<DictObj>();
-  d->recharge(/*made=*/true);
+  d->chargeMade();
   return Value::object(Kind::Dict, std::move(d));
 }
 

@@ -101,13 +101,19 @@ struct SeqObj : Object {
   std::vector<std::string> fields;
   HostCharge charge;
 
-  // Counts what the object holds now: when it is made (throwing
-  // MemoryLimitExceeded past the limit), or after its items were replaced
-  // (settled: the change is made).
-  void recharge(bool made = false);
+  // Counts a new object's items, throwing MemoryLimitExceeded past the
+  // limit.
+  void chargeMade();
+  // Counts what the object holds after its items were replaced: the change
+  // is made, so this never throws.
+  void settle();
   // Makes room for `more` items, counted before it is taken, so that an
   // append or insert past the limit fails with the list as it was.
   void reserveMore(size_t more);
+  void append(Value v) {
+    reserveMore(1);
+    items.push_back(std::move(v));
+  }
 };
 
 // Insertion-ordered dict with str keys (language.md §2).
@@ -118,10 +124,11 @@ struct DictObj : Object {
   HostCharge charge;
   size_t keyBytes = 0;  // the keys' text, held twice (items and index)
 
-  // Counts what the dict holds now: when it is made or copied into
-  // (throwing MemoryLimitExceeded past the limit), or after it changed
-  // (settled: the change is made).
-  void recharge(bool made = false);
+  // Counts a dict just made or copied into, throwing MemoryLimitExceeded
+  // past the limit.
+  void chargeMade();
+  // Counts what the dict holds after a change that is made: never throws.
+  void settle();
 
   Value* find(const std::string& key);
   void set(const std::string& key, Value v);

@@ -400,10 +400,8 @@ Value rebuild(CallContext& c, const std::string& structure, std::map<std::string
       auto p = made.find(parent);
       if (p == made.end()) bad("'" + at + "' comes before its container");
       if (p->second.is(Kind::Dict)) p->second.as<DictObj>().set(key, v);
-      else {
-        p->second.as<SeqObj>().reserveMore(1);
-        p->second.as<SeqObj>().items.push_back(v);
-      }
+      else
+        p->second.as<SeqObj>().append(v);
     }
     if (v.is(Kind::Dict) || v.is(Kind::List) || v.is(Kind::Tuple)) made[at] = v;
   }

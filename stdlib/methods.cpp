@@ -25,8 +25,7 @@ const std::string& strArg(CallContext& c, const Value& v, const char* what) {
 // ---- list ----
 Value lAppend(CallContext& c, std::vector<Value>& a) {
   checkArity(c, a, 2, 2);
-  a[0].as<SeqObj>().reserveMore(1);
-  items(a).push_back(a[1]);
+  a[0].as<SeqObj>().append(a[1]);
   c.interp.context().cycles().noteStore(a[0], a[1]);
   return Value::none();
 }
@@ -96,7 +95,7 @@ Value lSort(CallContext& c, std::vector<Value>& a) {
   for (size_t i = 0; i < c.used.size(); ++i) c.used[i] = true;
   Value out = c.interp.call(sorted, arg, kwnames, kwargs, c.loc);
   items(a) = out.as<SeqObj>().items;
-  a[0].as<SeqObj>().recharge();
+  a[0].as<SeqObj>().settle();
   return Value::none();
 }
 
@@ -175,7 +174,7 @@ Value dClear(CallContext& c, std::vector<Value>& a) {
   checkArity(c, a, 1, 1);
   dict(a).items.clear();
   dict(a).index.clear();
-  dict(a).recharge();
+  dict(a).settle();
   return Value::none();
 }
 Value dCopy(CallContext& c, std::vector<Value>& a) {
@@ -184,7 +183,7 @@ Value dCopy(CallContext& c, std::vector<Value>& a) {
   DictObj& copy = d.as<DictObj>();
   copy.items = dict(a).items;
   copy.index = dict(a).index;
-  copy.recharge(/*made=*/true);
+  copy.chargeMade();
   return d;
 }
 
