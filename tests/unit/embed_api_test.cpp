@@ -4,6 +4,7 @@
 // the host, memory and time limits, cancellation from another thread, and
 // wrong arguments that must fail cleanly. Each case runs in both modes.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -629,7 +630,8 @@ TEST_P(EmbedApi, DevicePluginsComeFromTheFoldersTheHostNames) {
   nn_value_free(x);
   nn_state_free(placed);
 
-  std::string broken = ::testing::TempDir() + "nn_embed_broken_plugin";
+  // One folder per process: ctest runs the eager and graph cases at once.
+  std::string broken = ::testing::TempDir() + "nn_embed_broken_plugin_" + std::to_string(::getpid());
   std::filesystem::create_directories(broken);
   std::ofstream(broken + "/libnn_broken.so") << "not a shared library";
   nn_state* missing = stateWithPlugins(GetParam(), broken);
