@@ -50,10 +50,7 @@ bool holdsContainers(Object* o, Kind k) {
 void moveReferents(Object* o, Kind k, std::vector<Value>& trash) {
   forEachReferent(o, k, [&](Value& v) { trash.push_back(std::exchange(v, Value::none())); });
   if (k == Kind::Tuple || k == Kind::List) static_cast<SeqObj*>(o)->items.clear();
-  if (k == Kind::Dict) {
-    static_cast<DictObj*>(o)->items.clear();
-    static_cast<DictObj*>(o)->index.clear();
-  }
+  if (k == Kind::Dict) static_cast<DictObj*>(o)->clear();
 }
 
 struct Examined {

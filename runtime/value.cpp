@@ -91,21 +91,54 @@ DictObj::~DictObj() {
   releaseIteratively(pending);
 }
 
-Value* DictObj::find(const std::string& key) {
-  auto it = index.find(key);
-  return it == index.end() ? nullptr : &items[it->second].second;
+// A dict's positions live in a table at most 2/3 full, probed linearly:
+// short probe runs, and erasing needs no tombstones (the run after the
+// hole shifts back). Positions are 32-bit, as CPython's are for dicts
+// under 2**32 items; a dict that large passes any host's memory first,
+// but is refused with a clear error rather than wrapping.
+constexpr size_t kMaxDictItems = UINT32_MAX - 1;
+
+static size_t keyHash(const std::string& key) { return std::hash<std::string>{}(key); }
+
+// The table size for n items: a power of two, at least 8, with n <= 2/3 of it.
+static size_t slotsFor(size_t n) {
+  size_t size = 8;
+  while (size * 2 < n * 3) size *= 2;
+  return size;
 }
 
-// An estimate of a dict's bytes: its item vector, the index's buckets and
-// nodes (a key, a position and a link each), the keys' text twice.
+size_t DictObj::slotOf(const std::string& key, size_t hash) const {
+  size_t mask = slots_.size() - 1;
+  for (size_t s = hash & mask;; s = (s + 1) & mask) {
+    uint32_t at = slots_[s];
+    if (!at || (hashes_[at - 1] == hash && items[at - 1].first == key)) return s;
+  }
+}
+
+void DictObj::rebuildTable(size_t slotCount) {
+  std::vector<uint32_t> table(slotCount, 0);
+  size_t mask = slotCount - 1;
+  for (size_t i = 0; i < hashes_.size(); ++i) {
+    size_t s = hashes_[i] & mask;
+    while (table[s]) s = (s + 1) & mask;
+    table[s] = static_cast<uint32_t>(i + 1);
+  }
+  slots_ = std::move(table);
+}
+
+Value* DictObj::find(const std::string& key) {
+  if (items.empty()) return nullptr;
+  uint32_t at = slots_[slotOf(key, keyHash(key))];
+  return at ? &items[at - 1].second : nullptr;
+}
+
+// An estimate of a dict's bytes: its item vector and table, the keys' text.
 static size_t dictBytes(const DictObj& d) {
-  constexpr size_t kIndexNode = sizeof(std::string) + 2 * sizeof(size_t);
-  return sizeof(DictObj) + kSharedBlockBytes + d.items.capacity() * sizeof(d.items[0]) +
-         d.index.bucket_count() * sizeof(void*) + d.index.size() * kIndexNode + 2 * d.keyBytes;
+  return sizeof(DictObj) + kSharedBlockBytes + d.items.capacity() * sizeof(d.items[0]) + d.tableBytes() + d.keyBytes;
 }
 
 // The keys' text is counted again from scratch: callers replaced items
-// wholesale (a copy, a clear).
+// wholesale (a copy).
 static void countKeys(DictObj& d) {
   d.keyBytes = 0;
   for (const auto& kv : d.items) d.keyBytes += heapBytes(kv.first);
@@ -122,35 +155,85 @@ void DictObj::settle() {
 }
 
 void DictObj::set(const std::string& key, Value v) {
-  // One lookup for both cases: a new key goes in at the end.
-  auto [at, added] = index.try_emplace(key, items.size());
-  if (!added) {
-    items[at->second].second = std::move(v);
-    return;
+  size_t hash = keyHash(key);
+  size_t slot = 0;
+  if (!slots_.empty()) {
+    slot = slotOf(key, hash);
+    if (uint32_t at = slots_[slot]) {
+      items[at - 1].second = std::move(v);
+      return;
+    }
   }
+  if (items.size() >= kMaxDictItems) throw std::bad_alloc();
+  // Counted, and every allocation made, before the dict changes: a dict
+  // that would pass the limit, or that the allocator refuses, stays as it
+  // was.
+  size_t n = items.size() + 1;
+  size_t itemRoom = n <= items.capacity() ? items.capacity() : std::max<size_t>(4, 2 * items.capacity());
+  size_t slotCount = n * 3 > slots_.size() * 2 ? slotsFor(n) : slots_.size();
+  size_t before = charge.bytes();
+  charge.set(before + (itemRoom - items.capacity()) * (sizeof(items[0]) + sizeof(size_t)) +
+             (slotCount - slots_.size()) * sizeof(uint32_t) + heapBytes(key));
   try {
-    // Counted before the item vector grows: a dict that would pass the
-    // limit stays as it was.
-    size_t grown = items.size() < items.capacity() ? items.capacity() : std::max<size_t>(1, 2 * items.capacity());
-    charge.set(dictBytes(*this) + (grown - items.capacity()) * sizeof(items[0]) + 2 * heapBytes(key));
+    items.reserve(itemRoom);
+    hashes_.reserve(itemRoom);
+    if (slotCount != slots_.size()) {
+      rebuildTable(slotCount);
+      slot = slotOf(key, hash);
+    }
     items.emplace_back(key, std::move(v));
   } catch (...) {
-    index.erase(at);
+    charge.set(before);
     throw;
   }
+  hashes_.push_back(hash);
+  slots_[slot] = static_cast<uint32_t>(n);
   keyBytes += heapBytes(key);
   charge.settle(dictBytes(*this));
 }
 
 bool DictObj::erase(const std::string& key) {
-  auto it = index.find(key);
-  if (it == index.end()) return false;
-  keyBytes -= heapBytes(items[it->second].first);
-  items.erase(items.begin() + static_cast<std::ptrdiff_t>(it->second));
-  index.clear();
-  for (size_t i = 0; i < items.size(); ++i) index[items[i].first] = i;
+  if (items.empty()) return false;
+  size_t hole = slotOf(key, keyHash(key));
+  uint32_t at = slots_[hole];
+  if (!at) return false;
+  // Backward-shift deletion: each later entry of the probe run moves into
+  // the hole when the hole lies between its home slot and where it is.
+  size_t mask = slots_.size() - 1;
+  for (size_t s = (hole + 1) & mask; slots_[s]; s = (s + 1) & mask) {
+    size_t home = hashes_[slots_[s] - 1] & mask;
+    if (((s - home) & mask) >= ((s - hole) & mask)) {
+      slots_[hole] = slots_[s];
+      hole = s;
+    }
+  }
+  slots_[hole] = 0;
+  size_t i = at - 1;
+  keyBytes -= heapBytes(items[i].first);
+  items.erase(items.begin() + static_cast<std::ptrdiff_t>(i));
+  hashes_.erase(hashes_.begin() + static_cast<std::ptrdiff_t>(i));
+  // The items after the erased one moved down by one (the last one, as
+  // popitem takes, moves nothing).
+  if (i < items.size())
+    for (uint32_t& p : slots_)
+      if (p > at) --p;
   charge.settle(dictBytes(*this));
   return true;
+}
+
+void DictObj::clear() {
+  items.clear();
+  hashes_.clear();
+  slots_.clear();
+  keyBytes = 0;
+  charge.settle(dictBytes(*this));
+}
+
+void DictObj::copyFrom(const DictObj& other) {
+  items = other.items;
+  hashes_ = other.hashes_;
+  slots_ = other.slots_;
+  chargeMade();
 }
 
 int64_t RangeObj::length() const {

@@ -9,7 +9,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -116,13 +115,16 @@ struct SeqObj : Object {
   }
 };
 
-// Insertion-ordered dict with str keys (language.md §2).
+// Insertion-ordered dict with str keys (language.md §2), laid out as
+// CPython's: the items in insertion order, and an open-addressing table of
+// their positions, so that a key costs no allocation besides its text.
 struct DictObj : Object {
   ~DictObj() override;
+  // Read freely; change only through the members below, which keep the
+  // table in step.
   std::vector<std::pair<std::string, Value>> items;
-  std::unordered_map<std::string, size_t> index;
   HostCharge charge;
-  size_t keyBytes = 0;  // the keys' text, held twice (items and index)
+  size_t keyBytes = 0;  // the keys' text
 
   // Counts a dict just made or copied into, throwing MemoryLimitExceeded
   // past the limit.
@@ -133,6 +135,19 @@ struct DictObj : Object {
   Value* find(const std::string& key);
   void set(const std::string& key, Value v);
   bool erase(const std::string& key);
+  // Empties the dict and settles its count.
+  void clear();
+  // Makes this (empty) dict a copy of `other`, counted as made.
+  void copyFrom(const DictObj& other);
+  size_t tableBytes() const { return hashes_.capacity() * sizeof(size_t) + slots_.capacity() * sizeof(uint32_t); }
+
+ private:
+  // The slot of `key`: where it is, or the empty slot where it would go.
+  // The table must not be empty.
+  size_t slotOf(const std::string& key, size_t hash) const;
+  void rebuildTable(size_t slotCount);
+  std::vector<size_t> hashes_;   // items[i]'s key hash
+  std::vector<uint32_t> slots_;  // a power of two in size; 0 = empty, else a position in items + 1
 };
 
 class ModuleInstance;

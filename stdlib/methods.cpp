@@ -172,18 +172,13 @@ Value dPopitem(CallContext& c, std::vector<Value>& a) {
 }
 Value dClear(CallContext& c, std::vector<Value>& a) {
   checkArity(c, a, 1, 1);
-  dict(a).items.clear();
-  dict(a).index.clear();
-  dict(a).settle();
+  dict(a).clear();
   return Value::none();
 }
 Value dCopy(CallContext& c, std::vector<Value>& a) {
   checkArity(c, a, 1, 1);
   Value d = makeDict();
-  DictObj& copy = d.as<DictObj>();
-  copy.items = dict(a).items;
-  copy.index = dict(a).index;
-  copy.chargeMade();
+  d.as<DictObj>().copyFrom(dict(a));
   return d;
 }
 
