@@ -32,7 +32,11 @@ std::string describe(const antlr4::Token* t) {
     case NNLexer::NEWLINE: return "end of line";
     case NNLexer::INDENT: return "indent";
     case NNLexer::DEDENT: return "dedent";
-    default: return "'" + t->getText() + "'";
+    default: {
+      std::string quoted = "'";  // appended: GCC 12's -O3 warns falsely (-Wrestrict) on "'" + ...
+      quoted += t->getText();
+      return quoted + "'";
+    }
   }
 }
 

@@ -17,7 +17,7 @@ namespace nn::ir {
 #undef TENSOR_OP
 #undef OP
 
-static constexpr OpInfo kOps[] = {
+const OpInfo kOpTable[] = {
 #define OP(Enum, text, minOps, maxOps, results, blocks, traits, rule, gradient) \
   {text, minOps, maxOps, results, blocks, traits, TypeRule::rule, "", nullptr, &gradient},
 #define TENSOR_OP(Enum, text, signature, traits, shapeRule, gradient)                                    \
@@ -27,16 +27,14 @@ static constexpr OpInfo kOps[] = {
 #undef TENSOR_OP
 #undef OP
 };
-static_assert(std::size(kOps) == kNumOps);
-
-const OpInfo& opInfo(Op op) { return kOps[static_cast<size_t>(op)]; }
+static_assert(std::size(kOpTable) == kNumOps);
 
 bool opFromName(std::string_view name, Op& out) {
   // Hashed once, then only read: method lookups (x.sum()) run per call in
   // eager mode.
   static const std::unordered_map<std::string_view, Op> byName = [] {
     std::unordered_map<std::string_view, Op> m;
-    for (size_t i = 0; i < std::size(kOps); ++i) m.emplace(kOps[i].name, static_cast<Op>(i));
+    for (size_t i = 0; i < std::size(kOpTable); ++i) m.emplace(kOpTable[i].name, static_cast<Op>(i));
     return m;
   }();
   auto it = byName.find(name);

@@ -74,7 +74,9 @@ struct OpInfo {
   GradientRule gradient;
 };
 
-const OpInfo& opInfo(Op op);
+// Read on every node an interpreter runs: inline.
+extern const OpInfo kOpTable[];
+inline const OpInfo& opInfo(Op op) { return kOpTable[static_cast<size_t>(op)]; }
 bool opFromName(std::string_view name, Op& out);
 inline bool hasTrait(Op op, Trait t) { return (opInfo(op).traits & t) != 0; }
 // A TENSOR_OP of ops.def: it has a signature of operands and attributes.

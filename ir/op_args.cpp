@@ -199,7 +199,9 @@ OpArgs argsOf(const Node& n) {
       continue;
     }
     if (const Attr* v = n.attr(p.name)) a.constant = *v;
-    else a.constant = p.variadic ? Attr(Ints{}) : p.defaultValue.value_or(Attr(NoneAttr{}));
+    else if (p.variadic) a.constant = Ints{};
+    else if (p.defaultValue) a.constant = *p.defaultValue;
+    else a.constant = NoneAttr{};
     a.given = true;
   }
   return out;

@@ -122,7 +122,8 @@ class Printer {
 
  private:
   std::string define(const Value* v) {
-    std::string n = "%" + std::to_string(next_++);
+    std::string n = "%";  // appended, not "%" + ...: GCC 12's -O3 warns falsely (-Wrestrict) on that
+    n += std::to_string(next_++);
     names_[v] = n;
     return n;
   }

@@ -88,6 +88,13 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
     return v;
   };
   auto set = [&](Value v) { f[n.result(0)] = std::move(v); };
+  // Operand i's value, handed over at its last use rather than shared: no
+  // reference count changes hands (an atomic add and subtract saved).
+  auto take = [&](size_t i) -> Value {
+    Value& v = f[n.operand(i)];
+    checkDefined(v, loc);
+    return (dyingMask >> i) & 1 ? std::move(v) : v;
+  };
   // Operands this node reads for the last time: their buffers may take an
   // elementwise result (the slot is their only other holder, and exec()
   // drops it right after).
@@ -134,7 +141,7 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
     case Op::MakeList: {
       std::vector<Value> items;
       items.reserve(n.operands().size());
-      for (size_t i = 0; i < n.operands().size(); ++i) items.push_back(in(i));
+      for (size_t i = 0; i < n.operands().size(); ++i) items.push_back(take(i));
       set(op == Op::MakeTuple ? makeTuple(std::move(items)) : makeList(std::move(items)));
       return;
     }
@@ -143,7 +150,7 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
       for (size_t i = 0; i + 1 < n.operands().size(); i += 2) {
         const Value& k = in(i);
         if (!k.is(Kind::Str)) fail(loc, std::string("dict keys must be str, not ") + typeName(k));
-        d.as<DictObj>().set(k.asStr(), in(i + 1));
+        d.as<DictObj>().set(k.asStr(), take(i + 1));
       }
       set(d);
       return;
@@ -232,7 +239,11 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
       // A value saved for a backward loop may be a saved if result's
       // placeholder: the branch that reads it back did not run.
     {
-      in(0).as<SeqObj>().append(n.attr("saved") ? f[n.operand(1)] : in(1));
+      SeqObj& list = in(0).as<SeqObj>();
+      if (n.attr("saved"))
+        list.append(f[n.operand(1)]);
+      else
+        list.append(n.operand(1) == n.operand(0) ? in(1) : take(1));
       return;
     }
     case Op::SavedItem: {
