@@ -17,6 +17,43 @@ using ir::opSymbol;
 Value binaryOp(ir::Op op, const Value& a, const Value& b, SourceLoc loc, unsigned consumable = 0);
 Value unaryOp(ir::Op op, const Value& a, SourceLoc loc, unsigned consumable = 0);
 Value compareOp(ir::Op op, const Value& a, const Value& b, SourceLoc loc);
+// The commonest ops of loop counters and accumulators, on two ints or
+// two floats, without the generic dispatch: sets `out` and returns true,
+// or returns false where the generic path must decide (another op or
+// kind, an int overflow, which it reports).
+[[gnu::always_inline]] inline bool numberFastPath(ir::Op op, const Value& a, const Value& b, Value& out) {
+  using ir::Op;
+  if (a.is(Kind::Int) && b.is(Kind::Int)) {
+    int64_t x = a.asInt(), y = b.asInt(), r;
+    switch (op) {
+      case Op::Add: if (__builtin_add_overflow(x, y, &r)) return false; out = Value::integer(r); return true;
+      case Op::Sub: if (__builtin_sub_overflow(x, y, &r)) return false; out = Value::integer(r); return true;
+      case Op::Mul: if (__builtin_mul_overflow(x, y, &r)) return false; out = Value::integer(r); return true;
+      case Op::Lt: out = Value::boolean(x < y); return true;
+      case Op::Le: out = Value::boolean(x <= y); return true;
+      case Op::Gt: out = Value::boolean(x > y); return true;
+      case Op::Ge: out = Value::boolean(x >= y); return true;
+      case Op::Eq: out = Value::boolean(x == y); return true;
+      case Op::Ne: out = Value::boolean(x != y); return true;
+      default: return false;
+    }
+  }
+  if (a.is(Kind::Float) && b.is(Kind::Float)) {
+    double x = a.asFloat(), y = b.asFloat();
+    switch (op) {
+      case Op::Add: out = Value::real(x + y); return true;
+      case Op::Sub: out = Value::real(x - y); return true;
+      case Op::Mul: out = Value::real(x * y); return true;
+      case Op::Lt: out = Value::boolean(x < y); return true;
+      case Op::Le: out = Value::boolean(x <= y); return true;
+      case Op::Gt: out = Value::boolean(x > y); return true;
+      case Op::Ge: out = Value::boolean(x >= y); return true;
+      default: return false;
+    }
+  }
+  return false;
+}
+
 // a < b with Python's ordering rules (used by sorted, min, max).
 bool lessThan(const Value& a, const Value& b, SourceLoc loc);
 bool contains(const Value& container, const Value& item, SourceLoc loc);
