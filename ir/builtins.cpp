@@ -76,6 +76,12 @@ std::optional<Op> methodOp(std::string_view name) {
   return m ? std::optional<Op>(m->op) : std::nullopt;
 }
 
+std::optional<AttributeOp> tensorAttributeOp(std::string_view name) {
+  if (name == "T") return AttributeOp{Op::Transpose, {}};
+  if (name == "mT") return AttributeOp{Op::Transpose, {-2, -1}};
+  return std::nullopt;
+}
+
 std::optional<Op> pairwiseForm(Op op) {
   if (op == Op::Max) return Op::Maximum;
   if (op == Op::Min) return Op::Minimum;

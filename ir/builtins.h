@@ -51,6 +51,15 @@ std::optional<Op> functionOp(std::string_view name);
 std::optional<OpName> tensorMethod(std::string_view name);
 // tensorMethod's op alone.
 std::optional<Op> methodOp(std::string_view name);
+// A tensor attribute that is an op of the tensor: x.T is transpose(x)
+// (the dims reversed) and x.mT is transpose(x, -2, -1) (PyTorch's: the
+// last two swapped, for batches of matrices). Each is its own inverse, so
+// its gradient is the same op of the adjoint. nullopt for other names.
+struct AttributeOp {
+  Op op;
+  Ints axes;
+};
+std::optional<AttributeOp> tensorAttributeOp(std::string_view name);
 // The elementwise op that reduction `op` is when given a second tensor
 // instead of an axis: max(a, b) is maximum(a, b), as torch.max(a, b)
 // (the builtin and the method alike); nullopt for the other ops.

@@ -9,6 +9,7 @@
 
 #include <cmath>
 
+#include "ir/builtins.h"
 #include "ir/type_rules.h"
 #include "support/diagnostics.h"
 
@@ -235,11 +236,11 @@ void GradMatMul(GradientBuilder& b) {
 
 // ---- attributes and elementwise math ----
 
-// x.T and x.mT are their own inverses: the gradient is the same attribute
-// of the adjoint.
+// A tensor attribute that is an op (x.T, x.mT) is its own inverse: the
+// gradient is that op of the adjoint.
 void GradGetAttr(GradientBuilder& b) {
-  const std::string& name = b.forward.strAttr("name");
-  if (b.wanted[0] && (name == "T" || name == "mT")) b.grads[0] = b.emit(Op::GetAttr, {b.adjoint}, {{"name", name}});
+  std::optional<AttributeOp> a = tensorAttributeOp(b.forward.strAttr("name"));
+  if (b.wanted[0] && a) b.grads[0] = b.emit(a->op, {b.adjoint}, {{"axes", a->axes}});
 }
 
 void GradExp(GradientBuilder& b) {

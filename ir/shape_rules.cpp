@@ -599,12 +599,13 @@ std::optional<Type> attributeType(const Node& n) {
   const Type& x = n.operand(0)->type();
   if (!x.isTensor()) return std::nullopt;
   const std::string& name = n.strAttr("name");
-  if (name == "T") return reversed(x);
-  if (name == "mT") {
+  if (std::optional<AttributeOp> a = tensorAttributeOp(name)) {
     if (!x.shape) return Type::tensor(x.dtype);
-    if (x.shape->size() < 2) return std::nullopt;  // an error when it runs
-    DimList dims = *x.shape;
-    std::swap(dims[dims.size() - 2], dims.back());
+    std::string error;
+    auto perm = shape_rules::permutationOf(static_cast<int64_t>(x.shape->size()), a->axes, /*swap=*/true, error);
+    if (!perm) return std::nullopt;  // an error when it runs
+    DimList dims;
+    for (int64_t d : *perm) dims.push_back((*x.shape)[d]);
     return Type::tensor(x.dtype, dims);
   }
   if (name == "ndim") return Type(TypeKind::Int);

@@ -113,8 +113,7 @@ bool mayRaise(const ir::Node& n) {
   if (n.op() == Op::GetAttr) {
     if (!n.operand(0)->type().isTensor()) return true;
     if (ir::methodOp(n.strAttr("name")) || ir::isTensorOwnMethod(n.strAttr("name"))) return false;
-    const std::string& name = n.strAttr("name");
-    return !((name == "T" || name == "mT") && knownShapeTensor(n.result(0)->type()));
+    return !(ir::tensorAttributeOp(n.strAttr("name")) && knownShapeTensor(n.result(0)->type()));
   }
   // A tensor op (or a call of its builtin) whose shape rule fully
   // determined the result already checked what the runtime would check,

@@ -3,6 +3,7 @@
 // assert/raise/echo; the value ops (arithmetic, comparisons, math,
 // indexing) go through their execute entry in value_op.cpp. Control flow
 // and calls are in interpreter.cpp.
+#include "ir/builtins.h"
 #include "runtime/device_align.h"
 #include "runtime/format.h"
 #include "runtime/interpreter.h"
@@ -178,7 +179,7 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
         return;
       }
       set(host_.attribute(obj, name, loc));
-      if (tape_ && (name == "T" || name == "mT")) {
+      if (tape_ && ir::tensorAttributeOp(name)) {
         const Value* x = &obj;
         tape_->recordNode(n, &x, f[n.result(0)]);
       }

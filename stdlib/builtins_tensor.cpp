@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "ir/builtins.h"
+#include "ir/shape_rules.h"
 #include "runtime/nn_ops.h"
 #include "runtime/random.h"
 #include "runtime/scalar_ops.h"
@@ -207,14 +208,13 @@ Value tensorAttribute(const Value& obj, const std::string& name, SourceLoc loc) 
   if (name == "dtype") return Value::dtype(static_cast<int>(t.dtype()));
   if (name == "ndim") return Value::integer(t.ndim());
   if (name == "device") return Value::str(t.device().name());
-  if (name == "T") return makeTensorValue(transpose(t, {}, loc));
-  if (name == "mT") {  // PyTorch's: the last two dims swapped, for batches of matrices
-    if (t.ndim() < 2)
-      fail(loc, "x.mT needs a matrix or a batch of matrices: x is " + typeString(t), ErrorClass::ValueError);
-    std::vector<int64_t> perm;
-    for (int i = 0; i < t.ndim(); ++i) perm.push_back(i);
-    std::swap(perm[perm.size() - 2], perm.back());
-    return makeTensorValue(transpose(t, perm, loc));
+  if (std::optional<ir::AttributeOp> a = ir::tensorAttributeOp(name)) {
+    // Two dims to swap (x.mT) need a matrix or a batch of them.
+    std::string error;
+    auto perm = ir::shape_rules::permutationOf(t.ndim(), a->axes, /*swap=*/true, error);
+    if (!perm)
+      fail(loc, "x." + name + " needs a matrix or a batch of matrices: x is " + typeString(t), ErrorClass::ValueError);
+    return makeTensorValue(transpose(t, *perm, loc));
   }
   // PyTorch's method forms: x.exp() is exp(x), x.softmax(1) is softmax(x, 1).
   std::optional<ir::Op> op = ir::methodOp(name);
