@@ -31,24 +31,38 @@ namespace {
 
 bool isContainer(const Value& v) { return v.is(Kind::List) || v.is(Kind::Tuple) || v.is(Kind::Dict); }
 
-// Moves the containers of which `v` is the last holder into `pending`.
-void takeLastHeld(Value& v, std::vector<Value>& pending) {
-  if (isContainer(v) && v.useCount() == 1) pending.push_back(std::move(v));
-}
+// Freeing a container frees the containers only it holds, inside its own
+// destructor, down to kFreeDepth levels; deeper ones are set aside and
+// freed by the outermost destructor one after the other (CPython's
+// "trashcan"). So a million-deep nesting ends without exhausting the
+// native stack, and the common shallow case is plain recursion with no
+// list of pending containers to build.
+constexpr int kFreeDepth = 50;
+thread_local int tFreeDepth = 0;
+thread_local std::vector<Value>* tSetAside = nullptr;  // the outermost destructor's
 
-// Frees `pending` and everything it alone holds, level by level: each
-// container's own last-held containers are moved out before it dies, so its
-// destructor finds nothing deep to free.
-void releaseIteratively(std::vector<Value>& pending) {
-  while (!pending.empty()) {
-    Value v = std::move(pending.back());
-    pending.pop_back();
-    if (v.is(Kind::Dict)) {
-      for (auto& kv : v.as<DictObj>().items) takeLastHeld(kv.second, pending);
-    } else {
-      for (Value& item : v.as<SeqObj>().items) takeLastHeld(item, pending);
+template <class Items, class ValueOf>
+void freeItems(Items& items, ValueOf valueOf) {
+  if (tFreeDepth >= kFreeDepth) {
+    for (auto& item : items) {
+      Value& v = valueOf(item);
+      if (isContainer(v) && v.useCount() == 1) tSetAside->push_back(std::move(v));
     }
+    items.clear();
+    return;
   }
+  std::vector<Value> setAside;
+  bool outermost = tFreeDepth == 0;
+  if (outermost) tSetAside = &setAside;
+  ++tFreeDepth;
+  items.clear();
+  // Each set-aside container dies at depth 1 and may set aside more.
+  while (outermost && !setAside.empty()) {
+    Value v = std::move(setAside.back());
+    setAside.pop_back();
+  }
+  --tFreeDepth;
+  if (outermost) tSetAside = nullptr;
 }
 
 }  // namespace
@@ -80,15 +94,11 @@ void SeqObj::reserveMore(size_t more) {
 }
 
 SeqObj::~SeqObj() {
-  std::vector<Value> pending;
-  for (Value& item : items) takeLastHeld(item, pending);
-  releaseIteratively(pending);
+  freeItems(items, [](Value& v) -> Value& { return v; });
 }
 
 DictObj::~DictObj() {
-  std::vector<Value> pending;
-  for (auto& kv : items) takeLastHeld(kv.second, pending);
-  releaseIteratively(pending);
+  freeItems(items, [](std::pair<std::string, Value>& kv) -> Value& { return kv.second; });
 }
 
 // A dict's positions live in a table at most 2/3 full, probed linearly:

@@ -89,9 +89,10 @@ struct StrObj : Object {
 };
 
 // Tuples and lists share a representation; lists are mutated in place.
-// Destroying a container frees the containers nested in it one after the
-// other rather than one inside the other, so a million-deep nesting ends
-// without exhausting the native stack (CPython's "trashcan").
+// Destroying a container frees the containers nested in it at most 50
+// levels deep inside it, and those below one after the other, so a
+// million-deep nesting ends without exhausting the native stack (CPython's
+// "trashcan", value.cpp).
 struct SeqObj : Object {
   ~SeqObj() override;
   std::vector<Value> items;
