@@ -276,7 +276,8 @@ void Interpreter::execCall(const ir::Node& n, Frame& f, uint64_t dying) {
   const std::vector<std::string>& kwnames = n.strListAttr("kw");
   size_t nargs = n.operands().size() - 1 - kwnames.size();
   std::vector<Value> args, kwargs;
-  args.reserve(nargs);
+  // One more: a method call puts its receiver first.
+  args.reserve(nargs + 1);
   for (size_t i = 0; i < n.operands().size(); ++i) checkDefined(f[n.operand(i)], n.loc());
   // Arguments at their last use are handed over, not shared, so a builtin
   // may reuse their buffers.

@@ -72,7 +72,7 @@ struct CallContext {
   SourceLoc loc;
   const std::vector<std::string>& kwnames;
   std::vector<Value>& kwargs;
-  std::string name;  // of the builtin being called, for messages
+  const std::string& name;  // of the builtin being called, for messages (the builtin's own)
 
   // The keyword argument `name`, or null; marks it as used.
   const Value* kw(const std::string& name);
