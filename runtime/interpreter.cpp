@@ -167,7 +167,8 @@ void Interpreter::node(const ir::Node& n, Frame& f, uint64_t dying) {
       // Two ints or floats (counters, accumulators, loop conditions) before
       // the general path and its large frame. A taped run records every
       // node, so it takes the general path.
-      if (n.operands().size() == 2 && n.numResults() == 1 && !tape_ && numberFastPath(n.op(), f[n.operand(0)], f[n.operand(1)], f[n.result(0)]))
+      if (n.operands().size() == 2 && n.numResults() == 1 && !tape_ &&
+          numberFastPath(n.op(), f[n.operand(0)], f[n.operand(1)], f[n.result(0)]))
         return;
       simpleOp(n, f, dying);
       return;

@@ -94,7 +94,7 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
   auto take = [&](size_t i) -> Value {
     Value& v = f[n.operand(i)];
     checkDefined(v, loc);
-    return (dyingMask >> i) & 1 ? std::move(v) : v;
+    return i < ir::Node::kMaxDyingOperands && ((dyingMask >> i) & 1) ? std::move(v) : v;
   };
   // Operands this node reads for the last time: their buffers may take an
   // elementwise result (the slot is their only other holder, and exec()
@@ -151,7 +151,8 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
       for (size_t i = 0; i + 1 < n.operands().size(); i += 2) {
         const Value& k = in(i);
         if (!k.is(Kind::Str)) fail(loc, std::string("dict keys must be str, not ") + typeName(k));
-        d.as<DictObj>().set(k.asStr(), take(i + 1));
+        // Not handed over when it is the key itself ({s: s}): `k` must stay.
+        d.as<DictObj>().set(k.asStr(), n.operand(i + 1) == n.operand(i) ? in(i + 1) : take(i + 1));
       }
       set(d);
       return;
