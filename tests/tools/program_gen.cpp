@@ -165,7 +165,7 @@ class Gen {
           default: return "[" + expr(T::Int, depth + 1) + ", " + expr(T::Int, depth + 1) + "]";
         }
       case T::Str:
-        switch (pick(11)) {
+        switch (pick(12)) {
           case 0: return "(" + a + " + " + b + ")";
           case 1: return a + "[1:3]";
           case 2: return a + "[::-1]";
@@ -180,6 +180,8 @@ class Gen {
           // Fields inside the spec: a width and precision made at run time.
           case 9:
             return "f\"{" + name(T::Float) + ":>{" + name(T::Int) + " % 5 + 6}.{" + name(T::Int) + " % 4}f}\"";
+          // A dict literal whose key is also its value, read back by key.
+          case 10: return "{" + a + ": " + a + ", \"k\": " + b + "}[" + a + "]";
           default: return a + ".replace(\"a\", \"b\")";
         }
       case T::IVec:
