@@ -189,9 +189,18 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
     case Op::Unpack: {
       // a, b = v; with `star` the target at that index takes the rest as a
       // list (first, *rest = v).
-      std::vector<Value> items = unpackItems(in(0), loc);
+      const Value& source = in(0);
       size_t want = n.numResults();
       int64_t star = n.intAttr("star", -1);
+      // A tuple or list of the right length (a, b = pair): its items are
+      // read where they are, without a copy of the item vector.
+      if (star < 0 && (source.is(Kind::Tuple) || source.is(Kind::List)) &&
+          source.as<SeqObj>().items.size() == want) {
+        const std::vector<Value>& items = source.as<SeqObj>().items;
+        for (size_t i = 0; i < want; ++i) f[n.result(i)] = items[i];
+        return;
+      }
+      std::vector<Value> items = unpackItems(source, loc);
       if (star >= 0) {
         size_t before = static_cast<size_t>(star), after = want - before - 1;
         if (items.size() < want - 1)
