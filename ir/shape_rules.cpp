@@ -227,6 +227,13 @@ std::optional<Type> Reshape(const OpArgs& a) {
 
 namespace {
 
+// x with its dims in the order `perm` gives.
+Type permutedDims(const Type& x, const std::vector<int64_t>& perm) {
+  DimList dims;
+  for (int64_t d : perm) dims.push_back((*x.shape)[d]);
+  return Type::tensor(x.dtype, dims);
+}
+
 // transpose and permute: the dims of x permuted as permutationOf says,
 // failing at the node on axes that do not fit.
 std::optional<Type> permuted(const OpArgs& a, const char* param, bool swap) {
@@ -243,9 +250,7 @@ std::optional<Type> permuted(const OpArgs& a, const char* param, bool swap) {
   std::string error;
   auto perm = permutationOf(static_cast<int64_t>(x->shape->size()), known, swap, error);
   if (!perm) fail(a.loc(), std::string(opInfo(a.op()).name) + "(): " + error + " for " + x->str());
-  DimList dims;
-  for (int64_t d : *perm) dims.push_back((*x->shape)[d]);
-  return Type::tensor(x->dtype, dims);
+  return permutedDims(*x, *perm);
 }
 
 }  // namespace
@@ -604,9 +609,7 @@ std::optional<Type> attributeType(const Node& n) {
     std::string error;
     auto perm = shape_rules::permutationOf(static_cast<int64_t>(x.shape->size()), a->axes, /*swap=*/true, error);
     if (!perm) return std::nullopt;  // an error when it runs
-    DimList dims;
-    for (int64_t d : *perm) dims.push_back((*x.shape)[d]);
-    return Type::tensor(x.dtype, dims);
+    return shape_rules::permutedDims(x, *perm);
   }
   if (name == "ndim") return Type(TypeKind::Int);
   if (name == "shape") return Type(TypeKind::Tuple);
