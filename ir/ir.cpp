@@ -61,26 +61,26 @@ void Node::setAttr(const std::string& name, Attr value) {
   else attrs_.insert(it, {name, std::move(value)});
 }
 
-const Attr* Node::attr(const std::string& name) const {
+const Attr* Node::attr(std::string_view name) const {
   for (const auto& a : attrs_)
     if (a.first == name) return &a.second;
   return nullptr;
 }
 
-const std::string& Node::strAttr(const std::string& name) const {
+const std::string& Node::strAttr(std::string_view name) const {
   static const std::string empty;
   const Attr* a = attr(name);
   if (a && std::holds_alternative<std::string>(*a)) return std::get<std::string>(*a);
   return empty;
 }
 
-int64_t Node::intAttr(const std::string& name, int64_t fallback) const {
+int64_t Node::intAttr(std::string_view name, int64_t fallback) const {
   const Attr* a = attr(name);
   if (a && std::holds_alternative<int64_t>(*a)) return std::get<int64_t>(*a);
   return fallback;
 }
 
-const std::vector<std::string>& Node::strListAttr(const std::string& name) const {
+const std::vector<std::string>& Node::strListAttr(std::string_view name) const {
   static const std::vector<std::string> empty;
   const Attr* a = attr(name);
   if (a && std::holds_alternative<std::vector<std::string>>(*a))
@@ -88,7 +88,7 @@ const std::vector<std::string>& Node::strListAttr(const std::string& name) const
   return empty;
 }
 
-const Ints& Node::intsAttr(const std::string& name) const {
+const Ints& Node::intsAttr(std::string_view name) const {
   static const Ints empty;
   const Attr* a = attr(name);
   if (a && std::holds_alternative<Ints>(*a)) return std::get<Ints>(*a);

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <variant>
 #include <vector>
@@ -199,13 +200,13 @@ class Node {
   // Attributes, kept sorted by name so printing is stable.
   const std::vector<std::pair<std::string, Attr>>& attrs() const { return attrs_; }
   void setAttr(const std::string& name, Attr value);
-  const Attr* attr(const std::string& name) const;
+  const Attr* attr(std::string_view name) const;
   // References into the node (empty when absent): the interpreter reads
   // these on every execution, so they are not copied.
-  const std::string& strAttr(const std::string& name) const;
-  int64_t intAttr(const std::string& name, int64_t fallback = 0) const;
-  const std::vector<std::string>& strListAttr(const std::string& name) const;
-  const Ints& intsAttr(const std::string& name) const;
+  const std::string& strAttr(std::string_view name) const;
+  int64_t intAttr(std::string_view name, int64_t fallback = 0) const;
+  const std::vector<std::string>& strListAttr(std::string_view name) const;
+  const Ints& intsAttr(std::string_view name) const;
 
   // Last-use facts set by Function::number() (ir/liveness.h), valid until
   // the function next changes: whether operand i is the final use of its
@@ -214,7 +215,9 @@ class Node {
   // Only the first kMaxDyingOperands operands are tracked (a bit each); a
   // later operand is never consumed, which is always correct, just slower.
   static constexpr size_t kMaxDyingOperands = 64;
-  bool operandDies(size_t i) const { return i < kMaxDyingOperands && ((dyingOperands_ >> i) & 1); }
+  bool operandDies(size_t i) const { return dies(dyingOperands_, i); }
+  // Bit i of a dying-operand mask (an executor's narrowed copy of one).
+  static bool dies(uint64_t mask, size_t i) { return i < kMaxDyingOperands && ((mask >> i) & 1); }
   uint64_t dyingOperands() const { return dyingOperands_; }
   const std::vector<uint32_t>& kills() const { return kills_; }
   void setLastUses(uint64_t dyingOperands, std::vector<uint32_t> kills) {

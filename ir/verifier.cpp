@@ -107,8 +107,9 @@ class Verifier {
     for (const Value* v : n.orderAfter())
       if (!visible_.count(v) || v->type().kind != TypeKind::Token)
         error(n.loc(), std::string("order edge of ") + info.name + " is not a token defined before it");
-    if (n.op() == Op::Call && n.strListAttr("kw").size() + 1 > ops)
-      error(n.loc(), "call has more keyword names than arguments");
+    if ((n.op() == Op::Call || n.op() == Op::CallMethod) && n.strListAttr("kw").size() + 1 > ops)
+      error(n.loc(), std::string(info.name) + " has more keyword names than arguments");
+    if (n.op() == Op::CallMethod && !n.attr("name")) error(n.loc(), "call_method has no method name");
     if (n.op() == Op::CallUnpacked) callUnpacked(n);
     if (isTensorOp(n.op())) attributes(n);
     for (size_t i = 0; i < n.numBlocks(); ++i) block(*n.block(i), &n);

@@ -16,9 +16,10 @@
 // `make_list` of all its items, placed at the last append.
 //
 // Never forwarded: a list or dict in a function that may mutate one (a
-// setitem, a list_append, or a call of anything but a builtin or a tensor
-// method, which might be a method such as append); an index out of range or a key not present
-// (the read raises at run time, at its own location); non-constant keys.
+// setitem, a list_append, a call_method of a mutating method such as
+// append, or a call of anything but a builtin or a tensor method, which
+// might be such a method); an index out of range or a key not present (the
+// read raises at run time, at its own location); non-constant keys.
 //
 // Invariants: only reads that cannot raise are removed; SSA dominance
 // holds because the element is defined before its container.
@@ -36,6 +37,15 @@ using ir::Node;
 using ir::Op;
 using ir::Value;
 
+// The list and dict methods that change their receiver.
+bool mutatorName(const std::string& name) {
+  static const char* const mutators[] = {"append", "extend", "insert", "pop", "remove", "clear",
+                                         "sort", "reverse", "update", "setdefault", "popitem"};
+  for (const char* m : mutators)
+    if (name == m) return true;
+  return false;
+}
+
 // A call that cannot mutate a container: of a builtin, or of a tensor
 // method (tensors are values; no tensor method is also a list or dict
 // method that mutates).
@@ -44,12 +54,8 @@ bool harmlessCall(const Node& call) {
   if (!callee) return false;
   if (callee->op() == Op::Builtin) return true;
   if (callee->op() != Op::GetAttr) return false;
-  static const char* const mutators[] = {"append", "extend", "insert", "pop", "remove", "clear",
-                                         "sort", "reverse", "update", "setdefault", "popitem"};
   const std::string& name = callee->strAttr("name");
-  for (const char* m : mutators)
-    if (name == m) return false;
-  return ir::methodOp(name).has_value();
+  return !mutatorName(name) && ir::methodOp(name).has_value();
 }
 
 size_t countAppends(const ir::Block& b) {
@@ -65,6 +71,9 @@ bool mayMutate(const ir::Block& b) {
   for (const auto& n : b.nodes()) {
     if (n->op() == Op::SetItem || n->op() == Op::DelItem || n->op() == Op::ListAppend) return true;
     if (n->op() == Op::Call && !harmlessCall(*n)) return true;
+    // A method of a list, dict, str or tuple (bind-methods) calls no user
+    // code, so only its receiver can change.
+    if (n->op() == Op::CallMethod && mutatorName(n->strAttr("name"))) return true;
     for (size_t k = 0; k < n->numBlocks(); ++k)
       if (mayMutate(*n->block(k))) return true;
   }

@@ -85,6 +85,10 @@ bool hoistLoopInvariants(ir::Graph& g, PassContext& ctx);
 // Reads of distinct constant indices of a container nothing else reads
 // move the items out (when the frame holds the container alone).
 bool takeItems(ir::Graph& g, PassContext& ctx);
+// A method of a list, dict, str or tuple that is only called becomes one
+// call_method node (no bound-method object).
+bool bindMethods(ir::Graph& g, PassContext& ctx);
+
 // Order edges between effects and nodes that may raise (the last pass).
 bool orderEffects(ir::Graph& g, PassContext& ctx);
 

@@ -50,6 +50,8 @@ const std::vector<PassInfo>& pipeline() {
       // Last of the rewrites: the groups it forms are opaque to the passes
       // above (they skip nodes with blocks).
       {"fuse-elementwise", fuseElementwise, [](const PassContext& c) { return c.fuse; }},
+      // After every pass that looks for a getattr and its call.
+      {"bind-methods", bindMethods},
       {"order-effects", orderEffects},
   };
   return passes;

@@ -80,7 +80,7 @@ void Interpreter::execFused(const ir::Node& n, Frame& f, uint64_t dying) {
   bool reduces = ir::trailingReduction(n);  // its operands are not tiled like its result
   if (reduces || rows < 2 || numel < kParallelThreshold || step >= rows) {
     for (size_t i = 0; i < n.operands().size(); ++i)
-      f[body.arg(i)] = ((dying >> i) & 1) ? std::move(f[n.operand(i)]) : f[n.operand(i)];
+      f[body.arg(i)] = ir::Node::dies(dying, i) ? std::move(f[n.operand(i)]) : f[n.operand(i)];
     std::vector<Value> out;
     exec(body, f, out);
     for (size_t i = 0; i < body.numArgs(); ++i) f[body.arg(i)] = Value();

@@ -159,6 +159,7 @@ void Interpreter::node(const ir::Node& n, Frame& f, uint64_t dying) {
     case Op::Try: execTry(n, f); return;
     case Op::Fused: execFused(n, f, dying); return;
     case Op::Call: execCall(n, f, dying); return;
+    case Op::CallMethod: execCallMethod(n, f, dying); return;
     case Op::CallUnpacked: execCallUnpacked(n, f); return;
     case Op::Yield:
     case Op::Condition:
@@ -283,12 +284,40 @@ void Interpreter::execCall(const ir::Node& n, Frame& f, uint64_t dying) {
   // Arguments at their last use are handed over, not shared, so a builtin
   // may reuse their buffers.
   auto arg = [&](size_t i) {
-    bool handOver = ((dying >> i) & 1) && n.operand(i) != n.operand(0);  // f(f) still needs the callee
+    bool handOver = ir::Node::dies(dying, i) && n.operand(i) != n.operand(0);  // f(f) still needs the callee
     return handOver ? std::move(f[n.operand(i)]) : f[n.operand(i)];
   };
   for (size_t i = 0; i < nargs; ++i) args.push_back(arg(1 + i));
   for (size_t i = 0; i < kwnames.size(); ++i) kwargs.push_back(arg(1 + nargs + i));
   f[n.result(0)] = call(f[n.operand(0)], std::move(args), kwnames, std::move(kwargs), n.loc());
+}
+
+// receiver.name(args): the method straight from the receiver's method
+// table, with the receiver first, as a bound method would call it; a
+// receiver without that method (its type said list, dict, str or tuple)
+// takes the getattr-then-call path and its error.
+void Interpreter::execCallMethod(const ir::Node& n, Frame& f, uint64_t dying) {
+  const std::vector<std::string>& kwnames = n.strListAttr("kw");
+  const std::string& name = n.strAttr("name");
+  size_t nargs = n.operands().size() - 1 - kwnames.size();
+  for (size_t i = 0; i < n.operands().size(); ++i) checkDefined(f[n.operand(i)], n.loc());
+  // Only an operand's last occurrence dies, so a moved one is read nowhere
+  // after (xs.append(xs) copies both).
+  auto arg = [&](size_t i) { return ir::Node::dies(dying, i) ? std::move(f[n.operand(i)]) : f[n.operand(i)]; };
+  std::vector<Value> args, kwargs;
+  args.reserve(nargs + 1);
+  BuiltinFn fn = host_.method(f[n.operand(0)].kind(), name);
+  Value callee = fn ? Value() : host_.attribute(f[n.operand(0)], name, n.loc());
+  if (fn) args.push_back(arg(0));
+  for (size_t i = 0; i < nargs; ++i) args.push_back(arg(1 + i));
+  for (size_t i = 0; i < kwnames.size(); ++i) kwargs.push_back(arg(1 + nargs + i));
+  if (!fn) {
+    f[n.result(0)] = call(callee, std::move(args), kwnames, std::move(kwargs), n.loc());
+    return;
+  }
+  CallContext ctx{*this, n.loc(), kwnames, kwargs, name};
+  ctx.receiverFirst = true;
+  f[n.result(0)] = fn(ctx, args);
 }
 
 // f(a, *xs, k=v, **kw): `spread` says what each argument operand is (see
@@ -348,6 +377,7 @@ Value Interpreter::call(const Value& callee, std::vector<Value> args, const std:
       const auto& m = callee.as<MethodObj>();
       args.insert(args.begin(), m.self);
       CallContext ctx{*this, loc, kwnames, kwargs, m.name};
+      ctx.receiverFirst = true;
       return m.fn(ctx, args);
     }
     default: fail(loc, std::string("'") + typeName(callee) + "' object is not callable");

@@ -82,6 +82,9 @@ struct CallContext {
   // The builtin object called (a host application's function keeps its
   // callback there: stdlib/embed_host_functions.cpp).
   const BuiltinObj* builtin = nullptr;
+  // args[0] is a method's receiver (xs.append(v) calls append with xs
+  // first): arity messages count the arguments after it.
+  bool receiverFirst = false;
 };
 
 // What the interpreter needs from the layers above it (stdlib, embedding).
@@ -97,6 +100,9 @@ class Host {
   }
   // Attributes of non-module values: methods of lists, dicts, strings.
   virtual Value attribute(const Value& obj, const std::string& name, SourceLoc loc) = 0;
+  // The method `name` of a list, dict, str or tuple (`receiver`), called
+  // with the receiver first (a call_method node); null when there is none.
+  virtual BuiltinFn method(Kind receiver, const std::string& name) = 0;
   virtual Value importModule(const std::string& name, bool bindTop, ModuleInstance& from, SourceLoc loc) = 0;
   // Runs tensor op `op` (one that is not a value op) on its parameters,
   // one per parameter of its signature (stdlib/op_call.h).
@@ -245,6 +251,7 @@ class Interpreter {
   friend struct GlueCalls;
   void execFused(const ir::Node& n, Frame& f, uint64_t dying);  // fused_exec.cpp
   void execCall(const ir::Node& n, Frame& f, uint64_t dying);
+  void execCallMethod(const ir::Node& n, Frame& f, uint64_t dying);
   void execCallUnpacked(const ir::Node& n, Frame& f);
   [[gnu::noinline]] void simpleOp(const ir::Node& n, Frame& f, uint64_t dying);
   // The cancellation point: calls, loop back-edges and every node a graph

@@ -94,7 +94,7 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
   auto take = [&](size_t i) -> Value {
     Value& v = f[n.operand(i)];
     checkDefined(v, loc);
-    return i < ir::Node::kMaxDyingOperands && ((dyingMask >> i) & 1) ? std::move(v) : v;
+    return ir::Node::dies(dyingMask, i) ? std::move(v) : v;
   };
   // Operands this node reads for the last time: their buffers may take an
   // elementwise result (the slot is their only other holder, and exec()

@@ -16,6 +16,9 @@ const std::set<std::string>& builtinNames();
 rt::Value makeBuiltin(const std::string& name);
 // Methods and attributes of lists, dicts, strings, tuples and functions.
 rt::Value attribute(const rt::Value& obj, const std::string& name, SourceLoc loc);
+// The method `name` of lists, dicts, strs or tuples (`receiver`), which a
+// bound method calls with its receiver first; null when there is none.
+rt::BuiltinFn hostMethod(rt::Kind receiver, const std::string& name);
 // The names attribute() answers for obj, sorted (dir(x)).
 std::vector<std::string> attributeNames(const rt::Value& obj);
 

@@ -2,7 +2,8 @@
 // dict.get, str.join, ...). `attribute` binds a method to its receiver; the
 // call then runs with the receiver as the first argument.
 #include <algorithm>
-#include <map>
+#include <string_view>
+#include <vector>
 
 #include "ir/builtins.h"
 #include "runtime/format.h"
@@ -313,7 +314,13 @@ Value sFormat(CallContext& c, std::vector<Value>& a) {
 Value tIndex(CallContext& c, std::vector<Value>& a) { return lIndex(c, a); }
 Value tCount(CallContext& c, std::vector<Value>& a) { return lCount(c, a); }
 
-using MethodTable = std::map<std::string, BuiltinFn>;
+// A kind's methods by name: a dozen at most, so a scan that compares
+// lengths first beats a tree or a hash (a call_method looks one up per call).
+struct Method {
+  std::string_view name;
+  BuiltinFn fn;
+};
+using MethodTable = std::vector<Method>;
 
 const MethodTable* methodsOf(Kind k) {
   static const MethodTable list = {
@@ -339,6 +346,14 @@ const MethodTable* methodsOf(Kind k) {
 
 }  // namespace
 
+rt::BuiltinFn hostMethod(Kind receiver, const std::string& name) {
+  const MethodTable* table = methodsOf(receiver);
+  if (!table) return nullptr;
+  for (const Method& m : *table)
+    if (m.name == name) return m.fn;
+  return nullptr;
+}
+
 std::vector<std::string> attributeNames(const Value& obj) {
   std::vector<std::string> names;
   if (obj.is(Kind::Tensor)) {
@@ -349,7 +364,7 @@ std::vector<std::string> attributeNames(const Value& obj) {
   if (obj.is(Kind::Tuple)) names.insert(names.end(), obj.as<SeqObj>().fields.begin(), obj.as<SeqObj>().fields.end());
   if (obj.is(Kind::Range)) names.insert(names.end(), {"start", "stop", "step"});
   if (const MethodTable* table = methodsOf(obj.kind()))
-    for (const auto& kv : *table) names.push_back(kv.first);
+    for (const Method& m : *table) names.emplace_back(m.name);
   std::sort(names.begin(), names.end());
   return names;
 }
@@ -368,15 +383,12 @@ Value attribute(const Value& obj, const std::string& name, SourceLoc loc) {
     for (size_t i = 0; i < t.fields.size(); ++i)
       if (t.fields[i] == name) return t.items[i];
   }
-  if (const MethodTable* table = methodsOf(obj.kind())) {
-    auto it = table->find(name);
-    if (it != table->end()) {
-      auto m = std::make_shared<MethodObj>();
-      m->self = obj;
-      m->name = name;
-      m->fn = it->second;
-      return Value::object(Kind::Method, std::move(m));
-    }
+  if (rt::BuiltinFn fn = hostMethod(obj.kind(), name)) {
+    auto m = std::make_shared<MethodObj>();
+    m->self = obj;
+    m->name = name;
+    m->fn = fn;
+    return Value::object(Kind::Method, std::move(m));
   }
   fail(loc, std::string("'") + typeName(obj) + "' object has no attribute '" + name + "'");
 }

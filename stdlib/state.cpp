@@ -401,6 +401,8 @@ Value State::attribute(const Value& obj, const std::string& name, SourceLoc loc)
   return stdlib::attribute(obj, name, loc);
 }
 
+rt::BuiltinFn State::method(rt::Kind receiver, const std::string& name) { return stdlib::hostMethod(receiver, name); }
+
 Value State::importModule(const std::string& name, bool bindTop, rt::ModuleInstance& from, SourceLoc loc) {
   std::string rel = name;
   for (char& c : rel)
