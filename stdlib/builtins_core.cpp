@@ -23,10 +23,22 @@ using namespace nn::rt;
 
 void checkArity(CallContext& c, const std::vector<Value>& args, size_t min, size_t max) {
   if (args.size() >= min && args.size() <= max) return;
-  std::string expected = min == max ? std::to_string(min) : max == SIZE_MAX ? "at least " + std::to_string(min)
-                                                                             : "from " + std::to_string(min) + " to " + std::to_string(max);
-  fail(c.loc, c.name + "() takes " + expected + " argument" + (max == 1 && min == 1 ? "" : "s") + " (" +
-                  std::to_string(args.size()) + " given)");
+  // A method counts what its caller wrote, not its receiver, and names the
+  // receiver's type as Python does (list.append() takes 1 argument).
+  std::string who = c.name + "()";
+  size_t given = args.size();
+  if (c.receiverFirst && min > 0) {
+    --min, --given;
+    if (max != SIZE_MAX) --max;
+    Kind k = args[0].kind();
+    if (k == Kind::List || k == Kind::Dict || k == Kind::Str || k == Kind::Tuple || k == Kind::Tensor)
+      who = std::string(typeName(args[0])) + "." + who;
+  }
+  std::string expected = min == max && min == 0 ? "no arguments"
+                         : min == max           ? std::to_string(min) + (min == 1 ? " argument" : " arguments")
+                         : max == SIZE_MAX      ? "at least " + std::to_string(min) + " argument" + (min == 1 ? "" : "s")
+                                                : "from " + std::to_string(min) + " to " + std::to_string(max) + " arguments";
+  fail(c.loc, who + " takes " + expected + " (" + std::to_string(given) + " given)");
 }
 
 std::vector<Value> iterate(const Value& v, SourceLoc loc) {
