@@ -131,6 +131,27 @@ bool isTensorOwnMethod(std::string_view name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
+const std::vector<std::string_view>& hostMethodNames() {
+  static const std::vector<std::string_view> names = {
+      // list
+      "append", "extend", "pop", "insert", "index", "count", "remove", "reverse", "clear", "copy", "sort",
+      // dict (pop, clear, copy above)
+      "keys", "values", "items", "get", "update", "setdefault", "popitem",
+      // str (count above; a tuple's index and count are above too)
+      "join", "split", "strip", "lstrip", "rstrip", "upper", "lower", "replace", "startswith", "endswith", "find",
+      "format"};
+  return names;
+}
+
+bool isHostMethodName(std::string_view name) {
+  const std::vector<std::string_view>& names = hostMethodNames();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+bool hasHostMethods(const Type& t) {
+  return t.kind == TypeKind::List || t.kind == TypeKind::Dict || t.kind == TypeKind::Str || t.kind == TypeKind::Tuple;
+}
+
 std::vector<std::string> tensorMethodNames() {
   std::vector<std::string> out;
   for (size_t i = 0; i < kNumOps; ++i)

@@ -76,6 +76,14 @@ std::optional<std::string_view> foreignSpelling(std::string_view name);
 // select, unbind, index_select (indexing along a dim).
 bool isTensorOwnMethod(std::string_view name);
 const std::vector<std::string>& tensorOwnMethodNames();
+// A method name of lists, dicts, strs or tuples (append, get, join, ...;
+// stdlib/methods.cpp implements them, and a unit test keeps the two in
+// step).
+bool isHostMethodName(std::string_view name);
+const std::vector<std::string_view>& hostMethodNames();
+// Whether values of type t are lists, dicts, strs or tuples, whose methods
+// those are.
+bool hasHostMethods(const Type& t);
 // Every tensor method that is an op or an alias of one, sorted.
 std::vector<std::string> tensorMethodNames();
 // The alias names declared FUNC (the builtin table registers them).

@@ -13,21 +13,26 @@
 //
 // Algorithm (linear): count every value's uses, and how many of them are
 // as the callee of a `call` that does not also pass it as an argument.
-// A `getattr` of a receiver typed list, dict, str or tuple whose every use
-// is such a call is fused: each of those calls becomes a call_method of
-// the receiver (same arguments, keywords, location and results), and the
-// getattr is removed.
+// A `getattr` whose every use is such a call is fused when its receiver is
+// typed list, dict, str or tuple, or is of unknown type and the name is a
+// method of theirs that tensors lack (`xs.append` on a parameter, not
+// `x.sort`): each of those calls becomes a call_method of the receiver
+// (same arguments, keywords, location and results), and the getattr is
+// removed.
 //
 // Invariants: runs after the passes that look for a getattr and its call
 // (builtin-ops turns a tensor's methods into ops, the compile cache binds
 // a module's functions) and before order-effects, which orders the new
-// nodes; receivers of other types (a tensor, a module, `any`, which a
-// specialised version may type as a tensor) are left alone. The receiver
-// is defined before the getattr, so it dominates every fused call.
+// nodes. A graph-mode version reruns the pipeline on a copy of this
+// output, so a tensor's method is never fused: builtin-ops still finds it
+// there once the version types the receiver. Receivers typed as anything
+// else (a tensor, a module, a function) are left alone. The receiver is
+// defined before the getattr, so it dominates every fused call.
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
+#include "ir/builtins.h"
 #include "passes/passes.h"
 
 namespace nn::passes {
@@ -38,9 +43,16 @@ using ir::Op;
 using ir::TypeKind;
 using ir::Value;
 
-bool hostMethodReceiver(const ir::Type& t) {
-  return t.kind == TypeKind::List || t.kind == TypeKind::Dict || t.kind == TypeKind::Str ||
-         t.kind == TypeKind::Tuple;
+// A getattr the pass may fuse with its calls: of a list, dict, str or
+// tuple, or of a value of unknown type by a method name of theirs that no
+// tensor has (a specialised version may find a tensor there; its methods
+// must stay a getattr and a call for builtin-ops to make them ops).
+bool bindable(const Node& get) {
+  const ir::Type& t = get.operand(0)->type();
+  if (ir::hasHostMethods(t)) return true;
+  const std::string& name = get.strAttr("name");
+  return t.kind == TypeKind::Any && ir::isHostMethodName(name) && !ir::methodOp(name) &&
+         !ir::isTensorOwnMethod(name);
 }
 
 class MethodBinder {
@@ -70,7 +82,7 @@ class MethodBinder {
     for (const auto& n : b.nodes()) {
       for (const Value* v : n->operands()) ++uses_[v];
       if (!n->operands().empty() && onlyCallee(*n, n->operand(0))) ++calls_[n->operand(0)];
-      if (n->op() == Op::GetAttr && hostMethodReceiver(n->operand(0)->type())) gets_.push_back(n.get());
+      if (n->op() == Op::GetAttr && bindable(*n)) gets_.push_back(n.get());
       for (size_t k = 0; k < n->numBlocks(); ++k) count(*n->block(k));
     }
   }

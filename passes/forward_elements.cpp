@@ -72,8 +72,10 @@ bool mayMutate(const ir::Block& b) {
     if (n->op() == Op::SetItem || n->op() == Op::DelItem || n->op() == Op::ListAppend) return true;
     if (n->op() == Op::Call && !harmlessCall(*n)) return true;
     // A method of a list, dict, str or tuple (bind-methods) calls no user
-    // code, so only its receiver can change.
-    if (n->op() == Op::CallMethod && mutatorName(n->strAttr("name"))) return true;
+    // code, so only its receiver can change; a receiver of unknown type
+    // may be a module, whose function may change anything.
+    if (n->op() == Op::CallMethod && (mutatorName(n->strAttr("name")) || !ir::hasHostMethods(n->operand(0)->type())))
+      return true;
     for (size_t k = 0; k < n->numBlocks(); ++k)
       if (mayMutate(*n->block(k))) return true;
   }

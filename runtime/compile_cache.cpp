@@ -67,6 +67,42 @@ static void collectGlobalLoads(ir::Block& b, std::vector<ir::Node*>& out) {
   }
 }
 
+// The call_method nodes whose receiver is `v`.
+static void collectMethodCalls(ir::Block& b, const ir::Value* v, std::vector<ir::Node*>& out) {
+  for (const auto& n : b.nodes()) {
+    if (n->op() == ir::Op::CallMethod && n->operand(0) == v) out.push_back(n.get());
+    for (size_t k = 0; k < n->numBlocks(); ++k) collectMethodCalls(*n->block(k), v, out);
+  }
+}
+
+// `call_method %m, args {name}` becomes `getattr %m {name}` and a call of
+// it: bind-methods fused `mod.f(...)` when it could not know that %m is a
+// module (f is named like a list or dict method); split, the call can
+// bind f like any other.
+static void splitMethodCall(ir::Node* cm) {
+  ir::Block& b = *cm->parent();
+  auto get = std::make_unique<ir::Node>(ir::Op::GetAttr, cm->loc());
+  get->addOperand(cm->operand(0));
+  get->setAttr("name", cm->strAttr("name"));
+  get->addResult(ir::Type::any());
+  get->setInlinedAt(cm->inlinedAt());
+  get->setParent(&b);
+  auto call = std::make_unique<ir::Node>(ir::Op::Call, cm->loc());
+  call->addOperand(get->result(0));
+  for (size_t i = 1; i < cm->operands().size(); ++i) call->addOperand(cm->operand(i));
+  if (const ir::Attr* kw = cm->attr("kw")) call->setAttr("kw", *kw);
+  call->setInlinedAt(cm->inlinedAt());
+  call->adoptResults(*cm);
+  call->setParent(&b);
+  auto& nodes = b.mutableNodes();
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (nodes[i].get() != cm) continue;
+    nodes[i] = std::move(call);
+    nodes.insert(nodes.begin() + static_cast<std::ptrdiff_t>(i), std::move(get));
+    return;
+  }
+}
+
 // Nothing in `b` depends on the module it was written in: it reads and
 // writes no global and makes no closure (whose function is named in its
 // own graph), so a copy of it means the same in another module's graph.
@@ -128,6 +164,9 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
     if (!g || !g->is(Kind::Module)) continue;
     ModuleInstance* imported = g->as<ModuleObj>().module;
     if (!imported || imported == &module) continue;
+    std::vector<ir::Node*> methodCalls;
+    collectMethodCalls(*copy.body(), n->result(0), methodCalls);
+    for (ir::Node* cm : methodCalls) splitMethodCall(cm);
     std::vector<ir::Node*> attrs;
     collectAttrReads(*copy.body(), n->result(0), attrs);
     for (ir::Node* get : attrs) {

@@ -292,10 +292,19 @@ void Interpreter::execCall(const ir::Node& n, Frame& f, uint64_t dying) {
   f[n.result(0)] = call(f[n.operand(0)], std::move(args), kwnames, std::move(kwargs), n.loc());
 }
 
+Value Interpreter::attributeOf(const Value& obj, const std::string& name, SourceLoc loc) {
+  if (!obj.is(Kind::Module)) return host_.attribute(obj, name, loc);
+  ModuleInstance* m = obj.as<ModuleObj>().module;
+  Value* v = m->findGlobal(name);
+  if (!v) fail(loc, "module '" + m->name() + "' has no attribute '" + name + "'");
+  return *v;
+}
+
 // receiver.name(args): the method straight from the receiver's method
-// table, with the receiver first, as a bound method would call it; a
-// receiver without that method (its type said list, dict, str or tuple)
-// takes the getattr-then-call path and its error.
+// table, with the receiver first, as a bound method would call it. A
+// receiver without that method (a module whose function has a method's
+// name, a value of another kind) takes the getattr-then-call path, with
+// its errors.
 void Interpreter::execCallMethod(const ir::Node& n, Frame& f, uint64_t dying) {
   const std::vector<std::string>& kwnames = n.strListAttr("kw");
   const std::string& name = n.strAttr("name");
@@ -307,7 +316,7 @@ void Interpreter::execCallMethod(const ir::Node& n, Frame& f, uint64_t dying) {
   std::vector<Value> args, kwargs;
   args.reserve(nargs + 1);
   BuiltinFn fn = host_.method(f[n.operand(0)].kind(), name);
-  Value callee = fn ? Value() : host_.attribute(f[n.operand(0)], name, n.loc());
+  Value callee = fn ? Value() : attributeOf(f[n.operand(0)], name, n.loc());
   if (fn) args.push_back(arg(0));
   for (size_t i = 0; i < nargs; ++i) args.push_back(arg(1 + i));
   for (size_t i = 0; i < kwnames.size(); ++i) kwargs.push_back(arg(1 + nargs + i));

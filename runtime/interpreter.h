@@ -252,6 +252,9 @@ class Interpreter {
   void execFused(const ir::Node& n, Frame& f, uint64_t dying);  // fused_exec.cpp
   void execCall(const ir::Node& n, Frame& f, uint64_t dying);
   void execCallMethod(const ir::Node& n, Frame& f, uint64_t dying);
+  // obj.name: a module's global, else the host's attribute (a method bound
+  // to obj, a tensor's shape, ...).
+  Value attributeOf(const Value& obj, const std::string& name, SourceLoc loc);
   void execCallUnpacked(const ir::Node& n, Frame& f);
   [[gnu::noinline]] void simpleOp(const ir::Node& n, Frame& f, uint64_t dying);
   // The cancellation point: calls, loop back-edges and every node a graph

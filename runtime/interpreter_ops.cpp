@@ -171,16 +171,9 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
       break;
     case Op::GetAttr: {
       const Value& obj = in(0);
-      std::string name = n.strAttr("name");
-      if (obj.is(Kind::Module)) {
-        ModuleInstance* m = obj.as<ModuleObj>().module;
-        Value* v = m->findGlobal(name);
-        if (!v) fail(loc, "module '" + m->name() + "' has no attribute '" + name + "'");
-        set(*v);
-        return;
-      }
-      set(host_.attribute(obj, name, loc));
-      if (tape_ && ir::tensorAttributeOp(name)) {
+      const std::string& name = n.strAttr("name");
+      set(attributeOf(obj, name, loc));
+      if (tape_ && obj.is(Kind::Tensor) && ir::tensorAttributeOp(name)) {
         const Value* x = &obj;
         tape_->recordNode(n, &x, f[n.result(0)]);
       }

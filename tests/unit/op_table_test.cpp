@@ -56,6 +56,21 @@ TEST(OpTable, EveryDeclarationHasAnImplementation) {
   }
 }
 
+// The IR's list of list, dict, str and tuple method names (bind-methods
+// reads it) and the stdlib's method tables name the same methods.
+TEST(OpTable, HostMethodNamesAreTheStdlibMethods) {
+  const rt::Kind kinds[] = {rt::Kind::List, rt::Kind::Dict, rt::Kind::Str, rt::Kind::Tuple};
+  const rt::Value samples[] = {rt::makeList({}), rt::makeDict(), rt::Value::str(""), rt::makeTuple({})};
+  for (const rt::Value& v : samples)
+    for (const std::string& name : stdlib::attributeNames(v))
+      EXPECT_TRUE(ir::isHostMethodName(name)) << rt::typeName(v) << "." << name << " is not in ir::hostMethodNames";
+  for (std::string_view name : ir::hostMethodNames()) {
+    bool found = false;
+    for (rt::Kind k : kinds) found |= stdlib::hostMethod(k, std::string(name)) != nullptr;
+    EXPECT_TRUE(found) << "ir::hostMethodNames has '" << name << "', which no list, dict, str or tuple has";
+  }
+}
+
 // Each tensor op's signature parses, agrees with the operand counts the
 // table derives from it at compile time, and comes with a shape rule.
 TEST(OpTable, TensorOpSignatures) {
