@@ -9,6 +9,7 @@
 #include "runtime/format.h"
 #include "runtime/scalar_ops.h"
 #include "stdlib/builtins.h"
+#include "support/suggest.h"
 
 namespace nn::stdlib {
 
@@ -390,7 +391,8 @@ Value attribute(const Value& obj, const std::string& name, SourceLoc loc) {
     m->fn = fn;
     return Value::object(Kind::Method, std::move(m));
   }
-  fail(loc, std::string("'") + typeName(obj) + "' object has no attribute '" + name + "'");
+  fail(loc, std::string("'") + typeName(obj) + "' object has no attribute '" + name + "'" +
+                didYouMean(name, attributeNames(obj)));
 }
 
 }  // namespace nn::stdlib
