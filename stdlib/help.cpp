@@ -90,8 +90,29 @@ std::optional<BuiltinDoc> methodDoc(const std::string& method) {
 
 void printDoc(const BuiltinDoc& d) { std::cout << d.signature << "\n    " << d.summary << "\n"; }
 
-// help(x): a builtin or tensor method (the value or its name as a str), or
-// a function of the program (its parameters as written).
+// The kinds whose methods builtin_docs.def describes as "list.name" and so
+// on, by their type names.
+const std::pair<const char*, Kind> kHostKinds[] = {
+    {"list", Kind::List}, {"dict", Kind::Dict}, {"str", Kind::Str}, {"tuple", Kind::Tuple}};
+
+// A method of lists, dicts, strs or tuples ("list.append"): its entry, if
+// the type has that method.
+std::optional<BuiltinDoc> hostMethodDoc(const std::string& name) {
+  size_t dot = name.find('.');
+  if (dot == std::string::npos) return std::nullopt;
+  std::string type = name.substr(0, dot), method = name.substr(dot + 1);
+  for (const auto& [label, kind] : kHostKinds) {
+    if (type != label || !hostMethod(kind, method)) continue;
+    auto it = docTable().find(name);
+    if (it == docTable().end()) return std::nullopt;
+    return BuiltinDoc{name, it->second.signature, it->second.summary};
+  }
+  return std::nullopt;
+}
+
+// help(x): a builtin, a tensor method or a method of a list, dict, str or
+// tuple (the value, or its name as a str: "list.append"), or a function of
+// the program (its parameters as written).
 Value bHelp(CallContext& c, std::vector<Value>& args) {
   checkArity(c, args, 1, 1);
   const Value& x = args[0];
@@ -100,6 +121,8 @@ Value bHelp(CallContext& c, std::vector<Value>& args) {
   else if (x.is(Kind::Builtin)) doc = builtinDoc(x.as<rt::BuiltinObj>().name);
   else if (x.is(Kind::Method) && x.as<rt::MethodObj>().self.is(Kind::Tensor))
     doc = builtinDoc("Tensor." + x.as<rt::MethodObj>().name);
+  else if (x.is(Kind::Method))  // list.append, or a Method of the stdlib's own (grad's)
+    doc = hostMethodDoc(std::string(typeName(x.as<rt::MethodObj>().self)) + "." + x.as<rt::MethodObj>().name);
   if (doc) {
     printDoc(*doc);
     return Value::none();
@@ -149,6 +172,7 @@ Value bDir(CallContext& c, std::vector<Value>& args) {
 
 std::optional<BuiltinDoc> builtinDoc(const std::string& name) {
   if (name.rfind("Tensor.", 0) == 0) return methodDoc(name.substr(7));
+  if (std::optional<BuiltinDoc> d = hostMethodDoc(name)) return d;
   return functionDoc(name);
 }
 
@@ -167,6 +191,14 @@ std::vector<BuiltinDoc> builtinReference() {
   std::sort(methods.begin(), methods.end());
   for (const std::string& m : methods)
     if (std::optional<BuiltinDoc> d = methodDoc(m)) out.push_back(*d);
+  for (const auto& [label, kind] : kHostKinds) {
+    std::vector<std::string> names = attributeNames(kind == Kind::List    ? rt::makeList({})
+                                                    : kind == Kind::Dict  ? rt::makeDict()
+                                                    : kind == Kind::Str   ? Value::str("")
+                                                                          : rt::makeTuple({}));
+    for (const std::string& m : names)
+      if (std::optional<BuiltinDoc> d = hostMethodDoc(std::string(label) + "." + m)) out.push_back(*d);
+  }
   return out;
 }
 
@@ -176,12 +208,16 @@ std::string builtinReferenceMarkdown() {
      << "Generated from the builtin table by `nn --builtin-reference` (a test fails when\n"
      << "this file is stale). `help(name)` in a script and `:help name` in the REPL print\n"
      << "the same entries. The language itself is described in [language.md](language.md).\n";
-  bool methods = false;
+  bool methods = false, hostMethods = false;
   md << "\n## Functions\n\n";
   for (const BuiltinDoc& d : builtinReference()) {
     if (!methods && d.name.rfind("Tensor.", 0) == 0) {
       methods = true;
       md << "\n## Tensor methods and attributes\n\n";
+    }
+    if (!hostMethods && hostMethodDoc(d.name)) {
+      hostMethods = true;
+      md << "\n## Methods of lists, dicts, strs and tuples\n\n";
     }
     md << "- `" << d.signature << "` — " << d.summary << "\n";
   }

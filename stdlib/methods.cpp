@@ -44,7 +44,7 @@ Value lExtend(CallContext& c, std::vector<Value>& a) {
 Value lPop(CallContext& c, std::vector<Value>& a) {
   checkArity(c, a, 1, 2);
   auto& xs = items(a);
-  if (xs.empty()) fail(c.loc, "pop from empty list");
+  if (xs.empty()) fail(c.loc, "pop from empty list", ErrorClass::IndexError);
   int64_t i = a.size() == 2 ? normalizeIndex(toIndex(a[1], c.loc), static_cast<int64_t>(xs.size()), "pop", c.loc)
                             : static_cast<int64_t>(xs.size()) - 1;
   Value v = xs[i];
@@ -67,7 +67,9 @@ Value lIndex(CallContext& c, std::vector<Value>& a) {
   auto& xs = items(a);
   for (size_t i = 0; i < xs.size(); ++i)
     if (equal(xs[i], a[1])) return Value::integer(static_cast<int64_t>(i));
-  fail(c.loc, repr(a[1]) + " is not in " + typeName(a[0]));
+  // Python's wordings, and its class.
+  if (a[0].is(Kind::Tuple)) fail(c.loc, "tuple.index(x): x not in tuple", ErrorClass::ValueError);
+  fail(c.loc, repr(a[1]) + " is not in list", ErrorClass::ValueError);
 }
 Value lCount(CallContext& c, std::vector<Value>& a) {
   checkArity(c, a, 2, 2);
@@ -83,7 +85,7 @@ Value lRemove(CallContext& c, std::vector<Value>& a) {
       xs.erase(xs.begin() + static_cast<std::ptrdiff_t>(i));
       return Value::none();
     }
-  fail(c.loc, "list.remove(x): x not in list");
+  fail(c.loc, "list.remove(x): x not in list", ErrorClass::ValueError);
 }
 Value lReverse(CallContext& c, std::vector<Value>& a) { checkArity(c, a, 1, 1); std::reverse(items(a).begin(), items(a).end()); return Value::none(); }
 Value lClear(CallContext& c, std::vector<Value>& a) { checkArity(c, a, 1, 1); items(a).clear(); return Value::none(); }

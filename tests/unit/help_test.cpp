@@ -1,5 +1,6 @@
-// The builtin reference covers every builtin: each function and tensor
-// method has an entry, and each entry of builtin_docs.def names one.
+// The builtin reference covers every builtin: each function, tensor method
+// and method of lists, dicts, strs and tuples has an entry, and each entry
+// of builtin_docs.def names one.
 #include <gtest/gtest.h>
 
 #include "ir/builtins.h"
@@ -26,6 +27,18 @@ TEST(BuiltinDocs, EveryTensorMethodHasAnEntry) {
     ASSERT_TRUE(d) << "Tensor." << m << " has no entry (its own, or its function's)";
     EXPECT_EQ(d->signature.rfind("x.", 0), 0u) << d->signature;
   }
+}
+
+TEST(BuiltinDocs, EveryListDictStrAndTupleMethodHasAnEntry) {
+  const std::pair<const char*, rt::Value> samples[] = {
+      {"list", rt::makeList({})}, {"dict", rt::makeDict()}, {"str", rt::Value::str("")}, {"tuple", rt::makeTuple({})}};
+  for (const auto& [type, v] : samples)
+    for (const std::string& m : stdlib::attributeNames(v)) {
+      std::optional<stdlib::BuiltinDoc> d = stdlib::builtinDoc(std::string(type) + "." + m);
+      ASSERT_TRUE(d) << type << "." << m << " has no entry in stdlib/builtin_docs.def";
+      EXPECT_NE(d->signature.find("." + m + "("), std::string::npos) << d->signature;
+    }
+  EXPECT_FALSE(stdlib::builtinDoc("tuple.append"));  // a list's method, not a tuple's
 }
 
 TEST(BuiltinDocs, EveryEntryNamesABuiltin) {
