@@ -55,6 +55,10 @@ ErrorClass classifyError(ErrorClass declared, const std::string& m) {
   if (has(m, "No module named")) return ErrorClass::ModuleNotFoundError;
   if (has(m, "maximum recursion depth")) return ErrorClass::RecursionError;
   if (has(m, "out of memory")) return ErrorClass::MemoryError;
+  // Python's TypeErrors of operands and arguments of the wrong type.
+  if (has(m, "not supported between instances") || has(m, "expected str instance") || has(m, "bad operand type") ||
+      has(m, "doesn't define"))
+    return ErrorClass::TypeError;
   if (has(m, "not supported")) return ErrorClass::NotImplementedError;
   if (has(m, "index") && (has(m, "out of range") || has(m, "out of bounds"))) return ErrorClass::IndexError;
   if (has(m, "too many indices")) return ErrorClass::IndexError;
@@ -64,7 +68,8 @@ ErrorClass classifyError(ErrorClass declared, const std::string& m) {
     return ErrorClass::TypeError;
   if (has(m, "shape") || has(m, "dtype") || has(m, "broadcast") || has(m, "reshape") || has(m, "axis") ||
       has(m, "values to unpack") || has(m, "invalid") || has(m, "math domain") || has(m, "cannot convert") ||
-      has(m, "mismatch") || has(m, "must have") || has(m, "empty"))
+      has(m, "mismatch") || has(m, "must have") || has(m, "empty") || has(m, "could not convert") ||
+      has(m, "must not be zero") || has(m, "not in range("))
     return ErrorClass::ValueError;
   return ErrorClass::RuntimeError;
 }
