@@ -137,7 +137,7 @@ const std::vector<std::string_view>& hostMethodNames() {
       "append", "extend", "pop", "insert", "index", "count", "remove", "reverse", "clear", "copy", "sort",
       // dict (pop, clear, copy above)
       "keys", "values", "items", "get", "update", "setdefault", "popitem",
-      // str (count above; a tuple's index and count are above too)
+      // str (index and count above; so are a tuple's)
       "join", "split", "strip", "lstrip", "rstrip", "upper", "lower", "replace", "startswith", "endswith", "find",
       "format"};
   return names;

@@ -213,6 +213,7 @@ std::string formatValue(const Value& v, const std::string& spec, SourceLoc loc) 
       if (sp.type && sp.type != 's')
         fail(loc, std::string("unknown format code '") + sp.type + "' for object of type 'str'");
       if (sp.sign != '-') fail(loc, "sign not allowed in string format specifier");
+      if (sp.grouping) fail(loc, std::string("cannot specify '") + sp.grouping + "' with 's'");
       return pad(sp, "", truncated(v.asStr(), sp.precision), '<');
     }
     default:

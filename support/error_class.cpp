@@ -52,14 +52,24 @@ ErrorClass classifyError(ErrorClass declared, const std::string& m) {
   if (has(m, "has no attribute")) return ErrorClass::AttributeError;
   if (has(m, "No such file") || has(m, "cannot open") || has(m, "cannot read") || has(m, "cannot write"))
     return has(m, "No such file") ? ErrorClass::FileNotFoundError : ErrorClass::OSError;
-  if (has(m, "No module named")) return ErrorClass::ModuleNotFoundError;
+  if (has(m, "No module named") || has(m, "not found (looked for")) return ErrorClass::ModuleNotFoundError;
+  if (has(m, "cannot be raised to a negative power")) return ErrorClass::ZeroDivisionError;
+  if (has(m, "single ellipsis")) return ErrorClass::IndexError;
   if (has(m, "maximum recursion depth")) return ErrorClass::RecursionError;
   if (has(m, "out of memory")) return ErrorClass::MemoryError;
   // Python's TypeErrors of operands and arguments of the wrong type.
   if (has(m, "not supported between instances") || has(m, "expected str instance") || has(m, "bad operand type") ||
-      has(m, "doesn't define"))
+      has(m, "doesn't define") || has(m, "can only assign") || has(m, "can't sum strings") ||
+      has(m, "iteration over a 0-d tensor") || has(m, "len() of a 0-d tensor") || has(m, "cannot unpack a 0-d"))
     return ErrorClass::TypeError;
   if (has(m, "not supported")) return ErrorClass::NotImplementedError;
+  // str.format, % and f-strings: a malformed field or spec (a spec the
+  // value's type does not take is a TypeError).
+  if (has(m, "unsupported format string")) return ErrorClass::TypeError;
+  if (has(m, "format string") || has(m, "format specifier") || has(m, "format field") || has(m, "format code") ||
+      has(m, "conversion specifier") || has(m, "precision too big") || has(m, "cannot specify ','") ||
+      has(m, "before end of string"))
+    return ErrorClass::ValueError;
   if (has(m, "index") && (has(m, "out of range") || has(m, "out of bounds"))) return ErrorClass::IndexError;
   if (has(m, "too many indices")) return ErrorClass::IndexError;
   if (has(m, "unsupported operand") || has(m, "not iterable") || has(m, "not callable") ||
@@ -69,7 +79,10 @@ ErrorClass classifyError(ErrorClass declared, const std::string& m) {
   if (has(m, "shape") || has(m, "dtype") || has(m, "broadcast") || has(m, "reshape") || has(m, "axis") ||
       has(m, "values to unpack") || has(m, "invalid") || has(m, "math domain") || has(m, "cannot convert") ||
       has(m, "mismatch") || has(m, "must have") || has(m, "empty") || has(m, "could not convert") ||
-      has(m, "must not be zero") || has(m, "not in range("))
+      has(m, "must not be zero") || has(m, "not in range(") || has(m, "cannot be zero") ||
+      has(m, "negative shift count") || has(m, "update sequence element") || has(m, "is not a number") ||
+      has(m, "malformed") || has(m, "negative integer powers") || has(m, "fractional power") ||
+      has(m, "inconsistent"))
     return ErrorClass::ValueError;
   return ErrorClass::RuntimeError;
 }
