@@ -34,10 +34,11 @@ void checkArity(CallContext& c, const std::vector<Value>& args, size_t min, size
     if (k == Kind::List || k == Kind::Dict || k == Kind::Str || k == Kind::Tuple || k == Kind::Tensor)
       who = std::string(typeName(args[0])) + "." + who;
   }
+  auto count = [](size_t n) { return std::to_string(n) + (n == 1 ? " argument" : " arguments"); };
   std::string expected = min == max && min == 0 ? "no arguments"
-                         : min == max           ? std::to_string(min) + (min == 1 ? " argument" : " arguments")
-                         : max == SIZE_MAX      ? "at least " + std::to_string(min) + " argument" + (min == 1 ? "" : "s")
-                                                : "from " + std::to_string(min) + " to " + std::to_string(max) + " arguments";
+                         : min == max           ? count(min)
+                         : max == SIZE_MAX      ? "at least " + count(min)
+                                                : "from " + std::to_string(min) + " to " + count(max);
   fail(c.loc, who + " takes " + expected + " (" + std::to_string(given) + " given)");
 }
 

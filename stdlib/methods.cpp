@@ -297,10 +297,9 @@ Value sFind(CallContext& c, std::vector<Value>& a) {
   return Value::integer(p == std::string::npos ? -1 : static_cast<int64_t>(p));
 }
 Value sIndex(CallContext& c, std::vector<Value>& a) {
-  checkArity(c, a, 2, 2);
-  size_t p = a[0].asStr().find(strArg(c, a[1], "substring"));
-  if (p == std::string::npos) fail(c.loc, "substring not found", ErrorClass::ValueError);
-  return Value::integer(static_cast<int64_t>(p));
+  Value at = sFind(c, a);
+  if (at.asInt() < 0) fail(c.loc, "substring not found", ErrorClass::ValueError);
+  return at;
 }
 Value sCount(CallContext& c, std::vector<Value>& a) {
   checkArity(c, a, 2, 2);
@@ -342,7 +341,8 @@ const MethodTable* methodsOf(Kind k) {
   static const MethodTable str = {{"join", sJoin}, {"split", sSplit}, {"strip", sStrip}, {"lstrip", sLstrip},
                                   {"rstrip", sRstrip}, {"upper", sUpper}, {"lower", sLower},
                                   {"replace", sReplace}, {"startswith", sStartswith},
-                                  {"endswith", sEndswith}, {"find", sFind}, {"index", sIndex}, {"count", sCount}, {"format", sFormat}};
+                                  {"endswith", sEndswith}, {"find", sFind}, {"index", sIndex}, {"count", sCount},
+                                  {"format", sFormat}};
   static const MethodTable tuple = {{"index", tIndex}, {"count", tCount}};
   switch (k) {
     case Kind::List: return &list;
