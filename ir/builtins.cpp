@@ -138,8 +138,10 @@ const std::vector<std::string_view>& hostMethodNames() {
       // dict (pop, clear, copy above)
       "keys", "values", "items", "get", "update", "setdefault", "popitem",
       // str (index and count above; so are a tuple's)
-      "join", "split", "strip", "lstrip", "rstrip", "upper", "lower", "replace", "startswith", "endswith", "find",
-      "format"};
+      "join", "split", "rsplit", "splitlines", "strip", "lstrip", "rstrip", "upper", "lower", "swapcase",
+      "capitalize", "title", "casefold", "isalpha", "isdigit", "isalnum", "isspace", "isupper", "islower", "find",
+      "rfind", "rindex", "startswith", "endswith", "partition", "rpartition", "replace", "removeprefix",
+      "removesuffix", "ljust", "rjust", "center", "zfill", "format"};
   return names;
 }
 

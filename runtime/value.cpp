@@ -12,6 +12,7 @@
 #include "runtime/tensor.h"
 #include "runtime/tensor_ops.h"
 #include "runtime/tensor_print.h"
+#include "runtime/unicode.h"
 #include "support/diagnostics.h"
 #include "support/float_repr.h"
 
@@ -375,24 +376,31 @@ bool truthy(const Value& v, SourceLoc loc) {
   }
 }
 
+// Python's repr of a str: quoted, and escaped where a character is not
+// printable (str.isprintable) as \xNN, \uNNNN or \UNNNNNNNN. A malformed
+// byte is shown as \xNN too.
 static std::string quoteStr(const std::string& s) {
   bool hasSingle = s.find('\'') != std::string::npos;
   bool hasDouble = s.find('"') != std::string::npos;
   char q = hasSingle && !hasDouble ? '"' : '\'';
   std::string out(1, q);
-  for (unsigned char c : s) {
+  for (size_t i = 0; i < s.size();) {
+    CodePoint p = decodeUtf8(s, i);
+    char32_t c = p.malformed ? static_cast<unsigned char>(s[i]) : p.cp;
     if (c == '\\') out += "\\\\";
     else if (c == static_cast<unsigned char>(q)) out += std::string("\\") + q;
     else if (c == '\n') out += "\\n";
     else if (c == '\r') out += "\\r";
     else if (c == '\t') out += "\\t";
-    else if (c < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+    else if (p.malformed || !isPrintable(c)) {
+      char buf[16];
+      const char* form = c < 0x100 ? "\\x%02x" : c < 0x10000 ? "\\u%04x" : "\\U%08x";
+      std::snprintf(buf, sizeof buf, form, static_cast<unsigned>(c));
       out += buf;
     } else {
-      out += static_cast<char>(c);
+      out.append(s, i, p.len);
     }
+    i += p.len;
   }
   return out + q;
 }

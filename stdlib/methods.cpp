@@ -1,14 +1,14 @@
-// Methods of the builtin container and string types (list.append,
-// dict.get, str.join, ...). `attribute` binds a method to its receiver; the
-// call then runs with the receiver as the first argument.
+// Methods of the builtin container types (list.append, dict.get, ...; a
+// str's are in str_methods.cpp), and attribute(), which binds a method to
+// its receiver; the call then runs with the receiver as the first argument.
 #include <algorithm>
 #include <string_view>
 #include <vector>
 
 #include "ir/builtins.h"
-#include "runtime/format.h"
 #include "runtime/scalar_ops.h"
 #include "stdlib/builtins.h"
+#include "stdlib/host_methods.h"
 #include "support/suggest.h"
 
 namespace nn::stdlib {
@@ -18,11 +18,6 @@ using namespace nn::rt;
 namespace {
 
 std::vector<Value>& items(std::vector<Value>& args) { return args[0].as<SeqObj>().items; }
-
-const std::string& strArg(CallContext& c, const Value& v, const char* what) {
-  if (!v.is(Kind::Str)) fail(c.loc, std::string(what) + " must be str, not " + typeName(v));
-  return v.asStr();
-}
 
 // ---- list ----
 Value lAppend(CallContext& c, std::vector<Value>& a) {
@@ -186,149 +181,11 @@ Value dCopy(CallContext& c, std::vector<Value>& a) {
   return d;
 }
 
-// ---- str ----
-Value sJoin(CallContext& c, std::vector<Value>& a) {
-  checkArity(c, a, 2, 2);
-  std::vector<Value> parts = iterate(a[1], c.loc);
-  // Sized first: a list may hold one large str many times.
-  size_t total = 0;
-  for (const Value& v : parts) {
-    if (!v.is(Kind::Str)) fail(c.loc, std::string("sequence item: expected str instance, ") + typeName(v) + " found");
-    total += v.asStr().size() + a[0].asStr().size();
-  }
-  checkHostAllocation(total, 1);
-  std::string out;
-  out.reserve(total);
-  bool first = true;
-  for (const Value& v : parts) {
-    if (!first) out += a[0].asStr();
-    out += v.asStr();
-    first = false;
-  }
-  return Value::str(std::move(out));
-}
-Value sSplit(CallContext& c, std::vector<Value>& a) {
-  checkArity(c, a, 1, 3);
-  const std::string& s = a[0].asStr();
-  int64_t maxsplit = a.size() == 3 ? toIndex(a[2], c.loc) : -1;
-  std::vector<Value> out;
-  if (a.size() < 2 || a[1].is(Kind::None)) {
-    size_t i = 0;
-    while (true) {
-      while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-      if (i >= s.size()) break;
-      if (maxsplit >= 0 && static_cast<int64_t>(out.size()) == maxsplit) {
-        size_t e = s.find_last_not_of(" \t\n\r\f\v");
-        out.push_back(Value::str(s.substr(i, e - i + 1)));
-        break;
-      }
-      size_t j = i;
-      while (j < s.size() && !std::isspace(static_cast<unsigned char>(s[j]))) ++j;
-      out.push_back(Value::str(s.substr(i, j - i)));
-      i = j;
-    }
-    return makeList(std::move(out));
-  }
-  const std::string& sep = strArg(c, a[1], "separator");
-  if (sep.empty()) fail(c.loc, "empty separator");
-  size_t start = 0;
-  while (true) {
-    size_t p = s.find(sep, start);
-    if (p == std::string::npos || (maxsplit >= 0 && static_cast<int64_t>(out.size()) == maxsplit)) break;
-    out.push_back(Value::str(s.substr(start, p - start)));
-    start = p + sep.size();
-  }
-  out.push_back(Value::str(s.substr(start)));
-  return makeList(std::move(out));
-}
-Value stripImpl(CallContext& c, std::vector<Value>& a, bool left, bool right) {
-  checkArity(c, a, 1, 2);
-  std::string chars = a.size() == 2 && !a[1].is(Kind::None) ? strArg(c, a[1], "strip chars") : " \t\n\r\f\v";
-  const std::string& s = a[0].asStr();
-  size_t b = left ? s.find_first_not_of(chars) : 0;
-  if (b == std::string::npos) return Value::str("");
-  size_t e = right ? s.find_last_not_of(chars) : s.size() - 1;
-  return Value::str(s.substr(b, e - b + 1));
-}
-Value sStrip(CallContext& c, std::vector<Value>& a) { return stripImpl(c, a, true, true); }
-Value sLstrip(CallContext& c, std::vector<Value>& a) { return stripImpl(c, a, true, false); }
-Value sRstrip(CallContext& c, std::vector<Value>& a) { return stripImpl(c, a, false, true); }
-Value caseImpl(CallContext& c, std::vector<Value>& a, bool upper) {
-  checkArity(c, a, 1, 1);
-  std::string s = a[0].asStr();
-  for (char& ch : s) ch = static_cast<char>(upper ? std::toupper(static_cast<unsigned char>(ch)) : std::tolower(static_cast<unsigned char>(ch)));
-  return Value::str(s);
-}
-Value sUpper(CallContext& c, std::vector<Value>& a) { return caseImpl(c, a, true); }
-Value sLower(CallContext& c, std::vector<Value>& a) { return caseImpl(c, a, false); }
-Value sReplace(CallContext& c, std::vector<Value>& a) {
-  checkArity(c, a, 3, 3);
-  std::string s = a[0].asStr();
-  const std::string& from = strArg(c, a[1], "old");
-  const std::string& to = strArg(c, a[2], "new");
-  if (from.empty()) fail(c.loc, "replacing an empty string is not supported");
-  if (to.size() > from.size()) {
-    size_t n = 0;
-    for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + from.size())) ++n;
-    checkHostAllocation(s.size() + n * (to.size() - from.size()), 1);
-  }
-  std::string out;
-  size_t start = 0, p;
-  while ((p = s.find(from, start)) != std::string::npos) {
-    out += s.substr(start, p - start) + to;
-    start = p + from.size();
-  }
-  return Value::str(out + s.substr(start));
-}
-Value sStartswith(CallContext& c, std::vector<Value>& a) {
-  checkArity(c, a, 2, 2);
-  const std::string& p = strArg(c, a[1], "prefix");
-  return Value::boolean(a[0].asStr().compare(0, p.size(), p) == 0);
-}
-Value sEndswith(CallContext& c, std::vector<Value>& a) {
-  checkArity(c, a, 2, 2);
-  const std::string& s = a[0].asStr();
-  const std::string& p = strArg(c, a[1], "suffix");
-  return Value::boolean(s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0);
-}
-Value sFind(CallContext& c, std::vector<Value>& a) {
-  checkArity(c, a, 2, 2);
-  size_t p = a[0].asStr().find(strArg(c, a[1], "substring"));
-  return Value::integer(p == std::string::npos ? -1 : static_cast<int64_t>(p));
-}
-Value sIndex(CallContext& c, std::vector<Value>& a) {
-  Value at = sFind(c, a);
-  if (at.asInt() < 0) fail(c.loc, "substring not found", ErrorClass::ValueError);
-  return at;
-}
-Value sCount(CallContext& c, std::vector<Value>& a) {
-  checkArity(c, a, 2, 2);
-  const std::string& s = a[0].asStr();
-  const std::string& sub = strArg(c, a[1], "substring");
-  if (sub.empty()) return Value::integer(static_cast<int64_t>(s.size()) + 1);
-  int64_t n = 0;
-  for (size_t p = s.find(sub); p != std::string::npos; p = s.find(sub, p + sub.size())) ++n;
-  return Value::integer(n);
-}
-
-// str.format: every keyword argument is a field name.
-Value sFormat(CallContext& c, std::vector<Value>& a) {
-  std::vector<Value> args(a.begin() + 1, a.end());
-  c.used.assign(c.used.size(), true);
-  return Value::str(formatTemplate(a[0].asStr(), args, c.kwnames, c.kwargs, c.loc));
-}
-
 // ---- tuple ----
 Value tIndex(CallContext& c, std::vector<Value>& a) { return lIndex(c, a); }
 Value tCount(CallContext& c, std::vector<Value>& a) { return lCount(c, a); }
 
-// A kind's methods by name: a dozen at most, so a scan that compares
-// lengths first beats a tree or a hash (a call_method looks one up per call).
-struct Method {
-  std::string_view name;
-  BuiltinFn fn;
-};
-using MethodTable = std::vector<Method>;
+using MethodTable = std::vector<HostMethod>;
 
 const MethodTable* methodsOf(Kind k) {
   static const MethodTable list = {
@@ -338,16 +195,11 @@ const MethodTable* methodsOf(Kind k) {
   static const MethodTable dict = {{"keys", dKeys}, {"values", dValues}, {"items", dItems}, {"get", dGet},
                                    {"pop", dPop}, {"update", dUpdate}, {"copy", dCopy}, {"setdefault", dSetdefault},
                                    {"popitem", dPopitem}, {"clear", dClear}};
-  static const MethodTable str = {{"join", sJoin}, {"split", sSplit}, {"strip", sStrip}, {"lstrip", sLstrip},
-                                  {"rstrip", sRstrip}, {"upper", sUpper}, {"lower", sLower},
-                                  {"replace", sReplace}, {"startswith", sStartswith},
-                                  {"endswith", sEndswith}, {"find", sFind}, {"index", sIndex}, {"count", sCount},
-                                  {"format", sFormat}};
   static const MethodTable tuple = {{"index", tIndex}, {"count", tCount}};
   switch (k) {
     case Kind::List: return &list;
     case Kind::Dict: return &dict;
-    case Kind::Str: return &str;
+    case Kind::Str: return &strMethods();
     case Kind::Tuple: return &tuple;
     default: return nullptr;
   }
@@ -358,7 +210,7 @@ const MethodTable* methodsOf(Kind k) {
 rt::BuiltinFn hostMethod(Kind receiver, const std::string& name) {
   const MethodTable* table = methodsOf(receiver);
   if (!table) return nullptr;
-  for (const Method& m : *table)
+  for (const HostMethod& m : *table)
     if (m.name == name) return m.fn;
   return nullptr;
 }
@@ -373,7 +225,7 @@ std::vector<std::string> attributeNames(const Value& obj) {
   if (obj.is(Kind::Tuple)) names.insert(names.end(), obj.as<SeqObj>().fields.begin(), obj.as<SeqObj>().fields.end());
   if (obj.is(Kind::Range)) names.insert(names.end(), {"start", "stop", "step"});
   if (const MethodTable* table = methodsOf(obj.kind()))
-    for (const Method& m : *table) names.emplace_back(m.name);
+    for (const HostMethod& m : *table) names.emplace_back(m.name);
   std::sort(names.begin(), names.end());
   return names;
 }

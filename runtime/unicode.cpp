@@ -1,0 +1,93 @@
+// UTF-8 by code point and Python's character classes (see unicode.h).
+#include "runtime/unicode.h"
+
+#include <exception>
+
+namespace nn::rt {
+
+CodePoint decodeUtf8(const std::string& s, size_t i) {
+  unsigned char b = static_cast<unsigned char>(s[i]);
+  if (b < 0x80) return {b, 1};
+  size_t len = b >= 0xF0 && b < 0xF5 ? 4 : b >= 0xE0 && b < 0xF0 ? 3 : b >= 0xC2 && b < 0xE0 ? 2 : 0;
+  if (len == 0 || i + len > s.size()) return {0xFFFD, 1, true};
+  char32_t cp = b & (0x7F >> len);
+  for (size_t k = 1; k < len; ++k) {
+    unsigned char cont = static_cast<unsigned char>(s[i + k]);
+    if ((cont & 0xC0) != 0x80) return {0xFFFD, 1, true};
+    cp = (cp << 6) | (cont & 0x3F);
+  }
+  // Overlong forms, surrogates and values past U+10FFFF are not UTF-8.
+  bool overlong = (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000);
+  if (overlong || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) return {0xFFFD, 1, true};
+  return {cp, len};
+}
+
+void appendUtf8(char32_t cp, std::string& out) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+bool isPythonSpace(char32_t c) {
+  return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) || c == 0x85 || c == 0xA0 || c == 0x1680 ||
+         (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
+}
+
+bool isLineBreak(char32_t c) {
+  return c == '\n' || c == '\r' || c == 0x0B || c == 0x0C || (c >= 0x1C && c <= 0x1E) || c == 0x85 || c == 0x2028 ||
+         c == 0x2029;
+}
+
+namespace {
+
+// The C.UTF-8 locale's character tables, read-only once made.
+const std::ctype<wchar_t>& tables() {
+  static const std::locale locale = [] {
+    try {
+      return std::locale("C.UTF-8");
+    } catch (const std::exception&) {
+      return std::locale::classic();
+    }
+  }();
+  return std::use_facet<std::ctype<wchar_t>>(locale);
+}
+
+// Category Cf (format characters), which the locale counts as printable.
+bool isFormat(char32_t c) {
+  return c == 0xAD || (c >= 0x600 && c <= 0x605) || c == 0x61C || c == 0x6DD || c == 0x70F || c == 0x8E2 ||
+         c == 0x180E || (c >= 0x200B && c <= 0x200F) || (c >= 0x202A && c <= 0x202E) || (c >= 0x2060 && c <= 0x2064) ||
+         (c >= 0x2066 && c <= 0x206F) || c == 0xFEFF || (c >= 0xFFF9 && c <= 0xFFFB) || c == 0x110BD ||
+         (c >= 0x1D173 && c <= 0x1D17A) || c == 0xE0001 || (c >= 0xE0020 && c <= 0xE007F);
+}
+
+// Category Co (private use).
+bool isPrivateUse(char32_t c) {
+  return (c >= 0xE000 && c <= 0xF8FF) || (c >= 0xF0000 && c <= 0xFFFFD) || (c >= 0x100000 && c <= 0x10FFFD);
+}
+
+}  // namespace
+
+bool isPrintable(char32_t c) {
+  if (c == ' ') return true;
+  if (c < 0x7F) return c > 0x20;
+  if (isPythonSpace(c) || isFormat(c) || isPrivateUse(c)) return false;
+  return hasClass(std::ctype_base::print, c);
+}
+
+bool hasClass(std::ctype_base::mask m, char32_t c) { return tables().is(m, static_cast<wchar_t>(c)); }
+char32_t toUpper(char32_t c) { return static_cast<char32_t>(tables().toupper(static_cast<wchar_t>(c))); }
+char32_t toLower(char32_t c) { return static_cast<char32_t>(tables().tolower(static_cast<wchar_t>(c))); }
+
+}  // namespace nn::rt

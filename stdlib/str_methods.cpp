@@ -1,0 +1,575 @@
+// The methods of strs (str.split, str.find, str.upper, ...) with Python 3's
+// meaning. A str is UTF-8, and as in Python every position, width and
+// length counts code points: find's result, start/end arguments, ljust's
+// width. Whitespace, case and character classes are runtime/unicode.h's.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "runtime/format.h"
+#include "runtime/unicode.h"
+#include "stdlib/builtins.h"
+#include "stdlib/host_methods.h"
+
+namespace nn::stdlib {
+
+using namespace nn::rt;
+
+const std::string& strArg(CallContext& c, const Value& v, const char* what) {
+  if (!v.is(Kind::Str)) fail(c.loc, std::string(what) + " must be str, not " + typeName(v), ErrorClass::TypeError);
+  return v.asStr();
+}
+
+namespace {
+
+// A str's code point boundaries: code point k starts at byte byteAt(k);
+// byteAt(length()) is the end. An ASCII str needs no table.
+class Text {
+ public:
+  explicit Text(const std::string& s) : s_(s) {
+    bool ascii = std::all_of(s.begin(), s.end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x80; });
+    if (ascii) return;
+    for (size_t i = 0; i < s.size(); i += decodeUtf8(s, i).len) starts_.push_back(i);
+    starts_.push_back(s.size());
+  }
+  int64_t length() const { return starts_.empty() ? static_cast<int64_t>(s_.size()) : static_cast<int64_t>(starts_.size()) - 1; }
+  size_t byteAt(int64_t k) const { return starts_.empty() ? static_cast<size_t>(k) : starts_[static_cast<size_t>(k)]; }
+  // The code point index of byte b (a boundary).
+  int64_t indexOf(size_t b) const {
+    if (starts_.empty()) return static_cast<int64_t>(b);
+    return std::lower_bound(starts_.begin(), starts_.end(), b) - starts_.begin();
+  }
+  // Code points [from, to) as bytes.
+  std::string slice(int64_t from, int64_t to) const { return s_.substr(byteAt(from), byteAt(to) - byteAt(from)); }
+
+ private:
+  const std::string& s_;
+  std::vector<size_t> starts_;
+};
+
+// Letter case by the locale's classes; a titlecase letter (ǅ) is in both,
+// and is neither upper nor lower case for Python, but cased.
+bool isUpper(char32_t c) { return hasClass(std::ctype_base::upper, c) && !hasClass(std::ctype_base::lower, c); }
+bool isLower(char32_t c) { return hasClass(std::ctype_base::lower, c) && !hasClass(std::ctype_base::upper, c); }
+bool isCased(char32_t c) { return hasClass(std::ctype_base::upper, c) || hasClass(std::ctype_base::lower, c); }
+
+// How a code point's case changes: kept, or to its upper, lower or title
+// case form, or folded for caseless comparison.
+enum class Case { Keep, Upper, Lower, Title, Fold };
+
+// The one-to-many mappings of Unicode's SpecialCasing that Latin text
+// meets (ß and the ligatures ﬀ to ﬆ), as Python makes them; null for a
+// code point that maps to one.
+const char* specialCase(char32_t c, Case to) {
+  struct Special {
+    char32_t cp;
+    const char *upper, *title, *fold;
+  };
+  static const Special table[] = {{0xDF, "SS", "Ss", "ss"},     {0xFB00, "FF", "Ff", "ff"},  {0xFB01, "FI", "Fi", "fi"},
+                                  {0xFB02, "FL", "Fl", "fl"},   {0xFB03, "FFI", "Ffi", "ffi"},
+                                  {0xFB04, "FFL", "Ffl", "ffl"}, {0xFB05, "ST", "St", "st"},  {0xFB06, "ST", "St", "st"}};
+  if (to == Case::Keep || to == Case::Lower) return nullptr;
+  for (const Special& sp : table)
+    if (sp.cp == c) return to == Case::Upper ? sp.upper : to == Case::Title ? sp.title : sp.fold;
+  return nullptr;
+}
+
+// A letter's title case: its upper case, but for the Latin digraphs, whose
+// title case is their middle form (ǆ to ǅ, not Ǆ).
+char32_t titleCase(char32_t c) {
+  for (char32_t first : {0x1C4, 0x1C7, 0x1CA, 0x1F1})
+    if (c >= first && c < first + 3) return first + 1;
+  return toUpper(c);
+}
+
+// s with each code point's case changed as `caseOf(cp, index)` says; a
+// malformed byte is kept as it is.
+template <class CaseOf>
+std::string recased(const std::string& s, CaseOf caseOf) {
+  std::string out;
+  out.reserve(s.size());
+  size_t index = 0;
+  for (size_t i = 0; i < s.size(); ++index) {
+    CodePoint p = decodeUtf8(s, i);
+    i += p.len;
+    if (p.malformed) {
+      out += s[i - 1];
+      continue;
+    }
+    Case to = caseOf(p.cp, index);
+    if (const char* special = specialCase(p.cp, to)) out += special;
+    else appendUtf8(to == Case::Upper ? toUpper(p.cp)
+                    : to == Case::Title ? titleCase(p.cp)
+                    : to == Case::Lower || to == Case::Fold ? toLower(p.cp)
+                                                            : p.cp,
+                    out);
+  }
+  return out;
+}
+
+// Whether every code point satisfies `pred` (and there is one).
+template <class Pred>
+bool allOf(const std::string& s, Pred pred) {
+  if (s.empty()) return false;
+  for (size_t i = 0; i < s.size();) {
+    CodePoint p = decodeUtf8(s, i);
+    if (!pred(p.cp)) return false;
+    i += p.len;
+  }
+  return true;
+}
+
+const std::string& self(std::vector<Value>& a) { return a[0].asStr(); }
+
+// ---- start/end windows (find, count, startswith, ...) ----
+
+// Python's adjusted bounds of s[start:end] for the search methods: a
+// negative bound counts from the end; end is clamped to the length but
+// start is not (a start past the end finds nothing, not even "").
+struct Window {
+  int64_t start, end;
+};
+
+Window window(CallContext& c, std::vector<Value>& a, size_t first, int64_t length) {
+  auto bound = [&](size_t i, int64_t otherwise) {
+    if (a.size() <= i || a[i].is(Kind::None)) return otherwise;
+    int64_t v = toIndex(a[i], c.loc);
+    if (v < 0) v = std::max<int64_t>(0, v + length);
+    return v;
+  };
+  Window w{bound(first, 0), bound(first + 1, length)};
+  w.end = std::min(w.end, length);
+  return w;
+}
+
+// The first (or last) occurrence of sub in s's window, as a code point
+// index; -1 when there is none.
+int64_t search(CallContext& c, std::vector<Value>& a, bool last) {
+  checkArity(c, a, 2, 4);
+  const std::string& s = self(a);
+  const std::string& sub = strArg(c, a[1], "substring");
+  Text text(s);
+  Window w = window(c, a, 2, text.length());
+  int64_t subLength = Text(sub).length();
+  if (w.start > w.end - subLength) return -1;  // not w.start + subLength: start may be huge
+  size_t from = text.byteAt(w.start), to = text.byteAt(w.end);
+  size_t p = last ? s.rfind(sub, to - sub.size()) : s.find(sub, from);
+  if (p == std::string::npos || p < from || p + sub.size() > to) return -1;
+  return text.indexOf(p);
+}
+
+// ---- the methods ----
+
+Value sJoin(CallContext& c, std::vector<Value>& a) {
+  checkArity(c, a, 2, 2);
+  std::vector<Value> parts = iterate(a[1], c.loc);
+  // Sized first: a list may hold one large str many times.
+  size_t total = 0;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (!parts[i].is(Kind::Str))
+      fail(c.loc, "sequence item " + std::to_string(i) + ": expected str instance, " + typeName(parts[i]) + " found");
+    total += parts[i].asStr().size() + self(a).size();
+  }
+  checkHostAllocation(total, 1);
+  std::string out;
+  out.reserve(total);
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i) out += self(a);
+    out += parts[i].asStr();
+  }
+  return Value::str(std::move(out));
+}
+
+// split and rsplit: at most maxsplit splits, counted from the start or the
+// end; sep None splits at runs of whitespace and drops empty parts.
+Value splitImpl(CallContext& c, std::vector<Value>& a, bool fromEnd) {
+  checkArity(c, a, 1, 3);
+  const std::string& s = self(a);
+  int64_t maxsplit = a.size() == 3 ? toIndex(a[2], c.loc) : -1;
+  std::vector<std::string> parts;
+  auto more = [&] { return maxsplit < 0 || static_cast<int64_t>(parts.size()) < maxsplit; };
+  if (a.size() < 2 || a[1].is(Kind::None)) {
+    std::vector<CodePoint> cps;
+    std::vector<size_t> at;
+    for (size_t i = 0; i < s.size(); i += cps.back().len) {
+      at.push_back(i);
+      cps.push_back(decodeUtf8(s, i));
+    }
+    at.push_back(s.size());
+    size_t n = cps.size();
+    if (!fromEnd) {
+      size_t i = 0;
+      while (true) {
+        while (i < n && isPythonSpace(cps[i].cp)) ++i;
+        if (i == n) break;
+        if (!more()) {  // the rest, its trailing whitespace kept (Python's)
+          parts.push_back(s.substr(at[i]));
+          break;
+        }
+        size_t j = i;
+        while (j < n && !isPythonSpace(cps[j].cp)) ++j;
+        parts.push_back(s.substr(at[i], at[j] - at[i]));
+        i = j;
+      }
+    } else {
+      size_t e = n;
+      while (true) {
+        while (e > 0 && isPythonSpace(cps[e - 1].cp)) --e;
+        if (e == 0) break;
+        if (!more()) {  // the rest, its leading whitespace kept
+          parts.push_back(s.substr(0, at[e]));
+          break;
+        }
+        size_t b = e;
+        while (b > 0 && !isPythonSpace(cps[b - 1].cp)) --b;
+        parts.push_back(s.substr(at[b], at[e] - at[b]));
+        e = b;
+      }
+      std::reverse(parts.begin(), parts.end());
+    }
+  } else {
+    const std::string& sep = strArg(c, a[1], "separator");
+    if (sep.empty()) fail(c.loc, "empty separator", ErrorClass::ValueError);
+    if (!fromEnd) {
+      size_t start = 0, p;
+      while (more() && (p = s.find(sep, start)) != std::string::npos) {
+        parts.push_back(s.substr(start, p - start));
+        start = p + sep.size();
+      }
+      parts.push_back(s.substr(start));
+    } else {
+      size_t end = s.size();
+      while (more() && end >= sep.size()) {
+        size_t p = s.rfind(sep, end - sep.size());
+        if (p == std::string::npos) break;
+        parts.push_back(s.substr(p + sep.size(), end - p - sep.size()));
+        end = p;
+      }
+      parts.push_back(s.substr(0, end));
+      std::reverse(parts.begin(), parts.end());
+    }
+  }
+  std::vector<Value> out;
+  out.reserve(parts.size());
+  for (std::string& p : parts) out.push_back(Value::str(std::move(p)));
+  return makeList(std::move(out));
+}
+Value sSplit(CallContext& c, std::vector<Value>& a) { return splitImpl(c, a, false); }
+Value sRsplit(CallContext& c, std::vector<Value>& a) { return splitImpl(c, a, true); }
+
+Value sSplitlines(CallContext& c, std::vector<Value>& a) {
+  checkArity(c, a, 1, 2);
+  bool keepends = a.size() == 2 && truthy(a[1], c.loc);
+  const std::string& s = self(a);
+  std::vector<Value> out;
+  size_t start = 0;
+  for (size_t i = 0; i < s.size();) {
+    CodePoint p = decodeUtf8(s, i);
+    if (!isLineBreak(p.cp)) {
+      i += p.len;
+      continue;
+    }
+    size_t end = i + p.len;
+    if (p.cp == '\r' && end < s.size() && s[end] == '\n') ++end;  // \r\n is one break
+    out.push_back(Value::str(s.substr(start, (keepends ? end : i) - start)));
+    start = i = end;
+  }
+  if (start < s.size()) out.push_back(Value::str(s.substr(start)));
+  return makeList(std::move(out));
+}
+
+// strip, lstrip, rstrip: the code points in chars (whitespace when None)
+// removed from the ends.
+Value stripImpl(CallContext& c, std::vector<Value>& a, bool left, bool right) {
+  checkArity(c, a, 1, 2);
+  const std::string& s = self(a);
+  std::vector<char32_t> chars;
+  bool spaces = a.size() < 2 || a[1].is(Kind::None);
+  if (!spaces) {
+    const std::string& set = strArg(c, a[1], "strip chars");
+    for (size_t i = 0; i < set.size(); i += decodeUtf8(set, i).len) chars.push_back(decodeUtf8(set, i).cp);
+  }
+  auto stripped = [&](char32_t cp) {
+    return spaces ? isPythonSpace(cp) : std::find(chars.begin(), chars.end(), cp) != chars.end();
+  };
+  Text text(s);
+  int64_t b = 0, e = text.length();
+  while (left && b < e && stripped(decodeUtf8(s, text.byteAt(b)).cp)) ++b;
+  while (right && e > b && stripped(decodeUtf8(s, text.byteAt(e - 1)).cp)) --e;
+  return Value::str(text.slice(b, e));
+}
+Value sStrip(CallContext& c, std::vector<Value>& a) { return stripImpl(c, a, true, true); }
+Value sLstrip(CallContext& c, std::vector<Value>& a) { return stripImpl(c, a, true, false); }
+Value sRstrip(CallContext& c, std::vector<Value>& a) { return stripImpl(c, a, false, true); }
+
+// ---- case ----
+
+template <class CaseOf>
+Value caseImpl(CallContext& c, std::vector<Value>& a, CaseOf caseOf) {
+  checkArity(c, a, 1, 1);
+  return Value::str(recased(self(a), caseOf));
+}
+Value sUpper(CallContext& c, std::vector<Value>& a) {
+  return caseImpl(c, a, [](char32_t, size_t) { return Case::Upper; });
+}
+Value sLower(CallContext& c, std::vector<Value>& a) {
+  return caseImpl(c, a, [](char32_t, size_t) { return Case::Lower; });
+}
+Value sCasefold(CallContext& c, std::vector<Value>& a) {
+  return caseImpl(c, a, [](char32_t, size_t) { return Case::Fold; });
+}
+Value sSwapcase(CallContext& c, std::vector<Value>& a) {
+  return caseImpl(c, a, [](char32_t cp, size_t) { return isUpper(cp) ? Case::Lower : isLower(cp) ? Case::Upper : Case::Keep; });
+}
+// The first code point in title case, the rest in lower case.
+Value sCapitalize(CallContext& c, std::vector<Value>& a) {
+  return caseImpl(c, a, [](char32_t, size_t i) { return i == 0 ? Case::Title : Case::Lower; });
+}
+// Each word's first letter in title case, its other letters in lower case;
+// a word is a run of cased letters ("they're" is two).
+Value sTitle(CallContext& c, std::vector<Value>& a) {
+  bool previousCased = false;
+  return caseImpl(c, a, [&](char32_t cp, size_t) {
+    Case to = previousCased ? Case::Lower : Case::Title;
+    previousCased = isCased(cp);
+    return to;
+  });
+}
+
+// ---- character classes ----
+
+Value sIsalpha(CallContext& c, std::vector<Value>& a) {
+  checkArity(c, a, 1, 1);
+  return Value::boolean(allOf(self(a), [](char32_t cp) { return hasClass(std::ctype_base::alpha, cp); }));
+}
+Value sIsdigit(CallContext& c, std::vector<Value>& a) {
+  checkArity(c, a, 1, 1);
+  return Value::boolean(allOf(self(a), [](char32_t cp) { return hasClass(std::ctype_base::digit, cp); }));
+}
+Value sIsalnum(CallContext& c, std::vector<Value>& a) {
+  checkArity(c, a, 1, 1);
+  return Value::boolean(allOf(self(a), [](char32_t cp) { return hasClass(std::ctype_base::alnum, cp); }));
+}
+Value sIsspace(CallContext& c, std::vector<Value>& a) {
+  checkArity(c, a, 1, 1);
+  return Value::boolean(allOf(self(a), isPythonSpace));
+}
+// isupper and islower: some letter is in that case, and no cased letter
+// is not.
+Value caseTest(CallContext& c, std::vector<Value>& a, bool upperCase) {
+  checkArity(c, a, 1, 1);
+  bool cased = false, other = false;
+  const std::string& s = self(a);
+  for (size_t i = 0; i < s.size();) {
+    CodePoint p = decodeUtf8(s, i);
+    bool wanted = upperCase ? isUpper(p.cp) : isLower(p.cp);
+    cased |= wanted;
+    other |= isCased(p.cp) && !wanted;  // the other case, or title case (ǅ)
+    i += p.len;
+  }
+  return Value::boolean(cased && !other);
+}
+Value sIsupper(CallContext& c, std::vector<Value>& a) { return caseTest(c, a, true); }
+Value sIslower(CallContext& c, std::vector<Value>& a) { return caseTest(c, a, false); }
+
+// ---- searching ----
+
+Value sFind(CallContext& c, std::vector<Value>& a) { return Value::integer(search(c, a, false)); }
+Value sRfind(CallContext& c, std::vector<Value>& a) { return Value::integer(search(c, a, true)); }
+Value sIndex(CallContext& c, std::vector<Value>& a) {
+  int64_t at = search(c, a, false);
+  if (at < 0) fail(c.loc, "substring not found", ErrorClass::ValueError);
+  return Value::integer(at);
+}
+Value sRindex(CallContext& c, std::vector<Value>& a) {
+  int64_t at = search(c, a, true);
+  if (at < 0) fail(c.loc, "substring not found", ErrorClass::ValueError);
+  return Value::integer(at);
+}
+// Non-overlapping occurrences in the window; "" occurs once per position.
+Value sCount(CallContext& c, std::vector<Value>& a) {
+  checkArity(c, a, 2, 4);
+  const std::string& s = self(a);
+  const std::string& sub = strArg(c, a[1], "substring");
+  Text text(s);
+  Window w = window(c, a, 2, text.length());
+  if (w.start > w.end) return Value::integer(0);
+  if (sub.empty()) return Value::integer(w.end - w.start + 1);
+  size_t from = text.byteAt(w.start), to = text.byteAt(w.end);
+  int64_t n = 0;
+  for (size_t p = s.find(sub, from); p != std::string::npos && p + sub.size() <= to; p = s.find(sub, p + sub.size()))
+    ++n;
+  return Value::integer(n);
+}
+
+// startswith and endswith: of a str, or of any str of a tuple.
+Value affixImpl(CallContext& c, std::vector<Value>& a, bool atEnd) {
+  checkArity(c, a, 2, 4);
+  const char* name = atEnd ? "endswith" : "startswith";
+  std::vector<Value> affixes;
+  if (a[1].is(Kind::Tuple)) affixes = a[1].as<SeqObj>().items;
+  else affixes.push_back(a[1]);
+  const std::string& s = self(a);
+  Text text(s);
+  Window w = window(c, a, 2, text.length());
+  for (const Value& v : affixes) {
+    if (!v.is(Kind::Str))
+      fail(c.loc, std::string(name) + " first arg must be str or a tuple of str, not " + typeName(v),
+           ErrorClass::TypeError);
+    int64_t n = Text(v.asStr()).length();
+    if (w.start > w.end - n) continue;
+    int64_t from = atEnd ? w.end - n : w.start;
+    if (text.slice(from, from + n) == v.asStr()) return Value::boolean(true);
+  }
+  return Value::boolean(false);
+}
+Value sStartswith(CallContext& c, std::vector<Value>& a) { return affixImpl(c, a, false); }
+Value sEndswith(CallContext& c, std::vector<Value>& a) { return affixImpl(c, a, true); }
+
+// partition and rpartition: (before, sep, after) around the first (last)
+// sep; without one, the str and two empty strs (in rpartition's order).
+Value partitionImpl(CallContext& c, std::vector<Value>& a, bool last) {
+  checkArity(c, a, 2, 2);
+  const std::string& s = self(a);
+  const std::string& sep = strArg(c, a[1], "separator");
+  if (sep.empty()) fail(c.loc, "empty separator", ErrorClass::ValueError);
+  size_t p = last ? s.rfind(sep) : s.find(sep);
+  if (p == std::string::npos)
+    return last ? makeTuple({Value::str(""), Value::str(""), a[0]}) : makeTuple({a[0], Value::str(""), Value::str("")});
+  return makeTuple({Value::str(s.substr(0, p)), a[1], Value::str(s.substr(p + sep.size()))});
+}
+Value sPartition(CallContext& c, std::vector<Value>& a) { return partitionImpl(c, a, false); }
+Value sRpartition(CallContext& c, std::vector<Value>& a) { return partitionImpl(c, a, true); }
+
+// ---- rewriting ----
+
+// Every occurrence of old (the first count, when count is not negative)
+// replaced by new; an empty old matches before every code point and at
+// the end, as Python's.
+Value sReplace(CallContext& c, std::vector<Value>& a) {
+  checkArity(c, a, 3, 4);
+  const std::string& s = self(a);
+  const std::string& from = strArg(c, a[1], "old");
+  const std::string& to = strArg(c, a[2], "new");
+  int64_t count = a.size() == 4 ? toIndex(a[3], c.loc) : -1;
+  std::vector<size_t> at;  // the byte offsets of the matches
+  if (from.empty()) {
+    Text text(s);
+    for (int64_t k = 0; k <= text.length(); ++k) at.push_back(text.byteAt(k));
+  } else {
+    for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + from.size())) at.push_back(p);
+  }
+  if (count >= 0 && static_cast<size_t>(count) < at.size()) at.resize(static_cast<size_t>(count));
+  size_t total = s.size() - at.size() * from.size();
+  // Checked in two steps: the product of two large sizes must not wrap.
+  checkHostAllocation(at.size(), std::max<size_t>(to.size(), 1));
+  checkHostAllocation(total + at.size() * to.size(), 1);
+  std::string out;
+  out.reserve(total + at.size() * to.size());
+  size_t start = 0;
+  for (size_t p : at) {
+    out.append(s, start, p - start);
+    out += to;
+    start = p + from.size();
+  }
+  out.append(s, start, std::string::npos);
+  return Value::str(std::move(out));
+}
+
+Value sRemoveprefix(CallContext& c, std::vector<Value>& a) {
+  checkArity(c, a, 2, 2);
+  const std::string& s = self(a);
+  const std::string& p = strArg(c, a[1], "prefix");
+  return s.compare(0, p.size(), p) == 0 ? Value::str(s.substr(p.size())) : a[0];
+}
+Value sRemovesuffix(CallContext& c, std::vector<Value>& a) {
+  checkArity(c, a, 2, 2);
+  const std::string& s = self(a);
+  const std::string& p = strArg(c, a[1], "suffix");
+  bool ends = !p.empty() && s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0;
+  return ends ? Value::str(s.substr(0, s.size() - p.size())) : a[0];
+}
+
+// ---- padding ----
+
+// The code points to add to reach `width`, or 0.
+size_t padding(CallContext& c, const Value& width, const std::string& s) {
+  int64_t w = toIndex(width, c.loc), n = Text(s).length();
+  if (w <= n) return 0;
+  size_t add = static_cast<size_t>(w - n);
+  checkHostAllocation(add, 4);
+  return add;
+}
+
+// ljust, rjust and center: `how` says how much of the padding goes left.
+template <class Left>
+Value justifyImpl(CallContext& c, std::vector<Value>& a, Left leftOf) {
+  checkArity(c, a, 2, 3);
+  std::string fill = " ";
+  if (a.size() == 3) {
+    fill = strArg(c, a[2], "fill character");
+    if (Text(fill).length() != 1)
+      fail(c.loc, "The fill character must be exactly one character long", ErrorClass::TypeError);
+  }
+  size_t add = padding(c, a[1], self(a));
+  if (add == 0) return a[0];
+  size_t left = leftOf(add, static_cast<size_t>(toIndex(a[1], c.loc)));
+  std::string out;
+  for (size_t i = 0; i < left; ++i) out += fill;
+  out += self(a);
+  for (size_t i = left; i < add; ++i) out += fill;
+  return Value::str(std::move(out));
+}
+Value sLjust(CallContext& c, std::vector<Value>& a) {
+  return justifyImpl(c, a, [](size_t, size_t) { return size_t(0); });
+}
+Value sRjust(CallContext& c, std::vector<Value>& a) {
+  return justifyImpl(c, a, [](size_t add, size_t) { return add; });
+}
+// CPython's split of the padding: the odd one goes left when the width is odd.
+Value sCenter(CallContext& c, std::vector<Value>& a) {
+  return justifyImpl(c, a, [](size_t add, size_t width) { return add / 2 + (add & width & 1); });
+}
+// Zeros on the left, after a leading sign.
+Value sZfill(CallContext& c, std::vector<Value>& a) {
+  checkArity(c, a, 2, 2);
+  const std::string& s = self(a);
+  size_t add = padding(c, a[1], s);
+  if (add == 0) return a[0];
+  size_t sign = !s.empty() && (s[0] == '+' || s[0] == '-') ? 1 : 0;
+  return Value::str(s.substr(0, sign) + std::string(add, '0') + s.substr(sign));
+}
+
+// str.format: every keyword argument is a field name.
+Value sFormat(CallContext& c, std::vector<Value>& a) {
+  std::vector<Value> args(a.begin() + 1, a.end());
+  c.used.assign(c.used.size(), true);
+  return Value::str(formatTemplate(self(a), args, c.kwnames, c.kwargs, c.loc));
+}
+
+}  // namespace
+
+const std::vector<HostMethod>& strMethods() {
+  static const std::vector<HostMethod> methods = {
+      {"join", sJoin},         {"split", sSplit},
+      {"rsplit", sRsplit},     {"splitlines", sSplitlines},
+      {"strip", sStrip},       {"lstrip", sLstrip},
+      {"rstrip", sRstrip},     {"upper", sUpper},
+      {"lower", sLower},       {"swapcase", sSwapcase},
+      {"capitalize", sCapitalize}, {"title", sTitle},
+      {"casefold", sCasefold},    {"isalpha", sIsalpha},
+      {"isdigit", sIsdigit},   {"isalnum", sIsalnum},
+      {"isspace", sIsspace},   {"isupper", sIsupper},
+      {"islower", sIslower},   {"find", sFind},
+      {"rfind", sRfind},       {"index", sIndex},
+      {"rindex", sRindex},     {"count", sCount},
+      {"startswith", sStartswith}, {"endswith", sEndswith},
+      {"partition", sPartition}, {"rpartition", sRpartition},
+      {"replace", sReplace},   {"removeprefix", sRemoveprefix},
+      {"removesuffix", sRemovesuffix}, {"ljust", sLjust},
+      {"rjust", sRjust},       {"center", sCenter},
+      {"zfill", sZfill},       {"format", sFormat}};
+  return methods;
+}
+
+}  // namespace nn::stdlib
