@@ -52,7 +52,8 @@ bool isLineBreak(char32_t c) {
 
 namespace {
 
-// The C.UTF-8 locale's character tables, read-only once made.
+// The C.UTF-8 locale's character tables, read-only once made (the facet is
+// looked up once: use_facet is a search).
 const std::ctype<wchar_t>& tables() {
   static const std::locale locale = [] {
     try {
@@ -61,7 +62,8 @@ const std::ctype<wchar_t>& tables() {
       return std::locale::classic();
     }
   }();
-  return std::use_facet<std::ctype<wchar_t>>(locale);
+  static const std::ctype<wchar_t>& facet = std::use_facet<std::ctype<wchar_t>>(locale);
+  return facet;
 }
 
 // Category Cf (format characters), which the locale counts as printable.
@@ -87,7 +89,14 @@ bool isPrintable(char32_t c) {
 }
 
 bool hasClass(std::ctype_base::mask m, char32_t c) { return tables().is(m, static_cast<wchar_t>(c)); }
-char32_t toUpper(char32_t c) { return static_cast<char32_t>(tables().toupper(static_cast<wchar_t>(c))); }
-char32_t toLower(char32_t c) { return static_cast<char32_t>(tables().tolower(static_cast<wchar_t>(c))); }
+// ASCII, the common case, without the tables.
+char32_t toUpper(char32_t c) {
+  if (c < 0x80) return c >= 'a' && c <= 'z' ? c - 32 : c;
+  return static_cast<char32_t>(tables().toupper(static_cast<wchar_t>(c)));
+}
+char32_t toLower(char32_t c) {
+  if (c < 0x80) return c >= 'A' && c <= 'Z' ? c + 32 : c;
+  return static_cast<char32_t>(tables().tolower(static_cast<wchar_t>(c)));
+}
 
 }  // namespace nn::rt

@@ -90,14 +90,16 @@ std::string recased(const std::string& s, CaseOf caseOf) {
   out.reserve(s.size());
   size_t index = 0;
   for (size_t i = 0; i < s.size(); ++index) {
-    CodePoint p = decodeUtf8(s, i);
+    CodePoint p = static_cast<unsigned char>(s[i]) < 0x80 ? CodePoint{static_cast<unsigned char>(s[i]), 1}
+                                                           : decodeUtf8(s, i);
     i += p.len;
     if (p.malformed) {
       out += s[i - 1];
       continue;
     }
     Case to = caseOf(p.cp, index);
-    if (const char* special = specialCase(p.cp, to)) out += special;
+    const char* special = p.cp < 0x80 ? nullptr : specialCase(p.cp, to);
+    if (special) out += special;
     else appendUtf8(to == Case::Upper ? toUpper(p.cp)
                     : to == Case::Title ? titleCase(p.cp)
                     : to == Case::Lower || to == Case::Fold ? toLower(p.cp)
