@@ -22,30 +22,49 @@ const std::string& strArg(CallContext& c, const Value& v, const char* what) {
 
 namespace {
 
-// A str's code point boundaries: code point k starts at byte byteAt(k);
-// byteAt(length()) is the end. An ASCII str needs no table.
+// A str's code points by index, found by walking the str (no table: a
+// method asks for a few positions, and a table of a large str would be
+// larger than the str). An ASCII str's indices are its byte offsets.
 class Text {
  public:
-  explicit Text(const std::string& s) : s_(s) {
-    bool ascii = std::all_of(s.begin(), s.end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x80; });
-    if (ascii) return;
-    for (size_t i = 0; i < s.size(); i += decodeUtf8(s, i).len) starts_.push_back(i);
-    starts_.push_back(s.size());
+  explicit Text(const std::string& s)
+      : s_(s), ascii_(std::all_of(s.begin(), s.end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x80; })) {
+    length_ = ascii_ ? static_cast<int64_t>(s.size()) : indexOf(s.size());
   }
-  int64_t length() const { return starts_.empty() ? static_cast<int64_t>(s_.size()) : static_cast<int64_t>(starts_.size()) - 1; }
-  size_t byteAt(int64_t k) const { return starts_.empty() ? static_cast<size_t>(k) : starts_[static_cast<size_t>(k)]; }
-  // The code point index of byte b (a boundary).
+  int64_t length() const { return length_; }
+  // The byte where code point k starts (the end for k == length()).
+  size_t byteAt(int64_t k) const {
+    if (ascii_) return static_cast<size_t>(k);
+    size_t b = 0;
+    for (int64_t i = 0; i < k && b < s_.size(); ++i) b += decodeUtf8(s_, b).len;
+    return b;
+  }
+  // The index of the code point that starts at byte b.
   int64_t indexOf(size_t b) const {
-    if (starts_.empty()) return static_cast<int64_t>(b);
-    return std::lower_bound(starts_.begin(), starts_.end(), b) - starts_.begin();
+    if (ascii_) return static_cast<int64_t>(b);
+    int64_t k = 0;
+    for (size_t i = 0; i < b; i += decodeUtf8(s_, i).len) ++k;
+    return k;
   }
   // Code points [from, to) as bytes.
-  std::string slice(int64_t from, int64_t to) const { return s_.substr(byteAt(from), byteAt(to) - byteAt(from)); }
+  std::string slice(int64_t from, int64_t to) const {
+    size_t b = byteAt(from);
+    return s_.substr(b, byteAt(to) - b);
+  }
 
  private:
   const std::string& s_;
-  std::vector<size_t> starts_;
+  bool ascii_;
+  int64_t length_;
 };
+
+// Where the code point that ends at byte e (> 0) starts: back over the
+// continuation bytes of a well-formed sequence, else the one byte before e.
+size_t previousStart(const std::string& s, size_t e) {
+  size_t b = e - 1;
+  while (b > 0 && e - b < 4 && (static_cast<unsigned char>(s[b]) & 0xC0) == 0x80) --b;
+  return decodeUtf8(s, b).len == e - b ? b : e - 1;
+}
 
 // Letter case by the locale's classes; a titlecase letter (ǅ) is in both,
 // and is neither upper nor lower case for Python, but cased.
@@ -191,40 +210,34 @@ Value splitImpl(CallContext& c, std::vector<Value>& a, bool fromEnd) {
   std::vector<std::string> parts;
   auto more = [&] { return maxsplit < 0 || static_cast<int64_t>(parts.size()) < maxsplit; };
   if (a.size() < 2 || a[1].is(Kind::None)) {
-    std::vector<CodePoint> cps;
-    std::vector<size_t> at;
-    for (size_t i = 0; i < s.size(); i += cps.back().len) {
-      at.push_back(i);
-      cps.push_back(decodeUtf8(s, i));
-    }
-    at.push_back(s.size());
-    size_t n = cps.size();
+    auto spaceAt = [&](size_t b) { return isPythonSpace(decodeUtf8(s, b).cp); };
+    auto next = [&](size_t b) { return b + decodeUtf8(s, b).len; };
     if (!fromEnd) {
       size_t i = 0;
       while (true) {
-        while (i < n && isPythonSpace(cps[i].cp)) ++i;
-        if (i == n) break;
+        while (i < s.size() && spaceAt(i)) i = next(i);
+        if (i == s.size()) break;
         if (!more()) {  // the rest, its trailing whitespace kept (Python's)
-          parts.push_back(s.substr(at[i]));
+          parts.push_back(s.substr(i));
           break;
         }
         size_t j = i;
-        while (j < n && !isPythonSpace(cps[j].cp)) ++j;
-        parts.push_back(s.substr(at[i], at[j] - at[i]));
+        while (j < s.size() && !spaceAt(j)) j = next(j);
+        parts.push_back(s.substr(i, j - i));
         i = j;
       }
     } else {
-      size_t e = n;
+      size_t e = s.size();
       while (true) {
-        while (e > 0 && isPythonSpace(cps[e - 1].cp)) --e;
+        while (e > 0 && spaceAt(previousStart(s, e))) e = previousStart(s, e);
         if (e == 0) break;
         if (!more()) {  // the rest, its leading whitespace kept
-          parts.push_back(s.substr(0, at[e]));
+          parts.push_back(s.substr(0, e));
           break;
         }
         size_t b = e;
-        while (b > 0 && !isPythonSpace(cps[b - 1].cp)) --b;
-        parts.push_back(s.substr(at[b], at[e] - at[b]));
+        while (b > 0 && !spaceAt(previousStart(s, b))) b = previousStart(s, b);
+        parts.push_back(s.substr(b, e - b));
         e = b;
       }
       std::reverse(parts.begin(), parts.end());
@@ -294,11 +307,18 @@ Value stripImpl(CallContext& c, std::vector<Value>& a, bool left, bool right) {
   auto stripped = [&](char32_t cp) {
     return spaces ? isPythonSpace(cp) : std::find(chars.begin(), chars.end(), cp) != chars.end();
   };
-  Text text(s);
-  int64_t b = 0, e = text.length();
-  while (left && b < e && stripped(decodeUtf8(s, text.byteAt(b)).cp)) ++b;
-  while (right && e > b && stripped(decodeUtf8(s, text.byteAt(e - 1)).cp)) --e;
-  return Value::str(text.slice(b, e));
+  size_t b = 0, e = s.size();
+  while (left && b < e) {
+    CodePoint p = decodeUtf8(s, b);
+    if (!stripped(p.cp)) break;
+    b += p.len;
+  }
+  while (right && e > b) {
+    size_t q = previousStart(s, e);
+    if (q < b || !stripped(decodeUtf8(s, q).cp)) break;
+    e = q;
+  }
+  return Value::str(s.substr(b, e - b));
 }
 Value sStrip(CallContext& c, std::vector<Value>& a) { return stripImpl(c, a, true, true); }
 Value sLstrip(CallContext& c, std::vector<Value>& a) { return stripImpl(c, a, true, false); }
@@ -454,25 +474,29 @@ Value sReplace(CallContext& c, std::vector<Value>& a) {
   const std::string& from = strArg(c, a[1], "old");
   const std::string& to = strArg(c, a[2], "new");
   int64_t count = a.size() == 4 ? toIndex(a[3], c.loc) : -1;
-  std::vector<size_t> at;  // the byte offsets of the matches
-  if (from.empty()) {
-    Text text(s);
-    for (int64_t k = 0; k <= text.length(); ++k) at.push_back(text.byteAt(k));
-  } else {
-    for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + from.size())) at.push_back(p);
-  }
-  if (count >= 0 && static_cast<size_t>(count) < at.size()) at.resize(static_cast<size_t>(count));
-  size_t total = s.size() - at.size() * from.size();
-  // Checked in two steps: the product of two large sizes must not wrap.
-  checkHostAllocation(at.size(), std::max<size_t>(to.size(), 1));
-  checkHostAllocation(total + at.size() * to.size(), 1);
+  // The match after byte b (a match of "" is at every code point and at
+  // the end), or npos.
+  auto nextMatch = [&](size_t b, bool first) {
+    if (!from.empty()) return s.find(from, b);
+    if (first) return b;
+    return b < s.size() ? b + decodeUtf8(s, b).len : std::string::npos;
+  };
+  // Counted first, so the result's size is checked before it is made.
+  size_t matches = 0;
+  for (size_t p = nextMatch(0, true); p != std::string::npos && (count < 0 || matches < static_cast<size_t>(count));
+       p = nextMatch(p + from.size(), false))
+    ++matches;
+  // In two steps: the product of two large sizes must not wrap.
+  checkHostAllocation(matches, std::max<size_t>(to.size(), 1));
+  checkHostAllocation(s.size() - matches * from.size() + matches * to.size(), 1);
   std::string out;
-  out.reserve(total + at.size() * to.size());
-  size_t start = 0;
-  for (size_t p : at) {
+  out.reserve(s.size() - matches * from.size() + matches * to.size());
+  size_t start = 0, done = 0;
+  for (size_t p = nextMatch(0, true); p != std::string::npos && done < matches; p = nextMatch(p + from.size(), false)) {
     out.append(s, start, p - start);
     out += to;
     start = p + from.size();
+    ++done;
   }
   out.append(s, start, std::string::npos);
   return Value::str(std::move(out));
