@@ -5,6 +5,7 @@
 
 #include "NNLexer.h"
 #include "frontend/ast_builder.h"
+#include "support/utf8.h"
 
 namespace nn::frontend {
 
@@ -58,24 +59,6 @@ Literal splitLiteral(const std::string& text) {
   return lit;
 }
 
-void appendUtf8(std::string& out, uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
-
 // Decodes Python escape sequences; `err` receives the offset of a bad one.
 std::string decode(const std::string& s, bool raw, size_t& errAt, std::string& err) {
   if (raw) return s;
@@ -112,7 +95,7 @@ std::string decode(const std::string& s, bool raw, size_t& errAt, std::string& e
           err = "truncated \\" + std::string(1, e) + " escape";
           return out;
         }
-        appendUtf8(out, static_cast<uint32_t>(std::stoul(hex, nullptr, 16)));
+        appendUtf8(static_cast<char32_t>(std::stoul(hex, nullptr, 16)), out);
         i += n;
         break;
       }
@@ -122,7 +105,7 @@ std::string decode(const std::string& s, bool raw, size_t& errAt, std::string& e
           size_t k = 0;
           while (k < 3 && i < s.size() && s[i] >= '0' && s[i] <= '7') v = v * 8 + (s[i++] - '0'), ++k;
           --i;
-          appendUtf8(out, v);
+          appendUtf8(static_cast<char32_t>(v), out);
         } else {
           out += '\\';
           out += e;

@@ -1,27 +1,17 @@
-// What strs need of Unicode, with Python's meaning: reading and writing
-// UTF-8 by code point, Python's whitespace, line breaks and printable
+// What strs need of Unicode, with Python's meaning (UTF-8 by code point is
+// support/utf8.h's): Python's whitespace, line breaks and printable
 // characters, and letter case and classes from the C.UTF-8 locale's tables
 // (glibc's cover Unicode; ASCII where that locale is missing). Case maps one
 // code point to one here; stdlib/str_methods.cpp adds the one-to-many
 // mappings Latin text meets (ß to SS).
 #pragma once
 
-#include <cstddef>
 #include <locale>
 #include <string>
 
-namespace nn::rt {
+#include "support/utf8.h"
 
-// The code point at byte i of s and how many bytes it takes. A byte that
-// does not start a well-formed sequence is one code point of its own
-// (U+FFFD, `malformed` set), so a malformed str is still read to its end.
-struct CodePoint {
-  char32_t cp;
-  size_t len;
-  bool malformed = false;
-};
-CodePoint decodeUtf8(const std::string& s, size_t i);
-void appendUtf8(char32_t cp, std::string& out);
+namespace nn::rt {
 
 // Python's str.isspace: bidirectional class WS, B or S, or category Zs.
 bool isPythonSpace(char32_t c);
