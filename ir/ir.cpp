@@ -55,6 +55,7 @@ Block* Node::addBlock() {
 }
 
 void Node::setAttr(const std::string& name, Attr value) {
+  executorCache_.store(nullptr, std::memory_order_release);
   auto it = std::lower_bound(attrs_.begin(), attrs_.end(), name,
                              [](const auto& a, const std::string& n) { return a.first < n; });
   if (it != attrs_.end() && it->first == name) it->second = std::move(value);

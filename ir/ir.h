@@ -6,6 +6,7 @@
 // of enclosing blocks. Functions refer to each other by name (@symbol).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -208,6 +209,14 @@ class Node {
   const std::vector<std::string>& strListAttr(std::string_view name) const;
   const Ints& intsAttr(std::string_view name) const;
 
+  // What an executor derived from the node and keeps with it, so running
+  // the node again skips a lookup (the interpreter: the methods a
+  // call_method names, a const's value attribute). Threads running the
+  // node may set it at once, each to the same value; setting an attribute
+  // clears it.
+  const void* executorCache() const { return executorCache_.load(std::memory_order_acquire); }
+  void setExecutorCache(const void* p) const { executorCache_.store(p, std::memory_order_release); }
+
   // Last-use facts set by Function::number() (ir/liveness.h), valid until
   // the function next changes: whether operand i is the final use of its
   // value (only its last occurrence, and never when the node's blocks use
@@ -238,6 +247,7 @@ class Node {
   std::vector<SourceLoc> inlinedAt_;
   bool backward_ = false;
   std::vector<Value*> orderAfter_;
+  mutable std::atomic<const void*> executorCache_{nullptr};
   std::unique_ptr<Value> token_;
 };
 

@@ -294,14 +294,41 @@ void CompileCache::seedParameterDevices(ir::Function& f, const std::vector<const
   nodes.insert(nodes.begin(), std::make_move_iterator(seeds.begin()), std::make_move_iterator(seeds.end()));
 }
 
+// Whether `args` have signature `sig`, as get() would build it, for
+// arguments on the default device: a call like the last one finds its
+// version without building and hashing a key. Conservative: a signature
+// with symbolic dimensions (from annotations) never matches here.
+static bool matchesSignature(const std::vector<ir::Type>& sig, const std::vector<Value>& args) {
+  if (sig.size() != args.size()) return false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const Value& a = args[i];
+    const ir::Type& t = sig[i];
+    if (!a.is(Kind::Tensor)) {
+      if (t.dtype || t.shape || t.kind != staticType(a).kind) return false;
+      continue;
+    }
+    const Tensor& x = tensorOf(a);
+    if (!t.isTensor() || t.dtype != x.dtype() || !t.shape || t.shape->size() != x.shape().size() ||
+        CompileCache::offDefaultDevice(a))
+      return false;
+    for (size_t d = 0; d < t.shape->size(); ++d)
+      if (!(*t.shape)[d].isKnown() || (*t.shape)[d].size != x.shape()[d]) return false;
+  }
+  return true;
+}
+
 const ir::Function& CompileCache::get(const ir::Function& fn, ModuleInstance& module, const std::vector<Value>& args,
                                       SourceLoc callSite) {
+  Entry& e = entries_[&fn];
+  if (e.last < e.versions.size() && e.deviceAware == 0) {
+    const Version& v = e.versions[e.last];
+    if (!v.stale && matchesSignature(v.signature, args) && staleBinding(v.bindings, module).empty()) return *v.fn;
+  }
   Key key;
   std::vector<ir::Type>& sig = key.types;
   sig.reserve(args.size());
   for (size_t i = 0; i < args.size(); ++i)
     sig.push_back(i < fn.numParams() ? signatureType(staticType(args[i]), fn.paramAnnotation(i)) : staticType(args[i]));
-  Entry& e = entries_[&fn];
   if (e.deviceAware < 0) e.deviceAware = placesWork(*fn.body());
   // Versions of a function that places work, or called with a tensor off
   // the default device, are per argument device and say where each
@@ -314,7 +341,10 @@ const ir::Function& CompileCache::get(const ir::Function& fn, ModuleInstance& mo
   if (auto it = e.index.find(key); it != e.index.end()) {
     Version& v = e.versions[it->second];
     rebound = staleBinding(v.bindings, module);
-    if (rebound.empty()) return *v.fn;
+    if (rebound.empty()) {
+      e.last = key.devices.empty() ? it->second : SIZE_MAX;
+      return *v.fn;
+    }
     // Kept, not freed: a call of it may still be running further up.
     v.stale = true;
     e.index.erase(it);
@@ -333,6 +363,7 @@ const ir::Function& CompileCache::get(const ir::Function& fn, ModuleInstance& mo
   if (options_.compiled) options_.compiled(*copy);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   e.index.emplace(key, e.versions.size());
+  e.last = key.devices.empty() ? e.versions.size() : SIZE_MAX;
   e.versions.push_back({std::move(sig), std::move(g), copy, std::move(bindings), seconds, false});
   if (e.versions.size() > options_.warnAfter && !e.warned) {
     e.warned = true;

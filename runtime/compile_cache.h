@@ -119,6 +119,9 @@ class CompileCache {
     std::unordered_map<Key, size_t, SignatureHash> index;
     bool warned = false;
     int deviceAware = -1;  // whether fn places work on devices (-1: not looked yet)
+    // The version the last call used when it was not per device
+    // (SIZE_MAX: none), tried first.
+    size_t last = SIZE_MAX;
   };
   void explain(const ir::Function& fn, const Entry& e, const std::vector<ir::Type>& sig, SourceLoc callSite,
                const std::string& rebound);

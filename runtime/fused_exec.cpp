@@ -116,7 +116,8 @@ void Interpreter::execFused(const ir::Node& n, Frame& f, uint64_t dying) {
   {
     // Each thread's own slots for the body's values (the caller's frame
     // is read for the inputs only).
-    Frame local{std::vector<Value>(f.slots.size()), f.module, f.self, {}};
+    std::vector<Value> localSlots(f.slots.size());
+    Frame local{localSlots, f.module, f.self, {}};
 #pragma omp for schedule(static)
     for (int64_t t = 0; t < tiles; ++t) {
       if (failure.failed) continue;

@@ -12,6 +12,7 @@
 
 #include "runtime/annotations.h"
 #include "runtime/scalar_ops.h"
+#include "runtime/scratch_values.h"
 #include "support/suggest.h"
 
 namespace nn::rt {
@@ -31,7 +32,6 @@ void CallContext::checkKeywordsUsed(const char* fn) const {
   for (size_t i = 0; i < kwnames.size(); ++i)
     if (!used[i]) fail(loc, std::string(fn) + "() got an unexpected keyword argument '" + kwnames[i] + "'");
 }
-
 
 Interpreter::Interpreter(Host& host, Context& context, InterpreterLimits limits)
     : host_(host), context_(context), limits_(limits), compileCache_(host, context.passes(), CompileOptions{}) {}
@@ -89,16 +89,17 @@ void Interpreter::checkStack(SourceLoc loc) {
 void Interpreter::runMain(ModuleInstance& module, const ir::Graph& g) {
   const ir::Function* main = g.function("__main__");
   if (!main) fail({}, "internal error: module has no __main__");
-  runFunction(*main, module, nullptr, {});
+  std::vector<Value> slots;
+  runFunction(*main, module, nullptr, slots);
 }
 
 Value Interpreter::runFunction(const ir::Function& fn, ModuleInstance& module, const Value* self,
-                               std::vector<Value> args) {
-  Frame f{std::move(args), &module, self, {}};
-  f.slots.resize(fn.numValues());
-  std::vector<Value> out;
-  exec(*fn.body(), f, out);
-  return out.empty() ? Value::none() : out[0];
+                               std::vector<Value>& slots) {
+  slots.resize(fn.numValues());
+  Frame f{slots, &module, self, {}};
+  ScratchValues out;
+  exec(*fn.body(), f, *out);
+  return out->empty() ? Value::none() : std::move((*out)[0]);
 }
 
 // Executes a block; returns its terminator with the terminator's operand
@@ -277,9 +278,10 @@ void Interpreter::execLoop(const ir::Node& n, Frame& f) {
 void Interpreter::execCall(const ir::Node& n, Frame& f, uint64_t dying) {
   const std::vector<std::string>& kwnames = n.strListAttr("kw");
   size_t nargs = n.operands().size() - 1 - kwnames.size();
-  std::vector<Value> args, kwargs;
+  ScratchValues args;
+  std::vector<Value> kwargs;
   // One more: a method call puts its receiver first.
-  args.reserve(nargs + 1);
+  args->reserve(nargs + 1);
   for (size_t i = 0; i < n.operands().size(); ++i) checkDefined(f[n.operand(i)], n.loc());
   // Arguments at their last use are handed over, not shared, so a builtin
   // may reuse their buffers.
@@ -287,9 +289,9 @@ void Interpreter::execCall(const ir::Node& n, Frame& f, uint64_t dying) {
     bool handOver = ir::Node::dies(dying, i) && n.operand(i) != n.operand(0);  // f(f) still needs the callee
     return handOver ? std::move(f[n.operand(i)]) : f[n.operand(i)];
   };
-  for (size_t i = 0; i < nargs; ++i) args.push_back(arg(1 + i));
+  for (size_t i = 0; i < nargs; ++i) args->push_back(arg(1 + i));
   for (size_t i = 0; i < kwnames.size(); ++i) kwargs.push_back(arg(1 + nargs + i));
-  f[n.result(0)] = call(f[n.operand(0)], std::move(args), kwnames, std::move(kwargs), n.loc());
+  f[n.result(0)] = callWith(f[n.operand(0)], *args, kwnames, kwargs, n.loc());
 }
 
 Value Interpreter::attributeOf(const Value& obj, const std::string& name, SourceLoc loc) {
@@ -307,26 +309,30 @@ Value Interpreter::attributeOf(const Value& obj, const std::string& name, Source
 // its errors.
 void Interpreter::execCallMethod(const ir::Node& n, Frame& f, uint64_t dying) {
   const std::vector<std::string>& kwnames = n.strListAttr("kw");
-  const std::string& name = n.strAttr("name");
+  // The name's methods, looked up on the node's first run.
+  const auto* methods = static_cast<const MethodsNamed*>(n.executorCache());
+  if (!methods && (methods = host_.methodsNamed(n.strAttr("name")))) n.setExecutorCache(methods);
+  const std::string& name = methods ? methods->name : n.strAttr("name");
   size_t nargs = n.operands().size() - 1 - kwnames.size();
   for (size_t i = 0; i < n.operands().size(); ++i) checkDefined(f[n.operand(i)], n.loc());
   // Only an operand's last occurrence dies, so a moved one is read nowhere
   // after (xs.append(xs) copies both).
   auto arg = [&](size_t i) { return ir::Node::dies(dying, i) ? std::move(f[n.operand(i)]) : f[n.operand(i)]; };
-  std::vector<Value> args, kwargs;
-  args.reserve(nargs + 1);
-  BuiltinFn fn = host_.method(f[n.operand(0)].kind(), name);
+  ScratchValues args;
+  std::vector<Value> kwargs;
+  args->reserve(nargs + 1);
+  BuiltinFn fn = methods ? methods->of(f[n.operand(0)].kind()) : nullptr;
   Value callee = fn ? Value() : attributeOf(f[n.operand(0)], name, n.loc());
-  if (fn) args.push_back(arg(0));
-  for (size_t i = 0; i < nargs; ++i) args.push_back(arg(1 + i));
+  if (fn) args->push_back(arg(0));
+  for (size_t i = 0; i < nargs; ++i) args->push_back(arg(1 + i));
   for (size_t i = 0; i < kwnames.size(); ++i) kwargs.push_back(arg(1 + nargs + i));
   if (!fn) {
-    f[n.result(0)] = call(callee, std::move(args), kwnames, std::move(kwargs), n.loc());
+    f[n.result(0)] = callWith(callee, *args, kwnames, kwargs, n.loc());
     return;
   }
   CallContext ctx{*this, n.loc(), kwnames, kwargs, name};
   ctx.receiverFirst = true;
-  f[n.result(0)] = fn(ctx, args);
+  f[n.result(0)] = fn(ctx, *args);
 }
 
 // f(a, *xs, k=v, **kw): `spread` says what each argument operand is (see
@@ -375,6 +381,11 @@ void Interpreter::execCallUnpacked(const ir::Node& n, Frame& f) {
 
 Value Interpreter::call(const Value& callee, std::vector<Value> args, const std::vector<std::string>& kwnames,
                         std::vector<Value> kwargs, SourceLoc loc) {
+  return callWith(callee, args, kwnames, kwargs, loc);
+}
+
+Value Interpreter::callWith(const Value& callee, std::vector<Value>& args, const std::vector<std::string>& kwnames,
+                            std::vector<Value>& kwargs, SourceLoc loc) {
   switch (callee.kind()) {
     case Kind::Function: return callFunction(callee, args, kwnames, kwargs, loc);
     case Kind::Builtin: {
@@ -397,12 +408,18 @@ Value Interpreter::call(const Value& callee, std::vector<Value> args, const std:
 // arguments fill the positional parameters, extras go to `*args`; keywords
 // name any parameter but `*args`/`**kwargs`, unknown ones go to `**kwargs`;
 // then defaults fill what is left.
-std::vector<Value> Interpreter::bindParams(const FunctionObj& fo, std::vector<Value>& args,
-                                           const std::vector<std::string>& kwnames, std::vector<Value>& kwargs,
-                                           SourceLoc loc) {
+void Interpreter::bindParams(const FunctionObj& fo, std::vector<Value>& args, const std::vector<std::string>& kwnames,
+                             std::vector<Value>& kwargs, SourceLoc loc, std::vector<Value>& params) {
   const ir::Function& fn = *fo.fn;
   using ir::ParamKind;
   size_t nparams = fn.numParams(), npositional = fn.numPositional();
+  // The common call: every parameter positional and passed so.
+  if (kwnames.empty() && args.size() == nparams && npositional == nparams) {
+    params.reserve(nparams + fo.captures.size());
+    for (Value& a : args) params.push_back(std::move(a));
+    params.insert(params.end(), fo.captures.begin(), fo.captures.end());
+    return;
+  }
   const auto& names = fn.paramNames();
   std::optional<size_t> varArgs, varKeywords;
   if (fn.varArgsIndex() >= 0) varArgs = static_cast<size_t>(fn.varArgsIndex());
@@ -410,8 +427,7 @@ std::vector<Value> Interpreter::bindParams(const FunctionObj& fo, std::vector<Va
   if (args.size() > npositional && !varArgs)
     fail(loc, fo.name + "() takes " + std::to_string(npositional) + " positional argument" +
                   (npositional == 1 ? "" : "s") + " but " + std::to_string(args.size()) + " were given");
-  // Parameters then captures, in the order of the body's arguments.
-  std::vector<Value> params(nparams + fo.captures.size());
+  params.resize(nparams + fo.captures.size());
   std::vector<bool> bound(nparams, false);
   for (size_t i = 0; i < args.size() && i < npositional; ++i) {
     params[i] = std::move(args[i]);
@@ -463,7 +479,6 @@ std::vector<Value> Interpreter::bindParams(const FunctionObj& fo, std::vector<Va
     params[i] = fo.defaults[i - firstDefault];
   }
   for (size_t c = 0; c < fo.captures.size(); ++c) params[nparams + c] = fo.captures[c];
-  return params;
 }
 
 void Interpreter::enter(SourceLoc loc) {
@@ -480,22 +495,24 @@ Value Interpreter::callFunction(const Value& fnValue, std::vector<Value>& args,
                                 SourceLoc loc) {
   const FunctionObj& fo = fnValue.as<FunctionObj>();
   const ir::Function& fn = *fo.fn;
-  std::vector<Value> params = bindParams(fo, args, kwnames, kwargs, loc);
+  ScratchValues params;
+  bindParams(fo, args, kwnames, kwargs, loc, *params);
 
   // Annotations are checked at the call, in every mode.
   bool annotated = hasAnnotations(fn);
   DimBindings bindings;
-  if (annotated) checkArguments(fn, fo.name, params, loc, bindings);
+  if (annotated) checkArguments(fn, fo.name, *params, loc, bindings);
   enter(loc);
   Value r;
   try {
     // Graph mode runs the version compiled for these argument types;
     // compile errors are reported with this call in their trace.
     bool graph = fo.forceJit || (graphMode_ && !fo.forceEager);
-    const ir::Function& run = graph ? compileCache_.get(fn, *fo.module, params, loc) : fn;
-    std::vector<Value> slots(run.numValues());
-    for (size_t i = 0; i < params.size(); ++i) slots[run.body()->arg(i)->id()] = std::move(params[i]);
-    r = runFunction(run, *fo.module, &fnValue, std::move(slots));
+    const ir::Function& run = graph ? compileCache_.get(fn, *fo.module, *params, loc) : fn;
+    ScratchValues slots;
+    slots->resize(run.numValues());
+    for (size_t i = 0; i < params->size(); ++i) (*slots)[run.body()->arg(i)->id()] = std::move((*params)[i]);
+    r = runFunction(run, *fo.module, &fnValue, *slots);
   } catch (NnError& e) {
     --depth_;
     if (loc.valid()) e.diag().callers.push_back(loc);  // not for a host application's call (nn_call)
@@ -513,7 +530,8 @@ std::optional<Value> Interpreter::callGradient(const Value& fnValue, std::vector
   const FunctionObj& fo = fnValue.as<FunctionObj>();
   bool graph = fo.forceJit || (graphMode_ && !fo.forceEager);
   if (!graph || hasAnnotations(*fo.fn)) return std::nullopt;
-  std::vector<Value> params = bindParams(fo, args, kwnames, kwargs, loc);
+  std::vector<Value> params;
+  bindParams(fo, args, kwnames, kwargs, loc, params);
   enter(loc);
   Value r;
   try {
@@ -525,7 +543,7 @@ std::optional<Value> Interpreter::callGradient(const Value& fnValue, std::vector
     }
     std::vector<Value> slots(run->numValues());
     for (size_t i = 0; i < params.size(); ++i) slots[run->body()->arg(i)->id()] = std::move(params[i]);
-    r = runFunction(*run, *fo.module, &fnValue, std::move(slots));
+    r = runFunction(*run, *fo.module, &fnValue, slots);
   } catch (NnError& e) {
     --depth_;
     if (loc.valid()) e.diag().callers.push_back(loc);  // not for a host application's call (nn_call)

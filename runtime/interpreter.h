@@ -57,7 +57,7 @@ struct TrackedVars {
 };
 
 struct Frame {
-  std::vector<Value> slots;
+  std::vector<Value>& slots;  // the caller's (runFunction)
   ModuleInstance* module;
   const Value* self;
   // Per active `try` of this frame, innermost last: the last value each
@@ -87,6 +87,22 @@ struct CallContext {
   bool receiverFirst = false;
 };
 
+// The methods of one name, by receiver kind (null where that kind has
+// none): what a call_method node resolves its name to, once.
+struct MethodsNamed {
+  std::string name;
+  BuiltinFn list = nullptr, dict = nullptr, str = nullptr, tuple = nullptr;
+  BuiltinFn of(Kind receiver) const {
+    switch (receiver) {
+      case Kind::List: return list;
+      case Kind::Dict: return dict;
+      case Kind::Str: return str;
+      case Kind::Tuple: return tuple;
+      default: return nullptr;
+    }
+  }
+};
+
 // What the interpreter needs from the layers above it (stdlib, embedding).
 class StatusLine;
 
@@ -100,9 +116,10 @@ class Host {
   }
   // Attributes of non-module values: methods of lists, dicts, strings.
   virtual Value attribute(const Value& obj, const std::string& name, SourceLoc loc) = 0;
-  // The method `name` of a list, dict, str or tuple (`receiver`), called
-  // with the receiver first (a call_method node); null when there is none.
-  virtual BuiltinFn method(Kind receiver, const std::string& name) = 0;
+  // The list, dict, str and tuple methods named `name`, which a
+  // call_method node calls with the receiver first; null when no kind has
+  // one. The record lives as long as the program.
+  virtual const MethodsNamed* methodsNamed(const std::string& name) = 0;
   virtual Value importModule(const std::string& name, bool bindTop, ModuleInstance& from, SourceLoc loc) = 0;
   // Runs tensor op `op` (one that is not a value op) on its parameters,
   // one per parameter of its signature (stdlib/op_call.h).
@@ -117,7 +134,10 @@ class Host {
 
 // Fails with "name 'x' is not defined" when v is a variable read before
 // assignment.
-void checkDefined(const Value& v, SourceLoc loc);
+[[noreturn]] void undefinedError(const Value& v, SourceLoc loc);
+inline void checkDefined(const Value& v, SourceLoc loc) {
+  if (v.is(Kind::Undef)) undefinedError(v, loc);
+}
 
 // The for-loop protocol (the ops iter, iter_len, iter_item): `iterable`
 // gives an indexable view of a value (itself for ranges, lists, tuples,
@@ -148,6 +168,9 @@ class Interpreter {
     static const std::vector<std::string> none;
     return call(callee, std::move(args), none, {}, loc);
   }
+  // call() on vectors the caller keeps (a called builtin may change them).
+  Value callWith(const Value& callee, std::vector<Value>& args, const std::vector<std::string>& kwnames,
+                 std::vector<Value>& kwargs, SourceLoc loc);
 
   Host& host() { return host_; }
   Context& context() { return context_; }
@@ -209,8 +232,10 @@ class Interpreter {
   // differentiate), for the caller's tape to do it.
   std::optional<Value> callGradient(const Value& fn, std::vector<Value> args, const std::vector<std::string>& kwnames,
                                     std::vector<Value> kwargs, const GradientSpec& spec, SourceLoc loc);
-  // Runs `fn` (of `module`) with its body's arguments `slots0`.
-  Value runFunction(const ir::Function& fn, ModuleInstance& module, const Value* self, std::vector<Value> slots0);
+  // Runs `fn` (of `module`) in a frame of `slots`, which hold the body's
+  // arguments at their ids when it starts and what the frame left when it
+  // returns (the caller empties them: its buffer is reused).
+  Value runFunction(const ir::Function& fn, ModuleInstance& module, const Value* self, std::vector<Value>& slots);
 
   // The items of an unpacked iterable (`a, b = v`, `f(*v)`, enumerate(v)):
   // a tensor's rows (recorded on the tape), a str's characters, a dict's
@@ -222,9 +247,10 @@ class Interpreter {
   // interrupts and tracing as this class does.
   friend class GraphExecutor;
   // A call's parameters (positional, keyword, defaults) then captures,
-  // in the order of the body's arguments.
-  std::vector<Value> bindParams(const FunctionObj& fo, std::vector<Value>& args,
-                                const std::vector<std::string>& kwnames, std::vector<Value>& kwargs, SourceLoc loc);
+  // in the order of the body's arguments, into `params` (empty); takes
+  // the arguments' values.
+  void bindParams(const FunctionObj& fo, std::vector<Value>& args, const std::vector<std::string>& kwnames,
+                  std::vector<Value>& kwargs, SourceLoc loc, std::vector<Value>& params);
   // Counts a call in (recursion and stack limits, Ctrl-C); the caller
   // decrements depth_ when it returns.
   void enter(SourceLoc loc);

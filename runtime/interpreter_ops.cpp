@@ -35,9 +35,7 @@ static Value inplaceListOp(Op op, const Value& list, const Value& rhs, SourceLoc
   return list;
 }
 
-void checkDefined(const Value& v, SourceLoc loc) {
-  if (v.is(Kind::Undef)) fail(loc, "name '" + v.asStr() + "' is not defined");
-}
+void undefinedError(const Value& v, SourceLoc loc) { fail(loc, "name '" + v.asStr() + "' is not defined"); }
 
 Value iterable(const Value& v, SourceLoc loc) {
   switch (v.kind()) {
@@ -105,7 +103,9 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
 
   switch (op) {
     case Op::Const: {
-      const ir::Attr* a = n.attr("value");
+      // The node's value attribute, found on its first run.
+      const auto* a = static_cast<const ir::Attr*>(n.executorCache());
+      if (!a && (a = n.attr("value"))) n.setExecutorCache(a);
       set(a ? attrValue(*a) : Value::none());
       return;
     }

@@ -214,7 +214,8 @@ std::vector<Value> Tape::gradients(const Value& output, const Value& seedValue, 
     values_.clear();
     tracked_.clear();
   }
-  Value computed = interp_.runFunction(*backward, module_, nullptr, std::move(args));
+  Value computed = interp_.runFunction(*backward, module_, nullptr, args);
+  args.clear();
   const std::vector<Value>& items = computed.as<SeqObj>().items;
   size_t next = 0;
   for (size_t i = 0; i < adjoints.size(); ++i) grads.push_back(adjoints[i] ? items[next++] : zerosLike(inputs[i]));

@@ -19,6 +19,9 @@ rt::Value attribute(const rt::Value& obj, const std::string& name, SourceLoc loc
 // The method `name` of lists, dicts, strs or tuples (`receiver`), which a
 // bound method calls with its receiver first; null when there is none.
 rt::BuiltinFn hostMethod(rt::Kind receiver, const std::string& name);
+// The methods named `name` of every receiver kind, or null (a call_method
+// node's lookup, made once per node).
+const rt::MethodsNamed* methodsNamed(const std::string& name);
 // The names attribute() answers for obj, sorted (dir(x)).
 std::vector<std::string> attributeNames(const rt::Value& obj);
 

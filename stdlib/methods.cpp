@@ -22,8 +22,8 @@ std::vector<Value>& items(std::vector<Value>& args) { return args[0].as<SeqObj>(
 // ---- list ----
 Value lAppend(CallContext& c, std::vector<Value>& a) {
   checkArity(c, a, 2, 2);
-  a[0].as<SeqObj>().append(a[1]);
   c.interp.context().cycles().noteStore(a[0], a[1]);
+  a[0].as<SeqObj>().append(std::move(a[1]));
   return Value::none();
 }
 Value lExtend(CallContext& c, std::vector<Value>& a) {
@@ -212,6 +212,23 @@ rt::BuiltinFn hostMethod(Kind receiver, const std::string& name) {
   if (!table) return nullptr;
   for (const HostMethod& m : *table)
     if (m.name == name) return m.fn;
+  return nullptr;
+}
+
+const rt::MethodsNamed* methodsNamed(const std::string& name) {
+  // One record per name any list, dict, str or tuple method has (the IR's
+  // list of them is that union: OpTable.HostMethodNamesAreTheStdlibMethods).
+  static const std::vector<rt::MethodsNamed> records = [] {
+    std::vector<rt::MethodsNamed> out;
+    for (std::string_view n : ir::hostMethodNames()) {
+      std::string name(n);
+      out.push_back({name, hostMethod(Kind::List, name), hostMethod(Kind::Dict, name), hostMethod(Kind::Str, name),
+                     hostMethod(Kind::Tuple, name)});
+    }
+    return out;
+  }();
+  for (const rt::MethodsNamed& r : records)
+    if (r.name == name) return &r;
   return nullptr;
 }
 

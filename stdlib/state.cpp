@@ -401,7 +401,7 @@ Value State::attribute(const Value& obj, const std::string& name, SourceLoc loc)
   return stdlib::attribute(obj, name, loc);
 }
 
-rt::BuiltinFn State::method(rt::Kind receiver, const std::string& name) { return stdlib::hostMethod(receiver, name); }
+const rt::MethodsNamed* State::methodsNamed(const std::string& name) { return stdlib::methodsNamed(name); }
 
 Value State::importModule(const std::string& name, bool bindTop, rt::ModuleInstance& from, SourceLoc loc) {
   std::string rel = name;

@@ -141,7 +141,7 @@ class State : public rt::Host {
   rt::Value builtin(const std::string& name, SourceLoc loc) override;
   rt::Value hostFunction(const std::string& name, SourceLoc loc) override;
   rt::Value attribute(const rt::Value& obj, const std::string& name, SourceLoc loc) override;
-  rt::BuiltinFn method(rt::Kind receiver, const std::string& name) override;
+  const rt::MethodsNamed* methodsNamed(const std::string& name) override;
   rt::Value importModule(const std::string& name, bool bindTop, rt::ModuleInstance& from, SourceLoc loc) override;
   rt::Value runTensorOp(rt::Interpreter& interp, ir::Op op, std::vector<rt::Value>& params, SourceLoc loc) override;
   std::ostream& out() override { return out_; }

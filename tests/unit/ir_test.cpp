@@ -40,6 +40,21 @@ TEST(Builder, BuildsAndVerifiesAFunction) {
   EXPECT_NE(text.find("%1 = add %x, %0 : any"), std::string::npos) << text;
 }
 
+// An executor's cached fact about a node (a const's attribute, a
+// call_method's methods) does not outlive a change to the node's
+// attributes, which may move them.
+TEST(Node, SettingAnAttributeClearsTheExecutorCache) {
+  Graph g;
+  Function* f = g.addFunction("f", {});
+  Node* c = build(f->body(), Op::Const, {}, {}, 1);
+  c->setAttr("value", int64_t(1));
+  EXPECT_EQ(c->executorCache(), nullptr);
+  c->setExecutorCache(c->attr("value"));
+  EXPECT_EQ(c->executorCache(), c->attr("value"));
+  c->setAttr("a_name_sorted_first", true);
+  EXPECT_EQ(c->executorCache(), nullptr);
+}
+
 TEST(Verifier, RejectsUseBeforeDefinition) {
   Graph g;
   Function* f = g.addFunction("f", {});
