@@ -139,7 +139,8 @@ const std::vector<std::string_view>& hostMethodNames() {
       "keys", "values", "items", "get", "update", "setdefault", "popitem",
       // str (index and count above; so are a tuple's)
       "join", "split", "rsplit", "splitlines", "strip", "lstrip", "rstrip", "upper", "lower", "swapcase",
-      "capitalize", "title", "casefold", "isalpha", "isdigit", "isalnum", "isspace", "isupper", "islower", "find",
+      "capitalize", "title", "casefold", "isalpha", "isdigit", "isalnum", "isspace", "isupper", "islower",
+      "isdecimal", "isnumeric", "isprintable", "isascii", "isidentifier", "find",
       "rfind", "rindex", "startswith", "endswith", "partition", "rpartition", "replace", "removeprefix",
       "removesuffix", "ljust", "rjust", "center", "zfill", "format"};
   return names;

@@ -13,6 +13,7 @@
 #include "runtime/scalar_ops.h"
 #include "runtime/status_line.h"
 #include "runtime/tape.h"
+#include "runtime/unicode.h"
 #include "runtime/tensor_ops.h"
 #include "stdlib/builtins.h"
 #include "stdlib/help.h"
@@ -261,11 +262,26 @@ Value bDivmod(CallContext& c, std::vector<Value>& args) {
                     binaryOp(ir::Op::Mod, args[0], args[1], c.loc)});
 }
 
-std::string strip(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\n\r\f\v");
+// A number's text as int() and float() read it, as Python's: Unicode
+// decimal digits as ASCII ones (٣ as 3) and whitespace as spaces (other
+// non-ASCII characters as '?', in no number), stripped, and the
+// underscores that separate two digits dropped (PEP 515: 1_000); empty
+// when an underscore stands anywhere else.
+std::string numberText(const std::string& s) {
+  std::string ascii = asciiDigitsAndSpaces(s);
+  size_t b = ascii.find_first_not_of(' ');
   if (b == std::string::npos) return "";
-  size_t e = s.find_last_not_of(" \t\n\r\f\v");
-  return s.substr(b, e - b + 1);
+  size_t e = ascii.find_last_not_of(' ');
+  auto digit = [](char ch) { return ch >= '0' && ch <= '9'; };
+  std::string out;
+  for (size_t i = b; i <= e; ++i) {
+    if (ascii[i] != '_') {
+      out += ascii[i];
+      continue;
+    }
+    if (i == b || i == e || !digit(ascii[i - 1]) || !digit(ascii[i + 1])) return "";
+  }
+  return out;
 }
 
 Value bInt(CallContext& c, std::vector<Value>& args) {
@@ -282,9 +298,7 @@ Value bInt(CallContext& c, std::vector<Value>& args) {
     return Value::integer(static_cast<int64_t>(t));
   }
   if (v.is(Kind::Str)) {
-    std::string s;
-    for (char ch : strip(v.asStr()))
-      if (ch != '_') s += ch;
+    std::string s = numberText(v.asStr());
     char* end = nullptr;
     errno = 0;
     long long i = s.empty() ? 0 : std::strtoll(s.c_str(), &end, 10);
@@ -301,7 +315,7 @@ Value bFloat(CallContext& c, std::vector<Value>& args) {
   Value v = args[0].is(Kind::Tensor) ? item(tensorOf(args[0]), c.loc) : args[0];
   if (v.isNumber()) return Value::real(v.asFloat());
   if (v.is(Kind::Str)) {
-    std::string s = strip(v.asStr());
+    std::string s = numberText(v.asStr());
     std::string lower;
     for (char ch : s) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     if (lower == "inf" || lower == "+inf" || lower == "infinity") return Value::real(HUGE_VAL);

@@ -66,65 +66,70 @@ size_t previousStart(const std::string& s, size_t e) {
   return decodeUtf8(s, b).len == e - b ? b : e - 1;
 }
 
-// Letter case by the locale's classes; a titlecase letter (ǅ) is in both,
-// and is neither upper nor lower case for Python, but cased.
-bool isUpper(char32_t c) { return hasClass(std::ctype_base::upper, c) && !hasClass(std::ctype_base::lower, c); }
-bool isLower(char32_t c) { return hasClass(std::ctype_base::lower, c) && !hasClass(std::ctype_base::upper, c); }
-bool isCased(char32_t c) { return hasClass(std::ctype_base::upper, c) || hasClass(std::ctype_base::lower, c); }
+// How recased() changes a code point's case: kept, or to its full upper,
+// lower or title case mapping.
+enum class Case { Keep, Upper, Lower, Title };
 
-// How a code point's case changes: kept, or to its upper, lower or title
-// case form, or folded for caseless comparison.
-enum class Case { Keep, Upper, Lower, Title, Fold };
-
-// The one-to-many mappings of Unicode's SpecialCasing that Latin text
-// meets (ß and the ligatures ﬀ to ﬆ), as Python makes them; null for a
-// code point that maps to one.
-const char* specialCase(char32_t c, Case to) {
-  struct Special {
-    char32_t cp;
-    const char *upper, *title, *fold;
-  };
-  static const Special table[] = {{0xDF, "SS", "Ss", "ss"},     {0xFB00, "FF", "Ff", "ff"},  {0xFB01, "FI", "Fi", "fi"},
-                                  {0xFB02, "FL", "Fl", "fl"},   {0xFB03, "FFI", "Ffi", "ffi"},
-                                  {0xFB04, "FFL", "Ffl", "ffl"}, {0xFB05, "ST", "St", "st"},  {0xFB06, "ST", "St", "st"}};
-  if (to == Case::Keep || to == Case::Lower) return nullptr;
-  for (const Special& sp : table)
-    if (sp.cp == c) return to == Case::Upper ? sp.upper : to == Case::Title ? sp.title : sp.fold;
-  return nullptr;
-}
-
-// A letter's title case: its upper case, but for the Latin digraphs, whose
-// title case is their middle form (ǆ to ǅ, not Ǆ).
-char32_t titleCase(char32_t c) {
-  for (char32_t first : {0x1C4, 0x1C7, 0x1CA, 0x1F1})
-    if (c >= first && c < first + 3) return first + 1;
-  return toUpper(c);
+// Python's lowering of a capital sigma at byte b (of n bytes): final (ς)
+// when a cased letter comes before it and none after, case-ignorable
+// characters (apostrophes, accents) skipped on both sides.
+char32_t lowerSigma(const std::string& s, size_t b, size_t n) {
+  size_t i = b;
+  char32_t before = 0;
+  while (i > 0) {
+    i = previousStart(s, i);
+    before = decodeUtf8(s, i).cp;
+    if (!isCaseIgnorable(before)) break;
+    before = 0;
+  }
+  if (!before || !isCased(before)) return 0x3C3;
+  for (size_t j = b + n; j < s.size();) {
+    CodePoint p = decodeUtf8(s, j);
+    if (!isCaseIgnorable(p.cp)) return isCased(p.cp) ? 0x3C3 : 0x3C2;
+    j += p.len;
+  }
+  return 0x3C2;
 }
 
 // s with each code point's case changed as `caseOf(cp, index)` says; a
-// malformed byte is kept as it is.
+// malformed byte is kept as it is. Runs of code points changed alike are
+// mapped together (a title case, and a capital sigma's lowering, which
+// needs the whole str's context, alone).
 template <class CaseOf>
 std::string recased(const std::string& s, CaseOf caseOf) {
   std::string out;
   out.reserve(s.size());
+  size_t runStart = 0;
+  Case run = Case::Keep;
+  auto flush = [&](size_t end) {
+    if (run == Case::Keep) out.append(s, runStart, end - runStart);
+    else appendCaseMapped(s.data() + runStart, end - runStart, run == Case::Upper ? CaseMapping::Upper
+                                                                : run == Case::Lower ? CaseMapping::Lower
+                                                                                     : CaseMapping::Title,
+                          out);
+    runStart = end;
+  };
   size_t index = 0;
   for (size_t i = 0; i < s.size(); ++index) {
     CodePoint p = static_cast<unsigned char>(s[i]) < 0x80 ? CodePoint{static_cast<unsigned char>(s[i]), 1}
                                                            : decodeUtf8(s, i);
-    i += p.len;
-    if (p.malformed) {
-      out += s[i - 1];
-      continue;
+    Case to = p.malformed ? Case::Keep : caseOf(p.cp, index);
+    bool alone = to == Case::Title || (to == Case::Lower && p.cp == 0x3A3);
+    if (to != run || alone) {
+      flush(i);
+      run = to;
     }
-    Case to = caseOf(p.cp, index);
-    const char* special = p.cp < 0x80 ? nullptr : specialCase(p.cp, to);
-    if (special) out += special;
-    else appendUtf8(to == Case::Upper ? toUpper(p.cp)
-                    : to == Case::Title ? titleCase(p.cp)
-                    : to == Case::Lower || to == Case::Fold ? toLower(p.cp)
-                                                            : p.cp,
-                    out);
+    if (alone && to == Case::Lower) {
+      appendUtf8(lowerSigma(s, i, p.len), out);
+      runStart = i + p.len;
+      run = Case::Keep;
+    } else if (alone) {
+      flush(i + p.len);
+      run = Case::Keep;
+    }
+    i += p.len;
   }
+  flush(s.size());
   return out;
 }
 
@@ -331,17 +336,18 @@ Value caseImpl(CallContext& c, std::vector<Value>& a, CaseOf caseOf) {
   checkArity(c, a, 1, 1);
   return Value::str(recased(self(a), caseOf));
 }
-Value sUpper(CallContext& c, std::vector<Value>& a) {
-  return caseImpl(c, a, [](char32_t, size_t) { return Case::Upper; });
+// Whole strs through the mapping (the final sigma's context is there).
+Value mapImpl(CallContext& c, std::vector<Value>& a, CaseMapping m) {
+  checkArity(c, a, 1, 1);
+  return Value::str(caseMapped(self(a), m));
 }
-Value sLower(CallContext& c, std::vector<Value>& a) {
-  return caseImpl(c, a, [](char32_t, size_t) { return Case::Lower; });
-}
-Value sCasefold(CallContext& c, std::vector<Value>& a) {
-  return caseImpl(c, a, [](char32_t, size_t) { return Case::Fold; });
-}
+Value sUpper(CallContext& c, std::vector<Value>& a) { return mapImpl(c, a, CaseMapping::Upper); }
+Value sLower(CallContext& c, std::vector<Value>& a) { return mapImpl(c, a, CaseMapping::Lower); }
+Value sCasefold(CallContext& c, std::vector<Value>& a) { return mapImpl(c, a, CaseMapping::Fold); }
 Value sSwapcase(CallContext& c, std::vector<Value>& a) {
-  return caseImpl(c, a, [](char32_t cp, size_t) { return isUpper(cp) ? Case::Lower : isLower(cp) ? Case::Upper : Case::Keep; });
+  return caseImpl(c, a, [](char32_t cp, size_t) {
+    return isUppercase(cp) ? Case::Lower : isLowercase(cp) ? Case::Upper : Case::Keep;
+  });
 }
 // The first code point in title case, the rest in lower case.
 Value sCapitalize(CallContext& c, std::vector<Value>& a) {
@@ -360,36 +366,52 @@ Value sTitle(CallContext& c, std::vector<Value>& a) {
 
 // ---- character classes ----
 
-Value sIsalpha(CallContext& c, std::vector<Value>& a) {
+// Whether every code point satisfies `pred`; `empty`: the answer for "".
+template <class Pred>
+Value allCodePoints(CallContext& c, std::vector<Value>& a, Pred pred, bool empty = false) {
   checkArity(c, a, 1, 1);
-  return Value::boolean(allOf(self(a), [](char32_t cp) { return hasClass(std::ctype_base::alpha, cp); }));
+  const std::string& s = self(a);
+  return Value::boolean(s.empty() ? empty : allOf(s, pred));
 }
-Value sIsdigit(CallContext& c, std::vector<Value>& a) {
-  checkArity(c, a, 1, 1);
-  return Value::boolean(allOf(self(a), [](char32_t cp) { return hasClass(std::ctype_base::digit, cp); }));
-}
+Value sIsalpha(CallContext& c, std::vector<Value>& a) { return allCodePoints(c, a, isAlpha); }
+Value sIsdecimal(CallContext& c, std::vector<Value>& a) { return allCodePoints(c, a, isDecimal); }
+Value sIsdigit(CallContext& c, std::vector<Value>& a) { return allCodePoints(c, a, isDigit); }
+Value sIsnumeric(CallContext& c, std::vector<Value>& a) { return allCodePoints(c, a, isNumeric); }
 Value sIsalnum(CallContext& c, std::vector<Value>& a) {
-  checkArity(c, a, 1, 1);
-  return Value::boolean(allOf(self(a), [](char32_t cp) { return hasClass(std::ctype_base::alnum, cp); }));
+  return allCodePoints(c, a, [](char32_t cp) { return isAlpha(cp) || isNumeric(cp); });
 }
-Value sIsspace(CallContext& c, std::vector<Value>& a) {
+Value sIsspace(CallContext& c, std::vector<Value>& a) { return allCodePoints(c, a, isPythonSpace); }
+Value sIsprintable(CallContext& c, std::vector<Value>& a) { return allCodePoints(c, a, isPrintable, true); }
+Value sIsascii(CallContext& c, std::vector<Value>& a) {
   checkArity(c, a, 1, 1);
-  return Value::boolean(allOf(self(a), isPythonSpace));
+  const std::string& s = self(a);
+  return Value::boolean(std::all_of(s.begin(), s.end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x80; }));
 }
-// isupper and islower: some letter is in that case, and no cased letter
-// is not.
+Value sIsidentifier(CallContext& c, std::vector<Value>& a) {
+  checkArity(c, a, 1, 1);
+  const std::string& s = self(a);
+  bool first = true;
+  return Value::boolean(!s.empty() && allOf(s, [&](char32_t cp) {
+    bool ok = first ? isIdentifierStart(cp) : isIdentifierContinue(cp);
+    first = false;
+    return ok;
+  }));
+}
+// isupper and islower: some character is in that case, and none is in
+// the other case or in title case (Python's rule).
 Value caseTest(CallContext& c, std::vector<Value>& a, bool upperCase) {
   checkArity(c, a, 1, 1);
-  bool cased = false, other = false;
+  bool cased = false;
   const std::string& s = self(a);
   for (size_t i = 0; i < s.size();) {
     CodePoint p = decodeUtf8(s, i);
-    bool wanted = upperCase ? isUpper(p.cp) : isLower(p.cp);
+    bool wanted = upperCase ? isUppercase(p.cp) : isLowercase(p.cp);
+    bool other = upperCase ? isLowercase(p.cp) : isUppercase(p.cp);
+    if (other || isTitlecase(p.cp)) return Value::boolean(false);
     cased |= wanted;
-    other |= isCased(p.cp) && !wanted;  // the other case, or title case (ǅ)
     i += p.len;
   }
-  return Value::boolean(cased && !other);
+  return Value::boolean(cased);
 }
 Value sIsupper(CallContext& c, std::vector<Value>& a) { return caseTest(c, a, true); }
 Value sIslower(CallContext& c, std::vector<Value>& a) { return caseTest(c, a, false); }
@@ -585,6 +607,9 @@ const std::vector<HostMethod>& strMethods() {
       {"capitalize", sCapitalize}, {"title", sTitle},
       {"casefold", sCasefold},    {"isalpha", sIsalpha},
       {"isdigit", sIsdigit},   {"isalnum", sIsalnum},
+      {"isdecimal", sIsdecimal}, {"isnumeric", sIsnumeric},
+      {"isprintable", sIsprintable}, {"isascii", sIsascii},
+      {"isidentifier", sIsidentifier},
       {"isspace", sIsspace},   {"isupper", sIsupper},
       {"islower", sIslower},   {"find", sFind},
       {"rfind", sRfind},       {"index", sIndex},
