@@ -183,10 +183,13 @@ class Node {
   Value* operand(size_t i) const { return operands_[i]; }
   void addOperand(Value* v) { operands_.push_back(v); }
   void setOperand(size_t i, Value* v) { operands_[i] = v; }
+  void removeOperand(size_t i) { operands_.erase(operands_.begin() + static_cast<std::ptrdiff_t>(i)); }
 
   size_t numResults() const { return results_.size(); }
   Value* result(size_t i = 0) const { return results_[i].get(); }
   Value* addResult(Type t);
+  // Removes result i, which nothing may use.
+  void removeResult(size_t i) { results_.erase(results_.begin() + static_cast<std::ptrdiff_t>(i)); }
   // Takes over `other`'s results (their uses now see this node's values);
   // for a pass replacing a node by an equivalent one.
   void adoptResults(Node& other);

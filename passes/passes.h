@@ -92,6 +92,11 @@ bool bindMethods(ir::Graph& g, PassContext& ctx);
 // Order edges between effects and nodes that may raise (the last pass).
 bool orderEffects(ir::Graph& g, PassContext& ctx);
 
+// Merges an `if` on a flag into the `if` before it that set the flag in
+// each branch (early returns and breaks), and drops the results of ifs
+// that nothing reads.
+bool mergeIfs(ir::Graph& g, PassContext& ctx);
+
 // Removes nodes whose results are never used and that neither have an
 // effect nor may raise (passes/effects.h).
 bool deadCodeElimination(ir::Graph& g, PassContext& ctx);

@@ -43,6 +43,9 @@ const std::vector<PassInfo>& pipeline() {
       {"cse", commonSubexpressions},
       {"licm", hoistLoopInvariants},
       {"cse", commonSubexpressions},
+      // After autodiff, whose backward follows the ifs as the program has
+      // them; before dce, which removes the flags' constants.
+      {"merge-ifs", mergeIfs},
       {"dce", deadCodeElimination},
       {"take-items", takeItems},
       // Before fuse-elementwise, which would take the bias add into a group.
