@@ -117,15 +117,12 @@ std::string recased(const std::string& s, CaseOf caseOf) {
     bool alone = to == Case::Title || (to == Case::Lower && p.cp == 0x3A3);
     if (to != run || alone) {
       flush(i);
-      run = to;
+      run = alone ? Case::Keep : to;
     }
-    if (alone && to == Case::Lower) {
-      appendUtf8(lowerSigma(s, i, p.len), out);
+    if (alone) {
+      if (to == Case::Lower) appendUtf8(lowerSigma(s, i, p.len), out);
+      else appendCaseMapped(s.data() + i, p.len, CaseMapping::Title, out);
       runStart = i + p.len;
-      run = Case::Keep;
-    } else if (alone) {
-      flush(i + p.len);
-      run = Case::Keep;
     }
     i += p.len;
   }
