@@ -207,17 +207,17 @@ bool replaceOperands(Node& n, const std::unordered_map<const Value*, Value*>& ma
   return changed;
 }
 
-static bool replaceInBlock(Block& b, const std::unordered_map<const Value*, Value*>& map) {
+bool replaceUses(Block& b, const std::unordered_map<const Value*, Value*>& map) {
   bool changed = false;
   for (const auto& n : b.nodes()) {
     changed |= replaceOperands(*n, map);
-    for (size_t i = 0; i < n->numBlocks(); ++i) changed |= replaceInBlock(*n->block(i), map);
+    for (size_t i = 0; i < n->numBlocks(); ++i) changed |= replaceUses(*n->block(i), map);
   }
   return changed;
 }
 
 bool replaceUses(Function& f, const std::unordered_map<const Value*, Value*>& map) {
-  return !map.empty() && replaceInBlock(*f.body(), map);
+  return !map.empty() && replaceUses(*f.body(), map);
 }
 
 Node* build(Block* b, Op op, SourceLoc loc, std::vector<Value*> operands, size_t numResults) {

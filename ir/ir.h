@@ -389,8 +389,9 @@ class Graph {
 // Rewrites the operands of `n` that `map` has a replacement for (not those
 // of nested blocks). Returns whether anything changed.
 bool replaceOperands(Node& n, const std::unordered_map<const Value*, Value*>& map);
-// The same for every node of `f`, nested blocks included.
+// The same for every node of `f`, or of `b`, nested blocks included.
 bool replaceUses(Function& f, const std::unordered_map<const Value*, Value*>& map);
+bool replaceUses(Block& b, const std::unordered_map<const Value*, Value*>& map);
 
 // Appends a new node with `numResults` results of type any.
 Node* build(Block* b, Op op, SourceLoc loc, std::vector<Value*> operands, size_t numResults);

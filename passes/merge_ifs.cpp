@@ -50,13 +50,6 @@ std::optional<bool> constBool(const ir::Value* v) {
   return b ? std::optional<bool>(*b) : std::nullopt;
 }
 
-void replaceInBlock(ir::Block& b, const std::unordered_map<const ir::Value*, ir::Value*>& map) {
-  for (const auto& n : b.nodes()) {
-    ir::replaceOperands(*n, map);
-    for (size_t k = 0; k < n->numBlocks(); ++k) replaceInBlock(*n->block(k), map);
-  }
-}
-
 bool isTwoWayIf(const ir::Node& n) {
   return n.op() == Op::If && n.numBlocks() == 2 && n.block(0)->terminator() && n.block(1)->terminator();
 }
@@ -101,24 +94,19 @@ class MergeIfs {
       ir::Node& yield = *into.terminator();
       std::unordered_map<const ir::Value*, ir::Value*> own;
       for (size_t r = 0; r < yield.operands().size(); ++r) own[x.result(r)] = yield.operand(r);
-      replaceInBlock(from, own);
+      ir::replaceUses(from, own);
       // Now that the flags X sets are constants there, Y's own pairs merge.
       block(from);
+      // X's yield goes on with Y's values; Y's other nodes go before it.
       auto& moving = from.mutableNodes();
       auto& target = into.mutableNodes();
-      std::unique_ptr<ir::Node> oldYield = std::move(target.back());
-      target.pop_back();
+      for (ir::Value* v : moving.back()->operands()) yield.addOperand(v);
+      moving.pop_back();
       for (auto& n : moving) {
         n->setParent(&into);
         for (size_t r = 0; r < n->numResults(); ++r) n->result(r)->setOwner(&into);
       }
-      ir::Node& newYield = *moving.back();
-      // The merged yield: X's values, then Y's.
-      std::vector<ir::Value*> values(oldYield->operands().begin(), oldYield->operands().end());
-      values.insert(values.end(), newYield.operands().begin(), newYield.operands().end());
-      while (!newYield.operands().empty()) newYield.removeOperand(newYield.operands().size() - 1);
-      for (ir::Value* v : values) newYield.addOperand(v);
-      for (auto& n : moving) target.push_back(std::move(n));
+      target.insert(target.end() - 1, std::make_move_iterator(moving.begin()), std::make_move_iterator(moving.end()));
       moving.clear();
     }
     std::unordered_map<const ir::Value*, ir::Value*> results;

@@ -13,8 +13,8 @@
 #include "runtime/scalar_ops.h"
 #include "runtime/status_line.h"
 #include "runtime/tape.h"
-#include "runtime/unicode.h"
 #include "runtime/tensor_ops.h"
+#include "runtime/unicode.h"
 #include "stdlib/builtins.h"
 #include "stdlib/help.h"
 
