@@ -327,9 +327,13 @@ class Function {
   }
   const std::optional<Annotation>& returnAnnotation() const { return returnAnnotation_; }
   void setReturnAnnotation(Annotation a) { returnAnnotation_ = std::move(a); }
+  // Whether a parameter or the result is annotated (asked on every call).
+  bool annotated() const { return returnAnnotation_ || !paramAnnotations_.empty(); }
 
   // Assigns dense ids to all values and recomputes the nodes' last-use
   // facts; returns how many values there are. Call after every change.
+  // The body's arguments are values 0, 1, ...: a call's parameters, in
+  // their vector, are the start of its frame.
   uint32_t number();
   uint32_t numValues() const { return numValues_; }
 

@@ -53,12 +53,6 @@ std::string mismatch(const Value& v, const ir::Type& t, DimBindings& bindings) {
 
 }  // namespace
 
-bool hasAnnotations(const ir::Function& fn) {
-  if (fn.returnAnnotation()) return true;
-  for (size_t i = 0; i < fn.numParams(); ++i)
-    if (fn.paramAnnotation(i)) return true;
-  return false;
-}
 
 void checkArguments(const ir::Function& fn, const std::string& name, const std::vector<Value>& params,
                     SourceLoc callSite, DimBindings& bindings) {

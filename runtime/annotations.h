@@ -18,7 +18,6 @@ namespace nn::rt {
 
 using DimBindings = std::unordered_map<std::string, int64_t>;
 
-bool hasAnnotations(const ir::Function& fn);
 // `params` in body-argument order (parameters first).
 void checkArguments(const ir::Function& fn, const std::string& name, const std::vector<Value>& params,
                     SourceLoc callSite, DimBindings& bindings);

@@ -404,6 +404,13 @@ Value Interpreter::callWith(const Value& callee, std::vector<Value>& args, const
   }
 }
 
+// The common call: every parameter positional and passed so.
+static bool positionalOnly(const FunctionObj& fo, const std::vector<Value>& args,
+                           const std::vector<std::string>& kwnames) {
+  const ir::Function& fn = *fo.fn;
+  return kwnames.empty() && args.size() == fn.numParams() && fn.numPositional() == fn.numParams();
+}
+
 // Python's binding of a call's arguments to a signature: positional
 // arguments fill the positional parameters, extras go to `*args`; keywords
 // name any parameter but `*args`/`**kwargs`, unknown ones go to `**kwargs`;
@@ -413,8 +420,7 @@ void Interpreter::bindParams(const FunctionObj& fo, std::vector<Value>& args, co
   const ir::Function& fn = *fo.fn;
   using ir::ParamKind;
   size_t nparams = fn.numParams(), npositional = fn.numPositional();
-  // The common call: every parameter positional and passed so.
-  if (kwnames.empty() && args.size() == nparams && npositional == nparams) {
+  if (positionalOnly(fo, args, kwnames)) {
     params.reserve(nparams + fo.captures.size());
     for (Value& a : args) params.push_back(std::move(a));
     params.insert(params.end(), fo.captures.begin(), fo.captures.end());
@@ -495,11 +501,19 @@ Value Interpreter::callFunction(const Value& fnValue, std::vector<Value>& args,
                                 SourceLoc loc) {
   const FunctionObj& fo = fnValue.as<FunctionObj>();
   const ir::Function& fn = *fo.fn;
-  ScratchValues params;
-  bindParams(fo, args, kwnames, kwargs, loc, *params);
+  // The parameters: in the common call, the arguments' own vector (the
+  // caller's scratch, which callWith may change) with the captures after.
+  std::optional<ScratchValues> bound;
+  std::vector<Value>* params = &args;
+  if (positionalOnly(fo, args, kwnames)) {
+    args.insert(args.end(), fo.captures.begin(), fo.captures.end());
+  } else {
+    bindParams(fo, args, kwnames, kwargs, loc, *bound.emplace());
+    params = &**bound;
+  }
 
   // Annotations are checked at the call, in every mode.
-  bool annotated = hasAnnotations(fn);
+  bool annotated = fn.annotated();
   DimBindings bindings;
   if (annotated) checkArguments(fn, fo.name, *params, loc, bindings);
   enter(loc);
@@ -509,10 +523,8 @@ Value Interpreter::callFunction(const Value& fnValue, std::vector<Value>& args,
     // compile errors are reported with this call in their trace.
     bool graph = fo.forceJit || (graphMode_ && !fo.forceEager);
     const ir::Function& run = graph ? compileCache_.get(fn, *fo.module, *params, loc) : fn;
-    ScratchValues slots;
-    slots->resize(run.numValues());
-    for (size_t i = 0; i < params->size(); ++i) (*slots)[run.body()->arg(i)->id()] = std::move((*params)[i]);
-    r = runFunction(run, *fo.module, &fnValue, *slots);
+    // The parameters are the frame's first values (ir::Function::number).
+    r = runFunction(run, *fo.module, &fnValue, *params);
   } catch (NnError& e) {
     --depth_;
     if (loc.valid()) e.diag().callers.push_back(loc);  // not for a host application's call (nn_call)
@@ -529,7 +541,7 @@ std::optional<Value> Interpreter::callGradient(const Value& fnValue, std::vector
   if (!fnValue.is(Kind::Function) || tape_) return std::nullopt;
   const FunctionObj& fo = fnValue.as<FunctionObj>();
   bool graph = fo.forceJit || (graphMode_ && !fo.forceEager);
-  if (!graph || hasAnnotations(*fo.fn)) return std::nullopt;
+  if (!graph || fo.fn->annotated()) return std::nullopt;
   std::vector<Value> params;
   bindParams(fo, args, kwnames, kwargs, loc, params);
   enter(loc);
@@ -541,9 +553,7 @@ std::optional<Value> Interpreter::callGradient(const Value& fnValue, std::vector
       --depth_;
       return std::nullopt;
     }
-    std::vector<Value> slots(run->numValues());
-    for (size_t i = 0; i < params.size(); ++i) slots[run->body()->arg(i)->id()] = std::move(params[i]);
-    r = runFunction(*run, *fo.module, &fnValue, slots);
+    r = runFunction(*run, *fo.module, &fnValue, params);
   } catch (NnError& e) {
     --depth_;
     if (loc.valid()) e.diag().callers.push_back(loc);  // not for a host application's call (nn_call)

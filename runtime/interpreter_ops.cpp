@@ -78,6 +78,19 @@ Value iterItem(const Value& s, int64_t i, SourceLoc loc) {
   }
 }
 
+// The entry of the global that a load_global or store_global node names,
+// kept in the node from its first run. A node runs against the module of
+// its graph, which outlives the graph; the owner check keeps the lookup
+// right should one graph ever run against two modules.
+static Global& globalEntry(const ir::Node& n, ModuleInstance& m) {
+  // The module owns the entry, and lends it mutable; the cache is untyped.
+  auto* g = static_cast<Global*>(const_cast<void*>(n.executorCache()));
+  if (g && g->owner == &m) return *g;
+  g = &m.entry(n.strAttr("name"));
+  n.setExecutorCache(g);
+  return *g;
+}
+
 void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
   Op op = n.op();
   SourceLoc loc = n.loc();
@@ -258,23 +271,27 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
       return;
     }
     case Op::LoadGlobal: {
-      std::string name = n.strAttr("name");
-      if (Value* v = f.module->findGlobal(name)) {
-        set(*v);
+      const Global& g = globalEntry(n, *f.module);
+      if (g.bound) {
+        set(g.value);
         return;
       }
-      set(host_.builtin(name, loc));
+      set(host_.builtin(n.strAttr("name"), loc));
       return;
     }
-    case Op::StoreGlobal:
+    case Op::StoreGlobal: {
+      Global& g = globalEntry(n, *f.module);
       // `del x` of a global stores its undef: the name is unbound again.
       if (f[n.operand(0)].is(Kind::Undef)) {
-        if (!f.module->eraseGlobal(n.strAttr("name")))
-          fail(loc, "name '" + n.strAttr("name") + "' is not defined", ErrorClass::NameError);
+        if (!g.bound) fail(loc, "name '" + n.strAttr("name") + "' is not defined", ErrorClass::NameError);
+        g.value = Value();
+        g.bound = false;
         return;
       }
-      f.module->setGlobal(n.strAttr("name"), in(0));
+      g.value = in(0);
+      g.bound = true;
       return;
+    }
     case Op::Import: set(host_.importModule(n.strAttr("module"), n.attr("bind_top") != nullptr, *f.module, loc)); return;
     case Op::Assert:
       if (!truthy(in(0), loc)) {

@@ -191,7 +191,7 @@ std::unique_ptr<ir::Graph> State::compile(uint32_t file, bool echo, const rt::Mo
   lo.lostUpdateWarnings = options_.warnLostUpdates;
   lo.mainScript = mainScript;
   if (into)
-    for (const auto& kv : into->globals()) lo.knownGlobals.insert(kv.first);
+    for (const std::string& name : into->globalNames()) lo.knownGlobals.insert(name);
   auto g = frontend::lowerModule(*ast, sm_, lo);
   // Top-level code is compiled ahead in graph mode; the REPL runs it eagerly.
   g->setStrictTypes(options_.mode == ExecMode::Graph && !echo);
