@@ -33,6 +33,21 @@ void CallContext::checkKeywordsUsed(const char* fn) const {
     if (!used[i]) fail(loc, std::string(fn) + "() got an unexpected keyword argument '" + kwnames[i] + "'");
 }
 
+void CallContext::keywordsToPositions(std::vector<Value>& args, size_t first,
+                                      std::initializer_list<std::pair<const char*, Value>> params) {
+  if (args.size() < first) return;  // the builtin's arity check says what is missing
+  size_t k = 0;
+  for (const auto& [param, fallback] : params) {
+    size_t at = first + k++;
+    const Value* v = kw(param);
+    if (!v) continue;
+    if (at < args.size()) fail(loc, name + "() got multiple values for argument '" + param + "'", ErrorClass::TypeError);
+    for (auto d = params.begin() + static_cast<std::ptrdiff_t>(args.size() - first); args.size() < at; ++d)
+      args.push_back(d->second);
+    args.push_back(*v);
+  }
+}
+
 Interpreter::Interpreter(Host& host, Context& context, InterpreterLimits limits)
     : host_(host), context_(context), limits_(limits), compileCache_(host, context.passes(), CompileOptions{}) {}
 
@@ -333,6 +348,7 @@ void Interpreter::execCallMethod(const ir::Node& n, Frame& f, uint64_t dying) {
   CallContext ctx{*this, n.loc(), kwnames, kwargs, name};
   ctx.receiverFirst = true;
   f[n.result(0)] = fn(ctx, *args);
+  ctx.checkKeywordsUsed(name.c_str());
 }
 
 // f(a, *xs, k=v, **kw): `spread` says what each argument operand is (see
@@ -391,14 +407,18 @@ Value Interpreter::callWith(const Value& callee, std::vector<Value>& args, const
     case Kind::Builtin: {
       CallContext ctx{*this, loc, kwnames, kwargs, callee.as<BuiltinObj>().name};
       ctx.builtin = &callee.as<BuiltinObj>();
-      return callee.as<BuiltinObj>().fn(ctx, args);
+      Value r = callee.as<BuiltinObj>().fn(ctx, args);
+      ctx.checkKeywordsUsed(ctx.name.c_str());
+      return r;
     }
     case Kind::Method: {
       const auto& m = callee.as<MethodObj>();
       args.insert(args.begin(), m.self);
       CallContext ctx{*this, loc, kwnames, kwargs, m.name};
       ctx.receiverFirst = true;
-      return m.fn(ctx, args);
+      Value r = m.fn(ctx, args);
+      ctx.checkKeywordsUsed(ctx.name.c_str());
+      return r;
     }
     default: fail(loc, std::string("'") + typeName(callee) + "' object is not callable");
   }

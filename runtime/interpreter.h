@@ -76,8 +76,16 @@ struct CallContext {
 
   // The keyword argument `name`, or null; marks it as used.
   const Value* kw(const std::string& name);
-  // Fails if a keyword argument was not consumed by the builtin.
+  // Fails if a keyword argument was not consumed by the builtin. The
+  // interpreter asks this after every builtin call, so a keyword that a
+  // builtin does not take is an error, never ignored.
   void checkKeywordsUsed(const char* fn) const;
+  // Python's positional-or-keyword parameters of a builtin: each of
+  // `params` (name, default), from position `first` of `args` on, given by
+  // keyword moves to its position; positions before it that the call left
+  // out take their defaults.
+  void keywordsToPositions(std::vector<Value>& args, size_t first,
+                           std::initializer_list<std::pair<const char*, Value>> params);
   std::vector<bool> used = std::vector<bool>(kwnames.size(), false);
   // The builtin object called (a host application's function keeps its
   // callback there: stdlib/embed_host_functions.cpp).

@@ -346,6 +346,7 @@ Value bRepr(CallContext& c, std::vector<Value>& args) {
 }
 
 Value bRound(CallContext& c, std::vector<Value>& args) {
+  c.keywordsToPositions(args, 1, {{"ndigits", Value::none()}});
   checkArity(c, args, 1, 2);
   const Value& v = args[0];
   if (v.is(Kind::Tensor)) {

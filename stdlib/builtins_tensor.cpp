@@ -94,7 +94,9 @@ Value bTensorMethod(CallContext& c, std::vector<Value>& args) {
   kwnames.emplace_back(m.keyword);
   kwargs.push_back(Value::str(std::string(m.value)));
   CallContext named{c.interp, c.loc, kwnames, kwargs, c.name};
-  return callTensorOp(named, m.op, args);
+  Value r = callTensorOp(named, m.op, args);
+  c.used.assign(c.used.size(), true);  // through `named`
+  return r;
 }
 
 // x.max(y) of two tensors is elementwise, as in PyTorch; x.max(1) reduces.

@@ -207,7 +207,11 @@ std::string builtinReferenceMarkdown() {
   md << "# Builtin reference\n\n"
      << "Generated from the builtin table by `nn --builtin-reference` (a test fails when\n"
      << "this file is stale). `help(name)` in a script and `:help name` in the REPL print\n"
-     << "the same entries. The language itself is described in [language.md](language.md).\n";
+     << "the same entries. The language itself is described in [language.md](language.md).\n\n"
+     << "A builtin takes keyword arguments where Python's does (`s.split(maxsplit=1)`,\n"
+     << "`sorted(xs, key=f)`, `print(end='')`) and a tensor op for each of its parameters\n"
+     << "(`x.sum(axis=1)`); any other keyword argument is a TypeError, as in Python\n"
+     << "(`d.get(k, default=0)`, `len(xs, n=1)`), never ignored.\n";
   bool methods = false, hostMethods = false;
   md << "\n## Functions\n\n";
   for (const BuiltinDoc& d : builtinReference()) {

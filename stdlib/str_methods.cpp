@@ -206,6 +206,7 @@ Value sJoin(CallContext& c, std::vector<Value>& a) {
 // split and rsplit: at most maxsplit splits, counted from the start or the
 // end; sep None splits at runs of whitespace and drops empty parts.
 Value splitImpl(CallContext& c, std::vector<Value>& a, bool fromEnd) {
+  c.keywordsToPositions(a, 1, {{"sep", Value::none()}, {"maxsplit", Value::integer(-1)}});
   checkArity(c, a, 1, 3);
   const std::string& s = self(a);
   int64_t maxsplit = a.size() == 3 ? toIndex(a[2], c.loc) : -1;
@@ -275,6 +276,7 @@ Value sSplit(CallContext& c, std::vector<Value>& a) { return splitImpl(c, a, fal
 Value sRsplit(CallContext& c, std::vector<Value>& a) { return splitImpl(c, a, true); }
 
 Value sSplitlines(CallContext& c, std::vector<Value>& a) {
+  c.keywordsToPositions(a, 1, {{"keepends", Value::boolean(false)}});
   checkArity(c, a, 1, 2);
   bool keepends = a.size() == 2 && truthy(a[1], c.loc);
   const std::string& s = self(a);
