@@ -36,14 +36,13 @@ void CallContext::checkKeywordsUsed(const char* fn) const {
 void CallContext::keywordsToPositions(std::vector<Value>& args, size_t first,
                                       std::initializer_list<std::pair<const char*, Value>> params) {
   if (args.size() < first) return;  // the builtin's arity check says what is missing
-  size_t k = 0;
-  for (const auto& [param, fallback] : params) {
-    size_t at = first + k++;
-    const Value* v = kw(param);
+  const auto* p = params.begin();
+  for (size_t k = 0; k < params.size(); ++k) {
+    const Value* v = kw(p[k].first);
     if (!v) continue;
-    if (at < args.size()) fail(loc, name + "() got multiple values for argument '" + param + "'", ErrorClass::TypeError);
-    for (auto d = params.begin() + static_cast<std::ptrdiff_t>(args.size() - first); args.size() < at; ++d)
-      args.push_back(d->second);
+    size_t at = first + k;
+    if (at < args.size()) fail(loc, name + "() got multiple values for argument '" + p[k].first + "'", ErrorClass::TypeError);
+    while (args.size() < at) args.push_back(p[args.size() - first].second);
     args.push_back(*v);
   }
 }

@@ -79,9 +79,10 @@ Value iterItem(const Value& s, int64_t i, SourceLoc loc) {
 }
 
 // The entry of the global that a load_global or store_global node names,
-// kept in the node from its first run. A node runs against the module of
-// its graph, which outlives the graph; the owner check keeps the lookup
-// right should one graph ever run against two modules.
+// kept in the node from its first run. A node runs against the module
+// whose code it is, and modules live as long as their state, so the entry
+// outlives every run of the node; the owner check keeps the lookup right
+// should one graph ever run against two modules.
 static Global& globalEntry(const ir::Node& n, ModuleInstance& m) {
   // The module owns the entry, and lends it mutable; the cache is untyped.
   auto* g = static_cast<Global*>(const_cast<void*>(n.executorCache()));
