@@ -10,7 +10,7 @@ namespace nn::ir {
 namespace {
 
 constexpr BuiltinInfo kBuiltins[] = {
-#define BUILTIN(Enum, text, effect, result) {text, Effect::effect, TypeKind::result},
+#define BUILTIN(Enum, text, effect, result, keywords) {text, Effect::effect, TypeKind::result, keywords},
 #include "ir/builtins.def"
 #undef BUILTIN
 };

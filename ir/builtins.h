@@ -17,12 +17,12 @@ namespace nn::ir {
 enum class Effect : uint8_t { None, Output, Clock, Random, Files, CallsArgs, Wait };
 
 enum class Builtin : uint16_t {
-#define BUILTIN(Enum, text, effect, result) Enum,
+#define BUILTIN(Enum, text, effect, result, keywords) Enum,
 #include "ir/builtins.def"
 #undef BUILTIN
 };
 constexpr size_t kNumBuiltins = 0
-#define BUILTIN(Enum, text, effect, result) +1
+#define BUILTIN(Enum, text, effect, result, keywords) +1
 #include "ir/builtins.def"
 #undef BUILTIN
     ;
@@ -31,6 +31,7 @@ struct BuiltinInfo {
   const char* name;
   Effect effect;
   TypeKind result;
+  const char* keywords;  // builtins.def's header says what it holds
 };
 
 const BuiltinInfo& builtinInfo(Builtin b);

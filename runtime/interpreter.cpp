@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <new>
 #include <stdexcept>
+#include <string_view>
 
 #include "runtime/annotations.h"
 #include "runtime/scalar_ops.h"
@@ -44,6 +45,25 @@ void CallContext::keywordsToPositions(std::vector<Value>& args, size_t first,
     if (at < args.size()) fail(loc, name + "() got multiple values for argument '" + p[k].first + "'", ErrorClass::TypeError);
     while (args.size() < at) args.push_back(p[args.size() - first].second);
     args.push_back(*v);
+  }
+}
+
+void checkKeywordsDeclared(const char* keywords, const std::vector<std::string>& kwnames, const std::string& who,
+                           SourceLoc loc) {
+  if (kwnames.empty() || std::string_view(keywords) == "*") return;
+  if (!*keywords) fail(loc, who + "() takes no keyword arguments", ErrorClass::TypeError);
+  for (const std::string& k : kwnames) {
+    bool taken = false;
+    for (std::string_view rest = keywords; !rest.empty() && !taken;) {
+      size_t space = rest.find(' ');
+      taken = rest.substr(0, space) == k;
+      rest = space == std::string_view::npos ? std::string_view() : rest.substr(space + 1);
+    }
+    if (!taken) {
+      size_t dot = who.rfind('.');  // Python names the method alone here
+      fail(loc, who.substr(dot == std::string::npos ? 0 : dot + 1) + "() got an unexpected keyword argument '" + k + "'",
+           ErrorClass::TypeError);
+    }
   }
 }
 
@@ -335,8 +355,11 @@ void Interpreter::execCallMethod(const ir::Node& n, Frame& f, uint64_t dying) {
   ScratchValues args;
   std::vector<Value> kwargs;
   args->reserve(nargs + 1);
-  BuiltinFn fn = methods ? methods->of(f[n.operand(0)].kind()) : nullptr;
+  const MethodsNamed::Method* method = methods ? &methods->of(f[n.operand(0)].kind()) : nullptr;
+  BuiltinFn fn = method ? method->fn : nullptr;
   Value callee = fn ? Value() : attributeOf(f[n.operand(0)], name, n.loc());
+  if (fn && !kwnames.empty())
+    checkKeywordsDeclared(method->keywords, kwnames, std::string(typeName(f[n.operand(0)])) + "." + name, n.loc());
   if (fn) args->push_back(arg(0));
   for (size_t i = 0; i < nargs; ++i) args->push_back(arg(1 + i));
   for (size_t i = 0; i < kwnames.size(); ++i) kwargs.push_back(arg(1 + nargs + i));
@@ -404,14 +427,17 @@ Value Interpreter::callWith(const Value& callee, std::vector<Value>& args, const
   switch (callee.kind()) {
     case Kind::Function: return callFunction(callee, args, kwnames, kwargs, loc);
     case Kind::Builtin: {
-      CallContext ctx{*this, loc, kwnames, kwargs, callee.as<BuiltinObj>().name};
-      ctx.builtin = &callee.as<BuiltinObj>();
-      Value r = callee.as<BuiltinObj>().fn(ctx, args);
+      const auto& b = callee.as<BuiltinObj>();
+      if (!kwnames.empty()) checkKeywordsDeclared(b.keywords, kwnames, b.name, loc);
+      CallContext ctx{*this, loc, kwnames, kwargs, b.name};
+      ctx.builtin = &b;
+      Value r = b.fn(ctx, args);
       ctx.checkKeywordsUsed(ctx.name.c_str());
       return r;
     }
     case Kind::Method: {
       const auto& m = callee.as<MethodObj>();
+      if (!kwnames.empty()) checkKeywordsDeclared(m.keywords, kwnames, std::string(typeName(m.self)) + "." + m.name, loc);
       args.insert(args.begin(), m.self);
       CallContext ctx{*this, loc, kwnames, kwargs, m.name};
       ctx.receiverFirst = true;

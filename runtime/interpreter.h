@@ -95,18 +95,29 @@ struct CallContext {
   bool receiverFirst = false;
 };
 
-// The methods of one name, by receiver kind (null where that kind has
+// Fails with a TypeError at `loc` unless a builtin or method declared to
+// take `keywords` (BuiltinObj's form) takes every name of `kwnames`; `who`
+// names it in the message ("list.append").
+void checkKeywordsDeclared(const char* keywords, const std::vector<std::string>& kwnames, const std::string& who,
+                           SourceLoc loc);
+
+// The methods of one name, by receiver kind (fn null where that kind has
 // none): what a call_method node resolves its name to, once.
 struct MethodsNamed {
+  struct Method {
+    BuiltinFn fn = nullptr;
+    const char* keywords = "";  // as BuiltinObj's
+  };
   std::string name;
-  BuiltinFn list = nullptr, dict = nullptr, str = nullptr, tuple = nullptr;
-  BuiltinFn of(Kind receiver) const {
+  Method list, dict, str, tuple;
+  const Method& of(Kind receiver) const {
+    static const Method none;
     switch (receiver) {
       case Kind::List: return list;
       case Kind::Dict: return dict;
       case Kind::Str: return str;
       case Kind::Tuple: return tuple;
-      default: return nullptr;
+      default: return none;
     }
   }
 };

@@ -166,9 +166,13 @@ struct FunctionObj : Object {
 struct CallContext;
 using BuiltinFn = Value (*)(CallContext& ctx, std::vector<Value>& args);
 
+// `keywords`: the keyword arguments a builtin function or method takes,
+// in ir/builtins.def's form (names separated by spaces, "" none, "*" those
+// fn matches itself); a call with another is refused before fn runs.
 struct BuiltinObj : Object {
   std::string name;
   BuiltinFn fn = nullptr;
+  const char* keywords = "*";
 };
 
 // A method bound to its receiver: xs.append
@@ -176,6 +180,7 @@ struct MethodObj : Object {
   Value self;
   std::string name;
   BuiltinFn fn = nullptr;
+  const char* keywords = "*";
 };
 
 struct RangeObj : Object {

@@ -88,7 +88,6 @@ Value bPrint(CallContext& c, std::vector<Value>& args) {
     if (!e->is(Kind::Str)) fail(c.loc, std::string("end must be None or a string, not ") + typeName(*e));
     end = e->asStr();
   }
-  c.checkKeywordsUsed("print");
   std::string line;
   for (size_t i = 0; i < args.size(); ++i) line += (i ? sep : "") + str(args[i]);
   c.interp.host().statusLine()->clear();
@@ -168,7 +167,6 @@ class LazyZip final : public LazySeqObj {
 Value bEnumerate(CallContext& c, std::vector<Value>& args) {
   int64_t start = 0;
   if (const Value* s = c.kw("start")) start = toIndex(*s, c.loc);
-  c.checkKeywordsUsed("enumerate");
   checkArity(c, args, 1, 2);
   if (args.size() == 2) start = toIndex(args[1], c.loc);
   if (args[0].is(Kind::Lazy)) return Value::object(Kind::Lazy, std::make_shared<LazyEnumerate>(args[0], start));
@@ -178,7 +176,6 @@ Value bEnumerate(CallContext& c, std::vector<Value>& args) {
 }
 
 Value bZip(CallContext& c, std::vector<Value>& args) {
-  c.checkKeywordsUsed("zip");
   if (std::any_of(args.begin(), args.end(), [](const Value& a) { return a.is(Kind::Lazy); })) {
     std::vector<Value> inputs;
     for (const Value& a : args) inputs.push_back(a.is(Kind::Lazy) ? a : makeTuple(iterate(c, a)));
@@ -284,9 +281,65 @@ std::string numberText(const std::string& s) {
   return out;
 }
 
+// Python's int(s, base) of a str: stripped, an optional sign, then with
+// base 0 a literal's prefix (0x, 0o, 0b) or a decimal without leading
+// zeros, with base 16, 8 or 2 optionally its prefix; digits below the base
+// (letters from 10 on), one underscore between two of them or after the
+// prefix. Unicode digits and spaces count as numberText's do.
+Value intOfText(CallContext& c, const Value& text, int64_t base) {
+  auto invalid = [&]() -> Value {
+    fail(c.loc, "invalid literal for int() with base " + std::to_string(base) + ": " + repr(text));
+  };
+  std::string s = asciiDigitsAndSpaces(text.asStr());
+  size_t b = s.find_first_not_of(' '), e = s.find_last_not_of(' ');
+  if (b == std::string::npos) return invalid();
+  s = s.substr(b, e - b + 1);
+  size_t i = 0;
+  bool negative = s[i] == '-';
+  if (s[i] == '-' || s[i] == '+') ++i;
+  int radix = static_cast<int>(base);
+  bool prefixed = false;
+  if (s.size() >= i + 2 && s[i] == '0') {
+    char p = static_cast<char>(std::tolower(static_cast<unsigned char>(s[i + 1])));
+    int named = p == 'x' ? 16 : p == 'o' ? 8 : p == 'b' ? 2 : 0;
+    if (named && (base == 0 || base == named)) radix = named, prefixed = true, i += 2;
+  }
+  if (radix == 0) radix = 10;
+  uint64_t magnitude = 0, limit = negative ? uint64_t{1} << 63 : (uint64_t{1} << 63) - 1;
+  bool overflow = false;
+  char first = 0;  // digit
+  for (; i < s.size(); ++i) {
+    char ch = static_cast<char>(std::tolower(static_cast<unsigned char>(s[i])));
+    if (ch == '_') {
+      // Between two digits, or right after the prefix.
+      if (!(first || prefixed) || i + 1 == s.size() || s[i + 1] == '_') return invalid();
+      continue;
+    }
+    int d = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'z' ? ch - 'a' + 10 : 99;
+    if (d >= radix) return invalid();
+    if (!first) first = ch;
+    if (magnitude > (limit - static_cast<uint64_t>(d)) / static_cast<uint64_t>(radix)) overflow = true;
+    else
+      magnitude = magnitude * static_cast<uint64_t>(radix) + static_cast<uint64_t>(d);
+  }
+  if (!first) return invalid();
+  // Base 0 reads a decimal as a literal: no leading zeros ("010"; "00" is 0).
+  if (base == 0 && !prefixed && first == '0' && (magnitude || overflow)) return invalid();
+  if (overflow) fail(c.loc, "integer overflow: int() of " + repr(text) + " does not fit in a 64-bit int");
+  return Value::integer(negative ? static_cast<int64_t>(0 - magnitude) : static_cast<int64_t>(magnitude));
+}
+
 Value bInt(CallContext& c, std::vector<Value>& args) {
-  checkArity(c, args, 0, 1);
+  c.keywordsToPositions(args, 1, {{"base", Value::integer(10)}});
+  checkArity(c, args, 0, 2);
   if (args.empty()) return Value::integer(0);
+  if (args.size() == 2) {
+    if (!args[1].isIntLike()) fail(c.loc, std::string("'") + typeName(args[1]) + "' object cannot be interpreted as an integer");
+    int64_t base = args[1].asInt();
+    if (base != 0 && (base < 2 || base > 36)) fail(c.loc, "int() base must be >= 2 and <= 36, or 0");
+    if (!args[0].is(Kind::Str)) fail(c.loc, "int() can't convert non-string with explicit base", ErrorClass::TypeError);
+    return intOfText(c, args[0], base);
+  }
   Value v = args[0].is(Kind::Tensor) ? item(tensorOf(args[0]), c.loc) : args[0];
   if (v.isIntLike()) return Value::integer(v.asInt());
   if (v.is(Kind::Float)) {
@@ -297,15 +350,7 @@ Value bInt(CallContext& c, std::vector<Value>& args) {
     if (t >= 9223372036854775808.0 || t < -9223372036854775808.0) fail(c.loc, "integer overflow: float too large for a 64-bit int");
     return Value::integer(static_cast<int64_t>(t));
   }
-  if (v.is(Kind::Str)) {
-    std::string s = numberText(v.asStr());
-    char* end = nullptr;
-    errno = 0;
-    long long i = s.empty() ? 0 : std::strtoll(s.c_str(), &end, 10);
-    if (s.empty() || *end || errno == ERANGE)
-      fail(c.loc, "invalid literal for int() with base 10: " + repr(v));
-    return Value::integer(i);
-  }
+  if (v.is(Kind::Str)) return intOfText(c, v, 10);
   fail(c.loc, std::string("int() argument must be a string or a number, not '") + typeName(v) + "'");
 }
 
@@ -417,7 +462,6 @@ Value bDict(CallContext& c, std::vector<Value>& args) {
 Value bSorted(CallContext& c, std::vector<Value>& args) {
   const Value* key = c.kw("key");
   const Value* rev = c.kw("reverse");
-  c.checkKeywordsUsed("sorted");
   checkArity(c, args, 1, 1);
   std::vector<Value> items = iterate(c, args[0]);
   std::vector<Value> keys;
@@ -466,6 +510,7 @@ Value bFilter(CallContext& c, std::vector<Value>& args) {
 // exit(code=0): a SystemExit, which only BaseException catches; the driver
 // ends with its status (a str is printed and ends with status 1).
 Value bExit(CallContext& c, std::vector<Value>& args) {
+  c.keywordsToPositions(args, 0, {{"code", Value::none()}});
   checkArity(c, args, 0, 1);
   Diagnostic d;
   d.loc = c.loc;
@@ -602,7 +647,6 @@ rt::Allocator& allocatorArg(CallContext& c, std::vector<Value>& args) {
   checkArity(c, args, 0, 1);
   const Value* named = c.kw("device");
   if (named && !args.empty()) fail(c.loc, c.name + "() got multiple values for argument 'device'");
-  c.checkKeywordsUsed(c.name.c_str());
   const Value* d = named ? named : args.empty() ? nullptr : &args[0];
   if (d && !d->is(Kind::None)) {
     if (!d->is(Kind::Str)) fail(c.loc, c.name + "(): device must be a str, not " + typeName(*d));
@@ -686,6 +730,8 @@ Value makeBuiltin(const std::string& name) {
       auto b = std::make_shared<BuiltinObj>();
       b->name = n;
       b->fn = fn;
+      // A tensor op's builtin matches its keywords against its signature.
+      if (std::optional<ir::Builtin> declared = ir::builtinFromName(n)) b->keywords = ir::builtinInfo(*declared).keywords;
       m.emplace(n, Value::object(Kind::Builtin, std::move(b)));
     }
     return m;

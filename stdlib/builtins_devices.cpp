@@ -54,6 +54,7 @@ Value bDevice(CallContext& c, std::vector<Value>& args) {
 // Every device's queue (or the named device's) runs an empty item: it
 // returns once the work submitted before it has finished.
 Value bSync(CallContext& c, std::vector<Value>& args) {
+  c.keywordsToPositions(args, 0, {{"device", Value::none()}});
   checkArity(c, args, 0, 1);
   if (!args.empty() && !args[0].is(Kind::None)) {
     if (!args[0].is(Kind::Str)) fail(c.loc, "sync(): the device must be a str, not " + std::string(typeName(args[0])));

@@ -186,7 +186,6 @@ Value makeGradFunction(CallContext& c, std::vector<Value>& args, Flavour flavour
   bool hasAux = false;
   if (flavour == kValueAndGrad)
     if (const Value* a = c.kw("has_aux")) hasAux = a->asBool();
-  c.checkKeywordsUsed(c.name.c_str());
   bool ok = argnums.is(Kind::Int);
   if (argnums.is(Kind::Tuple) || argnums.is(Kind::List)) {
     ok = !argnums.as<SeqObj>().items.empty();
@@ -232,7 +231,6 @@ Value bVjp(CallContext& c, std::vector<Value>& args) {
   const Value& f = args[0];
   if (!f.is(Kind::Function) && !f.is(Kind::Builtin) && !f.is(Kind::Method))
     fail(c.loc, "vjp() expects a function to differentiate, not " + std::string(typeName(f)));
-  c.checkKeywordsUsed("vjp");
   auto tape = std::make_shared<Tape>(c.interp, c.interp.tape(), c.loc);
   Leaves leaves(c, *tape);
   std::vector<Value> primals(args.begin() + 1, args.end()), watched;

@@ -76,7 +76,6 @@ Value bLanguageOp(CallContext& c, std::vector<Value>& args) {
 }
 
 Value bSeed(CallContext& c, std::vector<Value>& args) {
-  c.checkKeywordsUsed("seed");
   checkArity(c, args, 1, 1);
   c.interp.rng().reseed(static_cast<uint64_t>(toIndex(args[0], c.loc)));
   return Value::none();

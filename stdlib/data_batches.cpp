@@ -93,7 +93,6 @@ bool flag(CallContext& c, const Value& v, const char* what) {
 // _batches(x, y, size, shuffle, seed, drop_last, prefetch): data.nn passes
 // every argument.
 Value bBatches(CallContext& c, std::vector<Value>& args) {
-  c.checkKeywordsUsed("_batches");
   checkArity(c, args, 7, 7);
   const Value &x = args[0], &y = args[1];
   if (!x.is(Kind::Tensor) || tensorOf(x).ndim() == 0)

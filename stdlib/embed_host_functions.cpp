@@ -35,8 +35,6 @@ struct Handles {
 
 Value callHost(nn::rt::CallContext& ctx, std::vector<Value>& args) {
   const auto& host = static_cast<const HostFunctionObj&>(*ctx.builtin);
-  if (!ctx.kwnames.empty())
-    nn::fail(ctx.loc, host.name + "() takes no keyword arguments (a host function)", nn::ErrorClass::TypeError);
   Embedded& e = *host.owner;
   std::shared_ptr<Embedded> keep = e.shared_from_this();
   Handles in;
@@ -82,6 +80,7 @@ nn_status nn_register_function(nn_state* state, const char* name, nn_host_fn fn,
     auto obj = std::make_shared<HostFunctionObj>();
     obj->name = name;
     obj->fn = callHost;
+    obj->keywords = "";  // the C callback has positional arguments only
     obj->callback = fn;
     obj->context = context;
     obj->owner = &e;

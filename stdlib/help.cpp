@@ -55,7 +55,7 @@ std::optional<BuiltinDoc> functionDoc(const std::string& name) {
   if (!builtinNames().count(name) || name.rfind('_', 0) == 0) return std::nullopt;
   if (std::optional<ErrorClass> c = errorClassNamed(name)) {
     std::string base = errorClassName(errorClassBase(*c));
-    return BuiltinDoc{name, name + "(message='')",
+    return BuiltinDoc{name, name + "(message='', /)",
                       *c == ErrorClass::BaseException ? "The root of the exception classes."
                                                       : "An exception class, a subclass of " + base + "."};
   }
@@ -210,8 +210,10 @@ std::string builtinReferenceMarkdown() {
      << "the same entries. The language itself is described in [language.md](language.md).\n\n"
      << "A builtin takes keyword arguments where Python's does (`s.split(maxsplit=1)`,\n"
      << "`sorted(xs, key=f)`, `print(end='')`) and a tensor op for each of its parameters\n"
-     << "(`x.sum(axis=1)`); any other keyword argument is a TypeError, as in Python\n"
-     << "(`d.get(k, default=0)`, `len(xs, n=1)`), never ignored.\n";
+     << "(`x.sum(axis=1)`); any other keyword argument is a TypeError raised before the\n"
+     << "call does anything, as in Python (`d.get(k, default=0)`, `xs.append(1, x=2)`),\n"
+     << "never ignored. As in Python's own signatures, the parameters before a `/` are\n"
+     << "positional only.\n";
   bool methods = false, hostMethods = false;
   md << "\n## Functions\n\n";
   for (const BuiltinDoc& d : builtinReference()) {

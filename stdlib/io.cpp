@@ -410,7 +410,6 @@ Value rebuild(CallContext& c, const std::string& structure, std::map<std::string
 }
 
 Value bLoad(CallContext& c, std::vector<Value>& args) {
-  c.checkKeywordsUsed("load");
   checkArity(c, args, 1, 1);
   const std::string& path = pathArg(c, args[0]);
   std::string data = readFileOrFail(path, c.loc);
@@ -434,7 +433,6 @@ Value bLoad(CallContext& c, std::vector<Value>& args) {
 }
 
 Value bSave(CallContext& c, std::vector<Value>& args) {
-  c.checkKeywordsUsed("save");
   checkArity(c, args, 2, 2);
   const std::string& path = pathArg(c, args[0]);
   if (args[1].is(Kind::Tensor)) {
@@ -475,7 +473,6 @@ Value bLoadCsv(CallContext& c, std::vector<Value>& args) {
   const Value* skip = c.kw("skip_header");
   const Value* delimKw = c.kw("delimiter");
   const Value* headerKw = c.kw("header");
-  c.checkKeywordsUsed("load_csv");
   checkArity(c, args, 1, 3);
   if (args.size() > 1 && delimKw) fail(c.loc, "load_csv() got multiple values for argument 'delimiter'");
   if (args.size() > 2 && headerKw) fail(c.loc, "load_csv() got multiple values for argument 'header'");
@@ -569,7 +566,6 @@ std::string csvField(CallContext& c, const Value& v) {
 // rows so far keeps a complete log even if the run is stopped.
 Value bSaveCsv(CallContext& c, std::vector<Value>& args) {
   const Value* header = c.kw("header");
-  c.checkKeywordsUsed("save_csv");
   checkArity(c, args, 2, 2);
   const std::string& path = pathArg(c, args[0]);
   std::string text;

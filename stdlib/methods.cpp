@@ -191,9 +191,9 @@ const MethodTable* methodsOf(Kind k) {
   static const MethodTable list = {
       {"append", lAppend}, {"extend", lExtend}, {"pop", lPop}, {"insert", lInsert}, {"index", lIndex},
       {"count", lCount}, {"remove", lRemove}, {"reverse", lReverse}, {"clear", lClear}, {"copy", lCopy},
-      {"sort", lSort}};
+      {"sort", lSort, "key reverse"}};
   static const MethodTable dict = {{"keys", dKeys}, {"values", dValues}, {"items", dItems}, {"get", dGet},
-                                   {"pop", dPop}, {"update", dUpdate}, {"copy", dCopy}, {"setdefault", dSetdefault},
+                                   {"pop", dPop}, {"update", dUpdate, "*"}, {"copy", dCopy}, {"setdefault", dSetdefault},
                                    {"popitem", dPopitem}, {"clear", dClear}};
   static const MethodTable tuple = {{"index", tIndex}, {"count", tCount}};
   switch (k) {
@@ -205,14 +205,19 @@ const MethodTable* methodsOf(Kind k) {
   }
 }
 
-}  // namespace
-
-rt::BuiltinFn hostMethod(Kind receiver, const std::string& name) {
+const HostMethod* hostMethodEntry(Kind receiver, std::string_view name) {
   const MethodTable* table = methodsOf(receiver);
   if (!table) return nullptr;
   for (const HostMethod& m : *table)
-    if (m.name == name) return m.fn;
+    if (m.name == name) return &m;
   return nullptr;
+}
+
+}  // namespace
+
+rt::BuiltinFn hostMethod(Kind receiver, const std::string& name) {
+  const HostMethod* m = hostMethodEntry(receiver, name);
+  return m ? m->fn : nullptr;
 }
 
 const rt::MethodsNamed* methodsNamed(const std::string& name) {
@@ -220,11 +225,13 @@ const rt::MethodsNamed* methodsNamed(const std::string& name) {
   // list of them is that union: OpTable.HostMethodNamesAreTheStdlibMethods).
   static const std::vector<rt::MethodsNamed> records = [] {
     std::vector<rt::MethodsNamed> out;
-    for (std::string_view n : ir::hostMethodNames()) {
-      std::string name(n);
-      out.push_back({name, hostMethod(Kind::List, name), hostMethod(Kind::Dict, name), hostMethod(Kind::Str, name),
-                     hostMethod(Kind::Tuple, name)});
-    }
+    auto method = [](Kind receiver, std::string_view name) {
+      const HostMethod* m = hostMethodEntry(receiver, name);
+      return m ? rt::MethodsNamed::Method{m->fn, m->keywords} : rt::MethodsNamed::Method{};
+    };
+    for (std::string_view n : ir::hostMethodNames())
+      out.push_back({std::string(n), method(Kind::List, n), method(Kind::Dict, n), method(Kind::Str, n),
+                     method(Kind::Tuple, n)});
     return out;
   }();
   for (const rt::MethodsNamed& r : records)
@@ -261,11 +268,12 @@ Value attribute(const Value& obj, const std::string& name, SourceLoc loc) {
     for (size_t i = 0; i < t.fields.size(); ++i)
       if (t.fields[i] == name) return t.items[i];
   }
-  if (rt::BuiltinFn fn = hostMethod(obj.kind(), name)) {
+  if (const HostMethod* method = hostMethodEntry(obj.kind(), name)) {
     auto m = std::make_shared<MethodObj>();
     m->self = obj;
     m->name = name;
-    m->fn = fn;
+    m->fn = method->fn;
+    m->keywords = method->keywords;
     return Value::object(Kind::Method, std::move(m));
   }
   fail(loc, std::string("'") + typeName(obj) + "' object has no attribute '" + name + "'" +

@@ -80,7 +80,6 @@ class Progress final : public LazySeqObj {
 Value bProgress(CallContext& c, std::vector<Value>& args) {
   const Value* desc = c.kw("desc");
   const Value* interval = c.kw("interval");
-  c.checkKeywordsUsed("progress");
   checkArity(c, args, 1, 1);
   // The loop's own view of the iterable, read item by item as it would be.
   Value items = iterable(args[0], c.loc);

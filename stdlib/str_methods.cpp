@@ -598,8 +598,8 @@ Value sFormat(CallContext& c, std::vector<Value>& a) {
 
 const std::vector<HostMethod>& strMethods() {
   static const std::vector<HostMethod> methods = {
-      {"join", sJoin},         {"split", sSplit},
-      {"rsplit", sRsplit},     {"splitlines", sSplitlines},
+      {"join", sJoin},         {"split", sSplit, "sep maxsplit"},
+      {"rsplit", sRsplit, "sep maxsplit"}, {"splitlines", sSplitlines, "keepends"},
       {"strip", sStrip},       {"lstrip", sLstrip},
       {"rstrip", sRstrip},     {"upper", sUpper},
       {"lower", sLower},       {"swapcase", sSwapcase},
@@ -618,7 +618,7 @@ const std::vector<HostMethod>& strMethods() {
       {"replace", sReplace},   {"removeprefix", sRemoveprefix},
       {"removesuffix", sRemovesuffix}, {"ljust", sLjust},
       {"rjust", sRjust},       {"center", sCenter},
-      {"zfill", sZfill},       {"format", sFormat}};
+      {"zfill", sZfill},       {"format", sFormat, "*"}};
   return methods;
 }
 

@@ -3,6 +3,10 @@
 // of builtin_docs.def names one.
 #include <gtest/gtest.h>
 
+#include <regex>
+#include <set>
+#include <sstream>
+
 #include "ir/builtins.h"
 #include "stdlib/builtins.h"
 #include "stdlib/help.h"
@@ -44,6 +48,50 @@ TEST(BuiltinDocs, EveryListDictStrAndTupleMethodHasAnEntry) {
 TEST(BuiltinDocs, EveryEntryNamesABuiltin) {
   for (const std::string& name : stdlib::documentedNames())
     EXPECT_TRUE(stdlib::builtinDoc(name)) << "builtin_docs.def describes '" << name << "', which does not exist";
+}
+
+// The names `keywords` (rt::BuiltinObj's form) declares, and those a
+// signature shows with a default ("sep" of "print(*values, sep=' ')").
+std::set<std::string> declaredKeywords(const char* keywords) {
+  std::set<std::string> out;
+  std::istringstream in(keywords);
+  for (std::string k; in >> k;) out.insert(k);
+  return out;
+}
+// Of each form ("range(stop) | range(start, stop, step=1, /)"), those after
+// its `/`, Python's mark of the positional-only parameters before it.
+std::set<std::string> documentedKeywords(const std::string& signature) {
+  std::set<std::string> out;
+  std::regex named("([A-Za-z_][A-Za-z_0-9]*)=");
+  std::istringstream forms(signature);
+  for (std::string form; std::getline(forms, form, '|');) {
+    size_t slash = form.rfind(", /");
+    if (slash != std::string::npos) form = form.substr(slash);
+    for (auto it = std::sregex_iterator(form.begin(), form.end(), named); it != std::sregex_iterator(); ++it)
+      out.insert((*it)[1]);
+  }
+  return out;
+}
+
+// A builtin takes by name exactly the parameters its entry shows with a
+// default, so that help() never advertises a keyword the call refuses.
+TEST(BuiltinDocs, DeclaredKeywordsAreTheDocumentedOnes) {
+  for (const std::string& name : stdlib::builtinNames()) {
+    rt::Value b = stdlib::makeBuiltin(name);
+    if (!b.is(rt::Kind::Builtin) || name.rfind('_', 0) == 0) continue;
+    const char* keywords = b.as<rt::BuiltinObj>().keywords;
+    if (std::string(keywords) == "*") continue;  // matched by the builtin itself
+    EXPECT_EQ(declaredKeywords(keywords), documentedKeywords(stdlib::builtinDoc(name)->signature)) << name;
+  }
+  const std::pair<const char*, rt::Value> samples[] = {
+      {"list", rt::makeList({})}, {"dict", rt::makeDict()}, {"str", rt::Value::str("")}, {"tuple", rt::makeTuple({})}};
+  for (const auto& [type, v] : samples)
+    for (const std::string& m : stdlib::attributeNames(v)) {
+      const char* keywords = stdlib::attribute(v, m, SourceLoc{}).as<rt::MethodObj>().keywords;
+      if (std::string(keywords) == "*") continue;
+      EXPECT_EQ(declaredKeywords(keywords), documentedKeywords(stdlib::builtinDoc(std::string(type) + "." + m)->signature))
+          << type << "." << m;
+    }
 }
 
 TEST(BuiltinDocs, OpSignaturesComeFromTheOpTable) {
