@@ -196,6 +196,8 @@ void Interpreter::node(const ir::Node& n, Frame& f, uint64_t dying) {
     case Op::Call: execCall(n, f, dying); return;
     case Op::CallMethod: execCallMethod(n, f, dying); return;
     case Op::CallUnpacked: execCallUnpacked(n, f); return;
+    case Op::IterItem: execIterItem(n, f); return;
+    case Op::ListAppend: execListAppend(n, f, dying); return;
     case Op::Yield:
     case Op::Condition:
     case Op::Return: return;  // handled by exec()

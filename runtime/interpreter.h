@@ -301,6 +301,8 @@ class Interpreter {
   // to obj, a tensor's shape, ...).
   Value attributeOf(const Value& obj, const std::string& name, SourceLoc loc);
   void execCallUnpacked(const ir::Node& n, Frame& f);
+  void execIterItem(const ir::Node& n, Frame& f);
+  void execListAppend(const ir::Node& n, Frame& f, uint64_t dying);
   [[gnu::noinline]] void simpleOp(const ir::Node& n, Frame& f, uint64_t dying);
   // The cancellation point: calls, loop back-edges and every node a graph
   // runs check the flag (a plain load: this is on every hot path).

@@ -92,6 +92,30 @@ static Global& globalEntry(const ir::Node& n, ModuleInstance& m) {
   return *g;
 }
 
+// A loop's next item, and a comprehension's append: two nodes of every
+// iteration, each with a small native frame of its own (simpleOp's is large).
+void Interpreter::execIterItem(const ir::Node& n, Frame& f) {
+  const Value& s = f[n.operand(0)];
+  const Value& i = f[n.operand(1)];
+  checkDefined(s, n.loc());
+  Value& out = f[n.result(0)];
+  out = iterItem(s, i.asInt(), n.loc());
+  if (tape_ && s.is(Kind::Tensor)) tape_->recordOp(Op::GetItem, n.loc(), {s, i}, out);
+  checkInterrupt(n.loc());
+}
+
+void Interpreter::execListAppend(const ir::Node& n, Frame& f, uint64_t dying) {
+  Value& list = f[n.operand(0)];
+  Value& item = f[n.operand(1)];
+  checkDefined(list, n.loc());
+  // A value saved for a backward loop may be a saved if result's
+  // placeholder: the branch that reads it back did not run.
+  bool saved = !n.attrs().empty() && n.attr("saved");
+  if (!saved) checkDefined(item, n.loc());
+  bool handOver = !saved && ir::Node::dies(dying, 1) && n.operand(1) != n.operand(0);
+  list.as<SeqObj>().append(handOver ? std::move(item) : item);
+}
+
 void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
   Op op = n.op();
   SourceLoc loc = n.loc();
@@ -246,24 +270,6 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
     }
     case Op::Iter: set(iterable(in(0), loc)); return;
     case Op::IterLen: set(Value::integer(iterLength(in(0)))); return;
-    case Op::IterItem: {
-      const Value& s = in(0);
-      set(iterItem(s, in(1).asInt(), loc));
-      if (tape_ && s.is(Kind::Tensor)) tape_->recordOp(Op::GetItem, loc, {s, in(1)}, f[n.result(0)]);
-      checkInterrupt(loc);
-      return;
-    }
-    case Op::ListAppend:
-      // A value saved for a backward loop may be a saved if result's
-      // placeholder: the branch that reads it back did not run.
-    {
-      SeqObj& list = in(0).as<SeqObj>();
-      if (n.attr("saved"))
-        list.append(f[n.operand(1)]);
-      else
-        list.append(n.operand(1) == n.operand(0) ? in(1) : take(1));
-      return;
-    }
     case Op::SavedItem: {
       const auto& items = in(0).as<SeqObj>().items;
       int64_t i = in(1).asInt();
