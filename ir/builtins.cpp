@@ -140,7 +140,7 @@ const std::vector<std::string_view>& hostMethodNames() {
       // str (index and count above; so are a tuple's)
       "join", "split", "rsplit", "splitlines", "strip", "lstrip", "rstrip", "upper", "lower", "swapcase",
       "capitalize", "title", "casefold", "isalpha", "isdigit", "isalnum", "isspace", "isupper", "islower",
-      "isdecimal", "isnumeric", "isprintable", "isascii", "isidentifier", "find",
+      "isdecimal", "isnumeric", "isprintable", "isascii", "isidentifier", "istitle", "expandtabs", "find",
       "rfind", "rindex", "startswith", "endswith", "partition", "rpartition", "replace", "removeprefix",
       "removesuffix", "ljust", "rjust", "center", "zfill", "format"};
   return names;

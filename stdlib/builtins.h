@@ -48,6 +48,9 @@ rt::Device& deviceNamed(rt::Interpreter& interp, const std::string& name, Source
 // einsum (einsum.cpp).
 void addEinsumBuiltin(BuiltinTable& table);
 
+// format, hex, oct, bin (builtins_text.cpp).
+void addTextBuiltins(BuiltinTable& table);
+
 // grad, value_and_grad, stop_gradient (builtins_grad.cpp).
 void addGradBuiltins(BuiltinTable& table);
 

@@ -594,6 +594,11 @@ Value bIsinstance(CallContext& c, std::vector<Value>& args) {
   return Value::boolean(instanceOf(c, args[0], args[1]));
 }
 
+Value bCallable(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 1, 1);
+  return Value::boolean(args[0].is(Kind::Function) || args[0].is(Kind::Builtin) || args[0].is(Kind::Method));
+}
+
 Value bChr(CallContext& c, std::vector<Value>& args) {
   checkArity(c, args, 1, 1);
   int64_t cp = toIndex(args[0], c.loc);
@@ -688,7 +693,7 @@ const std::map<std::string, BuiltinFn>& table() {
              {Builtin::Float, bFloat}, {Builtin::Bool, bBool}, {Builtin::Str, bStr}, {Builtin::Repr, bRepr},
              {Builtin::Round, bRound}, {Builtin::Tuple, bTuple}, {Builtin::List, bList}, {Builtin::Dict, bDict},
              {Builtin::Sorted, bSorted}, {Builtin::Reversed, bReversed}, {Builtin::Any, bAny},
-             {Builtin::All, bAll}, {Builtin::Type, bType}, {Builtin::Isinstance, bIsinstance}, {Builtin::Chr, bChr},
+             {Builtin::All, bAll}, {Builtin::Type, bType}, {Builtin::Isinstance, bIsinstance}, {Builtin::Callable, bCallable}, {Builtin::Chr, bChr},
              {Builtin::Ord, bOrd}, {Builtin::Jit, bJit}, {Builtin::Eager, bEager}, {Builtin::Time, bTime},
              {Builtin::MemoryStats, bMemoryStats}, {Builtin::ResetPeakMemoryStats, bResetPeakMemoryStats},
              {Builtin::Map, bMap}, {Builtin::Filter, bFilter}, {Builtin::Exit, bExit},
@@ -702,6 +707,7 @@ const std::map<std::string, BuiltinFn>& table() {
     addDataBuiltins(m);
     addHelpBuiltins(m);
     addEinsumBuiltin(m);
+    addTextBuiltins(m);
     addDeviceBuiltins(m);
     return m;
   }();

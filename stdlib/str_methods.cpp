@@ -414,6 +414,22 @@ Value caseTest(CallContext& c, std::vector<Value>& a, bool upperCase) {
 }
 Value sIsupper(CallContext& c, std::vector<Value>& a) { return caseTest(c, a, true); }
 Value sIslower(CallContext& c, std::vector<Value>& a) { return caseTest(c, a, false); }
+// Python's rule: some character is cased; upper- and titlecase ones
+// follow uncased ones only, lowercase ones cased ones only.
+Value sIstitle(CallContext& c, std::vector<Value>& a) {
+  checkArity(c, a, 1, 1);
+  bool cased = false, previousCased = false;
+  const std::string& s = self(a);
+  for (size_t i = 0; i < s.size();) {
+    CodePoint p = decodeUtf8(s, i);
+    i += p.len;
+    bool starts = isUppercase(p.cp) || isTitlecase(p.cp), continues = isLowercase(p.cp);
+    if ((starts && previousCased) || (continues && !previousCased)) return Value::boolean(false);
+    previousCased = starts || continues;
+    cased |= previousCased;
+  }
+  return Value::boolean(cased);
+}
 
 // ---- searching ----
 
@@ -587,6 +603,33 @@ Value sZfill(CallContext& c, std::vector<Value>& a) {
   return Value::str(s.substr(0, sign) + std::string(add, '0') + s.substr(sign));
 }
 
+// Each tab replaced by the spaces to the next multiple of tabsize columns
+// (characters since the last line break); tabsize <= 0 drops tabs.
+Value sExpandtabs(CallContext& c, std::vector<Value>& a) {
+  c.keywordsToPositions(a, 1, {{"tabsize", Value::integer(8)}});
+  checkArity(c, a, 1, 2);
+  int64_t tabsize = a.size() == 2 ? toIndex(a[1], c.loc) : 8;
+  const std::string& s = self(a);
+  std::string out;
+  int64_t column = 0;
+  for (size_t i = 0; i < s.size();) {
+    CodePoint p = decodeUtf8(s, i);
+    if (p.cp == '\t') {
+      if (tabsize > 0) {
+        int64_t spaces = tabsize - column % tabsize;
+        checkHostAllocation(out.size() + static_cast<size_t>(spaces), 1);
+        out.append(static_cast<size_t>(spaces), ' ');
+        column += spaces;
+      }
+    } else {
+      out.append(s, i, p.len);
+      column = p.cp == '\n' || p.cp == '\r' ? 0 : column + 1;
+    }
+    i += p.len;
+  }
+  return Value::str(std::move(out));
+}
+
 // str.format: every keyword argument is a field name.
 Value sFormat(CallContext& c, std::vector<Value>& a) {
   std::vector<Value> args(a.begin() + 1, a.end());
@@ -610,6 +653,7 @@ const std::vector<HostMethod>& strMethods() {
       {"isprintable", sIsprintable}, {"isascii", sIsascii},
       {"isidentifier", sIsidentifier},
       {"isspace", sIsspace},   {"isupper", sIsupper},
+      {"istitle", sIstitle},   {"expandtabs", sExpandtabs, "tabsize"},
       {"islower", sIslower},   {"find", sFind},
       {"rfind", sRfind},       {"index", sIndex},
       {"rindex", sRindex},     {"count", sCount},
