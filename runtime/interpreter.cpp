@@ -500,9 +500,10 @@ void Interpreter::bindParams(const FunctionObj& fo, std::vector<Value>& args, co
       ++i;
     if (i == nparams) {
       if (!varKeywords) {
+        // The suggestion is among the parameters this call has not bound.
         std::vector<std::string> named;
         for (size_t p = 0; p < nparams; ++p)
-          if (fn.paramKind(p) == ParamKind::Positional || fn.paramKind(p) == ParamKind::KeywordOnly)
+          if (!bound[p] && (fn.paramKind(p) == ParamKind::Positional || fn.paramKind(p) == ParamKind::KeywordOnly))
             named.push_back(names[p]);
         fail(loc, fo.name + "() got an unexpected keyword argument '" + kwnames[k] + "'" + didYouMean(kwnames[k], named));
       }
