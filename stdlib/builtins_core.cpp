@@ -17,6 +17,7 @@
 #include "runtime/unicode.h"
 #include "stdlib/builtins.h"
 #include "stdlib/help.h"
+#include "support/utf8.h"
 
 namespace nn::stdlib {
 
@@ -281,6 +282,18 @@ std::string numberText(const std::string& s) {
   return out;
 }
 
+// A str argument quoted in an error message: its repr cut to 200
+// characters (CPython's int() writes "%.200R"), so that a long one cannot
+// flood the report.
+std::string quotedPrefix(const Value& text) {
+  auto prefix = [](const std::string& s) {
+    size_t end = 0;
+    for (int k = 0; k < 200 && end < s.size(); ++k) end += decodeUtf8(s, end).len;
+    return s.substr(0, end);
+  };
+  return prefix(repr(Value::str(prefix(text.asStr()))));
+}
+
 // Python's int(s, base) of a str: stripped, an optional sign, then with
 // base 0 a literal's prefix (0x, 0o, 0b) or a decimal without leading
 // zeros, with base 16, 8 or 2 optionally its prefix; digits below the base
@@ -288,7 +301,7 @@ std::string numberText(const std::string& s) {
 // prefix. Unicode digits and spaces count as numberText's do.
 Value intOfText(CallContext& c, const Value& text, int64_t base) {
   auto invalid = [&]() -> Value {
-    fail(c.loc, "invalid literal for int() with base " + std::to_string(base) + ": " + repr(text));
+    fail(c.loc, "invalid literal for int() with base " + std::to_string(base) + ": " + quotedPrefix(text));
   };
   std::string s = asciiDigitsAndSpaces(text.asStr());
   size_t b = s.find_first_not_of(' '), e = s.find_last_not_of(' ');
@@ -325,7 +338,7 @@ Value intOfText(CallContext& c, const Value& text, int64_t base) {
   if (!first) return invalid();
   // Base 0 reads a decimal as a literal: no leading zeros ("010"; "00" is 0).
   if (base == 0 && !prefixed && first == '0' && (magnitude || overflow)) return invalid();
-  if (overflow) fail(c.loc, "integer overflow: int() of " + repr(text) + " does not fit in a 64-bit int");
+  if (overflow) fail(c.loc, "integer overflow: int() of " + quotedPrefix(text) + " does not fit in a 64-bit int");
   return Value::integer(negative ? static_cast<int64_t>(0 - magnitude) : static_cast<int64_t>(magnitude));
 }
 
@@ -369,7 +382,7 @@ Value bFloat(CallContext& c, std::vector<Value>& args) {
     char* end = nullptr;
     double d = s.empty() ? 0 : std::strtod(s.c_str(), &end);
     if (s.empty() || *end || lower.find_first_of("xp") != std::string::npos)
-      fail(c.loc, "could not convert string to float: " + repr(v));
+      fail(c.loc, "could not convert string to float: " + quotedPrefix(v));
     return Value::real(d);
   }
   fail(c.loc, std::string("float() argument must be a string or a number, not '") + typeName(v) + "'");
