@@ -439,7 +439,11 @@ Value Interpreter::callWith(const Value& callee, std::vector<Value>& args, const
     }
     case Kind::Method: {
       const auto& m = callee.as<MethodObj>();
-      if (!kwnames.empty()) checkKeywordsDeclared(m.keywords, kwnames, std::string(typeName(m.self)) + "." + m.name, loc);
+      if (!kwnames.empty()) {
+        // A type's own method (str.lower) is named by the type.
+        std::string owner = m.self.is(Kind::Builtin) ? m.self.as<BuiltinObj>().name : typeName(m.self);
+        checkKeywordsDeclared(m.keywords, kwnames, owner + "." + m.name, loc);
+      }
       args.insert(args.begin(), m.self);
       CallContext ctx{*this, loc, kwnames, kwargs, m.name};
       ctx.receiverFirst = true;

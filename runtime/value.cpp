@@ -480,6 +480,8 @@ std::string str(const Value& v) {
     case Kind::Builtin: return "<built-in function " + v.as<BuiltinObj>().name + ">";
     case Kind::Method: {
       const auto& m = v.as<MethodObj>();
+      if (m.self.is(Kind::Builtin))  // a type's own (str.lower)
+        return "<method '" + m.name + "' of '" + m.self.as<BuiltinObj>().name + "' objects>";
       return "<built-in method " + m.name + " of " + typeName(m.self) + " object>";
     }
     case Kind::Range: {

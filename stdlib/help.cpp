@@ -3,13 +3,14 @@
 #include "stdlib/help.h"
 
 #include <algorithm>
-#include <iostream>
+#include <ostream>
 #include <map>
 #include <sstream>
 
 #include "ir/builtins.h"
 #include "ir/op_signature.h"
 #include "runtime/scalar_ops.h"
+#include "runtime/status_line.h"
 #include "support/error_class.h"
 
 namespace nn::stdlib {
@@ -88,7 +89,7 @@ std::optional<BuiltinDoc> methodDoc(const std::string& method) {
   return BuiltinDoc{name, opSignature(*op, method, true), fn->summary};
 }
 
-void printDoc(const BuiltinDoc& d) { std::cout << d.signature << "\n    " << d.summary << "\n"; }
+void printDoc(std::ostream& out, const BuiltinDoc& d) { out << d.signature << "\n    " << d.summary << "\n"; }
 
 // The kinds whose methods builtin_docs.def describes as "list.name" and so
 // on, by their type names.
@@ -110,21 +111,31 @@ std::optional<BuiltinDoc> hostMethodDoc(const std::string& name) {
   return std::nullopt;
 }
 
+// The type whose method m is: its receiver's, or for a method of a type
+// itself (str.lower), that type.
+std::string methodOwner(const rt::MethodObj& m) {
+  return m.self.is(Kind::Builtin) ? m.self.as<rt::BuiltinObj>().name : std::string(typeName(m.self));
+}
+
 // help(x): a builtin, a tensor method or a method of a list, dict, str or
 // tuple (the value, or its name as a str: "list.append"), or a function of
 // the program (its parameters as written).
 Value bHelp(CallContext& c, std::vector<Value>& args) {
   checkArity(c, args, 1, 1);
   const Value& x = args[0];
+  // The program's output stream, as print's (a host application's, or
+  // check mode's record of it).
+  c.interp.host().statusLine()->clear();
+  std::ostream& out = c.interp.host().out();
   std::optional<BuiltinDoc> doc;
   if (x.is(Kind::Str)) doc = builtinDoc(x.asStr());
   else if (x.is(Kind::Builtin)) doc = builtinDoc(x.as<rt::BuiltinObj>().name);
   else if (x.is(Kind::Method) && x.as<rt::MethodObj>().self.is(Kind::Tensor))
     doc = builtinDoc("Tensor." + x.as<rt::MethodObj>().name);
-  else if (x.is(Kind::Method))  // list.append, or a Method of the stdlib's own (grad's)
-    doc = hostMethodDoc(std::string(typeName(x.as<rt::MethodObj>().self)) + "." + x.as<rt::MethodObj>().name);
+  else if (x.is(Kind::Method))  // xs.append, str.lower, or a Method of the stdlib's own (grad's)
+    doc = hostMethodDoc(methodOwner(x.as<rt::MethodObj>()) + "." + x.as<rt::MethodObj>().name);
   if (doc) {
-    printDoc(*doc);
+    printDoc(out, *doc);
     return Value::none();
   }
   if (x.is(Kind::Function)) {
@@ -153,7 +164,7 @@ Value bHelp(CallContext& c, std::vector<Value>& args) {
       s += name;
       if (d) s += '=' + rt::repr(*d);  // (a char: GCC 12 warns falsely of "=" + a temporary)
     }
-    std::cout << s << ")\n    A function defined at line " << fn.loc().line << ".\n";
+    out << s << ")\n    A function defined at line " << fn.loc().line << ".\n";
     return Value::none();
   }
   if (x.is(Kind::Str)) fail(c.loc, "help(): no builtin named '" + x.asStr() + "'", ErrorClass::NameError);

@@ -2,6 +2,7 @@
 // str's are in str_methods.cpp), and attribute(), which binds a method to
 // its receiver; the call then runs with the receiver as the first argument.
 #include <algorithm>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -213,6 +214,34 @@ const HostMethod* hostMethodEntry(Kind receiver, std::string_view name) {
   return nullptr;
 }
 
+// The kind of value the builtin type `obj` makes (str, list, dict, tuple:
+// the kinds with methods), or none.
+std::optional<Kind> typeKind(const Value& obj) {
+  if (!obj.is(Kind::Builtin)) return std::nullopt;
+  const std::string& n = obj.as<BuiltinObj>().name;
+  if (n == "str") return Kind::Str;
+  if (n == "list") return Kind::List;
+  if (n == "dict") return Kind::Dict;
+  if (n == "tuple") return Kind::Tuple;
+  return std::nullopt;
+}
+
+// str.lower, list.append, ...: a method of a type, bound to no receiver;
+// its first argument is the receiver (sorted(words, key=str.lower)). Its
+// Method value's self is the type; c.name the method's name.
+Value callUnbound(CallContext& c, std::vector<Value>& args) {
+  Kind kind = *typeKind(args[0]);
+  const std::string& type = args[0].as<BuiltinObj>().name;
+  if (args.size() < 2)
+    fail(c.loc, "unbound method " + type + "." + c.name + "() needs an argument", ErrorClass::TypeError);
+  if (!args[1].is(kind))
+    fail(c.loc, "descriptor '" + c.name + "' for '" + type + "' objects doesn't apply to a '" + typeName(args[1]) +
+                    "' object",
+         ErrorClass::TypeError);
+  args.erase(args.begin());
+  return hostMethodEntry(kind, c.name)->fn(c, args);
+}
+
 }  // namespace
 
 rt::BuiltinFn hostMethod(Kind receiver, const std::string& name) {
@@ -248,7 +277,7 @@ std::vector<std::string> attributeNames(const Value& obj) {
   if (obj.is(Kind::Function)) names.push_back("__name__");
   if (obj.is(Kind::Tuple)) names.insert(names.end(), obj.as<SeqObj>().fields.begin(), obj.as<SeqObj>().fields.end());
   if (obj.is(Kind::Range)) names.insert(names.end(), {"start", "stop", "step"});
-  if (const MethodTable* table = methodsOf(obj.kind()))
+  if (const MethodTable* table = methodsOf(typeKind(obj).value_or(obj.kind())))
     for (const HostMethod& m : *table) names.emplace_back(m.name);
   std::sort(names.begin(), names.end());
   return names;
@@ -268,16 +297,19 @@ Value attribute(const Value& obj, const std::string& name, SourceLoc loc) {
     for (size_t i = 0; i < t.fields.size(); ++i)
       if (t.fields[i] == name) return t.items[i];
   }
-  if (const HostMethod* method = hostMethodEntry(obj.kind(), name)) {
+  // A value's method bound to it, or a type's own (str.lower).
+  std::optional<Kind> type = typeKind(obj);
+  if (const HostMethod* method = hostMethodEntry(type.value_or(obj.kind()), name)) {
     auto m = std::make_shared<MethodObj>();
     m->self = obj;
     m->name = name;
-    m->fn = method->fn;
+    m->fn = type ? callUnbound : method->fn;
     m->keywords = method->keywords;
     return Value::object(Kind::Method, std::move(m));
   }
-  fail(loc, std::string("'") + typeName(obj) + "' object has no attribute '" + name + "'" +
-                didYouMean(name, attributeNames(obj)));
+  std::string message = type ? "type object '" : "'";
+  message += type ? obj.as<BuiltinObj>().name + "'" : std::string(typeName(obj)) + "' object";
+  fail(loc, message + " has no attribute '" + name + "'" + didYouMean(name, attributeNames(obj)));
 }
 
 }  // namespace nn::stdlib
