@@ -89,10 +89,16 @@ Value bPrint(CallContext& c, std::vector<Value>& args) {
     if (!e->is(Kind::Str)) fail(c.loc, std::string("end must be None or a string, not ") + typeName(*e));
     end = e->asStr();
   }
+  // flush=True: written through at once (a log read through a pipe
+  // while the script runs), as a terminal's line is.
+  const Value* flush = c.kw("flush");
+  bool flushing = flush && truthy(*flush, c.loc);
   std::string line;
   for (size_t i = 0; i < args.size(); ++i) line += (i ? sep : "") + str(args[i]);
   c.interp.host().statusLine()->clear();
-  c.interp.host().out() << line << end;
+  std::ostream& out = c.interp.host().out();
+  out << line << end;
+  if (flushing) out.flush();
   return Value::none();
 }
 
