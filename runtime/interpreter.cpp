@@ -61,8 +61,8 @@ void checkKeywordsDeclared(const char* keywords, const std::vector<std::string>&
     }
     if (!taken) {
       size_t dot = who.rfind('.');  // Python names the method alone here
-      fail(loc, who.substr(dot == std::string::npos ? 0 : dot + 1) + "() got an unexpected keyword argument '" + k + "'",
-           ErrorClass::TypeError);
+      std::string fn = who.substr(dot == std::string::npos ? 0 : dot + 1);
+      fail(loc, fn + "() got an unexpected keyword argument '" + k + "'", ErrorClass::TypeError);
     }
   }
 }

@@ -344,7 +344,9 @@ Value intOfText(CallContext& c, const Value& text, int64_t base) {
   if (!first) return invalid();
   // Base 0 reads a decimal as a literal: no leading zeros ("010"; "00" is 0).
   if (base == 0 && !prefixed && first == '0' && (magnitude || overflow)) return invalid();
-  if (overflow) fail(c.loc, "integer overflow: int() of " + quotedPrefix(text) + " does not fit in a 64-bit int");
+  if (overflow)
+    fail(c.loc, "integer overflow: int() of " + quotedPrefix(text) + " does not fit in a 64-bit int",
+         ErrorClass::OverflowError);
   return Value::integer(negative ? static_cast<int64_t>(0 - magnitude) : static_cast<int64_t>(magnitude));
 }
 
@@ -353,9 +355,12 @@ Value bInt(CallContext& c, std::vector<Value>& args) {
   checkArity(c, args, 0, 2);
   if (args.empty()) return Value::integer(0);
   if (args.size() == 2) {
-    if (!args[1].isIntLike()) fail(c.loc, std::string("'") + typeName(args[1]) + "' object cannot be interpreted as an integer");
+    if (!args[1].isIntLike())
+      fail(c.loc, std::string("'") + typeName(args[1]) + "' object cannot be interpreted as an integer",
+           ErrorClass::TypeError);
     int64_t base = args[1].asInt();
-    if (base != 0 && (base < 2 || base > 36)) fail(c.loc, "int() base must be >= 2 and <= 36, or 0");
+    if (base != 0 && (base < 2 || base > 36))
+      fail(c.loc, "int() base must be >= 2 and <= 36, or 0", ErrorClass::ValueError);
     if (!args[0].is(Kind::Str)) fail(c.loc, "int() can't convert non-string with explicit base", ErrorClass::TypeError);
     return intOfText(c, args[0], base);
   }
@@ -712,8 +717,9 @@ const std::map<std::string, BuiltinFn>& table() {
              {Builtin::Float, bFloat}, {Builtin::Bool, bBool}, {Builtin::Str, bStr}, {Builtin::Repr, bRepr},
              {Builtin::Round, bRound}, {Builtin::Tuple, bTuple}, {Builtin::List, bList}, {Builtin::Dict, bDict},
              {Builtin::Sorted, bSorted}, {Builtin::Reversed, bReversed}, {Builtin::Any, bAny},
-             {Builtin::All, bAll}, {Builtin::Type, bType}, {Builtin::Isinstance, bIsinstance}, {Builtin::Callable, bCallable}, {Builtin::Chr, bChr},
-             {Builtin::Ord, bOrd}, {Builtin::Jit, bJit}, {Builtin::Eager, bEager}, {Builtin::Time, bTime},
+             {Builtin::All, bAll}, {Builtin::Type, bType}, {Builtin::Isinstance, bIsinstance},
+             {Builtin::Callable, bCallable}, {Builtin::Chr, bChr}, {Builtin::Ord, bOrd}, {Builtin::Jit, bJit},
+             {Builtin::Eager, bEager}, {Builtin::Time, bTime},
              {Builtin::MemoryStats, bMemoryStats}, {Builtin::ResetPeakMemoryStats, bResetPeakMemoryStats},
              {Builtin::Map, bMap}, {Builtin::Filter, bFilter}, {Builtin::Exit, bExit},
              {Builtin::ListOf, bListOf}, {Builtin::TupleOf, bTupleOf}})
@@ -756,7 +762,8 @@ Value makeBuiltin(const std::string& name) {
       b->name = n;
       b->fn = fn;
       // A tensor op's builtin matches its keywords against its signature.
-      if (std::optional<ir::Builtin> declared = ir::builtinFromName(n)) b->keywords = ir::builtinInfo(*declared).keywords;
+      if (std::optional<ir::Builtin> declared = ir::builtinFromName(n))
+        b->keywords = ir::builtinInfo(*declared).keywords;
       m.emplace(n, Value::object(Kind::Builtin, std::move(b)));
     }
     return m;

@@ -3,8 +3,8 @@
 #include "stdlib/help.h"
 
 #include <algorithm>
-#include <ostream>
 #include <map>
+#include <ostream>
 #include <sstream>
 
 #include "ir/builtins.h"

@@ -1,6 +1,7 @@
 // Methods of the builtin container types (list.append, dict.get, ...; a
 // str's are in str_methods.cpp), and attribute(), which binds a method to
-// its receiver; the call then runs with the receiver as the first argument.
+// its receiver (the call then runs with the receiver as the first
+// argument) or, asked of the type (str.lower), to none.
 #include <algorithm>
 #include <optional>
 #include <string_view>
@@ -193,9 +194,10 @@ const MethodTable* methodsOf(Kind k) {
       {"append", lAppend}, {"extend", lExtend}, {"pop", lPop}, {"insert", lInsert}, {"index", lIndex},
       {"count", lCount}, {"remove", lRemove}, {"reverse", lReverse}, {"clear", lClear}, {"copy", lCopy},
       {"sort", lSort, "key reverse"}};
-  static const MethodTable dict = {{"keys", dKeys}, {"values", dValues}, {"items", dItems}, {"get", dGet},
-                                   {"pop", dPop}, {"update", dUpdate, "*"}, {"copy", dCopy}, {"setdefault", dSetdefault},
-                                   {"popitem", dPopitem}, {"clear", dClear}};
+  static const MethodTable dict = {{"keys", dKeys},         {"values", dValues}, {"items", dItems},
+                                   {"get", dGet},           {"pop", dPop},       {"update", dUpdate, "*"},
+                                   {"copy", dCopy},         {"setdefault", dSetdefault},
+                                   {"popitem", dPopitem},   {"clear", dClear}};
   static const MethodTable tuple = {{"index", tIndex}, {"count", tCount}};
   switch (k) {
     case Kind::List: return &list;

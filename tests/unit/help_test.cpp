@@ -1,6 +1,7 @@
 // The builtin reference covers every builtin: each function, tensor method
-// and method of lists, dicts, strs and tuples has an entry, and each entry
-// of builtin_docs.def names one.
+// and method of lists, dicts, strs and tuples has an entry, each entry of
+// builtin_docs.def names one, and an entry shows by name exactly the
+// keyword arguments its builtin is declared to take.
 #include <gtest/gtest.h>
 
 #include <regex>
