@@ -73,7 +73,8 @@ std::vector<Value> iterate(CallContext& c, const Value& v) {
 }
 
 int64_t toIndex(const Value& v, SourceLoc loc) {
-  if (!v.isIntLike()) fail(loc, std::string("'") + typeName(v) + "' object cannot be interpreted as an integer");
+  if (!v.isIntLike())
+    fail(loc, std::string("'") + typeName(v) + "' object cannot be interpreted as an integer", ErrorClass::TypeError);
   return v.asInt();
 }
 
@@ -266,24 +267,29 @@ Value bDivmod(CallContext& c, std::vector<Value>& args) {
                     binaryOp(ir::Op::Mod, args[0], args[1], c.loc)});
 }
 
+// Text with Unicode digits and spaces as ASCII ones, stripped of spaces.
+std::string strippedAscii(const std::string& s) {
+  std::string ascii = asciiDigitsAndSpaces(s);
+  size_t b = ascii.find_first_not_of(' ');
+  if (b == std::string::npos) return "";
+  return ascii.substr(b, ascii.find_last_not_of(' ') - b + 1);
+}
+
 // A number's text as int() and float() read it, as Python's: Unicode
 // decimal digits as ASCII ones (٣ as 3) and whitespace as spaces (other
 // non-ASCII characters as '?', in no number), stripped, and the
 // underscores that separate two digits dropped (PEP 515: 1_000); empty
 // when an underscore stands anywhere else.
 std::string numberText(const std::string& s) {
-  std::string ascii = asciiDigitsAndSpaces(s);
-  size_t b = ascii.find_first_not_of(' ');
-  if (b == std::string::npos) return "";
-  size_t e = ascii.find_last_not_of(' ');
+  std::string ascii = strippedAscii(s);
   auto digit = [](char ch) { return ch >= '0' && ch <= '9'; };
   std::string out;
-  for (size_t i = b; i <= e; ++i) {
+  for (size_t i = 0; i < ascii.size(); ++i) {
     if (ascii[i] != '_') {
       out += ascii[i];
       continue;
     }
-    if (i == b || i == e || !digit(ascii[i - 1]) || !digit(ascii[i + 1])) return "";
+    if (i == 0 || i + 1 == ascii.size() || !digit(ascii[i - 1]) || !digit(ascii[i + 1])) return "";
   }
   return out;
 }
@@ -309,10 +315,10 @@ Value intOfText(CallContext& c, const Value& text, int64_t base) {
   auto invalid = [&]() -> Value {
     fail(c.loc, "invalid literal for int() with base " + std::to_string(base) + ": " + quotedPrefix(text));
   };
-  std::string s = asciiDigitsAndSpaces(text.asStr());
-  size_t b = s.find_first_not_of(' '), e = s.find_last_not_of(' ');
-  if (b == std::string::npos) return invalid();
-  s = s.substr(b, e - b + 1);
+  // Stripped here, not through numberText, whose underscores go before the
+  // prefix is known ("0x_f").
+  std::string s = strippedAscii(text.asStr());
+  if (s.empty()) return invalid();
   size_t i = 0;
   bool negative = s[i] == '-';
   if (s[i] == '-' || s[i] == '+') ++i;
@@ -355,10 +361,7 @@ Value bInt(CallContext& c, std::vector<Value>& args) {
   checkArity(c, args, 0, 2);
   if (args.empty()) return Value::integer(0);
   if (args.size() == 2) {
-    if (!args[1].isIntLike())
-      fail(c.loc, std::string("'") + typeName(args[1]) + "' object cannot be interpreted as an integer",
-           ErrorClass::TypeError);
-    int64_t base = args[1].asInt();
+    int64_t base = toIndex(args[1], c.loc);
     if (base != 0 && (base < 2 || base > 36))
       fail(c.loc, "int() base must be >= 2 and <= 36, or 0", ErrorClass::ValueError);
     if (!args[0].is(Kind::Str)) fail(c.loc, "int() can't convert non-string with explicit base", ErrorClass::TypeError);

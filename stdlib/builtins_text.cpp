@@ -25,9 +25,7 @@ Value bFormat(CallContext& c, std::vector<Value>& args) {
 // An int (or bool) in base 16, 8 or 2 with its prefix: "-0x1f".
 Value inBase(CallContext& c, std::vector<Value>& args, const char* spec) {
   checkArity(c, args, 1, 1);
-  if (!args[0].isIntLike())
-    fail(c.loc, std::string("'") + typeName(args[0]) + "' object cannot be interpreted as an integer",
-         ErrorClass::TypeError);
+  toIndex(args[0], c.loc);
   return Value::str(formatValue(args[0], spec, c.loc));
 }
 Value bHex(CallContext& c, std::vector<Value>& args) { return inBase(c, args, "#x"); }
