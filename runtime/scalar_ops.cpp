@@ -162,11 +162,11 @@ Value binaryOp(Op op, const Value& a, const Value& b, SourceLoc loc, unsigned co
     return tensorBinary(op, a, b, loc, consumable);
   }
   if (a.isNumber() && b.isNumber()) {
+    if (op == Op::MatMul) unsupported(op, a, b, loc);
     if (a.isIntLike() && b.isIntLike())
       return intBinary(op, a.asInt(), b.asInt(), a.is(Kind::Bool) && b.is(Kind::Bool), loc);
     if (op == Op::BitAnd || op == Op::BitOr || op == Op::BitXor || op == Op::LShift || op == Op::RShift)
       unsupported(op, a, b, loc);
-    if (op == Op::MatMul) unsupported(op, a, b, loc);
     return floatBinary(op, a.asFloat(), b.asFloat(), a, b, loc);
   }
   bool seqA = a.is(Kind::Str) || a.is(Kind::List) || a.is(Kind::Tuple);
@@ -213,6 +213,7 @@ Value unaryOp(Op op, const Value& a, SourceLoc loc, unsigned consumable) {
 // recursion limit).
 static int compare3(Op op, const Value& a, const Value& b, SourceLoc loc, size_t depth = 0) {
   if (a.isNumber() && b.isNumber()) {
+    if (op == Op::MatMul) unsupported(op, a, b, loc);
     if (a.isIntLike() && b.isIntLike()) return a.asInt() < b.asInt() ? -1 : a.asInt() > b.asInt() ? 1 : 0;
     double x = a.asFloat(), y = b.asFloat();
     if (std::isnan(x) || std::isnan(y)) return 2;  // unordered: every ordering test is false
