@@ -130,8 +130,10 @@ static Value floatBinary(Op op, double x, double y, const Value& a, const Value&
 }
 
 static Value repeat(const Value& seq, int64_t n, SourceLoc loc) {
-  if (n < 0) n = 0;
   size_t unit = seq.is(Kind::Str) ? seq.asStr().size() : seq.as<SeqObj>().items.size();
+  // An empty sequence repeated any number of times is empty at once: the
+  // loops below would otherwise count to n for nothing.
+  if (n < 0 || unit == 0) n = 0;
   size_t total = 0;
   if (__builtin_mul_overflow(unit, static_cast<size_t>(n), &total) || total > std::string().max_size())
     fail(loc, seq.is(Kind::Str) ? "repeated string is too long" : "out of memory");
