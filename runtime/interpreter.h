@@ -243,6 +243,10 @@ class Interpreter {
   // while one is active, graph mode runs every node through runNode in
   // program order, so the tape sees each op.
   Tape* tape() const { return tape_; }
+  // obj.name: a module's global, else the host's attribute (a method bound
+  // to obj, a tensor's shape, ...). Not recorded on the tape (the GetAttr
+  // node and getattr() record x.T themselves).
+  Value attributeOf(const Value& obj, const std::string& name, SourceLoc loc);
   void setTape(Tape* t) { tape_ = t; }
   // grad / value_and_grad of user function `fn` called with these
   // arguments, differentiated in graph mode by the compiled IR
@@ -297,9 +301,6 @@ class Interpreter {
   void execFused(const ir::Node& n, Frame& f, uint64_t dying);  // fused_exec.cpp
   void execCall(const ir::Node& n, Frame& f, uint64_t dying);
   void execCallMethod(const ir::Node& n, Frame& f, uint64_t dying);
-  // obj.name: a module's global, else the host's attribute (a method bound
-  // to obj, a tensor's shape, ...).
-  Value attributeOf(const Value& obj, const std::string& name, SourceLoc loc);
   void execCallUnpacked(const ir::Node& n, Frame& f);
   void execIterItem(const ir::Node& n, Frame& f);
   void execListAppend(const ir::Node& n, Frame& f, uint64_t dying);

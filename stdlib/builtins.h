@@ -51,6 +51,9 @@ void addEinsumBuiltin(BuiltinTable& table);
 // format, hex, oct, bin (builtins_text.cpp).
 void addTextBuiltins(BuiltinTable& table);
 
+// getattr, hasattr (builtins_attributes.cpp).
+void addAttributeBuiltins(BuiltinTable& table);
+
 // grad, value_and_grad, stop_gradient (builtins_grad.cpp).
 void addGradBuiltins(BuiltinTable& table);
 

@@ -736,6 +736,7 @@ const std::map<std::string, BuiltinFn>& table() {
     addHelpBuiltins(m);
     addEinsumBuiltin(m);
     addTextBuiltins(m);
+    addAttributeBuiltins(m);
     addDeviceBuiltins(m);
     return m;
   }();
