@@ -215,7 +215,6 @@ Value unaryOp(Op op, const Value& a, SourceLoc loc, unsigned consumable) {
 // recursion limit).
 static int compare3(Op op, const Value& a, const Value& b, SourceLoc loc, size_t depth = 0) {
   if (a.isNumber() && b.isNumber()) {
-    if (op == Op::MatMul) unsupported(op, a, b, loc);
     if (a.isIntLike() && b.isIntLike()) return a.asInt() < b.asInt() ? -1 : a.asInt() > b.asInt() ? 1 : 0;
     double x = a.asFloat(), y = b.asFloat();
     if (std::isnan(x) || std::isnan(y)) return 2;  // unordered: every ordering test is false
