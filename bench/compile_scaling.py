@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # Compile time and peak memory of nn against program size, for the shapes
 # that used to be quadratic (issue 13, finding 7): an if/elif chain, a long
-# list literal, a call with many arguments. Linear scaling shows as a
-# steady time per element down each table.
+# list literal, a call with many arguments; and a script of one lambda per
+# line (each make_closure searched every function by name). Linear scaling
+# shows as a steady time per element down each table.
 # Usage: python3 bench/compile_scaling.py [build/nn]
 import os
 import subprocess
@@ -28,6 +29,12 @@ def many_arguments(n):
     return "print(max(" + ", ".join(str(i % 97) for i in range(n)) + "))\n"
 
 
+def lambdas(n):
+    lines = ["count = 0", "def probe(f):", "    global count", "    count += len(f())"]
+    lines += [f"probe(lambda: str({i}))" for i in range(n)]
+    return "\n".join(lines + ["print(count)"]) + "\n"
+
+
 def measure(program, mode):
     with tempfile.NamedTemporaryFile("w", suffix=".nn", delete=False) as f:
         f.write(program)
@@ -44,7 +51,8 @@ def measure(program, mode):
 
 for name, make, sizes in [("if/elif chain", elif_chain, [1000, 2000, 4000, 8000]),
                           ("list literal", list_literal, [25000, 50000, 100000, 200000]),
-                          ("call arguments", many_arguments, [12500, 25000, 50000, 100000])]:
+                          ("call arguments", many_arguments, [12500, 25000, 50000, 100000]),
+                          ("lambdas", lambdas, [4000, 8000, 16000, 32000])]:
     print(f"{name}:")
     print(f"  {'size':>8} {'mode':>6} {'seconds':>8} {'us/elem':>8} {'peak MB':>8}")
     for n in sizes:

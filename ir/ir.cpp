@@ -172,13 +172,15 @@ const char* opSymbol(Op op) {
 
 Function* Graph::addFunction(std::string name, SourceLoc loc) {
   functions_.push_back(std::make_unique<Function>(std::move(name), loc));
-  functions_.back()->setGraph(this);
-  return functions_.back().get();
+  Function* f = functions_.back().get();
+  f->setGraph(this);
+  functionsByName_.emplace(f->name(), f);
+  return f;
 }
 
 Function* Graph::function(const std::string& name) const {
-  for (const auto& f : functions_)
-    if (f->name() == name) return f.get();
+  auto it = functionsByName_.find(name);
+  if (it != functionsByName_.end()) return it->second;
   return base_ ? base_->function(name) : nullptr;
 }
 

@@ -385,6 +385,10 @@ class Graph {
   uint32_t file_;
   std::string sourceName_;
   std::vector<std::unique_ptr<Function>> functions_;
+  // Name -> the first function of that name: make_closure, the inliner and
+  // the compile cache look functions up by name, and a module may hold
+  // thousands (one per lambda), so a scan would make each lookup O(N).
+  std::unordered_map<std::string, Function*> functionsByName_;
   const Graph* base_ = nullptr;
   bool strictTypes_ = false;
   bool templates_ = false;

@@ -16,7 +16,9 @@ class Verifier {
  public:
   void function(const Function& f) {
     fn_ = &f;
-    visible_.clear();
+    // block() removes what it adds, so visible_ is empty here. (clear()
+    // would zero the bucket array the largest function grew, once per
+    // function: quadratic in a module of many lambdas.)
     // Python's order: positional, `*args`, keyword-only, `**kwargs`, with
     // one `*args` and one `**kwargs` at most.
     for (size_t i = 1; i < f.numParams(); ++i) {

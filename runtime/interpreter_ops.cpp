@@ -162,10 +162,15 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
       auto fo = std::make_shared<FunctionObj>();
       fo->name = n.strAttr("name");
       fo->module = f.module;
-      // The callee is defined in the same graph as the function making it.
-      std::string target = n.strAttr("func");
-      fo->fn = n.parent()->function()->graph()->function(target);
-      if (!fo->fn) fail(loc, "internal error: unknown function @" + target);
+      // The callee is defined in the same graph as the function making it,
+      // which never drops a function, so the node keeps what it found.
+      fo->fn = static_cast<const ir::Function*>(n.executorCache());
+      if (!fo->fn) {
+        const std::string& target = n.strAttr("func");
+        fo->fn = n.parent()->function()->graph()->function(target);
+        if (!fo->fn) fail(loc, "internal error: unknown function @" + target);
+        n.setExecutorCache(fo->fn);
+      }
       size_t ndefaults = static_cast<size_t>(n.intAttr("ndefaults"));
       const std::vector<std::string>& kwDefaults = n.strListAttr("kwdefaults");
       size_t ncap = n.operands().size() - ndefaults - kwDefaults.size();

@@ -55,6 +55,21 @@ TEST(Node, SettingAnAttributeClearsTheExecutorCache) {
   EXPECT_EQ(c->executorCache(), nullptr);
 }
 
+TEST(Graph, FindsFunctionsByNameThenInItsBase) {
+  Graph base;
+  Function* first = base.addFunction("f", {});
+  base.addFunction("f", {});  // a second of the same name never shadows the first
+  Function* g = base.addFunction("g", {});
+  Graph version;
+  version.setBase(&base);
+  Function* own = version.addFunction("g", {});
+  EXPECT_EQ(base.function("f"), first);
+  EXPECT_EQ(base.function("g"), g);
+  EXPECT_EQ(version.function("g"), own);
+  EXPECT_EQ(version.function("f"), first);
+  EXPECT_EQ(version.function("h"), nullptr);
+}
+
 TEST(Verifier, RejectsUseBeforeDefinition) {
   Graph g;
   Function* f = g.addFunction("f", {});
