@@ -22,8 +22,9 @@ std::optional<int64_t> numelOf(const Type& x) {
   if (!x.shape) return std::nullopt;
   int64_t n = 1;
   for (const Dim& d : *x.shape) {
-    if (!d.isKnown()) return std::nullopt;
-    n *= d.size;
+    // No tensor has more elements than an int64 counts; leave the op with
+    // such a shape to the runtime, which reports it.
+    if (!d.isKnown() || __builtin_mul_overflow(n, d.size, &n)) return std::nullopt;
   }
   return n;
 }
@@ -45,7 +46,7 @@ Type reshapeType(const OpArgs& a, const Type& x) {
     } else if (*d < 0) {
       return Type::tensor(x.dtype);  // the runtime reports it
     } else {
-      known *= *d;
+      if (__builtin_mul_overflow(known, *d, &known)) return Type::tensor(x.dtype);  // the runtime reports it
       shape.push_back(Dim::known(*d));
     }
   }
@@ -570,11 +571,16 @@ std::optional<Type> Loss(const OpArgs& a) {
 
 std::vector<int64_t> evenSplit(int64_t len, int64_t size) {
   std::vector<int64_t> sizes;
-  for (int64_t done = 0; done < len; done += size) sizes.push_back(std::min(size, len - done));
+  // Reserving first makes a split into more parts than memory holds a
+  // MemoryError at once, not a long loop towards one.
+  sizes.reserve(static_cast<size_t>(len / size + (len % size != 0)));
+  for (int64_t done = 0; done < len; done += sizes.back()) sizes.push_back(std::min(size, len - done));
   return sizes;
 }
 
-int64_t chunkSize(int64_t len, int64_t chunks) { return std::max<int64_t>(1, (len + chunks - 1) / chunks); }
+int64_t chunkSize(int64_t len, int64_t chunks) {
+  return std::max<int64_t>(1, len / chunks + (len % chunks != 0));  // ceil without overflowing len + chunks
+}
 
 }  // namespace shape_rules
 

@@ -15,7 +15,8 @@
 // Left alone (the runtime raises at the node's own location): an unknown
 // rank or length, an axis out of range, sizes that are not constant,
 // negative, or do not add up to the length, a non-positive chunk count or
-// chunk size.
+// chunk size; and more than kMaxPieces pieces (a slice node each would
+// bloat the graph; the runtime makes them as views).
 //
 // Algorithm: one walk over every block; a lowered node is replaced in
 // place by the constants, slices and the make_list (which adopts its
@@ -35,19 +36,24 @@ using ir::Node;
 using ir::Op;
 using Nodes = std::vector<std::unique_ptr<Node>>;
 
+constexpr int64_t kMaxPieces = 4096;
+
 // The pieces' sizes along an axis of length `len`, or nullopt when the
 // runtime would raise (or the sizes are not constants).
 std::optional<std::vector<int64_t>> pieceSizes(const Node& n, int64_t len) {
+  std::optional<int64_t> size;
   if (n.op() == Op::Chunk) {
     int64_t chunks = n.intAttr("chunks");
     if (chunks <= 0) return std::nullopt;
-    return ir::shape_rules::evenSplit(len, ir::shape_rules::chunkSize(len, chunks));
+    size = ir::shape_rules::chunkSize(len, chunks);
+  } else {
+    size = ir::constInt(n.operand(1));
   }
-  const ir::Value* sizesArg = n.operand(1);
-  if (std::optional<int64_t> size = ir::constInt(sizesArg)) {
-    if (*size <= 0) return std::nullopt;
+  if (size) {
+    if (*size <= 0 || len / *size >= kMaxPieces) return std::nullopt;
     return ir::shape_rules::evenSplit(len, *size);
   }
+  const ir::Value* sizesArg = n.operand(1);
   const Node* list = sizesArg->def();
   if (!list || (list->op() != Op::MakeList && list->op() != Op::MakeTuple)) return std::nullopt;
   std::vector<int64_t> sizes;
@@ -56,7 +62,7 @@ std::optional<std::vector<int64_t>> pieceSizes(const Node& n, int64_t len) {
     std::optional<int64_t> s = ir::constInt(v);
     if (!s || *s < 0) return std::nullopt;
     sizes.push_back(*s);
-    total += *s;
+    if (__builtin_add_overflow(total, *s, &total)) return std::nullopt;
   }
   if (total != len) return std::nullopt;
   return sizes;

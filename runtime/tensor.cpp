@@ -1,6 +1,8 @@
 // Tensor construction, views and element access.
 #include "runtime/tensor.h"
 
+#include <new>
+
 #include "runtime/device.h"
 #include "runtime/dispatch.h"
 #include "support/diagnostics.h"
@@ -12,7 +14,8 @@ Shape Tensor::contiguousStrides(const Shape& shape) {
   int64_t s = 1;
   for (size_t i = shape.size(); i-- > 0;) {
     strides[i] = s;
-    s *= shape[i];
+    // Past int64, no tensor of this shape fits in memory.
+    if (i > 0 && __builtin_mul_overflow(s, shape[i], &s)) throw std::bad_alloc();
   }
   return strides;
 }

@@ -1,5 +1,6 @@
 // concat, stack, split, pad, gather and scatter_add (see tensor_ops.h).
 #include <algorithm>
+#include <new>
 
 #include "runtime/dispatch.h"
 #include "runtime/kernels.h"
@@ -36,7 +37,8 @@ Tensor concat(const std::vector<Tensor>& xs, int64_t axis, SourceLoc loc) {
     for (int d = 0; d < nd; ++d)
       if (d != a && t.dim(d) != xs[0].dim(d))
         fail(loc, "shape mismatch in concat along axis " + std::to_string(axis) + ": " + typeString(xs[0]) + " and " + typeString(t));
-    shape[a] += t.dim(static_cast<int>(a));
+    // Past int64 the result could never be allocated.
+    if (__builtin_add_overflow(shape[a], t.dim(static_cast<int>(a)), &shape[a])) throw std::bad_alloc();
     dt = promote(dt, t.dtype());
     commonDevice(xs[0], t, "concat", loc);
   }
@@ -68,14 +70,17 @@ std::vector<Tensor> splitSizes(const Tensor& x, const std::vector<int64_t>& size
   if (x.ndim() == 0) fail(loc, "split of a 0-d tensor");
   int64_t a = normalizeAxis(axis, x.ndim(), loc, "split");
   int64_t total = 0;
+  bool overflow = false;
   for (int64_t s : sizes) {
     if (s < 0) fail(loc, "split: sizes must be non-negative");
-    total += s;
+    overflow = overflow || __builtin_add_overflow(total, s, &total);
   }
-  if (total != x.dim(static_cast<int>(a)))
-    fail(loc, "split: sizes add up to " + std::to_string(total) + " but axis " + std::to_string(axis) + " of " +
-                  typeString(x) + " has " + std::to_string(x.dim(static_cast<int>(a))));
+  if (overflow || total != x.dim(static_cast<int>(a)))
+    fail(loc, "split: sizes add up to " + (overflow ? "more than an int64 holds" : std::to_string(total)) +
+                  " but axis " + std::to_string(axis) + " of " + typeString(x) + " has " +
+                  std::to_string(x.dim(static_cast<int>(a))));
   std::vector<Tensor> parts;
+  parts.reserve(sizes.size());
   int64_t start = 0;
   for (int64_t s : sizes) {
     Shape shape = x.shape();
@@ -95,7 +100,10 @@ Tensor pad(const Tensor& x, const std::vector<int64_t>& widths, double value, So
     int d = x.ndim() - 1 - static_cast<int>(i);
     if (widths[2 * i] < 0 || widths[2 * i + 1] < 0) fail(loc, "pad: widths must be non-negative");
     before[d] = widths[2 * i];
-    shape[d] += widths[2 * i] + widths[2 * i + 1];
+    // Past int64 the result could never be allocated.
+    if (__builtin_add_overflow(shape[d], widths[2 * i], &shape[d]) ||
+        __builtin_add_overflow(shape[d], widths[2 * i + 1], &shape[d]))
+      throw std::bad_alloc();
   }
   Tensor out = fullLike(x.dtype(), shape, value, x.device());
   Shape strides = out.strides();
