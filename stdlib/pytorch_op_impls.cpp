@@ -5,7 +5,9 @@
 // functions and kernels; nonzero alone reads its values on the host.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <new>
 
 #include "runtime/dispatch.h"
 #include "runtime/nn_ops.h"
@@ -66,9 +68,11 @@ Value diagOp(OpCall& c) {
   const Tensor& x = c.tensor("x");
   int64_t k = c.integer("diagonal");
   if (x.ndim() != 1 && x.ndim() != 2) c.fail("expects a 1-d or 2-d tensor, got " + typeString(x));
-  int64_t row = k < 0 ? -k : 0, col = k > 0 ? k : 0;
+  // (Past int64 every diagonal is out of range, the smallest k alike.)
+  int64_t row = k < 0 ? (k == INT64_MIN ? INT64_MAX : -k) : 0, col = k > 0 ? k : 0;
   if (x.ndim() == 1) {
-    int64_t n = x.dim(0), size = n + row + col;
+    int64_t n = x.dim(0), size = 0;
+    if (__builtin_add_overflow(n, row + col, &size)) throw std::bad_alloc();  // no such square fits
     Tensor out = Tensor::zeros(x.dtype(), {size, size}, x.device());
     if (n > 0) out.view({n}, {size + 1}, row * size + col).copyFrom(x);
     return makeTensorValue(out);
