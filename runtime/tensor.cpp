@@ -9,6 +9,22 @@
 
 namespace nn::rt {
 
+std::optional<int64_t> checkedNumel(const Shape& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    if (d < 0 || __builtin_mul_overflow(n, d, &n)) return std::nullopt;
+  return n;
+}
+
+// The bytes a contiguous tensor of `shape` takes; bad_alloc (a MemoryError
+// to the user) when no memory could hold it.
+static size_t byteCount(DType dtype, const Shape& shape) {
+  std::optional<int64_t> n = checkedNumel(shape);
+  size_t bytes = 0;
+  if (!n || __builtin_mul_overflow(static_cast<size_t>(*n), dtypeSize(dtype), &bytes)) throw std::bad_alloc();
+  return bytes;
+}
+
 Shape Tensor::contiguousStrides(const Shape& shape) {
   Shape strides(shape.size());
   int64_t s = 1;
@@ -61,9 +77,7 @@ Tensor Tensor::borrow(DType dtype, const Shape& shape, void* data, Device& devic
   t.dtype_ = dtype;
   t.shape_ = shape;
   t.strides_ = contiguousStrides(shape);
-  size_t n = 1;
-  for (int64_t d : shape) n *= static_cast<size_t>(d);
-  t.storage_ = std::make_shared<Storage>(data, n * dtypeSize(dtype), device, release, releaseContext);
+  t.storage_ = std::make_shared<Storage>(data, byteCount(dtype, shape), device, release, releaseContext);
   return t;
 }
 
@@ -72,14 +86,7 @@ Tensor Tensor::empty(DType dtype, const Shape& shape, Device& device) {
   t.dtype_ = dtype;
   t.shape_ = shape;
   t.strides_ = contiguousStrides(shape);
-  size_t n = 1;
-  for (int64_t d : shape) {
-    if (d < 0) throw std::bad_alloc();
-    if (__builtin_mul_overflow(n, static_cast<size_t>(d), &n)) throw std::bad_alloc();
-  }
-  size_t bytes = 0;
-  if (__builtin_mul_overflow(n, dtypeSize(dtype), &bytes)) throw std::bad_alloc();
-  t.storage_ = std::make_shared<Storage>(bytes, device);
+  t.storage_ = std::make_shared<Storage>(byteCount(dtype, shape), device);
   return t;
 }
 

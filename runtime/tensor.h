@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,11 @@ namespace nn::rt {
 
 using Shape = Dims;
 class Device;
+
+// The number of elements of `shape`; nullopt when a dim is negative or the
+// count passes int64: no tensor, and no view, has such a shape. The one
+// check behind every "too many elements" error of the runtime.
+std::optional<int64_t> checkedNumel(const Shape& shape);
 
 // Tiny tensors (scalars, small vectors) keep their elements inside the
 // storage object: one allocation instead of two on the per-op fast path.

@@ -2,6 +2,7 @@
 // basic indexing and reductions (see tensor_ops.h).
 #include "runtime/tensor_ops.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -56,11 +57,11 @@ Tensor broadcastTo(const Tensor& t, const Shape& shape, SourceLoc loc) {
   if (shape.size() < t.shape().size())
     fail(loc, "cannot broadcast " + typeString(t) + " to shape " + shapeString(shape));
   // A view's element count must fit numel()'s int64, as a tensor's does.
-  int64_t numel = 1;
-  for (int64_t d : shape)
-    if (d < 0 || __builtin_mul_overflow(numel, d, &numel))
-      fail(loc, "cannot broadcast " + typeString(t) + " to shape " + shapeString(shape) +
-                    (d < 0 ? ": negative dimension" : ": more elements than an int64 counts"));
+  if (!checkedNumel(shape)) {
+    bool negative = std::any_of(shape.begin(), shape.end(), [](int64_t d) { return d < 0; });
+    fail(loc, "cannot broadcast " + typeString(t) + " to shape " + shapeString(shape) +
+                  (negative ? ": negative dimension" : ": more elements than an int64 counts"));
+  }
   Shape strides(shape.size(), 0);
   size_t lead = shape.size() - t.shape().size();
   for (size_t i = 0; i < t.shape().size(); ++i) {
@@ -351,25 +352,24 @@ Value toList(const Tensor& device) {
 Tensor reshape(const Tensor& t, Shape shape, SourceLoc loc) {
   // A shape with more elements than an int64 counts is no tensor's shape.
   auto mismatch = [&] { fail(loc, "cannot reshape " + typeString(t) + " into shape " + shapeString(shape)); };
-  int64_t known = 1, inferAt = -1;
+  int64_t inferAt = -1;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1) {
       if (inferAt >= 0) fail(loc, "reshape: only one dimension can be -1");
       inferAt = static_cast<int64_t>(i);
     } else if (shape[i] < 0) {
       fail(loc, "reshape: invalid dimension " + std::to_string(shape[i]));
-    } else if (__builtin_mul_overflow(known, shape[i], &known)) {
-      mismatch();
     }
   }
   if (inferAt >= 0) {
-    if (known == 0 || t.numel() % known != 0) mismatch();
-    shape[inferAt] = t.numel() / known;
+    shape[inferAt] = 1;
+    std::optional<int64_t> known = checkedNumel(shape);
+    shape[inferAt] = -1;  // the error names the shape as written
+    if (!known || *known == 0 || t.numel() % *known != 0) mismatch();
+    shape[inferAt] = t.numel() / *known;
   }
-  int64_t n = 1;
-  for (int64_t d : shape)
-    if (__builtin_mul_overflow(n, d, &n)) mismatch();
-  if (n != t.numel()) mismatch();
+  std::optional<int64_t> n = checkedNumel(shape);
+  if (!n || *n != t.numel()) mismatch();
   Tensor c = t.contiguous();
   return c.view(shape, Tensor::contiguousStrides(shape), c.offset());
 }

@@ -77,11 +77,13 @@ std::optional<TensorArgs> tensorArgs(Embedded& e, const char* fn, nn_dtype dtype
   if (ndim > 0 && !shape) return wrong("no shape (NULL)");
   for (int i = 0; i < ndim; ++i) {
     if (shape[i] < 0) return wrong("dim " + std::to_string(i) + " is negative");
-    if (__builtin_mul_overflow(t.numel, static_cast<size_t>(shape[i]), &t.numel) ||
-        t.numel > std::numeric_limits<size_t>::max() / 8)
-      return wrong("the shape has too many elements");
     t.dims.push_back(shape[i]);
   }
+  // At most 8 bytes an element, so the byte count fits a size_t too.
+  std::optional<int64_t> numel = nn::rt::checkedNumel(t.dims);
+  if (!numel || static_cast<uint64_t>(*numel) > std::numeric_limits<size_t>::max() / 8)
+    return wrong("the shape has too many elements");
+  t.numel = static_cast<size_t>(*numel);
   return t;
 }
 
