@@ -1,6 +1,7 @@
-"""Runs bench/host_values.nn and bench/host_phases.nn in nn (eager and graph
-mode) and in CPython, side by side: the per-item cost of building strs,
-tuples, dicts and lists, whole and phase by phase.
+"""Runs bench/host_values.nn, bench/host_phases.nn and bench/calls.nn in nn
+(eager and graph mode) and in CPython, side by side: the per-item cost of
+building strs, tuples, dicts and lists, whole and phase by phase, and the
+cost of a call of a small scalar function.
 
 Usage: python3 bench/host_values_vs_python.py [NN_BINARY] [repeats] [items]
 """
@@ -39,3 +40,5 @@ def side_by_side(script, script_args):
 side_by_side(os.path.join(here, "host_values.nn"), args)
 # host_phases takes only the item count.
 side_by_side(os.path.join(here, "host_phases.nn"), args[1:2])
+# calls takes only the repeats.
+side_by_side(os.path.join(here, "calls.nn"), args[:1])

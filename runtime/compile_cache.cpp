@@ -192,7 +192,7 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
     if (const FunctionObj* target = plainFunction(g, module)) {
       if (target->fn == &original || target->fn->graph() != original.graph()) continue;
       becomeClosure(n, target->fn->name(), target->name);
-      bound.push_back({name, g->ptr(), ""});
+      bound.push_back({name, g->ptr(), "", &module.entry(name)});
       continue;
     }
     // One imported by `from mod import f`: copied in as above.
@@ -203,22 +203,24 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
     std::string qualified = imported->module->name() + ".." + imported->fn->name();
     if (!graph.function(qualified)) ir::cloneFunction(*imported->fn, graph, qualified);
     becomeClosure(n, qualified, imported->name);
-    bound.push_back({name, g->ptr(), ""});
+    bound.push_back({name, g->ptr(), "", &module.entry(name)});
   }
   return bound;
 }
 
-std::string CompileCache::staleBinding(const std::vector<Binding>& bindings, ModuleInstance& module) {
-  for (const Binding& b : bindings) {
-    Value* g = module.findGlobal(b.name);
-    if (!b.attr.empty()) {
-      ModuleInstance* imported = g && g->is(Kind::Module) ? g->as<ModuleObj>().module : nullptr;
-      g = imported ? imported->findGlobal(b.attr) : nullptr;
-      if (!g || g->ptr() != b.function) return b.name + "." + b.attr;
-      continue;
-    }
-    if (!g || g->ptr() != b.function) return b.name;
+bool CompileCache::bindingCurrent(const Binding& b, ModuleInstance& module) {
+  if (b.entry && b.entry->owner == &module) return b.entry->bound && b.entry->value.ptr() == b.function;
+  Value* g = module.findGlobal(b.name);
+  if (!b.attr.empty()) {
+    ModuleInstance* imported = g && g->is(Kind::Module) ? g->as<ModuleObj>().module : nullptr;
+    g = imported ? imported->findGlobal(b.attr) : nullptr;
   }
+  return g && g->ptr() == b.function;
+}
+
+std::string CompileCache::staleBinding(const std::vector<Binding>& bindings, ModuleInstance& module) {
+  for (const Binding& b : bindings)
+    if (!bindingCurrent(b, module)) return b.attr.empty() ? b.name : b.name + "." + b.attr;
   return "";
 }
 
@@ -319,10 +321,12 @@ static bool matchesSignature(const std::vector<ir::Type>& sig, const std::vector
 
 const ir::Function& CompileCache::get(const ir::Function& fn, ModuleInstance& module, const std::vector<Value>& args,
                                       SourceLoc callSite) {
-  Entry& e = entries_[&fn];
+  Entry& e = entry(fn);
   if (e.last < e.versions.size() && e.deviceAware == 0) {
     const Version& v = e.versions[e.last];
-    if (!v.stale && matchesSignature(v.signature, args) && staleBinding(v.bindings, module).empty()) return *v.fn;
+    auto current = [&](const Binding& b) { return bindingCurrent(b, module); };
+    if (!v.stale && matchesSignature(v.signature, args) && std::all_of(v.bindings.begin(), v.bindings.end(), current))
+      return *v.fn;
   }
   Key key;
   std::vector<ir::Type>& sig = key.types;

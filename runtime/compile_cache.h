@@ -91,6 +91,10 @@ class CompileCache {
     std::string name;
     const Object* function;
     std::string attr;
+    // Without `attr`: the global's entry in the module that compiled the
+    // version (entries are never removed), so a call checks it without
+    // hashing the name.
+    const Global* entry = nullptr;
   };
   struct Version {
     std::vector<ir::Type> signature;
@@ -143,11 +147,24 @@ class CompileCache {
   static void seedParameterDevices(ir::Function& f, const std::vector<const Device*>& devices);
   static std::vector<Binding> bindGlobals(ir::Function& copy, const ir::Function& original, ModuleInstance& module);
   static std::string staleBinding(const std::vector<Binding>& bindings, ModuleInstance& module);
+  // Whether global `b` of `module` still holds the function bound.
+  static bool bindingCurrent(const Binding& b, ModuleInstance& module);
+  // entries_[&fn], remembering the last one: recursion and a call in a
+  // loop ask for the same function again (entries are never removed).
+  Entry& entry(const ir::Function& fn) {
+    if (&fn != lastFn_) {
+      lastEntry_ = &entries_[&fn];
+      lastFn_ = &fn;
+    }
+    return *lastEntry_;
+  }
 
   Host& host_;
   passes::PassContext& passes_;
   CompileOptions options_;
   std::unordered_map<const ir::Function*, Entry> entries_;
+  const ir::Function* lastFn_ = nullptr;
+  Entry* lastEntry_ = nullptr;
   // By function, spec and argument signature (structures included).
   std::unordered_map<std::string, GradientVersion> gradients_;
   std::vector<std::unique_ptr<ir::Graph>> retiredGradients_;

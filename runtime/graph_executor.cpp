@@ -103,22 +103,17 @@ void GraphExecutor::countIterations(const ir::Node& loop, uint64_t iterations) {
   plan(*loop.block(1)).iterations += iterations;
 }
 
-bool GraphExecutor::runsAsGraph(const ir::Block& b) {
-  const ir::Function* fn = b.function();
-  return fn && fn->graph() && fn->graph()->strictTypes();
-}
-
-const ir::Node* GraphExecutor::run(const ir::Block& b, Frame& f, std::vector<Value>& out) {
+const ir::Node* GraphExecutor::run(const ir::Block& b, Frame& f) {
   const BlockPlan& p = plan(b);
   bool parallel = schedule_ == Schedule::Auto ? p.parallel : schedule_ == Schedule::Parallel && p.independent;
   // A tape records the ops one at a time, as they run (runtime/tape.h).
   if (interp_.tape()) parallel = false;
-  if (parallel && p.multiDevice && partition_ == Partition::Split) return runSplit(p, f, out);
-  if (parallel) return runParallel(p, f, out);
-  return runSerial(p, f, out);
+  if (parallel && p.multiDevice && partition_ == Partition::Split) return runSplit(p, f);
+  if (parallel) return runParallel(p, f);
+  return runSerial(p, f);
 }
 
-const ir::Node* GraphExecutor::runSerial(const BlockPlan& p, Frame& f, std::vector<Value>& out) {
+const ir::Node* GraphExecutor::runSerial(const BlockPlan& p, Frame& f) {
   for (size_t i = 0; i < p.nodes.size(); ++i) {
     const ir::Node& n = *p.nodes[i];
     interp_.checkInterrupt(n.loc());
@@ -127,11 +122,7 @@ const ir::Node* GraphExecutor::runSerial(const BlockPlan& p, Frame& f, std::vect
     interp_.trace(n, f);
     for (uint32_t id : n.kills()) f.slots[id] = Value();
   }
-  const ir::Node& t = *p.terminator;
-  out.clear();
-  for (size_t i = 0; i < t.operands().size(); ++i)
-    out.push_back(t.operandDies(i) ? std::move(f[t.operand(i)]) : f[t.operand(i)]);
-  return &t;
+  return p.terminator;
 }
 
 // The split strategy: each device's ready nodes (and those they make ready
@@ -141,7 +132,7 @@ const ir::Node* GraphExecutor::runSerial(const BlockPlan& p, Frame& f, std::vect
 // Values are freed after their last reader, as in the merged DAG (the
 // nodes do not run in program order, so the plan's kill lists do not
 // apply).
-const ir::Node* GraphExecutor::runSplit(const BlockPlan& p, Frame& f, std::vector<Value>& out) {
+const ir::Node* GraphExecutor::runSplit(const BlockPlan& p, Frame& f) {
   size_t n = p.nodes.size();
   std::vector<uint32_t> pending(p.deps.begin(), p.deps.end());
   std::vector<uint32_t> remaining(p.readers.begin(), p.readers.end());
@@ -190,14 +181,10 @@ const ir::Node* GraphExecutor::runSplit(const BlockPlan& p, Frame& f, std::vecto
     if (queue) queue->run(drain);
     else drain();
   }
-  const ir::Node& t = *p.terminator;
-  out.clear();
-  for (size_t i = 0; i < t.operands().size(); ++i)
-    out.push_back(t.operandDies(i) ? std::move(f[t.operand(i)]) : f[t.operand(i)]);
-  return &t;
+  return p.terminator;
 }
 
-const ir::Node* GraphExecutor::runParallel(const BlockPlan& p, Frame& f, std::vector<Value>& out) {
+const ir::Node* GraphExecutor::runParallel(const BlockPlan& p, Frame& f) {
   BlockRun run(p);
   ThreadPool& pool = interp_.context().pool();
   stats_.parallelBlocks.fetch_add(1, std::memory_order_relaxed);
@@ -295,11 +282,7 @@ const ir::Node* GraphExecutor::runParallel(const BlockPlan& p, Frame& f, std::ve
     break;
   }
   if (run.error) std::rethrow_exception(run.error);
-  const ir::Node& t = *p.terminator;
-  out.clear();
-  for (size_t i = 0; i < t.operands().size(); ++i)
-    out.push_back(t.operandDies(i) ? std::move(f[t.operand(i)]) : f[t.operand(i)]);
-  return &t;
+  return p.terminator;
 }
 
 }  // namespace nn::rt

@@ -42,11 +42,14 @@ class GraphExecutor {
   explicit GraphExecutor(Interpreter& interp) : interp_(interp) {}
 
   // Whether `b` belongs to a compiled function (and runs here).
-  static bool runsAsGraph(const ir::Block& b);
-  // Runs `b` in frame `f`; returns its terminator with the terminator's
-  // operand values in `out`. Errors: the first failing node's, in program
+  static bool runsAsGraph(const ir::Block& b) {
+    const ir::Function* fn = b.function();
+    return fn && fn->graph() && fn->graph()->strictTypes();
+  }
+  // Runs `b` in frame `f`; returns its terminator, whose operands' values
+  // are still in their slots. Errors: the first failing node's, in program
   // order.
-  const ir::Node* run(const ir::Block& b, Frame& f, std::vector<Value>& out);
+  const ir::Node* run(const ir::Block& b, Frame& f);
 
   // The native glue of loop node `loop` of a compiled block, or null where
   // the loop runs node by node: no JIT, a block the schedule runs in
@@ -70,9 +73,9 @@ class GraphExecutor {
  private:
   // The block's plan, built on first use and kept on the block.
   const BlockPlan& plan(const ir::Block& b);
-  const ir::Node* runParallel(const BlockPlan& p, Frame& f, std::vector<Value>& out);
-  const ir::Node* runSerial(const BlockPlan& p, Frame& f, std::vector<Value>& out);
-  const ir::Node* runSplit(const BlockPlan& p, Frame& f, std::vector<Value>& out);
+  const ir::Node* runParallel(const BlockPlan& p, Frame& f);
+  const ir::Node* runSerial(const BlockPlan& p, Frame& f);
+  const ir::Node* runSplit(const BlockPlan& p, Frame& f);
 
   Interpreter& interp_;
   Schedule schedule_ = Schedule::Auto;

@@ -127,29 +127,34 @@ void Interpreter::runMain(ModuleInstance& module, const ir::Graph& g) {
   runFunction(*main, module, nullptr, slots);
 }
 
+Interpreter::~Interpreter() = default;
+
+// Terminator t's operand i, handed over where t is its last use.
+static Value terminatorOperand(const ir::Node& t, Frame& f, size_t i) {
+  return t.operandDies(i) ? std::move(f[t.operand(i)]) : f[t.operand(i)];
+}
+
 Value Interpreter::runFunction(const ir::Function& fn, ModuleInstance& module, const Value* self,
                                std::vector<Value>& slots) {
   slots.resize(fn.numValues());
   Frame f{slots, &module, self, {}};
-  ScratchValues out;
-  exec(*fn.body(), f, *out);
-  return out->empty() ? Value::none() : std::move((*out)[0]);
+  // The returned value straight from its slot: no buffer per call.
+  const ir::Node* ret = runBlock(*fn.body(), f);
+  return ret && !ret->operands().empty() ? terminatorOperand(*ret, f, 0) : Value::none();
 }
 
-// Executes a block; returns its terminator with the terminator's operand
-// values in `out`.
-Interpreter::~Interpreter() = default;
-
 const ir::Node* Interpreter::exec(const ir::Block& b, Frame& f, std::vector<Value>& out) {
-  if (GraphExecutor::runsAsGraph(b)) return graph_.run(b, f, out);
+  const ir::Node* t = runBlock(b, f);
+  out.clear();
+  if (t)
+    for (size_t i = 0; i < t->operands().size(); ++i) out.push_back(terminatorOperand(*t, f, i));
+  return t;
+}
+
+const ir::Node* Interpreter::execNodes(const ir::Block& b, Frame& f) {
   for (const auto& owned : b.nodes()) {
     const ir::Node& n = *owned;
-    if (hasTrait(n.op(), ir::TERM)) {
-      out.clear();
-      for (size_t i = 0; i < n.operands().size(); ++i)
-        out.push_back(n.operandDies(i) ? std::move(f[n.operand(i)]) : f[n.operand(i)]);
-      return &n;
-    }
+    if (hasTrait(n.op(), ir::TERM)) return &n;
     // Every node is a cancellation point: Ctrl-C, or a host's cancel or time
     // limit, stops straight-line code between two long operations too.
     checkInterrupt(n.loc());
@@ -197,6 +202,8 @@ void Interpreter::node(const ir::Node& n, Frame& f, uint64_t dying) {
     case Op::CallMethod: execCallMethod(n, f, dying); return;
     case Op::CallUnpacked: execCallUnpacked(n, f); return;
     case Op::IterItem: execIterItem(n, f); return;
+    case Op::Const: execConst(n, f); return;
+    case Op::LoadGlobal: execLoadGlobal(n, f); return;
     case Op::ListAppend: execListAppend(n, f, dying); return;
     case Op::Yield:
     case Op::Condition:
@@ -216,9 +223,9 @@ void Interpreter::node(const ir::Node& n, Frame& f, uint64_t dying) {
 void Interpreter::execIf(const ir::Node& n, Frame& f) {
   const Value& c = f[n.operand(0)];
   checkDefined(c, n.loc());
-  YieldLevel level(*this);
-  exec(truthy(c, n.loc()) ? *n.block(0) : *n.block(1), f, level.out);
-  for (size_t i = 0; i < n.numResults(); ++i) f[n.result(i)] = std::move(level.out[i]);
+  // The yielded values straight from their slots: no buffer.
+  const ir::Node* yield = runBlock(truthy(c, n.loc()) ? *n.block(0) : *n.block(1), f);
+  for (size_t i = 0; i < n.numResults(); ++i) f[n.result(i)] = terminatorOperand(*yield, f, i);
 }
 
 // str(e) of a caught error: its message without what the report of an
@@ -290,16 +297,17 @@ void Interpreter::execLoop(const ir::Node& n, Frame& f) {
   for (const ir::Value* v : n.operands()) carried.push_back(f[v]);
   const ir::Block& cond = *n.block(0);
   const ir::Block& body = *n.block(1);
-  std::vector<Value> out;
+  // The condition and the yielded values are taken straight from their
+  // slots: no buffer in between.
   while (true) {
     for (size_t i = 0; i < carried.size(); ++i) f[cond.arg(i)] = carried[i];
-    exec(cond, f, out);
+    Value go = terminatorOperand(*runBlock(cond, f), f, 0);
     for (size_t i = 0; i < carried.size(); ++i) f[cond.arg(i)] = Value();
-    checkDefined(out[0], n.loc());
-    if (!truthy(out[0], n.loc())) break;
+    checkDefined(go, n.loc());
+    if (!truthy(go, n.loc())) break;
     for (size_t i = 0; i < carried.size(); ++i) f[body.arg(i)] = std::move(carried[i]);
-    exec(body, f, out);
-    carried.swap(out);
+    const ir::Node& yield = *runBlock(body, f);
+    for (size_t i = 0; i < carried.size(); ++i) carried[i] = terminatorOperand(yield, f, i);
     checkInterrupt(n.loc());
     countStep(n.loc());
     if (++iterations == 256) {
@@ -566,8 +574,8 @@ Value Interpreter::callFunction(const Value& fnValue, std::vector<Value>& args,
 
   // Annotations are checked at the call, in every mode.
   bool annotated = fn.annotated();
-  DimBindings bindings;
-  if (annotated) checkArguments(fn, fo.name, *params, loc, bindings);
+  std::optional<DimBindings> bindings;  // built only for an annotated function
+  if (annotated) checkArguments(fn, fo.name, *params, loc, bindings.emplace());
   enter(loc);
   Value r;
   try {
@@ -583,7 +591,7 @@ Value Interpreter::callFunction(const Value& fnValue, std::vector<Value>& args,
     throw;
   }
   --depth_;
-  if (annotated) checkResult(fn, fo.name, r, bindings, loc);
+  if (annotated) checkResult(fn, fo.name, r, *bindings, loc);
   return r;
 }
 

@@ -279,7 +279,15 @@ class Interpreter {
   void enter(SourceLoc loc);
   Value callFunction(const Value& fnValue, std::vector<Value>& args, const std::vector<std::string>& kwnames,
                      std::vector<Value>& kwargs, SourceLoc loc);
+  // Runs block b: by its graph plan where it has one, else node by node
+  // (execNodes). Returns its terminator, whose operands' values are still
+  // in their slots.
+  const ir::Node* runBlock(const ir::Block& b, Frame& f) {
+    return GraphExecutor::runsAsGraph(b) ? graph_.run(b, f) : execNodes(b, f);
+  }
+  // runBlock, then the terminator's operand values move to `out`.
   const ir::Node* exec(const ir::Block& b, Frame& f, std::vector<Value>& out);
+  const ir::Node* execNodes(const ir::Block& b, Frame& f);
   // Runs one node; `dying`: a bit per operand whose value this node is the
   // last to read (its buffer may take the result). Errors get the node's
   // inlined-at call sites.
@@ -303,6 +311,8 @@ class Interpreter {
   void execCallMethod(const ir::Node& n, Frame& f, uint64_t dying);
   void execCallUnpacked(const ir::Node& n, Frame& f);
   void execIterItem(const ir::Node& n, Frame& f);
+  void execConst(const ir::Node& n, Frame& f);
+  void execLoadGlobal(const ir::Node& n, Frame& f);
   void execListAppend(const ir::Node& n, Frame& f, uint64_t dying);
   [[gnu::noinline]] void simpleOp(const ir::Node& n, Frame& f, uint64_t dying);
   // The cancellation point: calls, loop back-edges and every node a graph
@@ -334,8 +344,8 @@ class Interpreter {
   GraphExecutor graph_{*this};
   Tracer tracer_;
   Tape* tape_ = nullptr;
-  // The yield buffers of ifs and trys, one per nesting level, kept between
-  // executions: an if in a loop allocates nothing per iteration (deque:
+  // The yield buffers of trys, one per nesting level, kept between
+  // executions: a try in a loop allocates nothing per iteration (deque:
   // growing it keeps the buffers of outer levels where they are).
   std::deque<std::vector<Value>> yieldBuffers_;
   size_t yieldDepth_ = 0;

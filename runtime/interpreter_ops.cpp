@@ -92,8 +92,9 @@ static Global& globalEntry(const ir::Node& n, ModuleInstance& m) {
   return *g;
 }
 
-// A loop's next item, and a comprehension's append: two nodes of every
-// iteration, each with a small native frame of its own (simpleOp's is large).
+// A loop's next item, a comprehension's append, constants and globals:
+// nodes of every iteration or call, each with a small native frame of its
+// own (simpleOp's is large).
 void Interpreter::execIterItem(const ir::Node& n, Frame& f) {
   const Value& s = f[n.operand(0)];
   const Value& i = f[n.operand(1)];
@@ -114,6 +115,21 @@ void Interpreter::execListAppend(const ir::Node& n, Frame& f, uint64_t dying) {
   if (!saved) checkDefined(item, n.loc());
   bool handOver = !saved && ir::Node::dies(dying, 1) && n.operand(1) != n.operand(0);
   list.as<SeqObj>().append(handOver ? std::move(item) : item);
+}
+
+void Interpreter::execConst(const ir::Node& n, Frame& f) {
+  // The node's value attribute, found on its first run.
+  const auto* a = static_cast<const ir::Attr*>(n.executorCache());
+  if (!a && (a = n.attr("value"))) n.setExecutorCache(a);
+  // Most constants are ints (counters, indices): made here, without a call.
+  if (const auto* i = a ? std::get_if<int64_t>(a) : nullptr) f[n.result(0)] = Value::integer(*i);
+  else f[n.result(0)] = a ? attrValue(*a) : Value::none();
+}
+
+void Interpreter::execLoadGlobal(const ir::Node& n, Frame& f) {
+  const Global& g = globalEntry(n, *f.module);
+  // An unbound global is a builtin of that name, or undefined.
+  f[n.result(0)] = g.bound ? g.value : host_.builtin(n.strAttr("name"), n.loc());
 }
 
 void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
@@ -140,13 +156,6 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
   };
 
   switch (op) {
-    case Op::Const: {
-      // The node's value attribute, found on its first run.
-      const auto* a = static_cast<const ir::Attr*>(n.executorCache());
-      if (!a && (a = n.attr("value"))) n.setExecutorCache(a);
-      set(a ? attrValue(*a) : Value::none());
-      return;
-    }
     case Op::Undef: set(Value::undef(n.strAttr("name"))); return;
     case Op::Builtin: {
       std::string name = n.strAttr("name");
@@ -280,15 +289,6 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
       int64_t i = in(1).asInt();
       if (i < 0 || i >= static_cast<int64_t>(items.size())) fail(loc, "internal error: no value saved for iteration " + std::to_string(i));
       set(items[i]);
-      return;
-    }
-    case Op::LoadGlobal: {
-      const Global& g = globalEntry(n, *f.module);
-      if (g.bound) {
-        set(g.value);
-        return;
-      }
-      set(host_.builtin(n.strAttr("name"), loc));
       return;
     }
     case Op::StoreGlobal: {
