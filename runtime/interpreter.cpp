@@ -129,6 +129,10 @@ void Interpreter::runMain(ModuleInstance& module, const ir::Graph& g) {
 
 Interpreter::~Interpreter() = default;
 
+// truthy() without a call for a bool, what a comparison gives an if or a
+// loop condition.
+static bool isTrue(const Value& v, SourceLoc loc) { return v.is(Kind::Bool) ? v.asBool() : truthy(v, loc); }
+
 // Terminator t's operand i, handed over where t is its last use.
 static Value terminatorOperand(const ir::Node& t, Frame& f, size_t i) {
   return t.operandDies(i) ? std::move(f[t.operand(i)]) : f[t.operand(i)];
@@ -224,7 +228,7 @@ void Interpreter::execIf(const ir::Node& n, Frame& f) {
   const Value& c = f[n.operand(0)];
   checkDefined(c, n.loc());
   // The yielded values straight from their slots: no buffer.
-  const ir::Node* yield = runBlock(truthy(c, n.loc()) ? *n.block(0) : *n.block(1), f);
+  const ir::Node* yield = runBlock(isTrue(c, n.loc()) ? *n.block(0) : *n.block(1), f);
   for (size_t i = 0; i < n.numResults(); ++i) f[n.result(i)] = terminatorOperand(*yield, f, i);
 }
 
@@ -304,7 +308,7 @@ void Interpreter::execLoop(const ir::Node& n, Frame& f) {
     Value go = terminatorOperand(*runBlock(cond, f), f, 0);
     for (size_t i = 0; i < carried.size(); ++i) f[cond.arg(i)] = Value();
     checkDefined(go, n.loc());
-    if (!truthy(go, n.loc())) break;
+    if (!isTrue(go, n.loc())) break;
     for (size_t i = 0; i < carried.size(); ++i) f[body.arg(i)] = std::move(carried[i]);
     const ir::Node& yield = *runBlock(body, f);
     for (size_t i = 0; i < carried.size(); ++i) carried[i] = terminatorOperand(yield, f, i);
