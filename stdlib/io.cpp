@@ -580,7 +580,7 @@ Value bSaveCsv(CallContext& c, std::vector<Value>& args) {
   const Value& rows = args[1];
   if (rows.is(Kind::Tensor)) {
     const Tensor& t = tensorOf(rows);
-    if (t.ndim() != 2) fail(c.loc, "save_csv(): a tensor to save must be 2-D, not " + std::to_string(t.ndim()) + "-D");
+    if (t.ndim() != 2) fail(c.loc, "save_csv(): a tensor to save must be 2-D, not " + std::to_string(t.ndim()) + "-D", ErrorClass::ValueError);
     if (!names.empty() && static_cast<int64_t>(names.size()) != t.dim(1))
       fail(c.loc, "save_csv(): " + std::to_string(names.size()) + " header names for " + std::to_string(t.dim(1)) + " columns");
     if (!names.empty()) line(names);

@@ -72,9 +72,13 @@ ErrorClass classifyError(ErrorClass declared, const std::string& m) {
     return ErrorClass::ValueError;
   if (has(m, "index") && (has(m, "out of range") || has(m, "out of bounds"))) return ErrorClass::IndexError;
   if (has(m, "too many indices")) return ErrorClass::IndexError;
+  // "must be" a type ("x must be an int, not str") is Python's TypeError
+  // wording; "must be" a value (positive, in a range, of a shape) is not.
+  bool mustBeType = has(m, "must be") && (has(m, ", not ") || has(m, "must be a ") || has(m, "must be an ") ||
+                                          has(m, "must be str") || has(m, "must be integers"));
   if (has(m, "unsupported operand") || has(m, "not iterable") || has(m, "not callable") ||
-      has(m, "not subscriptable") || has(m, "argument") || has(m, "must be") || has(m, "indices must be") ||
-      has(m, "object is not") || has(m, "expects a") || has(m, "expected a") || has(m, "has no len()"))
+      has(m, "not subscriptable") || has(m, "argument") || mustBeType || has(m, "object is not") ||
+      has(m, "expects a") || has(m, "expected a") || has(m, "has no len()"))
     return ErrorClass::TypeError;
   if (has(m, "shape") || has(m, "dtype") || has(m, "broadcast") || has(m, "reshape") || has(m, "axis") ||
       has(m, "values to unpack") || has(m, "invalid") || has(m, "math domain") || has(m, "cannot convert") ||
@@ -82,7 +86,7 @@ ErrorClass classifyError(ErrorClass declared, const std::string& m) {
       has(m, "must not be zero") || has(m, "not in range(") || has(m, "cannot be zero") ||
       has(m, "negative shift count") || has(m, "update sequence element") || has(m, "is not a number") ||
       has(m, "malformed") || has(m, "negative integer powers") || has(m, "fractional power") ||
-      has(m, "inconsistent"))
+      has(m, "inconsistent") || has(m, "must be"))
     return ErrorClass::ValueError;
   return ErrorClass::RuntimeError;
 }
