@@ -247,7 +247,6 @@ static std::string exceptionMessage(ErrorClass c, const std::string& m) {
 // where the body stopped. Errors that stop the program whatever the script
 // says (an interrupt, an internal error) are not caught.
 void Interpreter::execTry(const ir::Node& n, Frame& f) {
-  YieldLevel level(*this);
   // Ends this try's tracking: what its body changed, the body of an
   // enclosing try changed too.
   size_t depth = f.tracked.size() + 1;
@@ -261,8 +260,9 @@ void Interpreter::execTry(const ir::Node& n, Frame& f) {
   f.tracked.emplace_back();
   Value exception;
   std::vector<Value> atFailure;
+  const ir::Node* yield = nullptr;  // of the block that ran to its end
   try {
-    exec(*n.block(0), f, level.out);
+    yield = runBlock(*n.block(0), f);
   } catch (NnError& e) {
     const Diagnostic& d = e.diag();
     ErrorClass c = classifyError(d.errorClass, d.message);
@@ -283,14 +283,10 @@ void Interpreter::execTry(const ir::Node& n, Frame& f) {
     const ir::Block& handler = *n.block(1);
     f[handler.arg(0)] = std::move(exception);
     for (size_t k = 0; k < atFailure.size(); ++k) f[handler.arg(k + 1)] = std::move(atFailure[k]);
-    exec(handler, f, level.out);
+    yield = runBlock(handler, f);
   }
-  for (size_t i = 0; i < n.numResults(); ++i) f[n.result(i)] = std::move(level.out[i]);
-}
-
-std::vector<Value>& Interpreter::take() {
-  if (yieldBuffers_.size() <= yieldDepth_) yieldBuffers_.resize(yieldDepth_ + 1);
-  return yieldBuffers_[yieldDepth_++];
+  // The yielded values straight from their slots, as execIf takes them.
+  for (size_t i = 0; i < n.numResults(); ++i) f[n.result(i)] = terminatorOperand(*yield, f, i);
 }
 
 void Interpreter::execLoop(const ir::Node& n, Frame& f) {

@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -344,23 +343,10 @@ class Interpreter {
   GraphExecutor graph_{*this};
   Tracer tracer_;
   Tape* tape_ = nullptr;
-  // The yield buffers of trys, one per nesting level, kept between
-  // executions: a try in a loop allocates nothing per iteration (deque:
-  // growing it keeps the buffers of outer levels where they are).
-  std::deque<std::vector<Value>> yieldBuffers_;
-  size_t yieldDepth_ = 0;
-  // Holds the buffer of one nesting level while its block runs.
-  struct YieldLevel {
-    Interpreter& in;
-    std::vector<Value>& out;
-    explicit YieldLevel(Interpreter& i) : in(i), out(i.take()) {}
-    ~YieldLevel() { --in.yieldDepth_; }
-  };
   // The sites that have warned (pool threads may reach one while another
   // warns).
   std::mutex warnedMutex_;
   std::set<std::tuple<uint32_t, uint32_t, uint32_t>> warnedSites_;
-  std::vector<Value>& take();
   // A fused node's ops run on tiles: the node reports each whole result as
   // the op inside that makes it (the op eager mode runs unfused), its ops
   // nothing.
