@@ -231,7 +231,7 @@ Value* Lowerer::functionValue(const std::string& name, const std::vector<Param>&
     }
     body(*bodyStmts, 0);
     Value* rv = env_.count("$retval") ? env_["$retval"] : none(loc);
-    emit(Op::Return, loc, {rv}, 0);
+    emit(Op::Return, ctx.returnLoc.valid() ? ctx.returnLoc : loc, {rv}, 0);
   } else {
     emit(Op::Return, bodyExpr->loc, {expr(*bodyExpr)}, 0);
   }

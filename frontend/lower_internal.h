@@ -67,8 +67,14 @@ struct FuncCtx {
   // The variables of each try body being lowered, innermost last: a write
   // of one is tracked for the handler (lower_try.cpp).
   std::vector<std::set<std::string>> tryTracked;
-  int tryDepth = 0;
-  std::vector<ir::Value*> handling;  // the exceptions of the except clauses being lowered: a bare raise's  // try bodies being lowered (tryTracked may be empty at module level)
+  int tryDepth = 0;  // try bodies being lowered (tryTracked may be empty at module level)
+  // The exceptions of the except clauses being lowered, innermost last: a
+  // bare raise raises the last.
+  std::vector<ir::Value*> handling;
+  // Where the returned value of a function without a nested return is
+  // written (`return x` at the top of its body): the return node's location,
+  // so that returning an unbound name is located there.
+  SourceLoc returnLoc;
   Env* env = nullptr;                   // the live environment while lowering this function
 };
 

@@ -157,6 +157,7 @@ void Lowerer::returnStmt(const ReturnStmt& s) {
   Value* v = s.value ? expr(*s.value) : none(s.loc);
   env_["$retval"] = v;
   if (fctx_->hasNestedReturn) env_["$ret"] = constant(true, s.loc);
+  else fctx_->returnLoc = s.value ? s.value->loc : s.loc;
 }
 
 // Rejects targets that cannot be assigned before anything is evaluated,

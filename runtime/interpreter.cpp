@@ -144,7 +144,11 @@ Value Interpreter::runFunction(const ir::Function& fn, ModuleInstance& module, c
   Frame f{slots, &module, self, {}};
   // The returned value straight from its slot: no buffer per call.
   const ir::Node* ret = runBlock(*fn.body(), f);
-  return ret && !ret->operands().empty() ? terminatorOperand(*ret, f, 0) : Value::none();
+  if (!ret || ret->operands().empty()) return Value::none();
+  // `return x` where x was never bound (a loop that ran no iteration):
+  // Python raises at the return, not where the caller stores the result.
+  checkDefined(f[ret->operand(0)], ret->loc());
+  return terminatorOperand(*ret, f, 0);
 }
 
 const ir::Node* Interpreter::exec(const ir::Block& b, Frame& f, std::vector<Value>& out) {
