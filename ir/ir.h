@@ -258,6 +258,8 @@ class Block {
  public:
   explicit Block(Node* parentNode, Function* func) : parentNode_(parentNode), func_(func) {}
   Value* addArg(Type t);
+  // Erases argument i, which nothing may read any more.
+  void removeArg(size_t i) { args_.erase(args_.begin() + static_cast<std::ptrdiff_t>(i)); }
   const std::vector<std::unique_ptr<Value>>& args() const { return args_; }
   Value* arg(size_t i) const { return args_[i].get(); }
   size_t numArgs() const { return args_.size(); }

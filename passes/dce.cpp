@@ -12,10 +12,19 @@
 // the backward (`list_append {saved}`) counts those appends as no uses:
 // when nothing reads it, it dies with its appends.
 //
+// Loops are kept, but a value a loop carries that nothing needs is dropped
+// from it: its result is unread after the loop, its cond argument unread,
+// and its body argument read by nothing but the body's yield passing it on
+// (the variable of `for i in ...` when i is not read after the loop, which
+// the loop would otherwise box into a slot on every iteration). Dropping
+// one gives up the yield's use of its next value, so the node worklist
+// runs again, round after round until neither drops anything.
+//
 // Invariants: effects (print, global writes, RNG, I/O, calls that may do
 // any of these, ifs containing them), terminators and loops are never
 // removed; SSA dominance is preserved because only unused definitions are
-// dropped.
+// dropped; a loop keeps every carried value its cond, its body or its
+// users read.
 #include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
@@ -30,16 +39,26 @@ namespace {
 class DeadCode {
  public:
   bool run(ir::Function& f) {
-    count(*f.body());
-    collect(*f.body());
-    while (!work_.empty()) {
-      ir::Node* n = work_.back();
-      work_.pop_back();
-      release(*n);
+    bool changed = false;
+    while (true) {
+      count(*f.body());
+      collect(*f.body());
+      while (!work_.empty()) {
+        ir::Node* n = work_.back();
+        work_.pop_back();
+        release(*n);
+      }
+      if (!removed_.empty()) {
+        drop(*f.body());
+        changed = true;
+        forget();
+        count(*f.body());
+      }
+      bool dropped = dropCarried(*f.body());
+      forget();
+      if (!dropped) return changed;
+      changed = true;
     }
-    if (removed_.empty()) return false;
-    drop(*f.body());
-    return true;
   }
 
  private:
@@ -86,6 +105,36 @@ class DeadCode {
     for (size_t i = 0; i < n.numBlocks(); ++i)
       for (const auto& inner : n.block(i)->nodes())
         if (removed_.insert(inner.get()).second) release(*inner);
+  }
+
+  void forget() {
+    uses_.clear();
+    removed_.clear();
+    appends_.clear();
+  }
+
+  // Drops the carried values of b's loops (and of the loops nested in b)
+  // that nothing needs; uses_ must be counted.
+  bool dropCarried(ir::Block& b) {
+    bool dropped = false;
+    for (const auto& n : b.nodes()) {
+      for (size_t k = 0; k < n->numBlocks(); ++k) dropped |= dropCarried(*n->block(k));
+      if (n->op() != ir::Op::Loop) continue;
+      ir::Block& cond = *n->block(0);
+      ir::Block& body = *n->block(1);
+      ir::Node& yield = *body.terminator();
+      for (size_t i = n->numResults(); i-- > 0;) {
+        int passedOn = yield.operand(i) == body.arg(i) ? 1 : 0;
+        if (uses_[n->result(i)] || uses_[cond.arg(i)] || uses_[body.arg(i)] != passedOn) continue;
+        yield.removeOperand(i);
+        body.removeArg(i);
+        cond.removeArg(i);
+        n->removeResult(i);
+        n->removeOperand(i);
+        dropped = true;
+      }
+    }
+    return dropped;
   }
 
   void drop(ir::Block& b) {

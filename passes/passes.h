@@ -79,6 +79,10 @@ bool simplify(ir::Graph& g, PassContext& ctx);
 // Merges nodes with equal structural keys (ir/node_key.h).
 bool commonSubexpressions(ir::Graph& g, PassContext& ctx);
 
+// The items of `for i in range(n)` and `range(a, b)` over ints become the
+// loop counter and `a + counter`: typed int, no item dispatch per iteration.
+bool rangeItems(ir::Graph& g, PassContext& ctx);
+
 // Moves loop-invariant nodes that cannot fail or be observed out of loops.
 bool hoistLoopInvariants(ir::Graph& g, PassContext& ctx);
 

@@ -18,6 +18,9 @@ const std::vector<PassInfo>& pipeline() {
       {"infer-types", inferTypes},
       {"fold-constants", foldConstants},
       {"infer-types", inferTypes},
+      // Once the range's arguments are typed; unroll-loops has taken the
+      // ranges of a length known at compile time.
+      {"range-items", rangeItems},
       {"builtin-ops", builtinOps},
       {"infer-types", inferTypes},
       // Slices are typed and differentiable where a split's list is not;

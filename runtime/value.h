@@ -186,7 +186,12 @@ struct MethodObj : Object {
 struct RangeObj : Object {
   int64_t start = 0, stop = 0, step = 1;
   int64_t length() const;
-  int64_t at(int64_t i) const { return start + i * step; }
+  // Item i < length(): it lies between start and stop, but i * step alone
+  // may pass int64 (range(-2**63, 2**63 - 1, 2**63 - 1)), so the sum is
+  // made modulo 2**64, where its exact value is the item.
+  int64_t at(int64_t i) const {
+    return static_cast<int64_t>(static_cast<uint64_t>(start) + static_cast<uint64_t>(i) * static_cast<uint64_t>(step));
+  }
 };
 
 // A sequence of known length whose items are made when asked for, in
