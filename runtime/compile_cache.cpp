@@ -17,7 +17,9 @@
 
 namespace nn::rt {
 
-ir::Type staticType(const Value& v) {
+// The kind of type a value has, without building the type (a tensor's
+// shape): what the compile cache's fast path compares for a non-tensor.
+static ir::TypeKind staticKind(const Value& v) {
   switch (v.kind()) {
     case Kind::None: return ir::TypeKind::None;
     case Kind::Bool: return ir::TypeKind::Bool;
@@ -31,14 +33,17 @@ ir::Type staticType(const Value& v) {
     case Kind::Builtin:
     case Kind::Method: return ir::TypeKind::Func;
     case Kind::Module: return ir::TypeKind::Module;
-    case Kind::Tensor: {
-      const Tensor& t = tensorOf(v);
-      ir::DimList dims;
-      for (int64_t d : t.shape()) dims.push_back(ir::Dim::known(d));
-      return ir::Type::tensor(t.dtype(), std::move(dims));
-    }
-    default: return ir::Type::any();
+    case Kind::Tensor: return ir::TypeKind::Tensor;
+    default: return ir::TypeKind::Any;
   }
+}
+
+ir::Type staticType(const Value& v) {
+  if (!v.is(Kind::Tensor)) return staticKind(v);
+  const Tensor& t = tensorOf(v);
+  ir::DimList dims;
+  for (int64_t d : t.shape()) dims.push_back(ir::Dim::known(d));
+  return ir::Type::tensor(t.dtype(), std::move(dims));
 }
 
 // Every use of `v` is as the callee of a call.
@@ -306,7 +311,7 @@ static bool matchesSignature(const std::vector<ir::Type>& sig, const std::vector
     const Value& a = args[i];
     const ir::Type& t = sig[i];
     if (!a.is(Kind::Tensor)) {
-      if (t.dtype || t.shape || t.kind != staticType(a).kind) return false;
+      if (t.dtype || t.shape || t.kind != staticKind(a)) return false;
       continue;
     }
     const Tensor& x = tensorOf(a);
