@@ -51,9 +51,8 @@ class DeadCode {
       if (!removed_.empty()) {
         drop(*f.body());
         changed = true;
-        forget();
-        count(*f.body());
       }
+      // The counts still hold: release() gave up the removed nodes' uses.
       bool dropped = dropCarried(*f.body());
       forget();
       if (!dropped) return changed;
