@@ -1,8 +1,8 @@
 // Running a loop of a compiled function by its native glue (the JIT's
 // glue_codegen.cpp): the glue runs the loop's control flow and scalar
 // arithmetic itself and calls back here, through the GlueApi, for every
-// other node, for values it moves between frame slots, and once per
-// iteration for interrupts. The callbacks never let an exception into the
+// other node, for values it moves between frame slots, and at the end of
+// an iteration when an interrupt or a step budget is pending. The callbacks never let an exception into the
 // native code: a failing node's error is kept and the glue returns 1, and
 // it is rethrown here, with the location and call trace the node's own
 // run gave it.
@@ -108,7 +108,10 @@ bool Interpreter::runGlue(const ir::Node& n, Frame& f, std::vector<Value>* carri
   for (size_t i = 0; i < n.numResults(); ++i)
     f[n.result(i)] = carried ? std::move((*carried)[i]) : f[n.operand(i)];
   GlueRun run{*this, f, *glue, *fast, nullptr};
-  if (glue->fn(&run, &kApi) != 0) {
+  static_assert(sizeof(interrupt_) == 1 && sizeof(stepBudget_) == 1 && std::atomic<bool>::is_always_lock_free,
+                "the glue reads the flags as bytes");
+  const jit::GlueFlags flags{&interrupt_, &stepBudget_};
+  if (glue->fn(&run, &kApi, &flags) != 0) {
     if (run.error) std::rethrow_exception(run.error);
     fail(n.loc(), "internal error: native loop failed without an error");
   }

@@ -7,7 +7,7 @@
 // ops, fused kernels, calls, containers) is called back into the
 // interpreter through the GlueApi (jit.h), one call per node.
 //
-//   i32 name(i8* ctx, i8** api)   ; 0: done, 1: failed (the error is in ctx)
+//   i32 name(i8* ctx, i8** api, i8** flags)   ; 0: done, 1: failed (the error is in ctx)
 //
 // The loop starts from the carried values in its result slots: the runtime
 // puts its operands there, or, when it switches a loop that proved hot to
@@ -29,7 +29,9 @@
 // own, with its location and call trace. Everything
 // else (int division, powers, mixed comparisons, `not` of a number) is
 // called back, so it raises exactly as the interpreter does. Each loop
-// iteration calls `tick` (interrupts, as the interpreter checks them).
+// iteration ends by reading the interrupt and step-budget flags (GlueFlags)
+// inline, and calls `tick` only when one is set: a scalar loop then makes
+// no call at all.
 #include "runtime/jit/codegen.h"
 
 #include <llvm/IR/MDBuilder.h>
@@ -135,7 +137,7 @@ class GlueEmitter {
 
   llvm::Function* emit(const ir::Node& loop, const std::string& name) {
     collectSlotUses(loop);
-    auto* fnType = llvm::FunctionType::get(i32_, {ptr_, ptr_->getPointerTo()}, false);
+    auto* fnType = llvm::FunctionType::get(i32_, {ptr_, ptr_->getPointerTo(), ptr_->getPointerTo()}, false);
     fn_ = llvm::Function::Create(fnType, llvm::Function::ExternalLinkage, name, m_);
     ctxArg_ = fn_->getArg(0);
     apiArg_ = fn_->getArg(1);
@@ -144,6 +146,9 @@ class GlueEmitter {
     b_.SetInsertPoint(failBlock_);
     b_.CreateRet(llvm::ConstantInt::get(i32_, 1));
     b_.SetInsertPoint(entry);
+    llvm::Value* flags = fn_->getArg(2);
+    interruptFlag_ = b_.CreateLoad(ptr_, b_.CreateConstGEP1_32(ptr_, flags, 0), "interrupt");
+    budgetFlag_ = b_.CreateLoad(ptr_, b_.CreateConstGEP1_32(ptr_, flags, 1), "budget");
     outermost_ = &loop;
     emitLoop(loop);
     b_.CreateRet(llvm::ConstantInt::get(i32_, 0));
@@ -262,6 +267,24 @@ class GlueEmitter {
     auto* ok = llvm::BasicBlock::Create(ctx_, "ok", fn_);
     b_.CreateCondBr(b_.CreateICmpNE(status, u32(0)), failBlock_, ok);
     b_.SetInsertPoint(ok);
+  }
+  // The end of an iteration of loop n: `tick` when a GlueFlags flag is set.
+  // The interrupt flag is another thread's to set: an atomic load, which
+  // LLVM never hoists out of the loop (the budget flag it may hoist).
+  void tickIfFlagged(const ir::Node& n) {
+    auto* i8 = llvm::Type::getInt8Ty(ctx_);
+    llvm::LoadInst* interrupt = b_.CreateLoad(i8, interruptFlag_);
+    interrupt->setAtomic(llvm::AtomicOrdering::Monotonic);
+    interrupt->setAlignment(llvm::Align(1));
+    llvm::Value* budget = b_.CreateLoad(i8, budgetFlag_);
+    llvm::Value* set = b_.CreateICmpNE(b_.CreateOr(interrupt, budget), llvm::ConstantInt::get(i8, 0));
+    auto* tick = llvm::BasicBlock::Create(ctx_, "tick", fn_);
+    auto* next = llvm::BasicBlock::Create(ctx_, "next", fn_);
+    b_.CreateCondBr(set, tick, next, llvm::MDBuilder(ctx_).createBranchWeights(1, 1 << 20));
+    b_.SetInsertPoint(tick);
+    check(call(kTick, i32_, {u32(nodeIndex(n))}));
+    b_.CreateBr(next);
+    b_.SetInsertPoint(next);
   }
   // When `cond` holds, node n raises: it is called back with its operands
   // in their slots, so the interpreter raises its own error, located as
@@ -568,7 +591,7 @@ class GlueEmitter {
     emitBlock(body);
     std::vector<std::vector<std::pair<llvm::Value*, llvm::BasicBlock*>>> incoming(count);
     yieldInto(*body.terminator(), n, incoming, results);
-    check(call(kTick, i32_, {u32(nodeIndex(n))}));
+    tickIfFlagged(n);
     llvm::BasicBlock* latch = b_.GetInsertBlock();
     for (size_t i = 0; i < count; ++i)
       if (phis[i]) phis[i]->addIncoming(incoming[i].front().first, latch);
@@ -592,6 +615,8 @@ class GlueEmitter {
   const ir::Node* outermost_ = nullptr;
   llvm::Value* ctxArg_ = nullptr;
   llvm::Value* apiArg_ = nullptr;
+  llvm::Value* interruptFlag_ = nullptr;  // i8*: GlueFlags, loaded at entry
+  llvm::Value* budgetFlag_ = nullptr;
   llvm::BasicBlock* failBlock_ = nullptr;
   std::unordered_map<const ir::Value*, llvm::Value*> reg_;
   std::unordered_set<const ir::Value*> inSlot_;

@@ -86,7 +86,8 @@ struct GlueApi {
   int32_t (*getBool)(void* ctx, uint32_t slot);
   void (*assign)(void* ctx, uint32_t dst, uint32_t src, int32_t move);
   void (*clear)(void* ctx, uint32_t slot);
-  int32_t (*tick)(void* ctx, uint32_t node);  // once per iteration of loop `node`
+  // An iteration of loop `node` ended while a GlueFlags flag was set.
+  int32_t (*tick)(void* ctx, uint32_t node);
   // float(t) of the one-element tensor in `slot` into *out; not 0 when the
   // slot holds anything else (the glue then calls the node back).
   int32_t (*itemFloat)(void* ctx, uint32_t slot, double* out);
@@ -96,7 +97,17 @@ struct GlueApi {
   int32_t (*sumFloat)(void* ctx, uint32_t slot, int32_t mean, double* out);
 };
 
-using GlueFn = int32_t (*)(void* ctx, const GlueApi* api);
+// What the glue reads at the end of every iteration, inline: each points
+// at one byte, 0 or 1 (the interpreter's interrupt flag, which other
+// threads set, read as a relaxed atomic; and whether a step budget is in
+// force, which changes only between runs). When either is 1 the glue calls
+// `tick`, which checks and counts the iteration as the interpreter would.
+struct GlueFlags {
+  const void* interrupt;
+  const void* stepBudget;
+};
+
+using GlueFn = int32_t (*)(void* ctx, const GlueApi* api, const GlueFlags* flags);
 
 struct GlueFunction {
   GlueFn fn = nullptr;

@@ -409,8 +409,21 @@ TEST_P(EmbedApi, TheStepLimitStopsARunAtTheSameStepEveryTime) {
   ASSERT_EQ(run("try:\n    work()\nexcept BaseException:\n    print('caught')\nwhile True:\n    pass\n"), NN_STEP_LIMIT);
   ASSERT_EQ(run("print(sum([i for i in range(100)]))\n"), NN_OK) << lastMessage();
   EXPECT_NE(output.out.find("4950\n"), std::string::npos);
+  // A loop of scalar arithmetic only, which graph mode runs as native glue
+  // that calls nothing back, counts its steps too.
+  ASSERT_EQ(run("def total(n):\n    s = 0\n    for i in range(n):\n        s = s + i\n    return s\n"), NN_OK)
+      << lastMessage();
+  nn_value* n = nn_int(state, 1000000);
+  nn_value* result = nullptr;
+  EXPECT_EQ(nn_call_global(state, "total", &n, 1, &result), NN_STEP_LIMIT);
   ASSERT_EQ(nn_set_step_limit(state, 0), NN_OK);
   ASSERT_EQ(nn_call_global(state, "work", nullptr, 0, nullptr), NN_OK) << lastMessage();
+  ASSERT_EQ(nn_call_global(state, "total", &n, 1, &result), NN_OK) << lastMessage();
+  int64_t sum = 0;
+  ASSERT_EQ(nn_get_int(result, &sum), NN_OK);
+  EXPECT_EQ(sum, 499999500000);
+  nn_value_free(result);
+  nn_value_free(n);
 }
 
 TEST_P(EmbedApi, AnotherThreadCancelsARun) {
