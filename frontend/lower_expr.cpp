@@ -263,11 +263,12 @@ void Lowerer::comprehensionLevel(const ListCompExpr& e, size_t level, Value* lis
   }
   const Comprehension& g = e.generators[level];
   Value* seq = emitValue(Op::Iter, g.iter->loc, {expr(*g.iter)});
-  Value* len = emitValue(Op::IterLen, g.iter->loc, {seq});
   std::string idx = "$i" + std::to_string(counter_++);
   env_[idx] = constant(int64_t(0), e.loc);
+  // Each iteration reads the length, as a for loop does (lower_stmt.cpp).
   loop(
-      e.loc, {idx}, [&] { return emitValue(Op::Lt, e.loc, {env_[idx], len}); },
+      e.loc, {idx},
+      [&] { return emitValue(Op::Lt, e.loc, {env_[idx], emitValue(Op::IterLen, g.iter->loc, {seq})}); },
       [&] {
         Value* item = placed(emitValue(Op::IterItem, g.target->loc, {seq, env_[idx]}), g.target->loc);
         env_[idx] = emitValue(Op::Add, e.loc, {env_[idx], constant(int64_t(1), e.loc)});

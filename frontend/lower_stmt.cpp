@@ -511,7 +511,6 @@ void Lowerer::whileStmt(const WhileStmt& s) {
 
 void Lowerer::forStmt(const ForStmt& s) {
   Value* seq = emitValue(Op::Iter, s.iter->loc, {expr(*s.iter)});
-  Value* len = emitValue(Op::IterLen, s.loc, {seq});
   Jumps inner = loopBodyJumps(s.body, jumps_);
   std::set<std::string> assigned;
   collectAssigned(s.body, assigned, true);
@@ -526,6 +525,10 @@ void Lowerer::forStmt(const ForStmt& s) {
   loop(
       s.loc, carried,
       [&]() -> Value* {
+        // The length as the iteration starts, as Python reads it: a list
+        // the body appends to is iterated to its new end. (licm hoists it
+        // where the iterable's length cannot change.)
+        Value* len = emitValue(Op::IterLen, s.loc, {seq});
         auto more = [&] { return emitValue(Op::Lt, s.loc, {env_[idx], len}); };
         if (!stopOn.any()) return more();
         return ifMerge(flagsSet(stopOn, s.loc), s.loc, [&] { return constant(false, s.loc); }, more);

@@ -105,6 +105,7 @@ bool mayRaise(const ir::Node& n) {
     case Op::Const: case Op::Undef: case Op::Builtin: case Op::HostFunction: case Op::SelfClosure: case Op::MakeClosure:
     case Op::MakeTuple: case Op::MakeList: case Op::MakeDict: case Op::MakeSlice: case Op::Is: case Op::IsNot:
     case Op::SavedItem:  // its index is an iteration the forward loop ran
+    case Op::IterLen:    // of an `iter`'s result, which is always a sequence
       return false;
     default: break;
   }

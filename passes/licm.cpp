@@ -9,6 +9,11 @@
 // hoisted. Invariant nodes move, in their original order, to just before
 // the loop node.
 //
+// An `iter_len` is removable but reads its iterable's length now: it is
+// invariant only where that length cannot change (a range, tuple, tensor,
+// str or dict: iterating the last two takes a tuple of their items), not for
+// a list, which the loop may append to, or an iterable of unknown type.
+//
 // Why only removable nodes: a hoisted node runs even when the loop runs
 // zero times; with no effect and no way to fail, that is unobservable (it
 // costs one evaluation).
@@ -18,11 +23,25 @@
 #include <memory>
 #include <unordered_set>
 
+#include "ir/builtins.h"
 #include "passes/effects.h"
 #include "passes/passes.h"
 
 namespace nn::passes {
 namespace {
+
+// Whether iter_len node n reads a length fixed when its `iter` ran.
+bool fixedLength(const ir::Node& n) {
+  const ir::Node* it = n.operand(0)->def();
+  if (!it || it->op() != ir::Op::Iter) return false;
+  const ir::Value* iterable = it->operand(0);
+  switch (iterable->type().kind) {
+    case ir::TypeKind::Tuple: case ir::TypeKind::Tensor: case ir::TypeKind::Str: case ir::TypeKind::Dict: return true;
+    default: break;
+  }
+  const ir::Node* call = iterable->def();
+  return call && call->op() == ir::Op::Call && ir::calledFunction(*call) == ir::Builtin::Range;
+}
 
 void collectBlocks(const ir::Block& b, std::unordered_set<const ir::Block*>& out) {
   out.insert(&b);
@@ -64,7 +83,8 @@ class Licm {
       size_t kept = 0;
       for (size_t i = 0; i < nodes.size(); ++i) {
         ir::Node& n = *nodes[i];
-        bool invariant = n.numBlocks() == 0 && !ir::hasTrait(n.op(), ir::TERM) && removable(n) && !makesFreshObject(n);
+        bool invariant = n.numBlocks() == 0 && !ir::hasTrait(n.op(), ir::TERM) && removable(n) &&
+                         !makesFreshObject(n) && (n.op() != ir::Op::IterLen || fixedLength(n));
         for (const ir::Value* v : n.operands()) invariant &= !inside.count(v->owner());
         if (!invariant) {
           if (kept != i) nodes[kept] = std::move(nodes[i]);

@@ -8,7 +8,8 @@
 //
 // A loop is counted when one of its carried values is an int counter: it
 // starts at a compile-time int, the cond block is `condition (lt counter,
-// N)` (after constants only) with N known at compile time, and the body
+// N)` (after constants and the iterable's `iter_len` only) with N known at
+// compile time, and the body
 // yields `add counter, 1` for it. That is how the front end lowers
 // `for x in range(...)`, `for x in (a, b, c)` and comprehensions (the
 // counter indexes an `iter` of the iterable), and how `while i < 3:` with
@@ -217,11 +218,13 @@ class Unroller {
   bool unroll(ir::Block& b, Node& loop) {
     const ir::Block& cond = *loop.block(0);
     const ir::Block& body = *loop.block(1);
-    // cond: constants, then `condition (lt counter, N)`.
+    // cond: constants and iter_len (which reads the length as each
+    // iteration starts: a compile-time sequence's never changes), then
+    // `condition (lt counter, N)`.
     size_t nc = cond.nodes().size();
     if (nc < 2 || body.nodes().empty()) return false;
     for (size_t i = 0; i + 2 < nc; ++i)
-      if (cond.nodes()[i]->op() != Op::Const) return false;
+      if (cond.nodes()[i]->op() != Op::Const && cond.nodes()[i]->op() != Op::IterLen) return false;
     const Node& lt = *cond.nodes()[nc - 2];
     const Node& term = *cond.nodes()[nc - 1];
     if (lt.op() != Op::Lt || term.op() != Op::Condition || term.operand(0) != lt.result(0)) return false;
@@ -232,7 +235,8 @@ class Unroller {
     // The bound: a constant, or a value from outside the loop; not one the
     // loop carries (a block argument of cond, which has no defining node).
     const Node* boundDef = lt.operand(1)->def();
-    if (lt.operand(1)->owner() == &cond && (!boundDef || boundDef->op() != Op::Const)) return false;
+    if (lt.operand(1)->owner() == &cond && (!boundDef || (boundDef->op() != Op::Const && boundDef->op() != Op::IterLen)))
+      return false;
     const Node* yield = body.terminator();
     if (!yield || yield->op() != Op::Yield || j >= yield->operands().size() ||
         !isAddOne(yield->operand(j), body.arg(j)))

@@ -89,13 +89,14 @@ struct GlueCalls {
     const Value& v = slot(ctx, id);
     return v.is(Kind::Tensor) && cpuSmallFullSum(tensorOf(v), mean != 0, *out) ? 0 : 1;
   }
+  static int64_t iterLen(void* ctx, uint32_t id) { return iterLength(slot(ctx, id)); }
 };
 
 namespace {
 constexpr jit::GlueApi kApi{GlueCalls::runNode, GlueCalls::setInt,   GlueCalls::setFloat, GlueCalls::setBool,
                             GlueCalls::getInt,  GlueCalls::getFloat, GlueCalls::getBool,  GlueCalls::assign,
                             GlueCalls::clear,   GlueCalls::tick,     GlueCalls::itemFloat,
-                            GlueCalls::sumFloat};
+                            GlueCalls::sumFloat, GlueCalls::iterLen};
 }  // namespace
 
 bool Interpreter::runGlue(const ir::Node& n, Frame& f, std::vector<Value>* carried, uint64_t iterations) {

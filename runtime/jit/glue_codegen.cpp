@@ -3,9 +3,10 @@
 // and bool arithmetic and comparisons, and `float()` of a one-element
 // tensor (of a small full sum or mean: computed without the 0-d tensor)
 // become one LLVM function, so an iteration makes no per-node dispatch for
-// them; every other node (tensor
-// ops, fused kernels, calls, containers) is called back into the
-// interpreter through the GlueApi (jit.h), one call per node.
+// them; a for loop's read of its iterable's length is one direct call
+// (GlueApi::iterLen). Every other node (tensor ops, fused kernels, calls,
+// containers) is called back into the interpreter through the GlueApi
+// (jit.h), one call per node.
 //
 //   i32 name(i8* ctx, i8** api, i8** flags)   ; 0: done, 1: failed (the error is in ctx)
 //
@@ -51,7 +52,7 @@ using ir::TypeKind;
 bool isScalar(const ir::Type& t) { return t.kind == TypeKind::Int || t.kind == TypeKind::Float || t.kind == TypeKind::Bool; }
 
 // The GlueApi's entries, by position (jit.h).
-enum Api : unsigned { kRun, kSetInt, kSetFloat, kSetBool, kGetInt, kGetFloat, kGetBool, kAssign, kClear, kTick, kItemFloat, kSumFloat };
+enum Api : unsigned { kRun, kSetInt, kSetFloat, kSetBool, kGetInt, kGetFloat, kGetBool, kAssign, kClear, kTick, kItemFloat, kSumFloat, kIterLen };
 
 bool nativeConst(const ir::Node& n) {
   if (n.op() != Op::Const || !isScalar(n.result(0)->type())) return false;
@@ -80,6 +81,7 @@ bool nativeScalar(const ir::Node& n) {
   if (n.numBlocks() != 0 || n.numResults() != 1) return false;
   if (n.op() == Op::Const) return nativeConst(n);
   if (n.op() == Op::Call) return floatOfItem(n);
+  if (n.op() == Op::IterLen) return n.result(0)->type().kind == TypeKind::Int;
   auto kind = [&](size_t i) { return n.operand(i)->type().kind; };
   TypeKind r = n.result(0)->type().kind;
   switch (n.op()) {
@@ -449,6 +451,7 @@ class GlueEmitter {
         return f ? b_.CreateFCmp(p, x, y) : b_.CreateICmp(p, x, y);
       }
       case Op::Call: return emitFloatOfItem(n);
+      case Op::IterLen: return call(kIterLen, i64_, {u32(n.operand(0)->id())});
       case Op::Not: return b_.CreateNot(scalar(n.operand(0)));
       case Op::Neg: {
         if (r == TypeKind::Float) return b_.CreateFNeg(scalar(n.operand(0)));

@@ -95,6 +95,8 @@ struct GlueApi {
   // without the 0-d tensor; not 0 when the runtime would compute it
   // another way (the glue then calls both nodes back).
   int32_t (*sumFloat)(void* ctx, uint32_t slot, int32_t mean, double* out);
+  // iter_len of the iterable in `slot` (an `iter`'s result: cannot fail).
+  int64_t (*iterLen)(void* ctx, uint32_t slot);
 };
 
 // What the glue reads at the end of every iteration, inline: each points
