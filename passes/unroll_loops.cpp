@@ -9,11 +9,10 @@
 // A loop is counted when one of its carried values is an int counter: it
 // starts at a compile-time int, the cond block is `condition (lt counter,
 // N)` (after constants and the iterable's `iter_len` only) with N known at
-// compile time, and the body
-// yields `add counter, 1` for it. That is how the front end lowers
-// `for x in range(...)`, `for x in (a, b, c)` and comprehensions (the
-// counter indexes an `iter` of the iterable), and how `while i < 3:` with
-// `i = i + 1` reads. A loop with `break` (its cond is an `if`), a counter
+// compile time, and the body yields `add counter, 1` for it. That is how
+// the front end lowers `for x in range(...)`, `for x in (a, b, c)` and
+// comprehensions (the counter indexes an `iter` of the iterable), and how
+// `while i < 3:` with `i = i + 1` reads. A loop with `break` (its cond is an `if`), a counter
 // that moves otherwise, or a bound only known at run time is left alone.
 //
 // Compile-time ints: int constants, +, -, * of them (no overflow), and

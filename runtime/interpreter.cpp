@@ -210,7 +210,8 @@ void Interpreter::node(const ir::Node& n, Frame& f, uint64_t dying) {
     case Op::CallMethod: execCallMethod(n, f, dying); return;
     case Op::CallUnpacked: execCallUnpacked(n, f); return;
     case Op::IterItem: execIterItem(n, f); return;
-    case Op::IterLen: f[n.result(0)] = Value::integer(iterLength(f[n.operand(0)])); return;  // each iteration's
+    // A for loop over a list reads the length every iteration.
+    case Op::IterLen: f[n.result(0)] = Value::integer(iterLength(f[n.operand(0)])); return;
     case Op::Const: execConst(n, f); return;
     case Op::LoadGlobal: execLoadGlobal(n, f); return;
     case Op::ListAppend: execListAppend(n, f, dying); return;

@@ -1,11 +1,11 @@
 // Running a loop of a compiled function by its native glue (the JIT's
 // glue_codegen.cpp): the glue runs the loop's control flow and scalar
 // arithmetic itself and calls back here, through the GlueApi, for every
-// other node, for values it moves between frame slots, and at the end of
-// an iteration when an interrupt or a step budget is pending. The callbacks never let an exception into the
-// native code: a failing node's error is kept and the glue returns 1, and
-// it is rethrown here, with the location and call trace the node's own
-// run gave it.
+// other node, for values it moves between frame slots, for a for loop's
+// length, and at the end of an iteration when an interrupt or a step budget
+// is pending. The callbacks never let an exception into the native code: a
+// failing node's error is kept and the glue returns 1, and it is rethrown
+// here, with the location and call trace the node's own run gave it.
 #include <exception>
 
 #include "runtime/fast_ops.h"
