@@ -42,6 +42,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ir/builtins.h"
 #include "ir/clone.h"
 #include "passes/passes.h"
 
@@ -55,11 +56,8 @@ using ir::Value;
 constexpr int64_t kMaxTrips = 32;
 constexpr int64_t kMaxCopiedNodes = 2000;
 
-const std::string* builtinCallee(const Node& call) {
-  if (call.op() != Op::Call || call.operands().empty()) return nullptr;
-  const Node* callee = call.operand(0)->def();
-  return callee && callee->op() == Op::Builtin ? &callee->strAttr("name") : nullptr;
-}
+// Whether node n calls builtin `b` (ir/builtins.h: never by name).
+bool calls(const Node& n, ir::Builtin b) { return n.op() == Op::Call && ir::calledFunction(n) == b; }
 
 size_t countNodes(const ir::Block& b) {
   size_t n = 0;
@@ -109,7 +107,7 @@ class Unroller {
         const Node* d = v->def();
         if (!d || d->op() != Op::MakeList) continue;
         bool read = n->op() == Op::Iter || n->op() == Op::Unpack || (n->op() == Op::GetItem && i == 0);
-        if (const std::string* name = builtinCallee(*n); name && *name == "len" && i == 1) read = true;
+        if (calls(*n, ir::Builtin::Len) && i == 1) read = true;
         if (!read) written_.insert(v);
       }
       for (size_t k = 0; k < n->numBlocks(); ++k) collectListWriters(*n->block(k));
@@ -138,8 +136,7 @@ class Unroller {
       s.built = d;
       return s;
     }
-    const std::string* name = builtinCallee(*d);
-    if (!name || *name != "range" || d->operands().size() < 2 || d->operands().size() > 4 ||
+    if (!calls(*d, ir::Builtin::Range) || d->operands().size() < 2 || d->operands().size() > 4 ||
         !d->strListAttr("kw").empty())
       return std::nullopt;
     std::vector<int64_t> a;
@@ -185,8 +182,7 @@ class Unroller {
         return s->length;
       }
       case Op::Call: {
-        const std::string* name = builtinCallee(*d);
-        if (!name || *name != "len" || d->operands().size() != 2 || !d->strListAttr("kw").empty())
+        if (!calls(*d, ir::Builtin::Len) || d->operands().size() != 2 || !d->strListAttr("kw").empty())
           return std::nullopt;
         std::optional<Sequence> s = sequence(d->operand(1));
         if (!s) return std::nullopt;

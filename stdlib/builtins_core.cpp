@@ -134,15 +134,27 @@ Value bRange(CallContext& c, std::vector<Value>& args) {
   return Value::object(Kind::Range, std::move(r));
 }
 
-// enumerate and zip over a lazy sequence (data.batches, progress) stay
-// lazy, so its items are still made one at a time as the loop takes them.
+// enumerate and zip read their inputs as a loop takes their items, as
+// Python's iterators do: a loop over enumerate(xs) sees items appended to
+// the list xs meanwhile, and the items of a lazy sequence (data.batches,
+// progress) are still made one at a time. Each input is the loop's own
+// view of it (interpreter.h's iterable: a str or dict as a tuple of its
+// items), except a tensor, whose rows are taken at the call (on the tape
+// when one records).
+Value itemsView(CallContext& c, const Value& v) {
+  if (v.is(Kind::Tensor)) return makeTuple(iterate(c, v));
+  return iterable(v, c.loc);
+}
+
 class LazyEnumerate final : public LazySeqObj {
  public:
   LazyEnumerate(Value items, int64_t start) : items_(std::move(items)), start_(start) {}
   const char* typeName() const override { return "enumerate"; }
-  int64_t length() const override { return items_.as<LazySeqObj>().length(); }
+  int64_t length() const override { return iterLength(items_); }
   Value at(int64_t i, SourceLoc loc) override {
-    return makeTuple({Value::integer(start_ + i), items_.as<LazySeqObj>().at(i, loc)});
+    int64_t index;
+    if (__builtin_add_overflow(start_, i, &index)) fail(loc, "integer overflow: result does not fit in a 64-bit int");
+    return makeTuple({Value::integer(index), iterItem(items_, i, loc)});
   }
 
  private:
@@ -152,24 +164,22 @@ class LazyEnumerate final : public LazySeqObj {
 
 class LazyZip final : public LazySeqObj {
  public:
-  // Each input is a lazy sequence or a tuple of its items.
-  explicit LazyZip(std::vector<Value> inputs) : inputs_(std::move(inputs)) {
-    length_ = INT64_MAX;
-    for (const Value& v : inputs_)
-      length_ = std::min(length_, v.is(Kind::Lazy) ? v.as<LazySeqObj>().length()
-                                                   : static_cast<int64_t>(v.as<SeqObj>().items.size()));
-  }
+  explicit LazyZip(std::vector<Value> inputs) : inputs_(std::move(inputs)) {}
   const char* typeName() const override { return "zip"; }
-  int64_t length() const override { return length_; }
+  int64_t length() const override {
+    if (inputs_.empty()) return 0;
+    int64_t n = INT64_MAX;
+    for (const Value& v : inputs_) n = std::min(n, iterLength(v));
+    return n;
+  }
   Value at(int64_t i, SourceLoc loc) override {
     std::vector<Value> t;
-    for (Value& v : inputs_) t.push_back(v.is(Kind::Lazy) ? v.as<LazySeqObj>().at(i, loc) : v.as<SeqObj>().items[i]);
+    for (const Value& v : inputs_) t.push_back(iterItem(v, i, loc));
     return makeTuple(std::move(t));
   }
 
  private:
   std::vector<Value> inputs_;
-  int64_t length_;
 };
 
 Value bEnumerate(CallContext& c, std::vector<Value>& args) {
@@ -177,31 +187,13 @@ Value bEnumerate(CallContext& c, std::vector<Value>& args) {
   if (const Value* s = c.kw("start")) start = toIndex(*s, c.loc);
   checkArity(c, args, 1, 2);
   if (args.size() == 2) start = toIndex(args[1], c.loc);
-  if (args[0].is(Kind::Lazy)) return Value::object(Kind::Lazy, std::make_shared<LazyEnumerate>(args[0], start));
-  std::vector<Value> out;
-  for (Value& v : iterate(c, args[0])) out.push_back(makeTuple({Value::integer(start++), std::move(v)}));
-  return makeList(std::move(out));
+  return Value::object(Kind::Lazy, std::make_shared<LazyEnumerate>(itemsView(c, args[0]), start));
 }
 
 Value bZip(CallContext& c, std::vector<Value>& args) {
-  if (std::any_of(args.begin(), args.end(), [](const Value& a) { return a.is(Kind::Lazy); })) {
-    std::vector<Value> inputs;
-    for (const Value& a : args) inputs.push_back(a.is(Kind::Lazy) ? a : makeTuple(iterate(c, a)));
-    return Value::object(Kind::Lazy, std::make_shared<LazyZip>(std::move(inputs)));
-  }
-  std::vector<std::vector<Value>> seqs;
-  size_t n = args.empty() ? 0 : SIZE_MAX;
-  for (const Value& a : args) {
-    seqs.push_back(iterate(c, a));
-    n = std::min(n, seqs.back().size());
-  }
-  std::vector<Value> out;
-  for (size_t i = 0; i < n; ++i) {
-    std::vector<Value> t;
-    for (auto& s : seqs) t.push_back(s[i]);
-    out.push_back(makeTuple(std::move(t)));
-  }
-  return makeList(std::move(out));
+  std::vector<Value> inputs;
+  for (const Value& a : args) inputs.push_back(itemsView(c, a));
+  return Value::object(Kind::Lazy, std::make_shared<LazyZip>(std::move(inputs)));
 }
 
 Value minMax(CallContext& c, std::vector<Value>& args, bool isMax) {
