@@ -211,7 +211,7 @@ class Gen {
   }
 
   void statement(int depth, bool inLoop) {
-    int kind = depth > 3 ? 0 : pick(16);
+    int kind = depth > 3 ? 0 : pick(17);
     switch (kind) {
       case 1: {
         out_ << indent(depth - 1) << "if " << expr(T::Bool, 0) << ":\n";
@@ -319,6 +319,28 @@ class Gen {
           return;
         }
         break;
+      case 16: {
+        // A loop over a list the body grows or shrinks (Python reads the
+        // length as each iteration starts), directly or through
+        // enumerate/zip.
+        std::string n = std::to_string(counter_++), w = "w" + n, e = "e" + n;
+        out_ << indent(depth - 1) << w << " = [a % 5, b % 5, (" << expr(T::Int, 1) << ") % 5]\n";
+        switch (pick(3)) {
+          case 0: out_ << indent(depth - 1) << "for " << e << " in " << w << ":\n"; break;
+          case 1: out_ << indent(depth - 1) << "for n" << n << ", " << e << " in enumerate(" << w << "):\n"; break;
+          default: out_ << indent(depth - 1) << "for " << e << ", n" << n << " in zip(" << w << ", " << w << " * 2):\n"; break;
+        }
+        if (chance(50)) {
+          out_ << indent(depth) << "if len(" << w << ") < " << 4 + pick(6) << ":\n";
+          out_ << indent(depth + 1) << w << ".append((" << e << " * 3 + a) % 7)\n";
+        } else {
+          out_ << indent(depth) << "if " << e << " % 2 == 0 and len(" << w << ") > 1:\n";
+          out_ << indent(depth + 1) << w << ".pop(" << (chance(50) ? "0" : "") << ")\n";
+        }
+        out_ << indent(depth) << "a = (a + " << e << ") % 1000\n";
+        statement(depth + 1, true);
+        return;
+      }
       default: break;
     }
     assignment(depth - 1);
