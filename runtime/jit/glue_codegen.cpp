@@ -3,8 +3,8 @@
 // and bool arithmetic and comparisons, and `float()` of a one-element
 // tensor (of a small full sum or mean: computed without the 0-d tensor)
 // become one LLVM function, so an iteration makes no per-node dispatch for
-// them; a for loop's read of its iterable's length is one direct call
-// (GlueApi::iterLen). Every other node (tensor ops, fused kernels, calls,
+// them; a for loop's reads of its iterable's length and items are one
+// direct call each (GlueApi::iterLen, iterItem). Every other node (tensor ops, fused kernels, calls,
 // containers) is called back into the interpreter through the GlueApi
 // (jit.h), one call per node.
 //
@@ -52,7 +52,7 @@ using ir::TypeKind;
 bool isScalar(const ir::Type& t) { return t.kind == TypeKind::Int || t.kind == TypeKind::Float || t.kind == TypeKind::Bool; }
 
 // The GlueApi's entries, by position (jit.h).
-enum Api : unsigned { kRun, kSetInt, kSetFloat, kSetBool, kGetInt, kGetFloat, kGetBool, kAssign, kClear, kTick, kItemFloat, kSumFloat, kIterLen };
+enum Api : unsigned { kRun, kSetInt, kSetFloat, kSetBool, kGetInt, kGetFloat, kGetBool, kAssign, kClear, kTick, kItemFloat, kSumFloat, kIterLen, kIterItem };
 
 bool nativeConst(const ir::Node& n) {
   if (n.op() != Op::Const || !isScalar(n.result(0)->type())) return false;
@@ -74,6 +74,11 @@ bool floatOfItem(const ir::Node& n) {
     if (d.size != 1) return false;
   return true;
 }
+
+// A loop's item at an int index (iter_item): the glue reads a list's,
+// tuple's or range's item with one direct call (GlueApi::iterItem) and
+// calls the node back for other iterables.
+bool directItem(const ir::Node& n) { return n.op() == Op::IterItem && n.operand(1)->type().kind == TypeKind::Int; }
 
 // Whether the glue computes node n itself (no blocks: ifs and loops are
 // decided by `structured`).
@@ -216,6 +221,10 @@ class GlueEmitter {
     for (const auto& n : b.nodes()) {
       if (ir::hasTrait(n->op(), ir::TERM)) break;  // the terminator: below
       if (nativeScalar(*n)) continue;
+      if (directItem(*n)) {  // the index from its register (stored only when called back)
+        inSlot_.insert(n->operand(0));
+        continue;
+      }
       if (structured(*n)) {
         // A nested loop copies a carried value that is not typed as a
         // scalar from its operand's slot (emitLoop).
@@ -378,6 +387,8 @@ class GlueEmitter {
       }
       if (nativeScalar(n)) {
         define(n.result(0), emitScalar(n));
+      } else if (directItem(n)) {
+        emitItem(n);
       } else if (structured(n)) {
         if (n.op() == Op::If) emitIf(n);
         else emitLoop(n);
@@ -494,6 +505,22 @@ class GlueEmitter {
     phi->addIncoming(fast, from);
     phi->addIncoming(called, slowEnd);
     return phi;
+  }
+
+  // iter_item n into its result slot: the direct call, or when that
+  // declines, the node called back with its index in its slot. (A scalar
+  // result is read from the slot where used, as a called-back node's.)
+  void emitItem(const ir::Node& n) {
+    llvm::Value* index = scalar(n.operand(1));  // here: it dominates both ways
+    llvm::Value* status = call(kIterItem, i32_, {u32(nodeIndex(n)), index});
+    auto* slow = llvm::BasicBlock::Create(ctx_, "callback", fn_);
+    auto* join = llvm::BasicBlock::Create(ctx_, "item", fn_);
+    b_.CreateCondBr(b_.CreateICmpNE(status, u32(0)), slow, join, llvm::MDBuilder(ctx_).createBranchWeights(1, 1 << 20));
+    b_.SetInsertPoint(slow);
+    store(n.operand(1), index);
+    check(call(kRun, i32_, {u32(nodeIndex(n))}));
+    b_.CreateBr(join);
+    b_.SetInsertPoint(join);
   }
 
   // Moves block b's yields into `results` (phis for scalars: their incoming

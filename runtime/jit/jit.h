@@ -97,6 +97,10 @@ struct GlueApi {
   int32_t (*sumFloat)(void* ctx, uint32_t slot, int32_t mean, double* out);
   // iter_len of the iterable in `slot` (an `iter`'s result: cannot fail).
   int64_t (*iterLen)(void* ctx, uint32_t slot);
+  // iter_item GlueFunction::nodes[node] at `index` into its result slot;
+  // not 0 when its iterable is one the runtime reads another way (the
+  // glue then calls the node back).
+  int32_t (*iterItem)(void* ctx, uint32_t node, int64_t index);
 };
 
 // What the glue reads at the end of every iteration, inline: each points
