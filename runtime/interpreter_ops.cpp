@@ -283,7 +283,6 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
       break;
     }
     case Op::Iter: set(iterable(in(0), loc)); return;
-    case Op::IterLen: set(Value::integer(iterLength(in(0)))); return;
     case Op::SavedItem: {
       const auto& items = in(0).as<SeqObj>().items;
       int64_t i = in(1).asInt();
