@@ -276,7 +276,8 @@ class Dumper {
         const auto& x = static_cast<const AssignStmt&>(s);
         line(d, "Assign", s.loc);
         for (const auto& t : x.targets) expr(*t, d + 1);
-        expr(*x.value, d + 1);
+        if (x.annotation) expr(*x.annotation, d + 1);
+        if (x.value) expr(*x.value, d + 1);
         break;
       }
       case StmtKind::AugAssign: {

@@ -174,11 +174,13 @@ struct StmtOf : Stmt {
 };
 
 struct ExprStmt : StmtOf<StmtKind::Expr> { using StmtOf::StmtOf; ExprPtr value; };
-// t1 = t2 = value
+// `a = b = v`; `x: T = v` (one target and its annotation); `x: T`, which
+// only declares x (no value).
 struct AssignStmt : StmtOf<StmtKind::Assign> {
   using StmtOf::StmtOf;
   std::vector<ExprPtr> targets;
-  ExprPtr value;
+  ExprPtr value;       // null in a declaration
+  ExprPtr annotation;  // may be null
 };
 struct AugAssignStmt : StmtOf<StmtKind::AugAssign> {
   using StmtOf::StmtOf;

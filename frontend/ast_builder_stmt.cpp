@@ -135,11 +135,13 @@ StmtPtr AstBuilder::exprStmt(NNParser::Expr_stmtContext* ctx) {
   SourceLoc l = loc(ctx);
   auto lists = ctx->testlist_star();
   if (auto* ann = ctx->annassign()) {
-    // `x: T = v` assigns; the annotation is checked by later stages.
-    if (!ann->testlist()) fail(l, "a variable annotation without a value is not supported");
+    // `x: T = v` assigns, `x: T` declares; the lowering reads the annotation.
     auto s = std::make_unique<AssignStmt>(l);
     s->targets.push_back(tupleOf(lists[0], false));
-    s->value = tupleOf(ann->testlist(), false);
+    if (s->targets[0]->kind == ExprKind::Tuple || s->targets[0]->kind == ExprKind::List)
+      fail(s->targets[0]->loc, "only a single target (not a tuple or list) can be annotated");
+    s->annotation = test(ann->test());
+    if (ann->testlist()) s->value = tupleOf(ann->testlist(), false);
     return s;
   }
   if (auto* aug = ctx->augassign()) {

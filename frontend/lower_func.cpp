@@ -124,47 +124,6 @@ std::string Lowerer::uniqueFunctionName(const std::string& base) {
   return name;
 }
 
-// The type an annotation declares (language.md §2): int, float, bool, str,
-// Tensor, Tensor[f32], Tensor[f32, (N, 784)] with dims that are sizes or
-// symbols bound on first use.
-static ir::Type annotationType(const Expr& e) {
-  auto unsupported = [&]() -> ir::Type {
-    fail(e.loc, "unsupported type annotation: use int, float, bool, str, Tensor or Tensor[dtype, (dims...)]");
-  };
-  if (const auto* n = as<NameExpr>(&e)) {
-    if (n->id == "int") return ir::TypeKind::Int;
-    if (n->id == "float") return ir::TypeKind::Float;
-    if (n->id == "bool") return ir::TypeKind::Bool;
-    if (n->id == "str") return ir::TypeKind::Str;
-    if (n->id == "Tensor") return ir::Type::tensor();
-    return unsupported();
-  }
-  const auto* sub = as<SubscriptExpr>(&e);
-  const auto* base = sub ? as<NameExpr>(sub->value.get()) : nullptr;
-  if (!base || base->id != "Tensor") return unsupported();
-  std::vector<const Expr*> parts;
-  if (const auto* t = as<TupleExpr>(sub->index.get()))
-    for (const auto& x : t->elts) parts.push_back(x.get());
-  else
-    parts.push_back(sub->index.get());
-  const auto* dtName = as<NameExpr>(parts[0]);
-  std::optional<ir::DType> dt = dtName ? ir::dtypeFromName(dtName->id) : std::nullopt;
-  if (!dt || parts.size() > 2) fail(parts[0]->loc, "a Tensor annotation is Tensor[dtype] or Tensor[dtype, (dims...)]");
-  if (parts.size() == 1) return ir::Type::tensor(*dt);
-  std::vector<const Expr*> dims;
-  if (const auto* t = as<TupleExpr>(parts[1]))
-    for (const auto& x : t->elts) dims.push_back(x.get());
-  else
-    dims.push_back(parts[1]);
-  ir::DimList shape;
-  for (const Expr* d : dims) {
-    if (const auto* i = as<IntExpr>(d)) shape.push_back(ir::Dim::known(i->value));
-    else if (const auto* s = as<NameExpr>(d)) shape.push_back(ir::Dim::symbol(s->id));
-    else fail(d->loc, "a tensor dimension in an annotation is a size or a name");
-  }
-  return ir::Type::tensor(*dt, shape);
-}
-
 // Lowers a def or lambda body into its own function and returns the closure
 // value created in the current function.
 Value* Lowerer::functionValue(const std::string& name, const std::vector<Param>& params, SourceLoc loc,
@@ -218,12 +177,13 @@ Value* Lowerer::functionValue(const std::string& name, const std::vector<Param>&
   ctx.env = &env_;
   if (device) withDevices_.push_back(constant(device->value, device->loc));
   for (const Param& p : params) {
-    ir::Type t = p.annotation ? annotationType(*p.annotation) : ir::Type::any();
-    Value* v = fn->addParam(p.name, t, p.kind);
-    if (p.annotation) fn->setParamAnnotation(fn->numParams() - 1, {t, p.annotation->loc});
+    std::optional<ir::Annotation> a;
+    if (p.annotation) a = annotationOf(*p.annotation);
+    Value* v = fn->addParam(p.name, a ? a->type : ir::Type::any(), p.kind);
+    if (a) fn->setParamAnnotation(fn->numParams() - 1, std::move(*a));
     env_[p.name] = placed(v, p.loc);  // a tensor argument enters the function's device
   }
-  if (returns) fn->setReturnAnnotation({annotationType(*returns), returns->loc});
+  if (returns) fn->setReturnAnnotation(annotationOf(*returns));
   if (bodyStmts) {
     if (ctx.hasNestedReturn) {
       env_["$ret"] = constant(false, loc);

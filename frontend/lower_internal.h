@@ -30,6 +30,10 @@ struct Jumps {
   }
 };
 
+// The type an annotation declares, located at it (annotations.cpp); fails
+// on an annotation nn cannot check.
+ir::Annotation annotationOf(const ast::Expr& e);
+
 // Scope analysis (lower_scope.cpp). With `updates`, also the names an
 // index assignment rebinds (`x[i] = v`, `del x[k]`): what a loop carries or a
 // try tracks, though Python does not make them local.

@@ -107,6 +107,11 @@ void Lowerer::stmt(const Stmt& s) {
     case StmtKind::Assign: {
       const auto& a = static_cast<const AssignStmt&>(s);
       for (const auto& t : a.targets) checkAssignable(*t);
+      // As in Python, a variable's annotation is not checked against the
+      // values it holds (a function's are, at each call); it must still be
+      // one nn can read.
+      if (a.annotation) annotationOf(*a.annotation);
+      if (!a.value) break;
       Value* v = expr(*a.value);
       for (const auto& t : a.targets) assign(*t, v);
       break;

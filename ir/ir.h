@@ -16,6 +16,7 @@
 #include <variant>
 #include <vector>
 
+#include "ir/annotation.h"
 #include "ir/param_kind.h"
 #include "ir/types.h"
 #include "support/source.h"
@@ -284,13 +285,6 @@ class Block {
   Function* func_;
   std::vector<std::unique_ptr<Value>> args_;
   std::vector<std::unique_ptr<Node>> nodes_;
-};
-
-// A declared type (`x: Tensor[f32, (N, 784)]`, `-> int`) and where it was
-// written; calls are checked against it (runtime/annotations.h).
-struct Annotation {
-  Type type;
-  SourceLoc loc;
 };
 
 // A function: body arguments are the parameters followed by the captured

@@ -146,6 +146,18 @@ class Parser {
     if (!t) error("unknown type '" + w + "'");
     return *t;
   }
+  // A return annotation: its text runs to the function's `loc(` or `{`
+  // (neither occurs in an annotation).
+  Annotation annotation() {
+    skipSpace();
+    size_t start = pos_;
+    while (!atEnd() && peek() != '{' && peek() != '\n' && s_.compare(pos_, 4, "loc(") != 0) advance();
+    std::string text = s_.substr(start, pos_ - start);
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    std::optional<Annotation> a = Annotation::parse(text);
+    if (!a) error("unknown annotation '" + text + "'");
+    return *a;
+  }
   Value* lookup(const std::string& name) {
     auto it = values_.find(name);
     if (it == values_.end()) error("use of undefined value %" + name);
@@ -266,17 +278,19 @@ class Parser {
       } while (accept(','));
       expect(')');
     }
-    std::optional<Type> returns;
+    std::optional<Annotation> returns;
     skipSpace();
     if (peek() == '-') {
       expect('-');
       expect('>');
-      skipSpace();
-      returns = type();
+      returns = annotation();
     }
     SourceLoc l = optionalLoc();
     Function* f = g.addFunction(name, l);
-    if (returns) f->setReturnAnnotation({*returns, l});
+    if (returns) {
+      returns->loc = l;
+      f->setReturnAnnotation(std::move(*returns));
+    }
     for (auto& [p, t, kind] : params) define(p, f->addParam(p, t, kind));
     for (auto& [v, t, n] : captures) define(v, f->addCapture(n, t));
     expect('{');

@@ -114,7 +114,7 @@ class Printer {
       }
       os_ << ")";
     }
-    if (f.returnAnnotation()) os_ << " -> " << f.returnAnnotation()->type.str();
+    if (f.returnAnnotation()) os_ << " -> " << f.returnAnnotation()->str();
     os_ << " " << loc(f.loc()) << "{\n";
     nodes(*body, 1);
     os_ << "}\n";

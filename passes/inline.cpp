@@ -5,7 +5,8 @@
 // function (a nested def or a lambda) of positional parameters only (no
 // `*args`, keyword-only or `**kwargs`), with positional arguments only, no
 // more than the parameters and enough with the closure's defaults, and a
-// callee that is not recursive (no `self_closure` anywhere in it), the
+// callee that is neither annotated (its call checks the annotations) nor
+// recursive (no `self_closure` anywhere in it), the
 // callee's body is copied before the call with its parameters bound to the
 // arguments (defaults from the make_closure's operands) and its captures
 // bound to the captured values; uses of the call's result then use the
@@ -67,7 +68,9 @@ class Inliner {
     const ir::Node* mk = n.operand(0)->def();
     if (!mk || mk->op() != ir::Op::MakeClosure) return nullptr;
     const ir::Function* fn = graph_.function(mk->strAttr("func"));
-    if (!fn || !fn->plainSignature() || usesSelf(*fn->body())) return nullptr;
+    // An annotated function's call checks its arguments and result
+    // (runtime/annotations.h), which its inlined body would not.
+    if (!fn || !fn->plainSignature() || fn->annotated() || usesSelf(*fn->body())) return nullptr;
     size_t nparams = fn->numParams(), nargs = n.operands().size() - 1;
     size_t ndefaults = static_cast<size_t>(mk->intAttr("ndefaults"));
     size_t ncap = mk->operands().size() - ndefaults;

@@ -7,27 +7,26 @@
 namespace nn::rt {
 namespace {
 
+// "1 item", "2 items".
+std::string count(size_t n, const char* noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
 std::string describeValue(const Value& v) {
   return v.is(Kind::Tensor) ? typeString(tensorOf(v)) : std::string(typeName(v));
 }
 
-// Empty when v matches t, else why not.
-std::string mismatch(const Value& v, const ir::Type& t, DimBindings& bindings) {
-  switch (t.kind) {
-    case ir::TypeKind::Int: return v.isIntLike() ? "" : "expected an int";
-    case ir::TypeKind::Float: return v.isNumber() ? "" : "expected a float";
-    case ir::TypeKind::Bool: return v.is(Kind::Bool) ? "" : "expected a bool";
-    case ir::TypeKind::Str: return v.is(Kind::Str) ? "" : "expected a str";
-    case ir::TypeKind::Tensor: break;
-    default: return "";
-  }
+std::string mismatch(const Value& v, const ir::Annotation& a, DimBindings& bindings);
+
+// Empty when v, a tensor, matches t, else why not.
+std::string tensorMismatch(const Value& v, const ir::Type& t, DimBindings& bindings) {
   if (!v.is(Kind::Tensor)) return "expected a tensor";
   const Tensor& x = tensorOf(v);
   if (t.dtype && x.dtype() != *t.dtype)
     return std::string("its dtype is ") + dtypeName(x.dtype()) + ", not " + dtypeName(*t.dtype);
   if (!t.shape) return "";
   if (static_cast<size_t>(x.ndim()) != t.shape->size())
-    return "it has " + std::to_string(x.ndim()) + " dimensions, not " + std::to_string(t.shape->size());
+    return "it has " + count(static_cast<size_t>(x.ndim()), "dimension") + ", not " + std::to_string(t.shape->size());
   for (size_t i = 0; i < t.shape->size(); ++i) {
     const ir::Dim& d = (*t.shape)[i];
     int64_t got = x.dim(static_cast<int>(i));
@@ -43,11 +42,73 @@ std::string mismatch(const Value& v, const ir::Type& t, DimBindings& bindings) {
   return "";
 }
 
+// Why an item of a container does not match (empty when it does).
+std::string itemMismatch(const std::string& which, const Value& item, const ir::Annotation& a,
+                         DimBindings& bindings) {
+  std::string why = mismatch(item, a, bindings);
+  return why.empty() ? why : which + " is " + describeValue(item) + ": " + why;
+}
+
+// The items of a list or tuple, or values of a dict, against a.args.
+std::string itemsMismatch(const Value& v, const ir::Annotation& a, DimBindings& bindings) {
+  if (v.is(Kind::Dict)) {
+    for (const auto& [key, value] : v.as<DictObj>().items)
+      if (std::string why = itemMismatch("the value of key '" + key + "'", value, a.args[0], bindings); !why.empty())
+        return why;
+    return "";
+  }
+  const std::vector<Value>& items = v.as<SeqObj>().items;
+  if (a.form == ir::Annotation::Form::Items && items.size() != a.args.size())
+    return "it has " + count(items.size(), "item") + ", not " + std::to_string(a.args.size());
+  for (size_t i = 0; i < items.size(); ++i) {
+    const ir::Annotation& want = a.form == ir::Annotation::Form::Items ? a.args[i] : a.args[0];
+    if (std::string why = itemMismatch("item " + std::to_string(i), items[i], want, bindings); !why.empty())
+      return why;
+  }
+  return "";
+}
+
+// Empty when v matches a, else why not. A mismatch ends the call, except
+// in a union, whose alternatives each bind symbols in a copy.
+std::string mismatch(const Value& v, const ir::Annotation& a, DimBindings& bindings) {
+  if (a.form == ir::Annotation::Form::Union) {
+    for (const ir::Annotation& alternative : a.args) {
+      DimBindings tried = bindings;
+      if (mismatch(v, alternative, tried).empty()) {
+        bindings = std::move(tried);
+        return "";
+      }
+    }
+    return "expected " + a.str();
+  }
+  switch (a.type.kind) {
+    case ir::TypeKind::Int: return v.isIntLike() ? "" : "expected an int";
+    case ir::TypeKind::Float: return v.isNumber() ? "" : "expected a float";
+    case ir::TypeKind::Bool: return v.is(Kind::Bool) ? "" : "expected a bool";
+    case ir::TypeKind::Str: return v.is(Kind::Str) ? "" : "expected a str";
+    case ir::TypeKind::None: return v.is(Kind::None) ? "" : "expected None";
+    case ir::TypeKind::Func:
+      return v.is(Kind::Function) || v.is(Kind::Builtin) || v.is(Kind::Method) ? "" : "expected a function";
+    case ir::TypeKind::Tensor: return tensorMismatch(v, a.type, bindings);
+    case ir::TypeKind::List:
+    case ir::TypeKind::Tuple:
+    case ir::TypeKind::Dict: {
+      Kind kind = a.type.kind == ir::TypeKind::List    ? Kind::List
+                  : a.type.kind == ir::TypeKind::Tuple ? Kind::Tuple
+                                                       : Kind::Dict;
+      if (!v.is(kind)) return "expected a " + a.type.str();
+      return a.form == ir::Annotation::Form::Plain ? "" : itemsMismatch(v, a, bindings);
+    }
+    default: return "";
+  }
+}
+
 [[noreturn]] void report(SourceLoc at, std::string message, const ir::Annotation& a) {
   Diagnostic d;
   d.loc = at;
   d.message = std::move(message);
-  d.notes.push_back({a.loc, "the annotation is " + a.type.str()});
+  d.errorClass = ErrorClass::TypeError;
+  d.notes.push_back({a.loc, "the annotation is " + a.str()});
   throw NnError(std::move(d));
 }
 
@@ -59,10 +120,10 @@ void checkArguments(const ir::Function& fn, const std::string& name, const std::
   for (size_t i = 0; i < fn.numParams() && i < params.size(); ++i) {
     const auto& a = fn.paramAnnotation(i);
     if (!a) continue;
-    std::string why = mismatch(params[i], a->type, bindings);
+    std::string why = mismatch(params[i], *a, bindings);
     if (!why.empty())
       report(callSite,
-             "argument '" + fn.paramNames()[i] + "' of " + name + "() does not match its annotation " + a->type.str() +
+             "argument '" + fn.paramNames()[i] + "' of " + name + "() does not match its annotation " + a->str() +
                  ": got " + describeValue(params[i]) + ", " + why,
              *a);
   }
@@ -73,16 +134,18 @@ void checkResult(const ir::Function& fn, const std::string& name, const Value& r
   const auto& a = fn.returnAnnotation();
   if (!a) return;
   DimBindings b = bindings;
-  std::string why = mismatch(result, a->type, b);
+  std::string why = mismatch(result, *a, b);
   if (!why.empty())
     report(callSite,
-           name + "() returned a value that does not match its return annotation " + a->type.str() + ": got " +
+           name + "() returned a value that does not match its return annotation " + a->str() + ": got " +
                describeValue(result) + ", " + why,
            *a);
 }
 
 ir::Type signatureType(const ir::Type& t, const std::optional<ir::Annotation>& a) {
-  if (!a || !t.isTensor() || !t.shape || !a->type.shape || a->type.shape->size() != t.shape->size()) return t;
+  if (!a || a->form != ir::Annotation::Form::Plain || !t.isTensor() || !t.shape || !a->type.shape ||
+      a->type.shape->size() != t.shape->size())
+    return t;
   ir::Type s = t;
   for (size_t i = 0; i < s.shape->size(); ++i)
     if (!(*a->type.shape)[i].sym.empty()) (*s.shape)[i] = (*a->type.shape)[i];
@@ -115,7 +178,7 @@ void checkInferredResult(const ir::Function& fn) {
   }
   if (!why.empty())
     report(ret->operand(0)->def() ? ret->operand(0)->def()->loc() : ret->loc(),
-           "the result of " + fn.name() + "() does not match its return annotation " + want.str() + ": " + got.str() +
+           "the result of " + fn.name() + "() does not match its return annotation " + a->str() + ": " + got.str() +
                " (" + why + ")",
            *a);
 }

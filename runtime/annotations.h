@@ -1,8 +1,10 @@
 // Checking calls against type annotations (language.md §2): an annotated
-// parameter's value must have the declared kind, dtype, rank and sizes; a
-// symbolic size such as N is bound by the first argument that has it and
-// every later use must agree. A mismatch is an error at the call site with
-// a note at the annotation. In graph mode the compile cache keys annotated
+// parameter's value must have the declared kind, dtype, rank and sizes, a
+// container's items their declared types (list[T], dict[str, T],
+// tuple[A, B]), and a union's value one of its alternatives; a symbolic
+// size such as N is bound by the first argument that has it and every
+// later use must agree. A mismatch is a TypeError at the call site with a
+// note at the annotation. In graph mode the compile cache keys annotated
 // tensors by their symbolic shape, so one compiled version serves every N.
 #pragma once
 
