@@ -159,8 +159,9 @@ inline void checkDefined(const Value& v, SourceLoc loc) {
 
 // The for-loop protocol (the ops iter, iter_len, iter_item): `iterable`
 // gives an indexable view of a value (itself for ranges, lists, tuples,
-// tensors and lazy sequences; a tuple of a str's characters or a dict's
-// keys) or fails at `loc` if it is not iterable; the other two read a view.
+// tensors and lazy sequences; a tuple of a str's characters; an iterator
+// over a dict's keys or a dict view's items, dict_views.h) or fails at
+// `loc` if it is not iterable; the other two read a view.
 Value iterable(const Value& v, SourceLoc loc);
 int64_t iterLength(const Value& view);
 Value iterItem(const Value& view, int64_t i, SourceLoc loc);

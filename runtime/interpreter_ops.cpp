@@ -5,6 +5,7 @@
 // and calls are in interpreter.cpp.
 #include "ir/builtins.h"
 #include "runtime/device_align.h"
+#include "runtime/dict_views.h"
 #include "runtime/format.h"
 #include "runtime/interpreter.h"
 #include "runtime/scalar_ops.h"
@@ -41,17 +42,13 @@ Value iterable(const Value& v, SourceLoc loc) {
   switch (v.kind()) {
     case Kind::Range:
     case Kind::List:
-    case Kind::Tuple:
-    case Kind::Lazy: return v;
+    case Kind::Tuple: return v;
+    case Kind::Lazy: return v.as<LazySeqObj>().loopView(v);
     case Kind::Tensor:
       if (tensorOf(v).ndim() == 0) fail(loc, "iteration over a 0-d tensor");
       return v;
     case Kind::Str: return makeTuple(charValues(v.asStr()));
-    case Kind::Dict: {
-      std::vector<Value> keys;
-      for (const auto& kv : v.as<DictObj>().items) keys.push_back(Value::str(kv.first));
-      return makeTuple(std::move(keys));
-    }
+    case Kind::Dict: return makeDictIterator(v, DictPart::Keys);
     default: fail(loc, std::string("'") + typeName(v) + "' object is not iterable");
   }
 }

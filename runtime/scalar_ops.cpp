@@ -252,6 +252,12 @@ bool contains(const Value& c, const Value& item, SourceLoc loc) {
         if (equal(v, item)) return true;
       return false;
     case Kind::Dict: return item.is(Kind::Str) && c.as<DictObj>().find(item.asStr()) != nullptr;
+    case Kind::Lazy: {
+      auto& seq = c.as<LazySeqObj>();
+      for (int64_t i = 0; i < seq.length(); ++i)
+        if (equal(seq.at(i, loc), item)) return true;
+      return false;
+    }
     case Kind::Range: {
       if (!item.isNumber()) return false;
       const auto& r = c.as<RangeObj>();

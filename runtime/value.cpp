@@ -200,6 +200,7 @@ void DictObj::set(const std::string& key, Value v) {
   hashes_.push_back(hash);
   slots_[slot] = static_cast<uint32_t>(n);
   keyBytes += heapBytes(key);
+  ++keyVersion;
   charge.settle(dictBytes(*this));
 }
 
@@ -228,11 +229,13 @@ bool DictObj::erase(const std::string& key) {
   if (i < items.size())
     for (uint32_t& p : slots_)
       if (p > at) --p;
+  ++keyVersion;
   charge.settle(dictBytes(*this));
   return true;
 }
 
 void DictObj::clear() {
+  if (!items.empty()) ++keyVersion;
   items.clear();
   hashes_.clear();
   slots_.clear();
@@ -241,6 +244,7 @@ void DictObj::clear() {
 }
 
 void DictObj::copyFrom(const DictObj& other) {
+  if (!other.items.empty()) ++keyVersion;
   items = other.items;
   hashes_ = other.hashes_;
   slots_ = other.slots_;
@@ -415,8 +419,16 @@ constexpr size_t kMaxNesting = 1000;
 }
 
 // The containers being printed, outermost first: one met again inside
-// itself prints as [...] or {...}, as in Python.
+// itself prints as [...] or {...} (a dict view as ...), as in Python.
 std::string reprIn(const Value& v, std::vector<const Object*>& open) {
+  if (v.is(Kind::Lazy)) {
+    if (std::find(open.begin(), open.end(), v.ptr()) != open.end()) return "...";
+    if (open.size() >= kMaxNesting) tooDeep("while getting the repr of an object");
+    open.push_back(v.ptr());
+    std::string s = v.as<LazySeqObj>().show([&](const Value& item) { return reprIn(item, open); });
+    open.pop_back();
+    return s;
+  }
   bool seq = v.is(Kind::List) || v.is(Kind::Tuple);
   if (!seq && !v.is(Kind::Dict)) return repr(v);
   if (std::find(open.begin(), open.end(), v.ptr()) != open.end()) return v.is(Kind::Dict) ? "{...}" : "[...]";
@@ -455,7 +467,8 @@ std::string repr(const Value& v) {
     case Kind::Str: return quoteStr(v.asStr());
     case Kind::Tuple:
     case Kind::List:
-    case Kind::Dict: {
+    case Kind::Dict:
+    case Kind::Lazy: {
       std::vector<const Object*> open;
       return reprIn(v, open);
     }
@@ -466,6 +479,10 @@ std::string repr(const Value& v) {
     case Kind::Tensor: return tensorRepr(tensorOf(v));
     default: return str(v);
   }
+}
+
+std::string LazySeqObj::show(const std::function<std::string(const Value&)>&) const {
+  return std::string("<") + typeName() + " object of " + std::to_string(length()) + " items>";
 }
 
 std::string str(const Value& v) {
@@ -499,7 +516,6 @@ std::string str(const Value& v) {
     case Kind::Exception: return v.as<ExceptionObj>().message;
     case Kind::Tensor: return tensorStr(tensorOf(v));
     case Kind::DType: return dtypeName(static_cast<DType>(v.asInt()));
-    case Kind::Lazy: return std::string("<") + typeName(v) + " object of " + std::to_string(v.as<LazySeqObj>().length()) + " items>";
     default: return repr(v);
   }
 }

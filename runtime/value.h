@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -126,6 +127,9 @@ struct DictObj : Object {
   std::vector<std::pair<std::string, Value>> items;
   HostCharge charge;
   size_t keyBytes = 0;  // the keys' text
+  // Counts the changes of the key set (a key added or removed; not a value
+  // replaced): a loop over the dict fails once it moves (dict_views.h).
+  uint64_t keyVersion = 0;
 
   // Counts a dict just made or copied into, throwing MemoryLimitExceeded
   // past the limit.
@@ -203,6 +207,13 @@ struct LazySeqObj : Object {
   virtual const char* typeName() const = 0;
   virtual int64_t length() const = 0;
   virtual Value at(int64_t i, SourceLoc loc) = 0;
+  // What print and repr show: `<enumerate object of 3 items>` unless
+  // overridden; `reprOf` gives an item's repr (a cycle back to an object
+  // being shown prints as `...`, as in Python).
+  virtual std::string show(const std::function<std::string(const Value&)>& reprOf) const;
+  // What a for loop over `self` (this object) reads: itself, unless a loop
+  // needs state of its own (a dict view's loop fails once the dict changes).
+  virtual Value loopView(const Value& self) const { return self; }
   // Every item, in order (list(), unpacking).
   std::vector<Value> items(SourceLoc loc) {
     std::vector<Value> out;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ir/builtins.h"
+#include "runtime/dict_views.h"
 #include "runtime/scalar_ops.h"
 #include "stdlib/builtins.h"
 #include "stdlib/host_methods.h"
@@ -104,21 +105,15 @@ Value lSort(CallContext& c, std::vector<Value>& a) {
 DictObj& dict(std::vector<Value>& a) { return a[0].as<DictObj>(); }
 Value dKeys(CallContext& c, std::vector<Value>& a) {
   checkArity(c, a, 1, 1);
-  std::vector<Value> out;
-  for (const auto& kv : dict(a).items) out.push_back(Value::str(kv.first));
-  return makeList(std::move(out));
+  return makeDictView(a[0], DictPart::Keys);
 }
 Value dValues(CallContext& c, std::vector<Value>& a) {
   checkArity(c, a, 1, 1);
-  std::vector<Value> out;
-  for (const auto& kv : dict(a).items) out.push_back(kv.second);
-  return makeList(std::move(out));
+  return makeDictView(a[0], DictPart::Values);
 }
 Value dItems(CallContext& c, std::vector<Value>& a) {
   checkArity(c, a, 1, 1);
-  std::vector<Value> out;
-  for (const auto& kv : dict(a).items) out.push_back(makeTuple({Value::str(kv.first), kv.second}));
-  return makeList(std::move(out));
+  return makeDictView(a[0], DictPart::Items);
 }
 Value dGet(CallContext& c, std::vector<Value>& a) {
   checkArity(c, a, 2, 3);

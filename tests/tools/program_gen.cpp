@@ -211,7 +211,7 @@ class Gen {
   }
 
   void statement(int depth, bool inLoop) {
-    int kind = depth > 3 ? 0 : pick(17);
+    int kind = depth > 3 ? 0 : pick(18);
     switch (kind) {
       case 1: {
         out_ << indent(depth - 1) << "if " << expr(T::Bool, 0) << ":\n";
@@ -339,6 +339,31 @@ class Gen {
         }
         out_ << indent(depth) << "a = (a + " << e << ") % 1000\n";
         statement(depth + 1, true);
+        return;
+      }
+      case 17: {
+        // A loop over a dict or one of its views whose body may replace a
+        // value (allowed) or add a key (a RuntimeError at the next step,
+        // caught); the views printed. Never a key removed and another
+        // added, where CPython's answer depends on its table's layout.
+        std::string n = std::to_string(counter_++), d = "dv" + n, k = "kv" + n;
+        out_ << indent(depth - 1) << d << " = {\"p\": a % 5, \"q\": b % 5, \"r\": 3}\n";
+        out_ << indent(depth - 1) << "try:\n";
+        static const char* over[] = {"", ".keys()", ".items()", ".values()"};
+        int view = pick(4);
+        if (view == 2) out_ << indent(depth) << "for " << k << ", val" << n << " in " << d << over[view] << ":\n";
+        else out_ << indent(depth) << "for " << k << " in " << d << over[view] << ":\n";
+        std::string value = view == 2 ? "val" + n : view == 3 ? k : d + "[" + k + "]";
+        out_ << indent(depth + 1) << "a = (a + " << value << ") % 1000\n";
+        if (view != 3) {
+          out_ << indent(depth + 1) << "if " << value << " % " << 2 + pick(3) << " == 0:\n";
+          if (chance(50)) out_ << indent(depth + 2) << d << "[" << k << " + \"x\"] = b\n";
+          else out_ << indent(depth + 2) << d << "[" << k << "] = " << value << " + 1\n";
+        }
+        out_ << indent(depth - 1) << "except RuntimeError as err" << n << ":\n";
+        out_ << indent(depth) << "s = str(err" << n << ")[:12]\n";
+        out_ << indent(depth - 1) << "b = (b + len(" << d << ") + sum(" << d << ".values())) % 1000\n";
+        out_ << indent(depth - 1) << "s = str(" << d << (chance(50) ? ".items()" : ".keys()") << ")[-12:]\n";
         return;
       }
       default: break;
