@@ -31,7 +31,9 @@ class DictIterator final : public LazySeqObj {
   Value at(int64_t i, SourceLoc loc) override {
     const DictObj& d = dictOf();
     if (d.keyVersion != version_ || static_cast<size_t>(i) >= d.items.size())
-      fail(loc, d.items.size() != size_ ? "dictionary changed size during iteration" : "dictionary keys changed during iteration",
+      fail(loc,
+           d.items.size() != size_ ? "dictionary changed size during iteration"
+                                   : "dictionary keys changed during iteration",
            ErrorClass::RuntimeError);
     return partOf(d, part_, static_cast<size_t>(i));
   }

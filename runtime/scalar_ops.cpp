@@ -253,8 +253,9 @@ bool contains(const Value& c, const Value& item, SourceLoc loc) {
       return false;
     case Kind::Dict: return item.is(Kind::Str) && c.as<DictObj>().find(item.asStr()) != nullptr;
     case Kind::Lazy: {
+      // The length first: reading an iterator's items shortens it.
       auto& seq = c.as<LazySeqObj>();
-      for (int64_t i = 0; i < seq.length(); ++i)
+      for (int64_t i = 0, n = seq.length(); i < n; ++i)
         if (equal(seq.at(i, loc), item)) return true;
       return false;
     }

@@ -51,6 +51,9 @@ void addEinsumBuiltin(BuiltinTable& table);
 // format, hex, oct, bin (builtins_text.cpp).
 void addTextBuiltins(BuiltinTable& table);
 
+// iter, next (builtins_iterators.cpp).
+void addIteratorBuiltins(BuiltinTable& table);
+
 // getattr, hasattr (builtins_attributes.cpp).
 void addAttributeBuiltins(BuiltinTable& table);
 

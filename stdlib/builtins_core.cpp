@@ -728,6 +728,7 @@ const std::map<std::string, BuiltinFn>& table() {
     addHelpBuiltins(m);
     addEinsumBuiltin(m);
     addTextBuiltins(m);
+    addIteratorBuiltins(m);
     addAttributeBuiltins(m);
     addDeviceBuiltins(m);
     return m;
