@@ -218,6 +218,17 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
         return;
       }
       break;
+    case Op::BitOr:
+      // dict |= dict updates the dict itself, as in Python.
+      if (f[n.operand(0)].is(Kind::Dict) && f[n.operand(1)].is(Kind::Dict) && n.attr("inplace")) {
+        for (const auto& [key, value] : in(1).as<DictObj>().items) {
+          context_.cycles().noteStore(in(0), value);
+          in(0).as<DictObj>().set(key, value);
+        }
+        set(in(0));
+        return;
+      }
+      break;
     case Op::GetAttr: {
       const Value& obj = in(0);
       const std::string& name = n.strAttr("name");

@@ -178,6 +178,13 @@ Value binaryOp(Op op, const Value& a, const Value& b, SourceLoc loc, unsigned co
     for (const Value& v : b.as<SeqObj>().items) items.push_back(v);
     return a.is(Kind::List) ? makeList(std::move(items)) : makeTuple(std::move(items));
   }
+  // dict | dict: a new dict, b's values over a's (Python 3.9).
+  if (op == Op::BitOr && a.is(Kind::Dict) && b.is(Kind::Dict)) {
+    Value merged = makeDict();
+    merged.as<DictObj>().copyFrom(a.as<DictObj>());
+    for (const auto& [key, value] : b.as<DictObj>().items) merged.as<DictObj>().set(key, value);
+    return merged;
+  }
   if (op == Op::Mul && seqA && b.isIntLike()) return repeat(a, b.asInt(), loc);
   bool seqB = b.is(Kind::Str) || b.is(Kind::List) || b.is(Kind::Tuple);
   if (op == Op::Mul && seqB && a.isIntLike()) return repeat(b, a.asInt(), loc);

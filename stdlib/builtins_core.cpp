@@ -409,6 +409,23 @@ Value bRepr(CallContext& c, std::vector<Value>& args) {
   return Value::str(repr(args[0]));
 }
 
+// round(x, n) of an int x: x itself for n >= 0, else the nearest multiple
+// of 10**-n, ties to the even multiple (round(1250, -2) == 1200), as Python.
+Value roundInt(int64_t x, int64_t n, SourceLoc loc) {
+  if (n >= 0) return Value::integer(x);
+  // Every int64 is below half of 10**20: all round to 0.
+  if (n < -19) return Value::integer(0);
+  __int128 unit = 1;
+  for (int64_t k = 0; k < -n; ++k) unit *= 10;
+  __int128 q = x / unit, r = x % unit;
+  if (r < 0) r += unit, q -= 1;  // floor division
+  if (2 * r > unit || (2 * r == unit && (q & 1) != 0)) q += 1;
+  __int128 rounded = q * unit;
+  if (rounded > INT64_MAX || rounded < INT64_MIN)
+    fail(loc, "integer overflow: rounded value does not fit in a 64-bit int");
+  return Value::integer(static_cast<int64_t>(rounded));
+}
+
 Value bRound(CallContext& c, std::vector<Value>& args) {
   c.keywordsToPositions(args, 1, {{"ndigits", Value::none()}});
   checkArity(c, args, 1, 2);
@@ -419,7 +436,8 @@ Value bRound(CallContext& c, std::vector<Value>& args) {
   }
   if (!v.isNumber()) fail(c.loc, std::string("type ") + typeName(v) + " doesn't define __round__ method");
   bool hasDigits = args.size() == 2 && !args[1].is(Kind::None);
-  if (v.isIntLike()) return Value::integer(v.asInt());
+  if (v.isIntLike())
+    return hasDigits ? roundInt(v.asInt(), toIndex(args[1], c.loc), c.loc) : Value::integer(v.asInt());
   double d = v.asFloat();
   if (!hasDigits) {
     if (std::isnan(d)) fail(c.loc, "cannot convert float NaN to integer");
