@@ -10,7 +10,8 @@
 // What may merge: deterministic nodes without effects and without blocks —
 // not effects (print, globals, RNG, I/O, unknown calls), not make_list /
 // make_dict / make_closure (each evaluation is a new object whose identity
-// is visible), reads of a container or attribute only when the container
+// is visible), arithmetic only with a value result (list + list is a new
+// list each time; an untyped `a + b` may be one), reads of a container or attribute only when the container
 // cannot change (a tensor, str or tuple: a list may be changed through an
 // alias between two reads), and calls only of effect-free builtins on
 // immutable arguments whose result is a value type (tensor, number, bool,
@@ -49,7 +50,11 @@ bool mergeable(const ir::Node& n) {
   switch (n.op()) {
     case Op::Undef: return false;
     default:
-      if (!ir::isTensorOp(n.op()) || ir::hasTrait(n.op(), ir::ELEM)) return true;
+      // An arithmetic op whose result may be a container makes a new one
+      // each time (list + list, dict | dict), or may read one that changed
+      // meanwhile: only a value result merges.
+      if (ir::hasTrait(n.op(), ir::ELEM)) return valueType(n.result(0)->type());
+      if (!ir::isTensorOp(n.op())) return true;
       // As for calls: a tensor op reading a list (concat) may see it
       // change between two reads; one making a list (split) makes a fresh
       // one each time.
