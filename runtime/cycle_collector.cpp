@@ -32,6 +32,7 @@ void forEachReferent(Object* o, Kind k, F&& f) {
       f(s->start), f(s->stop), f(s->step);
       return;
     }
+    case Kind::Lazy: static_cast<LazySeqObj*>(o)->forEachHeldValue(f); return;
     default: return;
   }
 }

@@ -50,7 +50,7 @@ class CycleCollector {
 
   static bool canReferToValues(Kind k) {
     return k == Kind::List || k == Kind::Dict || k == Kind::Tuple || k == Kind::Function || k == Kind::Method ||
-           k == Kind::Slice;
+           k == Kind::Slice || k == Kind::Lazy;
   }
 
  private:

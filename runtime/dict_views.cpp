@@ -14,10 +14,22 @@ Value partOf(const DictObj& d, DictPart part, size_t i) {
   return Value::none();
 }
 
-class DictIterator final : public LazySeqObj {
+// What a view and an iterator share: the dict and the part they read.
+class DictReader : public LazySeqObj {
+ public:
+  DictReader(Value dict, DictPart part) : dict_(std::move(dict)), part_(part) {}
+  void forEachHeldValue(const std::function<void(Value&)>& f) override { f(dict_); }
+
+ protected:
+  const DictObj& dictOf() const { return dict_.as<DictObj>(); }
+  Value dict_;
+  DictPart part_;
+};
+
+class DictIterator final : public DictReader {
  public:
   DictIterator(Value dict, DictPart part)
-      : dict_(std::move(dict)), part_(part), size_(dictOf().items.size()), version_(dictOf().keyVersion) {}
+      : DictReader(std::move(dict), part), size_(dictOf().items.size()), version_(dictOf().keyVersion) {}
   const char* typeName() const override {
     static const char* const names[] = {"dict_keyiterator", "dict_valueiterator", "dict_itemiterator"};
     return names[static_cast<int>(part_)];
@@ -39,16 +51,13 @@ class DictIterator final : public LazySeqObj {
   }
 
  private:
-  const DictObj& dictOf() const { return dict_.as<DictObj>(); }
-  Value dict_;
-  DictPart part_;
   size_t size_;
   uint64_t version_;
 };
 
-class DictView final : public LazySeqObj {
+class DictView final : public DictReader {
  public:
-  DictView(Value dict, DictPart part) : dict_(std::move(dict)), part_(part) {}
+  using DictReader::DictReader;
   const char* typeName() const override {
     static const char* const names[] = {"dict_keys", "dict_values", "dict_items"};
     return names[static_cast<int>(part_)];
@@ -70,11 +79,6 @@ class DictView final : public LazySeqObj {
     return s + "])";
   }
   Value loopView(const Value&) const override { return makeDictIterator(dict_, part_); }
-
- private:
-  const DictObj& dictOf() const { return dict_.as<DictObj>(); }
-  Value dict_;
-  DictPart part_;
 };
 
 }  // namespace

@@ -214,6 +214,10 @@ struct LazySeqObj : Object {
   // What a for loop over `self` (this object) reads: itself, unless a loop
   // needs state of its own (a dict view's loop fails once the dict changes).
   virtual Value loopView(const Value& self) const { return self; }
+  // Calls f on every value this object holds that may hold other values
+  // (a view's dict, enumerate's input): the cycle collector follows them,
+  // and may replace them with None once the object is unreachable garbage.
+  virtual void forEachHeldValue(const std::function<void(Value&)>& f) { (void)f; }
   // Every item, in order (list(), unpacking).
   std::vector<Value> items(SourceLoc loc) {
     std::vector<Value> out;

@@ -156,6 +156,7 @@ class LazyEnumerate final : public LazySeqObj {
     if (__builtin_add_overflow(start_, i, &index)) fail(loc, "integer overflow: result does not fit in a 64-bit int");
     return makeTuple({Value::integer(index), iterItem(items_, i, loc)});
   }
+  void forEachHeldValue(const std::function<void(Value&)>& f) override { f(items_); }
 
  private:
   Value items_;
@@ -176,6 +177,9 @@ class LazyZip final : public LazySeqObj {
     std::vector<Value> t;
     for (const Value& v : inputs_) t.push_back(iterItem(v, i, loc));
     return makeTuple(std::move(t));
+  }
+  void forEachHeldValue(const std::function<void(Value&)>& f) override {
+    for (Value& v : inputs_) f(v);
   }
 
  private:

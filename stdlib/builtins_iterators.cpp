@@ -26,6 +26,7 @@ class Iterator final : public LazySeqObj {
   Value at(int64_t, SourceLoc loc) override { return next(loc); }
   // A loop reads a view of its own, which counts the items it took.
   Value loopView(const Value& self) const override;
+  void forEachHeldValue(const std::function<void(Value&)>& f) override { f(view_); }
 
   Value next(SourceLoc loc) {
     Value v = iterItem(view_, position_, loc);
@@ -56,6 +57,7 @@ class IteratorLoop final : public LazySeqObj {
     ++taken_;
     return iterator().next(loc);
   }
+  void forEachHeldValue(const std::function<void(Value&)>& f) override { f(iterator_); }
 
  private:
   Iterator& iterator() const { return iterator_.as<Iterator>(); }

@@ -60,6 +60,7 @@ class Progress final : public LazySeqObj {
     taken_ = std::max(taken_, i + 1);
     return iterItem(items_, i, loc);
   }
+  void forEachHeldValue(const std::function<void(Value&)>& f) override { f(items_); }
 
  private:
   double elapsed() const {

@@ -1,8 +1,10 @@
 // The cycle collector on values built directly: unreachable cycles are
-// freed, whatever is referenced from outside (and all it reaches) keeps its
-// contents, a ring of 200,000 lists is freed without deep recursion, and
-// two threads noting and collecting at once are safe (run under TSan).
+// freed (also through a dict's view), whatever is referenced from outside
+// (and all it reaches) keeps its contents, a ring of 200,000 lists is
+// freed without deep recursion, and two threads noting and collecting at
+// once are safe (run under TSan).
 #include "runtime/cycle_collector.h"
+#include "runtime/dict_views.h"
 
 #include <gtest/gtest.h>
 
@@ -89,6 +91,32 @@ TEST(CycleCollector, FreesADictReachingItselfThroughATuple) {
   }
   EXPECT_EQ(gc.collect(), 2u);
   EXPECT_TRUE(watch.expired());
+}
+
+TEST(CycleCollector, FreesADictHoldingItsOwnView) {
+  CycleCollector gc;
+  std::weak_ptr<Object> watch;
+  {
+    Value d = makeDict();
+    Value view = makeDictView(d, DictPart::Values);
+    d.as<DictObj>().set("values", view);
+    gc.noteStore(d, view);
+    watch = d.weak();
+  }
+  EXPECT_EQ(gc.collect(), 2u);
+  EXPECT_TRUE(watch.expired());
+}
+
+TEST(CycleCollector, KeepsAViewCycleReferencedFromOutside) {
+  CycleCollector gc;
+  Value d = makeDict();
+  d.as<DictObj>().set("t", Value::integer(5));
+  Value view = makeDictView(d, DictPart::Keys);
+  d.as<DictObj>().set("keys", view);
+  gc.noteStore(d, view);
+  EXPECT_EQ(gc.collect(), 0u);
+  EXPECT_EQ(view.as<LazySeqObj>().length(), 2);
+  d.as<DictObj>().clear();  // leave nothing behind
 }
 
 TEST(CycleCollector, FreesALongRingWithoutDeepRecursion) {
