@@ -272,7 +272,7 @@ void Interpreter::execTry(const ir::Node& n, Frame& f) {
   } catch (NnError& e) {
     const Diagnostic& d = e.diag();
     ErrorClass c = classifyError(d.errorClass, d.message);
-    if (!errorClassIsA(c, ErrorClass::Exception) || d.message.rfind("internal error", 0) == 0) {
+    if (d.message.rfind("internal error", 0) == 0) {
       endTracking();
       throw;
     }
