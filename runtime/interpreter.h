@@ -196,6 +196,13 @@ class Interpreter {
   RandomGenerator& rng() { return context_.rng(); }
   // Set from another thread (or a signal handler) to stop at the next node.
   std::atomic<bool>& interrupt() { return interrupt_; }
+  // The cancellation point: calls, loop back-edges, every node a graph
+  // runs and long builtins (sleep) check the flag (a plain load: this is
+  // on every hot path).
+  void checkInterrupt(SourceLoc loc) {
+    if (interrupt_.load(std::memory_order_relaxed)) [[unlikely]]
+      onInterrupt(loc);
+  }
   // Why a host application stops a run (include/nn/nn.h): nn_cancel, its
   // time limit or its step limit. Unlike Ctrl-C, such a stop stays requested
   // until clearStop(): a script that catches the error stops again at its
@@ -315,12 +322,6 @@ class Interpreter {
   void execLoadGlobal(const ir::Node& n, Frame& f);
   void execListAppend(const ir::Node& n, Frame& f, uint64_t dying);
   [[gnu::noinline]] void simpleOp(const ir::Node& n, Frame& f, uint64_t dying);
-  // The cancellation point: calls, loop back-edges and every node a graph
-  // runs check the flag (a plain load: this is on every hot path).
-  void checkInterrupt(SourceLoc loc) {
-    if (interrupt_.load(std::memory_order_relaxed)) [[unlikely]]
-      onInterrupt(loc);
-  }
   [[gnu::noinline]] void onInterrupt(SourceLoc loc);
   [[gnu::noinline]] void spendStep(SourceLoc loc);
   void checkStack(SourceLoc loc);

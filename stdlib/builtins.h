@@ -54,6 +54,10 @@ void addTextBuiltins(BuiltinTable& table);
 // iter, next (builtins_iterators.cpp).
 void addIteratorBuiltins(BuiltinTable& table);
 
+// time, and _clock, _sleep, _strftime behind the time module
+// (builtins_time.cpp).
+void addTimeBuiltins(BuiltinTable& table);
+
 // getattr, hasattr (builtins_attributes.cpp).
 void addAttributeBuiltins(BuiltinTable& table);
 

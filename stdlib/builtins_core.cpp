@@ -682,11 +682,6 @@ Value markFunction(CallContext& c, std::vector<Value>& args, bool jit) {
 Value bJit(CallContext& c, std::vector<Value>& args) { return markFunction(c, args, true); }
 Value bEager(CallContext& c, std::vector<Value>& args) { return markFunction(c, args, false); }
 
-Value bTime(CallContext& c, std::vector<Value>& args) {
-  checkArity(c, args, 0, 0);
-  return Value::real(c.interp.context().clock().now());
-}
-
 // The allocator of the device named by the optional argument or device=
 // keyword (the CPU by default).
 rt::Allocator& allocatorArg(CallContext& c, std::vector<Value>& args) {
@@ -736,7 +731,7 @@ const std::map<std::string, BuiltinFn>& table() {
              {Builtin::Sorted, bSorted}, {Builtin::Reversed, bReversed}, {Builtin::Any, bAny},
              {Builtin::All, bAll}, {Builtin::Type, bType}, {Builtin::Isinstance, bIsinstance},
              {Builtin::Callable, bCallable}, {Builtin::Chr, bChr}, {Builtin::Ord, bOrd}, {Builtin::Jit, bJit},
-             {Builtin::Eager, bEager}, {Builtin::Time, bTime},
+             {Builtin::Eager, bEager},
              {Builtin::MemoryStats, bMemoryStats}, {Builtin::ResetPeakMemoryStats, bResetPeakMemoryStats},
              {Builtin::Map, bMap}, {Builtin::Filter, bFilter}, {Builtin::Exit, bExit},
              {Builtin::ListOf, bListOf}, {Builtin::TupleOf, bTupleOf}})
@@ -751,6 +746,7 @@ const std::map<std::string, BuiltinFn>& table() {
     addEinsumBuiltin(m);
     addTextBuiltins(m);
     addIteratorBuiltins(m);
+    addTimeBuiltins(m);
     addAttributeBuiltins(m);
     addDeviceBuiltins(m);
     return m;

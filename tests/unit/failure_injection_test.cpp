@@ -6,7 +6,8 @@
 // has nowhere to write is a located error that leaves the previous file
 // intact and no temporary behind. An interrupt at any moment of a graph-mode
 // run (serial or parallel executor, native loops) stops it with a located
-// "interrupted" error and leaves no tensor alive.
+// "interrupted" error and leaves no tensor alive; one during time.sleep
+// stops the sleep, and a script may catch it.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -229,3 +230,39 @@ void interruptEverywhere(nn::rt::Schedule schedule, bool jit) {
 TEST(FailureInjection, InterruptsAnywhereInGraphMode) { interruptEverywhere(nn::rt::Schedule::Auto, false); }
 TEST(FailureInjection, InterruptsAnywhereInTheParallelExecutor) { interruptEverywhere(nn::rt::Schedule::Parallel, false); }
 TEST(FailureInjection, InterruptsAnywhereInNativeCode) { interruptEverywhere(nn::rt::Schedule::Auto, true); }
+
+// Ctrl-C (the interrupt flag) during time.sleep stops the sleep at once,
+// and `except KeyboardInterrupt` catches it, with `finally` run after, as
+// in Python (a training loop's handler saves the model); in both modes.
+void interruptASleep(nn::ExecMode mode) {
+  const char* script =
+      "import time\n"
+      "def wait():\n"
+      "    try:\n"
+      "        time.sleep(60)\n"
+      "    finally:\n"
+      "        print('finally')\n"
+      "try:\n"
+      "    wait()\n"
+      "except KeyboardInterrupt as e:\n"
+      "    print('caught', e)\n";
+  nn::StateOptions o;
+  o.mode = mode;
+  o.searchPath = {NN_LIB_SOURCE_DIR};
+  std::ostringstream out, err;
+  nn::State state(o, out, err);
+  auto& flag = state.interpreter().interrupt();
+  std::thread interrupter([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    flag.store(true);
+  });
+  auto started = std::chrono::steady_clock::now();
+  nn::Status s = state.runString(script, "sleep.nn");
+  interrupter.join();
+  EXPECT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(out.str(), "finally\ncaught interrupted\n");
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(30)) << "the sleep was not interrupted";
+}
+
+TEST(FailureInjection, InterruptsStopASleepAndAreCaughtInEagerMode) { interruptASleep(nn::ExecMode::Eager); }
+TEST(FailureInjection, InterruptsStopASleepAndAreCaughtInGraphMode) { interruptASleep(nn::ExecMode::Graph); }
