@@ -31,6 +31,11 @@ TEST(BuiltinDocs, EveryTensorMethodHasAnEntry) {
     std::optional<stdlib::BuiltinDoc> d = stdlib::builtinDoc("Tensor." + m);
     ASSERT_TRUE(d) << "Tensor." << m << " has no entry (its own, or its function's)";
     EXPECT_EQ(d->signature.rfind("x.", 0), 0u) << d->signature;
+    // x.matmul() was shown for x.matmul(y): an op of two operands whose
+    // method form has no signature of its own needs an entry.
+    std::optional<ir::Op> op = ir::methodOp(m);
+    if (op && ir::opInfo(*op).minOperands >= 2)
+      EXPECT_EQ(d->signature.find("()"), std::string::npos) << d->signature << " shows no operand";
   }
 }
 
