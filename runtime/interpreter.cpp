@@ -248,10 +248,10 @@ static std::string exceptionMessage(ErrorClass c, const std::string& m) {
   return m;
 }
 
-// The body runs; an error of an Exception class escaping it runs the
-// handler instead, with the exception and each tracked variable's value
-// where the body stopped. Errors that stop the program whatever the script
-// says (an interrupt, an internal error) are not caught.
+// The body runs; an error escaping it runs the handler instead, with the
+// exception and each tracked variable's value where the body stopped. The
+// handler matches the classes its clauses name and raises the rest again.
+// An internal error stops the program whatever the script says.
 void Interpreter::execTry(const ir::Node& n, Frame& f) {
   // Ends this try's tracking: what its body changed, the body of an
   // enclosing try changed too.
@@ -276,7 +276,7 @@ void Interpreter::execTry(const ir::Node& n, Frame& f) {
       endTracking();
       throw;
     }
-    exception = makeException(c, exceptionMessage(c, d.message));
+    exception = makeException(c, d.exceptionText ? *d.exceptionText : exceptionMessage(c, d.message));
     exception.as<ExceptionObj>().raised = d;
     const auto& names = n.strListAttr("names");
     for (size_t k = 0; k < names.size(); ++k) {

@@ -314,9 +314,15 @@ Value compareOp(Op op, const Value& a, const Value& b, SourceLoc loc) {
 int64_t normalizeIndex(int64_t i, int64_t size, const char* what, SourceLoc loc) {
   int64_t j = i < 0 ? i + size : i;
   if (j < 0 || j >= size)
-    fail(loc, std::string(what) + " index out of range: index " + std::to_string(i) + " for length " +
-                  std::to_string(size));
+    fail(loc,
+         std::string(what) + " index out of range: index " + std::to_string(i) + " for length " +
+             std::to_string(size),
+         ErrorClass::IndexError, std::string(what) + " index out of range");
   return j;
+}
+
+void failMissingKey(const Value& key, SourceLoc loc) {
+  fail(loc, "key " + repr(key) + " not found in dict", ErrorClass::KeyError, repr(key));
 }
 
 void sliceIndices(const SliceObj& s, int64_t len, int64_t& start, int64_t& stop, int64_t& step, SourceLoc loc) {
@@ -386,7 +392,7 @@ Value getItem(const Value& c, const Value& index, SourceLoc loc) {
     case Kind::Dict: {
       if (!index.is(Kind::Str)) fail(loc, std::string("dict keys must be str, not ") + typeName(index));
       Value* v = c.as<DictObj>().find(index.asStr());
-      if (!v) fail(loc, "key " + repr(index) + " not found in dict", ErrorClass::KeyError);
+      if (!v) failMissingKey(index, loc);
       return *v;
     }
     case Kind::Range: {
@@ -465,8 +471,7 @@ Value delItem(const Value& c, const Value& index, SourceLoc loc) {
     }
     case Kind::Dict:
       if (!index.is(Kind::Str)) fail(loc, std::string("dict keys must be str, not ") + typeName(index));
-      if (!c.as<DictObj>().erase(index.asStr()))
-        fail(loc, "key " + repr(index) + " not found in dict", ErrorClass::KeyError);
+      if (!c.as<DictObj>().erase(index.asStr())) failMissingKey(index, loc);
       return c;
     default: fail(loc, std::string("'") + typeName(c) + "' object doesn't support item deletion");
   }

@@ -70,5 +70,7 @@ void sliceIndices(const SliceObj& s, int64_t len, int64_t& start, int64_t& stop,
 
 // Resolves a Python index (negative from the end) into [0, size) or fails.
 int64_t normalizeIndex(int64_t i, int64_t size, const char* what, SourceLoc loc);
+// The KeyError of a key a dict does not have (str(e) is the key's repr).
+[[noreturn]] void failMissingKey(const Value& key, SourceLoc loc);
 
 }  // namespace nn::rt

@@ -127,7 +127,7 @@ Value dPop(CallContext& c, std::vector<Value>& a) {
   Value* v = dict(a).find(k);
   if (!v) {
     if (a.size() == 3) return a[2];
-    fail(c.loc, "key " + repr(a[1]) + " not found in dict", ErrorClass::KeyError);
+    failMissingKey(a[1], c.loc);
   }
   Value out = *v;
   dict(a).erase(k);

@@ -11,6 +11,12 @@ void fail(SourceLoc loc, std::string message, ErrorClass errorClass) {
   e.diag().errorClass = errorClass;
   throw e;
 }
+void fail(SourceLoc loc, std::string message, ErrorClass errorClass, std::string exceptionText) {
+  NnError e(std::move(message), loc);
+  e.diag().errorClass = errorClass;
+  e.diag().exceptionText = std::move(exceptionText);
+  throw e;
+}
 
 std::string formatLoc(const SourceManager& sm, const SourceLoc& loc) {
   return sm.path(loc.file) + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.col);

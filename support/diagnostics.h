@@ -12,6 +12,7 @@
 #pragma once
 
 #include <exception>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -34,6 +35,10 @@ struct Diagnostic {
   // SystemExit (exit()): the process's exit status; its message, if any,
   // is printed without a location.
   int exitStatus = 1;
+  // str(e) of the exception `except` catches, where Python's differs from
+  // the report's message: a KeyError's is the key's repr ('a'), an index
+  // error's "list index out of range" without the index and length.
+  std::optional<std::string> exceptionText;
 };
 
 class NnError : public std::exception {
@@ -54,6 +59,7 @@ class NnError : public std::exception {
 // Throws an NnError: the single way the implementation reports a user error.
 [[noreturn]] void fail(SourceLoc loc, std::string message);
 [[noreturn]] void fail(SourceLoc loc, std::string message, ErrorClass errorClass);
+[[noreturn]] void fail(SourceLoc loc, std::string message, ErrorClass errorClass, std::string exceptionText);
 
 void renderDiagnostic(const SourceManager& sm, const Diagnostic& d, std::ostream& os);
 

@@ -34,8 +34,9 @@ TEST(BuiltinDocs, EveryTensorMethodHasAnEntry) {
     // x.matmul() was shown for x.matmul(y): an op of two operands whose
     // method form has no signature of its own needs an entry.
     std::optional<ir::Op> op = ir::methodOp(m);
-    if (op && ir::opInfo(*op).minOperands >= 2)
+    if (op && ir::opInfo(*op).minOperands >= 2) {
       EXPECT_EQ(d->signature.find("()"), std::string::npos) << d->signature << " shows no operand";
+    }
   }
 }
 
