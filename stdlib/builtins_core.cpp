@@ -624,7 +624,7 @@ bool instanceOf(CallContext& c, const Value& x, const Value& cls) {
   if (name == "list") return x.is(Kind::List);
   if (name == "tuple") return x.is(Kind::Tuple);
   if (name == "dict") return x.is(Kind::Dict);
-  if (name == "tensor") return x.is(Kind::Tensor);
+  if (name == "tensor" || name == "Tensor") return x.is(Kind::Tensor);
   fail(c.loc, std::string("isinstance() arg 2 must be a type, a tuple of types, or an exception class, not ") +
                   (name.empty() ? typeName(cls) : name),
        ErrorClass::TypeError);
@@ -633,6 +633,16 @@ bool instanceOf(CallContext& c, const Value& x, const Value& cls) {
 Value bIsinstance(CallContext& c, std::vector<Value>& args) {
   checkArity(c, args, 2, 2);
   return Value::boolean(instanceOf(c, args[0], args[1]));
+}
+
+// Tensor is the class of tensors (isinstance, annotations). PyTorch's
+// legacy constructor, torch.Tensor(data) or torch.Tensor(2, 3), is not
+// provided: the functions that make tensors say what they make.
+Value bTensorType(CallContext& c, std::vector<Value>&) {
+  fail(c.loc,
+       "Tensor is the class of tensors, not a constructor: make one with tensor(data), zeros(*shape), "
+       "ones(*shape) or randn(*shape)",
+       ErrorClass::TypeError);
 }
 
 Value bCallable(CallContext& c, std::vector<Value>& args) {
@@ -730,6 +740,7 @@ const std::map<std::string, BuiltinFn>& table() {
              {Builtin::Round, bRound}, {Builtin::Tuple, bTuple}, {Builtin::List, bList}, {Builtin::Dict, bDict},
              {Builtin::Sorted, bSorted}, {Builtin::Reversed, bReversed}, {Builtin::Any, bAny},
              {Builtin::All, bAll}, {Builtin::Type, bType}, {Builtin::Isinstance, bIsinstance},
+             {Builtin::TensorType, bTensorType},
              {Builtin::Callable, bCallable}, {Builtin::Chr, bChr}, {Builtin::Ord, bOrd}, {Builtin::Jit, bJit},
              {Builtin::Eager, bEager},
              {Builtin::MemoryStats, bMemoryStats}, {Builtin::ResetPeakMemoryStats, bResetPeakMemoryStats},
