@@ -42,18 +42,20 @@ std::string tensorMismatch(const Value& v, const ir::Type& t, DimBindings& bindi
   return "";
 }
 
-// Why an item of a container does not match (empty when it does).
-std::string itemMismatch(const std::string& which, const Value& item, const ir::Annotation& a,
-                         DimBindings& bindings) {
+// Why an item of a container does not match (empty when it does); which()
+// names the item, only when it does not (a call checks every item).
+template <class Which>
+std::string itemMismatch(Which which, const Value& item, const ir::Annotation& a, DimBindings& bindings) {
   std::string why = mismatch(item, a, bindings);
-  return why.empty() ? why : which + " is " + describeValue(item) + ": " + why;
+  return why.empty() ? why : which() + " is " + describeValue(item) + ": " + why;
 }
 
 // The items of a list or tuple, or values of a dict, against a.args.
 std::string itemsMismatch(const Value& v, const ir::Annotation& a, DimBindings& bindings) {
   if (v.is(Kind::Dict)) {
     for (const auto& [key, value] : v.as<DictObj>().items)
-      if (std::string why = itemMismatch("the value of key '" + key + "'", value, a.args[0], bindings); !why.empty())
+      if (std::string why = itemMismatch([&] { return "the value of key '" + key + "'"; }, value, a.args[0], bindings);
+          !why.empty())
         return why;
     return "";
   }
@@ -62,7 +64,8 @@ std::string itemsMismatch(const Value& v, const ir::Annotation& a, DimBindings& 
     return "it has " + count(items.size(), "item") + ", not " + std::to_string(a.args.size());
   for (size_t i = 0; i < items.size(); ++i) {
     const ir::Annotation& want = a.form == ir::Annotation::Form::Items ? a.args[i] : a.args[0];
-    if (std::string why = itemMismatch("item " + std::to_string(i), items[i], want, bindings); !why.empty())
+    if (std::string why = itemMismatch([&] { return "item " + std::to_string(i); }, items[i], want, bindings);
+        !why.empty())
       return why;
   }
   return "";
@@ -129,12 +132,11 @@ void checkArguments(const ir::Function& fn, const std::string& name, const std::
   }
 }
 
-void checkResult(const ir::Function& fn, const std::string& name, const Value& result, const DimBindings& bindings,
+void checkResult(const ir::Function& fn, const std::string& name, const Value& result, DimBindings& bindings,
                  SourceLoc callSite) {
   const auto& a = fn.returnAnnotation();
   if (!a) return;
-  DimBindings b = bindings;
-  std::string why = mismatch(result, *a, b);
+  std::string why = mismatch(result, *a, bindings);
   if (!why.empty())
     report(callSite,
            name + "() returned a value that does not match its return annotation " + a->str() + ": got " +

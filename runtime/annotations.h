@@ -23,7 +23,8 @@ using DimBindings = std::unordered_map<std::string, int64_t>;
 // `params` in body-argument order (parameters first).
 void checkArguments(const ir::Function& fn, const std::string& name, const std::vector<Value>& params,
                     SourceLoc callSite, DimBindings& bindings);
-void checkResult(const ir::Function& fn, const std::string& name, const Value& result, const DimBindings& bindings,
+// `bindings` from checkArguments; the result may bind more of its symbols.
+void checkResult(const ir::Function& fn, const std::string& name, const Value& result, DimBindings& bindings,
                  SourceLoc callSite);
 // The type the compile cache uses for an argument of static type `t`: the
 // annotation's symbols replace the sizes they name.
