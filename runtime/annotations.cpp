@@ -53,8 +53,10 @@ std::string itemMismatch(Which which, const Value& item, const ir::Annotation& a
 // The items of a list or tuple, or values of a dict, against a.args.
 std::string itemsMismatch(const Value& v, const ir::Annotation& a, DimBindings& bindings) {
   if (v.is(Kind::Dict)) {
-    for (const auto& [key, value] : v.as<DictObj>().items)
-      if (std::string why = itemMismatch([&] { return "the value of key '" + key + "'"; }, value, a.args[0], bindings);
+    // Not a structured binding: clang 14 cannot capture one in a lambda.
+    for (const auto& item : v.as<DictObj>().items)
+      if (std::string why = itemMismatch([&] { return "the value of key '" + item.first + "'"; }, item.second,
+                                         a.args[0], bindings);
           !why.empty())
         return why;
     return "";
