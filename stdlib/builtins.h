@@ -58,6 +58,10 @@ void addIteratorBuiltins(BuiltinTable& table);
 // (builtins_time.cpp).
 void addTimeBuiltins(BuiltinTable& table);
 
+// _libm, the C math library's functions behind the math module
+// (builtins_libm.cpp).
+void addLibmBuiltin(BuiltinTable& table);
+
 // getattr, hasattr (builtins_attributes.cpp).
 void addAttributeBuiltins(BuiltinTable& table);
 

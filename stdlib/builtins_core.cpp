@@ -758,6 +758,7 @@ const std::map<std::string, BuiltinFn>& table() {
     addTextBuiltins(m);
     addIteratorBuiltins(m);
     addTimeBuiltins(m);
+    addLibmBuiltin(m);
     addAttributeBuiltins(m);
     addDeviceBuiltins(m);
     return m;
