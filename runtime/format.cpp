@@ -147,7 +147,7 @@ std::string formatInt(int64_t v, const Spec& sp, SourceLoc loc) {
       }
       return pad(sp, "", s, '<');
     }
-    default: fail(loc, std::string("unknown format code '") + type + "' for object of type 'int'");
+    default: fail(loc, std::string("Unknown format code '") + type + "' for object of type 'int'");
   }
   if (sp.precision >= 0) fail(loc, "precision not allowed in integer format specifier");
   if (sp.minDigits > static_cast<int>(digits.size())) digits.insert(0, sp.minDigits - digits.size(), '0');
@@ -174,7 +174,7 @@ std::string formatFloat(double v, const Spec& sp, SourceLoc loc) {
     if (percent) mag *= 100;
     char conv = type == 0 ? 'g' : percent ? 'f' : type;
     if (conv != 'e' && conv != 'E' && conv != 'f' && conv != 'F' && conv != 'g' && conv != 'G')
-      fail(loc, std::string("unknown format code '") + type + "' for object of type 'float'");
+      fail(loc, std::string("Unknown format code '") + type + "' for object of type 'float'");
     if (prec < 0) prec = 6;
     if ((conv == 'g' || conv == 'G') && prec == 0) prec = 1;
     if (prec > 200) fail(loc, "precision too big");
@@ -207,11 +207,11 @@ std::string formatValue(const Value& v, const std::string& spec, SourceLoc loc) 
         return formatFloat(v.asFloat(), sp, loc);
       return formatInt(v.asInt(), sp, loc);
     case Kind::Float:
-      if (sp.type == 'd') fail(loc, "unknown format code 'd' for object of type 'float'");
+      if (sp.type == 'd') fail(loc, "Unknown format code 'd' for object of type 'float'");
       return formatFloat(v.asFloat(), sp, loc);
     case Kind::Str: {
       if (sp.type && sp.type != 's')
-        fail(loc, std::string("unknown format code '") + sp.type + "' for object of type 'str'");
+        fail(loc, std::string("Unknown format code '") + sp.type + "' for object of type 'str'");
       if (sp.sign != '-') fail(loc, "sign not allowed in string format specifier");
       if (sp.grouping) fail(loc, std::string("cannot specify '") + sp.grouping + "' with 's'");
       return pad(sp, "", truncated(v.asStr(), sp.precision), '<');

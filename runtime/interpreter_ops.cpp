@@ -331,7 +331,9 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
       // Raised again (a handler's `raise e`): reported where it first was.
       if (x.raised) throw NnError(*x.raised);
       std::string name = errorClassName(x.errorClass);
-      fail(loc, x.message.empty() ? name : name + ": " + x.message, x.errorClass);
+      // The report shows str(e) (a KeyError's repr: KeyError: 'k'); a
+      // handler gets the message itself back.
+      fail(loc, x.message.empty() ? name : name + ": " + str(e), x.errorClass, x.message);
     }
     case Op::Track:
       if (!f.tracked.empty()) f.tracked.back().set(n.strAttr("name"), in(0));

@@ -17,6 +17,9 @@ namespace nn::rt {
 using ir::Op;
 
 [[noreturn]] static void unsupported(Op op, const Value& a, const Value& b, SourceLoc loc) {
+  if (op == Op::Add && (a.is(Kind::Str) || a.is(Kind::List) || a.is(Kind::Tuple)))
+    fail(loc, std::string("can only concatenate ") + typeName(a) + " (not \"" + typeName(b) + "\") to " + typeName(a),
+         ErrorClass::TypeError);
   fail(loc, std::string("unsupported operand type(s) for ") + (op == Op::Pow ? "** or pow()" : opSymbol(op)) + ": '" +
                 typeName(a) + "' and '" +
                 typeName(b) + "'");
@@ -322,7 +325,7 @@ int64_t normalizeIndex(int64_t i, int64_t size, const char* what, SourceLoc loc)
 }
 
 void failMissingKey(const Value& key, SourceLoc loc) {
-  fail(loc, "key " + repr(key) + " not found in dict", ErrorClass::KeyError, repr(key));
+  fail(loc, "key " + repr(key) + " not found in dict", ErrorClass::KeyError, str(key));
 }
 
 void sliceIndices(const SliceObj& s, int64_t len, int64_t& start, int64_t& stop, int64_t& step, SourceLoc loc) {
@@ -387,7 +390,7 @@ Value getItem(const Value& c, const Value& index, SourceLoc loc) {
         for (int64_t i : sliceRange(index.as<SliceObj>(), len, loc)) out += at(i);
         return Value::str(out);
       }
-      fail(loc, std::string("string indices must be integers, not ") + typeName(index));
+      fail(loc, std::string("string indices must be integers, not '") + typeName(index) + "'");
     }
     case Kind::Dict: {
       if (!index.is(Kind::Str)) fail(loc, std::string("dict keys must be str, not ") + typeName(index));

@@ -513,7 +513,11 @@ std::string str(const Value& v) {
       return "slice(" + repr(s.start) + ", " + repr(s.stop) + ", " + repr(s.step) + ")";
     }
     case Kind::Ellipsis: return "Ellipsis";
-    case Kind::Exception: return v.as<ExceptionObj>().message;
+    case Kind::Exception: {
+      // Python's KeyError shows its argument's repr: print(e) is 'missing'.
+      const auto& e = v.as<ExceptionObj>();
+      return e.errorClass == ErrorClass::KeyError && !e.message.empty() ? quoteStr(e.message) : e.message;
+    }
     case Kind::Tensor: return tensorStr(tensorOf(v));
     case Kind::DType: return dtypeName(static_cast<DType>(v.asInt()));
     default: return repr(v);

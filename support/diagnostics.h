@@ -35,9 +35,10 @@ struct Diagnostic {
   // SystemExit (exit()): the process's exit status; its message, if any,
   // is printed without a location.
   int exitStatus = 1;
-  // str(e) of the exception `except` catches, where Python's differs from
-  // the report's message: a KeyError's is the key's repr ('a'), an index
-  // error's "list index out of range" without the index and length.
+  // The message of the exception `except` catches, where Python's differs
+  // from the report's: a KeyError's is the missing key (str(e) shows its
+  // repr, 'a'), an index error's "list index out of range" without the
+  // index and length.
   std::optional<std::string> exceptionText;
 };
 
