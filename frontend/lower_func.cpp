@@ -80,6 +80,13 @@ std::string Lowerer::unknownNameHint(const FuncCtx& ctx, const std::string& name
     return "; nn has no module '" + name + "': its tensor functions are builtins (torch.cat(xs) is cat(xs))";
   if (std::optional<std::string_view> ours = ir::foreignSpelling(name))
     return "; did you mean '" + std::string(*ours) + "'?";
+  // Python's builtins that nn has not (language.md §2 lists nn's types).
+  static const char* const absent[] = {"set", "frozenset", "open", "input", "object", "super", "property",
+                                       "staticmethod", "classmethod", "bytes", "bytearray", "complex",
+                                       "memoryview", "eval", "exec", "compile", "globals", "locals", "vars",
+                                       "id", "hash", "issubclass", "__import__", "breakpoint"};
+  for (const char* a : absent)
+    if (name == a) return "; Python's builtin '" + name + "' is not supported in nn";
   std::vector<std::string> names;
   for (const FuncCtx* p = &ctx; p; p = p->parent) {
     names.insert(names.end(), p->locals.begin(), p->locals.end());

@@ -571,6 +571,12 @@ bool equalAt(const Value& a, const Value& b, size_t depth) {
       if (n != y.length()) return false;
       return n == 0 || (x.start == y.start && (n == 1 || x.step == y.step));
     }
+    case Kind::Slice: {
+      const auto& x = a.as<SliceObj>();
+      const auto& y = b.as<SliceObj>();
+      return equalAt(x.start, y.start, depth + 1) && equalAt(x.stop, y.stop, depth + 1) &&
+             equalAt(x.step, y.step, depth + 1);
+    }
     default: return a.ptr() == b.ptr();
   }
 }

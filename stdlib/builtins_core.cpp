@@ -579,6 +579,14 @@ Value bReversed(CallContext& c, std::vector<Value>& args) {
   return makeList(std::move(items));
 }
 
+// slice(stop) / slice(start, stop[, step]): what x[start:stop:step] indexes
+// by (its parts are checked when it indexes, as Python's are).
+Value bSlice(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 1, 3);
+  if (args.size() == 1) return makeSlice(Value::none(), args[0], Value::none());
+  return makeSlice(args[0], args[1], args.size() == 3 ? args[2] : Value::none());
+}
+
 Value bAny(CallContext& c, std::vector<Value>& args) {
   if (!args.empty() && args[0].is(Kind::Tensor)) return tensorReduction(c, args, ir::Op::Any);
   checkArity(c, args, 1, 1);
@@ -738,7 +746,7 @@ const std::map<std::string, BuiltinFn>& table() {
              {Builtin::Abs, bAbs}, {Builtin::Sum, bSum}, {Builtin::Divmod, bDivmod}, {Builtin::Int, bInt},
              {Builtin::Float, bFloat}, {Builtin::Bool, bBool}, {Builtin::Str, bStr}, {Builtin::Repr, bRepr},
              {Builtin::Round, bRound}, {Builtin::Tuple, bTuple}, {Builtin::List, bList}, {Builtin::Dict, bDict},
-             {Builtin::Sorted, bSorted}, {Builtin::Reversed, bReversed}, {Builtin::Any, bAny},
+             {Builtin::Sorted, bSorted}, {Builtin::Reversed, bReversed}, {Builtin::SliceOf, bSlice}, {Builtin::Any, bAny},
              {Builtin::All, bAll}, {Builtin::Type, bType}, {Builtin::Isinstance, bIsinstance},
              {Builtin::TensorType, bTensorType},
              {Builtin::Callable, bCallable}, {Builtin::Chr, bChr}, {Builtin::Ord, bOrd}, {Builtin::Jit, bJit},
