@@ -5,7 +5,6 @@
 // exponent an int) and raises Python's errors for results outside the
 // domain or range; here only the special cases CPython handles itself.
 #include <cmath>
-#include <limits>
 
 #include "ir/builtins.h"
 #include "stdlib/builtins.h"
