@@ -234,11 +234,16 @@ TEST(FailureInjection, InterruptsAnywhereInNativeCode) { interruptEverywhere(nn:
 // Ctrl-C (the interrupt flag) during time.sleep stops the sleep at once,
 // and `except KeyboardInterrupt` catches it, with `finally` run after, as
 // in Python (a training loop's handler saves the model); in both modes.
+// The flag is set once the script has written a marker file just before
+// its sleep (compiling takes longer than any fixed delay under ASan).
 void interruptASleep(nn::ExecMode mode) {
-  const char* script =
+  TempDir dir;
+  fs::path marker = dir.path / "sleeping.npy";
+  std::string script =
       "import time\n"
       "def wait():\n"
       "    try:\n"
+      "        save('" + marker.string() + "', ones(1))\n"
       "        time.sleep(60)\n"
       "    finally:\n"
       "        print('finally')\n"
@@ -252,11 +257,12 @@ void interruptASleep(nn::ExecMode mode) {
   std::ostringstream out, err;
   nn::State state(o, out, err);
   auto& flag = state.interpreter().interrupt();
+  auto started = std::chrono::steady_clock::now();
   std::thread interrupter([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    while (!fs::exists(marker) && std::chrono::steady_clock::now() - started < std::chrono::seconds(30))
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
     flag.store(true);
   });
-  auto started = std::chrono::steady_clock::now();
   nn::Status s = state.runString(script, "sleep.nn");
   interrupter.join();
   EXPECT_TRUE(s.ok()) << s.error().message;
