@@ -40,7 +40,8 @@ rt::Value tensorMath(rt::CallContext& c, const rt::Value& x, nn::ir::Op op);
 // sum/max/min/all/any applied to a tensor (the core builtins delegate).
 rt::Value tensorReduction(rt::CallContext& c, std::vector<rt::Value>& args, ir::Op op);
 
-// devices, device, sync (builtins_devices.cpp), and the device a name
+// devices, device, sync, memory_stats, reset_peak_memory_stats
+// (builtins_devices.cpp), and the device a name
 // denotes (an error at loc when it does not exist, or the fallback).
 void addDeviceBuiltins(BuiltinTable& table);
 rt::Device& deviceNamed(rt::Interpreter& interp, const std::string& name, SourceLoc loc);
@@ -48,8 +49,12 @@ rt::Device& deviceNamed(rt::Interpreter& interp, const std::string& name, Source
 // einsum (einsum.cpp).
 void addEinsumBuiltin(BuiltinTable& table);
 
-// format, hex, oct, bin (builtins_text.cpp).
+// format, hex, oct, bin, chr, ord (builtins_text.cpp).
 void addTextBuiltins(BuiltinTable& table);
+
+// type, isinstance, callable, Tensor and the exception classes
+// (builtins_types.cpp).
+void addTypeBuiltins(BuiltinTable& table);
 
 // iter, next (builtins_iterators.cpp).
 void addIteratorBuiltins(BuiltinTable& table);

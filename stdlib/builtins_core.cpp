@@ -1,7 +1,8 @@
 // The core builtins (language.md §5 "core"): print, len, range, enumerate,
-// zip, min, max, abs, sum, int, float, bool, str, repr, round, tuple, list,
-// dict, sorted, reversed, any, all, type, Error, plus the @jit/@eager
-// decorators and time(). Semantics follow Python.
+// zip, min, max, abs, sum, divmod, int, float, bool, str, repr, round,
+// tuple, list, dict, sorted, reversed, slice, map, filter, any, all, exit,
+// plus the @jit/@eager decorators, and the one table of every builtin
+// (the other builtins_*.cpp files add theirs). Semantics follow Python.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -603,91 +604,6 @@ Value bAll(CallContext& c, std::vector<Value>& args) {
   return Value::boolean(true);
 }
 
-Value bType(CallContext& c, std::vector<Value>& args) {
-  checkArity(c, args, 1, 1);
-  return Value::str(typeName(args[0]));
-}
-
-// ValueError("msg") and every other exception class: an exception of the
-// class the builtin is named for.
-Value bException(CallContext& c, std::vector<Value>& args) {
-  checkArity(c, args, 0, 1);
-  return makeException(*errorClassNamed(c.name), args.empty() ? std::string() : str(args[0]));
-}
-
-// isinstance(x, cls) with a builtin type (int, float, bool, str, list,
-// tuple, dict), an exception class, or a tuple of them.
-bool instanceOf(CallContext& c, const Value& x, const Value& cls) {
-  if (cls.is(Kind::Tuple)) {
-    for (const Value& k : cls.as<SeqObj>().items)
-      if (instanceOf(c, x, k)) return true;
-    return false;
-  }
-  const std::string name = cls.is(Kind::Builtin) ? cls.as<BuiltinObj>().name : "";
-  if (auto ec = errorClassNamed(name)) return x.is(Kind::Exception) && errorClassIsA(x.as<ExceptionObj>().errorClass, *ec);
-  if (name == "int") return x.is(Kind::Int) || x.is(Kind::Bool);
-  if (name == "float") return x.is(Kind::Float);
-  if (name == "bool") return x.is(Kind::Bool);
-  if (name == "str") return x.is(Kind::Str);
-  if (name == "list") return x.is(Kind::List);
-  if (name == "tuple") return x.is(Kind::Tuple);
-  if (name == "dict") return x.is(Kind::Dict);
-  if (name == "tensor" || name == "Tensor") return x.is(Kind::Tensor);
-  fail(c.loc, std::string("isinstance() arg 2 must be a type, a tuple of types, or an exception class, not ") +
-                  (name.empty() ? typeName(cls) : name),
-       ErrorClass::TypeError);
-}
-
-Value bIsinstance(CallContext& c, std::vector<Value>& args) {
-  checkArity(c, args, 2, 2);
-  return Value::boolean(instanceOf(c, args[0], args[1]));
-}
-
-// Tensor is the class of tensors (isinstance, annotations). PyTorch's
-// legacy constructor, torch.Tensor(data) or torch.Tensor(2, 3), is not
-// provided: the functions that make tensors say what they make.
-Value bTensorType(CallContext& c, std::vector<Value>&) {
-  fail(c.loc,
-       "Tensor is the class of tensors, not a constructor: make one with tensor(data), zeros(*shape), "
-       "ones(*shape) or randn(*shape)",
-       ErrorClass::TypeError);
-}
-
-Value bCallable(CallContext& c, std::vector<Value>& args) {
-  checkArity(c, args, 1, 1);
-  return Value::boolean(args[0].is(Kind::Function) || args[0].is(Kind::Builtin) || args[0].is(Kind::Method));
-}
-
-Value bChr(CallContext& c, std::vector<Value>& args) {
-  checkArity(c, args, 1, 1);
-  int64_t cp = toIndex(args[0], c.loc);
-  if (cp < 0 || cp > 0x10FFFF) fail(c.loc, "chr() arg not in range(0x110000)");
-  std::string s;
-  uint32_t u = static_cast<uint32_t>(cp);
-  if (u < 0x80) s += static_cast<char>(u);
-  else if (u < 0x800) s += static_cast<char>(0xC0 | (u >> 6)), s += static_cast<char>(0x80 | (u & 0x3F));
-  else if (u < 0x10000)
-    s += static_cast<char>(0xE0 | (u >> 12)), s += static_cast<char>(0x80 | ((u >> 6) & 0x3F)),
-        s += static_cast<char>(0x80 | (u & 0x3F));
-  else
-    s += static_cast<char>(0xF0 | (u >> 18)), s += static_cast<char>(0x80 | ((u >> 12) & 0x3F)),
-        s += static_cast<char>(0x80 | ((u >> 6) & 0x3F)), s += static_cast<char>(0x80 | (u & 0x3F));
-  return Value::str(s);
-}
-
-Value bOrd(CallContext& c, std::vector<Value>& args) {
-  checkArity(c, args, 1, 1);
-  if (!args[0].is(Kind::Str) || args[0].asStr().empty())
-    fail(c.loc, "ord() expected a character");
-  const std::string& s = args[0].asStr();
-  unsigned char b0 = static_cast<unsigned char>(s[0]);
-  size_t len = b0 < 0x80 ? 1 : b0 < 0xE0 ? 2 : b0 < 0xF0 ? 3 : 4;
-  if (s.size() != len) fail(c.loc, "ord() expected a character, but string of length " + std::to_string(s.size()) + " found");
-  uint32_t cp = len == 1 ? b0 : len == 2 ? b0 & 0x1F : len == 3 ? b0 & 0x0F : b0 & 0x07;
-  for (size_t i = 1; i < len; ++i) cp = (cp << 6) | (static_cast<unsigned char>(s[i]) & 0x3F);
-  return Value::integer(cp);
-}
-
 // @jit / @eager: mark the function; the mark selects the execution mode.
 Value markFunction(CallContext& c, std::vector<Value>& args, bool jit) {
   checkArity(c, args, 1, 1);
@@ -699,39 +615,6 @@ Value markFunction(CallContext& c, std::vector<Value>& args, bool jit) {
 }
 Value bJit(CallContext& c, std::vector<Value>& args) { return markFunction(c, args, true); }
 Value bEager(CallContext& c, std::vector<Value>& args) { return markFunction(c, args, false); }
-
-// The allocator of the device named by the optional argument or device=
-// keyword (the CPU by default).
-rt::Allocator& allocatorArg(CallContext& c, std::vector<Value>& args) {
-  checkArity(c, args, 0, 1);
-  const Value* named = c.kw("device");
-  if (named && !args.empty()) fail(c.loc, c.name + "() got multiple values for argument 'device'");
-  const Value* d = named ? named : args.empty() ? nullptr : &args[0];
-  if (d && !d->is(Kind::None)) {
-    if (!d->is(Kind::Str)) fail(c.loc, c.name + "(): device must be a str, not " + typeName(*d));
-    return deviceNamed(c.interp, d->asStr(), c.loc).allocator();
-  }
-  return c.interp.context().cpu().allocator();
-}
-
-// {"live_bytes": ..., "peak_bytes": ...} of a device's tensor memory:
-// readings of the state's clock (clock.h), so that --check eager's eager
-// run sees the graph run's.
-Value bMemoryStats(CallContext& c, std::vector<Value>& args) {
-  rt::Allocator& a = allocatorArg(c, args);
-  rt::Clock& clock = c.interp.context().clock();
-  auto bytes = [&](size_t live) { return Value::integer(static_cast<int64_t>(clock.reading(static_cast<double>(live)))); };
-  Value d = makeDict();
-  auto& obj = d.as<DictObj>();
-  obj.set("live_bytes", bytes(a.liveBytes()));
-  obj.set("peak_bytes", bytes(a.peakBytes()));
-  return d;
-}
-
-Value bResetPeakMemoryStats(CallContext& c, std::vector<Value>& args) {
-  allocatorArg(c, args).resetPeak();
-  return Value::none();
-}
 
 // Every builtin function by name: the implementations registered against
 // builtins.def's declarations here and in io.cpp, and those of the tensor
@@ -747,15 +630,11 @@ const std::map<std::string, BuiltinFn>& table() {
              {Builtin::Float, bFloat}, {Builtin::Bool, bBool}, {Builtin::Str, bStr}, {Builtin::Repr, bRepr},
              {Builtin::Round, bRound}, {Builtin::Tuple, bTuple}, {Builtin::List, bList}, {Builtin::Dict, bDict},
              {Builtin::Sorted, bSorted}, {Builtin::Reversed, bReversed}, {Builtin::SliceOf, bSlice},
-             {Builtin::Any, bAny}, {Builtin::All, bAll}, {Builtin::Type, bType},
-             {Builtin::Isinstance, bIsinstance}, {Builtin::TensorType, bTensorType},
-             {Builtin::Callable, bCallable}, {Builtin::Chr, bChr}, {Builtin::Ord, bOrd}, {Builtin::Jit, bJit},
-             {Builtin::Eager, bEager},
-             {Builtin::MemoryStats, bMemoryStats}, {Builtin::ResetPeakMemoryStats, bResetPeakMemoryStats},
+             {Builtin::Any, bAny}, {Builtin::All, bAll}, {Builtin::Jit, bJit}, {Builtin::Eager, bEager},
              {Builtin::Map, bMap}, {Builtin::Filter, bFilter}, {Builtin::Exit, bExit},
              {Builtin::ListOf, bListOf}, {Builtin::TupleOf, bTupleOf}})
       m[ir::builtinInfo(b).name] = fn;
-    for (const std::string& name : errorClassNames()) m[name] = bException;
+    addTypeBuiltins(m);
     addTensorBuiltins(m);
     addGradBuiltins(m);
     addIoBuiltins(m);

@@ -65,6 +65,39 @@ Value bSync(CallContext& c, std::vector<Value>& args) {
   return Value::none();
 }
 
+// The allocator of the device named by the optional argument or device=
+// keyword (the CPU by default).
+rt::Allocator& allocatorArg(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 0, 1);
+  const Value* named = c.kw("device");
+  if (named && !args.empty()) fail(c.loc, c.name + "() got multiple values for argument 'device'");
+  const Value* d = named ? named : args.empty() ? nullptr : &args[0];
+  if (d && !d->is(Kind::None)) {
+    if (!d->is(Kind::Str)) fail(c.loc, c.name + "(): device must be a str, not " + typeName(*d));
+    return deviceNamed(c.interp, d->asStr(), c.loc).allocator();
+  }
+  return c.interp.context().cpu().allocator();
+}
+
+// {"live_bytes": ..., "peak_bytes": ...} of a device's tensor memory:
+// readings of the state's clock (clock.h), so that --check eager's eager
+// run sees the graph run's.
+Value bMemoryStats(CallContext& c, std::vector<Value>& args) {
+  rt::Allocator& a = allocatorArg(c, args);
+  rt::Clock& clock = c.interp.context().clock();
+  auto bytes = [&](size_t live) { return Value::integer(static_cast<int64_t>(clock.reading(static_cast<double>(live)))); };
+  Value d = rt::makeDict();
+  auto& obj = d.as<rt::DictObj>();
+  obj.set("live_bytes", bytes(a.liveBytes()));
+  obj.set("peak_bytes", bytes(a.peakBytes()));
+  return d;
+}
+
+Value bResetPeakMemoryStats(CallContext& c, std::vector<Value>& args) {
+  allocatorArg(c, args).resetPeak();
+  return Value::none();
+}
+
 }  // namespace
 
 rt::Device& deviceNamed(rt::Interpreter& interp, const std::string& name, SourceLoc loc) {
@@ -94,6 +127,8 @@ void addDeviceBuiltins(BuiltinTable& table) {
   table[ir::builtinInfo(ir::Builtin::Devices).name] = bDevices;
   table[ir::builtinInfo(ir::Builtin::Device).name] = bDevice;
   table[ir::builtinInfo(ir::Builtin::Sync).name] = bSync;
+  table[ir::builtinInfo(ir::Builtin::MemoryStats).name] = bMemoryStats;
+  table[ir::builtinInfo(ir::Builtin::ResetPeakMemoryStats).name] = bResetPeakMemoryStats;
 }
 
 }  // namespace nn::stdlib
