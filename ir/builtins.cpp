@@ -136,7 +136,7 @@ const std::vector<std::string_view>& hostMethodNames() {
       // list
       "append", "extend", "pop", "insert", "index", "count", "remove", "reverse", "clear", "copy", "sort",
       // dict (pop, clear, copy above)
-      "keys", "values", "items", "get", "update", "setdefault", "popitem",
+      "keys", "values", "items", "get", "update", "setdefault", "popitem", "fromkeys",
       // str (index and count above; so are a tuple's)
       "join", "split", "rsplit", "splitlines", "strip", "lstrip", "rstrip", "upper", "lower", "swapcase",
       "capitalize", "title", "casefold", "isalpha", "isdigit", "isalnum", "isspace", "isupper", "islower",

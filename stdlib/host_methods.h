@@ -12,13 +12,16 @@
 namespace nn::stdlib {
 
 // A method by name; its function gets the receiver as its first argument.
-// `keywords` are those it takes (rt::BuiltinObj's form: "" none).
+// `keywords` are those it takes (rt::BuiltinObj's form: "" none). A class
+// method (dict.fromkeys) ignores its receiver, so the type itself may be
+// the receiver: dict.fromkeys(keys) is {}.fromkeys(keys).
 // A kind has a few dozen at most, so a scan comparing lengths first finds
 // one faster than a tree or a hash would.
 struct HostMethod {
   std::string_view name;
   rt::BuiltinFn fn;
   const char* keywords = "";
+  bool classMethod = false;
 };
 
 const std::vector<HostMethod>& strMethods();

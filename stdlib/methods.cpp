@@ -177,6 +177,18 @@ Value dCopy(CallContext& c, std::vector<Value>& a) {
   d.as<DictObj>().copyFrom(dict(a));
   return d;
 }
+// A new dict of the keys, each with the value (None by default).
+Value dFromkeys(CallContext& c, std::vector<Value>& a) {
+  checkArity(c, a, 2, 3);
+  Value d = makeDict();
+  Value value = a.size() == 3 ? a[2] : Value::none();
+  c.interp.context().cycles().noteStore(d, value);
+  for (const Value& k : iterate(c, a[1])) {
+    if (!k.is(Kind::Str)) fail(c.loc, std::string("dict keys must be str, not ") + typeName(k));
+    d.as<DictObj>().set(k.asStr(), value);
+  }
+  return d;
+}
 
 // ---- tuple ----
 Value tIndex(CallContext& c, std::vector<Value>& a) { return lIndex(c, a); }
@@ -192,7 +204,8 @@ const MethodTable* methodsOf(Kind k) {
   static const MethodTable dict = {{"keys", dKeys},         {"values", dValues}, {"items", dItems},
                                    {"get", dGet},           {"pop", dPop},       {"update", dUpdate, "*"},
                                    {"copy", dCopy},         {"setdefault", dSetdefault},
-                                   {"popitem", dPopitem},   {"clear", dClear}};
+                                   {"popitem", dPopitem},   {"clear", dClear},
+                                   {"fromkeys", dFromkeys, "", true}};
   static const MethodTable tuple = {{"index", tIndex}, {"count", tCount}};
   switch (k) {
     case Kind::List: return &list;
@@ -229,6 +242,8 @@ std::optional<Kind> typeKind(const Value& obj) {
 Value callUnbound(CallContext& c, std::vector<Value>& args) {
   Kind kind = *typeKind(args[0]);
   const std::string& type = args[0].as<BuiltinObj>().name;
+  const HostMethod* method = hostMethodEntry(kind, c.name);
+  if (method->classMethod) return method->fn(c, args);
   if (args.size() < 2)
     fail(c.loc, "unbound method " + type + "." + c.name + "() needs an argument", ErrorClass::TypeError);
   if (!args[1].is(kind))
@@ -236,7 +251,7 @@ Value callUnbound(CallContext& c, std::vector<Value>& args) {
                     "' object",
          ErrorClass::TypeError);
   args.erase(args.begin());
-  return hostMethodEntry(kind, c.name)->fn(c, args);
+  return method->fn(c, args);
 }
 
 }  // namespace
