@@ -143,6 +143,8 @@ class Host {
   // one per parameter of its signature (stdlib/op_call.h).
   virtual Value runTensorOp(Interpreter& interp, ir::Op op, std::vector<Value>& params, SourceLoc loc) = 0;
   virtual std::ostream& out() = 0;
+  // Warnings, and what a script writes to sys.stderr.
+  virtual std::ostream& err() = 0;
   // Where progress bars are drawn (runtime/status_line.h).
   virtual const std::shared_ptr<StatusLine>& statusLine() = 0;
   // Warnings and notes while running (recompilation reports): rendered

@@ -351,6 +351,7 @@ const char* typeName(const Value& v) {
     case Kind::Exception: return errorClassName(v.as<ExceptionObj>().errorClass);
     case Kind::Tensor: return "Tensor";
     case Kind::DType: return "dtype";
+    case Kind::Stream: return "TextIOWrapper";
     case Kind::Lazy: return v.as<LazySeqObj>().typeName();
   }
   return "?";
@@ -520,6 +521,9 @@ std::string str(const Value& v) {
     }
     case Kind::Tensor: return tensorStr(tensorOf(v));
     case Kind::DType: return dtypeName(static_cast<DType>(v.asInt()));
+    case Kind::Stream:
+      return std::string("<_io.TextIOWrapper name='<") + (v.asInt() == 2 ? "stderr" : "stdout") +
+             ">' mode='w' encoding='utf-8'>";
     default: return repr(v);
   }
 }
@@ -537,7 +541,8 @@ bool equalAt(const Value& a, const Value& b, size_t depth) {
   switch (a.kind()) {
     case Kind::None:
     case Kind::Ellipsis: return true;
-    case Kind::DType: return a.asInt() == b.asInt();
+    case Kind::DType:
+    case Kind::Stream: return a.asInt() == b.asInt();
     case Kind::Str: return a.asStr() == b.asStr();
     case Kind::Tuple:
     case Kind::List: {

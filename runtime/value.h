@@ -27,7 +27,8 @@ enum class Kind : uint8_t {
   Undef,  // a variable read before assignment; an error wherever it is used
   None, Bool, Int, Float, Str, Tuple, List, Dict,
   Function, Builtin, Method, Range, Module, Slice, Ellipsis, Exception, Tensor, DType,
-  Lazy,  // a sequence whose items are made as a for loop reaches them (LazySeqObj)
+  Lazy,    // a sequence whose items are made as a for loop reaches them (LazySeqObj)
+  Stream,  // sys.stdout or sys.stderr: the host's output stream 1 or 2 (Value::stream)
 };
 
 struct Object {
@@ -47,6 +48,9 @@ class Value {
   static Value ellipsis() { return Value(Kind::Ellipsis); }
   // A tensor element type (f32, i64, ...), stored as its DType number.
   static Value dtype(int code) { Value v(Kind::DType); v.i_ = code; return v; }
+  // The host's output stream `number` (1: print's, 2: warnings'), as
+  // sys.stdout and sys.stderr.
+  static Value stream(int number) { Value v(Kind::Stream); v.i_ = number; return v; }
 
   Kind kind() const { return kind_; }
   bool is(Kind k) const { return kind_ == k; }

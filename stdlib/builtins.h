@@ -67,6 +67,13 @@ void addTimeBuiltins(BuiltinTable& table);
 // (builtins_libm.cpp).
 void addLibmBuiltin(BuiltinTable& table);
 
+// sys.stdout and sys.stderr (streams.cpp): a stream's methods write and
+// flush by name (an AttributeError at loc for any other), and the stream
+// print's file= names (None: stdout; a TypeError unless a stream).
+rt::Value streamAttribute(const rt::Value& stream, const std::string& name, SourceLoc loc);
+const std::vector<std::string>& streamAttributeNames();
+std::ostream& printStream(rt::CallContext& c, const rt::Value* file);
+
 // getattr, hasattr (builtins_attributes.cpp).
 void addAttributeBuiltins(BuiltinTable& table);
 

@@ -12,7 +12,6 @@
 
 #include "ir/builtins.h"
 #include "runtime/scalar_ops.h"
-#include "runtime/status_line.h"
 #include "runtime/tape.h"
 #include "runtime/tensor_ops.h"
 #include "runtime/unicode.h"
@@ -97,8 +96,7 @@ Value bPrint(CallContext& c, std::vector<Value>& args) {
   bool flushing = flush && truthy(*flush, c.loc);
   std::string line;
   for (size_t i = 0; i < args.size(); ++i) line += (i ? sep : "") + str(args[i]);
-  c.interp.host().statusLine()->clear();
-  std::ostream& out = c.interp.host().out();
+  std::ostream& out = printStream(c, c.kw("file"));
   out << line << end;
   if (flushing) out.flush();
   return Value::none();
@@ -660,6 +658,8 @@ const std::set<std::string>& builtinNames() {
     std::set<std::string> s;
     for (const auto& kv : table()) s.insert(kv.first);
     s.insert("argv");
+    s.insert("_stdout");
+    s.insert("_stderr");
     for (const char* dtype : {"f32", "f64", "i32", "i64"}) s.insert(dtype);
     return s;
   }();

@@ -145,6 +145,7 @@ class State : public rt::Host {
   rt::Value importModule(const std::string& name, bool bindTop, rt::ModuleInstance& from, SourceLoc loc) override;
   rt::Value runTensorOp(rt::Interpreter& interp, ir::Op op, std::vector<rt::Value>& params, SourceLoc loc) override;
   std::ostream& out() override { return out_; }
+  std::ostream& err() override { return err_; }
   const std::shared_ptr<rt::StatusLine>& statusLine() override { return statusLine_; }
   void report(const Diagnostic& d) override;
 

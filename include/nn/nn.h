@@ -92,7 +92,8 @@ nn_state* nn_state_new(const nn_options* options);
  * (freed with the last of them); NULL is ignored. */
 void nn_state_free(nn_state* state);
 
-/* Where the state writes print() output (stream 1) and warnings (stream 2):
+/* Where the state writes print() output (stream 1) and warnings and the
+ * script's writes to sys.stderr (stream 2):
  * `write(context, stream, text, length)`. NULL: stdout and stderr (the
  * default). */
 typedef void (*nn_write_fn)(void* context, int stream, const char* text, size_t length);

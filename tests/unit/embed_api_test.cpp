@@ -200,6 +200,14 @@ TEST_P(EmbedApi, OutputAndWarningsGoToTheHost) {
   EXPECT_NE(output.err.find("host.nn:4:9"), std::string::npos) << output.err;
 }
 
+TEST_P(EmbedApi, TheScriptsStreamsAreTheHostsStreams) {
+  ASSERT_EQ(run("import sys\nprint('to err', file=sys.stderr)\nsys.stdout.write('out')\nsys.stderr.write('!')\n"),
+            NN_OK)
+      << lastMessage();
+  EXPECT_EQ(output.out, "out");
+  EXPECT_EQ(output.err, "to err\n!");
+}
+
 TEST_P(EmbedApi, AnErrorHasItsMessageClassAndLocationAndTheStateGoesOn) {
   ASSERT_EQ(run("def f(a, b):\n    return a @ b\n"), NN_OK);
   ASSERT_EQ(run("x = f(ones(2, 3), ones(4, 5))\n"), NN_ERROR);

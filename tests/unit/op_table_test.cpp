@@ -26,7 +26,8 @@ namespace {
 
 // Builtin names that are values, not functions.
 bool isBuiltinValue(const std::string& name) {
-  return name == "argv" || name == "f32" || name == "f64" || name == "i32" || name == "i64";
+  return name == "argv" || name == "_stdout" || name == "_stderr" || name == "f32" || name == "f64" ||
+         name == "i32" || name == "i64";
 }
 
 TEST(OpTable, EveryRegisteredBuiltinIsDeclared) {
