@@ -85,6 +85,10 @@ void forEachChild(const Expr& e, const std::function<void(const Expr&)>& fn) {
       break;
     }
     case ExprKind::Starred: fn(*static_cast<const StarredExpr&>(e).value); break;
+    case ExprKind::Named:
+      fn(*static_cast<const NamedExpr&>(e).target);
+      fn(*static_cast<const NamedExpr&>(e).value);
+      break;
     default: break;
   }
 }
@@ -243,6 +247,11 @@ class Dumper {
       case ExprKind::Starred:
         line(d, "Starred", e.loc);
         expr(*static_cast<const StarredExpr&>(e).value, d + 1);
+        break;
+      case ExprKind::Named:
+        line(d, "Named", e.loc);
+        expr(*static_cast<const NamedExpr&>(e).target, d + 1);
+        expr(*static_cast<const NamedExpr&>(e).value, d + 1);
         break;
     }
   }

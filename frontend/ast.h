@@ -19,7 +19,7 @@ namespace nn::ast {
 enum class ExprKind {
   Name, Int, Float, Str, FStr, Bool, None, Ellipsis,
   Tuple, List, Dict, Unary, Binary, Compare, BoolOp, IfExp, Lambda,
-  Call, Attribute, Subscript, Slice, ListComp, Starred,
+  Call, Attribute, Subscript, Slice, ListComp, Starred, Named,
 };
 
 enum class StmtKind {
@@ -159,6 +159,13 @@ struct ListCompExpr : ExprOf<ExprKind::ListComp> {
   std::vector<Comprehension> generators;
 };
 struct StarredExpr : ExprOf<ExprKind::Starred> { using ExprOf::ExprOf; ExprPtr value; };
+// name := value: binds name in the enclosing function (a comprehension's
+// too) and is the value.
+struct NamedExpr : ExprOf<ExprKind::Named> {
+  using ExprOf::ExprOf;
+  ExprPtr target;  // a NameExpr
+  ExprPtr value;
+};
 
 struct Stmt {
   StmtKind kind;

@@ -28,6 +28,16 @@ ExprPtr AstBuilder::bounded(ExprPtr e) {
 ExprPtr AstBuilder::exprRule(antlr4::ParserRuleContext* ctx) {
   switch (ctx->getRuleIndex()) {
     case NNParser::RuleTest: return test(static_cast<NNParser::TestContext*>(ctx));
+    case NNParser::RuleNamedexpr_test: {
+      auto* n = static_cast<NNParser::Namedexpr_testContext*>(ctx);
+      if (!n->WALRUS()) return test(n->test());
+      auto e = std::make_unique<NamedExpr>(loc(ctx));
+      auto target = std::make_unique<NameExpr>(loc(n->NAME()));
+      target->id = n->NAME()->getText();
+      e->target = std::move(target);
+      e->value = test(n->test());
+      return e;
+    }
     case NNParser::RuleTest_nocond: {
       auto* t = static_cast<NNParser::Test_nocondContext*>(ctx);
       if (t->lambdef_nocond())
@@ -289,12 +299,12 @@ void AstBuilder::callArgs(CallExpr& call, NNParser::ArglistContext* ctx) {
     if (a->comp_for()) {
       // f(x for x in xs): a generator argument, evaluated as a list.
       auto lc = std::make_unique<ListCompExpr>(loc(a));
-      lc->elt = test(a->test());
+      lc->elt = expr(a->namedexpr_test());
       comprehension(a->comp_for(), lc->generators);
       call.args.push_back(std::move(lc));
       continue;
     }
-    call.args.push_back(test(a->test()));
+    call.args.push_back(expr(a->namedexpr_test()));
   }
 }
 

@@ -202,7 +202,7 @@ StmtPtr AstBuilder::compoundStmt(NNParser::Compound_stmtContext* ctx) {
   if (auto* s = ctx->if_stmt()) return ifStmt(s);
   if (auto* w = ctx->while_stmt()) {
     auto s = std::make_unique<WhileStmt>(l);
-    s->cond = test(w->test());
+    s->cond = expr(w->namedexpr_test());
     s->body = block(w->block(0));
     if (w->ELSE()) s->orelse = block(w->block(1));
     return s;
@@ -276,17 +276,17 @@ StmtPtr AstBuilder::compoundStmt(NNParser::Compound_stmtContext* ctx) {
   return s;
 }
 
-// if_stmt : IF test COLON block (ELIF test COLON block)* (ELSE COLON block)?
+// if_stmt : IF namedexpr_test COLON block (ELIF namedexpr_test COLON block)* (ELSE COLON block)?
 // elif chains become nested IfStmts in the else branch.
 StmtPtr AstBuilder::ifStmt(NNParser::If_stmtContext* ctx) {
-  auto tests = ctx->test();
+  auto tests = ctx->namedexpr_test();
   auto blocks = ctx->block();
   std::unique_ptr<IfStmt> root;
   IfStmt* cur = nullptr;
   for (size_t i = 0; i < tests.size(); ++i) {
     SourceLoc l = i == 0 ? loc(ctx) : loc(tests[i]);
     auto s = std::make_unique<IfStmt>(l);
-    s->cond = test(tests[i]);
+    s->cond = expr(tests[i]);
     s->then = block(blocks[i]);
     IfStmt* raw = s.get();
     if (!root) root = std::move(s);

@@ -88,6 +88,12 @@ Value* Lowerer::expr(const Expr& e) {
     case ExprKind::Slice: return subscriptIndex(e);
     case ExprKind::ListComp: return listComp(static_cast<const ListCompExpr&>(e));
     case ExprKind::Starred: fail(e.loc, "starred expressions are not supported here");
+    case ExprKind::Named: {
+      const auto& n = static_cast<const NamedExpr&>(e);
+      Value* v = expr(*n.value);
+      assign(*n.target, v);
+      return v;
+    }
   }
   fail(e.loc, "internal error: unknown expression");
 }
@@ -232,25 +238,59 @@ Value* Lowerer::dictWithUnpacking(const DictExpr& d) {
   return dict;
 }
 
+// The first `name := value` in e whose name is one of `names`, or null.
+static const NamedExpr* namedBinding(const Expr& e, const std::set<std::string>& names) {
+  const NamedExpr* found = nullptr;
+  if (auto* n = as<NamedExpr>(&e); n && names.count(static_cast<const NameExpr&>(*n->target).id)) return n;
+  forEachChild(e, [&](const Expr& c) {
+    if (!found) found = namedBinding(c, names);
+  });
+  return found;
+}
+
 // [elt for t1 in it1 if c1 for t2 in it2 ...]: nested loops appending to a
-// fresh list. Comprehension variables are local to the comprehension.
+// fresh list. Comprehension variables are local to the comprehension; a
+// `name := value` in it binds in the enclosing function, so the loops
+// carry that name (Python's rules: not a comprehension's variable, not in
+// an iterable).
 Value* Lowerer::listComp(const ListCompExpr& e) {
   Value* list = emitValue(e.key ? Op::MakeDict : Op::MakeList, e.loc, {});
   list->setType(ir::Type{e.key ? ir::TypeKind::Dict : ir::TypeKind::List});
   std::set<std::string> names;
   for (const auto& g : e.generators) collectTargetNames(*g.target, names);
+  std::set<std::string> bound, iterationNames = names;
+  for (const auto& scope : fctx_->compScopes) iterationNames.insert(scope.begin(), scope.end());
+  std::vector<const Expr*> parts{e.key.get(), e.elt.get()};
+  for (const auto& g : e.generators) {
+    std::set<std::string> inIterable;
+    collectNamedTargets(*g.iter, inIterable);
+    if (const NamedExpr* n = namedBinding(*g.iter, inIterable))
+      fail(n->loc, "assignment expression cannot be used in a comprehension iterable expression");
+    for (const auto& c : g.ifs) parts.push_back(c.get());
+  }
+  for (const Expr* part : parts) {
+    if (!part) continue;
+    if (const NamedExpr* n = namedBinding(*part, iterationNames))
+      fail(n->loc, "assignment expression cannot rebind comprehension iteration variable '" +
+                       static_cast<const NameExpr&>(*n->target).id + "'");
+    collectNamedTargets(*part, bound);
+  }
+  std::vector<std::string> carried;
+  for (const auto& n : bound)
+    if (isSsaName(n)) carried.push_back(n);
   std::map<std::string, Value*> shadowed;
   for (const auto& n : names)
     if (env_.count(n)) shadowed[n] = env_[n];
   fctx_->compScopes.push_back(names);
-  comprehensionLevel(e, 0, list);
+  comprehensionLevel(e, 0, list, carried);
   fctx_->compScopes.pop_back();
   for (const auto& n : names) env_.erase(n);
   for (const auto& [n, v] : shadowed) env_[n] = v;
   return list;
 }
 
-void Lowerer::comprehensionLevel(const ListCompExpr& e, size_t level, Value* list) {
+void Lowerer::comprehensionLevel(const ListCompExpr& e, size_t level, Value* list,
+                                 const std::vector<std::string>& carried) {
   if (level == e.generators.size()) {
     if (e.key) {
       // The key first, as Python (3.8) evaluates it; the dict is updated in place.
@@ -266,8 +306,10 @@ void Lowerer::comprehensionLevel(const ListCompExpr& e, size_t level, Value* lis
   std::string idx = "$i" + std::to_string(counter_++);
   env_[idx] = constant(int64_t(0), e.loc);
   // Each iteration reads the length, as a for loop does (lower_stmt.cpp).
+  std::vector<std::string> loopCarried{idx};
+  loopCarried.insert(loopCarried.end(), carried.begin(), carried.end());
   loop(
-      e.loc, {idx},
+      e.loc, loopCarried,
       [&] { return emitValue(Op::Lt, e.loc, {env_[idx], emitValue(Op::IterLen, g.iter->loc, {seq})}); },
       [&] {
         Value* item = placed(emitValue(Op::IterItem, g.target->loc, {seq, env_[idx]}), g.target->loc);
@@ -275,7 +317,7 @@ void Lowerer::comprehensionLevel(const ListCompExpr& e, size_t level, Value* lis
         assign(*g.target, item);
         std::function<void(size_t)> filters = [&](size_t i) {
           if (i == g.ifs.size()) {
-            comprehensionLevel(e, level + 1, list);
+            comprehensionLevel(e, level + 1, list, carried);
             return;
           }
           Value* c = expr(*g.ifs[i]);

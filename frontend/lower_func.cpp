@@ -101,6 +101,7 @@ std::string Lowerer::unknownNameHint(const FuncCtx& ctx, const std::string& name
 
 Value* Lowerer::readName(const std::string& name, SourceLoc loc) {
   fctx_->env = &env_;
+  if (loc.valid()) fctx_->firstRead.emplace(name, loc);
   Value* v = readIn(*fctx_, name, loc);
   // A global or a variable of an enclosing function read inside a `with
   // device(...)` block enters it here (the function's own variables did
@@ -111,6 +112,7 @@ Value* Lowerer::readName(const std::string& name, SourceLoc loc) {
 }
 
 void Lowerer::writeName(const std::string& name, Value* v, SourceLoc loc) {
+  if (loc.valid()) fctx_->firstWrite.emplace(name, loc);
   if (isSsaName(name)) {
     if (v->nameHint().empty()) v->setNameHint(name);
     env_[name] = v;
@@ -157,6 +159,7 @@ Value* Lowerer::functionValue(const std::string& name, const std::vector<Param>&
   ctx.parent = fctx_;
   ctx.selfName = bodyStmts && !fctx_->isModule ? name : std::string();
   for (const Param& p : params) ctx.locals.insert(p.name);
+  if (bodyExpr) collectNamedTargets(*bodyExpr, ctx.locals);
   if (bodyStmts) {
     collectAssigned(*bodyStmts, ctx.locals);
     for (const auto& s : *bodyStmts)

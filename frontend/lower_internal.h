@@ -39,6 +39,8 @@ ir::Annotation annotationOf(const ast::Expr& e);
 // try tracks, though Python does not make them local.
 void collectAssigned(const ast::Body& body, std::set<std::string>& out, bool updates = false);
 void collectTargetNames(const ast::Expr& target, std::set<std::string>& out, bool updates = false);
+// The names `name := value` in e binds where e runs (not in its lambdas).
+void collectNamedTargets(const ast::Expr& e, std::set<std::string>& out);
 void collectGlobalDecls(const ast::Body& body, std::set<std::string>& out);
 // The names a body reads anywhere in it (nested functions' captures too),
 // not those it only binds.
@@ -64,6 +66,10 @@ struct FuncCtx {
   std::string selfName;                 // a nested def's own name (recursion)
   std::set<std::string> locals;         // names assigned in the body
   std::set<std::string> globalDecls;    // `global` names
+  // Where each name is first written and read, so that a `global` of one
+  // after that in the source is an error, as in Python. By position, not
+  // by lowering order: a finally body is lowered twice.
+  std::map<std::string, SourceLoc> firstWrite, firstRead;
   std::map<std::string, ir::Value*> captures;
   std::vector<std::set<std::string>> compScopes;  // active comprehension variables
   bool hasNestedReturn = false;
@@ -146,7 +152,10 @@ class Lowerer {
   ir::Value* fstringField(const ast::FStrPart& p, SourceLoc at);
   ir::Value* listComp(const ast::ListCompExpr& e);
   ir::Value* dictWithUnpacking(const ast::DictExpr& d);
-  void comprehensionLevel(const ast::ListCompExpr& e, size_t level, ir::Value* list);
+  // `carried`: the enclosing function's names the comprehension's
+  // `name := value` bind.
+  void comprehensionLevel(const ast::ListCompExpr& e, size_t level, ir::Value* list,
+                          const std::vector<std::string>& carried);
   ir::Value* subscriptIndex(const ast::Expr& index);
 
   // names and functions (lower_func.cpp)

@@ -1,7 +1,8 @@
 // Scope analysis for lowering, following Python's rules: a name assigned
 // anywhere in a function body (assignment, augmented assignment, for target,
-// def, import) is local to that function unless declared `global`; nested
-// functions and comprehensions have scopes of their own.
+// def, import, `name := value`) is local to that function unless declared
+// `global`; nested functions and comprehensions have scopes of their own,
+// except that a comprehension's `name := value` binds in the function.
 #include "frontend/lower_internal.h"
 
 namespace nn::frontend {
@@ -22,7 +23,56 @@ void collectTargetNames(const Expr& target, std::set<std::string>& out, bool upd
   }
 }
 
+void collectNamedTargets(const Expr& e, std::set<std::string>& out) {
+  if (e.kind == ExprKind::Lambda) return;  // binds in the lambda
+  if (auto* n = as<NamedExpr>(&e)) out.insert(static_cast<const NameExpr&>(*n->target).id);
+  forEachChild(e, [&](const Expr& c) { collectNamedTargets(c, out); });
+}
+
+// The expressions statement s evaluates itself (not those of the
+// statements it holds): where its `name := value` bind.
+static void forEachOwnExpr(const Stmt& s, const std::function<void(const Expr&)>& fn) {
+  auto opt = [&](const ExprPtr& e) {
+    if (e) fn(*e);
+  };
+  switch (s.kind) {
+    case StmtKind::Expr: fn(*static_cast<const ExprStmt&>(s).value); break;
+    case StmtKind::Assign:
+      for (const auto& t : static_cast<const AssignStmt&>(s).targets) fn(*t);
+      opt(static_cast<const AssignStmt&>(s).value);
+      break;
+    case StmtKind::AugAssign:
+      fn(*static_cast<const AugAssignStmt&>(s).target);
+      fn(*static_cast<const AugAssignStmt&>(s).value);
+      break;
+    case StmtKind::If: fn(*static_cast<const IfStmt&>(s).cond); break;
+    case StmtKind::While: fn(*static_cast<const WhileStmt&>(s).cond); break;
+    case StmtKind::For: fn(*static_cast<const ForStmt&>(s).iter); break;
+    case StmtKind::Return: opt(static_cast<const ReturnStmt&>(s).value); break;
+    case StmtKind::Assert:
+      fn(*static_cast<const AssertStmt&>(s).test);
+      opt(static_cast<const AssertStmt&>(s).msg);
+      break;
+    case StmtKind::Raise: opt(static_cast<const RaiseStmt&>(s).exc); break;
+    case StmtKind::With:
+      for (const auto& e : static_cast<const WithStmt&>(s).items) fn(*e);
+      break;
+    case StmtKind::Del: fn(*static_cast<const DelStmt&>(s).target); break;
+    case StmtKind::FuncDef: {
+      const auto& f = static_cast<const FuncDefStmt&>(s);
+      for (const Param& p : f.params) opt(p.defaultValue);
+      for (const Decorator& d : f.decorators) fn(*d.expr);
+      break;
+    }
+    case StmtKind::Try:
+      for (const auto& h : static_cast<const TryStmt&>(s).handlers) opt(h.type);
+      break;
+    default: break;
+  }
+}
+
 static void collectStmt(const Stmt& s, std::set<std::string>& out, bool updates) {
+  forEachOwnExpr(s, [&](const Expr& e) { collectNamedTargets(e, out); });
   switch (s.kind) {
     case StmtKind::Assign:
       for (const auto& t : static_cast<const AssignStmt&>(s).targets) collectTargetNames(*t, out, updates);
@@ -172,6 +222,7 @@ static void readsOf(const Expr* e, std::set<std::string>& out) {
       break;
     }
     case ExprKind::Starred: readsOf(static_cast<const StarredExpr*>(e)->value.get(), out); break;
+    case ExprKind::Named: readsOf(static_cast<const NamedExpr*>(e)->value.get(), out); break;
     default: break;  // literals
   }
 }

@@ -136,6 +136,16 @@ void Lowerer::stmt(const Stmt& s) {
       break;
     case StmtKind::Global: {
       if (fctx_->isModule) break;  // `global` at module level is a no-op, as in Python
+      auto before = [&](const std::map<std::string, SourceLoc>& first, const std::string& name) {
+        auto it = first.find(name);
+        return it != first.end() && (it->second.line < s.loc.line ||
+                                     (it->second.line == s.loc.line && it->second.col < s.loc.col));
+      };
+      for (const std::string& name : static_cast<const GlobalStmt&>(s).names) {
+        if (before(fctx_->firstWrite, name))
+          fail(s.loc, "name '" + name + "' is assigned to before global declaration");
+        if (before(fctx_->firstRead, name)) fail(s.loc, "name '" + name + "' is used prior to global declaration");
+      }
       break;
     }
     case StmtKind::Import:
@@ -495,6 +505,7 @@ void Lowerer::whileStmt(const WhileStmt& s) {
   Jumps inner = loopBodyJumps(s.body, jumps_);
   std::set<std::string> assigned;
   collectAssigned(s.body, assigned, true);
+  collectNamedTargets(*s.cond, assigned);  // while (line := ...): rebound each round
   FlagScope flags(env_);
   if (inner.brk) env_["$brk"] = constant(false, s.loc);
   std::vector<std::string> carried = loopCarried(assigned, inner);

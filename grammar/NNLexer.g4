@@ -91,6 +91,7 @@ RBRACE : '}' { indent.closeBracket(); } ;
 ELLIPSIS    : '...';
 DOT         : '.';
 COMMA       : ',';
+WALRUS      : ':=';
 COLON       : ':';
 SEMI        : ';';
 ARROW       : '->';

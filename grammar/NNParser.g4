@@ -56,8 +56,8 @@ compound_stmt
   | class_stmt | try_stmt
   ;
 
-if_stmt : IF test COLON block ( ELIF test COLON block )* ( ELSE COLON block )? ;
-while_stmt : WHILE test COLON block ( ELSE COLON block )? ;
+if_stmt : IF namedexpr_test COLON block ( ELIF namedexpr_test COLON block )* ( ELSE COLON block )? ;
+while_stmt : WHILE namedexpr_test COLON block ( ELSE COLON block )? ;
 for_stmt : FOR exprlist IN testlist COLON block ( ELSE COLON block )? ;
 with_stmt : WITH with_item ( COMMA with_item )* COLON block ;
 with_item : test ( AS expr )? ;
@@ -84,7 +84,11 @@ parameter
 
 block : simple_stmts | NEWLINE INDENT stmt+ DEDENT ;
 
-// Expressions, lowest precedence first.
+// Expressions, lowest precedence first. `name := value` (an assignment
+// expression) stands where Python allows it without parentheses: as an
+// if/elif/while condition, a call's argument, an item of a display, and
+// inside parentheses.
+namedexpr_test : NAME WALRUS test | test ;
 test : or_test ( IF or_test ELSE test )? | lambdef ;
 test_nocond : or_test | lambdef_nocond ;
 lambdef : LAMBDA lambda_params? COLON test ;
@@ -123,7 +127,7 @@ atom
   ;
 number : INT_NUMBER | FLOAT_NUMBER | HEX_NUMBER | BIN_NUMBER | OCT_NUMBER ;
 
-testlist_comp : ( test | star_expr ) ( comp_for | ( COMMA ( test | star_expr ) )* COMMA? ) ;
+testlist_comp : ( namedexpr_test | star_expr ) ( comp_for | ( COMMA ( namedexpr_test | star_expr ) )* COMMA? ) ;
 
 trailer
   : LPAREN arglist? RPAREN
@@ -146,7 +150,7 @@ dictentry : test COLON test | POWER expr ;
 
 arglist : argument ( COMMA argument )* COMMA? ;
 argument
-  : test comp_for?
+  : namedexpr_test comp_for?
   | NAME ASSIGN test
   | POWER test
   | STAR test
