@@ -63,8 +63,8 @@ void addIteratorBuiltins(BuiltinTable& table);
 // (builtins_time.cpp).
 void addTimeBuiltins(BuiltinTable& table);
 
-// _libm, the C math library's functions behind the math module
-// (builtins_libm.cpp).
+// _libm, the C math library's functions behind the math module, and
+// _vector_norm, behind math.hypot and math.dist (builtins_libm.cpp).
 void addLibmBuiltin(BuiltinTable& table);
 
 // sys.stdout and sys.stderr (streams.cpp): a stream's methods write and
