@@ -144,14 +144,19 @@ bool numberMember(const Node& n) {
 // update p - lr * g over a list of parameters). Its group becomes a fused
 // node whose type is `any`, specialised when it runs for the operands'
 // actual types (runtime/fused_dynamic.cpp); in a template (ir::Graph::
-// templates) it stays as it is, since a specialised copy types it.
+// templates) it stays as it is, since a specialised copy types it. An op
+// of Python numbers alone is no tensor work: a fused node would only add
+// its dispatch to the interpreter's (and keep a loop's JIT glue from
+// computing it in registers).
 bool untypedFusible(const Node& n) {
   if (!elementwiseNode(n) || knownTensor(n.result(0)->type())) return false;
+  bool mayBeTensor = false;
   for (const ir::Value* v : n.operands()) {
     ir::TypeKind k = v->type().kind;
     if (k != ir::TypeKind::Any && k != ir::TypeKind::Tensor && !number(k)) return false;
+    mayBeTensor |= !number(k);
   }
-  return true;
+  return mayBeTensor;
 }
 
 // How far (in nodes of its block) a member that may raise may be moved down
