@@ -238,9 +238,11 @@ Value* Lowerer::dictWithUnpacking(const DictExpr& d) {
   return dict;
 }
 
-// The first `name := value` in e whose name is one of `names`, or null.
+// The first `name := value` in e whose name is one of `names`, or null
+// (not in a lambda, which binds its own).
 static const NamedExpr* namedBinding(const Expr& e, const std::set<std::string>& names) {
   const NamedExpr* found = nullptr;
+  if (e.kind == ExprKind::Lambda) return found;
   if (auto* n = as<NamedExpr>(&e); n && names.count(static_cast<const NameExpr&>(*n->target).id)) return n;
   forEachChild(e, [&](const Expr& c) {
     if (!found) found = namedBinding(c, names);

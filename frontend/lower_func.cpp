@@ -99,9 +99,25 @@ std::string Lowerer::unknownNameHint(const FuncCtx& ctx, const std::string& name
   return didYouMean(name, names);
 }
 
+// Whether a lies before b in the source.
+static bool precedes(SourceLoc a, SourceLoc b) { return a.line < b.line || (a.line == b.line && a.col < b.col); }
+
+// Keeps the earliest place of `name` (the lowering visits a comprehension's
+// element after its loops).
+static void noteFirst(std::map<std::string, SourceLoc>& first, const std::string& name, SourceLoc loc) {
+  if (!loc.valid()) return;
+  auto [it, fresh] = first.emplace(name, loc);
+  if (!fresh && precedes(loc, it->second)) it->second = loc;
+}
+
+bool usedBefore(const std::map<std::string, SourceLoc>& first, const std::string& name, SourceLoc at) {
+  auto it = first.find(name);
+  return it != first.end() && precedes(it->second, at);
+}
+
 Value* Lowerer::readName(const std::string& name, SourceLoc loc) {
   fctx_->env = &env_;
-  if (loc.valid()) fctx_->firstRead.emplace(name, loc);
+  noteFirst(fctx_->firstRead, name, loc);
   Value* v = readIn(*fctx_, name, loc);
   // A global or a variable of an enclosing function read inside a `with
   // device(...)` block enters it here (the function's own variables did
@@ -112,7 +128,7 @@ Value* Lowerer::readName(const std::string& name, SourceLoc loc) {
 }
 
 void Lowerer::writeName(const std::string& name, Value* v, SourceLoc loc) {
-  if (loc.valid()) fctx_->firstWrite.emplace(name, loc);
+  noteFirst(fctx_->firstWrite, name, loc);
   if (isSsaName(name)) {
     if (v->nameHint().empty()) v->setNameHint(name);
     env_[name] = v;

@@ -42,6 +42,8 @@ void collectTargetNames(const ast::Expr& target, std::set<std::string>& out, boo
 // The names `name := value` in e binds where e runs (not in its lambdas).
 void collectNamedTargets(const ast::Expr& e, std::set<std::string>& out);
 void collectGlobalDecls(const ast::Body& body, std::set<std::string>& out);
+// Whether `first` (FuncCtx::firstRead or firstWrite) places name before `at`.
+bool usedBefore(const std::map<std::string, SourceLoc>& first, const std::string& name, SourceLoc at);
 // The names a body reads anywhere in it (nested functions' captures too),
 // not those it only binds.
 void collectReads(const ast::Body& body, std::set<std::string>& out);

@@ -136,15 +136,11 @@ void Lowerer::stmt(const Stmt& s) {
       break;
     case StmtKind::Global: {
       if (fctx_->isModule) break;  // `global` at module level is a no-op, as in Python
-      auto before = [&](const std::map<std::string, SourceLoc>& first, const std::string& name) {
-        auto it = first.find(name);
-        return it != first.end() && (it->second.line < s.loc.line ||
-                                     (it->second.line == s.loc.line && it->second.col < s.loc.col));
-      };
       for (const std::string& name : static_cast<const GlobalStmt&>(s).names) {
-        if (before(fctx_->firstWrite, name))
+        if (usedBefore(fctx_->firstWrite, name, s.loc))
           fail(s.loc, "name '" + name + "' is assigned to before global declaration");
-        if (before(fctx_->firstRead, name)) fail(s.loc, "name '" + name + "' is used prior to global declaration");
+        if (usedBefore(fctx_->firstRead, name, s.loc))
+          fail(s.loc, "name '" + name + "' is used prior to global declaration");
       }
       break;
     }

@@ -69,7 +69,7 @@ void addLibmBuiltin(BuiltinTable& table);
 
 // sys.stdout and sys.stderr (streams.cpp): a stream's methods write and
 // flush by name (an AttributeError at loc for any other), and the stream
-// print's file= names (None: stdout; a TypeError unless a stream).
+// print's file= names (None: stdout; an AttributeError unless a stream).
 rt::Value streamAttribute(const rt::Value& stream, const std::string& name, SourceLoc loc);
 const std::vector<std::string>& streamAttributeNames();
 std::ostream& printStream(rt::CallContext& c, const rt::Value* file);

@@ -5,6 +5,7 @@
 #include "ir/builtins.h"
 #include "runtime/format.h"
 #include "stdlib/builtins.h"
+#include "support/utf8.h"
 
 namespace nn::stdlib {
 
@@ -38,15 +39,7 @@ Value bChr(CallContext& c, std::vector<Value>& args) {
   int64_t cp = toIndex(args[0], c.loc);
   if (cp < 0 || cp > 0x10FFFF) fail(c.loc, "chr() arg not in range(0x110000)");
   std::string s;
-  uint32_t u = static_cast<uint32_t>(cp);
-  if (u < 0x80) s += static_cast<char>(u);
-  else if (u < 0x800) s += static_cast<char>(0xC0 | (u >> 6)), s += static_cast<char>(0x80 | (u & 0x3F));
-  else if (u < 0x10000)
-    s += static_cast<char>(0xE0 | (u >> 12)), s += static_cast<char>(0x80 | ((u >> 6) & 0x3F)),
-        s += static_cast<char>(0x80 | (u & 0x3F));
-  else
-    s += static_cast<char>(0xF0 | (u >> 18)), s += static_cast<char>(0x80 | ((u >> 12) & 0x3F)),
-        s += static_cast<char>(0x80 | ((u >> 6) & 0x3F)), s += static_cast<char>(0x80 | (u & 0x3F));
+  appendUtf8(static_cast<char32_t>(cp), s);
   return Value::str(s);
 }
 
