@@ -19,6 +19,8 @@
 #            --jit always, which compiles at the first run), TorchScript
 #            (script + first run).
 #   training: the MLP and CNN steps of bench/train_steps.nn, JIT on/off.
+#   int-loop: `t += i * 2 - 7` in a for loop, per iteration: nn (JIT on/off)
+#            and CPython.
 # Usage: /usr/bin/python3 bench/jit_vs_peers.py [build dir] [rounds]
 # (benchmarking only: python3-torch is never a dependency of the build).
 import os
@@ -182,6 +184,20 @@ def torchscript_first():
         os.unlink(f.name)
 
 
+def cpython_int_loop():
+    def counter(n, step, offset):
+        t = 0
+        for i in range(n):
+            t += i * step - offset
+        return t
+    best = float("inf")
+    for _ in range(5):
+        t0 = time.perf_counter()
+        counter(200000, 2, 7)
+        best = min(best, (time.perf_counter() - t0) / 200000)
+    return best * 1e9
+
+
 def nn_workloads(flags, cache):
     env = dict(ENV, XDG_CACHE_HOME=cache)
     return figures([NN, *flags, os.path.join(HERE, "jit_workloads.nn"), "5"], env)
@@ -217,6 +233,7 @@ for r in range(ROUNDS):
     w = nn_workloads([], cold)
     keep("loop16 nn jit", w["loop16_iter_ns"])
     keep("per-op nn jit", w["per_op_add1_ns"])
+    keep("int-loop nn jit", w["int_loop_iter_ns"])
     keep("first call nn cold cache", w["first_call_us"])
     keep("first call nn warm cache", nn_workloads([], cold)["first_call_us"])
     shutil.rmtree(cold)
@@ -229,7 +246,9 @@ for r in range(ROUNDS):
     w = nn_workloads(["--jit", "off"], "/nonexistent")
     keep("loop16 nn op by op", w["loop16_iter_ns"])
     keep("per-op nn op by op", w["per_op_add1_ns"])
+    keep("int-loop nn op by op", w["int_loop_iter_ns"])
     keep("first call nn no jit", w["first_call_us"])
+    keep("int-loop cpython", cpython_int_loop())
     keep("loop16 torchscript", torchscript_loop(scripted_loop))
     keep("per-op pytorch eager", torch_per_op())
     keep("first call torchscript", torchscript_first())
@@ -239,6 +258,7 @@ for r in range(ROUNDS):
             keep(f"train {k} nn {label}", v)
 
 units = {"chain": "us per chain", "rows": "us per call (512x1000 f32)", "adam": "us per update (1M f32)", "loop16": "ns per iteration", "per-op": "ns per op", "first": "us",
+         "int-loop": "ns per iteration",
          "train": "us per step"}
 for name, value in best.items():
     unit = "bytes" if "_bytes" in name else units[name.split()[0]]
@@ -248,6 +268,7 @@ print(f"chain: nn jit throughput / C++ fused loop = {best['chain C++ fused'] / b
 print(f"adam: nn jit / pytorch optim.Adam = {best['adam nn jit'] / best['adam pytorch optim.Adam']:.2f}x")
 print(f"loop16: nn jit / torchscript = {best['loop16 nn jit'] / best['loop16 torchscript']:.3f}x (target <= 0.02)")
 print(f"per-op: nn jit / pytorch eager = {best['per-op nn jit'] / best['per-op pytorch eager']:.3f}x (target <= 0.03)")
+print(f"int-loop: nn jit / cpython = {best['int-loop nn jit'] / best['int-loop cpython']:.3f}x")
 print(f"first call: cold {best['first call nn cold cache'] / best['first call torchscript']:.3f}x, warm "
       f"{best['first call nn warm cache'] / best['first call torchscript']:.3f}x of torchscript's "
       "(targets <= 0.1, <= 0.02)")
