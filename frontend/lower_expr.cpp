@@ -238,14 +238,14 @@ Value* Lowerer::dictWithUnpacking(const DictExpr& d) {
   return dict;
 }
 
-// The first `name := value` in e whose name is one of `names`, or null
-// (not in a lambda, which binds its own).
-static const NamedExpr* namedBinding(const Expr& e, const std::set<std::string>& names) {
+// The first `name := value` in e whose name `binds` accepts, or null (not
+// in a lambda, which binds its own).
+static const NamedExpr* namedBinding(const Expr& e, const std::function<bool(const std::string&)>& binds) {
   const NamedExpr* found = nullptr;
   if (e.kind == ExprKind::Lambda) return found;
-  if (auto* n = as<NamedExpr>(&e); n && names.count(static_cast<const NameExpr&>(*n->target).id)) return n;
+  if (auto* n = as<NamedExpr>(&e); n && binds(static_cast<const NameExpr&>(*n->target).id)) return n;
   forEachChild(e, [&](const Expr& c) {
-    if (!found) found = namedBinding(c, names);
+    if (!found) found = namedBinding(c, binds);
   });
   return found;
 }
@@ -264,15 +264,14 @@ Value* Lowerer::listComp(const ListCompExpr& e) {
   for (const auto& scope : fctx_->compScopes) iterationNames.insert(scope.begin(), scope.end());
   std::vector<const Expr*> parts{e.key.get(), e.elt.get()};
   for (const auto& g : e.generators) {
-    std::set<std::string> inIterable;
-    collectNamedTargets(*g.iter, inIterable);
-    if (const NamedExpr* n = namedBinding(*g.iter, inIterable))
+    if (const NamedExpr* n = namedBinding(*g.iter, [](const std::string&) { return true; }))
       fail(n->loc, "assignment expression cannot be used in a comprehension iterable expression");
     for (const auto& c : g.ifs) parts.push_back(c.get());
   }
   for (const Expr* part : parts) {
     if (!part) continue;
-    if (const NamedExpr* n = namedBinding(*part, iterationNames))
+    auto iterationName = [&](const std::string& name) { return iterationNames.count(name) > 0; };
+    if (const NamedExpr* n = namedBinding(*part, iterationName))
       fail(n->loc, "assignment expression cannot rebind comprehension iteration variable '" +
                        static_cast<const NameExpr&>(*n->target).id + "'");
     collectNamedTargets(*part, bound);

@@ -106,7 +106,7 @@ static bool precedes(SourceLoc a, SourceLoc b) { return a.line < b.line || (a.li
 // element after its loops).
 static void noteFirst(std::map<std::string, SourceLoc>& first, const std::string& name, SourceLoc loc) {
   if (!loc.valid()) return;
-  auto [it, fresh] = first.emplace(name, loc);
+  auto [it, fresh] = first.try_emplace(name, loc);  // no node made for a name already there
   if (!fresh && precedes(loc, it->second)) it->second = loc;
 }
 
