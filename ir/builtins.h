@@ -14,7 +14,7 @@
 namespace nn::ir {
 
 // builtins.def's effect classes (its header says what each means).
-enum class Effect : uint8_t { None, Output, Clock, Random, Files, CallsArgs, Wait, Advances };
+enum class Effect : uint8_t { None, Output, Clock, Random, Files, CallsArgs, CallsKey, Wait, Advances };
 
 enum class Builtin : uint16_t {
 #define BUILTIN(Enum, text, effect, result, keywords) Enum,

@@ -16,9 +16,10 @@
 // from it: its result is unread after the loop, its cond argument unread,
 // and its body argument read by nothing but the body's yield passing it on
 // (the variable of `for i in ...` when i is not read after the loop, which
-// the loop would otherwise box into a slot on every iteration). Dropping
-// one gives up the yield's use of its next value, so the node worklist
-// runs again, round after round until neither drops anything.
+// the loop would otherwise box into a slot on every iteration). So is a
+// result of an if that nothing reads, from both branches' yields. Dropping
+// one gives up the yield's use of its value, so the node worklist runs
+// again, round after round until neither drops anything.
 //
 // Invariants: effects (print, global writes, RNG, I/O, calls that may do
 // any of these, ifs containing them), terminators and loops are never
@@ -112,12 +113,21 @@ class DeadCode {
     appends_.clear();
   }
 
-  // Drops the carried values of b's loops (and of the loops nested in b)
-  // that nothing needs; uses_ must be counted.
+  // Drops the carried values of b's loops and the results of its ifs (and
+  // of those nested in b) that nothing needs; uses_ must be counted.
   bool dropCarried(ir::Block& b) {
     bool dropped = false;
     for (const auto& n : b.nodes()) {
       for (size_t k = 0; k < n->numBlocks(); ++k) dropped |= dropCarried(*n->block(k));
+      if (n->op() == ir::Op::If) {
+        for (size_t i = n->numResults(); i-- > 0;) {
+          if (uses_[n->result(i)]) continue;
+          for (size_t k = 0; k < 2; ++k) n->block(k)->terminator()->removeOperand(i);
+          n->removeResult(i);
+          dropped = true;
+        }
+        continue;
+      }
       if (n->op() != ir::Op::Loop) continue;
       ir::Block& cond = *n->block(0);
       ir::Block& body = *n->block(1);

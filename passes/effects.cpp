@@ -25,9 +25,8 @@ bool callHasEffect(const ir::Node& n) {
   switch (ir::builtinInfo(*b).effect) {
     case ir::Effect::None: return false;
     case ir::Effect::CallsArgs:
-      for (size_t i = 1; i < n.operands().size(); ++i)
-        if (mayBeCallable(n.operand(i)->type())) return true;
-      return false;
+    case ir::Effect::CallsKey:
+      return callsAnArgument(n, ir::builtinInfo(*b).effect, [](const ir::Value* v) { return mayBeCallable(v->type()); });
     default: return true;
   }
 }

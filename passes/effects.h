@@ -9,6 +9,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "ir/builtins.h"
 #include "ir/ir.h"
 
 namespace nn::passes {
@@ -38,6 +39,25 @@ class EffectMemo {
  private:
   std::unordered_map<const ir::Node*, bool> effect_, barrier_, raise_;
 };
+
+// Whether a call of a builtin of effect class `effect` may call one of its
+// arguments: any argument that `mayBeCallable` admits for CallsArgs (map,
+// filter, vjp), only the key= argument for CallsKey (min, max, sorted);
+// other classes call nothing they are given.
+template <class MayBeCallable>
+bool callsAnArgument(const ir::Node& call, ir::Effect effect, MayBeCallable mayBeCallable) {
+  if (effect == ir::Effect::CallsKey) {
+    const std::vector<std::string>& kw = call.strListAttr("kw");
+    size_t first = call.operands().size() - kw.size();  // keyword values come last
+    for (size_t i = 0; i < kw.size(); ++i)
+      if (kw[i] == "key") return mayBeCallable(call.operand(first + i));
+    return false;
+  }
+  if (effect != ir::Effect::CallsArgs) return false;
+  for (size_t i = 1; i < call.operands().size(); ++i)
+    if (mayBeCallable(call.operand(i))) return true;
+  return false;
+}
 
 // Nodes that make a new mutable object each time they run (a list, a dict,
 // a function object): not to be merged or run fewer times.

@@ -43,6 +43,10 @@ bool inlineCalls(ir::Graph& g, PassContext& ctx);
 // copies of their body.
 bool unrollLoops(ir::Graph& g, PassContext& ctx);
 
+// A loop's reads of module globals become SSA values (loop-carried where
+// the loop stores them too).
+bool promoteGlobals(ir::Graph& g, PassContext& ctx);
+
 // Reads of elements of tuples (and unmutated lists and dicts) the function
 // builds become the elements.
 bool forwardElements(ir::Graph& g, PassContext& ctx);

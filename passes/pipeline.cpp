@@ -16,6 +16,13 @@ const std::vector<PassInfo>& pipeline() {
       {"unroll-loops", unrollLoops},
       {"forward-elements", forwardElements},
       {"infer-types", inferTypes},
+      // Once the values stored into globals are typed (its test of what
+      // may run user code asks their types).
+      {"promote-globals", promoteGlobals},
+      // Again: a loop's call of a module-level function now calls the
+      // function's make_closure.
+      {"inline", inlineCalls},
+      {"infer-types", inferTypes},
       {"fold-constants", foldConstants},
       {"infer-types", inferTypes},
       // Once the range's arguments are typed; unroll-loops has taken the

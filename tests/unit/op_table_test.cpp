@@ -231,11 +231,13 @@ TEST(OpTable, EffectsComeFromDeclarations) {
   ir::Graph g;
   ir::Function* f = g.addFunction("f", {});
   ir::Value* xs = f->addParam("xs", ir::Type(ir::TypeKind::List));
-  auto call = [&](const char* name, std::vector<ir::Value*> args) {
+  auto call = [&](const char* name, std::vector<ir::Value*> args, std::vector<std::string> kw = {}) {
     ir::Node* b = ir::build(f->body(), Op::Builtin, {}, {}, 1);
     b->setAttr("name", std::string(name));
     args.insert(args.begin(), b->result(0));
-    return ir::build(f->body(), Op::Call, {}, args, 1);
+    ir::Node* n = ir::build(f->body(), Op::Call, {}, args, 1);
+    if (!kw.empty()) n->setAttr("kw", kw);
+    return n;
   };
   ir::Node* time = call("time", {});
   EXPECT_TRUE(passes::hasEffect(*time));
@@ -245,7 +247,12 @@ TEST(OpTable, EffectsComeFromDeclarations) {
   EXPECT_TRUE(passes::hasEffect(*call("rand", {xs})));
   EXPECT_FALSE(passes::hasEffect(*call("min", {xs})));
   ir::Value* key = f->addParam("key", ir::Type(ir::TypeKind::Func));
-  EXPECT_TRUE(passes::hasEffect(*call("min", {xs, key})));
+  EXPECT_TRUE(passes::hasEffect(*call("min", {xs, key}, {"key"})));
+  EXPECT_TRUE(passes::hasEffect(*call("sorted", {xs, key}, {"key"})));
+  // min, max and sorted call only their key=: functions given otherwise
+  // are compared.
+  EXPECT_FALSE(passes::hasEffect(*call("max", {key, key})));
+  EXPECT_TRUE(passes::hasEffect(*call("map", {key, xs})));  // calls its function
   EXPECT_FALSE(passes::hasEffect(*call("devices", {})));  // fixed when the state starts
   ir::Node* sync = call("sync", {});
   EXPECT_TRUE(passes::hasEffect(*sync));
