@@ -20,7 +20,8 @@
 #            (script + first run).
 #   training: the MLP and CNN steps of bench/train_steps.nn, JIT on/off.
 #   int-loop: `t += i * 2 - 7` in a for loop, per iteration: nn (JIT on/off)
-#            and CPython.
+#            and CPython; module-loop: the same at the top level of a
+#            script, over module globals.
 # Usage: /usr/bin/python3 bench/jit_vs_peers.py [build dir] [rounds]
 # (benchmarking only: python3-torch is never a dependency of the build).
 import os
@@ -198,6 +199,17 @@ def cpython_int_loop():
     return best * 1e9
 
 
+def cpython_module_loop():
+    code = compile("for mi in range(200000):\n    mt += mi * mstep - moff\n", "<module>", "exec")
+    best = float("inf")
+    for _ in range(5):
+        scope = {"mt": 0, "mstep": 2, "moff": 7}
+        t0 = time.perf_counter()
+        exec(code, scope)
+        best = min(best, (time.perf_counter() - t0) / 200000)
+    return best * 1e9
+
+
 def nn_workloads(flags, cache):
     env = dict(ENV, XDG_CACHE_HOME=cache)
     return figures([NN, *flags, os.path.join(HERE, "jit_workloads.nn"), "5"], env)
@@ -234,6 +246,7 @@ for r in range(ROUNDS):
     keep("loop16 nn jit", w["loop16_iter_ns"])
     keep("per-op nn jit", w["per_op_add1_ns"])
     keep("int-loop nn jit", w["int_loop_iter_ns"])
+    keep("module-loop nn jit", w["module_int_loop_iter_ns"])
     keep("first call nn cold cache", w["first_call_us"])
     keep("first call nn warm cache", nn_workloads([], cold)["first_call_us"])
     shutil.rmtree(cold)
@@ -247,8 +260,10 @@ for r in range(ROUNDS):
     keep("loop16 nn op by op", w["loop16_iter_ns"])
     keep("per-op nn op by op", w["per_op_add1_ns"])
     keep("int-loop nn op by op", w["int_loop_iter_ns"])
+    keep("module-loop nn op by op", w["module_int_loop_iter_ns"])
     keep("first call nn no jit", w["first_call_us"])
     keep("int-loop cpython", cpython_int_loop())
+    keep("module-loop cpython", cpython_module_loop())
     keep("loop16 torchscript", torchscript_loop(scripted_loop))
     keep("per-op pytorch eager", torch_per_op())
     keep("first call torchscript", torchscript_first())
@@ -258,7 +273,7 @@ for r in range(ROUNDS):
             keep(f"train {k} nn {label}", v)
 
 units = {"chain": "us per chain", "rows": "us per call (512x1000 f32)", "adam": "us per update (1M f32)", "loop16": "ns per iteration", "per-op": "ns per op", "first": "us",
-         "int-loop": "ns per iteration",
+         "int-loop": "ns per iteration", "module-loop": "ns per iteration",
          "train": "us per step"}
 for name, value in best.items():
     unit = "bytes" if "_bytes" in name else units[name.split()[0]]
@@ -269,6 +284,7 @@ print(f"adam: nn jit / pytorch optim.Adam = {best['adam nn jit'] / best['adam py
 print(f"loop16: nn jit / torchscript = {best['loop16 nn jit'] / best['loop16 torchscript']:.3f}x (target <= 0.02)")
 print(f"per-op: nn jit / pytorch eager = {best['per-op nn jit'] / best['per-op pytorch eager']:.3f}x (target <= 0.03)")
 print(f"int-loop: nn jit / cpython = {best['int-loop nn jit'] / best['int-loop cpython']:.3f}x")
+print(f"module-loop: nn jit / cpython = {best['module-loop nn jit'] / best['module-loop cpython']:.3f}x")
 print(f"first call: cold {best['first call nn cold cache'] / best['first call torchscript']:.3f}x, warm "
       f"{best['first call nn warm cache'] / best['first call torchscript']:.3f}x of torchscript's "
       "(targets <= 0.1, <= 0.02)")

@@ -10,8 +10,11 @@
 // global's name to the SSA value it holds at that point: the value of the
 // last store_global, or the result of the last load_global, since nothing
 // that could change the global ran in between. A node that may run user
-// code (a call of a function or of a host function, an import, a builtin
-// given a callable) may rebind any global: the map is emptied there.
+// code that rebinds a global (a call of an unknown function or of a host
+// function, of a module function whose body stores a global or makes such
+// a call, an import, a builtin given a callable) empties the map there; a
+// call of a module function that only reads globals does not, as the
+// stores before it have happened.
 // An `if` merges its branches' maps (a name both branches know, with
 // different values, becomes a new result of the if); after a `try`, the
 // names it stored are unknown. A loop with no node that may run user code
@@ -19,7 +22,8 @@
 // as new carried values, the value at the end of its body yielded for the
 // next iteration; the names it only reads keep their values from before it.
 // Inside loops, each load_global whose name the map knows becomes that
-// value and is removed.
+// value and is removed (a called function's load_global becomes its
+// make_closure, which the inliner, run again after this pass, inlines).
 //
 // Invariants: every store_global stays where it is (a raise in the loop, a
 // handler or the host after an error sees each global as Python would).
@@ -39,7 +43,8 @@ namespace nn::passes {
 namespace {
 
 using ir::Op;
-using Names = std::unordered_map<std::string, ir::Value*>;
+using Names = std::unordered_map<std::string, ir::Value*>;  // a global's value here
+using Stored = std::unordered_set<std::string>;
 
 bool mayBeCallable(const ir::Value* v) {
   ir::TypeKind k = v->type().kind;
@@ -75,7 +80,8 @@ class Unbound {
     const ir::Node* d = v->def();
     if (!d) {
       const ir::Block* b = v->owner();
-      const ir::Node* p = b ? b->parentNode() : nullptr;
+      if (!b) return true;
+      const ir::Node* p = b->parentNode();
       size_t i = argIndex(*b, v);
       // A function's parameters are bound; its captures may not be.
       if (!p) return i >= b->function()->numParams();
@@ -119,7 +125,8 @@ class Promotion {
 
   void function(ir::Function& f) {
     Names names;
-    walk(*f.body(), names, false);
+    Stored stored;
+    walk(*f.body(), names, false, stored);
     if (replaced_.empty()) return;
     ir::replaceUses(f, replaced_);
     erase(*f.body());
@@ -189,22 +196,26 @@ class Promotion {
 
   // What a loop does to the globals, found before it is rewritten.
   struct LoopFacts {
-    std::unordered_set<std::string> stored;      // anywhere in the loop
-    std::unordered_set<std::string> unsettled;   // stored where the body's end may not know the value
-    std::unordered_set<std::string> loaded;
+    Stored stored;  // anywhere in the loop
+    Stored condStored;  // in its cond
+    Stored unsettled;  // stored where the body's end may not know the value
+    Stored loaded;
   };
 
   // `top`: b is the loop's body or an if nested in it, whose stores the
   // walk follows to the body's end.
-  void survey(const ir::Block& b, LoopFacts& facts, bool top) {
+  // `top`: b is the loop's body or an if nested in it, whose stores the
+  // walk follows to the body's end; `cond`: b is in the loop's cond.
+  void survey(const ir::Block& b, LoopFacts& facts, bool top, bool cond) {
     for (const auto& n : b.nodes()) {
       if (n->op() == Op::LoadGlobal) facts.loaded.insert(n->strAttr("name"));
       if (n->op() == Op::StoreGlobal) {
         const std::string& name = n->strAttr("name");
         facts.stored.insert(name);
+        if (cond) facts.condStored.insert(name);
         if (!top || unbound_.may(resolve(n->operand(0)))) facts.unsettled.insert(name);
       }
-      for (size_t k = 0; k < n->numBlocks(); ++k) survey(*n->block(k), facts, top && n->op() == Op::If);
+      for (size_t k = 0; k < n->numBlocks(); ++k) survey(*n->block(k), facts, top && n->op() == Op::If, cond);
     }
   }
 
@@ -228,9 +239,10 @@ class Promotion {
     return false;
   }
 
-  // Rewrites b's loads (inside a loop) and brings `names` to b's end.
-  // Returns whether a node that may run user code was met.
-  bool walk(ir::Block& b, Names& names, bool inLoop) {
+  // Rewrites b's loads (inside a loop) and brings `names` to b's end;
+  // adds the names b stores to `stored`. Returns whether a node that may
+  // run user code was met.
+  bool walk(ir::Block& b, Names& names, bool inLoop, Stored& stored) {
     bool ranUserCode = false;
     // Nodes are appended to b only at its end (a loop body's yield), after
     // the walk, so the indices stay valid.
@@ -248,6 +260,7 @@ class Promotion {
         continue;
       }
       if (n.op() == Op::StoreGlobal) {
+        stored.insert(n.strAttr("name"));
         ir::Value* v = resolve(n.operand(0));
         if (unbound_.may(v)) names.erase(n.strAttr("name"));
         else names[n.strAttr("name")] = v;
@@ -258,20 +271,20 @@ class Promotion {
         ranUserCode = true;
       }
       switch (n.op()) {
-        case Op::If: ranUserCode |= branches(n, names, inLoop); break;
-        case Op::Loop: ranUserCode |= loop(n, names); break;
+        case Op::If: ranUserCode |= branches(n, names, inLoop, stored); break;
+        case Op::Loop: ranUserCode |= loop(n, names, stored); break;
         case Op::Try: {
+          // The handler starts wherever the body failed.
           Names body = names;
-          bool user = walk(*n.block(0), body, inLoop);
-          std::unordered_set<std::string> stored;
-          storedIn(*n.block(0), stored);
+          Stored inTry;
+          bool user = walk(*n.block(0), body, inLoop, inTry);
           Names handler = names;
           if (user) handler.clear();
-          for (const std::string& s : stored) handler.erase(s);
-          user |= walk(*n.block(1), handler, inLoop);
-          storedIn(*n.block(1), stored);
+          for (const std::string& s : inTry) handler.erase(s);
+          user |= walk(*n.block(1), handler, inLoop, inTry);
           if (user) names.clear();
-          for (const std::string& s : stored) names.erase(s);
+          for (const std::string& s : inTry) names.erase(s);
+          stored.insert(inTry.begin(), inTry.end());
           ranUserCode |= user;
           break;
         }
@@ -285,18 +298,17 @@ class Promotion {
 
   // An if: each branch from the map before it; afterwards a name both
   // branches know, as a new result of the if where their values differ.
-  bool branches(ir::Node& n, Names& names, bool inLoop) {
+  bool branches(ir::Node& n, Names& names, bool inLoop, Stored& stored) {
     Names then = names, otherwise = names;
-    bool user = walk(*n.block(0), then, inLoop);
-    user |= walk(*n.block(1), otherwise, inLoop);
+    Stored inIf;
+    bool user = walk(*n.block(0), then, inLoop, inIf);
+    user |= walk(*n.block(1), otherwise, inLoop, inIf);
+    stored.insert(inIf.begin(), inIf.end());
     if (user) {
       names.clear();
       return true;
     }
-    std::unordered_set<std::string> stored;
-    storedIn(*n.block(0), stored);
-    storedIn(*n.block(1), stored);
-    for (const std::string& s : stored) {
+    for (const std::string& s : inIf) {
       auto a = then.find(s), b = otherwise.find(s);
       if (a == then.end() || b == otherwise.end()) {
         names.erase(s);
@@ -314,20 +326,21 @@ class Promotion {
 
   // A loop: promoted when nothing in it may run user code, else walked
   // with nothing known (forwarding only within what runs between calls).
-  bool loop(ir::Node& n, Names& names) {
+  bool loop(ir::Node& n, Names& names, Stored& stored) {
     LoopFacts facts;
-    for (size_t k = 0; k < 2; ++k) survey(*n.block(k), facts, k == 1);
+    for (size_t k = 0; k < 2; ++k) survey(*n.block(k), facts, k == 1, k == 0);
+    stored.insert(facts.stored.begin(), facts.stored.end());
     if (userCodeIn(*n.block(0), names, facts) || userCodeIn(*n.block(1), names, facts)) {
       for (size_t k = 0; k < 2; ++k) {
         Names none;
-        walk(*n.block(k), none, true);
+        Stored ignored;
+        walk(*n.block(k), none, true, ignored);
       }
       names.clear();
       return true;
     }
     // A name the cond stores is not carried: the body sees the cond's value.
-    std::unordered_set<std::string> condStored;
-    storedIn(*n.block(0), condStored);
+    const Stored& condStored = facts.condStored;
     std::vector<std::string> carried;
     Names inside = names;
     for (const std::string& s : facts.stored) {
@@ -355,20 +368,14 @@ class Promotion {
       yield->addOperand(body.arg(first + i));
     }
     for (const std::string& s : condStored) atBody.erase(s);
-    walk(cond, atCond, true);
-    walk(body, atBody, true);
+    Stored ignored;  // facts.stored has them
+    walk(cond, atCond, true, ignored);
+    walk(body, atBody, true, ignored);
     for (size_t i = 0; i < carried.size(); ++i) yield->setOperand(first + i, atBody.at(carried[i]));
     for (const std::string& s : facts.stored) names.erase(s);
     for (size_t i = 0; i < carried.size(); ++i) names[carried[i]] = n.result(first + i);
     changed |= !carried.empty();
     return false;
-  }
-
-  static void storedIn(const ir::Block& b, std::unordered_set<std::string>& out) {
-    for (const auto& n : b.nodes()) {
-      if (n->op() == Op::StoreGlobal) out.insert(n->strAttr("name"));
-      for (size_t k = 0; k < n->numBlocks(); ++k) storedIn(*n->block(k), out);
-    }
   }
 
   void erase(ir::Block& b) {

@@ -214,6 +214,7 @@ void Interpreter::node(const ir::Node& n, Frame& f, uint64_t dying) {
     case Op::IterLen: f[n.result(0)] = Value::integer(iterLength(f[n.operand(0)])); return;
     case Op::Const: execConst(n, f); return;
     case Op::LoadGlobal: execLoadGlobal(n, f); return;
+    case Op::StoreGlobal: execStoreGlobal(n, f); return;
     case Op::ListAppend: execListAppend(n, f, dying); return;
     case Op::Yield:
     case Op::Condition:

@@ -322,6 +322,9 @@ class Interpreter {
   void execIterItem(const ir::Node& n, Frame& f);
   void execConst(const ir::Node& n, Frame& f);
   void execLoadGlobal(const ir::Node& n, Frame& f);
+  void execStoreGlobal(const ir::Node& n, Frame& f);
+  // The module global a load_global or store_global node names.
+  Global& globalOf(const ir::Node& n, Frame& f);
   void execListAppend(const ir::Node& n, Frame& f, uint64_t dying);
   [[gnu::noinline]] void simpleOp(const ir::Node& n, Frame& f, uint64_t dying);
   [[gnu::noinline]] void onInterrupt(SourceLoc loc);

@@ -6,6 +6,7 @@
 // is pending. The callbacks never let an exception into the native code: a
 // failing node's error is kept and the glue returns 1, and it is rethrown
 // here, with the location and call trace the node's own run gave it.
+#include <bit>
 #include <exception>
 
 #include "runtime/fast_ops.h"
@@ -108,13 +109,25 @@ struct GlueCalls {
     out = items[static_cast<size_t>(index)];
     return 0;
   }
+  static void storeGlobal(void* ctx, uint32_t node, int64_t bits) {
+    GlueRun& run = of(ctx);
+    const ir::Node& n = *run.glue.nodes[node];
+    Global& g = run.interp.globalOf(n, run.frame);
+    switch (n.operand(0)->type().kind) {
+      case ir::TypeKind::Float: g.value = Value::real(std::bit_cast<double>(bits)); break;
+      case ir::TypeKind::Bool: g.value = Value::boolean(bits != 0); break;
+      default: g.value = Value::integer(bits); break;
+    }
+    g.bound = true;
+  }
 };
 
 namespace {
 constexpr jit::GlueApi kApi{GlueCalls::runNode, GlueCalls::setInt,   GlueCalls::setFloat, GlueCalls::setBool,
                             GlueCalls::getInt,  GlueCalls::getFloat, GlueCalls::getBool,  GlueCalls::assign,
                             GlueCalls::clear,   GlueCalls::tick,     GlueCalls::itemFloat,
-                            GlueCalls::sumFloat, GlueCalls::iterLen,  GlueCalls::iterItem};
+                            GlueCalls::sumFloat, GlueCalls::iterLen,  GlueCalls::iterItem,
+                            GlueCalls::storeGlobal};
 }  // namespace
 
 bool Interpreter::runGlue(const ir::Node& n, Frame& f, std::vector<Value>* carried, uint64_t iterations) {

@@ -129,6 +129,22 @@ void Interpreter::execLoadGlobal(const ir::Node& n, Frame& f) {
   f[n.result(0)] = g.bound ? g.value : host_.builtin(n.strAttr("name"), n.loc());
 }
 
+Global& Interpreter::globalOf(const ir::Node& n, Frame& f) { return globalEntry(n, *f.module); }
+
+void Interpreter::execStoreGlobal(const ir::Node& n, Frame& f) {
+  Global& g = globalEntry(n, *f.module);
+  const Value& v = f[n.operand(0)];
+  // `del x` of a global stores its undef: the name is unbound again.
+  if (v.is(Kind::Undef)) {
+    if (!g.bound) fail(n.loc(), "name '" + n.strAttr("name") + "' is not defined", ErrorClass::NameError);
+    g.value = Value();
+    g.bound = false;
+    return;
+  }
+  g.value = v;
+  g.bound = true;
+}
+
 void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
   Op op = n.op();
   SourceLoc loc = n.loc();
@@ -296,19 +312,6 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
       int64_t i = in(1).asInt();
       if (i < 0 || i >= static_cast<int64_t>(items.size())) fail(loc, "internal error: no value saved for iteration " + std::to_string(i));
       set(items[i]);
-      return;
-    }
-    case Op::StoreGlobal: {
-      Global& g = globalEntry(n, *f.module);
-      // `del x` of a global stores its undef: the name is unbound again.
-      if (f[n.operand(0)].is(Kind::Undef)) {
-        if (!g.bound) fail(loc, "name '" + n.strAttr("name") + "' is not defined", ErrorClass::NameError);
-        g.value = Value();
-        g.bound = false;
-        return;
-      }
-      g.value = in(0);
-      g.bound = true;
       return;
     }
     case Op::Import: set(host_.importModule(n.strAttr("module"), n.attr("bind_top") != nullptr, *f.module, loc)); return;

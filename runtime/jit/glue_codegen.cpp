@@ -4,7 +4,8 @@
 // tensor (of a small full sum or mean: computed without the 0-d tensor)
 // become one LLVM function, so an iteration makes no per-node dispatch for
 // them; a for loop's reads of its iterable's length and items are one
-// direct call each (GlueApi::iterLen, iterItem). Every other node (tensor
+// direct call each (GlueApi::iterLen, iterItem), as is a store_global of a
+// scalar (GlueApi::storeGlobal: a module-level loop's variables). Every other node (tensor
 // ops, fused kernels, calls, containers) is called back into the
 // interpreter through the GlueApi (jit.h), one call per node.
 //
@@ -52,7 +53,7 @@ using ir::TypeKind;
 bool isScalar(const ir::Type& t) { return t.kind == TypeKind::Int || t.kind == TypeKind::Float || t.kind == TypeKind::Bool; }
 
 // The GlueApi's entries, by position (jit.h).
-enum Api : unsigned { kRun, kSetInt, kSetFloat, kSetBool, kGetInt, kGetFloat, kGetBool, kAssign, kClear, kTick, kItemFloat, kSumFloat, kIterLen, kIterItem };
+enum Api : unsigned { kRun, kSetInt, kSetFloat, kSetBool, kGetInt, kGetFloat, kGetBool, kAssign, kClear, kTick, kItemFloat, kSumFloat, kIterLen, kIterItem, kStoreGlobal };
 
 bool nativeConst(const ir::Node& n) {
   if (n.op() != Op::Const || !isScalar(n.result(0)->type())) return false;
@@ -79,6 +80,9 @@ bool floatOfItem(const ir::Node& n) {
 // tuple's or range's item with one direct call (GlueApi::iterItem) and
 // calls the node back for other iterables.
 bool directItem(const ir::Node& n) { return n.op() == Op::IterItem && n.operand(1)->type().kind == TypeKind::Int; }
+
+// A store_global of a scalar: from its register, with one direct call.
+bool directStore(const ir::Node& n) { return n.op() == Op::StoreGlobal && isScalar(n.operand(0)->type()); }
 
 // Whether the glue computes node n itself (no blocks: ifs and loops are
 // decided by `structured`).
@@ -225,6 +229,7 @@ class GlueEmitter {
         inSlot_.insert(n->operand(0));
         continue;
       }
+      if (directStore(*n)) continue;
       if (structured(*n)) {
         // A nested loop copies a carried value that is not typed as a
         // scalar from its operand's slot (emitLoop).
@@ -389,6 +394,8 @@ class GlueEmitter {
         define(n.result(0), emitScalar(n));
       } else if (directItem(n)) {
         emitItem(n);
+      } else if (directStore(n)) {
+        emitStoreGlobal(n);
       } else if (structured(n)) {
         if (n.op() == Op::If) emitIf(n);
         else emitLoop(n);
@@ -521,6 +528,15 @@ class GlueEmitter {
     check(call(kRun, i32_, {u32(nodeIndex(n))}));
     b_.CreateBr(join);
     b_.SetInsertPoint(join);
+  }
+
+  void emitStoreGlobal(const ir::Node& n) {
+    const ir::Value* v = n.operand(0);
+    llvm::Value* r = scalar(v);
+    llvm::Value* bits = v->type().kind == TypeKind::Float ? b_.CreateBitCast(r, i64_)
+                        : v->type().kind == TypeKind::Bool ? b_.CreateZExt(r, i64_)
+                                                           : r;
+    call(kStoreGlobal, llvm::Type::getVoidTy(ctx_), {u32(nodeIndex(n)), bits});
   }
 
   // Moves block b's yields into `results` (phis for scalars: their incoming

@@ -101,6 +101,10 @@ struct GlueApi {
   // not 0 when its iterable is one the runtime reads another way (the
   // glue then calls the node back).
   int32_t (*iterItem)(void* ctx, uint32_t node, int64_t index);
+  // store_global GlueFunction::nodes[node] of a scalar: `bits` is the int,
+  // the bool (0 or 1) or the double's bits, as the node's operand is typed.
+  // Cannot fail (a scalar is never the undef of a `del`).
+  void (*storeGlobal)(void* ctx, uint32_t node, int64_t bits);
 };
 
 // What the glue reads at the end of every iteration, inline: each points

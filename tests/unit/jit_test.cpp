@@ -244,4 +244,41 @@ TEST(JitTiering, NodesAndLoopsCompileOnceHot) {
   EXPECT_EQ(big, "2000000.0 0\n");
   EXPECT_EQ(bigStats.kernels + bigStats.cached, 1u);
 }
+
+// A loop at the top level of a script carries its module globals as typed
+// values (passes/promote_globals.cpp), so its glue computes them in
+// registers and stores each global with one direct call: after the run,
+// and seen by a function the loop calls, every global holds what Python
+// gives it.
+TEST(JitGlue, AModuleLoopStoresItsScalarGlobals) {
+  TempDir dir;
+  std::ostringstream out, err;
+  nn::StateOptions opts;
+  opts.jitCacheDir = dir.path.string();
+  opts.jitAtFirstRun = true;
+  nn::State state(opts, out, err);
+  const char* code =
+      "total = 0\n"
+      "x = 0.5\n"
+      "high = False\n"
+      "def seen():\n"
+      "    return total\n"
+      "checks = 0\n"
+      "for i in range(1000):\n"
+      "    total += i * 3 - 1\n"
+      "    x = x * 0.5 + 1.0\n"
+      "    high = x > 1.5\n"
+      "    if i == 500:\n"
+      "        checks = seen()\n";
+  nn::Status st = state.runString(code, "module_loop.nn");
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  nn::rt::jit::Engine* jit = state.interpreter().context().jitIfMade();
+  ASSERT_NE(jit, nullptr);
+  EXPECT_EQ(jit->stats().loops, 1u);
+  EXPECT_EQ(state.global("total")->asInt(), 1497500);
+  EXPECT_EQ(state.global("i")->asInt(), 999);
+  EXPECT_EQ(state.global("x")->asFloat(), 2.0);
+  EXPECT_TRUE(state.global("high")->asBool());
+  EXPECT_EQ(state.global("checks")->asInt(), 375249);  // total after i = 500
+}
 }  // namespace
