@@ -14,8 +14,6 @@ namespace {
 
 bool opHasEffect(Op op) { return ir::hasTrait(op, ir::EFFECT) || ir::hasTrait(op, ir::RANDOM); }
 
-bool mayBeCallable(const ir::Type& t) { return t.kind == TypeKind::Func || t.kind == TypeKind::Any; }
-
 bool callHasEffect(const ir::Node& n) {
   if (std::optional<Op> op = ir::calledOp(n)) return opHasEffect(*op);
   std::optional<ir::Builtin> b = ir::calledFunction(n);

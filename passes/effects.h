@@ -40,22 +40,25 @@ class EffectMemo {
   std::unordered_map<const ir::Node*, bool> effect_, barrier_, raise_;
 };
 
+// Whether a value of type t may be a function (or anything).
+inline bool mayBeCallable(const ir::Type& t) { return t.kind == ir::TypeKind::Func || t.kind == ir::TypeKind::Any; }
+
 // Whether a call of a builtin of effect class `effect` may call one of its
-// arguments: any argument that `mayBeCallable` admits for CallsArgs (map,
+// arguments: any argument that `callable` admits for CallsArgs (map,
 // filter, vjp), only the key= argument for CallsKey (min, max, sorted);
 // other classes call nothing they are given.
-template <class MayBeCallable>
-bool callsAnArgument(const ir::Node& call, ir::Effect effect, MayBeCallable mayBeCallable) {
+template <class Callable>
+bool callsAnArgument(const ir::Node& call, ir::Effect effect, Callable callable) {
   if (effect == ir::Effect::CallsKey) {
     const std::vector<std::string>& kw = call.strListAttr("kw");
     size_t first = call.operands().size() - kw.size();  // keyword values come last
     for (size_t i = 0; i < kw.size(); ++i)
-      if (kw[i] == "key") return mayBeCallable(call.operand(first + i));
+      if (kw[i] == "key") return callable(call.operand(first + i));
     return false;
   }
   if (effect != ir::Effect::CallsArgs) return false;
   for (size_t i = 1; i < call.operands().size(); ++i)
-    if (mayBeCallable(call.operand(i))) return true;
+    if (callable(call.operand(i))) return true;
   return false;
 }
 

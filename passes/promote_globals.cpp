@@ -46,11 +46,6 @@ using ir::Op;
 using Names = std::unordered_map<std::string, ir::Value*>;  // a global's value here
 using Stored = std::unordered_set<std::string>;
 
-bool mayBeCallable(const ir::Value* v) {
-  ir::TypeKind k = v->type().kind;
-  return k == ir::TypeKind::Func || k == ir::TypeKind::Any;
-}
-
 // Whether v may hold no value when it is read: an `undef`, or a merge of
 // one (a block argument of a loop, the result of an if or loop or try).
 // Answers are kept: a pass asks at every store.
@@ -146,25 +141,23 @@ class Promotion {
   bool runsUserCode(const ir::Node& n, Operand operand) {
     if (n.op() == Op::Import) return true;
     if (n.op() != Op::Call && n.op() != Op::CallMethod && n.op() != Op::CallUnpacked) return false;
-    auto anyCallableArgument = [&] {
+    // A method: a module's function, or a method given a function (sort's
+    // key). `x.name(...)` is a call of a getattr before bind-methods.
+    const ir::Node* callee = n.operand(0)->def();
+    ir::Value* receiver = n.op() == Op::CallMethod ? n.operand(0)
+                                : n.op() == Op::Call && callee && callee->op() == Op::GetAttr ? callee->operand(0)
+                                                                                              : nullptr;
+    if (receiver) {
+      ir::TypeKind k = operand(receiver)->type().kind;
+      if (k == ir::TypeKind::Module || k == ir::TypeKind::Any) return true;
       for (size_t i = 1; i < n.operands().size(); ++i)
-        if (mayBeCallable(operand(n.operand(i)))) return true;
+        if (mayBeCallable(operand(n.operand(i))->type())) return true;
       return false;
-    };
-    if (n.op() == Op::CallMethod) {
-      // A module's function, or a method given a function (sort's key).
-      ir::TypeKind receiver = operand(n.operand(0))->type().kind;
-      return receiver == ir::TypeKind::Module || receiver == ir::TypeKind::Any || anyCallableArgument();
     }
     if (ir::calledOp(n)) return false;  // a tensor op
     if (std::optional<ir::Builtin> b = ir::calledFunction(n))
-      return callsAnArgument(n, ir::builtinInfo(*b).effect, [&](ir::Value* v) { return mayBeCallable(operand(v)); });
-    // `x.name(...)` before bind-methods: as call_method above.
-    const ir::Node* callee = n.operand(0)->def();
-    if (n.op() == Op::Call && callee && callee->op() == Op::GetAttr) {
-      ir::TypeKind receiver = operand(callee->operand(0))->type().kind;
-      return receiver == ir::TypeKind::Module || receiver == ir::TypeKind::Any || anyCallableArgument();
-    }
+      return callsAnArgument(n, ir::builtinInfo(*b).effect,
+                             [&](ir::Value* v) { return mayBeCallable(operand(v)->type()); });
     // A function of this module's graph (`def f` stored before the loop):
     // what its body does. It may call a function it is given only through
     // a call the body makes, which that check sees.
