@@ -3,6 +3,7 @@
 // is recognised by its name here.
 #include "passes/effects.h"
 
+#include "ir/annotation_check.h"
 #include "ir/builtins.h"
 
 namespace nn::passes {
@@ -107,6 +108,8 @@ bool mayRaise(const ir::Node& n) {
     default: break;
   }
   if (n.numBlocks() > 0 || n.op() == Op::Loop) return blockMayRaise(n, [](const ir::Node& m) { return mayRaise(m); });
+  // An annotation check whose operand types prove it passes.
+  if (n.op() == Op::CheckArgs || n.op() == Op::CheckResult) return ir::checkCall(n).verdict != ir::Verdict::Pass;
   // A tensor's method: looking it up makes a bound method and cannot fail.
   if (n.op() == Op::GetAttr) {
     if (!n.operand(0)->type().isTensor()) return true;

@@ -23,6 +23,7 @@
 // Invariants: only Value types change; the graph's structure is untouched.
 // Function parameters and captures keep their declared types (any until
 // specialisation assigns argument types).
+#include "ir/annotation_check.h"
 #include "ir/type_rules.h"
 #include "passes/passes.h"
 #include "support/diagnostics.h"
@@ -111,20 +112,38 @@ class Inference {
       for (size_t i = 0; i < n.numResults(); ++i) set(n.result(i), carried[i]);
       return;
     }
+    if (n.op() == ir::Op::CheckArgs || n.op() == ir::Op::CheckResult) {
+      ir::CallCheck c = ir::checkCall(n);
+      if (c.verdict == ir::Verdict::Fail) {
+        Diagnostic d;
+        d.loc = n.loc();
+        d.message = std::move(c.message);
+        d.errorClass = ErrorClass::TypeError;
+        d.notes.push_back({c.annotation->loc, "the annotation is " + c.annotation->str()});
+        proven(NnError(std::move(d)), certain);
+      }
+      return;
+    }
     for (size_t i = 0; i < n.numResults(); ++i) {
       try {
         set(n.result(i), ir::resultType(n, i));
       } catch (const NnError& e) {
-        if (strict_ && certain) throw;
         set(n.result(i), ir::Type::any());  // the op reports it if it runs
-        if (strict_ && ctx_.failIfReached) {
-          Diagnostic note = e.diag();
-          note.severity = Severity::Warning;
-          note.message = "this line will fail if it is reached: " + note.message;
-          note.callers.clear();
-          ctx_.failIfReached(note);
-        }
+        proven(e, certain);
       }
+    }
+  }
+
+  // A failure the operand types prove: an error now where the node
+  // certainly runs, else the node raises it if it runs.
+  void proven(const NnError& e, bool certain) {
+    if (strict_ && certain) throw e;
+    if (strict_ && ctx_.failIfReached) {
+      Diagnostic note = e.diag();
+      note.severity = Severity::Warning;
+      note.message = "this line will fail if it is reached: " + note.message;
+      note.callers.clear();
+      ctx_.failIfReached(note);
     }
   }
 

@@ -5,13 +5,14 @@
 // function (a nested def or a lambda) of positional parameters only (no
 // `*args`, keyword-only or `**kwargs`), with positional arguments only, no
 // more than the parameters and enough with the closure's defaults, and a
-// callee that is neither annotated (its call checks the annotations) nor
-// recursive (no `self_closure` anywhere in it), the
+// callee that is not recursive (no `self_closure` anywhere in it), the
 // callee's body is copied before the call with its parameters bound to the
 // arguments (defaults from the make_closure's operands) and its captures
 // bound to the captured values; uses of the call's result then use the
-// copy of the returned value. One round per run: calls inside the inlined
-// copies wait for the next run, which bounds growth.
+// copy of the returned value. An annotated callee's checks become nodes
+// located at the call: check_args before the copy, check_result after it
+// (dce removes those the types prove pass). One round per run: calls
+// inside the inlined copies wait for the next run, which bounds growth.
 //
 // Graph mode's compile cache also presents calls of module-level functions
 // this way (it binds a global that holds a plain function to a
@@ -57,6 +58,7 @@ class Inliner {
       size_t added = nodes.size() - before;
       ir::Node& call = *nodes[i + added];
       replaced[call.result(0)] = result;
+      if (callee->annotated()) added += addChecks(*callee, b, i, added, args, result, call);
       nodes.erase(nodes.begin() + static_cast<std::ptrdiff_t>(i + added));
       i += added - 1;  // past the copy (its calls wait for the next run)
     }
@@ -68,9 +70,7 @@ class Inliner {
     const ir::Node* mk = n.operand(0)->def();
     if (!mk || mk->op() != ir::Op::MakeClosure) return nullptr;
     const ir::Function* fn = graph_.function(mk->strAttr("func"));
-    // An annotated function's call checks its arguments and result
-    // (runtime/annotations.h), which its inlined body would not.
-    if (!fn || !fn->plainSignature() || fn->annotated() || usesSelf(*fn->body())) return nullptr;
+    if (!fn || !fn->plainSignature() || usesSelf(*fn->body())) return nullptr;
     size_t nparams = fn->numParams(), nargs = n.operands().size() - 1;
     size_t ndefaults = static_cast<size_t>(mk->intAttr("ndefaults"));
     size_t ncap = mk->operands().size() - ndefaults;
@@ -79,6 +79,36 @@ class Inliner {
       args.push_back(i < nargs ? n.operand(1 + i) : mk->operand(ncap + (i - (nparams - ndefaults))));
     for (size_t c = 0; c < ncap; ++c) args.push_back(mk->operand(c));
     return fn;
+  }
+
+  // The checks an annotated callee's call makes (runtime/annotations.h),
+  // around its body inlined at [at, at + size): check_args before it,
+  // check_result after it. Returns how many were added.
+  static size_t addChecks(const ir::Function& fn, ir::Block& b, size_t at, size_t size,
+                          const std::vector<ir::Value*>& args, ir::Value* result, const ir::Node& call) {
+    std::vector<ir::Value*> params(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(fn.numParams()));
+    auto add = [&](ir::Op op, size_t pos, std::vector<ir::Value*> operands) {
+      auto check = std::make_unique<ir::Node>(op, call.loc());
+      check->setParent(&b);
+      for (ir::Value* v : operands) check->addOperand(v);
+      check->setAttr("func", fn.name());
+      check->setAttr("name", call.operand(0)->def()->strAttr("name"));
+      check->setInlinedAt(call.inlinedAt());
+      b.mutableNodes().insert(b.mutableNodes().begin() + static_cast<std::ptrdiff_t>(pos), std::move(check));
+    };
+    size_t added = 0;
+    if (fn.returnAnnotation()) {
+      std::vector<ir::Value*> operands{result};
+      operands.insert(operands.end(), params.begin(), params.end());
+      add(ir::Op::CheckResult, at + size, std::move(operands));
+      ++added;
+    }
+    for (size_t i = 0; i < fn.numParams(); ++i)
+      if (fn.paramAnnotation(i)) {
+        add(ir::Op::CheckArgs, at, std::move(params));
+        return added + 1;
+      }
+    return added;
   }
 
   const ir::Graph& graph_;

@@ -1,6 +1,9 @@
 // Annotation checks (see annotations.h).
 #include "runtime/annotations.h"
 
+#include "ir/annotation_check.h"
+#include "runtime/compile_cache.h"
+
 #include "runtime/tensor.h"
 #include "runtime/tensor_ops.h"
 
@@ -17,30 +20,6 @@ std::string describeValue(const Value& v) {
 }
 
 std::string mismatch(const Value& v, const ir::Annotation& a, DimBindings& bindings);
-
-// Empty when v, a tensor, matches t, else why not.
-std::string tensorMismatch(const Value& v, const ir::Type& t, DimBindings& bindings) {
-  if (!v.is(Kind::Tensor)) return "expected a tensor";
-  const Tensor& x = tensorOf(v);
-  if (t.dtype && x.dtype() != *t.dtype)
-    return std::string("its dtype is ") + dtypeName(x.dtype()) + ", not " + dtypeName(*t.dtype);
-  if (!t.shape) return "";
-  if (static_cast<size_t>(x.ndim()) != t.shape->size())
-    return "it has " + count(static_cast<size_t>(x.ndim()), "dimension") + ", not " + std::to_string(t.shape->size());
-  for (size_t i = 0; i < t.shape->size(); ++i) {
-    const ir::Dim& d = (*t.shape)[i];
-    int64_t got = x.dim(static_cast<int>(i));
-    if (d.isKnown() && got != d.size)
-      return "dimension " + std::to_string(i) + " is " + std::to_string(got) + ", not " + std::to_string(d.size);
-    if (!d.sym.empty()) {
-      auto [it, fresh] = bindings.emplace(d.sym, got);
-      if (!fresh && it->second != got)
-        return "dimension " + std::to_string(i) + " is " + std::to_string(got) + ", but " + d.sym + " is " +
-               std::to_string(it->second) + " from an earlier argument";
-    }
-  }
-  return "";
-}
 
 // Why an item of a container does not match (empty when it does); which()
 // names the item, only when it does not (a call checks every item).
@@ -84,28 +63,20 @@ std::string mismatch(const Value& v, const ir::Annotation& a, DimBindings& bindi
         return "";
       }
     }
-    return "expected " + a.str();
+    return ir::expectation(a);
   }
-  switch (a.type.kind) {
-    case ir::TypeKind::Int: return v.isIntLike() ? "" : "expected an int";
-    case ir::TypeKind::Float: return v.isNumber() ? "" : "expected a float";
-    case ir::TypeKind::Bool: return v.is(Kind::Bool) ? "" : "expected a bool";
-    case ir::TypeKind::Str: return v.is(Kind::Str) ? "" : "expected a str";
-    case ir::TypeKind::None: return v.is(Kind::None) ? "" : "expected None";
-    case ir::TypeKind::Func:
-      return v.is(Kind::Function) || v.is(Kind::Builtin) || v.is(Kind::Method) ? "" : "expected a function";
-    case ir::TypeKind::Tensor: return tensorMismatch(v, a.type, bindings);
-    case ir::TypeKind::List:
-    case ir::TypeKind::Tuple:
-    case ir::TypeKind::Dict: {
-      Kind kind = a.type.kind == ir::TypeKind::List    ? Kind::List
-                  : a.type.kind == ir::TypeKind::Tuple ? Kind::Tuple
-                                                       : Kind::Dict;
-      if (!v.is(kind)) return "expected a " + a.type.str();
-      return a.form == ir::Annotation::Form::Plain ? "" : itemsMismatch(v, a, bindings);
-    }
-    default: return "";
-  }
+  // The common check, a scalar's, by its kind alone (no type built).
+  if (a.form == ir::Annotation::Form::Plain && a.type.kind != ir::TypeKind::Tensor)
+    return ir::kindMatches(staticKind(v), a.type.kind) ? "" : ir::expectation(a);
+  // The value's exact type decides everything but a container's items
+  // (the check type inference makes, so the two give the same reasons).
+  ir::Type t = staticType(v);
+  ir::TypeCheck c = ir::checkType(t, a, bindings);
+  if (c.verdict == ir::Verdict::Pass) return "";
+  if (c.verdict == ir::Verdict::Fail) return c.why;
+  // Undecided: a container of the annotated kind, or a value whose kind
+  // no type names (a range).
+  return t.kind == a.type.kind ? itemsMismatch(v, a, bindings) : ir::expectation(a);
 }
 
 [[noreturn]] void report(SourceLoc at, std::string message, const ir::Annotation& a) {
@@ -127,10 +98,7 @@ void checkArguments(const ir::Function& fn, const std::string& name, const std::
     if (!a) continue;
     std::string why = mismatch(params[i], *a, bindings);
     if (!why.empty())
-      report(callSite,
-             "argument '" + fn.paramNames()[i] + "' of " + name + "() does not match its annotation " + a->str() +
-                 ": got " + describeValue(params[i]) + ", " + why,
-             *a);
+      report(callSite, ir::argumentMismatch(fn, name, i, describeValue(params[i]), why), *a);
   }
 }
 
@@ -140,10 +108,7 @@ void checkResult(const ir::Function& fn, const std::string& name, const Value& r
   if (!a) return;
   std::string why = mismatch(result, *a, bindings);
   if (!why.empty())
-    report(callSite,
-           name + "() returned a value that does not match its return annotation " + a->str() + ": got " +
-               describeValue(result) + ", " + why,
-           *a);
+    report(callSite, ir::resultMismatch(fn, name, describeValue(result), why), *a);
 }
 
 ir::Type signatureType(const ir::Type& t, const std::optional<ir::Annotation>& a) {

@@ -13,12 +13,13 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ir/annotation_check.h"
 #include "ir/ir.h"
 #include "runtime/value.h"
 
 namespace nn::rt {
 
-using DimBindings = std::unordered_map<std::string, int64_t>;
+using DimBindings = ir::SymbolBindings;  // a symbol's size: always known here
 
 // `params` in body-argument order (parameters first).
 void checkArguments(const ir::Function& fn, const std::string& name, const std::vector<Value>& params,

@@ -19,7 +19,7 @@ namespace nn::rt {
 
 // The kind of type a value has, without building the type (a tensor's
 // shape): what the compile cache's fast path compares for a non-tensor.
-static ir::TypeKind staticKind(const Value& v) {
+ir::TypeKind staticKind(const Value& v) {
   switch (v.kind()) {
     case Kind::None: return ir::TypeKind::None;
     case Kind::Bool: return ir::TypeKind::Bool;

@@ -36,8 +36,10 @@ namespace nn::rt {
 class Device;
 class Host;
 
-// The static type of a runtime value as type inference sees it.
+// The static type of a runtime value as type inference sees it, and its
+// kind alone (any for a value no kind names: a range, a slice).
 ir::Type staticType(const Value& v);
+ir::TypeKind staticKind(const Value& v);
 
 // What grad / value_and_grad ask of a function (stdlib/builtins_grad.cpp).
 struct GradientSpec {

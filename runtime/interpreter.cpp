@@ -215,6 +215,8 @@ void Interpreter::node(const ir::Node& n, Frame& f, uint64_t dying) {
     case Op::Const: execConst(n, f); return;
     case Op::LoadGlobal: execLoadGlobal(n, f); return;
     case Op::StoreGlobal: execStoreGlobal(n, f); return;
+    case Op::CheckArgs:
+    case Op::CheckResult: execCheck(n, f); return;
     case Op::ListAppend: execListAppend(n, f, dying); return;
     case Op::Yield:
     case Op::Condition:
@@ -600,6 +602,23 @@ Value Interpreter::callFunction(const Value& fnValue, std::vector<Value>& args,
   --depth_;
   if (annotated) checkResult(fn, fo.name, r, *bindings, loc);
   return r;
+}
+
+// An inlined call's annotation checks, as callFunction makes them: the
+// arguments, or the result after the arguments bind their symbols again.
+void Interpreter::execCheck(const ir::Node& n, Frame& f) {
+  const auto* fn = static_cast<const ir::Function*>(n.executorCache());
+  if (!fn) {
+    fn = ir::checkedFunction(n);
+    if (!fn) fail(n.loc(), "internal error: unknown function @" + n.strAttr("func"));
+    n.setExecutorCache(fn);
+  }
+  size_t first = n.op() == Op::CheckResult ? 1 : 0;
+  ScratchValues params;
+  for (size_t i = first; i < n.operands().size(); ++i) params->push_back(f[n.operand(i)]);
+  DimBindings bindings;
+  checkArguments(*fn, n.strAttr("name"), *params, n.loc(), bindings);
+  if (first) checkResult(*fn, n.strAttr("name"), f[n.operand(0)], bindings, n.loc());
 }
 
 std::optional<Value> Interpreter::callGradient(const Value& fnValue, std::vector<Value> args,

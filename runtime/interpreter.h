@@ -323,6 +323,7 @@ class Interpreter {
   void execConst(const ir::Node& n, Frame& f);
   void execLoadGlobal(const ir::Node& n, Frame& f);
   void execStoreGlobal(const ir::Node& n, Frame& f);
+  void execCheck(const ir::Node& n, Frame& f);
   // The module global a load_global or store_global node names.
   Global& globalOf(const ir::Node& n, Frame& f);
   void execListAppend(const ir::Node& n, Frame& f, uint64_t dying);

@@ -127,7 +127,8 @@ TEST(OpTable, EveryOpHasAGradientRuleOrIsListed) {
       "const", "undef", "builtin", "host_function", "self_closure", "make_closure", "make_dict",
       "make_slice", "format", "str_concat", "bitand", "bitor", "bitxor", "lshift", "rshift", "invert", "not",
       "truth", "is", "is_not", "in", "not_in", "unpack", "call", "call_method", "call_unpacked", "delitem",
-      "iter_len", "list_append", "load_global", "store_global", "import", "assert", "raise", "lost_update", "echo", "if", "loop", "try", "track", "yield", "condition", "return", "autodiff", "saved_item",
+      "iter_len", "list_append", "load_global", "store_global", "import", "assert", "raise",
+      "check_args", "check_result", "lost_update", "echo", "if", "loop", "try", "track", "yield", "condition", "return", "autodiff", "saved_item",
       // formed after autodiff, from ops that have rules
       "fused",
       // tuple-valued: differentiated as slices of x (split, chunk: lower-splits
