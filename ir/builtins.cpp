@@ -53,9 +53,18 @@ constexpr OpAlias kAliases[] = {
 };
 
 const OpAlias* alias(std::string_view name, Trait kind) {
-  for (const OpAlias& a : kAliases)
-    if (a.name == name && (a.kinds & kind)) return &a;
-  return nullptr;
+  // Hashed once, then only read: every call of a tensor builtin asks.
+  static const std::unordered_multimap<std::string_view, const OpAlias*> byName = [] {
+    std::unordered_multimap<std::string_view, const OpAlias*> m;
+    for (const OpAlias& a : kAliases) m.emplace(a.name, &a);
+    return m;
+  }();
+  auto [first, last] = byName.equal_range(name);
+  // The first declared of those of this kind, as a scan of the table finds.
+  const OpAlias* found = nullptr;
+  for (auto it = first; it != last; ++it)
+    if ((it->second->kinds & kind) && (!found || it->second < found)) found = it->second;
+  return found;
 }
 
 }  // namespace

@@ -15,12 +15,19 @@ using ir::Op;
 Value mathUnary(Op op, const Value& x, SourceLoc loc, unsigned consumable) {
   const char* name = ir::opInfo(op).name;
   if (x.isNumber()) {
-    // A Python number: compute at Python's precision and return a number.
+    // A Python number: compute at Python's precision and return a number,
+    // by the kernel a 0-d tensor of it would run (math.sqrt in a loop
+    // calls several per iteration: no value wrappers on the way).
     DType dt = ir::computesInFloat(op) || x.is(Kind::Float) ? DType::F64 : DType::I64;
     ScalarDevice scalar;
-    Tensor t = tensorFromData(x, dt, loc, scalar);
-    Value r = mathUnary(op, makeTensorValue(t), loc);
-    return item(tensorOf(r), loc);
+    UnaryKernel k = op == Op::LogicalNot ? nullptr : scalar.kernels().unary(op, dt);
+    if (!k) return item(tensorOf(mathUnary(op, makeTensorValue(tensorFromData(x, dt, loc, scalar)), loc)), loc);
+    Tensor in = Tensor::empty(dt, {}, scalar);
+    if (dt == DType::F64) *in.data<double>() = x.asFloat();
+    else *in.data<int64_t>() = x.asInt();
+    Tensor out = Tensor::empty(ir::unaryGivesBool(op) ? DType::Bool : dt, {}, scalar);
+    launchUnary(op, scalar, k, in, out, loc);
+    return item(out, loc);
   }
   if (!x.is(Kind::Tensor))
     fail(loc, std::string(name) + "() expects a Tensor or a number, not " + typeName(x));

@@ -116,6 +116,10 @@ Value runTensorOp(Interpreter& interp, ir::Op op, std::vector<Value>& params, So
 
 Value callTensorOp(CallContext& c, ir::Op op, std::vector<Value>& args) {
   const ir::Signature& sig = ir::signatureOf(op);
+  // The common call, f(x) of an op of one parameter (sqrt, isnan, relu):
+  // the argument is the parameter list as it is.
+  if (sig.params.size() == 1 && args.size() == 1 && c.kwnames.empty() && !sig.params[0].variadic)
+    return runTensorOp(c.interp, op, args, c.loc);
   ir::ArgMatch m = ir::matchArguments(sig, args.size(), c.kwnames);
   switch (m.error) {
     case ir::ArgMatch::Error::None: break;
