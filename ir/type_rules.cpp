@@ -33,6 +33,18 @@ Type arith(Op op, Type a, Type b) {
   return Type::any();
 }
 
+// An elementwise tensor op of one Python number (builtin-ops makes them
+// of sqrt(x) and the like): a bool for a test of the element's class, a
+// float where the op computes in float or takes one, else an int, as the
+// runtime computes it (mathUnary).
+std::optional<Type> numberMathType(const Node& n) {
+  if (!hasTrait(n.op(), ELEM) || n.operands().size() != 1) return std::nullopt;
+  TypeKind k = n.operand(0)->type().kind;
+  if (k != TypeKind::Int && k != TypeKind::Float && k != TypeKind::Bool) return std::nullopt;
+  if (unaryGivesBool(n.op())) return Type(TypeKind::Bool);
+  return Type(computesInFloat(n.op()) || k == TypeKind::Float ? TypeKind::Float : TypeKind::Int);
+}
+
 }  // namespace
 
 Type resultType(const Node& n, size_t i) {
@@ -47,8 +59,10 @@ Type resultType(const Node& n, size_t i) {
   if (n.op() != Op::Is && n.op() != Op::IsNot && n.op() != Op::In && n.op() != Op::NotIn)
     if (auto t = tensorResultType(n)) return *t;
   switch (n.info().typeRule) {
-    case TypeRule::Unknown:
     case TypeRule::Shape:  // a tensor op on no tensor: its rule gave nothing
+      if (auto t = numberMathType(n)) return *t;
+      return Type::any();
+    case TypeRule::Unknown:
     case TypeRule::Merge: return Type::any();
     case TypeRule::None_: return {TypeKind::None};
     case TypeRule::Literal: return literalType(n);

@@ -7,7 +7,9 @@
 //     maximum, where, pow, matmul) when it has no keywords, the op's arity
 //     and at least one tensor operand (known from type inference): its
 //     positional arguments become the operands. Builtins of the same name
-//     on Python numbers keep Python's semantics by staying calls;
+//     on Python numbers keep Python's semantics by staying calls, except
+//     the tensor library's own unary functions (FUNC: sqrt, isnan), which
+//     run the op on a number as on a tensor;
 //   - any other tensor op when its arguments bind to the op's signature
 //     (ir/op_args.h) and every attribute is a constant: the operand
 //     parameters become the operands in signature order (an absent one a
@@ -78,6 +80,15 @@ void methodToBuiltin(ir::Block& b, ir::Node& n, ir::Op op, Nodes& out) {
   out.push_back(std::move(builtin));
 }
 
+// A tensor library's elementwise function of one Python number (sqrt(x),
+// isnan(x) of a float): its builtin runs the op as its node does (the
+// op's one execute entry), so it may be the node, typed by its rule.
+bool numberMath(ir::Op op, const std::vector<ir::Value*>& args) {
+  if (!ir::isTensorOp(op) || !ir::hasTrait(op, ir::FUNC) || args.size() != 1) return false;
+  ir::TypeKind k = args[0]->type().kind;
+  return k == ir::TypeKind::Int || k == ir::TypeKind::Float || k == ir::TypeKind::Bool;
+}
+
 // Positional-only ops: elementwise ones and language ops as functions.
 std::unique_ptr<ir::Node> positionalOp(ir::Op op, const ir::Node& n, const std::vector<ir::Value*>& args,
                                        const std::vector<std::string>& kw) {
@@ -87,7 +98,7 @@ std::unique_ptr<ir::Node> positionalOp(ir::Op op, const ir::Node& n, const std::
     return nullptr;
   bool tensor = false;
   for (const ir::Value* v : args) tensor |= v->type().isTensor();
-  if (!tensor) return nullptr;
+  if (!tensor && !numberMath(op, args)) return nullptr;
   auto node = std::make_unique<ir::Node>(op, n.loc());
   for (ir::Value* v : args) node->addOperand(v);
   return node;
@@ -307,6 +318,7 @@ bool rewriteBlock(ir::Block& b) {
     if (!replacement) replacement = opFor(b, n, method, out);
     if (replacement) {
       replacement->adoptResults(n);
+      replacement->setInlinedAt(n.inlinedAt());  // an error in it names the calls it was inlined through
       replacement->setParent(&b);
       out.push_back(std::move(replacement));
       changed = true;

@@ -7,6 +7,7 @@
 #include <iomanip>
 #include <ostream>
 #include <sstream>
+#include <unordered_set>
 
 #include "ir/clone.h"
 #include "passes/passes.h"
@@ -108,40 +109,27 @@ static void splitMethodCall(ir::Node* cm) {
   }
 }
 
-// Nothing in `b` depends on the module it was written in: it reads and
-// writes no global and makes no closure (whose function is named in its
-// own graph), so a copy of it means the same in another module's graph.
-static bool selfContained(const ir::Block& b) {
-  for (const auto& n : b.nodes()) {
-    switch (n->op()) {
-      case ir::Op::LoadGlobal:
-      case ir::Op::StoreGlobal:
-      case ir::Op::MakeClosure:
-      case ir::Op::SelfClosure:
-      case ir::Op::Import: return false;
-      default: break;
-    }
-    for (size_t k = 0; k < n->numBlocks(); ++k)
-      if (!selfContained(*n->block(k))) return false;
+// Replaces the node `n` of its block by `node`, which takes its results.
+static void replaceNode(ir::Node* n, std::unique_ptr<ir::Node> node) {
+  ir::Block& b = *n->parent();
+  for (auto& owned : b.mutableNodes()) {
+    if (owned.get() != n) continue;
+    node->setInlinedAt(n->inlinedAt());
+    node->adoptResults(*n);
+    node->setParent(&b);
+    owned = std::move(node);
+    return;
   }
-  return true;
 }
 
 // Replaces the node `n` of its block by `make_closure {func, name}` of the
 // same results.
 static void becomeClosure(ir::Node* n, const std::string& func, const std::string& name) {
-  ir::Block& b = *n->parent();
-  for (auto& owned : b.mutableNodes()) {
-    if (owned.get() != n) continue;
-    auto mk = std::make_unique<ir::Node>(ir::Op::MakeClosure, n->loc());
-    mk->setAttr("func", func);
-    mk->setAttr("name", name);
-    mk->setAttr("ndefaults", int64_t(0));
-    mk->adoptResults(*n);
-    mk->setParent(&b);
-    owned = std::move(mk);
-    return;
-  }
+  auto mk = std::make_unique<ir::Node>(ir::Op::MakeClosure, n->loc());
+  mk->setAttr("func", func);
+  mk->setAttr("name", name);
+  mk->setAttr("ndefaults", int64_t(0));
+  replaceNode(n, std::move(mk));
 }
 
 // A global holding a plain function (no captures, no defaults, not
@@ -153,17 +141,131 @@ static const FunctionObj* plainFunction(const Value* g, const ModuleInstance& mo
   return &f;
 }
 
+namespace {
+
+// Copies of an imported module's functions in a version's graph, so that
+// the inliner can inline them (`math.sqrt(x)`, `from nn import mlp`). A
+// copy reads the module's globals as the original would only where the
+// global holds a plain function of that module (its load becomes the
+// make_closure of that function's copy) or a builtin (`_sqrt = sqrt`: its
+// load becomes the builtin), each only called; every such global is bound
+// (the version is recompiled if it is rebound). A function that stores a
+// global, imports, makes a closure, calls itself or reads any other global
+// is not copied.
+class ImportedCopies {
+ public:
+  ImportedCopies(ir::Graph& graph, Host& host) : graph_(graph), host_(host) {}
+
+  struct Read {
+    std::string name;  // module.global, for --explain-recompile
+    const Object* value;
+    const Global* entry;
+  };
+  std::vector<Read> reads;  // the globals the copies read
+
+  // The name of f's copy ("module..function"), empty when it has none.
+  std::string copy(const FunctionObj& f) {
+    ModuleInstance& from = *f.module;
+    const ir::Function& fn = *f.fn;
+    if (auto it = copied_.find(&fn); it != copied_.end()) return it->second;
+    if (!visiting_.insert(&fn).second) return "";  // it calls itself
+    Bound bound;
+    std::vector<Read> own;
+    bool ok = collect(*fn.body(), *fn.body(), from, bound, own);
+    visiting_.erase(&fn);
+    std::string qualified = ok ? from.name() + ".." + fn.name() : "";
+    if (ok) {
+      if (!graph_.function(qualified)) bindLoads(*ir::cloneFunction(fn, graph_, qualified)->body(), bound);
+      reads.insert(reads.end(), own.begin(), own.end());
+    }
+    copied_[&fn] = qualified;
+    return qualified;
+  }
+
+ private:
+  // A global the copy binds -> (the function's copy, its name), or ("",
+  // the builtin).
+  using Bound = std::unordered_map<std::string, std::pair<std::string, std::string>>;
+
+  bool collect(const ir::Block& b, const ir::Block& body, ModuleInstance& from, Bound& bound, std::vector<Read>& own) {
+    for (const auto& n : b.nodes()) {
+      switch (n->op()) {
+        case ir::Op::StoreGlobal:
+        case ir::Op::MakeClosure:
+        case ir::Op::SelfClosure:
+        case ir::Op::Import: return false;
+        case ir::Op::LoadGlobal: {
+          const std::string& name = n->strAttr("name");
+          if (bound.count(name)) break;
+          Value* g = from.findGlobal(name);
+          if (!g || !onlyCalled(n->result(0), body)) return false;
+          if (const FunctionObj* callee = plainFunction(g, from)) {
+            std::string q = copy(*callee);
+            if (q.empty()) return false;
+            bound[name] = {q, callee->name};
+          } else if (std::string builtin = builtinHeld(*g); !builtin.empty()) {
+            bound[name] = {"", builtin};
+          } else {
+            return false;
+          }
+          own.push_back({from.name() + "." + name, g->ptr(), &from.entry(name)});
+          break;
+        }
+        default: break;
+      }
+      for (size_t k = 0; k < n->numBlocks(); ++k)
+        if (!collect(*n->block(k), body, from, bound, own)) return false;
+    }
+    return true;
+  }
+
+  // The name of the builtin g holds, when it is the one a `builtin` node
+  // of that name makes (not a host application's function), else empty.
+  std::string builtinHeld(const Value& g) {
+    if (!g.is(Kind::Builtin)) return "";
+    const BuiltinObj& b = g.as<BuiltinObj>();
+    try {
+      Value same = host_.builtin(b.name, {});
+      if (same.is(Kind::Builtin) && same.as<BuiltinObj>().fn == b.fn) return b.name;
+    } catch (const NnError&) {
+    }
+    return "";
+  }
+
+  static void bindLoads(ir::Block& b, const Bound& bound) {
+    std::vector<ir::Node*> loads;
+    collectGlobalLoads(b, loads);
+    for (ir::Node* n : loads) {
+      const auto& [func, name] = bound.at(n->strAttr("name"));
+      if (!func.empty()) {
+        becomeClosure(n, func, name);
+        continue;
+      }
+      auto builtin = std::make_unique<ir::Node>(ir::Op::Builtin, n->loc());
+      builtin->setAttr("name", name);
+      replaceNode(n, std::move(builtin));
+    }
+  }
+
+  ir::Graph& graph_;
+  Host& host_;
+  std::unordered_map<const ir::Function*, std::string> copied_;
+  std::unordered_set<const ir::Function*> visiting_;
+};
+
+}  // namespace
+
 std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy, const ir::Function& original,
                                                              ModuleInstance& module) {
   std::vector<Binding> bound;
   std::vector<ir::Node*> loads;
   collectGlobalLoads(*copy.body(), loads);
   // `mod.f(...)` with `mod` an imported module and f a plain function of
-  // it whose body is self-contained: a copy of f joins this version's
-  // graph (named "mod..f", which no front-end name can be) so that the
-  // inliner can inline it; the version is recompiled if either global is
-  // rebound.
-  ir::Graph& graph = *copy.graph();
+  // it that ImportedCopies can copy: the copy joins this version's graph
+  // (named "mod..f", which no front-end name can be) so that the inliner
+  // can inline it; the version is recompiled if either global, or one the
+  // copies read, is rebound.
+  ImportedCopies imports(*copy.graph(), host_);
   for (ir::Node* n : loads) {
     Value* g = module.findGlobal(n->strAttr("name"));
     if (!g || !g->is(Kind::Module)) continue;
@@ -178,11 +280,9 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
       std::string attr = get->strAttr("name");
       Value* fv = imported->findGlobal(attr);
       const FunctionObj* target = plainFunction(fv, *imported);
-      if (!target || target->fn == &original || !selfContained(*target->fn->body()) ||
-          !onlyCalled(get->result(0), *copy.body()))
-        continue;
-      std::string qualified = imported->name() + ".." + target->fn->name();
-      if (!graph.function(qualified)) ir::cloneFunction(*target->fn, graph, qualified);
+      if (!target || target->fn == &original || !onlyCalled(get->result(0), *copy.body())) continue;
+      std::string qualified = imports.copy(*target);
+      if (qualified.empty()) continue;
       becomeClosure(get, qualified, target->name);
       bound.push_back({n->strAttr("name"), fv->ptr(), attr});
     }
@@ -203,18 +303,19 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
     // One imported by `from mod import f`: copied in as above.
     const FunctionObj* imported = g && g->is(Kind::Function) ? &g->as<FunctionObj>() : nullptr;
     if (!imported || !imported->module || imported->module == &module ||
-        plainFunction(g, *imported->module) != imported || !selfContained(*imported->fn->body()))
+        plainFunction(g, *imported->module) != imported)
       continue;
-    std::string qualified = imported->module->name() + ".." + imported->fn->name();
-    if (!graph.function(qualified)) ir::cloneFunction(*imported->fn, graph, qualified);
+    std::string qualified = imports.copy(*imported);
+    if (qualified.empty()) continue;
     becomeClosure(n, qualified, imported->name);
     bound.push_back({name, g->ptr(), "", &module.entry(name)});
   }
+  for (const ImportedCopies::Read& r : imports.reads) bound.push_back({r.name, r.value, "", r.entry, true});
   return bound;
 }
 
 bool CompileCache::bindingCurrent(const Binding& b, ModuleInstance& module) {
-  if (b.entry && b.entry->owner == &module) return b.entry->bound && b.entry->value.ptr() == b.function;
+  if (b.entry && (b.foreign || b.entry->owner == &module)) return b.entry->bound && b.entry->value.ptr() == b.function;
   Value* g = module.findGlobal(b.name);
   if (!b.attr.empty()) {
     ModuleInstance* imported = g && g->is(Kind::Module) ? g->as<ModuleObj>().module : nullptr;

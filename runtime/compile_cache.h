@@ -97,6 +97,9 @@ class CompileCache {
     // version (entries are never removed), so a call checks it without
     // hashing the name.
     const Global* entry = nullptr;
+    // `entry` is a global of an imported module that a copy of one of its
+    // functions read (`name` is module.global).
+    bool foreign = false;
   };
   struct Version {
     std::vector<ir::Type> signature;
@@ -147,7 +150,7 @@ class CompileCache {
   // Starts a version with a statement of each tensor parameter's device
   // (devices[i], null: none).
   static void seedParameterDevices(ir::Function& f, const std::vector<const Device*>& devices);
-  static std::vector<Binding> bindGlobals(ir::Function& copy, const ir::Function& original, ModuleInstance& module);
+  std::vector<Binding> bindGlobals(ir::Function& copy, const ir::Function& original, ModuleInstance& module);
   static std::string staleBinding(const std::vector<Binding>& bindings, ModuleInstance& module);
   // Whether global `b` of `module` still holds the function bound.
   static bool bindingCurrent(const Binding& b, ModuleInstance& module);

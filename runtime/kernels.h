@@ -344,6 +344,11 @@ class KernelTable {
 // and of the tensor math ops (kernels_cpu_math.cpp).
 void registerCpuElementwiseKernels(KernelTable& r);
 void registerCpuMathKernels(KernelTable& r);
+// A Python float's elementwise math, computed as an f64 tensor's CPU
+// kernel computes an element (runtime/float_unary.def declares both):
+// nullopt where op is not such math (floatUnary) or test (floatTest).
+std::optional<double> floatUnary(ir::Op op, double x);
+std::optional<bool> floatTest(ir::Op op, double x);
 // ... of matmul, softmax and normalisation
 // (kernels_cpu_nn.cpp: oneDNN for f32, loops for the other dtypes), of the
 // reductions (kernels_cpu_reduce.cpp) and of copies, gather and

@@ -21,47 +21,14 @@ using ir::Op;
 
 template <class T>
 void registerFloat(KernelTable& r) {
-  NN_UNARY(Exp, T, std::exp(x));
-  NN_UNARY(Log, T, std::log(x));
-  NN_UNARY(Sqrt, T, std::sqrt(x));
-  NN_UNARY(Rsqrt, T, T(1) / std::sqrt(x));
-  NN_UNARY(Sin, T, std::sin(x));
-  NN_UNARY(Cos, T, std::cos(x));
-  NN_UNARY(Tanh, T, std::tanh(x));
-  NN_UNARY(Sigmoid, T, T(1) / (T(1) + std::exp(-x)));
-  // gelu with the exact erf form (PyTorch's default).
-  NN_UNARY(Gelu, T, T(0.5) * x * (T(1) + std::erf(x / std::sqrt(T(2)))));
-  NN_UNARY(Erf, T, std::erf(x));
-  NN_UNARY(Silu, T, x / (T(1) + std::exp(-x)));
-  // softplus(x) = log(1 + e^x), linear past 20 as in PyTorch.
-  NN_UNARY(Softplus, T, x > T(20) ? x : std::log1p(std::exp(x)));
-  NN_UNARY(Log1p, T, std::log1p(x));
-  NN_UNARY(Expm1, T, std::expm1(x));
-  NN_UNARY(Tan, T, std::tan(x));
-  NN_UNARY(Atan, T, std::atan(x));
-  NN_UNARY(Reciprocal, T, T(1) / x);
-  NN_UNARY(Log2, T, std::log2(x));
-  NN_UNARY(Log10, T, std::log10(x));
-  NN_UNARY(Sinh, T, std::sinh(x));
-  NN_UNARY(Cosh, T, std::cosh(x));
-  NN_UNARY(Asin, T, std::asin(x));
-  NN_UNARY(Acos, T, std::acos(x));
-  NN_UNARY(Square, T, x * x);
-  NN_UNARY(Floor, T, std::floor(x));
-  NN_UNARY(Ceil, T, std::ceil(x));
-  NN_UNARY(Round, T, std::nearbyint(x));  // halves to even
-  NN_UNARY(Abs, T, std::fabs(x));
-  NN_UNARY(Sign, T, std::isnan(x) ? x : T((x > 0) - (x < 0)));
-  NN_UNARY(Relu, T, std::isnan(x) ? x : (x > 0 ? x : T(0)));
-  r.addUnary(Op::IsNan, dtypeOf<T>(), [](const Tensor& a, Tensor& o, SourceLoc) {
-    unaryLoop<T, bool>(a, o, [](T x) { return std::isnan(x); });
+#define FLOAT_UNARY(OPNAME, EXPR) NN_UNARY(OPNAME, T, EXPR);
+#define FLOAT_TEST(OPNAME, EXPR)                                                                   \
+  r.addUnary(Op::OPNAME, dtypeOf<T>(), [](const Tensor& a, Tensor& o, SourceLoc) {                 \
+    unaryLoop<T, bool>(a, o, [](T x) { return EXPR; });                                            \
   });
-  r.addUnary(Op::IsInf, dtypeOf<T>(), [](const Tensor& a, Tensor& o, SourceLoc) {
-    unaryLoop<T, bool>(a, o, [](T x) { return std::isinf(x); });
-  });
-  r.addUnary(Op::IsFinite, dtypeOf<T>(), [](const Tensor& a, Tensor& o, SourceLoc) {
-    unaryLoop<T, bool>(a, o, [](T x) { return std::isfinite(x); });
-  });
+#include "runtime/float_unary.def"
+#undef FLOAT_UNARY
+#undef FLOAT_TEST
 }
 
 // The element class tests of a type without NaN or infinities (integers,
@@ -186,6 +153,31 @@ void registerCpuMathKernels(KernelTable& r) {
   // On bools, logical and/or are the & and | kernels.
   r.addBinary(Op::LogicalAnd, DType::Bool, r.binary(Op::BitAnd, DType::Bool));
   r.addBinary(Op::LogicalOr, DType::Bool, r.binary(Op::BitOr, DType::Bool));
+}
+
+std::optional<double> floatUnary(Op op, double x) {
+  using T = double;
+  switch (op) {
+#define FLOAT_UNARY(OPNAME, EXPR) \
+  case Op::OPNAME: return static_cast<T>(EXPR);
+#define FLOAT_TEST(OPNAME, EXPR)
+#include "runtime/float_unary.def"
+#undef FLOAT_UNARY
+#undef FLOAT_TEST
+    default: return std::nullopt;
+  }
+}
+
+std::optional<bool> floatTest(Op op, double x) {
+  switch (op) {
+#define FLOAT_UNARY(OPNAME, EXPR)
+#define FLOAT_TEST(OPNAME, EXPR) \
+  case Op::OPNAME: return EXPR;
+#include "runtime/float_unary.def"
+#undef FLOAT_UNARY
+#undef FLOAT_TEST
+    default: return std::nullopt;
+  }
 }
 
 }  // namespace nn::rt

@@ -16,9 +16,14 @@ Value mathUnary(Op op, const Value& x, SourceLoc loc, unsigned consumable) {
   const char* name = ir::opInfo(op).name;
   if (x.isNumber()) {
     // A Python number: compute at Python's precision and return a number,
-    // by the kernel a 0-d tensor of it would run (math.sqrt in a loop
-    // calls several per iteration: no value wrappers on the way).
+    // as the kernel a 0-d tensor of it would run computes it (math.sqrt in
+    // a loop makes several such calls per iteration: a float's need no
+    // tensor at all).
     DType dt = ir::computesInFloat(op) || x.is(Kind::Float) ? DType::F64 : DType::I64;
+    if (dt == DType::F64) {
+      if (std::optional<double> r = floatUnary(op, x.asFloat())) return Value::real(*r);
+      if (std::optional<bool> r = floatTest(op, x.asFloat())) return Value::boolean(*r);
+    }
     ScalarDevice scalar;
     UnaryKernel k = op == Op::LogicalNot ? nullptr : scalar.kernels().unary(op, dt);
     if (!k) return item(tensorOf(mathUnary(op, makeTensorValue(tensorFromData(x, dt, loc, scalar)), loc)), loc);

@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 
+#include "runtime/kernels.h"
 #include "runtime/scalar_ops.h"
 #include "runtime/tensor_ops.h"
 #include "runtime/nn_ops.h"
@@ -505,6 +507,32 @@ TEST(Kernels, UnaryMathMatchesReferenceLoops) {
       ASSERT_NEAR(out.flatAsDouble(i), want, 1e-6 * std::fabs(want) + 1e-7) << nn::ir::opInfo(c.op).name << " at " << i;
     }
   }
+}
+
+// A Python float's math (computed without a tensor) and a 0-d f64
+// tensor's give the same bits, for every op float_unary.def declares.
+TEST(Kernels, FloatMathMatchesTheF64KernelBitForBit) {
+  const double xs[] = {-3.7, -1.0, -0.5, -0.0, 0.0, 0.3, 0.5, 1.0, 2.25, 20.5, 700.0, 1e300, INFINITY, -INFINITY, NAN};
+  int ops = 0;
+  for (size_t k = 0; k < nn::ir::kNumOps; ++k) {
+    Op op = static_cast<Op>(k);
+    if (!floatUnary(op, 1.0) && !floatTest(op, 1.0)) continue;
+    ++ops;
+    for (double v : xs) {
+      Tensor in = Tensor::empty(DType::F64, {}, testDevice());
+      *in.data<double>() = v;
+      Value kernel = item(tensorOf(mathUnary(op, makeTensorValue(in), {})), {});
+      Value number = mathUnary(op, Value::real(v), {});
+      ASSERT_EQ(kernel.kind(), number.kind()) << nn::ir::opInfo(op).name << "(" << v << ")";
+      if (kernel.is(Kind::Bool)) {
+        EXPECT_EQ(kernel.asBool(), number.asBool()) << nn::ir::opInfo(op).name << "(" << v << ")";
+        continue;
+      }
+      double a = kernel.asFloat(), b = number.asFloat();
+      EXPECT_EQ(std::memcmp(&a, &b, sizeof a), 0) << nn::ir::opInfo(op).name << "(" << v << "): " << a << " vs " << b;
+    }
+  }
+  EXPECT_EQ(ops, 33);  // the 30 of float math and the 3 tests
 }
 
 TEST(Kernels, BinaryMathAndWhereMatchReferenceLoops) {
