@@ -77,6 +77,9 @@ bool builtinOps(ir::Graph& g, PassContext& ctx);
 // Nodes over constants become constants, computed by the runtime.
 bool foldConstants(ir::Graph& g, PassContext& ctx);
 
+// An `if` on a constant becomes the branch it takes.
+bool foldIfs(ir::Graph& g, PassContext& ctx);
+
 // Exact algebraic identities (x*1, x-0, -(-x), x/2^k, (x.T).T, ...).
 bool simplify(ir::Graph& g, PassContext& ctx);
 

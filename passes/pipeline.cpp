@@ -20,10 +20,14 @@ const std::vector<PassInfo>& pipeline() {
       // may run user code asks their types).
       {"promote-globals", promoteGlobals},
       // Again: a loop's call of a module-level function now calls the
-      // function's make_closure.
+      // function's make_closure, and the calls in the bodies inlined first
+      // (an imported function's helpers) are inlined; their loops unroll.
       {"inline", inlineCalls},
+      {"unroll-loops", unrollLoops},
+      {"forward-elements", forwardElements},
       {"infer-types", inferTypes},
       {"fold-constants", foldConstants},
+      {"fold-ifs", foldIfs},
       {"infer-types", inferTypes},
       // Once the range's arguments are typed; unroll-loops has taken the
       // ranges of a length known at compile time.
