@@ -205,7 +205,10 @@ Value* Lowerer::functionValue(const std::string& name, const std::vector<Param>&
   for (const Param& p : params) {
     std::optional<ir::Annotation> a;
     if (p.annotation) a = annotationOf(*p.annotation);
-    Value* v = fn->addParam(p.name, a ? a->type : ir::Type::any(), p.kind);
+    // The parameter's type is what every value its annotation admits has:
+    // an `int` admits a bool and a `float` an int, as in Python.
+    bool exact = a && a->type.kind != ir::TypeKind::Int && a->type.kind != ir::TypeKind::Float;
+    Value* v = fn->addParam(p.name, exact ? a->type : ir::Type::any(), p.kind);
     if (a) fn->setParamAnnotation(fn->numParams() - 1, std::move(*a));
     env_[p.name] = placed(v, p.loc);  // a tensor argument enters the function's device
   }

@@ -11,7 +11,8 @@
 //
 // Shape facts fold too: `x.ndim` and `x.shape[k]` (k a constant) become
 // constants when x's type knows them, so shape arithmetic in a specialised
-// function is typed (an int, not any) and folds further.
+// function is typed (an int, not any) and folds further; so does `type(x)`
+// (a type check of an argument in a version for its type).
 //
 // Never folded: effects; nodes whose evaluation raises (1 // 0 stays, to
 // fail at run time at its own location); results that are NaN (kept as a
@@ -22,6 +23,7 @@
 // an evaluator the pass changes nothing.
 #include <memory>
 
+#include "ir/builtins.h"
 #include "ir/type_rules.h"
 #include "passes/effects.h"
 #include "passes/passes.h"
@@ -58,11 +60,36 @@ std::optional<int64_t> shapeFact(const ir::Node& n) {
   return (*s)[at].size;
 }
 
+// The value of `type(x)` when x's type names its runtime type (the names
+// runtime typeName gives; a function's depends on its kind, unknown here).
+std::optional<std::string> typeFact(const ir::Node& n) {
+  if (n.op() != ir::Op::Call || n.operands().size() != 2 || !n.strListAttr("kw").empty() ||
+      ir::calledFunction(n) != ir::Builtin::Type)
+    return std::nullopt;
+  switch (n.operand(1)->type().kind) {
+    case ir::TypeKind::Int: return "int";
+    case ir::TypeKind::Float: return "float";
+    case ir::TypeKind::Bool: return "bool";
+    case ir::TypeKind::Str: return "str";
+    case ir::TypeKind::None: return "NoneType";
+    case ir::TypeKind::Tuple: return "tuple";
+    case ir::TypeKind::List: return "list";
+    case ir::TypeKind::Dict: return "dict";
+    case ir::TypeKind::Tensor: return "Tensor";
+    default: return std::nullopt;
+  }
+}
+
 bool foldBlock(ir::Block& b, ConstantEvaluator evaluate) {
   bool changed = false;
   for (auto& owned : b.mutableNodes()) {
     ir::Node& n = *owned;
     for (size_t i = 0; i < n.numBlocks(); ++i) changed |= foldBlock(*n.block(i), evaluate);
+    if (std::optional<std::string> name = typeFact(n)) {
+      owned = constantFor(b, n, *name);
+      changed = true;
+      continue;
+    }
     if (n.op() == ir::Op::Const || n.numBlocks() > 0 || n.numResults() != 1 || n.operands().empty() ||
         ir::hasTrait(n.op(), ir::TERM) || hasEffect(n) || n.op() == ir::Op::Call)
       continue;
