@@ -1,9 +1,7 @@
 // Annotation checks (see annotations.h).
 #include "runtime/annotations.h"
 
-#include "ir/annotation_check.h"
 #include "runtime/compile_cache.h"
-
 #include "runtime/tensor.h"
 #include "runtime/tensor_ops.h"
 

@@ -16,23 +16,15 @@ Value mathUnary(Op op, const Value& x, SourceLoc loc, unsigned consumable) {
   const char* name = ir::opInfo(op).name;
   if (x.isNumber()) {
     // A Python number: compute at Python's precision and return a number,
-    // as the kernel a 0-d tensor of it would run computes it (math.sqrt in
-    // a loop makes several such calls per iteration: a float's need no
-    // tensor at all).
+    // as a 0-d tensor's kernel computes it; a float's math (math.sqrt in a
+    // loop makes several such calls per iteration) without the tensor.
     DType dt = ir::computesInFloat(op) || x.is(Kind::Float) ? DType::F64 : DType::I64;
     if (dt == DType::F64) {
       if (std::optional<double> r = floatUnary(op, x.asFloat())) return Value::real(*r);
       if (std::optional<bool> r = floatTest(op, x.asFloat())) return Value::boolean(*r);
     }
     ScalarDevice scalar;
-    UnaryKernel k = op == Op::LogicalNot ? nullptr : scalar.kernels().unary(op, dt);
-    if (!k) return item(tensorOf(mathUnary(op, makeTensorValue(tensorFromData(x, dt, loc, scalar)), loc)), loc);
-    Tensor in = Tensor::empty(dt, {}, scalar);
-    if (dt == DType::F64) *in.data<double>() = x.asFloat();
-    else *in.data<int64_t>() = x.asInt();
-    Tensor out = Tensor::empty(ir::unaryGivesBool(op) ? DType::Bool : dt, {}, scalar);
-    launchUnary(op, scalar, k, in, out, loc);
-    return item(out, loc);
+    return item(tensorOf(mathUnary(op, makeTensorValue(tensorFromData(x, dt, loc, scalar)), loc)), loc);
   }
   if (!x.is(Kind::Tensor))
     fail(loc, std::string(name) + "() expects a Tensor or a number, not " + typeName(x));
