@@ -26,12 +26,14 @@ const std::vector<PassInfo>& pipeline() {
       {"unroll-loops", unrollLoops},
       {"forward-elements", forwardElements},
       {"infer-types", inferTypes},
+      // Once the range's arguments are typed; unroll-loops has taken the
+      // ranges of a length known at compile time. Before folding, which
+      // then knows a loop's item is an int (`type(i)`).
+      {"range-items", rangeItems},
+      {"infer-types", inferTypes},
       {"fold-constants", foldConstants},
       {"fold-ifs", foldIfs},
       {"infer-types", inferTypes},
-      // Once the range's arguments are typed; unroll-loops has taken the
-      // ranges of a length known at compile time.
-      {"range-items", rangeItems},
       {"builtin-ops", builtinOps},
       {"infer-types", inferTypes},
       // Slices are typed and differentiable where a split's list is not;

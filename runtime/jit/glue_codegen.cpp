@@ -1,8 +1,9 @@
 // Native code for the static glue of a compiled loop: the loop's control
 // flow (its cond and body, nested ifs and loops), its scalar int, float
-// and bool arithmetic and comparisons, and `float()` of a one-element
-// tensor (of a small full sum or mean: computed without the 0-d tensor)
-// become one LLVM function, so an iteration makes no per-node dispatch for
+// and bool arithmetic and comparisons, a float's sqrt and isnan, isinf and
+// isfinite, `float()` of a number, and `float()` of a one-element tensor
+// (of a small full sum or mean: computed without the 0-d tensor) become
+// one LLVM function, so an iteration makes no per-node dispatch for
 // them; a for loop's reads of its iterable's length and items are one
 // direct call each (GlueApi::iterLen, iterItem), as is a store_global of a
 // scalar (GlueApi::storeGlobal: a module-level loop's variables). Every
@@ -84,12 +85,20 @@ bool directItem(const ir::Node& n) { return n.op() == Op::IterItem && n.operand(
 // A store_global of a scalar: from its register, with one direct call.
 bool directStore(const ir::Node& n) { return n.op() == Op::StoreGlobal && isScalar(n.operand(0)->type()); }
 
+// `float(x)` of a Python number.
+bool floatOfNumber(const ir::Node& n) {
+  if (n.op() != Op::Call || n.operands().size() != 2 || ir::calledFunction(n) != ir::Builtin::Float ||
+      !n.strListAttr("kw").empty() || n.result(0)->type().kind != TypeKind::Float)
+    return false;
+  return isScalar(n.operand(1)->type());
+}
+
 // Whether the glue computes node n itself (no blocks: ifs and loops are
 // decided by `structured`).
 bool nativeScalar(const ir::Node& n) {
   if (n.numBlocks() != 0 || n.numResults() != 1) return false;
   if (n.op() == Op::Const) return nativeConst(n);
-  if (n.op() == Op::Call) return floatOfItem(n);
+  if (n.op() == Op::Call) return floatOfItem(n) || floatOfNumber(n);
   if (n.op() == Op::IterLen) return n.result(0)->type().kind == TypeKind::Int;
   auto kind = [&](size_t i) { return n.operand(i)->type().kind; };
   TypeKind r = n.result(0)->type().kind;
@@ -115,6 +124,12 @@ bool nativeScalar(const ir::Node& n) {
       return r == TypeKind::Bool && kind(0) == kind(1) && (kind(0) == TypeKind::Int || kind(0) == TypeKind::Float);
     case Op::Not: return kind(0) == TypeKind::Bool && r == TypeKind::Bool;
     case Op::Neg: return (kind(0) == TypeKind::Int || kind(0) == TypeKind::Float) && r == kind(0);
+    // A float's math whose instruction is the kernel's own result
+    // (float_unary.def): IEEE sqrt and the tests of its class.
+    case Op::Sqrt: return kind(0) == TypeKind::Float && r == TypeKind::Float;
+    case Op::IsNan:
+    case Op::IsInf:
+    case Op::IsFinite: return kind(0) == TypeKind::Float && r == TypeKind::Bool;
     default: return false;
   }
 }
@@ -410,6 +425,7 @@ class GlueEmitter {
 
   llvm::Value* toFloat(const ir::Value* v) {
     llvm::Value* r = scalar(v);
+    if (v->type().kind == TypeKind::Bool) return b_.CreateUIToFP(r, f64_);  // True is 1.0
     return v->type().kind == TypeKind::Float ? r : b_.CreateSIToFP(r, f64_);
   }
 
@@ -468,7 +484,19 @@ class GlueEmitter {
         }
         return f ? b_.CreateFCmp(p, x, y) : b_.CreateICmp(p, x, y);
       }
-      case Op::Call: return emitFloatOfItem(n);
+      case Op::Call: return floatOfNumber(n) ? toFloat(n.operand(1)) : emitFloatOfItem(n);
+      case Op::Sqrt: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, scalar(n.operand(0)));
+      case Op::IsNan: {
+        llvm::Value* x = scalar(n.operand(0));
+        return b_.CreateFCmpUNO(x, x);
+      }
+      case Op::IsInf:
+      case Op::IsFinite: {
+        llvm::Value* magnitude = b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, scalar(n.operand(0)));
+        llvm::Value* inf = llvm::ConstantFP::getInfinity(f64_);
+        // Ordered: a NaN is neither.
+        return n.op() == Op::IsInf ? b_.CreateFCmpOEQ(magnitude, inf) : b_.CreateFCmpOLT(magnitude, inf);
+      }
       case Op::IterLen: return call(kIterLen, i64_, {u32(n.operand(0)->id())});
       case Op::Not: return b_.CreateNot(scalar(n.operand(0)));
       case Op::Neg: {
