@@ -110,6 +110,12 @@ bool mayRaise(const ir::Node& n) {
   if (n.numBlocks() > 0 || n.op() == Op::Loop) return blockMayRaise(n, [](const ir::Node& m) { return mayRaise(m); });
   // An annotation check whose operand types prove it passes.
   if (n.op() == Op::CheckArgs || n.op() == Op::CheckResult) return ir::checkCall(n).verdict != ir::Verdict::Pass;
+  // A for loop's view of a list, tuple, dict or str (any other iterable
+  // may not be one).
+  if (n.op() == Op::Iter) {
+    TypeKind k = n.operand(0)->type().kind;
+    return k != TypeKind::List && k != TypeKind::Tuple && k != TypeKind::Dict && k != TypeKind::Str;
+  }
   // A tensor's method: looking it up makes a bound method and cannot fail.
   if (n.op() == Op::GetAttr) {
     if (!n.operand(0)->type().isTensor()) return true;

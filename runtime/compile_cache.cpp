@@ -58,6 +58,17 @@ static bool onlyCalled(const ir::Value* v, const ir::Block& b) {
   return true;
 }
 
+// Nothing in `b` reads `v`.
+static bool unused(const ir::Value* v, const ir::Block& b) {
+  for (const auto& n : b.nodes()) {
+    for (const ir::Value* o : n->operands())
+      if (o == v) return false;
+    for (size_t k = 0; k < n->numBlocks(); ++k)
+      if (!unused(v, *n->block(k))) return false;
+  }
+  return true;
+}
+
 // The `getattr` nodes reading an attribute of `v`.
 static void collectAttrReads(ir::Block& b, const ir::Value* v, std::vector<ir::Node*>& out) {
   for (const auto& n : b.nodes()) {
@@ -266,6 +277,7 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
   // can inline it; the version is recompiled if either global, or one the
   // copies read, is rebound.
   ImportedCopies imports(*copy.graph(), host_);
+  std::vector<ir::Node*> moduleReads;
   for (ir::Node* n : loads) {
     Value* g = module.findGlobal(n->strAttr("name"));
     if (!g || !g->is(Kind::Module)) continue;
@@ -276,6 +288,7 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
     for (ir::Node* cm : methodCalls) splitMethodCall(cm);
     std::vector<ir::Node*> attrs;
     collectAttrReads(*copy.body(), n->result(0), attrs);
+    size_t before = bound.size();
     for (ir::Node* get : attrs) {
       std::string attr = get->strAttr("name");
       Value* fv = imported->findGlobal(attr);
@@ -286,6 +299,9 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
       becomeClosure(get, qualified, target->name);
       bound.push_back({n->strAttr("name"), fv->ptr(), attr});
     }
+    // Read only for those functions: the bindings hold it bound to the
+    // module wherever the version runs (removed after the walk below).
+    if (bound.size() > before && unused(n->result(0), *copy.body())) moduleReads.push_back(n);
   }
   for (ir::Node* n : loads) {
     std::string name = n->strAttr("name");  // a copy: the node is replaced below
@@ -311,6 +327,10 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
     bound.push_back({name, g->ptr(), "", &module.entry(name)});
   }
   for (const ImportedCopies::Read& r : imports.reads) bound.push_back({r.name, r.value, "", r.entry, true});
+  for (ir::Node* n : moduleReads) {
+    auto& nodes = n->parent()->mutableNodes();
+    nodes.erase(std::find_if(nodes.begin(), nodes.end(), [&](const auto& owned) { return owned.get() == n; }));
+  }
   return bound;
 }
 
