@@ -15,13 +15,16 @@
 // Invariants: the nodes that run are the ones that ran, in the same
 // order. Replaced nodes are kept alive until the walk ends, so no stale
 // value's address is reused while the replacement map still names it.
+#include <optional>
+#include <unordered_map>
+
 #include "ir/clone.h"
 #include "passes/passes.h"
 
 namespace nn::passes {
 namespace {
 
-// The truth of the constant `v` is, when the pass knows it.
+// The truth of constant `v` as Python takes it, where the pass knows it.
 std::optional<bool> constantTruth(const ir::Value* v) {
   const ir::Node* d = v->def();
   const ir::Attr* a = d && d->op() == ir::Op::Const ? d->attr("value") : nullptr;
