@@ -1,8 +1,10 @@
 // fuse-post-ops: `x @ w + b` (w [K, N], b [N]) becomes `linear(x, w.T, b)`,
 // which the CPU runs as one oneDNN matmul whose bias add is a post-op
-// applied to each output tile as it is made (runtime/onednn.cpp): one pass
-// over the result instead of two, with the same f32 operations; the
-// transpose is a view the kernel reads in place. This is the nn library's
+// applied to each output tile as it is made (runtime/onednn.cpp), or for a
+// small product as nn's loop with the add after it
+// (runtime/kernels_cpu_small_matmul.cpp, chosen by the rule matmul uses):
+// one call instead of two, with the same f32 operations; the transpose is
+// a view the kernel reads in place (licm then takes it out of a loop). This is the nn library's
 // dense layer (`relu(h @ w + b)`).
 //
 // Algorithm: count the uses of every value of the function (nested blocks

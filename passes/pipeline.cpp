@@ -66,6 +66,9 @@ const std::vector<PassInfo>& pipeline() {
       {"take-items", takeItems},
       // Before fuse-elementwise, which would take the bias add into a group.
       {"fuse-post-ops", fusePostOps},
+      // The transpose of a weight fuse-post-ops made leaves the loop that
+      // applies the layer, as the weight's own uses did.
+      {"licm", hoistLoopInvariants},
       // Last of the rewrites: the groups it forms are opaque to the passes
       // above (they skip nodes with blocks).
       {"fuse-elementwise", fuseElementwise, [](const PassContext& c) { return c.fuse; }},

@@ -71,11 +71,30 @@ std::unique_ptr<FastOp> compileMatmul(const ir::Node& n, Device& device) {
   return f;
 }
 
+// linear(x, w) or linear(x, w, b) of f32 tensors of known shapes.
+std::unique_ptr<FastOp> compileLinear(const ir::Node& n, Device& device) {
+  size_t operands = n.operands().size();
+  if (operands < 2 || operands > 3 || !knownShape(n.result(0)->type())) return nullptr;
+  auto f = std::make_unique<FastOp>();
+  Shape* shapes[] = {&f->shape, &f->shapeB, &f->shapeBias};
+  for (size_t i = 0; i < operands; ++i) {
+    const ir::Type& t = n.operand(i)->type();
+    auto s = knownShape(t);
+    if (!s || *t.dtype != DType::F32) return nullptr;
+    *shapes[i] = *s;
+  }
+  f->linear = true;
+  f->bias = operands == 3;
+  f->device = &device;
+  return f;
+}
+
 std::unique_ptr<FastOp> compileFastOp(const ir::Node& n, Device& device, const std::function<jit::Engine*()>& jit) {
   Op op = n.op();
   if (n.numResults() != 1 && op != Op::Fused) return nullptr;
   if (op == Op::Sum || op == Op::Mean) return compileReduction(n, device);
   if (op == Op::MatMul) return compileMatmul(n, device);
+  if (op == Op::Linear) return compileLinear(n, device);
   auto shape = knownShape(n.result(0)->type());
   if (op == Op::Fused) {
     jit::Engine* engine = jit ? jit() : nullptr;
@@ -165,6 +184,19 @@ bool runFastOp(const FastOp& op, const ir::Node& n, Value* slots, uint64_t dying
         &x.device() != &y.device())
       return false;
     slots[n.result(0)->id()] = makeTensorValue(matmul(x, y, n.loc()));
+    return true;
+  }
+  if (op.linear) {
+    const Tensor* t[3] = {};
+    const Shape* shapes[] = {&op.shape, &op.shapeB, &op.shapeBias};
+    for (size_t i = 0; i < n.operands().size(); ++i) {
+      const Value& v = slots[n.operand(i)->id()];
+      if (!v.is(Kind::Tensor)) return false;
+      t[i] = &tensorOf(v);
+      if (t[i]->dtype() != DType::F32 || t[i]->shape() != *shapes[i] || &t[i]->device() != &t[0]->device())
+        return false;
+    }
+    slots[n.result(0)->id()] = makeTensorValue(linear(*t[0], *t[1], t[2], n.loc()));
     return true;
   }
   if (op.reduction) {

@@ -1,5 +1,5 @@
 // Graph mode's pre-resolved ops: elementwise arithmetic, comparisons and
-// math, full sum/mean, and matmul. In a compiled function the
+// math, full sum/mean, matmul and linear. In a compiled function the
 // types of most tensor ops are known, so the work eager dispatch repeats
 // on every execution — kind checks, promotion, the kernel lookup, turning
 // a Python scalar operand into a broadcast tensor — is done once, when the
@@ -43,9 +43,11 @@ struct FastOp {
   // is the operand's shape.
   std::optional<Reduction> reduction;
   const char* name = "";
-  // a @ b on tensors of planned types (`shape` is a's, `shapeB` b's).
-  bool matmul = false;
-  Shape shapeB;
+  // a @ b on tensors of planned types (`shape` is a's, `shapeB` b's), or
+  // linear(x, w, b) (`shape` x's, `shapeB` w's, `shapeBias` b's where the
+  // node has a bias).
+  bool matmul = false, linear = false, bias = false;
+  Shape shapeB, shapeBias;
   // A fused node (`out` and `shape`: its first result's): the JIT compiles its
   // native kernel once the node is hot (jit::Engine::hot, counting `runs`
   // and result `elements`; until then it runs op by op, fused_exec.cpp);

@@ -1,5 +1,6 @@
 // The CPU's kernels of matmul, softmax / log_softmax, batch_norm and
-// layer_norm: oneDNN for f32 (onednn.cpp), plain loops with
+// layer_norm: oneDNN for f32 (onednn.cpp; small matmuls on the loop of
+// kernels_cpu_small_matmul.cpp), plain loops with
 // double accumulation for f64 (and, for matmul, the integer types). The
 // loops are also the tests' oracles (the *Reference functions of
 // nn_ops.h). Shapes arrive checked (kernels.h).
@@ -133,6 +134,20 @@ void layerNormF64(const Tensor& x, const Tensor* gamma, const Tensor* beta, doub
   }
 }
 
+// f32 matmul and linear: small problems on the loop, the rest on oneDNN,
+// by one rule on the rows of the result (over all batches), K and N, so
+// that `x @ w + b` and the linear fuse-post-ops makes of it agree.
+void matmulF32(const Tensor& a, const Tensor& b, Tensor& out) {
+  int64_t N = out.dim(out.ndim() - 1);
+  if (N > 0 && smallMatmulApplies(out.numel() / N, a.dim(a.ndim() - 1), N)) smallMatmulF32(a, b, out);
+  else onednnMatmul(a, b, out);
+}
+
+void linearF32(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& out) {
+  if (smallMatmulApplies(x.dim(0), x.dim(1), w.dim(0))) smallLinearF32(x, w, bias, out);
+  else onednnLinear(x, w, bias, out);
+}
+
 }  // namespace
 
 void matmulLoop(const Tensor& a, const Tensor& b, Tensor& out) {
@@ -147,8 +162,8 @@ void matmulLoop(const Tensor& a, const Tensor& b, Tensor& out) {
 
 void registerCpuNnKernels(KernelTable& r) {
   using ir::Op;
-  r.add<Op::MatMul>(DType::F32, onednnMatmul);
-  r.add<Op::Linear>(DType::F32, onednnLinear);
+  r.add<Op::MatMul>(DType::F32, matmulF32);
+  r.add<Op::Linear>(DType::F32, linearF32);
   r.add<Op::MatMul>(DType::F64, matmulLoop);
   r.add<Op::MatMul>(DType::I32, matmulLoop);
   r.add<Op::MatMul>(DType::I64, matmulLoop);

@@ -23,15 +23,18 @@ struct MatmulPlan {
 };
 
 MatmulPlan plan(const Tensor& a0, const Tensor& b0, SourceLoc loc) {
-  std::string what = "shape mismatch in matmul: " + typeString(a0) + " @ " + typeString(b0);
+  // The message is made only for an error: a small matmul costs less than
+  // formatting two types.
+  auto mismatch = [&] { fail(loc, "shape mismatch in matmul: " + typeString(a0) + " @ " + typeString(b0)); };
   if (a0.ndim() == 0 || b0.ndim() == 0) fail(loc, "matmul needs tensors of at least one dimension: " + typeString(a0) + " @ " + typeString(b0));
   Tensor a = a0, b = b0;
   bool aVec = a.ndim() == 1, bVec = b.ndim() == 1;
   if (aVec) a = a.view({1, a.dim(0)}, {0, a.strides()[0]}, a.offset());
   if (bVec) b = b.view({b.dim(0), 1}, {b.strides()[0], 0}, b.offset());
-  if (a.shape().back() != b.shape()[b.ndim() - 2]) fail(loc, what);
+  if (a.shape().back() != b.shape()[b.ndim() - 2]) mismatch();
   int rank = std::max(a.ndim(), b.ndim());
   auto lift = [&](const Tensor& t) {
+    if (t.ndim() == rank) return t;
     Shape s = t.shape(), st = t.strides();
     s.insert(s.begin(), rank - t.ndim(), 1);
     st.insert(st.begin(), rank - t.ndim(), 0);
@@ -42,7 +45,7 @@ MatmulPlan plan(const Tensor& a0, const Tensor& b0, SourceLoc loc) {
   Shape out(rank);
   for (int d = 0; d < rank - 2; ++d) {
     int64_t x = a.dim(d), y = b.dim(d);
-    if (x != y && x != 1 && y != 1) fail(loc, what);
+    if (x != y && x != 1 && y != 1) mismatch();
     out[d] = std::max(x, y);
   }
   out[rank - 2] = a.dim(rank - 2);
@@ -75,6 +78,14 @@ Tensor matmulReference(const Tensor& a0, const Tensor& b0, SourceLoc loc) {
 }
 
 Tensor matmul(const Tensor& a0, const Tensor& b0, SourceLoc loc) {
+  // Two matrices of one dtype on one device: nothing to promote, lift or
+  // broadcast (a small product costs little more than this front end).
+  if (a0.ndim() == 2 && b0.ndim() == 2 && a0.dtype() == b0.dtype() && a0.dtype() != DType::Bool &&
+      a0.dim(1) == b0.dim(0) && a0.dim(1) > 0 && &a0.device() == &b0.device()) {
+    Tensor out = Tensor::empty(a0.dtype(), {a0.dim(0), b0.dim(1)}, a0.device());
+    if (out.numel() > 0) launch<ir::Op::MatMul>(a0.device(), a0.dtype(), loc, a0, b0, out);
+    return out;
+  }
   DType dt = matmulType(a0, b0);
   Device& device = commonDevice(a0, b0, "matmul", loc);
   MatmulPlan p = plan(astype(a0, dt), astype(b0, dt), loc);
@@ -100,7 +111,11 @@ Tensor linear(const Tensor& x, const Tensor& w, const Tensor* bias, SourceLoc lo
   if (oneKernelLinear(x, w, bias)) {
     // The leading dims of x are the matmul's rows.
     int64_t k = w.dim(1), n = w.dim(0);
-    Tensor rows = reshape(x.contiguous(), {x.numel() / k, k}, loc);
+    // A contiguous matrix is its own rows (no copy of the handle either).
+    bool matrix = x.ndim() == 2;
+    std::optional<Tensor> folded;
+    if (!matrix || !x.isContiguous()) folded = reshape(x.contiguous(), {x.numel() / k, k}, loc);
+    const Tensor& rows = folded ? *folded : x;
     Tensor out = Tensor::empty(DType::F32, {rows.dim(0), n}, x.device());
     // A transposed row-major [K, N] (what `x @ w + b` becomes) is read in
     // place, as is a row-major [N, K].
@@ -108,6 +123,7 @@ Tensor linear(const Tensor& x, const Tensor& w, const Tensor* bias, SourceLoc lo
     Tensor weights = inPlace ? w : w.contiguous();
     std::optional<Tensor> b = bias ? std::optional<Tensor>(bias->contiguous()) : std::nullopt;
     launch<ir::Op::Linear>(x.device(), DType::F32, loc, rows, weights, b ? &*b : nullptr, out);
+    if (matrix) return out;
     Shape shape = x.shape();
     shape.back() = n;
     return reshape(out, shape, loc);

@@ -66,6 +66,12 @@ void onednnConv2dGradWeight(const Tensor& g, const Tensor& x, const ConvParams& 
 void onednnBatchNorm(const Tensor& x, const Tensor& mean, const Tensor& var, const Tensor* gamma,
                      const Tensor* beta, float eps, Tensor& out);
 void onednnLayerNorm(const Tensor& x, const Tensor* gamma, const Tensor* beta, float eps, Tensor& out);
+// The small-problem f32 loops (kernels_cpu_small_matmul.cpp): whether they
+// run a product with `rows` rows of C in all (every batch), K and N, and
+// the loops themselves, with onednnMatmul's and onednnLinear's contracts.
+bool smallMatmulApplies(int64_t rows, int64_t K, int64_t N);
+void smallMatmulF32(const Tensor& a, const Tensor& b, Tensor& out);
+void smallLinearF32(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& out);
 // The oneDNN primitives `device` keeps compiled.
 size_t onednnCachedPrimitives(const Device& device);
 

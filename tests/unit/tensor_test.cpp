@@ -2,6 +2,7 @@
 // allocator accounting, and kernels against plain reference loops.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -320,9 +321,58 @@ TEST(OneDnn, MatmulMatchesReferenceLoop) {
   EXPECT_THROW(matmul(a, b, {}), nn::NnError);
 }
 
+// The small-problem loop: each element one f32 fused multiply-add per k in
+// ascending order from +0, bit for bit (tails of rows and columns, strided
+// and broadcast operands included), and what oneDNN computes within
+// rounding (on AVX-512 machines oneDNN's brgemm gives the same bits).
+TEST(SmallMatmul, IsOneFusedMultiplyAddPerKInOrder) {
+  if (!smallMatmulApplies(1, 1, 1)) GTEST_SKIP() << "this CPU has no AVX2 and FMA: oneDNN runs every matmul";
+  RandomGenerator g(5);
+  // C = A @ B for 2-D or batched operands of equal rank, batch dims
+  // broadcast, computed one element at a time.
+  auto reference = [](const Tensor& a, const Tensor& b, const Shape& shape) {
+    Tensor c = Tensor::empty(DType::F32, shape, testDevice());
+    int rank = static_cast<int>(shape.size());
+    int64_t M = shape[rank - 2], N = shape[rank - 1], K = a.dim(rank - 1), batches = c.numel() / (M * N);
+    for (int64_t bi = 0; bi < batches; ++bi) {
+      int64_t offA = rank == 3 && a.dim(0) != 1 ? bi * a.strides()[0] : 0;
+      int64_t offB = rank == 3 && b.dim(0) != 1 ? bi * b.strides()[0] : 0;
+      for (int64_t i = 0; i < M; ++i)
+        for (int64_t j = 0; j < N; ++j) {
+          float acc = 0.0f;
+          for (int64_t k = 0; k < K; ++k)
+            acc = std::fma(a.data<float>()[offA + i * a.strides()[rank - 2] + k * a.strides()[rank - 1]],
+                           b.data<float>()[offB + k * b.strides()[rank - 2] + j * b.strides()[rank - 1]], acc);
+          c.data<float>()[(bi * M + i) * N + j] = acc;
+        }
+    }
+    return c;
+  };
+  auto check = [&](const Tensor& a, const Tensor& b, const Shape& shape) {
+    Tensor small = Tensor::empty(DType::F32, shape, testDevice()), big = small.clone();
+    smallMatmulF32(a, b, small);
+    onednnMatmul(a, b, big);
+    Tensor exact = reference(a, b, shape);
+    for (int64_t i = 0; i < small.numel(); ++i)
+      ASSERT_EQ(std::bit_cast<uint32_t>(small.data<float>()[i]), std::bit_cast<uint32_t>(exact.data<float>()[i]))
+          << "at " << i << " of " << shapeString(shape);
+    expectClose(small, big, 1e-5);
+  };
+  for (int64_t m : {1, 3, 4, 5, 9, 17})
+    for (int64_t k : {1, 2, 7, 16, 31, 64})
+      for (int64_t n : {1, 5, 8, 15, 16, 23, 32, 33, 47, 48, 64}) {
+        check(randomTensor(g, {m, k}), randomTensor(g, {k, n}), {m, n});
+        // B transposed in memory (a weight [N, K] read as [K, N]).
+        check(randomTensor(g, {m, k}), transpose(randomTensor(g, {n, k}), {}, {}), {m, n});
+      }
+  // Batched with a broadcast batch dimension, A strided.
+  check(transpose(randomTensor(g, {3, 6, 5}), {0, 2, 1}, {}), randomTensor(g, {1, 6, 7}), {3, 5, 7});
+}
+
 TEST(OneDnn, PrimitivesAreCachedByShape) {
   RandomGenerator g(4);
-  Tensor a = randomTensor(g, {9, 11}), b = randomTensor(g, {11, 13});
+  // Large enough for oneDNN (smaller products run on the loop).
+  Tensor a = randomTensor(g, {40, 50}), b = randomTensor(g, {50, 60});
   matmul(a, b, {});
   size_t before = onednnCachedPrimitives(a.device());
   for (int i = 0; i < 5; ++i) matmul(a, b, {});
