@@ -109,7 +109,7 @@ const float* rowMajor(const Operand& b, int64_t K, int64_t N, int64_t& ldb) {
 
 // The bound below which the loop beats oneDNN's call: multiply-adds in
 // all (rows of C, over every batch, times N times K). Measured with
-// bench/small_matmul.nn on Xeon cores, one thread: up to 64x64x64 the loop
+// bench/small_models.nn on Xeon cores, one thread: up to 64x64x64 the loop
 // takes less time than oneDNN (a 32x32x32 product on AVX2 about what
 // oneDNN takes to start one; 64x64x64 on AVX-512 half oneDNN's time).
 constexpr int64_t kSmallWork = 64 * 64 * 64;

@@ -49,6 +49,35 @@ dnnl::stream& stream() {
 
 dnnl::memory::dims toDims(const Shape& s) { return dnnl::memory::dims(s.begin(), s.end()); }
 
+// oneDNN forks its OpenMP team for every primitive it runs. For a small
+// problem the fork and join cost more than the work (on two cores, a
+// log_softmax of [8, 4] took tens of thousands of instructions of waking
+// and spinning), so one runs on the calling thread alone: its thread count
+// is 1 for the call, which also keys the primitive (see key()). Small
+// means fewer elements than nn's own loops start sharing between cores
+// for (kParallelThreshold), or for a convolution fewer multiply-adds than
+// the small matmul loop takes on (64x64x64).
+class OneThreadIfSmall {
+ public:
+  explicit OneThreadIfSmall(bool small) : saved_(small ? omp_get_max_threads() : 1) {
+    if (saved_ > 1) omp_set_num_threads(1);
+  }
+  ~OneThreadIfSmall() {
+    if (saved_ > 1) omp_set_num_threads(saved_);
+  }
+  OneThreadIfSmall(const OneThreadIfSmall&) = delete;
+  OneThreadIfSmall& operator=(const OneThreadIfSmall&) = delete;
+
+ private:
+  int saved_;
+};
+constexpr int64_t kSmallConvolution = 64 * 64 * 64;
+bool smallConvolution(const Tensor& y, const Shape& w) {
+  int64_t perOutput = 1;
+  for (size_t d = 1; d < w.size(); ++d) perOutput *= w[d];
+  return y.numel() * perOutput < kSmallConvolution;
+}
+
 // A primitive with the scratchpad it needs. Scratchpads are the caller's
 // (scratchpad_mode::user): oneDNN's own library-managed scratchpad may be
 // shared between primitives, and the graph executor runs primitives on
@@ -269,6 +298,7 @@ void onednnLinear(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& 
 
 // Softmax or log-softmax of a contiguous f32 tensor along `axis`.
 void onednnSoftmax(const Tensor& x, int axis, bool log, Tensor& out) {
+  OneThreadIfSmall threads(x.numel() < kParallelThreshold);
   using dt = dnnl::memory::data_type;
   dnnl::memory::desc md(toDims(x.shape()), dt::f32, toDims(x.strides()));
   std::string k = key(log ? "logsoftmax" : "softmax", {&x.shape()}, axis);
@@ -345,6 +375,7 @@ dnnl::memory memoryOf(const dnnl::memory::desc& md, const Tensor& t) {
 
 // NCHW convolution; w is [OC, IC/groups, KH, KW]; bias may be null.
 void onednnConv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const ConvParams& p, Tensor& out) {
+  OneThreadIfSmall threads(smallConvolution(out, w.shape()));
   using dt = dnnl::memory::data_type;
   using tag = dnnl::memory::format_tag;
   ConvGeometry c(x.shape(), w.shape(), out.shape(), p);
@@ -372,6 +403,7 @@ void onednnConv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const Co
 
 // The gradient g of conv2d(dx's shape, w) with respect to its input.
 void onednnConv2dGradInput(const Tensor& g, const Tensor& w, const ConvParams& p, Tensor& dx) {
+  OneThreadIfSmall threads(smallConvolution(g, w.shape()));
   ConvGeometry c(dx.shape(), w.shape(), g.shape(), p);
   std::string k = key("conv2d_grad_input", {&dx.shape(), &w.shape(), &c.params});
   Primitive prim = cache(dx).get(k, [&] {
@@ -387,6 +419,7 @@ void onednnConv2dGradInput(const Tensor& g, const Tensor& w, const ConvParams& p
 
 // The gradient g of conv2d(x, dw's shape) with respect to its weight.
 void onednnConv2dGradWeight(const Tensor& g, const Tensor& x, const ConvParams& p, Tensor& dw) {
+  OneThreadIfSmall threads(smallConvolution(g, dw.shape()));
   ConvGeometry c(x.shape(), dw.shape(), g.shape(), p);
   std::string k = key("conv2d_grad_weight", {&x.shape(), &dw.shape(), &c.params});
   Primitive prim = cache(dw).get(k, [&] {
@@ -416,6 +449,7 @@ static void affineArgs(std::unordered_map<int, dnnl::memory>& args, const dnnl::
 // Inference batch norm over channel axis 1 of a contiguous [N, C, ...] tensor.
 void onednnBatchNorm(const Tensor& x, const Tensor& mean, const Tensor& var, const Tensor* gamma,
                      const Tensor* beta, float eps, Tensor& out) {
+  OneThreadIfSmall threads(x.numel() < kParallelThreshold);
   using dt = dnnl::memory::data_type;
   dnnl::memory::desc md(toDims(x.shape()), dt::f32, toDims(x.strides()));
   auto flags = withAffine(dnnl::normalization_flags::use_global_stats, gamma, beta);
@@ -437,6 +471,7 @@ void onednnBatchNorm(const Tensor& x, const Tensor& mean, const Tensor& var, con
 
 // Layer norm over the last axis of a contiguous tensor.
 void onednnLayerNorm(const Tensor& x, const Tensor* gamma, const Tensor* beta, float eps, Tensor& out) {
+  OneThreadIfSmall threads(x.numel() < kParallelThreshold);
   using dt = dnnl::memory::data_type;
   dnnl::memory::desc md(toDims(x.shape()), dt::f32, toDims(x.strides()));
   auto flags = withAffine(dnnl::normalization_flags::none, gamma, beta);

@@ -1,10 +1,12 @@
-"""PyTorch on the shapes of bench/small_matmul.nn, timed the same way: the
-best mean nanoseconds per matmul, layer or cell step. Run with the OpenBLAS
+"""PyTorch on the shapes of bench/small_models.nn, timed the same way: the
+best mean nanoseconds per matmul, layer, cell step or training step. Run with the OpenBLAS
 build (libopenblas0-openmp); one thread, as nn's executor threads run."""
 import sys
 import time
 
 import torch
+
+F = torch.nn.functional
 
 torch.set_num_threads(1)
 torch.manual_seed(0)
@@ -53,3 +55,22 @@ with torch.no_grad():
     bh = torch.randn(32) * 0.1
     x = torch.randn(1, 32)
     print(f"torch_rnn_cell_1x32_ns {best_ns(lambda: rnn(x, torch.zeros(1, 32), wx, wh, bh, 20000), 20000):.0f}")
+
+
+def train(p, x, y, n):
+    for _ in range(n):
+        h = torch.relu(x @ p[0] + p[1])
+        h = torch.relu(h @ p[2] + p[3])
+        loss = F.cross_entropy(h @ p[4] + p[5], y)
+        g = torch.autograd.grad(loss, p)
+        with torch.no_grad():
+            p = [(a - 0.01 * b).requires_grad_() for a, b in zip(p, g)]
+    return p
+
+
+params = [torch.randn(16, 32) * 0.05, torch.zeros(32), torch.randn(32, 32) * 0.06, torch.zeros(32),
+          torch.randn(32, 4) * 0.09, torch.zeros(4)]
+params = [t.requires_grad_() for t in params]
+xb = torch.randn(8, 16)
+yb = torch.randint(0, 4, (8,))
+print(f"torch_mlp_train_step_8x16_ns {best_ns(lambda: train(params, xb, yb, 2000), 2000):.0f}")
