@@ -154,6 +154,19 @@ static const FunctionObj* plainFunction(const Value* g, const ModuleInstance& mo
 
 namespace {
 
+// The name of the builtin g holds, when it is the one a `builtin` node of
+// that name makes (not a host application's function), else empty.
+std::string builtinHeld(const Value& g, Host& host) {
+  if (!g.is(Kind::Builtin)) return "";
+  const BuiltinObj& b = g.as<BuiltinObj>();
+  try {
+    Value same = host.builtin(b.name, {});
+    if (same.is(Kind::Builtin) && same.as<BuiltinObj>().fn == b.fn) return b.name;
+  } catch (const NnError&) {
+  }
+  return "";
+}
+
 // Copies of an imported module's functions in a version's graph, so that
 // the inliner can inline them (`math.sqrt(x)`, `from nn import mlp`). A
 // copy reads the module's globals as the original would only where the
@@ -214,7 +227,7 @@ class ImportedCopies {
             std::string q = copy(*callee);
             if (q.empty()) return false;
             bound[name] = {q, callee->name};
-          } else if (std::string builtin = builtinHeld(*g); !builtin.empty()) {
+          } else if (std::string builtin = builtinHeld(*g, host_); !builtin.empty()) {
             bound[name] = {"", builtin};
           } else {
             return false;
@@ -228,19 +241,6 @@ class ImportedCopies {
         if (!collect(*n->block(k), body, from, bound, own)) return false;
     }
     return true;
-  }
-
-  // The name of the builtin g holds, when it is the one a `builtin` node
-  // of that name makes (not a host application's function), else empty.
-  std::string builtinHeld(const Value& g) {
-    if (!g.is(Kind::Builtin)) return "";
-    const BuiltinObj& b = g.as<BuiltinObj>();
-    try {
-      Value same = host_.builtin(b.name, {});
-      if (same.is(Kind::Builtin) && same.as<BuiltinObj>().fn == b.fn) return b.name;
-    } catch (const NnError&) {
-    }
-    return "";
   }
 
   static void bindLoads(ir::Block& b, const Bound& bound) {
@@ -312,7 +312,21 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
     // make_closure {func, name}, the same function.
     if (const FunctionObj* target = plainFunction(g, module)) {
       if (target->fn == &original || target->fn->graph() != original.graph()) continue;
-      becomeClosure(n, target->fn->name(), target->name);
+      // Copied as an imported one is where it can be, so that the globals
+      // its body calls are bound too (a builtin under a name of the
+      // module's own, a helper), once the inliner has it in this version.
+      std::string copied = imports.copy(*target);
+      becomeClosure(n, copied.empty() ? target->fn->name() : copied, target->name);
+      bound.push_back({name, g->ptr(), "", &module.entry(name)});
+      continue;
+    }
+    // A builtin under a name of the module's own (`_sqrt = sqrt`): the
+    // load becomes the builtin, which later passes know (builtin-ops makes
+    // the call of a number its op).
+    if (std::string builtin = g ? builtinHeld(*g, host_) : ""; !builtin.empty()) {
+      auto node = std::make_unique<ir::Node>(ir::Op::Builtin, n->loc());
+      node->setAttr("name", builtin);
+      replaceNode(n, std::move(node));
       bound.push_back({name, g->ptr(), "", &module.entry(name)});
       continue;
     }

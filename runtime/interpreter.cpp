@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "runtime/annotations.h"
+#include "runtime/kernels.h"
 #include "runtime/scalar_ops.h"
 #include "runtime/scratch_values.h"
 #include "support/suggest.h"
@@ -228,6 +229,20 @@ void Interpreter::node(const ir::Node& n, Frame& f, uint64_t dying) {
       if (n.operands().size() == 2 && n.numResults() == 1 && !tape_ &&
           numberFastPath(n.op(), f[n.operand(0)], f[n.operand(1)], f[n.result(0)]))
         return;
+      // A float's math (sqrt, isnan: builtin-ops makes the library's
+      // function of a number its op) straight from the table its execute
+      // entry reads (mathUnary), without the general path.
+      if (n.operands().size() == 1 && n.numResults() == 1 && !tape_ && ir::hasTrait(n.op(), ir::FUNC))
+        if (const Value& x = f[n.operand(0)]; x.is(Kind::Float)) {
+          if (std::optional<double> r = floatUnary(n.op(), x.asFloat())) {
+            f[n.result(0)] = Value::real(*r);
+            return;
+          }
+          if (std::optional<bool> r = floatTest(n.op(), x.asFloat())) {
+            f[n.result(0)] = Value::boolean(*r);
+            return;
+          }
+        }
       simpleOp(n, f, dying);
       return;
   }

@@ -128,6 +128,10 @@ class Host {
  public:
   virtual ~Host() = default;
   virtual Value builtin(const std::string& name, SourceLoc loc) = 0;
+  // builtin(name) where it is one value for the whole program, whichever
+  // state asks (a `builtin` node keeps it); null where it is the state's
+  // own (argv, the streams) or not a builtin.
+  virtual const Value* sharedBuiltin(const std::string&) { return nullptr; }
   // A function the host application registered (ir op host_function).
   virtual Value hostFunction(const std::string& name, SourceLoc loc) {
     fail(loc, "no host function '" + name + "' is registered", ErrorClass::NameError);

@@ -171,7 +171,18 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
   switch (op) {
     case Op::Undef: set(Value::undef(n.strAttr("name"))); return;
     case Op::Builtin: {
-      std::string name = n.strAttr("name");
+      // A builtin shared by the whole program is looked up once: the node
+      // keeps it (a call of math.sqrt runs several such nodes).
+      if (const auto* shared = static_cast<const Value*>(n.executorCache())) {
+        set(*shared);
+        return;
+      }
+      const std::string& name = n.strAttr("name");
+      if (const Value* shared = host_.sharedBuiltin(name)) {
+        n.setExecutorCache(shared);
+        set(*shared);
+        return;
+      }
       set(name == "Ellipsis" ? Value::ellipsis() : host_.builtin(name, loc));
       return;
     }

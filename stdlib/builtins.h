@@ -14,6 +14,9 @@ namespace nn::stdlib {
 const std::set<std::string>& builtinNames();
 // The builtin function value for `name` (which must be in builtinNames()).
 rt::Value makeBuiltin(const std::string& name);
+// The builtin function object of that name, made once for the process and
+// never changed (null when there is none).
+const rt::Value* findBuiltin(const std::string& name);
 // Methods and attributes of lists, dicts, strings, tuples and functions.
 rt::Value attribute(const rt::Value& obj, const std::string& name, SourceLoc loc);
 // The method `name` of lists, dicts, strs or tuples (`receiver`), which a

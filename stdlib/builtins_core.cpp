@@ -666,7 +666,7 @@ const std::set<std::string>& builtinNames() {
   return names;
 }
 
-Value makeBuiltin(const std::string& name) {
+const Value* findBuiltin(const std::string& name) {
   // One immutable function object per builtin, all made at once and only
   // read afterwards (states on several threads share them).
   static const std::map<std::string, Value> made = [] {
@@ -683,7 +683,12 @@ Value makeBuiltin(const std::string& name) {
     return m;
   }();
   auto it = made.find(name);
-  return it == made.end() ? Value::none() : it->second;
+  return it == made.end() ? nullptr : &it->second;
+}
+
+Value makeBuiltin(const std::string& name) {
+  const Value* b = findBuiltin(name);
+  return b ? *b : Value::none();
 }
 
 }  // namespace nn::stdlib

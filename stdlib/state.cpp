@@ -395,6 +395,13 @@ Value State::builtin(const std::string& name, SourceLoc loc) {
   return b;
 }
 
+const Value* State::sharedBuiltin(const std::string& name) {
+  // Not the names builtin() answers with this state's values or a dtype.
+  if (name == "argv" || name == "_stdout" || name == "_stderr" || (name != "bool" && rt::dtypeFromName(name)))
+    return nullptr;
+  return stdlib::findBuiltin(name);
+}
+
 Value State::runTensorOp(rt::Interpreter& interp, ir::Op op, std::vector<Value>& params, SourceLoc loc) {
   return stdlib::runTensorOp(interp, op, params, loc);
 }

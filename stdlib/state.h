@@ -139,6 +139,7 @@ class State : public rt::Host {
 
   // rt::Host
   rt::Value builtin(const std::string& name, SourceLoc loc) override;
+  const rt::Value* sharedBuiltin(const std::string& name) override;
   rt::Value hostFunction(const std::string& name, SourceLoc loc) override;
   rt::Value attribute(const rt::Value& obj, const std::string& name, SourceLoc loc) override;
   const rt::MethodsNamed* methodsNamed(const std::string& name) override;
