@@ -222,7 +222,7 @@ class ImportedCopies {
           const std::string& name = n->strAttr("name");
           if (bound.count(name)) break;
           Value* g = from.findGlobal(name);
-          if (!g || !onlyCalled(n->result(0), body)) return false;
+          if (!g || !onlyCalled(n->result(0), body) || from.entry(name).storedByFunction) return false;
           if (const FunctionObj* callee = plainFunction(g, from)) {
             std::string q = copy(*callee);
             if (q.empty()) return false;
@@ -280,7 +280,7 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
   std::vector<ir::Node*> moduleReads;
   for (ir::Node* n : loads) {
     Value* g = module.findGlobal(n->strAttr("name"));
-    if (!g || !g->is(Kind::Module)) continue;
+    if (!g || !g->is(Kind::Module) || module.entry(n->strAttr("name")).storedByFunction) continue;
     ModuleInstance* imported = g->as<ModuleObj>().module;
     if (!imported || imported == &module) continue;
     std::vector<ir::Node*> methodCalls;
@@ -291,6 +291,7 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
     size_t before = bound.size();
     for (ir::Node* get : attrs) {
       std::string attr = get->strAttr("name");
+      if (imported->entry(attr).storedByFunction) continue;
       Value* fv = imported->findGlobal(attr);
       const FunctionObj* target = plainFunction(fv, *imported);
       if (!target || target->fn == &original || !onlyCalled(get->result(0), *copy.body())) continue;
@@ -306,7 +307,9 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
   for (ir::Node* n : loads) {
     std::string name = n->strAttr("name");  // a copy: the node is replaced below
     Value* g = module.findGlobal(name);
-    if (!onlyCalled(n->result(0), *copy.body())) continue;
+    // A global a function of the module stores may change while this
+    // version runs (a call rebinding it mid-loop): never bound.
+    if (!onlyCalled(n->result(0), *copy.body()) || module.entry(name).storedByFunction) continue;
     // Plain functions of this module's graph, and not the function being
     // compiled (recursion stays a call): load_global NAME becomes
     // make_closure {func, name}, the same function.
@@ -348,14 +351,19 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
   return bound;
 }
 
+// A binding is current while its global holds the function bound and no
+// function of the module stores the global (a graph added since, a REPL
+// line, may have one: Global::storedByFunction).
 bool CompileCache::bindingCurrent(const Binding& b, ModuleInstance& module) {
-  if (b.entry && (b.foreign || b.entry->owner == &module)) return b.entry->bound && b.entry->value.ptr() == b.function;
-  Value* g = module.findGlobal(b.name);
+  auto holds = [&](const Global& g) { return g.bound && !g.storedByFunction && g.value.ptr() == b.function; };
+  if (b.entry && (b.foreign || b.entry->owner == &module)) return holds(*b.entry);
+  const Global* g = &module.entry(b.name);
   if (!b.attr.empty()) {
-    ModuleInstance* imported = g && g->is(Kind::Module) ? g->as<ModuleObj>().module : nullptr;
-    g = imported ? imported->findGlobal(b.attr) : nullptr;
+    ModuleInstance* imported = g->bound && g->value.is(Kind::Module) ? g->value.as<ModuleObj>().module : nullptr;
+    if (!imported || g->storedByFunction) return false;
+    g = &imported->entry(b.attr);
   }
-  return g && g->ptr() == b.function;
+  return holds(*g);
 }
 
 std::string CompileCache::staleBinding(const std::vector<Binding>& bindings, ModuleInstance& module) {

@@ -9,7 +9,9 @@
 // Calls of module-level functions are bound at compile time (so the
 // inliner can see their bodies) when the global holds a plain function
 // (no captures or defaults) and is only ever called there, as are calls
-// of a global holding a builtin (`_sqrt = sqrt`); each version
+// of a global holding a builtin (`_sqrt = sqrt`), unless a function of the
+// module stores that global (it could change while the version runs:
+// Global::storedByFunction); each version
 // remembers the functions it bound and is recompiled when one of those
 // globals is rebound, so a rebinding has the effect it has in eager mode.
 //

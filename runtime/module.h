@@ -24,6 +24,12 @@ struct Global {
   const ModuleInstance* owner;
   Value value;
   bool bound = false;
+  // A function of the module (not its top-level code) stores this name
+  // (`global NAME` with an assignment or a del), so it may be rebound while
+  // any of the module's functions runs: no compiled version binds it
+  // (compile_cache.h). Set when the graph with that function is added,
+  // before any of it runs.
+  bool storedByFunction = false;
 };
 
 class ModuleInstance {
@@ -65,11 +71,9 @@ class ModuleInstance {
     return names;
   }
 
-  // Keeps a graph alive for as long as the module lives.
-  const ir::Graph* addGraph(std::unique_ptr<ir::Graph> g) {
-    graphs_.push_back(std::move(g));
-    return graphs_.back().get();
-  }
+  // Keeps a graph alive for as long as the module lives, and marks the
+  // globals its functions store (Global::storedByFunction).
+  const ir::Graph* addGraph(std::unique_ptr<ir::Graph> g);
   const std::vector<std::unique_ptr<ir::Graph>>& graphs() const { return graphs_; }
 
  private:

@@ -65,6 +65,8 @@ class Embedded : public std::enable_shared_from_this<Embedded> {
   // Runs `body` (a State entry) as one run: at most one at a time, under
   // the time limit, cancellable; records its error. The status of the run.
   nn_status run(const std::function<Status()>& body);
+  // Whether a run is under way (a host function is being called from it).
+  bool running() const { return running_.load(); }
   // Records a host-side error: a bad argument (NN_INVALID_ARGUMENT), or
   // memory running out outside a run (NN_OUT_OF_MEMORY).
   nn_status invalid(std::string message, nn_status status = NN_INVALID_ARGUMENT);

@@ -265,6 +265,11 @@ nn_status nn_set_global(nn_state* state, const char* name, const nn_value* value
   return nn::embed::guardedEntry(state, [&](Embedded& e) {
     if (!name || !*name) return e.invalid("nn_set_global: no name");
     if (!sameState(e, "nn_set_global", value)) return NN_INVALID_ARGUMENT;
+    // Compiled code binds the functions it calls (runtime/compile_cache.h)
+    // and checks those bindings as each call starts: a global rebound in
+    // the middle of a run could go unseen.
+    if (e.running())
+      return e.invalid("nn_set_global: the state is running (a host function may make and read values, not rebind globals)");
     e.state().setGlobal(name, value->value);
     e.clearError();
     return NN_OK;

@@ -111,7 +111,8 @@ nn_status nn_run_file(nn_state* state, const char* path);
 /* A global of the main module (a function, a tensor, ...) as a new handle
  * in *out; NN_ERROR (a NameError) when it is not defined. */
 nn_status nn_get_global(nn_state* state, const char* name, nn_value** out);
-/* Defines or replaces a global of the main module. */
+/* Defines or replaces a global of the main module; NN_INVALID_ARGUMENT
+ * from a host function while the state is running. */
 nn_status nn_set_global(nn_state* state, const char* name, const nn_value* value);
 
 /* Calls `function` with `nargs` positional arguments; the result is a new

@@ -600,6 +600,29 @@ TEST_P(EmbedApi, HostFunctionsAreCalledInProgramOrderWithTheirResults) {
   nn_value_free(fn);
 }
 
+// A host function may not rebind a global while the script runs: compiled
+// code checks the functions it binds only as each call starts.
+nn_status hostRebind(void*, nn_state* state, nn_value* const* args, size_t, nn_value** result) {
+  *result = nn_int(state, nn_set_global(state, "g", args[0]) == NN_INVALID_ARGUMENT ? 1 : 0);
+  return NN_OK;
+}
+
+TEST_P(EmbedApi, AHostFunctionCannotRebindAGlobalWhileTheScriptRuns) {
+  ASSERT_EQ(nn_register_function(state, "rebind", hostRebind, nullptr), NN_OK);
+  ASSERT_EQ(run("def g():\n    return 1\n"
+                "def f():\n    r = rebind(len)\n    return r, g()\n"
+                "print(f())\n"),
+            NN_OK)
+      << lastMessage();
+  EXPECT_EQ(output.out, "(1, 1)\n");
+  // Between runs it may.
+  nn_value* seven = nn_int(state, 7);
+  ASSERT_EQ(nn_set_global(state, "g", seven), NN_OK);
+  nn_value_free(seven);
+  ASSERT_EQ(run("print(g)\n"), NN_OK) << lastMessage();
+  EXPECT_EQ(output.out, "(1, 1)\n7\n");
+}
+
 TEST_P(EmbedApi, AHostFunctionRaisesAtTheScriptsCall) {
   ASSERT_EQ(nn_register_function(state, "refuse", hostFail, nullptr), NN_OK);
   ASSERT_EQ(nn_register_function(state, "scale", hostScale, nullptr), NN_OK);
