@@ -102,7 +102,15 @@ class Lowerer {
   void checkAssignable(const ast::Expr& target);
   void del(const ast::Expr& target);
   void augAssign(const ast::AugAssignStmt& s);
-  void rebindContainer(const ast::Expr& container, ir::Value* updated);
+  // One level of a nested subscript target `a[i][j]`: the item a[i], the
+  // values of a and of i (lower_stmt.cpp, targetContainer).
+  struct WriteBack {
+    const ast::SubscriptExpr* item;
+    ir::Value* container;
+    ir::Value* index;
+  };
+  ir::Value* targetContainer(const ast::Expr& e, std::vector<WriteBack>& outer);
+  void rebindContainer(const ast::Expr& container, const std::vector<WriteBack>& outer, ir::Value* updated);
   ir::Value* inplaceOp(ir::Op op, SourceLoc loc, ir::Value* lhs, ir::Value* rhs);
   void ifStmt(const ast::IfStmt& s);
   void whileStmt(const ast::WhileStmt& s);

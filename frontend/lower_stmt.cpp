@@ -230,11 +230,12 @@ void Lowerer::assign(const Expr& target, Value* value) {
   }
   if (auto* sub = as<SubscriptExpr>(&target)) {
     // Functional update: the container is rebound to its updated value.
-    Value* container = expr(*sub->value);
+    std::vector<WriteBack> outer;
+    Value* container = targetContainer(*sub->value, outer);
     Value* index = subscriptIndex(*sub->index);
     Value* updated = emitValue(Op::SetItem, target.loc, {container, index, value});
     updates_.push_back(updated->def());
-    rebindContainer(*sub->value, updated);
+    rebindContainer(*sub->value, outer, updated);
     return;
   }
   if (target.kind == ExprKind::Attribute) fail(target.loc, "assignment to an attribute is not supported");
@@ -262,9 +263,10 @@ void Lowerer::del(const Expr& target) {
       return;
     case ExprKind::Subscript: {
       const auto& sub = static_cast<const SubscriptExpr&>(target);
-      Value* container = expr(*sub.value);
+      std::vector<WriteBack> outer;
+      Value* container = targetContainer(*sub.value, outer);
       Value* updated = emitValue(Op::DelItem, target.loc, {container, subscriptIndex(*sub.index)});
-      rebindContainer(*sub.value, updated);
+      rebindContainer(*sub.value, outer, updated);
       return;
     }
     case ExprKind::Attribute: fail(target.loc, "deleting an attribute is not supported");
@@ -276,16 +278,39 @@ void Lowerer::del(const Expr& target) {
   }
 }
 
+// The container of a subscript target, each of its parts evaluated once as
+// Python does (`xs[f()][0] = v` calls f once): for `a[i]` the value of a[i],
+// with (a[i], the value of a, that of i) appended to `outer` so that the
+// updated item can be written back; for any other expression its value.
+Value* Lowerer::targetContainer(const Expr& e, std::vector<WriteBack>& outer) {
+  auto* sub = as<SubscriptExpr>(&e);
+  if (!sub) return expr(e);
+  Value* base = targetContainer(*sub->value, outer);
+  Value* index = subscriptIndex(*sub->index);
+  outer.push_back({sub, base, index});
+  return placed(emitValue(Op::GetItem, e.loc, {base, index}), e.loc);
+}
+
 // After `c[i] = v` the container expression is rebound to the updated value
-// (functional update for tensors; the same object for lists and dicts). As in
-// Python, a subscript assignment does not make a name local: a name that is
-// not a local or declared global here is updated in place only.
-void Lowerer::rebindContainer(const Expr& container, Value* updated) {
-  if (auto* n = as<NameExpr>(&container)) {
-    if (isSsaName(n->id) || fctx_->isModule || fctx_->globalDecls.count(n->id)) writeName(n->id, updated, n->loc);
-    return;
+// (functional update for tensors; the same object for lists and dicts): an
+// item `a[k]` (the last of `outer`) is written back into a, and so on out
+// to a name. A write-back leaves a list's, tuple's or dict's item that is
+// still the same object alone (runtime/scalar_ops.h, writeBackItem), so a
+// list inside a tuple can change as in Python. As in Python, a subscript
+// assignment does not make a name local: a name that is not a local or
+// declared global here is updated in place only.
+void Lowerer::rebindContainer(const Expr& container, const std::vector<WriteBack>& outer, Value* updated) {
+  const Expr* root = &container;
+  for (size_t k = outer.size(); k-- > 0;) {
+    const WriteBack& w = outer[k];
+    ir::Node* n = emit(Op::SetItem, w.item->loc, {w.container, w.index, updated});
+    n->setAttr("write_back", true);
+    updated = n->result(0);
+    updates_.push_back(n);
+    root = w.item->value.get();
   }
-  if (container.kind == ExprKind::Subscript) assign(container, updated);
+  if (auto* n = as<NameExpr>(root))
+    if (isSsaName(n->id) || fctx_->isModule || fctx_->globalDecls.count(n->id)) writeName(n->id, updated, n->loc);
 }
 
 static Op binOpCode(BinOp op) {
@@ -328,13 +353,14 @@ void Lowerer::augAssign(const AugAssignStmt& s) {
     return;
   }
   if (auto* sub = as<SubscriptExpr>(s.target.get())) {
-    Value* container = expr(*sub->value);
+    std::vector<WriteBack> outer;
+    Value* container = targetContainer(*sub->value, outer);
     Value* index = subscriptIndex(*sub->index);
     Value* old = emitValue(Op::GetItem, sub->loc, {container, index});
     Value* rhs = expr(*s.value);
     Value* updated = emitValue(Op::SetItem, s.loc, {container, index, inplaceOp(op, s.loc, old, rhs)});
     updates_.push_back(updated->def());
-    rebindContainer(*sub->value, updated);
+    rebindContainer(*sub->value, outer, updated);
     return;
   }
   fail(s.target->loc, "illegal expression for augmented assignment");

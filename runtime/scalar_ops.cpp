@@ -447,7 +447,33 @@ Value setItem(const Value& c, const Value& index, const Value& v, SourceLoc loc)
       if (!index.is(Kind::Str)) fail(loc, std::string("dict keys must be str, not ") + typeName(index));
       c.as<DictObj>().set(index.asStr(), v);
       return c;
-    default: fail(loc, std::string("'") + typeName(c) + "' object does not support item assignment");
+    default: fail(loc, std::string("'") + typeName(c) + "' object does not support item assignment", ErrorClass::TypeError);
+  }
+}
+
+Value writeBackItem(const Value& c, const Value& index, const Value& v, SourceLoc loc) {
+  auto same = [&](const Value& item) { return item.ptr() && item.ptr() == v.ptr(); };
+  switch (c.kind()) {
+    case Kind::List:
+    case Kind::Tuple: {
+      // Through a slice the update changed a copy, which Python drops; a
+      // bad index raises as setItem's does.
+      if (index.is(Kind::Slice)) return c;
+      if (!index.isIntLike()) return setItem(c, index, v, loc);
+      const auto& items = c.as<SeqObj>().items;
+      int64_t at = normalizeIndex(index.asInt(), static_cast<int64_t>(items.size()),
+                                  c.is(Kind::List) ? "list assignment" : "tuple", loc);
+      if (same(items[at])) return c;
+      if (c.is(Kind::List)) return setItem(c, index, v, loc);
+      std::vector<Value> copy = items;
+      copy[at] = v;
+      return makeTuple(std::move(copy));
+    }
+    case Kind::Dict:
+      if (index.is(Kind::Str))
+        if (Value* item = c.as<DictObj>().find(index.asStr()); item && same(*item)) return c;
+      return setItem(c, index, v, loc);
+    default: return setItem(c, index, v, loc);
   }
 }
 
@@ -476,7 +502,7 @@ Value delItem(const Value& c, const Value& index, SourceLoc loc) {
       if (!index.is(Kind::Str)) fail(loc, std::string("dict keys must be str, not ") + typeName(index));
       if (!c.as<DictObj>().erase(index.asStr())) failMissingKey(index, loc);
       return c;
-    default: fail(loc, std::string("'") + typeName(c) + "' object doesn't support item deletion");
+    default: fail(loc, std::string("'") + typeName(c) + "' object doesn't support item deletion", ErrorClass::TypeError);
   }
 }
 

@@ -61,6 +61,13 @@ bool contains(const Value& container, const Value& item, SourceLoc loc);
 Value getItem(const Value& container, const Value& index, SourceLoc loc);
 // Returns the updated container: lists and dicts are updated in place.
 Value setItem(const Value& container, const Value& index, const Value& v, SourceLoc loc);
+// The write-back of a nested update (`c[i][j] = v` puts c[i] back into c,
+// a setitem node marked write_back): an item of a list, tuple or dict that
+// is still the same object (a list or dict changed in place) stays, one
+// read through a slice (a copy, as in Python) is dropped, a new value (a
+// tensor's functional update) replaces the old one, in a new tuple for a
+// tuple; a tensor container is updated as setItem does.
+Value writeBackItem(const Value& container, const Value& index, const Value& v, SourceLoc loc);
 // del c[index]: a list's item or slice, a dict's key; the container.
 Value delItem(const Value& container, const Value& index, SourceLoc loc);
 

@@ -117,7 +117,8 @@ Value runValueOp(const ir::Node& n, const Value* const* in, unsigned consumable)
     case Op::Is: case Op::IsNot: case Op::In: case Op::NotIn:
       return compareOp(op, *in[0], *in[1], loc);
     case Op::GetItem: return getItem(*in[0], *in[1], loc);
-    case Op::SetItem: return setItem(*in[0], *in[1], *in[2], loc);
+    case Op::SetItem:
+      return n.attr("write_back") ? writeBackItem(*in[0], *in[1], *in[2], loc) : setItem(*in[0], *in[1], *in[2], loc);
     case Op::DelItem: return delItem(*in[0], *in[1], loc);
     default: fail(loc, std::string("internal error: ") + n.info().name + " is not a value op");
   }
