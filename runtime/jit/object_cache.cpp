@@ -92,10 +92,15 @@ void ObjectCache::store(const std::string& key, const std::string& bytes) const 
     fs::remove(tmp, ec);
     return;
   }
-  evict();
+  std::lock_guard<std::mutex> lock(mutex_);
+  bytes_ += bytes.size() + kHeader;
+  if (!scanned_ || bytes_ > maxBytes_) {
+    bytes_ = evict();
+    scanned_ = true;
+  }
 }
 
-void ObjectCache::evict() const {
+uint64_t ObjectCache::evict() const {
   struct Entry {
     fs::path path;
     fs::file_time_type time;
@@ -113,7 +118,7 @@ void ObjectCache::evict() const {
     entries.push_back({it->path(), time, size});
     total += size;
   }
-  if (total <= maxBytes_) return;
+  if (total <= maxBytes_) return total;
   // Oldest first, down to three quarters of the bound (not one file per store).
   std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.time < b.time; });
   for (const Entry& e : entries) {
@@ -121,6 +126,7 @@ void ObjectCache::evict() const {
     std::error_code r;
     if (fs::remove(e.path, r)) total -= e.size;
   }
+  return total;
 }
 
 }  // namespace nn::rt::jit
