@@ -314,7 +314,15 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
     // compiled (recursion stays a call): load_global NAME becomes
     // make_closure {func, name}, the same function.
     if (const FunctionObj* target = plainFunction(g, module)) {
-      if (target->fn == &original || target->fn->graph() != original.graph()) continue;
+      if (target->fn->graph() != original.graph()) continue;
+      // The function itself (recursion): the running function, which the
+      // global holds while the binding is current (the caller's value may
+      // be another of the same def, which calls alike), without a lookup.
+      if (target->fn == &original) {
+        replaceNode(n, std::make_unique<ir::Node>(ir::Op::SelfClosure, n->loc()));
+        bound.push_back({name, g->ptr(), "", &module.entry(name)});
+        continue;
+      }
       // Copied as an imported one is where it can be, so that the globals
       // its body calls are bound too (a builtin under a name of the
       // module's own, a helper), once the inliner has it in this version.
