@@ -4,8 +4,8 @@
 // small product as nn's loop with the add after it
 // (runtime/kernels_cpu_small_matmul.cpp, chosen by the rule matmul uses):
 // one call instead of two, with the same f32 operations; the transpose is
-// a view the kernel reads in place (licm then takes it out of a loop). This is the nn library's
-// dense layer (`relu(h @ w + b)`).
+// a view the kernel reads in place (licm then takes it out of a loop).
+// This is the nn library's dense layer (`relu(h @ w + b)`).
 //
 // Algorithm: count the uses of every value of the function (nested blocks
 // included); then one walk over each block in order: an add of a matmul

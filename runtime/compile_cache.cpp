@@ -167,15 +167,16 @@ std::string builtinHeld(const Value& g, Host& host) {
   return "";
 }
 
-// Copies of an imported module's functions in a version's graph, so that
-// the inliner can inline them (`math.sqrt(x)`, `from nn import mlp`). A
+// Copies of an imported module's functions (and of the compiled function's
+// own module's) in a version's graph, so that the inliner can inline them
+// with what they call (`math.sqrt(x)`, `from nn import mlp`). A
 // copy reads the module's globals as the original would only where the
 // global holds a plain function of that module (its load becomes the
 // make_closure of that function's copy) or a builtin (`_sqrt = sqrt`: its
 // load becomes the builtin), each only called; every such global is bound
-// (the version is recompiled if it is rebound). A function that stores a
-// global, imports, makes a closure, calls itself or reads any other global
-// is not copied.
+// (the version is recompiled if it is rebound); one that a function of
+// the module stores is not. A function that stores a global, imports,
+// makes a closure, calls itself or reads any other global is not copied.
 class ImportedCopies {
  public:
   ImportedCopies(ir::Graph& graph, Host& host) : graph_(graph), host_(host) {}
@@ -310,9 +311,9 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
     // A global a function of the module stores may change while this
     // version runs (a call rebinding it mid-loop): never bound.
     if (!onlyCalled(n->result(0), *copy.body()) || module.entry(name).storedByFunction) continue;
-    // Plain functions of this module's graph, and not the function being
-    // compiled (recursion stays a call): load_global NAME becomes
-    // make_closure {func, name}, the same function.
+    // Plain functions of this module's graph: load_global NAME becomes
+    // make_closure {func, name} of the same function (or of its copy, or
+    // the running function for the one being compiled).
     if (const FunctionObj* target = plainFunction(g, module)) {
       if (target->fn->graph() != original.graph()) continue;
       // The function itself (recursion): the running function, which the

@@ -22,14 +22,8 @@ void matmulKernel(const Tensor& a, const Tensor& b, Tensor& out) {
   int64_t batches = out.numel() / std::max<int64_t>(1, M * N);
   T* o = out.data<T>();
   for (int64_t bi = 0; bi < batches; ++bi) {
-    // Offsets of this batch in a and b (broadcast dims use index 0).
-    int64_t rem = bi, offA = 0, offB = 0;
-    for (int d = rank - 3; d >= 0; --d) {
-      int64_t idx = rem % out.dim(d);
-      rem /= out.dim(d);
-      offA += (a.dim(d) == 1 ? 0 : idx) * a.strides()[d];
-      offB += (b.dim(d) == 1 ? 0 : idx) * b.strides()[d];
-    }
+    int64_t offA, offB;
+    matmulBatchOffsets(a, b, out, bi, offA, offB);
     const T* pa = a.data<T>() + offA;
     const T* pb = b.data<T>() + offB;
     int64_t am = a.strides()[rank - 2], ak = a.strides()[rank - 1];

@@ -2,18 +2,18 @@
 // layer, a 4x4 transform), where oneDNN's fixed cost per call (about two
 // microseconds to set up and enter its kernel) is most of the time: a
 // register-blocked loop (small_matmul_loop.inc) on AVX2 and FMA or on
-// AVX-512, chosen at run time by what the CPU has. matmulF32 and linearF32 (the kernels registered for the two ops)
+// AVX-512, chosen at run time by what the CPU has. matmulF32 and
+// linearF32 (kernels_cpu_nn.cpp, the kernels registered for the two ops)
 // decide by the same rule on the same figures, so `x @ w + b` computes
 // the same bits whether fuse-post-ops made it a linear or not.
 //
 // Each output element is one f32 accumulator starting at +0 with one fused
-// multiply-add per k in ascending order, as oneDNN's brgemm kernels compute
-// it; a bias is added after, rounded once, as a separate add would.
+// multiply-add per k in ascending order (what oneDNN's brgemm kernels gave
+// too, bit for bit, on the AVX-512 machines tried); a bias is added after,
+// rounded once, as a separate add would.
 #include <immintrin.h>
 
 #include <algorithm>
-#include <cmath>
-#include <cstring>
 #include <memory>
 
 #include "runtime/nn_ops.h"
@@ -25,9 +25,10 @@ namespace {
 // The widest vectors this CPU has for the loop (asked once).
 enum class Simd { None, Avx2, Avx512 };
 Simd simd() {
-  static const Simd level = __builtin_cpu_supports("avx512f")                                   ? Simd::Avx512
-                            : __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? Simd::Avx2
-                                                                                               : Simd::None;
+  static const Simd level = [] {
+    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return Simd::None;
+    return __builtin_cpu_supports("avx512f") ? Simd::Avx512 : Simd::Avx2;
+  }();
   return level;
 }
 
@@ -127,14 +128,8 @@ void smallMatmulF32(const Tensor& a, const Tensor& b, Tensor& out) {
   int64_t batches = out.numel() / std::max<int64_t>(1, M * N);
   float* o = out.data<float>();
   for (int64_t bi = 0; bi < batches; ++bi) {
-    // Offsets of this batch in a and b (broadcast dims use index 0).
-    int64_t rem = bi, offA = 0, offB = 0;
-    for (int d = rank - 3; d >= 0; --d) {
-      int64_t idx = rem % out.dim(d);
-      rem /= out.dim(d);
-      offA += (a.dim(d) == 1 ? 0 : idx) * a.strides()[d];
-      offB += (b.dim(d) == 1 ? 0 : idx) * b.strides()[d];
-    }
+    int64_t offA, offB;
+    matmulBatchOffsets(a, b, out, bi, offA, offB);
     Operand pa{a.data<float>() + offA, a.strides()[rank - 2], a.strides()[rank - 1]};
     Operand pb{b.data<float>() + offB, b.strides()[rank - 2], b.strides()[rank - 1]};
     int64_t ldb = 0;

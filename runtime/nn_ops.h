@@ -49,6 +49,18 @@ Tensor matmulReference(const Tensor& a, const Tensor& b, SourceLoc loc);
 // gradients for f64 (kernels_cpu_conv.cpp); pooling and its gradient for
 // f32 and f64 (kernels_cpu_pool.cpp).
 void matmulLoop(const Tensor& a, const Tensor& b, Tensor& out);
+// The offsets in a and b of batch `batch` of out (a matmul kernel's
+// operands, lifted to out's rank: a batch dimension of size 1 broadcasts).
+inline void matmulBatchOffsets(const Tensor& a, const Tensor& b, const Tensor& out, int64_t batch, int64_t& offA,
+                               int64_t& offB) {
+  offA = offB = 0;
+  for (int d = out.ndim() - 3; d >= 0; --d) {
+    int64_t idx = batch % out.dim(d);
+    batch /= out.dim(d);
+    offA += (a.dim(d) == 1 ? 0 : idx) * a.strides()[d];
+    offB += (b.dim(d) == 1 ? 0 : idx) * b.strides()[d];
+  }
+}
 void conv2dLoop(const Tensor& x, const Tensor& w, const Tensor* bias, const ConvParams& p, Tensor& out);
 void conv2dGradInputLoop(const Tensor& g, const Tensor& w, const ConvParams& p, Tensor& dx);
 void conv2dGradWeightLoop(const Tensor& g, const Tensor& x, const ConvParams& p, Tensor& dw);

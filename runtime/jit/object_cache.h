@@ -11,9 +11,9 @@
 // recently used entries (a load refreshes an entry's time); the cache's
 // size is read from the directory at a process's first store and when its
 // count says the bound is passed, not at every store (a scan of a full
-// cache's thousands of files took milliseconds per kernel). The cache is an optimisation: every
-// filesystem error (no home, a read-only or full disk) reads as a miss or a
-// skipped store, never as a failure of the run.
+// cache's thousands of files took milliseconds per kernel). The cache is
+// an optimisation: every filesystem error (no home, a read-only or full
+// disk) reads as a miss or a skipped store, never as a failure of the run.
 #pragma once
 
 #include <cstdint>

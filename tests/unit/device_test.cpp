@@ -370,19 +370,20 @@ namespace {
 // once (the merged DAG runs the two with-blocks together), the same matmul
 // on both and then other kinds: nothing of oneDNN's process state may be
 // shared between them unguarded (the ThreadSanitizer run checks it; a
-// fresh process is where it matters).
+// fresh process is where it matters). The matmul is large enough for
+// oneDNN (smaller ones run on nn's own loop).
 const char* kFirstPrimitivesOnTwoDevices =
     "seed(3)\n"
     "def f(x, img, w, k):\n"
     "    with device('cpu:1'):\n"
     "        a = log_softmax(softmax(x @ w) * 3.0)\n"
-    "        b = layer_norm(a, (8,))\n"
+    "        b = layer_norm(a, (80,))\n"
     "    with device('cpu:2'):\n"
     "        c = conv2d(img * (x @ w).mean(), k, padding=1)\n"
     "        d = batch_norm(c, zeros(4), ones(4))\n"
     "    return a.sum().to('cpu') + b.sum().to('cpu') + c.sum().to('cpu') + d.sum().to('cpu')\n"
-    "x, img = randn(16, 8), randn(2, 3, 8, 8)\n"
-    "w, k = randn(8, 8), randn(4, 3, 3, 3)\n"
+    "x, img = randn(64, 80), randn(2, 3, 8, 8)\n"
+    "w, k = randn(80, 80) * 0.1, randn(4, 3, 3, 3)\n"
     "print(bool(isfinite(f(x, img, w, k))))\n";
 
 }  // namespace

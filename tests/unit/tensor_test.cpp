@@ -372,9 +372,11 @@ TEST(SmallMatmul, IsOneFusedMultiplyAddPerKInOrder) {
 TEST(OneDnn, PrimitivesAreCachedByShape) {
   RandomGenerator g(4);
   // Large enough for oneDNN (smaller products run on the loop).
-  Tensor a = randomTensor(g, {40, 50}), b = randomTensor(g, {50, 60});
+  Tensor a = randomTensor(g, {80, 70}), b = randomTensor(g, {70, 90});
+  ASSERT_FALSE(smallMatmulApplies(80, 70, 90));
   matmul(a, b, {});
   size_t before = onednnCachedPrimitives(a.device());
+  EXPECT_GT(before, 0u);
   for (int i = 0; i < 5; ++i) matmul(a, b, {});
   EXPECT_EQ(onednnCachedPrimitives(a.device()), before);
 }
