@@ -12,9 +12,9 @@
 #include <string_view>
 
 #include "runtime/annotations.h"
-#include "runtime/kernels.h"
 #include "runtime/scalar_ops.h"
 #include "runtime/scratch_values.h"
+#include "runtime/tensor_ops.h"
 #include "support/suggest.h"
 
 namespace nn::rt {
@@ -233,16 +233,11 @@ void Interpreter::node(const ir::Node& n, Frame& f, uint64_t dying) {
       // function of a number its op) straight from the table its execute
       // entry reads (mathUnary), without the general path.
       if (n.operands().size() == 1 && n.numResults() == 1 && !tape_ && ir::hasTrait(n.op(), ir::FUNC))
-        if (const Value& x = f[n.operand(0)]; x.is(Kind::Float)) {
-          if (std::optional<double> r = floatUnary(n.op(), x.asFloat())) {
-            f[n.result(0)] = Value::real(*r);
+        if (const Value& x = f[n.operand(0)]; x.is(Kind::Float))
+          if (std::optional<Value> r = floatMath(n.op(), x.asFloat())) {
+            f[n.result(0)] = std::move(*r);
             return;
           }
-          if (std::optional<bool> r = floatTest(n.op(), x.asFloat())) {
-            f[n.result(0)] = Value::boolean(*r);
-            return;
-          }
-        }
       simpleOp(n, f, dying);
       return;
   }

@@ -12,6 +12,12 @@ namespace nn::rt {
 
 using ir::Op;
 
+std::optional<Value> floatMath(Op op, double x) {
+  if (std::optional<double> r = floatUnary(op, x)) return Value::real(*r);
+  if (std::optional<bool> r = floatTest(op, x)) return Value::boolean(*r);
+  return std::nullopt;
+}
+
 Value mathUnary(Op op, const Value& x, SourceLoc loc, unsigned consumable) {
   const char* name = ir::opInfo(op).name;
   if (x.isNumber()) {
@@ -19,10 +25,8 @@ Value mathUnary(Op op, const Value& x, SourceLoc loc, unsigned consumable) {
     // as a 0-d tensor's kernel computes it; a float's math (math.sqrt in a
     // loop makes several such calls per iteration) without the tensor.
     DType dt = ir::computesInFloat(op) || x.is(Kind::Float) ? DType::F64 : DType::I64;
-    if (dt == DType::F64) {
-      if (std::optional<double> r = floatUnary(op, x.asFloat())) return Value::real(*r);
-      if (std::optional<bool> r = floatTest(op, x.asFloat())) return Value::boolean(*r);
-    }
+    if (dt == DType::F64)
+      if (std::optional<Value> r = floatMath(op, x.asFloat())) return *r;
     ScalarDevice scalar;
     return item(tensorOf(mathUnary(op, makeTensorValue(tensorFromData(x, dt, loc, scalar)), loc)), loc);
   }

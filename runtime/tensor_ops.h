@@ -56,6 +56,9 @@ Value tensorUnary(ir::Op op, const Value& a, SourceLoc loc, unsigned consumable 
 // The tensor math ops of ops.def (Exp ... LogicalNot) on a tensor or a
 // Python number (which gives a Python number back).
 Value mathUnary(ir::Op op, const Value& x, SourceLoc loc, unsigned consumable = 0);
+// mathUnary's result for a float x where the float table computes it
+// (runtime/float_unary.def: a float or, for the tests, a bool), else none.
+std::optional<Value> floatMath(ir::Op op, double x);
 // maximum, minimum, logical_and, logical_or with broadcasting.
 Value mathBinary(ir::Op op, const Value& a, const Value& b, SourceLoc loc);
 Value whereOp(const Value& cond, const Value& a, const Value& b, SourceLoc loc);

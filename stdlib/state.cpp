@@ -384,22 +384,24 @@ Status State::printFunctionLlvm(const std::string& name) {
   return Status();
 }
 
-Value State::builtin(const std::string& name, SourceLoc loc) {
+std::optional<Value> State::ownBuiltin(const std::string& name) const {
   if (name == "argv") return argvValue_;
   if (name == "_stdout") return Value::stream(1);
   if (name == "_stderr") return Value::stream(2);
   if (name != "bool")
     if (auto dt = rt::dtypeFromName(name)) return Value::dtype(static_cast<int>(*dt));
-  Value b = stdlib::makeBuiltin(name);
-  if (b.is(rt::Kind::None)) fail(loc, "name '" + name + "' is not defined");
-  return b;
+  return std::nullopt;
+}
+
+Value State::builtin(const std::string& name, SourceLoc loc) {
+  if (std::optional<Value> own = ownBuiltin(name)) return *own;
+  const Value* b = stdlib::findBuiltin(name);
+  if (!b) fail(loc, "name '" + name + "' is not defined");
+  return *b;
 }
 
 const Value* State::sharedBuiltin(const std::string& name) {
-  // Not the names builtin() answers with this state's values or a dtype.
-  if (name == "argv" || name == "_stdout" || name == "_stderr" || (name != "bool" && rt::dtypeFromName(name)))
-    return nullptr;
-  return stdlib::findBuiltin(name);
+  return ownBuiltin(name) ? nullptr : stdlib::findBuiltin(name);
 }
 
 Value State::runTensorOp(rt::Interpreter& interp, ir::Op op, std::vector<Value>& params, SourceLoc loc) {

@@ -151,6 +151,9 @@ class State : public rt::Host {
   void report(const Diagnostic& d) override;
 
  private:
+  // The builtin names this state answers with values of its own (argv,
+  // the streams) or a dtype; none for the others.
+  std::optional<rt::Value> ownBuiltin(const std::string& name) const;
   // `mainScript`: the file is the script being run (lost_updates.h).
   std::unique_ptr<ir::Graph> compile(uint32_t file, bool echo, const rt::ModuleInstance* into,
                                      bool mainScript = false);
