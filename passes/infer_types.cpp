@@ -20,9 +20,24 @@
 // says so at compile time). A value that is a tensor in one branch of an
 // `if` and a number in the other is `any`, as in eager mode.
 //
+// A recursive call in a strict graph (a compiled version) whose arguments
+// have the types of the function's own parameters, all numbers, bools,
+// strs or None, runs this same version (the cache's key is those types),
+// so its result has the version's return type. When that is a number or a
+// bool, the call's result gets it: inference assumes each such call
+// returns int (then float, then bool) and keeps the first assumption under
+// which the function returns that type — sound by induction on the depth
+// of the recursion: the deepest call that returns does so without a
+// recursive call, and each call above returns the type its recursive calls
+// are assumed to. (A call that never returns returns no value.) The trials
+// report no errors; the pass that keeps an assumption does.
+//
 // Invariants: only Value types change; the graph's structure is untouched.
 // Function parameters and captures keep their declared types (any until
 // specialisation assigns argument types).
+#include <optional>
+#include <vector>
+
 #include "ir/annotation_check.h"
 #include "ir/type_rules.h"
 #include "passes/passes.h"
@@ -34,12 +49,39 @@ namespace {
 class Inference {
  public:
   Inference(bool strict, const PassContext& ctx) : strict_(strict), ctx_(ctx) {}
-  bool changed = false;
 
   // `certain`: every node of b runs whenever its function is called.
   void block(ir::Block& b, bool certain) {
     for (const auto& n : b.nodes()) node(*n, certain);
   }
+
+  void function(ir::Function& f) {
+    function_ = &f;
+    selfResult_.reset();
+    block(*f.body(), true);
+    if (!strict_ || !hasSelfCall(*f.body())) return;
+    // The trials may change types that end as they were: `changed` says
+    // whether the kept types differ from those before.
+    bool before = changed;
+    std::vector<ir::Type> start = typesIn(f);
+    const ir::Value* returned = f.body()->terminator() ? f.body()->terminator()->operand(0) : nullptr;
+    std::optional<ir::Type> kept;
+    trial_ = true;
+    for (ir::TypeKind k : {ir::TypeKind::Int, ir::TypeKind::Float, ir::TypeKind::Bool}) {
+      selfResult_ = ir::Type{k};
+      block(*f.body(), true);
+      if (returned && returned->type() == *selfResult_) {
+        kept = selfResult_;
+        break;
+      }
+    }
+    trial_ = false;
+    selfResult_ = kept;
+    block(*f.body(), true);  // the kept types, with their errors
+    changed = before || typesIn(f) != start;
+  }
+
+  bool changed = false;
 
  private:
   void set(ir::Value* v, ir::Type t) {
@@ -124,6 +166,10 @@ class Inference {
       }
       return;
     }
+    if (selfResult_ && recursiveCall(n)) {
+      set(n.result(0), *selfResult_);
+      return;
+    }
     for (size_t i = 0; i < n.numResults(); ++i) {
       try {
         set(n.result(i), ir::resultType(n, i));
@@ -137,6 +183,7 @@ class Inference {
   // A failure the operand types prove: an error now where the node
   // certainly runs, else the node raises it if it runs.
   void proven(const NnError& e, bool certain) {
+    if (trial_) return;
     if (strict_ && certain) throw e;
     if (strict_ && ctx_.failIfReached) {
       Diagnostic note = e.diag();
@@ -147,15 +194,60 @@ class Inference {
     }
   }
 
+  // A call of the running function (self_closure) with one positional
+  // argument per body argument, each of its parameter's type: the same
+  // version runs it.
+  bool recursiveCall(const ir::Node& n) const {
+    if (n.op() != ir::Op::Call || !n.operand(0)->def() || n.operand(0)->def()->op() != ir::Op::SelfClosure ||
+        !n.strListAttr("kw").empty())
+      return false;
+    const ir::Block& body = *function_->body();
+    if (n.operands().size() != body.numArgs() + 1) return false;
+    for (size_t i = 0; i < body.numArgs(); ++i)
+      if (n.operand(i + 1)->type() != body.arg(i)->type() || !keyedExactly(body.arg(i)->type())) return false;
+    return true;
+  }
+  // A parameter type that is the whole of the cache's key for the values
+  // it admits (a tensor's key also holds its device; `any` admits values
+  // of other keys).
+  static bool keyedExactly(const ir::Type& t) {
+    return t.kind == ir::TypeKind::Int || t.kind == ir::TypeKind::Float || t.kind == ir::TypeKind::Bool ||
+           t.kind == ir::TypeKind::Str || t.kind == ir::TypeKind::None;
+  }
+  static bool hasSelfCall(const ir::Block& b) {
+    for (const auto& n : b.nodes()) {
+      if (n->op() == ir::Op::SelfClosure) return true;
+      for (size_t k = 0; k < n->numBlocks(); ++k)
+        if (hasSelfCall(*n->block(k))) return true;
+    }
+    return false;
+  }
+  static void typesIn(const ir::Block& b, std::vector<ir::Type>& into) {
+    for (size_t i = 0; i < b.numArgs(); ++i) into.push_back(b.arg(i)->type());
+    for (const auto& n : b.nodes()) {
+      for (size_t i = 0; i < n->numResults(); ++i) into.push_back(n->result(i)->type());
+      for (size_t k = 0; k < n->numBlocks(); ++k) typesIn(*n->block(k), into);
+    }
+  }
+  static std::vector<ir::Type> typesIn(const ir::Function& f) {
+    std::vector<ir::Type> types;
+    typesIn(*f.body(), types);
+    return types;
+  }
+
   bool strict_;
   const PassContext& ctx_;
+  const ir::Function* function_ = nullptr;
+  // The type assumed for recursiveCall results, if any.
+  std::optional<ir::Type> selfResult_;
+  bool trial_ = false;
 };
 
 }  // namespace
 
 bool inferTypes(ir::Graph& g, PassContext& ctx) {
   Inference inf(g.strictTypes(), ctx);
-  for (const auto& f : g.functions()) inf.block(*f->body(), true);
+  for (const auto& f : g.functions()) inf.function(*f);
   return inf.changed;
 }
 

@@ -43,6 +43,7 @@ class ExecutionQueue;
 namespace jit {
 class Engine;
 struct GlueFunction;
+struct NativeFunction;
 }
 
 // Where a ready node runs: on the thread that made it ready (Inline), on
@@ -97,6 +98,12 @@ struct BlockPlan {
   // Per node the glue calls back: its pre-resolved form in its own block's
   // plan, or null.
   mutable std::vector<const FastOp*> glueFast;
+  // A compiled function's body's plan: the function's native code
+  // (GraphExecutor::nativeFunction), made once it has been called often
+  // enough; null when it runs as a graph. `calls` counts them until then.
+  mutable std::shared_ptr<const jit::NativeFunction> native;
+  mutable bool nativeTried = false;
+  mutable uint64_t calls = 0;
 };
 
 // What the executor's thread pool offers: its threads, and what handing a

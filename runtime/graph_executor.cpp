@@ -99,6 +99,20 @@ const jit::GlueFunction* GraphExecutor::loopGlue(const ir::Node& loop, uint64_t 
   return body.glue.get();
 }
 
+const jit::NativeFunction* GraphExecutor::nativeFunction(const ir::Function& version) {
+  const BlockPlan& body = plan(*version.body());
+  if (body.nativeTried) return body.native.get();
+  jit::Engine* engine = interp_.context().jit();
+  if (!engine) {
+    body.nativeTried = true;
+    return nullptr;
+  }
+  if (!engine->hot(++body.calls, 0)) return nullptr;
+  body.nativeTried = true;
+  if (jit::compilesAsNative(version)) body.native = engine->compileFunction(version);
+  return body.native.get();
+}
+
 void GraphExecutor::countIterations(const ir::Node& loop, uint64_t iterations) {
   plan(*loop.block(1)).iterations += iterations;
 }

@@ -22,6 +22,7 @@ struct BlockPlan;
 struct FastOp;
 namespace jit {
 struct GlueFunction;
+struct NativeFunction;
 }
 struct Frame;
 
@@ -62,6 +63,12 @@ class GraphExecutor {
                                     const std::vector<const FastOp*>*& fast);
   // Adds iterations the interpreter ran of `loop` to its count.
   void countIterations(const ir::Node& loop, uint64_t iterations);
+  // The native code of compiled function `version` (jit.h
+  // NativeFunction), or null where it runs as a graph: no JIT, a function
+  // the JIT does not compile, or one not called often enough yet (as a
+  // loop's iterations: jit::Engine::hot). Counts this call. Made once,
+  // kept on the body's plan.
+  const jit::NativeFunction* nativeFunction(const ir::Function& version);
   void setSchedule(Schedule s) { schedule_ = s; }
   void setPartition(Partition p) { partition_ = p; }
   // Counters for --stats.

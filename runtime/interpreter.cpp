@@ -354,7 +354,17 @@ void Interpreter::execCall(const ir::Node& n, Frame& f, uint64_t dying) {
   };
   for (size_t i = 0; i < nargs; ++i) args->push_back(arg(1 + i));
   for (size_t i = 0; i < kwnames.size(); ++i) kwargs.push_back(arg(1 + nargs + i));
-  f[n.result(0)] = callWith(f[n.operand(0)], *args, kwnames, kwargs, n.loc());
+  Value& r = f[n.result(0)] = callWith(f[n.operand(0)], *args, kwnames, kwargs, n.loc());
+  // A recursive call's result may be typed as the version returns it
+  // (passes/infer_types.cpp), which code after it relies on.
+  const ir::Node* callee = n.operand(0)->def();
+  if (callee && callee->op() == Op::SelfClosure) {
+    ir::TypeKind k = n.result(0)->type().kind;
+    if ((k == ir::TypeKind::Int && !r.is(Kind::Int)) || (k == ir::TypeKind::Float && !r.is(Kind::Float)) ||
+        (k == ir::TypeKind::Bool && !r.is(Kind::Bool)))
+      fail(n.loc(), "internal error: a recursive call returned " + std::string(typeName(r)) + ", typed " +
+                        n.result(0)->type().str());
+  }
 }
 
 Value Interpreter::attributeOf(const Value& obj, const std::string& name, SourceLoc loc) {
@@ -603,7 +613,7 @@ Value Interpreter::callFunction(const Value& fnValue, std::vector<Value>& args,
     bool graph = fo.forceJit || (graphMode_ && !fo.forceEager);
     const ir::Function& run = graph ? compileCache_.get(fn, *fo.module, *params, loc) : fn;
     // The parameters are the frame's first values (ir::Function::number).
-    r = runFunction(run, *fo.module, &fnValue, *params);
+    if (!graph || !runNative(run, *params, r)) r = runFunction(run, *fo.module, &fnValue, *params);
   } catch (NnError& e) {
     --depth_;
     if (loc.valid()) e.diag().callers.push_back(loc);  // not for a host application's call (nn_call)

@@ -316,6 +316,11 @@ class Interpreter {
   // none (then execLoop goes on interpreting it). `iterations`: how many
   // the interpreter ran since it last asked.
   bool runGlue(const ir::Node& n, Frame& f, std::vector<Value>* carried, uint64_t iterations);
+  // Runs compiled function `version` (graph mode) on `params` by its
+  // native code into `r` (interpreter_glue.cpp); false when it has none,
+  // or when the code declined (an error, an interrupt, too deep: the
+  // interpreted run that follows raises or stops as it would have).
+  bool runNative(const ir::Function& version, const std::vector<Value>& params, Value& r);
   // One run of a loop's glue: what its callbacks reach (interpreter_glue.cpp).
   struct GlueRun;
   friend struct GlueCalls;

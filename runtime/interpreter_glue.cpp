@@ -6,6 +6,7 @@
 // is pending. The callbacks never let an exception into the native code: a
 // failing node's error is kept and the glue returns 1, and it is rethrown
 // here, with the location and call trace the node's own run gave it.
+#include <algorithm>
 #include <bit>
 #include <exception>
 
@@ -146,6 +147,47 @@ bool Interpreter::runGlue(const ir::Node& n, Frame& f, std::vector<Value>* carri
   if (glue->fn(&run, &kApi, &flags) != 0) {
     if (run.error) std::rethrow_exception(run.error);
     fail(n.loc(), "internal error: native loop failed without an error");
+  }
+  return true;
+}
+
+bool Interpreter::runNative(const ir::Function& version, const std::vector<Value>& params, Value& r) {
+  // Tapes and traces see each node run; a step budget counts each call.
+  if (!graphMode_ || tape_ || tracer_ || stepBudget_) return false;
+  const jit::NativeFunction* code = graph_.nativeFunction(version);
+  if (!code) return false;
+  const ir::Block& body = *version.body();
+  constexpr size_t kMaxArgs = 16;
+  int64_t bits[kMaxArgs];
+  if (params.size() != body.numArgs() || params.size() > kMaxArgs) return false;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const Value& p = params[i];
+    switch (body.arg(i)->type().kind) {
+      case ir::TypeKind::Int:
+        if (!p.is(Kind::Int)) return false;
+        bits[i] = p.asInt();
+        break;
+      case ir::TypeKind::Float:
+        if (!p.is(Kind::Float)) return false;
+        bits[i] = std::bit_cast<int64_t>(p.asFloat());
+        break;
+      default:
+        if (!p.is(Kind::Bool)) return false;
+        bits[i] = p.asBool();
+        break;
+    }
+  }
+  // The levels of calls left below this one: the interpreter's limit, and
+  // the stack left at a generous 512 bytes per native frame.
+  char probe;
+  std::ptrdiff_t stackLeft = static_cast<std::ptrdiff_t>(stackBudget_) - (stackBase_ - &probe);
+  int64_t depth = std::min<int64_t>(limits_.maxCallDepth - depth_, stackLeft / 512);
+  int64_t out = 0;
+  if (code->fn(bits, &out, depth, &interrupt_) != 0) return false;
+  switch (version.body()->terminator()->operand(0)->type().kind) {
+    case ir::TypeKind::Int: r = Value::integer(out); break;
+    case ir::TypeKind::Float: r = Value::real(std::bit_cast<double>(out)); break;
+    default: r = Value::boolean(out != 0); break;
   }
   return true;
 }

@@ -169,7 +169,9 @@ void State::printStats() {
     rt::jit::EngineStats js = jit->stats();
     err_ << "stats: jit compiled " << js.kernels << " fused kernels, loaded " << js.cached
          << " from the cache, shared " << js.shared << ", in " << std::fixed << std::setprecision(1) << js.compileMillis
-         << " ms; " << js.loops << " loop" << (js.loops == 1 ? "" : "s") << " as native glue\n" << std::defaultfloat;
+         << " ms; " << js.loops << " loop" << (js.loops == 1 ? "" : "s") << " as native glue, " << js.functions
+         << " function" << (js.functions == 1 ? "" : "s") << " as native code\n"
+         << std::defaultfloat;
   }
   err_ << "stats: tensor memory peak " << context_.cpu().allocator().peakBytes() << " bytes\n";
   for (const std::string& note : context_.pluginNotes) err_ << "stats: device plugin not used: " << note << "\n";

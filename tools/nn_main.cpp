@@ -97,7 +97,8 @@ int main(int argc, char** argv) {
                  "working at once (merge, the default), or each device's part in turn (split)")
       ->check(CLI::IsMember({"merge", "split"}));
   app.add_option("--jit", jit,
-                 "Graph mode: compile fused elementwise chains and loops to native code with LLVM once they have run "
+                 "Graph mode: compile fused elementwise chains, loops and functions of numbers to native code with LLVM "
+                 "once they have run "
                  "often enough to repay the compile time (on, the default), at their first run (always), or never "
                  "(off)")
       ->check(CLI::IsMember({"on", "always", "off"}));

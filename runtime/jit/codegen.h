@@ -82,4 +82,11 @@ std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir:
 std::unique_ptr<llvm::Module> buildGlueModule(llvm::LLVMContext& ctx, const ir::Node& n, const std::string& name,
                                               GlueFunction& glue, std::string& why);
 
+// A module holding `i32 name(args, result, depth, interrupt)` (NativeFn)
+// running compiled function `version` (compilesAsNative said yes), and the
+// internal function it calls (which calls itself for recursive calls).
+// Null with `why` when the function cannot be compiled.
+std::unique_ptr<llvm::Module> buildNativeModule(llvm::LLVMContext& ctx, const ir::Function& version,
+                                                const std::string& name, std::string& why);
+
 }  // namespace nn::rt::jit

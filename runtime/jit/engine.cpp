@@ -124,8 +124,10 @@ struct Engine::Impl {
   }
 
   uint64_t load(llvm::Module& m, const char* entry, const ir::Node& n, bool fused, std::string& why);
+  // What `make` makes, for the statistics.
+  enum class Kind { Fused, Loop, Function };
   template <class Code, class Fn, class Build>
-  std::shared_ptr<const Code> make(const ir::Node& n, const char* entry, bool fused, Build build, std::string& why,
+  std::shared_ptr<const Code> make(const ir::Node& n, const char* entry, Kind kind, Build build, std::string& why,
                                    const ir::Node& chargedTo);
 
   // Machine code for `m`, or "" with `why`.
@@ -245,8 +247,9 @@ uint64_t Engine::Impl::load(llvm::Module& m, const char* entry, const ir::Node& 
 // `build`, loaded as function `entry`, timed in the totals and per node
 // (as `chargedTo`'s).
 template <class Code, class Fn, class Build>
-std::shared_ptr<const Code> Engine::Impl::make(const ir::Node& n, const char* entry, bool fused, Build build,
+std::shared_ptr<const Code> Engine::Impl::make(const ir::Node& n, const char* entry, Kind kind, Build build,
                                                std::string& why, const ir::Node& chargedTo) {
+  bool fused = kind == Kind::Fused;
   auto begin = std::chrono::steady_clock::now();
   std::lock_guard<std::mutex> lock(mutex);
   if (!start(why)) return nullptr;
@@ -260,7 +263,8 @@ std::shared_ptr<const Code> Engine::Impl::make(const ir::Node& n, const char* en
   code->compileMillis = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
   stats.compileMillis += code->compileMillis;
   millisByNode[&chargedTo] += code->compileMillis;
-  if (!fused) ++stats.loops;
+  if (kind == Kind::Loop) ++stats.loops;
+  if (kind == Kind::Function) ++stats.functions;
   return code;
 }
 
@@ -268,7 +272,7 @@ std::shared_ptr<const FusedKernel> Engine::compile(const ir::Node& n, std::strin
                                                   const ir::Node* chargedTo) {
   auto build = [layouts](llvm::LLVMContext& ctx, const ir::Node& node, const std::string& name, FusedKernel& kernel,
                          std::string& reason) { return buildFusedModule(ctx, node, name, kernel, reason, layouts); };
-  return impl_->make<FusedKernel, FusedFn>(n, "nn_fused", true, build, why, chargedTo ? *chargedTo : n);
+  return impl_->make<FusedKernel, FusedFn>(n, "nn_fused", Impl::Kind::Fused, build, why, chargedTo ? *chargedTo : n);
 }
 
 std::shared_ptr<const FusedKernel> Engine::compileFused(const ir::Node& n, const OperandLayouts* layouts,
@@ -281,9 +285,21 @@ std::shared_ptr<const FusedKernel> Engine::compileFused(const ir::Node& n, const
 
 std::shared_ptr<const GlueFunction> Engine::compileLoop(const ir::Node& n) {
   std::string why;
-  std::shared_ptr<const GlueFunction> glue = impl_->make<GlueFunction, GlueFn>(n, "nn_glue", false, buildGlueModule, why, n);
+  std::shared_ptr<const GlueFunction> glue =
+      impl_->make<GlueFunction, GlueFn>(n, "nn_glue", Impl::Kind::Loop, buildGlueModule, why, n);
   if (!glue && impl_->options.notCompiled) impl_->options.notCompiled(n, why);
   return glue;
+}
+
+std::shared_ptr<const NativeFunction> Engine::compileFunction(const ir::Function& version) {
+  std::string why;
+  const ir::Node& at = *version.body()->terminator();
+  auto build = [&version](llvm::LLVMContext& ctx, const ir::Node&, const std::string& name, NativeFunction&,
+                          std::string& reason) { return buildNativeModule(ctx, version, name, reason); };
+  std::shared_ptr<const NativeFunction> code =
+      impl_->make<NativeFunction, NativeFn>(at, "nn_native", Impl::Kind::Function, build, why, at);
+  if (!code && impl_->options.notCompiled) impl_->options.notCompiled(at, why);
+  return code;
 }
 
 bool Engine::hot(uint64_t runs, uint64_t elements) const {

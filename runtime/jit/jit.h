@@ -125,11 +125,39 @@ struct GlueFunction {
   double compileMillis = 0;
 };
 
+// A compiled function of numbers as native code (glue_codegen.cpp): a
+// version whose parameters, values and result are all ints, floats and
+// bools, whose nodes are the glue's scalar arithmetic, ifs and loops, and
+// whose calls are calls of itself with its own parameter types (the same
+// version: a recursive function's calls are native calls). `args` holds
+// the parameters' bits, as GlueApi::storeGlobal's (an int, a bool as 0 or
+// 1, a double's bits); the result goes to `*result` the same way.
+//
+// The function is pure, so the runtime can always run it again as the
+// interpreter would: the code returns 1 ("run it interpreted") instead of
+// raising — where an op would raise (an int overflow, a division by zero),
+// where a branch raises, where a call would go deeper than `depth` more
+// levels, and where the interrupt flag (GlueFlags::interrupt) is set at a
+// call or a loop iteration; the interpreted run then raises the error, or
+// stops, with its location and trace. A step budget counts every call,
+// which the native code does not: the runtime runs it only without one.
+using NativeFn = int32_t (*)(const int64_t* args, int64_t* result, int64_t depth, const void* interrupt);
+
+struct NativeFunction {
+  NativeFn fn = nullptr;
+  double compileMillis = 0;
+};
+
+// Whether `version` (a compiled, strictly typed function) is one the JIT
+// makes native code for (NativeFunction): a cheap test, without LLVM.
+bool compilesAsNative(const ir::Function& version);
+
 struct EngineStats {
   uint64_t kernels = 0;   // compiled here, LLVM's optimisation and code generation
   uint64_t cached = 0;    // loaded from the persistent cache
   uint64_t shared = 0;    // the code of an identical kernel already loaded
   uint64_t loops = 0;     // loops whose glue runs as native code
+  uint64_t functions = 0; // functions that run as native code (NativeFunction)
   double compileMillis = 0;  // all of them
 };
 
@@ -191,6 +219,10 @@ class Engine {
   // arithmetic; other nodes called back), or null (notCompiled says why).
   // Thread-safe.
   std::shared_ptr<const GlueFunction> compileLoop(const ir::Node& n);
+  // The native code of compiled function `version` (compilesAsNative
+  // says yes), or null (notCompiled, told at the function's return, says
+  // why: an LLVM failure). Thread-safe.
+  std::shared_ptr<const NativeFunction> compileFunction(const ir::Function& version);
   // Tells the options' notCompiled why node n is left to the executor for
   // a reason outside the JIT (a loop whose blocks run in parallel).
   void notCompiled(const ir::Node& n, const std::string& why) const;

@@ -384,6 +384,12 @@ TEST_P(EmbedApi, TheTimeLimitStopsARunThatTheScriptCannotCatch) {
   // Catching it does not keep the script running.
   ASSERT_EQ(run("try:\n    spin()\nexcept BaseException:\n    print('caught')\nwhile True:\n    pass\n"),
             NN_TIME_LIMIT);
+  // A recursion that graph mode runs as native code once it is hot (the
+  // code reads the stop at every call, and the interpreted run raises it).
+  start = std::chrono::steady_clock::now();
+  ASSERT_EQ(run("def fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\nfib(90)\n"), NN_TIME_LIMIT);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+  EXPECT_STREQ(nn_error_type(nn_last_error(state)), "KeyboardInterrupt");
   // Each run has the whole limit; a quick one finishes.
   ASSERT_EQ(run("print(1 + 1)\n"), NN_OK) << lastMessage();
   EXPECT_NE(output.out.find("2\n"), std::string::npos);
@@ -424,6 +430,12 @@ TEST_P(EmbedApi, TheStepLimitStopsARunAtTheSameStepEveryTime) {
   nn_value* n = nn_int(state, 1000000);
   nn_value* result = nullptr;
   EXPECT_EQ(nn_call_global(state, "total", &n, 1, &result), NN_STEP_LIMIT);
+  // So does a recursion that graph mode would run as native code (it runs
+  // interpreted under a step budget: each call is a step).
+  ASSERT_EQ(run("def fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\n"), NN_OK) << lastMessage();
+  nn_value* deep = nn_int(state, 40);
+  EXPECT_EQ(nn_call_global(state, "fib", &deep, 1, &result), NN_STEP_LIMIT);
+  nn_value_free(deep);
   ASSERT_EQ(nn_set_step_limit(state, 0), NN_OK);
   ASSERT_EQ(nn_call_global(state, "work", nullptr, 0, nullptr), NN_OK) << lastMessage();
   ASSERT_EQ(nn_call_global(state, "total", &n, 1, &result), NN_OK) << lastMessage();

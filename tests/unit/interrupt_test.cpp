@@ -99,6 +99,18 @@ TEST(Interrupt, StopsDeepRecursionWithALocatedError) {
   EXPECT_NE(out.find("alive"), std::string::npos) << out;
 }
 
+// In graph mode the recursion runs as native code once it is hot: the
+// code reads the flag at each call, and the interpreted run of the call
+// it declines raises with the call trace.
+TEST(Interrupt, StopsNativeRecursionWithALocatedError) {
+  auto [err, out] = interruptRun(":mode graph\ndef fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\n\n",
+                                 "fib(60)\n");
+  EXPECT_NE(err.find("error: interrupted"), std::string::npos) << err;
+  EXPECT_NE(err.find("--> <stdin>:"), std::string::npos) << err;
+  EXPECT_NE(err.find("called from"), std::string::npos) << err;
+  EXPECT_NE(out.find("alive"), std::string::npos) << out;
+}
+
 TEST(Interrupt, StopsAGraphModeLoop) {
   auto [err, out] = interruptRun(
       ":mode graph\n"
