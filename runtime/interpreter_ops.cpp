@@ -258,6 +258,17 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
       break;
     case Op::GetAttr: {
       const Value& obj = in(0);
+      // A module's member: its entry, found once per node and module (a
+      // module-level loop calling `math.sqrt` reads it every iteration).
+      if (obj.is(Kind::Module)) {
+        ModuleInstance* m = obj.as<ModuleObj>().module;
+        auto* g = static_cast<const Global*>(n.executorCache());
+        if ((!g || g->owner != m) && (g = m->findEntry(n.strAttr("name")))) n.setExecutorCache(g);
+        if (g && g->owner == m && g->bound) {
+          set(g->value);
+          return;
+        }
+      }
       const std::string& name = n.strAttr("name");
       set(attributeOf(obj, name, loc));
       if (tape_ && obj.is(Kind::Tensor) && ir::tensorAttributeOp(name)) {

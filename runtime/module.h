@@ -45,6 +45,11 @@ class ModuleInstance {
     auto it = globals_.find(name);
     return it == globals_.end() || !it->second.bound ? nullptr : &it->second.value;
   }
+  // The entry of `name`, bound or not; null if the module has none.
+  Global* findEntry(const std::string& name) {
+    auto it = globals_.find(name);
+    return it == globals_.end() ? nullptr : &it->second;
+  }
   // The entry of `name`, made unbound if the module has none.
   Global& entry(const std::string& name) {
     auto it = globals_.try_emplace(name, Global{this, Value(), false}).first;

@@ -44,6 +44,7 @@ class Gen {
     int n = 4 + pick(8);
     for (int i = 0; i < n; ++i) statement(1, false);
     for (const Var& v : vars_) show(v, 0);
+    scalarFunction();
     return out_.str();
   }
 
@@ -94,6 +95,7 @@ class Gen {
       return v && chance(70) ? v->name : literal(t);
     }
     std::string a = expr(t, depth + 1), b = expr(t, depth + 1);
+    if (numbersOnly_) return numberExpr(t, a, b, depth);
     switch (t) {
       case T::Int:
         switch (pick(tensors_ ? 13 : 12)) {
@@ -130,8 +132,8 @@ class Gen {
         switch (pick(7)) {
           case 5: return "(" + expr(T::Str, depth + 1) + " < " + expr(T::Str, depth + 1) + ")";
           case 6: return "(\"b\" in " + expr(T::Str, depth + 1) + ")";
-          case 0: return "(" + expr(T::Int, depth + 1) + " < " + expr(T::Int, depth + 1) + ")";
-          case 1: return "(" + expr(T::Float, depth + 1) + " >= " + expr(T::Float, depth + 1) + ")";
+          case 0: return std::string("(") + expr(T::Int, depth + 1) + " < " + expr(T::Int, depth + 1) + ")";
+          case 1: return std::string("(") + expr(T::Float, depth + 1) + " >= " + expr(T::Float, depth + 1) + ")";
           case 2: return "(not " + a + ")";
           case 3: return "(" + a + " and " + b + ")";
           default: return "(" + a + " or " + b + ")";
@@ -376,6 +378,58 @@ class Gen {
     for (int i = 0; i < n; ++i) statement(depth + 1, inLoop);
   }
 
+  // What a function of numbers computes (scalarFunction): arithmetic and
+  // comparisons of ints, floats and bools only.
+  std::string numberExpr(T t, const std::string& a, const std::string& b, int depth) {
+    switch (t) {
+      case T::Int:
+        switch (pick(6)) {
+          case 0: return "(" + a + " + " + b + ")";
+          case 1: return "(" + a + " - " + b + ")";
+          case 2: return "(" + a + " * " + b + ")";
+          case 3: return "(" + a + " // (" + b + " % 5 + 1))";
+          case 4: return "(" + a + " % (" + b + " % 4 - 5))";
+          default: return "(" + a + " if " + expr(T::Bool, depth + 1) + " else " + b + ")";
+        }
+      case T::Float:
+        switch (pick(5)) {
+          case 0: return "(" + a + " + " + b + ")";
+          case 1: return "(" + a + " * " + b + ")";
+          case 2: return "(" + a + " / (" + b + " * " + b + " + 1.0))";
+          case 3: return std::string("(") + expr(T::Int, depth + 1) + " * 0.5)";
+          default: return "(" + a + " - " + b + ")";
+        }
+      default:
+        switch (pick(5)) {
+          case 0: return std::string("(") + expr(T::Int, depth + 1) + " < " + expr(T::Int, depth + 1) + ")";
+          case 1: return std::string("(") + expr(T::Float, depth + 1) + " >= " + expr(T::Float, depth + 1) + ")";
+          case 2: return "(not " + a + ")";
+          case 3: return "(" + a + " and " + b + ")";
+          default: return "(" + a + " or " + b + ")";
+        }
+    }
+  }
+
+  // g(n, x): a recursive function of numbers (graph mode with the JIT runs
+  // it as native code), perhaps raising in a branch, called once.
+  void scalarFunction() {
+    std::vector<Var> outer = std::move(vars_);
+    vars_ = {{"n", T::Int}, {"x", T::Float}};
+    numbersOnly_ = true;
+    out_ << "def g(n, x):\n";
+    out_ << "    if n <= 0:\n        return " << expr(T::Int, 2) << " % 1000\n";
+    out_ << "    y = " << expr(T::Float, 2) << "\n";
+    vars_.push_back({"y", T::Float});
+    if (chance(50))
+      out_ << "    if n == " << pick(12) << " and y > " << literal(T::Float) << ":\n        raise ValueError(\"g\")\n";
+    out_ << "    if " << expr(T::Bool, 2) << ":\n";
+    out_ << "        return (g(n - 1, y) + " << expr(T::Int, 2) << ") % 1000\n";
+    out_ << "    return (g(n - 2, x) * " << 1 + pick(3) << " - " << expr(T::Int, 2) << ") % 1000\n";
+    numbersOnly_ = false;
+    vars_ = std::move(outer);
+    out_ << "try:\n    print(\"g\", g(abs(a) % 12, x))\nexcept ValueError as e:\n    print(\"g\", e)\n";
+  }
+
   // f<i>(p, q): int and float parameters, an early return, a closure.
   void function(int i) {
     out_ << "def f" << i << "(p, q):\n";
@@ -408,6 +462,7 @@ class Gen {
   std::vector<Var> vars_;
   int counter_ = 0;
   int nfuncs_ = 0;
+  bool numbersOnly_ = false;  // expr() makes numberExpr()'s operations only
 };
 
 }  // namespace
