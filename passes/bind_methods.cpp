@@ -18,7 +18,8 @@
 // method of theirs that tensors lack (`xs.append` on a parameter, not
 // `x.sort`): each of those calls becomes a call_method of the receiver
 // (same arguments, keywords, location and results), and the getattr is
-// removed.
+// removed. An `append` of one value to a list whose None nothing reads
+// becomes the comprehension's `list_append` instead.
 //
 // Invariants: runs after the passes that look for a getattr and its call
 // (builtin-ops turns a tensor's methods into ops, the compile cache binds
@@ -101,11 +102,28 @@ class MethodBinder {
       }
       if (n.op() == Op::Call) {
         const Node* get = n.operand(0)->def();
-        if (get && fused_.count(get)) nodes[i] = callMethod(n, *get, b);
+        if (get && fused_.count(get)) nodes[i] = appendsToList(n, *get) ? listAppend(n, *get, b) : callMethod(n, *get, b);
       }
       nodes[kept++] = std::move(nodes[i]);
     }
     nodes.resize(kept);
+  }
+
+  // `xs.append(v)` of a list, its None unused: the comprehension's own
+  // list_append, which runs without a method lookup or an argument list.
+  bool appendsToList(const Node& call, const Node& get) {
+    return get.strAttr("name") == "append" && get.operand(0)->type().kind == TypeKind::List &&
+           call.operands().size() == 2 && call.operand(1) != get.operand(0) && call.strListAttr("kw").empty() &&
+           uses_[call.result(0)] == 0;
+  }
+  static std::unique_ptr<Node> listAppend(Node& call, const Node& get, ir::Block& b) {
+    auto m = std::make_unique<Node>(Op::ListAppend, call.loc());
+    m->addOperand(get.operand(0));
+    m->addOperand(call.operand(1));
+    m->setInlinedAt(call.inlinedAt());
+    if (call.backward()) m->setBackward();
+    m->setParent(&b);
+    return m;
   }
 
   static std::unique_ptr<Node> callMethod(Node& call, const Node& get, ir::Block& b) {

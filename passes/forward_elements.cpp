@@ -105,7 +105,8 @@ void collapseAppends(ir::Block& b) {
   for (size_t i = 0; i < nodes.size(); ++i) {
     Node& n = *nodes[i];
     for (size_t k = 0; k < n.numBlocks(); ++k) collapseAppends(*n.block(k));
-    if (n.op() == Op::ListAppend && n.operands().size() == 2) {
+    // (A list appended to itself is a use: its make_list cannot take it.)
+    if (n.op() == Op::ListAppend && n.operands().size() == 2 && n.operand(1) != n.operand(0)) {
       auto it = lists.find(n.operand(0));
       if (it != lists.end() && it->second.open) {
         it->second.lastAppend = i;

@@ -111,6 +111,9 @@ void Interpreter::execListAppend(const ir::Node& n, Frame& f, uint64_t dying) {
   bool saved = !n.attrs().empty() && n.attr("saved");
   if (!saved) checkDefined(item, n.loc());
   bool handOver = !saved && ir::Node::dies(dying, 1) && n.operand(1) != n.operand(0);
+  // As list.append: an item that may reach the list (bind-methods makes
+  // `xs.append(f)` this node) may close a cycle.
+  context_.cycles().noteStore(list, item);
   list.as<SeqObj>().append(handOver ? std::move(item) : item);
 }
 
