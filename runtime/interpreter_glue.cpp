@@ -157,9 +157,8 @@ bool Interpreter::runNative(const ir::Function& version, const std::vector<Value
   const jit::NativeFunction* code = graph_.nativeFunction(version);
   if (!code) return false;
   const ir::Block& body = *version.body();
-  constexpr size_t kMaxArgs = 16;
-  int64_t bits[kMaxArgs];
-  if (params.size() != body.numArgs() || params.size() > kMaxArgs) return false;
+  int64_t bits[jit::kMaxNativeArgs];
+  if (params.size() != body.numArgs() || params.size() > jit::kMaxNativeArgs) return false;
   for (size_t i = 0; i < params.size(); ++i) {
     const Value& p = params[i];
     switch (body.arg(i)->type().kind) {

@@ -14,6 +14,7 @@
 // agree bit for bit.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -125,13 +126,14 @@ struct GlueFunction {
   double compileMillis = 0;
 };
 
-// A compiled function of numbers as native code (glue_codegen.cpp): a
-// version whose parameters, values and result are all ints, floats and
-// bools, whose nodes are the glue's scalar arithmetic, ifs and loops, and
-// whose calls are calls of itself with its own parameter types (the same
-// version: a recursive function's calls are native calls). `args` holds
-// the parameters' bits, as GlueApi::storeGlobal's (an int, a bool as 0 or
-// 1, a double's bits); the result goes to `*result` the same way.
+// A compiled function of numbers as native code
+// (native_function_codegen.cpp): a version whose parameters (at most
+// kMaxNativeArgs), values and result are all ints, floats and bools, whose
+// nodes are the glue's scalar arithmetic, ifs and loops, and whose calls
+// are calls of itself with its own parameter types (the same version: a
+// recursive function's calls are native calls). `args` holds the
+// parameters' bits, as GlueApi::storeGlobal's (an int, a bool as 0 or 1, a
+// double's bits); the result goes to `*result` the same way.
 //
 // The function is pure, so the runtime can always run it again as the
 // interpreter would: the code returns 1 ("run it interpreted") instead of
@@ -142,6 +144,7 @@ struct GlueFunction {
 // stops, with its location and trace. A step budget counts every call,
 // which the native code does not: the runtime runs it only without one.
 using NativeFn = int32_t (*)(const int64_t* args, int64_t* result, int64_t depth, const void* interrupt);
+constexpr size_t kMaxNativeArgs = 16;
 
 struct NativeFunction {
   NativeFn fn = nullptr;
@@ -157,7 +160,7 @@ struct EngineStats {
   uint64_t cached = 0;    // loaded from the persistent cache
   uint64_t shared = 0;    // the code of an identical kernel already loaded
   uint64_t loops = 0;     // loops whose glue runs as native code
-  uint64_t functions = 0; // functions that run as native code (NativeFunction)
+  uint64_t functions = 0;  // functions that run as native code (NativeFunction)
   double compileMillis = 0;  // all of them
 };
 

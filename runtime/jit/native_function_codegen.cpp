@@ -217,7 +217,7 @@ class NativeEmitter : public GlueEmitter {
 bool compilesAsNative(const ir::Function& version) {
   const ir::Block& body = *version.body();
   const ir::Value* r = returned(version);
-  if (!r || !isScalar(r->type())) return false;
+  if (!r || !isScalar(r->type()) || body.numArgs() > kMaxNativeArgs) return false;
   for (size_t i = 0; i < body.numArgs(); ++i)
     if (!isScalar(body.arg(i)->type())) return false;
   return compiles(body, version, false);
