@@ -41,6 +41,10 @@ class ElementwiseEmitter {
   // a null value and `why` set when the runtime has no kernel for it or the
   // JIT does not compile it.
   Element emit(const ir::Node& n, const std::vector<Element>& in, std::string& why);
+  // float_unary.def's op `op` of one double, as the f64 kernels compute it
+  // (and a Python float's math: the loop glue's); null with `why` for an
+  // op it does not list.
+  llvm::Value* floatMath(ir::Op op, llvm::Value* x, std::string& why) { return floatUnary(op, x, why); }
   // The conditions (i1) under which the ops emitted since the last call
   // would raise (an integer division by zero): the kernel reports them
   // and the runtime runs the node op by op, which raises the error.

@@ -1,7 +1,8 @@
 // Native code for the static glue of a compiled loop: the loop's control
 // flow (its cond and body, nested ifs and loops), its scalar int, float
-// and bool arithmetic and comparisons, a float's sqrt and isnan, isinf and
-// isfinite, `float()` of a number, and `float()` of a one-element tensor
+// and bool arithmetic and comparisons, a float's math (exp, log, sqrt,
+// sin, ... as float_unary.def lists it) and isnan, isinf and isfinite,
+// `float()` of a number, and `float()` of a one-element tensor
 // (of a small full sum or mean: computed without the 0-d tensor) become
 // one LLVM function, so an iteration makes no per-node dispatch for
 // them; a for loop's reads of its iterable's length and items are one

@@ -96,9 +96,15 @@ inline bool nativeScalar(const ir::Node& n) {
       return r == TypeKind::Bool && kind(0) == kind(1) && (kind(0) == TypeKind::Int || kind(0) == TypeKind::Float);
     case Op::Not: return kind(0) == TypeKind::Bool && r == TypeKind::Bool;
     case Op::Neg: return (kind(0) == TypeKind::Int || kind(0) == TypeKind::Float) && r == kind(0);
-    // A float's math whose instruction is the kernel's own result
-    // (float_unary.def): IEEE sqrt and the tests of its class.
-    case Op::Sqrt: return kind(0) == TypeKind::Float && r == TypeKind::Float;
+    // A float's math (float_unary.def): what the f64 kernels and a Python
+    // float's math compute, with the same libm calls (the fused kernels'
+    // code: ElementwiseEmitter::floatMath), and the tests of its class.
+#define FLOAT_UNARY(OPNAME, EXPR) case Op::OPNAME:
+#define FLOAT_TEST(OPNAME, EXPR)
+#include "runtime/float_unary.def"
+#undef FLOAT_UNARY
+#undef FLOAT_TEST
+      return n.operands().size() == 1 && kind(0) == TypeKind::Float && r == TypeKind::Float;
     case Op::IsNan:
     case Op::IsInf:
     case Op::IsFinite: return kind(0) == TypeKind::Float && r == TypeKind::Bool;
@@ -164,6 +170,8 @@ class GlueEmitter {
   virtual bool emitOther(const ir::Node&) { return false; }
   virtual bool fails(const ir::Block&) const { return false; }
   virtual void keepLoopResult(const ir::Value* v, llvm::Value* r) { store(v, r); }
+  // A for loop's length: of the iterable in the iter's slot.
+  virtual llvm::Value* emitIterLen(const ir::Node& n) { return call(kIterLen, i64_, {u32(n.operand(0)->id())}); }
 
   // A yield of a scalar-typed carried value or if result is a scalar of
   // the same kind (every other node is native, structured or called back).
@@ -471,7 +479,6 @@ class GlueEmitter {
         return f ? b_.CreateFCmp(p, x, y) : b_.CreateICmp(p, x, y);
       }
       case Op::Call: return floatOfNumber(n) ? toFloat(n.operand(1)) : emitFloatOfItem(n);
-      case Op::Sqrt: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, scalar(n.operand(0)));
       case Op::IsNan: {
         llvm::Value* x = scalar(n.operand(0));
         return b_.CreateFCmpUNO(x, x);
@@ -483,7 +490,7 @@ class GlueEmitter {
         // Ordered: a NaN is neither.
         return n.op() == Op::IsInf ? b_.CreateFCmpOEQ(magnitude, inf) : b_.CreateFCmpOLT(magnitude, inf);
       }
-      case Op::IterLen: return call(kIterLen, i64_, {u32(n.operand(0)->id())});
+      case Op::IterLen: return emitIterLen(n);
       case Op::Not: return b_.CreateNot(scalar(n.operand(0)));
       case Op::Neg: {
         if (r == TypeKind::Float) return b_.CreateFNeg(scalar(n.operand(0)));
@@ -492,7 +499,11 @@ class GlueEmitter {
         raiseIf(b_.CreateExtractValue(pair, 1), n);
         return b_.CreateExtractValue(pair, 0);
       }
-      default: return nullptr;  // unreachable: nativeScalar said yes
+      default: {
+        // float_unary.def's math (nativeScalar said yes to nothing else).
+        std::string why;
+        return ElementwiseEmitter(b_, m_).floatMath(n.op(), scalar(n.operand(0)), why);
+      }
     }
   }
 

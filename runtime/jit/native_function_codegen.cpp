@@ -1,8 +1,8 @@
 // Native code for a whole compiled function of numbers (jit.h
 // NativeFunction): a version whose parameters and result are ints, floats
 // and bools and whose nodes are all ones the loop glue computes itself
-// (glue_emitter.h: scalar arithmetic and comparisons, float() of a number,
-// ifs, loops), plus
+// (glue_emitter.h: scalar arithmetic and comparisons, a float's math,
+// float() of a number, ifs, loops, for loops over `range` of ints), plus
 // calls of the function itself with its own parameter types — which run
 // this same version, so they are direct native calls, and a recursive
 // function such as fib runs without the interpreter at all.
@@ -58,6 +58,29 @@ bool recursiveCall(const ir::Node& n, const ir::Function& f) {
   return r && n.result(0)->type() == r->type();
 }
 
+// `range(stop)` or `range(start, stop)` of ints: a for loop's range, whose
+// items range-items made int arithmetic on the counter; null otherwise.
+const ir::Node* rangeOfInts(const ir::Value* v) {
+  const ir::Node* call = v->def();
+  if (!call || call->op() != Op::Call || ir::calledFunction(*call) != ir::Builtin::Range ||
+      !call->strListAttr("kw").empty() || call->operands().size() < 2 || call->operands().size() > 3)
+    return nullptr;
+  for (size_t i = 1; i < call->operands().size(); ++i)
+    if (call->operand(i)->type().kind != TypeKind::Int) return nullptr;
+  return call;
+}
+
+// The for loop over such a range: the call, its `iter` and the loop's
+// `iter_len` (computed from the call's arguments).
+bool rangeLoopPart(const ir::Node& n) {
+  if (n.op() == Op::Call) return n.numResults() == 1 && rangeOfInts(n.result(0));
+  if (n.op() == Op::Iter) return rangeOfInts(n.operand(0)) != nullptr;
+  if (n.op() == Op::IterLen)
+    return n.operand(0)->def() && n.operand(0)->def()->op() == Op::Iter &&
+           rangeOfInts(n.operand(0)->def()->operand(0)) && n.result(0)->type().kind == TypeKind::Int;
+  return false;
+}
+
 // What the loop glue computes itself that needs no frame or runtime call.
 bool computed(const ir::Node& n) {
   if (!glue::nativeScalar(n) || n.op() == Op::IterLen) return false;
@@ -86,7 +109,9 @@ bool compiles(const ir::Block& b, const ir::Function& f, bool branch) {
   for (const auto& np : b.nodes()) {
     const ir::Node& n = *np;
     if (ir::hasTrait(n.op(), ir::TERM)) break;
-    if (n.op() == Op::SelfClosure || n.op() == Op::Builtin || computed(n) || recursiveCall(n, f)) continue;
+    if (n.op() == Op::SelfClosure || n.op() == Op::Builtin || computed(n) || rangeLoopPart(n) ||
+        recursiveCall(n, f))
+      continue;
     if (n.op() == Op::If) {
       if (n.operand(0)->type().kind != TypeKind::Bool || !allResultsScalar(n)) return false;
       if (raises(*n.block(0)) && raises(*n.block(1))) return false;
@@ -140,8 +165,10 @@ class NativeEmitter : public GlueEmitter {
 
  protected:
   bool emitOther(const ir::Node& n) override {
-    // Callees, read only by the calls below and by float() of a number.
-    if (n.op() == Op::SelfClosure || n.op() == Op::Builtin) return true;
+    // Callees, read only by the calls below and by float() of a number,
+    // and a for loop's range (read by emitIterLen).
+    if (n.op() == Op::SelfClosure || n.op() == Op::Builtin || (n.op() != Op::IterLen && rangeLoopPart(n)))
+      return true;
     if (!recursiveCall(n, f_)) return false;     // (compiles() admitted none)
     auto* deeper = llvm::BasicBlock::Create(ctx_, "deeper", fn_);
     b_.CreateCondBr(b_.CreateICmpSLT(depth_, llvm::ConstantInt::get(i64_, 1)), failBlock_, deeper, unlikely());
@@ -156,6 +183,18 @@ class NativeEmitter : public GlueEmitter {
     return true;
   }
   bool fails(const ir::Block& b) const override { return raises(b); }
+  // As RangeObj::length with step 1: stop - start items, none when stop is
+  // not past start; more than int64 holds (an overflow) raises.
+  llvm::Value* emitIterLen(const ir::Node& n) override {
+    const ir::Node& range = *rangeOfInts(n.operand(0)->def()->operand(0));
+    auto* zero = llvm::ConstantInt::get(i64_, 0);
+    llvm::Value* start = range.operands().size() == 3 ? scalar(range.operand(1)) : zero;
+    llvm::Value* stop = scalar(range.operand(range.operands().size() - 1));
+    llvm::Value* pair = b_.CreateBinaryIntrinsic(llvm::Intrinsic::ssub_with_overflow, stop, start);
+    llvm::Value* past = b_.CreateICmpSGT(stop, start);
+    raiseIf(b_.CreateAnd(past, b_.CreateExtractValue(pair, 1)), n);
+    return b_.CreateSelect(past, b_.CreateExtractValue(pair, 0), zero);
+  }
   void keepLoopResult(const ir::Value*, llvm::Value*) override {}  // registers only
   void tickIfFlagged(const ir::Node&) override { failIfInterrupted(); }
   void raiseIf(llvm::Value* cond, const ir::Node&) override {
