@@ -102,7 +102,8 @@ class MethodBinder {
       }
       if (n.op() == Op::Call) {
         const Node* get = n.operand(0)->def();
-        if (get && fused_.count(get)) nodes[i] = appendsToList(n, *get) ? listAppend(n, *get, b) : callMethod(n, *get, b);
+        if (get && fused_.count(get))
+          nodes[i] = appendsToList(n, *get) ? listAppend(n, *get, b) : callMethod(n, *get, b);
       }
       nodes[kept++] = std::move(nodes[i]);
     }

@@ -58,8 +58,10 @@ class Inference {
   void function(ir::Function& f) {
     function_ = &f;
     selfResult_.reset();
-    block(*f.body(), true);
-    if (!strict_ || !hasSelfCall(*f.body())) return;
+    if (!strict_ || !hasSelfCall(*f.body())) {
+      block(*f.body(), true);
+      return;
+    }
     // The trials may change types that end as they were: `changed` says
     // whether the kept types differ from those before.
     bool before = changed;
