@@ -230,6 +230,17 @@ Node* build(Block* b, Op op, SourceLoc loc, std::vector<Value*> operands, size_t
   return n;
 }
 
+bool callsItself(const Node& call, const Function& f) {
+  if (call.op() != Op::Call || !call.operand(0)->def() || call.operand(0)->def()->op() != Op::SelfClosure ||
+      !call.strListAttr("kw").empty())
+    return false;
+  const Block& body = *f.body();
+  if (call.operands().size() != body.numArgs() + 1) return false;
+  for (size_t i = 0; i < body.numArgs(); ++i)
+    if (call.operand(i + 1)->type() != body.arg(i)->type()) return false;
+  return true;
+}
+
 bool reducesWhole(const Node& n) {
   if (!hasTrait(n.op(), REDUCE)) return false;
   const Attr* axis = n.attr("axis");

@@ -407,4 +407,9 @@ bool reducesWhole(const Node& n);
 // min that passes/fuse_elementwise.cpp let in), or null.
 const Node* trailingReduction(const Node& fused);
 
+// Whether `call` calls the running function f (self_closure) with one
+// positional argument per body argument, each of that argument's type: in
+// a compiled version, this same version runs it.
+bool callsItself(const Node& call, const Function& f);
+
 }  // namespace nn::ir

@@ -196,17 +196,13 @@ class Inference {
     }
   }
 
-  // A call of the running function (self_closure) with one positional
-  // argument per body argument, each of its parameter's type: the same
-  // version runs it.
+  // A call of the running function with its own parameter types
+  // (ir::callsItself), each the cache's whole key: the same version runs it.
   bool recursiveCall(const ir::Node& n) const {
-    if (n.op() != ir::Op::Call || !n.operand(0)->def() || n.operand(0)->def()->op() != ir::Op::SelfClosure ||
-        !n.strListAttr("kw").empty())
-      return false;
+    if (!ir::callsItself(n, *function_)) return false;
     const ir::Block& body = *function_->body();
-    if (n.operands().size() != body.numArgs() + 1) return false;
     for (size_t i = 0; i < body.numArgs(); ++i)
-      if (n.operand(i + 1)->type() != body.arg(i)->type() || !keyedExactly(body.arg(i)->type())) return false;
+      if (!keyedExactly(body.arg(i)->type())) return false;
     return true;
   }
   // A parameter type that is the whole of the cache's key for the values

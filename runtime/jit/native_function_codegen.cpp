@@ -47,13 +47,7 @@ bool raises(const ir::Block& b) {
 // parameter's type: the same version runs it (passes/infer_types.cpp
 // gives its result the version's return type).
 bool recursiveCall(const ir::Node& n, const ir::Function& f) {
-  if (n.op() != Op::Call || !n.operand(0)->def() || n.operand(0)->def()->op() != Op::SelfClosure ||
-      !n.strListAttr("kw").empty())
-    return false;
-  const ir::Block& body = *f.body();
-  if (n.operands().size() != body.numArgs() + 1) return false;
-  for (size_t i = 0; i < body.numArgs(); ++i)
-    if (n.operand(i + 1)->type() != body.arg(i)->type()) return false;
+  if (!ir::callsItself(n, f)) return false;
   const ir::Value* r = returned(f);
   return r && n.result(0)->type() == r->type();
 }
