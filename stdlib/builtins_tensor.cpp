@@ -75,6 +75,17 @@ Value bLanguageOp(CallContext& c, std::vector<Value>& args) {
   return out;
 }
 
+// _randrange(low, high): randint(low, high, (1,))[0] as an int, from the
+// same generator and by the same draw, so that random.nn's scalar draws
+// cost no tensor and a seed repeats them as it did.
+Value bRandRange(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 2, 2);
+  int64_t low = toIndex(args[0], c.loc), high = toIndex(args[1], c.loc);
+  if (high <= low) fail(c.loc, "_randrange(): high must be greater than low", ErrorClass::ValueError);
+  uint64_t range = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
+  return Value::integer(static_cast<int64_t>(static_cast<uint64_t>(low) + c.interp.rng().below(range)));
+}
+
 Value bSeed(CallContext& c, std::vector<Value>& args) {
   checkArity(c, args, 1, 1);
   c.interp.rng().reseed(static_cast<uint64_t>(toIndex(args[0], c.loc)));
@@ -181,6 +192,7 @@ void addTensorBuiltins(BuiltinTable& table) {
     table[std::string(name)] = ir::isTensorOp(*ir::functionOp(name)) ? bTensorOp : bLanguageOp;
   for (ir::Op op : {ir::Op::Pow, ir::Op::Neg, ir::Op::MatMul}) table[ir::opInfo(op).name] = bLanguageOp;
   table[ir::builtinInfo(ir::Builtin::Seed).name] = bSeed;
+  table[ir::builtinInfo(ir::Builtin::RandRange).name] = bRandRange;
 }
 
 Value tensorMath(CallContext& c, const Value& x, nn::ir::Op op) {
