@@ -133,7 +133,7 @@ constexpr jit::GlueApi kApi{GlueCalls::runNode, GlueCalls::setInt,   GlueCalls::
 
 bool Interpreter::runGlue(const ir::Node& n, Frame& f, std::vector<Value>* carried, uint64_t iterations) {
   // Tapes and traces see each node run; the glue computes scalars unseen.
-  if (!graphMode_ || tape_ || tracer_ || !GraphExecutor::runsAsGraph(*n.parent())) return false;
+  if (tape_ || tracer_ || !GraphExecutor::runsAsGraph(*n.parent())) return false;
   const std::vector<const FastOp*>* fast = nullptr;
   const jit::GlueFunction* glue = graph_.loopGlue(n, iterations, fast);
   if (!glue) return false;
@@ -153,7 +153,7 @@ bool Interpreter::runGlue(const ir::Node& n, Frame& f, std::vector<Value>* carri
 
 bool Interpreter::runNative(const ir::Function& version, const std::vector<Value>& params, Value& r) {
   // Tapes and traces see each node run; a step budget counts each call.
-  if (!graphMode_ || tape_ || tracer_ || stepBudget_) return false;
+  if (tape_ || tracer_ || stepBudget_) return false;
   const jit::NativeFunction* code = graph_.nativeFunction(version);
   if (!code) return false;
   const ir::Block& body = *version.body();

@@ -59,7 +59,7 @@ State::State(StateOptions options, std::ostream& out, std::ostream& err)
   interp_->setSchedule(options_.schedule);
   interp_->setPartition(options_.partition);
   context_.passes().fuse = options_.mode == ExecMode::Graph && options_.fusion;
-  context_.setJit(options_.mode == ExecMode::Graph && options_.jit);
+  context_.setJit(options_.jit);
   context_.jitOptions.compileAtFirstRun = options_.jitAtFirstRun || options_.emitLlvm;
   if (options_.jitCache)
     context_.jitOptions.cacheDir = options_.jitCacheDir.empty() ? rt::jit::defaultCacheDir() : options_.jitCacheDir;

@@ -97,10 +97,9 @@ int main(int argc, char** argv) {
                  "working at once (merge, the default), or each device's part in turn (split)")
       ->check(CLI::IsMember({"merge", "split"}));
   app.add_option("--jit", jit,
-                 "Graph mode: compile fused elementwise chains, loops and functions of numbers to native code with LLVM "
-                 "once they have run "
-                 "often enough to repay the compile time (on, the default), at their first run (always), or never "
-                 "(off)")
+                 "Graph mode and @jit functions: compile fused elementwise chains, loops and functions of numbers "
+                 "to native code with LLVM once they have run often enough to repay the compile time (on, the "
+                 "default), at their first run (always), or never (off)")
       ->check(CLI::IsMember({"on", "always", "off"}));
   app.add_option("--fusion", fusion,
                  "Graph mode: run chains of elementwise operations as one fused node (on) or op by op (off); "
