@@ -31,6 +31,9 @@ const std::vector<PassInfo>& pipeline() {
       // then knows a loop's item is an int (`type(i)`).
       {"range-items", rangeItems},
       {"infer-types", inferTypes},
+      // Before folding: int(x) of an int is x, so a library's check of an
+      // argument it converts (`_index(1) == 1`) folds with its branch.
+      {"simplify", simplify},
       {"fold-constants", foldConstants},
       {"fold-ifs", foldIfs},
       {"infer-types", inferTypes},

@@ -14,6 +14,8 @@
 //   sum_to(x, like), broadcast_like(x, like), reshape_like(x, like) -> x
 //                                      (the gradient ops, when x already
 //                                      has the result's known type)
+//   int(x), float(x), bool(x), str(x) -> x (x already an int, a float,
+//                                      a bool, a str)
 //   reshape(reshape(x, a), b)   -> reshape(x, b) (when the inner reshape's
 //                                      shape is fully known, so it cannot
 //                                      fail)
@@ -127,6 +129,16 @@ ir::Value* identity(const ir::Node& n) {
     case Op::BroadcastLike:
     case Op::ReshapeLike:
       return n.operand(0)->type().hasStaticShape() ? sameType(n, n.operand(0)) : nullptr;
+    case Op::Call: {
+      // int(x) of an int, float(x) of a float, bool(x) of a bool, str(x)
+      // of a str: the value itself (they are immutable).
+      std::optional<ir::Builtin> b = ir::calledFunction(n);
+      if (!b || n.operands().size() != 2 || !n.strListAttr("kw").empty()) return nullptr;
+      TypeKind k = n.operand(1)->type().kind;
+      bool same = (*b == ir::Builtin::Int && k == TypeKind::Int) || (*b == ir::Builtin::Float && k == TypeKind::Float) ||
+                  (*b == ir::Builtin::Bool && k == TypeKind::Bool) || (*b == ir::Builtin::Str && k == TypeKind::Str);
+      return same ? n.operand(1) : nullptr;
+    }
     default: return nullptr;
   }
 }

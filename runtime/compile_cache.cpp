@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "ir/clone.h"
+#include "ir/type_rules.h"
 #include "passes/passes.h"
 #include "runtime/annotations.h"
 #include "runtime/interpreter.h"
@@ -133,22 +134,51 @@ static void replaceNode(ir::Node* n, std::unique_ptr<ir::Node> node) {
   }
 }
 
+// A default a binding can write as a `const`: None, a number or a str,
+// values no call can change, so an inlined call sees what the function
+// holds for as long as the binding is current.
+static std::optional<ir::Attr> constantOf(const Value& v) {
+  switch (v.kind()) {
+    case Kind::None: return ir::Attr(ir::NoneAttr{});
+    case Kind::Bool: return ir::Attr(v.asBool());
+    case Kind::Int: return ir::Attr(v.asInt());
+    case Kind::Float: return ir::Attr(v.asFloat());
+    case Kind::Str: return ir::Attr(v.asStr());
+    default: return std::nullopt;
+  }
+}
+
 // Replaces the node `n` of its block by `make_closure {func, name}` of the
-// same results.
-static void becomeClosure(ir::Node* n, const std::string& func, const std::string& name) {
+// same results, f's defaults its operands: `const` nodes made before it.
+static void becomeClosure(ir::Node* n, const std::string& func, const FunctionObj& f) {
+  ir::Block& b = *n->parent();
   auto mk = std::make_unique<ir::Node>(ir::Op::MakeClosure, n->loc());
+  auto& nodes = b.mutableNodes();
+  auto at = std::find_if(nodes.begin(), nodes.end(), [&](const auto& owned) { return owned.get() == n; });
+  for (const Value& d : f.defaults) {
+    auto c = std::make_unique<ir::Node>(ir::Op::Const, n->loc());
+    c->setParent(&b);
+    c->setInlinedAt(n->inlinedAt());
+    c->setAttr("value", *constantOf(d));
+    c->addResult(ir::Type::any())->setType(ir::resultType(*c, 0));
+    mk->addOperand(c->result(0));
+    at = nodes.insert(at, std::move(c)) + 1;
+  }
   mk->setAttr("func", func);
-  mk->setAttr("name", name);
-  mk->setAttr("ndefaults", int64_t(0));
+  mk->setAttr("name", f.name);
+  mk->setAttr("ndefaults", static_cast<int64_t>(f.defaults.size()));
   replaceNode(n, std::move(mk));
 }
 
-// A global holding a plain function (no captures, no defaults, not
-// @eager) of `module`'s own graphs.
+// A global holding a plain function (no captures, defaults that are
+// constants, no keyword-only defaults, not @eager) of `module`'s own
+// graphs.
 static const FunctionObj* plainFunction(const Value* g, const ModuleInstance& module) {
   if (!g || !g->is(Kind::Function)) return nullptr;
   const FunctionObj& f = g->as<FunctionObj>();
-  if (!f.captures.empty() || !f.defaults.empty() || !f.kwDefaults.empty() || f.module != &module || f.forceEager) return nullptr;
+  if (!f.captures.empty() || !f.kwDefaults.empty() || f.module != &module || f.forceEager) return nullptr;
+  for (const Value& d : f.defaults)
+    if (!constantOf(d)) return nullptr;
   return &f;
 }
 
@@ -171,8 +201,9 @@ std::string builtinHeld(const Value& g, Host& host) {
 // own module's) in a version's graph, so that the inliner can inline them
 // with what they call (`math.sqrt(x)`, `from nn import mlp`). A
 // copy reads the module's globals as the original would only where the
-// global holds a plain function of that module (its load becomes the
-// make_closure of that function's copy) or a builtin (`_sqrt = sqrt`: its
+// global holds a plain function, of that module or imported into it (its
+// load becomes the make_closure of that function's copy, its constant
+// defaults the closure's operands) or a builtin (`_sqrt = sqrt`: its
 // load becomes the builtin), each only called; every such global is bound
 // (the version is recompiled if it is rebound); one that a function of
 // the module stores is not. A function that stores a global, imports,
@@ -208,9 +239,14 @@ class ImportedCopies {
   }
 
  private:
-  // A global the copy binds -> (the function's copy, its name), or ("",
-  // the builtin).
-  using Bound = std::unordered_map<std::string, std::pair<std::string, std::string>>;
+  // A global the copy binds -> (the function's copy, the function), or
+  // ("", the builtin's name).
+  struct BoundGlobal {
+    std::string func;
+    const FunctionObj* function = nullptr;
+    std::string builtin;
+  };
+  using Bound = std::unordered_map<std::string, BoundGlobal>;
 
   bool collect(const ir::Block& b, const ir::Block& body, ModuleInstance& from, Bound& bound, std::vector<Read>& own) {
     for (const auto& n : b.nodes()) {
@@ -224,12 +260,15 @@ class ImportedCopies {
           if (bound.count(name)) break;
           Value* g = from.findGlobal(name);
           if (!g || !onlyCalled(n->result(0), body) || from.entry(name).storedByFunction) return false;
-          if (const FunctionObj* callee = plainFunction(g, from)) {
+          // A function of this module or one imported from another
+          // (`from operator import index as _index`), read in its own.
+          const FunctionObj* held = g && g->is(Kind::Function) ? &g->as<FunctionObj>() : nullptr;
+          if (const FunctionObj* callee = held && held->module ? plainFunction(g, *held->module) : nullptr) {
             std::string q = copy(*callee);
             if (q.empty()) return false;
-            bound[name] = {q, callee->name};
+            bound[name] = {q, callee, ""};
           } else if (std::string builtin = builtinHeld(*g, host_); !builtin.empty()) {
-            bound[name] = {"", builtin};
+            bound[name] = {"", nullptr, builtin};
           } else {
             return false;
           }
@@ -248,13 +287,13 @@ class ImportedCopies {
     std::vector<ir::Node*> loads;
     collectGlobalLoads(b, loads);
     for (ir::Node* n : loads) {
-      const auto& [func, name] = bound.at(n->strAttr("name"));
-      if (!func.empty()) {
-        becomeClosure(n, func, name);
+      const BoundGlobal& g = bound.at(n->strAttr("name"));
+      if (g.function) {
+        becomeClosure(n, g.func, *g.function);
         continue;
       }
       auto builtin = std::make_unique<ir::Node>(ir::Op::Builtin, n->loc());
-      builtin->setAttr("name", name);
+      builtin->setAttr("name", g.builtin);
       replaceNode(n, std::move(builtin));
     }
   }
@@ -298,7 +337,7 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
       if (!target || target->fn == &original || !onlyCalled(get->result(0), *copy.body())) continue;
       std::string qualified = imports.copy(*target);
       if (qualified.empty()) continue;
-      becomeClosure(get, qualified, target->name);
+      becomeClosure(get, qualified, *target);
       bound.push_back({n->strAttr("name"), fv->ptr(), attr});
     }
     // Read only for those functions: the bindings hold it bound to the
@@ -328,7 +367,10 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
       // its body calls are bound too (a builtin under a name of the
       // module's own, a helper), once the inliner has it in this version.
       std::string copied = imports.copy(*target);
-      becomeClosure(n, copied.empty() ? target->fn->name() : copied, target->name);
+      // Its defaults would be inlined with the globals it reads unbound:
+      // the call runs its own version, which binds them.
+      if (copied.empty() && !target->defaults.empty()) continue;
+      becomeClosure(n, copied.empty() ? target->fn->name() : copied, *target);
       bound.push_back({name, g->ptr(), "", &module.entry(name)});
       continue;
     }
@@ -349,7 +391,7 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
       continue;
     std::string qualified = imports.copy(*imported);
     if (qualified.empty()) continue;
-    becomeClosure(n, qualified, imported->name);
+    becomeClosure(n, qualified, *imported);
     bound.push_back({name, g->ptr(), "", &module.entry(name)});
   }
   for (const ImportedCopies::Read& r : imports.reads) bound.push_back({r.name, r.value, "", r.entry, true});
