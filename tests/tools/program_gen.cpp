@@ -245,7 +245,7 @@ class Gen {
       case 4:
         if (nfuncs_ > 0) {
           int f = pick(nfuncs_);
-          out_ << indent(depth - 1) << "a = f" << f << "(b, x) % 1000\n";
+          out_ << indent(depth - 1) << "a = f" << f << (chance(50) ? "(b, x)" : "(b)") << " % 1000\n";
           return;
         }
         break;
@@ -430,9 +430,10 @@ class Gen {
     out_ << "try:\n    print(\"g\", g(abs(a) % 12, x))\nexcept ValueError as e:\n    print(\"g\", e)\n";
   }
 
-  // f<i>(p, q): int and float parameters, an early return, a closure.
+  // f<i>(p, q=...): int and float parameters (the float's default a
+  // constant, which graph mode inlines), an early return, a closure.
   void function(int i) {
-    out_ << "def f" << i << "(p, q):\n";
+    out_ << "def f" << i << "(p, q=" << (chance(50) ? literal(T::Float) : std::to_string(pick(7) - 3)) << "):\n";
     out_ << "    if p < " << pick(9) - 4 << ":\n";
     out_ << "        return (p * " << pick(5) + 1 << ") % 1000\n";
     out_ << "    def inner(r):\n";
