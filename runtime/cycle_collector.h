@@ -40,7 +40,7 @@ class CycleCollector {
   // `container` (a list or dict) was just given `item`: when the item can
   // refer to other values, the two may now be part of a cycle.
   void noteStore(const Value& container, const Value& item) {
-    if ((container.is(Kind::List) || container.is(Kind::Dict)) && canReferToValues(item.kind())) note(container);
+    if ((container.is(Kind::List) || container.is(Kind::Dict)) && mayReachContainers(item)) note(container);
   }
   // Frees every unreachable cycle among the noted containers and what they
   // reach; returns how many containers it freed.
@@ -51,6 +51,17 @@ class CycleCollector {
   static bool canReferToValues(Kind k) {
     return k == Kind::List || k == Kind::Dict || k == Kind::Tuple || k == Kind::Function || k == Kind::Method ||
            k == Kind::Slice || k == Kind::Lazy;
+  }
+  // Whether `item` may refer to a list or dict, now or later: a tuple of
+  // numbers, strs and tensors never will (a tuple does not change), so
+  // storing `(i, i + 1)` closes no cycle and costs no note. Nested tuples
+  // are looked into a few levels deep; deeper ones are taken to.
+  static bool mayReachContainers(const Value& item, int depth = 0) {
+    if (!canReferToValues(item.kind())) return false;
+    if (!item.is(Kind::Tuple) || depth == 3) return true;
+    for (const Value& v : item.as<SeqObj>().items)
+      if (mayReachContainers(v, depth + 1)) return true;
+    return false;
   }
 
  private:

@@ -93,6 +93,23 @@ TEST(CycleCollector, FreesADictReachingItselfThroughATuple) {
   EXPECT_TRUE(watch.expired());
 }
 
+// A tuple of numbers and strs (nested too) never refers to a container, so
+// storing one notes nothing; one holding a list, however deep in the
+// nesting the collector looks, is noted.
+TEST(CycleCollector, NotesNoStoreOfATupleOfAtoms) {
+  CycleCollector gc;
+  Value xs = list();
+  Value atoms = makeTuple({Value::integer(1), Value::str("a"), makeTuple({Value::real(0.5), Value::none()})});
+  append(gc, xs, atoms);
+  EXPECT_EQ(gc.noted(), 0u);
+  Value deep = makeTuple({makeTuple({makeTuple({makeTuple({Value::integer(2)})})})});
+  append(gc, xs, deep);
+  EXPECT_EQ(gc.noted(), 1u) << "past the levels it looks into, a tuple is taken to reach containers";
+  Value ys = list();
+  append(gc, ys, makeTuple({Value::integer(1), makeTuple({xs})}));
+  EXPECT_EQ(gc.noted(), 2u);
+}
+
 TEST(CycleCollector, FreesADictHoldingItsOwnView) {
   CycleCollector gc;
   std::weak_ptr<Object> watch;
