@@ -4,7 +4,7 @@
 set -e
 PACKAGES="build-essential cmake ninja-build pkg-config ccache antlr4 libantlr4-runtime-dev
 libedit-dev libcli11-dev libgtest-dev googletest libdnnl-dev zlib1g-dev libicu-dev
-libbenchmark-dev llvm-14-dev clang-14 libclang-rt-14-dev libomp-14-dev"
+libbenchmark-dev llvm-14-dev clang-14 libclang-rt-14-dev libomp-14-dev libtcmalloc-minimal4"
 missing=""
 for p in $PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
