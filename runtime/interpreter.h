@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "ir/ir.h"
+#include "runtime/backward_cache.h"
 #include "runtime/compile_cache.h"
 #include "runtime/context.h"
 #include "runtime/graph_executor.h"
@@ -242,6 +243,8 @@ class Interpreter {
   void setGraphMode(bool on) { graphMode_ = on; }
   bool graphMode() const { return graphMode_; }
   CompileCache& compileCache() { return compileCache_; }
+  // The eager tapes' backwards, by the form of their trace.
+  BackwardCache& backwardCache() { return backwardCache_; }
   void setSchedule(Schedule s) { graph_.setSchedule(s); }
   void setPartition(Partition p) { graph_.setPartition(p); }
   // Called with each node that produced a value, after it ran (for
@@ -357,6 +360,7 @@ class Interpreter {
   std::atomic<int64_t> stepsLeft_{0};
   bool graphMode_ = false;
   CompileCache compileCache_;
+  BackwardCache backwardCache_;
   GraphExecutor graph_{*this};
   Tracer tracer_;
   Tape* tape_ = nullptr;

@@ -176,13 +176,45 @@ std::vector<Value> Tape::gradients(const Value& output, const Value& seedValue, 
     return grads;
   }
   // backward(seed, primals...): the trace's reverse sweep, with each
-  // forward value it reads passed in as an argument.
-  ir::Function* backward = graph_.addFunction("backward", loc_);
+  // forward value it reads passed in as an argument; built once per form
+  // of trace (a training loop's steps share one).
+  BackwardCache::TraceForm form = BackwardCache::formOf(*trace_, tracked_[output.ptr()]);
+  BackwardCache& cache = interp_.backwardCache();
+  std::shared_ptr<const BackwardCache::Entry> entry = cache.find(form.key);
+  if (!entry) {
+    entry = buildBackward(form, output);
+    cache.add(form.key, entry);
+  }
   std::vector<Value> args;
-  ir::Value* seed = backward->addParam("seed", staticType(output));
   const Tensor& out = tensorOf(output);
   args.push_back(seedValue.is(Kind::None) ? makeTensorValue(fullLike(out.dtype(), out.shape(), 1.0, out.device()))
                                           : seedValue);
+  for (uint32_t i : entry->primals) args.push_back(values_[form.values[i]]);
+  // The backward's arguments are now the only holders of the values it
+  // reads, so each is freed at its last use there.
+  std::vector<Value> inputs;
+  for (ir::Value* w : watched_) inputs.push_back(values_[w]);
+  if (last) {
+    values_.clear();
+    tracked_.clear();
+  }
+  Value computed = interp_.runFunction(*entry->backward, module_, nullptr, args);
+  args.clear();
+  const std::vector<Value>& items = computed.as<SeqObj>().items;
+  size_t next = 0;
+  for (size_t i = 0; i < entry->adjoints.size(); ++i)
+    grads.push_back(entry->adjoints[i] ? items[next++] : zerosLike(inputs[i]));
+  return grads;
+}
+
+std::shared_ptr<const BackwardCache::Entry> Tape::buildBackward(const BackwardCache::TraceForm& form,
+                                                                const Value& output) {
+  auto entry = std::make_shared<BackwardCache::Entry>();
+  entry->graph = std::make_unique<ir::Graph>();
+  ir::Function* backward = entry->backward = entry->graph->addFunction("backward", loc_);
+  ir::Value* seed = backward->addParam("seed", staticType(output));
+  std::unordered_map<const ir::Value*, uint32_t> index;
+  for (uint32_t i = 0; i < form.values.size(); ++i) index.emplace(form.values[i], i);
   std::unordered_map<const ir::Value*, ir::Value*> primals;
   passes::ReverseRequest request;
   for (const auto& n : trace_->body()->nodes()) request.nodes.push_back(n.get());
@@ -194,32 +226,21 @@ std::vector<Value> Tape::gradients(const Value& output, const Value& seedValue, 
     if (fresh) {
       // Appended, not "p" + ...: GCC 12 warns falsely on that at -O2.
       std::string name = "p";
-      name += std::to_string(args.size());
+      name += std::to_string(entry->primals.size() + 1);
       it->second = backward->addParam(name, v->type());
-      args.push_back(values_[v]);
+      entry->primals.push_back(index.at(v));
     }
     return it->second;
   };
   std::vector<ir::Value*> adjoints = passes::reverseMode(*backward->body(), request);
   ir::Node* tuple = ir::build(backward->body(), ir::Op::MakeTuple, loc_, {}, 1);
-  for (ir::Value* a : adjoints)
+  for (ir::Value* a : adjoints) {
+    entry->adjoints.push_back(a != nullptr);
     if (a) tuple->addOperand(a);
+  }
   ir::build(backward->body(), ir::Op::Return, loc_, {tuple->result(0)}, 0);
   backward->number();
-  // The backward's arguments are now the only holders of the values it
-  // reads, so each is freed at its last use there.
-  std::vector<Value> inputs;
-  for (ir::Value* w : watched_) inputs.push_back(values_[w]);
-  if (last) {
-    values_.clear();
-    tracked_.clear();
-  }
-  Value computed = interp_.runFunction(*backward, module_, nullptr, args);
-  args.clear();
-  const std::vector<Value>& items = computed.as<SeqObj>().items;
-  size_t next = 0;
-  for (size_t i = 0; i < adjoints.size(); ++i) grads.push_back(adjoints[i] ? items[next++] : zerosLike(inputs[i]));
-  return grads;
+  return entry;
 }
 
 }  // namespace nn::rt

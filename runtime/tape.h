@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "ir/ir.h"
+#include "runtime/backward_cache.h"
 #include "runtime/module.h"
 #include "runtime/value.h"
 
@@ -73,6 +74,8 @@ class Tape {
   ir::Node* append(ir::Op op, SourceLoc loc, const std::vector<Value>& operands, const Value& out);
   // The pieces split/chunk cut from x along `axis`, as x[..., a:b] each.
   void recordPieces(const Value& x, int64_t axis, const Value& pieces, SourceLoc loc);
+  // The backward of this trace (of that form) for `output`, built.
+  std::shared_ptr<const BackwardCache::Entry> buildBackward(const BackwardCache::TraceForm& form, const Value& output);
   // append() when this tape tracks one of the operands; else null.
   ir::Node* appendIfTracked(ir::Op op, SourceLoc loc, const std::vector<Value>& operands, const Value& out);
 

@@ -255,6 +255,46 @@ TEST(Interpreter, GraphModeReusesDyingBuffersAsEagerModeDoes) {
   }
 }
 
+// Eager mode builds a tape's backward once per form of trace: a training
+// loop's steps share one, a batch of another shape gets its own, and so
+// does a step whose ops differ (a branch taken on the data); the numbers
+// are graph mode's.
+TEST(Interpreter, TapesShareTheBackwardOfOneFormOfTrace) {
+  const char* code =
+      "def loss(p, x):\n"
+      "    h = relu(x @ p[0] + p[1])\n"
+      "    if float(h.sum()) > 1000.0:\n"
+      "        h = h * 0.5\n"
+      "    return sum(h @ p[2])\n"
+      "loss_grad = value_and_grad(loss)\n"
+      "def train(p, x, n):\n"
+      "    for i in range(n):\n"
+      "        l, g = loss_grad(p, x)\n"
+      "        p = [p[k] - 0.01 * g[k] for k in range(3)]\n"
+      "    return p\n"
+      "seed(0)\n"
+      "p = [randn(8, 16) * 0.1, zeros([16]), randn(16, 2) * 0.1]\n"
+      "p = train(p, randn(4, 8), 20)\n"
+      "print(round(float(p[0].sum()), 5), round(float(p[2].sum()), 5))\n";
+  std::ostringstream out, err;
+  nn::StateOptions opts;
+  opts.mode = nn::ExecMode::Eager;
+  nn::State state(opts, out, err);
+  nn::rt::BackwardCache& cache = state.interpreter().backwardCache();
+  ASSERT_TRUE(state.runChunk(code, "t.nn").ok()) << err.str();
+  EXPECT_EQ(cache.size(), 1u);
+  ASSERT_TRUE(state.runChunk("p = train(p, randn(3, 8), 5)", "t2.nn").ok()) << err.str();
+  EXPECT_EQ(cache.size(), 2u) << "a batch of 3 rows is another form";
+  ASSERT_TRUE(state.runChunk("p = train(p, randn(3, 8) * 100.0, 2)", "t3.nn").ok()) << err.str();
+  EXPECT_EQ(cache.size(), 3u) << "the branch's product is another op";
+  // Graph mode (no tape: the autodiff pass) gives the same numbers.
+  std::ostringstream graphOut, graphErr;
+  opts.mode = nn::ExecMode::Graph;
+  nn::State graph(opts, graphOut, graphErr);
+  ASSERT_TRUE(graph.runString(code, "t.nn").ok()) << graphErr.str();
+  EXPECT_EQ(out.str(), graphOut.str());
+}
+
 // `loss, g = grad_f(p, ...)` then `p[i] - lr * g[i]`: each gradient is read
 // once, so it moves out of the list (passes/take_items.cpp) and the new
 // parameter is computed in its buffer. Without that, the step would hold the
