@@ -86,6 +86,16 @@ Value bRandRange(CallContext& c, std::vector<Value>& args) {
   return Value::integer(static_cast<int64_t>(static_cast<uint64_t>(low) + c.interp.rng().below(range)));
 }
 
+// _random(): random.random()'s float, as CPython makes it from 27 and 26
+// random bits: randint(0, 2**27, (2,)) drawn, the second halved.
+Value bRandomFloat(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 0, 0);
+  RandomGenerator& rng = c.interp.rng();
+  uint64_t high = rng.below(uint64_t(1) << 27);
+  uint64_t low = rng.below(uint64_t(1) << 27) / 2;
+  return Value::real((static_cast<double>(high) * 67108864.0 + static_cast<double>(low)) * (1.0 / 9007199254740992.0));
+}
+
 Value bSeed(CallContext& c, std::vector<Value>& args) {
   checkArity(c, args, 1, 1);
   c.interp.rng().reseed(static_cast<uint64_t>(toIndex(args[0], c.loc)));
@@ -193,6 +203,7 @@ void addTensorBuiltins(BuiltinTable& table) {
   for (ir::Op op : {ir::Op::Pow, ir::Op::Neg, ir::Op::MatMul}) table[ir::opInfo(op).name] = bLanguageOp;
   table[ir::builtinInfo(ir::Builtin::Seed).name] = bSeed;
   table[ir::builtinInfo(ir::Builtin::RandRange).name] = bRandRange;
+  table[ir::builtinInfo(ir::Builtin::RandomFloat).name] = bRandomFloat;
 }
 
 Value tensorMath(CallContext& c, const Value& x, nn::ir::Op op) {
