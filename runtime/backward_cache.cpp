@@ -66,14 +66,18 @@ void putAttr(std::string& k, const ir::Attr& a) {
 
 }  // namespace
 
-BackwardCache::TraceForm BackwardCache::formOf(const ir::Function& trace, const ir::Value* output) {
+BackwardCache::TraceForm BackwardCache::formOf(const ir::Function& trace, const ir::Value* output, SourceLoc site) {
   TraceForm form;
+  putLoc(form.key, site);
   std::unordered_map<const ir::Value*, uint32_t> index;
   auto number = [&](const ir::Value* v) {
     index.emplace(v, static_cast<uint32_t>(form.values.size()));
     form.values.push_back(v);
   };
   const ir::Block& body = *trace.body();
+  // The watched values are the trace's parameters, the rest its captures:
+  // grad(f, argnums=0) and grad(f, argnums=(0, 1)) of one f differ here.
+  put(form.key, trace.numParams());
   put(form.key, body.numArgs());
   for (size_t i = 0; i < body.numArgs(); ++i) {
     number(body.arg(i));

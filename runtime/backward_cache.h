@@ -29,7 +29,9 @@ class BackwardCache {
     std::vector<bool> adjoints;        // which watched values have a gradient (the others are zeros)
   };
 
-  // A trace's form: its arguments' types, then each node's op, location,
+  // A trace's form: `site` (the differentiating call, the backward's own
+  // location), how many of its arguments are watched (its parameters,
+  // before its captures) and their types, then each node's op, location,
   // attributes, operands (by index) and result types, then the output's
   // index. `values` lists the trace's values by index: the arguments,
   // then each node's results, in order.
@@ -37,7 +39,7 @@ class BackwardCache {
     std::string key;
     std::vector<const ir::Value*> values;
   };
-  static TraceForm formOf(const ir::Function& trace, const ir::Value* output);
+  static TraceForm formOf(const ir::Function& trace, const ir::Value* output, SourceLoc site);
 
   // The entry for that form, or null; a hit keeps it alive for its caller
   // even if a later add() drops it.

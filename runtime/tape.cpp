@@ -178,7 +178,7 @@ std::vector<Value> Tape::gradients(const Value& output, const Value& seedValue, 
   // backward(seed, primals...): the trace's reverse sweep, with each
   // forward value it reads passed in as an argument; built once per form
   // of trace (a training loop's steps share one).
-  BackwardCache::TraceForm form = BackwardCache::formOf(*trace_, tracked_[output.ptr()]);
+  BackwardCache::TraceForm form = BackwardCache::formOf(*trace_, tracked_[output.ptr()], loc_);
   BackwardCache& cache = interp_.backwardCache();
   std::shared_ptr<const BackwardCache::Entry> entry = cache.find(form.key);
   if (!entry) {
