@@ -216,6 +216,7 @@ class ImportedCopies {
     std::string name;  // module.global, for --explain-recompile
     const Object* value;
     const Global* entry;
+    std::weak_ptr<Object> alive;  // the value, as Binding::alive
   };
   std::vector<Read> reads;  // the globals the copies read
 
@@ -272,7 +273,7 @@ class ImportedCopies {
           } else {
             return false;
           }
-          own.push_back({from.name() + "." + name, g->ptr(), &from.entry(name)});
+          own.push_back({from.name() + "." + name, g->ptr(), &from.entry(name), g->weak()});
           break;
         }
         default: break;
@@ -338,7 +339,7 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
       std::string qualified = imports.copy(*target);
       if (qualified.empty()) continue;
       becomeClosure(get, qualified, *target);
-      bound.push_back({n->strAttr("name"), fv->ptr(), attr});
+      bound.push_back({n->strAttr("name"), fv->ptr(), attr, nullptr, false, fv->weak()});
     }
     // Read only for those functions: the bindings hold it bound to the
     // module wherever the version runs (removed after the walk below).
@@ -360,7 +361,7 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
       // be another of the same def, which calls alike), without a lookup.
       if (target->fn == &original) {
         replaceNode(n, std::make_unique<ir::Node>(ir::Op::SelfClosure, n->loc()));
-        bound.push_back({name, g->ptr(), "", &module.entry(name)});
+        bound.push_back({name, g->ptr(), "", &module.entry(name), false, g->weak()});
         continue;
       }
       // Copied as an imported one is where it can be, so that the globals
@@ -371,7 +372,7 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
       // the call runs its own version, which binds them.
       if (copied.empty() && !target->defaults.empty()) continue;
       becomeClosure(n, copied.empty() ? target->fn->name() : copied, *target);
-      bound.push_back({name, g->ptr(), "", &module.entry(name)});
+      bound.push_back({name, g->ptr(), "", &module.entry(name), false, g->weak()});
       continue;
     }
     // A builtin under a name of the module's own (`_sqrt = sqrt`): the
@@ -381,7 +382,7 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
       auto node = std::make_unique<ir::Node>(ir::Op::Builtin, n->loc());
       node->setAttr("name", builtin);
       replaceNode(n, std::move(node));
-      bound.push_back({name, g->ptr(), "", &module.entry(name)});
+      bound.push_back({name, g->ptr(), "", &module.entry(name), false, g->weak()});
       continue;
     }
     // One imported by `from mod import f`: copied in as above.
@@ -392,9 +393,9 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
     std::string qualified = imports.copy(*imported);
     if (qualified.empty()) continue;
     becomeClosure(n, qualified, *imported);
-    bound.push_back({name, g->ptr(), "", &module.entry(name)});
+    bound.push_back({name, g->ptr(), "", &module.entry(name), false, g->weak()});
   }
-  for (const ImportedCopies::Read& r : imports.reads) bound.push_back({r.name, r.value, "", r.entry, true});
+  for (const ImportedCopies::Read& r : imports.reads) bound.push_back({r.name, r.value, "", r.entry, true, r.alive});
   for (ir::Node* n : moduleReads) {
     auto& nodes = n->parent()->mutableNodes();
     nodes.erase(std::find_if(nodes.begin(), nodes.end(), [&](const auto& owned) { return owned.get() == n; }));
@@ -406,7 +407,9 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
 // function of the module stores the global (a graph added since, a REPL
 // line, may have one: Global::storedByFunction).
 bool CompileCache::bindingCurrent(const Binding& b, ModuleInstance& module) {
-  auto holds = [&](const Global& g) { return g.bound && !g.storedByFunction && g.value.ptr() == b.function; };
+  auto holds = [&](const Global& g) {
+    return g.bound && !g.storedByFunction && g.value.ptr() == b.function && !b.alive.expired();
+  };
   if (b.entry && (b.foreign || b.entry->owner == &module)) return holds(*b.entry);
   const Global* g = &module.entry(b.name);
   if (!b.attr.empty()) {

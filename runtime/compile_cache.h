@@ -103,6 +103,10 @@ class CompileCache {
     // `entry` is a global of an imported module that a copy of one of its
     // functions read (`name` is module.global).
     bool foreign = false;
+    // `function` itself, which must still exist: once it is freed, another
+    // object may be made at its address (`helper = None`, then a new def
+    // of helper).
+    std::weak_ptr<Object> alive;
   };
   struct Version {
     std::vector<ir::Type> signature;
