@@ -59,6 +59,8 @@ State::State(StateOptions options, std::ostream& out, std::ostream& err)
   interp_->setSchedule(options_.schedule);
   interp_->setPartition(options_.partition);
   context_.passes().fuse = options_.mode == ExecMode::Graph && options_.fusion;
+  // Eager mode too: the loops and functions of numbers of @jit functions
+  // (math's, random's) compile as graph mode's do.
   context_.setJit(options_.jit);
   context_.jitOptions.compileAtFirstRun = options_.jitAtFirstRun || options_.emitLlvm;
   if (options_.jitCache)
