@@ -69,9 +69,8 @@ void putAttr(std::string& k, const ir::Attr& a) {
 BackwardCache::TraceForm BackwardCache::formOf(const ir::Function& trace, const ir::Value* output, SourceLoc site) {
   TraceForm form;
   putLoc(form.key, site);
-  std::unordered_map<const ir::Value*, uint32_t> index;
   auto number = [&](const ir::Value* v) {
-    index.emplace(v, static_cast<uint32_t>(form.values.size()));
+    form.index.emplace(v, static_cast<uint32_t>(form.values.size()));
     form.values.push_back(v);
   };
   const ir::Block& body = *trace.body();
@@ -94,14 +93,14 @@ BackwardCache::TraceForm BackwardCache::formOf(const ir::Function& trace, const 
       putAttr(form.key, value);
     }
     put(form.key, n->operands().size());
-    for (const ir::Value* o : n->operands()) put(form.key, index.at(o));
+    for (const ir::Value* o : n->operands()) put(form.key, form.index.at(o));
     put(form.key, n->numResults());
     for (size_t i = 0; i < n->numResults(); ++i) {
       number(n->result(i));
       putType(form.key, n->result(i)->type());
     }
   }
-  put(form.key, index.at(output));
+  put(form.key, form.index.at(output));
   return form;
 }
 

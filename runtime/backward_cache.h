@@ -34,10 +34,11 @@ class BackwardCache {
   // before its captures) and their types, then each node's op, location,
   // attributes, operands (by index) and result types, then the output's
   // index. `values` lists the trace's values by index: the arguments,
-  // then each node's results, in order.
+  // then each node's results, in order; `index` is its inverse.
   struct TraceForm {
     std::string key;
     std::vector<const ir::Value*> values;
+    std::unordered_map<const ir::Value*, uint32_t> index;
   };
   static TraceForm formOf(const ir::Function& trace, const ir::Value* output, SourceLoc site);
 

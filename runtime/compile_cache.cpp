@@ -13,6 +13,7 @@
 #include "ir/type_rules.h"
 #include "passes/passes.h"
 #include "runtime/annotations.h"
+#include "runtime/constant_eval.h"
 #include "runtime/interpreter.h"
 #include "runtime/memory_plan.h"
 #include "runtime/tensor.h"
@@ -134,20 +135,6 @@ static void replaceNode(ir::Node* n, std::unique_ptr<ir::Node> node) {
   }
 }
 
-// A default a binding can write as a `const`: None, a number or a str,
-// values no call can change, so an inlined call sees what the function
-// holds for as long as the binding is current.
-static std::optional<ir::Attr> constantOf(const Value& v) {
-  switch (v.kind()) {
-    case Kind::None: return ir::Attr(ir::NoneAttr{});
-    case Kind::Bool: return ir::Attr(v.asBool());
-    case Kind::Int: return ir::Attr(v.asInt());
-    case Kind::Float: return ir::Attr(v.asFloat());
-    case Kind::Str: return ir::Attr(v.asStr());
-    default: return std::nullopt;
-  }
-}
-
 // Replaces the node `n` of its block by `make_closure {func, name}` of the
 // same results, f's defaults its operands: `const` nodes made before it.
 static void becomeClosure(ir::Node* n, const std::string& func, const FunctionObj& f) {
@@ -159,7 +146,7 @@ static void becomeClosure(ir::Node* n, const std::string& func, const FunctionOb
     auto c = std::make_unique<ir::Node>(ir::Op::Const, n->loc());
     c->setParent(&b);
     c->setInlinedAt(n->inlinedAt());
-    c->setAttr("value", *constantOf(d));
+    c->setAttr("value", *literalAttr(d));
     c->addResult(ir::Type::any())->setType(ir::resultType(*c, 0));
     mk->addOperand(c->result(0));
     at = nodes.insert(at, std::move(c)) + 1;
@@ -177,8 +164,10 @@ static const FunctionObj* plainFunction(const Value* g, const ModuleInstance& mo
   if (!g || !g->is(Kind::Function)) return nullptr;
   const FunctionObj& f = g->as<FunctionObj>();
   if (!f.captures.empty() || !f.kwDefaults.empty() || f.module != &module || f.forceEager) return nullptr;
+  // A default that is a literal is immutable: an inlined call sees what
+  // the function holds for as long as the binding is current.
   for (const Value& d : f.defaults)
-    if (!constantOf(d)) return nullptr;
+    if (!literalAttr(d)) return nullptr;
   return &f;
 }
 

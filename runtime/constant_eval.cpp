@@ -10,19 +10,6 @@
 namespace nn::rt {
 namespace {
 
-std::optional<ir::Attr> toAttr(const Value& v) {
-  switch (v.kind()) {
-    case Kind::Int: return ir::Attr(v.asInt());
-    case Kind::Float:
-      if (std::isnan(v.asFloat())) return std::nullopt;
-      return ir::Attr(v.asFloat());
-    case Kind::Bool: return ir::Attr(v.asBool());
-    case Kind::Str: return ir::Attr(v.asStr());
-    case Kind::None: return ir::Attr(ir::NoneAttr{});
-    default: return std::nullopt;
-  }
-}
-
 // CPython's peephole limit: a folded string stays small, so the IR (and
 // the compile time and memory it costs) stays proportional to the program
 // text. `"ab" * 10**12` in a branch never taken must not be built while
@@ -87,7 +74,7 @@ std::optional<ir::Attr> evaluator(const ir::Node& n, const std::vector<ir::Attr>
   std::vector<const Value*> ptrs;
   for (const Value& v : in) ptrs.push_back(&v);
   try {
-    return toAttr(runValueOp(n, ptrs.data(), 0));
+    return literalAttr(runValueOp(n, ptrs.data(), 0));
   } catch (...) {
     // Raises (or runs out of memory) at run time, at its own location.
     return std::nullopt;
@@ -97,5 +84,18 @@ std::optional<ir::Attr> evaluator(const ir::Node& n, const std::vector<ir::Attr>
 }  // namespace
 
 passes::ConstantEvaluator constantEvaluator() { return evaluator; }
+
+std::optional<ir::Attr> literalAttr(const Value& v) {
+  switch (v.kind()) {
+    case Kind::Int: return ir::Attr(v.asInt());
+    case Kind::Float:
+      if (std::isnan(v.asFloat())) return std::nullopt;
+      return ir::Attr(v.asFloat());
+    case Kind::Bool: return ir::Attr(v.asBool());
+    case Kind::Str: return ir::Attr(v.asStr());
+    case Kind::None: return ir::Attr(ir::NoneAttr{});
+    default: return std::nullopt;
+  }
+}
 
 }  // namespace nn::rt

@@ -213,8 +213,6 @@ std::shared_ptr<const BackwardCache::Entry> Tape::buildBackward(const BackwardCa
   entry->graph = std::make_unique<ir::Graph>();
   ir::Function* backward = entry->backward = entry->graph->addFunction("backward", loc_);
   ir::Value* seed = backward->addParam("seed", staticType(output));
-  std::unordered_map<const ir::Value*, uint32_t> index;
-  for (uint32_t i = 0; i < form.values.size(); ++i) index.emplace(form.values[i], i);
   std::unordered_map<const ir::Value*, ir::Value*> primals;
   passes::ReverseRequest request;
   for (const auto& n : trace_->body()->nodes()) request.nodes.push_back(n.get());
@@ -228,7 +226,7 @@ std::shared_ptr<const BackwardCache::Entry> Tape::buildBackward(const BackwardCa
       std::string name = "p";
       name += std::to_string(entry->primals.size() + 1);
       it->second = backward->addParam(name, v->type());
-      entry->primals.push_back(index.at(v));
+      entry->primals.push_back(form.index.at(v));
     }
     return it->second;
   };
