@@ -129,7 +129,21 @@ Value* Function::addCapture(const std::string& name, Type t) {
   return v;
 }
 
+const void* Block::publishInterpreterPlan(std::shared_ptr<const void> plan) const {
+  const void* expected = nullptr;
+  if (!interpreterPlan_.compare_exchange_strong(expected, plan.get(), std::memory_order_acq_rel)) return expected;
+  // Only the thread that published writes the owner; readers use the pointer.
+  interpreterPlanOwner_ = std::move(plan);
+  return interpreterPlanOwner_.get();
+}
+
+void Block::dropInterpreterPlan() {
+  interpreterPlan_.store(nullptr, std::memory_order_release);
+  interpreterPlanOwner_.reset();
+}
+
 static void numberBlock(Block* b, uint32_t& next) {
+  b->dropInterpreterPlan();
   for (const auto& a : b->args()) a->setId(next++);
   for (const auto& n : b->nodes()) {
     for (size_t i = 0; i < n->numResults(); ++i) n->result(i)->setId(next++);

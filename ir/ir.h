@@ -278,9 +278,19 @@ class Block {
   // lookup. Set once the block no longer changes.
   void* executorData() const { return executorData_.get(); }
   void setExecutorData(std::shared_ptr<void> d) const { executorData_ = std::move(d); }
+  // What the interpreter derives from a block it runs node by node (its
+  // decoded steps), made on the block's first run. Two threads may run one
+  // block at once (graph mode's pool calling an eager function): the first
+  // plan published is the one both use, and publish returns it. Function::
+  // number() drops it, as it renumbers the values the plan names.
+  const void* interpreterPlan() const { return interpreterPlan_.load(std::memory_order_acquire); }
+  const void* publishInterpreterPlan(std::shared_ptr<const void> plan) const;
+  void dropInterpreterPlan();
 
  private:
   mutable std::shared_ptr<void> executorData_;
+  mutable std::atomic<const void*> interpreterPlan_{nullptr};
+  mutable std::shared_ptr<const void> interpreterPlanOwner_;
   Node* parentNode_;
   Function* func_;
   std::vector<std::unique_ptr<Value>> args_;

@@ -48,9 +48,12 @@ class CycleCollector {
   // How many containers are noted.
   size_t noted() const;
 
+  static constexpr uint32_t bit(Kind k) { return uint32_t(1) << static_cast<unsigned>(k); }
+  static_assert(static_cast<unsigned>(Kind::Stream) < 32, "a kind's bit fits a uint32_t");
   static bool canReferToValues(Kind k) {
-    return k == Kind::List || k == Kind::Dict || k == Kind::Tuple || k == Kind::Function || k == Kind::Method ||
-           k == Kind::Slice || k == Kind::Lazy;
+    constexpr uint32_t kinds = bit(Kind::List) | bit(Kind::Dict) | bit(Kind::Tuple) | bit(Kind::Function) |
+                               bit(Kind::Method) | bit(Kind::Slice) | bit(Kind::Lazy);
+    return (kinds >> static_cast<unsigned>(k)) & 1;
   }
   // Whether `item` may refer to a list or dict, now or later: a tuple of
   // numbers, strs and tensors never will (a tuple does not change), so
@@ -60,7 +63,7 @@ class CycleCollector {
     if (!canReferToValues(item.kind())) return false;
     if (!item.is(Kind::Tuple) || depth == 3) return true;
     for (const Value& v : item.as<SeqObj>().items)
-      if (mayReachContainers(v, depth + 1)) return true;
+      if (canReferToValues(v.kind()) && mayReachContainers(v, depth + 1)) return true;
     return false;
   }
 

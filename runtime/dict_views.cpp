@@ -49,6 +49,16 @@ class DictIterator final : public DictReader {
            ErrorClass::RuntimeError);
     return partOf(d, part_, static_cast<size_t>(i));
   }
+  bool quickAt(int64_t i, Value& out) override {
+    const DictObj& d = dictOf();
+    if (d.keyVersion != version_ || i < 0 || static_cast<size_t>(i) >= d.items.size()) return false;
+    try {
+      out = partOf(d, part_, static_cast<size_t>(i));  // a key's str may pass the memory limit
+    } catch (...) {
+      return false;
+    }
+    return true;
+  }
 
  private:
   size_t size_;

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "runtime/annotations.h"
+#include "runtime/interpreter_steps.h"
 #include "runtime/scalar_ops.h"
 #include "runtime/scratch_values.h"
 #include "runtime/tensor_ops.h"
@@ -161,19 +162,39 @@ const ir::Node* Interpreter::exec(const ir::Block& b, Frame& f, std::vector<Valu
 }
 
 const ir::Node* Interpreter::execNodes(const ir::Block& b, Frame& f) {
-  for (const auto& owned : b.nodes()) {
-    const ir::Node& n = *owned;
-    if (hasTrait(n.op(), ir::TERM)) return &n;
+  const BlockSteps& plan = stepsOf(b);
+  for (const Step& s : plan.steps) {
     // Every node is a cancellation point: Ctrl-C, or a host's cancel or time
     // limit, stops straight-line code between two long operations too.
-    checkInterrupt(n.loc());
-    runNode(n, f, n.dyingOperands());
-    trace(n, f);
+    checkInterrupt(s.node->loc());
+    runStep(s, f);
+    trace(*s.node, f);
     // Dropping dead values frees temporaries at once and leaves the next
     // op's operands uniquely held, so they can be reused in place.
-    for (uint32_t id : n.kills()) f.slots[id] = Value();
+    for (uint32_t k = s.killsBegin; k < s.killsEnd; ++k) f.slots[plan.kills[k]].release();
   }
-  return nullptr;
+  return plan.terminator;
+}
+
+// A step's inline path where it applies (never while a tape records, as
+// the tape sees every node through runNode), else the node's generic one.
+void Interpreter::runStep(const Step& s, Frame& f) {
+  Value* slots = f.slots.data();
+  if (!tape_) switch (s.kind) {
+      case StepKind::Number:
+        if (numberFastPath(s.op, slots[s.a], slots[s.b], slots[s.result])) return;
+        break;
+      case StepKind::ConstInt: slots[s.result] = Value::integer(s.imm.i); return;
+      case StepKind::ConstFloat: slots[s.result] = Value::real(s.imm.f); return;
+      case StepKind::IterItem:
+        if (const Value& r = slots[s.a]; r.is(Kind::Range) && slots[s.b].is(Kind::Int)) {
+          slots[s.result] = Value::integer(r.as<RangeObj>().at(slots[s.b].asInt()));
+          return;
+        }
+        break;
+      case StepKind::Generic: break;
+    }
+  runNode(*s.node, f, s.dying);
 }
 
 void Interpreter::runNode(const ir::Node& n, Frame& f, uint64_t dying) {
@@ -313,18 +334,30 @@ void Interpreter::execLoop(const ir::Node& n, Frame& f) {
   // A loop that proves hot switches to its glue between two iterations.
   uint64_t iterations = 0;
   std::vector<Value> carried;
+  carried.reserve(n.operands().size());
   for (const ir::Value* v : n.operands()) carried.push_back(f[v]);
   const ir::Block& cond = *n.block(0);
   const ir::Block& body = *n.block(1);
+  // The condition gets the carried values it reads (a for loop's: only the
+  // counter), copies, as the body takes them after it.
+  const BlockSteps& condSteps = stepsOf(cond);
+  const uint32_t condArg = condSteps.firstArg, bodyArg = body.numArgs() ? body.arg(0)->id() : 0;
   // The condition and the yielded values are taken straight from their
   // slots: no buffer in between.
   while (true) {
-    for (size_t i = 0; i < carried.size(); ++i) f[cond.arg(i)] = carried[i];
-    Value go = terminatorOperand(*runBlock(cond, f), f, 0);
-    for (size_t i = 0; i < carried.size(); ++i) f[cond.arg(i)] = Value();
-    checkDefined(go, n.loc());
-    if (!isTrue(go, n.loc())) break;
-    for (size_t i = 0; i < carried.size(); ++i) f[body.arg(i)] = std::move(carried[i]);
+    for (uint32_t i : condSteps.argsRead) f.slots[condArg + i] = carried[i];
+    const ir::Node& condition = *runBlock(cond, f);
+    bool go;
+    if (const Value& c = f[condition.operand(0)]; c.is(Kind::Bool)) {
+      go = c.asBool();
+    } else {
+      Value taken = terminatorOperand(condition, f, 0);
+      checkDefined(taken, n.loc());
+      go = truthy(taken, n.loc());
+    }
+    for (uint32_t i : condSteps.argsRead) f.slots[condArg + i].release();
+    if (!go) break;
+    for (size_t i = 0; i < carried.size(); ++i) f.slots[bodyArg + i] = std::move(carried[i]);
     const ir::Node& yield = *runBlock(body, f);
     for (size_t i = 0; i < carried.size(); ++i) carried[i] = terminatorOperand(yield, f, i);
     checkInterrupt(n.loc());

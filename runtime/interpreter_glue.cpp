@@ -92,9 +92,10 @@ struct GlueCalls {
     return v.is(Kind::Tensor) && cpuSmallFullSum(tensorOf(v), mean != 0, *out) ? 0 : 1;
   }
   static int64_t iterLen(void* ctx, uint32_t id) { return iterLength(slot(ctx, id)); }
-  // A list's or tuple's item in range, or a range's: what iterItem gives,
-  // without a way to fail. Anything else (a tensor's row, a lazy
-  // sequence's item, made with work that may fail) is called back.
+  // A list's or tuple's item in range, a range's, or a lazy sequence's
+  // that it gives without a risk (a dict's key or value): what iterItem
+  // gives, without a way to fail. Anything else (a tensor's row, a lazy
+  // sequence's item made with work that may fail) is called back.
   static int32_t iterItem(void* ctx, uint32_t node, int64_t index) {
     GlueRun& run = of(ctx);
     const ir::Node& n = *run.glue.nodes[node];
@@ -104,6 +105,7 @@ struct GlueCalls {
       out = Value::integer(s.as<RangeObj>().at(index));
       return 0;
     }
+    if (s.is(Kind::Lazy)) return s.as<LazySeqObj>().quickAt(index, out) ? 0 : 1;
     if (!s.is(Kind::List) && !s.is(Kind::Tuple)) return 1;
     const std::vector<Value>& items = s.as<SeqObj>().items;
     if (index < 0 || index >= static_cast<int64_t>(items.size())) return 1;

@@ -78,9 +78,7 @@ void SeqObj::chargeMade() { charge.set(seqBytes(*this)); }
 
 void SeqObj::settle() { charge.settle(seqBytes(*this)); }
 
-void SeqObj::reserveMore(size_t more) {
-  size_t need = items.size() + more;
-  if (need <= items.capacity()) return;
+void SeqObj::grow(size_t need) {
   // The growth std::vector would choose, so that appends stay amortised.
   size_t capacity = std::max(need, items.capacity() * 2);
   checkHostAllocation(capacity, sizeof(Value));

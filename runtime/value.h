@@ -70,6 +70,12 @@ class Value {
   long useCount() const { return obj_.use_count(); }
   // A reference that does not keep the object alive (the cycle collector's).
   std::weak_ptr<Object> weak() const { return obj_; }
+  // Drops what the value holds (the interpreter's last use of a slot): an
+  // object is released, the slot becomes None; a number or bool is left
+  // as it is, as nothing reads the slot again before it is written.
+  void release() {
+    if (obj_) *this = Value();
+  }
 
  private:
   explicit Value(Kind k) : kind_(k), i_(0) {}
@@ -114,11 +120,17 @@ struct SeqObj : Object {
   void settle();
   // Makes room for `more` items, counted before it is taken, so that an
   // append or insert past the limit fails with the list as it was.
-  void reserveMore(size_t more);
+  void reserveMore(size_t more) {
+    if (items.size() + more > items.capacity()) grow(items.size() + more);
+  }
   void append(Value v) {
     reserveMore(1);
     items.push_back(std::move(v));
   }
+
+ private:
+  // Room for `need` items, with the growth std::vector would choose.
+  void grow(size_t need);
 };
 
 // Insertion-ordered dict with str keys (language.md §2), laid out as
@@ -211,6 +223,16 @@ struct LazySeqObj : Object {
   virtual const char* typeName() const = 0;
   virtual int64_t length() const = 0;
   virtual Value at(int64_t i, SourceLoc loc) = 0;
+  // Item i as at() gives it, where the sequence can tell at no risk: no
+  // error to raise, no effect, nothing but an allocation that may fail
+  // (the caller then runs at(), which raises where it was reached). False
+  // where at() must run. For native loops, which read items without a way
+  // to raise.
+  virtual bool quickAt(int64_t i, Value& out) {
+    (void)i;
+    (void)out;
+    return false;
+  }
   // What print and repr show: `<enumerate object of 3 items>` unless
   // overridden; `reprOf` gives an item's repr (a cycle back to an object
   // being shown prints as `...`, as in Python).

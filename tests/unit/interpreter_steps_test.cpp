@@ -1,0 +1,93 @@
+// The interpreter's decoded steps (runtime/interpreter_steps.h) on IR text:
+// which inline path each node gets, the slots it names, its kills, and the
+// loop condition's arguments that are read.
+#include <gtest/gtest.h>
+
+#include "ir/text.h"
+#include "runtime/interpreter_steps.h"
+
+namespace {
+
+using namespace nn::rt;
+
+// A for loop over range(n): the condition reads only the counter; the body
+// reads the range's item and counts.
+const char* kLoop =
+    "func @f(%n: any) {\n"
+    "  %0 = const {value = 0} : int\n"
+    "  %1 = builtin {name = \"range\"} : func\n"
+    "  %2 = call %1, %n : any\n"
+    "  %4 = iter %2 : any\n"
+    "  %6 = iter_len %4 : int\n"
+    "  %7 = const {value = 1} : int\n"
+    "  %h = const {value = 0.5} : float\n"
+    "  %8, %9 = loop %0, %0 : int, any {\n"
+    "  ^cond(%11: int, %12: any):\n"
+    "    %13 = lt %11, %6 : bool\n"
+    "    condition %13\n"
+    "  ^body(%14: int, %15: any):\n"
+    "    %16 = iter_item %4, %14 : any\n"
+    "    %18 = add %14, %7 : int\n"
+    "    yield %18, %16\n"
+    "  }\n"
+    "  %20 = mul %9, %h : any\n"
+    "  return %20\n"
+    "}\n";
+
+TEST(InterpreterSteps, KindsSlotsKillsAndTheArgumentsAConditionReads) {
+  nn::SourceManager sm;
+  auto g = nn::ir::parse(sm, sm.add("t.ir", kLoop));
+  ASSERT_TRUE(g);
+  const nn::ir::Function& f = *g->function("f");
+  const nn::ir::Block& body = *f.body();
+  const BlockSteps& top = stepsOf(body);
+  EXPECT_EQ(stepsOf(body).steps.data(), top.steps.data()) << "decoded once, then kept with the block";
+  ASSERT_EQ(top.steps.size(), 9u);
+  EXPECT_EQ(top.terminator, body.terminator());
+  EXPECT_EQ(top.steps[0].kind, StepKind::ConstInt);
+  EXPECT_EQ(top.steps[0].imm.i, 0);
+  EXPECT_EQ(top.steps[0].result, body.nodes()[0]->result(0)->id());
+  EXPECT_EQ(top.steps[2].kind, StepKind::Generic);  // the call
+  EXPECT_EQ(top.steps[6].kind, StepKind::ConstFloat);
+  EXPECT_EQ(top.steps[6].imm.f, 0.5);
+  const nn::ir::Node& loop = *body.nodes()[7];
+  EXPECT_EQ(top.steps[7].kind, StepKind::Generic);
+  EXPECT_EQ(top.steps[8].kind, StepKind::Number);
+  EXPECT_EQ(top.steps[8].a, loop.result(1)->id());
+  // Every value the node was the last to read is released after it, in
+  // the order of its kills.
+  for (size_t k = 0; k < top.steps.size(); ++k) {
+    const nn::ir::Node& n = *top.steps[k].node;
+    std::vector<uint32_t> kills(top.kills.begin() + top.steps[k].killsBegin, top.kills.begin() + top.steps[k].killsEnd);
+    EXPECT_EQ(kills, n.kills()) << k;
+  }
+
+  const BlockSteps& cond = stepsOf(*loop.block(0));
+  EXPECT_EQ(cond.firstArg, loop.block(0)->arg(0)->id());
+  EXPECT_EQ(cond.argsRead, std::vector<uint32_t>{0});
+  ASSERT_EQ(cond.steps.size(), 1u);
+  EXPECT_EQ(cond.steps[0].kind, StepKind::Number);
+  EXPECT_EQ(cond.steps[0].b, body.nodes()[4]->result(0)->id());
+
+  const BlockSteps& loopBody = stepsOf(*loop.block(1));
+  EXPECT_EQ(loopBody.argsRead, std::vector<uint32_t>{0});  // %15 is carried, never read
+  ASSERT_EQ(loopBody.steps.size(), 2u);
+  EXPECT_EQ(loopBody.steps[0].kind, StepKind::IterItem);
+  EXPECT_EQ(loopBody.steps[0].a, body.nodes()[3]->result(0)->id());
+  EXPECT_EQ(loopBody.steps[1].kind, StepKind::Number);
+}
+
+// Renumbering the function (after a pass changed it) drops the steps,
+// which name the old ids.
+TEST(InterpreterSteps, RenumberingDropsThem) {
+  nn::SourceManager sm;
+  auto g = nn::ir::parse(sm, sm.add("t.ir", kLoop));
+  ASSERT_TRUE(g);
+  nn::ir::Function& f = *g->function("f");
+  const BlockSteps& before = stepsOf(*f.body());
+  EXPECT_EQ(f.body()->interpreterPlan(), &before);
+  f.number();
+  EXPECT_EQ(f.body()->interpreterPlan(), nullptr);
+}
+
+}  // namespace
