@@ -163,12 +163,15 @@ const ir::Node* Interpreter::exec(const ir::Block& b, Frame& f, std::vector<Valu
 
 const ir::Node* Interpreter::execNodes(const ir::Block& b, Frame& f) {
   const BlockSteps& plan = stepsOf(b);
+  const bool tracing = static_cast<bool>(tracer_);
   for (const Step& s : plan.steps) {
     // Every node is a cancellation point: Ctrl-C, or a host's cancel or time
     // limit, stops straight-line code between two long operations too.
-    checkInterrupt(s.node->loc());
+    if (interrupt_.load(std::memory_order_relaxed)) [[unlikely]]
+      onInterrupt(s.node->loc());
     runStep(s, f);
-    trace(*s.node, f);
+    if (tracing) [[unlikely]]
+      trace(*s.node, f);
     // Dropping dead values frees temporaries at once and leaves the next
     // op's operands uniquely held, so they can be reused in place.
     for (uint32_t k = s.killsBegin; k < s.killsEnd; ++k) f.slots[plan.kills[k]].release();
@@ -187,8 +190,26 @@ void Interpreter::runStep(const Step& s, Frame& f) {
       case StepKind::ConstInt: slots[s.result] = Value::integer(s.imm.i); return;
       case StepKind::ConstFloat: slots[s.result] = Value::real(s.imm.f); return;
       case StepKind::IterItem:
-        if (const Value& r = slots[s.a]; r.is(Kind::Range) && slots[s.b].is(Kind::Int)) {
-          slots[s.result] = Value::integer(r.as<RangeObj>().at(slots[s.b].asInt()));
+        if (const Value& seq = slots[s.a]; slots[s.b].is(Kind::Int)) {
+          int64_t i = slots[s.b].asInt();
+          if (seq.is(Kind::Range)) {
+            slots[s.result] = Value::integer(seq.as<RangeObj>().at(i));
+            return;
+          }
+          if (seq.is(Kind::List) || seq.is(Kind::Tuple)) {
+            const std::vector<Value>& items = seq.as<SeqObj>().items;
+            if (i >= 0 && static_cast<size_t>(i) < items.size()) {
+              slots[s.result] = items[static_cast<size_t>(i)];
+              return;
+            }
+          }
+          if (seq.is(Kind::Lazy) && seq.as<LazySeqObj>().quickAt(i, slots[s.result])) return;
+        }
+        break;
+      case StepKind::LoadGlobal:
+        // The module's entry, once the node's first run has found it.
+        if (const auto* g = static_cast<const Global*>(s.node->executorCache()); g && g->owner == f.module && g->bound) {
+          slots[s.result] = g->value;
           return;
         }
         break;
@@ -240,6 +261,18 @@ void Interpreter::node(const ir::Node& n, Frame& f, uint64_t dying) {
     case Op::CheckArgs:
     case Op::CheckResult: execCheck(n, f); return;
     case Op::ListAppend: execListAppend(n, f, dying); return;
+    case Op::Unpack:
+      // `a, b = pair`: a tuple or list of the right length is read where it
+      // is, without simpleOp's large frame (which handles everything else).
+      if (const Value& source = f[n.operand(0)]; (source.is(Kind::Tuple) || source.is(Kind::List)) &&
+                                                 source.as<SeqObj>().items.size() == n.numResults() &&
+                                                 n.intAttr("star", -1) < 0) {
+        const std::vector<Value>& items = source.as<SeqObj>().items;
+        for (size_t i = 0; i < items.size(); ++i) f[n.result(i)] = items[i];
+        return;
+      }
+      simpleOp(n, f, dying);
+      return;
     case Op::Yield:
     case Op::Condition:
     case Op::Return: return;  // handled by exec()
@@ -372,12 +405,6 @@ void Interpreter::execLoop(const ir::Node& n, Frame& f) {
 }
 
 void Interpreter::execCall(const ir::Node& n, Frame& f, uint64_t dying) {
-  const std::vector<std::string>& kwnames = n.strListAttr("kw");
-  size_t nargs = n.operands().size() - 1 - kwnames.size();
-  ScratchValues args;
-  std::vector<Value> kwargs;
-  // One more: a method call puts its receiver first.
-  args->reserve(nargs + 1);
   for (size_t i = 0; i < n.operands().size(); ++i) checkDefined(f[n.operand(i)], n.loc());
   // Arguments at their last use are handed over, not shared, so a builtin
   // may reuse their buffers.
@@ -385,13 +412,41 @@ void Interpreter::execCall(const ir::Node& n, Frame& f, uint64_t dying) {
     bool handOver = ir::Node::dies(dying, i) && n.operand(i) != n.operand(0);  // f(f) still needs the callee
     return handOver ? std::move(f[n.operand(i)]) : f[n.operand(i)];
   };
+  const Value& callee = f[n.operand(0)];
+  if (const FunctionObj* fo = callee.is(Kind::Function) && n.attrs().empty() ? &callee.as<FunctionObj>() : nullptr;
+      fo && interpretedAsIs(*fo, n.operands().size() - 1)) {
+    // callFunction's common case, with the frame made here: the arguments
+    // by position, then the captures, as the body's first values.
+    const ir::Function& fn = *fo->fn;
+    ScratchValues frame;
+    frame->reserve(fn.numValues());
+    for (size_t i = 1; i < n.operands().size(); ++i) frame->push_back(arg(i));
+    if (!fo->captures.empty()) frame->insert(frame->end(), fo->captures.begin(), fo->captures.end());
+    enter(n.loc());
+    Value r;
+    try {
+      r = runFunction(fn, *fo->module, &callee, *frame);
+    } catch (NnError& e) {
+      --depth_;
+      e.diag().callers.push_back(n.loc());
+      throw;
+    }
+    --depth_;
+    f[n.result(0)] = std::move(r);
+    return;
+  }
+  const std::vector<std::string>& kwnames = n.strListAttr("kw");
+  size_t nargs = n.operands().size() - 1 - kwnames.size();
+  ScratchValues args;
+  std::vector<Value> kwargs;
+  // One more: a method call puts its receiver first.
+  args->reserve(nargs + 1);
   for (size_t i = 0; i < nargs; ++i) args->push_back(arg(1 + i));
   for (size_t i = 0; i < kwnames.size(); ++i) kwargs.push_back(arg(1 + nargs + i));
-  Value& r = f[n.result(0)] = callWith(f[n.operand(0)], *args, kwnames, kwargs, n.loc());
+  Value& r = f[n.result(0)] = callWith(callee, *args, kwnames, kwargs, n.loc());
   // A recursive call's result may be typed as the version returns it
   // (passes/infer_types.cpp), which code after it relies on.
-  const ir::Node* callee = n.operand(0)->def();
-  if (callee && callee->op() == Op::SelfClosure) {
+  if (const ir::Node* def = n.operand(0)->def(); def && def->op() == Op::SelfClosure) {
     ir::TypeKind k = n.result(0)->type().kind;
     if ((k == ir::TypeKind::Int && !r.is(Kind::Int)) || (k == ir::TypeKind::Float && !r.is(Kind::Float)) ||
         (k == ir::TypeKind::Bool && !r.is(Kind::Bool)))
@@ -523,6 +578,15 @@ Value Interpreter::callWith(const Value& callee, std::vector<Value>& args, const
     }
     default: fail(loc, std::string("'") + typeName(callee) + "' object is not callable");
   }
+}
+
+// A call of `fo` with `nargs` arguments by position that runs its body as
+// it is (eager mode, @eager) and binds them one to one, with no
+// annotations to check.
+bool Interpreter::interpretedAsIs(const FunctionObj& fo, size_t nargs) const {
+  const ir::Function& fn = *fo.fn;
+  bool graph = fo.forceJit || (graphMode_ && !fo.forceEager);
+  return !graph && nargs == fn.numParams() && fn.plainSignature() && !fn.annotated();
 }
 
 // The common call: every parameter positional and passed so.

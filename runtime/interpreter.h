@@ -331,6 +331,7 @@ class Interpreter {
   friend struct GlueCalls;
   void execFused(const ir::Node& n, Frame& f, uint64_t dying);  // fused_exec.cpp
   void execCall(const ir::Node& n, Frame& f, uint64_t dying);
+  bool interpretedAsIs(const FunctionObj& fo, size_t nargs) const;
   void execCallMethod(const ir::Node& n, Frame& f, uint64_t dying);
   void execCallUnpacked(const ir::Node& n, Frame& f);
   void execIterItem(const ir::Node& n, Frame& f);

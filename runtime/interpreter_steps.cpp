@@ -28,6 +28,10 @@ void classify(const ir::Node& n, Step& s) {
     }
     return;
   }
+  if (n.op() == Op::LoadGlobal) {
+    s.kind = StepKind::LoadGlobal;
+    return;
+  }
   if (n.operands().size() != 2 || n.numResults() != 1) return;
   if (numberOp(n.op())) s.kind = StepKind::Number;
   else if (n.op() == Op::IterItem) s.kind = StepKind::IterItem;

@@ -70,11 +70,14 @@ class Value {
   long useCount() const { return obj_.use_count(); }
   // A reference that does not keep the object alive (the cycle collector's).
   std::weak_ptr<Object> weak() const { return obj_; }
-  // Drops what the value holds (the interpreter's last use of a slot): an
-  // object is released, the slot becomes None; a number or bool is left
-  // as it is, as nothing reads the slot again before it is written.
+  // Drops what the value holds (the interpreter's last use of a slot): the
+  // slot becomes None, except that a number or bool is left as it is, as
+  // nothing reads the slot again before it is written (and it holds no
+  // object). A value moved from keeps its kind without its object, so the
+  // kind decides.
   void release() {
-    if (obj_) *this = Value();
+    static_assert(Kind::None < Kind::Bool && Kind::Bool < Kind::Int && Kind::Int < Kind::Float);
+    if (obj_ || kind_ > Kind::Float) *this = Value();
   }
 
  private:

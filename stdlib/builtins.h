@@ -92,7 +92,13 @@ void addProgressBuiltins(BuiltinTable& table);
 void addDataBuiltins(BuiltinTable& table);
 
 // Helpers shared by the builtin implementations.
-void checkArity(rt::CallContext& c, const std::vector<rt::Value>& args, size_t min, size_t max);
+// Fails with Python's message for a call of c.name with the wrong number
+// of arguments (between min and max, SIZE_MAX: no bound).
+[[noreturn]] void arityError(rt::CallContext& c, const std::vector<rt::Value>& args, size_t min, size_t max);
+inline void checkArity(rt::CallContext& c, const std::vector<rt::Value>& args, size_t min, size_t max) {
+  if (args.size() < min || args.size() > max) [[unlikely]]
+    arityError(c, args, min, max);
+}
 std::vector<rt::Value> iterate(const rt::Value& v, SourceLoc loc);
 // iterate() with a tensor's rows too (on the tape when one records).
 std::vector<rt::Value> iterate(rt::CallContext& c, const rt::Value& v);

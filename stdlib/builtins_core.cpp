@@ -23,8 +23,7 @@ namespace nn::stdlib {
 
 using namespace nn::rt;
 
-void checkArity(CallContext& c, const std::vector<Value>& args, size_t min, size_t max) {
-  if (args.size() >= min && args.size() <= max) return;
+void arityError(CallContext& c, const std::vector<Value>& args, size_t min, size_t max) {
   // A method counts what its caller wrote, not its receiver, and names the
   // receiver's type as Python does (list.append() takes 1 argument).
   std::string who = c.name + "()";
