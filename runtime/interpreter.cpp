@@ -428,7 +428,7 @@ void Interpreter::execCall(const ir::Node& n, Frame& f, uint64_t dying) {
       r = runFunction(fn, *fo->module, &callee, *frame);
     } catch (NnError& e) {
       --depth_;
-      e.diag().callers.push_back(n.loc());
+      if (n.loc().valid()) e.diag().callers.push_back(n.loc());
       throw;
     }
     --depth_;

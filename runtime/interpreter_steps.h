@@ -2,13 +2,13 @@
 // mode, and module code in graph mode): per node, the slots of its first
 // operands and result, its last-use facts and which of the interpreter's
 // inline paths runs it (two numbers' arithmetic or comparison, an int or
-// float constant, a for loop's next item, a bound global) — made on the block's first run
-// and kept with the block (ir::Block::interpreterPlan), so later runs walk
-// one array instead of chasing the IR's nodes, operand vectors and
-// attributes, and dispatch each node once. Every node keeps its generic
-// path (Interpreter::runNode), which a step takes whenever its inline path
-// does not apply (another kind of value, an int overflow, a tape
-// recording): the inline paths compute exactly what runNode would.
+// float constant, a for loop's next item, a bound global) — made on the
+// block's first run and kept with the block (ir::Block::interpreterPlan),
+// so later runs walk one array instead of chasing the IR's nodes, operand
+// vectors and attributes, and dispatch each node once. Every node keeps
+// its generic path (Interpreter::runNode), which a step takes whenever its
+// inline path does not apply (another kind of value, an int overflow, a
+// tape recording): the inline paths compute exactly what runNode would.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -23,7 +23,8 @@ enum class StepKind : uint8_t {
   Number,    // two ints or two floats: numberFastPath
   ConstInt,  // slots[result] = imm
   ConstFloat,
-  IterItem,  // a range's, list's or tuple's item, a lazy one's quickAt: slots[a] is the sequence, slots[b] the index
+  IterItem,  // a range's, list's or tuple's item, a lazy sequence's quickAt
+             // (slots[a] is the sequence, slots[b] the index)
   LoadGlobal,  // a bound global, from the entry the node's first run found
 };
 
