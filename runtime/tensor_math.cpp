@@ -105,8 +105,12 @@ Value whereOp(const Value& cond, const Value& a, const Value& b, SourceLoc loc) 
              : a.is(Kind::Tensor) ? promoteWithScalar(x.dtype(), b.is(Kind::Float) ? ScalarKind::Float : b.is(Kind::Int) ? ScalarKind::Int : ScalarKind::Bool)
              : b.is(Kind::Tensor) ? promoteWithScalar(y.dtype(), a.is(Kind::Float) ? ScalarKind::Float : a.is(Kind::Int) ? ScalarKind::Int : ScalarKind::Bool)
                                   : promote(x.dtype(), y.dtype());
-  std::string what = "shape mismatch in where: " + typeString(c) + ", " + typeString(x) + ", " + typeString(y);
-  Shape shape = broadcastShapes(broadcastShapes(c.shape(), x.shape(), loc, what), y.shape(), loc, what);
+  // The message only when it is needed: this runs on every call.
+  std::optional<Shape> cx = tryBroadcastShapes(c.shape(), x.shape());
+  std::optional<Shape> broadcast = cx ? tryBroadcastShapes(*cx, y.shape()) : std::nullopt;
+  if (!broadcast)
+    fail(loc, "shape mismatch in where: " + typeString(c) + ", " + typeString(x) + ", " + typeString(y));
+  const Shape& shape = *broadcast;
   c = broadcastTo(c, shape, loc);
   x = broadcastTo(astype(x, dt), shape, loc);
   y = broadcastTo(astype(y, dt), shape, loc);

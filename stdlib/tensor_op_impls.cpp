@@ -423,8 +423,8 @@ Value maskedFillOp(OpCall& c) {
   const Tensor& x = c.tensor("x");
   const Tensor& mask = c.tensor("mask");
   if (mask.dtype() != DType::Bool) c.fail("mask must be a bool tensor, not " + typeString(mask));
-  std::string what = "masked_fill: the mask " + typeString(mask) + " does not broadcast to " + typeString(x);
-  if (broadcastShapes(x.shape(), mask.shape(), c.loc, what) != x.shape()) nn::fail(c.loc, what);
+  if (std::optional<Shape> s = tryBroadcastShapes(x.shape(), mask.shape()); !s || *s != x.shape())
+    nn::fail(c.loc, "masked_fill: the mask " + typeString(mask) + " does not broadcast to " + typeString(x));
   const Value& value = c["value"];
   if (!value.isNumber() && !(value.is(Kind::Tensor) && tensorOf(value).ndim() == 0))
     c.fail(std::string("value must be a number or a 0-d tensor, not ") + typeName(value));
