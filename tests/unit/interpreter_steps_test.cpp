@@ -3,6 +3,9 @@
 // loop condition's arguments that are read.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
+
 #include "ir/text.h"
 #include "runtime/interpreter_steps.h"
 
@@ -75,6 +78,29 @@ TEST(InterpreterSteps, KindsSlotsKillsAndTheArgumentsAConditionReads) {
   EXPECT_EQ(loopBody.steps[0].kind, StepKind::IterItem);
   EXPECT_EQ(loopBody.steps[0].a, body.nodes()[3]->result(0)->id());
   EXPECT_EQ(loopBody.steps[1].kind, StepKind::Number);
+}
+
+// Graph mode's pool may run one eager function's block on two threads at
+// once: both decode it, one plan is published, and both use that one.
+TEST(InterpreterSteps, TwoThreadsDecodeOneBlockAtOnce) {
+  nn::SourceManager sm;
+  auto g = nn::ir::parse(sm, sm.add("t.ir", kLoop));
+  ASSERT_TRUE(g);
+  const nn::ir::Block& body = *g->function("f")->body();
+  std::atomic<bool> go{false};
+  const BlockSteps* seen[2] = {nullptr, nullptr};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t)
+    threads.emplace_back([&, t] {
+      while (!go.load()) {
+      }
+      seen[t] = &stepsOf(body);
+    });
+  go = true;
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(seen[0], seen[1]);
+  EXPECT_EQ(seen[0], body.interpreterPlan());
+  EXPECT_EQ(seen[0]->steps.size(), 9u);
 }
 
 // Renumbering the function (after a pass changed it) drops the steps,
