@@ -231,11 +231,7 @@ struct LazySeqObj : Object {
   // (the caller then runs at(), which raises where it was reached). False
   // where at() must run. For native loops, which read items without a way
   // to raise.
-  virtual bool quickAt(int64_t i, Value& out) {
-    (void)i;
-    (void)out;
-    return false;
-  }
+  virtual bool quickAt(int64_t /*i*/, Value& /*out*/) { return false; }
   // What print and repr show: `<enumerate object of 3 items>` unless
   // overridden; `reprOf` gives an item's repr (a cycle back to an object
   // being shown prints as `...`, as in Python).
