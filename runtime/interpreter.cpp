@@ -190,21 +190,7 @@ void Interpreter::runStep(const Step& s, Frame& f) {
       case StepKind::ConstInt: slots[s.result] = Value::integer(s.imm.i); return;
       case StepKind::ConstFloat: slots[s.result] = Value::real(s.imm.f); return;
       case StepKind::IterItem:
-        if (const Value& seq = slots[s.a]; slots[s.b].is(Kind::Int)) {
-          int64_t i = slots[s.b].asInt();
-          if (seq.is(Kind::Range)) {
-            slots[s.result] = Value::integer(seq.as<RangeObj>().at(i));
-            return;
-          }
-          if (seq.is(Kind::List) || seq.is(Kind::Tuple)) {
-            const std::vector<Value>& items = seq.as<SeqObj>().items;
-            if (i >= 0 && static_cast<size_t>(i) < items.size()) {
-              slots[s.result] = items[static_cast<size_t>(i)];
-              return;
-            }
-          }
-          if (seq.is(Kind::Lazy) && seq.as<LazySeqObj>().quickAt(i, slots[s.result])) return;
-        }
+        if (slots[s.b].is(Kind::Int) && quickIterItem(slots[s.a], slots[s.b].asInt(), slots[s.result])) return;
         break;
       case StepKind::LoadGlobal:
         // The module's entry, once the node's first run has found it.

@@ -173,6 +173,11 @@ inline void checkDefined(const Value& v, SourceLoc loc) {
 Value iterable(const Value& v, SourceLoc loc);
 int64_t iterLength(const Value& view);
 Value iterItem(const Value& view, int64_t i, SourceLoc loc);
+// iterItem where it cannot fail: a range's item, a list's or tuple's in
+// range, a lazy sequence's quickAt; false for anything else (a tensor's
+// row, an index out of range, an item made with work that may fail).
+// Native loops and the interpreter's inline step read items so.
+bool quickIterItem(const Value& view, int64_t i, Value& out);
 
 struct InterpreterLimits {
   // Deep enough for ordinary recursion, shallow enough that the C++ stack

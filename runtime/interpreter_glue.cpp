@@ -92,25 +92,13 @@ struct GlueCalls {
     return v.is(Kind::Tensor) && cpuSmallFullSum(tensorOf(v), mean != 0, *out) ? 0 : 1;
   }
   static int64_t iterLen(void* ctx, uint32_t id) { return iterLength(slot(ctx, id)); }
-  // A list's or tuple's item in range, a range's, or a lazy sequence's
-  // that it gives without a risk (a dict's key or value): what iterItem
-  // gives, without a way to fail. Anything else (a tensor's row, a lazy
-  // sequence's item made with work that may fail) is called back.
+  // What iterItem gives, where it cannot fail (quickIterItem); anything
+  // else (a tensor's row, a lazy sequence's item made with work that may
+  // fail) is called back.
   static int32_t iterItem(void* ctx, uint32_t node, int64_t index) {
     GlueRun& run = of(ctx);
     const ir::Node& n = *run.glue.nodes[node];
-    const Value& s = run.frame.slots[n.operand(0)->id()];
-    Value& out = run.frame.slots[n.result(0)->id()];
-    if (s.is(Kind::Range)) {
-      out = Value::integer(s.as<RangeObj>().at(index));
-      return 0;
-    }
-    if (s.is(Kind::Lazy)) return s.as<LazySeqObj>().quickAt(index, out) ? 0 : 1;
-    if (!s.is(Kind::List) && !s.is(Kind::Tuple)) return 1;
-    const std::vector<Value>& items = s.as<SeqObj>().items;
-    if (index < 0 || index >= static_cast<int64_t>(items.size())) return 1;
-    out = items[static_cast<size_t>(index)];
-    return 0;
+    return quickIterItem(run.frame.slots[n.operand(0)->id()], index, run.frame.slots[n.result(0)->id()]) ? 0 : 1;
   }
   static void storeGlobal(void* ctx, uint32_t node, int64_t bits) {
     GlueRun& run = of(ctx);

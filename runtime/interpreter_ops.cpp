@@ -75,6 +75,21 @@ Value iterItem(const Value& s, int64_t i, SourceLoc loc) {
   }
 }
 
+bool quickIterItem(const Value& s, int64_t i, Value& out) {
+  switch (s.kind()) {
+    case Kind::Range: out = Value::integer(s.as<RangeObj>().at(i)); return true;
+    case Kind::Lazy: return s.as<LazySeqObj>().quickAt(i, out);
+    case Kind::List:
+    case Kind::Tuple: {
+      const std::vector<Value>& items = s.as<SeqObj>().items;
+      if (i < 0 || static_cast<size_t>(i) >= items.size()) return false;
+      out = items[static_cast<size_t>(i)];
+      return true;
+    }
+    default: return false;
+  }
+}
+
 // The entry of the global that a load_global or store_global node names,
 // kept in the node from its first run. A node runs against the module
 // whose code it is, and modules live as long as their state, so the entry
@@ -286,14 +301,8 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
       const Value& source = in(0);
       size_t want = n.numResults();
       int64_t star = n.intAttr("star", -1);
-      // A tuple or list of the right length (a, b = pair): its items are
-      // read where they are, without a copy of the item vector.
-      if (star < 0 && (source.is(Kind::Tuple) || source.is(Kind::List)) &&
-          source.as<SeqObj>().items.size() == want) {
-        const std::vector<Value>& items = source.as<SeqObj>().items;
-        for (size_t i = 0; i < want; ++i) f[n.result(i)] = items[i];
-        return;
-      }
+      // (A tuple or list of the right length without a star is read where
+      // it is, by node(), before this.)
       std::vector<Value> items = unpackItems(source, loc);
       if (star >= 0) {
         size_t before = static_cast<size_t>(star), after = want - before - 1;
