@@ -248,8 +248,8 @@ class ImportedCopies {
         case ir::Op::LoadGlobal: {
           const std::string& name = n->strAttr("name");
           if (bound.count(name)) break;
-          Value* g = from.findGlobal(name);
-          if (!g || !onlyCalled(n->result(0), body) || from.entry(name).storedByFunction) return false;
+          const Value* g = from.findGlobal(name);
+          if (!g || !onlyCalled(n->result(0), body) || from.entry(name).storedByFunction()) return false;
           // A function of this module or one imported from another
           // (`from operator import index as _index`), read in its own.
           const FunctionObj* held = g && g->is(Kind::Function) ? &g->as<FunctionObj>() : nullptr;
@@ -309,8 +309,8 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
   ImportedCopies imports(*copy.graph(), host_);
   std::vector<ir::Node*> moduleReads;
   for (ir::Node* n : loads) {
-    Value* g = module.findGlobal(n->strAttr("name"));
-    if (!g || !g->is(Kind::Module) || module.entry(n->strAttr("name")).storedByFunction) continue;
+    const Value* g = module.findGlobal(n->strAttr("name"));
+    if (!g || !g->is(Kind::Module) || module.entry(n->strAttr("name")).storedByFunction()) continue;
     ModuleInstance* imported = g->as<ModuleObj>().module;
     if (!imported || imported == &module) continue;
     std::vector<ir::Node*> methodCalls;
@@ -321,8 +321,8 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
     size_t before = bound.size();
     for (ir::Node* get : attrs) {
       std::string attr = get->strAttr("name");
-      if (imported->entry(attr).storedByFunction) continue;
-      Value* fv = imported->findGlobal(attr);
+      if (imported->entry(attr).storedByFunction()) continue;
+      const Value* fv = imported->findGlobal(attr);
       const FunctionObj* target = plainFunction(fv, *imported);
       if (!target || target->fn == &original || !onlyCalled(get->result(0), *copy.body())) continue;
       std::string qualified = imports.copy(*target);
@@ -336,10 +336,10 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
   }
   for (ir::Node* n : loads) {
     std::string name = n->strAttr("name");  // a copy: the node is replaced below
-    Value* g = module.findGlobal(name);
+    const Value* g = module.findGlobal(name);
     // A global a function of the module stores may change while this
     // version runs (a call rebinding it mid-loop): never bound.
-    if (!onlyCalled(n->result(0), *copy.body()) || module.entry(name).storedByFunction) continue;
+    if (!onlyCalled(n->result(0), *copy.body()) || module.entry(name).storedByFunction()) continue;
     // Plain functions of this module's graph: load_global NAME becomes
     // make_closure {func, name} of the same function (or of its copy, or
     // the running function for the one being compiled).
@@ -397,16 +397,41 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
 // line, may have one: Global::storedByFunction).
 bool CompileCache::bindingCurrent(const Binding& b, ModuleInstance& module) {
   auto holds = [&](const Global& g) {
-    return g.bound && !g.storedByFunction && g.value.ptr() == b.function && !b.alive.expired();
+    return g.bound() && !g.storedByFunction() && g.value().ptr() == b.function && !b.alive.expired();
   };
-  if (b.entry && (b.foreign || b.entry->owner == &module)) return holds(*b.entry);
+  if (b.entry && (b.foreign || b.entry->owner() == &module)) return holds(*b.entry);
   const Global* g = &module.entry(b.name);
   if (!b.attr.empty()) {
-    ModuleInstance* imported = g->bound && g->value.is(Kind::Module) ? g->value.as<ModuleObj>().module : nullptr;
-    if (!imported || g->storedByFunction) return false;
+    ModuleInstance* imported = g->bound() && g->value().is(Kind::Module) ? g->value().as<ModuleObj>().module : nullptr;
+    if (!imported || g->storedByFunction()) return false;
     g = &imported->entry(b.attr);
   }
   return holds(*g);
+}
+
+bool CompileCache::bindingsCurrent(Version& v, ModuleInstance& module) {
+  if (!v.checkedAt.empty() && std::all_of(v.checkedAt.begin(), v.checkedAt.end(),
+                                          [](const auto& at) { return at.first->rebinds() == at.second; }))
+    return true;
+  // The counts before the check, so a rebind during it is seen next time.
+  std::vector<std::pair<const ModuleInstance*, uint64_t>> at;
+  auto note = [&](const ModuleInstance* m) {
+    if (m && std::none_of(at.begin(), at.end(), [&](const auto& p) { return p.first == m; }))
+      at.emplace_back(m, m->rebinds());
+  };
+  for (const Binding& b : v.bindings) {
+    if (b.entry && (b.foreign || b.entry->owner() == &module)) {
+      note(b.entry->owner());
+      continue;
+    }
+    note(&module);
+    const Global& g = module.entry(b.name);
+    if (!b.attr.empty() && g.bound() && g.value().is(Kind::Module)) note(g.value().as<ModuleObj>().module);
+  }
+  auto current = [&](const Binding& b) { return bindingCurrent(b, module); };
+  if (!std::all_of(v.bindings.begin(), v.bindings.end(), current)) return false;
+  v.checkedAt = std::move(at);
+  return true;
 }
 
 std::string CompileCache::staleBinding(const std::vector<Binding>& bindings, ModuleInstance& module) {
@@ -510,14 +535,19 @@ static bool matchesSignature(const std::vector<ir::Type>& sig, const std::vector
   return true;
 }
 
+const ir::Function* CompileCache::currentVersion(const ir::Function& fn, ModuleInstance& module) {
+  Entry& e = entry(fn);
+  if (e.last >= e.versions.size() || e.deviceAware != 0) return nullptr;
+  Version& v = e.versions[e.last];
+  return !v.stale && bindingsCurrent(v, module) ? v.fn : nullptr;
+}
+
 const ir::Function& CompileCache::get(const ir::Function& fn, ModuleInstance& module, const std::vector<Value>& args,
                                       SourceLoc callSite) {
   Entry& e = entry(fn);
   if (e.last < e.versions.size() && e.deviceAware == 0) {
-    const Version& v = e.versions[e.last];
-    auto current = [&](const Binding& b) { return bindingCurrent(b, module); };
-    if (!v.stale && matchesSignature(v.signature, args) && std::all_of(v.bindings.begin(), v.bindings.end(), current))
-      return *v.fn;
+    Version& v = e.versions[e.last];
+    if (!v.stale && matchesSignature(v.signature, args) && bindingsCurrent(v, module)) return *v.fn;
   }
   Key key;
   std::vector<ir::Type>& sig = key.types;
@@ -559,7 +589,7 @@ const ir::Function& CompileCache::get(const ir::Function& fn, ModuleInstance& mo
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   e.index.emplace(key, e.versions.size());
   e.last = key.devices.empty() ? e.versions.size() : SIZE_MAX;
-  e.versions.push_back({std::move(sig), std::move(g), copy, std::move(bindings), seconds, false});
+  e.versions.push_back({std::move(sig), std::move(g), copy, std::move(bindings), seconds, false, {}});
   if (e.versions.size() > options_.warnAfter && !e.warned) {
     e.warned = true;
     Diagnostic d;

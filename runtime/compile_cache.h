@@ -21,11 +21,13 @@
 // once (shapes that keep changing defeat the cache).
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <iosfwd>
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "ir/ir.h"
@@ -73,6 +75,11 @@ class CompileCache {
   // (in body-argument order), compiling it if needed.
   const ir::Function& get(const ir::Function& fn, ModuleInstance& module, const std::vector<Value>& args,
                           SourceLoc callSite);
+  // The version the last get() of `fn` gave, while the globals it bound
+  // hold what they did (null otherwise, or when fn's versions are per
+  // device): a caller that checks its arguments against the version's
+  // parameter types runs it without a lookup by signature. Never compiles.
+  const ir::Function* currentVersion(const ir::Function& fn, ModuleInstance& module);
   // Graph mode's gradient of `fn` (passes/autodiff.cpp): a version that
   // takes `args` (parameters and captures) followed by the leaves of the
   // differentiated arguments (appended to `args`; a float leaf as a 0-d f64
@@ -115,6 +122,10 @@ class CompileCache {
     std::vector<Binding> bindings;
     double compileSeconds = 0;
     bool stale = false;  // a global it bound was rebound: never used again
+    // The modules its bindings go through, with their rebind counts when
+    // the bindings were last found current: while the counts stay, they
+    // still are (Global).
+    std::vector<std::pair<const ModuleInstance*, uint64_t>> checkedAt;
   };
   // What a version is compiled for: the arguments' types and, for a
   // function that places work on devices (a with block, a copy), the
@@ -161,6 +172,9 @@ class CompileCache {
   static std::string staleBinding(const std::vector<Binding>& bindings, ModuleInstance& module);
   // Whether global `b` of `module` still holds the function bound.
   static bool bindingCurrent(const Binding& b, ModuleInstance& module);
+  // Whether every binding of `v` is current: at once when no module they go
+  // through has counted a rebind since they were last checked.
+  static bool bindingsCurrent(Version& v, ModuleInstance& module);
   // entries_[&fn], remembering the last one: recursion and a call in a
   // loop ask for the same function again (entries are never removed).
   Entry& entry(const ir::Function& fn) {

@@ -194,8 +194,8 @@ void Interpreter::runStep(const Step& s, Frame& f) {
         break;
       case StepKind::LoadGlobal:
         // The module's entry, once the node's first run has found it.
-        if (const auto* g = static_cast<const Global*>(s.node->executorCache()); g && g->owner == f.module && g->bound) {
-          slots[s.result] = g->value;
+        if (const auto* g = static_cast<const Global*>(s.node->executorCache()); g && g->owner() == f.module && g->bound()) {
+          slots[s.result] = g->value();
           return;
         }
         break;
@@ -399,8 +399,9 @@ void Interpreter::execCall(const ir::Node& n, Frame& f, uint64_t dying) {
     return handOver ? std::move(f[n.operand(i)]) : f[n.operand(i)];
   };
   const Value& callee = f[n.operand(0)];
-  if (const FunctionObj* fo = callee.is(Kind::Function) && n.attrs().empty() ? &callee.as<FunctionObj>() : nullptr;
-      fo && interpretedAsIs(*fo, n.operands().size() - 1)) {
+  const FunctionObj* fo = callee.is(Kind::Function) && n.attrs().empty() ? &callee.as<FunctionObj>() : nullptr;
+  if (fo && callNativeAt(*fo, n, f)) return;
+  if (fo && interpretedAsIs(*fo, n.operands().size() - 1)) {
     // callFunction's common case, with the frame made here: the arguments
     // by position, then the captures, as the body's first values.
     const ir::Function& fn = *fo->fn;
@@ -444,7 +445,7 @@ void Interpreter::execCall(const ir::Node& n, Frame& f, uint64_t dying) {
 Value Interpreter::attributeOf(const Value& obj, const std::string& name, SourceLoc loc) {
   if (!obj.is(Kind::Module)) return host_.attribute(obj, name, loc);
   ModuleInstance* m = obj.as<ModuleObj>().module;
-  Value* v = m->findGlobal(name);
+  const Value* v = m->findGlobal(name);
   if (!v) fail(loc, "module '" + m->name() + "' has no attribute '" + name + "'");
   return *v;
 }

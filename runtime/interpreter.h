@@ -36,6 +36,9 @@ namespace nn::rt {
 class Interpreter;
 class Tape;
 struct Step;
+namespace jit {
+struct NativeFunction;
+}  // namespace jit
 
 // The values of one function activation, indexed by ir::Value::id().
 // The variables a try body changed and the last value of each (a few per
@@ -331,6 +334,14 @@ class Interpreter {
   // or when the code declined (an error, an interrupt, too deep: the
   // interpreted run that follows raises or stops as it would have).
   bool runNative(const ir::Function& version, const std::vector<Value>& params, Value& r);
+  // Call node n of `fo` straight to the native code of the version its last
+  // call ran, into n's result; false when that does not apply (then the
+  // call takes its general path).
+  bool callNativeAt(const FunctionObj& fo, const ir::Node& n, Frame& f);
+  // Runs native `code` of `version` on argument bits, `levels` calls deep
+  // at most below it; false when it declined.
+  bool callNative(const jit::NativeFunction& code, const ir::Function& version, const int64_t* bits, int64_t levels,
+                  Value& r);
   // One run of a loop's glue: what its callbacks reach (interpreter_glue.cpp).
   struct GlueRun;
   friend struct GlueCalls;

@@ -105,11 +105,10 @@ struct GlueCalls {
     const ir::Node& n = *run.glue.nodes[node];
     Global& g = run.interp.globalOf(n, run.frame);
     switch (n.operand(0)->type().kind) {
-      case ir::TypeKind::Float: g.value = Value::real(std::bit_cast<double>(bits)); break;
-      case ir::TypeKind::Bool: g.value = Value::boolean(bits != 0); break;
-      default: g.value = Value::integer(bits); break;
+      case ir::TypeKind::Float: g.set(Value::real(std::bit_cast<double>(bits))); break;
+      case ir::TypeKind::Bool: g.set(Value::boolean(bits != 0)); break;
+      default: g.set(Value::integer(bits)); break;
     }
-    g.bound = true;
   }
 };
 
@@ -141,16 +140,15 @@ bool Interpreter::runGlue(const ir::Node& n, Frame& f, std::vector<Value>* carri
   return true;
 }
 
-bool Interpreter::runNative(const ir::Function& version, const std::vector<Value>& params, Value& r) {
-  // Tapes and traces see each node run; a step budget counts each call.
-  if (tape_ || tracer_ || stepBudget_) return false;
-  const jit::NativeFunction* code = graph_.nativeFunction(version);
-  if (!code) return false;
-  const ir::Block& body = *version.body();
-  int64_t bits[jit::kMaxNativeArgs];
-  if (params.size() != body.numArgs() || params.size() > jit::kMaxNativeArgs) return false;
-  for (size_t i = 0; i < params.size(); ++i) {
-    const Value& p = params[i];
+namespace {
+
+// The bits of native code's arguments: param(i) for each of `body`'s
+// parameters; false when one is not of its parameter's kind.
+template <class Param>
+bool nativeArgs(const ir::Block& body, size_t count, Param param, int64_t* bits) {
+  if (count != body.numArgs() || count > jit::kMaxNativeArgs) return false;
+  for (size_t i = 0; i < count; ++i) {
+    const Value& p = param(i);
     switch (body.arg(i)->type().kind) {
       case ir::TypeKind::Int:
         if (!p.is(Kind::Int)) return false;
@@ -166,13 +164,53 @@ bool Interpreter::runNative(const ir::Function& version, const std::vector<Value
         break;
     }
   }
+  return true;
+}
+
+}  // namespace
+
+bool Interpreter::runNative(const ir::Function& version, const std::vector<Value>& params, Value& r) {
+  // Tapes and traces see each node run; a step budget counts each call.
+  if (tape_ || tracer_ || stepBudget_) return false;
+  const jit::NativeFunction* code = graph_.nativeFunction(version);
+  int64_t bits[jit::kMaxNativeArgs];
+  if (!code || !nativeArgs(*version.body(), params.size(), [&](size_t i) -> const Value& { return params[i]; }, bits))
+    return false;
+  return callNative(*code, version, bits, limits_.maxCallDepth - depth_, r);
+}
+
+// A call node's shortest path, where the callee's last compiled version is
+// current for these arguments and runs as native code: no argument list,
+// no frame and no compile cache lookup by signature. Everything else
+// (a first call, another signature, the code declining) takes execCall's
+// general path, which raises what the call raises.
+bool Interpreter::callNativeAt(const FunctionObj& fo, const ir::Node& n, Frame& f) {
+  if (tape_ || tracer_ || stepBudget_ || !(fo.forceJit || (graphMode_ && !fo.forceEager))) return false;
+  const ir::Function& fn = *fo.fn;
+  size_t count = n.operands().size() - 1;
+  if (count != fn.numParams() || !fn.plainSignature() || fn.annotated() || !fo.captures.empty() ||
+      depth_ >= limits_.maxCallDepth)
+    return false;
+  // At the top level the stack's base is found here, as enter() would.
+  if (depth_ == 0) checkStack(n.loc());
+  const ir::Function* version = compileCache_.currentVersion(fn, *fo.module);
+  const jit::NativeFunction* code = version ? graph_.nativeFunction(*version) : nullptr;
+  int64_t bits[jit::kMaxNativeArgs];
+  if (!code || !nativeArgs(*version->body(), count, [&](size_t i) -> const Value& { return f[n.operand(i + 1)]; }, bits))
+    return false;
+  // enter() would count this call a level deeper.
+  return callNative(*code, *version, bits, limits_.maxCallDepth - depth_ - 1, f[n.result(0)]);
+}
+
+bool Interpreter::callNative(const jit::NativeFunction& code, const ir::Function& version, const int64_t* bits,
+                             int64_t levels, Value& r) {
   // The levels of calls left below this one: the interpreter's limit, and
   // the stack left at a generous 512 bytes per native frame.
   char probe;
   std::ptrdiff_t stackLeft = static_cast<std::ptrdiff_t>(stackBudget_) - (stackBase_ - &probe);
-  int64_t depth = std::min<int64_t>(limits_.maxCallDepth - depth_, stackLeft / 512);
+  int64_t depth = std::min<int64_t>(levels, stackLeft / 512);
   int64_t out = 0;
-  if (code->fn(bits, &out, depth, &interrupt_) != 0) return false;
+  if (code.fn(bits, &out, depth, &interrupt_) != 0) return false;
   switch (version.body()->terminator()->operand(0)->type().kind) {
     case ir::TypeKind::Int: r = Value::integer(out); break;
     case ir::TypeKind::Float: r = Value::real(std::bit_cast<double>(out)); break;

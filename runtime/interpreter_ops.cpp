@@ -98,7 +98,7 @@ bool quickIterItem(const Value& s, int64_t i, Value& out) {
 static Global& globalEntry(const ir::Node& n, ModuleInstance& m) {
   // The module owns the entry, and lends it mutable; the cache is untyped.
   auto* g = static_cast<Global*>(const_cast<void*>(n.executorCache()));
-  if (g && g->owner == &m) return *g;
+  if (g && g->owner() == &m) return *g;
   g = &m.entry(n.strAttr("name"));
   n.setExecutorCache(g);
   return *g;
@@ -144,7 +144,7 @@ void Interpreter::execConst(const ir::Node& n, Frame& f) {
 void Interpreter::execLoadGlobal(const ir::Node& n, Frame& f) {
   const Global& g = globalEntry(n, *f.module);
   // An unbound global is a builtin of that name, or undefined.
-  f[n.result(0)] = g.bound ? g.value : host_.builtin(n.strAttr("name"), n.loc());
+  f[n.result(0)] = g.bound() ? g.value() : host_.builtin(n.strAttr("name"), n.loc());
 }
 
 Global& Interpreter::globalOf(const ir::Node& n, Frame& f) { return globalEntry(n, *f.module); }
@@ -154,13 +154,11 @@ void Interpreter::execStoreGlobal(const ir::Node& n, Frame& f) {
   const Value& v = f[n.operand(0)];
   // `del x` of a global stores its undef: the name is unbound again.
   if (v.is(Kind::Undef)) {
-    if (!g.bound) fail(n.loc(), "name '" + n.strAttr("name") + "' is not defined", ErrorClass::NameError);
-    g.value = Value();
-    g.bound = false;
+    if (!g.bound()) fail(n.loc(), "name '" + n.strAttr("name") + "' is not defined", ErrorClass::NameError);
+    g.unbind();
     return;
   }
-  g.value = v;
-  g.bound = true;
+  g.set(v);
 }
 
 void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
@@ -281,9 +279,9 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
       if (obj.is(Kind::Module)) {
         ModuleInstance* m = obj.as<ModuleObj>().module;
         auto* g = static_cast<const Global*>(n.executorCache());
-        if ((!g || g->owner != m) && (g = m->findEntry(n.strAttr("name")))) n.setExecutorCache(g);
-        if (g && g->owner == m && g->bound) {
-          set(g->value);
+        if ((!g || g->owner() != m) && (g = m->findEntry(n.strAttr("name")))) n.setExecutorCache(g);
+        if (g && g->owner() == m && g->bound()) {
+          set(g->value());
           return;
         }
       }

@@ -8,7 +8,7 @@ namespace {
 
 void markStores(const ir::Block& b, ModuleInstance& m) {
   for (const auto& n : b.nodes()) {
-    if (n->op() == ir::Op::StoreGlobal) m.entry(n->strAttr("name")).storedByFunction = true;
+    if (n->op() == ir::Op::StoreGlobal) m.entry(n->strAttr("name")).markStoredByFunction();
     for (size_t k = 0; k < n->numBlocks(); ++k) markStores(*n->block(k), m);
   }
 }

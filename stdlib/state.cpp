@@ -336,7 +336,7 @@ Status State::emitText(const std::string& name, std::string text, Stage stage) {
 }
 
 Status State::printFunctionPlacement(const std::string& name) {
-  Value* v = main_ ? main_->findGlobal(name) : nullptr;
+  const Value* v = main_ ? main_->findGlobal(name) : nullptr;
   if (!v || !v->is(rt::Kind::Function)) return failure("'" + name + "' is not a function defined in this session");
   const ir::Function* compiled = interp_->compileCache().latest(*v->as<rt::FunctionObj>().fn);
   if (!compiled) {
@@ -348,7 +348,7 @@ Status State::printFunctionPlacement(const std::string& name) {
 }
 
 Status State::printFunctionIr(const std::string& name, bool optimized) {
-  Value* v = main_ ? main_->findGlobal(name) : nullptr;
+  const Value* v = main_ ? main_->findGlobal(name) : nullptr;
   if (!v || !v->is(rt::Kind::Function)) return failure("'" + name + "' is not a function defined in this session");
   const ir::Function* fn = v->as<rt::FunctionObj>().fn;
   if (optimized) {
@@ -367,7 +367,7 @@ static void collectFused(const ir::Block& b, std::vector<const ir::Node*>& out) 
 }
 
 Status State::printFunctionLlvm(const std::string& name) {
-  Value* v = main_ ? main_->findGlobal(name) : nullptr;
+  const Value* v = main_ ? main_->findGlobal(name) : nullptr;
   if (!v || !v->is(rt::Kind::Function)) return failure("'" + name + "' is not a function defined in this session");
   const ir::Function* fn = interp_->compileCache().latest(*v->as<rt::FunctionObj>().fn);
   if (!fn) return failure("'" + name + "' is not compiled yet: call it in graph mode (:mode graph) first");
