@@ -193,11 +193,17 @@ void Interpreter::runStep(const Step& s, Frame& f) {
         if (slots[s.b].is(Kind::Int) && quickIterItem(slots[s.a], slots[s.b].asInt(), slots[s.result])) return;
         break;
       case StepKind::LoadGlobal:
-        // The module's entry, once the node's first run has found it.
-        if (const auto* g = static_cast<const Global*>(s.node->executorCache()); g && g->owner() == f.module && g->bound()) {
-          slots[s.result] = g->value();
+        if (const Value* v = cachedGlobal(*s.node, f.module)) {
+          slots[s.result] = *v;
           return;
         }
+        break;
+      case StepKind::ModuleAttr:
+        if (const Value& m = slots[s.a]; m.is(Kind::Module))
+          if (const Value* v = cachedGlobal(*s.node, m.as<ModuleObj>().module)) {
+            slots[s.result] = *v;
+            return;
+          }
         break;
       case StepKind::Generic: break;
     }

@@ -181,6 +181,14 @@ Value iterItem(const Value& view, int64_t i, SourceLoc loc);
 // row, an index out of range, an item made with work that may fail).
 // Native loops and the interpreter's inline step read items so.
 bool quickIterItem(const Value& view, int64_t i, Value& out);
+// The value of the global that load_global node n, or getattr node n of a
+// module, found on its first run (its executor cache), while that global
+// is `owner`'s and bound; null otherwise (the node's generic run looks it
+// up, or raises). The eager step and native loops read globals so.
+inline const Value* cachedGlobal(const ir::Node& n, const ModuleInstance* owner) {
+  const auto* g = static_cast<const Global*>(n.executorCache());
+  return g && g->owner() == owner && g->bound() ? &g->value() : nullptr;
+}
 
 struct InterpreterLimits {
   // Deep enough for ordinary recursion, shallow enough that the C++ stack

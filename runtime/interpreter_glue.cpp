@@ -31,14 +31,26 @@ struct Interpreter::GlueRun {
     const ir::Node& n = *glue.nodes[i];
     try {
       interp.checkInterrupt(n.loc());
-      if (!fast[i] || !runFastOp(*fast[i], n, frame.slots.data(), n.dyingOperands()))
+      if (fast[i]) {
+        if (!runFastOp(*fast[i], n, frame.slots.data(), n.dyingOperands())) interp.runNode(n, frame, n.dyingOperands());
+      } else if (const Value* g = global(n)) {
+        frame[n.result(0)] = *g;
+      } else {
         interp.runNode(n, frame, n.dyingOperands());
+      }
     } catch (...) {
       error = std::current_exception();
       return 1;
     }
     for (uint32_t id : n.kills()) frame.slots[id] = Value();
     return 0;
+  }
+  // A global or a module's member a node read before (cachedGlobal).
+  const Value* global(const ir::Node& n) const {
+    if (n.op() == ir::Op::LoadGlobal) return cachedGlobal(n, frame.module);
+    if (n.op() != ir::Op::GetAttr) return nullptr;
+    const Value& m = frame[n.operand(0)];
+    return m.is(Kind::Module) ? cachedGlobal(n, m.as<ModuleObj>().module) : nullptr;
   }
   int32_t tick(uint32_t loop) {
     try {

@@ -32,6 +32,11 @@ void classify(const ir::Node& n, Step& s) {
     s.kind = StepKind::LoadGlobal;
     return;
   }
+  if (n.op() == Op::GetAttr && n.operands().size() == 1 && n.numResults() == 1) {
+    s.kind = StepKind::ModuleAttr;
+    s.a = n.operand(0)->id();
+    return;
+  }
   if (n.operands().size() != 2 || n.numResults() != 1) return;
   if (numberOp(n.op())) s.kind = StepKind::Number;
   else if (n.op() == Op::IterItem) s.kind = StepKind::IterItem;

@@ -2,7 +2,8 @@
 // mode, and module code in graph mode): per node, the slots of its first
 // operands and result, its last-use facts and which of the interpreter's
 // inline paths runs it (two numbers' arithmetic or comparison, an int or
-// float constant, a for loop's next item, a bound global) — made on the
+// float constant, a for loop's next item, a bound global, a module's
+// member) — made on the
 // block's first run and kept with the block (ir::Block::interpreterPlan),
 // so later runs walk one array instead of chasing the IR's nodes, operand
 // vectors and attributes, and dispatch each node once. Every node keeps
@@ -26,6 +27,8 @@ enum class StepKind : uint8_t {
   IterItem,  // a range's, list's or tuple's item, a lazy sequence's quickAt
              // (slots[a] is the sequence, slots[b] the index)
   LoadGlobal,  // a bound global, from the entry the node's first run found
+  ModuleAttr,  // a module's bound global (`math.sqrt`), from the entry the
+               // node's first run found (slots[a] is the module)
 };
 
 struct Step {

@@ -80,6 +80,28 @@ TEST(InterpreterSteps, KindsSlotsKillsAndTheArgumentsAConditionReads) {
   EXPECT_EQ(loopBody.steps[1].kind, StepKind::Number);
 }
 
+// `math.sqrt(x)`: the global and the module's member are read inline (once
+// their nodes' first runs have found the entries); the call is generic.
+TEST(InterpreterSteps, AModuleMemberIsReadInline) {
+  nn::SourceManager sm;
+  auto g = nn::ir::parse(sm, sm.add("t.ir",
+                                    "func @f(%x: any) {\n"
+                                    "  %0 = load_global {name = \"math\"} : any\n"
+                                    "  %1 = getattr %0 {name = \"sqrt\"} : any\n"
+                                    "  %2 = call %1, %x : any\n"
+                                    "  return %2\n"
+                                    "}\n"));
+  ASSERT_TRUE(g);
+  const nn::ir::Block& body = *g->function("f")->body();
+  const BlockSteps& steps = stepsOf(body);
+  ASSERT_EQ(steps.steps.size(), 3u);
+  EXPECT_EQ(steps.steps[0].kind, StepKind::LoadGlobal);
+  EXPECT_EQ(steps.steps[1].kind, StepKind::ModuleAttr);
+  EXPECT_EQ(steps.steps[1].a, body.nodes()[0]->result(0)->id());
+  EXPECT_EQ(steps.steps[1].result, body.nodes()[1]->result(0)->id());
+  EXPECT_EQ(steps.steps[2].kind, StepKind::Generic);
+}
+
 // Graph mode's pool may run one eager function's block on two threads at
 // once: both decode it, one plan is published, and both use that one.
 TEST(InterpreterSteps, TwoThreadsDecodeOneBlockAtOnce) {
