@@ -516,10 +516,11 @@ void CompileCache::seedParameterDevices(ir::Function& f, const std::vector<const
 // arguments on the default device: a call like the last one finds its
 // version without building and hashing a key. Conservative: a signature
 // with symbolic dimensions (from annotations) never matches here.
-static bool matchesSignature(const std::vector<ir::Type>& sig, const std::vector<Value>& args) {
-  if (sig.size() != args.size()) return false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const Value& a = args[i];
+template <class Arg>
+static bool matchesSignature(const std::vector<ir::Type>& sig, size_t count, Arg arg) {
+  if (sig.size() != count) return false;
+  for (size_t i = 0; i < count; ++i) {
+    const Value& a = arg(i);
     const ir::Type& t = sig[i];
     if (!a.is(Kind::Tensor)) {
       if (t.dtype || t.shape || t.kind != staticKind(a)) return false;
@@ -535,11 +536,13 @@ static bool matchesSignature(const std::vector<ir::Type>& sig, const std::vector
   return true;
 }
 
-const ir::Function* CompileCache::currentVersion(const ir::Function& fn, ModuleInstance& module) {
+const ir::Function* CompileCache::currentVersion(const ir::Function& fn, ModuleInstance& module,
+                                                 std::span<const Value* const> args) {
   Entry& e = entry(fn);
   if (e.last >= e.versions.size() || e.deviceAware != 0) return nullptr;
   Version& v = e.versions[e.last];
-  return !v.stale && bindingsCurrent(v, module) ? v.fn : nullptr;
+  bool matches = matchesSignature(v.signature, args.size(), [&](size_t i) -> const Value& { return *args[i]; });
+  return !v.stale && matches && bindingsCurrent(v, module) ? v.fn : nullptr;
 }
 
 const ir::Function& CompileCache::get(const ir::Function& fn, ModuleInstance& module, const std::vector<Value>& args,
@@ -547,7 +550,9 @@ const ir::Function& CompileCache::get(const ir::Function& fn, ModuleInstance& mo
   Entry& e = entry(fn);
   if (e.last < e.versions.size() && e.deviceAware == 0) {
     Version& v = e.versions[e.last];
-    if (!v.stale && matchesSignature(v.signature, args) && bindingsCurrent(v, module)) return *v.fn;
+    if (!v.stale && matchesSignature(v.signature, args.size(), [&](size_t i) -> const Value& { return args[i]; }) &&
+        bindingsCurrent(v, module))
+      return *v.fn;
   }
   Key key;
   std::vector<ir::Type>& sig = key.types;

@@ -25,6 +25,7 @@
 #include <functional>
 #include <iosfwd>
 #include <memory>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -75,11 +76,12 @@ class CompileCache {
   // (in body-argument order), compiling it if needed.
   const ir::Function& get(const ir::Function& fn, ModuleInstance& module, const std::vector<Value>& args,
                           SourceLoc callSite);
-  // The version the last get() of `fn` gave, while the globals it bound
-  // hold what they did (null otherwise, or when fn's versions are per
-  // device): a caller that checks its arguments against the version's
-  // parameter types runs it without a lookup by signature. Never compiles.
-  const ir::Function* currentVersion(const ir::Function& fn, ModuleInstance& module);
+  // The version the last get() of `fn` gave, while `args` have its
+  // signature and the globals it bound hold what they did (null otherwise,
+  // or when fn's versions are per device): what get() would give, without
+  // a lookup by signature. Never compiles.
+  const ir::Function* currentVersion(const ir::Function& fn, ModuleInstance& module,
+                                     std::span<const Value* const> args);
   // Graph mode's gradient of `fn` (passes/autodiff.cpp): a version that
   // takes `args` (parameters and captures) followed by the leaves of the
   // differentiated arguments (appended to `args`; a float leaf as a 0-d f64

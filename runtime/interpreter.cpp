@@ -1,7 +1,8 @@
-// Node-by-node execution of the IR, calls and control flow. Values live in
-// a frame of slots indexed by Value::id(); structured `if`/`loop` nodes
-// execute their blocks and copy the yielded values into their results.
-// Blocks of compiled (strict) graphs go to the graph executor instead.
+// Node-by-node execution of the IR and its control flow (calls are in
+// interpreter_calls.cpp). Values live in a frame of slots indexed by
+// Value::id(); structured `if`/`loop` nodes execute their blocks and copy
+// the yielded values into their results. Blocks of compiled (strict)
+// graphs go to the graph executor instead.
 #include "runtime/interpreter.h"
 
 #include <pthread.h>
@@ -11,12 +12,10 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "runtime/annotations.h"
 #include "runtime/interpreter_steps.h"
 #include "runtime/scalar_ops.h"
 #include "runtime/scratch_values.h"
 #include "runtime/tensor_ops.h"
-#include "support/suggest.h"
 
 namespace nn::rt {
 
@@ -396,58 +395,6 @@ void Interpreter::execLoop(const ir::Node& n, Frame& f) {
   for (size_t i = 0; i < n.numResults(); ++i) f[n.result(i)] = std::move(carried[i]);
 }
 
-void Interpreter::execCall(const ir::Node& n, Frame& f, uint64_t dying) {
-  for (size_t i = 0; i < n.operands().size(); ++i) checkDefined(f[n.operand(i)], n.loc());
-  // Arguments at their last use are handed over, not shared, so a builtin
-  // may reuse their buffers.
-  auto arg = [&](size_t i) {
-    bool handOver = ir::Node::dies(dying, i) && n.operand(i) != n.operand(0);  // f(f) still needs the callee
-    return handOver ? std::move(f[n.operand(i)]) : f[n.operand(i)];
-  };
-  const Value& callee = f[n.operand(0)];
-  const FunctionObj* fo = callee.is(Kind::Function) && n.attrs().empty() ? &callee.as<FunctionObj>() : nullptr;
-  if (fo && callNativeAt(*fo, n, f)) return;
-  if (fo && interpretedAsIs(*fo, n.operands().size() - 1)) {
-    // callFunction's common case, with the frame made here: the arguments
-    // by position, then the captures, as the body's first values.
-    const ir::Function& fn = *fo->fn;
-    ScratchValues frame;
-    frame->reserve(fn.numValues());
-    for (size_t i = 1; i < n.operands().size(); ++i) frame->push_back(arg(i));
-    if (!fo->captures.empty()) frame->insert(frame->end(), fo->captures.begin(), fo->captures.end());
-    enter(n.loc());
-    Value r;
-    try {
-      r = runFunction(fn, *fo->module, &callee, *frame);
-    } catch (NnError& e) {
-      --depth_;
-      if (n.loc().valid()) e.diag().callers.push_back(n.loc());
-      throw;
-    }
-    --depth_;
-    f[n.result(0)] = std::move(r);
-    return;
-  }
-  const std::vector<std::string>& kwnames = n.strListAttr("kw");
-  size_t nargs = n.operands().size() - 1 - kwnames.size();
-  ScratchValues args;
-  std::vector<Value> kwargs;
-  // One more: a method call puts its receiver first.
-  args->reserve(nargs + 1);
-  for (size_t i = 0; i < nargs; ++i) args->push_back(arg(1 + i));
-  for (size_t i = 0; i < kwnames.size(); ++i) kwargs.push_back(arg(1 + nargs + i));
-  Value& r = f[n.result(0)] = callWith(callee, *args, kwnames, kwargs, n.loc());
-  // A recursive call's result may be typed as the version returns it
-  // (passes/infer_types.cpp), which code after it relies on.
-  if (const ir::Node* def = n.operand(0)->def(); def && def->op() == Op::SelfClosure) {
-    ir::TypeKind k = n.result(0)->type().kind;
-    if ((k == ir::TypeKind::Int && !r.is(Kind::Int)) || (k == ir::TypeKind::Float && !r.is(Kind::Float)) ||
-        (k == ir::TypeKind::Bool && !r.is(Kind::Bool)))
-      fail(n.loc(), "internal error: a recursive call returned " + std::string(typeName(r)) + ", typed " +
-                        n.result(0)->type().str());
-  }
-}
-
 Value Interpreter::attributeOf(const Value& obj, const std::string& name, SourceLoc loc) {
   if (!obj.is(Kind::Module)) return host_.attribute(obj, name, loc);
   ModuleInstance* m = obj.as<ModuleObj>().module;
@@ -535,228 +482,6 @@ void Interpreter::execCallUnpacked(const ir::Node& n, Frame& f) {
     }
   }
   f[n.result(0)] = call(callee, std::move(args), kwnames, std::move(kwargs), n.loc());
-}
-
-Value Interpreter::call(const Value& callee, std::vector<Value> args, const std::vector<std::string>& kwnames,
-                        std::vector<Value> kwargs, SourceLoc loc) {
-  return callWith(callee, args, kwnames, kwargs, loc);
-}
-
-Value Interpreter::callWith(const Value& callee, std::vector<Value>& args, const std::vector<std::string>& kwnames,
-                            std::vector<Value>& kwargs, SourceLoc loc) {
-  switch (callee.kind()) {
-    case Kind::Function: return callFunction(callee, args, kwnames, kwargs, loc);
-    case Kind::Builtin: {
-      const auto& b = callee.as<BuiltinObj>();
-      if (!kwnames.empty()) checkKeywordsDeclared(b.keywords, kwnames, b.name, loc);
-      CallContext ctx{*this, loc, kwnames, kwargs, b.name};
-      ctx.builtin = &b;
-      Value r = b.fn(ctx, args);
-      ctx.checkKeywordsUsed(ctx.name.c_str());
-      return r;
-    }
-    case Kind::Method: {
-      const auto& m = callee.as<MethodObj>();
-      if (!kwnames.empty()) {
-        // A type's own method (str.lower) is named by the type.
-        std::string owner = m.self.is(Kind::Builtin) ? m.self.as<BuiltinObj>().name : typeName(m.self);
-        checkKeywordsDeclared(m.keywords, kwnames, owner + "." + m.name, loc);
-      }
-      args.insert(args.begin(), m.self);
-      CallContext ctx{*this, loc, kwnames, kwargs, m.name};
-      ctx.receiverFirst = true;
-      Value r = m.fn(ctx, args);
-      ctx.checkKeywordsUsed(ctx.name.c_str());
-      return r;
-    }
-    default: fail(loc, std::string("'") + typeName(callee) + "' object is not callable");
-  }
-}
-
-// A call of `fo` with `nargs` arguments by position that runs its body as
-// it is (eager mode, @eager) and binds them one to one, with no
-// annotations to check.
-bool Interpreter::interpretedAsIs(const FunctionObj& fo, size_t nargs) const {
-  const ir::Function& fn = *fo.fn;
-  bool graph = fo.forceJit || (graphMode_ && !fo.forceEager);
-  return !graph && nargs == fn.numParams() && fn.plainSignature() && !fn.annotated();
-}
-
-// The common call: every parameter positional and passed so.
-static bool positionalOnly(const FunctionObj& fo, const std::vector<Value>& args,
-                           const std::vector<std::string>& kwnames) {
-  const ir::Function& fn = *fo.fn;
-  return kwnames.empty() && args.size() == fn.numParams() && fn.numPositional() == fn.numParams();
-}
-
-// Python's binding of a call's arguments to a signature: positional
-// arguments fill the positional parameters, extras go to `*args`; keywords
-// name any parameter but `*args`/`**kwargs`, unknown ones go to `**kwargs`;
-// then defaults fill what is left.
-void Interpreter::bindParams(const FunctionObj& fo, std::vector<Value>& args, const std::vector<std::string>& kwnames,
-                             std::vector<Value>& kwargs, SourceLoc loc, std::vector<Value>& params) {
-  const ir::Function& fn = *fo.fn;
-  using ir::ParamKind;
-  size_t nparams = fn.numParams(), npositional = fn.numPositional();
-  if (positionalOnly(fo, args, kwnames)) {
-    params.reserve(nparams + fo.captures.size());
-    for (Value& a : args) params.push_back(std::move(a));
-    params.insert(params.end(), fo.captures.begin(), fo.captures.end());
-    return;
-  }
-  const auto& names = fn.paramNames();
-  std::optional<size_t> varArgs, varKeywords;
-  if (fn.varArgsIndex() >= 0) varArgs = static_cast<size_t>(fn.varArgsIndex());
-  if (fn.varKeywordsIndex() >= 0) varKeywords = static_cast<size_t>(fn.varKeywordsIndex());
-  if (args.size() > npositional && !varArgs)
-    fail(loc, fo.name + "() takes " + std::to_string(npositional) + " positional argument" +
-                  (npositional == 1 ? "" : "s") + " but " + std::to_string(args.size()) + " were given");
-  params.resize(nparams + fo.captures.size());
-  std::vector<bool> bound(nparams, false);
-  for (size_t i = 0; i < args.size() && i < npositional; ++i) {
-    params[i] = std::move(args[i]);
-    bound[i] = true;
-  }
-  if (varArgs) {
-    std::vector<Value> extra;
-    for (size_t i = npositional; i < args.size(); ++i) extra.push_back(std::move(args[i]));
-    params[*varArgs] = makeTuple(std::move(extra));
-    bound[*varArgs] = true;
-  }
-  Value extraKeywords = varKeywords ? makeDict() : Value();
-  for (size_t k = 0; k < kwnames.size(); ++k) {
-    size_t i = 0;
-    while (i < nparams && !(names[i] == kwnames[k] && (fn.paramKind(i) == ParamKind::Positional ||
-                                                        fn.paramKind(i) == ParamKind::KeywordOnly)))
-      ++i;
-    if (i == nparams) {
-      if (!varKeywords) {
-        // The suggestion is among the parameters this call has not bound.
-        std::vector<std::string> named;
-        for (size_t p = 0; p < nparams; ++p)
-          if (!bound[p] && (fn.paramKind(p) == ParamKind::Positional || fn.paramKind(p) == ParamKind::KeywordOnly))
-            named.push_back(names[p]);
-        fail(loc, fo.name + "() got an unexpected keyword argument '" + kwnames[k] + "'" + didYouMean(kwnames[k], named));
-      }
-      extraKeywords.as<DictObj>().set(kwnames[k], std::move(kwargs[k]));
-      continue;
-    }
-    if (bound[i]) fail(loc, fo.name + "() got multiple values for argument '" + kwnames[k] + "'");
-    params[i] = std::move(kwargs[k]);
-    bound[i] = true;
-  }
-  if (varKeywords) {
-    params[*varKeywords] = std::move(extraKeywords);
-    bound[*varKeywords] = true;
-  }
-  size_t firstDefault = npositional - fo.defaults.size();
-  for (size_t i = 0; i < nparams; ++i) {
-    if (bound[i]) continue;
-    if (fn.paramKind(i) == ParamKind::KeywordOnly) {
-      auto d = std::find_if(fo.kwDefaults.begin(), fo.kwDefaults.end(),
-                            [&](const auto& kd) { return kd.first == names[i]; });
-      if (d == fo.kwDefaults.end())
-        fail(loc, fo.name + "() missing required keyword-only argument '" + names[i] + "'");
-      params[i] = d->second;
-      continue;
-    }
-    if (i < firstDefault) fail(loc, fo.name + "() missing required argument '" + names[i] + "'");
-    params[i] = fo.defaults[i - firstDefault];
-  }
-  for (size_t c = 0; c < fo.captures.size(); ++c) params[nparams + c] = fo.captures[c];
-}
-
-void Interpreter::enter(SourceLoc loc) {
-  if (depth_ >= limits_.maxCallDepth) fail(loc, "maximum recursion depth exceeded");
-  checkStack(loc);
-  // Every call is a cancellation point, so Ctrl-C stops deep recursion too.
-  checkInterrupt(loc);
-  countStep(loc);
-  ++depth_;
-}
-
-Value Interpreter::callFunction(const Value& fnValue, std::vector<Value>& args,
-                                const std::vector<std::string>& kwnames, std::vector<Value>& kwargs,
-                                SourceLoc loc) {
-  const FunctionObj& fo = fnValue.as<FunctionObj>();
-  const ir::Function& fn = *fo.fn;
-  // The parameters: in the common call, the arguments' own vector (the
-  // caller's scratch, which callWith may change) with the captures after.
-  std::optional<ScratchValues> bound;
-  std::vector<Value>* params = &args;
-  if (positionalOnly(fo, args, kwnames)) {
-    args.insert(args.end(), fo.captures.begin(), fo.captures.end());
-  } else {
-    bindParams(fo, args, kwnames, kwargs, loc, *bound.emplace());
-    params = &**bound;
-  }
-
-  // Annotations are checked at the call, in every mode.
-  bool annotated = fn.annotated();
-  std::optional<DimBindings> bindings;  // built only for an annotated function
-  if (annotated) checkArguments(fn, fo.name, *params, loc, bindings.emplace());
-  enter(loc);
-  Value r;
-  try {
-    // Graph mode runs the version compiled for these argument types;
-    // compile errors are reported with this call in their trace.
-    bool graph = fo.forceJit || (graphMode_ && !fo.forceEager);
-    const ir::Function& run = graph ? compileCache_.get(fn, *fo.module, *params, loc) : fn;
-    // The parameters are the frame's first values (ir::Function::number).
-    if (!graph || !runNative(run, *params, r)) r = runFunction(run, *fo.module, &fnValue, *params);
-  } catch (NnError& e) {
-    --depth_;
-    if (loc.valid()) e.diag().callers.push_back(loc);  // not for a host application's call (nn_call)
-    throw;
-  }
-  --depth_;
-  if (annotated) checkResult(fn, fo.name, r, *bindings, loc);
-  return r;
-}
-
-// An inlined call's annotation checks, as callFunction makes them: the
-// arguments, or the result after the arguments bind their symbols again.
-void Interpreter::execCheck(const ir::Node& n, Frame& f) {
-  const auto* fn = static_cast<const ir::Function*>(n.executorCache());
-  if (!fn) {
-    fn = ir::checkedFunction(n);
-    if (!fn) fail(n.loc(), "internal error: unknown function @" + n.strAttr("func"));
-    n.setExecutorCache(fn);
-  }
-  size_t first = n.op() == Op::CheckResult ? 1 : 0;
-  ScratchValues params;
-  for (size_t i = first; i < n.operands().size(); ++i) params->push_back(f[n.operand(i)]);
-  DimBindings bindings;
-  checkArguments(*fn, n.strAttr("name"), *params, n.loc(), bindings);
-  if (first) checkResult(*fn, n.strAttr("name"), f[n.operand(0)], bindings, n.loc());
-}
-
-std::optional<Value> Interpreter::callGradient(const Value& fnValue, std::vector<Value> args,
-                                               const std::vector<std::string>& kwnames, std::vector<Value> kwargs,
-                                               const GradientSpec& spec, SourceLoc loc) {
-  if (!fnValue.is(Kind::Function) || tape_) return std::nullopt;
-  const FunctionObj& fo = fnValue.as<FunctionObj>();
-  bool graph = fo.forceJit || (graphMode_ && !fo.forceEager);
-  if (!graph || fo.fn->annotated()) return std::nullopt;
-  std::vector<Value> params;
-  bindParams(fo, args, kwnames, kwargs, loc, params);
-  enter(loc);
-  Value r;
-  try {
-    std::string why;
-    const ir::Function* run = compileCache_.getGradient(*fo.fn, *fo.module, spec, params, context_.cpu(), loc, why);
-    if (!run) {
-      --depth_;
-      return std::nullopt;
-    }
-    r = runFunction(*run, *fo.module, &fnValue, params);
-  } catch (NnError& e) {
-    --depth_;
-    if (loc.valid()) e.diag().callers.push_back(loc);  // not for a host application's call (nn_call)
-    throw;
-  }
-  --depth_;
-  return r;
 }
 
 }  // namespace nn::rt

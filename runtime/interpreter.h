@@ -342,10 +342,11 @@ class Interpreter {
   // or when the code declined (an error, an interrupt, too deep: the
   // interpreted run that follows raises or stops as it would have).
   bool runNative(const ir::Function& version, const std::vector<Value>& params, Value& r);
-  // Call node n of `fo` straight to the native code of the version its last
-  // call ran, into n's result; false when that does not apply (then the
-  // call takes its general path).
-  bool callNativeAt(const FunctionObj& fo, const ir::Node& n, Frame& f);
+  // Call node n's paths (interpreter_calls.cpp): fo's body or version
+  // `run` on a frame made from n's arguments; the version fo's last call
+  // ran, while it is current for them (false when that does not apply).
+  void runCallFrame(const ir::Function& run, const FunctionObj& fo, const ir::Node& n, Frame& f, uint64_t dying);
+  bool callCompiledAt(const FunctionObj& fo, const ir::Node& n, Frame& f, uint64_t dying);
   // Runs native `code` of `version` on argument bits, `levels` calls deep
   // at most below it; false when it declined.
   bool callNative(const jit::NativeFunction& code, const ir::Function& version, const int64_t* bits, int64_t levels,
