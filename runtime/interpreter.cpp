@@ -257,7 +257,7 @@ void Interpreter::node(const ir::Node& n, Frame& f, uint64_t dying) {
       // is, without simpleOp's large frame (which handles everything else).
       if (const Value& source = f[n.operand(0)]; (source.is(Kind::Tuple) || source.is(Kind::List)) &&
                                                  source.as<SeqObj>().items.size() == n.numResults() &&
-                                                 n.intAttr("star", -1) < 0) {
+                                                 (n.attrs().empty() || n.intAttr("star", -1) < 0)) {
         const std::vector<Value>& items = source.as<SeqObj>().items;
         for (size_t i = 0; i < items.size(); ++i) f[n.result(i)] = items[i];
         return;
@@ -409,7 +409,7 @@ Value Interpreter::attributeOf(const Value& obj, const std::string& name, Source
 // name, a value of another kind) takes the getattr-then-call path, with
 // its errors.
 void Interpreter::execCallMethod(const ir::Node& n, Frame& f, uint64_t dying) {
-  const std::vector<std::string>& kwnames = n.strListAttr("kw");
+  const std::vector<std::string>& kwnames = keywordNames(n, 1);
   // The name's methods, looked up on the node's first run.
   const auto* methods = static_cast<const MethodsNamed*>(n.executorCache());
   if (!methods && (methods = host_.methodsNamed(n.strAttr("name")))) n.setExecutorCache(methods);

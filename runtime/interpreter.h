@@ -189,6 +189,13 @@ inline const Value* cachedGlobal(const ir::Node& n, const ModuleInstance* owner)
   const auto* g = static_cast<const Global*>(n.executorCache());
   return g && g->owner() == owner && g->bound() ? &g->value() : nullptr;
 }
+// Call node n's keyword names (its "kw"): most calls have none, and then
+// no attribute beyond the `own` others it always has (a method call's
+// name) to search.
+inline const std::vector<std::string>& keywordNames(const ir::Node& n, size_t own) {
+  static const std::vector<std::string> none;
+  return n.attrs().size() <= own ? none : n.strListAttr("kw");
+}
 
 struct InterpreterLimits {
   // Deep enough for ordinary recursion, shallow enough that the C++ stack

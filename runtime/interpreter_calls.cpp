@@ -69,7 +69,7 @@ void Interpreter::execCall(const ir::Node& n, Frame& f, uint64_t dying) {
     return;
   }
   if (!fo || !callCompiledAt(*fo, n, f, dying)) {
-    const std::vector<std::string>& kwnames = n.strListAttr("kw");
+    const std::vector<std::string>& kwnames = keywordNames(n, 0);
     size_t nargs = n.operands().size() - 1 - kwnames.size();
     ScratchValues args;
     std::vector<Value> kwargs;

@@ -42,7 +42,7 @@ struct Interpreter::GlueRun {
       error = std::current_exception();
       return 1;
     }
-    for (uint32_t id : n.kills()) frame.slots[id] = Value();
+    for (uint32_t id : n.kills()) frame.slots[id].release();
     return 0;
   }
   // A global or a module's member a node read before (cachedGlobal).

@@ -185,10 +185,16 @@ int64_t search(CallContext& c, std::vector<Value>& a, bool last) {
 
 Value sJoin(CallContext& c, std::vector<Value>& a) {
   checkArity(c, a, 2, 2);
-  std::vector<Value> parts = iterate(a[1], c.loc);
+  // A list's or tuple's items are read where they are (no user code runs
+  // meanwhile to change them): a copy would count each str up and down.
+  std::vector<Value> copied;
+  const std::vector<Value>& parts = a[1].is(Kind::List) || a[1].is(Kind::Tuple)
+                                        ? a[1].as<SeqObj>().items
+                                        : (copied = iterate(a[1], c.loc));
   // Sized first: a list may hold one large str many times.
   size_t total = 0;
   for (size_t i = 0; i < parts.size(); ++i) {
+    if (i + 16 < parts.size()) __builtin_prefetch(parts[i + 16].ptr());  // a long list's strs are seldom cached
     if (!parts[i].is(Kind::Str))
       fail(c.loc, "sequence item " + std::to_string(i) + ": expected str instance, " + typeName(parts[i]) + " found");
     total += parts[i].asStr().size() + self(a).size();
@@ -210,8 +216,10 @@ Value splitImpl(CallContext& c, std::vector<Value>& a, bool fromEnd) {
   checkArity(c, a, 1, 3);
   const std::string& s = self(a);
   int64_t maxsplit = a.size() == 3 ? toIndex(a[2], c.loc) : -1;
-  std::vector<std::string> parts;
+  // Each part becomes its str at once: no list of std::strings between.
+  std::vector<Value> parts;
   auto more = [&] { return maxsplit < 0 || static_cast<int64_t>(parts.size()) < maxsplit; };
+  auto add = [&](size_t at, size_t n) { parts.push_back(Value::str(s.substr(at, n))); };
   if (a.size() < 2 || a[1].is(Kind::None)) {
     auto spaceAt = [&](size_t b) { return isPythonSpace(decodeUtf8(s, b).cp); };
     auto next = [&](size_t b) { return b + decodeUtf8(s, b).len; };
@@ -221,12 +229,12 @@ Value splitImpl(CallContext& c, std::vector<Value>& a, bool fromEnd) {
         while (i < s.size() && spaceAt(i)) i = next(i);
         if (i == s.size()) break;
         if (!more()) {  // the rest, its trailing whitespace kept (Python's)
-          parts.push_back(s.substr(i));
+          add(i, std::string::npos);
           break;
         }
         size_t j = i;
         while (j < s.size() && !spaceAt(j)) j = next(j);
-        parts.push_back(s.substr(i, j - i));
+        add(i, j - i);
         i = j;
       }
     } else {
@@ -235,12 +243,12 @@ Value splitImpl(CallContext& c, std::vector<Value>& a, bool fromEnd) {
         while (e > 0 && spaceAt(previousStart(s, e))) e = previousStart(s, e);
         if (e == 0) break;
         if (!more()) {  // the rest, its leading whitespace kept
-          parts.push_back(s.substr(0, e));
+          add(0, e);
           break;
         }
         size_t b = e;
         while (b > 0 && !spaceAt(previousStart(s, b))) b = previousStart(s, b);
-        parts.push_back(s.substr(b, e - b));
+        add(b, e - b);
         e = b;
       }
       std::reverse(parts.begin(), parts.end());
@@ -251,26 +259,23 @@ Value splitImpl(CallContext& c, std::vector<Value>& a, bool fromEnd) {
     if (!fromEnd) {
       size_t start = 0, p;
       while (more() && (p = s.find(sep, start)) != std::string::npos) {
-        parts.push_back(s.substr(start, p - start));
+        add(start, p - start);
         start = p + sep.size();
       }
-      parts.push_back(s.substr(start));
+      add(start, std::string::npos);
     } else {
       size_t end = s.size();
       while (more() && end >= sep.size()) {
         size_t p = s.rfind(sep, end - sep.size());
         if (p == std::string::npos) break;
-        parts.push_back(s.substr(p + sep.size(), end - p - sep.size()));
+        add(p + sep.size(), end - p - sep.size());
         end = p;
       }
-      parts.push_back(s.substr(0, end));
+      add(0, end);
       std::reverse(parts.begin(), parts.end());
     }
   }
-  std::vector<Value> out;
-  out.reserve(parts.size());
-  for (std::string& p : parts) out.push_back(Value::str(std::move(p)));
-  return makeList(std::move(out));
+  return makeList(std::move(parts));
 }
 Value sSplit(CallContext& c, std::vector<Value>& a) { return splitImpl(c, a, false); }
 Value sRsplit(CallContext& c, std::vector<Value>& a) { return splitImpl(c, a, true); }
