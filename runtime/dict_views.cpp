@@ -51,12 +51,9 @@ class DictIterator final : public DictReader {
   }
   bool quickAt(int64_t i, Value& out) override {
     const DictObj& d = dictOf();
-    size_t k = static_cast<size_t>(i);
-    if (d.keyVersion != version_ || i < 0 || k >= d.items.size()) return false;
-    // As a list's items (quickIterItem): the loop reads each value's object.
-    if (k + 16 < d.items.size()) __builtin_prefetch(d.items[k + 16].second.ptr(), 1);
+    if (d.keyVersion != version_ || i < 0 || static_cast<size_t>(i) >= d.items.size()) return false;
     try {
-      out = partOf(d, part_, k);  // a key's str may pass the memory limit
+      out = partOf(d, part_, static_cast<size_t>(i));  // a key's str may pass the memory limit
     } catch (...) {
       return false;
     }

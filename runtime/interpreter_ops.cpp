@@ -83,12 +83,7 @@ bool quickIterItem(const Value& s, int64_t i, Value& out) {
     case Kind::Tuple: {
       const std::vector<Value>& items = s.as<SeqObj>().items;
       if (i < 0 || static_cast<size_t>(i) >= items.size()) return false;
-      // A long list's items are read one after the other, and the loop's
-      // body reads their objects (a count's increment at least): fetched
-      // ahead, their memory is cached when they are reached.
-      size_t k = static_cast<size_t>(i);
-      if (k + 16 < items.size()) __builtin_prefetch(items[k + 16].ptr(), 1);
-      out = items[k];
+      out = items[static_cast<size_t>(i)];
       return true;
     }
     default: return false;
