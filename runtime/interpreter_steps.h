@@ -3,13 +3,13 @@
 // operands and result, its last-use facts and which of the interpreter's
 // inline paths runs it (two numbers' arithmetic or comparison, an int or
 // float constant, a for loop's next item, a bound global, a module's
-// member) — made on the
-// block's first run and kept with the block (ir::Block::interpreterPlan),
-// so later runs walk one array instead of chasing the IR's nodes, operand
-// vectors and attributes, and dispatch each node once. Every node keeps
-// its generic path (Interpreter::runNode), which a step takes whenever its
-// inline path does not apply (another kind of value, an int overflow, a
-// tape recording): the inline paths compute exactly what runNode would.
+// member) — made on the block's first run and kept with the block
+// (ir::Block::interpreterPlan), so later runs walk one array instead of
+// chasing the IR's nodes, operand vectors and attributes, and dispatch
+// each node once. Every node keeps its generic path (Interpreter::
+// runNode), which a step takes whenever its inline path does not apply
+// (another kind of value, an int overflow, a tape recording): the inline
+// paths compute exactly what runNode would.
 #pragma once
 #include <cstdint>
 #include <memory>
