@@ -536,24 +536,23 @@ static bool matchesSignature(const std::vector<ir::Type>& sig, size_t count, Arg
   return true;
 }
 
-const ir::Function* CompileCache::currentVersion(const ir::Function& fn, ModuleInstance& module,
-                                                 std::span<const Value* const> args) {
-  Entry& e = entry(fn);
+template <class Arg>
+const ir::Function* CompileCache::lastCurrent(Entry& e, ModuleInstance& module, size_t count, Arg arg) {
   if (e.last >= e.versions.size() || e.deviceAware != 0) return nullptr;
   Version& v = e.versions[e.last];
-  bool matches = matchesSignature(v.signature, args.size(), [&](size_t i) -> const Value& { return *args[i]; });
-  return !v.stale && matches && bindingsCurrent(v, module) ? v.fn : nullptr;
+  return !v.stale && matchesSignature(v.signature, count, arg) && bindingsCurrent(v, module) ? v.fn : nullptr;
+}
+
+const ir::Function* CompileCache::currentVersion(const ir::Function& fn, ModuleInstance& module,
+                                                 std::span<const Value* const> args) {
+  return lastCurrent(entry(fn), module, args.size(), [&](size_t i) -> const Value& { return *args[i]; });
 }
 
 const ir::Function& CompileCache::get(const ir::Function& fn, ModuleInstance& module, const std::vector<Value>& args,
                                       SourceLoc callSite) {
   Entry& e = entry(fn);
-  if (e.last < e.versions.size() && e.deviceAware == 0) {
-    Version& v = e.versions[e.last];
-    if (!v.stale && matchesSignature(v.signature, args.size(), [&](size_t i) -> const Value& { return args[i]; }) &&
-        bindingsCurrent(v, module))
-      return *v.fn;
-  }
+  if (const ir::Function* last = lastCurrent(e, module, args.size(), [&](size_t i) -> const Value& { return args[i]; }))
+    return *last;
   Key key;
   std::vector<ir::Type>& sig = key.types;
   sig.reserve(args.size());

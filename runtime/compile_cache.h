@@ -177,6 +177,10 @@ class CompileCache {
   // Whether every binding of `v` is current: at once when no module they go
   // through has counted a rebind since they were last checked.
   static bool bindingsCurrent(Version& v, ModuleInstance& module);
+  // The version e's last call ran, where it is current for `count`
+  // arguments, arg(i) the i-th (get()'s shortcut, currentVersion()).
+  template <class Arg>
+  static const ir::Function* lastCurrent(Entry& e, ModuleInstance& module, size_t count, Arg arg);
   // entries_[&fn], remembering the last one: recursion and a call in a
   // loop ask for the same function again (entries are never removed).
   Entry& entry(const ir::Function& fn) {
