@@ -98,13 +98,11 @@ size_t CycleCollector::collectLocked(std::unique_lock<std::mutex>& lock) {
     pending.push_back(held.get());
   }
   // Each container is expanded once, so each internal reference is
-  // subtracted once. `visited` counts the work.
-  size_t visited = 0;
+  // subtracted once.
   while (!pending.empty()) {
     Object* o = pending.back();
     pending.pop_back();
     forEachReferent(o, examined.at(o).kind, [&](Value& v) {
-      ++visited;
       if (!canReferToValues(v.kind())) return;
       Object* child = const_cast<Object*>(v.ptr());
       if (!holdsContainers(child, v.kind()) && !examined.count(child)) return;
@@ -115,15 +113,19 @@ size_t CycleCollector::collectLocked(std::unique_lock<std::mutex>& lock) {
   }
 
   // What is referenced from outside, and all it reaches, is alive.
+  // `survived` counts the values the living containers hold: the part of
+  // this collection's work that the next one repeats.
   for (auto& [o, e] : examined)
     if (e.refs > 0 && !e.reachable) {
       e.reachable = true;
       pending.push_back(o);
     }
+  size_t survived = 0;
   while (!pending.empty()) {
     Object* o = pending.back();
     pending.pop_back();
     forEachReferent(o, examined.at(o).kind, [&](Value& v) {
+      ++survived;
       if (!canReferToValues(v.kind())) return;
       auto it = examined.find(const_cast<Object*>(v.ptr()));
       if (it != examined.end() && !it->second.reachable) {
@@ -151,10 +153,12 @@ size_t CycleCollector::collectLocked(std::unique_lock<std::mutex>& lock) {
     if (!e.reachable) moveReferents(o, e.kind, trash);
 
   // Reachable noted containers stay noted; the next collection waits for a
-  // quarter as many new ones as this one visited values.
+  // quarter as many new ones as the living containers hold values. (Not
+  // as this one visited: garbage visited once would raise the threshold,
+  // and a program making small cycles would keep more garbage each time.)
   for (auto& [held, kind] : roots)
     if (examined.at(held.get()).reachable) noted_.emplace(held.get(), Noted{held, kind});
-  threshold_ = std::max(kMinThreshold, visited / 4);
+  threshold_ = std::max(kMinThreshold, survived / 4);
   lock.unlock();
   trash.clear();
   holders.clear();

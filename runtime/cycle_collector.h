@@ -17,9 +17,10 @@
 // dropped, which frees them.
 //
 // A collection runs after a threshold of newly noted containers, which
-// grows with the number of values the last collection visited, so a
-// program that keeps a large structure alive pays amortised constant work
-// per store. Containers still reachable stay noted for later collections.
+// grows with the number of values held by the containers that survived the
+// last collection, so a program that keeps a large structure alive pays
+// amortised constant work per store, and one that makes many small cycles
+// keeps at most a threshold's worth of them. Containers still reachable stay noted for later collections.
 // The collector holds weak references only; a noted container freed
 // normally is simply skipped. Notes and collections may come from several threads (graph
 // mode's workers); no container is mutated during a collection, because
@@ -57,14 +58,11 @@ class CycleCollector {
   }
   // Whether `item` may refer to a list or dict, now or later: a tuple of
   // numbers, strs and tensors never will (a tuple does not change), so
-  // storing `(i, i + 1)` closes no cycle and costs no note. Nested tuples
-  // are looked into a few levels deep; deeper ones are taken to.
-  static bool mayReachContainers(const Value& item, int depth = 0) {
+  // storing `(i, i + 1)` closes no cycle and costs no note. A tuple's answer
+  // was found when it was made (SeqObj::mayReachContainers).
+  static bool mayReachContainers(const Value& item) {
     if (!canReferToValues(item.kind())) return false;
-    if (!item.is(Kind::Tuple) || depth == 3) return true;
-    for (const Value& v : item.as<SeqObj>().items)
-      if (canReferToValues(v.kind()) && mayReachContainers(v, depth + 1)) return true;
-    return false;
+    return !item.is(Kind::Tuple) || item.as<SeqObj>().mayReachContainers;
   }
 
  private:

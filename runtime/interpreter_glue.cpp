@@ -10,6 +10,7 @@
 #include <bit>
 #include <exception>
 
+#include "runtime/cycle_collector.h"
 #include "runtime/fast_ops.h"
 #include "runtime/graph_executor.h"
 #include "runtime/interpreter.h"
@@ -112,6 +113,23 @@ struct GlueCalls {
     const ir::Node& n = *run.glue.nodes[node];
     return quickIterItem(run.frame.slots[n.operand(0)->id()], index, run.frame.slots[n.result(0)->id()]) ? 0 : 1;
   }
+  // What execListAppend does, where the list has room and the item can
+  // close no cycle (so nothing here allocates or throws); a growing list
+  // (counted against the memory limit), an undefined operand and an item
+  // the cycle collector notes are called back.
+  static int32_t listAppend(void* ctx, uint32_t node) {
+    GlueRun& run = of(ctx);
+    const ir::Node& n = *run.glue.nodes[node];
+    Value& list = run.frame.slots[n.operand(0)->id()];
+    Value& item = run.frame.slots[n.operand(1)->id()];
+    if (!list.is(Kind::List) || item.is(Kind::Undef) || CycleCollector::mayReachContainers(item)) return 1;
+    std::vector<Value>& items = list.as<SeqObj>().items;
+    if (items.size() == items.capacity()) return 1;
+    bool handOver = ir::Node::dies(n.dyingOperands(), 1) && n.operand(1) != n.operand(0);
+    items.push_back(handOver ? std::move(item) : item);
+    for (uint32_t id : n.kills()) run.frame.slots[id].release();
+    return 0;
+  }
   static void storeGlobal(void* ctx, uint32_t node, int64_t bits) {
     GlueRun& run = of(ctx);
     const ir::Node& n = *run.glue.nodes[node];
@@ -129,7 +147,7 @@ constexpr jit::GlueApi kApi{GlueCalls::runNode, GlueCalls::setInt,   GlueCalls::
                             GlueCalls::getInt,  GlueCalls::getFloat, GlueCalls::getBool,  GlueCalls::assign,
                             GlueCalls::clear,   GlueCalls::tick,     GlueCalls::itemFloat,
                             GlueCalls::sumFloat, GlueCalls::iterLen,  GlueCalls::iterItem,
-                            GlueCalls::storeGlobal};
+                            GlueCalls::storeGlobal, GlueCalls::listAppend};
 }  // namespace
 
 bool Interpreter::runGlue(const ir::Node& n, Frame& f, std::vector<Value>* carried, uint64_t iterations) {

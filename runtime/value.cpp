@@ -7,6 +7,7 @@
 #include <new>
 
 #include "ir/ir.h"
+#include "runtime/cycle_collector.h"
 #include "runtime/device.h"
 #include "runtime/module.h"
 #include "runtime/tensor.h"
@@ -265,9 +266,15 @@ Value makeException(ErrorClass c, std::string message) {
   return Value::object(Kind::Exception, std::move(e));
 }
 
+// What a tuple made of `items` says when stored (SeqObj::mayReachContainers).
+static bool itemsMayReachContainers(const std::vector<Value>& items) {
+  return std::any_of(items.begin(), items.end(), [](const Value& v) { return CycleCollector::mayReachContainers(v); });
+}
+
 Value makeTuple(std::vector<Value> items) {
   auto o = std::make_shared<SeqObj>();
   o->items = std::move(items);
+  o->mayReachContainers = itemsMayReachContainers(o->items);
   o->chargeMade();
   return Value::object(Kind::Tuple, std::move(o));
 }
@@ -276,6 +283,7 @@ Value makeNamedTuple(std::vector<Value> items, std::vector<std::string> fields) 
   auto o = std::make_shared<SeqObj>();
   o->items = std::move(items);
   o->fields = std::move(fields);
+  o->mayReachContainers = itemsMayReachContainers(o->items);
   o->chargeMade();
   return Value::object(Kind::Tuple, std::move(o));
 }

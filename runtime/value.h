@@ -114,6 +114,12 @@ struct SeqObj : Object {
   // indices) of sort and topk); empty for every other tuple and list.
   std::vector<std::string> fields;
   HostCharge charge;
+  // A tuple's: whether an item, at any depth, may refer to a list or dict
+  // (CycleCollector::mayReachContainers). A tuple never changes, so
+  // makeTuple finds it once, while the items are at hand, and storing the
+  // tuple later reads this instead of the items; true (the safe answer)
+  // for a list and any tuple made otherwise.
+  bool mayReachContainers = true;
 
   // Counts a new object's items, throwing MemoryLimitExceeded past the
   // limit.

@@ -380,7 +380,11 @@ Value rebuild(CallContext& c, const std::string& structure, std::map<std::string
     Value v;
     if (kind == "dict") v = makeDict();
     else if (kind == "list") v = makeList({});
-    else if (kind == "tuple") v = makeTuple({});
+    else if (kind == "tuple") {
+      // Filled below, item by item: its items are not at hand to look into.
+      v = makeTuple({});
+      v.as<SeqObj>().mayReachContainers = true;
+    }
     else {
       auto it = arrays.find(at);
       if (it == arrays.end()) bad("no array for '" + at + "'");

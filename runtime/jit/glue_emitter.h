@@ -24,7 +24,7 @@ using ir::TypeKind;
 inline bool isScalar(const ir::Type& t) { return t.kind == TypeKind::Int || t.kind == TypeKind::Float || t.kind == TypeKind::Bool; }
 
 // The GlueApi's entries, by position (jit.h).
-enum Api : unsigned { kRun, kSetInt, kSetFloat, kSetBool, kGetInt, kGetFloat, kGetBool, kAssign, kClear, kTick, kItemFloat, kSumFloat, kIterLen, kIterItem, kStoreGlobal };
+enum Api : unsigned { kRun, kSetInt, kSetFloat, kSetBool, kGetInt, kGetFloat, kGetBool, kAssign, kClear, kTick, kItemFloat, kSumFloat, kIterLen, kIterItem, kStoreGlobal, kListAppend };
 
 inline bool nativeConst(const ir::Node& n) {
   if (n.op() != Op::Const || !isScalar(n.result(0)->type())) return false;
@@ -54,6 +54,11 @@ inline bool directItem(const ir::Node& n) { return n.op() == Op::IterItem && n.o
 
 // A store_global of a scalar: from its register, with one direct call.
 inline bool directStore(const ir::Node& n) { return n.op() == Op::StoreGlobal && isScalar(n.operand(0)->type()); }
+
+// A comprehension's (or bind-methods' list.append's) list_append: one
+// direct call (GlueApi::listAppend), the node called back where it declines.
+// Its operands live in slots, as a called-back node's do.
+inline bool directAppend(const ir::Node& n) { return n.op() == Op::ListAppend && n.attrs().empty(); }
 
 // `float(x)` of a Python number.
 inline bool floatOfNumber(const ir::Node& n) {
@@ -402,6 +407,9 @@ class GlueEmitter {
         emitItem(n);
       } else if (directStore(n)) {
         emitStoreGlobal(n);
+      } else if (directAppend(n)) {
+        emitAppend(n);
+        continue;  // the call did the node's kills, as a callback does
       } else if (structured(n)) {
         if (n.op() == Op::If) emitIf(n);
         else emitLoop(n);
@@ -573,6 +581,19 @@ class GlueEmitter {
     b_.CreateCondBr(b_.CreateICmpNE(status, u32(0)), slow, join, llvm::MDBuilder(ctx_).createBranchWeights(1, 1 << 20));
     b_.SetInsertPoint(slow);
     store(n.operand(1), index);
+    check(call(kRun, i32_, {u32(nodeIndex(n))}));
+    b_.CreateBr(join);
+    b_.SetInsertPoint(join);
+  }
+
+  // list_append n: the direct call, or when that declines, the node
+  // called back.
+  void emitAppend(const ir::Node& n) {
+    llvm::Value* status = call(kListAppend, i32_, {u32(nodeIndex(n))});
+    auto* slow = llvm::BasicBlock::Create(ctx_, "callback", fn_);
+    auto* join = llvm::BasicBlock::Create(ctx_, "appended", fn_);
+    b_.CreateCondBr(b_.CreateICmpNE(status, u32(0)), slow, join, llvm::MDBuilder(ctx_).createBranchWeights(1, 1 << 20));
+    b_.SetInsertPoint(slow);
     check(call(kRun, i32_, {u32(nodeIndex(n))}));
     b_.CreateBr(join);
     b_.SetInsertPoint(join);

@@ -106,6 +106,10 @@ struct GlueApi {
   // the bool (0 or 1) or the double's bits, as the node's operand is typed.
   // Cannot fail (a scalar is never the undef of a `del`).
   void (*storeGlobal)(void* ctx, uint32_t node, int64_t bits);
+  // list_append GlueFunction::nodes[node], as its callback would run it,
+  // kills included; not 0, having done nothing, where the runtime does it
+  // another way (the glue then calls the node back).
+  int32_t (*listAppend)(void* ctx, uint32_t node);
 };
 
 // What the glue reads at the end of every iteration, inline: each points
