@@ -142,6 +142,11 @@ static Value terminatorOperand(const ir::Node& t, Frame& f, size_t i) {
 Value Interpreter::runFunction(const ir::Function& fn, ModuleInstance& module, const Value* self,
                                std::vector<Value>& slots) {
   slots.resize(fn.numValues());
+  return runFunction(fn, module, self, std::span<Value>(slots));
+}
+
+Value Interpreter::runFunction(const ir::Function& fn, ModuleInstance& module, const Value* self,
+                               std::span<Value> slots) {
   Frame f{slots, &module, self, {}};
   // The returned value straight from its slot: no buffer per call.
   const ir::Node* ret = runBlock(*fn.body(), f);

@@ -17,6 +17,7 @@
 #include <optional>
 #include <ostream>
 #include <set>
+#include <span>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -61,7 +62,7 @@ struct TrackedVars {
 };
 
 struct Frame {
-  std::vector<Value>& slots;  // the caller's (runFunction)
+  std::span<Value> slots;  // the caller's (runFunction)
   ModuleInstance* module;
   const Value* self;
   // Per active `try` of this frame, innermost last: the last value each
@@ -299,6 +300,8 @@ class Interpreter {
   // arguments at their ids when it starts and what the frame left when it
   // returns (the caller empties them: its buffer is reused).
   Value runFunction(const ir::Function& fn, ModuleInstance& module, const Value* self, std::vector<Value>& slots);
+  // As runFunction, in `slots` already of the body's size (FrameSlots).
+  Value runFunction(const ir::Function& fn, ModuleInstance& module, const Value* self, std::span<Value> slots);
 
   // The items of an unpacked iterable (`a, b = v`, `f(*v)`, enumerate(v)):
   // a tensor's rows (recorded on the tape), a str's characters, a dict's

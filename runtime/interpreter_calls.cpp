@@ -12,6 +12,7 @@
 #include <span>
 
 #include "runtime/annotations.h"
+#include "runtime/frame_slots.h"
 #include "runtime/interpreter.h"
 #include "runtime/jit/jit.h"
 #include "runtime/scratch_values.h"
@@ -96,14 +97,15 @@ void Interpreter::execCall(const ir::Node& n, Frame& f, uint64_t dying) {
 // (fo's body, or a version of it).
 void Interpreter::runCallFrame(const ir::Function& run, const FunctionObj& fo, const ir::Node& n, Frame& f,
                                uint64_t dying) {
-  ScratchValues frame;
-  frame->reserve(run.numValues());
-  for (size_t i = 1; i < n.operands().size(); ++i) frame->push_back(callArgument(n, f, dying, i));
-  if (!fo.captures.empty()) frame->insert(frame->end(), fo.captures.begin(), fo.captures.end());
+  FrameSlots frame(run.numValues());
+  Value* slots = frame.data();
+  size_t count = n.operands().size() - 1;
+  for (size_t i = 0; i < count; ++i) slots[i] = callArgument(n, f, dying, i + 1);
+  std::copy(fo.captures.begin(), fo.captures.end(), slots + count);
   enter(n.loc());
   Value r;
   try {
-    r = runFunction(run, *fo.module, &f[n.operand(0)], *frame);
+    r = runFunction(run, *fo.module, &f[n.operand(0)], frame.span());
   } catch (NnError& e) {
     --depth_;
     if (n.loc().valid()) e.diag().callers.push_back(n.loc());
