@@ -25,12 +25,25 @@ struct SlotStack {
   size_t used = 0;   // its slots taken
 };
 
-thread_local SlotStack stack;
+// This thread's stack, made on its first call. Read through a plain
+// pointer: a thread_local with a destructor is reached through a wrapper
+// that checks its initialisation on every access.
+thread_local SlotStack* current = nullptr;
+
+[[gnu::noinline]] SlotStack& made() {
+  thread_local SlotStack stack;
+  current = &stack;
+  return stack;
+}
+
+SlotStack& mine() { return current ? *current : made(); }
 
 }  // namespace
 
-FrameSlots::FrameSlots(size_t n) : size_(n), chunk_(stack.chunk), used_(stack.used) {
-  SlotStack& s = stack;
+FrameSlots::FrameSlots(size_t n) : size_(n) {
+  SlotStack& s = mine();
+  chunk_ = s.chunk;
+  used_ = s.used;
   if (!s.chunks.empty() && s.used + n <= s.chunks[s.chunk].size) {
     slots_ = s.chunks[s.chunk].slots.get() + s.used;
     s.used += n;
@@ -54,8 +67,8 @@ FrameSlots::~FrameSlots() {
   // Back to None, not only released: the next frame here starts unbound.
   for (size_t i = 0; i < size_; ++i)
     if (!slots_[i].is(Kind::None)) slots_[i] = Value();
-  stack.chunk = chunk_;
-  stack.used = used_;
+  current->chunk = chunk_;
+  current->used = used_;
 }
 
 }  // namespace nn::rt

@@ -185,7 +185,7 @@ const ir::Node* Interpreter::execNodes(const ir::Block& b, Frame& f) {
 
 // A step's inline path where it applies (never while a tape records, as
 // the tape sees every node through runNode), else the node's generic one.
-void Interpreter::runStep(const Step& s, Frame& f) {
+[[gnu::always_inline]] inline void Interpreter::runStep(const Step& s, Frame& f) {
   Value* slots = f.slots.data();
   if (!tape_) switch (s.kind) {
       case StepKind::Number:

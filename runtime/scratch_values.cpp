@@ -1,40 +1,47 @@
-// The per-thread spares behind ScratchValues (scratch_values.h).
+// The per-thread vectors behind ScratchValues (scratch_values.h): one per
+// nesting level, taken and given back in order (calls nest).
 #include "runtime/scratch_values.h"
 
 namespace nn::rt {
 
 namespace {
 
-// Bounds: at most this many spares per thread, each of at most this many
-// values (32 bytes each: 512 KiB per thread at worst).
-constexpr size_t kMaxSpares = 32, kMaxKeptCapacity = 512;
+// Bounds: vectors for this many levels per thread, each kept with at most
+// this many values of capacity (32 bytes each: 512 KiB per thread at worst).
+constexpr size_t kLevels = 32, kMaxKeptCapacity = 512;
 
-// Room for every spare is made once, so giving one back cannot fail.
-std::vector<std::vector<Value>>& spares() {
-  thread_local std::vector<std::vector<Value>> s = [] {
-    std::vector<std::vector<Value>> v;
-    v.reserve(kMaxSpares);
-    return v;
-  }();
-  return s;
+struct Levels {
+  std::vector<Value> vectors[kLevels];
+  size_t taken = 0;
+};
+
+// This thread's levels, made on its first call. Read through a plain
+// pointer: a thread_local with a destructor is reached through a wrapper
+// that checks its initialisation on every access.
+thread_local Levels* current = nullptr;
+
+[[gnu::noinline]] Levels& made() {
+  thread_local Levels levels;
+  current = &levels;
+  return levels;
 }
+
+Levels& mine() { return current ? *current : made(); }
 
 }  // namespace
 
 ScratchValues::ScratchValues() {
-  std::vector<std::vector<Value>>& s = spares();
-  if (!s.empty()) {
-    v_ = std::move(s.back());
-    s.pop_back();
-  }
+  Levels& l = mine();
+  v_ = l.taken < kLevels ? &l.vectors[l.taken] : &own_;
+  ++l.taken;
 }
 
 ScratchValues::~ScratchValues() {
-  v_.clear();
-  // A callee may have taken the buffer (moved the vector away).
-  if (v_.capacity() == 0 || v_.capacity() > kMaxKeptCapacity) return;
-  std::vector<std::vector<Value>>& s = spares();
-  if (s.size() < kMaxSpares) s.push_back(std::move(v_));
+  v_->clear();
+  // A callee may have taken the buffer (moved the vector away), which
+  // leaves it empty; one grown large is freed.
+  if (v_->capacity() > kMaxKeptCapacity) std::vector<Value>().swap(*v_);
+  --current->taken;
 }
 
 }  // namespace nn::rt
