@@ -91,7 +91,8 @@ struct CallContext {
   // out take their defaults.
   void keywordsToPositions(std::vector<Value>& args, size_t first,
                            std::initializer_list<std::pair<const char*, Value>> params);
-  std::vector<bool> used = std::vector<bool>(kwnames.size(), false);
+  // (Most calls have no keywords: nothing to size then.)
+  std::vector<bool> used = kwnames.empty() ? std::vector<bool>() : std::vector<bool>(kwnames.size(), false);
   // The builtin object called (a host application's function keeps its
   // callback there: stdlib/embed_host_functions.cpp).
   const BuiltinObj* builtin = nullptr;
