@@ -130,6 +130,19 @@ struct GlueCalls {
     for (uint32_t id : n.kills()) run.frame.slots[id].release();
     return 0;
   }
+  // What the interpreter's unpack of a tuple or list of the right length
+  // does (node()); anything else is called back.
+  static int32_t unpack(void* ctx, uint32_t node) {
+    GlueRun& run = of(ctx);
+    const ir::Node& n = *run.glue.nodes[node];
+    const Value& source = run.frame.slots[n.operand(0)->id()];
+    if (!source.is(Kind::Tuple) && !source.is(Kind::List)) return 1;
+    const std::vector<Value>& items = source.as<SeqObj>().items;
+    if (items.size() != n.numResults()) return 1;
+    for (size_t i = 0; i < items.size(); ++i) run.frame.slots[n.result(i)->id()] = items[i];
+    for (uint32_t id : n.kills()) run.frame.slots[id].release();
+    return 0;
+  }
   static void storeGlobal(void* ctx, uint32_t node, int64_t bits) {
     GlueRun& run = of(ctx);
     const ir::Node& n = *run.glue.nodes[node];
@@ -147,7 +160,7 @@ constexpr jit::GlueApi kApi{GlueCalls::runNode, GlueCalls::setInt,   GlueCalls::
                             GlueCalls::getInt,  GlueCalls::getFloat, GlueCalls::getBool,  GlueCalls::assign,
                             GlueCalls::clear,   GlueCalls::tick,     GlueCalls::itemFloat,
                             GlueCalls::sumFloat, GlueCalls::iterLen,  GlueCalls::iterItem,
-                            GlueCalls::storeGlobal, GlueCalls::listAppend};
+                            GlueCalls::storeGlobal, GlueCalls::listAppend, GlueCalls::unpack};
 }  // namespace
 
 bool Interpreter::runGlue(const ir::Node& n, Frame& f, std::vector<Value>* carried, uint64_t iterations) {

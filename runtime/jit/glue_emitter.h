@@ -24,7 +24,7 @@ using ir::TypeKind;
 inline bool isScalar(const ir::Type& t) { return t.kind == TypeKind::Int || t.kind == TypeKind::Float || t.kind == TypeKind::Bool; }
 
 // The GlueApi's entries, by position (jit.h).
-enum Api : unsigned { kRun, kSetInt, kSetFloat, kSetBool, kGetInt, kGetFloat, kGetBool, kAssign, kClear, kTick, kItemFloat, kSumFloat, kIterLen, kIterItem, kStoreGlobal, kListAppend };
+enum Api : unsigned { kRun, kSetInt, kSetFloat, kSetBool, kGetInt, kGetFloat, kGetBool, kAssign, kClear, kTick, kItemFloat, kSumFloat, kIterLen, kIterItem, kStoreGlobal, kListAppend, kUnpack };
 
 inline bool nativeConst(const ir::Node& n) {
   if (n.op() != Op::Const || !isScalar(n.result(0)->type())) return false;
@@ -59,6 +59,11 @@ inline bool directStore(const ir::Node& n) { return n.op() == Op::StoreGlobal &&
 // direct call (GlueApi::listAppend), the node called back where it declines.
 // Its operands live in slots, as a called-back node's do.
 inline bool directAppend(const ir::Node& n) { return n.op() == Op::ListAppend && n.attrs().empty(); }
+
+// `a, b = pair` (and a for loop's `for a, b in pairs`) without a starred
+// target: one direct call (GlueApi::unpack), the node called back where it
+// declines. Its operand and results live in slots, as a called-back node's.
+inline bool directUnpack(const ir::Node& n) { return n.op() == Op::Unpack && n.intAttr("star", -1) < 0; }
 
 // `float(x)` of a Python number.
 inline bool floatOfNumber(const ir::Node& n) {
@@ -407,8 +412,8 @@ class GlueEmitter {
         emitItem(n);
       } else if (directStore(n)) {
         emitStoreGlobal(n);
-      } else if (directAppend(n)) {
-        emitAppend(n);
+      } else if (directAppend(n) || directUnpack(n)) {
+        emitDirect(directAppend(n) ? kListAppend : kUnpack, n);
         continue;  // the call did the node's kills, as a callback does
       } else if (structured(n)) {
         if (n.op() == Op::If) emitIf(n);
@@ -586,12 +591,12 @@ class GlueEmitter {
     b_.SetInsertPoint(join);
   }
 
-  // list_append n: the direct call, or when that declines, the node
-  // called back.
-  void emitAppend(const ir::Node& n) {
-    llvm::Value* status = call(kListAppend, i32_, {u32(nodeIndex(n))});
+  // Node n by direct call `api` (listAppend, unpack), or where that
+  // declines, called back.
+  void emitDirect(Api api, const ir::Node& n) {
+    llvm::Value* status = call(api, i32_, {u32(nodeIndex(n))});
     auto* slow = llvm::BasicBlock::Create(ctx_, "callback", fn_);
-    auto* join = llvm::BasicBlock::Create(ctx_, "appended", fn_);
+    auto* join = llvm::BasicBlock::Create(ctx_, "direct", fn_);
     b_.CreateCondBr(b_.CreateICmpNE(status, u32(0)), slow, join, llvm::MDBuilder(ctx_).createBranchWeights(1, 1 << 20));
     b_.SetInsertPoint(slow);
     check(call(kRun, i32_, {u32(nodeIndex(n))}));

@@ -110,6 +110,10 @@ struct GlueApi {
   // kills included; not 0, having done nothing, where the runtime does it
   // another way (the glue then calls the node back).
   int32_t (*listAppend)(void* ctx, uint32_t node);
+  // unpack GlueFunction::nodes[node] (no starred target) of a tuple or list
+  // of its length into its result slots, kills included; not 0, having
+  // done nothing, for anything else (the glue then calls the node back).
+  int32_t (*unpack)(void* ctx, uint32_t node);
 };
 
 // What the glue reads at the end of every iteration, inline: each points
