@@ -20,11 +20,12 @@
 // grows with the number of values held by the containers that survived the
 // last collection, so a program that keeps a large structure alive pays
 // amortised constant work per store, and one that makes many small cycles
-// keeps at most a threshold's worth of them. Containers still reachable stay noted for later collections.
-// The collector holds weak references only; a noted container freed
-// normally is simply skipped. Notes and collections may come from several threads (graph
-// mode's workers); no container is mutated during a collection, because
-// list and dict stores are effects, which a state runs one at a time.
+// keeps at most a threshold's worth of them. Containers still reachable
+// stay noted for later collections. The collector holds weak references
+// only; a noted container freed normally is simply skipped. Notes and
+// collections may come from several threads (graph mode's workers); no
+// container is mutated during a collection, because list and dict stores
+// are effects, which a state runs one at a time.
 #pragma once
 
 #include <cstddef>

@@ -7,11 +7,12 @@
 // one LLVM function, so an iteration makes no per-node dispatch for
 // them; a for loop's reads of its iterable's length and items are one
 // direct call each (GlueApi::iterLen, iterItem), as is a store_global of a
-// scalar (GlueApi::storeGlobal: a module-level loop's variables) and a
+// scalar (GlueApi::storeGlobal: a module-level loop's variables), a
 // comprehension's list_append and an unpack without a starred target
 // (GlueApi::listAppend, unpack, which call the node back where they
-// decline). Every other node (tensor ops, fused kernels, calls, containers) is called back
-// into the interpreter through the GlueApi (jit.h), one call per node.
+// decline). Every other node (tensor ops, fused kernels, calls,
+// containers) is called back into the interpreter through the GlueApi
+// (jit.h), one call per node.
 //
 //   i32 name(i8* ctx, i8** api, i8** flags)   ; 0: done, 1: failed (the error is in ctx)
 //

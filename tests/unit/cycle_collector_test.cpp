@@ -2,8 +2,8 @@
 // freed (also through a dict's view), whatever is referenced from outside
 // (and all it reaches) keeps its contents, a ring of 200,000 lists is
 // freed without deep recursion, collections keep up with many small
-// cycles, and two threads noting and collecting at
-// once are safe (run under TSan).
+// cycles, and two threads noting and collecting at once are safe (run
+// under TSan).
 #include "runtime/cycle_collector.h"
 #include "runtime/dict_views.h"
 
