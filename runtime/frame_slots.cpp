@@ -8,6 +8,8 @@
 #include <memory>
 #include <vector>
 
+#include "runtime/per_thread.h"
+
 namespace nn::rt {
 
 namespace {
@@ -25,23 +27,10 @@ struct SlotStack {
   size_t used = 0;   // its slots taken
 };
 
-// This thread's stack, made on its first call. Read through a plain
-// pointer: a thread_local with a destructor is reached through a wrapper
-// that checks its initialisation on every access.
-thread_local SlotStack* current = nullptr;
-
-[[gnu::noinline]] SlotStack& made() {
-  thread_local SlotStack stack;
-  current = &stack;
-  return stack;
-}
-
-SlotStack& mine() { return current ? *current : made(); }
-
 }  // namespace
 
 FrameSlots::FrameSlots(size_t n) : size_(n) {
-  SlotStack& s = mine();
+  SlotStack& s = perThread<SlotStack>();
   chunk_ = s.chunk;
   used_ = s.used;
   if (!s.chunks.empty() && s.used + n <= s.chunks[s.chunk].size) {
@@ -67,8 +56,9 @@ FrameSlots::~FrameSlots() {
   // Back to None, not only released: the next frame here starts unbound.
   for (size_t i = 0; i < size_; ++i)
     if (!slots_[i].is(Kind::None)) slots_[i] = Value();
-  current->chunk = chunk_;
-  current->used = used_;
+  SlotStack& s = perThread<SlotStack>();
+  s.chunk = chunk_;
+  s.used = used_;
 }
 
 }  // namespace nn::rt

@@ -2,6 +2,8 @@
 // nesting level, taken and given back in order (calls nest).
 #include "runtime/scratch_values.h"
 
+#include "runtime/per_thread.h"
+
 namespace nn::rt {
 
 namespace {
@@ -15,23 +17,10 @@ struct Levels {
   size_t taken = 0;
 };
 
-// This thread's levels, made on its first call. Read through a plain
-// pointer: a thread_local with a destructor is reached through a wrapper
-// that checks its initialisation on every access.
-thread_local Levels* current = nullptr;
-
-[[gnu::noinline]] Levels& made() {
-  thread_local Levels levels;
-  current = &levels;
-  return levels;
-}
-
-Levels& mine() { return current ? *current : made(); }
-
 }  // namespace
 
 ScratchValues::ScratchValues() {
-  Levels& l = mine();
+  Levels& l = perThread<Levels>();
   v_ = l.taken < kLevels ? &l.vectors[l.taken] : &own_;
   ++l.taken;
 }
@@ -41,7 +30,7 @@ ScratchValues::~ScratchValues() {
   // A callee may have taken the buffer (moved the vector away), which
   // leaves it empty; one grown large is freed.
   if (v_->capacity() > kMaxKeptCapacity) std::vector<Value>().swap(*v_);
-  --current->taken;
+  --perThread<Levels>().taken;
 }
 
 }  // namespace nn::rt

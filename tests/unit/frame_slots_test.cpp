@@ -9,20 +9,15 @@
 
 #include <functional>
 #include <stdexcept>
-#include <thread>
+
+#include "fresh_thread.h"
 
 namespace {
 
 using nn::rt::FrameSlots;
 using nn::rt::Kind;
 using nn::rt::Value;
-
-// The stack is per thread: each test starts on a thread of its own.
-template <class F>
-void onFreshThread(F body) {
-  std::thread t(body);
-  t.join();
-}
+using nn::test::onFreshThread;
 
 bool allNone(FrameSlots& f) {
   for (const Value& v : f.span())

@@ -1,23 +1,18 @@
-// ScratchValues (runtime/scratch_values.h): a call's vector comes back as a
-// spare, empty, with its values released when the call ends; nested calls
-// each get their own; a buffer taken away or grown large is not kept.
+// ScratchValues (runtime/scratch_values.h): a call's vector is kept for the
+// next call at its nesting level, empty, its values released when the call
+// ends; nested calls each get their own; a buffer taken away or grown large
+// is not kept.
 #include "runtime/scratch_values.h"
 
 #include <gtest/gtest.h>
 
-#include <thread>
+#include "fresh_thread.h"
 
 namespace {
 
 using nn::rt::ScratchValues;
 using nn::rt::Value;
-
-// Spares are per thread: each test starts on a thread of its own, with none.
-template <class F>
-void onFreshThread(F body) {
-  std::thread t(body);
-  t.join();
-}
+using nn::test::onFreshThread;
 
 TEST(ScratchValues, ASpareIsReusedEmptyAndItsValuesAreReleased) {
   onFreshThread([] {
