@@ -52,10 +52,6 @@ class DictIterator final : public DictReader {
   bool quickAt(int64_t i, Value& out) override {
     const DictObj& d = dictOf();
     if (d.keyVersion != version_ || i < 0 || static_cast<size_t>(i) >= d.items.size()) return false;
-    if (part_ == DictPart::Values) {  // the common loop, without partOf's temporary
-      out = d.items[static_cast<size_t>(i)].second;
-      return true;
-    }
     try {
       out = partOf(d, part_, static_cast<size_t>(i));  // a key's str may pass the memory limit
     } catch (...) {

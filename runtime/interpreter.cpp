@@ -134,14 +134,6 @@ Interpreter::~Interpreter() = default;
 // loop condition.
 static bool isTrue(const Value& v, SourceLoc loc) { return v.is(Kind::Bool) ? v.asBool() : truthy(v, loc); }
 
-// Whether unpack n has a starred target (`first, *rest = xs`): its
-// attributes searched inline, as this runs per item of a `for a, b in`.
-static bool starredTarget(const ir::Node& n) {
-  for (const auto& attr : n.attrs())
-    if (std::string_view(attr.first) == "star") return true;
-  return false;
-}
-
 // Terminator t's operand i, handed over where t is its last use.
 static Value terminatorOperand(const ir::Node& t, Frame& f, size_t i) {
   return t.operandDies(i) ? std::move(f[t.operand(i)]) : f[t.operand(i)];
@@ -266,15 +258,9 @@ void Interpreter::node(const ir::Node& n, Frame& f, uint64_t dying) {
     case Op::CheckResult: execCheck(n, f); return;
     case Op::ListAppend: execListAppend(n, f, dying); return;
     case Op::Unpack:
-      // `a, b = pair`: a tuple or list of the right length is read where it
-      // is, without simpleOp's large frame (which handles everything else).
-      if (const Value& source = f[n.operand(0)]; (source.is(Kind::Tuple) || source.is(Kind::List)) &&
-                                                 source.as<SeqObj>().items.size() == n.numResults() &&
-                                                 !starredTarget(n)) {
-        const std::vector<Value>& items = source.as<SeqObj>().items;
-        for (size_t i = 0; i < items.size(); ++i) f[n.result(i)] = items[i];
-        return;
-      }
+      // `a, b = pair` without simpleOp's large frame (which handles
+      // everything else).
+      if (quickUnpack(n, f.slots)) return;
       simpleOp(n, f, dying);
       return;
     case Op::Yield:

@@ -183,6 +183,11 @@ Value iterItem(const Value& view, int64_t i, SourceLoc loc);
 // row, an index out of range, an item made with work that may fail).
 // Native loops and the interpreter's inline step read items so.
 bool quickIterItem(const Value& view, int64_t i, Value& out);
+// Unpack node n (`a, b = pair`) of a tuple or list of its length, without
+// a starred target, from and into `slots`; false, having done nothing, for
+// anything else (the node's generic run unpacks or raises). The
+// interpreter's node and native loops unpack so.
+bool quickUnpack(const ir::Node& n, std::span<Value> slots);
 // The value of the global that load_global node n, or getattr node n of a
 // module, found on its first run (its executor cache), while that global
 // is `owner`'s and bound; null otherwise (the node's generic run looks it

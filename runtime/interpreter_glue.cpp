@@ -130,16 +130,12 @@ struct GlueCalls {
     for (uint32_t id : n.kills()) run.frame.slots[id].release();
     return 0;
   }
-  // What the interpreter's unpack of a tuple or list of the right length
-  // does (node()); anything else is called back.
+  // quickUnpack, as the interpreter's node unpacks; anything else is
+  // called back.
   static int32_t unpack(void* ctx, uint32_t node) {
     GlueRun& run = of(ctx);
     const ir::Node& n = *run.glue.nodes[node];
-    const Value& source = run.frame.slots[n.operand(0)->id()];
-    if (!source.is(Kind::Tuple) && !source.is(Kind::List)) return 1;
-    const std::vector<Value>& items = source.as<SeqObj>().items;
-    if (items.size() != n.numResults()) return 1;
-    for (size_t i = 0; i < items.size(); ++i) run.frame.slots[n.result(i)->id()] = items[i];
+    if (!quickUnpack(n, run.frame.slots)) return 1;
     for (uint32_t id : n.kills()) run.frame.slots[id].release();
     return 0;
   }

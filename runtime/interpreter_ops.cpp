@@ -3,6 +3,9 @@
 // assert/raise/echo; the value ops (arithmetic, comparisons, math,
 // indexing) go through their execute entry in value_op.cpp. Control flow
 // and calls are in interpreter.cpp.
+#include <span>
+#include <string_view>
+
 #include "ir/builtins.h"
 #include "runtime/device_align.h"
 #include "runtime/dict_views.h"
@@ -88,6 +91,24 @@ bool quickIterItem(const Value& s, int64_t i, Value& out) {
     }
     default: return false;
   }
+}
+
+// Whether unpack n has a starred target (`first, *rest = xs`): its
+// attributes searched inline, as this runs per item of a `for a, b in`.
+static bool starredTarget(const ir::Node& n) {
+  for (const auto& attr : n.attrs())
+    if (std::string_view(attr.first) == "star") return true;
+  return false;
+}
+
+bool quickUnpack(const ir::Node& n, std::span<Value> slots) {
+  const Value& source = slots[n.operand(0)->id()];
+  if (!source.is(Kind::Tuple) && !source.is(Kind::List)) return false;
+  // The tuple or list is read where it is.
+  const std::vector<Value>& items = source.as<SeqObj>().items;
+  if (items.size() != n.numResults() || starredTarget(n)) return false;
+  for (size_t i = 0; i < items.size(); ++i) slots[n.result(i)->id()] = items[i];
+  return true;
 }
 
 // The entry of the global that a load_global or store_global node names,
