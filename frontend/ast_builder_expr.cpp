@@ -374,7 +374,12 @@ ExprPtr AstBuilder::dictMaker(NNParser::AtomContext* atomCtx, NNParser::Dictorse
   auto d = std::make_unique<DictExpr>(l);
   if (!ctx) return d;
   auto entries = ctx->dictentry();
-  if (entries.empty()) unsupported(atomCtx, "set literal");
+  // A set's items are entries without a colon; a dict's entries all have
+  // one (or are **mappings).
+  auto keyOnly = [](NNParser::DictentryContext* e) { return !e->POWER() && !e->COLON(); };
+  if (keyOnly(entries[0])) unsupported(atomCtx, "set literal");
+  for (auto* entry : entries)
+    if (keyOnly(entry)) fail(loc(entry), "expected ':' after a dict key");
   if (ctx->comp_for()) {
     if (entries[0]->POWER()) fail(loc(entries[0]), "dict unpacking cannot be used in a dict comprehension");
     auto dc = std::make_unique<ListCompExpr>(l);

@@ -129,8 +129,8 @@ static BinOp augOp(size_t tokenType) {
   }
 }
 
-// expr_stmt : testlist_star annassign | testlist_star augassign testlist
-//           | testlist_star (ASSIGN testlist_star)*
+// expr_stmt : testlist_star ( annassign | augassign testlist
+//                             | (ASSIGN testlist_star)* )
 StmtPtr AstBuilder::exprStmt(NNParser::Expr_stmtContext* ctx) {
   SourceLoc l = loc(ctx);
   auto lists = ctx->testlist_star();

@@ -28,12 +28,12 @@ simple_stmt
   | import_stmt
   ;
 
-// a = b = value; a += value; a: T = value; a bare expression.
-expr_stmt
-  : testlist_star annassign
-  | testlist_star augassign testlist
-  | testlist_star ( ASSIGN testlist_star )*
-  ;
+// a = b = value; a += value; a: T = value; a bare expression. The first
+// list is shared (as Python's grammar writes it), so that the token after
+// it decides the form: with one alternative per form, the parser had to
+// look ahead past the whole first list to choose, which takes time
+// quadratic in its nesting (a bare call of a deeply nested expression).
+expr_stmt : testlist_star ( annassign | augassign testlist | ( ASSIGN testlist_star )* ) ;
 annassign : COLON test ( ASSIGN testlist )? ;
 augassign
   : ADD_ASSIGN | SUB_ASSIGN | MUL_ASSIGN | DIV_ASSIGN | MOD_ASSIGN | AT_ASSIGN
@@ -135,18 +135,19 @@ trailer
   | DOT NAME
   ;
 subscriptlist : subscript ( COMMA subscript )* COMMA? ;
-subscript : test | test? COLON test? sliceop? ;
+// (A leading test shared by both forms, as in expr_stmt.)
+subscript : test ( COLON test? sliceop? )? | COLON test? sliceop? ;
 sliceop : COLON test? ;
 
 exprlist : ( expr | star_expr ) ( COMMA ( expr | star_expr ) )* COMMA? ;
 testlist : test ( COMMA test )* COMMA? ;
 
-dictorsetmaker
-  : dictentry ( comp_for | ( COMMA dictentry )* COMMA? )
-  | test ( comp_for | ( COMMA test )* COMMA? )
-  ;
-// key: value, or **mapping (its items, in its order).
-dictentry : test COLON test | POWER expr ;
+// A dict's entries, or a set's items (entries without a value, which the
+// front end refuses): one rule for both, so that the token after the first
+// key decides, as in expr_stmt.
+dictorsetmaker : dictentry ( comp_for | ( COMMA dictentry )* COMMA? ) ;
+// key: value, **mapping (its items, in its order), or a set's item.
+dictentry : test ( COLON test )? | POWER expr ;
 
 arglist : argument ( COMMA argument )* COMMA? ;
 argument
