@@ -54,8 +54,7 @@ FrameSlots::FrameSlots(size_t n) : size_(n) {
 
 FrameSlots::~FrameSlots() {
   // Back to None, not only released: the next frame here starts unbound.
-  for (size_t i = 0; i < size_; ++i)
-    if (!slots_[i].is(Kind::None)) slots_[i] = Value();
+  for (size_t i = 0; i < size_; ++i) slots_[i].clear();
   SlotStack& s = perThread<SlotStack>();
   s.chunk = chunk_;
   s.used = used_;

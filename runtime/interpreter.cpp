@@ -24,15 +24,16 @@ using ir::Op;
 const Value* CallContext::kw(const std::string& name) {
   for (size_t i = 0; i < kwnames.size(); ++i)
     if (kwnames[i] == name) {
+      if (used.empty()) used.assign(kwnames.size(), false);
       used[i] = true;
       return &kwargs[i];
     }
   return nullptr;
 }
 
-void CallContext::checkKeywordsUsed(const char* fn) const {
+void CallContext::checkEachKeywordUsed(const char* fn) const {
   for (size_t i = 0; i < kwnames.size(); ++i)
-    if (!used[i]) fail(loc, std::string(fn) + "() got an unexpected keyword argument '" + kwnames[i] + "'");
+    if (i >= used.size() || !used[i]) fail(loc, std::string(fn) + "() got an unexpected keyword argument '" + kwnames[i] + "'");
 }
 
 void CallContext::keywordsToPositions(std::vector<Value>& args, size_t first,
@@ -261,6 +262,11 @@ void Interpreter::node(const ir::Node& n, Frame& f, uint64_t dying) {
       // `a, b = pair` without simpleOp's large frame (which handles
       // everything else).
       if (quickUnpack(n, f.slots)) return;
+      simpleOp(n, f, dying);
+      return;
+    case Op::GetItem:
+      // An item of a list, tuple or dict without simpleOp's large frame.
+      if (!tape_ && n.operands().size() == 2 && quickGetItem(n, f.slots)) return;
       simpleOp(n, f, dying);
       return;
     case Op::Yield:

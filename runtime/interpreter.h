@@ -84,15 +84,21 @@ struct CallContext {
   // Fails if a keyword argument was not consumed by the builtin. The
   // interpreter asks this after every builtin call, so a keyword that a
   // builtin does not take is an error, never ignored.
-  void checkKeywordsUsed(const char* fn) const;
+  void checkKeywordsUsed(const char* fn) const {
+    if (!kwnames.empty()) checkEachKeywordUsed(fn);
+  }
+  void checkEachKeywordUsed(const char* fn) const;
   // Python's positional-or-keyword parameters of a builtin: each of
   // `params` (name, default), from position `first` of `args` on, given by
   // keyword moves to its position; positions before it that the call left
   // out take their defaults.
   void keywordsToPositions(std::vector<Value>& args, size_t first,
                            std::initializer_list<std::pair<const char*, Value>> params);
-  // (Most calls have no keywords: nothing to size then.)
-  std::vector<bool> used = kwnames.empty() ? std::vector<bool>() : std::vector<bool>(kwnames.size(), false);
+  // Marks every keyword argument used (a builtin that hands them all on).
+  void markAllUsed() { used.assign(kwnames.size(), true); }
+  // Which keyword arguments kw() gave: sized on its first call (most calls
+  // have no keywords, and a builtin's context is made on every call).
+  std::vector<bool> used{};
   // The builtin object called (a host application's function keeps its
   // callback there: stdlib/embed_host_functions.cpp).
   const BuiltinObj* builtin = nullptr;
@@ -183,6 +189,16 @@ Value iterItem(const Value& view, int64_t i, SourceLoc loc);
 // row, an index out of range, an item made with work that may fail).
 // Native loops and the interpreter's inline step read items so.
 bool quickIterItem(const Value& view, int64_t i, Value& out);
+// Getitem node n of a list's or tuple's item at an int index in range, or
+// of a dict's value at a str key it holds, from and into `slots`; false,
+// having done nothing, for anything else (the node's generic run indexes,
+// slices, takes the item (a `take` node) or raises). The interpreter's
+// node and native loops index so.
+bool quickGetItem(const ir::Node& n, std::span<Value> slots);
+// len(v) where it has one (a str's, list's, tuple's, dict's, range's,
+// lazy sequence's or tensor's of one dim or more) into `out`; false for
+// anything else, where len() raises. bLen and native loops measure so.
+bool lengthOf(const Value& v, int64_t& out);
 // Unpack node n (`a, b = pair`) of a tuple or list of its length, without
 // a starred target, from and into `slots`; false, having done nothing, for
 // anything else (the node's generic run unpacks or raises). The

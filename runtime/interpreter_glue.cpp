@@ -139,6 +139,20 @@ struct GlueCalls {
     for (uint32_t id : n.kills()) run.frame.slots[id].release();
     return 0;
   }
+  static int32_t getItem(void* ctx, uint32_t node) {
+    GlueRun& run = of(ctx);
+    const ir::Node& n = *run.glue.nodes[node];
+    if (!quickGetItem(n, run.frame.slots)) return 1;
+    for (uint32_t id : n.kills()) run.frame.slots[id].release();
+    return 0;
+  }
+  static int32_t length(void* ctx, uint32_t node, int64_t* out) {
+    GlueRun& run = of(ctx);
+    const ir::Node& n = *run.glue.nodes[node];
+    if (!lengthOf(run.frame.slots[n.operand(1)->id()], *out)) return 1;
+    for (uint32_t id : n.kills()) run.frame.slots[id].release();
+    return 0;
+  }
   static void storeGlobal(void* ctx, uint32_t node, int64_t bits) {
     GlueRun& run = of(ctx);
     const ir::Node& n = *run.glue.nodes[node];
@@ -156,7 +170,8 @@ constexpr jit::GlueApi kApi{GlueCalls::runNode, GlueCalls::setInt,   GlueCalls::
                             GlueCalls::getInt,  GlueCalls::getFloat, GlueCalls::getBool,  GlueCalls::assign,
                             GlueCalls::clear,   GlueCalls::tick,     GlueCalls::itemFloat,
                             GlueCalls::sumFloat, GlueCalls::iterLen,  GlueCalls::iterItem,
-                            GlueCalls::storeGlobal, GlueCalls::listAppend, GlueCalls::unpack};
+                            GlueCalls::storeGlobal, GlueCalls::listAppend, GlueCalls::unpack,
+                            GlueCalls::length, GlueCalls::getItem};
 }  // namespace
 
 bool Interpreter::runGlue(const ir::Node& n, Frame& f, std::vector<Value>* carried, uint64_t iterations) {

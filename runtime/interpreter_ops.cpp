@@ -65,6 +65,22 @@ int64_t iterLength(const Value& s) {
   }
 }
 
+bool lengthOf(const Value& v, int64_t& out) {
+  switch (v.kind()) {
+    case Kind::Str: out = static_cast<int64_t>(utf8Length(v.asStr())); return true;
+    case Kind::List:
+    case Kind::Tuple: out = static_cast<int64_t>(v.as<SeqObj>().items.size()); return true;
+    case Kind::Dict: out = static_cast<int64_t>(v.as<DictObj>().items.size()); return true;
+    case Kind::Range: out = v.as<RangeObj>().length(); return true;
+    case Kind::Lazy: out = v.as<LazySeqObj>().length(); return true;
+    case Kind::Tensor:
+      if (tensorOf(v).ndim() == 0) return false;
+      out = tensorOf(v).dim(0);
+      return true;
+    default: return false;
+  }
+}
+
 Value iterItem(const Value& s, int64_t i, SourceLoc loc) {
   switch (s.kind()) {
     case Kind::Range: return Value::integer(s.as<RangeObj>().at(i));
@@ -108,6 +124,30 @@ bool quickUnpack(const ir::Node& n, std::span<Value> slots) {
   const std::vector<Value>& items = source.as<SeqObj>().items;
   if (items.size() != n.numResults() || starredTarget(n)) return false;
   for (size_t i = 0; i < items.size(); ++i) slots[n.result(i)->id()] = items[i];
+  return true;
+}
+
+bool quickGetItem(const ir::Node& n, std::span<Value> slots) {
+  // A node with attributes takes its item (passes/take_items.cpp): simpleOp.
+  if (!n.attrs().empty()) return false;
+  const Value& c = slots[n.operand(0)->id()];
+  const Value& key = slots[n.operand(1)->id()];
+  const Value* item = nullptr;
+  if ((c.is(Kind::List) || c.is(Kind::Tuple)) && key.is(Kind::Int)) {
+    const std::vector<Value>& items = c.as<SeqObj>().items;
+    int64_t size = static_cast<int64_t>(items.size()), i = key.asInt();
+    if (i < 0) i += size;
+    if (i < 0 || i >= size) return false;
+    item = &items[static_cast<size_t>(i)];
+  } else if (c.is(Kind::Dict) && key.is(Kind::Str)) {
+    item = c.as<DictObj>().find(key);
+    if (!item) return false;
+  } else {
+    return false;
+  }
+  // (The container keeps the item alive while the result slot's old value
+  // goes: the two are distinct values.)
+  slots[n.result(0)->id()] = *item;
   return true;
 }
 
@@ -265,7 +305,7 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
         const Value& k = in(i);
         if (!k.is(Kind::Str)) fail(loc, std::string("dict keys must be str, not ") + typeName(k));
         // Not handed over when it is the key itself ({s: s}): `k` must stay.
-        d.as<DictObj>().set(k.asStr(), n.operand(i + 1) == n.operand(i) ? in(i + 1) : take(i + 1));
+        d.as<DictObj>().set(k, n.operand(i + 1) == n.operand(i) ? in(i + 1) : take(i + 1));
       }
       set(d);
       return;

@@ -261,7 +261,7 @@ bool contains(const Value& c, const Value& item, SourceLoc loc) {
       for (const Value& v : c.as<SeqObj>().items)
         if (equal(v, item)) return true;
       return false;
-    case Kind::Dict: return item.is(Kind::Str) && c.as<DictObj>().find(item.asStr()) != nullptr;
+    case Kind::Dict: return item.is(Kind::Str) && c.as<DictObj>().find(item) != nullptr;
     case Kind::Lazy: {
       // The length first: reading an iterator's items shortens it.
       auto& seq = c.as<LazySeqObj>();
@@ -394,7 +394,7 @@ Value getItem(const Value& c, const Value& index, SourceLoc loc) {
     }
     case Kind::Dict: {
       if (!index.is(Kind::Str)) fail(loc, std::string("dict keys must be str, not ") + typeName(index));
-      Value* v = c.as<DictObj>().find(index.asStr());
+      Value* v = c.as<DictObj>().find(index);
       if (!v) failMissingKey(index, loc);
       return *v;
     }
@@ -445,7 +445,7 @@ Value setItem(const Value& c, const Value& index, const Value& v, SourceLoc loc)
     }
     case Kind::Dict:
       if (!index.is(Kind::Str)) fail(loc, std::string("dict keys must be str, not ") + typeName(index));
-      c.as<DictObj>().set(index.asStr(), v);
+      c.as<DictObj>().set(index, v);
       return c;
     default: fail(loc, std::string("'") + typeName(c) + "' object does not support item assignment", ErrorClass::TypeError);
   }
@@ -471,7 +471,7 @@ Value writeBackItem(const Value& c, const Value& index, const Value& v, SourceLo
     }
     case Kind::Dict:
       if (index.is(Kind::Str))
-        if (Value* item = c.as<DictObj>().find(index.asStr()); item && same(*item)) return c;
+        if (Value* item = c.as<DictObj>().find(index); item && same(*item)) return c;
       return setItem(c, index, v, loc);
     default: return setItem(c, index, v, loc);
   }

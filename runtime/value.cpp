@@ -108,8 +108,6 @@ DictObj::~DictObj() {
 // but is refused with a clear error rather than wrapping.
 constexpr size_t kMaxDictItems = UINT32_MAX - 1;
 
-static size_t keyHash(const std::string& key) { return std::hash<std::string>{}(key); }
-
 // The table size for n items: a power of two, at least 8, with n <= 2/3 of it.
 static size_t slotsFor(size_t n) {
   size_t size = 8;
@@ -136,9 +134,9 @@ void DictObj::rebuildTable(size_t slotCount) {
   slots_ = std::move(table);
 }
 
-Value* DictObj::find(const std::string& key) {
+Value* DictObj::find(const std::string& key, size_t hash) {
   if (items.empty()) return nullptr;
-  uint32_t at = slots_[slotOf(key, keyHash(key))];
+  uint32_t at = slots_[slotOf(key, hash)];
   return at ? &items[at - 1].second : nullptr;
 }
 
@@ -164,8 +162,7 @@ void DictObj::settle() {
   charge.settle(dictBytes(*this));
 }
 
-void DictObj::set(const std::string& key, Value v) {
-  size_t hash = keyHash(key);
+void DictObj::set(const std::string& key, Value v, size_t hash) {
   size_t slot = 0;
   if (!slots_.empty()) {
     slot = slotOf(key, hash);
@@ -205,7 +202,7 @@ void DictObj::set(const std::string& key, Value v) {
 
 bool DictObj::erase(const std::string& key) {
   if (items.empty()) return false;
-  size_t hole = slotOf(key, keyHash(key));
+  size_t hole = slotOf(key, strKeyHash(key));
   uint32_t at = slots_[hole];
   if (!at) return false;
   // Backward-shift deletion: each later entry of the probe run moves into

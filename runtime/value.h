@@ -5,6 +5,7 @@
 // as in Python.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -79,6 +80,12 @@ class Value {
     static_assert(Kind::None < Kind::Bool && Kind::Bool < Kind::Int && Kind::Int < Kind::Float);
     if (obj_ || kind_ > Kind::Float) *this = Value();
   }
+  // Makes the value None (a frame's slot going back to rest): a number
+  // only changes its kind.
+  void clear() {
+    if (obj_) obj_.reset();
+    kind_ = Kind::None;
+  }
 
  private:
   explicit Value(Kind k) : kind_(k), i_(0) {}
@@ -96,10 +103,29 @@ class Value {
 // object.
 constexpr size_t kSharedBlockBytes = 16;
 
+// A dict key's hash (DictObj's table): of the key's text.
+inline size_t strKeyHash(const std::string& s) { return std::hash<std::string>{}(s); }
+
 struct StrObj : Object {
   explicit StrObj(std::string v) : s(std::move(v)) { charge.set(sizeof(StrObj) + kSharedBlockBytes + heapBytes(s)); }
   std::string s;
   HostCharge charge;
+  // strKeyHash(s), found on the first lookup with this str as a dict key
+  // and kept (a str never changes), as CPython keeps a str's hash: a loop
+  // that looks up the same keys hashes each once. 0: not found yet. An
+  // atomic, as two threads may look up one str at once; both store the
+  // same value.
+  size_t keyHash() const {
+    size_t h = hash_.load(std::memory_order_relaxed);
+    if (h == 0) [[unlikely]] {
+      h = strKeyHash(s);
+      hash_.store(h, std::memory_order_relaxed);
+    }
+    return h;
+  }
+
+ private:
+  mutable std::atomic<size_t> hash_{0};
 };
 
 // Tuples and lists share a representation; lists are mutated in place.
@@ -162,8 +188,13 @@ struct DictObj : Object {
   // Counts what the dict holds after a change that is made: never throws.
   void settle();
 
-  Value* find(const std::string& key);
-  void set(const std::string& key, Value v);
+  Value* find(const std::string& key) { return find(key, strKeyHash(key)); }
+  Value* find(const std::string& key, size_t hash);
+  // The value at str value `key`, with the str's kept hash.
+  Value* find(const Value& key) { return find(key.asStr(), key.as<StrObj>().keyHash()); }
+  void set(const std::string& key, Value v) { set(key, std::move(v), strKeyHash(key)); }
+  void set(const std::string& key, Value v, size_t hash);
+  void set(const Value& key, Value v) { set(key.asStr(), std::move(v), key.as<StrObj>().keyHash()); }
   bool erase(const std::string& key);
   // Empties the dict and settles its count.
   void clear();

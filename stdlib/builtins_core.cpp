@@ -104,18 +104,10 @@ Value bPrint(CallContext& c, std::vector<Value>& args) {
 Value bLen(CallContext& c, std::vector<Value>& args) {
   checkArity(c, args, 1, 1);
   const Value& v = args[0];
-  switch (v.kind()) {
-    case Kind::Str: return Value::integer(static_cast<int64_t>(utf8Length(v.asStr())));
-    case Kind::List:
-    case Kind::Tuple: return Value::integer(static_cast<int64_t>(v.as<SeqObj>().items.size()));
-    case Kind::Dict: return Value::integer(static_cast<int64_t>(v.as<DictObj>().items.size()));
-    case Kind::Range: return Value::integer(v.as<RangeObj>().length());
-    case Kind::Lazy: return Value::integer(v.as<LazySeqObj>().length());
-    case Kind::Tensor:
-      if (tensorOf(v).ndim() == 0) fail(c.loc, "len() of a 0-d tensor");
-      return Value::integer(tensorOf(v).dim(0));
-    default: fail(c.loc, std::string("object of type '") + typeName(v) + "' has no len()");
-  }
+  int64_t n = 0;
+  if (lengthOf(v, n)) return Value::integer(n);
+  if (v.is(Kind::Tensor)) fail(c.loc, "len() of a 0-d tensor");
+  fail(c.loc, std::string("object of type '") + typeName(v) + "' has no len()");
 }
 
 Value bRange(CallContext& c, std::vector<Value>& args) {
@@ -491,10 +483,8 @@ Value bDict(CallContext& c, std::vector<Value>& args) {
       }
     }
   }
-  for (size_t i = 0; i < c.kwnames.size(); ++i) {
-    c.used[i] = true;
-    obj.set(c.kwnames[i], c.kwargs[i]);
-  }
+  c.markAllUsed();
+  for (size_t i = 0; i < c.kwnames.size(); ++i) obj.set(c.kwnames[i], c.kwargs[i]);
   return d;
 }
 

@@ -135,7 +135,7 @@ Value callGradFunction(CallContext& c, std::vector<Value>& args) {
   spec.hasAux = hasAux;
   spec.withValue = flavour == kValueAndGrad;
   if (std::optional<Value> r = c.interp.callGradient(f, callArgs, c.kwnames, c.kwargs, spec, c.loc)) {
-    c.used.assign(c.used.size(), true);  // f took the keyword arguments
+    c.markAllUsed();  // f took the keyword arguments
     return *r;
   }
   Tape tape(c.interp, c.interp.tape(), c.loc);
@@ -150,7 +150,7 @@ Value callGradFunction(CallContext& c, std::vector<Value>& args) {
     ActiveTape active(c.interp, &tape);
     result = c.interp.call(f, std::move(callArgs), c.kwnames, c.kwargs, c.loc);
   }
-  c.used.assign(c.used.size(), true);  // f took the keyword arguments
+  c.markAllUsed();  // f took the keyword arguments
   Value loss = result, aux;
   if (hasAux) {
     if (!result.is(Kind::Tuple) || result.as<SeqObj>().items.size() != 2)

@@ -115,7 +115,7 @@ Value bTensorMethod(CallContext& c, std::vector<Value>& args) {
   kwargs.push_back(Value::str(std::string(m.value)));
   CallContext named{c.interp, c.loc, kwnames, kwargs, c.name};
   Value r = callTensorOp(named, m.op, args);
-  c.used.assign(c.used.size(), true);  // through `named`
+  c.markAllUsed();  // through `named`
   return r;
 }
 

@@ -94,7 +94,7 @@ Value lSort(CallContext& c, std::vector<Value>& a) {
   Value sorted = makeBuiltin("sorted");
   std::vector<std::string> kwnames = c.kwnames;
   std::vector<Value> kwargs = c.kwargs;
-  for (size_t i = 0; i < c.used.size(); ++i) c.used[i] = true;
+  c.markAllUsed();
   Value out = c.interp.call(sorted, arg, kwnames, kwargs, c.loc);
   items(a) = out.as<SeqObj>().items;
   a[0].as<SeqObj>().settle();
@@ -118,7 +118,7 @@ Value dItems(CallContext& c, std::vector<Value>& a) {
 Value dGet(CallContext& c, std::vector<Value>& a) {
   checkArity(c, a, 2, 3);
   if (!a[1].is(Kind::Str)) return a.size() == 3 ? a[2] : Value::none();
-  Value* v = dict(a).find(a[1].asStr());
+  Value* v = dict(a).find(a[1]);
   return v ? *v : a.size() == 3 ? a[2] : Value::none();
 }
 Value dPop(CallContext& c, std::vector<Value>& a) {
@@ -142,8 +142,8 @@ Value dUpdate(CallContext& c, std::vector<Value>& a) {
       dict(a).set(k, v);
     }
   }
+  c.markAllUsed();
   for (size_t i = 0; i < c.kwnames.size(); ++i) {
-    c.used[i] = true;
     c.interp.context().cycles().noteStore(a[0], c.kwargs[i]);
     dict(a).set(c.kwnames[i], c.kwargs[i]);
   }

@@ -136,7 +136,7 @@ Value callTensorOp(CallContext& c, ir::Op op, std::vector<Value>& args) {
       fail(c.loc, c.name + "() got multiple values for argument '" + m.name + "'");
     case ir::ArgMatch::Error::MissingArgument: fail(c.loc, c.name + "() missing required argument '" + m.name + "'");
   }
-  c.used.assign(c.used.size(), true);  // each keyword names a parameter
+  c.markAllUsed();  // each keyword names a parameter
   std::vector<Value> params(sig.params.size());
   for (size_t i = 0; i < sig.params.size(); ++i) {
     const ir::ArgSource& src = m.sources[i];

@@ -36,7 +36,7 @@ Value bTo(CallContext& c, std::vector<Value>& args) {
     if (c.kwnames[i] != "dtype") kwnames.push_back(c.kwnames[i]), kwargs.push_back(c.kwargs[i]);
   CallContext rest{c.interp, c.loc, kwnames, kwargs, c.name};
   Value x = args.size() > 1 || !kwnames.empty() || !dtype ? callTensorOp(rest, ir::Op::ToDevice, args) : args[0];
-  c.used.assign(c.used.size(), true);  // dtype here, the rest through `rest`
+  c.markAllUsed();  // dtype here, the rest through `rest`
   if (!dtype) return x;
   std::vector<Value> params{x, *dtype};
   return runTensorOp(c.interp, ir::Op::AsType, params, c.loc);

@@ -638,7 +638,7 @@ Value sExpandtabs(CallContext& c, std::vector<Value>& a) {
 // str.format: every keyword argument is a field name.
 Value sFormat(CallContext& c, std::vector<Value>& a) {
   std::vector<Value> args(a.begin() + 1, a.end());
-  c.used.assign(c.used.size(), true);
+  c.markAllUsed();
   return Value::str(formatTemplate(self(a), args, c.kwnames, c.kwargs, c.loc));
 }
 

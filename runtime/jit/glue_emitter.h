@@ -24,7 +24,7 @@ using ir::TypeKind;
 inline bool isScalar(const ir::Type& t) { return t.kind == TypeKind::Int || t.kind == TypeKind::Float || t.kind == TypeKind::Bool; }
 
 // The GlueApi's entries, by position (jit.h).
-enum Api : unsigned { kRun, kSetInt, kSetFloat, kSetBool, kGetInt, kGetFloat, kGetBool, kAssign, kClear, kTick, kItemFloat, kSumFloat, kIterLen, kIterItem, kStoreGlobal, kListAppend, kUnpack };
+enum Api : unsigned { kRun, kSetInt, kSetFloat, kSetBool, kGetInt, kGetFloat, kGetBool, kAssign, kClear, kTick, kItemFloat, kSumFloat, kIterLen, kIterItem, kStoreGlobal, kListAppend, kUnpack, kLength, kGetItem };
 
 inline bool nativeConst(const ir::Node& n) {
   if (n.op() != Op::Const || !isScalar(n.result(0)->type())) return false;
@@ -65,6 +65,15 @@ inline bool directAppend(const ir::Node& n) { return n.op() == Op::ListAppend &&
 // declines. Its operand and results live in slots, as a called-back node's.
 inline bool directUnpack(const ir::Node& n) { return n.op() == Op::Unpack && n.intAttr("star", -1) < 0; }
 
+// `xs[i]` (and `d[k]`) with one index, not one that takes its item
+// (passes/take_items.cpp): one direct call (GlueApi::getItem) for a list's
+// or tuple's item or a dict's value, the node called back where it
+// declines. Its operands and result live in slots, as a called-back
+// node's.
+inline bool directGetItem(const ir::Node& n) {
+  return n.op() == Op::GetItem && n.operands().size() == 2 && n.attrs().empty();
+}
+
 // `float(x)` of a Python number.
 inline bool floatOfNumber(const ir::Node& n) {
   if (n.op() != Op::Call || n.operands().size() != 2 || ir::calledFunction(n) != ir::Builtin::Float ||
@@ -73,12 +82,20 @@ inline bool floatOfNumber(const ir::Node& n) {
   return isScalar(n.operand(1)->type());
 }
 
+// `len(x)` of a value that lives in a slot (not one typed as a number,
+// which has no length): an int in a register, measured by one direct call
+// (GlueApi::length), the node called back where x has no length.
+inline bool lengthOfValue(const ir::Node& n) {
+  return n.op() == Op::Call && n.operands().size() == 2 && ir::calledFunction(n) == ir::Builtin::Len &&
+         n.strListAttr("kw").empty() && n.result(0)->type().kind == TypeKind::Int && !isScalar(n.operand(1)->type());
+}
+
 // Whether the glue computes node n itself (no blocks: ifs and loops are
 // decided by `structured`).
 inline bool nativeScalar(const ir::Node& n) {
   if (n.numBlocks() != 0 || n.numResults() != 1) return false;
   if (n.op() == Op::Const) return nativeConst(n);
-  if (n.op() == Op::Call) return floatOfItem(n) || floatOfNumber(n);
+  if (n.op() == Op::Call) return floatOfItem(n) || floatOfNumber(n) || lengthOfValue(n);
   if (n.op() == Op::IterLen) return n.result(0)->type().kind == TypeKind::Int;
   auto kind = [&](size_t i) { return n.operand(i)->type().kind; };
   TypeKind r = n.result(0)->type().kind;
@@ -381,7 +398,7 @@ class GlueEmitter {
     return floatOfItem(f) && f.operand(1) == s.result(0) && uses != reads_.end() && uses->second == 1;
   }
   llvm::Value* emitSumFloat(const ir::Node& s, const ir::Node& f) {
-    return doubleOrElse(kSumFloat, {u32(s.operand(0)->id()), u32(s.op() == Op::Mean ? 1 : 0)}, [&] {
+    return resultOrElse(f64_, kSumFloat, {u32(s.operand(0)->id()), u32(s.op() == Op::Mean ? 1 : 0)}, [&] {
       check(call(kRun, i32_, {u32(nodeIndex(s))}));
       return emitFloatOfItem(f);
     });
@@ -406,14 +423,18 @@ class GlueEmitter {
         clearKills(f);
         continue;
       }
+      if (lengthOfValue(n)) {  // (emitScalar's other calls: floats)
+        define(n.result(0), emitLength(n));
+        continue;  // the call did the node's kills, as a callback does
+      }
       if (nativeScalar(n)) {
         define(n.result(0), emitScalar(n));
       } else if (directItem(n)) {
         emitItem(n);
       } else if (directStore(n)) {
         emitStoreGlobal(n);
-      } else if (directAppend(n) || directUnpack(n)) {
-        emitDirect(directAppend(n) ? kListAppend : kUnpack, n);
+      } else if (directAppend(n) || directUnpack(n) || directGetItem(n)) {
+        emitDirect(directAppend(n) ? kListAppend : directUnpack(n) ? kUnpack : kGetItem, n);
         continue;  // the call did the node's kills, as a callback does
       } else if (structured(n)) {
         if (n.op() == Op::If) emitIf(n);
@@ -546,20 +567,29 @@ class GlueEmitter {
   // float(t): the element read by itemFloat, or else the node called back
   // (its result then read from its slot).
   llvm::Value* emitFloatOfItem(const ir::Node& n) {
-    return doubleOrElse(kItemFloat, {u32(n.operand(1)->id())}, [&] {
+    return resultOrElse(f64_, kItemFloat, {u32(n.operand(1)->id())}, [&] {
+      check(call(kRun, i32_, {u32(nodeIndex(n))}));
+      return load(n.result(0));
+    });
+  }
+  // len(x): as measured by the direct call, or else the node called back.
+  llvm::Value* emitLength(const ir::Node& n) {
+    return resultOrElse(i64_, kLength, {u32(nodeIndex(n))}, [&] {
       check(call(kRun, i32_, {u32(nodeIndex(n))}));
       return load(n.result(0));
     });
   }
 
-  // The double that runtime call `api` writes through its last argument,
-  // or, when it returns non-zero, the one `slow` makes (calling nodes back).
-  llvm::Value* doubleOrElse(Api api, std::vector<llvm::Value*> args, const std::function<llvm::Value*()>& slow) {
+  // The `type` value that runtime call `api` writes through its last
+  // argument, or, when it returns non-zero, the one `slow` makes (calling
+  // nodes back).
+  llvm::Value* resultOrElse(llvm::Type* type, Api api, std::vector<llvm::Value*> args,
+                            const std::function<llvm::Value*()>& slow) {
     llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
-    llvm::Value* out = entry.CreateAlloca(f64_);
+    llvm::Value* out = entry.CreateAlloca(type);
     args.push_back(out);
     llvm::Value* status = call(api, i32_, std::move(args));
-    llvm::Value* fast = b_.CreateLoad(f64_, out);  // unused when called back
+    llvm::Value* fast = b_.CreateLoad(type, out);  // unused when called back
     llvm::BasicBlock* from = b_.GetInsertBlock();
     auto* slowB = llvm::BasicBlock::Create(ctx_, "callback", fn_);
     auto* join = llvm::BasicBlock::Create(ctx_, "fast", fn_);
@@ -569,7 +599,7 @@ class GlueEmitter {
     llvm::BasicBlock* slowEnd = b_.GetInsertBlock();
     b_.CreateBr(join);
     b_.SetInsertPoint(join);
-    llvm::PHINode* phi = b_.CreatePHI(f64_, 2);
+    llvm::PHINode* phi = b_.CreatePHI(type, 2);
     phi->addIncoming(fast, from);
     phi->addIncoming(called, slowEnd);
     return phi;
@@ -591,7 +621,7 @@ class GlueEmitter {
     b_.SetInsertPoint(join);
   }
 
-  // Node n by direct call `api` (listAppend, unpack), or where that
+  // Node n by direct call `api` (listAppend, unpack, getItem), or where that
   // declines, called back.
   void emitDirect(Api api, const ir::Node& n) {
     llvm::Value* status = call(api, i32_, {u32(nodeIndex(n))});

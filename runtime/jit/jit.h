@@ -114,6 +114,15 @@ struct GlueApi {
   // of its length into its result slots, kills included; not 0, having
   // done nothing, for anything else (the glue then calls the node back).
   int32_t (*unpack)(void* ctx, uint32_t node);
+  // len(x) of call GlueFunction::nodes[node] into *out, kills included;
+  // not 0, having done nothing, where x has no length (the glue then calls
+  // the node back, which raises).
+  int32_t (*length)(void* ctx, uint32_t node, int64_t* out);
+  // getitem GlueFunction::nodes[node] of a list's or tuple's item at an int
+  // index in range, or of a dict's value at a str key it holds, into its
+  // result slot, kills included; not 0, having done nothing, for anything
+  // else (the glue then calls the node back).
+  int32_t (*getItem)(void* ctx, uint32_t node);
 };
 
 // What the glue reads at the end of every iteration, inline: each points

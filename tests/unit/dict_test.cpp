@@ -1,7 +1,8 @@
 // The dict's open-addressing table against a plain model: random stores,
 // overwrites and erases (from the middle and from the end, as popitem does)
-// keep every key findable, every missing key missing, and the items in
-// insertion order; copies and clears keep the table in step with the items.
+// keep every key findable (by text, and by a str value with the hash it
+// keeps), every missing key missing, and the items in insertion order;
+// copies and clears keep the table in step with the items.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -26,6 +27,10 @@ void expectSame(DictObj& d, const Model& m, const std::vector<std::string>& prob
   }
   for (const std::string& k : probes) {
     Value* v = d.find(k);
+    // By a str value, with the hash it keeps: found, then kept.
+    Value key = Value::str(k);
+    EXPECT_EQ(d.find(key), v) << k;
+    EXPECT_EQ(d.find(key), v) << k;
     auto it = m.values.find(k);
     if (it == m.values.end()) {
       EXPECT_EQ(v, nullptr) << k;
@@ -50,7 +55,9 @@ TEST(Dict, RandomStoresAndErasesMatchAModel) {
     int op = static_cast<int>(rng() % 10);
     if (op < 6) {
       int64_t v = step;
-      d.set(k, Value::integer(v));
+      // By text, or by a str value with its kept hash: the same entry.
+      if (op % 2) d.set(k, Value::integer(v));
+      else d.set(Value::str(k), Value::integer(v));
       if (!m.values.count(k)) m.order.push_back(k);
       m.values[k] = v;
     } else if (op < 8) {
