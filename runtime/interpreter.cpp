@@ -16,6 +16,7 @@
 #include "runtime/scalar_ops.h"
 #include "runtime/scratch_values.h"
 #include "runtime/tensor_ops.h"
+#include "runtime/value_op.h"
 
 namespace nn::rt {
 
@@ -264,10 +265,20 @@ void Interpreter::node(const ir::Node& n, Frame& f, uint64_t dying) {
       if (quickUnpack(n, f.slots)) return;
       simpleOp(n, f, dying);
       return;
+    case Op::In:
+    case Op::NotIn:
+      // A dict's str key, a str in a str, without valueOp's frame.
+      if (bool found; !tape_ && n.operands().size() == 2 &&
+                      quickContains(f[n.operand(0)], f[n.operand(1)], found)) {
+        f[n.result(0)] = Value::boolean(found == (n.op() == Op::In));
+        return;
+      }
+      valueOp(n, f, dying);
+      return;
     case Op::GetItem:
-      // An item of a list, tuple or dict without simpleOp's large frame.
+      // An item of a list, tuple or dict without valueOp's frame.
       if (!tape_ && n.operands().size() == 2 && quickGetItem(n, f.slots)) return;
-      simpleOp(n, f, dying);
+      valueOp(n, f, dying);
       return;
     case Op::Yield:
     case Op::Condition:
@@ -288,7 +299,8 @@ void Interpreter::node(const ir::Node& n, Frame& f, uint64_t dying) {
             f[n.result(0)] = std::move(*r);
             return;
           }
-      simpleOp(n, f, dying);
+      if (isValueOp(n.op())) valueOp(n, f, dying);
+      else simpleOp(n, f, dying);
       return;
   }
 }

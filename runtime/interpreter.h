@@ -195,6 +195,10 @@ bool quickIterItem(const Value& view, int64_t i, Value& out);
 // slices, takes the item (a `take` node) or raises). The interpreter's
 // node and native loops index so.
 bool quickGetItem(const ir::Node& n, std::span<Value> slots);
+// `item in container` where it cannot fail and costs no comparison of
+// arbitrary values: a str key of a dict, a str within a str; false for
+// anything else (the in node's generic run decides, or raises).
+bool quickContains(const Value& item, const Value& container, bool& found);
 // len(v) where it has one (a str's, list's, tuple's, dict's, range's,
 // lazy sequence's or tensor's of one dim or more) into `out`; false for
 // anything else, where len() raises. bLen and native loops measure so.
@@ -400,6 +404,7 @@ class Interpreter {
   Global& globalOf(const ir::Node& n, Frame& f);
   void execListAppend(const ir::Node& n, Frame& f, uint64_t dying);
   [[gnu::noinline]] void simpleOp(const ir::Node& n, Frame& f, uint64_t dying);
+  [[gnu::noinline]] void valueOp(const ir::Node& n, Frame& f, uint64_t dying);
   [[gnu::noinline]] void onInterrupt(SourceLoc loc);
   [[gnu::noinline]] void spendStep(SourceLoc loc);
   void checkStack(SourceLoc loc);

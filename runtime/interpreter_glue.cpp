@@ -146,6 +146,15 @@ struct GlueCalls {
     for (uint32_t id : n.kills()) run.frame.slots[id].release();
     return 0;
   }
+  static int32_t contains(void* ctx, uint32_t node, int64_t* out) {
+    GlueRun& run = of(ctx);
+    const ir::Node& n = *run.glue.nodes[node];
+    bool found = false;
+    if (!quickContains(run.frame.slots[n.operand(0)->id()], run.frame.slots[n.operand(1)->id()], found)) return 1;
+    *out = found == (n.op() == ir::Op::In);
+    for (uint32_t id : n.kills()) run.frame.slots[id].release();
+    return 0;
+  }
   static int32_t length(void* ctx, uint32_t node, int64_t* out) {
     GlueRun& run = of(ctx);
     const ir::Node& n = *run.glue.nodes[node];
@@ -171,7 +180,7 @@ constexpr jit::GlueApi kApi{GlueCalls::runNode, GlueCalls::setInt,   GlueCalls::
                             GlueCalls::clear,   GlueCalls::tick,     GlueCalls::itemFloat,
                             GlueCalls::sumFloat, GlueCalls::iterLen,  GlueCalls::iterItem,
                             GlueCalls::storeGlobal, GlueCalls::listAppend, GlueCalls::unpack,
-                            GlueCalls::length, GlueCalls::getItem};
+                            GlueCalls::length, GlueCalls::getItem, GlueCalls::contains};
 }  // namespace
 
 bool Interpreter::runGlue(const ir::Node& n, Frame& f, std::vector<Value>* carried, uint64_t iterations) {

@@ -151,6 +151,14 @@ bool quickGetItem(const ir::Node& n, std::span<Value> slots) {
   return true;
 }
 
+bool quickContains(const Value& item, const Value& container, bool& found) {
+  if (!item.is(Kind::Str)) return false;
+  if (container.is(Kind::Dict)) found = container.as<DictObj>().find(item) != nullptr;
+  else if (container.is(Kind::Str)) found = container.asStr().find(item.asStr()) != std::string::npos;
+  else return false;
+  return true;
+}
+
 // The entry of the global that a load_global or store_global node names,
 // kept in the node from its first run. A node runs against the module
 // whose code it is, and modules live as long as their state, so the entry
@@ -238,12 +246,6 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
     checkDefined(v, loc);
     return ir::Node::dies(dyingMask, i) ? std::move(v) : v;
   };
-  // Operands this node reads for the last time: their buffers may take an
-  // elementwise result (the slot is their only other holder, and exec()
-  // drops it right after).
-  auto dying = [&]() {
-    return (dyingMask & 1 ? kConsumeFirst : 0u) | (dyingMask & 2 ? kConsumeSecond : 0u);
-  };
 
   switch (op) {
     case Op::Undef: set(Value::undef(n.strAttr("name"))); return;
@@ -311,28 +313,6 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
       return;
     }
     case Op::MakeSlice: set(makeSlice(in(0), in(1), in(2))); return;
-    case Op::Add:
-    case Op::Mul:
-      // list += iterable and list *= n update the list itself, as in Python.
-      if (f[n.operand(0)].is(Kind::List) && n.attr("inplace")) {
-        const std::vector<Value>& items = in(0).as<SeqObj>().items;
-        size_t before = items.size();
-        set(inplaceListOp(op, in(0), in(1), loc));
-        for (size_t i = before; i < items.size() && op == Op::Add; ++i) context_.cycles().noteStore(in(0), items[i]);
-        return;
-      }
-      break;
-    case Op::BitOr:
-      // dict |= dict updates the dict itself, as in Python.
-      if (f[n.operand(0)].is(Kind::Dict) && f[n.operand(1)].is(Kind::Dict) && n.attr("inplace")) {
-        for (const auto& [key, value] : in(1).as<DictObj>().items) {
-          context_.cycles().noteStore(in(0), value);
-          in(0).as<DictObj>().set(key, value);
-        }
-        set(in(0));
-        return;
-      }
-      break;
     case Op::GetAttr: {
       const Value& obj = in(0);
       // A module's member: its entry, found once per node and module (a
@@ -381,23 +361,6 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
       if (items.size() > want) fail(loc, "too many values to unpack (expected " + std::to_string(want) + ")");
       for (size_t i = 0; i < want; ++i) f[n.result(i)] = std::move(items[i]);
       return;
-    }
-    case Op::GetItem: {
-      // passes/take_items.cpp: the only read of this index of a container
-      // no other node reads; with the frame its only holder, nothing can
-      // see the item leave, and the item becomes uniquely held.
-      const Value& c = in(0);
-      if (n.attr("take") && (c.is(Kind::List) || c.is(Kind::Tuple)) && c.useCount() == 1 && in(1).is(Kind::Int)) {
-        auto& items = c.as<SeqObj>().items;
-        int64_t i = in(1).asInt();
-        if (i >= 0 && i < static_cast<int64_t>(items.size())) {
-          Value item = std::move(items[i]);
-          items[i] = Value::none();
-          set(std::move(item));
-          return;
-        }
-      }
-      break;
     }
     case Op::Iter: set(iterable(in(0), loc)); return;
     case Op::SavedItem: {
@@ -457,10 +420,13 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
     }
     default: break;
   }
-  // The value ops through their one execute entry (value_op.h), the other
+  // The value ops through their one execute entry (valueOp), the other
   // tensor ops through theirs (the host's runTensorOp).
-  bool tensorOp = ir::isTensorOp(op) && !isValueOp(op);
-  if (!tensorOp && !isValueOp(op)) fail(loc, std::string("internal error: ") + n.info().name + " is not a simple op");
+  if (isValueOp(op)) {
+    valueOp(n, f, dyingMask);
+    return;
+  }
+  if (!ir::isTensorOp(op)) fail(loc, std::string("internal error: ") + n.info().name + " is not a simple op");
   size_t count = n.operands().size();
   const Value* small[4];
   std::vector<const Value*> many;
@@ -470,11 +436,73 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
     operands = many.data();
   }
   for (size_t i = 0; i < count; ++i) operands[i] = &in(i);
-  if (tensorOp) {
-    std::vector<Value> params = tensorOpParams(n, operands);
-    set(host_.runTensorOp(*this, op, params, loc));
-    return;
+  std::vector<Value> params = tensorOpParams(n, operands);
+  set(host_.runTensorOp(*this, op, params, loc));
+}
+
+// A value op (value_op.h: arithmetic, comparisons, math, indexing of any
+// kind of value), on a frame of its own, smaller than simpleOp's: node()
+// sends these here straight.
+void Interpreter::valueOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
+  Op op = n.op();
+  SourceLoc loc = n.loc();
+  auto in = [&](size_t i) -> const Value& {
+    const Value& v = f[n.operand(i)];
+    checkDefined(v, loc);
+    return v;
+  };
+  auto set = [&](Value v) { f[n.result(0)] = std::move(v); };
+  switch (op) {
+    case Op::Add:
+    case Op::Mul:
+      // list += iterable and list *= n update the list itself, as in Python.
+      if (f[n.operand(0)].is(Kind::List) && n.attr("inplace")) {
+        const std::vector<Value>& items = in(0).as<SeqObj>().items;
+        size_t before = items.size();
+        set(inplaceListOp(op, in(0), in(1), loc));
+        for (size_t i = before; i < items.size() && op == Op::Add; ++i) context_.cycles().noteStore(in(0), items[i]);
+        return;
+      }
+      break;
+    case Op::BitOr:
+      // dict |= dict updates the dict itself, as in Python.
+      if (f[n.operand(0)].is(Kind::Dict) && f[n.operand(1)].is(Kind::Dict) && n.attr("inplace")) {
+        for (const auto& [key, value] : in(1).as<DictObj>().items) {
+          context_.cycles().noteStore(in(0), value);
+          in(0).as<DictObj>().set(key, value);
+        }
+        set(in(0));
+        return;
+      }
+      break;
+    case Op::GetItem: {
+      // passes/take_items.cpp: the only read of this index of a container
+      // no other node reads; with the frame its only holder, nothing can
+      // see the item leave, and the item becomes uniquely held.
+      const Value& c = in(0);
+      if (n.attr("take") && (c.is(Kind::List) || c.is(Kind::Tuple)) && c.useCount() == 1 && in(1).is(Kind::Int)) {
+        auto& items = c.as<SeqObj>().items;
+        int64_t i = in(1).asInt();
+        if (i >= 0 && i < static_cast<int64_t>(items.size())) {
+          Value item = std::move(items[i]);
+          items[i] = Value::none();
+          set(std::move(item));
+          return;
+        }
+      }
+      break;
+    }
+    default: break;
   }
+  size_t count = n.operands().size();
+  const Value* small[4];
+  std::vector<const Value*> many;
+  const Value** operands = small;
+  if (count > 4) {
+    many.resize(count);
+    operands = many.data();
+  }
+  for (size_t i = 0; i < count; ++i) operands[i] = &in(i);
   // Tensor operands on several devices: copies (on the tape) onto the one
   // the op runs on. The tensor ops do the same in runTensorOp.
   std::vector<Value> copies;
@@ -484,7 +512,12 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
       return host_.runTensorOp(*this, Op::ToDevice, params, loc);
     });
   }
-  set(runValueOp(n, operands, tape_ || !copies.empty() ? 0u : dying()));
+  // Operands this node reads for the last time: their buffers may take an
+  // elementwise result (the slot is their only other holder, and the
+  // caller drops it right after).
+  unsigned dying = tape_ || !copies.empty() ? 0u
+                                            : (dyingMask & 1 ? kConsumeFirst : 0u) | (dyingMask & 2 ? kConsumeSecond : 0u);
+  set(runValueOp(n, operands, dying));
   if (op == Op::SetItem) context_.cycles().noteStore(*operands[0], *operands[2]);
   if (tape_) tape_->recordNode(n, operands, f[n.result(0)]);
 }

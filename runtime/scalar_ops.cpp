@@ -254,7 +254,8 @@ bool contains(const Value& c, const Value& item, SourceLoc loc) {
   switch (c.kind()) {
     case Kind::Str:
       if (!item.is(Kind::Str))
-        fail(loc, std::string("'in <string>' requires string as left operand, not ") + typeName(item));
+        fail(loc, std::string("'in <string>' requires string as left operand, not ") + typeName(item),
+             ErrorClass::TypeError);
       return c.asStr().find(item.asStr()) != std::string::npos;
     case Kind::List:
     case Kind::Tuple:
@@ -276,7 +277,7 @@ bool contains(const Value& c, const Value& item, SourceLoc loc) {
         if (equal(Value::integer(r.at(i)), item)) return true;
       return false;
     }
-    default: fail(loc, std::string("argument of type '") + typeName(c) + "' is not iterable");
+    default: fail(loc, std::string("argument of type '") + typeName(c) + "' is not iterable", ErrorClass::TypeError);
   }
 }
 

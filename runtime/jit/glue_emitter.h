@@ -24,7 +24,7 @@ using ir::TypeKind;
 inline bool isScalar(const ir::Type& t) { return t.kind == TypeKind::Int || t.kind == TypeKind::Float || t.kind == TypeKind::Bool; }
 
 // The GlueApi's entries, by position (jit.h).
-enum Api : unsigned { kRun, kSetInt, kSetFloat, kSetBool, kGetInt, kGetFloat, kGetBool, kAssign, kClear, kTick, kItemFloat, kSumFloat, kIterLen, kIterItem, kStoreGlobal, kListAppend, kUnpack, kLength, kGetItem };
+enum Api : unsigned { kRun, kSetInt, kSetFloat, kSetBool, kGetInt, kGetFloat, kGetBool, kAssign, kClear, kTick, kItemFloat, kSumFloat, kIterLen, kIterItem, kStoreGlobal, kListAppend, kUnpack, kLength, kGetItem, kContains };
 
 inline bool nativeConst(const ir::Node& n) {
   if (n.op() != Op::Const || !isScalar(n.result(0)->type())) return false;
@@ -90,6 +90,16 @@ inline bool lengthOfValue(const ir::Node& n) {
          n.strListAttr("kw").empty() && n.result(0)->type().kind == TypeKind::Int && !isScalar(n.operand(1)->type());
 }
 
+// `x in c` and `x not in c` of values in slots (neither typed as a
+// number, which may live in a register): a bool in a register, found by
+// one direct call (GlueApi::contains) for a str in a dict or str, the node
+// called back for anything else.
+inline bool containsValue(const ir::Node& n) {
+  return (n.op() == Op::In || n.op() == Op::NotIn) && n.operands().size() == 2 && n.numResults() == 1 &&
+         n.result(0)->type().kind == TypeKind::Bool && !isScalar(n.operand(0)->type()) &&
+         !isScalar(n.operand(1)->type());
+}
+
 // Whether the glue computes node n itself (no blocks: ifs and loops are
 // decided by `structured`).
 inline bool nativeScalar(const ir::Node& n) {
@@ -97,6 +107,7 @@ inline bool nativeScalar(const ir::Node& n) {
   if (n.op() == Op::Const) return nativeConst(n);
   if (n.op() == Op::Call) return floatOfItem(n) || floatOfNumber(n) || lengthOfValue(n);
   if (n.op() == Op::IterLen) return n.result(0)->type().kind == TypeKind::Int;
+  if (n.op() == Op::In || n.op() == Op::NotIn) return containsValue(n);
   auto kind = [&](size_t i) { return n.operand(i)->type().kind; };
   TypeKind r = n.result(0)->type().kind;
   switch (n.op()) {
@@ -423,8 +434,8 @@ class GlueEmitter {
         clearKills(f);
         continue;
       }
-      if (lengthOfValue(n)) {  // (emitScalar's other calls: floats)
-        define(n.result(0), emitLength(n));
+      if (lengthOfValue(n) || containsValue(n)) {  // (not emitScalar's)
+        define(n.result(0), lengthOfValue(n) ? emitLength(n) : emitContains(n));
         continue;  // the call did the node's kills, as a callback does
       }
       if (nativeScalar(n)) {
@@ -578,6 +589,15 @@ class GlueEmitter {
       check(call(kRun, i32_, {u32(nodeIndex(n))}));
       return load(n.result(0));
     });
+  }
+
+  // x in c: as found by the direct call, or else the node called back.
+  llvm::Value* emitContains(const ir::Node& n) {
+    llvm::Value* found = resultOrElse(i64_, kContains, {u32(nodeIndex(n))}, [&] {
+      check(call(kRun, i32_, {u32(nodeIndex(n))}));
+      return b_.CreateZExt(load(n.result(0)), i64_);
+    });
+    return b_.CreateICmpNE(found, llvm::ConstantInt::get(i64_, 0));
   }
 
   // The `type` value that runtime call `api` writes through its last

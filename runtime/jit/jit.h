@@ -123,6 +123,10 @@ struct GlueApi {
   // result slot, kills included; not 0, having done nothing, for anything
   // else (the glue then calls the node back).
   int32_t (*getItem)(void* ctx, uint32_t node);
+  // `in` or `not in` GlueFunction::nodes[node] of a str in a dict or str
+  // into *out (0 or 1), kills included; not 0, having done nothing, for
+  // anything else (the glue then calls the node back).
+  int32_t (*contains)(void* ctx, uint32_t node, int64_t* out);
 };
 
 // What the glue reads at the end of every iteration, inline: each points

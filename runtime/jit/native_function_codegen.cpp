@@ -77,7 +77,7 @@ bool rangeLoopPart(const ir::Node& n) {
 
 // What the loop glue computes itself that needs no frame or runtime call.
 bool computed(const ir::Node& n) {
-  if (!glue::nativeScalar(n) || n.op() == Op::IterLen) return false;
+  if (!glue::nativeScalar(n) || n.op() == Op::IterLen || glue::containsValue(n)) return false;
   return n.op() != Op::Call || glue::floatOfNumber(n);
 }
 
