@@ -275,6 +275,12 @@ void Interpreter::node(const ir::Node& n, Frame& f, uint64_t dying) {
       }
       valueOp(n, f, dying);
       return;
+    case Op::SetItem:
+      // A list's item, a dict's value at a key it holds, without valueOp's
+      // frame.
+      if (!tape_ && quickSetItem(n, f.slots, dying)) return;
+      valueOp(n, f, dying);
+      return;
     case Op::GetItem:
       // An item of a list, tuple or dict without valueOp's frame.
       if (!tape_ && n.operands().size() == 2 && quickGetItem(n, f.slots)) return;

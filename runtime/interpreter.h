@@ -195,6 +195,15 @@ bool quickIterItem(const Value& view, int64_t i, Value& out);
 // slices, takes the item (a `take` node) or raises). The interpreter's
 // node and native loops index so.
 bool quickGetItem(const ir::Node& n, std::span<Value> slots);
+// Setitem node n (`xs[i] = v`, `d[k] = v`) of a list's item at an int
+// index in range, or of a dict's value at a str key it holds, to a value
+// that can close no cycle (CycleCollector::mayReachContainers), from and
+// into `slots`: nothing allocates or throws. The container is handed to
+// the result where `dying` (the caller's last-use mask) says the node is
+// its last reader. False, having done nothing, for anything else (the
+// node's generic run stores, grows, notes the store for the cycle
+// collector, updates a tensor or raises).
+bool quickSetItem(const ir::Node& n, std::span<Value> slots, uint64_t dying);
 // `item in container` where it cannot fail and costs no comparison of
 // arbitrary values: a str key of a dict, a str within a str; false for
 // anything else (the in node's generic run decides, or raises).

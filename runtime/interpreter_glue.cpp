@@ -146,6 +146,13 @@ struct GlueCalls {
     for (uint32_t id : n.kills()) run.frame.slots[id].release();
     return 0;
   }
+  static int32_t setItem(void* ctx, uint32_t node) {
+    GlueRun& run = of(ctx);
+    const ir::Node& n = *run.glue.nodes[node];
+    if (!quickSetItem(n, run.frame.slots, n.dyingOperands())) return 1;
+    for (uint32_t id : n.kills()) run.frame.slots[id].release();
+    return 0;
+  }
   static int32_t contains(void* ctx, uint32_t node, int64_t* out) {
     GlueRun& run = of(ctx);
     const ir::Node& n = *run.glue.nodes[node];
@@ -180,7 +187,8 @@ constexpr jit::GlueApi kApi{GlueCalls::runNode, GlueCalls::setInt,   GlueCalls::
                             GlueCalls::clear,   GlueCalls::tick,     GlueCalls::itemFloat,
                             GlueCalls::sumFloat, GlueCalls::iterLen,  GlueCalls::iterItem,
                             GlueCalls::storeGlobal, GlueCalls::listAppend, GlueCalls::unpack,
-                            GlueCalls::length, GlueCalls::getItem, GlueCalls::contains};
+                            GlueCalls::length, GlueCalls::getItem, GlueCalls::contains,
+                            GlueCalls::setItem};
 }  // namespace
 
 bool Interpreter::runGlue(const ir::Node& n, Frame& f, std::vector<Value>* carried, uint64_t iterations) {

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "ir/builtins.h"
+#include "runtime/cycle_collector.h"
 #include "runtime/device_align.h"
 #include "runtime/dict_views.h"
 #include "runtime/format.h"
@@ -128,7 +129,7 @@ bool quickUnpack(const ir::Node& n, std::span<Value> slots) {
 }
 
 bool quickGetItem(const ir::Node& n, std::span<Value> slots) {
-  // A node with attributes takes its item (passes/take_items.cpp): simpleOp.
+  // A node with attributes takes its item (passes/take_items.cpp): valueOp.
   if (!n.attrs().empty()) return false;
   const Value& c = slots[n.operand(0)->id()];
   const Value& key = slots[n.operand(1)->id()];
@@ -148,6 +149,35 @@ bool quickGetItem(const ir::Node& n, std::span<Value> slots) {
   // (The container keeps the item alive while the result slot's old value
   // goes: the two are distinct values.)
   slots[n.result(0)->id()] = *item;
+  return true;
+}
+
+bool quickSetItem(const ir::Node& n, std::span<Value> slots, uint64_t dying) {
+  // A node with attributes writes back through a view (write_back): valueOp.
+  if (!n.attrs().empty() || n.operands().size() != 3) return false;
+  Value& c = slots[n.operand(0)->id()];
+  const Value& key = slots[n.operand(1)->id()];
+  const Value& v = slots[n.operand(2)->id()];
+  if (v.is(Kind::Undef) || CycleCollector::mayReachContainers(v)) return false;
+  Value* at = nullptr;
+  if (c.is(Kind::List) && key.is(Kind::Int)) {
+    std::vector<Value>& items = c.as<SeqObj>().items;
+    int64_t size = static_cast<int64_t>(items.size()), i = key.asInt();
+    if (i < 0) i += size;
+    if (i < 0 || i >= size) return false;
+    at = &items[static_cast<size_t>(i)];
+  } else if (c.is(Kind::Dict) && key.is(Kind::Str)) {
+    at = c.as<DictObj>().find(key);  // a new key grows the dict: valueOp
+    if (!at) return false;
+  } else {
+    return false;
+  }
+  *at = v;
+  // The result is the container itself, handed over where the node is its
+  // last reader (`d` rebound to the result, as `d[k] = v` lowers).
+  Value& result = slots[n.result(0)->id()];
+  if (ir::Node::dies(dying, 0) && n.operand(0) != n.operand(2)) result = std::move(c);
+  else result = c;
   return true;
 }
 
@@ -229,6 +259,30 @@ void Interpreter::execStoreGlobal(const ir::Node& n, Frame& f) {
   }
   g.set(v);
 }
+
+namespace {
+
+// Node n's operand values, each checked defined, as the pointer array that
+// the ops' execute entries take: inline for up to four.
+class OperandValues {
+ public:
+  OperandValues(const ir::Node& n, Frame& f) : count_(n.operands().size()) {
+    if (count_ > 4) many_.resize(count_);
+    const Value** p = data();
+    for (size_t i = 0; i < count_; ++i) {
+      p[i] = &f[n.operand(i)];
+      checkDefined(*p[i], n.loc());
+    }
+  }
+  const Value** data() { return count_ > 4 ? many_.data() : small_; }
+
+ private:
+  size_t count_;
+  const Value* small_[4];
+  std::vector<const Value*> many_;
+};
+
+}  // namespace
 
 void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
   Op op = n.op();
@@ -427,16 +481,8 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
     return;
   }
   if (!ir::isTensorOp(op)) fail(loc, std::string("internal error: ") + n.info().name + " is not a simple op");
-  size_t count = n.operands().size();
-  const Value* small[4];
-  std::vector<const Value*> many;
-  const Value** operands = small;
-  if (count > 4) {
-    many.resize(count);
-    operands = many.data();
-  }
-  for (size_t i = 0; i < count; ++i) operands[i] = &in(i);
-  std::vector<Value> params = tensorOpParams(n, operands);
+  OperandValues operands(n, f);
+  std::vector<Value> params = tensorOpParams(n, operands.data());
   set(host_.runTensorOp(*this, op, params, loc));
 }
 
@@ -446,32 +492,31 @@ void Interpreter::simpleOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
 void Interpreter::valueOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
   Op op = n.op();
   SourceLoc loc = n.loc();
-  auto in = [&](size_t i) -> const Value& {
-    const Value& v = f[n.operand(i)];
-    checkDefined(v, loc);
-    return v;
-  };
-  auto set = [&](Value v) { f[n.result(0)] = std::move(v); };
+  // The in-place forms first, each recognised by its first operand's kind
+  // (so defined); every other operand is checked where it is read.
   switch (op) {
     case Op::Add:
     case Op::Mul:
       // list += iterable and list *= n update the list itself, as in Python.
-      if (f[n.operand(0)].is(Kind::List) && n.attr("inplace")) {
-        const std::vector<Value>& items = in(0).as<SeqObj>().items;
+      if (const Value& first = f[n.operand(0)]; first.is(Kind::List) && n.attr("inplace")) {
+        const Value& other = f[n.operand(1)];
+        checkDefined(other, loc);
+        const std::vector<Value>& items = first.as<SeqObj>().items;
         size_t before = items.size();
-        set(inplaceListOp(op, in(0), in(1), loc));
-        for (size_t i = before; i < items.size() && op == Op::Add; ++i) context_.cycles().noteStore(in(0), items[i]);
+        f[n.result(0)] = inplaceListOp(op, first, other, loc);
+        for (size_t i = before; i < items.size() && op == Op::Add; ++i) context_.cycles().noteStore(first, items[i]);
         return;
       }
       break;
     case Op::BitOr:
       // dict |= dict updates the dict itself, as in Python.
-      if (f[n.operand(0)].is(Kind::Dict) && f[n.operand(1)].is(Kind::Dict) && n.attr("inplace")) {
-        for (const auto& [key, value] : in(1).as<DictObj>().items) {
-          context_.cycles().noteStore(in(0), value);
-          in(0).as<DictObj>().set(key, value);
+      if (const Value& first = f[n.operand(0)];
+          first.is(Kind::Dict) && f[n.operand(1)].is(Kind::Dict) && n.attr("inplace")) {
+        for (const auto& [key, value] : f[n.operand(1)].as<DictObj>().items) {
+          context_.cycles().noteStore(first, value);
+          first.as<DictObj>().set(key, value);
         }
-        set(in(0));
+        f[n.result(0)] = first;
         return;
       }
       break;
@@ -479,14 +524,16 @@ void Interpreter::valueOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
       // passes/take_items.cpp: the only read of this index of a container
       // no other node reads; with the frame its only holder, nothing can
       // see the item leave, and the item becomes uniquely held.
-      const Value& c = in(0);
-      if (n.attr("take") && (c.is(Kind::List) || c.is(Kind::Tuple)) && c.useCount() == 1 && in(1).is(Kind::Int)) {
-        auto& items = c.as<SeqObj>().items;
-        int64_t i = in(1).asInt();
+      const Value& first = f[n.operand(0)];
+      const Value& index = f[n.operand(1)];
+      if (n.attr("take") && (first.is(Kind::List) || first.is(Kind::Tuple)) && first.useCount() == 1 &&
+          index.is(Kind::Int)) {
+        auto& items = first.as<SeqObj>().items;
+        int64_t i = index.asInt();
         if (i >= 0 && i < static_cast<int64_t>(items.size())) {
           Value item = std::move(items[i]);
           items[i] = Value::none();
-          set(std::move(item));
+          f[n.result(0)] = std::move(item);
           return;
         }
       }
@@ -494,15 +541,9 @@ void Interpreter::valueOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
     }
     default: break;
   }
+  OperandValues list(n, f);
+  const Value** operands = list.data();
   size_t count = n.operands().size();
-  const Value* small[4];
-  std::vector<const Value*> many;
-  const Value** operands = small;
-  if (count > 4) {
-    many.resize(count);
-    operands = many.data();
-  }
-  for (size_t i = 0; i < count; ++i) operands[i] = &in(i);
   // Tensor operands on several devices: copies (on the tape) onto the one
   // the op runs on. The tensor ops do the same in runTensorOp.
   std::vector<Value> copies;
@@ -517,7 +558,7 @@ void Interpreter::valueOp(const ir::Node& n, Frame& f, uint64_t dyingMask) {
   // caller drops it right after).
   unsigned dying = tape_ || !copies.empty() ? 0u
                                             : (dyingMask & 1 ? kConsumeFirst : 0u) | (dyingMask & 2 ? kConsumeSecond : 0u);
-  set(runValueOp(n, operands, dying));
+  f[n.result(0)] = runValueOp(n, operands, dying);
   if (op == Op::SetItem) context_.cycles().noteStore(*operands[0], *operands[2]);
   if (tape_) tape_->recordNode(n, operands, f[n.result(0)]);
 }

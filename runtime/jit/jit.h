@@ -127,6 +127,11 @@ struct GlueApi {
   // into *out (0 or 1), kills included; not 0, having done nothing, for
   // anything else (the glue then calls the node back).
   int32_t (*contains)(void* ctx, uint32_t node, int64_t* out);
+  // setitem GlueFunction::nodes[node] of a list's item or a dict's value
+  // at a key it holds, to a value that closes no cycle, kills included;
+  // not 0, having done nothing, for anything else (the glue then calls the
+  // node back).
+  int32_t (*setItem)(void* ctx, uint32_t node);
 };
 
 // What the glue reads at the end of every iteration, inline: each points
