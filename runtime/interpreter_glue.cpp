@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <bit>
 #include <exception>
+#include <span>
 
 #include "runtime/cycle_collector.h"
 #include "runtime/fast_ops.h"
@@ -113,61 +114,53 @@ struct GlueCalls {
     const ir::Node& n = *run.glue.nodes[node];
     return quickIterItem(run.frame.slots[n.operand(0)->id()], index, run.frame.slots[n.result(0)->id()]) ? 0 : 1;
   }
+  // Node `node` by `quick` (true where it ran the node), then the node's
+  // kills, as a callback would do them; 1, having done nothing, where it
+  // declines (the glue then calls the node back).
+  template <class Quick>
+  static int32_t direct(void* ctx, uint32_t node, Quick quick) {
+    GlueRun& run = of(ctx);
+    const ir::Node& n = *run.glue.nodes[node];
+    if (!quick(n, run.frame.slots)) return 1;
+    for (uint32_t id : n.kills()) run.frame.slots[id].release();
+    return 0;
+  }
   // What execListAppend does, where the list has room and the item can
   // close no cycle (so nothing here allocates or throws); a growing list
   // (counted against the memory limit), an undefined operand and an item
   // the cycle collector notes are called back.
   static int32_t listAppend(void* ctx, uint32_t node) {
-    GlueRun& run = of(ctx);
-    const ir::Node& n = *run.glue.nodes[node];
-    Value& list = run.frame.slots[n.operand(0)->id()];
-    Value& item = run.frame.slots[n.operand(1)->id()];
-    if (!list.is(Kind::List) || item.is(Kind::Undef) || CycleCollector::mayReachContainers(item)) return 1;
-    std::vector<Value>& items = list.as<SeqObj>().items;
-    if (items.size() == items.capacity()) return 1;
-    bool handOver = ir::Node::dies(n.dyingOperands(), 1) && n.operand(1) != n.operand(0);
-    items.push_back(handOver ? std::move(item) : item);
-    for (uint32_t id : n.kills()) run.frame.slots[id].release();
-    return 0;
+    return direct(ctx, node, [](const ir::Node& n, std::span<Value> slots) {
+      Value& list = slots[n.operand(0)->id()];
+      Value& item = slots[n.operand(1)->id()];
+      if (!list.is(Kind::List) || item.is(Kind::Undef) || CycleCollector::mayReachContainers(item)) return false;
+      std::vector<Value>& items = list.as<SeqObj>().items;
+      if (items.size() == items.capacity()) return false;
+      bool handOver = ir::Node::dies(n.dyingOperands(), 1) && n.operand(1) != n.operand(0);
+      items.push_back(handOver ? std::move(item) : item);
+      return true;
+    });
   }
-  // quickUnpack, as the interpreter's node unpacks; anything else is
-  // called back.
-  static int32_t unpack(void* ctx, uint32_t node) {
-    GlueRun& run = of(ctx);
-    const ir::Node& n = *run.glue.nodes[node];
-    if (!quickUnpack(n, run.frame.slots)) return 1;
-    for (uint32_t id : n.kills()) run.frame.slots[id].release();
-    return 0;
-  }
-  static int32_t getItem(void* ctx, uint32_t node) {
-    GlueRun& run = of(ctx);
-    const ir::Node& n = *run.glue.nodes[node];
-    if (!quickGetItem(n, run.frame.slots)) return 1;
-    for (uint32_t id : n.kills()) run.frame.slots[id].release();
-    return 0;
-  }
+  // The interpreter's quick paths (interpreter.h), as its node runs them.
+  static int32_t unpack(void* ctx, uint32_t node) { return direct(ctx, node, quickUnpack); }
+  static int32_t getItem(void* ctx, uint32_t node) { return direct(ctx, node, quickGetItem); }
   static int32_t setItem(void* ctx, uint32_t node) {
-    GlueRun& run = of(ctx);
-    const ir::Node& n = *run.glue.nodes[node];
-    if (!quickSetItem(n, run.frame.slots, n.dyingOperands())) return 1;
-    for (uint32_t id : n.kills()) run.frame.slots[id].release();
-    return 0;
+    return direct(ctx, node, [](const ir::Node& n, std::span<Value> slots) {
+      return quickSetItem(n, slots, n.dyingOperands());
+    });
   }
   static int32_t contains(void* ctx, uint32_t node, int64_t* out) {
-    GlueRun& run = of(ctx);
-    const ir::Node& n = *run.glue.nodes[node];
-    bool found = false;
-    if (!quickContains(run.frame.slots[n.operand(0)->id()], run.frame.slots[n.operand(1)->id()], found)) return 1;
-    *out = found == (n.op() == ir::Op::In);
-    for (uint32_t id : n.kills()) run.frame.slots[id].release();
-    return 0;
+    return direct(ctx, node, [out](const ir::Node& n, std::span<Value> slots) {
+      bool found = false;
+      if (!quickContains(slots[n.operand(0)->id()], slots[n.operand(1)->id()], found)) return false;
+      *out = found == (n.op() == ir::Op::In);
+      return true;
+    });
   }
   static int32_t length(void* ctx, uint32_t node, int64_t* out) {
-    GlueRun& run = of(ctx);
-    const ir::Node& n = *run.glue.nodes[node];
-    if (!lengthOf(run.frame.slots[n.operand(1)->id()], *out)) return 1;
-    for (uint32_t id : n.kills()) run.frame.slots[id].release();
-    return 0;
+    return direct(ctx, node, [out](const ir::Node& n, std::span<Value> slots) {
+      return lengthOf(slots[n.operand(1)->id()], *out);
+    });
   }
   static void storeGlobal(void* ctx, uint32_t node, int64_t bits) {
     GlueRun& run = of(ctx);
