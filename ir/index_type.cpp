@@ -15,7 +15,8 @@ enum class Entry { Int, Slice, NewAxis, Ellipsis, Advanced, Unknown };
 
 const Node* defOf(const Value* v) { return v->def(); }
 
-std::optional<int64_t> constInt(const Value* v) {
+// An int constant, or a bool one (True indexes as 1).
+std::optional<int64_t> constIndex(const Value* v) {
   const Node* d = defOf(v);
   if (!d || d->op() != Op::Const) return std::nullopt;
   const Attr* a = d->attr("value");
@@ -43,12 +44,12 @@ Entry entryOf(const Value* v) {
 
 // The length of slice `s` (a make_slice node) over an axis of size `dim`.
 Dim sliceLength(const Node& s, const Dim& dim) {
-  std::optional<int64_t> step = isNoneConst(s.operand(2)) ? std::optional<int64_t>(1) : constInt(s.operand(2));
+  std::optional<int64_t> step = isNoneConst(s.operand(2)) ? std::optional<int64_t>(1) : constIndex(s.operand(2));
   if (!dim.isKnown() || !step || *step == 0) return Dim::unknown();
   int64_t len = dim.size;
   auto bound = [&](const Value* v, int64_t dflt) -> std::optional<int64_t> {
     if (isNoneConst(v)) return dflt;
-    std::optional<int64_t> i = constInt(v);
+    std::optional<int64_t> i = constIndex(v);
     if (!i) return std::nullopt;
     if (*i < 0) return std::max<int64_t>(*i + len, *step < 0 ? -1 : 0);
     return *i >= len ? (*step < 0 ? len - 1 : len) : *i;

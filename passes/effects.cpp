@@ -32,7 +32,9 @@ bool callHasEffect(const ir::Node& n) {
 
 bool knownShapeTensor(const ir::Type& t) { return t.dtype && t.hasStaticShape(); }
 
-bool number(const ir::Type& t) { return t.kind == TypeKind::Float || t.kind == TypeKind::Int || t.kind == TypeKind::Bool; }
+bool isNumberType(const ir::Type& t) {
+  return t.kind == TypeKind::Float || t.kind == TypeKind::Int || t.kind == TypeKind::Bool;
+}
 
 }  // namespace
 
@@ -146,7 +148,7 @@ bool mayRaise(const ir::Node& n) {
     if (t.isTensor()) {
       if (!knownShapeTensor(t)) return true;
       tensor = true;
-    } else if (!number(t)) {
+    } else if (!isNumberType(t)) {
       return true;
     }
   }

@@ -117,12 +117,14 @@ bool elementwiseNode(const Node& n) {
          n.orderAfter().empty() && !n.token();
 }
 
-bool number(ir::TypeKind k) { return k == ir::TypeKind::Int || k == ir::TypeKind::Float || k == ir::TypeKind::Bool; }
+bool isNumberKind(ir::TypeKind k) {
+  return k == ir::TypeKind::Int || k == ir::TypeKind::Float || k == ir::TypeKind::Bool;
+}
 
 bool fusible(const Node& n) {
   if (!elementwiseNode(n) || !knownTensor(n.result(0)->type())) return false;
   for (const ir::Value* v : n.operands())
-    if (!knownTensor(v->type()) && !number(v->type().kind)) return false;
+    if (!knownTensor(v->type()) && !isNumberKind(v->type().kind)) return false;
   return true;
 }
 
@@ -153,8 +155,8 @@ bool untypedFusible(const Node& n) {
   bool mayBeTensor = false;
   for (const ir::Value* v : n.operands()) {
     ir::TypeKind k = v->type().kind;
-    if (k != ir::TypeKind::Any && k != ir::TypeKind::Tensor && !number(k)) return false;
-    mayBeTensor |= !number(k);
+    if (k != ir::TypeKind::Any && k != ir::TypeKind::Tensor && !isNumberKind(k)) return false;
+    mayBeTensor |= !isNumberKind(k);
   }
   return mayBeTensor;
 }
@@ -352,7 +354,7 @@ class Fuser {
             size_t a = find(groupAt[position.at(d)]);
             if (a != g) candidates.push_back(a);
           }
-          if (typed[g] ? !knownTensor(v->type()) : number(v->type().kind)) continue;
+          if (typed[g] ? !knownTensor(v->type()) : isNumberKind(v->type().kind)) continue;
           read.push_back(v);
           const std::vector<size_t>& r = readers[v];
           for (size_t k = r.size() > kReaders ? r.size() - kReaders : 0; k < r.size(); ++k) candidates.push_back(find(r[k]));

@@ -22,7 +22,7 @@ struct MatmulPlan {
   Shape result;    // the shape returned (1-D operands drop their dimension)
 };
 
-MatmulPlan plan(const Tensor& a0, const Tensor& b0, SourceLoc loc) {
+MatmulPlan matmulPlan(const Tensor& a0, const Tensor& b0, SourceLoc loc) {
   // The message is made only for an error: a small matmul costs less than
   // formatting two types.
   auto mismatch = [&] { fail(loc, "shape mismatch in matmul: " + typeString(a0) + " @ " + typeString(b0)); };
@@ -71,7 +71,7 @@ DType matmulType(const Tensor& a, const Tensor& b) {
 Tensor matmulReference(const Tensor& a0, const Tensor& b0, SourceLoc loc) {
   DType dt = matmulType(a0, b0);
   Device& device = commonDevice(a0, b0, "matmul", loc);
-  MatmulPlan p = plan(astype(a0, dt), astype(b0, dt), loc);
+  MatmulPlan p = matmulPlan(astype(a0, dt), astype(b0, dt), loc);
   Tensor out = Tensor::empty(dt, p.out, device);
   matmulLoop(p.a, p.b, out);
   return finish(out, p);
@@ -88,7 +88,7 @@ Tensor matmul(const Tensor& a0, const Tensor& b0, SourceLoc loc) {
   }
   DType dt = matmulType(a0, b0);
   Device& device = commonDevice(a0, b0, "matmul", loc);
-  MatmulPlan p = plan(astype(a0, dt), astype(b0, dt), loc);
+  MatmulPlan p = matmulPlan(astype(a0, dt), astype(b0, dt), loc);
   if (p.a.dim(p.a.ndim() - 1) == 0) return finish(fullLike(dt, p.out, 0.0, device), p);
   Tensor out = Tensor::empty(dt, p.out, device);
   if (out.numel() > 0) launch<ir::Op::MatMul>(device, dt, loc, p.a, p.b, out);

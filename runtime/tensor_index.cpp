@@ -25,7 +25,7 @@ struct AdvancedPlan {
   bool adjacent = true;
 };
 
-AdvancedPlan plan(const Tensor& t, const Value& index, SourceLoc loc) {
+AdvancedPlan advancedPlan(const Tensor& t, const Value& index, SourceLoc loc) {
   std::vector<Value> parts = index.is(Kind::Tuple) ? index.as<SeqObj>().items : std::vector<Value>{index};
   // Expand boolean masks into one integer array per masked axis.
   std::vector<Value> expanded;
@@ -189,7 +189,7 @@ bool gatherRows(const Tensor& t, const Value& index, SourceLoc loc, Tensor& out)
 
 Tensor advancedGetItem(const Tensor& t, const Value& index, SourceLoc loc) {
   if (Tensor out; gatherRows(t, index, loc, out)) return out;
-  AdvancedPlan pl = plan(t, index, loc);
+  AdvancedPlan pl = advancedPlan(t, index, loc);
   Shape shape;
   std::vector<int64_t> offsets;
   resolve(pl, shape, offsets);
@@ -201,7 +201,7 @@ Tensor advancedGetItem(const Tensor& t, const Value& index, SourceLoc loc) {
 
 Tensor advancedSetItem(const Tensor& t, const Value& index, const Tensor& value, SourceLoc loc) {
   Tensor copy = t.clone();
-  AdvancedPlan pl = plan(copy, index, loc);
+  AdvancedPlan pl = advancedPlan(copy, index, loc);
   Shape shape;
   std::vector<int64_t> offsets;
   resolve(pl, shape, offsets);

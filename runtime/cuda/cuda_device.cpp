@@ -279,8 +279,8 @@ Strided stridedOf(const Tensor& t, size_t rank) {
   return s;
 }
 
-const float* in(const Tensor& t) { return reinterpret_cast<const float*>(t.deviceBytes()); }
-float* out(Tensor& t) { return reinterpret_cast<float*>(t.deviceBytes()); }
+const float* floatsIn(const Tensor& t) { return reinterpret_cast<const float*>(t.deviceBytes()); }
+float* floatsOut(Tensor& t) { return reinterpret_cast<float*>(t.deviceBytes()); }
 
 Elem elemOf(DType d) { return static_cast<Elem>(static_cast<int>(d)); }
 
@@ -483,7 +483,8 @@ void gemm(const Tensor& a0, const Tensor& b0, int m, int k, int n, Tensor& c) {
     return;
   }
   const float one = 1.0f, zero = 0.0f;
-  check(Blas::get().sgemm(h, opB, opA, n, m, k, &one, in(b), ldb, in(a), lda, &zero, out(c), n), "cublasSgemm");
+  check(Blas::get().sgemm(h, opB, opA, n, m, k, &one, floatsIn(b), ldb, floatsIn(a), lda, &zero, floatsOut(c), n),
+        "cublasSgemm");
 }
 
 // The matrix of batch `i` (row-major over out's batch dimensions `batch`)
@@ -527,7 +528,8 @@ void linearKernel(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& 
   gemm(x, wt, static_cast<int>(x.dim(0)), static_cast<int>(x.dim(1)), static_cast<int>(w.dim(0)), o);
   if (!bias) return;
   Strided rows = stridedOf(o, 2), b = stridedOf(*bias, 2);  // bias: stride 0 down the rows
-  binary(Binary::Add, Elem::F32, out(o), rows, in(*bias), b, out(o), rows, o.numel(), CudaDevice::of(o).stream());
+  binary(Binary::Add, Elem::F32, floatsOut(o), rows, floatsIn(*bias), b, floatsOut(o), rows, o.numel(),
+         CudaDevice::of(o).stream());
 }
 
 const KernelTable& cudaKernels() {

@@ -70,7 +70,7 @@ class Dnn {
   std::string why_;
 };
 
-void check(cudnnStatus_t s, const char* what) {
+void checkDnn(cudnnStatus_t s, const char* what) {
   if (s != CUDNN_STATUS_SUCCESS)
     throw std::runtime_error(std::string(what) + " failed: " + Dnn::get().cudnnGetErrorString(s));
 }
@@ -83,8 +83,8 @@ struct DnnState final : KernelState {
   cudnnHandle_t of(const Tensor& t) {
     cudaStream_t stream = computeStream(t);
     std::call_once(made, [&] {
-      check(Dnn::get().cudnnCreate(&handle), "cudnnCreate");
-      check(Dnn::get().cudnnSetStream(handle, stream), "cudnnSetStream");
+      checkDnn(Dnn::get().cudnnCreate(&handle), "cudnnCreate");
+      checkDnn(Dnn::get().cudnnSetStream(handle, stream), "cudnnSetStream");
     });
     return handle;
   }
@@ -109,7 +109,7 @@ struct TensorDesc {
   // An NCHW tensor of t's shape and type; [N, C, ...] folds its trailing
   // axes into H (W = 1), [C] is [1, C, 1, 1].
   explicit TensorDesc(const Tensor& t) {
-    check(Dnn::get().cudnnCreateTensorDescriptor(&d), "cudnnCreateTensorDescriptor");
+    checkDnn(Dnn::get().cudnnCreateTensorDescriptor(&d), "cudnnCreateTensorDescriptor");
     int n = 1, c = 1, h = 1, w = 1;
     const Shape& s = t.shape();
     if (s.size() == 1) c = static_cast<int>(s[0]);
@@ -117,7 +117,7 @@ struct TensorDesc {
     if (s.size() == 4) h = static_cast<int>(s[2]), w = static_cast<int>(s[3]);
     if (s.size() == 3 || s.size() > 4)
       for (size_t i = 2; i < s.size(); ++i) h *= static_cast<int>(s[i]);
-    check(Dnn::get().cudnnSetTensor4dDescriptor(d, CUDNN_TENSOR_NCHW, dataType(t), n, c, h, w),
+    checkDnn(Dnn::get().cudnnSetTensor4dDescriptor(d, CUDNN_TENSOR_NCHW, dataType(t), n, c, h, w),
           "cudnnSetTensor4dDescriptor");
   }
   ~TensorDesc() { Dnn::get().cudnnDestroyTensorDescriptor(d); }
@@ -128,8 +128,8 @@ struct TensorDesc {
 
 struct FilterDesc {
   explicit FilterDesc(const Tensor& w) {
-    check(Dnn::get().cudnnCreateFilterDescriptor(&d), "cudnnCreateFilterDescriptor");
-    check(Dnn::get().cudnnSetFilter4dDescriptor(d, dataType(w), CUDNN_TENSOR_NCHW, static_cast<int>(w.dim(0)),
+    checkDnn(Dnn::get().cudnnCreateFilterDescriptor(&d), "cudnnCreateFilterDescriptor");
+    checkDnn(Dnn::get().cudnnSetFilter4dDescriptor(d, dataType(w), CUDNN_TENSOR_NCHW, static_cast<int>(w.dim(0)),
                                                 static_cast<int>(w.dim(1)), static_cast<int>(w.dim(2)),
                                                 static_cast<int>(w.dim(3))),
           "cudnnSetFilter4dDescriptor");
@@ -144,14 +144,14 @@ struct ConvDesc {
   // Computing in `type`, the data's.
   ConvDesc(const ConvParams& p, cudnnDataType_t type) {
     const Dnn& dnn = Dnn::get();
-    check(dnn.cudnnCreateConvolutionDescriptor(&d), "cudnnCreateConvolutionDescriptor");
-    check(dnn.cudnnSetConvolution2dDescriptor(d, static_cast<int>(p.padH), static_cast<int>(p.padW),
+    checkDnn(dnn.cudnnCreateConvolutionDescriptor(&d), "cudnnCreateConvolutionDescriptor");
+    checkDnn(dnn.cudnnSetConvolution2dDescriptor(d, static_cast<int>(p.padH), static_cast<int>(p.padW),
                                               static_cast<int>(p.strideH), static_cast<int>(p.strideW),
                                               static_cast<int>(p.dilH), static_cast<int>(p.dilW),
                                               CUDNN_CROSS_CORRELATION, type),
           "cudnnSetConvolution2dDescriptor");
-    check(dnn.cudnnSetConvolutionGroupCount(d, static_cast<int>(p.groups)), "cudnnSetConvolutionGroupCount");
-    check(dnn.cudnnSetConvolutionMathType(d, CUDNN_FMA_MATH), "cudnnSetConvolutionMathType");
+    checkDnn(dnn.cudnnSetConvolutionGroupCount(d, static_cast<int>(p.groups)), "cudnnSetConvolutionGroupCount");
+    checkDnn(dnn.cudnnSetConvolutionMathType(d, CUDNN_FMA_MATH), "cudnnSetConvolutionMathType");
   }
   ~ConvDesc() { Dnn::get().cudnnDestroyConvolutionDescriptor(d); }
   ConvDesc(const ConvDesc&) = delete;
@@ -162,8 +162,8 @@ struct ConvDesc {
 struct PoolDesc {
   PoolDesc(const PoolParams& p, bool isMax) {
     const Dnn& dnn = Dnn::get();
-    check(dnn.cudnnCreatePoolingDescriptor(&d), "cudnnCreatePoolingDescriptor");
-    check(dnn.cudnnSetPooling2dDescriptor(
+    checkDnn(dnn.cudnnCreatePoolingDescriptor(&d), "cudnnCreatePoolingDescriptor");
+    checkDnn(dnn.cudnnSetPooling2dDescriptor(
               d, isMax ? CUDNN_POOLING_MAX_DETERMINISTIC : CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING,
               CUDNN_PROPAGATE_NAN, static_cast<int>(p.kH), static_cast<int>(p.kW), static_cast<int>(p.padH),
               static_cast<int>(p.padW), static_cast<int>(p.strideH), static_cast<int>(p.strideW)),
@@ -188,15 +188,15 @@ template <class Perf, class Query, class Size, class Run>
 void convolve(const char* what, cudaStream_t stream, Query query, Size size, Run run) {
   std::vector<Perf> perf(kAlgorithms);
   int found = 0;
-  check(query(perf.data(), &found), what);
+  checkDnn(query(perf.data(), &found), what);
   int i = 0;
   while (i < found && perf[static_cast<size_t>(i)].status != CUDNN_STATUS_SUCCESS) ++i;
   if (i == found) throw std::runtime_error(std::string(what) + ": cuDNN has no algorithm for these shapes");
   auto algo = perf[static_cast<size_t>(i)].algo;
   size_t bytes = 0;
-  check(size(algo, &bytes), what);
+  checkDnn(size(algo, &bytes), what);
   Scratch ws(bytes, stream);
-  check(run(algo, ws), what);
+  checkDnn(run(algo, ws), what);
 }
 
 void conv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const ConvParams& p, Tensor& o) {
@@ -219,7 +219,7 @@ void conv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const ConvPara
       });
   if (bias) {
     TensorDesc bd(*bias);  // [OC] as [1, OC, 1, 1], broadcast over the rest
-    check(dnn.cudnnAddTensor(h, one(o), bd.d, in(*bias), one(o), od.d, out(o)), "cudnnAddTensor");
+    checkDnn(dnn.cudnnAddTensor(h, one(o), bd.d, in(*bias), one(o), od.d, out(o)), "cudnnAddTensor");
   }
 }
 
@@ -269,7 +269,7 @@ void pool2d(const Tensor& x, const PoolParams& p, Tensor& o) {
   cudnnHandle_t h = handleFor(o);
   TensorDesc xd(x), od(o);
   PoolDesc pd(p, IsMax);
-  check(dnn.cudnnPoolingForward(h, pd.d, one(o), xd.d, in(x), zero(o), od.d, out(o)), "cudnnPoolingForward");
+  checkDnn(dnn.cudnnPoolingForward(h, pd.d, one(o), xd.d, in(x), zero(o), od.d, out(o)), "cudnnPoolingForward");
 }
 
 // cuDNN's backward pass reads the forward's output too: made again here
@@ -281,8 +281,8 @@ void pool2dGrad(const Tensor& g, const Tensor& x, const PoolParams& p, bool isMa
   TensorDesc xd(x), gd(g), dxd(dx);
   PoolDesc pd(p, isMax);
   Scratch y(static_cast<size_t>(g.numel()) * dtypeSize(g.dtype()), stream);
-  check(dnn.cudnnPoolingForward(h, pd.d, one(dx), xd.d, in(x), zero(dx), gd.d, y.as<void>()), "cudnnPoolingForward");
-  check(dnn.cudnnPoolingBackward(h, pd.d, one(dx), gd.d, y.as<void>(), gd.d, in(g), xd.d, in(x), zero(dx), dxd.d,
+  checkDnn(dnn.cudnnPoolingForward(h, pd.d, one(dx), xd.d, in(x), zero(dx), gd.d, y.as<void>()), "cudnnPoolingForward");
+  checkDnn(dnn.cudnnPoolingBackward(h, pd.d, one(dx), gd.d, y.as<void>(), gd.d, in(g), xd.d, in(x), zero(dx), dxd.d,
                                  out(dx)),
         "cudnnPoolingBackward");
 }
@@ -298,7 +298,7 @@ void batchNorm(const Tensor& x, const Tensor& mean, const Tensor& var, const Ten
   Tensor ones = gamma ? *gamma : fullLike(mean.dtype(), mean.shape(), 1.0, o.device());
   Tensor zeros = beta ? *beta : Tensor::zeros(mean.dtype(), mean.shape(), o.device());
   TensorDesc xd(x), od(o), cd(mean);
-  check(dnn.cudnnBatchNormalizationForwardInference(h, CUDNN_BATCHNORM_SPATIAL, one(o), zero(o), xd.d, in(x), od.d,
+  checkDnn(dnn.cudnnBatchNormalizationForwardInference(h, CUDNN_BATCHNORM_SPATIAL, one(o), zero(o), xd.d, in(x), od.d,
                                                     out(o), cd.d, in(ones), in(zeros), in(mean), in(var), eps),
         "cudnnBatchNormalizationForwardInference");
 }

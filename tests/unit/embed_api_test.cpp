@@ -19,12 +19,12 @@
 
 namespace {
 
-struct Captured {
+struct Output {
   std::string out, err;
 };
 
 void capture(void* context, int stream, const char* text, size_t length) {
-  auto* c = static_cast<Captured*>(context);
+  auto* c = static_cast<Output*>(context);
   (stream == 1 ? c->out : c->err).append(text, length);
 }
 
@@ -52,7 +52,7 @@ class EmbedApi : public ::testing::TestWithParam<nn_mode> {
   }
 
   nn_state* state = nullptr;
-  Captured output;
+  Output output;
 };
 
 std::vector<float> floats(nn_value* t) {

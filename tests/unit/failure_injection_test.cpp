@@ -22,10 +22,11 @@
 #include <thread>
 
 #include "stdlib/state.h"
+#include "temp_dir.h"
 
 namespace {
 
-const char* kScript =
+const char* kInjectedScript =
     "x = ones(32, 16)\n"
     "def step(w, x):\n"
     "    h = relu(x @ w + 0.5)\n"
@@ -46,7 +47,7 @@ void injectEverywhere(nn::ExecMode mode) {
     options.mode = mode;
     nn::State state(options, out, err);
     state.interpreter().context().cpu().allocator().failAfter(n);
-    nn::Status s = state.runString(kScript, "inject.nn");
+    nn::Status s = state.runString(kInjectedScript, "inject.nn");
     state.interpreter().context().cpu().allocator().failAfter(-1);
     if (s.ok()) {
       completed = true;
@@ -74,17 +75,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string t = (fs::temp_directory_path() / "nn_inject_XXXXXX").string();
-    path = ::mkdtemp(t.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
+using nn::test::TempDir;
 
 // The file size limit for this process, lowered for one scope (the hard
 // limit is kept, so it can be raised back), with SIGXFSZ ignored so that a
@@ -110,7 +101,7 @@ struct FileSizeLimit {
 }  // namespace
 
 TEST(FailureInjection, ASaveFailingMidwayKeepsThePreviousFile) {
-  TempDir dir;
+  TempDir dir("nn_inject");
   std::string path = (dir.path / "model.npz").string();
   std::ostringstream out, err;
   nn::State state(nn::StateOptions{}, out, err);
@@ -237,7 +228,7 @@ TEST(FailureInjection, InterruptsAnywhereInNativeCode) { interruptEverywhere(nn:
 // The flag is set once the script has written a marker file just before
 // its sleep (compiling takes longer than any fixed delay under ASan).
 void interruptASleep(nn::ExecMode mode) {
-  TempDir dir;
+  TempDir dir("nn_inject");
   fs::path marker = dir.path / "sleeping.npy";
   std::string script =
       "import time\n"

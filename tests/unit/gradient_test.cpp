@@ -245,7 +245,7 @@ std::string program(const Case& c) {
   return p.str();
 }
 
-std::string run(const std::string& code, nn::ExecMode mode) {
+std::string runGradcheck(const std::string& code, nn::ExecMode mode) {
   std::ostringstream out, err;
   nn::StateOptions opts;
   opts.mode = mode;
@@ -260,8 +260,8 @@ TEST(Gradients, EveryRuleAgreesWithFiniteDifferences) {
   for (const Case& c : cases())
     for (nn::ExecMode mode : {nn::ExecMode::Eager, nn::ExecMode::Graph}) {
       std::string code = program(c);
-      EXPECT_EQ(run(code, mode), "ok\n") << c.op << ": " << c.expr << (mode == nn::ExecMode::Eager ? " (eager)" : " (graph)")
-                                         << "\n" << code;
+      EXPECT_EQ(runGradcheck(code, mode), "ok\n")
+          << c.op << ": " << c.expr << (mode == nn::ExecMode::Eager ? " (eager)" : " (graph)") << "\n" << code;
     }
 }
 

@@ -10,24 +10,14 @@
 #include "stdlib/check_eager.h"
 #include "stdlib/state.h"
 #include "support/float_repr.h"
+#include "run_in_state.h"
 #include "test_device.h"
 
 namespace {
 
-struct RunResult {
-  bool ok;
-  std::string out, err;
-};
+using nn::test::RunResult;
 
-RunResult run(const std::string& code) {
-  std::ostringstream out, err;
-  nn::StateOptions opts;
-  opts.mode = nn::ExecMode::Eager;
-  nn::State state(opts, out, err);
-  nn::Status st = state.runString(code, "t.nn");
-  if (!st.ok()) state.render(st.error(), err);
-  return {st.ok(), out.str(), err.str()};
-}
+RunResult run(const std::string& code) { return nn::test::runInState(code, nn::ExecMode::Eager); }
 
 TEST(FloatRepr, MatchesPython) {
   EXPECT_EQ(nn::floatRepr(0.1), "0.1");

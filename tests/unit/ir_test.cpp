@@ -7,9 +7,10 @@
 #include "ir/text.h"
 #include "passes/passes.h"
 
+// Inside nn::ir rather than under a using-directive, which would leak into
+// the files a unity build compiles after this one.
+namespace nn::ir {
 namespace {
-
-using namespace nn::ir;
 
 std::unique_ptr<Graph> parseText(nn::SourceManager& sm, const std::string& text) {
   return parse(sm, sm.add("t.ir", text));
@@ -222,8 +223,6 @@ TEST(Liveness, LastUsesRespectLoopsAndRepeatedOperands) {
   EXPECT_TRUE(body.nodes()[2]->kills().empty());
 }
 
-}  // namespace
-
 // Numbers too large for their field are parse errors, not exceptions
 // escaping the parser (fuzzing findings: tests/fuzz/regressions).
 TEST(Parser, RejectsNumbersTooLargeForTheirField) {
@@ -231,3 +230,6 @@ TEST(Parser, RejectsNumbersTooLargeForTheirField) {
   EXPECT_THROW(parseText(sm, "func @f(%x: f32[33333333333333333333]) {\n  return %x\n}\n"), nn::NnError);
   EXPECT_THROW(parseText(sm, "func @f(%x: any) loc(1:1-1:61111111111111111111) {\n  return %x\n}\n"), nn::NnError);
 }
+
+}  // namespace
+}  // namespace nn::ir

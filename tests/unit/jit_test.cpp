@@ -13,27 +13,14 @@
 #include "run_capture.h"
 #include "runtime/jit/object_cache.h"
 #include "stdlib/state.h"
+#include "temp_dir.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 using nn::rt::jit::ObjectCache;
 
-// A fresh directory under the system's temporary folder, removed after.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() /
-           ("nn-jit-test-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
+using nn::test::TempDir;
 
 const char* kChains =
     "def f(a, b):\n"
@@ -69,7 +56,7 @@ std::vector<fs::path> entries(const fs::path& dir) {
 }
 
 TEST(JitCache, StoresAndLoadsEntries) {
-  TempDir dir;
+  TempDir dir("nn-jit-test");
   ObjectCache cache(dir.path.string(), 1 << 20);
   EXPECT_FALSE(cache.load("abc123"));
   cache.store("abc123", std::string("object\0bytes", 12));
@@ -83,7 +70,7 @@ TEST(JitCache, StoresAndLoadsEntries) {
 }
 
 TEST(JitCache, DamagedEntriesReadAsAbsent) {
-  TempDir dir;
+  TempDir dir("nn-jit-test");
   ObjectCache cache(dir.path.string(), 1 << 20);
   const std::string payload(1000, 'k');
   fs::path file = dir.path / "feed.o";
@@ -111,7 +98,7 @@ TEST(JitCache, DamagedEntriesReadAsAbsent) {
 }
 
 TEST(JitCache, EvictsTheLeastRecentlyUsedBeyondItsBound) {
-  TempDir dir;
+  TempDir dir("nn-jit-test");
   ObjectCache cache(dir.path.string(), 10000);
   const std::string payload(1500, 'p');
   cache.store("a0", payload);
@@ -129,7 +116,7 @@ TEST(JitCache, EvictsTheLeastRecentlyUsedBeyondItsBound) {
 }
 
 TEST(JitCache, ALaterRunLoadsWhatAnEarlierCompiled) {
-  TempDir dir;
+  TempDir dir("nn-jit-test");
   ChainsRun first = runChains(dir.path);
   EXPECT_EQ(first.stats.kernels, 2u);
   EXPECT_EQ(first.stats.cached, 0u);
@@ -141,7 +128,7 @@ TEST(JitCache, ALaterRunLoadsWhatAnEarlierCompiled) {
 }
 
 TEST(JitCache, ACorruptEntryIsRebuiltAndTheRunIsUnchanged) {
-  TempDir dir;
+  TempDir dir("nn-jit-test");
   ChainsRun first = runChains(dir.path);
   std::vector<fs::path> files = entries(dir.path);
   ASSERT_EQ(files.size(), 2u);
@@ -161,7 +148,7 @@ TEST(JitCache, ACorruptEntryIsRebuiltAndTheRunIsUnchanged) {
 }
 
 TEST(JitCache, OffCompilesEveryTimeAndWritesNothing) {
-  TempDir dir;
+  TempDir dir("nn-jit-test");
   std::ostringstream out, err;
   nn::StateOptions opts;
   opts.jitCache = false;
@@ -174,7 +161,7 @@ TEST(JitCache, OffCompilesEveryTimeAndWritesNothing) {
 }
 
 TEST(JitCache, TwoProcessesShareOneDirectory) {
-  TempDir dir;
+  TempDir dir("nn-jit-test");
   fs::path script = dir.path / "chains.nn";
   {
     std::ofstream s(script);
@@ -206,7 +193,7 @@ TEST(JitCache, TwoProcessesShareOneDirectory) {
 // node after 1,000 runs or a million result elements, a loop after 1,000
 // iterations; until then they run on the executor, with the same results.
 TEST(JitTiering, NodesAndLoopsCompileOnceHot) {
-  TempDir dir;
+  TempDir dir("nn-jit-test");
   auto run = [&](int runs, int iterations, const char* shape) {
     std::ostringstream out, err;
     nn::StateOptions opts;
@@ -251,7 +238,7 @@ TEST(JitTiering, NodesAndLoopsCompileOnceHot) {
 // and seen by a function the loop calls, every global holds what Python
 // gives it.
 TEST(JitGlue, AModuleLoopStoresItsScalarGlobals) {
-  TempDir dir;
+  TempDir dir("nn-jit-test");
   std::ostringstream out, err;
   nn::StateOptions opts;
   opts.jitCacheDir = dir.path.string();

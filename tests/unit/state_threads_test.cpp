@@ -20,7 +20,7 @@ namespace {
 // Graph mode with the parallel schedule forced (independent nodes run on
 // the pool even where the default schedule would judge them too small), specialisation and recompilation, a seeded generator, constant
 // folding, allocation on the state's device, and an error caught inside.
-const char* kScript =
+const char* kThreadsScript =
     "def layer(x, w, b):\n"
     "    return relu(x @ w + b)\n"
     "def model(x, ws):\n"
@@ -46,7 +46,7 @@ const char* kScript =
     "    print(f'{float(branches(rand(64, 64), w)):.4f}')\n";
 
 std::string scriptWithSeed(int seed) {
-  std::string s = kScript;
+  std::string s = kThreadsScript;
   size_t at = s.find("SEED");
   return s.substr(0, at).append(std::to_string(seed)).append(s.substr(at + 4));
 }

@@ -10,23 +10,15 @@
 
 #include "stdlib/progress.h"
 #include "stdlib/state.h"
+#include "run_in_state.h"
 
 namespace {
 
-struct RunResult {
-  bool ok;
-  std::string out, err;
-};
+using nn::test::RunResult;
 
-RunResult run(const std::string& code, nn::ExecMode mode) {
-  std::ostringstream out, err;
-  nn::StateOptions opts;
-  opts.mode = mode;
-  opts.searchPath = {NN_LIB_SOURCE_DIR};
-  nn::State state(opts, out, err);
-  nn::Status st = state.runString(code, "t.nn");
-  if (!st.ok()) state.render(st.error(), err);
-  return {st.ok(), out.str(), err.str()};
+// With the library modules (import optim) where the source tree has them.
+RunResult runWithLibrary(const std::string& code, nn::ExecMode mode) {
+  return nn::test::runInState(code, mode, {NN_LIB_SOURCE_DIR});
 }
 
 size_t count(const std::string& s, const std::string& what) {
@@ -56,7 +48,7 @@ TEST(Progress, DrawsAsTheLoopTakesItemsAndOnceAtTheEnd) {
       "        break\n"
       "print(len(progress(range(7))))\n";
   for (nn::ExecMode mode : {nn::ExecMode::Eager, nn::ExecMode::Graph}) {
-    RunResult r = run(code, mode);
+    RunResult r = runWithLibrary(code, mode);
     ASSERT_TRUE(r.ok) << r.err;
     EXPECT_EQ(r.out, "6\n7\n");
     // Not a terminal: plain lines, no carriage returns.
@@ -74,7 +66,7 @@ TEST(Progress, DrawsAsTheLoopTakesItemsAndOnceAtTheEnd) {
 }
 
 TEST(Progress, BadArgumentsAreLocated) {
-  RunResult r = run("for i in progress(range(3), interval=-1):\n    pass\n", nn::ExecMode::Eager);
+  RunResult r = runWithLibrary("for i in progress(range(3), interval=-1):\n    pass\n", nn::ExecMode::Eager);
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.err.find("t.nn:1:10"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("interval must be a number of seconds >= 0"), std::string::npos) << r.err;
@@ -95,7 +87,7 @@ TEST(DataBatches, EveryRowOncePerEpochWithOrWithoutPrefetch) {
       "print(len(a), sorted(a) == list(range(103)), a == epoch(1, False), a == epoch(2, True))\n"
       "print(len(data.batches(x, y, 10, drop_last=True)), [len(b) for b in data.batches(y, None, 40, shuffle=False)])\n";
   for (nn::ExecMode mode : {nn::ExecMode::Eager, nn::ExecMode::Graph}) {
-    RunResult r = run(code, mode);
+    RunResult r = runWithLibrary(code, mode);
     ASSERT_TRUE(r.ok) << r.err;
     EXPECT_EQ(r.out, "103 True True False\n10 [40, 40, 23]\n");
   }
@@ -112,7 +104,7 @@ TEST(DataBatches, BadArgumentsAreLocated) {
       {"data.batches(zeros(4), None, 2, shuffle=1)", "shuffle must be True or False, not int"},
   };
   for (const Case& c : cases) {
-    RunResult r = run(std::string("import data\nb = ") + c.call + "\n", nn::ExecMode::Eager);
+    RunResult r = runWithLibrary(std::string("import data\nb = ") + c.call + "\n", nn::ExecMode::Eager);
     EXPECT_FALSE(r.ok) << c.call;
     EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("called from t.nn:2:5"), std::string::npos) << r.err;
@@ -129,7 +121,7 @@ TEST(SaveCsv, WritesAQuotedLogAndTables) {
                            "save_csv('" + table + "', tensor([[1, 2], [3, 4]]), header=['a', 'b'])\n"
                            "print(load_csv('" + table + "', skip_header=True).tolist())\n";
   for (nn::ExecMode mode : {nn::ExecMode::Eager, nn::ExecMode::Graph}) {
-    RunResult r = run(code, mode);
+    RunResult r = runWithLibrary(code, mode);
     ASSERT_TRUE(r.ok) << r.err;
     EXPECT_EQ(r.out, "[[1.0, 2.0], [3.0, 4.0]]\n");
     std::ifstream in(log);
@@ -137,7 +129,7 @@ TEST(SaveCsv, WritesAQuotedLogAndTables) {
     text << in.rdbuf();
     EXPECT_EQ(text.str(), "epoch,loss,note\n1,0.5,\"a,b\"\n2,0.25,\"say \"\"hi\"\"\"\n");
   }
-  RunResult r = run("save_csv('" + log + "', [{'a': 1}, {'b': 2}])\n", nn::ExecMode::Eager);
+  RunResult r = runWithLibrary("save_csv('" + log + "', [{'a': 1}, {'b': 2}])\n", nn::ExecMode::Eager);
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.err.find("row 1 has other keys than row 0"), std::string::npos) << r.err;
   std::filesystem::remove_all(dir);
