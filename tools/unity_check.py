@@ -24,10 +24,11 @@ import re
 import shlex
 import subprocess
 import sys
+import tempfile
 
 
 def targets(build_dir):
-    """{target: [(source, argv, directory)]} for the C++ files that a unity
+    """{target: [(source, argv, directory, object)]} for the C++ files that a unity
     build batches (files with flags of their own are compiled alone)."""
     with open(os.path.join(build_dir, "compile_commands.json")) as f:
         commands = json.load(f)
@@ -69,10 +70,10 @@ def syntax_check(target, files):
     for key, members in groups.items():
         if len(members) < 2:
             continue
-        unit = "/tmp/nn_unity_check_%d.cpp" % os.getpid()
-        with open(unit, "w") as f:
+        with tempfile.NamedTemporaryFile("w", suffix=".cpp", delete=False) as f:
             for source, _ in members:
                 f.write('#include "%s"\n' % source)
+            unit = f.name
         result = subprocess.run(list(key) + ["-fsyntax-only", unit], cwd=members[0][1],
                                 capture_output=True, text=True)
         os.unlink(unit)

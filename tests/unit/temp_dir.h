@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <system_error>
 
@@ -14,7 +15,8 @@ struct TempDir {
   std::filesystem::path path;
   explicit TempDir(const std::string& prefix = "nn-test") {
     std::string pattern = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
-    if (::mkdtemp(pattern.data())) path = pattern;
+    if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot make a temporary folder " + pattern);
+    path = pattern;
   }
   ~TempDir() {
     std::error_code ec;
