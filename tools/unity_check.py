@@ -125,12 +125,14 @@ def internal_names(obj, in_headers):
         anonymous = "(anonymous namespace)::" in name
         if kind not in "tTdDbBrR" or not (anonymous or kind in "tdbr"):
             continue
-        if name.startswith(FOREIGN) or " for " in name or "{lambda" in name or name.startswith(("_", ".")):
-            continue  # library internals, thunks and guards, lambdas (named after their enclosing function)
+        if " for " in name or "{lambda" in name or name.startswith(("_", ".")):
+            continue  # thunks and guards, lambdas (named after their enclosing function)
         base = base_name(name)
-        # Instances of library templates over a file's internal types are
-        # internal too; they only clash if those types do, which the syntax
-        # check sees.
+        # Library internals, and instances of library templates over a
+        # file's internal types (internal too; they only clash if those
+        # types do, which the syntax check sees). The base name, not the
+        # symbol, is tested: an instance's symbol starts with its return
+        # type ("std::string (anonymous namespace)::describe<int>(int)").
         if base.startswith(FOREIGN) or base.startswith("decltype") or not base:
             continue
         if not anonymous and base.split("::")[-1] in in_headers:

@@ -4,8 +4,6 @@
 // sharing one cache directory both run correctly.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 #include <sstream>
