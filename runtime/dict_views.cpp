@@ -52,6 +52,12 @@ class DictIterator final : public DictReader {
   bool quickAt(int64_t i, Value& out) override {
     const DictObj& d = dictOf();
     if (d.keyVersion != version_ || i < 0 || static_cast<size_t>(i) >= d.items.size()) return false;
+    // A value is assigned as it is, without a temporary (a comprehension
+    // over d.values() takes this per item).
+    if (part_ == DictPart::Values) {
+      out = d.items[static_cast<size_t>(i)].second;
+      return true;
+    }
     try {
       out = partOf(d, part_, static_cast<size_t>(i));  // a key's str may pass the memory limit
     } catch (...) {

@@ -444,7 +444,7 @@ void Interpreter::execCallMethod(const ir::Node& n, Frame& f, uint64_t dying) {
   auto arg = [&](size_t i) { return ir::Node::dies(dying, i) ? std::move(f[n.operand(i)]) : f[n.operand(i)]; };
   ScratchValues args;
   std::vector<Value> kwargs;
-  args->reserve(nargs + 1);
+  args.reserve(nargs + 1);
   const MethodsNamed::Method* method = methods ? &methods->of(f[n.operand(0)].kind()) : nullptr;
   BuiltinFn fn = method ? method->fn : nullptr;
   Value callee = fn ? Value() : attributeOf(f[n.operand(0)], name, n.loc());

@@ -75,7 +75,7 @@ void Interpreter::execCall(const ir::Node& n, Frame& f, uint64_t dying) {
     ScratchValues args;
     std::vector<Value> kwargs;
     // One more: a method call puts its receiver first.
-    args->reserve(nargs + 1);
+    args.reserve(nargs + 1);
     for (size_t i = 0; i < nargs; ++i) args->push_back(callArgument(n, f, dying, 1 + i));
     for (size_t i = 0; i < kwnames.size(); ++i) kwargs.push_back(callArgument(n, f, dying, 1 + nargs + i));
     f[n.result(0)] = callWith(callee, *args, kwnames, kwargs, n.loc());

@@ -136,8 +136,10 @@ struct GlueCalls {
       if (!list.is(Kind::List) || item.is(Kind::Undef) || CycleCollector::mayReachContainers(item)) return false;
       std::vector<Value>& items = list.as<SeqObj>().items;
       if (items.size() == items.capacity()) return false;
-      bool handOver = ir::Node::dies(n.dyingOperands(), 1) && n.operand(1) != n.operand(0);
-      items.push_back(handOver ? std::move(item) : item);
+      // Two calls rather than one of a conditional, which would make a
+      // temporary Value to move from.
+      if (ir::Node::dies(n.dyingOperands(), 1) && n.operand(1) != n.operand(0)) items.push_back(std::move(item));
+      else items.push_back(item);
       return true;
     });
   }

@@ -35,6 +35,12 @@ class ScratchValues {
   ScratchValues(const ScratchValues&) = delete;
   ScratchValues& operator=(const ScratchValues&) = delete;
 
+  // Room for n values; inline where the kept capacity suffices (nearly
+  // every call), which std::vector::reserve, out of line, is not.
+  void reserve(size_t n) {
+    if (v_->capacity() < n) [[unlikely]]
+      v_->reserve(n);
+  }
   std::vector<Value>& operator*() { return *v_; }
   std::vector<Value>* operator->() { return v_; }
 

@@ -395,6 +395,9 @@ Value bBool(CallContext& c, std::vector<Value>& args) {
 
 Value bStr(CallContext& c, std::vector<Value>& args) {
   checkArity(c, args, 0, 1);
+  // A str is its own str, as in Python: the same object, as strs never
+  // change (no copy of its text).
+  if (!args.empty() && args[0].is(Kind::Str)) return std::move(args[0]);
   return Value::str(args.empty() ? std::string() : str(args[0]));
 }
 
