@@ -51,8 +51,7 @@ TEST(ReplTerminal, TabIndentsAtTheStartOfALine) {
   readUntil(master, "... ");
   type(master, "\r");
   // Up to the next prompt: a Ctrl-D typed while the block still runs is
-  // read as a NUL once the terminal leaves line mode, and lost (as in
-  // CPython's REPL).
+  // lost, as it is in CPython's REPL.
   std::string out = readUntil(master, "42\r\n>>> ");
   EXPECT_NE(out.find("42\r\n>>> "), std::string::npos) << out;
   EXPECT_EQ(out.find("error"), std::string::npos) << out;
