@@ -10,6 +10,7 @@
 #include "NNLexer.h"
 #include "NNParser.h"
 #include "frontend/ast_builder.h"
+#include "support/utf8.h"
 
 namespace nn::frontend {
 namespace {
@@ -141,6 +142,17 @@ void checkNesting(uint32_t file, antlr4::CommonTokenStream& tokens, const Source
 
 namespace {
 
+// The lexer's message for a character no token starts with: a control
+// character (a NUL, an escape) is named by its code point, as CPython
+// does, since quoting it would print it raw.
+std::string invalidCharacter(const std::string& text) {
+  char32_t cp = text.empty() ? 0 : decodeUtf8(text, 0).cp;
+  if (cp >= 0x20 && (cp < 0x7F || cp >= 0xA0)) return "invalid character '" + text + "'";
+  char name[16];
+  std::snprintf(name, sizeof name, "U+%04X", static_cast<unsigned>(cp));
+  return std::string("invalid non-printable character ") + name;
+}
+
 // Lexes the whole file and throws on the first lexical error.
 void lexAll(uint32_t file, NNLexer& lexer, antlr4::CommonTokenStream& tokens) {
   lexer.removeErrorListeners();
@@ -150,7 +162,7 @@ void lexAll(uint32_t file, NNLexer& lexer, antlr4::CommonTokenStream& tokens) {
   for (antlr4::Token* t : tokens.getTokens()) {
     if (t->getType() == NNLexer::ERROR_CHAR) {
       best = tokenLoc(file, t);
-      message = "invalid character " + describe(t);
+      message = invalidCharacter(t->getText());
       break;
     }
     if (t->getType() == NNLexer::UNTERMINATED_STRING) {

@@ -1,7 +1,9 @@
 // Rendering of diagnostics with the source line and a caret underline.
 #include "support/diagnostics.h"
 
-#include <algorithm>
+#include <cstdint>
+
+#include "support/source_excerpt.h"
 
 namespace nn {
 
@@ -31,16 +33,13 @@ void renderDiagnostic(const SourceManager& sm, const Diagnostic& d, std::ostream
     std::string_view text = sm.line(d.loc.file, d.loc.line);
     os << pad << "--> " << formatLoc(sm, d.loc) << "\n";
     os << pad << " |\n";
-    os << lineNo << " | " << text << "\n";
+    // Columns count code points; a span over several lines is underlined
+    // to the end of its first.
     size_t start = d.loc.col > 0 ? d.loc.col - 1 : 0;
-    size_t end = d.loc.endLine == d.loc.line && d.loc.endCol > d.loc.col ? d.loc.endCol - 1
-                                                                          : text.size();
-    end = std::min(end, text.size());
-    if (end <= start) end = start + 1;
-    std::string under;
-    for (size_t i = 0; i < start; ++i) under += (i < text.size() && text[i] == '\t') ? '\t' : ' ';
-    under += std::string(end - start, '^');
-    os << pad << " | " << under << "\n";
+    size_t end = d.loc.endLine == d.loc.line && d.loc.endCol > d.loc.col ? d.loc.endCol - 1 : SIZE_MAX;
+    SourceExcerpt shown = sourceExcerpt(text, start, end);
+    os << lineNo << " | " << shown.line << "\n";
+    os << pad << " | " << shown.underline << "\n";
   }
   for (const auto& note : d.notes) {
     os << "  note: " << note.second;

@@ -87,6 +87,13 @@ TEST(Lexer, UnterminatedString) {
 
 TEST(Lexer, InvalidCharacter) { EXPECT_EQ(lexError("x = 1 $ 2\n"), "1:7: invalid character '$'"); }
 
+// A control character is named by its code point, not printed raw.
+TEST(Lexer, InvalidNonPrintableCharacter) {
+  EXPECT_EQ(lexError(std::string("x = 1\n\x01y = 2\n")), "2:1: invalid non-printable character U+0001");
+  EXPECT_EQ(lexError(std::string("x = \0\n", 6)), "1:5: invalid non-printable character U+0000");
+  EXPECT_EQ(lexError("x = 1 \x1b[0m\n"), "1:7: invalid non-printable character U+001B");
+}
+
 TEST(Lexer, Numbers) {
   EXPECT_EQ(kinds("1_000 0x1f 1.5 .5 1e-3 3."), "INT_NUMBER HEX_NUMBER FLOAT_NUMBER FLOAT_NUMBER FLOAT_NUMBER FLOAT_NUMBER NEWLINE EOF");
 }
