@@ -20,7 +20,7 @@ namespace {
 // starting this many columns before the carets.
 constexpr size_t kMaxColumns = 120;
 constexpr size_t kContextColumns = 40;
-const std::string kCut = "...";
+constexpr std::string_view kCut = "...";
 
 // wcwidth under C.UTF-8 for the object's lifetime (width 1 for every
 // character where the locale is missing).
@@ -49,7 +49,7 @@ class Widths {
 };
 
 struct Cell {
-  size_t byte, len, width;
+  size_t byte, width;
   bool tab;
 };
 
@@ -62,7 +62,7 @@ SourceExcerpt sourceExcerpt(std::string_view text, size_t start, size_t end) {
     Widths widths;
     for (size_t i = 0; i < line.size();) {
       CodePoint p = decodeUtf8(line, i);
-      cells.push_back({i, p.len, widths.of(p.cp), p.cp == '\t'});
+      cells.push_back({i, widths.of(p.cp), p.cp == '\t'});
       i += p.len;
     }
   }
@@ -84,7 +84,7 @@ SourceExcerpt sourceExcerpt(std::string_view text, size_t start, size_t end) {
   SourceExcerpt out;
   auto byteAt = [&](size_t i) { return i < n ? cells[i].byte : line.size(); };
   if (from > 0) {
-    out.line = kCut;
+    out.line = std::string(kCut);
     out.underline = std::string(kCut.size(), ' ');
   }
   out.line += line.substr(byteAt(from), byteAt(to) - byteAt(from));
