@@ -6,6 +6,7 @@
 #include <pty.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -31,6 +32,19 @@ std::string readUntil(int fd, const std::string& want) {
 
 void type(int fd, const std::string& s) { ASSERT_EQ(write(fd, s.data(), s.size()), static_cast<ssize_t>(s.size())); }
 
+// Waits (10 s at most) until the line editor has the terminal: the prompt
+// is written while the terminal is still in line mode, and a Ctrl-D typed
+// then is taken by the line mode and lost (as in CPython's REPL). The
+// master side reads the terminal's settings.
+bool lineEditorReading(int master) {
+  for (int i = 0; i < 1000; ++i) {
+    termios t{};
+    if (tcgetattr(master, &t) == 0 && !(t.c_lflag & ICANON)) return true;
+    usleep(10000);
+  }
+  return false;
+}
+
 }  // namespace
 
 TEST(ReplTerminal, TabIndentsAtTheStartOfALine) {
@@ -50,11 +64,10 @@ TEST(ReplTerminal, TabIndentsAtTheStartOfALine) {
   type(master, "\tprint(40 + 2)\r");
   readUntil(master, "... ");
   type(master, "\r");
-  // Up to the next prompt: a Ctrl-D typed while the block still runs is
-  // lost, as it is in CPython's REPL.
   std::string out = readUntil(master, "42\r\n>>> ");
   EXPECT_NE(out.find("42\r\n>>> "), std::string::npos) << out;
   EXPECT_EQ(out.find("error"), std::string::npos) << out;
+  EXPECT_TRUE(lineEditorReading(master));
   type(master, "\x04");  // Ctrl-D leaves
   int status = 0;
   bool exited = false;
