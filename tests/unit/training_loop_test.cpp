@@ -11,6 +11,7 @@
 #include "stdlib/progress.h"
 #include "stdlib/state.h"
 #include "run_in_state.h"
+#include "temp_dir.h"
 
 namespace {
 
@@ -112,8 +113,8 @@ TEST(DataBatches, BadArgumentsAreLocated) {
 }
 
 TEST(SaveCsv, WritesAQuotedLogAndTables) {
-  std::filesystem::path dir = std::filesystem::temp_directory_path() / "nn_save_csv_test";
-  std::filesystem::create_directories(dir);
+  nn::test::TempDir tmp("nn-save-csv");
+  const std::filesystem::path& dir = tmp.path;
   std::string log = (dir / "log.csv").string(), table = (dir / "table.csv").string();
   const std::string code = "rows = [{'epoch': 1, 'loss': tensor(0.5), 'note': 'a,b'}]\n"
                            "rows.append({'epoch': 2, 'loss': 0.25, 'note': 'say \"hi\"'})\n"
@@ -132,7 +133,6 @@ TEST(SaveCsv, WritesAQuotedLogAndTables) {
   RunResult r = runWithLibrary("save_csv('" + log + "', [{'a': 1}, {'b': 2}])\n", nn::ExecMode::Eager);
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.err.find("row 1 has other keys than row 0"), std::string::npos) << r.err;
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
