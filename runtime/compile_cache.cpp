@@ -193,7 +193,9 @@ std::string builtinHeld(const Value& g, Host& host) {
 // global holds a plain function, of that module or imported into it (its
 // load becomes the make_closure of that function's copy, its constant
 // defaults the closure's operands) or a builtin (`_sqrt = sqrt`: its
-// load becomes the builtin), each only called; every such global is bound
+// load becomes the builtin) or an imported module whose plain functions it
+// calls (`nn.conv_block(p, x)`: the attribute becomes the make_closure of
+// that function's copy), each only called; every such global is bound
 // (the version is recompiled if it is rebound); one that a function of
 // the module stores is not. A function that stores a global, imports,
 // makes a closure, calls itself or reads any other global is not copied.
@@ -230,13 +232,62 @@ class ImportedCopies {
 
  private:
   // A global the copy binds -> (the function's copy, the function), or
-  // ("", the builtin's name).
+  // ("", the builtin's name), or for an imported module the copies of its
+  // functions that the copy calls (attribute -> (copy, function)).
   struct BoundGlobal {
     std::string func;
     const FunctionObj* function = nullptr;
     std::string builtin;
+    std::unordered_map<std::string, std::pair<std::string, const FunctionObj*>> attrs;
   };
   using Bound = std::unordered_map<std::string, BoundGlobal>;
+
+  // `load_global mod` of an imported module whose every use reads a plain
+  // function of it that is only called (`nn.conv_block(p, x)`, also as a
+  // fused call_method): each such function is copied and bound, and the
+  // module global and the function's own global are read.
+  bool moduleFunctions(const ir::Node& load, const ir::Block& body, ModuleInstance& from, Bound& bound,
+                       std::vector<Read>& own) {
+    const std::string& name = load.strAttr("name");
+    const Value* g = from.findGlobal(name);
+    ModuleInstance* imported = g->as<ModuleObj>().module;
+    if (!imported || imported == &from || from.entry(name).storedByFunction()) return false;
+    std::vector<const ir::Node*> uses;
+    if (!attrUses(load.result(0), body, body, uses)) return false;
+    BoundGlobal& b = bound[name];
+    bool first = b.attrs.empty();
+    for (const ir::Node* use : uses) {
+      const std::string& attr = use->strAttr("name");
+      if (b.attrs.count(attr)) continue;
+      const Value* fv = imported->findGlobal(attr);
+      const FunctionObj* target = plainFunction(fv, *imported);
+      if (!target || imported->entry(attr).storedByFunction()) return false;
+      std::string q = copy(*target);
+      if (q.empty()) return false;
+      b.attrs[attr] = {q, target};
+      own.push_back({imported->name() + "." + attr, fv->ptr(), &imported->entry(attr), fv->weak()});
+    }
+    if (first) own.push_back({from.name() + "." + name, g->ptr(), &from.entry(name), g->weak()});
+    return true;
+  }
+
+  // Every use of `v` in `b` is a getattr whose result is only called, or a
+  // call_method on it; those are appended to `uses`.
+  static bool attrUses(const ir::Value* v, const ir::Block& b, const ir::Block& body,
+                       std::vector<const ir::Node*>& uses) {
+    for (const auto& n : b.nodes()) {
+      for (size_t i = 0; i < n->operands().size(); ++i) {
+        if (n->operand(i) != v) continue;
+        bool attr = i == 0 && ((n->op() == ir::Op::GetAttr && onlyCalled(n->result(0), body)) ||
+                               n->op() == ir::Op::CallMethod);
+        if (!attr) return false;
+        uses.push_back(n.get());
+      }
+      for (size_t k = 0; k < n->numBlocks(); ++k)
+        if (!attrUses(v, *n->block(k), body, uses)) return false;
+    }
+    return true;
+  }
 
   bool collect(const ir::Block& b, const ir::Block& body, ModuleInstance& from, Bound& bound, std::vector<Read>& own) {
     for (const auto& n : b.nodes()) {
@@ -247,8 +298,12 @@ class ImportedCopies {
         case ir::Op::Import: return false;
         case ir::Op::LoadGlobal: {
           const std::string& name = n->strAttr("name");
-          if (bound.count(name)) break;
           const Value* g = from.findGlobal(name);
+          if (g && g->is(Kind::Module)) {
+            if (!moduleFunctions(*n, body, from, bound, own)) return false;
+            break;
+          }
+          if (bound.count(name)) break;
           if (!g || !onlyCalled(n->result(0), body) || from.entry(name).storedByFunction()) return false;
           // A function of this module or one imported from another
           // (`from operator import index as _index`), read in its own.
@@ -256,9 +311,9 @@ class ImportedCopies {
           if (const FunctionObj* callee = held && held->module ? plainFunction(g, *held->module) : nullptr) {
             std::string q = copy(*callee);
             if (q.empty()) return false;
-            bound[name] = {q, callee, ""};
+            bound[name] = {q, callee, "", {}};
           } else if (std::string builtin = builtinHeld(*g, host_); !builtin.empty()) {
-            bound[name] = {"", nullptr, builtin};
+            bound[name] = {"", nullptr, builtin, {}};
           } else {
             return false;
           }
@@ -278,6 +333,19 @@ class ImportedCopies {
     collectGlobalLoads(b, loads);
     for (ir::Node* n : loads) {
       const BoundGlobal& g = bound.at(n->strAttr("name"));
+      if (!g.attrs.empty()) {
+        std::vector<ir::Node*> methodCalls, attrs;
+        collectMethodCalls(b, n->result(0), methodCalls);
+        for (ir::Node* cm : methodCalls) splitMethodCall(cm);
+        collectAttrReads(b, n->result(0), attrs);
+        for (ir::Node* get : attrs) {
+          const auto& [func, function] = g.attrs.at(get->strAttr("name"));
+          becomeClosure(get, func, *function);
+        }
+        auto& nodes = n->parent()->mutableNodes();
+        nodes.erase(std::find_if(nodes.begin(), nodes.end(), [&](const auto& owned) { return owned.get() == n; }));
+        continue;
+      }
       if (g.function) {
         becomeClosure(n, g.func, *g.function);
         continue;
