@@ -15,6 +15,9 @@
 // same block, nothing else reading it before the last append) becomes one
 // `make_list` of all its items, placed at the last append.
 //
+// Then `sum(c)` of such a container whose items are typed numbers or
+// tensors becomes its adds (see expandSums), which type inference types.
+//
 // Never forwarded: a list or dict in a function that may mutate one (a
 // setitem, a list_append, a call_method of a mutating method such as
 // append, or a call of anything but a builtin or a tensor method, which
@@ -161,6 +164,66 @@ void collapseAppends(ir::Block& b) {
   nodes = std::move(out);
 }
 
+// `sum(c)` of a make_list or make_tuple `c` whose items are typed
+// numbers or tensors becomes the adds the builtin would run, `0 + c[0] +
+// c[1] ...` left to right, each located at the call (a start argument, a
+// keyword or an item of another or unknown type keeps the call: a str
+// start raises, and an item's add could otherwise fail at compile time
+// where the call failed as it ran). Nodes are rebuilt in one walk per
+// block; the last add takes over the call's result.
+bool expandSums(ir::Block& b, bool listsStay) {
+  bool changed = false;
+  std::vector<std::unique_ptr<Node>> old = std::move(b.mutableNodes());
+  b.mutableNodes().clear();
+  for (std::unique_ptr<Node>& owned : old) {
+    Node& n = *owned;
+    for (size_t k = 0; k < n.numBlocks(); ++k) changed |= expandSums(*n.block(k), listsStay);
+    const Node* c = n.op() == Op::Call && ir::calledFunction(n) == ir::Builtin::Sum && n.operands().size() == 2 &&
+                            n.strListAttr("kw").empty()
+                        ? n.operand(1)->def()
+                        : nullptr;
+    bool built = c && (c->op() == Op::MakeTuple || (c->op() == Op::MakeList && !listsStay));
+    for (size_t i = 0; built && i < c->operands().size(); ++i) {
+      ir::TypeKind k = c->operand(i)->type().kind;
+      built = k == ir::TypeKind::Int || k == ir::TypeKind::Float || k == ir::TypeKind::Bool ||
+              k == ir::TypeKind::Tensor;
+    }
+    if (!built) {
+      b.append(std::move(owned));
+      continue;
+    }
+    auto zero = std::make_unique<Node>(Op::Const, n.loc());
+    zero->setInlinedAt(n.inlinedAt());
+    zero->setAttr("value", int64_t{0});
+    if (c->operands().empty()) {  // sum([]) is 0
+      zero->adoptResults(n);
+      zero->result(0)->setType(ir::TypeKind::Int);
+      b.append(std::move(zero));
+      changed = true;
+      continue;
+    }
+    Value* sum = zero->addResult(ir::TypeKind::Int);
+    b.append(std::move(zero));
+    sum->setOwner(&b);
+    for (size_t i = 0; i < c->operands().size(); ++i) {
+      auto add = std::make_unique<Node>(Op::Add, n.loc());
+      add->setInlinedAt(n.inlinedAt());
+      add->addOperand(sum);
+      add->addOperand(c->operand(i));
+      if (i + 1 == c->operands().size()) {
+        add->adoptResults(n);  // its uses stay
+        b.append(std::move(add));
+        break;
+      }
+      sum = add->addResult(ir::Type::any());
+      b.append(std::move(add));
+      sum->setOwner(&b);
+    }
+    changed = true;
+  }
+  return changed;
+}
+
 class Forwarder {
  public:
   explicit Forwarder(bool listsStay) : listsStay_(listsStay) {}
@@ -246,7 +309,9 @@ bool forwardElements(ir::Graph& g, PassContext&) {
     size_t before = countAppends(*f.body());
     collapseAppends(*f.body());
     bool collapsed = countAppends(*f.body()) != before;
-    return Forwarder(mayMutate(*f.body())).block(*f.body()) || collapsed;
+    bool listsStay = mayMutate(*f.body());
+    bool forwarded = Forwarder(listsStay).block(*f.body());
+    return expandSums(*f.body(), listsStay) || forwarded || collapsed;
   });
 }
 

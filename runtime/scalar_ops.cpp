@@ -402,7 +402,21 @@ Value getItem(const Value& c, const Value& index, SourceLoc loc) {
     case Kind::Range: {
       const auto& r = c.as<RangeObj>();
       if (index.isIntLike()) return Value::integer(r.at(normalizeIndex(index.asInt(), r.length(), "range object", loc)));
-      fail(loc, std::string("range indices must be integers, not ") + typeName(index));
+      if (index.is(Kind::Slice)) {
+        // A range again, as Python's: the items at the slice's indices.
+        int64_t start, stop, step;
+        sliceIndices(index.as<SliceObj>(), r.length(), start, stop, step, loc);
+        __int128 first = __int128(r.start) + __int128(start) * r.step, last = __int128(r.start) + __int128(stop) * r.step,
+                 by = __int128(r.step) * step;
+        auto fits = [](__int128 x) { return x >= INT64_MIN && x <= INT64_MAX; };
+        if (!fits(first) || !fits(last) || !fits(by)) fail(loc, "range slice: bounds do not fit in int64");
+        auto out = std::make_shared<RangeObj>();
+        out->start = static_cast<int64_t>(first);
+        out->stop = static_cast<int64_t>(last);
+        out->step = static_cast<int64_t>(by);
+        return Value::object(Kind::Range, std::move(out));
+      }
+      fail(loc, std::string("range indices must be integers or slices, not ") + typeName(index));
     }
     default: fail(loc, std::string("'") + typeName(c) + "' object is not subscriptable");
   }
