@@ -106,7 +106,8 @@ struct Sequence {
         return item;
       case Form::Range: {
         int64_t value;  // always an int64 inside the range, but checked
-        if (__builtin_mul_overflow(k, step, &value) || __builtin_add_overflow(start, value, &value)) return std::nullopt;
+        if (__builtin_mul_overflow(k, step, &value) || __builtin_add_overflow(start, value, &value))
+          return std::nullopt;
         item.integer = value;
         return item;
       }
@@ -164,8 +165,9 @@ class Unroller {
   void collectListWriters(const ir::Block& b) {
     for (const auto& n : b.nodes()) {
       for (size_t i = 0; i < n->operands().size(); ++i) {
+        bool view = (n->op() == Op::GetAttr || n->op() == Op::CallMethod) && i == 0 && dictView(*n);
         bool read = n->op() == Op::Iter || n->op() == Op::Unpack || (n->op() == Op::GetItem && i == 0) ||
-                    (n->op() == Op::In && i == 1) || ((n->op() == Op::GetAttr || n->op() == Op::CallMethod) && i == 0 && dictView(*n));
+                    (n->op() == Op::In && i == 1) || view;
         if (i >= 1 && (calls(*n, ir::Builtin::Len) || calls(*n, ir::Builtin::Enumerate) ||
                        calls(*n, ir::Builtin::Zip) || calls(*n, ir::Builtin::Reversed)))
           read = true;

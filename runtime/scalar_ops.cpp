@@ -406,8 +406,8 @@ Value getItem(const Value& c, const Value& index, SourceLoc loc) {
         // A range again, as Python's: the items at the slice's indices.
         int64_t start, stop, step;
         sliceIndices(index.as<SliceObj>(), r.length(), start, stop, step, loc);
-        __int128 first = __int128(r.start) + __int128(start) * r.step, last = __int128(r.start) + __int128(stop) * r.step,
-                 by = __int128(r.step) * step;
+        __int128 first = __int128(r.start) + __int128(start) * r.step;
+        __int128 last = __int128(r.start) + __int128(stop) * r.step, by = __int128(r.step) * step;
         auto fits = [](__int128 x) { return x >= INT64_MIN && x <= INT64_MAX; };
         if (!fits(first) || !fits(last) || !fits(by)) fail(loc, "range slice: bounds do not fit in int64");
         auto out = std::make_shared<RangeObj>();

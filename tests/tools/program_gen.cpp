@@ -213,7 +213,7 @@ class Gen {
   }
 
   void statement(int depth, bool inLoop) {
-    int kind = depth > 3 ? 0 : pick(18);
+    int kind = depth > 3 ? 0 : pick(19);
     switch (kind) {
       case 1: {
         out_ << indent(depth - 1) << "if " << expr(T::Bool, 0) << ":\n";
@@ -366,6 +366,43 @@ class Gen {
         out_ << indent(depth) << "s = str(err" << n << ")[:12]\n";
         out_ << indent(depth - 1) << "b = (b + len(" << d << ") + sum(" << d << ".values())) % 1000\n";
         out_ << indent(depth - 1) << "s = str(" << d << (chance(50) ? ".items()" : ".keys()") << ")[-12:]\n";
+        return;
+      }
+      case 18: {
+        // A function looping over a list or dict it builds and never
+        // changes, through enumerate, zip, reversed, slices and dict views
+        // (graph mode unrolls such loops, reading each item directly), and
+        // sum() of lists; called at once with a and b.
+        std::string n = std::to_string(counter_++), w = "u" + n, d = "du" + n, e = "e" + n, f = "f" + n;
+        std::string in = indent(depth - 1), body = indent(depth), loop = indent(depth + 1);
+        out_ << in << "def walk" << n << "(a, b):\n";
+        out_ << body << w << " = [a % 7, b % 5, (" << expr(T::Int, 1) << ") % 9]\n";
+        out_ << body << d << " = {\"p\": a % 3, \"q\": b % 4, \"r\": 2}\n";
+        std::string update = "a = (a + " + e + " * " + f + ") % 1000";
+        switch (pick(5)) {
+          case 0:
+            out_ << body << "for " << f << ", " << e << " in enumerate(" << w << "[::-1], start=" << pick(3) << "):\n";
+            break;
+          case 1:
+            out_ << body << "for " << e << ", " << f << " in zip(" << w << "[1:], reversed(" << w << ")):\n";
+            break;
+          case 2:
+            out_ << body << "for " << e << ", " << f << " in " << d << ".items():\n";
+            update = "a = (a + len(" + e + ") * " + f + ") % 1000";
+            break;
+          case 3:
+            out_ << body << "for " << e << " in reversed(" << d << "):\n";
+            update = "a = (a + " + d + "[" + e + "]) % 1000";
+            break;
+          default:
+            out_ << body << "for " << e << " in " << w << "[" << pick(4) - 2 << ":]:\n";
+            update = "a = (a + " + e + " * " + std::to_string(pick(5)) + ") % 1000";
+            break;
+        }
+        out_ << loop << update << "\n";
+        out_ << body << "return a, (b + sum([q * 2 for q in " << w << "[:2]]) + sum((a % 3, " << w
+             << "[-1]))) % 1000\n";
+        out_ << in << "a, b = walk" << n << "(a, b)\n";
         return;
       }
       default: break;
