@@ -135,18 +135,34 @@ static void replaceNode(ir::Node* n, std::unique_ptr<ir::Node> node) {
   }
 }
 
+// The name of the builtin g holds, when it is the one a `builtin` node of
+// that name makes (not a host application's function), else empty.
+static std::string builtinHeld(const Value& g, Host& host) {
+  if (!g.is(Kind::Builtin)) return "";
+  const BuiltinObj& b = g.as<BuiltinObj>();
+  try {
+    Value same = host.builtin(b.name, {});
+    if (same.is(Kind::Builtin) && same.as<BuiltinObj>().fn == b.fn) return b.name;
+  } catch (const NnError&) {
+  }
+  return "";
+}
+
 // Replaces the node `n` of its block by `make_closure {func, name}` of the
-// same results, f's defaults its operands: `const` nodes made before it.
-static void becomeClosure(ir::Node* n, const std::string& func, const FunctionObj& f) {
+// same results, f's defaults its operands: `const` nodes (or `builtin`
+// nodes, for a default that is a builtin) made before it.
+static void becomeClosure(ir::Node* n, const std::string& func, const FunctionObj& f, Host& host) {
   ir::Block& b = *n->parent();
   auto mk = std::make_unique<ir::Node>(ir::Op::MakeClosure, n->loc());
   auto& nodes = b.mutableNodes();
   auto at = std::find_if(nodes.begin(), nodes.end(), [&](const auto& owned) { return owned.get() == n; });
   for (const Value& d : f.defaults) {
-    auto c = std::make_unique<ir::Node>(ir::Op::Const, n->loc());
+    std::optional<ir::Attr> literal = literalAttr(d);
+    auto c = std::make_unique<ir::Node>(literal ? ir::Op::Const : ir::Op::Builtin, n->loc());
     c->setParent(&b);
     c->setInlinedAt(n->inlinedAt());
-    c->setAttr("value", *literalAttr(d));
+    if (literal) c->setAttr("value", *literal);
+    else c->setAttr("name", builtinHeld(d, host));
     c->addResult(ir::Type::any())->setType(ir::resultType(*c, 0));
     mk->addOperand(c->result(0));
     at = nodes.insert(at, std::move(c)) + 1;
@@ -158,33 +174,21 @@ static void becomeClosure(ir::Node* n, const std::string& func, const FunctionOb
 }
 
 // A global holding a plain function (no captures, defaults that are
-// constants, no keyword-only defaults, not @eager) of `module`'s own
-// graphs.
-static const FunctionObj* plainFunction(const Value* g, const ModuleInstance& module) {
+// constants or builtins, no keyword-only defaults, not @eager) of
+// `module`'s own graphs.
+static const FunctionObj* plainFunction(const Value* g, const ModuleInstance& module, Host& host) {
   if (!g || !g->is(Kind::Function)) return nullptr;
   const FunctionObj& f = g->as<FunctionObj>();
   if (!f.captures.empty() || !f.kwDefaults.empty() || f.module != &module || f.forceEager) return nullptr;
-  // A default that is a literal is immutable: an inlined call sees what
-  // the function holds for as long as the binding is current.
+  // A default that is a literal or a builtin (`act=relu`) is immutable: an
+  // inlined call sees what the function holds for as long as the binding
+  // is current.
   for (const Value& d : f.defaults)
-    if (!literalAttr(d)) return nullptr;
+    if (!literalAttr(d) && builtinHeld(d, host).empty()) return nullptr;
   return &f;
 }
 
 namespace {
-
-// The name of the builtin g holds, when it is the one a `builtin` node of
-// that name makes (not a host application's function), else empty.
-std::string builtinHeld(const Value& g, Host& host) {
-  if (!g.is(Kind::Builtin)) return "";
-  const BuiltinObj& b = g.as<BuiltinObj>();
-  try {
-    Value same = host.builtin(b.name, {});
-    if (same.is(Kind::Builtin) && same.as<BuiltinObj>().fn == b.fn) return b.name;
-  } catch (const NnError&) {
-  }
-  return "";
-}
 
 // Copies of an imported module's functions (and of the compiled function's
 // own module's) in a version's graph, so that the inliner can inline them
@@ -260,7 +264,7 @@ class ImportedCopies {
       const std::string& attr = use->strAttr("name");
       if (b.attrs.count(attr)) continue;
       const Value* fv = imported->findGlobal(attr);
-      const FunctionObj* target = plainFunction(fv, *imported);
+      const FunctionObj* target = plainFunction(fv, *imported, host_);
       if (!target || imported->entry(attr).storedByFunction()) return false;
       std::string q = copy(*target);
       if (q.empty()) return false;
@@ -308,7 +312,7 @@ class ImportedCopies {
           // A function of this module or one imported from another
           // (`from operator import index as _index`), read in its own.
           const FunctionObj* held = g && g->is(Kind::Function) ? &g->as<FunctionObj>() : nullptr;
-          if (const FunctionObj* callee = held && held->module ? plainFunction(g, *held->module) : nullptr) {
+          if (const FunctionObj* callee = held && held->module ? plainFunction(g, *held->module, host_) : nullptr) {
             std::string q = copy(*callee);
             if (q.empty()) return false;
             bound[name] = {q, callee, "", {}};
@@ -328,7 +332,7 @@ class ImportedCopies {
     return true;
   }
 
-  static void bindLoads(ir::Block& b, const Bound& bound) {
+  void bindLoads(ir::Block& b, const Bound& bound) {
     std::vector<ir::Node*> loads;
     collectGlobalLoads(b, loads);
     for (ir::Node* n : loads) {
@@ -340,14 +344,14 @@ class ImportedCopies {
         collectAttrReads(b, n->result(0), attrs);
         for (ir::Node* get : attrs) {
           const auto& [func, function] = g.attrs.at(get->strAttr("name"));
-          becomeClosure(get, func, *function);
+          becomeClosure(get, func, *function, host_);
         }
         auto& nodes = n->parent()->mutableNodes();
         nodes.erase(std::find_if(nodes.begin(), nodes.end(), [&](const auto& owned) { return owned.get() == n; }));
         continue;
       }
       if (g.function) {
-        becomeClosure(n, g.func, *g.function);
+        becomeClosure(n, g.func, *g.function, host_);
         continue;
       }
       auto builtin = std::make_unique<ir::Node>(ir::Op::Builtin, n->loc());
@@ -391,11 +395,11 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
       std::string attr = get->strAttr("name");
       if (imported->entry(attr).storedByFunction()) continue;
       const Value* fv = imported->findGlobal(attr);
-      const FunctionObj* target = plainFunction(fv, *imported);
+      const FunctionObj* target = plainFunction(fv, *imported, host_);
       if (!target || target->fn == &original || !onlyCalled(get->result(0), *copy.body())) continue;
       std::string qualified = imports.copy(*target);
       if (qualified.empty()) continue;
-      becomeClosure(get, qualified, *target);
+      becomeClosure(get, qualified, *target, host_);
       bound.push_back({n->strAttr("name"), fv->ptr(), attr, nullptr, false, fv->weak()});
     }
     // Read only for those functions: the bindings hold it bound to the
@@ -411,7 +415,7 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
     // Plain functions of this module's graph: load_global NAME becomes
     // make_closure {func, name} of the same function (or of its copy, or
     // the running function for the one being compiled).
-    if (const FunctionObj* target = plainFunction(g, module)) {
+    if (const FunctionObj* target = plainFunction(g, module, host_)) {
       if (target->fn->graph() != original.graph()) continue;
       // The function itself (recursion): the running function, which the
       // global holds while the binding is current (the caller's value may
@@ -428,7 +432,7 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
       // Its defaults would be inlined with the globals it reads unbound:
       // the call runs its own version, which binds them.
       if (copied.empty() && !target->defaults.empty()) continue;
-      becomeClosure(n, copied.empty() ? target->fn->name() : copied, *target);
+      becomeClosure(n, copied.empty() ? target->fn->name() : copied, *target, host_);
       bound.push_back({name, g->ptr(), "", &module.entry(name), false, g->weak()});
       continue;
     }
@@ -445,11 +449,11 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
     // One imported by `from mod import f`: copied in as above.
     const FunctionObj* imported = g && g->is(Kind::Function) ? &g->as<FunctionObj>() : nullptr;
     if (!imported || !imported->module || imported->module == &module ||
-        plainFunction(g, *imported->module) != imported)
+        plainFunction(g, *imported->module, host_) != imported)
       continue;
     std::string qualified = imports.copy(*imported);
     if (qualified.empty()) continue;
-    becomeClosure(n, qualified, *imported);
+    becomeClosure(n, qualified, *imported, host_);
     bound.push_back({name, g->ptr(), "", &module.entry(name), false, g->weak()});
   }
   for (const ImportedCopies::Read& r : imports.reads) bound.push_back({r.name, r.value, "", r.entry, true, r.alive});
