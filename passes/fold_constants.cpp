@@ -12,7 +12,8 @@
 // Shape facts fold too: `x.ndim` and `x.shape[k]` (k a constant) become
 // constants when x's type knows them, so shape arithmetic in a specialised
 // function is typed (an int, not any) and folds further; so does `type(x)`
-// (a type check of an argument in a version for its type).
+// (a type check of an argument in a version for its type), and `x is
+// None` where x's type is known (a None default given or not).
 //
 // Never folded: effects; nodes whose evaluation raises (1 // 0 stays, to
 // fail at run time at its own location); results that are NaN (kept as a
@@ -80,6 +81,17 @@ std::optional<std::string> typeFact(const ir::Node& n) {
   }
 }
 
+// The value of `x is None` / `x is not None` (either side) when the
+// types decide it: None is None, and a value of any other known kind is
+// not (a default of None in a version where the argument was given).
+std::optional<bool> noneFact(const ir::Node& n) {
+  if (n.op() != ir::Op::Is && n.op() != ir::Op::IsNot) return std::nullopt;
+  ir::TypeKind a = n.operand(0)->type().kind, b = n.operand(1)->type().kind;
+  if (a != ir::TypeKind::None) std::swap(a, b);
+  if (a != ir::TypeKind::None || b == ir::TypeKind::Any) return std::nullopt;
+  return (b == ir::TypeKind::None) == (n.op() == ir::Op::Is);
+}
+
 bool foldBlock(ir::Block& b, ConstantEvaluator evaluate) {
   bool changed = false;
   for (auto& owned : b.mutableNodes()) {
@@ -93,6 +105,11 @@ bool foldBlock(ir::Block& b, ConstantEvaluator evaluate) {
     if (n.op() == ir::Op::Const || n.numBlocks() > 0 || n.numResults() != 1 || n.operands().empty() ||
         ir::hasTrait(n.op(), ir::TERM) || hasEffect(n) || n.op() == ir::Op::Call)
       continue;
+    if (std::optional<bool> fact = noneFact(n)) {
+      owned = constantFor(b, n, *fact);
+      changed = true;
+      continue;
+    }
     if (std::optional<int64_t> fact = shapeFact(n)) {
       owned = constantFor(b, n, *fact);
       changed = true;
