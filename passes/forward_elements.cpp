@@ -15,6 +15,9 @@
 // same block, nothing else reading it before the last append) becomes one
 // `make_list` of all its items, placed at the last append.
 //
+// `d.get(k)` and `d.get(k, default)` of such a dict forward alike (to the
+// default when the constant key is absent).
+//
 // Then `sum(c)` of such a container whose items are typed numbers or
 // tensors becomes its adds (see expandSums), which type inference types.
 //
@@ -49,18 +52,6 @@ bool mutatorName(const std::string& name) {
   return false;
 }
 
-// A call that cannot mutate a container: of a builtin, or of a tensor
-// method (tensors are values; no tensor method is also a list or dict
-// method that mutates).
-bool harmlessCall(const Node& call) {
-  const Node* callee = call.operand(0)->def();
-  if (!callee) return false;
-  if (callee->op() == Op::Builtin) return true;
-  if (callee->op() != Op::GetAttr) return false;
-  const std::string& name = callee->strAttr("name");
-  return !mutatorName(name) && ir::methodOp(name).has_value();
-}
-
 size_t countAppends(const ir::Block& b) {
   size_t n = 0;
   for (const auto& node : b.nodes()) {
@@ -70,14 +61,69 @@ size_t countAppends(const ir::Block& b) {
   return n;
 }
 
+// The value `v` holds when a `const` node makes it, else null.
+const ir::Attr* constant(const Value* v) {
+  const Node* d = v->def();
+  return d && d->op() == Op::Const ? d->attr("value") : nullptr;
+}
+
+// The element of `c` at constant `index`, or null.
+Value* element(const Node& c, const Value* index) {
+  const ir::Attr* key = constant(index);
+  if (!key) return nullptr;
+  if (c.op() == Op::MakeDict) {
+    // String keys only: 1 and 1.0 are one key to Python, not to Attr.
+    if (!std::holds_alternative<std::string>(*key)) return nullptr;
+    Value* found = nullptr;  // the last equal key wins
+    for (size_t i = 0; i + 1 < c.operands().size(); i += 2) {
+      const ir::Attr* k = constant(c.operand(i));
+      if (!k || !std::holds_alternative<std::string>(*k)) return nullptr;
+      if (*k == *key) found = c.operand(i + 1);
+    }
+    return found;
+  }
+  const int64_t* at = std::get_if<int64_t>(key);
+  if (!at) return nullptr;
+  int64_t n = static_cast<int64_t>(c.operands().size()), i = *at < 0 ? *at + n : *at;
+  return i >= 0 && i < n ? c.operand(static_cast<size_t>(i)) : nullptr;
+}
+
+// The make_tuple, make_list or make_dict that `v` is, or that an element
+// read of one at a constant index or key gives: its methods are the
+// container's (never a module's function of the same name).
+const Node* builtContainer(const Value* v, int depth = 0) {
+  const Node* d = v->def();
+  if (!d || depth > 16) return nullptr;
+  if (d->op() == Op::MakeTuple || d->op() == Op::MakeList || d->op() == Op::MakeDict) return d;
+  if (d->op() != Op::GetItem) return nullptr;
+  const Node* c = builtContainer(d->operand(0), depth + 1);
+  Value* e = c ? element(*c, d->operand(1)) : nullptr;
+  return e ? builtContainer(e, depth + 1) : nullptr;
+}
+
+// A call that cannot mutate a container: of a builtin, of a tensor
+// method (tensors are values; no tensor method is also a list or dict
+// method that mutates), or of a method of a container the function built
+// that does not change it (`d.get(k)`: its methods call no user code).
+bool harmlessCall(const Node& call) {
+  const Node* callee = call.operand(0)->def();
+  if (!callee) return false;
+  if (callee->op() == Op::Builtin) return true;
+  if (callee->op() != Op::GetAttr) return false;
+  const std::string& name = callee->strAttr("name");
+  return !mutatorName(name) && (ir::methodOp(name).has_value() || builtContainer(callee->operand(0)));
+}
+
 bool mayMutate(const ir::Block& b) {
   for (const auto& n : b.nodes()) {
     if (n->op() == Op::SetItem || n->op() == Op::DelItem || n->op() == Op::ListAppend) return true;
     if (n->op() == Op::Call && !harmlessCall(*n)) return true;
     // A method of a list, dict, str or tuple (bind-methods) calls no user
     // code, so only its receiver can change; a receiver of unknown type
-    // may be a module, whose function may change anything.
-    if (n->op() == Op::CallMethod && (mutatorName(n->strAttr("name")) || !ir::hasHostMethods(n->operand(0)->type())))
+    // may be a module, whose function may change anything, unless it is
+    // (an element of) a container the function built.
+    if (n->op() == Op::CallMethod && (mutatorName(n->strAttr("name")) ||
+                                      (!ir::hasHostMethods(n->operand(0)->type()) && !builtContainer(n->operand(0)))))
       return true;
     for (size_t k = 0; k < n->numBlocks(); ++k)
       if (mayMutate(*n->block(k))) return true;
@@ -257,33 +303,8 @@ class Forwarder {
     return nullptr;
   }
 
-  static const ir::Attr* constant(const Value* v) {
-    const Node* d = v->def();
-    return d && d->op() == Op::Const ? d->attr("value") : nullptr;
-  }
-
-  // The element of `c` at constant `index`, or null.
-  static Value* element(const Node& c, const Value* index) {
-    const ir::Attr* key = constant(index);
-    if (!key) return nullptr;
-    if (c.op() == Op::MakeDict) {
-      // String keys only: 1 and 1.0 are one key to Python, not to Attr.
-      if (!std::holds_alternative<std::string>(*key)) return nullptr;
-      Value* found = nullptr;  // the last equal key wins
-      for (size_t i = 0; i + 1 < c.operands().size(); i += 2) {
-        const ir::Attr* k = constant(c.operand(i));
-        if (!k || !std::holds_alternative<std::string>(*k)) return nullptr;
-        if (*k == *key) found = c.operand(i + 1);
-      }
-      return found;
-    }
-    const int64_t* at = std::get_if<int64_t>(key);
-    if (!at) return nullptr;
-    int64_t n = static_cast<int64_t>(c.operands().size()), i = *at < 0 ? *at + n : *at;
-    return i >= 0 && i < n ? c.operand(static_cast<size_t>(i)) : nullptr;
-  }
-
   bool forward(Node& n) {
+    if (n.op() == Op::CallMethod || n.op() == Op::Call) return forwardGet(n);
     if (n.op() != Op::GetItem && n.op() != Op::Unpack) return false;
     const Node* c = container(n.operand(0));
     if (!c) return false;
@@ -295,6 +316,36 @@ class Forwarder {
     }
     if (c->op() == Op::MakeDict || c->operands().size() != n.numResults() || n.attr("star")) return false;
     for (size_t i = 0; i < n.numResults(); ++i) forwarded_[n.result(i)] = c->operand(i);
+    return true;
+  }
+
+  // `d.get(k)` / `d.get(k, default)` of a dict the function built: the
+  // value at k, or the default where every key is a constant and k is
+  // none of them.
+  // (A call_method, or a call of the getattr: `call_method %d, k {name}`
+  // is `call (getattr %d {name}), k`.)
+  bool forwardGet(Node& n) {
+    const Node* get = n.op() == Op::Call ? n.operand(0)->def() : &n;
+    if (!get || (n.op() == Op::Call && get->op() != Op::GetAttr) || get->strAttr("name") != "get" ||
+        n.operands().size() < 2 || n.operands().size() > 3 || !n.strListAttr("kw").empty())
+      return false;
+    const Node* c = container(get->operand(0));
+    if (!c || c->op() != Op::MakeDict) return false;
+    Value* e = element(*c, n.operand(1));
+    if (!e && n.operands().size() == 3 && absent(*c, n.operand(1))) e = n.operand(2);
+    if (!e) return false;
+    forwarded_[n.result(0)] = e;
+    return true;
+  }
+
+  // Whether constant str `key` is none of dict c's keys, all constants.
+  static bool absent(const Node& c, const Value* key) {
+    const ir::Attr* k = constant(key);
+    if (!k || !std::holds_alternative<std::string>(*k)) return false;
+    for (size_t i = 0; i + 1 < c.operands().size(); i += 2) {
+      const ir::Attr* other = constant(c.operand(i));
+      if (!other || !std::holds_alternative<std::string>(*other) || *other == *k) return false;
+    }
     return true;
   }
 

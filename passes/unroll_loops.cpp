@@ -8,12 +8,14 @@
 //
 // A loop is counted when one of its carried values is an int counter: it
 // starts at a compile-time int, the cond block is `condition (lt counter,
-// N)` (after constants and the iterable's `iter_len` only) with N known at
-// compile time, and the body yields `add counter, 1` for it. That is how
-// the front end lowers `for x in range(...)`, `for x in (a, b, c)` and
+// N)` (after constants, builtins and lengths of compile-time sequences
+// only: the iterable's `iter_len`, `len(ps)`) with N known at compile
+// time, and the body yields `add counter, 1` for it. That is how the
+// front end lowers `for x in range(...)`, `for x in (a, b, c)` and
 // comprehensions (the counter indexes an `iter` of the iterable), and how
-// `while i < 3:` with `i = i + 1` reads. A loop with `break` (its cond is an `if`), a counter
-// that moves otherwise, or a bound only known at run time is left alone.
+// `while i < len(ps):` with `i += 1` reads. A loop with `break` (its cond
+// is an `if`), a counter that moves otherwise, or a bound only known at
+// run time is left alone.
 //
 // Compile-time ints: int constants, negation, +, - and * of them (no
 // overflow), and lengths of compile-time sequences: a tuple the function
@@ -405,6 +407,14 @@ class Unroller {
     return v;
   }
 
+  // A node of a loop's cond that gives the same value at every iteration
+  // and cannot raise: a constant, a builtin, the length of a compile-time
+  // sequence (`iter_len`, or `len(ps)` as `while i < len(ps):` reads it).
+  bool fixedInCond(const Node& n) const {
+    if (n.op() == Op::Const || n.op() == Op::IterLen || n.op() == Op::Builtin) return true;
+    return calls(n, ir::Builtin::Len) && integer(n.result(0)).has_value();
+  }
+
   bool unroll(ir::Block& b, Node& loop) {
     const ir::Block& cond = *loop.block(0);
     const ir::Block& body = *loop.block(1);
@@ -414,7 +424,7 @@ class Unroller {
     size_t nc = cond.nodes().size();
     if (nc < 2 || body.nodes().empty()) return false;
     for (size_t i = 0; i + 2 < nc; ++i)
-      if (cond.nodes()[i]->op() != Op::Const && cond.nodes()[i]->op() != Op::IterLen) return false;
+      if (!fixedInCond(*cond.nodes()[i])) return false;
     const Node& lt = *cond.nodes()[nc - 2];
     const Node& term = *cond.nodes()[nc - 1];
     if (lt.op() != Op::Lt || term.op() != Op::Condition || term.operand(0) != lt.result(0)) return false;
@@ -425,8 +435,7 @@ class Unroller {
     // The bound: a constant, or a value from outside the loop; not one the
     // loop carries (a block argument of cond, which has no defining node).
     const Node* boundDef = lt.operand(1)->def();
-    if (lt.operand(1)->owner() == &cond && (!boundDef || (boundDef->op() != Op::Const && boundDef->op() != Op::IterLen)))
-      return false;
+    if (lt.operand(1)->owner() == &cond && (!boundDef || !fixedInCond(*boundDef))) return false;
     const Node* yield = body.terminator();
     if (!yield || yield->op() != Op::Yield || j >= yield->operands().size() ||
         !isAddOne(yield->operand(j), body.arg(j)))
