@@ -13,7 +13,11 @@
 // First, a list that is only appended to right after it is made (what an
 // unrolled comprehension leaves: `make_list` then `list_append`s in the
 // same block, nothing else reading it before the last append) becomes one
-// `make_list` of all its items, placed at the last append.
+// `make_list` of all its items, placed at the last append; so does a dict
+// only stored into at str constant keys by stores whose result nothing
+// reads (an unrolled dict comprehension; a statement `d["w"] = w` makes
+// its result the next `d`): a make_dict's later keys replace earlier
+// values in place, as the stores did.
 //
 // `d.get(k)` and `d.get(k, default)` of such a dict forward alike (to the
 // default when the constant key is absent).
@@ -55,7 +59,7 @@ bool mutatorName(const std::string& name) {
 size_t countAppends(const ir::Block& b) {
   size_t n = 0;
   for (const auto& node : b.nodes()) {
-    n += node->op() == Op::ListAppend;
+    n += node->op() == Op::ListAppend || node->op() == Op::SetItem;
     for (size_t k = 0; k < node->numBlocks(); ++k) n += countAppends(*node->block(k));
   }
   return n;
@@ -131,10 +135,33 @@ bool mayMutate(const ir::Block& b) {
   return false;
 }
 
-// The collapse of appends into their make_list (see the header), in one
-// walk per block: a make_list's appends are counted until anything else
-// uses it; each collapsible list then moves to its last append.
-void collapseAppends(ir::Block& b) {
+// Every value some node of `b` (nested blocks included) reads.
+void collectUses(const ir::Block& b, std::unordered_set<const Value*>& used) {
+  for (const auto& n : b.nodes()) {
+    for (const Value* v : n->operands()) used.insert(v);
+    for (size_t k = 0; k < n->numBlocks(); ++k) collectUses(*n->block(k), used);
+  }
+}
+
+// Whether `n` adds to `container` the way the make_list or make_dict
+// could have: `list_append v, x`, or `setitem v, "key", x` of a str
+// constant key whose result nothing reads (a dict comprehension's store).
+bool addsTo(const Node& n, const Node& container, const std::unordered_set<const Value*>& used) {
+  const Value* v = container.result(0);
+  if (n.operands().empty() || n.operand(0) != v) return false;
+  if (n.op() == Op::ListAppend) return container.op() == Op::MakeList && n.operands().size() == 2 && n.operand(1) != v;
+  if (n.op() != Op::SetItem || container.op() != Op::MakeDict || n.operands().size() != 3 || n.operand(2) == v ||
+      used.count(n.result(0)))
+    return false;
+  const Node* key = n.operand(1)->def();
+  return key && key->op() == Op::Const && std::holds_alternative<std::string>(*key->attr("value"));
+}
+
+// The collapse of appends into their make_list (see the header), and of a
+// dict comprehension's stores into its make_dict, in one walk per block: a
+// container's additions are counted until anything else uses it; each
+// collapsible container then moves to its last addition.
+void collapseAppends(ir::Block& b, const std::unordered_set<const Value*>& used) {
   constexpr size_t kNone = SIZE_MAX;
   struct Pending {
     Node* list;
@@ -153,13 +180,13 @@ void collapseAppends(ir::Block& b) {
   };
   for (size_t i = 0; i < nodes.size(); ++i) {
     Node& n = *nodes[i];
-    for (size_t k = 0; k < n.numBlocks(); ++k) collapseAppends(*n.block(k));
+    for (size_t k = 0; k < n.numBlocks(); ++k) collapseAppends(*n.block(k), used);
     // (A list appended to itself is a use: its make_list cannot take it.)
-    if (n.op() == Op::ListAppend && n.operands().size() == 2 && n.operand(1) != n.operand(0)) {
+    if (!n.operands().empty()) {
       auto it = lists.find(n.operand(0));
-      if (it != lists.end() && it->second.open) {
+      if (it != lists.end() && it->second.open && addsTo(n, *it->second.list, used)) {
         it->second.lastAppend = i;
-        close(n.operand(1));
+        close(n.operands().back());
         continue;
       }
     }
@@ -169,7 +196,7 @@ void collapseAppends(ir::Block& b) {
         for (const auto& inner : m.block(k)->nodes()) closeUses(*inner);
     };
     if (open > 0) closeUses(n);
-    if (n.op() == Op::MakeList) {
+    if (n.op() == Op::MakeList || n.op() == Op::MakeDict) {
       lists[n.result(0)] = Pending{&n, kNone};
       ++open;
     }
@@ -186,7 +213,7 @@ void collapseAppends(ir::Block& b) {
   for (auto& [at, list] : moveTo) collapsing.insert(list);
   for (size_t i = 0; i < nodes.size(); ++i) {
     Node& n = *nodes[i];
-    if (n.op() != Op::ListAppend || n.operands().size() != 2) continue;
+    if ((n.op() != Op::ListAppend && n.op() != Op::SetItem) || n.operands().empty()) continue;
     const Node* list = n.operand(0)->def();
     auto it = lists.find(n.operand(0));
     if (list && collapsing.count(list) && it != lists.end() && i <= it->second.lastAppend)
@@ -201,7 +228,7 @@ void collapseAppends(ir::Block& b) {
       continue;
     }
     if (auto it = appendOf.find(owned.get()); it != appendOf.end()) {
-      it->second->addOperand(owned->operand(1));
+      for (size_t k = 1; k < owned->operands().size(); ++k) it->second->addOperand(owned->operand(k));
       if (auto m = moveTo.find(i); m != moveTo.end()) out.push_back(std::move(lifted[m->second]));
       continue;  // the append itself is gone
     }
@@ -357,12 +384,22 @@ class Forwarder {
 
 bool forwardElements(ir::Graph& g, PassContext&) {
   return rewriteFunctions(g, [&](ir::Function& f) {
-    size_t before = countAppends(*f.body());
-    collapseAppends(*f.body());
-    bool collapsed = countAppends(*f.body()) != before;
-    bool listsStay = mayMutate(*f.body());
-    bool forwarded = Forwarder(listsStay).block(*f.body());
-    return expandSums(*f.body(), listsStay) || forwarded || collapsed;
+    // Forwarding can make a store's key a constant (an unrolled dict
+    // comprehension's key is unpacked from its item), which lets its dict
+    // collapse and be forwarded in turn: a few rounds, while either moves.
+    bool changed = false, listsStay = true;
+    for (int round = 0; round < 4; ++round) {
+      size_t before = countAppends(*f.body());
+      std::unordered_set<const Value*> used;
+      collectUses(*f.body(), used);
+      collapseAppends(*f.body(), used);
+      bool collapsed = countAppends(*f.body()) != before;
+      listsStay = mayMutate(*f.body());
+      bool forwarded = Forwarder(listsStay).block(*f.body());
+      changed |= collapsed || forwarded;
+      if (!forwarded) break;
+    }
+    return expandSums(*f.body(), listsStay) || changed;
   });
 }
 

@@ -38,7 +38,7 @@ std::string onDevice(const Value& v) {
 
 // Appends the leaves of `v` (named `path` and their place in it) to
 // `leaves` and describes its structure in `shape`; false when a leaf is not
-// a floating tensor or a float (the tape then reports it).
+// a floating tensor, a float or None (the tape then reports it).
 struct Leaves {
   Device& cpu;
   std::vector<Value> values;
@@ -75,6 +75,9 @@ struct Leaves {
         names.push_back(path);
         shape += "float,";
         return true;
+      case Kind::None:  // no leaf: its gradient is None
+        shape += "None,";
+        return true;
       default: return false;
     }
   }
@@ -94,7 +97,7 @@ struct Emitter {
   ir::Value* constant(ir::Attr v) { return node(Op::Const, {}, {{"value", std::move(v)}}); }
 
   // `v`'s structure built from the values `leaf` gives for its leaves in
-  // order (a float's leaf as `floatLeaf` makes it).
+  // order (a None stays None, and is no leaf).
   template <class Leaf>
   ir::Value* rebuild(const Value& v, Leaf& leaf) {
     switch (v.kind()) {
@@ -112,6 +115,7 @@ struct Emitter {
         }
         return node(Op::MakeDict, std::move(items));
       }
+      case Kind::None: return constant(ir::NoneAttr{});
       default: return leaf(v);
     }
   }

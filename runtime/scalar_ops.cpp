@@ -248,7 +248,13 @@ static int compare3(Op op, const Value& a, const Value& b, SourceLoc loc, size_t
                 typeName(b) + "'");
 }
 
-bool lessThan(const Value& a, const Value& b, SourceLoc loc) { return compare3(Op::Lt, a, b, loc) == -1; }
+bool lessThan(const Value& a, const Value& b, SourceLoc loc) {
+  // A tensor's `<` is elementwise, and Python's min, max and sorted read
+  // its truth, as they do with PyTorch's: a one-element tensor orders, a
+  // larger one is ambiguous.
+  if (a.is(Kind::Tensor) || b.is(Kind::Tensor)) return truthy(binaryOp(Op::Lt, a, b, loc), loc);
+  return compare3(Op::Lt, a, b, loc) == -1;
+}
 
 bool contains(const Value& c, const Value& item, SourceLoc loc) {
   switch (c.kind()) {

@@ -76,6 +76,7 @@ class Leaves {
           return tape_.watch(x);
         case Kind::Float:
           return tape_.watch(makeTensorValue(fullLike(DType::F64, {}, x.asFloat(), c_.interp.context().cpu())));
+        case Kind::None: return x;  // an empty subtree, as in JAX: its gradient is None
         case Kind::Int:
         case Kind::Bool:
           fail(c_.loc, arg + " is " + (x.is(Kind::Bool) ? "a bool" : "an int") +
@@ -83,7 +84,8 @@ class Leaves {
                            (x.is(Kind::Bool) ? "a float" : std::to_string(x.asInt()) + ".0") + ")");
         default:
           fail(c_.loc, arg + " contains a " + typeName(x) +
-                           ": only floating-point tensors and floats (in tuples, lists and dicts) can be differentiated");
+                           ": only floating-point tensors and floats (in tuples, lists and dicts, beside Nones) can be "
+                           "differentiated");
       }
     };
     return mapLeaves(v, leaf);
@@ -92,6 +94,7 @@ class Leaves {
   // The gradients (in watch order, from `next`) in the structure of `v`.
   Value rebuild(const Value& v, const std::vector<Value>& grads, size_t& next) {
     auto leaf = [&](const Value& x) -> Value {
+      if (x.is(Kind::None)) return x;
       if (x.is(Kind::Tensor)) return grads[next++];
       return Value::real(item(tensorOf(grads[next++]), c_.loc).asFloat());  // a float: watch() took nothing else
     };

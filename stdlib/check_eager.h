@@ -7,8 +7,10 @@
 // checks like any other; the eager run's output is discarded. Values
 // are matched by the operation's source location and op and by occurrence
 // (the third time a line's add runs in one mode against the third time in
-// the other); operations the optimiser folded, merged or removed exist in
-// one run only and are skipped.
+// the other), or, where that one differs, any other occurrence of the
+// same operation not matched yet that agrees (the copies of an unrolled
+// loop may run in another order); operations the optimiser folded, merged
+// or removed exist in one run only and are skipped.
 #pragma once
 
 #include <iosfwd>
