@@ -56,11 +56,13 @@ bool mutatorName(const std::string& name) {
   return false;
 }
 
-size_t countAppends(const ir::Block& b) {
+// The list appends and stores in `b`: a change in their count says that
+// some collapsed into their container.
+size_t countAdditions(const ir::Block& b) {
   size_t n = 0;
   for (const auto& node : b.nodes()) {
     n += node->op() == Op::ListAppend || node->op() == Op::SetItem;
-    for (size_t k = 0; k < node->numBlocks(); ++k) n += countAppends(*node->block(k));
+    for (size_t k = 0; k < node->numBlocks(); ++k) n += countAdditions(*node->block(k));
   }
   return n;
 }
@@ -389,11 +391,11 @@ bool forwardElements(ir::Graph& g, PassContext&) {
     // collapse and be forwarded in turn: a few rounds, while either moves.
     bool changed = false, listsStay = true;
     for (int round = 0; round < 4; ++round) {
-      size_t before = countAppends(*f.body());
+      size_t before = countAdditions(*f.body());
       std::unordered_set<const Value*> used;
       collectUses(*f.body(), used);
       collapseAppends(*f.body(), used);
-      bool collapsed = countAppends(*f.body()) != before;
+      bool collapsed = countAdditions(*f.body()) != before;
       listsStay = mayMutate(*f.body());
       bool forwarded = Forwarder(listsStay).block(*f.body());
       changed |= collapsed || forwarded;

@@ -37,8 +37,10 @@
 // binds the counter to the constant start+k and the other carried values
 // to copy k-1's yields (the loop's operands for k = 0); an `iter_item` of
 // the loop's iterable at the counter becomes the item (see above); the
-// loop's results become the last copy's yields (its operands when T = 0, the cond being
-// free of effects).
+// loop's results become the last copy's yields (its operands when T = 0,
+// the cond being free of effects). The nodes that made an unrolled
+// loop's sequence (its iter, the enumerate or range call), which cannot
+// raise, are removed once nothing reads them.
 //
 // Invariants: the copies run the same nodes in the same order as the
 // loop did, each with its own source location, so effects, values and
