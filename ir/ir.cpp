@@ -232,6 +232,13 @@ bool replaceUses(Block& b, const std::unordered_map<const Value*, Value*>& map) 
   return changed;
 }
 
+void collectUsedValues(const Block& b, std::unordered_set<const Value*>& used) {
+  for (const auto& n : b.nodes()) {
+    used.insert(n->operands().begin(), n->operands().end());
+    for (size_t i = 0; i < n->numBlocks(); ++i) collectUsedValues(*n->block(i), used);
+  }
+}
+
 bool replaceUses(Function& f, const std::unordered_map<const Value*, Value*>& map) {
   return !map.empty() && replaceUses(*f.body(), map);
 }

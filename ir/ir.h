@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <variant>
 #include <vector>
 
@@ -406,6 +407,8 @@ bool replaceOperands(Node& n, const std::unordered_map<const Value*, Value*>& ma
 // The same for every node of `f`, or of `b`, nested blocks included.
 bool replaceUses(Function& f, const std::unordered_map<const Value*, Value*>& map);
 bool replaceUses(Block& b, const std::unordered_map<const Value*, Value*>& map);
+// Adds to `used` every value some node of `b` reads, nested blocks included.
+void collectUsedValues(const Block& b, std::unordered_set<const Value*>& used);
 
 // Appends a new node with `numResults` results of type any.
 Node* build(Block* b, Op op, SourceLoc loc, std::vector<Value*> operands, size_t numResults);

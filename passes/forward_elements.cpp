@@ -56,17 +56,6 @@ bool mutatorName(const std::string& name) {
   return false;
 }
 
-// The list appends and stores in `b`: a change in their count says that
-// some collapsed into their container.
-size_t countAdditions(const ir::Block& b) {
-  size_t n = 0;
-  for (const auto& node : b.nodes()) {
-    n += node->op() == Op::ListAppend || node->op() == Op::SetItem;
-    for (size_t k = 0; k < node->numBlocks(); ++k) n += countAdditions(*node->block(k));
-  }
-  return n;
-}
-
 // The value `v` holds when a `const` node makes it, else null.
 const ir::Attr* constant(const Value* v) {
   const Node* d = v->def();
@@ -137,14 +126,6 @@ bool mayMutate(const ir::Block& b) {
   return false;
 }
 
-// Every value some node of `b` (nested blocks included) reads.
-void collectUses(const ir::Block& b, std::unordered_set<const Value*>& used) {
-  for (const auto& n : b.nodes()) {
-    for (const Value* v : n->operands()) used.insert(v);
-    for (size_t k = 0; k < n->numBlocks(); ++k) collectUses(*n->block(k), used);
-  }
-}
-
 // Whether `n` adds to `container` the way the make_list or make_dict
 // could have: `list_append v, x`, or `setitem v, "key", x` of a str
 // constant key whose result nothing reads (a dict comprehension's store).
@@ -162,8 +143,10 @@ bool addsTo(const Node& n, const Node& container, const std::unordered_set<const
 // The collapse of appends into their make_list (see the header), and of a
 // dict comprehension's stores into its make_dict, in one walk per block: a
 // container's additions are counted until anything else uses it; each
-// collapsible container then moves to its last addition.
-void collapseAppends(ir::Block& b, const std::unordered_set<const Value*>& used) {
+// collapsible container then moves to its last addition. Returns whether
+// any did.
+bool collapseAppends(ir::Block& b, const std::unordered_set<const Value*>& used) {
+  bool collapsed = false;
   constexpr size_t kNone = SIZE_MAX;
   struct Pending {
     Node* list;
@@ -182,7 +165,7 @@ void collapseAppends(ir::Block& b, const std::unordered_set<const Value*>& used)
   };
   for (size_t i = 0; i < nodes.size(); ++i) {
     Node& n = *nodes[i];
-    for (size_t k = 0; k < n.numBlocks(); ++k) collapseAppends(*n.block(k), used);
+    for (size_t k = 0; k < n.numBlocks(); ++k) collapsed |= collapseAppends(*n.block(k), used);
     // (A list appended to itself is a use: its make_list cannot take it.)
     if (!n.operands().empty()) {
       auto it = lists.find(n.operand(0));
@@ -209,7 +192,7 @@ void collapseAppends(ir::Block& b, const std::unordered_set<const Value*>& used)
     if (p.lastAppend == kNone) continue;
     moveTo[p.lastAppend] = p.list;
   }
-  if (moveTo.empty()) return;
+  if (moveTo.empty()) return collapsed;
   std::unordered_map<const Node*, Node*> appendOf;  // append -> its list, for those collapsed
   std::unordered_set<const Node*> collapsing;
   for (auto& [at, list] : moveTo) collapsing.insert(list);
@@ -237,6 +220,7 @@ void collapseAppends(ir::Block& b, const std::unordered_set<const Value*>& used)
     out.push_back(std::move(owned));
   }
   nodes = std::move(out);
+  return true;
 }
 
 // `sum(c)` of a make_list or make_tuple `c` whose items are typed
@@ -391,11 +375,9 @@ bool forwardElements(ir::Graph& g, PassContext&) {
     // collapse and be forwarded in turn: a few rounds, while either moves.
     bool changed = false, listsStay = true;
     for (int round = 0; round < 4; ++round) {
-      size_t before = countAdditions(*f.body());
       std::unordered_set<const Value*> used;
-      collectUses(*f.body(), used);
-      collapseAppends(*f.body(), used);
-      bool collapsed = countAdditions(*f.body()) != before;
+      ir::collectUsedValues(*f.body(), used);
+      bool collapsed = collapseAppends(*f.body(), used);
       listsStay = mayMutate(*f.body());
       bool forwarded = Forwarder(listsStay).block(*f.body());
       changed |= collapsed || forwarded;

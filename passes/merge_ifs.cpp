@@ -115,13 +115,6 @@ class MergeIfs {
     return true;
   }
 
-  static void countUses(const ir::Block& b, std::unordered_set<const ir::Value*>& used) {
-    for (const auto& n : b.nodes()) {
-      used.insert(n->operands().begin(), n->operands().end());
-      for (size_t k = 0; k < n->numBlocks(); ++k) countUses(*n->block(k), used);
-    }
-  }
-
   static bool dropUnused(ir::Block& b, const std::unordered_set<const ir::Value*>& used) {
     bool dropped = false;
     for (const auto& n : b.nodes()) {
@@ -141,7 +134,7 @@ class MergeIfs {
   void dropUnusedResults() {
     while (true) {
       std::unordered_set<const ir::Value*> used;
-      countUses(*f_.body(), used);
+      ir::collectUsedValues(*f_.body(), used);
       if (!dropUnused(*f_.body(), used)) return;
     }
   }

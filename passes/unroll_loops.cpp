@@ -530,19 +530,12 @@ class Unroller {
   void removeUnusedSequences(ir::Block& body) {
     while (!sequenceNodes_.empty()) {
       std::unordered_set<const Value*> used;
-      countUses(body, used);
+      ir::collectUsedValues(body, used);
       if (!eraseUnused(body, used)) return;
     }
   }
 
  private:
-  static void countUses(const ir::Block& b, std::unordered_set<const Value*>& used) {
-    for (const auto& n : b.nodes()) {
-      for (const Value* v : n->operands()) used.insert(v);
-      for (size_t k = 0; k < n->numBlocks(); ++k) countUses(*n->block(k), used);
-    }
-  }
-
   bool eraseUnused(ir::Block& b, const std::unordered_set<const Value*>& used) {
     bool erased = false;
     auto& nodes = b.mutableNodes();

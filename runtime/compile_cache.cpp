@@ -71,26 +71,10 @@ static bool unused(const ir::Value* v, const ir::Block& b) {
   return true;
 }
 
-// The `getattr` nodes reading an attribute of `v`.
-static void collectAttrReads(ir::Block& b, const ir::Value* v, std::vector<ir::Node*>& out) {
-  for (const auto& n : b.nodes()) {
-    if (n->op() == ir::Op::GetAttr && n->operand(0) == v) out.push_back(n.get());
-    for (size_t k = 0; k < n->numBlocks(); ++k) collectAttrReads(*n->block(k), v, out);
-  }
-}
-
 static void collectGlobalLoads(ir::Block& b, std::vector<ir::Node*>& out) {
   for (const auto& n : b.nodes()) {
     if (n->op() == ir::Op::LoadGlobal) out.push_back(n.get());
     for (size_t k = 0; k < n->numBlocks(); ++k) collectGlobalLoads(*n->block(k), out);
-  }
-}
-
-// The call_method nodes whose receiver is `v`.
-static void collectMethodCalls(ir::Block& b, const ir::Value* v, std::vector<ir::Node*>& out) {
-  for (const auto& n : b.nodes()) {
-    if (n->op() == ir::Op::CallMethod && n->operand(0) == v) out.push_back(n.get());
-    for (size_t k = 0; k < n->numBlocks(); ++k) collectMethodCalls(*n->block(k), v, out);
   }
 }
 
@@ -120,6 +104,31 @@ static void splitMethodCall(ir::Node* cm) {
     nodes.insert(nodes.begin() + static_cast<std::ptrdiff_t>(i), std::move(get));
     return;
   }
+}
+
+// The nodes of `b` (nested blocks included) of op `op` whose first operand
+// is `v`.
+static void collectReads(ir::Block& b, ir::Op op, const ir::Value* v, std::vector<ir::Node*>& out) {
+  for (const auto& n : b.nodes()) {
+    if (n->op() == op && n->operand(0) == v) out.push_back(n.get());
+    for (size_t k = 0; k < n->numBlocks(); ++k) collectReads(*n->block(k), op, v, out);
+  }
+}
+
+// The `getattr` nodes reading an attribute of module value `v` in `b`,
+// its call_methods split first (splitMethodCall).
+static std::vector<ir::Node*> moduleAttrReads(ir::Block& b, const ir::Value* v) {
+  std::vector<ir::Node*> methodCalls, attrs;
+  collectReads(b, ir::Op::CallMethod, v, methodCalls);
+  for (ir::Node* cm : methodCalls) splitMethodCall(cm);
+  collectReads(b, ir::Op::GetAttr, v, attrs);
+  return attrs;
+}
+
+// Removes the node `n` from its block.
+static void removeNode(ir::Node* n) {
+  auto& nodes = n->parent()->mutableNodes();
+  nodes.erase(std::find_if(nodes.begin(), nodes.end(), [&](const auto& owned) { return owned.get() == n; }));
 }
 
 // Replaces the node `n` of its block by `node`, which takes its results.
@@ -338,16 +347,11 @@ class ImportedCopies {
     for (ir::Node* n : loads) {
       const BoundGlobal& g = bound.at(n->strAttr("name"));
       if (!g.attrs.empty()) {
-        std::vector<ir::Node*> methodCalls, attrs;
-        collectMethodCalls(b, n->result(0), methodCalls);
-        for (ir::Node* cm : methodCalls) splitMethodCall(cm);
-        collectAttrReads(b, n->result(0), attrs);
-        for (ir::Node* get : attrs) {
+        for (ir::Node* get : moduleAttrReads(b, n->result(0))) {
           const auto& [func, function] = g.attrs.at(get->strAttr("name"));
           becomeClosure(get, func, *function, host_);
         }
-        auto& nodes = n->parent()->mutableNodes();
-        nodes.erase(std::find_if(nodes.begin(), nodes.end(), [&](const auto& owned) { return owned.get() == n; }));
+        removeNode(n);
         continue;
       }
       if (g.function) {
@@ -385,13 +389,8 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
     if (!g || !g->is(Kind::Module) || module.entry(n->strAttr("name")).storedByFunction()) continue;
     ModuleInstance* imported = g->as<ModuleObj>().module;
     if (!imported || imported == &module) continue;
-    std::vector<ir::Node*> methodCalls;
-    collectMethodCalls(*copy.body(), n->result(0), methodCalls);
-    for (ir::Node* cm : methodCalls) splitMethodCall(cm);
-    std::vector<ir::Node*> attrs;
-    collectAttrReads(*copy.body(), n->result(0), attrs);
     size_t before = bound.size();
-    for (ir::Node* get : attrs) {
+    for (ir::Node* get : moduleAttrReads(*copy.body(), n->result(0))) {
       std::string attr = get->strAttr("name");
       if (imported->entry(attr).storedByFunction()) continue;
       const Value* fv = imported->findGlobal(attr);
@@ -457,10 +456,7 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
     bound.push_back({name, g->ptr(), "", &module.entry(name), false, g->weak()});
   }
   for (const ImportedCopies::Read& r : imports.reads) bound.push_back({r.name, r.value, "", r.entry, true, r.alive});
-  for (ir::Node* n : moduleReads) {
-    auto& nodes = n->parent()->mutableNodes();
-    nodes.erase(std::find_if(nodes.begin(), nodes.end(), [&](const auto& owned) { return owned.get() == n; }));
-  }
+  for (ir::Node* n : moduleReads) removeNode(n);
   return bound;
 }
 

@@ -61,6 +61,31 @@ T intPow(T base, T exp) {
   return result;
 }
 
+// One power for every element (`x ** 2`, a norm's square), the small
+// ones as multiplications, a division or a square root, which vectorise
+// where std::pow costs ~5 ns an element (x * x is the correctly rounded
+// square, as PyTorch computes it and as LLVM folds a constant pow in the
+// JIT). False, writing nothing, for any other exponent.
+template <class T>
+bool smallPower(const Tensor& a, const Tensor& b, Tensor& o) {
+  if (!b.isSingleValue() || b.numel() == 0) return false;
+  T e = b.data<T>()[b.flatOffset(0)];
+  if (e == T(2)) binaryLoop<T, T>(a, b, o, [](T x, T) { return x * x; });
+  else if (e == T(1)) binaryLoop<T, T>(a, b, o, [](T x, T) { return x; });
+  else if (e == T(3)) binaryLoop<T, T>(a, b, o, [](T x, T) { return x * x * x; });
+  else if (e == T(-1)) binaryLoop<T, T>(a, b, o, [](T x, T) { return T(1) / x; });
+  // pow's answers where sqrt's differ: +0 for -0 (the + 0), +inf for
+  // -inf; a negative x never reaches sqrt, whose errno path is a call.
+  else if (e == T(0.5))
+    binaryLoop<T, T>(a, b, o, [](T x, T) {
+      constexpr T inf = std::numeric_limits<T>::infinity();
+      return x >= T(0) ? std::sqrt(x) + T(0) : x == -inf ? inf : std::numeric_limits<T>::quiet_NaN();
+    });
+  else
+    return false;
+  return true;
+}
+
 // Integer division by zero is an error (as in PyTorch); floats follow IEEE.
 template <class T>
 void checkDivisor(const Tensor& b, SourceLoc loc) {
@@ -98,23 +123,7 @@ void registerArith(KernelTable& r) {
         if (y[b.flatOffset(i)] < 0) fail(loc, "integers to negative integer powers are not allowed");
       binaryLoop<T, T>(a, b, o, [](T x, T e) { return intPow(x, e); });
     } else {
-      // One power for every element (`x ** 2`, a norm's square): the
-      // small ones as multiplications, which vectorise, where std::pow
-      // costs ~5 ns an element; x * x is the correctly rounded square (as
-      // PyTorch computes it, and as LLVM folds a constant pow in the JIT).
-      T e = b.isSingleValue() && b.numel() > 0 ? b.data<T>()[b.flatOffset(0)] : T(0.25);
-      if (e == T(2)) return binaryLoop<T, T>(a, b, o, [](T x, T) { return x * x; });
-      if (e == T(1)) return binaryLoop<T, T>(a, b, o, [](T x, T) { return x; });
-      if (e == T(3)) return binaryLoop<T, T>(a, b, o, [](T x, T) { return x * x * x; });
-      if (e == T(-1)) return binaryLoop<T, T>(a, b, o, [](T x, T) { return T(1) / x; });
-      // pow's answers where sqrt's differ: +0 for -0 (the + 0), +inf for
-      // -inf; a negative x never reaches sqrt, whose errno path is a call.
-      if (e == T(0.5))
-        return binaryLoop<T, T>(a, b, o, [](T x, T) {
-          constexpr T inf = std::numeric_limits<T>::infinity();
-          return x >= T(0) ? std::sqrt(x) + T(0) : x == -inf ? inf : std::numeric_limits<T>::quiet_NaN();
-        });
-      binaryLoop<T, T>(a, b, o, [](T x, T e) { return static_cast<T>(std::pow(x, e)); });
+      if (!smallPower<T>(a, b, o)) binaryLoop<T, T>(a, b, o, [](T x, T e) { return static_cast<T>(std::pow(x, e)); });
     }
   });
   if constexpr (std::is_floating_point_v<T>) {
