@@ -344,6 +344,9 @@ class KernelTable {
 // and of the tensor math ops (kernels_cpu_math.cpp).
 void registerCpuElementwiseKernels(KernelTable& r);
 void registerCpuMathKernels(KernelTable& r);
+// ... of f32 tensors' transcendental math through SLEEF
+// (kernels_cpu_float32_math.cpp), registered over registerCpuMathKernels'.
+void registerCpuFloat32MathKernels(KernelTable& r);
 // A Python float's elementwise math, computed as an f64 tensor's CPU
 // kernel computes an element (runtime/float_unary.def declares both):
 // nullopt where op is not such math (floatUnary) or test (floatTest).

@@ -133,6 +133,7 @@ void selectLoop(const Tensor& c, const Tensor& x, const Tensor& y, Tensor& out) 
 
 void registerCpuMathKernels(KernelTable& r) {
   registerFloat<float>(r);
+  registerCpuFloat32MathKernels(r);
   registerFloat<double>(r);
   registerInt<int32_t>(r);
   registerInt<int64_t>(r);

@@ -15,7 +15,11 @@
 
 #include "runtime/jit/codegen.h"
 
+#include <llvm/Analysis/VectorUtils.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/Transforms/Utils/ModuleUtils.h>
+
+#include "runtime/sleef_functions.h"
 
 namespace nn::rt::jit {
 namespace {
@@ -93,6 +97,33 @@ llvm::Value* ElementwiseEmitter::libm(const char* name, llvm::Value* x, llvm::Va
     f->setDoesNotThrow();
   }
   return y ? b_.CreateCall(callee, {x, y}) : b_.CreateCall(callee, {x});
+}
+
+llvm::Value* ElementwiseEmitter::sleef(const char* name, llvm::Value* x) {
+  std::vector<sleef::Form> forms = sleef::forms(name, true);
+  llvm::Type* t = x->getType();
+  auto declare = [&](const sleef::Form& form) {
+    llvm::Type* type = form.width == 1 ? t : llvm::FixedVectorType::get(t, form.width);
+    llvm::FunctionCallee callee = m_.getOrInsertFunction(form.symbol, llvm::FunctionType::get(type, {type}, false));
+    auto* f = llvm::cast<llvm::Function>(callee.getCallee());
+    f->setDoesNotAccessMemory();
+    f->setDoesNotThrow();
+    f->setWillReturn();
+    return callee;
+  };
+  llvm::FunctionCallee scalar = declare(forms[0]);
+  llvm::CallInst* call = b_.CreateCall(scalar, {x});
+  // The vector forms the loop vectoriser may call for 4, 8 or 16 elements
+  // at once (declared, and kept until then as "used").
+  llvm::SmallVector<std::string, 8> variants;
+  for (size_t k = 1; k < forms.size(); ++k) {
+    auto* vector = llvm::cast<llvm::Function>(declare(forms[k]).getCallee());
+    llvm::appendToCompilerUsed(m_, {vector});
+    variants.push_back(llvm::VFABI::mangleTLIVectorName(forms[k].symbol, forms[0].symbol, 1,
+                                                        llvm::ElementCount::getFixed(forms[k].width)));
+  }
+  if (!variants.empty()) llvm::VFABI::setVectorVariantNames(call, variants);
+  return call;
 }
 
 llvm::Value* ElementwiseEmitter::floatBinary(Op op, llvm::Value* x, llvm::Value* y) {
@@ -236,38 +267,48 @@ llvm::Value* ElementwiseEmitter::floatUnary(Op op, llvm::Value* x, std::string& 
   bool f32 = t->isFloatTy();
   llvm::Value* one = constant(t, 1.0);
   llvm::Value* zero = constant(t, 0.0);
-  auto expNeg = [&] { return intrinsic(llvm::Intrinsic::exp, b_.CreateFNeg(x)); };
+  // f32 takes SLEEF's function where it has libm's, as the f32 kernels do
+  // (kernels_cpu_float32_math.cpp); f64 libm's, as a Python float does.
+  auto math = [&](const char* name, llvm::Intrinsic::ID id, llvm::Value* v) {
+    if (f32) return sleef(name, v);
+    return id == llvm::Intrinsic::not_intrinsic ? libm(name, v) : intrinsic(id, v);
+  };
+  auto exp = [&](llvm::Value* v) { return math("exp", llvm::Intrinsic::exp, v); };
+  auto log1p = [&](llvm::Value* v) { return math("log1p", llvm::Intrinsic::not_intrinsic, v); };
+  constexpr auto none = llvm::Intrinsic::not_intrinsic;
   switch (op) {
-    case Op::Exp: return intrinsic(llvm::Intrinsic::exp, x);
-    case Op::Log: return intrinsic(llvm::Intrinsic::log, x);
+    case Op::Exp: return exp(x);
+    case Op::Log: return math("log", llvm::Intrinsic::log, x);
     case Op::Sqrt: return intrinsic(llvm::Intrinsic::sqrt, x);
     case Op::Rsqrt: return b_.CreateFDiv(one, intrinsic(llvm::Intrinsic::sqrt, x));
-    case Op::Sin: return intrinsic(llvm::Intrinsic::sin, x);
-    case Op::Cos: return intrinsic(llvm::Intrinsic::cos, x);
-    case Op::Tanh: return libm("tanh", x);
-    case Op::Sigmoid: return b_.CreateFDiv(one, b_.CreateFAdd(one, expNeg()));
+    case Op::Sin: return math("sin", llvm::Intrinsic::sin, x);
+    case Op::Cos: return math("cos", llvm::Intrinsic::cos, x);
+    case Op::Tanh: return math("tanh", none, x);
+    case Op::Sigmoid: return b_.CreateFDiv(one, b_.CreateFAdd(one, exp(b_.CreateFNeg(x))));
     case Op::Gelu: {
       // 0.5 * x * (1 + erf(x / sqrt(2))), sqrt(2) rounded in the dtype.
       llvm::Value* root2 = f32 ? constant(t, std::sqrt(2.0f)) : constant(t, std::sqrt(2.0));
-      llvm::Value* e = libm("erf", b_.CreateFDiv(x, root2));
+      llvm::Value* e = math("erf", none, b_.CreateFDiv(x, root2));
       return b_.CreateFMul(b_.CreateFMul(constant(t, 0.5), x), b_.CreateFAdd(one, e));
     }
-    case Op::Erf: return libm("erf", x);
-    case Op::Silu: return b_.CreateFDiv(x, b_.CreateFAdd(one, expNeg()));
+    case Op::Erf: return math("erf", none, x);
+    case Op::Silu: return b_.CreateFDiv(x, b_.CreateFAdd(one, exp(b_.CreateFNeg(x))));
     case Op::Softplus:
-      return b_.CreateSelect(b_.CreateFCmpOGT(x, constant(t, 20.0)), x,
-                             libm("log1p", intrinsic(llvm::Intrinsic::exp, x)));
-    case Op::Log1p: return libm("log1p", x);
-    case Op::Expm1: return libm("expm1", x);
-    case Op::Tan: return libm("tan", x);
-    case Op::Atan: return libm("atan", x);
+      return b_.CreateSelect(b_.CreateFCmpOGT(x, constant(t, 20.0)), x, log1p(exp(x)));
+    case Op::Log1p:
+      if (!f32) return log1p(x);
+      // Past SLEEF's range (sleef_functions.h), log.
+      return b_.CreateSelect(b_.CreateFCmpOGT(x, constant(t, sleef::kLog1pLargest)), sleef("log", x), log1p(x));
+    case Op::Expm1: return math("expm1", none, x);
+    case Op::Tan: return math("tan", none, x);
+    case Op::Atan: return math("atan", none, x);
     case Op::Reciprocal: return b_.CreateFDiv(one, x);
-    case Op::Log2: return intrinsic(llvm::Intrinsic::log2, x);
-    case Op::Log10: return intrinsic(llvm::Intrinsic::log10, x);
+    case Op::Log2: return math("log2", llvm::Intrinsic::log2, x);
+    case Op::Log10: return math("log10", llvm::Intrinsic::log10, x);
     case Op::Sinh: return libm("sinh", x);
     case Op::Cosh: return libm("cosh", x);
-    case Op::Asin: return libm("asin", x);
-    case Op::Acos: return libm("acos", x);
+    case Op::Asin: return math("asin", none, x);
+    case Op::Acos: return math("acos", none, x);
     case Op::Square: return b_.CreateFMul(x, x);
     case Op::Floor: return intrinsic(llvm::Intrinsic::floor, x);
     case Op::Ceil: return intrinsic(llvm::Intrinsic::ceil, x);

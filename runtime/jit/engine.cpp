@@ -10,7 +10,8 @@
 // through LLVM's O3 pipeline (loop and SLP vectorisation for the host's
 // vector width) and the target machine's code generator, and the object
 // is stored for later runs. Objects go into the JIT's main library, whose
-// symbols resolve against this process (libm's expf, tanh, ...).
+// symbols resolve against this process (libm's exp, tanh, ...) and SLEEF's
+// functions (sleef_functions.h).
 //
 // Each kernel gets a fresh LLVMContext; the engine is used under one mutex.
 // LLVM reports errors as values (llvm::Error), never as exceptions; each
@@ -34,6 +35,7 @@
 
 #include "runtime/jit/codegen.h"
 #include "runtime/jit/object_cache.h"
+#include "runtime/sleef_functions.h"
 
 namespace nn::rt::jit {
 namespace {
@@ -185,6 +187,15 @@ bool Engine::Impl::start(std::string& why) {
       llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(lljit->getDataLayout().getGlobalPrefix());
   if (!process) return fail(process.takeError());
   lljit->getMainJITDylib().addGenerator(std::move(*process));
+  // SLEEF's functions by their addresses in this process: a host that
+  // opened libnn.so with RTLD_LOCAL keeps libsleef's symbols out of the
+  // process-wide search above.
+  llvm::orc::SymbolMap sleefSymbols;
+  for (const sleef::Form& form : sleef::forms())
+    sleefSymbols[lljit->mangleAndIntern(form.symbol)] = llvm::JITEvaluatedSymbol(
+        llvm::pointerToJITTargetAddress(form.address), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
+  if (llvm::Error e = lljit->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(sleefSymbols))))
+    return fail(std::move(e));
   return true;
 }
 
