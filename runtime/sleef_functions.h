@@ -12,7 +12,7 @@
 #include <vector>
 
 extern "C" {
-#define SLEEF_FUNCTION(Name, f, widest)                 \
+#define SLEEF_FUNCTION(Name, f)                         \
   float Sleef_cinz_##f##f1_u10purec(float);             \
   __m128 Sleef_cinz_##f##f4_u10sse2(__m128);            \
   __m256 Sleef_cinz_##f##f8_u10avx(__m256);             \
@@ -44,19 +44,19 @@ struct Form {
 };
 
 // The forms of every function, or of SLEEF's function `only` ("exp", ...),
-// with `usable`: only those this CPU runs and the .def allows for it. In
-// increasing width, the scalar first.
+// with `usable`: only those this CPU runs. In increasing width, the scalar
+// first.
 inline std::vector<Form> forms(std::string_view only = {}, bool usable = false) {
   std::vector<Form> found;
   int cpu = usable ? widestForm() : 16;
-#define SLEEF_FUNCTION(Name, f, widest)                                                                             \
+#define SLEEF_FUNCTION(Name, f)                                                                                     \
   if (only.empty() || only == #f) {                                                                                 \
     Form each[] = {{"Sleef_cinz_" #f "f1_u10purec", reinterpret_cast<void*>(&Sleef_cinz_##f##f1_u10purec), 1},      \
                    {"Sleef_cinz_" #f "f4_u10sse2", reinterpret_cast<void*>(&Sleef_cinz_##f##f4_u10sse2), 4},        \
                    {"Sleef_cinz_" #f "f8_u10avx", reinterpret_cast<void*>(&Sleef_cinz_##f##f8_u10avx), 8},          \
                    {"Sleef_cinz_" #f "f16_u10avx512fnofma", reinterpret_cast<void*>(&Sleef_cinz_##f##f16_u10avx512fnofma), 16}}; \
     for (const Form& form : each)                                                                                   \
-      if (!usable || (form.width <= cpu && form.width <= (widest))) found.push_back(form);                          \
+      if (!usable || form.width <= cpu) found.push_back(form);                                                      \
   }
 #include "runtime/sleef_functions.def"
 #undef SLEEF_FUNCTION

@@ -11,12 +11,13 @@
 namespace nn::rt::vmath {
 
 enum class Fn : uint8_t {
-#define SLEEF_FUNCTION(Name, f, widest) Name,
+#define SLEEF_FUNCTION(Name, f) Name,
 #include "runtime/sleef_functions.def"
 #undef SLEEF_FUNCTION
 };
 
-// y[i] = fn(x[i]) for i < n; y may be x.
+// y[i] = fn(x[i]) for i < n, a NaN as the default quiet NaN (0x7fc00000,
+// sleef_functions.def); y may be x.
 void apply(Fn fn, const float* x, float* y, int64_t n);
 
 }  // namespace nn::rt::vmath

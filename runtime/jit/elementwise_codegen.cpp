@@ -123,7 +123,8 @@ llvm::Value* ElementwiseEmitter::sleef(const char* name, llvm::Value* x) {
                                                         llvm::ElementCount::getFixed(forms[k].width)));
   }
   if (!variants.empty()) llvm::VFABI::setVectorVariantNames(call, variants);
-  return call;
+  // Every NaN the default quiet NaN, as vmath::apply makes it.
+  return b_.CreateSelect(b_.CreateFCmpUNO(call, call), llvm::ConstantFP::getNaN(t), call);
 }
 
 llvm::Value* ElementwiseEmitter::floatBinary(Op op, llvm::Value* x, llvm::Value* y) {
