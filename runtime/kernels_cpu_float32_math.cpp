@@ -24,25 +24,25 @@ using vmath::Fn;
 
 // Elements per block: an input, a temporary and an output block stay in
 // the first-level cache.
-constexpr int64_t kBlock = 512;
+constexpr int64_t kMathBlock = 512;
 
 // One op over `count` elements: y[i] from x[i], with `t` a block of
 // scratch; y may be x (an output written over its dead input).
-using Block = void (*)(const float* x, float* y, float* t, int64_t count);
+using MathBlock = void (*)(const float* x, float* y, float* t, int64_t count);
 
 // `block` over every element of a in order, into out: a strided a is
 // gathered a block at a time; split across the cores from
 // kParallelThreshold elements up.
-void blockLoop(const Tensor& a, Tensor& out, Block block) {
+void mathBlockLoop(const Tensor& a, Tensor& out, MathBlock block) {
   const float* x = a.data<float>();
   float* o = out.data<float>();
   int64_t n = out.numel();
   bool contiguous = a.isContiguous();
   auto range = [&](int64_t lo, int64_t hi) {
-    alignas(64) float gathered[kBlock];
-    alignas(64) float scratch[kBlock];
-    for (int64_t b = lo; b < hi; b += kBlock) {
-      int64_t count = std::min(kBlock, hi - b);
+    alignas(64) float gathered[kMathBlock];
+    alignas(64) float scratch[kMathBlock];
+    for (int64_t b = lo; b < hi; b += kMathBlock) {
+      int64_t count = std::min(kMathBlock, hi - b);
       const float* in = x + b;
       if (!contiguous) {
         for (int64_t k = 0; k < count; ++k) gathered[k] = x[a.flatOffset(b + k)];
@@ -60,11 +60,11 @@ void blockLoop(const Tensor& a, Tensor& out, Block block) {
 }
 
 template <Fn F>
-void direct(const float* x, float* y, float*, int64_t n) {
+void sleefBlock(const float* x, float* y, float*, int64_t n) {
   vmath::apply(F, x, y, n);
 }
 
-void log1p(const float* x, float* y, float* t, int64_t n) {
+void log1pBlock(const float* x, float* y, float* t, int64_t n) {
   vmath::apply(Fn::Log1p, x, t, n);
   for (int64_t i = 0; i < n; ++i) {
     float v = t[i];
@@ -73,19 +73,19 @@ void log1p(const float* x, float* y, float* t, int64_t n) {
   }
 }
 
-void sigmoid(const float* x, float* y, float* t, int64_t n) {
+void sigmoidBlock(const float* x, float* y, float* t, int64_t n) {
   for (int64_t i = 0; i < n; ++i) t[i] = -x[i];
   vmath::apply(Fn::Exp, t, t, n);
   for (int64_t i = 0; i < n; ++i) y[i] = 1.0f / (1.0f + t[i]);
 }
 
-void silu(const float* x, float* y, float* t, int64_t n) {
+void siluBlock(const float* x, float* y, float* t, int64_t n) {
   for (int64_t i = 0; i < n; ++i) t[i] = -x[i];
   vmath::apply(Fn::Exp, t, t, n);
   for (int64_t i = 0; i < n; ++i) y[i] = x[i] / (1.0f + t[i]);
 }
 
-void gelu(const float* x, float* y, float* t, int64_t n) {
+void geluBlock(const float* x, float* y, float* t, int64_t n) {
   const float root2 = std::sqrt(2.0f);
   for (int64_t i = 0; i < n; ++i) t[i] = x[i] / root2;
   vmath::apply(Fn::Erf, t, t, n);
@@ -93,38 +93,38 @@ void gelu(const float* x, float* y, float* t, int64_t n) {
 }
 
 // log1p's own range is enough here: e^x <= e^20 where the result is used.
-void softplus(const float* x, float* y, float* t, int64_t n) {
+void softplusBlock(const float* x, float* y, float* t, int64_t n) {
   vmath::apply(Fn::Exp, x, t, n);
   vmath::apply(Fn::Log1p, t, t, n);
   for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 20.0f ? x[i] : t[i];
 }
 
-template <Block B>
-void kernel(const Tensor& a, Tensor& out, SourceLoc) {
-  blockLoop(a, out, B);
+template <MathBlock B>
+void sleefKernel(const Tensor& a, Tensor& out, SourceLoc) {
+  mathBlockLoop(a, out, B);
 }
 
 }  // namespace
 
 void registerCpuFloat32MathKernels(KernelTable& r) {
-  r.addUnary(Op::Exp, DType::F32, kernel<direct<Fn::Exp>>);
-  r.addUnary(Op::Expm1, DType::F32, kernel<direct<Fn::Expm1>>);
-  r.addUnary(Op::Log, DType::F32, kernel<direct<Fn::Log>>);
-  r.addUnary(Op::Log2, DType::F32, kernel<direct<Fn::Log2>>);
-  r.addUnary(Op::Log10, DType::F32, kernel<direct<Fn::Log10>>);
-  r.addUnary(Op::Sin, DType::F32, kernel<direct<Fn::Sin>>);
-  r.addUnary(Op::Cos, DType::F32, kernel<direct<Fn::Cos>>);
-  r.addUnary(Op::Tan, DType::F32, kernel<direct<Fn::Tan>>);
-  r.addUnary(Op::Tanh, DType::F32, kernel<direct<Fn::Tanh>>);
-  r.addUnary(Op::Atan, DType::F32, kernel<direct<Fn::Atan>>);
-  r.addUnary(Op::Asin, DType::F32, kernel<direct<Fn::Asin>>);
-  r.addUnary(Op::Acos, DType::F32, kernel<direct<Fn::Acos>>);
-  r.addUnary(Op::Erf, DType::F32, kernel<direct<Fn::Erf>>);
-  r.addUnary(Op::Log1p, DType::F32, kernel<log1p>);
-  r.addUnary(Op::Sigmoid, DType::F32, kernel<sigmoid>);
-  r.addUnary(Op::Silu, DType::F32, kernel<silu>);
-  r.addUnary(Op::Gelu, DType::F32, kernel<gelu>);
-  r.addUnary(Op::Softplus, DType::F32, kernel<softplus>);
+  r.addUnary(Op::Exp, DType::F32, sleefKernel<sleefBlock<Fn::Exp>>);
+  r.addUnary(Op::Expm1, DType::F32, sleefKernel<sleefBlock<Fn::Expm1>>);
+  r.addUnary(Op::Log, DType::F32, sleefKernel<sleefBlock<Fn::Log>>);
+  r.addUnary(Op::Log2, DType::F32, sleefKernel<sleefBlock<Fn::Log2>>);
+  r.addUnary(Op::Log10, DType::F32, sleefKernel<sleefBlock<Fn::Log10>>);
+  r.addUnary(Op::Sin, DType::F32, sleefKernel<sleefBlock<Fn::Sin>>);
+  r.addUnary(Op::Cos, DType::F32, sleefKernel<sleefBlock<Fn::Cos>>);
+  r.addUnary(Op::Tan, DType::F32, sleefKernel<sleefBlock<Fn::Tan>>);
+  r.addUnary(Op::Tanh, DType::F32, sleefKernel<sleefBlock<Fn::Tanh>>);
+  r.addUnary(Op::Atan, DType::F32, sleefKernel<sleefBlock<Fn::Atan>>);
+  r.addUnary(Op::Asin, DType::F32, sleefKernel<sleefBlock<Fn::Asin>>);
+  r.addUnary(Op::Acos, DType::F32, sleefKernel<sleefBlock<Fn::Acos>>);
+  r.addUnary(Op::Erf, DType::F32, sleefKernel<sleefBlock<Fn::Erf>>);
+  r.addUnary(Op::Log1p, DType::F32, sleefKernel<log1pBlock>);
+  r.addUnary(Op::Sigmoid, DType::F32, sleefKernel<sigmoidBlock>);
+  r.addUnary(Op::Silu, DType::F32, sleefKernel<siluBlock>);
+  r.addUnary(Op::Gelu, DType::F32, sleefKernel<geluBlock>);
+  r.addUnary(Op::Softplus, DType::F32, sleefKernel<softplusBlock>);
 }
 
 }  // namespace nn::rt

@@ -24,6 +24,58 @@ struct Result {
   int64_t ivalue = 0; // integer sums/products/extrema, arg indices, all/any
 };
 
+// The first i < n with d[i] == v, which is there: 16 elements tested at
+// once (vectorised), then one by one within the block that has it.
+template <class T>
+int64_t firstEqual(const T* d, int64_t n, T v) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    int hit = 0;
+#pragma omp simd reduction(| : hit)
+    for (int k = 0; k < 16; ++k) hit |= d[i + k] == v;
+    if (hit) break;
+  }
+  while (d[i] != v) ++i;
+  return i;
+}
+
+// The element a scan from the front keeps as the largest (smallest) of
+// n > 0, and its index when `index`: the first NaN, else the first of the
+// largest, where only +0 and -0 are equal with other bits (max of [-0.0,
+// 0.0] is -0.0). The JIT's folds scan so (jit/fused_codegen.cpp). Found
+// without the scan's branch per element: the extremum of lanes of running
+// extrema (vectorised; NaNs counted), then, where the index or a zero's
+// sign is wanted, the first element equal to it, or the first NaN.
+template <class T, bool Max>
+int64_t extremumOf(const T* d, int64_t n, bool index, T& value) {
+  T m = d[0];
+  int64_t nans = 0;
+  if constexpr (Max) {
+#pragma omp simd reduction(max : m) reduction(+ : nans)
+    for (int64_t i = 0; i < n; ++i) {
+      m = d[i] > m ? d[i] : m;
+      if constexpr (std::is_floating_point_v<T>) nans += d[i] != d[i];
+    }
+  } else {
+#pragma omp simd reduction(min : m) reduction(+ : nans)
+    for (int64_t i = 0; i < n; ++i) {
+      m = d[i] < m ? d[i] : m;
+      if constexpr (std::is_floating_point_v<T>) nans += d[i] != d[i];
+    }
+  }
+  int64_t i = 0;
+  if (nans) {
+    while (d[i] == d[i]) ++i;
+  } else if (index || (std::is_floating_point_v<T> && m == T(0))) {
+    i = firstEqual(d, n, m);
+  } else {
+    value = m;
+    return -1;
+  }
+  value = d[i];
+  return i;
+}
+
 template <class T>
 Result reduceRun(const T* d, int64_t n, Reduction r) {
   Result res;
@@ -72,19 +124,13 @@ Result reduceRun(const T* d, int64_t n, Reduction r) {
     case Reduction::ArgMax:
     case Reduction::ArgMin: {
       bool isMax = r == Reduction::Max || r == Reduction::ArgMax;
-      int64_t best = 0;
-      for (int64_t i = 1; i < n; ++i) {
-        if constexpr (isFloat) {
-          if (std::isnan(d[best])) break;  // NaN wins and stays
-          if (std::isnan(d[i]) || (isMax ? d[i] > d[best] : d[i] < d[best])) best = i;
-        } else {
-          if (isMax ? d[i] > d[best] : d[i] < d[best]) best = i;
-        }
-      }
+      bool arg = r == Reduction::ArgMax || r == Reduction::ArgMin;
+      T value;
+      int64_t best = isMax ? extremumOf<T, true>(d, n, arg, value) : extremumOf<T, false>(d, n, arg, value);
       // The int value of a float extremum is never read (and NaN has none).
-      if (r == Reduction::ArgMax || r == Reduction::ArgMin) res.ivalue = best;
-      else if constexpr (!isFloat) res.ivalue = static_cast<int64_t>(d[best]);
-      res.value = static_cast<double>(d[best]);
+      if (arg) res.ivalue = best;
+      else if constexpr (!isFloat) res.ivalue = static_cast<int64_t>(value);
+      res.value = static_cast<double>(value);
       break;
     }
     case Reduction::All: {
