@@ -227,8 +227,9 @@ using ColumnAt = std::function<llvm::Value*(llvm::Value* col)>;
 // dtype), emitted at b's insertion point, as reduceRun folds a run
 // (kernels_cpu_reduce.cpp): a sum in four running sums of every fourth
 // element, added pairwise, then the tail in order (a mean divides by
-// cols), a max or min in one scan keeping the first NaN; the row's result
-// as `outType`. Null when an element cannot be compiled.
+// cols), a max or min as a scan keeping the first NaN and the first of
+// equal values finds it; the row's result as `outType`. Null when an
+// element cannot be compiled.
 llvm::Value* emitRowFold(llvm::IRBuilder<>& b, llvm::Function* fn, int64_t cols, DType chainType, DType outType,
                          FusedKernel::Reduce reduce, const ColumnAt& element) {
   llvm::LLVMContext& ctx = b.getContext();
@@ -269,12 +270,79 @@ llvm::Value* emitRowFold(llvm::IRBuilder<>& b, llvm::Function* fn, int64_t cols,
   };
   if (reduce == FusedKernel::Reduce::Max || reduce == FusedKernel::Reduce::Min) {
     bool max = reduce == FusedKernel::Reduce::Max;
-    auto best = columns(0, cols, 1, {llvm::ConstantFP::getInfinity(elementType, max)},
-                        [&](size_t, llvm::Value* acc, llvm::Value* col) -> llvm::Value* {
-                          llvm::Value* v = element(col);
-                          return v ? foldExtremum(b, max, acc, v) : nullptr;
-                        });
-    return best ? (*best)[0] : nullptr;
+    llvm::Value* start = llvm::ConstantFP::getInfinity(elementType, max);
+    // As reduceRun finds the scan's answer (kernels_cpu_reduce.cpp
+    // extremumOf): eight running extrema of every eighth element, which
+    // LLVM vectorises, each with a flag for a NaN seen, then the rest in
+    // order. That is the scan's answer unless a NaN was seen or it is a
+    // zero (whose sign is the first zero's): then the row is scanned.
+    auto pick = [&](llvm::Value* acc, llvm::Value* v) {
+      return b.CreateSelect(max ? b.CreateFCmpOGT(v, acc) : b.CreateFCmpOLT(v, acc), v, acc);
+    };
+    using Lanes = std::vector<llvm::Value*>;
+    // One loop over columns [from, to) in steps of best.size(): lane k
+    // folds element j + k into best[k] and nan[k].
+    auto lanes = [&](int64_t from, int64_t to, Lanes& best, Lanes& nan) -> bool {
+      if (from >= to) return true;
+      int64_t width = static_cast<int64_t>(best.size());
+      llvm::BasicBlock* pre = b.GetInsertBlock();
+      auto* body = llvm::BasicBlock::Create(ctx, "col", fn);
+      auto* done = llvm::BasicBlock::Create(ctx, "cols.end", fn);
+      b.CreateBr(body);
+      b.SetInsertPoint(body);
+      llvm::PHINode* j = b.CreatePHI(i64, 2, "j");
+      j->addIncoming(b.getInt64(from), pre);
+      std::vector<llvm::PHINode*> bestPhi, nanPhi;
+      for (int64_t k = 0; k < width; ++k) {
+        bestPhi.push_back(b.CreatePHI(elementType, 2, "best"));
+        bestPhi.back()->addIncoming(best[k], pre);
+        nanPhi.push_back(b.CreatePHI(b.getInt1Ty(), 2, "nan"));
+        nanPhi.back()->addIncoming(nan[k], pre);
+      }
+      for (int64_t k = 0; k < width; ++k) {
+        llvm::Value* v = element(b.CreateAdd(j, b.getInt64(k), "", true, true));
+        if (!v) return false;
+        best[k] = pick(bestPhi[k], v);
+        nan[k] = b.CreateOr(nanPhi[k], b.CreateFCmpUNO(v, v));
+      }
+      llvm::Value* nextJ = b.CreateAdd(j, b.getInt64(width), "", true, true);
+      llvm::BasicBlock* latch = b.GetInsertBlock();
+      j->addIncoming(nextJ, latch);
+      for (int64_t k = 0; k < width; ++k) {
+        bestPhi[k]->addIncoming(best[k], latch);
+        nanPhi[k]->addIncoming(nan[k], latch);
+      }
+      b.CreateCondBr(b.CreateICmpSLT(nextJ, b.getInt64(to)), body, done);
+      b.SetInsertPoint(done);
+      return true;
+    };
+    int64_t main = cols - cols % 8;
+    Lanes best(8, start), nan(8, b.getFalse());
+    if (!lanes(0, main, best, nan)) return nullptr;
+    Lanes rest{best[0]}, restNan{nan[0]};
+    for (size_t k = 1; k < best.size(); ++k) {
+      rest[0] = pick(rest[0], best[k]);
+      restNan[0] = b.CreateOr(restNan[0], nan[k]);
+    }
+    if (!lanes(main, cols, rest, restNan)) return nullptr;
+    llvm::Value* rescan = b.CreateOr(restNan[0], b.CreateFCmpOEQ(rest[0], llvm::ConstantFP::get(elementType, 0.0)));
+    llvm::BasicBlock* quick = b.GetInsertBlock();
+    auto* scanB = llvm::BasicBlock::Create(ctx, "scan", fn);
+    auto* foldEnd = llvm::BasicBlock::Create(ctx, "fold.end", fn);
+    b.CreateCondBr(rescan, scanB, foldEnd);
+    b.SetInsertPoint(scanB);
+    auto scanned = columns(0, cols, 1, {start}, [&](size_t, llvm::Value* acc, llvm::Value* col) -> llvm::Value* {
+      llvm::Value* v = element(col);
+      return v ? foldExtremum(b, max, acc, v) : nullptr;
+    });
+    if (!scanned) return nullptr;
+    llvm::BasicBlock* scanEnd = b.GetInsertBlock();
+    b.CreateBr(foldEnd);
+    b.SetInsertPoint(foldEnd);
+    llvm::PHINode* result = b.CreatePHI(elementType, 2, "extremum");
+    result->addIncoming(rest[0], quick);
+    result->addIncoming((*scanned)[0], scanEnd);
+    return result;
   }
   int64_t main = cols - cols % 4;
   llvm::Value* zero = llvm::ConstantFP::get(b.getDoubleTy(), 0.0);
