@@ -57,7 +57,7 @@ void registerInt(KernelTable& r) {
 // NaN propagates, as in NumPy and PyTorch: x's NaN, else y's, else the
 // larger (smaller) value, y when they compare equal (maximum(0.0, -0.0) is
 // -0.0). Written as selects, which vectorise, where tests and early
-// returns made a branch per element (289 us for 784x512 f32, now ~80).
+// returns made a branch per element (784x512 f32: 110 -> 86 us).
 template <class T, bool Larger>
 inline T extremum(T x, T y) {
   T r = (Larger ? x > y : x < y) ? x : y;

@@ -167,12 +167,50 @@ Result parallelSum(const T* d, int64_t n) {
   return res;
 }
 
+// max, min, argmax or argmin of a long single run on all cores: each
+// thread's share gives the scan's answer over it (extremumOf), and the
+// answers combine in share order as the scan goes: the first NaN stays,
+// else a later answer only replaces a smaller (larger) one.
+template <class T>
+Result parallelExtremum(const T* d, int64_t n, Reduction r) {
+  bool isMax = r == Reduction::Max || r == Reduction::ArgMax;
+  int most = omp_get_max_threads(), used = 1;
+  std::vector<int64_t> found(static_cast<size_t>(most), -1);
+#pragma omp parallel num_threads(most)
+  {
+    int nt = omp_get_num_threads(), t = omp_get_thread_num();
+    if (t == 0) used = nt;
+    int64_t lo = n * t / nt, hi = n * (t + 1) / nt;
+    T value;
+    if (lo < hi)
+      found[t] = lo + (isMax ? extremumOf<T, true>(d + lo, hi - lo, true, value)
+                             : extremumOf<T, false>(d + lo, hi - lo, true, value));
+  }
+  int64_t best = -1;
+  for (int t = 0; t < used; ++t) {
+    int64_t i = found[t];
+    if (i < 0) continue;
+    if (best >= 0 && d[best] != d[best]) break;
+    if (best < 0 || d[i] != d[i] || (isMax ? d[i] > d[best] : d[i] < d[best])) best = i;
+  }
+  Result res;
+  if (r == Reduction::ArgMax || r == Reduction::ArgMin) res.ivalue = best;
+  else if constexpr (!std::is_floating_point_v<T>) res.ivalue = static_cast<int64_t>(d[best]);
+  res.value = static_cast<double>(d[best]);
+  return res;
+}
+
 template <class T>
 void reduceAll(const Tensor& p, int64_t outCount, int64_t run, Reduction r, std::vector<Result>& out) {
   const T* d = p.data<T>();
   bool sum = r == Reduction::Sum || r == Reduction::Mean;
+  bool extremum = r == Reduction::Max || r == Reduction::Min || r == Reduction::ArgMax || r == Reduction::ArgMin;
   if (outCount == 1 && run >= kParallelThreshold && sum) {
     out[0] = parallelSum(d, run);
+    return;
+  }
+  if (outCount == 1 && run >= kParallelThreshold && extremum) {
+    out[0] = parallelExtremum(d, run, r);
     return;
   }
   if (outCount >= 2 && outCount * run >= kParallelThreshold) {

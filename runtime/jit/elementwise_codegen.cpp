@@ -4,8 +4,9 @@
 // tensor_math.cpp mathUnary/mathBinary/whereOp): the same compute dtype,
 // the same order of floating-point operations (no reassociation, no FMA
 // contraction, no fast-math flags), the same NaN and signed-zero choices,
-// and the same libm functions for transcendental ops, so a fused kernel
-// and the op-by-op kernels agree bit for bit. Where a kernel would fail
+// and the same functions for transcendental ops (libm's for f64, SLEEF's
+// for f32, whose vector forms the loop vectoriser calls), so a fused
+// kernel and the op-by-op kernels agree bit for bit. Where a kernel would fail
 // (an integer floor division or modulo by zero, an integer to a negative
 // power) the element is a fault (takeFaults): the kernel reports it, and
 // the fused node runs its ops one by one, which raise the error. Ops
@@ -274,9 +275,9 @@ llvm::Value* ElementwiseEmitter::floatUnary(Op op, llvm::Value* x, std::string& 
     if (f32) return sleef(name, v);
     return id == llvm::Intrinsic::not_intrinsic ? libm(name, v) : intrinsic(id, v);
   };
-  auto exp = [&](llvm::Value* v) { return math("exp", llvm::Intrinsic::exp, v); };
-  auto log1p = [&](llvm::Value* v) { return math("log1p", llvm::Intrinsic::not_intrinsic, v); };
   constexpr auto none = llvm::Intrinsic::not_intrinsic;
+  auto exp = [&](llvm::Value* v) { return math("exp", llvm::Intrinsic::exp, v); };
+  auto log1p = [&](llvm::Value* v) { return math("log1p", none, v); };
   switch (op) {
     case Op::Exp: return exp(x);
     case Op::Log: return math("log", llvm::Intrinsic::log, x);
