@@ -235,38 +235,51 @@ llvm::Value* emitRowFold(llvm::IRBuilder<>& b, llvm::Function* fn, int64_t cols,
   llvm::LLVMContext& ctx = b.getContext();
   llvm::Type* i64 = b.getInt64Ty();
   llvm::Type* elementType = chainType == DType::F32 ? b.getFloatTy() : b.getDoubleTy();
-  // One loop over columns [from, to) in steps of `step`, folding `lanes`
-  // running values (phis starting at `init`) with `fold(lane, acc, column)`.
-  auto columns = [&](int64_t from, int64_t to, int64_t step, std::vector<llvm::Value*> init,
-                     const std::function<llvm::Value*(size_t, llvm::Value*, llvm::Value*)>& fold)
-      -> std::optional<std::vector<llvm::Value*>> {
+  using Values = std::vector<llvm::Value*>;
+  // One loop over columns j in [from, to) in steps of `step`, carrying
+  // running values (phis starting at `init`) that `body(j, values)`
+  // advances; their last values, or none when an element cannot be made.
+  auto loop = [&](int64_t from, int64_t to, int64_t step, Values init,
+                  const std::function<std::optional<Values>(llvm::Value*, const Values&)>& body) -> std::optional<Values> {
     if (from >= to) return init;
     llvm::BasicBlock* pre = b.GetInsertBlock();
-    auto* body = llvm::BasicBlock::Create(ctx, "col", fn);
+    auto* bodyB = llvm::BasicBlock::Create(ctx, "col", fn);
     auto* done = llvm::BasicBlock::Create(ctx, "cols.end", fn);
-    b.CreateBr(body);
-    b.SetInsertPoint(body);
+    b.CreateBr(bodyB);
+    b.SetInsertPoint(bodyB);
     llvm::PHINode* j = b.CreatePHI(i64, 2, "j");
     j->addIncoming(b.getInt64(from), pre);
-    std::vector<llvm::PHINode*> acc;
-    std::vector<llvm::Value*> next;
+    std::vector<llvm::PHINode*> phis;
+    Values current;
     for (llvm::Value* v : init) {
-      acc.push_back(b.CreatePHI(v->getType(), 2, "acc"));
-      acc.back()->addIncoming(v, pre);
+      phis.push_back(b.CreatePHI(v->getType(), 2, "acc"));
+      phis.back()->addIncoming(v, pre);
+      current.push_back(phis.back());
     }
-    for (size_t k = 0; k < acc.size(); ++k) {
-      llvm::Value* col = b.CreateAdd(j, b.getInt64(static_cast<int64_t>(k)), "", true, true);
-      llvm::Value* r = fold(k, acc[k], col);
-      if (!r) return std::nullopt;
-      next.push_back(r);
-    }
+    std::optional<Values> next = body(j, current);
+    if (!next) return std::nullopt;
     llvm::Value* nextJ = b.CreateAdd(j, b.getInt64(step), "", true, true);
     llvm::BasicBlock* latch = b.GetInsertBlock();
     j->addIncoming(nextJ, latch);
-    for (size_t k = 0; k < acc.size(); ++k) acc[k]->addIncoming(next[k], latch);
-    b.CreateCondBr(b.CreateICmpSLT(nextJ, b.getInt64(to)), body, done);
+    for (size_t k = 0; k < phis.size(); ++k) phis[k]->addIncoming((*next)[k], latch);
+    b.CreateCondBr(b.CreateICmpSLT(nextJ, b.getInt64(to)), bodyB, done);
     b.SetInsertPoint(done);
     return next;
+  };
+  auto column = [&](llvm::Value* j, size_t k) { return b.CreateAdd(j, b.getInt64(static_cast<int64_t>(k)), "", true, true); };
+  // `init.size()` lanes over columns [from, to) in steps of `step`: lane k
+  // folds column j + k with `fold(k, acc, column)`.
+  auto columns = [&](int64_t from, int64_t to, int64_t step, Values init,
+                     const std::function<llvm::Value*(size_t, llvm::Value*, llvm::Value*)>& fold) {
+    return loop(from, to, step, init, [&](llvm::Value* j, const Values& acc) -> std::optional<Values> {
+      Values next;
+      for (size_t k = 0; k < acc.size(); ++k) {
+        llvm::Value* r = fold(k, acc[k], column(j, k));
+        if (!r) return std::nullopt;
+        next.push_back(r);
+      }
+      return next;
+    });
   };
   if (reduce == FusedKernel::Reduce::Max || reduce == FusedKernel::Reduce::Min) {
     bool max = reduce == FusedKernel::Reduce::Max;
@@ -279,53 +292,33 @@ llvm::Value* emitRowFold(llvm::IRBuilder<>& b, llvm::Function* fn, int64_t cols,
     auto pick = [&](llvm::Value* acc, llvm::Value* v) {
       return b.CreateSelect(max ? b.CreateFCmpOGT(v, acc) : b.CreateFCmpOLT(v, acc), v, acc);
     };
-    using Lanes = std::vector<llvm::Value*>;
-    // One loop over columns [from, to) in steps of best.size(): lane k
-    // folds element j + k into best[k] and nan[k].
-    auto lanes = [&](int64_t from, int64_t to, Lanes& best, Lanes& nan) -> bool {
-      if (from >= to) return true;
-      int64_t width = static_cast<int64_t>(best.size());
-      llvm::BasicBlock* pre = b.GetInsertBlock();
-      auto* body = llvm::BasicBlock::Create(ctx, "col", fn);
-      auto* done = llvm::BasicBlock::Create(ctx, "cols.end", fn);
-      b.CreateBr(body);
-      b.SetInsertPoint(body);
-      llvm::PHINode* j = b.CreatePHI(i64, 2, "j");
-      j->addIncoming(b.getInt64(from), pre);
-      std::vector<llvm::PHINode*> bestPhi, nanPhi;
-      for (int64_t k = 0; k < width; ++k) {
-        bestPhi.push_back(b.CreatePHI(elementType, 2, "best"));
-        bestPhi.back()->addIncoming(best[k], pre);
-        nanPhi.push_back(b.CreatePHI(b.getInt1Ty(), 2, "nan"));
-        nanPhi.back()->addIncoming(nan[k], pre);
+    // Lanes 0..w-1 of `values` keep the extrema of columns j + k, lanes
+    // w..2w-1 whether they met a NaN.
+    auto lanes = [&](llvm::Value* j, const Values& values) -> std::optional<Values> {
+      size_t width = values.size() / 2;
+      Values next(values.size());
+      for (size_t k = 0; k < width; ++k) {
+        llvm::Value* v = element(column(j, k));
+        if (!v) return std::nullopt;
+        next[k] = pick(values[k], v);
+        next[width + k] = b.CreateOr(values[width + k], b.CreateFCmpUNO(v, v));
       }
-      for (int64_t k = 0; k < width; ++k) {
-        llvm::Value* v = element(b.CreateAdd(j, b.getInt64(k), "", true, true));
-        if (!v) return false;
-        best[k] = pick(bestPhi[k], v);
-        nan[k] = b.CreateOr(nanPhi[k], b.CreateFCmpUNO(v, v));
-      }
-      llvm::Value* nextJ = b.CreateAdd(j, b.getInt64(width), "", true, true);
-      llvm::BasicBlock* latch = b.GetInsertBlock();
-      j->addIncoming(nextJ, latch);
-      for (int64_t k = 0; k < width; ++k) {
-        bestPhi[k]->addIncoming(best[k], latch);
-        nanPhi[k]->addIncoming(nan[k], latch);
-      }
-      b.CreateCondBr(b.CreateICmpSLT(nextJ, b.getInt64(to)), body, done);
-      b.SetInsertPoint(done);
-      return true;
+      return next;
     };
     int64_t main = cols - cols % 8;
-    Lanes best(8, start), nan(8, b.getFalse());
-    if (!lanes(0, main, best, nan)) return nullptr;
-    Lanes rest{best[0]}, restNan{nan[0]};
-    for (size_t k = 1; k < best.size(); ++k) {
-      rest[0] = pick(rest[0], best[k]);
-      restNan[0] = b.CreateOr(restNan[0], nan[k]);
+    Values init(8, start);
+    init.resize(16, b.getFalse());
+    auto eight = loop(0, main, 8, init, lanes);
+    if (!eight) return nullptr;
+    Values one{(*eight)[0], (*eight)[8]};
+    for (size_t k = 1; k < 8; ++k) {
+      one[0] = pick(one[0], (*eight)[k]);
+      one[1] = b.CreateOr(one[1], (*eight)[8 + k]);
     }
-    if (!lanes(main, cols, rest, restNan)) return nullptr;
-    llvm::Value* rescan = b.CreateOr(restNan[0], b.CreateFCmpOEQ(rest[0], llvm::ConstantFP::get(elementType, 0.0)));
+    auto rest = loop(main, cols, 1, one, lanes);
+    if (!rest) return nullptr;
+    llvm::Value* found = (*rest)[0];
+    llvm::Value* rescan = b.CreateOr((*rest)[1], b.CreateFCmpOEQ(found, llvm::ConstantFP::get(elementType, 0.0)));
     llvm::BasicBlock* quick = b.GetInsertBlock();
     auto* scanB = llvm::BasicBlock::Create(ctx, "scan", fn);
     auto* foldEnd = llvm::BasicBlock::Create(ctx, "fold.end", fn);
@@ -340,7 +333,7 @@ llvm::Value* emitRowFold(llvm::IRBuilder<>& b, llvm::Function* fn, int64_t cols,
     b.CreateBr(foldEnd);
     b.SetInsertPoint(foldEnd);
     llvm::PHINode* result = b.CreatePHI(elementType, 2, "extremum");
-    result->addIncoming(rest[0], quick);
+    result->addIncoming(found, quick);
     result->addIncoming((*scanned)[0], scanEnd);
     return result;
   }
