@@ -43,14 +43,34 @@ bool runSplit(const jit::FusedKernel& k, void* const* in, void* out, int64_t tot
 // sum kernel makes it (kernels_cpu_reduce.cpp, sumKernel over `count`
 // one-element blocks): in order on one thread below kParallelThreshold,
 // else one partial sum per thread over an equal share of the elements,
-// added in thread order; a max or min in one scan.
+// added in thread order; a max or min is the scan's answer of each share,
+// combined in share order as the scan goes (the first NaN stays, else a
+// later answer replaces only a smaller (larger) one), which is the
+// answer of one scan, as the CPU's kernel finds it (parallelExtremum).
 // False when some element faulted (FusedFn).
 bool runReduction(const jit::FusedKernel& k, void* const* in, const FastOp& op, Tensor& out) {
   int64_t n = k.count;
   double acc = 0;
-  bool extremum = k.reduce == jit::FusedKernel::Reduce::Max || k.reduce == jit::FusedKernel::Reduce::Min;
-  if (n < kParallelThreshold || extremum) {  // max and min scan on one thread, as reduceAll does
+  bool max = k.reduce == jit::FusedKernel::Reduce::Max;
+  bool extremum = max || k.reduce == jit::FusedKernel::Reduce::Min;
+  if (n < kParallelThreshold) {
     if (k.fn(in, &acc, 0, n) != 0) return false;
+  } else if (extremum) {
+    int most = omp_get_max_threads(), used = 1;
+    std::vector<double> found(static_cast<size_t>(most), 0.0);
+    std::atomic<bool> faulted{false};
+#pragma omp parallel num_threads(most)
+    {
+      int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
+      if (t == 0) used = static_cast<int>(nt);
+      if (k.fn(in, &found[static_cast<size_t>(t)], n * t / nt, n * (t + 1) / nt) != 0) faulted = true;
+    }
+    if (faulted) return false;
+    acc = found[0];
+    for (int t = 1; t < used && acc == acc; ++t) {
+      double v = found[static_cast<size_t>(t)];
+      if (v != v || (max ? v > acc : v < acc)) acc = v;
+    }
   } else {
     int most = omp_get_max_threads(), used = 1;
     std::vector<double> partial(static_cast<size_t>(most), 0.0);

@@ -8,6 +8,7 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -70,6 +71,28 @@ class ElementwiseEmitter {
   llvm::Module& m_;
   std::vector<llvm::Value*> faults_;
 };
+
+// The chain's element at a flat index (and its row and column when the
+// kernel runs by rows), emitted at the builder's insertion point; null
+// when an op cannot be compiled. `Return` emits the kernel's return.
+using ChainAt = std::function<llvm::Value*(llvm::Value* flat, llvm::Value* row, llvm::Value* col)>;
+using ColumnAt = std::function<llvm::Value*(llvm::Value* col)>;
+using Return = std::function<void()>;
+
+// The folding loops of fused kernels (reduction_codegen.cpp): a trailing
+// reduction's over flat indices [begin, end) (or by rows of `cols` when
+// cols > 0) into *out; a trailing reduction over the last axis, one result
+// per row of [begin, end); the fold of one row's `cols` elements. False
+// (null) when an element cannot be compiled.
+bool emitReductionLoops(llvm::IRBuilder<>& b, llvm::Function* fn, llvm::BasicBlock* entry, llvm::BasicBlock* exit,
+                        llvm::Value* out, llvm::Value* begin, llvm::Value* end, int64_t cols, ir::DType chainType,
+                        FusedKernel::Reduce reduce, const ChainAt& chainAt, const Return& ret);
+bool emitRowReductionLoops(llvm::IRBuilder<>& b, llvm::Function* fn, llvm::BasicBlock* entry,
+                           llvm::BasicBlock* exit, llvm::Value* out, llvm::Value* begin, llvm::Value* end,
+                           int64_t cols, ir::DType chainType, ir::DType outType, FusedKernel::Reduce reduce,
+                           const ChainAt& chainAt, const Return& ret);
+llvm::Value* emitRowFold(llvm::IRBuilder<>& b, llvm::Function* fn, int64_t cols, ir::DType chainType,
+                         ir::DType outType, FusedKernel::Reduce reduce, const ColumnAt& element);
 
 // Whether `fn` is valid LLVM IR; otherwise false with the verifier's
 // complaint in `why` (a bug of the code generator, never of the program).
