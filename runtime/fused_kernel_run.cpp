@@ -55,22 +55,6 @@ bool runReduction(const jit::FusedKernel& k, void* const* in, const FastOp& op, 
   bool extremum = max || k.reduce == jit::FusedKernel::Reduce::Min;
   if (n < kParallelThreshold) {
     if (k.fn(in, &acc, 0, n) != 0) return false;
-  } else if (extremum) {
-    int most = omp_get_max_threads(), used = 1;
-    std::vector<double> found(static_cast<size_t>(most), 0.0);
-    std::atomic<bool> faulted{false};
-#pragma omp parallel num_threads(most)
-    {
-      int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
-      if (t == 0) used = static_cast<int>(nt);
-      if (k.fn(in, &found[static_cast<size_t>(t)], n * t / nt, n * (t + 1) / nt) != 0) faulted = true;
-    }
-    if (faulted) return false;
-    acc = found[0];
-    for (int t = 1; t < used && acc == acc; ++t) {
-      double v = found[static_cast<size_t>(t)];
-      if (v != v || (max ? v > acc : v < acc)) acc = v;
-    }
   } else {
     int most = omp_get_max_threads(), used = 1;
     std::vector<double> partial(static_cast<size_t>(most), 0.0);
@@ -82,7 +66,15 @@ bool runReduction(const jit::FusedKernel& k, void* const* in, const FastOp& op, 
       if (k.fn(in, &partial[static_cast<size_t>(t)], n * t / nt, n * (t + 1) / nt) != 0) faulted = true;
     }
     if (faulted) return false;
-    for (int t = 0; t < used; ++t) acc += partial[static_cast<size_t>(t)];
+    if (!extremum) {
+      for (int t = 0; t < used; ++t) acc += partial[static_cast<size_t>(t)];
+    } else {
+      acc = partial[0];
+      for (int t = 1; t < used && acc == acc; ++t) {
+        double v = partial[static_cast<size_t>(t)];
+        if (v != v || (max ? v > acc : v < acc)) acc = v;
+      }
+    }
   }
   double value = k.reduce == jit::FusedKernel::Reduce::Mean ? acc / static_cast<double>(n) : acc;
   out = Tensor::empty(op.out, {}, *op.device);
