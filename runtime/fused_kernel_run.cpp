@@ -19,6 +19,7 @@
 
 #include "runtime/fast_ops.h"
 #include "runtime/jit/jit.h"
+#include "runtime/sum_order.h"
 
 namespace nn::rt {
 
@@ -40,20 +41,31 @@ bool runSplit(const jit::FusedKernel& k, void* const* in, void* out, int64_t tot
 }
 
 // A kernel with a trailing reduction: the 0-d sum or mean, made as the CPU
-// sum kernel makes it (kernels_cpu_reduce.cpp, sumKernel over `count`
-// one-element blocks): in order on one thread below kParallelThreshold,
-// else one partial sum per thread over an equal share of the elements,
-// added in thread order; a max or min is the scan's answer of each share,
-// combined in share order as the scan goes (the first NaN stays, else a
-// later answer replaces only a smaller (larger) one), which is the
-// answer of one scan, as the CPU's kernel finds it (parallelExtremum).
-// False when some element faulted (FusedFn).
+// sum kernel makes it (kernels_cpu_reduce.cpp): the kernel sums each chunk
+// of kSumChunk elements (sum_order.h), the chunks on all cores from
+// kParallelThreshold elements up, and their sums are added in order; a max
+// or min is the scan's answer of each thread's share, combined in share
+// order as the scan goes (the first NaN stays, else a later answer
+// replaces only a smaller (larger) one), which is the answer of one scan,
+// as the CPU's kernel finds it (parallelExtremum). False when some element
+// faulted (FusedFn).
 bool runReduction(const jit::FusedKernel& k, void* const* in, const FastOp& op, Tensor& out) {
   int64_t n = k.count;
   double acc = 0;
   bool max = k.reduce == jit::FusedKernel::Reduce::Max;
   bool extremum = max || k.reduce == jit::FusedKernel::Reduce::Min;
-  if (n < kParallelThreshold) {
+  bool parallel = n >= kParallelThreshold;
+  if (!extremum) {
+    int64_t chunks = (n + kSumChunk - 1) / kSumChunk;
+    std::vector<double> sums(static_cast<size_t>(chunks), 0.0);
+    std::atomic<bool> faulted{false};
+#pragma omp parallel for schedule(static) if (parallel)
+    for (int64_t c = 0; c < chunks; ++c)
+      if (k.fn(in, &sums[static_cast<size_t>(c)], c * kSumChunk, std::min(n, (c + 1) * kSumChunk)) != 0)
+        faulted = true;
+    if (faulted) return false;
+    for (double s : sums) acc += s;
+  } else if (!parallel) {
     if (k.fn(in, &acc, 0, n) != 0) return false;
   } else {
     int most = omp_get_max_threads(), used = 1;
@@ -66,14 +78,10 @@ bool runReduction(const jit::FusedKernel& k, void* const* in, const FastOp& op, 
       if (k.fn(in, &partial[static_cast<size_t>(t)], n * t / nt, n * (t + 1) / nt) != 0) faulted = true;
     }
     if (faulted) return false;
-    if (!extremum) {
-      for (int t = 0; t < used; ++t) acc += partial[static_cast<size_t>(t)];
-    } else {
-      acc = partial[0];
-      for (int t = 1; t < used && acc == acc; ++t) {
-        double v = partial[static_cast<size_t>(t)];
-        if (v != v || (max ? v > acc : v < acc)) acc = v;
-      }
+    acc = partial[0];
+    for (int t = 1; t < used && acc == acc; ++t) {
+      double v = partial[static_cast<size_t>(t)];
+      if (v != v || (max ? v > acc : v < acc)) acc = v;
     }
   }
   double value = k.reduce == jit::FusedKernel::Reduce::Mean ? acc / static_cast<double>(n) : acc;
@@ -87,7 +95,8 @@ bool runReduction(const jit::FusedKernel& k, void* const* in, const FastOp& op, 
 // row, the rows shared among the cores as reduceAll shares its outputs
 // (each row is folded whole by one thread, so any split gives the same
 // values). A single row of a long sum is left to the op-by-op path, where
-// the CPU kernel splits it among threads (another order of additions).
+// the CPU kernel sums its chunks on all cores (the same bits as the fold
+// on one thread).
 bool runRowReduction(const jit::FusedKernel& k, void* const* in, const FastOp& op, Value* slots) {
   int64_t rows = k.count / k.cols;
   if (rows == 1 && k.cols >= kParallelThreshold && k.reduce != jit::FusedKernel::Reduce::Max &&

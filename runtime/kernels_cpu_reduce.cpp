@@ -3,8 +3,9 @@
 // front end in tensor_reduce.cpp permutes the reduced axes last), and for
 // sum and mean also the same run of several leading blocks, in tight
 // typed loops, split across cores over the outputs when there are many, or
-// over the run when there is a single output. Floats accumulate in double
-// and integers in int64; max/min propagate NaN as NumPy does.
+// over the run when there is a single output. Floats accumulate in double,
+// summed in sum_order.h's order, and integers in int64; max/min propagate
+// NaN as NumPy does.
 #include <omp.h>
 
 #include <cmath>
@@ -13,6 +14,7 @@
 
 #include "runtime/device.h"
 #include "runtime/kernels.h"
+#include "runtime/sum_order.h"
 #include "runtime/tensor_ops.h"
 
 namespace nn::rt {
@@ -42,7 +44,7 @@ int64_t firstEqual(const T* d, int64_t n, T v) {
 // The element a scan from the front keeps as the largest (smallest) of
 // n > 0, and its index when `index`: the first NaN, else the first of the
 // largest, where only +0 and -0 are equal with other bits (max of [-0.0,
-// 0.0] is -0.0). The JIT's folds scan so (jit/fused_codegen.cpp). Found
+// 0.0] is -0.0). The JIT's folds scan so (jit/reduction_codegen.cpp). Found
 // without the scan's branch per element: the extremum of lanes of running
 // extrema (vectorised; NaNs counted), then, where the index or a zero's
 // sign is wanted, the first element equal to it, or the first NaN.
@@ -84,21 +86,8 @@ Result reduceRun(const T* d, int64_t n, Reduction r) {
     case Reduction::Sum:
     case Reduction::Mean: {
       if constexpr (isFloat) {
-        // A fixed order (four running sums of every fourth element, added
-        // pairwise, then the tail in order), not whatever a vectoriser
-        // picks: fused kernels that end in a row sum (runtime/jit) add in
-        // exactly this order, so fused and unfused sums agree bit for bit.
-        double l0 = 0, l1 = 0, l2 = 0, l3 = 0;
-        int64_t i = 0;
-        for (; i + 4 <= n; i += 4) {
-          l0 += d[i];
-          l1 += d[i + 1];
-          l2 += d[i + 2];
-          l3 += d[i + 3];
-        }
-        double acc = (l0 + l1) + (l2 + l3);
-        for (; i < n; ++i) acc += d[i];
-        res.value = acc;
+        // The order fused kernels add in too (sum_order.h).
+        res.value = runSum(d, n);
       } else {
         int64_t acc = 0;
 #pragma omp simd reduction(+ : acc)
@@ -149,14 +138,18 @@ Result reduceRun(const T* d, int64_t n, Reduction r) {
   return res;
 }
 
-// Sums a long single run on all cores.
+// Sums a long single run on all cores: a float run's chunks in parallel,
+// added in order (sum_order.h's order, whatever the number of threads).
 template <class T>
 Result parallelSum(const T* d, int64_t n) {
   Result res;
   if constexpr (std::is_floating_point_v<T>) {
+    int64_t chunks = (n + kSumChunk - 1) / kSumChunk;
+    std::vector<double> sums(static_cast<size_t>(chunks));
+#pragma omp parallel for schedule(static)
+    for (int64_t c = 0; c < chunks; ++c) sums[c] = chunkSum(d + c * kSumChunk, std::min(kSumChunk, n - c * kSumChunk));
     double acc = 0;
-#pragma omp parallel for simd reduction(+ : acc)
-    for (int64_t i = 0; i < n; ++i) acc += d[i];
+    for (double s : sums) acc += s;
     res.value = acc;
   } else {
     int64_t acc = 0;
@@ -252,14 +245,6 @@ void reduceKernel(const Tensor& in, int64_t run, Tensor& out) {
 template <class T, class Acc>
 void accumulateBlocks(const T* d, int64_t count, int64_t run, int64_t a0, int64_t a1, int64_t k0, int64_t k1,
                       Acc* acc) {
-  if (run == 1 && k1 - k0 == 1) {
-    // One output (a full sum): the same additions in the same order, in a
-    // register, without a one-iteration vector loop per element.
-    Acc s = acc[0];
-    for (int64_t a = a0; a < a1; ++a) s += d[a * count + k0];
-    acc[0] = s;
-    return;
-  }
   for (int64_t a = a0; a < a1; ++a) {
     const T* block = d + a * count * run;
     if (run == 1) {
@@ -267,21 +252,28 @@ void accumulateBlocks(const T* d, int64_t count, int64_t run, int64_t a0, int64_
       for (int64_t k = k0; k < k1; ++k) acc[k - k0] += block[k];
     } else {
       for (int64_t k = k0; k < k1; ++k) {
-        Acc s = 0;
+        if constexpr (std::is_floating_point_v<Acc>) {
+          acc[k - k0] += runSum(block + k * run, run);
+        } else {
+          Acc s = 0;
 #pragma omp simd reduction(+ : s)
-        for (int64_t i = 0; i < run; ++i) s += block[k * run + i];
-        acc[k - k0] += s;
+          for (int64_t i = 0; i < run; ++i) s += block[k * run + i];
+          acc[k - k0] += s;
+        }
       }
     }
   }
 }
 
 // Sum or mean over `outer` blocks of out.numel() runs (KernelFor<Sum>):
-// split across cores over the outputs when there are enough of them, else
-// over the blocks with a partial sum per thread, combined at the end.
+// a single output is one run (reduceKernel); more are split across cores
+// over the outputs when there are enough of them, else over groups of
+// blocks with partial sums, combined at the end. Each output adds its
+// blocks' runs (each run's sum in sum_order.h's order) in block order.
 template <Reduction R, class T>
 void sumKernel(const Tensor& in, int64_t outer, int64_t run, Tensor& out) {
-  if (outer == 1) return reduceKernel<R, T>(in, run, out);
+  // One output: its blocks are one contiguous run.
+  if (outer == 1 || out.numel() == 1) return reduceKernel<R, T>(in, outer * run, out);
   using Acc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
   const T* d = in.data<T>();
   int64_t count = out.numel();
@@ -295,18 +287,18 @@ void sumKernel(const Tensor& in, int64_t outer, int64_t run, Tensor& out) {
       accumulateBlocks(d, count, run, 0, outer, k0, k1, acc.data() + k0);
     }
   } else if (parallel) {
-    // The partial sums are combined in thread order after the region, so
-    // the result is the same on every run.
-    int most = omp_get_max_threads(), used = 1;
-    std::vector<Acc> partial(static_cast<size_t>(most * count), Acc(0));
-#pragma omp parallel num_threads(most)
-    {
-      int nt = omp_get_num_threads(), t = omp_get_thread_num();
-      if (t == 0) used = nt;
-      accumulateBlocks(d, count, run, outer * t / nt, outer * (t + 1) / nt, 0, count, partial.data() + t * count);
-    }
-    for (int t = 0; t < used; ++t)
-      for (int64_t k = 0; k < count; ++k) acc[k] += partial[t * count + k];
+    // Groups of as many blocks as kParallelThreshold elements fill, summed
+    // on all cores and added in group order: the same groups, so the same
+    // bits, on any number of threads (a sum too small to split, below, is
+    // one group).
+    int64_t per = (kParallelThreshold + count * run - 1) / (count * run);
+    int64_t groups = (outer + per - 1) / per;
+    std::vector<Acc> partial(static_cast<size_t>(groups * count), Acc(0));
+#pragma omp parallel for schedule(static)
+    for (int64_t g = 0; g < groups; ++g)
+      accumulateBlocks(d, count, run, g * per, std::min(outer, (g + 1) * per), 0, count, partial.data() + g * count);
+    for (int64_t g = 0; g < groups; ++g)
+      for (int64_t k = 0; k < count; ++k) acc[k] += partial[g * count + k];
   } else {
     accumulateBlocks(d, count, run, 0, outer, 0, count, acc.data());
   }
@@ -344,8 +336,7 @@ bool smallFullSum(const KernelTable& k, const Tensor& t, int64_t n, bool mean, d
   constexpr DType dt = dtypeOf<T>();
   if (k.get<ir::Op::Sum>(dt) != &sumKernel<Reduction::Sum, T> || k.get<ir::Op::Mean>(dt) != &sumKernel<Reduction::Mean, T>)
     return false;
-  double acc = 0;
-  accumulateBlocks(t.data<T>(), 1, 1, 0, n, 0, 1, &acc);
+  double acc = runSum(t.data<T>(), n);
   double value = mean ? acc / static_cast<double>(n) : acc;
   out = static_cast<T>(value);  // the 0-d result's element, read as a double
   return true;
@@ -355,8 +346,8 @@ bool smallFullSum(const KernelTable& k, const Tensor& t, int64_t n, bool mean, d
 
 bool cpuSmallFullSum(const Tensor& t, bool mean, double& out) {
   int64_t n = t.numel();
-  // sumKernel's serial path over `n` one-element blocks (one element goes
-  // to reduceKernel; from kParallelThreshold up, partial sums per thread).
+  // The kernel's sum on this thread (sum_order.h: the same bits as its
+  // chunks on all cores); a long one is left to the kernel's cores.
   if (n < 2 || n >= kParallelThreshold || !t.isContiguous() || !t.device().hostMemory()) return false;
   const KernelTable& k = t.device().kernels();
   if (t.dtype() == DType::F32) return smallFullSum<float>(k, t, n, mean, out);

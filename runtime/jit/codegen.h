@@ -80,12 +80,13 @@ using ColumnAt = std::function<llvm::Value*(llvm::Value* col)>;
 using Return = std::function<void()>;
 
 // The folding loops of fused kernels (reduction_codegen.cpp): a trailing
-// reduction's over flat indices [begin, end) (or by rows of `cols` when
-// cols > 0) into *out; a trailing reduction over the last axis, one result
-// per row of [begin, end); the fold of one row's `cols` elements. False
-// (null) when an element cannot be compiled.
-bool emitReductionLoops(llvm::IRBuilder<>& b, llvm::Function* fn, llvm::BasicBlock* entry, llvm::BasicBlock* exit,
-                        llvm::Value* out, llvm::Value* begin, llvm::Value* end, int64_t cols, ir::DType chainType,
+// reduction's over flat indices [begin, end) (with their rows and columns
+// when cols > 0: operands broadcast along rows of `cols`) into *out; a
+// trailing reduction over the last axis, one result per row of [begin,
+// end); the fold of one row's `cols` elements. False (null) when an
+// element cannot be compiled.
+bool emitReductionLoops(llvm::IRBuilder<>& b, llvm::Function* fn, llvm::BasicBlock* exit, llvm::Value* out,
+                        llvm::Value* begin, llvm::Value* end, int64_t cols, ir::DType chainType,
                         FusedKernel::Reduce reduce, const ChainAt& chainAt, const Return& ret);
 bool emitRowReductionLoops(llvm::IRBuilder<>& b, llvm::Function* fn, llvm::BasicBlock* entry,
                            llvm::BasicBlock* exit, llvm::Value* out, llvm::Value* begin, llvm::Value* end,

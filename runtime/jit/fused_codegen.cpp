@@ -361,8 +361,7 @@ std::unique_ptr<llvm::Module> buildFusedModule(llvm::LLVMContext& ctx, const ir:
     return module;
   }
   if (reduction) {
-    if (!emitReductionLoops(b, fn, entry, exit, out, begin, end, byRows ? cols : 0, chainType, kernel.reduce, chainAt,
-                            ret))
+    if (!emitReductionLoops(b, fn, exit, out, begin, end, byRows ? cols : 0, chainType, kernel.reduce, chainAt, ret))
       return nullptr;
     if (!verified(*fn, why)) return nullptr;
     return module;

@@ -59,9 +59,10 @@ struct FusedKernel {
   int64_t cols = 0;  // > 0: the kernel runs by rows of this many elements
   std::vector<OperandAccess> operands;
   // A trailing reduction (a full sum, mean, max or min of the chain's
-  // `count` elements): `out` is a double, for a sum the running sum the
-  // kernel adds the elements [begin, end) to, in order (always by flat
-  // element indices); for max and min the extremum of [begin, end).
+  // `count` elements): `out` is a double, the reduction of the elements
+  // [begin, end) (flat element indices): for a sum one chunk's, in
+  // sum_order.h's order ([begin, end) lie in one chunk of kSumChunk); for
+  // max and min the extremum, as a scan finds it.
   enum class Reduce : uint8_t { None, Sum, Mean, Max, Min } reduce = Reduce::None;
   int64_t count = 0;
   // The reduction is over the last axis: `out` holds the result, one

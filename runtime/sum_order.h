@@ -1,0 +1,48 @@
+// The order in which a float sum adds its elements: one definition for the
+// CPU's sum and mean kernels (kernels_cpu_reduce.cpp) and the JIT's fused
+// sums (jit/reduction_codegen.cpp emits the same additions), so that a
+// fused and an op-by-op sum agree bit for bit, in every mode and with any
+// number of threads. A run of n elements, widened to double, is cut into
+// chunks of kSumChunk; each chunk adds every kSumLanes-th element into its
+// own running sum (lane k: elements k, k + 16, ...; vectorised, 16
+// independent additions a step instead of one chain), the lanes are added
+// pairwise (0+1, 2+3, ..., then those pairs, ...), then the chunk's last
+// n % 16 elements in order; the chunks' sums are added in order. Chunks
+// are independent, so a long run is summed on all cores and gives the same
+// bits as one thread.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+namespace nn::rt {
+
+inline constexpr int64_t kSumLanes = 16;
+inline constexpr int64_t kSumChunk = 4096;
+
+// The sum of one chunk's n <= kSumChunk elements.
+template <class T>
+double chunkSum(const T* d, int64_t n) {
+  double lane[kSumLanes] = {};
+  int64_t i = 0;
+  for (; i + kSumLanes <= n; i += kSumLanes)
+    for (int64_t k = 0; k < kSumLanes; ++k) lane[k] += static_cast<double>(d[i + k]);
+#pragma GCC unroll 4
+  for (int64_t width = kSumLanes / 2; width >= 1; width /= 2) {
+#pragma GCC unroll 8
+    for (int64_t k = 0; k < width; ++k) lane[k] = lane[2 * k] + lane[2 * k + 1];
+  }
+  double sum = lane[0];
+  for (; i < n; ++i) sum += static_cast<double>(d[i]);
+  return sum;
+}
+
+// The sum of a run of n elements: its chunks' sums added in order.
+template <class T>
+double runSum(const T* d, int64_t n) {
+  double sum = 0;
+  for (int64_t c = 0; c < n; c += kSumChunk) sum += chunkSum(d + c, std::min(kSumChunk, n - c));
+  return sum;
+}
+
+}  // namespace nn::rt
