@@ -1,7 +1,9 @@
 // The loop shapes shared by the CPU elementwise kernels: flat and
 // vectorised over contiguous operands, a contiguous operand and a single
 // value (a tensor op with a Python number), or row by row for operands
-// broadcast along rows or columns; strided otherwise; split across the
+// broadcast along rows or columns; strided otherwise (row by row through
+// the operands' strides, or in tiles for a transposed operand); split
+// across the
 // cores from kParallelThreshold elements up. Small loops never enter an
 // OpenMP region (even a region with a false `if` clause costs a team setup).
 // Operands already have the output's shape. Also the one element
@@ -9,8 +11,13 @@
 // over the element types that registers a kernel template for each.
 #pragma once
 
+#include <omp.h>
+
+#include <algorithm>
+#include <array>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 #include "runtime/kernels.h"
 #include "support/row_layout.h"
@@ -69,6 +76,104 @@ void forEachLine(int64_t lines, bool parallel, F&& f) {
     for (int64_t l = 0; l < lines; ++l) f(l);
   }
 }
+
+// The rows (runs along the last axis) [first, last) of a tensor of
+// `shape`, read through K operands' strides: row(r, offsets) for each,
+// offsets[k] being the element offset of row r's first element in operand
+// k, kept as an odometer (divisions once per call, none per element).
+template <size_t K, class F>
+void forStridedRows(const Shape& shape, const std::array<const Shape*, K>& strides, int64_t first, int64_t last,
+                    F&& row) {
+  int outer = static_cast<int>(shape.size()) - 1;
+  std::vector<int64_t> index(static_cast<size_t>(std::max(outer, 0)), 0);
+  std::array<int64_t, K> offsets{};
+  for (int64_t rem = first, d = outer - 1; d >= 0; --d) {
+    index[d] = rem % shape[d];
+    rem /= shape[d];
+    for (size_t k = 0; k < K; ++k) offsets[k] += index[d] * (*strides[k])[d];
+  }
+  for (int64_t r = first; r < last; ++r) {
+    row(r, offsets);
+    for (int d = outer - 1; d >= 0; --d) {
+      for (size_t k = 0; k < K; ++k) offsets[k] += (*strides[k])[d];
+      if (++index[d] < shape[d]) break;
+      for (size_t k = 0; k < K; ++k) offsets[k] -= (*strides[k])[d] * shape[d];
+      index[d] = 0;
+    }
+  }
+}
+
+// forStridedRows over all rows of `shape` (0-d: one row of one element),
+// each thread a range of them when `parallel`.
+template <size_t K, class F>
+void forEachStridedRow(const Shape& shape, const std::array<const Shape*, K>& strides, bool parallel, F&& row) {
+  int64_t cols = shape.empty() ? 1 : shape.back(), count = 1;
+  for (int64_t d : shape) count *= d;
+  if (count == 0) return;
+  int64_t rows = count / cols;
+  if (parallel && rows > 1) {
+#pragma omp parallel
+    {
+      int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
+      forStridedRows<K>(shape, strides, rows * t / nt, rows * (t + 1) / nt, row);
+    }
+  } else {
+    forStridedRows<K>(shape, strides, 0, rows, row);
+  }
+}
+
+// Whether t runs along its second-last axis instead of its last (a
+// transpose of the last two axes): walked row by row, each element read
+// would be in a fresh cache line, and strides of a power of two evict each
+// other; forEachTile walks such tensors.
+inline bool runsAlongRows(const Tensor& t) {
+  int nd = t.ndim();
+  return nd >= 2 && t.strides()[nd - 2] == 1 && t.strides()[nd - 1] != 1 && t.shape()[nd - 2] >= 8 &&
+         t.shape()[nd - 1] >= 8;
+}
+
+// element(i, offsets) for every element of `shape` (at least 2-d), i its
+// row-major index and offsets[k] its offset in operand k, in square tiles
+// of the last two axes; tasks are a band of tile rows of one matrix, on
+// all cores when `parallel`.
+template <size_t K, class F>
+void forEachTile(const Shape& shape, const std::array<const Shape*, K>& strides, bool parallel, F&& element) {
+  constexpr int64_t kTile = 32;
+  int nd = static_cast<int>(shape.size());
+  int64_t rows = shape[nd - 2], cols = shape[nd - 1], count = 1;
+  for (int64_t d : shape) count *= d;
+  if (count == 0) return;
+  int64_t bands = (rows + kTile - 1) / kTile;
+  std::array<int64_t, K> down, across;  // each operand's strides along the last two axes
+  for (size_t k = 0; k < K; ++k) {
+    down[k] = (*strides[k])[nd - 2];
+    across[k] = (*strides[k])[nd - 1];
+  }
+  forEachLine(count / (rows * cols) * bands, parallel, [&](int64_t task) {
+    int64_t m = task / bands, i0 = task % bands * kTile, i1 = std::min(rows, i0 + kTile);
+    int64_t first = m * rows * cols;
+    std::array<int64_t, K> base{};
+    for (int d = nd - 3; d >= 0; --d) {
+      for (size_t k = 0; k < K; ++k) base[k] += m % shape[d] * (*strides[k])[d];
+      m /= shape[d];
+    }
+    const std::array<int64_t, K> d = down, a = across;
+    for (int64_t j0 = 0; j0 < cols; j0 += kTile) {
+      int64_t j1 = std::min(cols, j0 + kTile);
+      for (int64_t i = i0; i < i1; ++i) {
+        std::array<int64_t, K> at;
+        for (size_t k = 0; k < K; ++k) at[k] = base[k] + i * d[k] + j0 * a[k];
+        for (int64_t j = j0; j < j1; ++j) {
+          element(first + i * cols + j, at);
+          for (size_t k = 0; k < K; ++k) at[k] += a[k];
+        }
+      }
+    }
+  });
+}
+
+// The last axis's stride (0 for a 0-d tensor).
+inline int64_t lastStride(const Tensor& t) { return t.ndim() ? t.strides().back() : 0; }
 
 // Calls add(T{}, dtype) for every element type T and its DType.
 template <class F>
@@ -177,12 +282,19 @@ void binaryLoop(const Tensor& a, const Tensor& b, Tensor& out, F f) {
     rowLoop<T, R>(x, la, y, lb, o, n / cols, cols, f);
     return;
   }
-  if (parallel) {
-#pragma omp parallel for
-    for (int64_t i = 0; i < n; ++i) o[i] = f(x[a.flatOffset(i)], y[b.flatOffset(i)]);
-  } else {
-    for (int64_t i = 0; i < n; ++i) o[i] = f(x[a.flatOffset(i)], y[b.flatOffset(i)]);
+  if (runsAlongRows(a) || runsAlongRows(b)) {
+    forEachTile<2>(out.shape(), {&a.strides(), &b.strides()}, parallel,
+                   [&](int64_t i, const std::array<int64_t, 2>& at) { o[i] = f(x[at[0]], y[at[1]]); });
+    return;
   }
+  int64_t cols = out.ndim() ? out.shape().back() : 1, sa = lastStride(a), sb = lastStride(b);
+  forEachStridedRow<2>(out.shape(), {&a.strides(), &b.strides()}, parallel,
+                       [&, sa, sb](int64_t r, const std::array<int64_t, 2>& at) {
+                         const T* xr = x + at[0];
+                         const T* yr = y + at[1];
+                         R* orow = o + r * cols;
+                         for (int64_t j = 0; j < cols; ++j) orow[j] = f(xr[j * sa], yr[j * sb]);
+                       });
 }
 
 template <class T, class R, class F>
@@ -201,12 +313,17 @@ void unaryLoop(const Tensor& a, Tensor& out, F f) {
     }
     return;
   }
-  if (parallel) {
-#pragma omp parallel for
-    for (int64_t i = 0; i < n; ++i) o[i] = f(x[a.flatOffset(i)]);
-  } else {
-    for (int64_t i = 0; i < n; ++i) o[i] = f(x[a.flatOffset(i)]);
+  if (runsAlongRows(a)) {
+    forEachTile<1>(out.shape(), {&a.strides()}, parallel,
+                   [&](int64_t i, const std::array<int64_t, 1>& at) { o[i] = f(x[at[0]]); });
+    return;
   }
+  int64_t cols = out.ndim() ? out.shape().back() : 1, sa = lastStride(a);
+  forEachStridedRow<1>(out.shape(), {&a.strides()}, parallel, [&, sa](int64_t r, const std::array<int64_t, 1>& at) {
+    const T* xr = x + at[0];
+    R* orow = o + r * cols;
+    for (int64_t j = 0; j < cols; ++j) orow[j] = f(xr[j * sa]);
+  });
 }
 
 }  // namespace nn::rt

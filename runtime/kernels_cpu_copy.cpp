@@ -25,7 +25,19 @@ void convertLoop(const Tensor& src, D* dst) {
     for (int64_t i = 0; i < n; ++i) dst[i] = convertValue<S, D>(s[i]);
     return;
   }
-  for (int64_t i = 0; i < n; ++i) dst[i] = convertValue<S, D>(s[src.flatOffset(i)]);
+  bool parallel = n >= kParallelThreshold;
+  if (runsAlongRows(src)) {
+    forEachTile<1>(src.shape(), {&src.strides()}, parallel,
+                   [&](int64_t i, const std::array<int64_t, 1>& at) { dst[i] = convertValue<S, D>(s[at[0]]); });
+    return;
+  }
+  int64_t cols = src.ndim() ? src.shape().back() : 1, step = lastStride(src);
+  forEachStridedRow<1>(src.shape(), {&src.strides()}, parallel,
+                       [&, cols, step](int64_t r, const std::array<int64_t, 1>& at) {
+                         const S* row = s + at[0];
+                         D* out = dst + r * cols;
+                         for (int64_t j = 0; j < cols; ++j) out[j] = convertValue<S, D>(row[j * step]);
+                       });
 }
 
 template <class D>
@@ -39,41 +51,44 @@ void convertTo(const Tensor& src, D* dst) {
   }
 }
 
+// src into dst of the same shape, both with any strides, elements of
+// type E (of the dtype's size): row by row, or in tiles from a transposed
+// source, on all cores when dst is a large contiguous tensor (a view may
+// hold an element twice: broadcast).
+template <class E>
+void stridedCopy(const Tensor& src, const Tensor& dst) {
+  const E* s = reinterpret_cast<const E*>(src.bytes());
+  E* d = reinterpret_cast<E*>(dst.bytes());
+  int64_t cols = dst.ndim() ? dst.shape().back() : 1, ss = lastStride(src), ds = lastStride(dst);
+  bool parallel = dst.isContiguous() && dst.numel() >= kParallelThreshold;
+  if (runsAlongRows(src)) {
+    forEachTile<2>(dst.shape(), {&dst.strides(), &src.strides()}, parallel,
+                   [&](int64_t, const std::array<int64_t, 2>& at) { d[at[0]] = s[at[1]]; });
+    return;
+  }
+  forEachStridedRow<2>(dst.shape(), {&dst.strides(), &src.strides()}, parallel,
+                       [&, cols, ss, ds](int64_t, const std::array<int64_t, 2>& at) {
+                         E* out = d + at[0];
+                         const E* in = s + at[1];
+                         if (ds == 1 && ss == 1) std::memcpy(out, in, static_cast<size_t>(cols) * sizeof(E));
+                         else
+                           for (int64_t j = 0; j < cols; ++j) out[j * ds] = in[j * ss];
+                       });
+}
+
 void copySameType(const Tensor& src, const Tensor& dst) {
-  size_t es = dtypeSize(dst.dtype());
   int64_t n = dst.numel();
   if (n == 0) return;
   if (dst.isContiguous() && src.isContiguous()) {
-    std::memcpy(dst.bytes(), src.bytes(), static_cast<size_t>(n) * es);
+    std::memcpy(dst.bytes(), src.bytes(), static_cast<size_t>(n) * dtypeSize(dst.dtype()));
     return;
   }
-  int nd = dst.ndim();
-  int64_t inner = nd ? dst.shape()[nd - 1] : 1;
-  int64_t dstStep = nd ? dst.strides()[nd - 1] : 1, srcStep = nd ? src.strides()[nd - 1] : 1;
-  bool runs = dstStep == 1 && srcStep == 1;
-  std::vector<int64_t> idx(static_cast<size_t>(std::max(nd - 1, 0)), 0);
-  int64_t dOff = 0, sOff = 0;
-  for (int64_t row = 0, rows = n / inner; row < rows; ++row) {
-    char* d = dst.bytes() + dOff * static_cast<int64_t>(es);
-    const char* s = src.bytes() + sOff * static_cast<int64_t>(es);
-    if (runs) {
-      std::memcpy(d, s, static_cast<size_t>(inner) * es);
-    } else {
-      for (int64_t j = 0; j < inner; ++j)
-        std::memcpy(d + j * dstStep * static_cast<int64_t>(es), s + j * srcStep * static_cast<int64_t>(es), es);
-    }
-    // Advance the outer index like an odometer, updating both offsets.
-    for (int dim = nd - 2; dim >= 0; --dim) {
-      dOff += dst.strides()[dim];
-      sOff += src.strides()[dim];
-      if (++idx[dim] < dst.shape()[dim]) break;
-      dOff -= dst.strides()[dim] * dst.shape()[dim];
-      sOff -= src.strides()[dim] * dst.shape()[dim];
-      idx[dim] = 0;
-    }
+  switch (dtypeSize(dst.dtype())) {
+    case 1: return stridedCopy<uint8_t>(src, dst);
+    case 4: return stridedCopy<uint32_t>(src, dst);
+    default: return stridedCopy<uint64_t>(src, dst);
   }
 }
-
 
 // src (any dtype, any strides) into dst of dtype D (any strides).
 template <class D>
