@@ -98,9 +98,7 @@ Result reduceRun(const T* d, int64_t n, Reduction r) {
     }
     case Reduction::Prod: {
       if constexpr (isFloat) {
-        double acc = 1;
-        for (int64_t i = 0; i < n; ++i) acc *= d[i];
-        res.value = acc;
+        res.value = laneFold(d, n, 1.0, [](double a, double b) { return a * b; });
       } else {
         int64_t acc = 1;
         for (int64_t i = 0; i < n; ++i) acc *= d[i];

@@ -9,7 +9,7 @@
 // pairwise (0+1, 2+3, ..., then those pairs, ...), then the chunk's last
 // n % 16 elements in order; the chunks' sums are added in order. Chunks
 // are independent, so a long run is summed on all cores and gives the same
-// bits as one thread.
+// bits as one thread. (A product multiplies in a chunk's order, unchunked.)
 #pragma once
 
 #include <algorithm>
@@ -20,21 +20,31 @@ namespace nn::rt {
 inline constexpr int64_t kSumLanes = 16;
 inline constexpr int64_t kSumChunk = 4096;
 
-// The sum of one chunk's n <= kSumChunk elements.
-template <class T>
-double chunkSum(const T* d, int64_t n) {
-  double lane[kSumLanes] = {};
+// Folds n elements, widened to double, as a chunk is summed: kSumLanes
+// running values of every sixteenth element (each starting at `init`),
+// combined pairwise, then the last n % 16 elements in order; `combine` is
+// + for a sum, * for a product.
+template <class T, class Combine>
+double laneFold(const T* d, int64_t n, double init, Combine combine) {
+  double lane[kSumLanes];
+  for (double& l : lane) l = init;
   int64_t i = 0;
   for (; i + kSumLanes <= n; i += kSumLanes)
-    for (int64_t k = 0; k < kSumLanes; ++k) lane[k] += static_cast<double>(d[i + k]);
+    for (int64_t k = 0; k < kSumLanes; ++k) lane[k] = combine(lane[k], static_cast<double>(d[i + k]));
 #pragma GCC unroll 4
   for (int64_t width = kSumLanes / 2; width >= 1; width /= 2) {
 #pragma GCC unroll 8
-    for (int64_t k = 0; k < width; ++k) lane[k] = lane[2 * k] + lane[2 * k + 1];
+    for (int64_t k = 0; k < width; ++k) lane[k] = combine(lane[2 * k], lane[2 * k + 1]);
   }
-  double sum = lane[0];
-  for (; i < n; ++i) sum += static_cast<double>(d[i]);
-  return sum;
+  double folded = lane[0];
+  for (; i < n; ++i) folded = combine(folded, static_cast<double>(d[i]));
+  return folded;
+}
+
+// The sum of one chunk's n <= kSumChunk elements.
+template <class T>
+double chunkSum(const T* d, int64_t n) {
+  return laneFold(d, n, 0.0, [](double a, double b) { return a + b; });
 }
 
 // The sum of a run of n elements: its chunks' sums added in order.

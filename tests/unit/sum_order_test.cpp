@@ -1,4 +1,5 @@
-// The order of the CPU kernels' float sums (runtime/sum_order.h): every
+// The order of the CPU kernels' float sums and products
+// (runtime/sum_order.h): every
 // path of a sum over one run (a whole tensor, rows, one long row split
 // among cores, a permuted copy) gives the bits of the documented order
 // written out plainly here, and 1, 2 or 3 threads give the same bits for
@@ -12,6 +13,7 @@
 #include <cstdint>
 
 #include "runtime/tensor_ops.h"
+#include "runtime/value.h"
 #include "test_device.h"
 
 namespace {
@@ -110,6 +112,29 @@ TEST(SumOrder, RowSumsAndPermutedSumsAddInTheDocumentedOrder) {
           << threads << " threads";
     });
   }
+}
+
+// A product multiplies as a chunk adds: sixteen running products of every
+// sixteenth element, multiplied pairwise, then the last elements in order.
+TEST(SumOrder, ProductsMultiplyInTheLaneOrder) {
+  for (DType dt : {DType::F64, DType::F32})
+    for (int64_t n : {1, 15, 16, 17, 100, 1000}) {
+      // Factors near 1, so that a thousand of them neither overflow nor vanish.
+      Tensor t = astype(tensorOf(tensorBinary(nn::ir::Op::Add, makeTensorValue(values({n}, DType::F64)),
+                                              Value::real(30.0), {})),
+                        dt);
+      t = tensorOf(tensorBinary(nn::ir::Op::Div, makeTensorValue(t), Value::real(30.0), {}));
+      std::vector<double> v = elements(t, 0, n);
+      int64_t main = n - n % 16;
+      double lanes[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+      for (int64_t i = 0; i < main; ++i) lanes[i % 16] *= v[static_cast<size_t>(i)];
+      for (int width = 8; width >= 1; width /= 2)
+        for (int k = 0; k < width; ++k) lanes[k] = lanes[2 * k] * lanes[2 * k + 1];
+      double want = lanes[0];
+      for (int64_t i = main; i < n; ++i) want *= v[static_cast<size_t>(i)];
+      EXPECT_EQ(bitsOf(reduce(t, Reduction::Prod, {}, false, {}, "prod").flatAsDouble(0)), stored(want, dt))
+          << typeString(t);
+    }
 }
 
 // Sums over leading axes add each output's blocks in block order, split
