@@ -142,8 +142,11 @@ Tensor variance(const Tensor& t, std::vector<int64_t> axes, bool keepdims, int64
   return astype(tensorOf(out), x.dtype());
 }
 
+// In the tensor's own float dtype, as PyTorch computes it (f32: SLEEF's
+// vectorised exp and log, within a few ULP; the sum adds in double), and
+// integers in f64.
 Tensor logsumexp(const Tensor& t, std::vector<int64_t> axes, bool keepdims, SourceLoc loc) {
-  Tensor x = astype(t, isFloating(t.dtype()) ? DType::F64 : DType::F64);
+  Tensor x = isFloating(t.dtype()) ? t : astype(t, DType::F64);
   Tensor m = reduce(x, Reduction::Max, axes, true, loc, "logsumexp");
   // Shift by the maximum for stability; where it is not finite (m - m is
   // NaN there) by 0, so an all -inf slice stays -inf.
