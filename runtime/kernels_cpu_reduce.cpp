@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "runtime/device.h"
+#include "runtime/kernel_loops.h"
 #include "runtime/kernels.h"
 #include "runtime/sum_order.h"
 #include "runtime/tensor_ops.h"
@@ -263,11 +264,56 @@ void accumulateBlocks(const T* d, int64_t count, int64_t run, int64_t a0, int64_
   }
 }
 
+// The sums of the `count` columns of `outer` rows (d[a * count + k]) into
+// sums[k], each in sum_order.h's order over its column (the bits runSum
+// gives that column copied out): per chunk of kSumChunk rows, sixteen lanes
+// of rows (row a into lane a % 16, a tile of columns at once: vectorised
+// across them), the lanes added pairwise, then the chunk's last rows in
+// order; the chunks' sums added in order. Tasks are a tile of columns in
+// one chunk, on all cores when `parallel` (any split gives the same bits).
+template <class T>
+void columnSums(const T* d, int64_t outer, int64_t count, bool parallel, double* sums) {
+  constexpr int64_t kTile = 256;
+  int64_t tiles = (count + kTile - 1) / kTile, chunks = (outer + kSumChunk - 1) / kSumChunk;
+  std::vector<double> partial(static_cast<size_t>(chunks * count));
+  forEachLine(tiles * chunks, parallel, [&](int64_t task) {
+    int64_t k0 = task % tiles * kTile, width = std::min(kTile, count - k0);
+    int64_t a0 = task / tiles * kSumChunk, a1 = std::min(outer, a0 + kSumChunk);
+    int64_t main = a0 + (a1 - a0) / kSumLanes * kSumLanes;
+    std::vector<double> lanes(static_cast<size_t>(kSumLanes * kTile), 0.0);
+    for (int64_t a = a0; a < main; a += kSumLanes)
+      for (int64_t l = 0; l < kSumLanes; ++l) {
+        double* lane = lanes.data() + l * kTile;
+        const T* row = d + (a + l) * count + k0;
+#pragma omp simd
+        for (int64_t k = 0; k < width; ++k) lane[k] += static_cast<double>(row[k]);
+      }
+    for (int64_t half = kSumLanes / 2; half >= 1; half /= 2)
+      for (int64_t j = 0; j < half; ++j) {
+        double* to = lanes.data() + j * kTile;
+        const double* x = lanes.data() + 2 * j * kTile;
+        const double* y = x + kTile;
+#pragma omp simd
+        for (int64_t k = 0; k < width; ++k) to[k] = x[k] + y[k];
+      }
+    double* out = partial.data() + a0 / kSumChunk * count + k0;
+    for (int64_t k = 0; k < width; ++k) out[k] = lanes[static_cast<size_t>(k)];
+    for (int64_t a = main; a < a1; ++a) {
+      const T* row = d + a * count + k0;
+      for (int64_t k = 0; k < width; ++k) out[k] += static_cast<double>(row[k]);
+    }
+  });
+  std::fill_n(sums, count, 0.0);
+  for (int64_t c = 0; c < chunks; ++c)
+    for (int64_t k = 0; k < count; ++k) sums[k] += partial[static_cast<size_t>(c * count + k)];
+}
+
 // Sum or mean over `outer` blocks of out.numel() runs (KernelFor<Sum>):
-// a single output is one run (reduceKernel); more are split across cores
-// over the outputs when there are enough of them, else over groups of
-// blocks with partial sums, combined at the end. Each output adds its
-// blocks' runs (each run's sum in sum_order.h's order) in block order.
+// a single output is one run (reduceKernel); float outputs of one element
+// per block are columns (columnSums: each in sum_order.h's order); others
+// add their blocks' runs (each run's sum in that order) in block order,
+// split across cores over the outputs when there are enough of them, else
+// over groups of blocks with partial sums, combined at the end.
 template <Reduction R, class T>
 void sumKernel(const Tensor& in, int64_t outer, int64_t run, Tensor& out) {
   // One output: its blocks are one contiguous run.
@@ -277,28 +323,37 @@ void sumKernel(const Tensor& in, int64_t outer, int64_t run, Tensor& out) {
   int64_t count = out.numel();
   std::vector<Acc> acc(static_cast<size_t>(count), Acc(0));
   bool parallel = outer * count * run >= kParallelThreshold;
-  if (parallel && count >= 1024) {
+  // Each output adds its blocks' runs in block order.
+  auto byBlocks = [&] {
+    if (parallel && count >= 1024) {
 #pragma omp parallel
-    {
-      int nt = omp_get_num_threads(), t = omp_get_thread_num();
-      int64_t k0 = count * t / nt, k1 = count * (t + 1) / nt;
-      accumulateBlocks(d, count, run, 0, outer, k0, k1, acc.data() + k0);
-    }
-  } else if (parallel) {
-    // Groups of as many blocks as kParallelThreshold elements fill, summed
-    // on all cores and added in group order: the same groups, so the same
-    // bits, on any number of threads (a sum too small to split, below, is
-    // one group).
-    int64_t per = (kParallelThreshold + count * run - 1) / (count * run);
-    int64_t groups = (outer + per - 1) / per;
-    std::vector<Acc> partial(static_cast<size_t>(groups * count), Acc(0));
+      {
+        int nt = omp_get_num_threads(), t = omp_get_thread_num();
+        int64_t k0 = count * t / nt, k1 = count * (t + 1) / nt;
+        accumulateBlocks(d, count, run, 0, outer, k0, k1, acc.data() + k0);
+      }
+    } else if (parallel) {
+      // Groups of as many blocks as kParallelThreshold elements fill, summed
+      // on all cores and added in group order: the same groups, so the same
+      // bits, on any number of threads (a sum too small to split, below, is
+      // one group).
+      int64_t per = (kParallelThreshold + count * run - 1) / (count * run);
+      int64_t groups = (outer + per - 1) / per;
+      std::vector<Acc> partial(static_cast<size_t>(groups * count), Acc(0));
 #pragma omp parallel for schedule(static)
-    for (int64_t g = 0; g < groups; ++g)
-      accumulateBlocks(d, count, run, g * per, std::min(outer, (g + 1) * per), 0, count, partial.data() + g * count);
-    for (int64_t g = 0; g < groups; ++g)
-      for (int64_t k = 0; k < count; ++k) acc[k] += partial[g * count + k];
+      for (int64_t g = 0; g < groups; ++g)
+        accumulateBlocks(d, count, run, g * per, std::min(outer, (g + 1) * per), 0, count, partial.data() + g * count);
+      for (int64_t g = 0; g < groups; ++g)
+        for (int64_t k = 0; k < count; ++k) acc[k] += partial[g * count + k];
+    } else {
+      accumulateBlocks(d, count, run, 0, outer, 0, count, acc.data());
+    }
+  };
+  if constexpr (std::is_floating_point_v<Acc>) {
+    if (run == 1) columnSums(d, outer, count, parallel, acc.data());
+    else byBlocks();
   } else {
-    accumulateBlocks(d, count, run, 0, outer, 0, count, acc.data());
+    byBlocks();
   }
   double n = static_cast<double>(outer * run);
   for (int64_t k = 0; k < count; ++k) {

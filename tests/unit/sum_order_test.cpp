@@ -1,10 +1,10 @@
 // The order of the CPU kernels' float sums and products
-// (runtime/sum_order.h): every
-// path of a sum over one run (a whole tensor, rows, one long row split
-// among cores, a permuted copy) gives the bits of the documented order
-// written out plainly here, and 1, 2 or 3 threads give the same bits for
-// those and for sums over leading blocks. (tests/scripts/sum_order.nn
-// checks the JIT's fused sums against the same order.)
+// (runtime/sum_order.h): every path of a sum over one run (a whole tensor,
+// rows, columns, one long row split among cores, a permuted copy) gives the
+// bits of the documented order written out plainly here, and 1, 2 or 3
+// threads give the same bits for those and for sums over leading and
+// trailing axes at once. (tests/scripts/sum_order.nn checks the JIT's
+// fused sums against the same order.)
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -114,6 +114,27 @@ TEST(SumOrder, RowSumsAndPermutedSumsAddInTheDocumentedOrder) {
   }
 }
 
+// A float sum over leading axes adds each output's column in the same
+// order: x.sum(0) has the bits of x.T.contiguous().sum(1).
+TEST(SumOrder, ColumnSumsAddEachColumnInTheDocumentedOrder) {
+  for (DType dt : {DType::F64, DType::F32})
+    for (Shape shape : {Shape{5000, 3}, Shape{9000, 300}, Shape{40, 3000}, Shape{17, 5}}) {
+      Tensor t = values(shape, dt);
+      Tensor columnsAsRows = transpose(t, {1, 0}, {}).contiguous();
+      onThreadCounts([&](int threads) {
+        Tensor sums = reduce(t, Reduction::Sum, {0}, false, {}, "sum");
+        Tensor means = reduce(t, Reduction::Mean, {0}, false, {}, "mean");
+        for (int64_t k = 0; k < shape[1]; ++k) {
+          double want = documentedSum(elements(columnsAsRows, k * shape[0], shape[0]));
+          ASSERT_EQ(bitsOf(sums.flatAsDouble(k)), stored(want, dt))
+              << typeString(t) << " column " << k << ", " << threads << " threads";
+          ASSERT_EQ(bitsOf(means.flatAsDouble(k)), stored(want / static_cast<double>(shape[0]), dt))
+              << typeString(t) << " column " << k << ", " << threads << " threads";
+        }
+      });
+    }
+}
+
 // A product multiplies as a chunk adds: sixteen running products of every
 // sixteenth element, multiplied pairwise, then the last elements in order.
 TEST(SumOrder, ProductsMultiplyInTheLaneOrder) {
@@ -140,8 +161,8 @@ TEST(SumOrder, ProductsMultiplyInTheLaneOrder) {
 // Sums over leading axes add each output's blocks in block order, split
 // among cores in groups that do not depend on the number of threads.
 TEST(SumOrder, LeadingBlockSumsAreTheSameOnAnyNumberOfThreads) {
-  for (Shape shape : {Shape{100000, 3}, Shape{5000, 7, 40}, Shape{40, 3000}, Shape{20000, 2000}}) {
-    Tensor t = values(shape, DType::F64);
+  for (Shape shape : {Shape{5000, 7, 40}, Shape{20000, 20, 3}, Shape{100000, 3}}) {
+    Tensor t = values(shape, shape.size() == 3 ? DType::F64 : DType::I64);
     std::vector<int64_t> axes = shape.size() == 3 ? std::vector<int64_t>{0, 2} : std::vector<int64_t>{0};
     std::vector<uint64_t> first;
     onThreadCounts([&](int threads) {
