@@ -3,8 +3,13 @@
 // the reduced ones last (a copy only when that is not already its layout),
 // so every output element reduces one contiguous run of memory (sum and
 // mean of a contiguous tensor whose kept axes are consecutive skip the
-// permutation: their kernel also reduces leading blocks), and runs the
-// device's kernel (kernels_cpu_reduce.cpp on the CPU).
+// permutation: their kernel also reduces leading blocks; so do those of a
+// permuted one, x.T.sum(1), whose rows or columns in memory order are the
+// runs the copy would make), and runs the device's kernel
+// (kernels_cpu_reduce.cpp on the CPU).
+#include <algorithm>
+#include <optional>
+
 #include "runtime/dispatch.h"
 #include "runtime/tensor_ops.h"
 
@@ -24,6 +29,49 @@ DType resultDType(Reduction r, DType in) {
     case Reduction::Any: return DType::Bool;
     default: return in;
   }
+}
+
+// Whether the axes of `shape` not flagged in `reduced` are one block of
+// consecutive axes, and then the count of elements of the reduced axes
+// before it (`outer`) and after it (`inner`).
+bool keptBlock(const Shape& shape, const std::vector<bool>& reduced, int64_t& outer, int64_t& inner) {
+  int n = static_cast<int>(shape.size()), first = 0, last = n;
+  while (first < n && reduced[first]) ++first;
+  while (last > first && reduced[last - 1]) --last;
+  for (int d = first; d < last; ++d)
+    if (reduced[d]) return false;
+  outer = inner = 1;
+  for (int d = 0; d < first; ++d) outer *= shape[d];
+  for (int d = last; d < n; ++d) inner *= shape[d];
+  return true;
+}
+
+// t's axes of more than one element, in memory order (largest stride
+// first), as a contiguous view of t's elements, when t is a permutation of
+// a contiguous layout in which the axes flagged in `reduced`, and the
+// others, keep their relative order; `red` flags that view's axes.
+std::optional<Tensor> memoryOrder(const Tensor& t, const std::vector<bool>& reduced, std::vector<bool>& red) {
+  if (t.numel() == 0) return std::nullopt;
+  std::vector<int> axes;
+  for (int d = 0; d < t.ndim(); ++d)
+    if (t.dim(d) > 1) axes.push_back(d);
+  std::stable_sort(axes.begin(), axes.end(), [&](int a, int b) { return t.strides()[a] > t.strides()[b]; });
+  Shape shape, strides(axes.size(), 0);
+  for (int d : axes) shape.push_back(t.dim(d));
+  int64_t step = 1;
+  for (size_t i = axes.size(); i-- > 0;) {
+    if (t.strides()[axes[i]] != step) return std::nullopt;
+    strides[i] = step;
+    step *= shape[i];
+  }
+  int lastKept = -1, lastReduced = -1;
+  for (int d : axes) {
+    int& last = reduced[d] ? lastReduced : lastKept;
+    if (d < last) return std::nullopt;
+    last = d;
+    red.push_back(reduced[d]);
+  }
+  return t.view(shape, strides, t.offset());
 }
 
 }  // namespace
@@ -67,22 +115,31 @@ Tensor reduce(const Tensor& t, Reduction r, std::vector<int64_t> axes, bool keep
   if (run == 0 && (r == Reduction::Max || r == Reduction::Min || argReduce))
     fail(loc, std::string(name) + " of an empty tensor");
   Tensor out = Tensor::empty(resultDType(r, t.dtype()), outShape, t.device());
-  if ((r == Reduction::Sum || r == Reduction::Mean) && t.isContiguous()) {
-    // Kept axes that are one block of consecutive axes need no permutation:
-    // the kernel reduces the leading axes as blocks and the trailing ones
-    // as runs, reading t where it lies.
-    int first = 0, last = nd;
-    while (first < nd && reduced[first]) ++first;
-    while (last > first && reduced[last - 1]) --last;
-    bool oneBlock = true;
-    for (int d = first; d < last; ++d) oneBlock = oneBlock && !reduced[d];
-    if (oneBlock) {
-      int64_t outer = 1, inner = 1;
-      for (int d = 0; d < first; ++d) outer *= t.dim(d);
-      for (int d = last; d < nd; ++d) inner *= t.dim(d);
-      if (r == Reduction::Sum) launch<ir::Op::Sum>(t.device(), t.dtype(), loc, t, outer, inner, out);
-      else launch<ir::Op::Mean>(t.device(), t.dtype(), loc, t, outer, inner, out);
-      return out;
+  // Kept axes that are one block of consecutive axes need no permutation:
+  // the kernel reduces the leading axes as blocks and the trailing ones as
+  // runs of a contiguous tensor, where it lies.
+  auto launchSum = [&](const Tensor& src, int64_t outer, int64_t inner) {
+    if (r == Reduction::Sum) launch<ir::Op::Sum>(t.device(), t.dtype(), loc, src, outer, inner, out);
+    else launch<ir::Op::Mean>(t.device(), t.dtype(), loc, src, outer, inner, out);
+    return out;
+  };
+  if (r == Reduction::Sum || r == Reduction::Mean) {
+    int64_t outer = 1, inner = 1;
+    bool block = keptBlock(t.shape(), reduced, outer, inner);
+    if (t.isContiguous() && block) return launchSum(t, outer, inner);
+    if (!t.isContiguous()) {
+      // A permuted contiguous tensor (x.T) whose copy would be summed as
+      // rows or columns is read in place, in memory order, where its kept
+      // axes, and its reduced ones, keep their order there (the same
+      // sequences, summed in the same order); otherwise it is summed as
+      // its copy would be.
+      std::vector<bool> red;
+      int64_t o = 1, i = 1;
+      if (!(block && outer != 1 && inner != 1))
+        if (std::optional<Tensor> m = memoryOrder(t, reduced, red);
+            m && keptBlock(m->shape(), red, o, i) && (o == 1 || i == 1))
+          return launchSum(*m, o, i);
+      if (block) return launchSum(t.contiguous(), outer, inner);
     }
   }
   Tensor p = (nd ? transpose(t, perm, loc) : t).contiguous();

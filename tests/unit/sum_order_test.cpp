@@ -135,6 +135,28 @@ TEST(SumOrder, ColumnSumsAddEachColumnInTheDocumentedOrder) {
     }
 }
 
+// A sum over axes of a permuted tensor has the bits of the same sum of its
+// contiguous copy, whether it reads the view in place (rows or columns in
+// memory order) or copies it: every permutation of a 3-d tensor, every set
+// of axes, keepdims either way.
+TEST(SumOrder, PermutedTensorsSumAsTheirCopies) {
+  Tensor t = values({40, 7, 300}, DType::F64);
+  std::vector<std::vector<int64_t>> perms = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+  std::vector<std::vector<int64_t>> axesSets = {{0}, {1}, {2}, {0, 1}, {0, 2}, {1, 2}, {}};
+  for (const auto& perm : perms)
+    for (const auto& axes : axesSets)
+      for (bool keepdims : {false, true})
+        for (Reduction r : {Reduction::Sum, Reduction::Mean}) {
+          Tensor view = transpose(t, perm, {});
+          Tensor got = reduce(view, r, axes, keepdims, {}, "sum");
+          Tensor want = reduce(view.contiguous(), r, axes, keepdims, {}, "sum");
+          ASSERT_EQ(got.shape(), want.shape());
+          for (int64_t i = 0; i < want.numel(); ++i)
+            ASSERT_EQ(bitsOf(got.flatAsDouble(i)), bitsOf(want.flatAsDouble(i)))
+                << "permutation " << perm[0] << perm[1] << perm[2] << ", " << axes.size() << " axes, output " << i;
+        }
+}
+
 // A product multiplies as a chunk adds: sixteen running products of every
 // sixteenth element, multiplied pairwise, then the last elements in order.
 TEST(SumOrder, ProductsMultiplyInTheLaneOrder) {
