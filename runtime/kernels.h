@@ -116,6 +116,12 @@ template <> struct KernelFor<ir::Op::Mean> : KernelFor<ir::Op::Sum> {};
 // memory, computed as the CPU kernel computes the 0-d sum, without it;
 // false (out untouched) for any other tensor.
 bool cpuSmallFullSum(const Tensor& t, bool mean, double& out);
+// Variance's sums of squared deviations on a CPU device, without the
+// tensors of the steps: out[i] (f64) of run i of the out.numel()
+// consecutive runs of `run` elements of contiguous float `x`, from the
+// run's mean, each as the device's sum kernel would fold the squares of
+// the deviations made op by op; false (out untouched) for any other tensor.
+bool cpuSquaredDeviations(const Tensor& x, int64_t run, Tensor& out);
 // Other reductions (prod, max, min, argmax, argmin, all, any): `in` holds
 // out.numel() consecutive runs of `run` elements; out[i] reduces run i
 // [in's dtype]

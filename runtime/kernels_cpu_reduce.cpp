@@ -99,7 +99,8 @@ Result reduceRun(const T* d, int64_t n, Reduction r) {
     }
     case Reduction::Prod: {
       if constexpr (isFloat) {
-        res.value = laneFold(d, n, 1.0, [](double a, double b) { return a * b; });
+        auto times = [](double a, double b) { return a * b; };
+        res.value = laneFold(d, n, 1.0, times, times);
       } else {
         int64_t acc = 1;
         for (int64_t i = 0; i < n; ++i) acc *= d[i];
@@ -367,6 +368,36 @@ void sumKernel(const Tensor& in, int64_t outer, int64_t run, Tensor& out) {
   }
 }
 
+// The sum of the squared deviations of each run of `run` elements from
+// the run's mean (cpuSquaredDeviations): the mean as the sum kernel makes it,
+// each deviation squared in double, summed chunk by chunk in sum_order.h's
+// order; the chunks of a single long run on all cores, else the runs.
+template <class T>
+void squaredDeviationsKernel(const Tensor& in, int64_t run, Tensor& out) {
+  const T* d = in.data<T>();
+  double* o = out.data<double>();
+  int64_t count = out.numel(), chunks = (run + kSumChunk - 1) / kSumChunk;
+  auto chunkAt = [&](const T* r, int64_t c, double mean) {
+    return chunkSquaredDeviations(r + c * kSumChunk, std::min(kSumChunk, run - c * kSumChunk), mean);
+  };
+  if (count == 1 && run >= kParallelThreshold) {
+    double mean = parallelSum(d, run).value / static_cast<double>(run);
+    std::vector<double> sums(static_cast<size_t>(chunks));
+#pragma omp parallel for schedule(static)
+    for (int64_t c = 0; c < chunks; ++c) sums[static_cast<size_t>(c)] = chunkAt(d, c, mean);
+    double acc = 0;
+    for (double s : sums) acc += s;
+    o[0] = acc;
+    return;
+  }
+  forEachLine(count, count * run >= kParallelThreshold, [&](int64_t k) {
+    const T* r = d + k * run;
+    double mean = runSum(r, run) / static_cast<double>(run), acc = 0;
+    for (int64_t c = 0; c < chunks; ++c) acc += chunkAt(r, c, mean);
+    o[k] = acc;
+  });
+}
+
 // Sum and mean take the leading-blocks signature (KernelFor<Sum>).
 template <ir::Op O, Reduction R>
 void addReduction(KernelTable& t) {
@@ -405,6 +436,20 @@ bool cpuSmallFullSum(const Tensor& t, bool mean, double& out) {
   const KernelTable& k = t.device().kernels();
   if (t.dtype() == DType::F32) return smallFullSum<float>(k, t, n, mean, out);
   if (t.dtype() == DType::F64) return smallFullSum<double>(k, t, n, mean, out);
+  return false;
+}
+
+bool cpuSquaredDeviations(const Tensor& x, int64_t run, Tensor& out) {
+  if (!x.isContiguous() || !x.device().hostMemory() || out.dtype() != DType::F64 || run <= 0) return false;
+  const KernelTable& k = x.device().kernels();
+  if (x.dtype() == DType::F32 && k.get<ir::Op::Sum>(DType::F64) == &sumKernel<Reduction::Sum, double>) {
+    squaredDeviationsKernel<float>(x, run, out);
+    return true;
+  }
+  if (x.dtype() == DType::F64 && k.get<ir::Op::Sum>(DType::F64) == &sumKernel<Reduction::Sum, double>) {
+    squaredDeviationsKernel<double>(x, run, out);
+    return true;
+  }
   return false;
 }
 

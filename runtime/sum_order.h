@@ -21,30 +21,41 @@ inline constexpr int64_t kSumLanes = 16;
 inline constexpr int64_t kSumChunk = 4096;
 
 // Folds n elements, widened to double, as a chunk is summed: kSumLanes
-// running values of every sixteenth element (each starting at `init`),
-// combined pairwise, then the last n % 16 elements in order; `combine` is
-// + for a sum, * for a product.
-template <class T, class Combine>
-double laneFold(const T* d, int64_t n, double init, Combine combine) {
+// running values of every sixteenth element (each starting at `init`,
+// advanced by step(value, element)), merged pairwise, then the last n % 16
+// elements stepped in order: a sum steps and merges with +, a product
+// with *, a sum of squared deviations steps with value + (x - m)^2.
+template <class T, class Step, class Merge>
+double laneFold(const T* d, int64_t n, double init, Step step, Merge merge) {
   double lane[kSumLanes];
   for (double& l : lane) l = init;
   int64_t i = 0;
   for (; i + kSumLanes <= n; i += kSumLanes)
-    for (int64_t k = 0; k < kSumLanes; ++k) lane[k] = combine(lane[k], static_cast<double>(d[i + k]));
+    for (int64_t k = 0; k < kSumLanes; ++k) lane[k] = step(lane[k], static_cast<double>(d[i + k]));
 #pragma GCC unroll 4
   for (int64_t width = kSumLanes / 2; width >= 1; width /= 2) {
 #pragma GCC unroll 8
-    for (int64_t k = 0; k < width; ++k) lane[k] = combine(lane[2 * k], lane[2 * k + 1]);
+    for (int64_t k = 0; k < width; ++k) lane[k] = merge(lane[2 * k], lane[2 * k + 1]);
   }
   double folded = lane[0];
-  for (; i < n; ++i) folded = combine(folded, static_cast<double>(d[i]));
+  for (; i < n; ++i) folded = step(folded, static_cast<double>(d[i]));
   return folded;
 }
+
+// The step and merge of a sum.
+inline constexpr auto kAdd = [](double a, double b) { return a + b; };
 
 // The sum of one chunk's n <= kSumChunk elements.
 template <class T>
 double chunkSum(const T* d, int64_t n) {
-  return laneFold(d, n, 0.0, [](double a, double b) { return a + b; });
+  return laneFold(d, n, 0.0, kAdd, kAdd);
+}
+
+// The sum of the squares of one chunk's elements' deviations from `mean`.
+template <class T>
+double chunkSquaredDeviations(const T* d, int64_t n, double mean) {
+  auto step = [mean](double acc, double x) { return acc + (x - mean) * (x - mean); };
+  return laneFold(d, n, 0.0, step, kAdd);
 }
 
 // The sum of a run of n elements: its chunks' sums added in order.

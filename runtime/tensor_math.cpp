@@ -127,14 +127,57 @@ Value clipOp(const Value& x, const Value& lo, const Value& hi, SourceLoc loc) {
   return r;
 }
 
+namespace {
+
+// The sum of squared deviations of contiguous float x over its trailing
+// `axes` (all of them when none), in one pass on a CPU device
+// (cpuSquaredDeviations), with reduce()'s result shape; none where the axes
+// are others (or invalid: reduce() says so) or x is elsewhere.
+std::optional<Tensor> trailingSquaredDeviations(const Tensor& x, const std::vector<int64_t>& axes, bool keepdims) {
+  if (!x.isContiguous() || !x.device().hostMemory()) return std::nullopt;
+  int nd = x.ndim();
+  std::vector<bool> reduced(static_cast<size_t>(nd), axes.empty());
+  for (int64_t a : axes) {
+    int64_t k = a < 0 ? a + nd : a;
+    if (k < 0 || k >= nd || reduced[static_cast<size_t>(k)]) return std::nullopt;
+    reduced[static_cast<size_t>(k)] = true;
+  }
+  int first = nd;
+  while (first > 0 && reduced[static_cast<size_t>(first - 1)]) --first;
+  Shape shape;
+  int64_t run = 1;
+  for (int d = 0; d < nd; ++d) {
+    if (reduced[static_cast<size_t>(d)] && d < first) return std::nullopt;  // a reduced axis before a kept one
+    if (d >= first) run *= x.dim(d);
+    if (d < first) shape.push_back(x.dim(d));
+    else if (keepdims) shape.push_back(1);
+  }
+  if (run == 0) return std::nullopt;
+  Tensor out = Tensor::empty(DType::F64, shape, x.device());
+  if (!cpuSquaredDeviations(x, run, out)) return std::nullopt;
+  return out;
+}
+
+}  // namespace
+
+// Over trailing axes (rows, the whole tensor) on the CPU one pass for the
+// squared deviations, with the bits of the same steps op by op
+// below (the mean and the sums in sum_order.h's order, each deviation
+// squared in double); over other axes op by op.
 Tensor variance(const Tensor& t, std::vector<int64_t> axes, bool keepdims, int64_t ddof, bool sqrtResult,
                 SourceLoc loc, const char* name) {
   Tensor x = isFloating(t.dtype()) ? t : astype(t, DType::F32);
-  Tensor mean = reduce(astype(x, DType::F64), Reduction::Mean, axes, true, loc, name);
-  Value centered = tensorBinary(Op::Sub, makeTensorValue(astype(x, DType::F64)), makeTensorValue(mean), loc);
-  Value sq = tensorBinary(Op::Mul, centered, centered, loc);
-  Tensor sum = reduce(tensorOf(sq), Reduction::Sum, axes, keepdims, loc, name);
-  int64_t count = t.numel() / std::max<int64_t>(1, mean.numel());
+  std::optional<Tensor> fast = trailingSquaredDeviations(x, axes, keepdims);
+  Tensor sum, mean;
+  if (fast) {
+    sum = *fast;
+  } else {
+    mean = reduce(astype(x, DType::F64), Reduction::Mean, axes, true, loc, name);
+    Value centered = tensorBinary(Op::Sub, makeTensorValue(astype(x, DType::F64)), makeTensorValue(mean), loc);
+    Value sq = tensorBinary(Op::Mul, centered, centered, loc);
+    sum = reduce(tensorOf(sq), Reduction::Sum, axes, keepdims, loc, name);
+  }
+  int64_t count = t.numel() / std::max<int64_t>(1, fast ? sum.numel() : mean.numel());
   double denom = static_cast<double>(count - ddof);
   // Dividing by a non-positive count gives NaN, as in NumPy.
   Value out = tensorBinary(Op::Div, makeTensorValue(sum), Value::real(denom > 0 ? denom : std::nan("")), loc);
