@@ -19,7 +19,7 @@
 
 #include "runtime/fast_ops.h"
 #include "runtime/jit/jit.h"
-#include "runtime/sum_order.h"
+#include "runtime/kernel_loops.h"
 
 namespace nn::rt {
 
@@ -56,15 +56,13 @@ bool runReduction(const jit::FusedKernel& k, void* const* in, const FastOp& op, 
   bool extremum = max || k.reduce == jit::FusedKernel::Reduce::Min;
   bool parallel = n >= kParallelThreshold;
   if (!extremum) {
-    int64_t chunks = (n + kSumChunk - 1) / kSumChunk;
-    std::vector<double> sums(static_cast<size_t>(chunks), 0.0);
     std::atomic<bool> faulted{false};
-#pragma omp parallel for schedule(static) if (parallel)
-    for (int64_t c = 0; c < chunks; ++c)
-      if (k.fn(in, &sums[static_cast<size_t>(c)], c * kSumChunk, std::min(n, (c + 1) * kSumChunk)) != 0)
-        faulted = true;
+    acc = sumOfChunks(n, parallel, [&](int64_t begin, int64_t end) {
+      double sum = 0;
+      if (k.fn(in, &sum, begin, end) != 0) faulted = true;
+      return sum;
+    });
     if (faulted) return false;
-    for (double s : sums) acc += s;
   } else if (!parallel) {
     if (k.fn(in, &acc, 0, n) != 0) return false;
   } else {

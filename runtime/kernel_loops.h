@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "runtime/kernels.h"
+#include "runtime/sum_order.h"
 #include "support/row_layout.h"
 
 namespace nn::rt {
@@ -174,6 +175,22 @@ void forEachTile(const Shape& shape, const std::array<const Shape*, K>& strides,
 
 // The last axis's stride (0 for a 0-d tensor).
 inline int64_t lastStride(const Tensor& t) { return t.ndim() ? t.strides().back() : 0; }
+
+// The sum, in order from 0, of chunk(begin, end) over the chunks [begin,
+// end) of kSumChunk elements of a run of n (sum_order.h's chunks), each
+// chunk computed on any core when `parallel`: the same bits either way.
+template <class F>
+double sumOfChunks(int64_t n, bool parallel, F&& chunk) {
+  if (n <= kSumChunk) return n > 0 ? 0.0 + chunk(int64_t{0}, n) : 0.0;
+  int64_t chunks = (n + kSumChunk - 1) / kSumChunk;
+  std::vector<double> sums(static_cast<size_t>(chunks));
+  forEachLine(chunks, parallel, [&](int64_t c) {
+    sums[static_cast<size_t>(c)] = chunk(c * kSumChunk, std::min(n, (c + 1) * kSumChunk));
+  });
+  double total = 0;
+  for (double s : sums) total += s;
+  return total;
+}
 
 // Calls add(T{}, dtype) for every element type T and its DType.
 template <class F>

@@ -144,13 +144,7 @@ template <class T>
 Result parallelSum(const T* d, int64_t n) {
   Result res;
   if constexpr (std::is_floating_point_v<T>) {
-    int64_t chunks = (n + kSumChunk - 1) / kSumChunk;
-    std::vector<double> sums(static_cast<size_t>(chunks));
-#pragma omp parallel for schedule(static)
-    for (int64_t c = 0; c < chunks; ++c) sums[c] = chunkSum(d + c * kSumChunk, std::min(kSumChunk, n - c * kSumChunk));
-    double acc = 0;
-    for (double s : sums) acc += s;
-    res.value = acc;
+    res.value = sumOfChunks(n, true, [&](int64_t begin, int64_t end) { return chunkSum(d + begin, end - begin); });
   } else {
     int64_t acc = 0;
 #pragma omp parallel for simd reduction(+ : acc)
@@ -376,25 +370,19 @@ template <class T>
 void squaredDeviationsKernel(const Tensor& in, int64_t run, Tensor& out) {
   const T* d = in.data<T>();
   double* o = out.data<double>();
-  int64_t count = out.numel(), chunks = (run + kSumChunk - 1) / kSumChunk;
-  auto chunkAt = [&](const T* r, int64_t c, double mean) {
-    return chunkSquaredDeviations(r + c * kSumChunk, std::min(kSumChunk, run - c * kSumChunk), mean);
+  int64_t count = out.numel();
+  auto deviations = [&](const T* r, double mean, bool parallel) {
+    return sumOfChunks(run, parallel, [&](int64_t begin, int64_t end) {
+      return chunkSquaredDeviations(r + begin, end - begin, mean);
+    });
   };
   if (count == 1 && run >= kParallelThreshold) {
-    double mean = parallelSum(d, run).value / static_cast<double>(run);
-    std::vector<double> sums(static_cast<size_t>(chunks));
-#pragma omp parallel for schedule(static)
-    for (int64_t c = 0; c < chunks; ++c) sums[static_cast<size_t>(c)] = chunkAt(d, c, mean);
-    double acc = 0;
-    for (double s : sums) acc += s;
-    o[0] = acc;
+    o[0] = deviations(d, parallelSum(d, run).value / static_cast<double>(run), true);
     return;
   }
   forEachLine(count, count * run >= kParallelThreshold, [&](int64_t k) {
     const T* r = d + k * run;
-    double mean = runSum(r, run) / static_cast<double>(run), acc = 0;
-    for (int64_t c = 0; c < chunks; ++c) acc += chunkAt(r, c, mean);
-    o[k] = acc;
+    o[k] = deviations(r, runSum(r, run) / static_cast<double>(run), false);
   });
 }
 
