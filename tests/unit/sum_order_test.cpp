@@ -118,7 +118,7 @@ TEST(SumOrder, RowSumsAndPermutedSumsAddInTheDocumentedOrder) {
 // order: x.sum(0) has the bits of x.T.contiguous().sum(1).
 TEST(SumOrder, ColumnSumsAddEachColumnInTheDocumentedOrder) {
   for (DType dt : {DType::F64, DType::F32})
-    for (Shape shape : {Shape{5000, 3}, Shape{9000, 300}, Shape{40, 3000}, Shape{17, 5}}) {
+    for (Shape shape : {Shape{5000, 3}, Shape{4100, 260}, Shape{40, 3000}, Shape{17, 5}}) {
       Tensor t = values(shape, dt);
       Tensor columnsAsRows = transpose(t, {1, 0}, {}).contiguous();
       onThreadCounts([&](int threads) {
