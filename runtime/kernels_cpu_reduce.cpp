@@ -268,7 +268,7 @@ void accumulateBlocks(const T* d, int64_t count, int64_t run, int64_t a0, int64_
 // one chunk, on all cores when `parallel` (any split gives the same bits).
 template <class T>
 void columnSums(const T* d, int64_t outer, int64_t count, bool parallel, double* sums) {
-  constexpr int64_t kTile = 256;
+  constexpr int64_t kTile = 64;
   int64_t tiles = (count + kTile - 1) / kTile, chunks = (outer + kSumChunk - 1) / kSumChunk;
   std::vector<double> partial(static_cast<size_t>(chunks * count));
   forEachLine(tiles * chunks, parallel, [&](int64_t task) {
