@@ -3,12 +3,12 @@
 // value (a tensor op with a Python number), or row by row for operands
 // broadcast along rows or columns; strided otherwise (row by row through
 // the operands' strides, or in tiles for a transposed operand); split
-// across the
-// cores from kParallelThreshold elements up. Small loops never enter an
-// OpenMP region (even a region with a false `if` clause costs a team setup).
-// Operands already have the output's shape. Also the one element
-// conversion (astype's) of every CPU kernel that converts, and the walk
-// over the element types that registers a kernel template for each.
+// across the cores from kParallelThreshold elements up. Small loops never
+// enter an OpenMP region (even a region with a false `if` clause costs a
+// team setup). Operands already have the output's shape. Also the one
+// element conversion (astype's) of every CPU kernel that converts, the
+// walk over the element types that registers a kernel template for each,
+// and the sum of chunk sums in sum_order.h's order.
 #pragma once
 
 #include <omp.h>
