@@ -14,6 +14,7 @@ const KernelTable& cpuKernels() {
     registerCpuElementwiseKernels(t);
     registerCpuMathKernels(t);
     registerCpuNnKernels(t);
+    registerCpuSoftmaxKernels(t);
     registerCpuConvKernels(t);
     registerCpuPoolKernels(t);
     registerCpuReduceKernels(t);

@@ -358,11 +358,13 @@ void registerCpuFloat32MathKernels(KernelTable& r);
 // nullopt where op is not such math (floatUnary) or test (floatTest).
 std::optional<double> floatUnary(ir::Op op, double x);
 std::optional<bool> floatTest(ir::Op op, double x);
-// ... of matmul, softmax and normalisation
-// (kernels_cpu_nn.cpp: oneDNN for f32, loops for the other dtypes), of the
+// ... of matmul and normalisation (kernels_cpu_nn.cpp: oneDNN for f32,
+// loops for the other dtypes), of softmax and log_softmax
+// (kernels_cpu_softmax.cpp), of the
 // reductions (kernels_cpu_reduce.cpp) and of copies, gather and
 // scatter_add (kernels_cpu_copy.cpp).
 void registerCpuNnKernels(KernelTable& r);
+void registerCpuSoftmaxKernels(KernelTable& r);
 // ... of convolution and its gradients (kernels_cpu_conv.cpp), and of
 // pooling and its gradient (kernels_cpu_pool.cpp).
 void registerCpuConvKernels(KernelTable& r);

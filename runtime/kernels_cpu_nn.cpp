@@ -1,5 +1,5 @@
-// The CPU's kernels of matmul, softmax / log_softmax, batch_norm and
-// layer_norm: oneDNN for f32 (onednn.cpp; small matmuls on the loop of
+// The CPU's kernels of matmul, batch_norm and layer_norm (softmax's are
+// kernels_cpu_softmax.cpp's): oneDNN for f32 (onednn.cpp; small matmuls on the loop of
 // kernels_cpu_small_matmul.cpp), plain loops with
 // double accumulation for f64 (and, for matmul, the integer types). The
 // loops are also the tests' oracles (the *Reference functions of
@@ -35,52 +35,6 @@ void matmulKernel(const Tensor& a, const Tensor& b, Tensor& out) {
         o[(bi * M + i) * N + j] = acc;
       }
   }
-}
-
-// Softmax along `axis` with the maximum subtracted first.
-template <bool Log>
-void softmaxF64(const Tensor& x, int axis, Tensor& out) {
-  int64_t n = x.dim(axis), inner = 1;
-  for (int d = axis + 1; d < x.ndim(); ++d) inner *= x.dim(d);
-  int64_t outer = n ? x.numel() / (n * inner) : 0;
-  const double* in = x.data<double>();
-  double* o = out.data<double>();
-  for (int64_t p = 0; p < outer; ++p)
-    for (int64_t q = 0; q < inner; ++q) {
-      const double* row = in + p * n * inner + q;
-      double* orow = o + p * n * inner + q;
-      // A NaN is the maximum (so the whole row is NaN, as PyTorch's).
-      double m = -std::numeric_limits<double>::infinity();
-      for (int64_t i = 0; i < n; ++i) m = row[i * inner] > m || std::isnan(row[i * inner]) ? row[i * inner] : m;
-      if (std::isinf(m)) m = 0;  // all -inf (or +inf): let the arithmetic give NaN / 0 as NumPy does
-      double s = 0;
-      for (int64_t i = 0; i < n; ++i) s += std::exp(row[i * inner] - m);
-      double lse = m + std::log(s);
-      for (int64_t i = 0; i < n; ++i) orow[i * inner] = Log ? row[i * inner] - lse : std::exp(row[i * inner] - lse);
-    }
-}
-
-template <bool Log>
-void softmaxF32(const Tensor& x, int axis, Tensor& out) {
-  onednnSoftmax(x, axis, Log, out);
-  // oneDNN's maximum skips NaN; PyTorch's softmax of a row holding one is
-  // NaN throughout. Rows are only visited when some input is NaN.
-  const float* in = x.data<float>();
-  int64_t total = x.numel();
-  bool anyNan = false;
-  for (int64_t i = 0; i < total; ++i) anyNan |= std::isnan(in[i]);
-  if (!anyNan) return;
-  int64_t n = x.dim(axis), inner = 1;
-  for (int d = axis + 1; d < x.ndim(); ++d) inner *= x.dim(d);
-  float* o = out.data<float>();
-  for (int64_t p = 0; p < total / (n * inner); ++p)
-    for (int64_t q = 0; q < inner; ++q) {
-      int64_t base = p * n * inner + q;
-      bool nan = false;
-      for (int64_t i = 0; i < n && !nan; ++i) nan = std::isnan(in[base + i * inner]);
-      if (nan)
-        for (int64_t i = 0; i < n; ++i) o[base + i * inner] = std::numeric_limits<float>::quiet_NaN();
-    }
 }
 
 void batchNormF32(const Tensor& x, const Tensor& mean, const Tensor& var, const Tensor* gamma, const Tensor* beta,
@@ -161,10 +115,6 @@ void registerCpuNnKernels(KernelTable& r) {
   r.add<Op::MatMul>(DType::F64, matmulLoop);
   r.add<Op::MatMul>(DType::I32, matmulLoop);
   r.add<Op::MatMul>(DType::I64, matmulLoop);
-  r.add<Op::Softmax>(DType::F32, softmaxF32<false>);
-  r.add<Op::Softmax>(DType::F64, softmaxF64<false>);
-  r.add<Op::LogSoftmax>(DType::F32, softmaxF32<true>);
-  r.add<Op::LogSoftmax>(DType::F64, softmaxF64<true>);
   r.add<Op::BatchNorm>(DType::F32, batchNormF32);
   r.add<Op::BatchNorm>(DType::F64, batchNormF64);
   r.add<Op::LayerNorm>(DType::F32, layerNormF32);

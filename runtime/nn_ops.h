@@ -1,7 +1,8 @@
 // Linear algebra and neural-network ops: matmul (NumPy semantics incl.
 // batching and broadcast batch dimensions), linear (PyTorch's layout: w is
-// [out, in]), softmax / log_softmax, one_hot and the losses. f32 runs on
-// oneDNN (onednn.cpp); other dtypes on reference loops.
+// [out, in]), softmax / log_softmax, one_hot and the losses. f32 matmul
+// runs on oneDNN (onednn.cpp), f32 softmax on SLEEF's vector exp
+// (kernels_cpu_softmax.cpp); other dtypes on reference loops.
 #pragma once
 
 #include "runtime/kernels.h"
@@ -71,7 +72,6 @@ void pool2dGradLoop(const Tensor& g, const Tensor& x, const PoolParams& p, bool 
 // allocated contiguous.
 void onednnMatmul(const Tensor& a, const Tensor& b, Tensor& out);
 void onednnLinear(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& out);
-void onednnSoftmax(const Tensor& x, int axis, bool log, Tensor& out);
 void onednnConv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const ConvParams& p, Tensor& out);
 void onednnConv2dGradInput(const Tensor& g, const Tensor& w, const ConvParams& p, Tensor& dx);
 void onednnConv2dGradWeight(const Tensor& g, const Tensor& x, const ConvParams& p, Tensor& dw);

@@ -1,6 +1,6 @@
 // The CPU's f32 kernels backed by oneDNN 2.x (the only file that includes
-// it): matmul (batched, with broadcast batch dimensions), softmax /
-// log-softmax, conv2d and its two gradients, batch and layer norm;
+// it): matmul (batched, with broadcast batch dimensions), conv2d and its
+// two gradients, batch and layer norm;
 // kernels_cpu_nn.cpp and kernels_cpu_conv.cpp register them. Primitives are
 // cached by their descriptors, per device (Device::kernelState), so
 // repeated calls with the same shapes do not re-create (and re-JIT) them
@@ -51,8 +51,8 @@ dnnl::memory::dims toDims(const Shape& s) { return dnnl::memory::dims(s.begin(),
 
 // oneDNN forks its OpenMP team for every primitive it runs. For a small
 // problem the fork and join cost more than the work (on two cores, a
-// log_softmax of [8, 4] took tens of thousands of instructions of waking
-// and spinning), so one runs on the calling thread alone: its thread count
+// log_softmax of [8, 4], when oneDNN computed it, took tens of thousands of
+// instructions of waking and spinning), so one runs on the calling thread alone: its thread count
 // is 1 for the call, which also keys the primitive (see key()). Small
 // means fewer elements than nn's own loops start sharing between cores
 // for (kParallelThreshold), or for a convolution fewer multiply-adds than
@@ -294,23 +294,6 @@ void onednnLinear(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& 
   if (bias)
     args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, dnnl::memory(bmd, engine(), bias->data<float>()));
   run(prim, args);
-}
-
-// Softmax or log-softmax of a contiguous f32 tensor along `axis`.
-void onednnSoftmax(const Tensor& x, int axis, bool log, Tensor& out) {
-  OneThreadIfSmall threads(x.numel() < kParallelThreshold);
-  using dt = dnnl::memory::data_type;
-  dnnl::memory::desc md(toDims(x.shape()), dt::f32, toDims(x.strides()));
-  std::string k = key(log ? "logsoftmax" : "softmax", {&x.shape()}, axis);
-  Primitive prim = cache(out).get(k, [&] {
-    if (log)
-      return build<dnnl::logsoftmax_forward>(
-          dnnl::logsoftmax_forward::desc(dnnl::prop_kind::forward_inference, md, axis));
-    return build<dnnl::softmax_forward>(dnnl::softmax_forward::desc(dnnl::prop_kind::forward_inference, md, axis));
-  });
-  dnnl::memory src(md, engine(), x.data<float>());
-  dnnl::memory dst(md, engine(), out.data<float>());
-  run(prim, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
 }
 
 }  // namespace nn::rt
