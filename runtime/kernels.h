@@ -231,6 +231,14 @@ template <>
 struct KernelFor<ir::Op::Sort> {
   using Fn = void (*)(const Tensor& x, int axis, bool descending, Tensor& values, Tensor& indices);
 };
+// The first values.dim(axis) elements of that order (largest: the
+// descending one) of each line of x (contiguous) along `axis`, and their
+// positions; values (x's dtype) and indices (i64) of x's shape but for
+// that axis  [x's dtype]
+template <>
+struct KernelFor<ir::Op::TopK> {
+  using Fn = void (*)(const Tensor& x, int axis, bool largest, Tensor& values, Tensor& indices);
+};
 // x (contiguous, rank >= 2) with the elements outside the lower (upper)
 // triangle of each matrix of the last two dims set to 0: kept where
 // j - i <= diagonal (tril) or j - i >= diagonal (triu)  [x's dtype]

@@ -1,11 +1,11 @@
 // The CPU's kernels of the ops that work along one axis in order or by
-// position: the scans (cumsum, cumprod), the stable sort behind sort,
-// argsort and topk, and the triangles (tril, triu). A tensor is walked as
+// position: the scans (cumsum, cumprod), the stable sort behind sort and
+// argsort, topk (the first k of that order, selected before they are
+// sorted), and the triangles (tril, triu). A tensor is walked as
 // lines along its axis (AxisLines, kernels.h), so one loop serves every
 // axis without transposing.
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <type_traits>
 #include <vector>
 
@@ -51,26 +51,89 @@ bool before(T a, T b, bool descending) {
   return descending ? b < a : a < b;
 }
 
+// An element of a line and its position, ordered by value (before()'s
+// order) and then by position: a total order, so std::sort and
+// std::nth_element give the order of a stable sort.
 template <class T>
-void sortKernel(const Tensor& x, int axis, bool descending, Tensor& values, Tensor& indices) {
-  AxisLines lines(x, axis);
+struct Ranked {
+  T value;
+  int64_t index;
+};
+
+template <class T>
+auto rankOrder(bool descending) {
+  return [descending](const Ranked<T>& a, const Ranked<T>& b) {
+    if (before(a.value, b.value, descending)) return true;
+    if (before(b.value, a.value, descending)) return false;
+    return a.index < b.index;
+  };
+}
+
+// At most this many kept of a line are found in one pass (selectFew);
+// more by selection, which costs a few mispredicted branches per element.
+constexpr int64_t kFewKept = 16;
+
+// The `keep` first in `order` of a line of `len` elements `step` apart
+// into best[0, keep), in order: one pass holding the best so far, sorted;
+// an element enters only where it ranks before the last of them, which
+// after the first few is rare and predicted (at worst, an ascending line's
+// largest, every element shifts up to `keep` others).
+template <class T, class Order>
+void selectFew(const T* line, int64_t step, int64_t len, int64_t keep, Order order, Ranked<T>* best) {
+  int64_t have = 0;
+  for (int64_t k = 0; k < len; ++k) {
+    Ranked<T> e{line[k * step], k};
+    if (have == keep) {
+      if (!order(e, best[keep - 1])) continue;
+      --have;
+    }
+    int64_t j = have++;
+    for (; j > 0 && order(e, best[j - 1]); --j) best[j] = best[j - 1];
+    best[j] = e;
+  }
+}
+
+// The first values.dim(axis) elements of each line of x along `axis` in
+// sorted order, and their positions: few in one pass (selectFew), else the
+// line's elements with their positions, the ones kept selected
+// (nth_element) where not all are, then sorted.
+template <class T>
+void sortLines(const Tensor& x, int axis, bool descending, Tensor& values, Tensor& indices) {
+  AxisLines lines(x, axis), kept(values, axis);
   const T* in = x.data<T>();
   T* v = values.data<T>();
   int64_t* ix = indices.data<int64_t>();
   auto sortLine = [&](int64_t l) {
-    thread_local std::vector<int64_t> order;  // reused line after line
+    thread_local std::vector<Ranked<T>> line;  // reused line after line
     int64_t first = lines.start(l), step = lines.inner;
-    order.resize(static_cast<size_t>(lines.len));
-    std::iota(order.begin(), order.end(), int64_t{0});
-    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
-      return before(in[first + a * step], in[first + b * step], descending);
-    });
-    for (int64_t k = 0; k < lines.len; ++k) {
-      v[first + k * step] = in[first + order[k] * step];
-      ix[first + k * step] = order[k];
+    auto order = rankOrder<T>(descending);
+    if (kept.len <= kFewKept) {
+      line.resize(static_cast<size_t>(kept.len));
+      selectFew(in + first, step, lines.len, kept.len, order, line.data());
+    } else {
+      line.resize(static_cast<size_t>(lines.len));
+      for (int64_t k = 0; k < lines.len; ++k) line[static_cast<size_t>(k)] = {in[first + k * step], k};
+      auto keptEnd = line.begin() + kept.len;
+      if (kept.len < lines.len) std::nth_element(line.begin(), keptEnd, line.end(), order);
+      std::sort(line.begin(), keptEnd, order);
+    }
+    int64_t out = kept.start(l);
+    for (int64_t k = 0; k < kept.len; ++k) {
+      v[out + k * step] = line[static_cast<size_t>(k)].value;
+      ix[out + k * step] = line[static_cast<size_t>(k)].index;
     }
   };
   forEachLine(lines.count(), x.numel() >= kParallelThreshold, sortLine);
+}
+
+template <class T>
+void sortKernel(const Tensor& x, int axis, bool descending, Tensor& values, Tensor& indices) {
+  sortLines<T>(x, axis, descending, values, indices);
+}
+
+template <class T>
+void topkKernel(const Tensor& x, int axis, bool largest, Tensor& values, Tensor& indices) {
+  sortLines<T>(x, axis, largest, values, indices);
 }
 
 template <class T>
@@ -94,6 +157,7 @@ void registerCpuOrderKernels(KernelTable& t) {
   forEachDType([&](auto type, DType d) {
     using T = decltype(type);
     t.add<ir::Op::Sort>(d, sortKernel<T>);
+    t.add<ir::Op::TopK>(d, topkKernel<T>);
     t.add<ir::Op::Tril>(d, triangleKernel<T>);
     if constexpr (!std::is_same_v<T, bool>) {
       t.add<ir::Op::CumSum>(d, scanKernel<T, false>);

@@ -1,7 +1,7 @@
 // The front ends of the ops along one axis in order or by position (see
 // tensor_ops.h): they check the axis and operands with located errors,
 // make the operand contiguous in the kernel's dtype and run the device's
-// kernel (kernels.h: CumSum, CumProd, Sort, Tril).
+// kernel (kernels.h: CumSum, CumProd, Sort, TopK, Tril).
 #include "runtime/dispatch.h"
 #include "runtime/kernels.h"
 #include "runtime/tensor_ops.h"
@@ -43,10 +43,15 @@ std::pair<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t axis, bool la
   if (k < 0 || k > len)
     fail(loc, "topk: k (" + std::to_string(k) + ") must be between 0 and the length " + std::to_string(len) +
                   " of dim " + std::to_string(axis));
-  auto [values, indices] = sort(x, a, largest, loc);
-  if (x.ndim() == 0) return {values, indices};
-  std::vector<Tensor> v = splitSizes(values, {k, len - k}, a, loc), i = splitSizes(indices, {k, len - k}, a, loc);
-  return {v[0].contiguous(), i[0].contiguous()};
+  // A 0-d tensor is its own top 1 (or 0: k is checked above).
+  if (x.ndim() == 0) return sort(x, a, largest, loc);
+  Tensor in = x.contiguous();
+  Shape shape = in.shape();
+  shape[static_cast<size_t>(a)] = k;
+  Tensor values = Tensor::empty(in.dtype(), shape, in.device());
+  Tensor indices = Tensor::empty(DType::I64, shape, in.device());
+  if (values.numel() > 0) launch<Op::TopK>(in.device(), in.dtype(), loc, in, static_cast<int>(a), largest, values, indices);
+  return {values, indices};
 }
 
 Tensor triangle(const Tensor& x, int64_t diagonal, bool upper, SourceLoc loc) {

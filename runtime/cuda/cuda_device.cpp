@@ -387,6 +387,16 @@ void sortKernel(const Tensor& x, int axis, bool descending, Tensor& values, Tens
        reinterpret_cast<int64_t*>(indices.deviceBytes()), CudaDevice::of(values).stream());
 }
 
+// Whole lines sorted into temporaries on the device, then the first k of
+// each (values' and indices' length along the axis) copied out.
+void topkKernel(const Tensor& x, int axis, bool largest, Tensor& values, Tensor& indices) {
+  Tensor sorted = Tensor::empty(x.dtype(), x.shape(), x.device());
+  Tensor order = Tensor::empty(DType::I64, x.shape(), x.device());
+  sortKernel(x, axis, largest, sorted, order);
+  convertKernel(sorted.view(values.shape(), sorted.strides(), sorted.offset()), values);
+  convertKernel(order.view(indices.shape(), order.strides(), order.offset()), indices);
+}
+
 void triangleKernel(const Tensor& x, int64_t diagonal, bool upper, Tensor& o) {
   triangle(elemOf(x.dtype()), x.deviceBytes(), x.dim(x.ndim() - 2), x.dim(x.ndim() - 1), diagonal, upper,
            o.deviceBytes(), o.numel(), CudaDevice::of(o).stream());
@@ -579,6 +589,7 @@ const KernelTable& cudaKernels() {
     for (DType d : {DType::Bool, DType::I32, DType::I64, DType::F32, DType::F64}) {
       t.add<Op::Tril>(d, triangleKernel);
       t.add<Op::Sort>(d, sortKernel);
+      t.add<Op::TopK>(d, topkKernel);
       t.add<Op::Interpolate>(d, interpolateKernel);
     }
     for (DType d : {DType::I32, DType::I64, DType::F32, DType::F64}) {
