@@ -141,12 +141,13 @@ template <>
 struct KernelFor<ir::Op::Where> {
   using Fn = void (*)(const Tensor& cond, const Tensor& x, const Tensor& y, Tensor& out);
 };
-// Advanced indexing (x[idx], x[mask]): out[i] = the element of t's storage
-// at offsets[i] (element offsets from the storage's start, in range)
+// Advanced indexing (x[idx], x[mask]): out[i * run + j] = the element of
+// t's storage at offsets[i] + j for j < run (element offsets from the
+// storage's start, in range; run > 1 where whole rows are taken)
 //   [t's dtype]
 template <>
 struct KernelFor<ir::Op::GetItem> {
-  using Fn = void (*)(const Tensor& t, const int64_t* offsets, int64_t n, Tensor& out);
+  using Fn = void (*)(const Tensor& t, const int64_t* offsets, int64_t n, int64_t run, Tensor& out);
 };
 // ... and assignment through it: the element of dst's storage at
 // offsets[i] = values' flat element i (values has n elements, any strides)

@@ -162,10 +162,15 @@ void fillKernel(double value, Tensor& out) {
 }
 
 template <class T>
-void takeKernel(const Tensor& t, const int64_t* offsets, int64_t n, Tensor& out) {
+void takeKernel(const Tensor& t, const int64_t* offsets, int64_t n, int64_t run, Tensor& out) {
   const T* base = t.data<T>() - t.offset();  // offsets count from the storage's start
   T* o = out.data<T>();
-  for (int64_t i = 0; i < n; ++i) o[i] = base[offsets[i]];
+  if (run == 1) {
+    for (int64_t i = 0; i < n; ++i) o[i] = base[offsets[i]];
+    return;
+  }
+  forEachLine(n, n * run >= kParallelThreshold,
+              [&](int64_t i) { std::copy_n(base + offsets[i], run, o + i * run); });
 }
 
 template <class T>

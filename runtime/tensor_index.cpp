@@ -162,8 +162,8 @@ bool hasAdvancedIndex(const Value& index) {
 }
 
 // x[rows] with an integer tensor of rows on a contiguous x (a mini-batch
-// gather): the element offsets are each row's start plus a running column,
-// instead of a coordinate decomposition per element.
+// gather): one offset per row (its start), each taken as a run of the
+// row's elements, instead of a coordinate decomposition per element.
 bool gatherRows(const Tensor& t, const Value& index, SourceLoc loc, Tensor& out) {
   if (!index.is(Kind::Tensor) || t.ndim() == 0 || !t.isContiguous()) return false;
   const Tensor& rows = tensorOf(index);
@@ -174,16 +174,14 @@ bool gatherRows(const Tensor& t, const Value& index, SourceLoc loc, Tensor& out)
   for (int d = 1; d < t.ndim(); ++d) shape.push_back(t.dim(d)), rowSize *= t.dim(d);
   int64_t len = t.dim(0), n = r.numel();
   const int64_t* at = r.data<int64_t>();
-  std::vector<int64_t> offsets(static_cast<size_t>(n * rowSize));
+  std::vector<int64_t> offsets(static_cast<size_t>(n));
   for (int64_t k = 0; k < n; ++k) {
     if (at[k] < -len || at[k] >= len)
       fail(loc, "index " + std::to_string(at[k]) + " is out of bounds for axis with size " + std::to_string(len));
-    int64_t base = t.offset() + (at[k] < 0 ? at[k] + len : at[k]) * rowSize;
-    for (int64_t j = 0; j < rowSize; ++j) offsets[k * rowSize + j] = base + j;
+    offsets[static_cast<size_t>(k)] = t.offset() + (at[k] < 0 ? at[k] + len : at[k]) * rowSize;
   }
   out = Tensor::empty(t.dtype(), shape, t.device());
-  if (!offsets.empty())
-    launch<ir::Op::GetItem>(t.device(), t.dtype(), loc, t, offsets.data(), static_cast<int64_t>(offsets.size()), out);
+  if (out.numel() > 0) launch<ir::Op::GetItem>(t.device(), t.dtype(), loc, t, offsets.data(), n, rowSize, out);
   return true;
 }
 
@@ -195,7 +193,8 @@ Tensor advancedGetItem(const Tensor& t, const Value& index, SourceLoc loc) {
   resolve(pl, shape, offsets);
   Tensor out = Tensor::empty(t.dtype(), shape, t.device());
   if (!offsets.empty())
-    launch<ir::Op::GetItem>(t.device(), t.dtype(), loc, t, offsets.data(), static_cast<int64_t>(offsets.size()), out);
+    launch<ir::Op::GetItem>(t.device(), t.dtype(), loc, t, offsets.data(), static_cast<int64_t>(offsets.size()),
+                            int64_t{1}, out);
   return out;
 }
 

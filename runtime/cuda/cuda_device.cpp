@@ -350,8 +350,8 @@ void convertKernel(const Tensor& src, const Tensor& dst) {
 // The storage start of t on its device: indexing offsets count from it.
 char* storageStart(const Tensor& t) { return t.deviceBytes() - t.offset() * static_cast<int64_t>(dtypeSize(t.dtype())); }
 
-void takeKernel(const Tensor& t, const int64_t* offsets, int64_t n, Tensor& o) {
-  take(elemOf(t.dtype()), storageStart(t), offsets, n, o.deviceBytes(), CudaDevice::of(o).stream());
+void takeKernel(const Tensor& t, const int64_t* offsets, int64_t n, int64_t run, Tensor& o) {
+  take(elemOf(t.dtype()), storageStart(t), offsets, n, run, o.deviceBytes(), CudaDevice::of(o).stream());
 }
 
 void putKernel(const Tensor& values, const int64_t* offsets, int64_t n, Tensor& dst) {

@@ -16,8 +16,8 @@ namespace {
 
 // Indexing: offsets are element offsets from the storage's start.
 template <class T>
-__global__ void takeKernel(const T* base, const int64_t* offsets, int64_t n, T* out) {
-  GRID_STRIDE(i, n) out[i] = base[offsets[i]];
+__global__ void takeKernel(const T* base, const int64_t* offsets, int64_t n, int64_t run, T* out) {
+  GRID_STRIDE(i, n * run) out[i] = base[offsets[i / run] + i % run];
 }
 
 template <class T>
@@ -198,14 +198,14 @@ void uploadOffsets(const int64_t* offsets, int64_t n, const Scratch& at, cudaStr
 
 }  // namespace
 
-void take(Elem type, const void* base, const int64_t* offsets, int64_t n, void* out, cudaStream_t s) {
-  if (n <= 0) return;
+void take(Elem type, const void* base, const int64_t* offsets, int64_t n, int64_t run, void* out, cudaStream_t s) {
+  if (n <= 0 || run <= 0) return;
   Scratch at(static_cast<size_t>(n) * sizeof(int64_t), s);
   uploadOffsets(offsets, n, at, s);
   withElem(type, [&](auto e) {
     using T = decltype(e);
-    takeKernel<T><<<blocksFor(n), kThreads, 0, s>>>(static_cast<const T*>(base), at.as<int64_t>(), n,
-                                                     static_cast<T*>(out));
+    takeKernel<T><<<blocksFor(n * run), kThreads, 0, s>>>(static_cast<const T*>(base), at.as<int64_t>(), n, run,
+                                                           static_cast<T*>(out));
   });
   launched("indexing kernel");
 }

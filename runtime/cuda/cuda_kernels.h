@@ -74,9 +74,10 @@ void integerMatmul(Elem type, const void* a, int64_t am, int64_t ak, const void*
 // stream.
 bool oneHot(const void* labels, bool wide, int64_t m, int64_t classes, int64_t* out, int64_t& bad, cudaStream_t s);
 // Indexing, with offsets counted in elements from a storage's start.
-// out (contiguous, n elements) = base[offsets[i]]; `offsets` is host
-// memory (copied to the device in stream order).
-void take(Elem type, const void* base, const int64_t* offsets, int64_t n, void* out, cudaStream_t s);
+// out (contiguous, n * run elements): out[i * run + j] =
+// base[offsets[i] + j]; `offsets` is host memory (copied to the device in
+// stream order).
+void take(Elem type, const void* base, const int64_t* offsets, int64_t n, int64_t run, void* out, cudaStream_t s);
 // base[offsets[i]] = values' row-major element i (read through `sv`, in a
 // walk of shape `at`); `offsets` is host memory. A repeated offset keeps
 // one of its values, not necessarily the last.

@@ -68,9 +68,10 @@ void copy(const Tensor& src, const Tensor& dst) {
 }
 
 // Indexing: offsets (host memory) count from the storage's start.
-void take(const Tensor& t, const int64_t* offsets, int64_t n, Tensor& out) {
+void take(const Tensor& t, const int64_t* offsets, int64_t n, int64_t run, Tensor& out) {
   const float* base = at(t) - t.offset();
-  for (int64_t i = 0; i < n; ++i) at(out)[i] = base[offsets[i]];
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < run; ++j) at(out)[i * run + j] = base[offsets[i] + j];
 }
 
 void put(const Tensor& values, const int64_t* offsets, int64_t n, Tensor& dst) {
