@@ -21,6 +21,7 @@ const KernelTable& cpuKernels() {
     registerCpuCopyKernels(t);
     registerCpuLossKernels(t);
     registerCpuCreateKernels(t);
+    registerCpuRandomKernels(t);
     registerCpuOrderKernels(t);
     registerCpuResampleKernels(t);
     return t;

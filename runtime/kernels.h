@@ -382,8 +382,10 @@ void registerCpuReduceKernels(KernelTable& r);
 void registerCpuCopyKernels(KernelTable& r);
 // ... of one_hot and the losses' per-element work (kernels_cpu_loss.cpp).
 void registerCpuLossKernels(KernelTable& r);
-// ... of the creation and random ops (kernels_cpu_create.cpp).
+// ... of the creation ops (kernels_cpu_create.cpp) and the random ones
+// (kernels_cpu_random.cpp).
 void registerCpuCreateKernels(KernelTable& r);
+void registerCpuRandomKernels(KernelTable& r);
 // ... of the scans, sorts and triangles (kernels_cpu_order.cpp).
 void registerCpuOrderKernels(KernelTable& r);
 // ... of interpolate and its gradient (kernels_cpu_resample.cpp).

@@ -37,18 +37,36 @@ uint32_t RandomGenerator::nextU32() {
   return block_[used_++];
 }
 
+void RandomGenerator::skipTo(uint64_t word) {
+  counter_ = word / 4;
+  used_ = 4;
+  if (word % 4) {
+    block_ = philox4x32({uint32_t(counter_), uint32_t(counter_ >> 32), 0, 0}, key_);
+    ++counter_;
+    used_ = static_cast<int>(word % 4);
+  }
+}
+
+void RandomGenerator::normalPair(uint64_t a, uint64_t b, double& first, double& second) {
+  double u1 = 1.0 - unitF64(a);  // (0, 1]: log stays finite
+  double u2 = unitF64(b);
+  double r = std::sqrt(-2.0 * std::log(u1));
+  double theta = 2.0 * M_PI * u2;
+  first = r * std::cos(theta);
+  second = r * std::sin(theta);
+}
+
 double RandomGenerator::normal() {
   if (hasSpare_) {
     hasSpare_ = false;
     return spare_;
   }
-  double u1 = 1.0 - uniformF64();  // (0, 1]: log stays finite
-  double u2 = uniformF64();
-  double r = std::sqrt(-2.0 * std::log(u1));
-  double theta = 2.0 * M_PI * u2;
-  spare_ = r * std::sin(theta);
+  uint64_t a = nextU64();
+  uint64_t b = nextU64();
+  double first;
+  normalPair(a, b, first, spare_);
   hasSpare_ = true;
-  return r * std::cos(theta);
+  return first;
 }
 
 uint64_t RandomGenerator::below(uint64_t n) {

@@ -20,12 +20,34 @@ class RandomGenerator {
   explicit RandomGenerator(uint64_t seed = 0) { reseed(seed); }
   void reseed(uint64_t seed);
   uint32_t nextU32();
-  uint64_t nextU64() { return (uint64_t(nextU32()) << 32) | nextU32(); }
-  float uniformF32() { return static_cast<float>(nextU32() >> 8) * (1.0f / 16777216.0f); }
-  double uniformF64() { return static_cast<double>(nextU64() >> 11) * (1.0 / 9007199254740992.0); }
+  uint64_t nextU64() {
+    uint64_t high = nextU32();
+    return (high << 32) | nextU32();
+  }
+  float uniformF32() { return unitF32(nextU32()); }
+  double uniformF64() { return unitF64(nextU64()); }
   double normal();
   // Uniform in [0, n), n > 0.
   uint64_t below(uint64_t n);
+
+  // The conversions of draws: a word to an f32 in [0, 1), 64 bits to an
+  // f64 in [0, 1), and Box-Muller of two 64-bit draws to two normal values
+  // (r cos t, then r sin t).
+  static float unitF32(uint32_t w) { return static_cast<float>(w >> 8) * (1.0f / 16777216.0f); }
+  static double unitF64(uint64_t d) { return static_cast<double>(d >> 11) * (1.0 / 9007199254740992.0); }
+  static void normalPair(uint64_t a, uint64_t b, double& first, double& second);
+
+  // The stream by position, for kernels that draw many numbers at once
+  // (kernels_cpu_random.cpp): draws consume 32-bit words in order, word w
+  // being lane w % 4 of the Philox block of counter w / 4 under key(); a
+  // kernel computes its elements' words from their positions (on all
+  // cores) and then moves the generator past them (skipTo), with the bits
+  // of drawing them one by one. A normal value's spare half is outside
+  // the stream (hasSpare: the next normal() returns it).
+  uint64_t position() const { return counter_ * 4 - static_cast<uint64_t>(4 - used_); }
+  void skipTo(uint64_t word);
+  std::array<uint32_t, 2> key() const { return key_; }
+  bool hasSpare() const { return hasSpare_; }
 
  private:
   std::array<uint32_t, 2> key_{};

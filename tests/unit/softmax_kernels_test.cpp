@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "runtime/nn_ops.h"
+#include "runtime/tensor_ops.h"
 #include "test_device.h"
 
 namespace {

@@ -1,0 +1,170 @@
+// The CPU's kernels of the random ops: rand, randn, randint, randperm and
+// dropout's masked scaling. They draw from the interpreter state's
+// generator (random.h) in row-major order, so a seeded program gives the
+// same numbers whatever the dtype's kernel, and the same as drawing the
+// elements one by one: rand, randn and dropout take a fixed number of
+// words of the generator's stream per element (or pair), so each chunk of
+// elements computes its words from their position, Philox blocks a batch
+// at a time (a loop over counters the compiler vectorises), on all cores;
+// randint and randperm reject draws, so they draw one after another.
+#include <algorithm>
+#include <vector>
+
+#include "runtime/kernel_loops.h"
+#include "runtime/random.h"
+
+namespace nn::rt {
+
+namespace {
+
+// Philox4x32-10 (random.cpp's philox4x32) of kBatch consecutive counters
+// from `first` under `key`, lane by lane so that each round is one
+// vector operation over the counters. Writes the 4 * kBatch words in
+// stream order.
+constexpr int kBatch = 16;
+
+void philoxBatch(uint64_t first, std::array<uint32_t, 2> key, uint32_t* words) {
+  constexpr uint32_t kM0 = 0xD2511F53, kM1 = 0xCD9E8D57, kW0 = 0x9E3779B9, kW1 = 0xBB67AE85;
+  uint32_t c0[kBatch], c1[kBatch], c2[kBatch], c3[kBatch];
+  for (int j = 0; j < kBatch; ++j) {
+    uint64_t counter = first + static_cast<uint64_t>(j);
+    c0[j] = static_cast<uint32_t>(counter);
+    c1[j] = static_cast<uint32_t>(counter >> 32);
+    c2[j] = 0;
+    c3[j] = 0;
+  }
+  uint32_t k0 = key[0], k1 = key[1];
+  for (int round = 0; round < 10; ++round) {
+    if (round > 0) {
+      k0 += kW0;
+      k1 += kW1;
+    }
+#pragma omp simd
+    for (int j = 0; j < kBatch; ++j) {
+      uint64_t p0 = uint64_t(kM0) * c0[j], p1 = uint64_t(kM1) * c2[j];
+      uint32_t n0 = static_cast<uint32_t>(p1 >> 32) ^ c1[j] ^ k0, n2 = static_cast<uint32_t>(p0 >> 32) ^ c3[j] ^ k1;
+      c1[j] = static_cast<uint32_t>(p1);
+      c3[j] = static_cast<uint32_t>(p0);
+      c0[j] = n0;
+      c2[j] = n2;
+    }
+  }
+  for (int j = 0; j < kBatch; ++j) {
+    words[4 * j] = c0[j];
+    words[4 * j + 1] = c1[j];
+    words[4 * j + 2] = c2[j];
+    words[4 * j + 3] = c3[j];
+  }
+}
+
+// Words [from, from + count) of the stream under `key` into out.
+void streamWords(std::array<uint32_t, 2> key, uint64_t from, int64_t count, uint32_t* out) {
+  uint32_t batch[4 * kBatch];
+  uint64_t block = from / 4;
+  int64_t skip = static_cast<int64_t>(from % 4), done = 0;
+  while (done < count) {
+    philoxBatch(block, key, batch);
+    int64_t take = std::min<int64_t>(4 * kBatch - skip, count - done);
+    std::copy_n(batch + skip, take, out + done);
+    done += take;
+    skip = 0;
+    block += kBatch;
+  }
+}
+
+// Elements a task draws at once.
+constexpr int64_t kDrawChunk = 4096;
+
+// Makes `count` elements, each from `words` consecutive words of rng's
+// stream from its position: make(i, its words) for each, chunk by chunk,
+// on all cores when `parallel`; then moves rng past the words.
+template <class F>
+void drawInBulk(RandomGenerator& rng, int64_t count, int words, bool parallel, F make) {
+  uint64_t start = rng.position();
+  std::array<uint32_t, 2> key = rng.key();
+  forEachLine((count + kDrawChunk - 1) / kDrawChunk, parallel, [&](int64_t c) {
+    int64_t first = c * kDrawChunk, last = std::min(count, first + kDrawChunk);
+    std::vector<uint32_t> w(static_cast<size_t>((last - first) * words));
+    streamWords(key, start + static_cast<uint64_t>(first * words), static_cast<int64_t>(w.size()), w.data());
+    for (int64_t i = first; i < last; ++i) make(i, w.data() + (i - first) * words);
+  });
+  rng.skipTo(start + static_cast<uint64_t>(count * words));
+}
+
+uint64_t wide(const uint32_t* w) { return (uint64_t(w[0]) << 32) | w[1]; }
+
+template <class T>
+void uniformKernel(RandomGenerator& rng, Tensor& out) {
+  T* o = out.data<T>();
+  int64_t n = out.numel();
+  if constexpr (std::is_same_v<T, float>)
+    drawInBulk(rng, n, 1, n >= kParallelThreshold, [o](int64_t i, const uint32_t* w) { o[i] = RandomGenerator::unitF32(w[0]); });
+  else
+    drawInBulk(rng, n, 2, n >= kParallelThreshold / 2, [o](int64_t i, const uint32_t* w) { o[i] = RandomGenerator::unitF64(wide(w)); });
+}
+
+// A spare half left by an earlier normal() comes first; then pairs from
+// four words each; an odd last element leaves its pair's spare.
+template <class T>
+void normalKernel(RandomGenerator& rng, Tensor& out) {
+  T* o = out.data<T>();
+  int64_t n = out.numel(), i = 0;
+  if (n > 0 && rng.hasSpare()) o[i++] = static_cast<T>(rng.normal());
+  T* pairs = o + i;
+  int64_t count = (n - i) / 2;
+  // A pair costs a log, a sqrt and a sincos: worth other cores sooner.
+  drawInBulk(rng, count, 4, count >= 2048, [pairs](int64_t j, const uint32_t* w) {
+    double first, second;
+    RandomGenerator::normalPair(wide(w), wide(w + 2), first, second);
+    pairs[2 * j] = static_cast<T>(first);
+    pairs[2 * j + 1] = static_cast<T>(second);
+  });
+  if (i + 2 * count < n) o[n - 1] = static_cast<T>(rng.normal());
+}
+
+template <class T>
+void randintKernel(RandomGenerator& rng, int64_t low, uint64_t range, Tensor& out) {
+  T* o = out.data<T>();
+  for (int64_t i = 0, n = out.numel(); i < n; ++i)
+    o[i] = static_cast<T>(static_cast<int64_t>(static_cast<uint64_t>(low) + rng.below(range)));
+}
+
+template <class T>
+void randpermKernel(RandomGenerator& rng, Tensor& out) {
+  T* o = out.data<T>();
+  int64_t n = out.numel();
+  for (int64_t i = 0; i < n; ++i) o[i] = static_cast<T>(i);
+  for (int64_t i = n - 1; i > 0; --i) std::swap(o[i], o[rng.below(static_cast<uint64_t>(i) + 1)]);
+}
+
+// Each element is kept (scaled by 1 / (1 - p)) where its f64 draw is >= p.
+template <class T>
+void dropoutKernel(const Tensor& x, double p, RandomGenerator& rng, Tensor& out) {
+  const T* in = x.data<T>();
+  T* o = out.data<T>();
+  double scale = p < 1 ? 1.0 / (1.0 - p) : 0.0;
+  int64_t n = out.numel();
+  drawInBulk(rng, n, 2, n >= kParallelThreshold / 2, [&](int64_t i, const uint32_t* w) {
+    bool keep = RandomGenerator::unitF64(wide(w)) >= p;
+    o[i] = keep ? static_cast<T>(in[i] * scale) : T(0);
+  });
+}
+
+}  // namespace
+
+void registerCpuRandomKernels(KernelTable& t) {
+  forFloatDTypes([&](auto type, DType d) {
+    using T = decltype(type);
+    t.add<ir::Op::Rand>(d, uniformKernel<T>);
+    t.add<ir::Op::Randn>(d, normalKernel<T>);
+    t.add<ir::Op::Dropout>(d, dropoutKernel<T>);
+  });
+  t.add<ir::Op::Randint>(DType::I32, randintKernel<int32_t>);
+  t.add<ir::Op::Randint>(DType::I64, randintKernel<int64_t>);
+  t.add<ir::Op::Randperm>(DType::I32, randpermKernel<int32_t>);
+  t.add<ir::Op::Randperm>(DType::I64, randpermKernel<int64_t>);
+  t.add<ir::Op::Randperm>(DType::F32, randpermKernel<float>);
+  t.add<ir::Op::Randperm>(DType::F64, randpermKernel<double>);
+}
+
+}  // namespace nn::rt
