@@ -100,57 +100,104 @@ void copyKernel(const Tensor& src, const Tensor& dst) {
   copySameType(tmp, dst);
 }
 
-// The flat element offset in `x` selected by index element i along axis a
-// (the index is in range: checkIndexRange ran).
-int64_t selected(const Tensor& x, int64_t a, const Tensor& index, int64_t i) {
-  int64_t rem = i, off = 0;
-  int64_t k = index.flatAsInt(i);
-  if (k < 0) k += x.dim(static_cast<int>(a));
+// The index's elements seen as lines along `axis` (those that differ only
+// in their coordinate there), numbered row-major over the other
+// coordinates: the element offset of line `line`'s first element in t,
+// read at the same coordinates through t's strides (t: the index itself,
+// src, or x/out, whose coordinate along the axis comes from the index).
+// Divisions once per line, none per element.
+int64_t lineStart(const Tensor& t, const Tensor& index, int axis, int64_t line) {
+  int64_t off = 0;
   for (int d = index.ndim() - 1; d >= 0; --d) {
-    int64_t idx = rem % index.dim(d);
-    rem /= index.dim(d);
-    off += (d == a ? k : idx) * x.strides()[d];
+    if (d == axis) continue;
+    off += (line % index.dim(d)) * t.strides()[d];
+    line /= index.dim(d);
   }
   return off;
 }
 
+// Lines a task walks together, element j of each in turn, where the axis
+// is not the last: such lines are far apart in memory and their
+// neighbours (along the last axis) next to each other, so one at a time
+// would reload (and, at power-of-two strides, evict) the same cache lines
+// for every line.
+constexpr int64_t kLinesTogether = 64;
+
+// f(first, count) for blocks of `count` lines of index's elements along
+// `axis` that differ only in their coordinate along the last other axis
+// (`step`: the line after `first` is one further along it); lines along
+// the last axis one at a time. Blocks run on all cores from
+// kParallelThreshold index elements up.
+template <class F>
+void forEachLineBlock(const Tensor& index, int axis, F&& f) {
+  int64_t along = index.dim(axis);
+  int64_t lines = along == 0 ? 0 : index.numel() / along;
+  int last = axis == index.ndim() - 1 ? -1 : index.ndim() - 1;
+  int64_t width = last < 0 ? 1 : index.dim(last), per = last < 0 ? 1 : kLinesTogether;
+  int64_t blocksPerRow = (width + per - 1) / per;
+  int64_t blocks = width == 0 ? 0 : lines / width * blocksPerRow;
+  forEachLine(blocks, index.numel() >= kParallelThreshold, [&](int64_t block) {
+    int64_t at = block % blocksPerRow * per;
+    f(block / blocksPerRow * width + at, std::min(per, width - at), last);
+  });
+}
+
 template <class T>
 void gatherKernel(const Tensor& x, int axis, const Tensor& index, Tensor& out) {
-  T* o = out.data<T>();
+  int64_t along = index.dim(axis), len = x.dim(axis);
+  const int64_t* ix = index.data<int64_t>();
   const T* in = x.data<T>();
-  int64_t n = index.numel();
-  if (n >= kParallelThreshold) {
-#pragma omp parallel for
-    for (int64_t i = 0; i < n; ++i) o[i] = in[selected(x, axis, index, i)];
-  } else {
-    for (int64_t i = 0; i < n; ++i) o[i] = in[selected(x, axis, index, i)];
-  }
+  T* o = out.data<T>();  // index's shape, contiguous
+  int64_t is = index.strides()[axis], xs = x.strides()[axis], os = out.strides()[axis];
+  forEachLineBlock(index, axis, [&](int64_t first, int64_t count, int last) {
+    int64_t i0 = lineStart(index, index, axis, first), x0 = lineStart(x, index, axis, first);
+    int64_t o0 = lineStart(out, index, axis, first);
+    int64_t il = last < 0 ? 0 : index.strides()[last], xl = last < 0 ? 0 : x.strides()[last];
+    int64_t ol = last < 0 ? 0 : out.strides()[last];
+    for (int64_t j = 0; j < along; ++j)
+      for (int64_t b = 0; b < count; ++b) {
+        int64_t k = ix[i0 + b * il + j * is];
+        o[o0 + b * ol + j * os] = in[x0 + b * xl + (k < 0 ? k + len : k) * xs];
+      }
+  });
+}
+
+// Element steps of a block of lines: along the axis, and to the next line.
+struct LineSteps {
+  int64_t along, line;
+};
+
+// scatter_add's block of `count` lines of `along` elements (their first
+// elements at ix, s and o): kept out of the block loop's closure, whose
+// captured sizes the compiler would otherwise reload for every element.
+template <class T>
+[[gnu::noinline]] void addLines(const int64_t* __restrict ix, const T* __restrict s, T* __restrict o, int64_t along,
+                                int64_t count, int64_t len, LineSteps is, LineSteps ss, LineSteps os) {
+  for (int64_t j = 0; j < along; ++j)
+    for (int64_t b = 0; b < count; ++b) {
+      int64_t k = ix[b * is.line + j * is.along];
+      o[b * os.line + (k < 0 ? k + len : k) * os.along] += s[b * ss.line + j * ss.along];
+    }
 }
 
 // Index elements that differ only along the axis form a line and write
 // into one line of `out`; different lines never share an element, so
-// lines run in parallel and each line adds in index order.
+// blocks of lines run in parallel and each line adds in index order.
 template <class T>
 void scatterAddKernel(int axis, const Tensor& index, const Tensor& src, Tensor& out) {
-  int64_t along = index.dim(axis), inner = 1;
-  for (int d = axis + 1; d < index.ndim(); ++d) inner *= index.dim(d);
-  int64_t lines = along == 0 ? 0 : index.numel() / along;
-  T* o = out.data<T>();
+  int64_t along = index.dim(axis), len = out.dim(axis);
+  const int64_t* ix = index.data<int64_t>();
   const T* s = src.data<T>();
-  auto addLine = [&](int64_t line) {
-    int64_t first = (line / inner) * along * inner + line % inner;
-    for (int64_t j = 0; j < along; ++j) {
-      int64_t i = first + j * inner;
-      // src is read at the same coordinates as the index element.
-      int64_t rem = i, soff = 0;
-      for (int d = index.ndim() - 1; d >= 0; --d) {
-        soff += (rem % index.dim(d)) * src.strides()[d];
-        rem /= index.dim(d);
-      }
-      o[selected(out, axis, index, i)] += s[soff];
-    }
-  };
-  forEachLine(lines, index.numel() >= kParallelThreshold, addLine);
+  T* o = out.data<T>();
+  int64_t is = index.strides()[axis], ss = src.strides()[axis], os = out.strides()[axis];
+  forEachLineBlock(index, axis, [&](int64_t first, int64_t count, int last) {
+    const int64_t* lineIx = ix + lineStart(index, index, axis, first);
+    const T* lineS = s + lineStart(src, index, axis, first);
+    T* lineO = o + lineStart(out, index, axis, first);
+    int64_t il = last < 0 ? 0 : index.strides()[last], sl = last < 0 ? 0 : src.strides()[last];
+    int64_t ol = last < 0 ? 0 : out.strides()[last];
+    addLines(lineIx, lineS, lineO, along, count, len, {is, il}, {ss, sl}, {os, ol});
+  });
 }
 
 template <class T>

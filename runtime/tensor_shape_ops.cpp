@@ -125,11 +125,20 @@ static void checkIndex(const Tensor& x, int64_t a, const Tensor& index, SourceLo
 }
 
 // Fails on the first index element outside [-len, len) for axis a. The
-// scan runs on all cores for large indices; the error is raised outside
+// index's minimum and maximum decide whether there is one; the scan for
+// it runs on all cores for large indices, and the error is raised outside
 // the parallel region, for the lowest such element as a serial scan would.
 static void checkIndexRange(const Tensor& x, int64_t a, const Tensor& deviceIndex, SourceLoc loc, const char* what) {
+  int64_t len = x.dim(static_cast<int>(a)), n = deviceIndex.numel();
+  if (n == 0) return;
+  // (On the index's device where it has the reductions; a device without
+  // them has its index read on the host whole.)
+  const KernelTable& kernels = deviceIndex.device().kernels();
+  if (kernels.has(ir::Op::Min, deviceIndex.dtype()) && kernels.has(ir::Op::Max, deviceIndex.dtype())) {
+    auto extreme = [&](Reduction r) { return readableOnHost(reduce(deviceIndex, r, {}, false, loc, what), loc).flatAsInt(0); };
+    if (extreme(Reduction::Min) >= -len && extreme(Reduction::Max) < len) return;
+  }
   Tensor index = readableOnHost(deviceIndex, loc);
-  int64_t len = x.dim(static_cast<int>(a)), n = index.numel();
   int64_t first = n;
   auto bad = [&](int64_t i) {
     int64_t k = index.flatAsInt(i);

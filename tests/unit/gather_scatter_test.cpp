@@ -1,0 +1,106 @@
+// gather and scatter_add on the CPU (runtime/kernels_cpu_copy.cpp walk the
+// index's lines along the axis in blocks of neighbouring lines): against a
+// plain loop over the index's coordinates, for an axis first, in the
+// middle and last, blocks of lines with a partial last block, negative
+// indices, an index broadcast with stride 0, a transposed src larger than
+// the index, and repeated indices whose values add in index order (full-
+// mantissa values, so that another order shows in the bits).
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cstdint>
+#include <vector>
+
+#include "runtime/tensor_ops.h"
+#include "test_device.h"
+
+namespace {
+
+using namespace nn::rt;
+
+uint64_t state = 0x853c49e6748fea9bull;
+uint64_t next() {
+  state ^= state << 13;
+  state ^= state >> 7;
+  state ^= state << 17;
+  return state;
+}
+
+Tensor values(const Shape& shape) {
+  Tensor t = Tensor::empty(DType::F64, shape, testDevice());
+  for (int64_t i = 0; i < t.numel(); ++i) t.data<double>()[i] = (static_cast<double>(next() >> 11) * 0x1.0p-53 - 0.5) * 3;
+  return t;
+}
+
+// Indices in [-len, len) of `shape`.
+Tensor indices(const Shape& shape, int64_t len) {
+  Tensor t = Tensor::empty(DType::I64, shape, testDevice());
+  for (int64_t i = 0; i < t.numel(); ++i) t.data<int64_t>()[i] = static_cast<int64_t>(next() % static_cast<uint64_t>(2 * len)) - len;
+  return t;
+}
+
+// The element of t at coordinates c through its strides.
+int64_t offsetOf(const Tensor& t, const std::vector<int64_t>& c) {
+  int64_t off = 0;
+  for (size_t d = 0; d < c.size(); ++d) off += c[d] * t.strides()[d];
+  return off;
+}
+
+// Each coordinate of `shape` in row-major order.
+template <class F>
+void eachCoordinate(const Shape& shape, F f) {
+  int64_t n = 1;
+  for (int64_t s : shape) n *= s;
+  std::vector<int64_t> c(shape.size());
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t rem = i;
+    for (size_t d = shape.size(); d-- > 0;) {
+      c[d] = rem % shape[d];
+      rem /= shape[d];
+    }
+    f(c);
+  }
+}
+
+void check(const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src, const std::string& what) {
+  int64_t len = x.dim(static_cast<int>(axis));
+  auto at = [&](const Tensor& t, std::vector<int64_t> c, int64_t k) {
+    c[static_cast<size_t>(axis)] = k < 0 ? k + len : k;
+    return offsetOf(t, c);
+  };
+  Tensor got = gather(x, axis, index, {});
+  eachCoordinate(index.shape(), [&](const std::vector<int64_t>& c) {
+    int64_t k = index.data<int64_t>()[offsetOf(index, c)];
+    ASSERT_EQ(std::bit_cast<uint64_t>(got.data<double>()[offsetOf(got, c)]),
+              std::bit_cast<uint64_t>(x.data<double>()[at(x, c, k)]))
+        << what << ": gather";
+  });
+  // Row-major order over the index's coordinates adds each output
+  // element's contributions in index order along the axis.
+  Tensor want = x.clone();
+  eachCoordinate(index.shape(), [&](const std::vector<int64_t>& c) {
+    int64_t k = index.data<int64_t>()[offsetOf(index, c)];
+    want.data<double>()[at(want, c, k)] += src.data<double>()[offsetOf(src, c)];
+  });
+  Tensor added = scatterAdd(x, axis, index, src, {});
+  for (int64_t i = 0; i < x.numel(); ++i)
+    ASSERT_EQ(std::bit_cast<uint64_t>(added.data<double>()[i]), std::bit_cast<uint64_t>(want.data<double>()[i]))
+        << what << ": scatter_add element " << i;
+}
+
+TEST(GatherScatter, MatchAPlainLoopOverTheIndex) {
+  // Axis first: lines in blocks of 64 and a partial one (130 = 2 * 64 + 2).
+  check(values({5, 130}), 0, indices({40, 130}, 5), values({40, 130}), "axis 0");
+  // A middle axis, a stride-0 index and a transposed, larger src.
+  Tensor x = values({3, 7, 70});
+  Tensor narrow = indices({3, 50, 1}, 7);
+  Tensor broadcast = broadcastTo(narrow, {3, 50, 70}, {});
+  Tensor srcT = transpose(values({3, 71, 52}), {0, 2, 1}, {});
+  check(x, 1, broadcast, srcT, "axis 1 of 3, broadcast index, transposed src");
+  // The last axis, an index longer than it.
+  check(values({9, 4}), 1, indices({9, 12}, 4), values({9, 12}), "last axis");
+  // One dimension.
+  check(values({6}), 0, indices({33}, 6), values({33}), "1-d");
+}
+
+}  // namespace
