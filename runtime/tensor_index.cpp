@@ -40,19 +40,12 @@ AdvancedPlan advancedPlan(const Tensor& t, const Value& index, SourceLoc loc) {
     Tensor a = p.is(Kind::Tensor) ? readableOnHost(tensorOf(p), loc)
                                   : tensorFromData(p, std::nullopt, loc, t.device().hostSide());
     if (a.dtype() == DType::Bool) {
-      std::vector<std::vector<Value>> coords(a.ndim());
-      for (int64_t i = 0; i < a.numel(); ++i) {
-        if (!a.flatAsInt(i)) continue;
-        int64_t rem = i;
-        for (int d = a.ndim() - 1; d >= 0; --d) {
-          coords[d].push_back(Value::integer(rem % a.dim(d)));
-          rem /= a.dim(d);
-        }
-      }
+      // One index array per masked axis: a column of the true elements'
+      // coordinates (nonzero's).
+      Tensor coords = trueCoordinates(a);
       for (int d = 0; d < a.ndim(); ++d) {
-        Tensor c = Tensor::empty(DType::I64, {static_cast<int64_t>(coords[d].size())}, a.device());
-        for (size_t k = 0; k < coords[d].size(); ++k) c.data<int64_t>()[k] = coords[d][k].asInt();
-        expanded.push_back(makeTensorValue(c));
+        Shape column{coords.dim(0)};
+        expanded.push_back(makeTensorValue(coords.view(column, {a.ndim()}, coords.offset() + d)));
         advanced.push_back(true);
       }
       continue;
@@ -98,14 +91,13 @@ AdvancedPlan advancedPlan(const Tensor& t, const Value& index, SourceLoc loc) {
     b = broadcastShapes(b, a.shape(), loc, "shape mismatch: indexing arrays could not be broadcast together");
   pl.broadcast = b;
   for (size_t k = 0; k < pl.arrays.size(); ++k) {
-    Tensor a = broadcastTo(astype(pl.arrays[k], DType::I64), b, loc);
+    Tensor a = astype(pl.arrays[k], DType::I64).contiguous();
     int64_t len = pl.view.dim(pl.axes[k]);
-    for (int64_t i = 0; i < a.numel(); ++i) {
-      int64_t v = a.flatAsInt(i);
-      if (v < -len || v >= len)
-        fail(loc, "index " + std::to_string(v) + " is out of bounds for axis with size " + std::to_string(len));
-    }
-    pl.arrays[k] = a;
+    const int64_t* at = a.data<int64_t>();
+    for (int64_t i = 0, n = a.numel(); i < n; ++i)
+      if (at[i] < -len || at[i] >= len)
+        fail(loc, "index " + std::to_string(at[i]) + " is out of bounds for axis with size " + std::to_string(len));
+    pl.arrays[k] = broadcastTo(a, b, loc);
   }
   return pl;
 }
@@ -127,31 +119,80 @@ void resolve(const AdvancedPlan& pl, Shape& shape, std::vector<int64_t>& offsets
     if (d >= insertAt) shape.push_back(v.dim(d)), outBasic.push_back(d);
   int64_t n = 1;
   for (int64_t s : shape) n *= s;
-  int64_t bCount = 1;
-  for (int64_t s : pl.broadcast) bCount *= s;
+  // The index arrays' elements (broadcast: contiguous in the broadcast
+  // shape), and for each output axis the step in the view's storage (0 for
+  // a broadcast axis) and in the arrays (0 for a basic axis).
+  std::vector<Tensor> arrays;
+  std::vector<const int64_t*> array;
+  std::vector<int64_t> lens, steps;
+  for (size_t k = 0; k < pl.arrays.size(); ++k) {
+    arrays.push_back(pl.arrays[k].contiguous());
+    array.push_back(arrays.back().data<int64_t>());
+    lens.push_back(v.dim(pl.axes[k]));
+    steps.push_back(v.strides()[pl.axes[k]]);
+  }
+  std::vector<int64_t> viewStep(shape.size(), 0), arrayStep(shape.size(), 0);
+  int64_t stride = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    if (outBasic[d] >= 0) {
+      viewStep[d] = v.strides()[outBasic[d]];
+    } else {
+      arrayStep[d] = stride;
+      stride *= shape[d];
+    }
+  }
   offsets.resize(static_cast<size_t>(n));
-  std::vector<int64_t> idx(shape.size());
+  // An odometer over the output: the view offset of its basic axes and the
+  // position in the arrays, advanced without divisions.
+  std::vector<int64_t> idx(shape.size(), 0);
+  int64_t basicOff = v.offset(), b = 0;
   for (int64_t i = 0; i < n; ++i) {
-    int64_t rem = i;
+    int64_t off = basicOff;
+    for (size_t k = 0; k < array.size(); ++k) {
+      int64_t a = array[k][b];
+      off += (a < 0 ? a + lens[k] : a) * steps[k];
+    }
+    offsets[static_cast<size_t>(i)] = off;
     for (size_t d = shape.size(); d-- > 0;) {
-      idx[d] = rem % shape[d];
-      rem /= shape[d];
+      basicOff += viewStep[d];
+      b += arrayStep[d];
+      if (++idx[d] < shape[d]) break;
+      basicOff -= viewStep[d] * shape[d];
+      b -= arrayStep[d] * shape[d];
+      idx[d] = 0;
     }
-    int64_t off = v.offset(), b = 0;
-    for (size_t d = 0; d < shape.size(); ++d) {
-      if (outBasic[d] >= 0) off += idx[d] * v.strides()[outBasic[d]];
-      else b = b * shape[d] + idx[d];
-    }
-    for (size_t k = 0; k < pl.axes.size(); ++k) {
-      int64_t len = v.dim(pl.axes[k]);
-      int64_t a = pl.arrays[k].flatAsInt(bCount ? b : 0);
-      off += (a < 0 ? a + len : a) * v.strides()[pl.axes[k]];
-    }
-    offsets[i] = off;
   }
 }
 
 }  // namespace
+
+Tensor trueCoordinates(const Tensor& hostMask) {
+  Tensor mask = astype(hostMask, DType::Bool).contiguous();
+  const bool* m = mask.data<bool>();
+  int rank = mask.ndim();
+  int64_t n = mask.numel(), width = rank ? mask.dim(rank - 1) : 1, found = 0;
+  for (int64_t i = 0; i < n; ++i) found += m[i];
+  // A row more than found: every element's coordinates are written to the
+  // next free row, which only a true element keeps (no branch to mispredict
+  // on a random mask); the last element's may land in the spare row.
+  Tensor rows = Tensor::empty(DType::I64, {found + 1, rank}, mask.device());
+  int64_t* base = rows.data<int64_t>();
+  int64_t k = 0;
+  // Row by row along the last axis, the leading coordinates kept as an
+  // odometer.
+  std::vector<int64_t> lead(static_cast<size_t>(std::max(rank - 1, 0)), 0);
+  for (int64_t row = 0; rank && width > 0 && row < n / width; ++row) {
+    const bool* r = m + row * width;
+    for (int64_t j = 0; j < width; ++j) {
+      int64_t* slot = base + k * rank;
+      for (size_t d = 0; d < lead.size(); ++d) slot[d] = lead[d];
+      slot[rank - 1] = j;
+      k += r[j];
+    }
+    for (int d = rank - 2; d >= 0 && ++lead[static_cast<size_t>(d)] == mask.dim(d); --d) lead[static_cast<size_t>(d)] = 0;
+  }
+  return rows.view({found, rank}, rows.strides(), rows.offset());
+}
 
 bool hasAdvancedIndex(const Value& index) {
   if (isAdvanced(index)) return true;

@@ -119,6 +119,10 @@ Tensor randperm(DType dtype, int64_t n, RandomGenerator& rng, Device& device, So
 
 // Advanced indexing (tensor_index.cpp): integer arrays and boolean masks.
 bool hasAdvancedIndex(const Value& index);
+// The coordinates of the true (non-zero) elements of a tensor in host
+// memory, in row-major order: [count, ndim] i64 (nonzero's result; a 0-d
+// tensor gives [1, 0] or [0, 0]).
+Tensor trueCoordinates(const Tensor& hostMask);
 Tensor advancedGetItem(const Tensor& t, const Value& index, SourceLoc loc);
 Tensor advancedSetItem(const Tensor& t, const Value& index, const Tensor& value, SourceLoc loc);
 

@@ -149,23 +149,7 @@ Value rollOp(OpCall& c) {
 // GPU), and handed back on x's device.
 Value nonzeroOp(OpCall& c) {
   const Tensor& x = c.tensor("x");
-  Tensor truth = readableOnHost(astype(x, DType::Bool), c.loc).contiguous();
-  const bool* p = truth.data<bool>();
-  int64_t nd = x.ndim();
-  std::vector<int64_t> rows;
-  for (int64_t flat = 0; flat < truth.numel(); ++flat) {
-    if (!p[flat]) continue;
-    int64_t rest = flat;
-    std::vector<int64_t> index(static_cast<size_t>(nd));
-    for (int64_t d = nd - 1; d >= 0; --d) {
-      index[static_cast<size_t>(d)] = rest % x.dim(d);
-      rest /= x.dim(d);
-    }
-    rows.insert(rows.end(), index.begin(), index.end());
-  }
-  int64_t count = nd ? static_cast<int64_t>(rows.size()) / nd : truth.numel() && p[0];
-  Tensor out = Tensor::empty(DType::I64, {count, nd}, truth.device());
-  std::copy(rows.begin(), rows.end(), out.data<int64_t>());
+  Tensor out = trueCoordinates(readableOnHost(x, c.loc));
   return makeTensorValue(copyTo(out, x.device(), c.loc));
 }
 
