@@ -26,15 +26,16 @@ Value normOp(OpCall& c) {
   double p = c.number("p");
   std::vector<int64_t> axes = c.ints("axis");
   bool keep = c.flag("keepdims");
-  Value a = mathUnary(Op::Abs, c["x"], c.loc);
   auto reduced = [&](const Value& v, Reduction r) {
     return makeTensorValue(reduce(tensorOf(v), r, axes, keep, c.loc, "norm"));
   };
+  // x * x is |x| * |x| to the bit: no pass for the absolute values.
+  if (p == 2) return mathUnary(Op::Sqrt, reduced(mathUnary(Op::Square, c["x"], c.loc), Reduction::Sum), c.loc);
+  Value a = mathUnary(Op::Abs, c["x"], c.loc);
   if (std::isinf(p)) return reduced(a, p > 0 ? Reduction::Max : Reduction::Min);
   if (p == 0)
     return makeTensorValue(astype(tensorOf(reduced(compareOp(Op::Ne, a, Value::real(0), c.loc), Reduction::Sum)), x.dtype()));
   if (p == 1) return reduced(a, Reduction::Sum);
-  if (p == 2) return mathUnary(Op::Sqrt, reduced(tensorBinary(Op::Mul, a, a, c.loc), Reduction::Sum), c.loc);
   Value powered = tensorBinary(Op::Pow, a, Value::real(p), c.loc);
   return tensorBinary(Op::Pow, reduced(powered, Reduction::Sum), Value::real(1.0 / p), c.loc);
 }
