@@ -75,8 +75,6 @@ void onednnLinear(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& 
 void onednnConv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const ConvParams& p, Tensor& out);
 void onednnConv2dGradInput(const Tensor& g, const Tensor& w, const ConvParams& p, Tensor& dx);
 void onednnConv2dGradWeight(const Tensor& g, const Tensor& x, const ConvParams& p, Tensor& dw);
-void onednnBatchNorm(const Tensor& x, const Tensor& mean, const Tensor& var, const Tensor* gamma,
-                     const Tensor* beta, float eps, Tensor& out);
 void onednnLayerNorm(const Tensor& x, const Tensor* gamma, const Tensor* beta, float eps, Tensor& out);
 // The small-problem f32 loops (kernels_cpu_small_matmul.cpp): whether they
 // run a product with `rows` rows of C in all (every batch), K and N, and

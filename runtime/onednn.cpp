@@ -1,6 +1,6 @@
 // The CPU's f32 kernels backed by oneDNN 2.x (the only file that includes
 // it): matmul (batched, with broadcast batch dimensions), conv2d and its
-// two gradients, batch and layer norm;
+// two gradients, and layer norm;
 // kernels_cpu_nn.cpp and kernels_cpu_conv.cpp register them. Primitives are
 // cached by their descriptors, per device (Device::kernelState), so
 // repeated calls with the same shapes do not re-create (and re-JIT) them
@@ -427,29 +427,6 @@ static void affineArgs(std::unordered_map<int, dnnl::memory>& args, const dnnl::
                        const Tensor* beta) {
   if (gamma) args.emplace(DNNL_ARG_SCALE, dnnl::memory(md, engine(), gamma->data<float>()));
   if (beta) args.emplace(DNNL_ARG_SHIFT, dnnl::memory(md, engine(), beta->data<float>()));
-}
-
-// Inference batch norm over channel axis 1 of a contiguous [N, C, ...] tensor.
-void onednnBatchNorm(const Tensor& x, const Tensor& mean, const Tensor& var, const Tensor* gamma,
-                     const Tensor* beta, float eps, Tensor& out) {
-  OneThreadIfSmall threads(x.numel() < kParallelThreshold);
-  using dt = dnnl::memory::data_type;
-  dnnl::memory::desc md(toDims(x.shape()), dt::f32, toDims(x.strides()));
-  auto flags = withAffine(dnnl::normalization_flags::use_global_stats, gamma, beta);
-  Shape f = {gamma ? 1 : 0, beta ? 1 : 0};
-  std::string k = key("batchnorm", {&x.shape(), &f}, static_cast<int>(eps * 1e9f));
-  Primitive prim = cache(out).get(k, [&] {
-    return build<dnnl::batch_normalization_forward>(
-        dnnl::batch_normalization_forward::desc(dnnl::prop_kind::forward_inference, md, eps, flags));
-  });
-  dnnl::memory::desc cmd({x.dim(1)}, dt::f32, dnnl::memory::format_tag::a);
-  std::unordered_map<int, dnnl::memory> args{
-      {DNNL_ARG_SRC, dnnl::memory(md, engine(), x.data<float>())},
-      {DNNL_ARG_DST, dnnl::memory(md, engine(), out.data<float>())},
-      {DNNL_ARG_MEAN, dnnl::memory(cmd, engine(), mean.data<float>())},
-      {DNNL_ARG_VARIANCE, dnnl::memory(cmd, engine(), var.data<float>())}};
-  affineArgs(args, cmd, gamma, beta);
-  run(prim, args);
 }
 
 // Layer norm over the last axis of a contiguous tensor.
