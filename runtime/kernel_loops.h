@@ -78,6 +78,16 @@ void forEachLine(int64_t lines, bool parallel, F&& f) {
   }
 }
 
+// f(begin, end) over spans of a flat run of n elements whose elements are
+// independent, on all cores from kParallelThreshold elements up (so a
+// fresh output's pages are also first touched by every core).
+template <class F>
+void forEachSpan(int64_t n, F&& f) {
+  constexpr int64_t kSpan = 1 << 14;
+  forEachLine((n + kSpan - 1) / kSpan, n >= kParallelThreshold,
+              [&](int64_t s) { f(s * kSpan, std::min(n, (s + 1) * kSpan)); });
+}
+
 // The rows (runs along the last axis) [first, last) of a tensor of
 // `shape`, read through K operands' strides: row(r, offsets) for each,
 // offsets[k] being the element offset of row r's first element in operand

@@ -205,7 +205,8 @@ void fillKernel(double value, Tensor& out) {
   T v;
   if constexpr (std::is_same_v<T, bool>) v = value != 0.0;
   else v = static_cast<T>(value);
-  std::fill_n(out.data<T>(), out.numel(), v);
+  T* o = out.data<T>();
+  forEachSpan(out.numel(), [&](int64_t begin, int64_t end) { std::fill(o + begin, o + end, v); });
 }
 
 template <class T>

@@ -14,13 +14,17 @@ void rampKernel(const Ramp& r, Tensor& out) {
     if (r.exact) {
       // In uint64, so that a ramp leaving the i64 range wraps (as i64
       // arithmetic does) instead of being undefined.
-      for (int64_t i = 0; i < n; ++i)
-        o[i] = static_cast<int64_t>(static_cast<uint64_t>(r.intStart) +
-                                    static_cast<uint64_t>(i) * static_cast<uint64_t>(r.intStep));
+      forEachSpan(n, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i)
+          o[i] = static_cast<int64_t>(static_cast<uint64_t>(r.intStart) +
+                                      static_cast<uint64_t>(i) * static_cast<uint64_t>(r.intStep));
+      });
       return;
     }
   }
-  for (int64_t i = 0; i < n; ++i) o[i] = convertValue<double, T>(r.start + static_cast<double>(i) * r.step);
+  forEachSpan(n, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) o[i] = convertValue<double, T>(r.start + static_cast<double>(i) * r.step);
+  });
   if (r.last && n > 1) o[n - 1] = convertValue<double, T>(*r.last);
 }
 
