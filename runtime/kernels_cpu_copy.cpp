@@ -15,14 +15,17 @@ namespace nn::rt {
 
 namespace {
 
-// Element conversion, vectorised for contiguous sources.
+// Element conversion, vectorised (and in spans on all cores) for contiguous
+// sources.
 template <class S, class D>
 void convertLoop(const Tensor& src, D* dst) {
   const S* s = src.data<S>();
   int64_t n = src.numel();
   if (src.isContiguous()) {
+    forEachSpan(n, [&](int64_t begin, int64_t end) {
 #pragma omp simd
-    for (int64_t i = 0; i < n; ++i) dst[i] = convertValue<S, D>(s[i]);
+      for (int64_t i = begin; i < end; ++i) dst[i] = convertValue<S, D>(s[i]);
+    });
     return;
   }
   bool parallel = n >= kParallelThreshold;

@@ -1,0 +1,107 @@
+"""PyTorch's side of bench/op_sweep.nn: the same ops on the same shapes,
+one at a time, timed the same way (the best mean microseconds per op over
+the rounds), with the same thread count (2, the CI machine's cores; set
+NN_SWEEP_THREADS to change it). Gradients are taken with backward() on a
+fresh leaf, as nn's grad does. With an nn binary as the first argument it
+also runs the nn script and prints both side by side, the largest ratio
+(nn / PyTorch) first. Run with the system Python that has python3-torch:
+/usr/bin/python3 bench/op_sweep_torch.py [NN_BINARY] [rounds] [calls]."""
+import os
+import subprocess
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+nn_binary = sys.argv[1] if len(sys.argv) > 1 and not sys.argv[1].isdigit() else None
+counts = [a for a in sys.argv[1:] if a.isdigit()]
+rounds = int(counts[0]) if counts else 3
+per = int(counts[1]) if len(counts) > 1 else 5
+torch.manual_seed(0)
+torch.set_num_threads(int(os.environ.get("NN_SWEEP_THREADS", "2")))
+x = torch.randn(784, 512); y = torch.randn(784, 512); w = torch.randn(256, 512)
+img = torch.randn(16, 32, 28, 28); k = torch.randn(32, 32, 3, 3)
+lab = torch.randint(0, 512, (784,)); idx = torch.randint(0, 784, (1000,))
+a3 = torch.randn(32, 64, 64); b3 = torch.randn(32, 64, 64); small = torch.randn(64, 64)
+
+
+def grad(f):
+    def g(t):
+        t = t.detach().requires_grad_()
+        f(t).backward()
+        return t.grad
+    return g
+
+
+ops = [
+ ("add", lambda: x + y), ("mul_s", lambda: x * 2.0), ("pow2", lambda: x ** 2), ("powf", lambda: x.abs() ** 1.5),
+ ("where", lambda: torch.where(x > 0, x, y)), ("clip", lambda: torch.clip(x, -0.5, 0.5)), ("maximum", lambda: torch.maximum(x, y)),
+ ("gelu", lambda: F.gelu(x)), ("tanh", lambda: torch.tanh(x)), ("sigmoid", lambda: torch.sigmoid(x)), ("softplus", lambda: F.softplus(x)),
+ ("sum0", lambda: x.sum(0)), ("sum1", lambda: x.sum(1)), ("mean0", lambda: x.mean(0)), ("max0", lambda: x.max(0)), ("max1", lambda: x.max(1)),
+ ("argmax1", lambda: x.argmax(1)), ("norm", lambda: x.norm()), ("norm1", lambda: x.norm(dim=1)), ("var0", lambda: x.var(0)), ("std1", lambda: x.std(1)),
+ ("lse0", lambda: torch.logsumexp(x, 0)), ("lse1", lambda: torch.logsumexp(x, 1)),
+ ("softmax0", lambda: torch.softmax(x, 0)), ("softmax1", lambda: torch.softmax(x, 1)), ("ce", lambda: F.cross_entropy(x, lab)),
+ ("layer_norm", lambda: F.layer_norm(x, (512,))), ("matmul", lambda: x @ w.T), ("linear", lambda: F.linear(x, w)),
+ ("cumsum1", lambda: torch.cumsum(x, 1)), ("cumsum0", lambda: torch.cumsum(x, 0)), ("sort1", lambda: torch.sort(x, 1)), ("argsort1", lambda: torch.argsort(x, 1)), ("topk", lambda: torch.topk(x, 5, 1)),
+ ("gather", lambda: x[idx % 784]), ("slice_step", lambda: x[::2, ::2].contiguous()), ("T_contig", lambda: x.T.contiguous()),
+ ("cat0", lambda: torch.cat([x, y], 0)), ("cat1", lambda: torch.cat([x, y], 1)), ("stack", lambda: torch.stack([x, y])),
+ ("conv2d", lambda: F.conv2d(img, k, padding=1)), ("maxpool", lambda: F.max_pool2d(img, 2)), ("avgpool", lambda: F.avg_pool2d(img, 2)),
+ ("bn", lambda: F.batch_norm(img, torch.zeros(32), torch.ones(32), torch.ones(32), torch.zeros(32))),
+ ("flip1", lambda: torch.flip(x, (1,))), ("roll1", lambda: torch.roll(x, 3, 1)), ("tril", lambda: torch.tril(x)), ("masked_fill", lambda: x.masked_fill(x > 0, 0.0)),
+ ("isnan_any", lambda: torch.isnan(x).any()), ("astype_f64", lambda: x.double()), ("randn", lambda: torch.randn(784, 512)),
+ ("one_hot", lambda: F.one_hot(lab, 512)), ("mse", lambda: F.mse_loss(x, y)), ("eq", lambda: x == y), ("pad", lambda: F.pad(x, (1, 1, 1, 1))),
+ ("repeat", lambda: x.repeat(2, 1)), ("expand_add", lambda: x + x[0]), ("col_bcast", lambda: x + x[:, 0:1]), ("prod1", lambda: x.prod(1)),
+ ("min0", lambda: x.min(0)), ("amax01", lambda: x.max()), ("dropout", lambda: F.dropout(x, 0.5, True)),
+]
+grads = [
+ ("g_softmax0", grad(lambda t: (torch.softmax(t, 0) * y).sum())), ("g_softmax1", grad(lambda t: (torch.softmax(t, 1) * y).sum())),
+ ("g_lsm1", grad(lambda t: (torch.log_softmax(t, 1) * y).sum())), ("g_ce", grad(lambda t: F.cross_entropy(t, lab))),
+ ("g_layer_norm", grad(lambda t: (F.layer_norm(t, (512,)) * y).sum())), ("g_matmul", grad(lambda t: (t @ w.T).sum())),
+ ("g_gelu", grad(lambda t: F.gelu(t).sum())), ("g_tanh", grad(lambda t: torch.tanh(t).sum())), ("g_max1", grad(lambda t: t.max(1).values.sum())),
+ ("g_sum0", grad(lambda t: (t.sum(0) * y[0]).sum())), ("g_norm", grad(lambda t: t.norm())), ("g_var1", grad(lambda t: t.var(1).sum())),
+ ("g_conv", grad(lambda t: F.conv2d(t, k, padding=1).sum())), ("g_maxpool", grad(lambda t: F.max_pool2d(t, 2).sum())),
+ ("g_index", grad(lambda t: t[lab].sum())), ("g_T", grad(lambda t: (t.T * 2.0).sum())),
+]
+more = [("bmm", lambda: a3 @ b3), ("small_mm", lambda: small @ small), ("conv_s2", lambda: F.conv2d(img, k, stride=2, padding=1)),
+ ("interp", lambda: F.interpolate(img, scale_factor=2)), ("lse_all", lambda: torch.logsumexp(x, (0, 1))), ("cumprod1", lambda: torch.cumprod(x, 1)),
+ ("argsort0", lambda: torch.argsort(x, 0)), ("sort0", lambda: torch.sort(x, 0)), ("topk0", lambda: torch.topk(x, 5, 0)), ("std0", lambda: x.std(0)),
+ ("mean01", lambda: img.mean((0, 2, 3))), ("var023", lambda: img.var((0, 2, 3))), ("max_hw", lambda: img.max(3)), ("amax2", lambda: img.sum((2, 3))),
+ ("permute_c", lambda: img.permute(0, 2, 3, 1).contiguous()), ("flip0", lambda: torch.flip(x, (0,))), ("roll0", lambda: torch.roll(x, 3, 0)),
+ ("chunk_cat", lambda: torch.cat(torch.chunk(x, 4, 1), 0)), ("split", lambda: torch.split(x, 128, 1)), ("any", lambda: (x > 3).any()), ("all", lambda: (x > -10).all()),
+ ("where_s", lambda: torch.where(x > 0, x, 0.0)), ("sign", lambda: torch.sign(x)), ("floor", lambda: torch.floor(x)), ("round", lambda: torch.round(x)),
+ ("mod", lambda: x % 1.5), ("floordiv", lambda: x // 1.5), ("i64add", lambda: lab + lab), ("bool_and", lambda: (x > 0) & (y > 0)),
+ ("isclose", lambda: torch.isclose(x, y)), ("nonzero", lambda: torch.nonzero(x > 0)),
+ ("outer", lambda: torch.outer(x[0], x[1])), ("diag", lambda: torch.diag(small)), ("tril_s", lambda: torch.tril(small)), ("eye", lambda: torch.eye(512)),
+ ("linspace", lambda: torch.linspace(0, 1, 400000)), ("arange", lambda: torch.arange(400000)), ("full", lambda: torch.full((784, 512), 2.0)), ("zeros_like", lambda: torch.zeros_like(x)),
+ ("scatter_add", lambda: torch.zeros(784, 512).scatter_add(0, lab.reshape(784, 1).expand(784, 512), x)), ("gather_ax", lambda: torch.gather(x, 1, lab.reshape(784, 1))),
+ ("masked_sel", lambda: x[x > 0]), ("setitem_mask", lambda: x.masked_fill(x < 0, 0.0)),
+]
+for name, g in grads:
+    arg = img if name in ("g_conv", "g_maxpool") else x
+    ops.append((name, lambda g=g, arg=arg: g(arg)))
+
+mine = {}
+for name, f in ops + more:
+    f()
+    best = 1e9
+    for r in range(rounds):
+        t0 = time.perf_counter()
+        for j in range(per):
+            z = f()
+        best = min(best, (time.perf_counter() - t0) / per)
+    mine[name] = best * 1e6
+
+if nn_binary is None:
+    for name, us in mine.items():
+        print(f"{name} {us:.1f}")
+else:
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "op_sweep.nn")
+    env = dict(os.environ, OMP_NUM_THREADS=os.environ.get("NN_SWEEP_THREADS", "2"))
+    lines = subprocess.run([nn_binary, "--mode", "eager", script, str(rounds), str(per)], capture_output=True,
+                           text=True, check=True, env=env).stdout.split("\n")
+    theirs = dict((l.split()[0], float(l.split()[1])) for l in lines if l.strip())
+    rows = [(theirs[n] / mine[n], n) for n in mine if n in theirs]
+    print(f"{'op':14} {'nn us':>10} {'torch us':>10} {'ratio':>7}")
+    for ratio, n in sorted(rows, reverse=True):
+        print(f"{n:14} {theirs[n]:10.1f} {mine[n]:10.1f} {ratio:7.2f}")
