@@ -17,44 +17,21 @@ namespace nn::rt {
 
 namespace {
 
-// Philox4x32-10 (random.cpp's philox4x32) of kBatch consecutive counters
-// from `first` under `key`, lane by lane so that each round is one
-// vector operation over the counters. Writes the 4 * kBatch words in
+// Philox4x32-10 of kBatch consecutive counters from `first` under `key`
+// (philoxRounds, vectorised over the counters): the 4 * kBatch words in
 // stream order.
 constexpr int kBatch = 16;
 
 void philoxBatch(uint64_t first, std::array<uint32_t, 2> key, uint32_t* words) {
-  constexpr uint32_t kM0 = 0xD2511F53, kM1 = 0xCD9E8D57, kW0 = 0x9E3779B9, kW1 = 0xBB67AE85;
-  uint32_t c0[kBatch], c1[kBatch], c2[kBatch], c3[kBatch];
+  uint32_t c[4][kBatch] = {};
   for (int j = 0; j < kBatch; ++j) {
     uint64_t counter = first + static_cast<uint64_t>(j);
-    c0[j] = static_cast<uint32_t>(counter);
-    c1[j] = static_cast<uint32_t>(counter >> 32);
-    c2[j] = 0;
-    c3[j] = 0;
+    c[0][j] = static_cast<uint32_t>(counter);
+    c[1][j] = static_cast<uint32_t>(counter >> 32);
   }
-  uint32_t k0 = key[0], k1 = key[1];
-  for (int round = 0; round < 10; ++round) {
-    if (round > 0) {
-      k0 += kW0;
-      k1 += kW1;
-    }
-#pragma omp simd
-    for (int j = 0; j < kBatch; ++j) {
-      uint64_t p0 = uint64_t(kM0) * c0[j], p1 = uint64_t(kM1) * c2[j];
-      uint32_t n0 = static_cast<uint32_t>(p1 >> 32) ^ c1[j] ^ k0, n2 = static_cast<uint32_t>(p0 >> 32) ^ c3[j] ^ k1;
-      c1[j] = static_cast<uint32_t>(p1);
-      c3[j] = static_cast<uint32_t>(p0);
-      c0[j] = n0;
-      c2[j] = n2;
-    }
-  }
-  for (int j = 0; j < kBatch; ++j) {
-    words[4 * j] = c0[j];
-    words[4 * j + 1] = c1[j];
-    words[4 * j + 2] = c2[j];
-    words[4 * j + 3] = c3[j];
-  }
+  philoxRounds<kBatch>(c, key);
+  for (int j = 0; j < kBatch; ++j)
+    for (int k = 0; k < 4; ++k) words[4 * j + k] = c[k][j];
 }
 
 // Words [from, from + count) of the stream under `key` into out.
@@ -98,9 +75,11 @@ void uniformKernel(RandomGenerator& rng, Tensor& out) {
   T* o = out.data<T>();
   int64_t n = out.numel();
   if constexpr (std::is_same_v<T, float>)
-    drawInBulk(rng, n, 1, n >= kParallelThreshold, [o](int64_t i, const uint32_t* w) { o[i] = RandomGenerator::unitF32(w[0]); });
+    drawInBulk(rng, n, 1, n >= kParallelThreshold,
+               [o](int64_t i, const uint32_t* w) { o[i] = RandomGenerator::unitF32(w[0]); });
   else
-    drawInBulk(rng, n, 2, n >= kParallelThreshold / 2, [o](int64_t i, const uint32_t* w) { o[i] = RandomGenerator::unitF64(wide(w)); });
+    drawInBulk(rng, n, 2, n >= kParallelThreshold / 2,
+               [o](int64_t i, const uint32_t* w) { o[i] = RandomGenerator::unitF64(wide(w)); });
 }
 
 // A spare half left by an earlier normal() comes first; then pairs from

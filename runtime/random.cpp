@@ -6,19 +6,9 @@
 namespace nn::rt {
 
 std::array<uint32_t, 4> philox4x32(std::array<uint32_t, 4> c, std::array<uint32_t, 2> k) {
-  constexpr uint32_t kM0 = 0xD2511F53, kM1 = 0xCD9E8D57, kW0 = 0x9E3779B9, kW1 = 0xBB67AE85;
-  for (int round = 0; round < 10; ++round) {
-    if (round > 0) {
-      k[0] += kW0;
-      k[1] += kW1;
-    }
-    uint64_t p0 = uint64_t(kM0) * c[0];
-    uint64_t p1 = uint64_t(kM1) * c[2];
-    uint32_t hi0 = uint32_t(p0 >> 32), lo0 = uint32_t(p0);
-    uint32_t hi1 = uint32_t(p1 >> 32), lo1 = uint32_t(p1);
-    c = {hi1 ^ c[1] ^ k[0], lo1, hi0 ^ c[3] ^ k[1], lo0};
-  }
-  return c;
+  uint32_t block[4][1] = {{c[0]}, {c[1]}, {c[2]}, {c[3]}};
+  philoxRounds<1>(block, k);
+  return {block[0][0], block[1][0], block[2][0], block[3][0]};
 }
 
 void RandomGenerator::reseed(uint64_t seed) {
