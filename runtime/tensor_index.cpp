@@ -189,7 +189,11 @@ Tensor trueCoordinates(const Tensor& hostMask) {
       slot[rank - 1] = j;
       k += r[j];
     }
-    for (int d = rank - 2; d >= 0 && ++lead[static_cast<size_t>(d)] == mask.dim(d); --d) lead[static_cast<size_t>(d)] = 0;
+    for (int d = rank - 2; d >= 0; --d) {
+      auto& at = lead[static_cast<size_t>(d)];
+      if (++at < mask.dim(d)) break;
+      at = 0;
+    }
   }
   return rows.view({found, rank}, rows.strides(), rows.offset());
 }

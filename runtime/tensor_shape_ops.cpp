@@ -135,7 +135,9 @@ static void checkIndexRange(const Tensor& x, int64_t a, const Tensor& deviceInde
   // them has its index read on the host whole.)
   const KernelTable& kernels = deviceIndex.device().kernels();
   if (kernels.has(ir::Op::Min, deviceIndex.dtype()) && kernels.has(ir::Op::Max, deviceIndex.dtype())) {
-    auto extreme = [&](Reduction r) { return readableOnHost(reduce(deviceIndex, r, {}, false, loc, what), loc).flatAsInt(0); };
+    auto extreme = [&](Reduction r) {
+      return readableOnHost(reduce(deviceIndex, r, {}, false, loc, what), loc).flatAsInt(0);
+    };
     if (extreme(Reduction::Min) >= -len && extreme(Reduction::Max) < len) return;
   }
   Tensor index = readableOnHost(deviceIndex, loc);

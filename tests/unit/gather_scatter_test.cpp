@@ -26,7 +26,7 @@ uint64_t next() {
   return state;
 }
 
-Tensor values(const Shape& shape) {
+Tensor scatterValues(const Shape& shape) {
   Tensor t = Tensor::empty(DType::F64, shape, testDevice());
   for (int64_t i = 0; i < t.numel(); ++i) t.data<double>()[i] = (static_cast<double>(next() >> 11) * 0x1.0p-53 - 0.5) * 3;
   return t;
@@ -90,17 +90,17 @@ void check(const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src
 
 TEST(GatherScatter, MatchAPlainLoopOverTheIndex) {
   // Axis first: lines in blocks of 64 and a partial one (130 = 2 * 64 + 2).
-  check(values({5, 130}), 0, indices({40, 130}, 5), values({40, 130}), "axis 0");
+  check(scatterValues({5, 130}), 0, indices({40, 130}, 5), scatterValues({40, 130}), "axis 0");
   // A middle axis, a stride-0 index and a transposed, larger src.
-  Tensor x = values({3, 7, 70});
+  Tensor x = scatterValues({3, 7, 70});
   Tensor narrow = indices({3, 50, 1}, 7);
   Tensor broadcast = broadcastTo(narrow, {3, 50, 70}, {});
-  Tensor srcT = transpose(values({3, 71, 52}), {0, 2, 1}, {});
+  Tensor srcT = transpose(scatterValues({3, 71, 52}), {0, 2, 1}, {});
   check(x, 1, broadcast, srcT, "axis 1 of 3, broadcast index, transposed src");
   // The last axis, an index longer than it.
-  check(values({9, 4}), 1, indices({9, 12}, 4), values({9, 12}), "last axis");
+  check(scatterValues({9, 4}), 1, indices({9, 12}, 4), scatterValues({9, 12}), "last axis");
   // One dimension.
-  check(values({6}), 0, indices({33}, 6), values({33}), "1-d");
+  check(scatterValues({6}), 0, indices({33}, 6), scatterValues({33}), "1-d");
 }
 
 }  // namespace

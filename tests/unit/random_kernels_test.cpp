@@ -20,7 +20,7 @@ namespace {
 using namespace nn::rt;
 using nn::ir::Op;
 
-uint64_t bits(double d) { return std::bit_cast<uint64_t>(d); }
+uint64_t drawnBits(double d) { return std::bit_cast<uint64_t>(d); }
 
 // A draw of each kind one by one on `g`, into the elements of out
 // (dropout: of ones with p = 0.3).
@@ -69,9 +69,10 @@ TEST(RandomKernels, GiveTheNumbersOfDrawingOneByOneFromAnyPosition) {
             oneByOne(op, single, want);
             std::string what = std::string(nn::ir::opInfo(op).name) + " " + std::string(dtypeName(dt)) + " n " +
                                std::to_string(n) + " lead " + std::to_string(lead) + " threads " + std::to_string(threads);
-            for (int64_t i = 0; i < n; ++i) ASSERT_EQ(bits(got.flatAsDouble(i)), bits(want.flatAsDouble(i))) << what << " element " << i;
+            for (int64_t i = 0; i < n; ++i)
+              ASSERT_EQ(drawnBits(got.flatAsDouble(i)), drawnBits(want.flatAsDouble(i))) << what << " element " << i;
             // Both generators go on alike (a normal also reads a spare).
-            EXPECT_EQ(bits(kernel.normal()), bits(single.normal())) << what;
+            EXPECT_EQ(drawnBits(kernel.normal()), drawnBits(single.normal())) << what;
             EXPECT_EQ(kernel.nextU32(), single.nextU32()) << what;
           }
   }

@@ -25,7 +25,7 @@ using namespace nn::rt;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
-Tensor randomTensor(const Shape& shape, DType dt, float scale) {
+Tensor softmaxInput(const Shape& shape, DType dt, float scale) {
   Tensor t = Tensor::empty(DType::F32, shape, testDevice());
   uint64_t x = 0x9e3779b97f4a7c15ull;
   for (int64_t i = 0; i < t.numel(); ++i) {
@@ -71,7 +71,7 @@ Exact exact(const Tensor& x, int64_t axis, bool log) {
 }
 
 void expectNearExact(const Shape& shape, int64_t axis, DType dt, float scale) {
-  Tensor x = randomTensor(shape, dt, scale);
+  Tensor x = softmaxInput(shape, dt, scale);
   double eps = dt == DType::F32 ? 0x1.0p-24 : 0x1.0p-53;
   for (bool log : {false, true}) {
     Tensor y = softmax(x, axis, log, {});
@@ -99,7 +99,7 @@ TEST(SoftmaxKernels, F64AlongEveryAxisIsWithinAFewUlpOfTheExactValue) {
   expectNearExact({4, 30, 5}, 1, DType::F64, 8.0f);
 }
 
-std::vector<uint64_t> bitsOf(const Tensor& t) {
+std::vector<uint64_t> softmaxBits(const Tensor& t) {
   std::vector<uint64_t> bits;
   for (int64_t i = 0; i < t.numel(); ++i) bits.push_back(std::bit_cast<uint64_t>(t.flatAsDouble(i)));
   return bits;
@@ -110,12 +110,12 @@ TEST(SoftmaxKernels, OneTwoAndThreeThreadsGiveTheSameBits) {
   for (auto [shape, axis] : std::vector<std::pair<Shape, int64_t>>{{{64, 3000}, 1}, {{700, 300}, 0}, {{8, 50, 300}, 1}})
     for (DType dt : {DType::F32, DType::F64})
       for (bool log : {false, true}) {
-        Tensor x = randomTensor(shape, dt, 10.0f);
+        Tensor x = softmaxInput(shape, dt, 10.0f);
         omp_set_num_threads(1);
-        std::vector<uint64_t> one = bitsOf(softmax(x, axis, log, {}));
+        std::vector<uint64_t> one = softmaxBits(softmax(x, axis, log, {}));
         for (int threads : {2, 3}) {
           omp_set_num_threads(threads);
-          EXPECT_EQ(bitsOf(softmax(x, axis, log, {})), one) << threads << " threads, axis " << axis;
+          EXPECT_EQ(softmaxBits(softmax(x, axis, log, {})), one) << threads << " threads, axis " << axis;
         }
       }
   omp_set_num_threads(before);
