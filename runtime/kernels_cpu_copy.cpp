@@ -126,10 +126,10 @@ int64_t lineStart(const Tensor& t, const Tensor& index, int axis, int64_t line) 
 // for every line.
 constexpr int64_t kLinesTogether = 64;
 
-// f(first, count) for blocks of `count` lines of index's elements along
-// `axis` that differ only in their coordinate along the last other axis
-// (`step`: the line after `first` is one further along it); lines along
-// the last axis one at a time. Blocks run on all cores from
+// f(first, count, last) for blocks of `count` lines of index's elements
+// along `axis`, lines first, first + 1, ... differing only in their
+// coordinate along axis `last` (the last axis; -1 where `axis` is the
+// last, whose lines go one at a time). Blocks run on all cores from
 // kParallelThreshold index elements up.
 template <class F>
 void forEachLineBlock(const Tensor& index, int axis, F&& f) {

@@ -80,6 +80,7 @@ constexpr int64_t kFewKept = 16;
 // largest, every element shifts up to `keep` others).
 template <class T, class Order>
 void selectFew(const T* line, int64_t step, int64_t len, int64_t keep, Order order, Ranked<T>* best) {
+  if (keep == 0) return;
   int64_t have = 0;
   for (int64_t k = 0; k < len; ++k) {
     Ranked<T> e{line[k * step], k};
@@ -127,16 +128,6 @@ void sortLines(const Tensor& x, int axis, bool descending, Tensor& values, Tenso
 }
 
 template <class T>
-void sortKernel(const Tensor& x, int axis, bool descending, Tensor& values, Tensor& indices) {
-  sortLines<T>(x, axis, descending, values, indices);
-}
-
-template <class T>
-void topkKernel(const Tensor& x, int axis, bool largest, Tensor& values, Tensor& indices) {
-  sortLines<T>(x, axis, largest, values, indices);
-}
-
-template <class T>
 void triangleKernel(const Tensor& x, int64_t diagonal, bool upper, Tensor& out) {
   int64_t rows = x.dim(x.ndim() - 2), cols = x.dim(x.ndim() - 1);
   int64_t matrices = rows * cols == 0 ? 0 : x.numel() / (rows * cols);
@@ -156,8 +147,9 @@ void triangleKernel(const Tensor& x, int64_t diagonal, bool upper, Tensor& out) 
 void registerCpuOrderKernels(KernelTable& t) {
   forEachDType([&](auto type, DType d) {
     using T = decltype(type);
-    t.add<ir::Op::Sort>(d, sortKernel<T>);
-    t.add<ir::Op::TopK>(d, topkKernel<T>);
+    // sort keeps every element of a line, topk the first k (values' length).
+    t.add<ir::Op::Sort>(d, sortLines<T>);
+    t.add<ir::Op::TopK>(d, sortLines<T>);
     t.add<ir::Op::Tril>(d, triangleKernel<T>);
     if constexpr (!std::is_same_v<T, bool>) {
       t.add<ir::Op::CumSum>(d, scanKernel<T, false>);
