@@ -1,5 +1,5 @@
 // The CPU's softmax and log_softmax kernels, along any axis of a
-// contiguous tensor viewed as [outer, n, inner] (n the axis). f32 takes
+// contiguous tensor viewed as [outer, n, inner] (n the axis: AxisLines). f32 takes
 // SLEEF's vectorised exp (vector_math.h) and adds the exps in double: along
 // the last axis each row in sum_order.h's order, along another axis the
 // rows of a strip of columns in row order, the columns being the vector
@@ -122,9 +122,8 @@ void softmaxStripF32(const float* x, float* o, int64_t n, int64_t inner, int64_t
 
 template <bool Log>
 void softmaxF32(const Tensor& x, int axis, Tensor& out) {
-  int64_t n = x.dim(axis), inner = 1;
-  for (int d = axis + 1; d < x.ndim(); ++d) inner *= x.dim(d);
-  int64_t outer = x.numel() / (n * inner);
+  AxisLines lines(x, axis);
+  int64_t n = lines.len, inner = lines.inner, outer = lines.outer;
   const float* in = x.data<float>();
   float* o = out.data<float>();
   bool parallel = x.numel() >= kParallelThreshold;
@@ -144,15 +143,13 @@ void softmaxF32(const Tensor& x, int axis, Tensor& out) {
 // slices on all cores from kParallelThreshold elements up.
 template <bool Log>
 void softmaxF64(const Tensor& x, int axis, Tensor& out) {
-  int64_t n = x.dim(axis), inner = 1;
-  for (int d = axis + 1; d < x.ndim(); ++d) inner *= x.dim(d);
-  int64_t outer = x.numel() / (n * inner);
+  AxisLines lines(x, axis);
+  int64_t n = lines.len, inner = lines.inner;
   const double* in = x.data<double>();
   double* o = out.data<double>();
-  forEachLine(outer * inner, x.numel() >= kParallelThreshold, [&](int64_t slice) {
-    int64_t p = slice / inner, q = slice % inner;
-    const double* row = in + p * n * inner + q;
-    double* orow = o + p * n * inner + q;
+  forEachLine(lines.count(), x.numel() >= kParallelThreshold, [&](int64_t slice) {
+    const double* row = in + lines.start(slice);
+    double* orow = o + lines.start(slice);
     // A NaN is the maximum (so the whole row is NaN, as PyTorch's).
     double m = -std::numeric_limits<double>::infinity();
     for (int64_t i = 0; i < n; ++i) m = row[i * inner] > m || std::isnan(row[i * inner]) ? row[i * inner] : m;
