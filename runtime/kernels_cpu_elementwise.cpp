@@ -4,50 +4,91 @@
 // compiler vectorises) and strided otherwise.
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 #include "runtime/kernel_loops.h"
+#include "runtime/vector_math.h"
 
 namespace nn::rt {
 namespace {
 
 using ir::Op;
 
+// Python's floor division and modulo of floats (CPython's float_divmod),
+// from the exact remainder mod = fmod(a, b), written as selects so that
+// the loops over them vectorise; a NaN result is the default quiet NaN
+// (fmod's NaNs differ in sign between libm and SLEEF).
+template <class T>
+T floorDivFromRemainder(T a, T b, T mod) {
+  T div = (a - mod) / b;
+  div = mod != 0 && ((b < 0) != (mod < 0)) ? div - 1 : div;
+  T fl = std::floor(div);
+  fl = div - fl > T(0.5) ? fl + 1 : fl;
+  T r = div == 0 ? std::copysign(T(0), a / b) : fl;
+  r = b == 0 ? a / b : r;  // inf/nan as IEEE division gives
+  return r != r ? std::numeric_limits<T>::quiet_NaN() : r;
+}
+
+template <class T>
+T modFromRemainder(T b, T mod) {
+  T m = mod != 0 && ((mod < 0) != (b < 0)) ? mod + b : mod;
+  m = m == 0 ? std::copysign(T(0), b) : m;
+  return b == 0 || m != m ? std::numeric_limits<T>::quiet_NaN() : m;
+}
+
 template <class T>
 T floorDivOf(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
-    T mod = std::fmod(a, b);
-    T div = (a - mod) / b;
-    if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1;
-    if (b == 0) return a / b;  // inf/nan as IEEE division gives
-    T fl = std::floor(div);
-    if (div - fl > T(0.5)) fl += 1;
-    return div == 0 ? std::copysign(T(0), a / b) : fl;
-  } else {
-    // The most negative value over -1 does not fit: it wraps around, as the
-    // other integer kernels do (and a / b would trap).
-    if constexpr (std::is_signed_v<T>)
-      if (b == -1) return wrapSub(T(0), a);
-    T q = a / b;
-    if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-    return q;
-  }
+  // The most negative value over -1 does not fit: it wraps around, as the
+  // other integer kernels do (and a / b would trap).
+  if constexpr (std::is_signed_v<T>)
+    if (b == -1) return wrapSub(T(0), a);
+  T q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
 }
 
 template <class T>
 T modOf(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (b == 0) return std::nan("");
-    T m = std::fmod(a, b);
-    if (m != 0 && ((m < 0) != (b < 0))) m += b;
-    return m == 0 ? std::copysign(T(0), b) : m;
-  } else {
-    if constexpr (std::is_signed_v<T>)
-      if (b == -1) return T(0);  // a % b would trap for the most negative a
-    T m = a % b;
-    if (m != 0 && ((m < 0) != (b < 0))) m += b;
-    return m;
+  if constexpr (std::is_signed_v<T>)
+    if (b == -1) return T(0);  // a % b would trap for the most negative a
+  T m = a % b;
+  if (m != 0 && ((m < 0) != (b < 0))) m += b;
+  return m;
+}
+
+// Floor division (kFloorDiv) or modulo of floats. libm's fmod takes ~15 ns
+// an element; where each operand is contiguous or a single value, SLEEF's
+// vector fmod (vmath::fmod) computes the remainders of a block at a time,
+// in ~1 ns, to the same bits.
+template <class T, bool kFloorDiv>
+void floatRemainderLoop(const Tensor& a, const Tensor& b, Tensor& o) {
+  auto finish = [](T x, T y, T mod) { return kFloorDiv ? floorDivFromRemainder(x, y, mod) : modFromRemainder(y, mod); };
+  bool xSingle = a.isSingleValue(), ySingle = b.isSingleValue();
+  if (!(a.isContiguous() || xSingle) || !(b.isContiguous() || ySingle)) {
+    binaryLoop<T, T>(a, b, o, [&](T x, T y) { return finish(x, y, std::fmod(x, y)); });
+    return;
   }
+  const T* x = a.data<T>();
+  const T* y = b.data<T>();
+  T* out = o.data<T>();
+  forEachSpan(o.numel(), [&](int64_t begin, int64_t end) {
+    constexpr int64_t kBlock = 256;
+    T mod[kBlock];
+    for (int64_t i = begin; i < end; i += kBlock) {
+      int64_t len = std::min(kBlock, end - i);
+      const T* xi = xSingle ? x : x + i;
+      const T* yi = ySingle ? y : y + i;
+      vmath::fmod(xi, xSingle, yi, ySingle, mod, len);
+      T* oi = out + i;
+      if (xSingle)
+        for (int64_t k = 0; k < len; ++k) oi[k] = finish(x[0], yi[k], mod[k]);
+      else if (ySingle)
+        for (int64_t k = 0; k < len; ++k) oi[k] = finish(xi[k], y[0], mod[k]);
+      else
+        for (int64_t k = 0; k < len; ++k) oi[k] = finish(xi[k], yi[k], mod[k]);
+    }
+  });
 }
 
 template <class T>
@@ -110,11 +151,13 @@ void registerArith(KernelTable& r) {
   });
   r.addBinary(Op::FloorDiv, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc loc) {
     checkDivisor<T>(b, loc);
-    binaryLoop<T, T>(a, b, o, [](T x, T y) { return floorDivOf(x, y); });
+    if constexpr (std::is_floating_point_v<T>) floatRemainderLoop<T, true>(a, b, o);
+    else binaryLoop<T, T>(a, b, o, [](T x, T y) { return floorDivOf(x, y); });
   });
   r.addBinary(Op::Mod, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc loc) {
     checkDivisor<T>(b, loc);
-    binaryLoop<T, T>(a, b, o, [](T x, T y) { return modOf(x, y); });
+    if constexpr (std::is_floating_point_v<T>) floatRemainderLoop<T, false>(a, b, o);
+    else binaryLoop<T, T>(a, b, o, [](T x, T y) { return modOf(x, y); });
   });
   r.addBinary(Op::Pow, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc loc) {
     if constexpr (std::is_integral_v<T>) {

@@ -1,9 +1,9 @@
-// SLEEF's forms of the functions sleef_functions.def lists, declared here
-// rather than through <sleef.h>, which declares the AVX and AVX-512 forms
-// only when the whole file is compiled for those instructions; nn's code
-// is compiled for any x86-64 and calls them from functions compiled for
-// them (vector_math.cpp), after asking the CPU. Also the forms this CPU
-// runs, for the JIT.
+// SLEEF's forms of the functions sleef_functions.def lists and of fmod,
+// declared here rather than through <sleef.h>, which declares the AVX and
+// AVX-512 forms only when the whole file is compiled for those
+// instructions; nn's code is compiled for any x86-64 and calls them from
+// functions compiled for them (vector_math.cpp), after asking the CPU.
+// Also the forms this CPU runs, for the JIT.
 #pragma once
 
 #include <immintrin.h>
@@ -19,6 +19,17 @@ extern "C" {
   __m512 Sleef_cinz_##f##f16_u10avx512fnofma(__m512);
 #include "runtime/sleef_functions.def"
 #undef SLEEF_FUNCTION
+
+// fmod of both precisions, exact (no rounding, so the same bits as libm's
+// for every non-NaN result): the remainder behind % and //.
+float Sleef_cinz_fmodf1_purec(float, float);
+__m128 Sleef_cinz_fmodf4_sse2(__m128, __m128);
+__m256 Sleef_cinz_fmodf8_avx(__m256, __m256);
+__m512 Sleef_cinz_fmodf16_avx512fnofma(__m512, __m512);
+double Sleef_cinz_fmodd1_purec(double, double);
+__m128d Sleef_cinz_fmodd2_sse2(__m128d, __m128d);
+__m256d Sleef_cinz_fmodd4_avx(__m256d, __m256d);
+__m512d Sleef_cinz_fmodd8_avx512fnofma(__m512d, __m512d);
 }
 
 namespace nn::rt::sleef {
@@ -36,30 +47,44 @@ inline int widestForm() {
 // take that instead.
 inline constexpr float kLog1pLargest = 1e38f;
 
-// One form of one function: its symbol, address and width (1: the scalar).
+// One form of one function: its symbol, address, width (elements per
+// call; 1: the scalar), number of arguments, and element type.
 struct Form {
   const char* symbol;
   void* address;
   int width;
+  int arity = 1;
+  bool f64 = false;
 };
 
-// The forms of every function, or of SLEEF's function `only` ("exp", ...),
-// with `usable`: only those this CPU runs. In increasing width, the scalar
-// first.
+// The forms of every function, or of SLEEF's function `only` ("exp", ...;
+// "fmodf" and "fmod": fmod of floats and of doubles), with `usable`: only
+// those this CPU runs. In increasing width, the scalar first.
 inline std::vector<Form> forms(std::string_view only = {}, bool usable = false) {
   std::vector<Form> found;
-  int cpu = usable ? widestForm() : 16;
-#define SLEEF_FUNCTION(Name, f)                                                                                     \
-  if (only.empty() || only == #f) {                                                                                 \
-    Form each[] = {{"Sleef_cinz_" #f "f1_u10purec", reinterpret_cast<void*>(&Sleef_cinz_##f##f1_u10purec), 1},      \
-                   {"Sleef_cinz_" #f "f4_u10sse2", reinterpret_cast<void*>(&Sleef_cinz_##f##f4_u10sse2), 4},        \
-                   {"Sleef_cinz_" #f "f8_u10avx", reinterpret_cast<void*>(&Sleef_cinz_##f##f8_u10avx), 8},          \
-                   {"Sleef_cinz_" #f "f16_u10avx512fnofma", reinterpret_cast<void*>(&Sleef_cinz_##f##f16_u10avx512fnofma), 16}}; \
-    for (const Form& form : each)                                                                                   \
-      if (!usable || form.width <= cpu) found.push_back(form);                                                      \
-  }
+  int cpuBits = (usable ? widestForm() : 16) * 32;
+  auto add = [&](std::initializer_list<Form> each) {
+    for (const Form& form : each)
+      if (!usable || form.width * (form.f64 ? 64 : 32) <= cpuBits) found.push_back(form);
+  };
+#define SLEEF_FUNCTION(Name, f)                                                                     \
+  if (only.empty() || only == #f)                                                                   \
+    add({{"Sleef_cinz_" #f "f1_u10purec", reinterpret_cast<void*>(&Sleef_cinz_##f##f1_u10purec), 1}, \
+         {"Sleef_cinz_" #f "f4_u10sse2", reinterpret_cast<void*>(&Sleef_cinz_##f##f4_u10sse2), 4},   \
+         {"Sleef_cinz_" #f "f8_u10avx", reinterpret_cast<void*>(&Sleef_cinz_##f##f8_u10avx), 8},     \
+         {"Sleef_cinz_" #f "f16_u10avx512fnofma", reinterpret_cast<void*>(&Sleef_cinz_##f##f16_u10avx512fnofma), 16}});
 #include "runtime/sleef_functions.def"
 #undef SLEEF_FUNCTION
+  if (only.empty() || only == "fmodf")
+    add({{"Sleef_cinz_fmodf1_purec", reinterpret_cast<void*>(&Sleef_cinz_fmodf1_purec), 1, 2},
+         {"Sleef_cinz_fmodf4_sse2", reinterpret_cast<void*>(&Sleef_cinz_fmodf4_sse2), 4, 2},
+         {"Sleef_cinz_fmodf8_avx", reinterpret_cast<void*>(&Sleef_cinz_fmodf8_avx), 8, 2},
+         {"Sleef_cinz_fmodf16_avx512fnofma", reinterpret_cast<void*>(&Sleef_cinz_fmodf16_avx512fnofma), 16, 2}});
+  if (only.empty() || only == "fmod")
+    add({{"Sleef_cinz_fmodd1_purec", reinterpret_cast<void*>(&Sleef_cinz_fmodd1_purec), 1, 2, true},
+         {"Sleef_cinz_fmodd2_sse2", reinterpret_cast<void*>(&Sleef_cinz_fmodd2_sse2), 2, 2, true},
+         {"Sleef_cinz_fmodd4_avx", reinterpret_cast<void*>(&Sleef_cinz_fmodd4_avx), 4, 2, true},
+         {"Sleef_cinz_fmodd8_avx512fnofma", reinterpret_cast<void*>(&Sleef_cinz_fmodd8_avx512fnofma), 8, 2, true}});
   return found;
 }
 

@@ -7,6 +7,10 @@
 // them: 58 ns).
 #include "runtime/vector_math.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
 #include "runtime/sleef_functions.h"
 
 namespace nn::rt::vmath {
@@ -78,7 +82,98 @@ void map(const float* x, float* y, int64_t n) {
   map4<F4>(x, y, n);
 }
 
+// Whether a vector has a NaN lane.
+inline bool anyNaN(__m128 r) { return _mm_movemask_ps(_mm_cmpunord_ps(r, r)) != 0; }
+inline bool anyNaN(__m128d r) { return _mm_movemask_pd(_mm_cmpunord_pd(r, r)) != 0; }
+__attribute__((target("avx"))) inline bool anyNaN(__m256 r) {
+  return _mm256_movemask_ps(_mm256_cmp_ps(r, r, _CMP_UNORD_Q)) != 0;
+}
+__attribute__((target("avx"))) inline bool anyNaN(__m256d r) {
+  return _mm256_movemask_pd(_mm256_cmp_pd(r, r, _CMP_UNORD_Q)) != 0;
+}
+__attribute__((target("avx512f"))) inline bool anyNaN(__m512 r) { return _mm512_cmp_ps_mask(r, r, _CMP_UNORD_Q) != 0; }
+__attribute__((target("avx512f"))) inline bool anyNaN(__m512d r) { return _mm512_cmp_pd_mask(r, r, _CMP_UNORD_Q) != 0; }
+
+// One vector call of SLEEF's fmod F on vectors V: out[0..w) = F(x, y),
+// compiled for the instruction set F needs; whether a result is NaN.
+template <class T, class V, V (*F)(V, V)>
+bool fmodCall4(const T* x, const T* y, T* out) {
+  V a, b;
+  std::memcpy(&a, x, sizeof a);
+  std::memcpy(&b, y, sizeof b);
+  V r = F(a, b);
+  std::memcpy(out, &r, sizeof r);
+  return anyNaN(r);
+}
+
+template <class T, class V, V (*F)(V, V)>
+__attribute__((target("avx"))) bool fmodCall8(const T* x, const T* y, T* out) {
+  V a, b;
+  std::memcpy(&a, x, sizeof a);
+  std::memcpy(&b, y, sizeof b);
+  V r = F(a, b);
+  std::memcpy(out, &r, sizeof r);
+  return anyNaN(r);
+}
+
+template <class T, class V, V (*F)(V, V)>
+__attribute__((target("avx512f"))) bool fmodCall16(const T* x, const T* y, T* out) {
+  V a, b;
+  std::memcpy(&a, x, sizeof a);
+  std::memcpy(&b, y, sizeof b);
+  V r = F(a, b);
+  std::memcpy(out, &r, sizeof r);
+  return anyNaN(r);
+}
+
+// out[i] = fmod(x[i], y[i]) in calls of w elements; a single value x[0]
+// or y[0] is broadcast, and the last partial call is padded with ones.
+// SLEEF's fmod is NaN where the quotient |x / y| is beyond about 2^127
+// (FLT_MAX % 0.5, 1 % a denormal): libm computes the NaNs of a call
+// again, the true ones included (they are rare).
+template <class T, int64_t w, bool (*Call)(const T*, const T*, T*)>
+void fmodCalls(const T* x, bool xSingle, const T* y, bool ySingle, T* out, int64_t n) {
+  if (n <= 0) return;
+  T xs[w], ys[w];
+  for (int64_t k = 0; k < w; ++k) xs[k] = x[0], ys[k] = y[0];
+  for (int64_t i = 0; i < n; i += w) {
+    int64_t len = std::min(w, n - i);
+    const T* a = xSingle ? xs : x + i;
+    const T* b = ySingle ? ys : y + i;
+    T padA[w], padB[w], r[w];
+    if (len < w) {
+      for (int64_t k = 0; k < w; ++k) padA[k] = k < len ? a[k] : T(1), padB[k] = k < len ? b[k] : T(1);
+      a = padA, b = padB;
+    }
+    T* o = len < w ? r : out + i;
+    if (Call(a, b, o))
+      for (int64_t k = 0; k < len; ++k)
+        if (o[k] != o[k]) o[k] = std::fmod(a[k], b[k]);
+    if (len < w) std::copy(r, r + len, out + i);
+  }
+}
+
 }  // namespace
+
+void fmod(const float* x, bool xSingle, const float* y, bool ySingle, float* out, int64_t n) {
+  int width = sleef::widestForm();
+  if (width >= 16)
+    return fmodCalls<float, 16, fmodCall16<float, __m512, Sleef_cinz_fmodf16_avx512fnofma>>(x, xSingle, y, ySingle,
+                                                                                             out, n);
+  if (width >= 8)
+    return fmodCalls<float, 8, fmodCall8<float, __m256, Sleef_cinz_fmodf8_avx>>(x, xSingle, y, ySingle, out, n);
+  fmodCalls<float, 4, fmodCall4<float, __m128, Sleef_cinz_fmodf4_sse2>>(x, xSingle, y, ySingle, out, n);
+}
+
+void fmod(const double* x, bool xSingle, const double* y, bool ySingle, double* out, int64_t n) {
+  int width = sleef::widestForm();
+  if (width >= 16)
+    return fmodCalls<double, 8, fmodCall16<double, __m512d, Sleef_cinz_fmodd8_avx512fnofma>>(x, xSingle, y, ySingle,
+                                                                                              out, n);
+  if (width >= 8)
+    return fmodCalls<double, 4, fmodCall8<double, __m256d, Sleef_cinz_fmodd4_avx>>(x, xSingle, y, ySingle, out, n);
+  fmodCalls<double, 2, fmodCall4<double, __m128d, Sleef_cinz_fmodd2_sse2>>(x, xSingle, y, ySingle, out, n);
+}
 
 void apply(Fn fn, const float* x, float* y, int64_t n) {
   switch (fn) {

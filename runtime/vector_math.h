@@ -20,4 +20,10 @@ enum class Fn : uint8_t {
 // sleef_functions.def); y may be x.
 void apply(Fn fn, const float* x, float* y, int64_t n);
 
+// out[i] = fmod(x[i], y[i]) for i < n, exactly (the same bits as libm's
+// fmod for every non-NaN result); with xSingle or ySingle, that operand is
+// the one value x[0] or y[0] for every i. out must not overlap x or y.
+void fmod(const float* x, bool xSingle, const float* y, bool ySingle, float* out, int64_t n);
+void fmod(const double* x, bool xSingle, const double* y, bool ySingle, double* out, int64_t n);
+
 }  // namespace nn::rt::vmath

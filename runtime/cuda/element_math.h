@@ -17,8 +17,8 @@ namespace nn::rt::cuda {
 
 // One element of a binary op of type T. Integers wrap around (computed on
 // the unsigned type); floor division and modulo follow Python's signs, as
-// the CPU's floorDivOf and modOf; a zero integer divisor or a negative
-// integer exponent sets *fault.
+// the CPU's kernels (kernels_cpu_elementwise.cpp); a zero integer divisor
+// or a negative integer exponent sets *fault.
 template <class T>
 NN_HOST_DEVICE T applyBinary(Binary op, T x, T y, int* fault) {
   if constexpr (std::is_same<T, bool>::value) {

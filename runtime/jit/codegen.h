@@ -61,9 +61,12 @@ class ElementwiseEmitter {
   llvm::Value* compare(ir::Op op, llvm::Value* x, llvm::Value* y, ir::DType dt);
   // A libm function of one or two arguments of x's type (expf or exp, ...).
   llvm::Value* libm(const char* name, llvm::Value* x, llvm::Value* y = nullptr);
-  // SLEEF's function `name` ("exp", sleef_functions.def) of one float,
-  // with its vector forms for the loop vectoriser.
-  llvm::Value* sleef(const char* name, llvm::Value* x);
+  // SLEEF's function `name` ("exp", sleef_functions.def, of one float;
+  // "fmodf" or "fmod" of two values of x's type), with its vector forms
+  // for the loop vectoriser.
+  llvm::Value* sleef(const char* name, llvm::Value* x, llvm::Value* y = nullptr);
+  // fmod(x, y), exactly, through SLEEF (vmath::fmod).
+  llvm::Value* remainder(llvm::Value* x, llvm::Value* y);
   llvm::Value* intrinsic(llvm::Intrinsic::ID id, llvm::Value* x, llvm::Value* y = nullptr);
   llvm::Constant* constant(llvm::Type* t, double v);
 

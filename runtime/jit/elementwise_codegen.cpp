@@ -5,12 +5,14 @@
 // the same order of floating-point operations (no reassociation, no FMA
 // contraction, no fast-math flags), the same NaN and signed-zero choices,
 // and the same functions for transcendental ops (libm's for f64, SLEEF's
-// for f32, whose vector forms the loop vectoriser calls), so a fused
-// kernel and the op-by-op kernels agree bit for bit. Where a kernel would fail
-// (an integer floor division or modulo by zero, an integer to a negative
-// power) the element is a fault (takeFaults): the kernel reports it, and
-// the fused node runs its ops one by one, which raise the error. Ops
-// without a kernel for the dtype are refused with a reason.
+// for f32 and SLEEF's fmod for both, whose vector forms the loop
+// vectoriser calls), so a fused kernel and the op-by-op kernels agree bit
+// for bit. Where a kernel would fail (an integer floor division or modulo
+// by zero, an integer to a negative power) or SLEEF's fmod does (a huge
+// quotient), the element is a fault (takeFaults): the kernel reports it,
+// and the fused node runs its ops one by one, which raise the error or
+// compute the element. Ops without a kernel for the dtype are refused
+// with a reason.
 #include <cmath>
 #include <limits>
 
@@ -100,12 +102,13 @@ llvm::Value* ElementwiseEmitter::libm(const char* name, llvm::Value* x, llvm::Va
   return y ? b_.CreateCall(callee, {x, y}) : b_.CreateCall(callee, {x});
 }
 
-llvm::Value* ElementwiseEmitter::sleef(const char* name, llvm::Value* x) {
+llvm::Value* ElementwiseEmitter::sleef(const char* name, llvm::Value* x, llvm::Value* y) {
   std::vector<sleef::Form> forms = sleef::forms(name, true);
   llvm::Type* t = x->getType();
   auto declare = [&](const sleef::Form& form) {
     llvm::Type* type = form.width == 1 ? t : llvm::FixedVectorType::get(t, form.width);
-    llvm::FunctionCallee callee = m_.getOrInsertFunction(form.symbol, llvm::FunctionType::get(type, {type}, false));
+    std::vector<llvm::Type*> params(static_cast<size_t>(form.arity), type);
+    llvm::FunctionCallee callee = m_.getOrInsertFunction(form.symbol, llvm::FunctionType::get(type, params, false));
     auto* f = llvm::cast<llvm::Function>(callee.getCallee());
     f->setDoesNotAccessMemory();
     f->setDoesNotThrow();
@@ -113,19 +116,34 @@ llvm::Value* ElementwiseEmitter::sleef(const char* name, llvm::Value* x) {
     return callee;
   };
   llvm::FunctionCallee scalar = declare(forms[0]);
-  llvm::CallInst* call = b_.CreateCall(scalar, {x});
+  llvm::CallInst* call = y ? b_.CreateCall(scalar, {x, y}) : b_.CreateCall(scalar, {x});
   // The vector forms the loop vectoriser may call for 4, 8 or 16 elements
   // at once (declared, and kept until then as "used").
   llvm::SmallVector<std::string, 8> variants;
   for (size_t k = 1; k < forms.size(); ++k) {
     auto* vector = llvm::cast<llvm::Function>(declare(forms[k]).getCallee());
     llvm::appendToCompilerUsed(m_, {vector});
-    variants.push_back(llvm::VFABI::mangleTLIVectorName(forms[k].symbol, forms[0].symbol, 1,
+    variants.push_back(llvm::VFABI::mangleTLIVectorName(forms[k].symbol, forms[0].symbol, forms[k].arity,
                                                         llvm::ElementCount::getFixed(forms[k].width)));
   }
   if (!variants.empty()) llvm::VFABI::setVectorVariantNames(call, variants);
   // Every NaN the default quiet NaN, as vmath::apply makes it.
   return b_.CreateSelect(b_.CreateFCmpUNO(call, call), llvm::ConstantFP::getNaN(t), call);
+}
+
+llvm::Value* ElementwiseEmitter::remainder(llvm::Value* x, llvm::Value* y) {
+  llvm::Type* t = x->getType();
+  llvm::Value* m = sleef(t->isFloatTy() ? "fmodf" : "fmod", x, y);
+  // SLEEF's fmod is NaN where the quotient is beyond about 2^127, libm's
+  // only for a NaN operand, an infinite x or a zero y. Other NaNs are
+  // faults: the node runs op by op, whose kernels compute them again
+  // through libm (vmath::fmod).
+  llvm::Value* libmNaN = b_.CreateOr(b_.CreateOr(b_.CreateFCmpUNO(x, x), b_.CreateFCmpUNO(y, y)),
+                                     b_.CreateOr(b_.CreateFCmpOEQ(intrinsic(llvm::Intrinsic::fabs, x),
+                                                                  llvm::ConstantFP::getInfinity(t)),
+                                                 b_.CreateFCmpOEQ(y, constant(t, 0.0))));
+  faults_.push_back(b_.CreateAnd(b_.CreateFCmpUNO(m, m), b_.CreateNot(libmNaN)));
+  return m;
 }
 
 llvm::Value* ElementwiseEmitter::floatBinary(Op op, llvm::Value* x, llvm::Value* y) {
@@ -138,8 +156,9 @@ llvm::Value* ElementwiseEmitter::floatBinary(Op op, llvm::Value* x, llvm::Value*
     case Op::Div: return b_.CreateFDiv(x, y);
     case Op::Pow: return intrinsic(llvm::Intrinsic::pow, x, y);
     case Op::FloorDiv: {
-      // floorDivOf: Python's floor division, rounded as CPython does.
-      llvm::Value* mod = b_.CreateFRem(x, y);
+      // floorDivFromRemainder: Python's floor division, rounded as CPython
+      // does, from SLEEF's exact fmod; a NaN the default quiet NaN.
+      llvm::Value* mod = remainder(x, y);
       llvm::Value* div = b_.CreateFDiv(b_.CreateFSub(x, mod), y);
       llvm::Value* signsDiffer = b_.CreateXor(b_.CreateFCmpOLT(y, zero), b_.CreateFCmpOLT(mod, zero));
       llvm::Value* adjust = b_.CreateAnd(b_.CreateFCmpUNE(mod, zero), signsDiffer);
@@ -148,15 +167,17 @@ llvm::Value* ElementwiseEmitter::floatBinary(Op op, llvm::Value* x, llvm::Value*
       fl = b_.CreateSelect(b_.CreateFCmpOGT(b_.CreateFSub(div, fl), constant(t, 0.5)), b_.CreateFAdd(fl, constant(t, 1.0)), fl);
       llvm::Value* quotient = b_.CreateFDiv(x, y);
       llvm::Value* r = b_.CreateSelect(b_.CreateFCmpOEQ(div, zero), intrinsic(llvm::Intrinsic::copysign, zero, quotient), fl);
-      return b_.CreateSelect(b_.CreateFCmpOEQ(y, zero), quotient, r);
+      r = b_.CreateSelect(b_.CreateFCmpOEQ(y, zero), quotient, r);
+      return b_.CreateSelect(b_.CreateFCmpUNO(r, r), llvm::ConstantFP::getNaN(t), r);
     }
     case Op::Mod: {
-      // modOf: the result takes the divisor's sign; NaN for a zero divisor.
-      llvm::Value* m = b_.CreateFRem(x, y);
+      // modFromRemainder: the result takes the divisor's sign; NaN (the
+      // default quiet NaN) for a zero divisor.
+      llvm::Value* m = remainder(x, y);
       llvm::Value* signsDiffer = b_.CreateXor(b_.CreateFCmpOLT(m, zero), b_.CreateFCmpOLT(y, zero));
       m = b_.CreateSelect(b_.CreateAnd(b_.CreateFCmpUNE(m, zero), signsDiffer), b_.CreateFAdd(m, y), m);
       m = b_.CreateSelect(b_.CreateFCmpOEQ(m, zero), intrinsic(llvm::Intrinsic::copysign, zero, y), m);
-      return b_.CreateSelect(b_.CreateFCmpOEQ(y, zero), llvm::ConstantFP::getNaN(t), m);
+      return b_.CreateSelect(b_.CreateOr(b_.CreateFCmpOEQ(y, zero), b_.CreateFCmpUNO(m, m)), llvm::ConstantFP::getNaN(t), m);
     }
     case Op::Maximum:
     case Op::Minimum: {

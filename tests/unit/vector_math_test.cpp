@@ -4,7 +4,9 @@
 // signs, tiny and huge magnitudes, the functions' poles and overflow
 // points, infinities, NaN), at every length up to three vectors (the
 // padded or masked last vector included), in place too; every NaN result
-// the default quiet NaN.
+// the default quiet NaN. vmath::fmod against libm's fmod: both exact, so
+// the same bits for every pair of those values (NaN wherever libm's is),
+// in both precisions, at every length with either operand a single value.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -78,6 +80,78 @@ TEST(VectorMath, EveryLengthAndInPlace) {
       for (int64_t i = 0; i < n; ++i) ASSERT_EQ(bits(xs[i]), bits(ys[i])) << f.name << " in place, n=" << n;
     }
   }
+}
+
+uint64_t bits(double x) {
+  uint64_t b;
+  std::memcpy(&b, &x, sizeof b);
+  return b;
+}
+
+// The edges above and, for doubles, the same in double plus values no
+// float holds.
+template <class T>
+std::vector<T> fmodOperands() {
+  std::vector<T> v;
+  for (float x : edges()) v.push_back(static_cast<T>(x));
+  if constexpr (sizeof(T) == 8) {
+    using L = std::numeric_limits<double>;
+    for (double x : {L::max(), -L::max(), L::denorm_min(), 1e300, -3e-310, 0.1, -0.3, 1e17 + 2}) v.push_back(x);
+  }
+  return v;
+}
+
+// fmod(x[i], y[i]) for every i, each way of passing the operands, checked
+// against libm. (SLEEF's own fmod is NaN where the quotient is huge, as
+// in FLT_MAX % 0.5 or 1 % a denormal.)
+template <class T>
+void expectLibmRemainders(const std::vector<T>& x, bool xSingle, const std::vector<T>& y, bool ySingle) {
+  int64_t n = static_cast<int64_t>(std::max(xSingle ? 1 : x.size(), ySingle ? 1 : y.size()));
+  std::vector<T> out(static_cast<size_t>(n) + 1, T(7));
+  nn::rt::vmath::fmod(x.data(), xSingle, y.data(), ySingle, out.data(), n);
+  for (int64_t i = 0; i < n; ++i) {
+    T a = x[xSingle ? 0 : static_cast<size_t>(i)], b = y[ySingle ? 0 : static_cast<size_t>(i)];
+    T want = std::fmod(a, b);
+    if (std::isnan(want)) ASSERT_TRUE(std::isnan(out[static_cast<size_t>(i)])) << a << " % " << b;
+    else ASSERT_EQ(bits(out[static_cast<size_t>(i)]), bits(want)) << a << " % " << b << " n=" << n;
+  }
+  EXPECT_EQ(out[static_cast<size_t>(n)], T(7)) << "wrote past " << n;
+}
+
+template <class T>
+void checkFmodEveryPair() {
+  std::vector<T> v = fmodOperands<T>();
+  for (T b : v) {
+    std::vector<T> ys(v.size(), b);
+    expectLibmRemainders(v, false, ys, false);
+    expectLibmRemainders(v, false, {b}, true);
+    expectLibmRemainders(std::vector<T>{b}, true, v, false);
+  }
+}
+
+template <class T>
+void checkFmodEveryLength() {
+  std::vector<T> v = fmodOperands<T>();
+  std::vector<T> w(v.rbegin(), v.rend());
+  for (size_t n = 0; n <= 40; ++n) {
+    std::vector<T> x(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n));
+    std::vector<T> y(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(n));
+    expectLibmRemainders(x, false, y, false);
+    if (n) {
+      expectLibmRemainders(x, false, {T(1.5)}, true);
+      expectLibmRemainders(std::vector<T>{T(-7.25)}, true, y, false);
+    }
+  }
+}
+
+TEST(VectorMath, FmodIsLibmsFmodForEveryPair) {
+  checkFmodEveryPair<float>();
+  checkFmodEveryPair<double>();
+}
+
+TEST(VectorMath, FmodEveryLength) {
+  checkFmodEveryLength<float>();
+  checkFmodEveryLength<double>();
 }
 
 }  // namespace
