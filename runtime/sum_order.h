@@ -25,8 +25,10 @@ inline constexpr int64_t kSumChunk = 4096;
 // advanced by step(value, element)), merged pairwise, then the last n % 16
 // elements stepped in order: a sum steps and merges with +, a product
 // with *, a sum of squared deviations steps with value + (x - m)^2.
+// Always inlined, so that it is compiled for its caller's instruction set
+// (kernels_cpu_sums.cpp).
 template <class T, class Step, class Merge>
-double laneFold(const T* d, int64_t n, double init, Step step, Merge merge) {
+__attribute__((always_inline)) inline double laneFold(const T* d, int64_t n, double init, Step step, Merge merge) {
   double lane[kSumLanes];
   for (double& l : lane) l = init;
   int64_t i = 0;
@@ -45,18 +47,13 @@ double laneFold(const T* d, int64_t n, double init, Step step, Merge merge) {
 // The step and merge of a sum.
 inline constexpr auto kAdd = [](double a, double b) { return a + b; };
 
-// The sum of one chunk's n <= kSumChunk elements.
-template <class T>
-double chunkSum(const T* d, int64_t n) {
-  return laneFold(d, n, 0.0, kAdd, kAdd);
-}
-
-// The sum of the squares of one chunk's elements' deviations from `mean`.
-template <class T>
-double chunkSquaredDeviations(const T* d, int64_t n, double mean) {
-  auto step = [mean](double acc, double x) { return acc + (x - mean) * (x - mean); };
-  return laneFold(d, n, 0.0, step, kAdd);
-}
+// The sum of one chunk's n <= kSumChunk elements, and the sum of the
+// squares of their deviations from `mean` (kernels_cpu_sums.cpp: compiled
+// for AVX-512 too, where the CPU has it).
+double chunkSum(const float* d, int64_t n);
+double chunkSum(const double* d, int64_t n);
+double chunkSquaredDeviations(const float* d, int64_t n, double mean);
+double chunkSquaredDeviations(const double* d, int64_t n, double mean);
 
 // The sum of a run of n elements: its chunks' sums added in order.
 template <class T>
