@@ -8,6 +8,7 @@
 
 #include <immintrin.h>
 
+#include <initializer_list>
 #include <string_view>
 #include <vector>
 
