@@ -157,14 +157,17 @@ constexpr int64_t kLinesTogether = 64;
 
 // f(first, count, last) for blocks of `count` lines of index's elements
 // along `axis`, lines first, first + 1, ... differing only in their
-// coordinate along axis `last` (the last axis; -1 where `axis` is the
-// last, whose lines go one at a time). Blocks run on all cores from
-// kParallelThreshold index elements up.
+// coordinate along axis `last`: the last axis, or where `axis` is the
+// last, the one before it for short lines (a class index [N, 1]: one
+// block start per 64 lines, not per element) and -1 for long ones, which
+// go one at a time. Blocks run on all cores from kParallelThreshold index
+// elements up.
 template <class F>
 void forEachLineBlock(const Tensor& index, int axis, F&& f) {
   int64_t along = index.dim(axis);
   int64_t lines = along == 0 ? 0 : index.numel() / along;
-  int last = axis == index.ndim() - 1 ? -1 : index.ndim() - 1;
+  int nd = index.ndim();
+  int last = axis < nd - 1 ? nd - 1 : nd >= 2 && along < kLinesTogether ? nd - 2 : -1;
   int64_t width = last < 0 ? 1 : index.dim(last), per = last < 0 ? 1 : kLinesTogether;
   int64_t blocksPerRow = (width + per - 1) / per;
   int64_t blocks = width == 0 ? 0 : lines / width * blocksPerRow;

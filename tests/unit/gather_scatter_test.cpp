@@ -99,6 +99,12 @@ TEST(GatherScatter, MatchAPlainLoopOverTheIndex) {
   check(x, 1, broadcast, srcT, "axis 1 of 3, broadcast index, transposed src");
   // The last axis, an index longer than it.
   check(scatterValues({9, 4}), 1, indices({9, 12}, 4), scatterValues({9, 12}), "last axis");
+  // The last axis of three: short lines in blocks along the axis before it
+  // (130 of them: two whole blocks and a part); long lines one at a time;
+  // a class index [N, 1].
+  check(scatterValues({2, 130, 5}), 2, indices({2, 130, 3}, 5), scatterValues({2, 130, 3}), "last of 3, short lines");
+  check(scatterValues({3, 80}), 1, indices({3, 70}, 80), scatterValues({3, 70}), "last axis, long lines");
+  check(scatterValues({300, 10}), 1, indices({300, 1}, 10), scatterValues({300, 1}), "class index");
   // One dimension.
   check(scatterValues({6}), 0, indices({33}, 6), scatterValues({33}), "1-d");
 }
