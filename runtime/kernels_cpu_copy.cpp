@@ -211,7 +211,8 @@ template <class T>
   for (int64_t j = 0; j < along; ++j)
     for (int64_t b = 0; b < count; ++b) {
       int64_t k = ix[b * is.line + j * is.along];
-      o[b * os.line + (k < 0 ? k + len : k) * os.along] += s[b * ss.line + j * ss.along];
+      T& to = o[b * os.line + (k < 0 ? k + len : k) * os.along];
+      to = wrapAdd(to, s[b * ss.line + j * ss.along]);
     }
 }
 
@@ -279,6 +280,7 @@ void registerCpuCopyKernels(KernelTable& t) {
     t.add<ir::Op::Gather>(d, gatherKernel<T>);
   });
   t.add<ir::Op::ScatterAdd>(DType::F64, scatterAddKernel<double>);
+  t.add<ir::Op::ScatterAdd>(DType::I64, scatterAddKernel<int64_t>);
 }
 
 }  // namespace nn::rt

@@ -178,10 +178,13 @@ Tensor scatterAdd(const Tensor& x, int64_t axis, const Tensor& index, const Tens
   checkIndexRange(x, a, index, loc, "scatter_add");
   commonDevice(x, index, "scatter_add", loc);
   commonDevice(x, src, "scatter_add", loc);
-  // Accumulates in f64 whatever the dtype, then converts back.
-  Tensor out = x.dtype() == DType::F64 ? x.clone() : astype(x, DType::F64);
-  launch<ir::Op::ScatterAdd>(x.device(), DType::F64, loc, static_cast<int>(a), astype(index, DType::I64),
-                             astype(src, DType::F64), out);
+  // Integers into integers add in i64, wrapping around (exact, as in
+  // PyTorch); anything else accumulates in f64. Then back to x's dtype.
+  bool integers = (x.dtype() == DType::I32 || x.dtype() == DType::I64) && !ir::isFloating(src.dtype());
+  DType acc = integers ? DType::I64 : DType::F64;
+  Tensor out = x.dtype() == acc ? x.clone() : astype(x, acc);
+  launch<ir::Op::ScatterAdd>(x.device(), acc, loc, static_cast<int>(a), astype(index, DType::I64), astype(src, acc),
+                             out);
   return astype(out, x.dtype());
 }
 

@@ -369,9 +369,9 @@ void gatherKernel(const Tensor& x, int axis, const Tensor& index, Tensor& o) {
 
 void scatterAddKernel(int axis, const Tensor& index, const Tensor& src, Tensor& o) {
   size_t rank = index.shape().size();
-  scatterAdd(axis, reinterpret_cast<const int64_t*>(index.deviceBytes()), stridedOf(index, rank),
-             reinterpret_cast<const double*>(src.deviceBytes()), stridedOf(src, rank),
-             reinterpret_cast<double*>(o.deviceBytes()), stridedOf(o, rank), index.numel(), CudaDevice::of(o).stream());
+  scatterAdd(elemOf(o.dtype()), axis, reinterpret_cast<const int64_t*>(index.deviceBytes()), stridedOf(index, rank),
+             src.deviceBytes(), stridedOf(src, rank), o.deviceBytes(), stridedOf(o, rank), index.numel(),
+             CudaDevice::of(o).stream());
 }
 
 template <bool Product>
@@ -586,6 +586,7 @@ const KernelTable& cudaKernels() {
       t.add<Op::Gather>(d, gatherKernel);
     }
     t.add<Op::ScatterAdd>(DType::F64, scatterAddKernel);
+    t.add<Op::ScatterAdd>(DType::I64, scatterAddKernel);
     for (DType d : {DType::Bool, DType::I32, DType::I64, DType::F32, DType::F64}) {
       t.add<Op::Tril>(d, triangleKernel);
       t.add<Op::Sort>(d, sortKernel);

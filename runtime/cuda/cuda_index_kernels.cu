@@ -44,8 +44,11 @@ __global__ void gatherKernel(const T* x, Strided sx, int axis, const int64_t* in
   GRID_STRIDE(i, n) out[i] = x[selectedOffset(i, index, si, sx, axis)];
 }
 
-__global__ void scatterAddKernel(int axis, const int64_t* index, Strided si, const double* src, Strided ss,
-                                 double* out, Strided so, int64_t n) {
+// T: double, or unsigned long long for i64 (two's complement addition
+// wraps around as the CPU's does).
+template <class T>
+__global__ void scatterAddKernel(int axis, const int64_t* index, Strided si, const T* src, Strided ss, T* out,
+                                 Strided so, int64_t n) {
   GRID_STRIDE(i, n) atomicAdd(out + selectedOffset(i, index, si, so, axis), src[offsetOf(i, si, ss)]);
 }
 
@@ -234,9 +237,15 @@ void gather(Elem type, const void* x, const Strided& sx, int axis, const int64_t
   launched("gather kernel");
 }
 
-void scatterAdd(int axis, const int64_t* index, const Strided& si, const double* src, const Strided& ss, double* out,
-                const Strided& so, int64_t n, cudaStream_t s) {
-  if (n > 0) scatterAddKernel<<<blocksFor(n), kThreads, 0, s>>>(axis, index, si, src, ss, out, so, n);
+void scatterAdd(Elem type, int axis, const int64_t* index, const Strided& si, const void* src, const Strided& ss,
+                void* out, const Strided& so, int64_t n, cudaStream_t s) {
+  if (n <= 0) return;
+  if (type == Elem::F64)
+    scatterAddKernel<<<blocksFor(n), kThreads, 0, s>>>(axis, index, si, static_cast<const double*>(src), ss,
+                                                       static_cast<double*>(out), so, n);
+  else
+    scatterAddKernel<<<blocksFor(n), kThreads, 0, s>>>(axis, index, si, static_cast<const unsigned long long*>(src),
+                                                       ss, static_cast<unsigned long long*>(out), so, n);
   launched("scatter_add kernel");
 }
 

@@ -87,11 +87,12 @@ void put(Elem type, const void* values, const Strided& sv, const Strided& at, co
 // device i64 through `si`, checked in range; x through `sx`).
 void gather(Elem type, const void* x, const Strided& sx, int axis, const int64_t* index, const Strided& si, void* out,
             int64_t n, cudaStream_t s);
-// out (f64, through `so`) += src at the index positions along `axis`, with
-// atomic adds: the order of the additions, so the last bits of a sum, may
-// differ from the CPU's.
-void scatterAdd(int axis, const int64_t* index, const Strided& si, const double* src, const Strided& ss, double* out,
-                const Strided& so, int64_t n, cudaStream_t s);
+// out (f64 or i64, `type`, through `so`) += src (of out's type) at the
+// index positions along `axis`, with atomic adds: integers wrap around;
+// the order of float additions, so the last bits of a sum, may differ from
+// the CPU's.
+void scatterAdd(Elem type, int axis, const int64_t* index, const Strided& si, const void* src, const Strided& ss,
+                void* out, const Strided& so, int64_t n, cudaStream_t s);
 // Scans (cumsum, or cumprod with `product`) of contiguous `in` seen as
 // lines of `len` elements `inner` apart, reversed with `reverse`; floats
 // accumulate in double and integers wrap, in the CPU's order (numeric
