@@ -122,6 +122,12 @@ bool cpuSmallFullSum(const Tensor& t, bool mean, double& out);
 // run's mean, each as the device's sum kernel would fold the squares of
 // the deviations made op by op; false (out untouched) for any other tensor.
 bool cpuSquaredDeviations(const Tensor& x, int64_t run, Tensor& out);
+// Max or min (isMax), or with `index` argmax or argmin (out i64), of each
+// column of contiguous x viewed as [outer, out.numel()], read in place on a
+// CPU device, giving what its kernels give on the permuted copy; false
+// (out untouched) for any other tensor, a bool one, or fewer than 16
+// columns.
+bool cpuLeadingExtremum(const Tensor& x, int64_t outer, bool isMax, bool index, Tensor& out);
 // Other reductions (prod, max, min, argmax, argmin, all, any): `in` holds
 // out.numel() consecutive runs of `run` elements; out[i] reduces run i
 // [in's dtype]

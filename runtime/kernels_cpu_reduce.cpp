@@ -8,6 +8,7 @@
 // NaN as NumPy does.
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <type_traits>
 #include <vector>
@@ -386,6 +387,52 @@ void squaredDeviationsKernel(const Tensor& in, int64_t run, Tensor& out) {
   });
 }
 
+// Max or min (isMax), and with `index` argmax or argmin, over the leading
+// axis of contiguous d viewed as [outer, count]: each column scanned from
+// row 0 as extremumOf scans a run (the first NaN, else the first of the
+// largest, a zero's sign that of the first), with the columns as the
+// vector lanes, reading the rows in place (not a transposed copy), tiles
+// of kTile columns on all cores.
+template <class T, bool isMax>
+void leadingExtremum(const T* d, int64_t outer, int64_t count, T* values, int64_t* indices) {
+  constexpr int64_t kTile = 64;
+  forEachLine((count + kTile - 1) / kTile, outer * count >= kParallelThreshold, [&](int64_t tile) {
+    int64_t k0 = tile * kTile, width = std::min(kTile, count - k0);
+    T m[kTile];
+    int64_t at[kTile] = {};
+    std::copy_n(d + k0, width, m);
+    for (int64_t a = 1; a < outer; ++a) {
+      const T* row = d + a * count + k0;
+#pragma omp simd
+      for (int64_t k = 0; k < width; ++k) {
+        T v = row[k];
+        bool take = isMax ? v > m[k] : v < m[k];
+        if constexpr (std::is_floating_point_v<T>) take = take || (v != v && m[k] == m[k]);
+        m[k] = take ? v : m[k];
+        at[k] = take ? a : at[k];
+      }
+    }
+    if (indices) std::copy_n(at, width, indices + k0);
+    else std::copy_n(m, width, values + k0);
+  });
+}
+
+template <class T>
+bool leadingExtremumOf(const Tensor& x, int64_t outer, bool isMax, bool index, Tensor& out) {
+  constexpr DType dt = dtypeOf<T>();
+  const KernelTable& k = x.device().kernels();
+  bool ours = index ? (isMax ? k.get<ir::Op::ArgMax>(dt) == &reduceKernel<Reduction::ArgMax, T>
+                             : k.get<ir::Op::ArgMin>(dt) == &reduceKernel<Reduction::ArgMin, T>)
+                    : (isMax ? k.get<ir::Op::Max>(dt) == &reduceKernel<Reduction::Max, T>
+                             : k.get<ir::Op::Min>(dt) == &reduceKernel<Reduction::Min, T>);
+  if (!ours) return false;
+  T* values = index ? nullptr : out.data<T>();
+  int64_t* indices = index ? out.data<int64_t>() : nullptr;
+  if (isMax) leadingExtremum<T, true>(x.data<T>(), outer, out.numel(), values, indices);
+  else leadingExtremum<T, false>(x.data<T>(), outer, out.numel(), values, indices);
+  return true;
+}
+
 // Sum and mean take the leading-blocks signature (KernelFor<Sum>).
 template <ir::Op O, Reduction R>
 void addReduction(KernelTable& t) {
@@ -436,6 +483,21 @@ bool cpuSquaredDeviations(const Tensor& x, int64_t run, Tensor& out) {
   else if (x.dtype() == DType::F64) squaredDeviationsKernel<double>(x, run, out);
   else return false;
   return true;
+}
+
+bool cpuLeadingExtremum(const Tensor& x, int64_t outer, bool isMax, bool index, Tensor& out) {
+  // Fewer columns leave cores idle: the runs of the permuted copy are
+  // scanned on all of them.
+  if (!x.isContiguous() || !x.device().hostMemory() || outer < 2 || out.numel() < 16 ||
+      x.numel() != outer * out.numel() || out.dtype() != (index ? DType::I64 : x.dtype()))
+    return false;
+  switch (x.dtype()) {
+    case DType::I32: return leadingExtremumOf<int32_t>(x, outer, isMax, index, out);
+    case DType::I64: return leadingExtremumOf<int64_t>(x, outer, isMax, index, out);
+    case DType::F32: return leadingExtremumOf<float>(x, outer, isMax, index, out);
+    case DType::F64: return leadingExtremumOf<double>(x, outer, isMax, index, out);
+    default: return false;
+  }
 }
 
 void registerCpuReduceKernels(KernelTable& t) {

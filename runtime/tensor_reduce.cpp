@@ -142,6 +142,13 @@ Tensor reduce(const Tensor& t, Reduction r, std::vector<int64_t> axes, bool keep
       if (block) return launchSum(t.contiguous(), outer, inner);
     }
   }
+  if ((r == Reduction::Max || r == Reduction::Min || argReduce) && t.isContiguous()) {
+    // Leading axes (x.max(0)) scanned in place, where the device can.
+    int64_t outer = 1, inner = 1;
+    bool isMax = r == Reduction::Max || r == Reduction::ArgMax;
+    if (keptBlock(t.shape(), reduced, outer, inner) && inner == 1 && cpuLeadingExtremum(t, outer, isMax, argReduce, out))
+      return out;
+  }
   Tensor p = (nd ? transpose(t, perm, loc) : t).contiguous();
   switch (r) {
     case Reduction::Sum: launch<ir::Op::Sum>(t.device(), p.dtype(), loc, p, int64_t{1}, run, out); break;
