@@ -128,9 +128,20 @@ static void checkIndex(const Tensor& x, int64_t a, const Tensor& index, SourceLo
 // index's minimum and maximum decide whether there is one; the scan for
 // it runs on all cores for large indices, and the error is raised outside
 // the parallel region, for the lowest such element as a serial scan would.
-static void checkIndexRange(const Tensor& x, int64_t a, const Tensor& deviceIndex, SourceLoc loc, const char* what) {
+// t's elements each once: its broadcast axes (stride 0) cut to one
+// element (an index expanded along the rows it selects).
+static Tensor distinctElements(const Tensor& t) {
+  Shape shape = t.shape();
+  for (int d = 0; d < t.ndim(); ++d)
+    if (t.strides()[d] == 0 && shape[d] > 1) shape[d] = 1;
+  return shape == t.shape() ? t : t.view(shape, t.strides(), t.offset());
+}
+
+static void checkIndexRange(const Tensor& x, int64_t a, const Tensor& fullIndex, SourceLoc loc, const char* what) {
+  if (fullIndex.numel() == 0) return;
+  // Whether every element is in range: each element once.
+  Tensor deviceIndex = distinctElements(fullIndex);
   int64_t len = x.dim(static_cast<int>(a)), n = deviceIndex.numel();
-  if (n == 0) return;
   // (On the index's device where it has the reductions; a device without
   // them has its index read on the host whole.)
   const KernelTable& kernels = deviceIndex.device().kernels();
