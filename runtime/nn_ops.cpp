@@ -186,7 +186,7 @@ Tensor crossEntropy(const Tensor& logits, const Tensor& labels, SourceLoc loc) {
 
 Tensor mseLoss(const Tensor& a, const Tensor& b, SourceLoc loc) {
   Value d = tensorBinary(ir::Op::Sub, makeTensorValue(a), makeTensorValue(b), loc);
-  Value sq = tensorBinary(ir::Op::Mul, d, d, loc);
+  Value sq = tensorBinary(ir::Op::Mul, d, d, loc, kConsumeFirst);  // squared in place
   return reduce(tensorOf(sq), Reduction::Mean, {}, false, loc, "mse_loss");
 }
 

@@ -122,9 +122,13 @@ Value whereOp(const Value& cond, const Value& a, const Value& b, SourceLoc loc) 
 Value clipOp(const Value& x, const Value& lo, const Value& hi, SourceLoc loc) {
   if (!x.is(Kind::Tensor)) fail(loc, std::string("clip() expects a Tensor, not ") + typeName(x));
   Value r = x;
-  if (!lo.is(Kind::None)) r = mathBinary(Op::Maximum, r, lo, loc);
-  if (!hi.is(Kind::None)) r = mathBinary(Op::Minimum, r, hi, loc);
-  return r;
+  bool fresh = !lo.is(Kind::None);
+  if (fresh) r = mathBinary(Op::Maximum, r, lo, loc);
+  if (hi.is(Kind::None)) return r;
+  // The minimum written into the maximum's result, which nothing else
+  // holds (while still in cache, and without a second buffer).
+  if (fresh && (hi.is(Kind::Tensor) || hi.isNumber())) return tensorBinary(Op::Minimum, r, hi, loc, kConsumeFirst);
+  return mathBinary(Op::Minimum, r, hi, loc);
 }
 
 namespace {
