@@ -269,35 +269,13 @@ void accumulateBlocks(const T* d, int64_t count, int64_t run, int64_t a0, int64_
 // one chunk, on all cores when `parallel` (any split gives the same bits).
 template <class T>
 void columnSums(const T* d, int64_t outer, int64_t count, bool parallel, double* sums) {
-  constexpr int64_t kTile = 64;
+  constexpr int64_t kTile = kColumnTile;
   int64_t tiles = (count + kTile - 1) / kTile, chunks = (outer + kSumChunk - 1) / kSumChunk;
   std::vector<double> partial(static_cast<size_t>(chunks * count));
   forEachLine(tiles * chunks, parallel, [&](int64_t task) {
     int64_t k0 = task % tiles * kTile, width = std::min(kTile, count - k0);
     int64_t a0 = task / tiles * kSumChunk, a1 = std::min(outer, a0 + kSumChunk);
-    int64_t main = a0 + (a1 - a0) / kSumLanes * kSumLanes;
-    std::vector<double> lanes(static_cast<size_t>(kSumLanes * kTile), 0.0);
-    for (int64_t a = a0; a < main; a += kSumLanes)
-      for (int64_t l = 0; l < kSumLanes; ++l) {
-        double* lane = lanes.data() + l * kTile;
-        const T* row = d + (a + l) * count + k0;
-#pragma omp simd
-        for (int64_t k = 0; k < width; ++k) lane[k] += static_cast<double>(row[k]);
-      }
-    for (int64_t half = kSumLanes / 2; half >= 1; half /= 2)
-      for (int64_t j = 0; j < half; ++j) {
-        double* to = lanes.data() + j * kTile;
-        const double* x = lanes.data() + 2 * j * kTile;
-        const double* y = x + kTile;
-#pragma omp simd
-        for (int64_t k = 0; k < width; ++k) to[k] = x[k] + y[k];
-      }
-    double* out = partial.data() + a0 / kSumChunk * count + k0;
-    for (int64_t k = 0; k < width; ++k) out[k] = lanes[static_cast<size_t>(k)];
-    for (int64_t a = main; a < a1; ++a) {
-      const T* row = d + a * count + k0;
-      for (int64_t k = 0; k < width; ++k) out[k] += static_cast<double>(row[k]);
-    }
+    columnTileSums(d + k0, count, a0, a1, width, partial.data() + a0 / kSumChunk * count + k0);
   });
   std::fill_n(sums, count, 0.0);
   for (int64_t c = 0; c < chunks; ++c)

@@ -1,11 +1,12 @@
-// sum_order.h's chunk sums of floats and doubles, compiled twice: for the
-// kernels' instruction set and for AVX-512, taken where the CPU has it.
-// Widening floats to double is what bounds a sum (one conversion of 4
-// floats a cycle with AVX2, 8 with AVX-512: a sum of 200,000 floats takes
-// 15 us, 9 us). Only these loops, which run over whole chunks: the
-// kernels at large are built without AVX-512, whose vector loops leave
-// short rows (pooling's 14 columns) to slower scalar remainders. The
-// additions are laneFold's in either build, so the bits are the same.
+// sum_order.h's chunk sums of floats and doubles, and its column sums a
+// tile at a time, compiled twice: for the kernels' instruction set and for
+// AVX-512, taken where the CPU has it. Widening floats to double is what
+// bounds a sum (one conversion of 4 floats a cycle with AVX2, 8 with
+// AVX-512: a sum of 200,000 floats takes 15 us, 9 us). Only these loops,
+// which run over whole chunks and tiles: the kernels at large are built
+// without AVX-512, whose vector loops leave short rows (pooling's 14
+// columns) to slower scalar remainders. The additions are the same in
+// either build, so the bits are.
 #include "runtime/sum_order.h"
 
 namespace nn::rt {
@@ -33,6 +34,40 @@ __attribute__((target("avx512f"))) double squaredDeviationsOf512(const T* d, int
   return laneFold(d, n, 0.0, step, kAdd);
 }
 
+template <class T>
+__attribute__((always_inline)) inline void tileSums(const T* d, int64_t count, int64_t a0, int64_t a1, int64_t width,
+                                                   double* out) {
+  int64_t main = a0 + (a1 - a0) / kSumLanes * kSumLanes;
+  double lanes[kSumLanes][kColumnTile] = {};
+  for (int64_t a = a0; a < main; a += kSumLanes)
+    for (int64_t l = 0; l < kSumLanes; ++l) {
+      const T* row = d + (a + l) * count;
+#pragma omp simd
+      for (int64_t k = 0; k < width; ++k) lanes[l][k] += static_cast<double>(row[k]);
+    }
+  for (int64_t half = kSumLanes / 2; half >= 1; half /= 2)
+    for (int64_t j = 0; j < half; ++j) {
+#pragma omp simd
+      for (int64_t k = 0; k < width; ++k) lanes[j][k] = lanes[2 * j][k] + lanes[2 * j + 1][k];
+    }
+  for (int64_t k = 0; k < width; ++k) out[k] = lanes[0][k];
+  for (int64_t a = main; a < a1; ++a) {
+    const T* row = d + a * count;
+    for (int64_t k = 0; k < width; ++k) out[k] += static_cast<double>(row[k]);
+  }
+}
+
+template <class T>
+void tileSumsBase(const T* d, int64_t count, int64_t a0, int64_t a1, int64_t width, double* out) {
+  tileSums(d, count, a0, a1, width, out);
+}
+
+template <class T>
+__attribute__((target("avx512f"))) void tileSums512(const T* d, int64_t count, int64_t a0, int64_t a1, int64_t width,
+                                                    double* out) {
+  tileSums(d, count, a0, a1, width, out);
+}
+
 bool hasAvx512() {
   static const bool has = __builtin_cpu_supports("avx512f");
   return has;
@@ -48,6 +83,13 @@ double chunkSquaredDeviations(const float* d, int64_t n, double mean) {
 }
 double chunkSquaredDeviations(const double* d, int64_t n, double mean) {
   return hasAvx512() ? squaredDeviationsOf512(d, n, mean) : squaredDeviationsOf(d, n, mean);
+}
+
+void columnTileSums(const float* d, int64_t count, int64_t a0, int64_t a1, int64_t width, double* out) {
+  hasAvx512() ? tileSums512(d, count, a0, a1, width, out) : tileSumsBase(d, count, a0, a1, width, out);
+}
+void columnTileSums(const double* d, int64_t count, int64_t a0, int64_t a1, int64_t width, double* out) {
+  hasAvx512() ? tileSums512(d, count, a0, a1, width, out) : tileSumsBase(d, count, a0, a1, width, out);
 }
 
 }  // namespace nn::rt

@@ -55,6 +55,15 @@ double chunkSum(const double* d, int64_t n);
 double chunkSquaredDeviations(const float* d, int64_t n, double mean);
 double chunkSquaredDeviations(const double* d, int64_t n, double mean);
 
+// Column sums a tile at a time (kernels_cpu_reduce.cpp columnSums): the
+// sums over rows [a0, a1) of one chunk of the `width` <= kColumnTile
+// columns starting at d (rows `count` apart) into out[0, width), each
+// column in a chunk's order: row a into lane a % kSumLanes, the lanes
+// added pairwise, then the chunk's last rows in order.
+inline constexpr int64_t kColumnTile = 64;
+void columnTileSums(const float* d, int64_t count, int64_t a0, int64_t a1, int64_t width, double* out);
+void columnTileSums(const double* d, int64_t count, int64_t a0, int64_t a1, int64_t width, double* out);
+
 // The sum of a run of n elements: its chunks' sums added in order.
 template <class T>
 double runSum(const T* d, int64_t n) {
