@@ -58,22 +58,37 @@ T modOf(T a, T b) {
 }
 
 // Floor division (kFloorDiv) or modulo of floats. libm's fmod takes ~15 ns
-// an element; where each operand is contiguous or a single value, SLEEF's
-// vector fmod (vmath::fmod) computes the remainders of a block at a time,
-// in ~1 ns, to the same bits.
+// an element; SLEEF's vector fmod (vmath::fmod) computes the remainders of
+// a block at a time, in ~1 ns, to the same bits: in place where each
+// operand is contiguous or a single value, else from the operands' rows
+// gathered into blocks.
 template <class T, bool kFloorDiv>
 void floatRemainderLoop(const Tensor& a, const Tensor& b, Tensor& o) {
   auto finish = [](T x, T y, T mod) { return kFloorDiv ? floorDivFromRemainder(x, y, mod) : modFromRemainder(y, mod); };
+  constexpr int64_t kBlock = 256;
   bool xSingle = a.isSingleValue(), ySingle = b.isSingleValue();
-  if (!(a.isContiguous() || xSingle) || !(b.isContiguous() || ySingle)) {
-    binaryLoop<T, T>(a, b, o, [&](T x, T y) { return finish(x, y, std::fmod(x, y)); });
-    return;
-  }
   const T* x = a.data<T>();
   const T* y = b.data<T>();
-  T* out = o.data<T>();
+  T* out = o.data<T>();  // contiguous
+  if (!(a.isContiguous() || xSingle) || !(b.isContiguous() || ySingle)) {
+    int64_t cols = o.ndim() ? o.shape().back() : 1, sa = lastStride(a), sb = lastStride(b);
+    forEachStridedRow<2>(o.shape(), {&a.strides(), &b.strides()}, o.numel() >= kParallelThreshold,
+                         [&](int64_t r, const std::array<int64_t, 2>& at) {
+                           T xs[kBlock], ys[kBlock], mod[kBlock];
+                           for (int64_t j0 = 0; j0 < cols; j0 += kBlock) {
+                             int64_t len = std::min(kBlock, cols - j0);
+                             for (int64_t k = 0; k < len; ++k) {
+                               xs[k] = x[at[0] + (j0 + k) * sa];
+                               ys[k] = y[at[1] + (j0 + k) * sb];
+                             }
+                             vmath::fmod(xs, false, ys, false, mod, len);
+                             T* orow = out + r * cols + j0;
+                             for (int64_t k = 0; k < len; ++k) orow[k] = finish(xs[k], ys[k], mod[k]);
+                           }
+                         });
+    return;
+  }
   forEachSpan(o.numel(), [&](int64_t begin, int64_t end) {
-    constexpr int64_t kBlock = 256;
     T mod[kBlock];
     for (int64_t i = begin; i < end; i += kBlock) {
       int64_t len = std::min(kBlock, end - i);
