@@ -13,9 +13,9 @@ void rampKernel(const Ramp& r, Tensor& out) {
   if constexpr (std::is_same_v<T, int64_t>) {
     if (r.exact) {
       // In uint64, so that a ramp leaving the i64 range wraps (as i64
-      // arithmetic does) instead of being undefined.
-      // Stepped as an induction (a vector add: x86 has no packed 64-bit
-      // multiply before AVX-512), to the same values.
+      // arithmetic does) instead of being undefined; stepped as an
+      // induction (a vector add: x86 has no packed 64-bit multiply before
+      // AVX-512), to the same values.
       forEachSpan(n, [&](int64_t begin, int64_t end) {
         uint64_t step = static_cast<uint64_t>(r.intStep);
         uint64_t v = static_cast<uint64_t>(r.intStart) + static_cast<uint64_t>(begin) * step;

@@ -124,12 +124,9 @@ static void checkIndex(const Tensor& x, int64_t a, const Tensor& index, SourceLo
       fail(loc, std::string(what) + ": index " + typeString(index) + " is larger than " + typeString(x) + " on axis " + std::to_string(d));
 }
 
-// Fails on the first index element outside [-len, len) for axis a. The
-// index's minimum and maximum decide whether there is one; the scan for
-// it runs on all cores for large indices, and the error is raised outside
-// the parallel region, for the lowest such element as a serial scan would.
 // t's elements each once: its broadcast axes (stride 0) cut to one
-// element (an index expanded along the rows it selects).
+// element (an index expanded along the rows it selects), in the order of
+// their first places in t.
 static Tensor distinctElements(const Tensor& t) {
   Shape shape = t.shape();
   for (int d = 0; d < t.ndim(); ++d)
@@ -137,9 +134,13 @@ static Tensor distinctElements(const Tensor& t) {
   return shape == t.shape() ? t : t.view(shape, t.strides(), t.offset());
 }
 
+// Fails on the first index element outside [-len, len) for axis a. The
+// index's minimum and maximum decide whether there is one; the scan for
+// it runs on all cores for large indices, and the error is raised outside
+// the parallel region, for the lowest such element as a serial scan would.
+// Each distinct element is looked at once.
 static void checkIndexRange(const Tensor& x, int64_t a, const Tensor& fullIndex, SourceLoc loc, const char* what) {
   if (fullIndex.numel() == 0) return;
-  // Whether every element is in range: each element once.
   Tensor deviceIndex = distinctElements(fullIndex);
   int64_t len = x.dim(static_cast<int>(a)), n = deviceIndex.numel();
   // (On the index's device where it has the reductions; a device without
