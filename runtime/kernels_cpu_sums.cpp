@@ -12,31 +12,22 @@
 namespace nn::rt {
 namespace {
 
+// The bodies, always inlined into the wrappers below, which compile them
+// for one instruction set each.
 template <class T>
-double sumOf(const T* d, int64_t n) {
+__attribute__((always_inline)) inline double sumBody(const T* d, int64_t n) {
   return laneFold(d, n, 0.0, kAdd, kAdd);
 }
 
 template <class T>
-double squaredDeviationsOf(const T* d, int64_t n, double mean) {
+__attribute__((always_inline)) inline double squaredDeviationsBody(const T* d, int64_t n, double mean) {
   auto step = [mean](double acc, double x) { return acc + (x - mean) * (x - mean); };
   return laneFold(d, n, 0.0, step, kAdd);
 }
 
 template <class T>
-__attribute__((target("avx512f"))) double sumOf512(const T* d, int64_t n) {
-  return laneFold(d, n, 0.0, kAdd, kAdd);
-}
-
-template <class T>
-__attribute__((target("avx512f"))) double squaredDeviationsOf512(const T* d, int64_t n, double mean) {
-  auto step = [mean](double acc, double x) { return acc + (x - mean) * (x - mean); };
-  return laneFold(d, n, 0.0, step, kAdd);
-}
-
-template <class T>
-__attribute__((always_inline)) inline void tileSums(const T* d, int64_t count, int64_t a0, int64_t a1, int64_t width,
-                                                   double* out) {
+__attribute__((always_inline)) inline void tileSumsBody(const T* d, int64_t count, int64_t a0, int64_t a1,
+                                                       int64_t width, double* out) {
   int64_t main = a0 + (a1 - a0) / kSumLanes * kSumLanes;
   double lanes[kSumLanes][kColumnTile] = {};
   for (int64_t a = a0; a < main; a += kSumLanes)
@@ -57,39 +48,40 @@ __attribute__((always_inline)) inline void tileSums(const T* d, int64_t count, i
   }
 }
 
-template <class T>
-void tileSumsBase(const T* d, int64_t count, int64_t a0, int64_t a1, int64_t width, double* out) {
-  tileSums(d, count, a0, a1, width, out);
+template <auto Body, class... A>
+auto kernelsBuild(A... a) {
+  return Body(a...);
 }
 
-template <class T>
-__attribute__((target("avx512f"))) void tileSums512(const T* d, int64_t count, int64_t a0, int64_t a1, int64_t width,
-                                                    double* out) {
-  tileSums(d, count, a0, a1, width, out);
+template <auto Body, class... A>
+__attribute__((target("avx512f"))) auto avx512Build(A... a) {
+  return Body(a...);
 }
 
-bool hasAvx512() {
-  static const bool has = __builtin_cpu_supports("avx512f");
-  return has;
+// Body(a...) in the AVX-512 build where the CPU has it.
+template <auto Body, class... A>
+auto widest(A... a) {
+  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  return avx512 ? avx512Build<Body>(a...) : kernelsBuild<Body>(a...);
 }
 
 }  // namespace
 
-double chunkSum(const float* d, int64_t n) { return hasAvx512() ? sumOf512(d, n) : sumOf(d, n); }
-double chunkSum(const double* d, int64_t n) { return hasAvx512() ? sumOf512(d, n) : sumOf(d, n); }
+double chunkSum(const float* d, int64_t n) { return widest<sumBody<float>>(d, n); }
+double chunkSum(const double* d, int64_t n) { return widest<sumBody<double>>(d, n); }
 
 double chunkSquaredDeviations(const float* d, int64_t n, double mean) {
-  return hasAvx512() ? squaredDeviationsOf512(d, n, mean) : squaredDeviationsOf(d, n, mean);
+  return widest<squaredDeviationsBody<float>>(d, n, mean);
 }
 double chunkSquaredDeviations(const double* d, int64_t n, double mean) {
-  return hasAvx512() ? squaredDeviationsOf512(d, n, mean) : squaredDeviationsOf(d, n, mean);
+  return widest<squaredDeviationsBody<double>>(d, n, mean);
 }
 
 void columnTileSums(const float* d, int64_t count, int64_t a0, int64_t a1, int64_t width, double* out) {
-  hasAvx512() ? tileSums512(d, count, a0, a1, width, out) : tileSumsBase(d, count, a0, a1, width, out);
+  widest<tileSumsBody<float>>(d, count, a0, a1, width, out);
 }
 void columnTileSums(const double* d, int64_t count, int64_t a0, int64_t a1, int64_t width, double* out) {
-  hasAvx512() ? tileSums512(d, count, a0, a1, width, out) : tileSumsBase(d, count, a0, a1, width, out);
+  widest<tileSumsBody<double>>(d, count, a0, a1, width, out);
 }
 
 }  // namespace nn::rt

@@ -96,36 +96,23 @@ __attribute__((target("avx512f"))) inline bool anyNaN(__m512 r) { return _mm512_
 __attribute__((target("avx512f"))) inline bool anyNaN(__m512d r) { return _mm512_cmp_pd_mask(r, r, _CMP_UNORD_Q) != 0; }
 
 // One vector call of SLEEF's fmod F on vectors V: out[0..w) = F(x, y),
-// compiled for the instruction set F needs; whether a result is NaN.
-template <class T, class V, V (*F)(V, V)>
-bool fmodCall4(const T* x, const T* y, T* out) {
-  V a, b;
-  std::memcpy(&a, x, sizeof a);
-  std::memcpy(&b, y, sizeof b);
-  V r = F(a, b);
-  std::memcpy(out, &r, sizeof r);
-  return anyNaN(r);
-}
-
-template <class T, class V, V (*F)(V, V)>
-__attribute__((target("avx"))) bool fmodCall8(const T* x, const T* y, T* out) {
-  V a, b;
-  std::memcpy(&a, x, sizeof a);
-  std::memcpy(&b, y, sizeof b);
-  V r = F(a, b);
-  std::memcpy(out, &r, sizeof r);
-  return anyNaN(r);
-}
-
-template <class T, class V, V (*F)(V, V)>
-__attribute__((target("avx512f"))) bool fmodCall16(const T* x, const T* y, T* out) {
-  V a, b;
-  std::memcpy(&a, x, sizeof a);
-  std::memcpy(&b, y, sizeof b);
-  V r = F(a, b);
-  std::memcpy(out, &r, sizeof r);
-  return anyNaN(r);
-}
+// compiled for the instruction set F needs (Target); whether a result is
+// NaN. (A macro: a function's instruction set cannot be a template
+// argument, and a shared inlined body would pass V by value without it.)
+#define NN_FMOD_CALL(Name, Target)                  \
+  template <class T, class V, V (*F)(V, V)>         \
+  Target bool Name(const T* x, const T* y, T* out) { \
+    V a, b;                                         \
+    std::memcpy(&a, x, sizeof a);                   \
+    std::memcpy(&b, y, sizeof b);                   \
+    V r = F(a, b);                                  \
+    std::memcpy(out, &r, sizeof r);                 \
+    return anyNaN(r);                               \
+  }
+NN_FMOD_CALL(fmodCall4, )
+NN_FMOD_CALL(fmodCall8, __attribute__((target("avx"))))
+NN_FMOD_CALL(fmodCall16, __attribute__((target("avx512f"))))
+#undef NN_FMOD_CALL
 
 // out[i] = fmod(x[i], y[i]) in calls of w elements; a single value x[0]
 // or y[0] is broadcast, and the last partial call is padded with ones.

@@ -13,29 +13,24 @@
 
 #include "runtime/tensor_ops.h"
 #include "test_device.h"
+#include "test_random.h"
 
 namespace {
 
 using namespace nn::rt;
 
-uint64_t state = 0x853c49e6748fea9bull;
-uint64_t next() {
-  state ^= state << 13;
-  state ^= state >> 7;
-  state ^= state << 17;
-  return state;
-}
+XorShift64 scatterRandom{0x853c49e6748fea9bull};
 
 Tensor scatterValues(const Shape& shape) {
   Tensor t = Tensor::empty(DType::F64, shape, testDevice());
-  for (int64_t i = 0; i < t.numel(); ++i) t.data<double>()[i] = (static_cast<double>(next() >> 11) * 0x1.0p-53 - 0.5) * 3;
+  for (int64_t i = 0; i < t.numel(); ++i) t.data<double>()[i] = (static_cast<double>(scatterRandom.next() >> 11) * 0x1.0p-53 - 0.5) * 3;
   return t;
 }
 
 // Indices in [-len, len) of `shape`.
 Tensor indices(const Shape& shape, int64_t len) {
   Tensor t = Tensor::empty(DType::I64, shape, testDevice());
-  for (int64_t i = 0; i < t.numel(); ++i) t.data<int64_t>()[i] = static_cast<int64_t>(next() % static_cast<uint64_t>(2 * len)) - len;
+  for (int64_t i = 0; i < t.numel(); ++i) t.data<int64_t>()[i] = static_cast<int64_t>(scatterRandom.next() % static_cast<uint64_t>(2 * len)) - len;
   return t;
 }
 

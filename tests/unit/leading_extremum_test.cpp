@@ -13,25 +13,20 @@
 
 #include "runtime/tensor_ops.h"
 #include "test_device.h"
+#include "test_random.h"
 
 namespace {
 
 using namespace nn::rt;
 
-uint64_t leadingState = 0x2545f4914f6cdd1dull;
-uint64_t leadingNext() {
-  leadingState ^= leadingState << 13;
-  leadingState ^= leadingState >> 7;
-  leadingState ^= leadingState << 17;
-  return leadingState;
-}
+XorShift64 leadingRandom{0x2545f4914f6cdd1dull};
 
 // Few distinct values (ties); floats also NaN, -0.0 and +0.0.
 template <class T>
 T leadingValue() {
-  uint64_t r = leadingNext() % 16;
+  uint64_t r = leadingRandom.next() % 16;
   if constexpr (std::is_floating_point_v<T>) {
-    if (r == 0 && leadingNext() % 8 == 0) return std::numeric_limits<T>::quiet_NaN();
+    if (r == 0 && leadingRandom.next() % 8 == 0) return std::numeric_limits<T>::quiet_NaN();
     if (r == 1) return T(-0.0);
     if (r == 2) return T(0.0);
   }

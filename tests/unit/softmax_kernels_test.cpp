@@ -18,6 +18,7 @@
 #include "runtime/nn_ops.h"
 #include "runtime/tensor_ops.h"
 #include "test_device.h"
+#include "test_random.h"
 
 namespace {
 
@@ -27,11 +28,9 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 
 Tensor softmaxInput(const Shape& shape, DType dt, float scale) {
   Tensor t = Tensor::empty(DType::F32, shape, testDevice());
-  uint64_t x = 0x9e3779b97f4a7c15ull;
+  XorShift64 random{0x9e3779b97f4a7c15ull};
   for (int64_t i = 0; i < t.numel(); ++i) {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
+    uint64_t x = random.next();
     t.data<float>()[i] = (static_cast<float>(x >> 40) * 0x1.0p-24f - 0.5f) * scale;
   }
   return dt == DType::F32 ? t : astype(t, dt);

@@ -15,6 +15,7 @@
 #include "runtime/tensor_ops.h"
 #include "runtime/value.h"
 #include "test_device.h"
+#include "test_random.h"
 
 namespace {
 
@@ -43,11 +44,9 @@ double documentedSum(const std::vector<double>& v) {
 // exact in any order; these show the order), of dtype dt.
 Tensor values(const Shape& shape, DType dt) {
   Tensor t = Tensor::empty(DType::F64, shape, testDevice());
-  uint64_t x = 88172645463325252ull;
+  XorShift64 random{88172645463325252ull};
   for (int64_t i = 0; i < t.numel(); ++i) {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
+    uint64_t x = random.next();
     t.data<double>()[i] = (static_cast<double>(x >> 11) * 0x1.0p-53 - 0.5) * 7.0;
   }
   return astype(t, dt);

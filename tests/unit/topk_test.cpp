@@ -15,6 +15,7 @@
 
 #include "runtime/tensor_ops.h"
 #include "test_device.h"
+#include "test_random.h"
 
 namespace {
 
@@ -24,11 +25,9 @@ using namespace nn::rt;
 // random with ties and NaNs, ascending, descending, constant.
 Tensor lines(DType dt) {
   Tensor t = Tensor::empty(DType::F64, {4, 40}, testDevice());
-  uint64_t x = 0x2545f4914f6cdd1dull;
+  XorShift64 random{0x2545f4914f6cdd1dull};
   for (int64_t j = 0; j < 40; ++j) {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
+    uint64_t x = random.next();
     double r = static_cast<double>(x % 7) - 3;
     if (x % 11 == 0) r = std::numeric_limits<double>::quiet_NaN();
     double* d = t.data<double>();
