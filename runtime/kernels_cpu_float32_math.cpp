@@ -3,9 +3,10 @@
 // forms (vector_math.h), in place of kernels_cpu_math.cpp's element-by-
 // element libm calls; f64 tensors keep those, which a Python float's math
 // shares. Each op is the formula float_unary.def gives it, with SLEEF's
-// function where that has libm's, computed in the same order, so that the
-// JIT's fused kernels (jit/elementwise_codegen.cpp), which call the same
-// SLEEF functions, give the same bits. sinh and cosh stay on libm
+// function (nn's, for erf: erf_f32.h) where that has libm's, computed in
+// the same order, so that the JIT's fused kernels (jit/
+// elementwise_codegen.cpp), which call the same functions, give the same
+// bits. sinh and cosh stay on libm
 // (sleef_functions.def says why).
 #include <omp.h>
 

@@ -3,7 +3,8 @@
 // AVX-512 forms only when the whole file is compiled for those
 // instructions; nn's code is compiled for any x86-64 and calls them from
 // functions compiled for them (vector_math.cpp), after asking the CPU.
-// Also the forms this CPU runs, for the JIT.
+// Also the forms this CPU runs, for the JIT, with those of nn's own erf
+// (erf_f32.h), which take the place of SLEEF's.
 #pragma once
 
 #include <immintrin.h>
@@ -11,6 +12,8 @@
 #include <initializer_list>
 #include <string_view>
 #include <vector>
+
+#include "runtime/erf_f32.h"
 
 extern "C" {
 #define SLEEF_FUNCTION(Name, f)                         \
@@ -35,11 +38,12 @@ __m512d Sleef_cinz_fmodd8_avx512fnofma(__m512d, __m512d);
 
 namespace nn::rt::sleef {
 
-// The widest vector form this CPU runs: 16 (AVX-512), 8 (AVX) or 4 (SSE2,
-// every x86-64). Every form gives the same bits, so the choice is speed's.
+// The widest vector form this CPU runs: 16 (AVX-512), 8 (AVX2: SLEEF's
+// need AVX, nn's erf AVX2) or 4 (SSE2, every x86-64). Every form gives the
+// same bits, so the choice is speed's.
 inline int widestForm() {
   if (__builtin_cpu_supports("avx512f")) return 16;
-  if (__builtin_cpu_supports("avx")) return 8;
+  if (__builtin_cpu_supports("avx2")) return 8;
   return 4;
 }
 
@@ -58,9 +62,10 @@ struct Form {
   bool f64 = false;
 };
 
-// The forms of every function, or of SLEEF's function `only` ("exp", ...;
-// "fmodf" and "fmod": fmod of floats and of doubles), with `usable`: only
-// those this CPU runs. In increasing width, the scalar first.
+// The forms of every function, or of the function `only` ("exp", ...;
+// "erf": nn's; "fmodf" and "fmod": fmod of floats and of doubles), with
+// `usable`: only those this CPU runs. In increasing width, the scalar
+// first.
 inline std::vector<Form> forms(std::string_view only = {}, bool usable = false) {
   std::vector<Form> found;
   int cpuBits = (usable ? widestForm() : 16) * 32;
@@ -76,6 +81,11 @@ inline std::vector<Form> forms(std::string_view only = {}, bool usable = false) 
          {"Sleef_cinz_" #f "f16_u10avx512fnofma", reinterpret_cast<void*>(&Sleef_cinz_##f##f16_u10avx512fnofma), 16}});
 #include "runtime/sleef_functions.def"
 #undef SLEEF_FUNCTION
+  if (only.empty() || only == "erf")
+    add({{"nn_erff1", reinterpret_cast<void*>(&nn_erff1), 1},
+         {"nn_erff4", reinterpret_cast<void*>(&nn_erff4), 4},
+         {"nn_erff8", reinterpret_cast<void*>(&nn_erff8), 8},
+         {"nn_erff16", reinterpret_cast<void*>(&nn_erff16), 16}});
   if (only.empty() || only == "fmodf")
     add({{"Sleef_cinz_fmodf1_purec", reinterpret_cast<void*>(&Sleef_cinz_fmodf1_purec), 1, 2},
          {"Sleef_cinz_fmodf4_sse2", reinterpret_cast<void*>(&Sleef_cinz_fmodf4_sse2), 4, 2},

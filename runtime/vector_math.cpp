@@ -1,6 +1,7 @@
-// vmath::apply (vector_math.h): each SLEEF function over an array, in
-// vectors of the widest form the CPU runs (their loops are compiled for
-// that instruction set alone, and run only after the CPU said it has it),
+// vmath::apply (vector_math.h): each SLEEF function (and nn's erf) over an
+// array, in vectors of the widest form the CPU runs (their loops are
+// compiled for that instruction set alone, and run only after the CPU said
+// it has it),
 // every NaN result made the default quiet NaN. The last partial vector
 // takes one vector call too, padded with zeros (AVX-512: masked), as the
 // scalar form is slower than a whole vector (SLEEF's tanhf: 54 ns; 16 of
@@ -171,6 +172,7 @@ void apply(Fn fn, const float* x, float* y, int64_t n) {
                                                                                                            n);
 #include "runtime/sleef_functions.def"
 #undef SLEEF_FUNCTION
+    case Fn::Erf: return map<nn_erff4, nn_erff8, nn_erff16>(x, y, n);
   }
 }
 

@@ -1,6 +1,6 @@
-// Single-precision math over arrays, through SLEEF (sleef_functions.def):
-// the transcendental functions of f32 tensors' kernels, in the widest
-// vector form this CPU runs. libm computes one element at a time (tanhf
+// Single-precision math over arrays, through SLEEF (sleef_functions.def)
+// and nn's erf (erf_f32.h): the transcendental functions of f32 tensors'
+// kernels, in the widest vector form this CPU runs. libm computes one element at a time (tanhf
 // takes 18 ns here); SLEEF's vector forms compute 8 or 16 at once, within
 // 1 ULP, and give the same bits as its scalar form, which the JIT's fused
 // kernels call for the elements their vector loops leave over.
@@ -14,6 +14,7 @@ enum class Fn : uint8_t {
 #define SLEEF_FUNCTION(Name, f) Name,
 #include "runtime/sleef_functions.def"
 #undef SLEEF_FUNCTION
+  Erf,  // nn's own (erf_f32.h), in SLEEF's forms
 };
 
 // y[i] = fn(x[i]) for i < n, a NaN as the default quiet NaN (0x7fc00000,

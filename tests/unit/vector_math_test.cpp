@@ -1,12 +1,13 @@
-// vmath::apply (runtime/vector_math.h) against SLEEF's scalar form, which
-// the JIT's fused kernels call for the elements their vector loops leave:
-// the same bits for every function over values at the edges (zeros of both
-// signs, tiny and huge magnitudes, the functions' poles and overflow
-// points, infinities, NaN), at every length up to three vectors (the
-// padded or masked last vector included), in place too; every NaN result
-// the default quiet NaN. vmath::fmod against libm's fmod: both exact, so
-// the same bits for every pair of those values (NaN wherever libm's is),
-// in both precisions, at every length with either operand a single value.
+// vmath::apply (runtime/vector_math.h) against the scalar form (SLEEF's;
+// nn's for erf), which the JIT's fused kernels call for the elements their
+// vector loops leave: the same bits for every function over values at the
+// edges (zeros of both signs, tiny and huge magnitudes, the functions'
+// poles and overflow points, infinities, NaN), at every length up to three
+// vectors (the padded or masked last vector included), in place too; every
+// NaN result the default quiet NaN. vmath::fmod against libm's fmod: both
+// exact, so the same bits for every pair of those values (NaN wherever
+// libm's is), in both precisions, at every length with either operand a
+// single value.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -32,6 +33,7 @@ const std::vector<Function>& functions() {
 #define SLEEF_FUNCTION(Name, f) {#f, Fn::Name, Sleef_cinz_##f##f1_u10purec},
 #include "runtime/sleef_functions.def"
 #undef SLEEF_FUNCTION
+      {"erf", Fn::Erf, nn_erff1},
   };
   return all;
 }
