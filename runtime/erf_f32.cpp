@@ -1,13 +1,20 @@
-// The four forms of nn's single-precision erf (erf_f32.h). a = |x| in
-// double; on [0, 4) interval i = floor(2a) (eight of them); erf(a) is
-// a * q0(a^2) on the first, where erf(a) / a is even and a tiny a keeps
-// its relative precision, and qi(a - (i/2 + 1/4)) on the others; from 4
-// on (erfc(4) = 1.5e-8, below half a float's ULP of 1) it is 1. Each q is
-// a degree-9 polynomial evaluated by Horner's rule; kTerms holds their
-// coefficients, printed by tools/erf_coefficients.py. The result is
-// rounded to float once, and takes x's sign. A NaN stays a NaN (callers
-// make it the default quiet NaN). Built with -ffp-contract=off (CMake):
-// a fused multiply-add in one form and not in another would change bits.
+// The four forms of nn's single-precision erf (erf_f32.h), in float
+// arithmetic with fused multiply-adds. a = |x|. Below 1/2, erf(a) = a *
+// (c0 + s * Q(s)) with s = a^2 (erf(a) / a is even; a tiny a keeps its
+// relative precision), c0 = 2 / sqrt(pi) in two floats, a * c0's high
+// part added last by a fused multiply-add. From 1/2 to 4, on the interval
+// [j/4, (j + 1)/4), erf(a) = hi + (p1 * t + (lo + t^2 * R(t))) with t = a -
+// (j/4 + 1/8) (exact), where hi + lo is the value at the centre in two
+// floats, so only the last addition rounds at the result's scale and the
+// linear term rounds once. From 4 on (erfc(4) = 1.5e-8, below half a
+// float's ULP of 1) it is 1. Then x's sign; a NaN stays a NaN (callers
+// make it the default quiet NaN). The coefficients are printed by
+// tools/erf_coefficients.py. A fused multiply-add rounds once in every
+// form (the scalar's std::fma too, in hardware or not), so all four give
+// the same bits; no other product and sum is fused (-ffp-contract=off,
+// CMake). Checked over every float against libm's double erf: at most 0.75
+// ULP from it (a denormal result, rounded twice), 0.73 for normal ones;
+// tests/unit/erf_f32_test.cpp checks a sweep.
 #include "runtime/erf_f32.h"
 
 #include <cmath>
@@ -20,90 +27,48 @@
 
 namespace {
 
-constexpr int kDegree = 9;
+// Q's coefficients, highest power first; c0 = 2 / sqrt(pi) = kC0High + kC0Low.
+constexpr float kSmall[5] = {-0x1.9a9748p-11f, 0x1.5558e2p-8f, -0x1.b82726p-6f, 0x1.ce2f16p-4f, -0x1.812746p-2f};
+constexpr float kC0High = 0x1.20dd76p+0f, kC0Low = -0x1.f7ac92p-25f;
 
-// kTerms[k][i]: interval i's coefficient of t^(9 - k).
-alignas(64) const double kTerms[kDegree + 1][8] = {
-    {-0x1.39fb524e9c1f7p-23, -0x1.fb814478c2dcep-9, 0x1.b20e3c899f6acp-11, 0x1.d437ae4aef267p-11,
-     -0x1.78acd29adaad0p-12, -0x1.34ef979d20a47p-14, 0x1.ab1bf1345d948p-16, 0x1.a20720223425cp-18},
-    {0x1.b776442df3041p-20, 0x1.314afb8e0c830p-9, -0x1.6d55239009effp-8, 0x1.5b0e1a4d2432dp-11,
-     0x1.0572cb8a36da3p-10, -0x1.5160089f6d682p-14, -0x1.57dabe66002a1p-14, -0x1.8318a5a00706fp-17},
-    {-0x1.f4bb9f7301dedp-17, 0x1.2df4fa39d70a9p-6, 0x1.db9e8d07b65e3p-9, -0x1.8d0fddf73a62dp-8,
-     -0x1.5fcd8fe773e58p-11, 0x1.52c7e85447f1fp-11, 0x1.648ceb3487cb4p-13, 0x1.10f1b9d597b9cp-16},
-    {0x1.f9a2a6635fe79p-14, -0x1.b84da44b04102p-6, 0x1.5ce3d4533295cp-6, 0x1.25d28d981f797p-7,
-     -0x1.7ca9e7ba20d73p-9, -0x1.b294cedab22f7p-10, -0x1.144fa32c092a1p-12, -0x1.42f7be37f9dafp-16},
-    {-0x1.c02db23d41138p-11, -0x1.b429d9cf73a27p-5, -0x1.8281ee60bf0a3p-5, 0x1.b2225149590bep-8,
-     0x1.5d3b3253bb995p-7, 0x1.69357cb858190p-9, 0x1.490a268a47620p-12, 0x1.34375d65f19afp-16},
-    {0x1.565bcd0aa6349p-8, 0x1.349b6308102c0p-3, -0x1.93a72422b6d19p-8, -0x1.8a0dd19007adcp-5,
-     -0x1.38a9862eaa4f9p-6, -0x1.ab0bcd679b18fp-9, -0x1.2c7d79c223fcep-12, -0x1.d073a1a25afcfp-17},
-    {-0x1.b82ce3127f739p-6, 0x1.b6e8582494d8ap-6, 0x1.571d01d5eb794p-3, 0x1.7148c3d6519c8p-4,
-     0x1.63ef61cd8d696p-6, 0x1.69cf469f5b444p-9, 0x1.9aa48a7e5d506p-13, 0x1.0b6a788c56849p-17},
-    {0x1.ce2f21a042b29p-4, -0x1.edc56447ad525p-2, -0x1.2ebf3de0b99fap-2, -0x1.7a4a89ff9b904p-4,
-     -0x1.074b60f2c1b21p-6, -0x1.a6a51b08541edp-10, -0x1.8de3cc53cb791p-14, -0x1.bba38a01132b4p-19},
-    {-0x1.812746b0379e6p-2, 0x1.492e42d78fae5p-1, 0x1.e4652fadc6408p-3, 0x1.b055303220786p-5,
-     0x1.d4143a9e209edp-8, 0x1.3360ccd1fd026p-11, 0x1.e9b5e8ce811bep-16, 0x1.d9371e3cd26b8p-21},
-    {0x1.20dd750429b6dp+0, 0x1.6c1c9759d1980p-1, 0x1.d8865d98af176p-1, 0x1.f92d077f8b91cp-1,
-     0x1.ff404760318b9p-1, 0x1.fff2cfb045771p-1, 0x1.ffff6f9f67e33p-1, 0x1.fffffc2f171b7p-1},
+// Below 1/2, a is scaled by 2^24 and the result back (exactly, but for a
+// denormal result): a * lo would otherwise underflow for a tiny a.
+constexpr float kScale = 0x1p24f, kUnscale = 0x1p-24f;
+
+// Per interval j (entries 0 and 1, below 1/2, unused): hi, lo, p1, then
+// R's coefficients, highest power first.
+constexpr int kRows = 8;
+alignas(64) const float kTerms[kRows][16] = {
+    {0.0f, 0.0f, 0x1.3f196ep-1f, 0x1.91724ap-1f, 0x1.c6dad2p-1f, 0x1.e5768cp-1f, 0x1.f4f694p-1f, 0x1.fbe61ep-1f, 0x1.fea422p-1f, 0x1.ff996p-1f, 0x1.ffe514p-1f, 0x1.fff9bap-1f, 0x1.fffeb4p-1f, 0x1.ffffc4p-1f, 0x1.fffff6p-1f, 0x1.fffffep-1f},
+    {0.0f, 0.0f, -0x1.978766p-28f, -0x1.5c8e08p-26f, 0x1.053d8cp-26f, 0x1.da51fep-28f, -0x1.2610a2p-27f, 0x1.de99eep-26f, -0x1.ca69aep-27f, 0x1.e7d664p-26f, 0x1.77b832p-26f, 0x1.083a0ep-27f, -0x1.44d984p-29f, -0x1.d24c26p-26f, 0x1.8c3da6p-29f, 0x1.259db2p-26f},
+    {0.0f, 0.0f, 0x1.86e96ap-1f, 0x1.0cab62p-1f, 0x1.45e99cp-2f, 0x1.5ce596p-3f, 0x1.499d46p-4f, 0x1.12ceb2p-5f, 0x1.94624cp-7f, 0x1.06918cp-8f, 0x1.2ce89ep-10f, 0x1.30539ep-12f, 0x1.0f9e3ap-14f, 0x1.abe0fcp-17f, 0x1.296ae6p-19f, 0x1.6ce298p-22f},
+    {0.0f, 0.0f, -0x1.5133dp-5f, -0x1.555ebep-7f, 0x1.f7ba26p-7f, 0x1.692efep-6f, 0x1.d7d21ep-7f, 0x1.0f965ep-8f, -0x1.d392e4p-10f, -0x1.960914p-9f, -0x1.265e2p-9f, -0x1.2bd4c2p-10f, -0x1.dd798cp-12f, -0x1.363122p-13f, -0x1.503808p-15f, -0x1.3417fcp-17f},
+    {0.0f, 0.0f, -0x1.baf0fcp-6f, -0x1.113d9ap-4f, -0x1.f43698p-5f, -0x1.f612p-6f, -0x1.2de508p-9f, 0x1.73324ap-7f, 0x1.97c5a6p-7f, 0x1.11f5a8p-7f, 0x1.15a346p-8f, 0x1.c4e87ep-10f, 0x1.325244p-11f, 0x1.5d57aap-13f, 0x1.5365f6p-15f, 0x1.1ae044p-17f},
+    {0.0f, 0.0f, 0x1.69630ap-3f, 0x1.cc60cp-4f, 0x1.ca55e4p-6f, -0x1.f3b506p-6f, -0x1.974bcp-5f, -0x1.5a3208p-5f, -0x1.afe69p-6f, -0x1.ae5a72p-7f, -0x1.62d4e8p-8f, -0x1.ed48dap-10f, -0x1.24512p-11f, -0x1.29894p-13f, -0x1.056cc8p-15f, -0x1.8e0a26p-18f},
+    {0.0f, 0.0f, -0x1.c8168p-5f, 0x1.7c995p-4f, 0x1.4cb2bcp-3f, 0x1.4375p-3f, 0x1.d6647ep-4f, 0x1.143e36p-4f, 0x1.0ea54ep-5f, 0x1.c1ebdcp-7f, 0x1.407d5p-8f, 0x1.89d9eap-10f, 0x1.a3642cp-12f, 0x1.843aap-14f, 0x1.392dfap-16f, 0x1.b92406p-19f},
+    {0.0f, 0.0f, -0x1.e8a3c4p-2f, -0x1.d62becp-2f, -0x1.6ea6dp-2f, -0x1.dfbbaep-3f, -0x1.0bcfcap-3f, -0x1.01a1c8p-4f, -0x1.ada872p-6f, -0x1.37ccd4p-7f, -0x1.8af148p-9f, -0x1.b5782p-11f, -0x1.a86712p-13f, -0x1.690592p-15f, -0x1.0d8888p-17f, -0x1.617ac8p-20f},
 };
-
-// 2^52: added to an integer-valued double below 2^52, its low bits are the
-// integer (the interval's index, for the permutes).
-constexpr double kIndexBias = 0x1p52;
-
-// Row k's coefficient of each lane's interval i (AVX2): picked from the
-// row's two halves by a 32-bit permute each (`pair` holds lanes 2j and
-// 2j + 1, a double's two halves, for j = i mod 4) and a blend on i >= 4.
-__attribute__((target("avx2"))) inline __m256d term(int k, __m256i pair, __m256d upper) {
-  __m256 low = _mm256_permutevar8x32_ps(_mm256_castpd_ps(_mm256_load_pd(kTerms[k])), pair);
-  __m256 high = _mm256_permutevar8x32_ps(_mm256_castpd_ps(_mm256_load_pd(kTerms[k] + 4)), pair);
-  return _mm256_blendv_pd(_mm256_castps_pd(low), _mm256_castps_pd(high), upper);
-}
-
-// erf of four lanes of a = |x| (AVX2).
-__attribute__((target("avx2"))) __m256d erfOfMagnitude(__m256d a) {
-  __m256d interval = _mm256_min_pd(_mm256_floor_pd(_mm256_mul_pd(a, _mm256_set1_pd(2.0))), _mm256_set1_pd(7.0));
-  __m256i index = _mm256_castpd_si256(_mm256_add_pd(interval, _mm256_set1_pd(kIndexBias)));
-  __m256i j = _mm256_and_si256(index, _mm256_set1_epi64x(3));
-  __m256i pair = _mm256_or_si256(_mm256_slli_epi64(j, 1),
-                                 _mm256_add_epi64(_mm256_slli_epi64(j, 33), _mm256_set1_epi64x(int64_t{1} << 32)));
-  __m256d upper = _mm256_cmp_pd(a, _mm256_set1_pd(2.0), _CMP_GE_OQ);
-  __m256d first = _mm256_cmp_pd(a, _mm256_set1_pd(0.5), _CMP_LT_OQ);
-  __m256d centre = _mm256_add_pd(_mm256_mul_pd(interval, _mm256_set1_pd(0.5)), _mm256_set1_pd(0.25));
-  __m256d t = _mm256_blendv_pd(_mm256_sub_pd(a, centre), _mm256_mul_pd(a, a), first);
-  __m256d q = term(0, pair, upper);
-  for (int k = 1; k <= kDegree; ++k) q = _mm256_add_pd(_mm256_mul_pd(q, t), term(k, pair, upper));
-  q = _mm256_blendv_pd(q, _mm256_mul_pd(q, a), first);
-  return _mm256_blendv_pd(q, _mm256_set1_pd(1.0), _mm256_cmp_pd(a, _mm256_set1_pd(4.0), _CMP_GE_OQ));
-}
-
-// The same for eight lanes (AVX-512F): one permute per coefficient.
-__attribute__((target("avx512f"))) __m512d erfOfMagnitude(__m512d a) {
-  __m512d interval = _mm512_min_pd(_mm512_roundscale_pd(_mm512_mul_pd(a, _mm512_set1_pd(2.0)), _MM_FROUND_TO_NEG_INF),
-                                   _mm512_set1_pd(7.0));
-  __m512i index = _mm512_castpd_si512(_mm512_add_pd(interval, _mm512_set1_pd(kIndexBias)));
-  __mmask8 first = _mm512_cmp_pd_mask(a, _mm512_set1_pd(0.5), _CMP_LT_OQ);
-  __m512d centre = _mm512_add_pd(_mm512_mul_pd(interval, _mm512_set1_pd(0.5)), _mm512_set1_pd(0.25));
-  __m512d t = _mm512_mask_mul_pd(_mm512_sub_pd(a, centre), first, a, a);
-  __m512d q = _mm512_permutexvar_pd(index, _mm512_load_pd(kTerms[0]));
-  for (int k = 1; k <= kDegree; ++k)
-    q = _mm512_add_pd(_mm512_mul_pd(q, t), _mm512_permutexvar_pd(index, _mm512_load_pd(kTerms[k])));
-  q = _mm512_mask_mul_pd(q, first, q, a);
-  return _mm512_mask_mov_pd(q, _mm512_cmp_pd_mask(a, _mm512_set1_pd(4.0), _CMP_GE_OQ), _mm512_set1_pd(1.0));
-}
 
 }  // namespace
 
 extern "C" {
 
 float nn_erff1(float x) {
-  double a = std::fabs(static_cast<double>(x));
-  if (!(a < 4.0)) return a >= 4.0 ? std::copysign(1.0f, x) : x + x;
-  int i = static_cast<int>(std::floor(a * 2.0));
-  double t = i == 0 ? a * a : a - (i * 0.5 + 0.25);
-  double q = kTerms[0][i];
-  for (int k = 1; k <= kDegree; ++k) q = q * t + kTerms[k][i];
-  if (i == 0) q = q * a;
-  return std::copysign(static_cast<float>(q), x);
+  float a = std::fabs(x);
+  if (!(a < 4.0f)) return a >= 4.0f ? std::copysign(1.0f, x) : x + x;
+  float r;
+  if (a < 0.5f) {
+    float s = a * a, q = kSmall[0], scaled = a * kScale;
+    for (int k = 1; k < 5; ++k) q = std::fma(q, s, kSmall[k]);
+    r = std::fma(scaled, kC0High, scaled * std::fma(s, q, kC0Low)) * kUnscale;
+  } else {
+    int j = static_cast<int>(a * 4.0f);
+    float t = a - (static_cast<float>(j) * 0.25f + 0.125f);
+    float q = kTerms[3][j];
+    for (int k = 4; k < kRows; ++k) q = std::fma(q, t, kTerms[k][j]);
+    r = kTerms[0][j] + std::fma(kTerms[2][j], t, std::fma(q, t * t, kTerms[1][j]));
+  }
+  return std::copysign(r, x);
 }
 
 // Four lanes are rare (CPUs without AVX2, a loop the JIT vectorises by
@@ -115,24 +80,65 @@ __m128 nn_erff4(__m128 x) {
   return _mm_load_ps(v);
 }
 
-// The results are >= 0 before x's sign is set, so setting it is an or.
-__attribute__((target("avx2"))) __m256 nn_erff8(__m256 x) {
+// Interval j's entry of row k in each of 8 lanes: a permute of each half of
+// the row and a blend on j >= 8. The results are >= 0 before x's sign is
+// set, so setting it is an or.
+__attribute__((target("avx2,fma"))) inline __m256 term8(int k, __m256i j, __m256 upper) {
+  return _mm256_blendv_ps(_mm256_permutevar8x32_ps(_mm256_load_ps(kTerms[k]), j),
+                          _mm256_permutevar8x32_ps(_mm256_load_ps(kTerms[k] + 8), j), upper);
+}
+
+__attribute__((target("avx2,fma"))) __m256 nn_erff8(__m256 x) {
   __m256 sign = _mm256_and_ps(x, _mm256_set1_ps(-0.0f));
   __m256 a = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x);
-  __m128 low = _mm256_cvtpd_ps(erfOfMagnitude(_mm256_cvtps_pd(_mm256_castps256_ps128(a))));
-  __m128 high = _mm256_cvtpd_ps(erfOfMagnitude(_mm256_cvtps_pd(_mm256_extractf128_ps(a, 1))));
-  return _mm256_or_ps(_mm256_insertf128_ps(_mm256_castps128_ps256(low), high, 1), sign);
+  __m256 s = _mm256_mul_ps(a, a), q = _mm256_set1_ps(kSmall[0]);
+  __m256 scaled = _mm256_mul_ps(a, _mm256_set1_ps(kScale));
+  for (int k = 1; k < 5; ++k) q = _mm256_fmadd_ps(q, s, _mm256_set1_ps(kSmall[k]));
+  __m256 small = _mm256_mul_ps(
+      _mm256_fmadd_ps(scaled, _mm256_set1_ps(kC0High),
+                      _mm256_mul_ps(scaled, _mm256_fmadd_ps(s, q, _mm256_set1_ps(kC0Low)))),
+      _mm256_set1_ps(kUnscale));
+  // min: a NaN (or a >= 4) takes the last interval; its result is replaced.
+  __m256i j = _mm256_cvttps_epi32(_mm256_min_ps(_mm256_mul_ps(a, _mm256_set1_ps(4.0f)), _mm256_set1_ps(15.0f)));
+  __m256 upper = _mm256_castsi256_ps(_mm256_cmpgt_epi32(j, _mm256_set1_epi32(7)));
+  __m256 t = _mm256_sub_ps(
+      a, _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(j), _mm256_set1_ps(0.25f)), _mm256_set1_ps(0.125f)));
+  __m256 p = term8(3, j, upper);
+  for (int k = 4; k < kRows; ++k) p = _mm256_fmadd_ps(p, t, term8(k, j, upper));
+  __m256 r = _mm256_add_ps(
+      term8(0, j, upper),
+      _mm256_fmadd_ps(term8(2, j, upper), t, _mm256_fmadd_ps(p, _mm256_mul_ps(t, t), term8(1, j, upper))));
+  r = _mm256_blendv_ps(r, small, _mm256_cmp_ps(a, _mm256_set1_ps(0.5f), _CMP_LT_OQ));
+  r = _mm256_blendv_ps(r, _mm256_set1_ps(1.0f), _mm256_cmp_ps(a, _mm256_set1_ps(4.0f), _CMP_GE_OQ));
+  return _mm256_or_ps(r, sign);
+}
+
+// The same in 16 lanes: one permute per row.
+__attribute__((target("avx512f"))) inline __m512 term16(int k, __m512i j) {
+  return _mm512_permutexvar_ps(j, _mm512_load_ps(kTerms[k]));
 }
 
 __attribute__((target("avx512f"))) __m512 nn_erff16(__m512 x) {
   __m512i bits = _mm512_castps_si512(x);
   __m512i sign = _mm512_and_si512(bits, _mm512_set1_epi32(INT32_MIN));
   __m512 a = _mm512_castsi512_ps(_mm512_andnot_si512(_mm512_set1_epi32(INT32_MIN), bits));
-  __m256 low = _mm512_cvtpd_ps(erfOfMagnitude(_mm512_cvtps_pd(_mm512_castps512_ps256(a))));
-  __m256 high = _mm512_cvtpd_ps(
-      erfOfMagnitude(_mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a), 1)))));
-  __m512d both = _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(low)), _mm256_castps_pd(high), 1);
-  return _mm512_castsi512_ps(_mm512_or_si512(_mm512_castpd_si512(both), sign));
+  __m512 s = _mm512_mul_ps(a, a), q = _mm512_set1_ps(kSmall[0]);
+  __m512 scaled = _mm512_mul_ps(a, _mm512_set1_ps(kScale));
+  for (int k = 1; k < 5; ++k) q = _mm512_fmadd_ps(q, s, _mm512_set1_ps(kSmall[k]));
+  __m512 small = _mm512_mul_ps(
+      _mm512_fmadd_ps(scaled, _mm512_set1_ps(kC0High),
+                      _mm512_mul_ps(scaled, _mm512_fmadd_ps(s, q, _mm512_set1_ps(kC0Low)))),
+      _mm512_set1_ps(kUnscale));
+  __m512i j = _mm512_cvttps_epi32(_mm512_min_ps(_mm512_mul_ps(a, _mm512_set1_ps(4.0f)), _mm512_set1_ps(15.0f)));
+  __m512 t = _mm512_sub_ps(
+      a, _mm512_add_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(j), _mm512_set1_ps(0.25f)), _mm512_set1_ps(0.125f)));
+  __m512 p = term16(3, j);
+  for (int k = 4; k < kRows; ++k) p = _mm512_fmadd_ps(p, t, term16(k, j));
+  __m512 r = _mm512_add_ps(term16(0, j),
+                           _mm512_fmadd_ps(term16(2, j), t, _mm512_fmadd_ps(p, _mm512_mul_ps(t, t), term16(1, j))));
+  r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(a, _mm512_set1_ps(0.5f), _CMP_LT_OQ), small);
+  r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(a, _mm512_set1_ps(4.0f), _CMP_GE_OQ), _mm512_set1_ps(1.0f));
+  return _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(r), sign));
 }
 
 }  // extern "C"

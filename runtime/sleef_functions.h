@@ -38,12 +38,12 @@ __m512d Sleef_cinz_fmodd8_avx512fnofma(__m512d, __m512d);
 
 namespace nn::rt::sleef {
 
-// The widest vector form this CPU runs: 16 (AVX-512), 8 (AVX2: SLEEF's
-// need AVX, nn's erf AVX2) or 4 (SSE2, every x86-64). Every form gives the
-// same bits, so the choice is speed's.
+// The widest vector form this CPU runs: 16 (AVX-512), 8 (AVX2 and FMA:
+// SLEEF's need AVX, nn's erf AVX2 and FMA) or 4 (SSE2, every x86-64).
+// Every form gives the same bits, so the choice is speed's.
 inline int widestForm() {
   if (__builtin_cpu_supports("avx512f")) return 16;
-  if (__builtin_cpu_supports("avx2")) return 8;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return 8;
   return 4;
 }
 

@@ -1,13 +1,13 @@
-// nn's single-precision erf (runtime/erf_f32.h) against libm's double erf
-// rounded to float, over every 251st float from 0 to past 4 (where it
-// becomes 1) and both signs: each result within 1 ULP, nearly all the
-// correctly rounded float (the polynomials' error, 2e-12, moves only
-// values within it of a halfway point); and each of the four forms, on
-// every CPU that runs it, giving the scalar form's bits. Also its special
-// values: signed zeros kept, denormals, +-1 from 4 on and at the
-// infinities, NaN.
+// nn's single-precision erf (runtime/erf_f32.h) against libm's double
+// erf, over every 251st float from 0 to past 4 (where it becomes 1), 2^22
+// evenly spaced values there, and both signs: each result within 0.75 ULP
+// of the exact value (0.7 for a normal one) and nearly always the
+// correctly rounded float; each of the four forms, on every CPU that runs
+// it, giving the scalar form's bits. Also its special values: signed zeros
+// kept, denormals, +-1 from 4 on and at the infinities, NaN.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -40,19 +40,33 @@ std::vector<float> sweep() {
   return xs;
 }
 
-TEST(ErfF32, WithinOneUlpAndNearlyAlwaysCorrectlyRounded) {
-  int64_t rounded = 0, total = 0;
-  for (float x : sweep()) {
-    float y = nn_erff1(x), ref = static_cast<float>(std::erf(static_cast<double>(x)));
-    int64_t apart = static_cast<int64_t>(floatBits(std::fabs(y))) - static_cast<int64_t>(floatBits(std::fabs(ref)));
-    ASSERT_LE(std::llabs(apart), 1) << "erf(" << x << ") = " << y << ", not " << ref;
+// |y - erf(x)| in units in the last place of the float nearest erf(x).
+double ulpsOff(float y, float x) {
+  double exact = std::erf(static_cast<double>(x));
+  int exponent = std::max(std::ilogb(static_cast<float>(exact)) - 23, -149);
+  return std::fabs(static_cast<double>(y) - exact) / std::ldexp(1.0, exponent);
+}
+
+TEST(ErfF32, WithinThreeQuartersOfAnUlp) {
+  // Every 251st float (most of them tiny: the small range's scaling), and
+  // 2^22 evenly spaced values from 0 to 4.5 (the intervals').
+  std::vector<float> xs = sweep();
+  for (int k = 0; k < (1 << 22); ++k) xs.push_back(4.5f * static_cast<float>(k) / (1 << 22));
+  double worstNormal = 0;
+  int64_t rounded = 0;
+  for (float x : xs) {
+    float y = nn_erff1(x);
     ASSERT_EQ(std::signbit(y), std::signbit(x)) << x;
-    rounded += apart == 0;
-    ++total;
+    double off = ulpsOff(y, x);
+    ASSERT_LE(off, 0.75) << "erf(" << x << ") = " << y;
+    if (std::fabs(y) >= std::numeric_limits<float>::min()) worstNormal = std::max(worstNormal, off);
+    rounded += y == static_cast<float>(std::erf(static_cast<double>(x)));
   }
-  // Here all are; over every float below 4.5, 134 in 10^9 are not. An
-  // error of 1e-9 in one coefficient makes 240 here.
-  EXPECT_GE(static_cast<double>(rounded) / static_cast<double>(total), 1.0 - 1e-6) << total - rounded << " of " << total;
+  // Here a normal result is within 0.696 ULP (0.723 over every float),
+  // and the correctly rounded float but for 0.334% of these. A change of
+  // 1e-6 in Q's s^3 coefficient makes the second 0.348%.
+  EXPECT_LE(worstNormal, 0.7);
+  EXPECT_LE(1.0 - static_cast<double>(rounded) / static_cast<double>(xs.size()), 0.0034);
 }
 
 TEST(ErfF32, SpecialValues) {
