@@ -12,6 +12,7 @@
 
 #include "runtime/kernel_loops.h"
 #include "runtime/random.h"
+#include "runtime/vector_math.h"
 
 namespace nn::rt {
 
@@ -53,19 +54,28 @@ void streamWords(std::array<uint32_t, 2> key, uint64_t from, int64_t count, uint
 constexpr int64_t kDrawChunk = 4096;
 
 // Makes `count` elements, each from `words` consecutive words of rng's
-// stream from its position: make(i, its words) for each, chunk by chunk,
-// on all cores when `parallel`; then moves rng past the words.
+// stream from its position, chunk by chunk: makeChunk(first, last, the
+// words of elements [first, last)), on all cores when `parallel`; then
+// moves rng past the words.
 template <class F>
-void drawInBulk(RandomGenerator& rng, int64_t count, int words, bool parallel, F make) {
+void drawChunks(RandomGenerator& rng, int64_t count, int words, bool parallel, F makeChunk) {
   uint64_t start = rng.position();
   std::array<uint32_t, 2> key = rng.key();
   forEachLine((count + kDrawChunk - 1) / kDrawChunk, parallel, [&](int64_t c) {
     int64_t first = c * kDrawChunk, last = std::min(count, first + kDrawChunk);
     std::vector<uint32_t> w(static_cast<size_t>((last - first) * words));
     streamWords(key, start + static_cast<uint64_t>(first * words), static_cast<int64_t>(w.size()), w.data());
-    for (int64_t i = first; i < last; ++i) make(i, w.data() + (i - first) * words);
+    makeChunk(first, last, w.data());
   });
   rng.skipTo(start + static_cast<uint64_t>(count * words));
+}
+
+// The same, element by element: make(i, its words).
+template <class F>
+void drawInBulk(RandomGenerator& rng, int64_t count, int words, bool parallel, F make) {
+  drawChunks(rng, count, words, parallel, [&](int64_t first, int64_t last, const uint32_t* w) {
+    for (int64_t i = first; i < last; ++i) make(i, w + (i - first) * words);
+  });
 }
 
 uint64_t wide(const uint32_t* w) { return (uint64_t(w[0]) << 32) | w[1]; }
@@ -92,11 +102,16 @@ void normalKernel(RandomGenerator& rng, Tensor& out) {
   T* pairs = o + i;
   int64_t count = (n - i) / 2;
   // A pair costs a log, a sqrt and a sincos: worth other cores sooner.
-  drawInBulk(rng, count, 4, count >= 2048, [pairs](int64_t j, const uint32_t* w) {
-    double first, second;
-    RandomGenerator::normalPair(wide(w), wide(w + 2), first, second);
-    pairs[2 * j] = static_cast<T>(first);
-    pairs[2 * j + 1] = static_cast<T>(second);
+  drawChunks(rng, count, 4, count >= 2048, [pairs](int64_t begin, int64_t end, const uint32_t* w) {
+    int64_t m = end - begin;
+    std::vector<double> u(static_cast<size_t>(4 * m));
+    double *u1 = u.data(), *u2 = u1 + m, *first = u2 + m, *second = first + m;
+    RandomGenerator::normalUniforms(w, m, u1, u2);
+    vmath::boxMuller(u1, u2, first, second, m);
+    for (int64_t j = 0; j < m; ++j) {
+      pairs[2 * (begin + j)] = static_cast<T>(first[j]);
+      pairs[2 * (begin + j) + 1] = static_cast<T>(second[j]);
+    }
   });
   if (i + 2 * count < n) o[n - 1] = static_cast<T>(rng.normal());
 }

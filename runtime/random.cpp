@@ -1,7 +1,7 @@
 // Philox4x32-10 and the conversions to uniform, normal and bounded values.
 #include "runtime/random.h"
 
-#include <cmath>
+#include "runtime/vector_math.h"
 
 namespace nn::rt {
 
@@ -38,12 +38,10 @@ void RandomGenerator::skipTo(uint64_t word) {
 }
 
 void RandomGenerator::normalPair(uint64_t a, uint64_t b, double& first, double& second) {
-  double u1 = 1.0 - unitF64(a);  // (0, 1]: log stays finite
-  double u2 = unitF64(b);
-  double r = std::sqrt(-2.0 * std::log(u1));
-  double theta = 2.0 * M_PI * u2;
-  first = r * std::cos(theta);
-  second = r * std::sin(theta);
+  uint32_t words[4] = {uint32_t(a >> 32), uint32_t(a), uint32_t(b >> 32), uint32_t(b)};
+  double u1, u2;
+  normalUniforms(words, 1, &u1, &u2);
+  vmath::boxMuller(&u1, &u2, &first, &second, 1);
 }
 
 double RandomGenerator::normal() {

@@ -4,7 +4,8 @@
 // to zero; every draw consumes counters in order, so a seeded program gives
 // the same numbers on every run and platform. Conversions:
 //   rand:    u32 >> 8 scaled by 2^-24 (f32 in [0, 1)), or 53 bits for f64;
-//   randn:   Box-Muller on two uniforms in (0, 1], computed in double;
+//   randn:   Box-Muller on two uniforms in (0, 1], computed in double
+//            with SLEEF's log and sincos (vmath::boxMuller);
 //   randint: Lemire's unbiased bounded integers on 64-bit draws.
 #pragma once
 
@@ -64,6 +65,15 @@ class RandomGenerator {
   static float unitF32(uint32_t w) { return static_cast<float>(w >> 8) * (1.0f / 16777216.0f); }
   static double unitF64(uint64_t d) { return static_cast<double>(d >> 11) * (1.0 / 9007199254740992.0); }
   static void normalPair(uint64_t a, uint64_t b, double& first, double& second);
+  // Box-Muller's uniforms of `pairs` pairs from their words (four each,
+  // the two 64-bit draws normalPair takes): u1 in (0, 1], u2 in [0, 1).
+  static void normalUniforms(const uint32_t* words, int64_t pairs, double* u1, double* u2) {
+    for (int64_t j = 0; j < pairs; ++j) {
+      const uint32_t* w = words + 4 * j;
+      u1[j] = 1.0 - unitF64((uint64_t(w[0]) << 32) | w[1]);  // log stays finite
+      u2[j] = unitF64((uint64_t(w[2]) << 32) | w[3]);
+    }
+  }
 
   // The stream by position, for kernels that draw many numbers at once
   // (kernels_cpu_random.cpp): draws consume 32-bit words in order, word w

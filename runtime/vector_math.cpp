@@ -164,6 +164,57 @@ void fmod(const double* x, bool xSingle, const double* y, bool ySingle, double* 
   fmodCalls<double, 2, fmodCall4<double, __m128d, Sleef_cinz_fmodd2_sse2>>(x, xSingle, y, ySingle, out, n);
 }
 
+namespace {
+
+// Box-Muller of w pairs (one vector call of each function), in the
+// instruction set of its forms.
+void boxMuller2(const double* u1, const double* u2, double* first, double* second) {
+  __m128d r = _mm_sqrt_pd(_mm_mul_pd(_mm_set1_pd(-2.0), Sleef_cinz_logd2_u10sse2(_mm_loadu_pd(u1))));
+  SleefM128d2 t = Sleef_cinz_sincosd2_u10sse2(_mm_mul_pd(_mm_set1_pd(2.0 * M_PI), _mm_loadu_pd(u2)));
+  _mm_storeu_pd(first, _mm_mul_pd(r, t.cos));
+  _mm_storeu_pd(second, _mm_mul_pd(r, t.sin));
+}
+
+__attribute__((target("avx"))) void boxMuller4(const double* u1, const double* u2, double* first, double* second) {
+  __m256d r = _mm256_sqrt_pd(_mm256_mul_pd(_mm256_set1_pd(-2.0), Sleef_cinz_logd4_u10avx(_mm256_loadu_pd(u1))));
+  SleefM256d2 t = Sleef_cinz_sincosd4_u10avx(_mm256_mul_pd(_mm256_set1_pd(2.0 * M_PI), _mm256_loadu_pd(u2)));
+  _mm256_storeu_pd(first, _mm256_mul_pd(r, t.cos));
+  _mm256_storeu_pd(second, _mm256_mul_pd(r, t.sin));
+}
+
+__attribute__((target("avx512f"))) void boxMuller8(const double* u1, const double* u2, double* first,
+                                                    double* second) {
+  // maskz with every lane: _mm512_sqrt_pd's undefined source makes GCC 12
+  // warn (bug 105593).
+  __m512d r = _mm512_maskz_sqrt_pd(
+      0xFF, _mm512_mul_pd(_mm512_set1_pd(-2.0), Sleef_cinz_logd8_u10avx512fnofma(_mm512_loadu_pd(u1))));
+  SleefM512d2 t = Sleef_cinz_sincosd8_u10avx512fnofma(_mm512_mul_pd(_mm512_set1_pd(2.0 * M_PI), _mm512_loadu_pd(u2)));
+  _mm512_storeu_pd(first, _mm512_mul_pd(r, t.cos));
+  _mm512_storeu_pd(second, _mm512_mul_pd(r, t.sin));
+}
+
+// Calls of w pairs; the last, partial one padded (u1 = 1: log 0).
+template <int64_t w, void (*Call)(const double*, const double*, double*, double*)>
+void boxMullerCalls(const double* u1, const double* u2, double* first, double* second, int64_t n) {
+  int64_t i = 0;
+  for (; i + w <= n; i += w) Call(u1 + i, u2 + i, first + i, second + i);
+  if (i == n) return;
+  double a[w], b[w], c[w], d[w];
+  for (int64_t k = 0; k < w; ++k) a[k] = i + k < n ? u1[i + k] : 1.0, b[k] = i + k < n ? u2[i + k] : 0.0;
+  Call(a, b, c, d);
+  std::copy(c, c + (n - i), first + i);
+  std::copy(d, d + (n - i), second + i);
+}
+
+}  // namespace
+
+void boxMuller(const double* u1, const double* u2, double* first, double* second, int64_t n) {
+  int width = sleef::widestForm();
+  if (width >= 16) return boxMullerCalls<8, boxMuller8>(u1, u2, first, second, n);
+  if (width >= 8) return boxMullerCalls<4, boxMuller4>(u1, u2, first, second, n);
+  boxMullerCalls<2, boxMuller2>(u1, u2, first, second, n);
+}
+
 void apply(Fn fn, const float* x, float* y, int64_t n) {
   switch (fn) {
 #define SLEEF_FUNCTION(Name, f)                                                                                \

@@ -27,4 +27,10 @@ void apply(Fn fn, const float* x, float* y, int64_t n);
 void fmod(const float* x, bool xSingle, const float* y, bool ySingle, float* out, int64_t n);
 void fmod(const double* x, bool xSingle, const double* y, bool ySingle, double* out, int64_t n);
 
+// Box-Muller in double, for i < n: r = sqrt(-2 log(u1[i])) and t = 2 pi
+// u2[i] make first[i] = r cos(t) and second[i] = r sin(t), with SLEEF's
+// log and sincos (within 1 ULP; the same bits at every vector width, so
+// one pair gives what a whole array does).
+void boxMuller(const double* u1, const double* u2, double* first, double* second, int64_t n);
+
 }  // namespace nn::rt::vmath

@@ -7,9 +7,11 @@
 // NaN result the default quiet NaN. vmath::fmod against libm's fmod: both
 // exact, so the same bits for every pair of those values (NaN wherever
 // libm's is), in both precisions, at every length with either operand a
-// single value.
+// single value. vmath::boxMuller: each pair's bits at every length, and
+// libm's values within 2 ULP.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -154,6 +156,35 @@ TEST(VectorMath, FmodIsLibmsFmodForEveryPair) {
 TEST(VectorMath, FmodEveryLength) {
   checkFmodEveryLength<float>();
   checkFmodEveryLength<double>();
+}
+
+// Box-Muller over arrays of every length up to three vectors gives each
+// pair's bits alone (a padded call), and libm's values within 2 ULP (of
+// the larger of r and 1).
+TEST(VectorMath, BoxMullerEveryLengthGivesEachPairsBits) {
+  std::vector<double> u1, u2;
+  for (int k = 0; k < 24; ++k) {
+    u1.push_back(k == 0 ? 1.0 : std::ldexp(1.0, -3 * k) * (1.0 + k * 0.01));  // to 2^-69: r = 9.7
+    u2.push_back(k / 24.0 + 0.013);
+  }
+  u1.push_back(std::ldexp(1.0, -53));  // the least u1: r = 8.57
+  u2.push_back(0.999999);
+  for (int64_t n = 0; n <= static_cast<int64_t>(u1.size()); ++n) {
+    std::vector<double> first(static_cast<size_t>(n) + 1, 7.0), second(static_cast<size_t>(n) + 1, 7.0);
+    nn::rt::vmath::boxMuller(u1.data(), u2.data(), first.data(), second.data(), n);
+    EXPECT_EQ(first[n], 7.0) << "wrote past " << n;
+    EXPECT_EQ(second[n], 7.0) << "wrote past " << n;
+    for (int64_t i = 0; i < n; ++i) {
+      double a, b;
+      nn::rt::vmath::boxMuller(&u1[i], &u2[i], &a, &b, 1);
+      ASSERT_EQ(bits(first[i]), bits(a)) << "n=" << n << " i=" << i;
+      ASSERT_EQ(bits(second[i]), bits(b)) << "n=" << n << " i=" << i;
+      double r = std::sqrt(-2.0 * std::log(u1[i])), t = 2.0 * M_PI * u2[i];
+      double tolerance = 2 * std::numeric_limits<double>::epsilon() * std::max(r, 1.0);
+      EXPECT_NEAR(a, r * std::cos(t), tolerance) << u1[i] << " " << u2[i];
+      EXPECT_NEAR(b, r * std::sin(t), tolerance) << u1[i] << " " << u2[i];
+    }
+  }
 }
 
 }  // namespace
