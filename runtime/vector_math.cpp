@@ -1,12 +1,12 @@
 // vmath::apply (vector_math.h): each SLEEF function (and nn's erf) over an
 // array, in vectors of the widest form the CPU runs (their loops are
 // compiled for that instruction set alone, and run only after the CPU said
-// it has it),
-// every NaN result made the default quiet NaN. The last partial vector
-// takes one vector call too, padded with zeros (AVX-512: masked), as the
-// scalar form is slower than a whole vector (SLEEF's tanhf: 54 ns; 16 of
-// them: 58 ns). vmath::fmod likewise, for floats and doubles, with libm
-// for the elements SLEEF's fmod gets wrong.
+// it has it), every NaN result made the default quiet NaN. The last
+// partial vector takes one vector call too, padded with zeros (AVX-512:
+// masked), as the scalar form is slower than a whole vector (SLEEF's
+// tanhf: 54 ns; 16 of them: 58 ns). vmath::fmod likewise, for floats and
+// doubles, with libm for the elements SLEEF's fmod gets wrong; and
+// vmath::boxMuller, SLEEF's double log and sincos.
 #include "runtime/vector_math.h"
 
 #include <algorithm>

@@ -88,7 +88,7 @@ TEST(ErfF32, SpecialValues) {
 
 // Whether a result of the vector forms is the scalar form's (any NaN for
 // a NaN: the callers replace every NaN).
-bool same(float vector, float scalar) {
+bool sameAsScalar(float vector, float scalar) {
   return (std::isnan(vector) && std::isnan(scalar)) || floatBits(vector) == floatBits(scalar);
 }
 
@@ -109,14 +109,14 @@ TEST(ErfF32, EveryFormGivesTheScalarFormsBits) {
   std::vector<float> scalar(xs.size()), y(xs.size());
   for (size_t i = 0; i < xs.size(); ++i) scalar[i] = nn_erff1(xs[i]);
   for (size_t i = 0; i < xs.size(); i += 4) _mm_storeu_ps(&y[i], nn_erff4(_mm_loadu_ps(&xs[i])));
-  for (size_t i = 0; i < xs.size(); ++i) ASSERT_TRUE(same(y[i], scalar[i])) << "4 lanes: erf(" << xs[i] << ")";
+  for (size_t i = 0; i < xs.size(); ++i) ASSERT_TRUE(sameAsScalar(y[i], scalar[i])) << "4 lanes: erf(" << xs[i] << ")";
   if (__builtin_cpu_supports("avx2")) {
     for (size_t i = 0; i < xs.size(); i += 8) apply8(&xs[i], &y[i]);
-    for (size_t i = 0; i < xs.size(); ++i) ASSERT_TRUE(same(y[i], scalar[i])) << "8 lanes: erf(" << xs[i] << ")";
+    for (size_t i = 0; i < xs.size(); ++i) ASSERT_TRUE(sameAsScalar(y[i], scalar[i])) << "8 lanes: erf(" << xs[i] << ")";
   }
   if (__builtin_cpu_supports("avx512f")) {
     for (size_t i = 0; i < xs.size(); i += 16) apply16(&xs[i], &y[i]);
-    for (size_t i = 0; i < xs.size(); ++i) ASSERT_TRUE(same(y[i], scalar[i])) << "16 lanes: erf(" << xs[i] << ")";
+    for (size_t i = 0; i < xs.size(); ++i) ASSERT_TRUE(sameAsScalar(y[i], scalar[i])) << "16 lanes: erf(" << xs[i] << ")";
   }
 }
 
