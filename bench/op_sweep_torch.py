@@ -37,7 +37,7 @@ def grad(f):
 ops = [
  ("add", lambda: x + y), ("mul_s", lambda: x * 2.0), ("pow2", lambda: x ** 2), ("powf", lambda: x.abs() ** 1.5),
  ("where", lambda: torch.where(x > 0, x, y)), ("clip", lambda: torch.clip(x, -0.5, 0.5)), ("maximum", lambda: torch.maximum(x, y)),
- ("gelu", lambda: F.gelu(x)), ("tanh", lambda: torch.tanh(x)), ("sigmoid", lambda: torch.sigmoid(x)), ("softplus", lambda: F.softplus(x)),
+ ("gelu", lambda: F.gelu(x)), ("erf", lambda: torch.erf(x)), ("tanh", lambda: torch.tanh(x)), ("sigmoid", lambda: torch.sigmoid(x)), ("softplus", lambda: F.softplus(x)),
  ("sum0", lambda: x.sum(0)), ("sum1", lambda: x.sum(1)), ("mean0", lambda: x.mean(0)), ("max0", lambda: x.max(0)), ("max1", lambda: x.max(1)),
  ("argmax1", lambda: x.argmax(1)), ("norm", lambda: x.norm()), ("norm1", lambda: x.norm(dim=1)), ("var0", lambda: x.var(0)), ("std1", lambda: x.std(1)),
  ("lse0", lambda: torch.logsumexp(x, 0)), ("lse1", lambda: torch.logsumexp(x, 1)),
