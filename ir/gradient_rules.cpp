@@ -299,14 +299,20 @@ void GradSilu(GradientBuilder& b) {
   b.grads[0] = b.mul(b.adjoint, slope);
 }
 
-// The exact gelu, x * Phi(x): Phi(x) + x * phi(x), with Phi the normal
-// distribution function 0.5 * (1 + erf(x / sqrt 2)) and phi its density.
+// The exact gelu, x * Phi(x): Phi(x) + x * phi(x) (gelu_grad), with Phi
+// the normal distribution function 0.5 * (1 + erf(x / sqrt 2)) and phi its
+// density.
 void GradGelu(GradientBuilder& b) {
+  if (b.wanted[0]) b.grads[0] = b.mul(b.adjoint, b.emit(Op::GeluGrad, {b.operands[0]}));
+}
+
+// d/dx (Phi(x) + x * phi(x)) = 2 phi(x) + x * phi'(x) = phi(x) * (2 - x^2).
+void GradGeluGrad(GradientBuilder& b) {
   if (!b.wanted[0]) return;
   Value* x = b.operands[0];
-  Value* cdf = b.mul(b.constant(0.5), b.add(b.constant(1.0), b.emit(Op::Erf, {b.mul(x, b.constant(M_SQRT1_2))})));
-  Value* pdf = b.mul(b.constant(0.5 * M_2_SQRTPI * M_SQRT1_2), b.emit(Op::Exp, {b.mul(b.mul(x, x), b.constant(-0.5))}));
-  b.grads[0] = b.mul(b.adjoint, b.add(cdf, b.mul(x, pdf)));
+  Value* square = b.mul(x, x);
+  Value* pdf = b.mul(b.constant(0.5 * M_2_SQRTPI * M_SQRT1_2), b.emit(Op::Exp, {b.mul(square, b.constant(-0.5))}));
+  b.grads[0] = b.mul(b.adjoint, b.mul(pdf, b.sub(b.constant(2.0), square)));
 }
 
 // d erf(x) = 2 / sqrt(pi) * exp(-x^2).

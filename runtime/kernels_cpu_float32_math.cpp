@@ -93,6 +93,20 @@ void geluBlock(const float* x, float* y, float* t, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = 0.5f * x[i] * (1.0f + t[i]);
 }
 
+// gelu's derivative (float_unary.def's GeluGrad): the exponential's
+// argument in a block of its own, as y may be x.
+void geluGradBlock(const float* x, float* y, float* t, int64_t n) {
+  const float root = static_cast<float>(M_SQRT1_2), scale = static_cast<float>(0.5 * M_2_SQRTPI * M_SQRT1_2);
+  alignas(64) float e[kMathBlock];
+  for (int64_t i = 0; i < n; ++i) {
+    t[i] = x[i] * root;
+    e[i] = x[i] * x[i] * -0.5f;
+  }
+  vmath::apply(Fn::Erf, t, t, n);
+  vmath::apply(Fn::Exp, e, e, n);
+  for (int64_t i = 0; i < n; ++i) y[i] = 0.5f * (1.0f + t[i]) + x[i] * (scale * e[i]);
+}
+
 // log1p's own range is enough here: e^x <= e^20 where the result is used.
 void softplusBlock(const float* x, float* y, float* t, int64_t n) {
   vmath::apply(Fn::Exp, x, t, n);
@@ -125,6 +139,7 @@ void registerCpuFloat32MathKernels(KernelTable& r) {
   r.addUnary(Op::Sigmoid, DType::F32, sleefKernel<sigmoidBlock>);
   r.addUnary(Op::Silu, DType::F32, sleefKernel<siluBlock>);
   r.addUnary(Op::Gelu, DType::F32, sleefKernel<geluBlock>);
+  r.addUnary(Op::GeluGrad, DType::F32, sleefKernel<geluGradBlock>);
   r.addUnary(Op::Softplus, DType::F32, sleefKernel<softplusBlock>);
 }
 

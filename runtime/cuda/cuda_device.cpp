@@ -613,6 +613,7 @@ const KernelTable& cudaKernels() {
       t.addUnary(Op::Tanh, d, unaryKernel<Unary::Tanh>);
       t.addUnary(Op::Sigmoid, d, unaryKernel<Unary::Sigmoid>);
       t.addUnary(Op::Gelu, d, unaryKernel<Unary::Gelu>);
+      t.addUnary(Op::GeluGrad, d, unaryKernel<Unary::GeluGrad>);
       t.addUnary(Op::Erf, d, unaryKernel<Unary::Erf>);
       t.addUnary(Op::Silu, d, unaryKernel<Unary::Silu>);
       t.addUnary(Op::Softplus, d, unaryKernel<Unary::Softplus>);

@@ -131,6 +131,8 @@ NN_HOST_DEVICE T applyUnary(Unary op, T x) {
       case Unary::Sigmoid: return T(1) / (T(1) + exp(-x));
       case Unary::Relu: return x > T(0) ? x : (x != x ? x : T(0));
       case Unary::Gelu: return T(0.5) * x * (T(1) + erf(x / sqrt(T(2))));
+      case Unary::GeluGrad:
+        return T(0.5) * (T(1) + erf(x * T(M_SQRT1_2))) + x * (T(0.5 * M_2_SQRTPI * M_SQRT1_2) * exp(x * x * T(-0.5)));
       case Unary::Erf: return erf(x);
       case Unary::Silu: return x / (T(1) + exp(-x));
       case Unary::Softplus: return x > T(20) ? x : log1p(exp(x));

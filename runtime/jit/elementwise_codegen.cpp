@@ -314,6 +314,13 @@ llvm::Value* ElementwiseEmitter::floatUnary(Op op, llvm::Value* x, std::string& 
       llvm::Value* e = math("erf", none, b_.CreateFDiv(x, root2));
       return b_.CreateFMul(b_.CreateFMul(constant(t, 0.5), x), b_.CreateFAdd(one, e));
     }
+    case Op::GeluGrad: {
+      // float_unary.def's: 0.5 * (1 + erf(x * sqrt(1/2))) + x * (c * exp(x * x * -0.5)).
+      llvm::Value* cdf = b_.CreateFMul(
+          constant(t, 0.5), b_.CreateFAdd(one, math("erf", none, b_.CreateFMul(x, constant(t, M_SQRT1_2)))));
+      llvm::Value* e = exp(b_.CreateFMul(b_.CreateFMul(x, x), constant(t, -0.5)));
+      return b_.CreateFAdd(cdf, b_.CreateFMul(x, b_.CreateFMul(constant(t, 0.5 * M_2_SQRTPI * M_SQRT1_2), e)));
+    }
     case Op::Erf: return math("erf", none, x);
     case Op::Silu: return b_.CreateFDiv(x, b_.CreateFAdd(one, exp(b_.CreateFNeg(x))));
     case Op::Softplus:

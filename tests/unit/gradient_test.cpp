@@ -162,6 +162,8 @@ const std::vector<Case>& cases() {
       {"avg_pool2d", "avg_pool2d(a, (2, 3))", {"randn(1, 2, 4, 6)"}},
       {"avg_pool2d", "avg_pool2d(a, 3, stride=(1, 2), padding=1)", {"randn(1, 2, 5, 4)"}},
       {"gelu", "gelu(a)", {"randn(8) * 2.0"}},
+      // gelu's rule emits gelu_grad: its own rule, through second derivatives.
+      {"gelu_grad", "gelu(a) * a", {"randn(8) * 2.0"}, true},
       {"erf", "erf(a)", {"randn(6)"}},
       {"pad", "pad(a * a, (1, 2, 0, 1))", {"randn(2, 3)"}},
       {"pad", "pad(a * a, (0, 1))", {"randn(2, 3)"}},
