@@ -290,13 +290,20 @@ void GradRelu(GradientBuilder& b) {
     b.grads[0] = b.emit(Op::Where, {b.emit(Op::Gt, {b.result(), b.constant(0.0)}), b.adjoint, b.constant(0.0)});
 }
 
-// x * s(x), s = sigmoid: d/dx = s * (1 + x * (1 - s)).
+// x * s(x), s = sigmoid: d/dx = s * (1 + x * (1 - s)) (silu_grad).
 void GradSilu(GradientBuilder& b) {
+  if (b.wanted[0]) b.grads[0] = b.mul(b.adjoint, b.emit(Op::SiluGrad, {b.operands[0]}));
+}
+
+// d/dx (s * (1 + x * (1 - s))), with s' = s * (1 - s):
+// s' * (1 + x * (1 - s)) + s * (1 - s - x * s') = s' * (2 + x * (1 - 2 s)).
+void GradSiluGrad(GradientBuilder& b) {
   if (!b.wanted[0]) return;
   Value* x = b.operands[0];
   Value* s = b.emit(Op::Sigmoid, {x});
-  Value* slope = b.mul(s, b.add(b.constant(1.0), b.mul(x, b.sub(b.constant(1.0), s))));
-  b.grads[0] = b.mul(b.adjoint, slope);
+  Value* slope = b.mul(s, b.sub(b.constant(1.0), s));
+  Value* rest = b.add(b.constant(2.0), b.mul(x, b.sub(b.constant(1.0), b.mul(b.constant(2.0), s))));
+  b.grads[0] = b.mul(b.adjoint, b.mul(slope, rest));
 }
 
 // The exact gelu, x * Phi(x): Phi(x) + x * phi(x) (gelu_grad), with Phi

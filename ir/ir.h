@@ -94,7 +94,7 @@ inline bool isComparison(Op op) {
 inline bool computesInFloat(Op op) {
   switch (op) {
     case Op::Exp: case Op::Log: case Op::Sqrt: case Op::Rsqrt: case Op::Sin: case Op::Cos:
-    case Op::Tanh: case Op::Sigmoid: case Op::Gelu: case Op::GeluGrad: case Op::Erf: case Op::Silu:
+    case Op::Tanh: case Op::Sigmoid: case Op::Gelu: case Op::GeluGrad: case Op::Erf: case Op::Silu: case Op::SiluGrad:
     case Op::Softplus: case Op::Log1p: case Op::Expm1: case Op::Tan: case Op::Atan: case Op::Reciprocal:
     case Op::Log2: case Op::Log10: case Op::Sinh: case Op::Cosh: case Op::Asin: case Op::Acos: return true;
     default: return false;

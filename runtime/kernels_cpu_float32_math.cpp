@@ -93,6 +93,16 @@ void geluBlock(const float* x, float* y, float* t, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = 0.5f * x[i] * (1.0f + t[i]);
 }
 
+// silu's derivative (float_unary.def's SiluGrad).
+void siluGradBlock(const float* x, float* y, float* t, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) t[i] = -x[i];
+  vmath::apply(Fn::Exp, t, t, n);
+  for (int64_t i = 0; i < n; ++i) {
+    float s = 1.0f / (1.0f + t[i]);
+    y[i] = s * (1.0f + x[i] * (1.0f - s));
+  }
+}
+
 // gelu's derivative (float_unary.def's GeluGrad): the exponential's
 // argument in a block of its own, as y may be x.
 void geluGradBlock(const float* x, float* y, float* t, int64_t n) {
@@ -138,6 +148,7 @@ void registerCpuFloat32MathKernels(KernelTable& r) {
   r.addUnary(Op::Log1p, DType::F32, sleefKernel<log1pBlock>);
   r.addUnary(Op::Sigmoid, DType::F32, sleefKernel<sigmoidBlock>);
   r.addUnary(Op::Silu, DType::F32, sleefKernel<siluBlock>);
+  r.addUnary(Op::SiluGrad, DType::F32, sleefKernel<siluGradBlock>);
   r.addUnary(Op::Gelu, DType::F32, sleefKernel<geluBlock>);
   r.addUnary(Op::GeluGrad, DType::F32, sleefKernel<geluGradBlock>);
   r.addUnary(Op::Softplus, DType::F32, sleefKernel<softplusBlock>);

@@ -616,6 +616,7 @@ const KernelTable& cudaKernels() {
       t.addUnary(Op::GeluGrad, d, unaryKernel<Unary::GeluGrad>);
       t.addUnary(Op::Erf, d, unaryKernel<Unary::Erf>);
       t.addUnary(Op::Silu, d, unaryKernel<Unary::Silu>);
+      t.addUnary(Op::SiluGrad, d, unaryKernel<Unary::SiluGrad>);
       t.addUnary(Op::Softplus, d, unaryKernel<Unary::Softplus>);
       t.addUnary(Op::Log1p, d, unaryKernel<Unary::Log1p>);
       t.addUnary(Op::Expm1, d, unaryKernel<Unary::Expm1>);

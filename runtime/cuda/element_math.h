@@ -135,6 +135,10 @@ NN_HOST_DEVICE T applyUnary(Unary op, T x) {
         return T(0.5) * (T(1) + erf(x * T(M_SQRT1_2))) + x * (T(0.5 * M_2_SQRTPI * M_SQRT1_2) * exp(x * x * T(-0.5)));
       case Unary::Erf: return erf(x);
       case Unary::Silu: return x / (T(1) + exp(-x));
+      case Unary::SiluGrad: {
+        T s = T(1) / (T(1) + exp(-x));
+        return s * (T(1) + x * (T(1) - s));
+      }
       case Unary::Softplus: return x > T(20) ? x : log1p(exp(x));
       case Unary::Log1p: return log1p(x);
       case Unary::Expm1: return expm1(x);

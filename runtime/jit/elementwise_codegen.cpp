@@ -323,6 +323,10 @@ llvm::Value* ElementwiseEmitter::floatUnary(Op op, llvm::Value* x, std::string& 
     }
     case Op::Erf: return math("erf", none, x);
     case Op::Silu: return b_.CreateFDiv(x, b_.CreateFAdd(one, exp(b_.CreateFNeg(x))));
+    case Op::SiluGrad: {
+      llvm::Value* s = b_.CreateFDiv(one, b_.CreateFAdd(one, exp(b_.CreateFNeg(x))));
+      return b_.CreateFMul(s, b_.CreateFAdd(one, b_.CreateFMul(x, b_.CreateFSub(one, s))));
+    }
     case Op::Softplus:
       return b_.CreateSelect(b_.CreateFCmpOGT(x, constant(t, 20.0)), x, log1p(exp(x)));
     case Op::Log1p:

@@ -206,6 +206,7 @@ TEST(CudaElementMath, FloatsAsTheCpuComputesThem) {
                             std::pair{Op::Cos, Unary::Cos}, std::pair{Op::Tanh, Unary::Tanh},
                             std::pair{Op::Sigmoid, Unary::Sigmoid}, std::pair{Op::Gelu, Unary::Gelu},
                             std::pair{Op::GeluGrad, Unary::GeluGrad}, std::pair{Op::Erf, Unary::Erf}, std::pair{Op::Silu, Unary::Silu},
+                            std::pair{Op::SiluGrad, Unary::SiluGrad},
                             std::pair{Op::Softplus, Unary::Softplus}, std::pair{Op::Log1p, Unary::Log1p},
                             std::pair{Op::Expm1, Unary::Expm1}, std::pair{Op::Tan, Unary::Tan},
                             std::pair{Op::Atan, Unary::Atan}, std::pair{Op::Reciprocal, Unary::Reciprocal},

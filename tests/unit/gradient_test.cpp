@@ -164,6 +164,7 @@ const std::vector<Case>& cases() {
       {"gelu", "gelu(a)", {"randn(8) * 2.0"}},
       // gelu's rule emits gelu_grad: its own rule, through second derivatives.
       {"gelu_grad", "gelu(a) * a", {"randn(8) * 2.0"}, true},
+      {"silu_grad", "silu(a) * a", {"randn(8) * 2.0"}, true},
       {"erf", "erf(a)", {"randn(6)"}},
       {"pad", "pad(a * a, (1, 2, 0, 1))", {"randn(2, 3)"}},
       {"pad", "pad(a * a, (0, 1))", {"randn(2, 3)"}},
