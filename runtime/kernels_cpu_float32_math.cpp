@@ -6,8 +6,7 @@
 // function (nn's, for erf: erf_f32.h) where that has libm's, computed in
 // the same order, so that the JIT's fused kernels (jit/
 // elementwise_codegen.cpp), which call the same functions, give the same
-// bits. sinh and cosh stay on libm
-// (sleef_functions.def says why).
+// bits. sinh and cosh stay on libm (sleef_functions.def says why).
 #include <omp.h>
 
 #include <algorithm>

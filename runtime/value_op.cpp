@@ -19,7 +19,8 @@ bool isValueOp(Op op) {
     case Op::Neg: case Op::Pos: case Op::Invert: case Op::Not: case Op::Truth:
     case Op::Exp: case Op::Log: case Op::Sqrt: case Op::Rsqrt: case Op::Abs: case Op::Sign:
     case Op::Sin: case Op::Cos: case Op::Tanh: case Op::Sigmoid: case Op::Relu: case Op::Gelu: case Op::GeluGrad:
-    case Op::Erf: case Op::Silu: case Op::SiluGrad: case Op::Softplus: case Op::Log1p: case Op::Expm1: case Op::Tan: case Op::Atan:
+    case Op::Erf: case Op::Silu: case Op::SiluGrad: case Op::Softplus: case Op::Log1p: case Op::Expm1: case Op::Tan:
+    case Op::Atan:
     case Op::Reciprocal: case Op::Log2: case Op::Log10: case Op::Sinh: case Op::Cosh: case Op::Asin: case Op::Acos:
     case Op::Square:
     case Op::Floor: case Op::Ceil: case Op::Round: case Op::IsNan:
@@ -104,7 +105,8 @@ Value runValueOp(const ir::Node& n, const Value* const* in, unsigned consumable)
       return unaryOp(op, *in[0], loc, consumable);
     case Op::Exp: case Op::Log: case Op::Sqrt: case Op::Rsqrt: case Op::Abs: case Op::Sign:
     case Op::Sin: case Op::Cos: case Op::Tanh: case Op::Sigmoid: case Op::Relu: case Op::Gelu: case Op::GeluGrad:
-    case Op::Erf: case Op::Silu: case Op::SiluGrad: case Op::Softplus: case Op::Log1p: case Op::Expm1: case Op::Tan: case Op::Atan:
+    case Op::Erf: case Op::Silu: case Op::SiluGrad: case Op::Softplus: case Op::Log1p: case Op::Expm1: case Op::Tan:
+    case Op::Atan:
     case Op::Reciprocal: case Op::Log2: case Op::Log10: case Op::Sinh: case Op::Cosh: case Op::Asin: case Op::Acos:
     case Op::Square:
     case Op::Floor: case Op::Ceil: case Op::Round: case Op::IsNan:

@@ -50,4 +50,5 @@ for j in range(16):
         rows[3 + k].append(literal(c[k]))
 print("// interval fits' largest error: %.1e" % max(errors))
 for r in rows:
-    print("    {" + ", ".join(r) + "},")
+    lines = [", ".join(r[k:k + 6]) for k in range(0, len(r), 6)]
+    print("    {" + ",\n     ".join(lines) + "},")
