@@ -65,6 +65,66 @@ alignas(64) const float kTerms[kRows][16] = {
      -0x1.a86712p-13f, -0x1.690592p-15f, -0x1.0d8888p-17f, -0x1.617ac8p-20f},
 };
 
+// The vector forms' steps that differ between instruction sets, as
+// overloads for 8 lanes (AVX2) and 16 (AVX-512F). Interval j's entry of
+// row k in each lane: 16 lanes take it by one permute; 8 permute each half
+// of the row and blend on j >= 8.
+#define NN_AVX2 __attribute__((target("avx2,fma")))
+#define NN_AVX512 __attribute__((target("avx512f")))
+NN_AVX2 inline __m256 term(int k, __m256i j) {
+  __m256 upper = _mm256_castsi256_ps(_mm256_cmpgt_epi32(j, _mm256_set1_epi32(7)));
+  return _mm256_blendv_ps(_mm256_permutevar8x32_ps(_mm256_load_ps(kTerms[k]), j),
+                          _mm256_permutevar8x32_ps(_mm256_load_ps(kTerms[k] + 8), j), upper);
+}
+NN_AVX512 inline __m512 term(int k, __m512i j) { return _mm512_permutexvar_ps(j, _mm512_load_ps(kTerms[k])); }
+// |x|, and r (>= 0) with x's sign.
+NN_AVX2 inline __m256 magnitude(__m256 x) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x); }
+NN_AVX512 inline __m512 magnitude(__m512 x) {
+  return _mm512_castsi512_ps(_mm512_andnot_si512(_mm512_set1_epi32(INT32_MIN), _mm512_castps_si512(x)));
+}
+NN_AVX2 inline __m256 withSign(__m256 r, __m256 x) { return _mm256_or_ps(r, _mm256_and_ps(x, _mm256_set1_ps(-0.0f))); }
+NN_AVX512 inline __m512 withSign(__m512 r, __m512 x) {
+  __m512i sign = _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(INT32_MIN));
+  return _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(r), sign));
+}
+// r, or `other` in the lanes where a < c (below) or a >= c (atLeast).
+NN_AVX2 inline __m256 below(__m256 a, float c, __m256 r, __m256 other) {
+  return _mm256_blendv_ps(r, other, _mm256_cmp_ps(a, _mm256_set1_ps(c), _CMP_LT_OQ));
+}
+NN_AVX512 inline __m512 below(__m512 a, float c, __m512 r, __m512 other) {
+  return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(a, _mm512_set1_ps(c), _CMP_LT_OQ), other);
+}
+NN_AVX2 inline __m256 atLeast(__m256 a, float c, __m256 r, __m256 other) {
+  return _mm256_blendv_ps(r, other, _mm256_cmp_ps(a, _mm256_set1_ps(c), _CMP_GE_OQ));
+}
+NN_AVX512 inline __m512 atLeast(__m512 a, float c, __m512 r, __m512 other) {
+  return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(a, _mm512_set1_ps(c), _CMP_GE_OQ), other);
+}
+#undef NN_AVX2
+#undef NN_AVX512
+
+// One vector form: the scalar form's steps on vectors V, their intrinsics
+// named by prefix P (_mm256, _mm512), compiled for instruction set Target.
+// (A macro: a function's instruction set cannot be a template argument.)
+// The min makes a NaN (or a >= 4) take the last interval, whose result is
+// replaced.
+#define NN_ERF_FORM(Name, Target, V, P)                                                                   \
+  Target V Name(V x) {                                                                                   \
+    V a = magnitude(x);                                                                                  \
+    V s = P##_mul_ps(a, a), q = P##_set1_ps(kSmall[0]), scaled = P##_mul_ps(a, P##_set1_ps(kScale));     \
+    for (int k = 1; k < 5; ++k) q = P##_fmadd_ps(q, s, P##_set1_ps(kSmall[k]));                           \
+    V inner = P##_mul_ps(scaled, P##_fmadd_ps(s, q, P##_set1_ps(kC0Low)));                                \
+    V small = P##_mul_ps(P##_fmadd_ps(scaled, P##_set1_ps(kC0High), inner), P##_set1_ps(kUnscale));       \
+    auto j = P##_cvttps_epi32(P##_min_ps(P##_mul_ps(a, P##_set1_ps(4.0f)), P##_set1_ps(15.0f)));          \
+    V centre = P##_add_ps(P##_mul_ps(P##_cvtepi32_ps(j), P##_set1_ps(0.25f)), P##_set1_ps(0.125f));       \
+    V t = P##_sub_ps(a, centre);                                                                          \
+    V p = term(3, j);                                                                                     \
+    for (int k = 4; k < kRows; ++k) p = P##_fmadd_ps(p, t, term(k, j));                                   \
+    V rest = P##_fmadd_ps(term(2, j), t, P##_fmadd_ps(p, P##_mul_ps(t, t), term(1, j)));                  \
+    V r = below(a, 0.5f, P##_add_ps(term(0, j), rest), small);                                            \
+    return withSign(atLeast(a, 4.0f, r, P##_set1_ps(1.0f)), x);                                           \
+  }
+
 }  // namespace
 
 extern "C" {
@@ -96,65 +156,8 @@ __m128 nn_erff4(__m128 x) {
   return _mm_load_ps(v);
 }
 
-// Interval j's entry of row k in each of 8 lanes: a permute of each half of
-// the row and a blend on j >= 8. The results are >= 0 before x's sign is
-// set, so setting it is an or.
-__attribute__((target("avx2,fma"))) inline __m256 term8(int k, __m256i j, __m256 upper) {
-  return _mm256_blendv_ps(_mm256_permutevar8x32_ps(_mm256_load_ps(kTerms[k]), j),
-                          _mm256_permutevar8x32_ps(_mm256_load_ps(kTerms[k] + 8), j), upper);
-}
-
-__attribute__((target("avx2,fma"))) __m256 nn_erff8(__m256 x) {
-  __m256 sign = _mm256_and_ps(x, _mm256_set1_ps(-0.0f));
-  __m256 a = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x);
-  __m256 s = _mm256_mul_ps(a, a), q = _mm256_set1_ps(kSmall[0]);
-  __m256 scaled = _mm256_mul_ps(a, _mm256_set1_ps(kScale));
-  for (int k = 1; k < 5; ++k) q = _mm256_fmadd_ps(q, s, _mm256_set1_ps(kSmall[k]));
-  __m256 small = _mm256_mul_ps(
-      _mm256_fmadd_ps(scaled, _mm256_set1_ps(kC0High),
-                      _mm256_mul_ps(scaled, _mm256_fmadd_ps(s, q, _mm256_set1_ps(kC0Low)))),
-      _mm256_set1_ps(kUnscale));
-  // min: a NaN (or a >= 4) takes the last interval; its result is replaced.
-  __m256i j = _mm256_cvttps_epi32(_mm256_min_ps(_mm256_mul_ps(a, _mm256_set1_ps(4.0f)), _mm256_set1_ps(15.0f)));
-  __m256 upper = _mm256_castsi256_ps(_mm256_cmpgt_epi32(j, _mm256_set1_epi32(7)));
-  __m256 t = _mm256_sub_ps(
-      a, _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(j), _mm256_set1_ps(0.25f)), _mm256_set1_ps(0.125f)));
-  __m256 p = term8(3, j, upper);
-  for (int k = 4; k < kRows; ++k) p = _mm256_fmadd_ps(p, t, term8(k, j, upper));
-  __m256 r = _mm256_add_ps(
-      term8(0, j, upper),
-      _mm256_fmadd_ps(term8(2, j, upper), t, _mm256_fmadd_ps(p, _mm256_mul_ps(t, t), term8(1, j, upper))));
-  r = _mm256_blendv_ps(r, small, _mm256_cmp_ps(a, _mm256_set1_ps(0.5f), _CMP_LT_OQ));
-  r = _mm256_blendv_ps(r, _mm256_set1_ps(1.0f), _mm256_cmp_ps(a, _mm256_set1_ps(4.0f), _CMP_GE_OQ));
-  return _mm256_or_ps(r, sign);
-}
-
-// The same in 16 lanes: one permute per row.
-__attribute__((target("avx512f"))) inline __m512 term16(int k, __m512i j) {
-  return _mm512_permutexvar_ps(j, _mm512_load_ps(kTerms[k]));
-}
-
-__attribute__((target("avx512f"))) __m512 nn_erff16(__m512 x) {
-  __m512i bits = _mm512_castps_si512(x);
-  __m512i sign = _mm512_and_si512(bits, _mm512_set1_epi32(INT32_MIN));
-  __m512 a = _mm512_castsi512_ps(_mm512_andnot_si512(_mm512_set1_epi32(INT32_MIN), bits));
-  __m512 s = _mm512_mul_ps(a, a), q = _mm512_set1_ps(kSmall[0]);
-  __m512 scaled = _mm512_mul_ps(a, _mm512_set1_ps(kScale));
-  for (int k = 1; k < 5; ++k) q = _mm512_fmadd_ps(q, s, _mm512_set1_ps(kSmall[k]));
-  __m512 small = _mm512_mul_ps(
-      _mm512_fmadd_ps(scaled, _mm512_set1_ps(kC0High),
-                      _mm512_mul_ps(scaled, _mm512_fmadd_ps(s, q, _mm512_set1_ps(kC0Low)))),
-      _mm512_set1_ps(kUnscale));
-  __m512i j = _mm512_cvttps_epi32(_mm512_min_ps(_mm512_mul_ps(a, _mm512_set1_ps(4.0f)), _mm512_set1_ps(15.0f)));
-  __m512 t = _mm512_sub_ps(
-      a, _mm512_add_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(j), _mm512_set1_ps(0.25f)), _mm512_set1_ps(0.125f)));
-  __m512 p = term16(3, j);
-  for (int k = 4; k < kRows; ++k) p = _mm512_fmadd_ps(p, t, term16(k, j));
-  __m512 r = _mm512_add_ps(term16(0, j),
-                           _mm512_fmadd_ps(term16(2, j), t, _mm512_fmadd_ps(p, _mm512_mul_ps(t, t), term16(1, j))));
-  r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(a, _mm512_set1_ps(0.5f), _CMP_LT_OQ), small);
-  r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(a, _mm512_set1_ps(4.0f), _CMP_GE_OQ), _mm512_set1_ps(1.0f));
-  return _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(r), sign));
-}
+NN_ERF_FORM(nn_erff8, __attribute__((target("avx2,fma"))), __m256, _mm256)
+NN_ERF_FORM(nn_erff16, __attribute__((target("avx512f"))), __m512, _mm512)
+#undef NN_ERF_FORM
 
 }  // extern "C"
