@@ -43,7 +43,8 @@ std::vector<float> sweep() {
 // |y - erf(x)| in units in the last place of the float nearest erf(x).
 double ulpsOff(float y, float x) {
   double exact = std::erf(static_cast<double>(x));
-  int exponent = std::max(std::ilogb(static_cast<float>(exact)) - 23, -149);
+  // A denormal's (and zero's, whose ilogb is INT_MIN) ULP is 2^-149.
+  int exponent = std::max(std::ilogb(static_cast<float>(exact)), -126) - 23;
   return std::fabs(static_cast<double>(y) - exact) / std::ldexp(1.0, exponent);
 }
 
