@@ -167,28 +167,33 @@ void fmod(const double* x, bool xSingle, const double* y, bool ySingle, double* 
 namespace {
 
 // Box-Muller of w pairs (one vector call of each function), in the
-// instruction set of its forms.
+// instruction set of its forms. SLEEF's functions come as template
+// arguments: clang rejects a direct call passing a vector type that the
+// callee's declaration was not compiled for (the ABI differs), as map16's
+// do above.
+template <__m128d (*Log)(__m128d), SleefM128d2 (*SinCos)(__m128d)>
 void boxMuller2(const double* u1, const double* u2, double* first, double* second) {
-  __m128d r = _mm_sqrt_pd(_mm_mul_pd(_mm_set1_pd(-2.0), Sleef_cinz_logd2_u10sse2(_mm_loadu_pd(u1))));
-  SleefM128d2 t = Sleef_cinz_sincosd2_u10sse2(_mm_mul_pd(_mm_set1_pd(2.0 * M_PI), _mm_loadu_pd(u2)));
+  __m128d r = _mm_sqrt_pd(_mm_mul_pd(_mm_set1_pd(-2.0), Log(_mm_loadu_pd(u1))));
+  SleefM128d2 t = SinCos(_mm_mul_pd(_mm_set1_pd(2.0 * M_PI), _mm_loadu_pd(u2)));
   _mm_storeu_pd(first, _mm_mul_pd(r, t.cos));
   _mm_storeu_pd(second, _mm_mul_pd(r, t.sin));
 }
 
+template <__m256d (*Log)(__m256d), SleefM256d2 (*SinCos)(__m256d)>
 __attribute__((target("avx"))) void boxMuller4(const double* u1, const double* u2, double* first, double* second) {
-  __m256d r = _mm256_sqrt_pd(_mm256_mul_pd(_mm256_set1_pd(-2.0), Sleef_cinz_logd4_u10avx(_mm256_loadu_pd(u1))));
-  SleefM256d2 t = Sleef_cinz_sincosd4_u10avx(_mm256_mul_pd(_mm256_set1_pd(2.0 * M_PI), _mm256_loadu_pd(u2)));
+  __m256d r = _mm256_sqrt_pd(_mm256_mul_pd(_mm256_set1_pd(-2.0), Log(_mm256_loadu_pd(u1))));
+  SleefM256d2 t = SinCos(_mm256_mul_pd(_mm256_set1_pd(2.0 * M_PI), _mm256_loadu_pd(u2)));
   _mm256_storeu_pd(first, _mm256_mul_pd(r, t.cos));
   _mm256_storeu_pd(second, _mm256_mul_pd(r, t.sin));
 }
 
+template <__m512d (*Log)(__m512d), SleefM512d2 (*SinCos)(__m512d)>
 __attribute__((target("avx512f"))) void boxMuller8(const double* u1, const double* u2, double* first,
                                                     double* second) {
   // maskz with every lane: _mm512_sqrt_pd's undefined source makes GCC 12
   // warn (bug 105593).
-  __m512d r = _mm512_maskz_sqrt_pd(
-      0xFF, _mm512_mul_pd(_mm512_set1_pd(-2.0), Sleef_cinz_logd8_u10avx512fnofma(_mm512_loadu_pd(u1))));
-  SleefM512d2 t = Sleef_cinz_sincosd8_u10avx512fnofma(_mm512_mul_pd(_mm512_set1_pd(2.0 * M_PI), _mm512_loadu_pd(u2)));
+  __m512d r = _mm512_maskz_sqrt_pd(0xFF, _mm512_mul_pd(_mm512_set1_pd(-2.0), Log(_mm512_loadu_pd(u1))));
+  SleefM512d2 t = SinCos(_mm512_mul_pd(_mm512_set1_pd(2.0 * M_PI), _mm512_loadu_pd(u2)));
   _mm512_storeu_pd(first, _mm512_mul_pd(r, t.cos));
   _mm512_storeu_pd(second, _mm512_mul_pd(r, t.sin));
 }
@@ -210,9 +215,13 @@ void boxMullerCalls(const double* u1, const double* u2, double* first, double* s
 
 void boxMuller(const double* u1, const double* u2, double* first, double* second, int64_t n) {
   int width = sleef::widestForm();
-  if (width >= 16) return boxMullerCalls<8, boxMuller8>(u1, u2, first, second, n);
-  if (width >= 8) return boxMullerCalls<4, boxMuller4>(u1, u2, first, second, n);
-  boxMullerCalls<2, boxMuller2>(u1, u2, first, second, n);
+  if (width >= 16)
+    return boxMullerCalls<8, boxMuller8<Sleef_cinz_logd8_u10avx512fnofma, Sleef_cinz_sincosd8_u10avx512fnofma>>(
+        u1, u2, first, second, n);
+  if (width >= 8)
+    return boxMullerCalls<4, boxMuller4<Sleef_cinz_logd4_u10avx, Sleef_cinz_sincosd4_u10avx>>(u1, u2, first, second,
+                                                                                             n);
+  boxMullerCalls<2, boxMuller2<Sleef_cinz_logd2_u10sse2, Sleef_cinz_sincosd2_u10sse2>>(u1, u2, first, second, n);
 }
 
 void apply(Fn fn, const float* x, float* y, int64_t n) {
