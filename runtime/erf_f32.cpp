@@ -21,9 +21,11 @@
 #include <cstdint>
 
 // GCC 12's AVX-512 intrinsics read a deliberately undefined vector
-// (`__m512i __Y = __Y`) that -Wuninitialized reports where they are
-// inlined (GCC bug 105593).
+// (`__m512i __Y = __Y`) that -Wuninitialized (or, in a ThreadSanitizer
+// build, -Wmaybe-uninitialized) reports where they are inlined (GCC bug
+// 105593).
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
 namespace {
 
