@@ -25,7 +25,9 @@
 // build, -Wmaybe-uninitialized) reports where they are inlined (GCC bug
 // 105593).
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#ifndef __clang__  // which has no such warning
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 namespace {
 
