@@ -38,9 +38,8 @@ void RandomGenerator::skipTo(uint64_t word) {
 }
 
 void RandomGenerator::normalPair(uint64_t a, uint64_t b, double& first, double& second) {
-  uint32_t words[4] = {uint32_t(a >> 32), uint32_t(a), uint32_t(b >> 32), uint32_t(b)};
   double u1, u2;
-  normalUniforms(words, 1, &u1, &u2);
+  normalUniforms(a, b, u1, u2);
   vmath::boxMuller(&u1, &u2, &first, &second, 1);
 }
 

@@ -65,13 +65,16 @@ class RandomGenerator {
   static float unitF32(uint32_t w) { return static_cast<float>(w >> 8) * (1.0f / 16777216.0f); }
   static double unitF64(uint64_t d) { return static_cast<double>(d >> 11) * (1.0 / 9007199254740992.0); }
   static void normalPair(uint64_t a, uint64_t b, double& first, double& second);
-  // Box-Muller's uniforms of `pairs` pairs from their words (four each,
-  // the two 64-bit draws normalPair takes): u1 in (0, 1], u2 in [0, 1).
+  // Box-Muller's uniforms of two 64-bit draws: u1 in (0, 1] (log stays
+  // finite), u2 in [0, 1); of `pairs` pairs from their words (four each).
+  static void normalUniforms(uint64_t a, uint64_t b, double& u1, double& u2) {
+    u1 = 1.0 - unitF64(a);
+    u2 = unitF64(b);
+  }
   static void normalUniforms(const uint32_t* words, int64_t pairs, double* u1, double* u2) {
     for (int64_t j = 0; j < pairs; ++j) {
       const uint32_t* w = words + 4 * j;
-      u1[j] = 1.0 - unitF64((uint64_t(w[0]) << 32) | w[1]);  // log stays finite
-      u2[j] = unitF64((uint64_t(w[2]) << 32) | w[3]);
+      normalUniforms((uint64_t(w[0]) << 32) | w[1], (uint64_t(w[2]) << 32) | w[3], u1[j], u2[j]);
     }
   }
 
