@@ -141,15 +141,23 @@ static Value terminatorOperand(const ir::Node& t, Frame& f, size_t i) {
   return t.operandDies(i) ? std::move(f[t.operand(i)]) : f[t.operand(i)];
 }
 
-Value Interpreter::runFunction(const ir::Function& fn, ModuleInstance& module, const Value* self,
-                               std::vector<Value>& slots) {
-  slots.resize(fn.numValues());
-  return runFunction(fn, module, self, std::span<Value>(slots));
+// terminatorOperand assigned to `to` in place: a Value returned through
+// memory and read back at once stalls the load on the stores that wrote
+// it, which was a quarter of an empty loop's iteration.
+[[gnu::always_inline]] static inline void takeOperand(Value& to, const ir::Node& t, Frame& f, size_t i) {
+  Value& from = f[t.operand(i)];
+  if (t.operandDies(i)) to = std::move(from);
+  else to = from;
 }
 
 Value Interpreter::runFunction(const ir::Function& fn, ModuleInstance& module, const Value* self,
-                               std::span<Value> slots) {
-  Frame f{slots, &module, self, {}};
+                               std::vector<Value>& slots) {
+  slots.resize(fn.numValues());
+  return runFunction(fn, module, self, slots.data());
+}
+
+Value Interpreter::runFunction(const ir::Function& fn, ModuleInstance& module, const Value* self, Value* slots) {
+  Frame f{{slots, fn.numValues()}, &module, self, {}};
   // The returned value straight from its slot: no buffer per call.
   const ir::Node* ret = runBlock(*fn.body(), f);
   if (!ret || ret->operands().empty()) return Value::none();
@@ -316,7 +324,7 @@ void Interpreter::execIf(const ir::Node& n, Frame& f) {
   checkDefined(c, n.loc());
   // The yielded values straight from their slots: no buffer.
   const ir::Node* yield = runBlock(isTrue(c, n.loc()) ? *n.block(0) : *n.block(1), f);
-  for (size_t i = 0; i < n.numResults(); ++i) f[n.result(i)] = terminatorOperand(*yield, f, i);
+  for (size_t i = 0; i < n.numResults(); ++i) takeOperand(f[n.result(i)], *yield, f, i);
 }
 
 // str(e) of a caught error: its message without what the report of an
@@ -373,7 +381,7 @@ void Interpreter::execTry(const ir::Node& n, Frame& f) {
     yield = runBlock(handler, f);
   }
   // The yielded values straight from their slots, as execIf takes them.
-  for (size_t i = 0; i < n.numResults(); ++i) f[n.result(i)] = terminatorOperand(*yield, f, i);
+  for (size_t i = 0; i < n.numResults(); ++i) takeOperand(f[n.result(i)], *yield, f, i);
 }
 
 void Interpreter::execLoop(const ir::Node& n, Frame& f) {
@@ -406,7 +414,7 @@ void Interpreter::execLoop(const ir::Node& n, Frame& f) {
     if (!go) break;
     for (size_t i = 0; i < carried.size(); ++i) f.slots[bodyArg + i] = std::move(carried[i]);
     const ir::Node& yield = *runBlock(body, f);
-    for (size_t i = 0; i < carried.size(); ++i) carried[i] = terminatorOperand(yield, f, i);
+    for (size_t i = 0; i < carried.size(); ++i) takeOperand(carried[i], yield, f, i);
     checkInterrupt(n.loc());
     countStep(n.loc());
     if (++iterations == 256) {

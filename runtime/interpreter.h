@@ -335,8 +335,10 @@ class Interpreter {
   // arguments at their ids when it starts and what the frame left when it
   // returns (the caller empties them: its buffer is reused).
   Value runFunction(const ir::Function& fn, ModuleInstance& module, const Value* self, std::vector<Value>& slots);
-  // As runFunction, in `slots` already of the body's size (FrameSlots).
-  Value runFunction(const ir::Function& fn, ModuleInstance& module, const Value* self, std::span<Value> slots);
+  // As runFunction, in the fn.numValues() slots from `slots` (FrameSlots).
+  // (A pointer, not a span: a span, the fifth argument after the result's,
+  // goes through the stack, and reading it back whole stalled every call.)
+  Value runFunction(const ir::Function& fn, ModuleInstance& module, const Value* self, Value* slots);
 
   // The items of an unpacked iterable (`a, b = v`, `f(*v)`, enumerate(v)):
   // a tensor's rows (recorded on the tape), a str's characters, a dict's

@@ -105,7 +105,7 @@ void Interpreter::runCallFrame(const ir::Function& run, const FunctionObj& fo, c
   enter(n.loc());
   Value r;
   try {
-    r = runFunction(run, *fo.module, &f[n.operand(0)], frame.span());
+    r = runFunction(run, *fo.module, &f[n.operand(0)], frame.data());
   } catch (NnError& e) {
     --depth_;
     if (n.loc().valid()) e.diag().callers.push_back(n.loc());

@@ -8,9 +8,7 @@
 
 namespace nn::rt {
 
-ThreadPool::ThreadPool(unsigned workers) {
-  for (unsigned i = 0; i < workers; ++i) workers_.emplace_back([this] { work(); });
-}
+ThreadPool::ThreadPool(unsigned workers) : count_(workers) {}
 
 ThreadPool::~ThreadPool() {
   {
@@ -22,6 +20,9 @@ ThreadPool::~ThreadPool() {
 }
 
 void ThreadPool::submit(std::function<void()> task) {
+  std::call_once(started_, [this] {
+    for (unsigned i = 0; i < count_; ++i) workers_.emplace_back([this] { work(); });
+  });
   {
     std::lock_guard<std::mutex> lock(mutex_);
     tasks_.push_back(std::move(task));

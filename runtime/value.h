@@ -40,7 +40,7 @@ class Value {
  public:
   Value() : kind_(Kind::None), i_(0) {}
   static Value none() { return Value(); }
-  static Value boolean(bool b) { Value v(Kind::Bool); v.b_ = b; return v; }
+  static Value boolean(bool b) { Value v(Kind::Bool); v.i_ = b; return v; }
   static Value integer(int64_t i) { Value v(Kind::Int); v.i_ = i; return v; }
   static Value real(double f) { Value v(Kind::Float); v.f_ = f; return v; }
   static Value str(std::string s);
@@ -58,9 +58,9 @@ class Value {
   bool isNumber() const { return kind_ == Kind::Int || kind_ == Kind::Float || kind_ == Kind::Bool; }
   bool isIntLike() const { return kind_ == Kind::Int || kind_ == Kind::Bool; }
 
-  bool asBool() const { return b_; }
+  bool asBool() const { return i_ != 0; }
   // int value of an int or bool
-  int64_t asInt() const { return kind_ == Kind::Bool ? (b_ ? 1 : 0) : i_; }
+  int64_t asInt() const { return i_; }
   // float value of any number
   double asFloat() const { return kind_ == Kind::Float ? f_ : static_cast<double>(asInt()); }
   const std::string& asStr() const;
@@ -90,8 +90,10 @@ class Value {
  private:
   explicit Value(Kind k) : kind_(k), i_(0) {}
   Kind kind_;
+  // A bool is its int, 0 or 1: a whole word written at once (a byte
+  // stored into a word read back at once stalls the load) and read as an
+  // int with no test.
   union {
-    bool b_;
     int64_t i_;
     double f_;
   };
