@@ -42,6 +42,17 @@ inline D convertValue(S v) {
   }
 }
 
+// How a loop reads elements of type T: a bool as its byte (0 or 1), so the
+// loops that read bools vectorise (GCC's vectoriser does not load bool: a
+// conversion or sum of bools went one element at a time); every other
+// type as itself.
+template <class T>
+using Stored = std::conditional_t<std::is_same_v<T, bool>, uint8_t, T>;
+template <class T>
+const Stored<T>* storedData(const Tensor& t) {
+  return reinterpret_cast<const Stored<T>*>(t.data<T>());
+}
+
 // Integer +, -, * and negation wrap around in two's complement, as in
 // PyTorch and NumPy (and the JIT's kernels), computed on the unsigned type
 // because signed overflow is undefined behaviour in C++. Floats as usual.

@@ -20,27 +20,28 @@ namespace {
 // sources.
 template <class S, class D>
 void convertLoop(const Tensor& src, D* dst) {
-  const S* s = src.data<S>();
+  using R = Stored<S>;
+  const R* s = storedData<S>(src);
   int64_t n = src.numel();
   if (src.isContiguous()) {
     forEachSpan(n, [&](int64_t begin, int64_t end) {
 #pragma omp simd
-      for (int64_t i = begin; i < end; ++i) dst[i] = convertValue<S, D>(s[i]);
+      for (int64_t i = begin; i < end; ++i) dst[i] = convertValue<R, D>(s[i]);
     });
     return;
   }
   bool parallel = n >= kParallelThreshold;
   if (runsAlongRows(src)) {
     forEachTile<1>(src.shape(), {&src.strides()}, parallel,
-                   [&](int64_t i, const std::array<int64_t, 1>& at) { dst[i] = convertValue<S, D>(s[at[0]]); });
+                   [&](int64_t i, const std::array<int64_t, 1>& at) { dst[i] = convertValue<R, D>(s[at[0]]); });
     return;
   }
   int64_t cols = src.ndim() ? src.shape().back() : 1, step = lastStride(src);
   forEachStridedRow<1>(src.shape(), {&src.strides()}, parallel,
                        [&, cols, step](int64_t r, const std::array<int64_t, 1>& at) {
-                         const S* row = s + at[0];
+                         const R* row = s + at[0];
                          D* out = dst + r * cols;
-                         for (int64_t j = 0; j < cols; ++j) out[j] = convertValue<S, D>(row[j * step]);
+                         for (int64_t j = 0; j < cols; ++j) out[j] = convertValue<R, D>(row[j * step]);
                        });
 }
 

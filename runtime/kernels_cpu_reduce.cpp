@@ -189,8 +189,7 @@ Result parallelExtremum(const T* d, int64_t n, Reduction r) {
 }
 
 template <class T>
-void reduceAll(const Tensor& p, int64_t outCount, int64_t run, Reduction r, std::vector<Result>& out) {
-  const T* d = p.data<T>();
+void reduceAll(const T* d, int64_t outCount, int64_t run, Reduction r, std::vector<Result>& out) {
   bool sum = r == Reduction::Sum || r == Reduction::Mean;
   bool extremum = r == Reduction::Max || r == Reduction::Min || r == Reduction::ArgMax || r == Reduction::ArgMin;
   if (outCount == 1 && run >= kParallelThreshold && sum) {
@@ -225,7 +224,7 @@ template <Reduction R, class T>
 void reduceKernel(const Tensor& in, int64_t run, Tensor& out) {
   int64_t outCount = out.numel();
   std::vector<Result> results(static_cast<size_t>(outCount));
-  reduceAll<T>(in, outCount, run, R, results);
+  reduceAll(storedData<T>(in), outCount, run, R, results);
   constexpr bool intAcc = !std::is_floating_point_v<T>;
   for (int64_t o = 0; o < outCount; ++o) {
     const Result& res = results[o];
@@ -293,7 +292,7 @@ void sumKernel(const Tensor& in, int64_t outer, int64_t run, Tensor& out) {
   // One output: its blocks are one contiguous run.
   if (outer == 1 || out.numel() == 1) return reduceKernel<R, T>(in, outer * run, out);
   using Acc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
-  const T* d = in.data<T>();
+  const Stored<T>* d = storedData<T>(in);
   int64_t count = out.numel();
   std::vector<Acc> acc(static_cast<size_t>(count), Acc(0));
   bool parallel = outer * count * run >= kParallelThreshold;
