@@ -121,6 +121,15 @@ Value whereOp(const Value& cond, const Value& a, const Value& b, SourceLoc loc) 
 
 Value clipOp(const Value& x, const Value& lo, const Value& hi, SourceLoc loc) {
   if (!x.is(Kind::Tensor)) fail(loc, std::string("clip() expects a Tensor, not ") + typeName(x));
+  // Float x between two numbers: one pass on the CPU (the same bits). An
+  // int past 2^53 would round twice through the double.
+  auto bound = [](const Value& v) {
+    return v.is(Kind::Float) || (v.is(Kind::Int) && v.asInt() >= -(int64_t(1) << 53) && v.asInt() <= int64_t(1) << 53);
+  };
+  if (const Tensor& t = tensorOf(x); isFloating(t.dtype()) && bound(lo) && bound(hi)) {
+    Tensor out = Tensor::empty(t.dtype(), t.shape(), t.device());
+    if (cpuClip(t, lo.asFloat(), hi.asFloat(), out)) return makeTensorValue(std::move(out));
+  }
   Value r = x;
   bool fresh = !lo.is(Kind::None);
   if (fresh) r = mathBinary(Op::Maximum, r, lo, loc);
