@@ -27,7 +27,7 @@ Tensor randomBools(int64_t rows, int64_t cols, uint64_t oneIn) {
 }
 
 template <class D>
-void checkConversion(const Tensor& b, DType to) {
+void checkBoolConversion(const Tensor& b, DType to) {
   Tensor converted = astype(b, to);
   ASSERT_EQ(converted.dtype(), to);
   int64_t rows = b.shape()[0], cols = b.shape()[1];
@@ -41,26 +41,26 @@ void checkConversion(const Tensor& b, DType to) {
     }
 }
 
-void checkConversions(const Tensor& b) {
-  checkConversion<float>(b, DType::F32);
-  checkConversion<double>(b, DType::F64);
-  checkConversion<int32_t>(b, DType::I32);
-  checkConversion<int64_t>(b, DType::I64);
-  checkConversion<bool>(b, DType::Bool);
+void checkBoolConversions(const Tensor& b) {
+  checkBoolConversion<float>(b, DType::F32);
+  checkBoolConversion<double>(b, DType::F64);
+  checkBoolConversion<int32_t>(b, DType::I32);
+  checkBoolConversion<int64_t>(b, DType::I64);
+  checkBoolConversion<bool>(b, DType::Bool);
 }
 
 TEST(BoolKernels, ConvertEveryLengthAndLayout) {
   for (int64_t cols : {1, 7, 31, 32, 33, 64, 65, 512}) {
     for (int64_t rows : {1, 3, 784}) {
       Tensor b = randomBools(rows, cols, 2);
-      checkConversions(b);
-      checkConversions(transpose(b, {1, 0}, {}));
+      checkBoolConversions(b);
+      checkBoolConversions(transpose(b, {1, 0}, {}));
     }
   }
 }
 
 // Each reduction of b along `axis` (-1: over all) against the counts.
-void checkReductions(const Tensor& b, int64_t axis) {
+void checkBoolReductions(const Tensor& b, int64_t axis) {
   int64_t rows = b.shape()[0], cols = b.shape()[1];
   int64_t outer = axis == 0 ? cols : axis == 1 ? rows : 1;
   int64_t along = axis == 0 ? rows : axis == 1 ? cols : rows * cols;
@@ -102,7 +102,7 @@ TEST(BoolKernels, ReduceAlongEachAxisAndOverAll) {
       // One in five true, and all true (min's and all's whole runs).
       for (uint64_t oneIn : {5ull, 1ull}) {
         Tensor b = randomBools(rows, cols, oneIn);
-        for (int64_t axis : {0, 1, -1}) checkReductions(b, axis);
+        for (int64_t axis : {0, 1, -1}) checkBoolReductions(b, axis);
       }
     }
   }

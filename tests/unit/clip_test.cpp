@@ -49,25 +49,25 @@ Tensor clipInput(int64_t n, const std::vector<double>& bounds) {
   return t;
 }
 
-bool sameBits(const Tensor& a, const Tensor& b) {
+bool sameClipBits(const Tensor& a, const Tensor& b) {
   return a.dtype() == b.dtype() && a.shape() == b.shape() && a.isContiguous() && b.isContiguous() &&
          std::memcmp(a.bytes(), b.bytes(), static_cast<size_t>(a.numel()) * dtypeSize(a.dtype())) == 0;
 }
 
-Value number(double v, bool asInt) { return asInt ? Value::integer(static_cast<int64_t>(v)) : Value::real(v); }
+Value clipBound(double v, bool asInt) { return asInt ? Value::integer(static_cast<int64_t>(v)) : Value::real(v); }
 
 template <class T>
-void checkClip(const Tensor& x, double lo, double hi, bool intBounds) {
-  Value xv = makeTensorValue(x), l = number(lo, intBounds), h = number(hi, intBounds);
+void checkClipOf(const Tensor& x, double lo, double hi, bool intBounds) {
+  Value xv = makeTensorValue(x), l = clipBound(lo, intBounds), h = clipBound(hi, intBounds);
   Tensor clipped = tensorOf(clipOp(xv, l, h, {}));
   Tensor stepwise = tensorOf(mathBinary(Op::Minimum, mathBinary(Op::Maximum, xv, l, {}), h, {}));
-  EXPECT_TRUE(sameBits(clipped, stepwise))
+  EXPECT_TRUE(sameClipBits(clipped, stepwise))
       << dtypeName(x.dtype()) << " clip between " << lo << " and " << hi << (intBounds ? " (ints)" : "") << ", "
       << x.numel() << " elements" << (x.isContiguous() ? "" : ", strided");
 }
 
 template <class T>
-void checkBounds() {
+void checkClipBounds() {
   const double inf = std::numeric_limits<double>::infinity();
   std::vector<std::pair<double, double>> bounds = {
       {-0.5, 0.5}, {0.0, 6.0}, {-0.0, 1.0}, {-1.0, 0.0}, {-1.0, -0.0}, {0.0, 0.0}, {-0.0, -0.0},
@@ -75,22 +75,22 @@ void checkBounds() {
   for (auto [lo, hi] : bounds)
     for (int64_t n : {int64_t(1), int64_t(37), int64_t(100000)}) {
       Tensor x = clipInput<T>(n, {lo, hi, -lo, -hi});
-      checkClip<T>(x, lo, hi, false);
+      checkClipOf<T>(x, lo, hi, false);
       // Every other element: strided, the steps op by op.
       Tensor wide = clipInput<T>(2 * n, {lo, hi});
-      checkClip<T>(wide.view({n}, {2}, wide.offset()), lo, hi, false);
+      checkClipOf<T>(wide.view({n}, {2}, wide.offset()), lo, hi, false);
     }
   Tensor x = clipInput<T>(1000, {-3.0, 2.0});
-  checkClip<T>(x, -3, 2, true);
-  checkClip<T>(x, 0, 0, true);
+  checkClipOf<T>(x, -3, 2, true);
+  checkClipOf<T>(x, 0, 0, true);
   // A NaN bound: every element NaN, as maximum and minimum make it.
-  checkClip<T>(x, std::nan(""), 1.0, false);
-  checkClip<T>(x, -1.0, std::nan(""), false);
+  checkClipOf<T>(x, std::nan(""), 1.0, false);
+  checkClipOf<T>(x, -1.0, std::nan(""), false);
 }
 
 TEST(Clip, OnePassMatchesMaximumThenMinimumBitForBit) {
-  checkBounds<float>();
-  checkBounds<double>();
+  checkClipBounds<float>();
+  checkClipBounds<double>();
 }
 
 }  // namespace
