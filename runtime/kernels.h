@@ -124,9 +124,8 @@ bool cpuSmallFullSum(const Tensor& t, bool mean, double& out);
 bool cpuSquaredDeviations(const Tensor& x, int64_t run, Tensor& out);
 // clip(x, lo, hi) of contiguous f32 or f64 x on a CPU device in one pass,
 // the bits of its maximum then its minimum with the bounds as numbers
-// (rounded to x's type); false (out untouched) for any other tensor or a
-// NaN bound.
-bool cpuClip(const Tensor& x, double lo, double hi, Tensor& out);
+// (rounded to x's type); none for any other tensor or a NaN bound.
+std::optional<Tensor> cpuClip(const Tensor& x, double lo, double hi);
 // Max or min (isMax), or with `index` argmax or argmin (out i64), of each
 // column of contiguous x viewed as [outer, out.numel()], read in place on a
 // CPU device, giving what its kernels give on the permuted copy; false

@@ -193,7 +193,7 @@ void registerCpuMathKernels(KernelTable& r) {
   r.addBinary(Op::LogicalOr, DType::Bool, r.binary(Op::BitOr, DType::Bool));
 }
 
-bool cpuClip(const Tensor& x, double lo, double hi, Tensor& out) {
+std::optional<Tensor> cpuClip(const Tensor& x, double lo, double hi) {
   // The steps op by op run this file's kernels: a device with others
   // (a test's, a plugin's) runs them.
   const KernelTable& k = x.device().kernels();
@@ -202,18 +202,13 @@ bool cpuClip(const Tensor& x, double lo, double hi, Tensor& out) {
     return k.binary(Op::Maximum, dtypeOf<T>()) == &extremumKernel<T, true> &&
            k.binary(Op::Minimum, dtypeOf<T>()) == &extremumKernel<T, false>;
   };
-  if (!x.isContiguous() || !x.device().hostMemory() || !out.isContiguous() || out.dtype() != x.dtype() ||
-      out.numel() != x.numel() || lo != lo || hi != hi)
-    return false;
-  if (x.dtype() == DType::F32 && ours(float())) {
-    clipKernel<float>(x, static_cast<float>(lo), static_cast<float>(hi), out);
-    return true;
-  }
-  if (x.dtype() == DType::F64 && ours(double())) {
-    clipKernel<double>(x, lo, hi, out);
-    return true;
-  }
-  return false;
+  if (!x.isContiguous() || !x.device().hostMemory() || lo != lo || hi != hi) return std::nullopt;
+  bool f32 = x.dtype() == DType::F32 && ours(float()), f64 = x.dtype() == DType::F64 && ours(double());
+  if (!f32 && !f64) return std::nullopt;
+  Tensor out = Tensor::empty(x.dtype(), x.shape(), x.device());
+  if (f32) clipKernel<float>(x, static_cast<float>(lo), static_cast<float>(hi), out);
+  else clipKernel<double>(x, lo, hi, out);
+  return out;
 }
 
 std::optional<double> floatUnary(Op op, double x) {

@@ -126,10 +126,9 @@ Value clipOp(const Value& x, const Value& lo, const Value& hi, SourceLoc loc) {
   auto bound = [](const Value& v) {
     return v.is(Kind::Float) || (v.is(Kind::Int) && v.asInt() >= -(int64_t(1) << 53) && v.asInt() <= int64_t(1) << 53);
   };
-  if (const Tensor& t = tensorOf(x); isFloating(t.dtype()) && bound(lo) && bound(hi)) {
-    Tensor out = Tensor::empty(t.dtype(), t.shape(), t.device());
-    if (cpuClip(t, lo.asFloat(), hi.asFloat(), out)) return makeTensorValue(std::move(out));
-  }
+  if (bound(lo) && bound(hi))
+    if (std::optional<Tensor> out = cpuClip(tensorOf(x), lo.asFloat(), hi.asFloat()))
+      return makeTensorValue(std::move(*out));
   Value r = x;
   bool fresh = !lo.is(Kind::None);
   if (fresh) r = mathBinary(Op::Maximum, r, lo, loc);
