@@ -235,6 +235,10 @@ struct BuiltinObj : Object {
   std::string name;
   BuiltinFn fn = nullptr;
   const char* keywords = "*";
+  // The op a tensor op's builtin runs (its ir::Op, as a number; -1 for
+  // every other builtin), found with the builtin rather than by name on
+  // every call.
+  int op = -1;
 };
 
 // A method bound to its receiver: xs.append

@@ -670,6 +670,7 @@ const Value* findBuiltin(const std::string& name) {
       // A tensor op's builtin matches its keywords against its signature.
       if (std::optional<ir::Builtin> declared = ir::builtinFromName(n))
         b->keywords = ir::builtinInfo(*declared).keywords;
+      if (std::optional<ir::Op> op = ir::functionOp(n)) b->op = static_cast<int>(*op);
       m.emplace(n, Value::object(Kind::Builtin, std::move(b)));
     }
     return m;

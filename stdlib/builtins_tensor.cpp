@@ -6,6 +6,7 @@
 // x.T, ...), seed(), and the language ops that are also builtins
 // (pow/neg/matmul, x.add(y), x.lt(0)).
 #include <tuple>
+#include <unordered_map>
 
 #include "ir/builtins.h"
 #include "ir/shape_rules.h"
@@ -102,8 +103,12 @@ Value bSeed(CallContext& c, std::vector<Value>& args) {
   return Value::none();
 }
 
-// A tensor op's builtin function: the op named by the builtin.
-Value bTensorOp(CallContext& c, std::vector<Value>& args) { return callTensorOp(c, *ir::functionOp(c.name), args); }
+// A tensor op's builtin function: the op named by the builtin (kept with
+// the builtin object where the call came through it).
+Value bTensorOp(CallContext& c, std::vector<Value>& args) {
+  ir::Op op = c.builtin && c.builtin->op >= 0 ? static_cast<ir::Op>(c.builtin->op) : *ir::functionOp(c.name);
+  return callTensorOp(c, op, args);
+}
 // A tensor method, the tensor first, with the keyword its name passes
 // (x.float() is astype(x, dtype="f32")).
 Value bTensorMethod(CallContext& c, std::vector<Value>& args) {
@@ -222,6 +227,34 @@ const std::vector<std::string>& tensorAttributeNames() {
   return names;
 }
 
+namespace {
+
+// The function of a tensor's method `name` (called with the tensor first),
+// or null: PyTorch's own methods first (`to` is also an op's method, and
+// takes a dtype besides the op's device), then the ops' methods (x.exp()
+// is exp(x), x.softmax(1) is softmax(x, 1)), then nn's own (x.size()).
+BuiltinFn findTensorMethod(const std::string& name) {
+  if (BuiltinFn fn = pytorchTensorMethod(name)) return fn;
+  std::optional<ir::Op> op = ir::methodOp(name);
+  return op ? methodFn(*op) : ownMethod(name);
+}
+
+// findTensorMethod of a name a tensor's methods have, from a table hashed
+// once: x.sum(1) on a value of unknown type looks its method up on every
+// call, which by the chains of names above was a tenth of the call.
+BuiltinFn tensorMethodNamed(const std::string& name) {
+  static const std::unordered_map<std::string, BuiltinFn> byName = [] {
+    std::unordered_map<std::string, BuiltinFn> m;
+    for (const std::string& n : ir::tensorMethodNames()) m.emplace(n, findTensorMethod(n));
+    for (const std::string& n : ir::tensorOwnMethodNames()) m.emplace(n, findTensorMethod(n));
+    return m;
+  }();
+  auto it = byName.find(name);
+  return it != byName.end() ? it->second : findTensorMethod(name);
+}
+
+}  // namespace
+
 Value tensorAttribute(const Value& obj, const std::string& name, SourceLoc loc) {
   const Tensor& t = tensorOf(obj);
   if (name == "shape") {
@@ -240,12 +273,7 @@ Value tensorAttribute(const Value& obj, const std::string& name, SourceLoc loc) 
       fail(loc, "x." + name + " needs a matrix or a batch of matrices: x is " + typeString(t), ErrorClass::ValueError);
     return makeTensorValue(transpose(t, *perm, loc));
   }
-  // PyTorch's method forms: x.exp() is exp(x), x.softmax(1) is softmax(x, 1).
-  std::optional<ir::Op> op = ir::methodOp(name);
-  // PyTorch's own methods first: `to` is also an op's method, and takes a
-  // dtype besides the op's device.
-  BuiltinFn fn = pytorchTensorMethod(name);
-  if (!fn) fn = op ? methodFn(*op) : ownMethod(name);
+  BuiltinFn fn = tensorMethodNamed(name);
   if (!fn) {
     if (std::string hint = inPlaceHint(name); !hint.empty())
       fail(loc, "'Tensor' object has no attribute '" + name + "'" + hint, ErrorClass::AttributeError);
