@@ -206,6 +206,7 @@ const ir::Node* Interpreter::execNodes(const ir::Block& b, Frame& f) {
       case StepKind::IterItem:
         if (slots[s.b].is(Kind::Int) && quickIterItem(slots[s.a], slots[s.b].asInt(), slots[s.result])) return;
         break;
+      case StepKind::IterLen: slots[s.result] = Value::integer(iterLength(slots[s.a])); return;
       case StepKind::LoadGlobal:
         if (const Value* v = cachedGlobal(*s.node, f.module)) {
           slots[s.result] = *v;

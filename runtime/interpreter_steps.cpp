@@ -32,6 +32,11 @@ void classify(const ir::Node& n, Step& s) {
     s.kind = StepKind::LoadGlobal;
     return;
   }
+  if (n.op() == Op::IterLen && n.operands().size() == 1 && n.numResults() == 1) {
+    s.kind = StepKind::IterLen;
+    s.a = n.operand(0)->id();
+    return;
+  }
   if (n.op() == Op::GetAttr && n.operands().size() == 1 && n.numResults() == 1) {
     s.kind = StepKind::ModuleAttr;
     s.a = n.operand(0)->id();

@@ -2,8 +2,8 @@
 // mode, and module code in graph mode): per node, the slots of its first
 // operands and result, its last-use facts and which of the interpreter's
 // inline paths runs it (two numbers' arithmetic or comparison, an int or
-// float constant, a for loop's next item, a bound global, a module's
-// member) — made on the block's first run and kept with the block
+// float constant, a for loop's next item or length, a bound global, a
+// module's member) — made on the block's first run and kept with the block
 // (ir::Block::interpreterPlan), so later runs walk one array instead of
 // chasing the IR's nodes, operand vectors and attributes, and dispatch
 // each node once. Every node keeps its generic path (Interpreter::
@@ -26,6 +26,7 @@ enum class StepKind : uint8_t {
   ConstFloat,
   IterItem,  // a range's, list's or tuple's item, a lazy sequence's quickAt
              // (slots[a] is the sequence, slots[b] the index)
+  IterLen,   // a for loop's sequence's length (slots[a]), which never fails
   LoadGlobal,  // a bound global, from the entry the node's first run found
   ModuleAttr,  // a module's bound global (`math.sqrt`), from the entry the
                // node's first run found (slots[a] is the module)

@@ -51,6 +51,8 @@ TEST(InterpreterSteps, KindsSlotsKillsAndTheArgumentsAConditionReads) {
   EXPECT_EQ(top.steps[0].imm.i, 0);
   EXPECT_EQ(top.steps[0].result, body.nodes()[0]->result(0)->id());
   EXPECT_EQ(top.steps[2].kind, StepKind::Generic);  // the call
+  EXPECT_EQ(top.steps[4].kind, StepKind::IterLen);
+  EXPECT_EQ(top.steps[4].a, body.nodes()[3]->result(0)->id());
   EXPECT_EQ(top.steps[6].kind, StepKind::ConstFloat);
   EXPECT_EQ(top.steps[6].imm.f, 0.5);
   const nn::ir::Node& loop = *body.nodes()[7];
