@@ -89,7 +89,7 @@ std::string mismatch(const Value& v, const ir::Annotation& a, DimBindings& bindi
 }  // namespace
 
 
-void checkArguments(const ir::Function& fn, const std::string& name, const std::vector<Value>& params,
+void checkArguments(const ir::Function& fn, const std::string& name, std::span<const Value> params,
                     SourceLoc callSite, DimBindings& bindings) {
   for (size_t i = 0; i < fn.numParams() && i < params.size(); ++i) {
     const auto& a = fn.paramAnnotation(i);

@@ -13,6 +13,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <span>
+
 #include "ir/annotation_check.h"
 #include "ir/ir.h"
 #include "runtime/value.h"
@@ -22,7 +24,7 @@ namespace nn::rt {
 using DimBindings = ir::SymbolBindings;  // a symbol's size: always known here
 
 // `params` in body-argument order (parameters first).
-void checkArguments(const ir::Function& fn, const std::string& name, const std::vector<Value>& params,
+void checkArguments(const ir::Function& fn, const std::string& name, std::span<const Value> params,
                     SourceLoc callSite, DimBindings& bindings);
 // `bindings` from checkArguments; the result may bind more of its symbols.
 void checkResult(const ir::Function& fn, const std::string& name, const Value& result, DimBindings& bindings,

@@ -102,6 +102,10 @@ void Interpreter::runCallFrame(const ir::Function& run, const FunctionObj& fo, c
   size_t count = n.operands().size() - 1;
   for (size_t i = 0; i < count; ++i) slots[i] = callArgument(n, f, dying, i + 1);
   std::copy(fo.captures.begin(), fo.captures.end(), slots + count);
+  // A function's annotations are checked as callFunction checks them: the
+  // arguments before the call is entered, the result once it has returned.
+  std::optional<DimBindings> bindings;
+  if (fo.fn->annotated()) checkArguments(*fo.fn, fo.name, {slots, count}, n.loc(), bindings.emplace());
   enter(n.loc());
   Value r;
   try {
@@ -112,6 +116,7 @@ void Interpreter::runCallFrame(const ir::Function& run, const FunctionObj& fo, c
     throw;
   }
   --depth_;
+  if (bindings) checkResult(*fo.fn, fo.name, r, *bindings, n.loc());
   f[n.result(0)] = std::move(r);
 }
 
@@ -210,12 +215,12 @@ Value Interpreter::callWith(const Value& callee, std::vector<Value>& args, const
 }
 
 // A call of `fo` with `nargs` arguments by position that runs its body as
-// it is (eager mode, @eager) and binds them one to one, with no
-// annotations to check.
+// it is (eager mode, @eager) and binds them one to one (runCallFrame
+// checks its annotations, if it has some).
 bool Interpreter::interpretedAsIs(const FunctionObj& fo, size_t nargs) const {
   const ir::Function& fn = *fo.fn;
   bool graph = fo.forceJit || (graphMode_ && !fo.forceEager);
-  return !graph && nargs == fn.numParams() && fn.plainSignature() && !fn.annotated();
+  return !graph && nargs == fn.numParams() && fn.plainSignature();
 }
 
 // The common call: every parameter positional and passed so.
