@@ -9,11 +9,10 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
-
-#include <span>
 
 #include "ir/annotation_check.h"
 #include "ir/ir.h"

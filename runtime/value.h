@@ -235,9 +235,9 @@ struct BuiltinObj : Object {
   std::string name;
   BuiltinFn fn = nullptr;
   const char* keywords = "*";
-  // The op a tensor op's builtin runs (its ir::Op, as a number; -1 for
-  // every other builtin), found with the builtin rather than by name on
-  // every call.
+  // The op the builtin's name names (ir::functionOp, as a number; -1 where
+  // it names none), found with the builtin rather than by name on every
+  // call of a tensor op's builtin.
   int op = -1;
 };
 
