@@ -122,6 +122,11 @@ bool cpuSmallFullSum(const Tensor& t, bool mean, double& out);
 // run's mean, each as the device's sum kernel would fold the squares of
 // the deviations made op by op; false (out untouched) for any other tensor.
 bool cpuSquaredDeviations(const Tensor& x, int64_t run, Tensor& out);
+// The sums of x * x (each square rounded to x's type) of the out.numel()
+// consecutive runs of `run` elements of contiguous float x on a CPU
+// device, in x's type, as the device's sum kernel would sum the squares
+// made op by op; false (out untouched) for any other tensor.
+bool cpuSumsOfSquares(const Tensor& x, int64_t run, Tensor& out);
 // clip(x, lo, hi) of contiguous f32 or f64 x on a CPU device in one pass,
 // the bits of its maximum then its minimum with the bounds as numbers
 // (rounded to x's type); none for any other tensor or a NaN bound.

@@ -451,6 +451,40 @@ bool cpuSmallFullSum(const Tensor& t, bool mean, double& out) {
   return false;
 }
 
+// The sums of squares of each run of `run` elements (cpuSumsOfSquares),
+// in x's type as its sum kernel stores them: the chunks of a single long
+// run on all cores (parallelSum's order), else the runs (reduceRun's).
+template <class T>
+void sumsOfSquaresKernel(const Tensor& in, int64_t run, Tensor& out) {
+  const T* d = in.data<T>();
+  T* o = out.data<T>();
+  int64_t count = out.numel();
+  auto squares = [&](const T* r, bool parallel) {
+    return sumOfChunks(run, parallel, [&](int64_t begin, int64_t end) { return chunkSumOfSquares(r + begin, end - begin); });
+  };
+  if (count == 1 && run >= kParallelThreshold) {
+    o[0] = static_cast<T>(squares(d, true));
+    return;
+  }
+  forEachLine(count, count * run >= kParallelThreshold,
+              [&](int64_t k) { o[k] = static_cast<T>(squares(d + k * run, false)); });
+}
+
+bool cpuSumsOfSquares(const Tensor& x, int64_t run, Tensor& out) {
+  // The steps op by op sum with the device's kernel: this file's.
+  auto ours = [&](auto element) {
+    using T = decltype(element);
+    return x.device().kernels().get<ir::Op::Sum>(dtypeOf<T>()) == &sumKernel<Reduction::Sum, T>;
+  };
+  if (!x.isContiguous() || !x.device().hostMemory() || out.dtype() != x.dtype() || run <= 0 ||
+      out.numel() * run != x.numel())
+    return false;
+  if (x.dtype() == DType::F32 && ours(float())) sumsOfSquaresKernel<float>(x, run, out);
+  else if (x.dtype() == DType::F64 && ours(double())) sumsOfSquaresKernel<double>(x, run, out);
+  else return false;
+  return true;
+}
+
 bool cpuSquaredDeviations(const Tensor& x, int64_t run, Tensor& out) {
   // The steps op by op sum in f64 with the device's kernel: this file's.
   if (!x.isContiguous() || !x.device().hostMemory() || out.dtype() != DType::F64 || run <= 0 ||

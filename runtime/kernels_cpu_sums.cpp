@@ -25,6 +25,17 @@ __attribute__((always_inline)) inline double squaredDeviationsBody(const T* d, i
   return laneFold(d, n, 0.0, step, kAdd);
 }
 
+// Each square rounded to T, as x * x (the square op) rounds it, then
+// summed as a sum adds.
+template <class T>
+__attribute__((always_inline)) inline double sumOfSquaresBody(const T* d, int64_t n) {
+  auto step = [](double acc, double x) {
+    T v = static_cast<T>(x);
+    return acc + static_cast<double>(v * v);
+  };
+  return laneFold(d, n, 0.0, step, kAdd);
+}
+
 template <class T>
 __attribute__((always_inline)) inline void tileSumsBody(const T* d, int64_t count, int64_t a0, int64_t a1,
                                                        int64_t width, double* out) {
@@ -69,6 +80,9 @@ auto widest(A... a) {
 
 double chunkSum(const float* d, int64_t n) { return widest<sumBody<float>>(d, n); }
 double chunkSum(const double* d, int64_t n) { return widest<sumBody<double>>(d, n); }
+
+double chunkSumOfSquares(const float* d, int64_t n) { return widest<sumOfSquaresBody<float>>(d, n); }
+double chunkSumOfSquares(const double* d, int64_t n) { return widest<sumOfSquaresBody<double>>(d, n); }
 
 double chunkSquaredDeviations(const float* d, int64_t n, double mean) {
   return widest<squaredDeviationsBody<float>>(d, n, mean);

@@ -47,11 +47,14 @@ __attribute__((always_inline)) inline double laneFold(const T* d, int64_t n, dou
 // The step and merge of a sum.
 inline constexpr auto kAdd = [](double a, double b) { return a + b; };
 
-// The sum of one chunk's n <= kSumChunk elements, and the sum of the
-// squares of their deviations from `mean` (kernels_cpu_sums.cpp: compiled
-// for AVX-512 too, where the CPU has it).
+// The sum of one chunk's n <= kSumChunk elements, the sum of their squares
+// (each rounded to the elements' type: the sum of x * x), and the sum of
+// the squares of their deviations from `mean` (kernels_cpu_sums.cpp:
+// compiled for AVX-512 too, where the CPU has it).
 double chunkSum(const float* d, int64_t n);
 double chunkSum(const double* d, int64_t n);
+double chunkSumOfSquares(const float* d, int64_t n);
+double chunkSumOfSquares(const double* d, int64_t n);
 double chunkSquaredDeviations(const float* d, int64_t n, double mean);
 double chunkSquaredDeviations(const double* d, int64_t n, double mean);
 

@@ -1,6 +1,10 @@
 // Tensor math on runtime values: the unary and binary math ops dispatched
-// through the kernel registry, where, clip, variance and logsumexp.
+// through the kernel registry, where, clip, variance, sums of squares
+// (norm's) and logsumexp.
 #include <cmath>
+#include <optional>
+#include <utility>
+#include <vector>
 
 #include "runtime/device.h"
 #include "runtime/dispatch.h"
@@ -141,11 +145,12 @@ Value clipOp(const Value& x, const Value& lo, const Value& hi, SourceLoc loc) {
 
 namespace {
 
-// The sum of squared deviations of contiguous float x over its trailing
-// `axes` (all of them when none), in one pass on a CPU device
-// (cpuSquaredDeviations), with reduce()'s result shape; none where the axes
+// reduce()'s result shape over x's trailing `axes` (all of them when none),
+// and the length of the run of x's elements each result reduces, for a
+// contiguous x in host memory with a non-empty run; none where the axes
 // are others (or invalid: reduce() says so) or x is elsewhere.
-std::optional<Tensor> trailingSquaredDeviations(const Tensor& x, const std::vector<int64_t>& axes, bool keepdims) {
+std::optional<std::pair<Shape, int64_t>> trailingRuns(const Tensor& x, const std::vector<int64_t>& axes,
+                                                      bool keepdims) {
   if (!x.isContiguous() || !x.device().hostMemory()) return std::nullopt;
   int nd = x.ndim();
   std::vector<bool> reduced(static_cast<size_t>(nd), axes.empty());
@@ -165,12 +170,29 @@ std::optional<Tensor> trailingSquaredDeviations(const Tensor& x, const std::vect
     else if (keepdims) shape.push_back(1);
   }
   if (run == 0) return std::nullopt;
-  Tensor out = Tensor::empty(DType::F64, shape, x.device());
-  if (!cpuSquaredDeviations(x, run, out)) return std::nullopt;
+  return std::make_pair(shape, run);
+}
+
+// The sum of squared deviations of contiguous float x over its trailing
+// `axes` in one pass on a CPU device (cpuSquaredDeviations), with
+// reduce()'s result shape; none where trailingRuns has none.
+std::optional<Tensor> trailingSquaredDeviations(const Tensor& x, const std::vector<int64_t>& axes, bool keepdims) {
+  std::optional<std::pair<Shape, int64_t>> runs = trailingRuns(x, axes, keepdims);
+  if (!runs) return std::nullopt;
+  Tensor out = Tensor::empty(DType::F64, runs->first, x.device());
+  if (!cpuSquaredDeviations(x, runs->second, out)) return std::nullopt;
   return out;
 }
 
 }  // namespace
+
+std::optional<Tensor> trailingSumsOfSquares(const Tensor& x, const std::vector<int64_t>& axes, bool keepdims) {
+  std::optional<std::pair<Shape, int64_t>> runs = trailingRuns(x, axes, keepdims);
+  if (!runs || !isFloating(x.dtype())) return std::nullopt;
+  Tensor out = Tensor::empty(x.dtype(), runs->first, x.device());
+  if (!cpuSumsOfSquares(x, runs->second, out)) return std::nullopt;
+  return out;
+}
 
 // Over trailing axes (rows, the whole tensor) on the CPU one pass for the
 // squared deviations, with the bits of the same steps op by op

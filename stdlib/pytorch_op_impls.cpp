@@ -29,8 +29,13 @@ Value normOp(OpCall& c) {
   auto reduced = [&](const Value& v, Reduction r) {
     return makeTensorValue(reduce(tensorOf(v), r, axes, keep, c.loc, "norm"));
   };
-  // x * x is |x| * |x| to the bit: no pass for the absolute values.
-  if (p == 2) return mathUnary(Op::Sqrt, reduced(mathUnary(Op::Square, c["x"], c.loc), Reduction::Sum), c.loc);
+  // x * x is |x| * |x| to the bit: no pass for the absolute values; over
+  // trailing axes on the CPU no pass for the squares either.
+  if (p == 2) {
+    if (std::optional<Tensor> squares = trailingSumsOfSquares(x, axes, keep))
+      return mathUnary(Op::Sqrt, makeTensorValue(std::move(*squares)), c.loc);
+    return mathUnary(Op::Sqrt, reduced(mathUnary(Op::Square, c["x"], c.loc), Reduction::Sum), c.loc);
+  }
   Value a = mathUnary(Op::Abs, c["x"], c.loc);
   if (std::isinf(p)) return reduced(a, p > 0 ? Reduction::Max : Reduction::Min);
   if (p == 0)
