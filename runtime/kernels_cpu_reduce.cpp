@@ -460,7 +460,8 @@ void sumsOfSquaresKernel(const Tensor& in, int64_t run, Tensor& out) {
   T* o = out.data<T>();
   int64_t count = out.numel();
   auto squares = [&](const T* r, bool parallel) {
-    return sumOfChunks(run, parallel, [&](int64_t begin, int64_t end) { return chunkSumOfSquares(r + begin, end - begin); });
+    return sumOfChunks(run, parallel,
+                       [&](int64_t begin, int64_t end) { return chunkSumOfSquares(r + begin, end - begin); });
   };
   if (count == 1 && run >= kParallelThreshold) {
     o[0] = static_cast<T>(squares(d, true));

@@ -127,11 +127,11 @@ Tensor advancedGetItem(const Tensor& t, const Value& index, SourceLoc loc);
 Tensor advancedSetItem(const Tensor& t, const Value& index, const Tensor& value, SourceLoc loc);
 
 enum class Reduction { Sum, Mean, Prod, Max, Min, ArgMax, ArgMin, All, Any };
-// Variance with `ddof` delta degrees of freedom (NumPy's convention, ddof=0).
 // sum(x * x) over x's trailing `axes` (all of them when none), in one pass
 // on a CPU device for contiguous float x (the bits of the square op then
 // the sum op); none for any other tensor or axes.
 std::optional<Tensor> trailingSumsOfSquares(const Tensor& x, const std::vector<int64_t>& axes, bool keepdims);
+// Variance with `ddof` delta degrees of freedom (NumPy's convention, ddof=0).
 Tensor variance(const Tensor& t, std::vector<int64_t> axes, bool keepdims, int64_t ddof, bool sqrtResult,
                 SourceLoc loc, const char* name);
 Tensor logsumexp(const Tensor& t, std::vector<int64_t> axes, bool keepdims, SourceLoc loc);

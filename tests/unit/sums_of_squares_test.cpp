@@ -45,7 +45,8 @@ void checkSquareSums(const Shape& shape, const std::vector<int64_t>& axes) {
   for (bool keep : {false, true}) {
     std::optional<Tensor> fused = trailingSumsOfSquares(x, axes, keep);
     ASSERT_TRUE(fused) << shape.size() << "-d, " << axes.size() << " axes";
-    Tensor stepwise = reduce(tensorOf(mathUnary(Op::Square, makeTensorValue(x), {})), Reduction::Sum, axes, keep, {}, "test");
+    Tensor squares = tensorOf(mathUnary(Op::Square, makeTensorValue(x), {}));
+    Tensor stepwise = reduce(squares, Reduction::Sum, axes, keep, {}, "test");
     EXPECT_TRUE(sameSquareSums(*fused, stepwise))
         << dtypeName(x.dtype()) << " " << shape.size() << "-d of " << x.numel() << ", " << axes.size()
         << " axes, keepdims " << keep;
