@@ -340,27 +340,43 @@ void sumKernel(const Tensor& in, int64_t outer, int64_t run, Tensor& out) {
   }
 }
 
+// out[k] = sum(run k, parallel) for each of out.numel() consecutive runs
+// of `run` elements from d, in out's type: the chunks of a single long run
+// on all cores (parallel true), else the runs.
+template <class T, class O, class Sum>
+void eachRunSum(const T* d, int64_t run, Tensor& out, Sum sum) {
+  O* o = out.data<O>();
+  int64_t count = out.numel();
+  if (count == 1 && run >= kParallelThreshold) {
+    o[0] = static_cast<O>(sum(d, true));
+    return;
+  }
+  forEachLine(count, count * run >= kParallelThreshold,
+              [&](int64_t k) { o[k] = static_cast<O>(sum(d + k * run, false)); });
+}
+
 // The sum of the squared deviations of each run of `run` elements from
 // the run's mean (cpuSquaredDeviations): the mean as the sum kernel makes it,
 // each deviation squared in double, summed chunk by chunk in sum_order.h's
-// order; the chunks of a single long run on all cores, else the runs.
+// order.
 template <class T>
 void squaredDeviationsKernel(const Tensor& in, int64_t run, Tensor& out) {
-  const T* d = in.data<T>();
-  double* o = out.data<double>();
-  int64_t count = out.numel();
-  auto deviations = [&](const T* r, double mean, bool parallel) {
+  eachRunSum<T, double>(in.data<T>(), run, out, [run](const T* r, bool parallel) {
+    double mean = (parallel ? parallelSum(r, run).value : runSum(r, run)) / static_cast<double>(run);
     return sumOfChunks(run, parallel, [&](int64_t begin, int64_t end) {
       return chunkSquaredDeviations(r + begin, end - begin, mean);
     });
-  };
-  if (count == 1 && run >= kParallelThreshold) {
-    o[0] = deviations(d, parallelSum(d, run).value / static_cast<double>(run), true);
-    return;
-  }
-  forEachLine(count, count * run >= kParallelThreshold, [&](int64_t k) {
-    const T* r = d + k * run;
-    o[k] = deviations(r, runSum(r, run) / static_cast<double>(run), false);
+  });
+}
+
+// The sums of squares of each run of `run` elements (cpuSumsOfSquares),
+// in x's type as its sum kernel stores them (a single long run in
+// parallelSum's order, others in reduceRun's).
+template <class T>
+void sumsOfSquaresKernel(const Tensor& in, int64_t run, Tensor& out) {
+  eachRunSum<T, T>(in.data<T>(), run, out, [run](const T* r, bool parallel) {
+    return sumOfChunks(run, parallel,
+                       [&](int64_t begin, int64_t end) { return chunkSumOfSquares(r + begin, end - begin); });
   });
 }
 
@@ -449,26 +465,6 @@ bool cpuSmallFullSum(const Tensor& t, bool mean, double& out) {
   if (t.dtype() == DType::F32) return smallFullSum<float>(k, t, n, mean, out);
   if (t.dtype() == DType::F64) return smallFullSum<double>(k, t, n, mean, out);
   return false;
-}
-
-// The sums of squares of each run of `run` elements (cpuSumsOfSquares),
-// in x's type as its sum kernel stores them: the chunks of a single long
-// run on all cores (parallelSum's order), else the runs (reduceRun's).
-template <class T>
-void sumsOfSquaresKernel(const Tensor& in, int64_t run, Tensor& out) {
-  const T* d = in.data<T>();
-  T* o = out.data<T>();
-  int64_t count = out.numel();
-  auto squares = [&](const T* r, bool parallel) {
-    return sumOfChunks(run, parallel,
-                       [&](int64_t begin, int64_t end) { return chunkSumOfSquares(r + begin, end - begin); });
-  };
-  if (count == 1 && run >= kParallelThreshold) {
-    o[0] = static_cast<T>(squares(d, true));
-    return;
-  }
-  forEachLine(count, count * run >= kParallelThreshold,
-              [&](int64_t k) { o[k] = static_cast<T>(squares(d + k * run, false)); });
 }
 
 bool cpuSumsOfSquares(const Tensor& x, int64_t run, Tensor& out) {
