@@ -213,6 +213,29 @@ const ir::Node* Interpreter::execNodes(const ir::Block& b, Frame& f) {
           return;
         }
         break;
+      case StepKind::If:
+        // A bool or int condition, whose truth never fails (execIf's
+        // general path has the others).
+        if (const Value& c = slots[s.a]; c.is(Kind::Bool) || c.is(Kind::Int)) {
+          try {
+            branch(*s.node, f, c.asBool());
+          } catch (...) {
+            nodeFailed(*s.node);
+          }
+          return;
+        }
+        break;
+      case StepKind::Call:
+        if (const Value& callee = slots[s.a]; callee.is(Kind::Function))
+          if (const FunctionObj& fo = callee.as<FunctionObj>(); interpretedAsIs(fo, s.node->operands().size() - 1)) {
+            try {
+              callAsIs(*s.node, fo, f, s.dying);
+            } catch (...) {
+              nodeFailed(*s.node);
+            }
+            return;
+          }
+        break;
       case StepKind::ModuleAttr:
         if (const Value& m = slots[s.a]; m.is(Kind::Module))
           if (const Value* v = cachedGlobal(*s.node, m.as<ModuleObj>().module)) {
@@ -228,6 +251,14 @@ const ir::Node* Interpreter::execNodes(const ir::Block& b, Frame& f) {
 void Interpreter::runNode(const ir::Node& n, Frame& f, uint64_t dying) {
   try {
     node(n, f, dying);
+  } catch (...) {
+    nodeFailed(n);
+  }
+}
+
+void Interpreter::nodeFailed(const ir::Node& n) {
+  try {
+    throw;
   } catch (const MemoryLimitExceeded& e) {
     fail(n.loc(), e.what(), ErrorClass::MemoryError);
   } catch (const std::bad_alloc&) {
@@ -324,7 +355,11 @@ void Interpreter::execIf(const ir::Node& n, Frame& f) {
   const Value& c = f[n.operand(0)];
   checkDefined(c, n.loc());
   // The yielded values straight from their slots: no buffer.
-  const ir::Node* yield = runBlock(isTrue(c, n.loc()) ? *n.block(0) : *n.block(1), f);
+  branch(n, f, isTrue(c, n.loc()));
+}
+
+void Interpreter::branch(const ir::Node& n, Frame& f, bool taken) {
+  const ir::Node* yield = runBlock(taken ? *n.block(0) : *n.block(1), f);
   for (size_t i = 0; i < n.numResults(); ++i) takeOperand(f[n.result(i)], *yield, f, i);
 }
 

@@ -373,10 +373,16 @@ class Interpreter {
   // last to read (its buffer may take the result). Errors get the node's
   // inlined-at call sites.
   void runNode(const ir::Node& n, Frame& f, uint64_t dying);
+  // runNode's handler, for the error escaping node n (called in a catch
+  // clause): located at n, with n's inlined-at call sites, raised again.
+  [[noreturn]] void nodeFailed(const ir::Node& n);
   void node(const ir::Node& n, Frame& f, uint64_t dying);
   // Control flow and calls recurse; everything else is a simple op, kept out
   // of line so the recursive path has small native frames.
   void execIf(const ir::Node& n, Frame& f);
+  // If node n's branch (then where `taken`), its yielded values to n's
+  // results.
+  void branch(const ir::Node& n, Frame& f, bool taken);
   void execLoop(const ir::Node& n, Frame& f);
   void execTry(const ir::Node& n, Frame& f);
   // Runs loop n by its native glue (interpreter_glue.cpp) from the carried
@@ -393,6 +399,10 @@ class Interpreter {
   // `run` on a frame made from n's arguments; the version fo's last call
   // ran, while it is current for them (false when that does not apply).
   void runCallFrame(const ir::Function& run, const FunctionObj& fo, const ir::Node& n, Frame& f, uint64_t dying);
+  // Call node n (no keywords) of function fo, which runs as it is with
+  // n's arguments (interpretedAsIs): the arguments checked bound, then
+  // runCallFrame.
+  void callAsIs(const ir::Node& n, const FunctionObj& fo, Frame& f, uint64_t dying);
   bool callCompiledAt(const FunctionObj& fo, const ir::Node& n, Frame& f, uint64_t dying);
   // Runs native `code` of `version` on argument bits, `levels` calls deep
   // at most below it; false when it declined.

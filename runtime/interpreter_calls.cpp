@@ -66,7 +66,7 @@ void Interpreter::execCall(const ir::Node& n, Frame& f, uint64_t dying) {
   const Value& callee = f[n.operand(0)];
   const FunctionObj* fo = callee.is(Kind::Function) && n.attrs().empty() ? &callee.as<FunctionObj>() : nullptr;
   if (fo && interpretedAsIs(*fo, n.operands().size() - 1)) {
-    runCallFrame(*fo->fn, *fo, n, f, dying);
+    callAsIs(n, *fo, f, dying);
     return;
   }
   if (!fo || !callCompiledAt(*fo, n, f, dying)) {
@@ -90,6 +90,11 @@ void Interpreter::execCall(const ir::Node& n, Frame& f, uint64_t dying) {
       fail(n.loc(), "internal error: a recursive call returned " + std::string(typeName(r)) + ", typed " +
                         n.result(0)->type().str());
   }
+}
+
+void Interpreter::callAsIs(const ir::Node& n, const FunctionObj& fo, Frame& f, uint64_t dying) {
+  for (size_t i = 1; i < n.operands().size(); ++i) checkDefined(f[n.operand(i)], n.loc());
+  runCallFrame(*fo.fn, fo, n, f, dying);
 }
 
 // callFunction's common case, with the frame made here: call node n's

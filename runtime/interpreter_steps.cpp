@@ -7,10 +7,10 @@ namespace {
 
 using ir::Op;
 
-// The ops numberFastPath computes for two ints or two floats.
+// The ops numberFastPath computes for two numbers.
 bool numberOp(Op op) {
   switch (op) {
-    case Op::Add: case Op::Sub: case Op::Mul:
+    case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::FloorDiv: case Op::Mod:
     case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne: return true;
     default: return false;
   }
@@ -34,6 +34,19 @@ void classify(const ir::Node& n, Step& s) {
   }
   if (n.op() == Op::IterLen && n.operands().size() == 1 && n.numResults() == 1) {
     s.kind = StepKind::IterLen;
+    s.a = n.operand(0)->id();
+    return;
+  }
+  if (n.op() == Op::If && n.operands().size() == 1 && n.numBlocks() == 2) {
+    s.kind = StepKind::If;
+    s.a = n.operand(0)->id();
+    return;
+  }
+  // (A recursive call through self_closure has its result's type checked:
+  // execCall's.)
+  if (const ir::Node* callee = n.op() == Op::Call ? n.operand(0)->def() : nullptr;
+      n.op() == Op::Call && n.attrs().empty() && !(callee && callee->op() == Op::SelfClosure)) {
+    s.kind = StepKind::Call;
     s.a = n.operand(0)->id();
     return;
   }

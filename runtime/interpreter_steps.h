@@ -3,10 +3,10 @@
 // operands and result, its last-use facts and which of the interpreter's
 // inline paths runs it (two numbers' arithmetic or comparison, an int or
 // float constant, a for loop's next item or length, a bound global, a
-// module's member) — made on the block's first run and kept with the block
-// (ir::Block::interpreterPlan), so later runs walk one array instead of
-// chasing the IR's nodes, operand vectors and attributes, and dispatch
-// each node once. Every node keeps its generic path (Interpreter::
+// module's member, an if's branch, a call of a function that runs as it
+// is) — made on the block's first run and kept with the block (ir::Block::
+// interpreterPlan), so later runs walk one array instead of chasing the
+// IR's nodes, operand vectors and attributes, and dispatch each node once. Every node keeps its generic path (Interpreter::
 // runNode), which a step takes whenever its inline path does not apply
 // (another kind of value, an int overflow, a tape recording): the inline
 // paths compute exactly what runNode would.
@@ -21,13 +21,16 @@ namespace nn::rt {
 
 enum class StepKind : uint8_t {
   Generic,   // runNode
-  Number,    // two ints or two floats: numberFastPath
+  Number,    // two ints, two floats or an int and a float: numberFastPath
   ConstInt,  // slots[result] = imm
   ConstFloat,
   IterItem,  // a range's, list's or tuple's item, a lazy sequence's quickAt
              // (slots[a] is the sequence, slots[b] the index)
   IterLen,   // a for loop's sequence's length (slots[a]), which never fails
   LoadGlobal,  // a bound global, from the entry the node's first run found
+  If,        // an if on a bool or int (slots[a]): its branch from the step
+  Call,      // a call (no keywords) of a function that runs as it is
+             // (slots[a]): its frame made from the step
   ModuleAttr,  // a module's bound global (`math.sqrt`), from the entry the
                // node's first run found (slots[a] is the module)
 };

@@ -17,10 +17,13 @@ using ir::opSymbol;
 Value binaryOp(ir::Op op, const Value& a, const Value& b, SourceLoc loc, unsigned consumable = 0);
 Value unaryOp(ir::Op op, const Value& a, SourceLoc loc, unsigned consumable = 0);
 Value compareOp(ir::Op op, const Value& a, const Value& b, SourceLoc loc);
-// The commonest ops of loop counters and accumulators, on two ints or
-// two floats, without the generic dispatch: sets `out` and returns true,
-// or returns false where the generic path must decide (another op or
-// kind, an int overflow, which it reports).
+// The commonest ops of loop counters and accumulators, on two ints, two
+// floats or an int and a float (Python's int and float mix as floats),
+// without the generic dispatch: sets `out` and returns true, or returns
+// false where the generic path must decide (another op or kind, an int
+// overflow or a division by zero, which it reports, an int // or % by -1,
+// whose overflow it handles). What is computed here is what binaryOp and
+// compareOp compute.
 [[gnu::always_inline]] inline bool numberFastPath(ir::Op op, const Value& a, const Value& b, Value& out) {
   using ir::Op;
   if (a.is(Kind::Int) && b.is(Kind::Int)) {
@@ -29,6 +32,20 @@ Value compareOp(ir::Op op, const Value& a, const Value& b, SourceLoc loc);
       case Op::Add: if (__builtin_add_overflow(x, y, &r)) return false; out = Value::integer(r); return true;
       case Op::Sub: if (__builtin_sub_overflow(x, y, &r)) return false; out = Value::integer(r); return true;
       case Op::Mul: if (__builtin_mul_overflow(x, y, &r)) return false; out = Value::integer(r); return true;
+      case Op::Div:
+        if (y == 0) return false;
+        out = Value::real(static_cast<double>(x) / static_cast<double>(y));
+        return true;
+      case Op::FloorDiv:  // rounded toward minus infinity
+        if (y == 0 || y == -1) return false;
+        r = x / y;
+        out = Value::integer(r - (x % y != 0 && (x < 0) != (y < 0)));
+        return true;
+      case Op::Mod:  // of the divisor's sign
+        if (y == 0 || y == -1) return false;
+        r = x % y;
+        out = Value::integer(r != 0 && (r < 0) != (y < 0) ? r + y : r);
+        return true;
       case Op::Lt: out = Value::boolean(x < y); return true;
       case Op::Le: out = Value::boolean(x <= y); return true;
       case Op::Gt: out = Value::boolean(x > y); return true;
@@ -38,20 +55,24 @@ Value compareOp(ir::Op op, const Value& a, const Value& b, SourceLoc loc);
       default: return false;
     }
   }
-  if (a.is(Kind::Float) && b.is(Kind::Float)) {
-    double x = a.asFloat(), y = b.asFloat();
-    switch (op) {
-      case Op::Add: out = Value::real(x + y); return true;
-      case Op::Sub: out = Value::real(x - y); return true;
-      case Op::Mul: out = Value::real(x * y); return true;
-      case Op::Lt: out = Value::boolean(x < y); return true;
-      case Op::Le: out = Value::boolean(x <= y); return true;
-      case Op::Gt: out = Value::boolean(x > y); return true;
-      case Op::Ge: out = Value::boolean(x >= y); return true;
-      default: return false;
-    }
+  if (!(a.is(Kind::Float) || a.is(Kind::Int)) || !(b.is(Kind::Float) || b.is(Kind::Int))) return false;
+  double x = a.asFloat(), y = b.asFloat();
+  switch (op) {
+    case Op::Add: out = Value::real(x + y); return true;
+    case Op::Sub: out = Value::real(x - y); return true;
+    case Op::Mul: out = Value::real(x * y); return true;
+    case Op::Div:
+      if (y == 0) return false;
+      out = Value::real(x / y);
+      return true;
+    case Op::Lt: out = Value::boolean(x < y); return true;
+    case Op::Le: out = Value::boolean(x <= y); return true;
+    case Op::Gt: out = Value::boolean(x > y); return true;
+    case Op::Ge: out = Value::boolean(x >= y); return true;
+    case Op::Eq: out = Value::boolean(x == y); return true;
+    case Op::Ne: out = Value::boolean(x != y); return true;
+    default: return false;
   }
-  return false;
 }
 
 // a < b with Python's ordering rules (used by sorted, min, max).

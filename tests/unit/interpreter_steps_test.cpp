@@ -50,7 +50,8 @@ TEST(InterpreterSteps, KindsSlotsKillsAndTheArgumentsAConditionReads) {
   EXPECT_EQ(top.steps[0].kind, StepKind::ConstInt);
   EXPECT_EQ(top.steps[0].imm.i, 0);
   EXPECT_EQ(top.steps[0].result, body.nodes()[0]->result(0)->id());
-  EXPECT_EQ(top.steps[2].kind, StepKind::Generic);  // the call
+  EXPECT_EQ(top.steps[2].kind, StepKind::Call);  // range(n)
+  EXPECT_EQ(top.steps[2].a, body.nodes()[1]->result(0)->id());
   EXPECT_EQ(top.steps[4].kind, StepKind::IterLen);
   EXPECT_EQ(top.steps[4].a, body.nodes()[3]->result(0)->id());
   EXPECT_EQ(top.steps[6].kind, StepKind::ConstFloat);
@@ -83,7 +84,8 @@ TEST(InterpreterSteps, KindsSlotsKillsAndTheArgumentsAConditionReads) {
 }
 
 // `math.sqrt(x)`: the global and the module's member are read inline (once
-// their nodes' first runs have found the entries); the call is generic.
+// their nodes' first runs have found the entries), and the call of what
+// they found made from its step.
 TEST(InterpreterSteps, AModuleMemberIsReadInline) {
   nn::SourceManager sm;
   auto g = nn::ir::parse(sm, sm.add("t.ir",
@@ -101,7 +103,38 @@ TEST(InterpreterSteps, AModuleMemberIsReadInline) {
   EXPECT_EQ(steps.steps[1].kind, StepKind::ModuleAttr);
   EXPECT_EQ(steps.steps[1].a, body.nodes()[0]->result(0)->id());
   EXPECT_EQ(steps.steps[1].result, body.nodes()[1]->result(0)->id());
+  EXPECT_EQ(steps.steps[2].kind, StepKind::Call);
+  EXPECT_EQ(steps.steps[2].a, body.nodes()[1]->result(0)->id());
+}
+
+// An if names its condition; a call with keywords, and a recursive call
+// through self_closure (whose result's type execCall checks), are generic.
+TEST(InterpreterSteps, IfsAndCallsByPosition) {
+  nn::SourceManager sm;
+  auto g = nn::ir::parse(sm, sm.add("t.ir",
+                                    "func @f(%x: any, %g: any) {\n"
+                                    "  %0 = self_closure : func\n"
+                                    "  %1 = call %0, %x : any\n"
+                                    "  %2 = call %g, %x, %1 {kw = [\"b\"]} : any\n"
+                                    "  %3 = call %g, %2 : any\n"
+                                    "  %4 = if %3 : any {\n"
+                                    "  ^then():\n"
+                                    "    yield %x\n"
+                                    "  ^else():\n"
+                                    "    yield %2\n"
+                                    "  }\n"
+                                    "  return %4\n"
+                                    "}\n"));
+  ASSERT_TRUE(g);
+  const nn::ir::Block& body = *g->function("f")->body();
+  const BlockSteps& steps = stepsOf(body);
+  ASSERT_EQ(steps.steps.size(), 5u);
+  EXPECT_EQ(steps.steps[1].kind, StepKind::Generic);
   EXPECT_EQ(steps.steps[2].kind, StepKind::Generic);
+  EXPECT_EQ(steps.steps[3].kind, StepKind::Call);  // of a parameter
+  EXPECT_EQ(steps.steps[3].a, body.arg(1)->id());
+  EXPECT_EQ(steps.steps[4].kind, StepKind::If);
+  EXPECT_EQ(steps.steps[4].a, body.nodes()[3]->result(0)->id());
 }
 
 // Graph mode's pool may run one eager function's block on two threads at
