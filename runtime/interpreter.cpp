@@ -183,34 +183,38 @@ const ir::Node* Interpreter::execNodes(const ir::Block& b, Frame& f) {
     // limit, stops straight-line code between two long operations too.
     if (interrupt_.load(std::memory_order_relaxed)) [[unlikely]]
       onInterrupt(s.node->loc());
-    runStep(s, f);
+    bool numbers = runStep(s, f);
     if (tracing) [[unlikely]]
       trace(*s.node, f);
     // Dropping dead values frees temporaries at once and leaves the next
-    // op's operands uniquely held, so they can be reused in place.
-    for (uint32_t k = s.killsBegin; k < s.killsEnd; ++k) f.slots[plan.kills[k]].release();
+    // op's operands uniquely held, so they can be reused in place. (A step
+    // that read only numbers has nothing to drop: a node's kills are
+    // among its operands.)
+    if (!numbers)
+      for (uint32_t k = s.killsBegin; k < s.killsEnd; ++k) f.slots[plan.kills[k]].release();
   }
   return plan.terminator;
 }
 
 // A step's inline path where it applies (never while a tape records, as
 // the tape sees every node through runNode), else the node's generic one.
-[[gnu::always_inline]] inline void Interpreter::runStep(const Step& s, Frame& f) {
+// True where the step read only numbers (or nothing).
+[[gnu::always_inline]] inline bool Interpreter::runStep(const Step& s, Frame& f) {
   Value* slots = f.slots.data();
   if (!tape_) switch (s.kind) {
       case StepKind::Number:
-        if (numberFastPath(s.op, slots[s.a], slots[s.b], slots[s.result])) return;
+        if (numberFastPath(s.op, slots[s.a], slots[s.b], slots[s.result])) return true;
         break;
-      case StepKind::ConstInt: slots[s.result] = Value::integer(s.imm.i); return;
-      case StepKind::ConstFloat: slots[s.result] = Value::real(s.imm.f); return;
+      case StepKind::ConstInt: slots[s.result] = Value::integer(s.imm.i); return true;
+      case StepKind::ConstFloat: slots[s.result] = Value::real(s.imm.f); return true;
       case StepKind::IterItem:
-        if (slots[s.b].is(Kind::Int) && quickIterItem(slots[s.a], slots[s.b].asInt(), slots[s.result])) return;
+        if (slots[s.b].is(Kind::Int) && quickIterItem(slots[s.a], slots[s.b].asInt(), slots[s.result])) return false;
         break;
-      case StepKind::IterLen: slots[s.result] = Value::integer(iterLength(slots[s.a])); return;
+      case StepKind::IterLen: slots[s.result] = Value::integer(iterLength(slots[s.a])); return false;
       case StepKind::LoadGlobal:
         if (const Value* v = cachedGlobal(*s.node, f.module)) {
           slots[s.result] = *v;
-          return;
+          return false;
         }
         break;
       case StepKind::If:
@@ -222,7 +226,7 @@ const ir::Node* Interpreter::execNodes(const ir::Block& b, Frame& f) {
           } catch (...) {
             nodeFailed(*s.node);
           }
-          return;
+          return false;
         }
         break;
       case StepKind::Call:
@@ -233,19 +237,20 @@ const ir::Node* Interpreter::execNodes(const ir::Block& b, Frame& f) {
             } catch (...) {
               nodeFailed(*s.node);
             }
-            return;
+            return false;
           }
         break;
       case StepKind::ModuleAttr:
         if (const Value& m = slots[s.a]; m.is(Kind::Module))
           if (const Value* v = cachedGlobal(*s.node, m.as<ModuleObj>().module)) {
             slots[s.result] = *v;
-            return;
+            return false;
           }
         break;
       case StepKind::Generic: break;
     }
   runNode(*s.node, f, s.dying);
+  return false;
 }
 
 void Interpreter::runNode(const ir::Node& n, Frame& f, uint64_t dying) {
@@ -433,11 +438,24 @@ void Interpreter::execLoop(const ir::Node& n, Frame& f) {
   // counter), copies, as the body takes them after it.
   const BlockSteps& condSteps = stepsOf(cond);
   const uint32_t condArg = condSteps.firstArg, bodyArg = body.numArgs() ? body.arg(0)->id() : 0;
+  // A condition that is one comparison (a for loop's counter against the
+  // length) is made here where it is of two numbers, as its step would
+  // make it, without a run of its block (nothing to drop: a comparison of
+  // numbers reads only numbers).
+  const Step* compare = condSteps.steps.size() == 1 && condSteps.steps[0].kind == StepKind::Number &&
+                                condSteps.terminator->operand(0)->id() == condSteps.steps[0].result &&
+                                !GraphExecutor::runsAsGraph(cond)
+                            ? &condSteps.steps[0]
+                            : nullptr;
   // The condition and the yielded values are taken straight from their
   // slots: no buffer in between.
   while (true) {
     for (uint32_t i : condSteps.argsRead) f.slots[condArg + i] = carried[i];
-    const ir::Node& condition = *runBlock(cond, f);
+    const ir::Node& condition =
+        compare && !tape_ && !tracer_ &&
+                numberFastPath(compare->op, f.slots[compare->a], f.slots[compare->b], f.slots[compare->result])
+            ? *condSteps.terminator
+            : *runBlock(cond, f);
     bool go;
     if (const Value& c = f[condition.operand(0)]; c.is(Kind::Bool)) {
       go = c.asBool();

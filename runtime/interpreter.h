@@ -368,7 +368,7 @@ class Interpreter {
   // runBlock, then the terminator's operand values move to `out`.
   const ir::Node* exec(const ir::Block& b, Frame& f, std::vector<Value>& out);
   const ir::Node* execNodes(const ir::Block& b, Frame& f);
-  void runStep(const Step& s, Frame& f);
+  bool runStep(const Step& s, Frame& f);
   // Runs one node; `dying`: a bit per operand whose value this node is the
   // last to read (its buffer may take the result). Errors get the node's
   // inlined-at call sites.
