@@ -131,7 +131,8 @@ std::optional<std::string_view> foreignSpelling(std::string_view name) {
 const std::vector<std::string>& tensorOwnMethodNames() {
   static const std::vector<std::string> names = {
       "size",   "numel",  "dim",    "view_as", "reshape_as",   "expand_as", "type_as",
-      "narrow", "select", "unbind", "t",       "index_select", "clamp_max"};
+      "narrow", "select", "unbind", "t",       "index_select", "clamp_max", "new_zeros", "new_ones",
+      "new_empty", "new_full", "masked_select"};
   return names;
 }
 

@@ -36,6 +36,9 @@ rt::Value tensorAttribute(const rt::Value& obj, const std::string& name, SourceL
 // PyTorch's tensor methods that are no op of their own (x.to(dtype),
 // x.view_as(y), x.narrow, ...; pytorch_methods.cpp), or null.
 rt::BuiltinFn pytorchTensorMethod(const std::string& name);
+// What a PyTorch tensor attribute nn has no counterpart of (backward,
+// numpy, ...) is in nn, for its error message; "" for other names.
+std::string pytorchAttributeHint(const std::string& name);
 // A tensor's attributes and methods that are not tensor ops (shape, size, ...).
 const std::vector<std::string>& tensorAttributeNames();
 // A tensor math op applied by a core builtin (abs(t), round(t)).

@@ -277,6 +277,8 @@ Value tensorAttribute(const Value& obj, const std::string& name, SourceLoc loc) 
   if (!fn) {
     if (std::string hint = inPlaceHint(name); !hint.empty())
       fail(loc, "'Tensor' object has no attribute '" + name + "'" + hint, ErrorClass::AttributeError);
+    if (std::string hint = pytorchAttributeHint(name); !hint.empty())
+      fail(loc, "'Tensor' object has no attribute '" + name + "'" + hint, ErrorClass::AttributeError);
     if (name == "values" || name == "indices")  // PyTorch's x.max(dim=1).values
       fail(loc, "'Tensor' object has no attribute '" + name + "': max(x, dim) and min(x, dim) give the values only " +
                     "(NumPy's meaning); argmax and argmin give the indices",

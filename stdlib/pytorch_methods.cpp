@@ -2,9 +2,11 @@
 // x.to(dtype) and x.to(device, dtype) beside the op `to`; x.view_as(y),
 // reshape_as, expand_as and type_as, which take y's shape or dtype; and
 // x.narrow, select, unbind and index_select, which index x along a dim;
-// x.t(), with PyTorch's check, and x.clamp_max(max).
+// x.t(), with PyTorch's check, x.clamp_max(max), x.new_zeros(size) and its
+// kin, and x.masked_select(mask). Also what the PyTorch attributes nn has
+// no counterpart of (x.backward, x.numpy, ...) are in nn, for their errors.
 // Each runs the ops or the indexing it stands for, on the tape as they
-// are; graph mode rewrites the same calls into those ops where types
+// are; graph mode rewrites some of these calls into those ops where types
 // allow (passes/builtin_ops.cpp).
 #include <optional>
 
@@ -173,7 +175,86 @@ Value bClampMax(CallContext& c, std::vector<Value>& args) {
   return runTensorOp(c.interp, ir::Op::Clip, params, c.loc);
 }
 
+// PyTorch's x.new_zeros(size), new_ones(size), new_empty(size) (zeros
+// here) and new_full(size, value): a new tensor of that size (ints, or one
+// tuple or list of them) with x's dtype and on x's device, unless dtype=
+// or device= say otherwise.
+Value bNewTensor(CallContext& c, std::vector<Value>& args) {
+  const Tensor& x = tensorOf(args[0]);
+  bool full = c.name == "new_full";
+  std::vector<Value> params(args.begin() + 1, args.end());
+  if (full) {
+    const Value* value = c.kw("fill_value");
+    if (params.size() != (value ? 1u : 2u))
+      fail(c.loc, "new_full() takes a size and a fill_value (" + std::to_string(params.size()) + " arguments given)",
+           ErrorClass::TypeError);
+    if (value) params.push_back(*value);
+  } else if (params.empty()) {
+    fail(c.loc, c.name + "() missing required argument 'size'", ErrorClass::TypeError);
+  }
+  const Value* dtype = c.kw("dtype");
+  const Value* device = c.kw("device");
+  std::vector<std::string> kwnames{"dtype", "device"};
+  std::vector<Value> kwargs{dtype ? *dtype : Value::dtype(static_cast<int>(x.dtype())),
+                            device ? *device : Value::str(x.device().name())};
+  c.checkKeywordsUsed(c.name.c_str());
+  CallContext create{c.interp, c.loc, kwnames, kwargs, c.name};
+  ir::Op op = full ? ir::Op::Full : c.name == "new_ones" ? ir::Op::Ones : ir::Op::Zeros;
+  return callTensorOp(create, op, params);
+}
+
+// PyTorch's x.masked_select(mask): the elements of x where the bool mask
+// (broadcast with x) is true, in order, as a 1-d tensor: x[mask], on the
+// tape as that indexing is.
+Value bMaskedSelect(CallContext& c, std::vector<Value>& args) {
+  const Value* kw = c.kw("mask");
+  if (kw && args.size() > 1) fail(c.loc, "masked_select() got multiple values for argument 'mask'", ErrorClass::TypeError);
+  if (!kw && args.size() != 2)
+    fail(c.loc, "masked_select() takes 1 argument (" + std::to_string(args.size() - 1) + " given)",
+         ErrorClass::TypeError);
+  c.checkKeywordsUsed("masked_select");
+  Value x = args[0], mask = kw ? *kw : args[1];
+  if (!mask.is(Kind::Tensor) || tensorOf(mask).dtype() != DType::Bool)
+    fail(c.loc,
+         "masked_select(): mask must be a bool tensor, not " +
+             (mask.is(Kind::Tensor) ? typeString(tensorOf(mask)) : std::string(typeName(mask))),
+         ErrorClass::TypeError);
+  // Both broadcast to their common shape first, as PyTorch's do.
+  Shape shape = broadcastShapes(tensorOf(x).shape(), tensorOf(mask).shape(), c.loc,
+                                "masked_select(): the mask, " + typeString(tensorOf(mask)) +
+                                    ", does not broadcast with x, " + typeString(tensorOf(x)));
+  auto broadcast = [&](Value& v) {
+    if (tensorOf(v).shape() == shape) return;
+    std::vector<Value> dims;
+    for (int64_t d : shape) dims.push_back(Value::integer(d));
+    std::vector<Value> params{v, makeTuple(std::move(dims))};
+    v = runTensorOp(c.interp, ir::Op::BroadcastTo, params, c.loc);
+  };
+  broadcast(x);
+  broadcast(mask);
+  Value out = getItem(x, mask, c.loc);
+  if (rt::Tape* tape = c.interp.tape()) tape->recordOp(ir::Op::GetItem, c.loc, {x, mask}, out);
+  return out;
+}
+
 }  // namespace
+
+// What PyTorch's autograd, NumPy and random in-place methods are in nn, for
+// the error at a tensor's attribute nn does not have; "" for other names.
+std::string pytorchAttributeHint(const std::string& name) {
+  static const char* const kAutograd[] = {"backward",  "grad",    "requires_grad", "requires_grad_",
+                                          "grad_fn",   "is_leaf", "retain_grad",   "register_hook"};
+  for (const char* a : kAutograd)
+    if (name == a)
+      return ": nn takes gradients of functions, not of tensors: grad(f)(params) or value_and_grad(f)(params) "
+             "give f's gradient with respect to its arguments (docs/from_pytorch.md)";
+  if (name == "numpy") return ": a tensor is nn's array; x.tolist() gives its values as nested lists";
+  if (name == "data") return ": tensors are values in nn; x itself, or stop_gradient(x) for PyTorch's detached x.data";
+  if (name == "uniform_" || name == "normal_")
+    return ": tensors are values in nn, so there are no in-place methods; write x = " +
+           std::string(name == "uniform_" ? "rand" : "randn") + "(*x.shape)";
+  return "";
+}
 
 BuiltinFn pytorchTensorMethod(const std::string& name) {
   if (name == "to") return bTo;
@@ -181,6 +262,8 @@ BuiltinFn pytorchTensorMethod(const std::string& name) {
   if (name == "narrow" || name == "select" || name == "unbind" || name == "index_select") return bIndexAlong;
   if (name == "t") return bT;
   if (name == "clamp_max") return bClampMax;
+  if (name == "new_zeros" || name == "new_ones" || name == "new_empty" || name == "new_full") return bNewTensor;
+  if (name == "masked_select") return bMaskedSelect;
   return nullptr;
 }
 
