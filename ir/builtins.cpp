@@ -132,7 +132,8 @@ const std::vector<std::string>& tensorOwnMethodNames() {
   static const std::vector<std::string> names = {
       "size",   "numel",  "dim",    "view_as", "reshape_as",   "expand_as", "type_as",
       "narrow", "select", "unbind", "t",       "index_select", "clamp_max", "new_zeros", "new_ones",
-      "new_empty", "new_full", "masked_select"};
+      "new_empty", "new_full", "masked_select", "lerp", "nan_to_num", "count_nonzero", "diff", "movedim",
+      "moveaxis", "cross"};
   return names;
 }
 

@@ -98,17 +98,24 @@ Value whereOp(const Value& cond, const Value& a, const Value& b, SourceLoc loc) 
     else first = &tensorOf(*v);
   }
   Device& device = first->device();
-  auto toTensor = [&](const Value& v) -> Tensor {
+  // A number beside a tensor is made at the dtype they promote to (a
+  // float beside an f64 tensor keeps its double value), two numbers at
+  // their own default dtypes.
+  auto toTensor = [&](const Value& v, std::optional<DType> dtype) -> Tensor {
     if (v.is(Kind::Tensor)) return tensorOf(v);
     if (!v.isNumber()) notNumber(v);
-    return tensorFromData(v, std::nullopt, loc, device);
+    return tensorFromData(v, dtype, loc, device);
   };
-  Tensor c = astype(toTensor(cond), DType::Bool);
-  Tensor x = toTensor(a), y = toTensor(b);
-  DType dt = a.is(Kind::Tensor) && b.is(Kind::Tensor) ? promote(x.dtype(), y.dtype())
-             : a.is(Kind::Tensor) ? promoteWithScalar(x.dtype(), b.is(Kind::Float) ? ScalarKind::Float : b.is(Kind::Int) ? ScalarKind::Int : ScalarKind::Bool)
-             : b.is(Kind::Tensor) ? promoteWithScalar(y.dtype(), a.is(Kind::Float) ? ScalarKind::Float : a.is(Kind::Int) ? ScalarKind::Int : ScalarKind::Bool)
-                                  : promote(x.dtype(), y.dtype());
+  auto kindOf = [](const Value& v) {
+    return v.is(Kind::Float) ? ScalarKind::Float : v.is(Kind::Int) ? ScalarKind::Int : ScalarKind::Bool;
+  };
+  Tensor c = astype(toTensor(cond, std::nullopt), DType::Bool);
+  std::optional<DType> given;
+  if (a.is(Kind::Tensor) && b.is(Kind::Tensor)) given = promote(tensorOf(a).dtype(), tensorOf(b).dtype());
+  else if (a.is(Kind::Tensor)) given = promoteWithScalar(tensorOf(a).dtype(), kindOf(b));
+  else if (b.is(Kind::Tensor)) given = promoteWithScalar(tensorOf(b).dtype(), kindOf(a));
+  Tensor x = toTensor(a, given), y = toTensor(b, given);
+  DType dt = given ? *given : promote(x.dtype(), y.dtype());
   // The message only when it is needed: this runs on every call.
   std::optional<Shape> cx = tryBroadcastShapes(c.shape(), x.shape());
   std::optional<Shape> broadcast = cx ? tryBroadcastShapes(*cx, y.shape()) : std::nullopt;

@@ -55,6 +55,12 @@ rt::Device& deviceNamed(rt::Interpreter& interp, const std::string& name, Source
 // einsum (einsum.cpp).
 void addEinsumBuiltin(BuiltinTable& table);
 
+// lerp, nan_to_num, count_nonzero, meshgrid, diff, movedim, moveaxis and
+// cross (tensor_composites.cpp), and the function of those that are also
+// tensor methods, by name (or null).
+void addTensorComposites(BuiltinTable& table);
+rt::BuiltinFn tensorCompositeMethod(const std::string& name);
+
 // format, hex, oct, bin, chr, ord (builtins_text.cpp).
 void addTextBuiltins(BuiltinTable& table);
 

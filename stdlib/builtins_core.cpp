@@ -632,6 +632,7 @@ const std::map<std::string, BuiltinFn>& table() {
     addDataBuiltins(m);
     addHelpBuiltins(m);
     addEinsumBuiltin(m);
+    addTensorComposites(m);
     addTextBuiltins(m);
     addIteratorBuiltins(m);
     addTimeBuiltins(m);

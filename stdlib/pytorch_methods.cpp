@@ -264,7 +264,7 @@ BuiltinFn pytorchTensorMethod(const std::string& name) {
   if (name == "clamp_max") return bClampMax;
   if (name == "new_zeros" || name == "new_ones" || name == "new_empty" || name == "new_full") return bNewTensor;
   if (name == "masked_select") return bMaskedSelect;
-  return nullptr;
+  return tensorCompositeMethod(name);
 }
 
 }  // namespace nn::stdlib

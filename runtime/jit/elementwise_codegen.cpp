@@ -454,15 +454,17 @@ Element ElementwiseEmitter::unary(Op op, const Element& x, DType resultType, std
 
 Element ElementwiseEmitter::where(const Element& c, const Element& x, const Element& y, DType resultType,
                                   std::string& why) {
-  // whereOp: a number operand first becomes a tensor of its own dtype
-  // (bool, i64, f32), then everything converts to the common dtype.
+  // whereOp: a number beside a tensor converts straight to the dtype they
+  // promote to; two numbers first become tensors of their own dtypes
+  // (bool, i64, f32), then convert to the common one.
   auto natural = [&](const Element& e) -> Element {
     if (!e.number) return e;
     DType dt = e.kind == ScalarKind::Bool ? DType::Bool : e.kind == ScalarKind::Int ? DType::I64 : DType::F32;
     return Element{convert(e, dt), false, dt};
   };
   auto kindOf = [](const Element& e) { return e.kind; };
-  Element xn = natural(x), yn = natural(y);
+  bool numbers = x.number && y.number;
+  Element xn = numbers ? natural(x) : x, yn = numbers ? natural(y) : y;
   DType dt = !x.number && !y.number ? ir::promote(x.dtype, y.dtype)
              : !x.number            ? ir::promoteWithScalar(x.dtype, kindOf(y))
              : !y.number            ? ir::promoteWithScalar(y.dtype, kindOf(x))
@@ -472,7 +474,13 @@ Element ElementwiseEmitter::where(const Element& c, const Element& x, const Elem
     return Element{};
   }
   llvm::Value* cond = convert(natural(c), DType::Bool);
-  return Element{b_.CreateSelect(cond, convert(xn, dt), convert(yn, dt)), false, dt};
+  llvm::Value* a = convert(xn, dt);
+  llvm::Value* b = convert(yn, dt);
+  if (!a || !b) {
+    why = "a number operand of where that does not convert to " + std::string(dtypeName(dt));
+    return Element{};
+  }
+  return Element{b_.CreateSelect(cond, a, b), false, dt};
 }
 
 Element ElementwiseEmitter::emit(const ir::Node& n, const std::vector<Element>& in, std::string& why) {
