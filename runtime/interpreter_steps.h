@@ -6,10 +6,11 @@
 // module's member, an if's branch, a call of a function that runs as it
 // is) — made on the block's first run and kept with the block (ir::Block::
 // interpreterPlan), so later runs walk one array instead of chasing the
-// IR's nodes, operand vectors and attributes, and dispatch each node once. Every node keeps its generic path (Interpreter::
-// runNode), which a step takes whenever its inline path does not apply
-// (another kind of value, an int overflow, a tape recording): the inline
-// paths compute exactly what runNode would.
+// IR's nodes, operand vectors and attributes, and dispatch each node once.
+// Every node keeps its generic path (Interpreter::runNode), which a step
+// takes whenever its inline path does not apply (another kind of value, an
+// int overflow, a tape recording): the inline paths compute exactly what
+// runNode would.
 #pragma once
 #include <cstdint>
 #include <memory>

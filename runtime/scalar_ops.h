@@ -17,6 +17,22 @@ using ir::opSymbol;
 Value binaryOp(ir::Op op, const Value& a, const Value& b, SourceLoc loc, unsigned consumable = 0);
 Value unaryOp(ir::Op op, const Value& a, SourceLoc loc, unsigned consumable = 0);
 Value compareOp(ir::Op op, const Value& a, const Value& b, SourceLoc loc);
+// Comparison `op` of two ints or two doubles into `out`; false for any
+// other op.
+template <class T>
+[[gnu::always_inline]] inline bool compareNumbers(ir::Op op, T x, T y, Value& out) {
+  using ir::Op;
+  switch (op) {
+    case Op::Lt: out = Value::boolean(x < y); return true;
+    case Op::Le: out = Value::boolean(x <= y); return true;
+    case Op::Gt: out = Value::boolean(x > y); return true;
+    case Op::Ge: out = Value::boolean(x >= y); return true;
+    case Op::Eq: out = Value::boolean(x == y); return true;
+    case Op::Ne: out = Value::boolean(x != y); return true;
+    default: return false;
+  }
+}
+
 // The commonest ops of loop counters and accumulators, on two ints, two
 // floats or an int and a float (Python's int and float mix as floats),
 // without the generic dispatch: sets `out` and returns true, or returns
@@ -46,13 +62,7 @@ Value compareOp(ir::Op op, const Value& a, const Value& b, SourceLoc loc);
         r = x % y;
         out = Value::integer(r != 0 && (r < 0) != (y < 0) ? r + y : r);
         return true;
-      case Op::Lt: out = Value::boolean(x < y); return true;
-      case Op::Le: out = Value::boolean(x <= y); return true;
-      case Op::Gt: out = Value::boolean(x > y); return true;
-      case Op::Ge: out = Value::boolean(x >= y); return true;
-      case Op::Eq: out = Value::boolean(x == y); return true;
-      case Op::Ne: out = Value::boolean(x != y); return true;
-      default: return false;
+      default: return compareNumbers(op, x, y, out);
     }
   }
   if (!(a.is(Kind::Float) || a.is(Kind::Int)) || !(b.is(Kind::Float) || b.is(Kind::Int))) return false;
@@ -65,13 +75,7 @@ Value compareOp(ir::Op op, const Value& a, const Value& b, SourceLoc loc);
       if (y == 0) return false;
       out = Value::real(x / y);
       return true;
-    case Op::Lt: out = Value::boolean(x < y); return true;
-    case Op::Le: out = Value::boolean(x <= y); return true;
-    case Op::Gt: out = Value::boolean(x > y); return true;
-    case Op::Ge: out = Value::boolean(x >= y); return true;
-    case Op::Eq: out = Value::boolean(x == y); return true;
-    case Op::Ne: out = Value::boolean(x != y); return true;
-    default: return false;
+    default: return compareNumbers(op, x, y, out);
   }
 }
 

@@ -21,12 +21,6 @@ using namespace nn::rt;
 
 namespace {
 
-Value intsTuple(const std::vector<int64_t>& v) {
-  std::vector<Value> items;
-  for (int64_t i : v) items.push_back(Value::integer(i));
-  return makeTuple(std::move(items));
-}
-
 // The operand's diagonal over its dims d1 < d2 (of one size): the elements
 // off it replaced by 0 (a where, so an infinity there does not become NaN)
 // and the rest summed over d2, with ops the tape records, so a repeated

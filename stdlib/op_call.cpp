@@ -114,6 +114,12 @@ Value runTensorOp(Interpreter& interp, ir::Op op, std::vector<Value>& params, So
   return out;
 }
 
+Value intsTuple(const std::vector<int64_t>& v) {
+  std::vector<Value> items;
+  for (int64_t i : v) items.push_back(Value::integer(i));
+  return makeTuple(std::move(items));
+}
+
 Value callTensorOp(CallContext& c, ir::Op op, std::vector<Value>& args) {
   const ir::Signature& sig = ir::signatureOf(op);
   // The common call, f(x) of an op of one parameter (sqrt, isnan, relu):

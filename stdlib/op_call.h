@@ -78,5 +78,8 @@ rt::Value runTensorOp(rt::Interpreter& interp, ir::Op op, std::vector<rt::Value>
 // Binds a call's arguments (`args`, and the context's keywords) to `op`'s
 // signature and runs it.
 rt::Value callTensorOp(rt::CallContext& c, ir::Op op, std::vector<rt::Value>& args);
+// The tuple of ints `v`, as an op's ints parameter takes them (a shape, a
+// permutation, axes).
+rt::Value intsTuple(const std::vector<int64_t>& v);
 
 }  // namespace nn::stdlib

@@ -208,7 +208,8 @@ Value bNewTensor(CallContext& c, std::vector<Value>& args) {
 // tape as that indexing is.
 Value bMaskedSelect(CallContext& c, std::vector<Value>& args) {
   const Value* kw = c.kw("mask");
-  if (kw && args.size() > 1) fail(c.loc, "masked_select() got multiple values for argument 'mask'", ErrorClass::TypeError);
+  if (kw && args.size() > 1)
+    fail(c.loc, "masked_select() got multiple values for argument 'mask'", ErrorClass::TypeError);
   if (!kw && args.size() != 2)
     fail(c.loc, "masked_select() takes 1 argument (" + std::to_string(args.size() - 1) + " given)",
          ErrorClass::TypeError);

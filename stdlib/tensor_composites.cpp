@@ -20,15 +20,11 @@ using namespace nn::rt;
 
 namespace {
 
-Value intsTuple(const std::vector<int64_t>& v) {
-  std::vector<Value> items;
-  for (int64_t i : v) items.push_back(Value::integer(i));
-  return makeTuple(std::move(items));
-}
-
 // Tensor op `op` on its parameters (all of them, in its signature's
 // order), recorded on the tape.
-Value tensorOp(CallContext& c, ir::Op op, std::vector<Value> params) { return runTensorOp(c.interp, op, params, c.loc); }
+Value applyOp(CallContext& c, ir::Op op, std::vector<Value> params) {
+  return runTensorOp(c.interp, op, params, c.loc);
+}
 
 // a op b (arithmetic or a comparison), recorded on the tape.
 Value binary(CallContext& c, ir::Op op, const Value& a, const Value& b) {
@@ -104,7 +100,7 @@ Value bLerp(CallContext& c, std::vector<Value>& args) {
     return binary(c, ir::Op::Sub, end, binary(c, ir::Op::Mul, span, binary(c, ir::Op::Sub, Value::real(1.0), weight)));
   };
   if (weight.isNumber()) return std::abs(weight.asFloat()) < 0.5 ? nearStart() : nearEnd();
-  Value small = binary(c, ir::Op::Lt, tensorOp(c, ir::Op::Abs, {weight}), Value::real(0.5));
+  Value small = binary(c, ir::Op::Lt, applyOp(c, ir::Op::Abs, {weight}), Value::real(0.5));
   return where(c, small, nearStart(), nearEnd());
 }
 
@@ -129,7 +125,7 @@ Value bNanToNum(CallContext& c, std::vector<Value>& args) {
   if (posinf.is(Kind::None)) posinf = Value::real(largest);
   if (neginf.is(Kind::None)) neginf = Value::real(-largest);
   double inf = std::numeric_limits<double>::infinity();
-  Value out = where(c, tensorOp(c, ir::Op::IsNan, {x}), nan, x);
+  Value out = where(c, applyOp(c, ir::Op::IsNan, {x}), nan, x);
   out = where(c, binary(c, ir::Op::Eq, x, Value::real(inf)), posinf, out);
   return where(c, binary(c, ir::Op::Eq, x, Value::real(-inf)), neginf, out);
 }
@@ -145,8 +141,8 @@ Value bCountNonzero(CallContext& c, std::vector<Value>& args) {
   tensorArg(c, x, "input");
   Value nonzero = binary(c, ir::Op::Ne, x, Value::integer(0));
   if (dim.isIntLike()) dim = makeTuple({dim});
-  return tensorOp(c, ir::Op::AsType,
-                  {tensorOp(c, ir::Op::Sum, {nonzero, dim, Value::boolean(false)}), Value::dtype(static_cast<int>(DType::I64))});
+  Value counts = applyOp(c, ir::Op::Sum, {nonzero, dim, Value::boolean(false)});
+  return applyOp(c, ir::Op::AsType, {counts, Value::dtype(static_cast<int>(DType::I64))});
 }
 
 // meshgrid(*tensors, indexing="ij"): for 0-d or 1-d tensors of lengths
@@ -168,7 +164,8 @@ Value bMeshgrid(CallContext& c, std::vector<Value>& args) {
   std::vector<int64_t> lengths;
   for (const Value& v : tensors) {
     const Tensor& t = tensorArg(c, v, "each argument");
-    if (t.ndim() > 1) fail(c.loc, "meshgrid(): expects 0-d or 1-d tensors, not " + typeString(t), ErrorClass::ValueError);
+    if (t.ndim() > 1)
+      fail(c.loc, "meshgrid(): expects 0-d or 1-d tensors, not " + typeString(t), ErrorClass::ValueError);
     lengths.push_back(t.numel());
   }
   // Tensor i's dim of the grid.
@@ -179,8 +176,8 @@ Value bMeshgrid(CallContext& c, std::vector<Value>& args) {
   for (size_t i = 0; i < tensors.size(); ++i) {
     std::vector<int64_t> layout(tensors.size(), 1);
     layout[position(i)] = lengths[i];
-    Value shaped = tensorOp(c, ir::Op::Reshape, {tensors[i], intsTuple(layout)});
-    out.push_back(tensorOp(c, ir::Op::BroadcastTo, {shaped, intsTuple(grid)}));
+    Value shaped = applyOp(c, ir::Op::Reshape, {tensors[i], intsTuple(layout)});
+    out.push_back(applyOp(c, ir::Op::BroadcastTo, {shaped, intsTuple(grid)}));
   }
   return makeTuple(std::move(out));
 }
@@ -204,7 +201,7 @@ Value bDiff(CallContext& c, std::vector<Value>& args) {
   std::vector<Value> parts;
   for (const Value* p : {&prepend, &x, &append})
     if (!p->is(Kind::None)) parts.push_back(*p);
-  if (parts.size() > 1) x = tensorOp(c, ir::Op::Concat, {makeList(std::move(parts)), Value::integer(dim)});
+  if (parts.size() > 1) x = applyOp(c, ir::Op::Concat, {makeList(std::move(parts)), Value::integer(dim)});
   bool bools = tensorOf(x).dtype() == DType::Bool;
   for (int64_t k = 0; k < n.asInt() && tensorOf(x).dim(static_cast<int>(dim)) > 0; ++k) {
     Value later = along(c, x, dim, makeSlice(Value::integer(1), Value::none(), Value::none()));
@@ -251,7 +248,7 @@ Value bMovedim(CallContext& c, std::vector<Value>& args) {
     while (std::find(from.begin(), from.end(), next) != from.end()) ++next;
     p = next++;
   }
-  return tensorOp(c, ir::Op::Permute, {x, intsTuple(perm)});
+  return applyOp(c, ir::Op::Permute, {x, intsTuple(perm)});
 }
 
 // cross(a, b, dim=None): the cross products of 3-vectors along dim (by
@@ -274,18 +271,20 @@ Value bCross(CallContext& c, std::vector<Value>& args) {
   } else {
     dim = dimOf(c, dimArg, ndim);
     if (shape[static_cast<size_t>(dim)] != 3)
-      fail(c.loc, "cross(): dim " + std::to_string(dim) + " has size " + std::to_string(shape[static_cast<size_t>(dim)]) +
-                      ", not 3",
+      fail(c.loc,
+           "cross(): dim " + std::to_string(dim) + " has size " + std::to_string(shape[static_cast<size_t>(dim)]) +
+               ", not 3",
            ErrorClass::ValueError);
   }
   Value grid = intsTuple(shape);
-  if (tensorOf(a).shape() != shape) a = tensorOp(c, ir::Op::BroadcastTo, {a, grid});
-  if (tensorOf(b).shape() != shape) b = tensorOp(c, ir::Op::BroadcastTo, {b, grid});
+  if (tensorOf(a).shape() != shape) a = applyOp(c, ir::Op::BroadcastTo, {a, grid});
+  if (tensorOf(b).shape() != shape) b = applyOp(c, ir::Op::BroadcastTo, {b, grid});
   auto at = [&](const Value& v, int64_t i) { return along(c, v, dim, Value::integer(i)); };
   auto term = [&](int64_t i, int64_t j) {
-    return binary(c, ir::Op::Sub, binary(c, ir::Op::Mul, at(a, i), at(b, j)), binary(c, ir::Op::Mul, at(a, j), at(b, i)));
+    Value ab = binary(c, ir::Op::Mul, at(a, i), at(b, j)), ba = binary(c, ir::Op::Mul, at(a, j), at(b, i));
+    return binary(c, ir::Op::Sub, ab, ba);
   };
-  return tensorOp(c, ir::Op::Stack, {makeList({term(1, 2), term(2, 0), term(0, 1)}), Value::integer(dim)});
+  return applyOp(c, ir::Op::Stack, {makeList({term(1, 2), term(2, 0), term(0, 1)}), Value::integer(dim)});
 }
 
 }  // namespace

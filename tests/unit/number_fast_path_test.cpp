@@ -23,7 +23,9 @@ using nn::ir::Op;
 const Op kNumberOps[] = {Op::Add, Op::Sub, Op::Mul, Op::Div, Op::FloorDiv, Op::Mod,
                          Op::Lt,  Op::Le,  Op::Gt,  Op::Ge,  Op::Eq,       Op::Ne};
 
-bool comparison(Op op) { return op == Op::Lt || op == Op::Le || op == Op::Gt || op == Op::Ge || op == Op::Eq || op == Op::Ne; }
+bool comparison(Op op) {
+  return op == Op::Lt || op == Op::Le || op == Op::Gt || op == Op::Ge || op == Op::Eq || op == Op::Ne;
+}
 
 std::vector<Value> edgeNumbers() {
   constexpr int64_t kMin = std::numeric_limits<int64_t>::min(), kMax = std::numeric_limits<int64_t>::max();
@@ -45,7 +47,7 @@ bool sameNumber(const Value& x, const Value& y) {
   return x.asInt() == y.asInt();
 }
 
-std::string show(const Value& v) {
+std::string numberText(const Value& v) {
   return v.is(Kind::Float) ? std::to_string(v.asFloat()) + "f" : std::to_string(v.asInt());
 }
 
@@ -63,13 +65,13 @@ TEST(NumberFastPath, AnswersWhatTheGenericOpsAnswerAndDeclinesWhereTheyRaise) {
         } catch (const nn::NnError&) {
           raised = true;
         }
-        std::string what = show(a) + " " + nn::ir::opSymbol(op) + " " + show(b);
+        std::string what = numberText(a) + " " + nn::ir::opSymbol(op) + " " + numberText(b);
         if (raised) {
           EXPECT_FALSE(answered) << what << ": the generic op raises";
           continue;
         }
         if (answered) {
-          EXPECT_TRUE(sameNumber(fast, generic)) << what << ": " << show(fast) << " vs " << show(generic);
+          EXPECT_TRUE(sameNumber(fast, generic)) << what << ": " << numberText(fast) << " vs " << numberText(generic);
         }
       }
 }
@@ -93,7 +95,8 @@ TEST(NumberFastPath, TakesTheCommonCases) {
   EXPECT_TRUE(out.asBool());
   // Left to the generic op: division by zero, // and % by -1, bools.
   EXPECT_FALSE(numberFastPath(Op::Mod, Value::integer(5), Value::integer(0), out));
-  EXPECT_FALSE(numberFastPath(Op::FloorDiv, Value::integer(std::numeric_limits<int64_t>::min()), Value::integer(-1), out));
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  EXPECT_FALSE(numberFastPath(Op::FloorDiv, Value::integer(kMin), Value::integer(-1), out));
   EXPECT_FALSE(numberFastPath(Op::Div, Value::real(1.0), Value::integer(0), out));
   EXPECT_FALSE(numberFastPath(Op::Add, Value::boolean(true), Value::integer(1), out));
 }
