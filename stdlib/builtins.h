@@ -61,6 +61,9 @@ void addEinsumBuiltin(BuiltinTable& table);
 void addTensorComposites(BuiltinTable& table);
 rt::BuiltinFn tensorCompositeMethod(const std::string& name);
 
+// searchsorted, bucketize, isin and bincount (tensor_search.cpp).
+void addTensorSearches(BuiltinTable& table);
+
 // format, hex, oct, bin, chr, ord (builtins_text.cpp).
 void addTextBuiltins(BuiltinTable& table);
 

@@ -633,6 +633,7 @@ const std::map<std::string, BuiltinFn>& table() {
     addHelpBuiltins(m);
     addEinsumBuiltin(m);
     addTensorComposites(m);
+    addTensorSearches(m);
     addTextBuiltins(m);
     addIteratorBuiltins(m);
     addTimeBuiltins(m);

@@ -1,0 +1,234 @@
+// PyTorch's functions that look values up or count them: searchsorted and
+// bucketize (the positions of values in sorted boundaries, by PyTorch's
+// own binary searches, so that NaN lands where PyTorch puts it), isin
+// (membership; NaN is never a member) and bincount (the counts of
+// non-negative ints, or their weights' sums). Their answers are integers
+// or bools, read on the host and given back on the input's device, except
+// bincount's weighted sums, which are a scatter_add, so that they
+// differentiate with respect to the weights.
+#include <algorithm>
+#include <cmath>
+
+#include "ir/builtins.h"
+#include "runtime/tensor_ops.h"
+#include "stdlib/builtins.h"
+#include "stdlib/op_call.h"
+
+namespace nn::stdlib {
+
+using namespace nn::rt;
+
+namespace {
+
+// A tensor argument or a number (as a 0-d tensor of its own dtype, on
+// `device`).
+Tensor tensorOrNumber(CallContext& c, const Value& v, const char* what, Device& device) {
+  if (v.is(Kind::Tensor)) return tensorOf(v);
+  if (!v.isNumber())
+    fail(c.loc, c.name + "(): " + what + " must be a Tensor or a number, not " + typeName(v), ErrorClass::TypeError);
+  return tensorFromData(v, std::nullopt, c.loc, device);
+}
+
+bool integral(DType d) { return d == DType::I32 || d == DType::I64 || d == DType::Bool; }
+
+// t's elements on the host, contiguous, as `as` (i64 or f64).
+Tensor hostAs(CallContext& c, const Tensor& t, DType as) {
+  return astype(readableOnHost(t, c.loc), as).contiguous();
+}
+
+// PyTorch's binary searches (cus_lower_bound, cus_upper_bound): the first
+// position in [0, n) whose element is not below v (right: not at or below
+// it); written with negated tests as PyTorch's, so that a NaN on either
+// side goes where it sends it.
+template <class T>
+int64_t boundOf(const T* row, int64_t n, T v, bool right) {
+  int64_t start = 0, end = n;
+  while (start < end) {
+    int64_t mid = start + ((end - start) >> 1);
+    bool before = right ? !(row[mid] > v) : !(row[mid] >= v);
+    if (before) start = mid + 1;
+    else end = mid;
+  }
+  return start;
+}
+
+template <class T>
+void searchRows(const Tensor& bounds, const Tensor& values, int64_t rows, bool right, Tensor& out) {
+  int64_t n = bounds.ndim() ? bounds.shape().back() : 1, per = rows ? values.numel() / rows : 0;
+  const T* b = bounds.data<T>();
+  const T* v = values.data<T>();
+  int64_t* o = out.data<int64_t>();
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t k = 0; k < per; ++k) o[r * per + k] = boundOf(b + r * n, n, v[r * per + k], right);
+}
+
+// The positions of `values` in `bounds` (1-d, or rows matching values'
+// leading dims), as i64 or i32, on bounds' device.
+Value positionsIn(CallContext& c, const Value& boundsArg, const Value& valuesArg, bool right, bool int32) {
+  if (!boundsArg.is(Kind::Tensor))
+    fail(c.loc, c.name + "(): the boundaries must be a Tensor, not " + typeName(boundsArg), ErrorClass::TypeError);
+  const Tensor& bounds = tensorOf(boundsArg);
+  Tensor values = tensorOrNumber(c, valuesArg, "the values", bounds.device());
+  if (bounds.ndim() == 0) fail(c.loc, c.name + "(): the boundaries must have at least one dim", ErrorClass::ValueError);
+  bool rowsMatch = bounds.ndim() == values.ndim() &&
+                   std::equal(bounds.shape().begin(), bounds.shape().end() - 1, values.shape().begin());
+  if (bounds.ndim() > 1 && !rowsMatch)
+    fail(c.loc,
+         c.name + "(): the boundaries must be 1-d, or their leading dims must be the values' (" +
+             typeString(bounds) + " and " + typeString(values) + ")",
+         ErrorClass::ValueError);
+  int64_t rows = 1;
+  for (size_t d = 0; d + 1 < bounds.shape().size(); ++d) rows *= bounds.shape()[d];
+  // Compared in the dtype they promote to, as PyTorch compares them.
+  bool ints = integral(bounds.dtype()) && integral(values.dtype());
+  DType as = ints ? DType::I64 : DType::F64;
+  Tensor b = hostAs(c, bounds, as), v = hostAs(c, values, as);
+  Tensor out = Tensor::empty(DType::I64, values.shape(), b.device());
+  if (ints) searchRows<int64_t>(b, v, rows, right, out);
+  else searchRows<double>(b, v, rows, right, out);
+  if (int32) out = astype(out, DType::I32);
+  return makeTensorValue(copyTo(out, bounds.device(), c.loc));
+}
+
+bool boolKeyword(CallContext& c, const char* name) {
+  const Value* v = c.kw(name);
+  if (!v) return false;
+  if (!v->is(Kind::Bool))
+    fail(c.loc, c.name + "(): " + name + " must be a bool, not " + typeName(*v), ErrorClass::TypeError);
+  return v->asBool();
+}
+
+void positional(CallContext& c, std::vector<Value>& args, size_t count) {
+  if (args.size() != count)
+    fail(c.loc, c.name + "() takes " + std::to_string(count) + " positional arguments (" + std::to_string(args.size()) +
+                    " given)",
+         ErrorClass::TypeError);
+}
+
+// searchsorted(sorted_sequence, values, out_int32=False, right=False,
+// side=None): where each value would go in the sorted sequence to keep it
+// sorted, the first such place (side "right" or right=True: the last).
+Value bSearchsorted(CallContext& c, std::vector<Value>& args) {
+  positional(c, args, 2);
+  bool int32 = boolKeyword(c, "out_int32"), right = boolKeyword(c, "right");
+  if (const Value* side = c.kw("side")) {
+    if (!side->is(Kind::Str) || (side->asStr() != "left" && side->asStr() != "right"))
+      fail(c.loc, "searchsorted(): side must be 'left' or 'right'", ErrorClass::ValueError);
+    if (c.kw("right") && right != (side->asStr() == "right"))
+      fail(c.loc, "searchsorted(): side and right say opposite things", ErrorClass::ValueError);
+    right = side->asStr() == "right";
+  }
+  c.checkKeywordsUsed("searchsorted");
+  return positionsIn(c, args[0], args[1], right, int32);
+}
+
+// bucketize(input, boundaries, out_int32=False, right=False): the bucket
+// of each element between 1-d boundaries (searchsorted(boundaries, input)).
+Value bBucketize(CallContext& c, std::vector<Value>& args) {
+  positional(c, args, 2);
+  bool int32 = boolKeyword(c, "out_int32"), right = boolKeyword(c, "right");
+  c.checkKeywordsUsed("bucketize");
+  if (args[1].is(Kind::Tensor) && tensorOf(args[1]).ndim() != 1)
+    fail(c.loc, "bucketize(): the boundaries must be 1-d, not " + typeString(tensorOf(args[1])),
+         ErrorClass::ValueError);
+  return positionsIn(c, args[1], args[0], right, int32);
+}
+
+// isin(elements, test_elements, assume_unique=False, invert=False):
+// whether each element equals one of the test elements (compared in the
+// dtype they promote to; NaN equals nothing), as bools of elements' shape.
+Value bIsin(CallContext& c, std::vector<Value>& args) {
+  positional(c, args, 2);
+  boolKeyword(c, "assume_unique");  // a promise PyTorch may use for speed; the answer is the same
+  bool invert = boolKeyword(c, "invert");
+  c.checkKeywordsUsed("isin");
+  if (!args[0].is(Kind::Tensor) && !args[1].is(Kind::Tensor))
+    fail(c.loc, "isin(): expects a Tensor for the elements or the test elements", ErrorClass::TypeError);
+  Device& device = args[0].is(Kind::Tensor) ? tensorOf(args[0]).device() : tensorOf(args[1]).device();
+  Tensor elements = tensorOrNumber(c, args[0], "the elements", device);
+  Tensor tests = tensorOrNumber(c, args[1], "the test elements", device);
+  bool ints = integral(elements.dtype()) && integral(tests.dtype());
+  Tensor out = Tensor::empty(DType::Bool, elements.shape(), readableOnHost(elements, c.loc).device());
+  bool* o = out.data<bool>();
+  auto check = [&](auto zero) {
+    using T = decltype(zero);
+    DType as = ints ? DType::I64 : DType::F64;
+    Tensor e = hostAs(c, elements, as), t = hostAs(c, tests, as);
+    std::vector<T> sorted(t.data<T>(), t.data<T>() + t.numel());
+    // NaN equals nothing, so it is left out of the sorted test elements.
+    sorted.erase(std::remove_if(sorted.begin(), sorted.end(), [](T x) { return x != x; }), sorted.end());
+    std::sort(sorted.begin(), sorted.end());
+    const T* ev = e.data<T>();
+    for (int64_t i = 0; i < e.numel(); ++i) {
+      bool member = ev[i] == ev[i] && std::binary_search(sorted.begin(), sorted.end(), ev[i]);
+      o[i] = member != invert;
+    }
+  };
+  if (ints) check(int64_t{0});
+  else check(0.0);
+  return makeTensorValue(copyTo(out, device, c.loc));
+}
+
+// bincount(input, weights=None, minlength=0): for 1-d non-negative ints,
+// how often each value up to the largest (and below minlength) occurs, as
+// i64; with weights (input's shape), the sums of each value's weights,
+// f32 for f32 weights and f64 otherwise, as a scatter_add (which the tape
+// differentiates).
+Value bBincount(CallContext& c, std::vector<Value>& args) {
+  positional(c, args, 1);
+  const Value* weights = c.kw("weights");
+  const Value* minlengthArg = c.kw("minlength");
+  c.checkKeywordsUsed("bincount");
+  if (!args[0].is(Kind::Tensor))
+    fail(c.loc, std::string("bincount(): input must be a Tensor, not ") + typeName(args[0]), ErrorClass::TypeError);
+  const Tensor& input = tensorOf(args[0]);
+  if (input.ndim() != 1 || !(input.dtype() == DType::I32 || input.dtype() == DType::I64))
+    fail(c.loc, "bincount(): expects a 1-d tensor of non-negative ints, not " + typeString(input),
+         ErrorClass::ValueError);
+  int64_t minlength = 0;
+  if (minlengthArg) {
+    if (!minlengthArg->isIntLike() || minlengthArg->asInt() < 0)
+      fail(c.loc, "bincount(): minlength must be an int of at least 0, not " + repr(*minlengthArg),
+           ErrorClass::ValueError);
+    minlength = minlengthArg->asInt();
+  }
+  Tensor values = hostAs(c, input, DType::I64);
+  const int64_t* v = values.data<int64_t>();
+  int64_t length = minlength;
+  for (int64_t i = 0; i < values.numel(); ++i) {
+    if (v[i] < 0)
+      fail(c.loc, "bincount(): expects non-negative ints, but the input has " + std::to_string(v[i]),
+           ErrorClass::ValueError);
+    length = std::max(length, v[i] + 1);
+  }
+  if (!weights || weights->is(Kind::None)) {
+    Tensor counts = Tensor::empty(DType::I64, {length}, values.device());
+    std::fill(counts.data<int64_t>(), counts.data<int64_t>() + length, int64_t{0});
+    for (int64_t i = 0; i < values.numel(); ++i) ++counts.data<int64_t>()[v[i]];
+    return makeTensorValue(copyTo(counts, input.device(), c.loc));
+  }
+  if (!weights->is(Kind::Tensor) || tensorOf(*weights).shape() != input.shape())
+    fail(c.loc,
+         "bincount(): weights must be a Tensor of input's shape " + shapeString(input.shape()) + ", not " +
+             (weights->is(Kind::Tensor) ? typeString(tensorOf(*weights)) : std::string(typeName(*weights))),
+         ErrorClass::ValueError);
+  DType dt = tensorOf(*weights).dtype() == DType::F32 ? DType::F32 : DType::F64;
+  std::vector<Value> toType{*weights, Value::dtype(static_cast<int>(dt))};
+  Value w = runTensorOp(c.interp, ir::Op::AsType, toType, c.loc);
+  std::vector<Value> zeros{intsTuple({length}), Value::dtype(static_cast<int>(dt)), Value::str(input.device().name())};
+  Value base = runTensorOp(c.interp, ir::Op::Zeros, zeros, c.loc);
+  std::vector<Value> scatter{base, Value::integer(0), args[0], w};
+  return runTensorOp(c.interp, ir::Op::ScatterAdd, scatter, c.loc);
+}
+
+}  // namespace
+
+void addTensorSearches(BuiltinTable& table) {
+  using ir::Builtin;
+  table[ir::builtinInfo(Builtin::Searchsorted).name] = bSearchsorted;
+  table[ir::builtinInfo(Builtin::Bucketize).name] = bBucketize;
+  table[ir::builtinInfo(Builtin::Isin).name] = bIsin;
+  table[ir::builtinInfo(Builtin::Bincount).name] = bBincount;
+}
+
+}  // namespace nn::stdlib
