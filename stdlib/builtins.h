@@ -61,8 +61,10 @@ void addEinsumBuiltin(BuiltinTable& table);
 void addTensorComposites(BuiltinTable& table);
 rt::BuiltinFn tensorCompositeMethod(const std::string& name);
 
-// searchsorted, bucketize, isin and bincount (tensor_search.cpp).
+// searchsorted, bucketize, isin, bincount and unique (tensor_search.cpp).
 void addTensorSearches(BuiltinTable& table);
+// multinomial (tensor_sampling.cpp).
+void addTensorSampling(BuiltinTable& table);
 
 // format, hex, oct, bin, chr, ord (builtins_text.cpp).
 void addTextBuiltins(BuiltinTable& table);

@@ -634,6 +634,7 @@ const std::map<std::string, BuiltinFn>& table() {
     addEinsumBuiltin(m);
     addTensorComposites(m);
     addTensorSearches(m);
+    addTensorSampling(m);
     addTextBuiltins(m);
     addIteratorBuiltins(m);
     addTimeBuiltins(m);

@@ -1,15 +1,20 @@
 // PyTorch's functions that look values up or count them: searchsorted and
 // bucketize (the positions of values in sorted boundaries, by PyTorch's
 // own binary searches, so that NaN lands where PyTorch puts it), isin
-// (membership; NaN is never a member) and bincount (the counts of
-// non-negative ints, or their weights' sums). Their answers are integers
-// or bools, read on the host and given back on the input's device, except
-// bincount's weighted sums, which are a scatter_add, so that they
-// differentiate with respect to the weights.
+// (membership; NaN is never a member), bincount (the counts of
+// non-negative ints, or their weights' sums) and unique (the distinct
+// values, their counts and where each element's is). Their answers are
+// integers or bools, read on the host and given back on the input's
+// device, except bincount's weighted sums, which are a scatter_add, and
+// unique's values, which are an indexing of the input, so that the tape
+// differentiates them.
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "ir/builtins.h"
+#include "runtime/scalar_ops.h"
+#include "runtime/tape.h"
 #include "runtime/tensor_ops.h"
 #include "stdlib/builtins.h"
 #include "stdlib/op_call.h"
@@ -221,6 +226,64 @@ Value bBincount(CallContext& c, std::vector<Value>& args) {
   return runTensorOp(c.interp, ir::Op::ScatterAdd, scatter, c.loc);
 }
 
+// unique(input, sorted=True, return_inverse=False, return_counts=False,
+// dim=None): input's distinct values, flattened and sorted (NaN last, each
+// NaN a value of its own, as NaN equals nothing); with return_inverse also
+// the index of each element's value among them (input's shape), with
+// return_counts how often each occurs (i64). The values are input's
+// elements at their first occurrences, an indexing the tape sees. Unique
+// slices along a dim are not supported.
+Value bUnique(CallContext& c, std::vector<Value>& args) {
+  positional(c, args, 1);
+  boolKeyword(c, "sorted");  // sorted either way, as PyTorch's on the CPU
+  bool inverse = boolKeyword(c, "return_inverse"), counts = boolKeyword(c, "return_counts");
+  if (const Value* dim = c.kw("dim"); dim && !dim->is(Kind::None))
+    fail(c.loc, "unique(): dim= (the unique slices along a dim) is not supported", ErrorClass::ValueError);
+  c.checkKeywordsUsed("unique");
+  if (!args[0].is(Kind::Tensor))
+    fail(c.loc, std::string("unique(): input must be a Tensor, not ") + typeName(args[0]), ErrorClass::TypeError);
+  const Tensor& x = tensorOf(args[0]);
+  int64_t n = x.numel();
+  std::vector<int64_t> order(static_cast<size_t>(n)), first, count, where(static_cast<size_t>(n));
+  std::iota(order.begin(), order.end(), int64_t{0});
+  auto group = [&](auto zero) {
+    using T = decltype(zero);
+    Tensor h = hostAs(c, x, integral(x.dtype()) ? DType::I64 : DType::F64);
+    const T* v = h.data<T>();
+    auto nan = [](T a) { return a != a; };
+    // Stable: each value's first occurrence leads its group.
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+      return !nan(v[a]) && (nan(v[b]) || v[a] < v[b]);
+    });
+    for (int64_t k = 0; k < n; ++k) {
+      int64_t i = order[static_cast<size_t>(k)];
+      if (k == 0 || nan(v[i]) || v[i] != v[order[static_cast<size_t>(k - 1)]]) {
+        first.push_back(i);
+        count.push_back(0);
+      }
+      ++count.back();
+      where[static_cast<size_t>(i)] = static_cast<int64_t>(first.size()) - 1;
+    }
+  };
+  if (integral(x.dtype())) group(int64_t{0});
+  else group(0.0);
+  auto i64 = [&](const std::vector<int64_t>& items, const Shape& shape) {
+    Tensor t = Tensor::empty(DType::I64, shape, readableOnHost(x, c.loc).device());
+    std::copy(items.begin(), items.end(), t.data<int64_t>());
+    return makeTensorValue(copyTo(t, x.device(), c.loc));
+  };
+  std::vector<Value> flat{args[0], intsTuple({n})};
+  Value flattened = runTensorOp(c.interp, ir::Op::Reshape, flat, c.loc);
+  Value firsts = i64(first, {static_cast<int64_t>(first.size())});
+  Value values = getItem(flattened, firsts, c.loc);
+  if (Tape* tape = c.interp.tape()) tape->recordOp(ir::Op::GetItem, c.loc, {flattened, firsts}, values);
+  if (!inverse && !counts) return values;
+  std::vector<Value> out{values};
+  if (inverse) out.push_back(i64(where, x.shape()));
+  if (counts) out.push_back(i64(count, {static_cast<int64_t>(count.size())}));
+  return makeTuple(std::move(out));
+}
+
 }  // namespace
 
 void addTensorSearches(BuiltinTable& table) {
@@ -229,6 +292,7 @@ void addTensorSearches(BuiltinTable& table) {
   table[ir::builtinInfo(Builtin::Bucketize).name] = bBucketize;
   table[ir::builtinInfo(Builtin::Isin).name] = bIsin;
   table[ir::builtinInfo(Builtin::Bincount).name] = bBincount;
+  table[ir::builtinInfo(Builtin::Unique).name] = bUnique;
 }
 
 }  // namespace nn::stdlib
