@@ -6,6 +6,7 @@
 
 #include "runtime/device.h"
 #include "runtime/device_align.h"
+#include "runtime/scalar_ops.h"
 #include "runtime/tape.h"
 #include "runtime/value_op.h"
 #include "stdlib/builtins.h"
@@ -118,6 +119,18 @@ Value intsTuple(const std::vector<int64_t>& v) {
   std::vector<Value> items;
   for (int64_t i : v) items.push_back(Value::integer(i));
   return makeTuple(std::move(items));
+}
+
+Value getItemOnTape(CallContext& c, const Value& x, const Value& key) {
+  Value out = getItem(x, key, c.loc);
+  if (rt::Tape* tape = c.interp.tape()) tape->recordOp(ir::Op::GetItem, c.loc, {x, key}, out);
+  return out;
+}
+
+Value indexAlong(CallContext& c, const Value& x, int64_t dim, Value index) {
+  std::vector<Value> items(static_cast<size_t>(dim), makeSlice(Value::none(), Value::none(), Value::none()));
+  items.push_back(std::move(index));
+  return getItemOnTape(c, x, makeTuple(std::move(items)));
 }
 
 Value callTensorOp(CallContext& c, ir::Op op, std::vector<Value>& args) {

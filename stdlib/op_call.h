@@ -81,5 +81,9 @@ rt::Value callTensorOp(rt::CallContext& c, ir::Op op, std::vector<rt::Value>& ar
 // The tuple of ints `v`, as an op's ints parameter takes them (a shape, a
 // permutation, axes).
 rt::Value intsTuple(const std::vector<int64_t>& v);
+// x[key], recorded on the tape as that indexing (so that it
+// differentiates); and x[(:,) * dim + (index,)], x indexed along one dim.
+rt::Value getItemOnTape(rt::CallContext& c, const rt::Value& x, const rt::Value& key);
+rt::Value indexAlong(rt::CallContext& c, const rt::Value& x, int64_t dim, rt::Value index);
 
 }  // namespace nn::stdlib

@@ -11,7 +11,6 @@
 #include <optional>
 
 #include "runtime/scalar_ops.h"
-#include "runtime/tape.h"
 #include "runtime/tensor_ops.h"
 #include "stdlib/builtins.h"
 #include "stdlib/op_call.h"
@@ -60,16 +59,6 @@ Value bLikeOther(CallContext& c, std::vector<Value>& args) {
   }
   params.push_back(tensorAttribute(args[1], "shape", c.loc));
   return runTensorOp(c.interp, c.name == "expand_as" ? ir::Op::Expand : ir::Op::Reshape, params, c.loc);
-}
-
-// x[(:,) * dim + (index,)], on the tape as that indexing is.
-Value indexAlong(CallContext& c, const Value& x, int64_t dim, Value index) {
-  std::vector<Value> items(static_cast<size_t>(dim), makeSlice(Value::none(), Value::none(), Value::none()));
-  items.push_back(std::move(index));
-  Value key = makeTuple(std::move(items));
-  Value out = getItem(x, key, c.loc);
-  if (rt::Tape* tape = c.interp.tape()) tape->recordOp(ir::Op::GetItem, c.loc, {x, key}, out);
-  return out;
 }
 
 // The int argument `name` (positional at `at`, or by keyword), or `fallback`.
@@ -233,9 +222,7 @@ Value bMaskedSelect(CallContext& c, std::vector<Value>& args) {
   };
   broadcast(x);
   broadcast(mask);
-  Value out = getItem(x, mask, c.loc);
-  if (rt::Tape* tape = c.interp.tape()) tape->recordOp(ir::Op::GetItem, c.loc, {x, mask}, out);
-  return out;
+  return getItemOnTape(c, x, mask);
 }
 
 }  // namespace

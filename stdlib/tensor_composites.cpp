@@ -5,6 +5,7 @@
 // every mode (graph mode runs the call as it is). The ones PyTorch also
 // has as tensor methods are methods too (x.lerp(end, w), x.diff(), ...).
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "ir/builtins.h"
@@ -37,16 +38,6 @@ Value binary(CallContext& c, ir::Op op, const Value& a, const Value& b) {
 Value where(CallContext& c, const Value& cond, const Value& a, const Value& b) {
   Value out = whereOp(cond, a, b, c.loc);
   if (Tape* tape = c.interp.tape()) tape->recordOp(ir::Op::Where, c.loc, {cond, a, b}, out);
-  return out;
-}
-
-// x[(:,) * dim + (index,)], recorded on the tape as that indexing.
-Value along(CallContext& c, const Value& x, int64_t dim, Value index) {
-  std::vector<Value> items(static_cast<size_t>(dim), makeSlice(Value::none(), Value::none(), Value::none()));
-  items.push_back(std::move(index));
-  Value key = makeTuple(std::move(items));
-  Value out = getItem(x, key, c.loc);
-  if (Tape* tape = c.interp.tape()) tape->recordOp(ir::Op::GetItem, c.loc, {x, key}, out);
   return out;
 }
 
@@ -204,8 +195,8 @@ Value bDiff(CallContext& c, std::vector<Value>& args) {
   if (parts.size() > 1) x = applyOp(c, ir::Op::Concat, {makeList(std::move(parts)), Value::integer(dim)});
   bool bools = tensorOf(x).dtype() == DType::Bool;
   for (int64_t k = 0; k < n.asInt() && tensorOf(x).dim(static_cast<int>(dim)) > 0; ++k) {
-    Value later = along(c, x, dim, makeSlice(Value::integer(1), Value::none(), Value::none()));
-    Value earlier = along(c, x, dim, makeSlice(Value::none(), Value::integer(-1), Value::none()));
+    Value later = indexAlong(c, x, dim, makeSlice(Value::integer(1), Value::none(), Value::none()));
+    Value earlier = indexAlong(c, x, dim, makeSlice(Value::none(), Value::integer(-1), Value::none()));
     x = binary(c, bools ? ir::Op::Ne : ir::Op::Sub, later, earlier);
   }
   return x;
@@ -279,7 +270,7 @@ Value bCross(CallContext& c, std::vector<Value>& args) {
   Value grid = intsTuple(shape);
   if (tensorOf(a).shape() != shape) a = applyOp(c, ir::Op::BroadcastTo, {a, grid});
   if (tensorOf(b).shape() != shape) b = applyOp(c, ir::Op::BroadcastTo, {b, grid});
-  auto at = [&](const Value& v, int64_t i) { return along(c, v, dim, Value::integer(i)); };
+  auto at = [&](const Value& v, int64_t i) { return indexAlong(c, v, dim, Value::integer(i)); };
   auto term = [&](int64_t i, int64_t j) {
     Value ab = binary(c, ir::Op::Mul, at(a, i), at(b, j)), ba = binary(c, ir::Op::Mul, at(a, j), at(b, i));
     return binary(c, ir::Op::Sub, ab, ba);

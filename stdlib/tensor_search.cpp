@@ -13,8 +13,6 @@
 #include <numeric>
 
 #include "ir/builtins.h"
-#include "runtime/scalar_ops.h"
-#include "runtime/tape.h"
 #include "runtime/tensor_ops.h"
 #include "stdlib/builtins.h"
 #include "stdlib/op_call.h"
@@ -275,8 +273,7 @@ Value bUnique(CallContext& c, std::vector<Value>& args) {
   std::vector<Value> flat{args[0], intsTuple({n})};
   Value flattened = runTensorOp(c.interp, ir::Op::Reshape, flat, c.loc);
   Value firsts = i64(first, {static_cast<int64_t>(first.size())});
-  Value values = getItem(flattened, firsts, c.loc);
-  if (Tape* tape = c.interp.tape()) tape->recordOp(ir::Op::GetItem, c.loc, {flattened, firsts}, values);
+  Value values = getItemOnTape(c, flattened, firsts);
   if (!inverse && !counts) return values;
   std::vector<Value> out{values};
   if (inverse) out.push_back(i64(where, x.shape()));
