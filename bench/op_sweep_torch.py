@@ -75,6 +75,7 @@ more = [("bmm", lambda: a3 @ b3), ("small_mm", lambda: small @ small), ("conv_s2
  ("outer", lambda: torch.outer(x[0], x[1])), ("diag", lambda: torch.diag(small)), ("tril_s", lambda: torch.tril(small)), ("eye", lambda: torch.eye(512)),
  ("linspace", lambda: torch.linspace(0, 1, 400000)), ("arange", lambda: torch.arange(400000)), ("full", lambda: torch.full((784, 512), 2.0)), ("zeros_like", lambda: torch.zeros_like(x)),
  ("scatter_add", lambda: torch.zeros(784, 512).scatter_add(0, lab.reshape(784, 1).expand(784, 512), x)), ("gather_ax", lambda: torch.gather(x, 1, lab.reshape(784, 1))),
+ ("scatter", lambda: torch.zeros(784, 512).scatter(1, lab.reshape(784, 1) % 512, x)),
  ("masked_sel", lambda: x[x > 0]), ("setitem_mask", lambda: x.masked_fill(x < 0, 0.0)),
 ]
 for name, g in grads:

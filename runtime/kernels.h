@@ -196,6 +196,12 @@ template <>
 struct KernelFor<ir::Op::ScatterAdd> {
   using Fn = void (*)(int axis, const Tensor& index, const Tensor& src, Tensor& out);
 };
+// out holds a copy of x; src's elements written at the index positions
+// along `axis` in index order (index i64, checked)  [out's dtype]
+template <>
+struct KernelFor<ir::Op::Scatter> {
+  using Fn = void (*)(int axis, const Tensor& index, const Tensor& src, Tensor& out);
+};
 
 // out [..., n] (i64, zero-filled) gets a 1 at each label's class; false
 // with `bad` = the first label outside [0, n)  [labels' dtype, integral]

@@ -1,7 +1,7 @@
 // The CPU's data-movement kernels: fills (full, zeros, ones, ...), every
 // copy of tensor data (astype, contiguous, clone, assignment into a view:
-// one kernel, Op::AsType, keyed by the destination's dtype), gather and
-// scatter_add, and advanced indexing's element take and put. Index operands
+// one kernel, Op::AsType, keyed by the destination's dtype), gather,
+// scatter and scatter_add, and advanced indexing's element take and put. Index operands
 // arrive range-checked (tensor_shape_ops.cpp).
 #include <algorithm>
 #include <cstdlib>
@@ -203,25 +203,30 @@ struct LineSteps {
   int64_t along, line;
 };
 
-// scatter_add's block of `count` lines of `along` elements (their first
-// elements at ix, s and o): kept out of the block loop's closure, whose
-// captured sizes the compiler would otherwise reload for every element.
-template <class T>
-[[gnu::noinline]] void addLines(const int64_t* __restrict ix, const T* __restrict s, T* __restrict o, int64_t along,
-                                int64_t count, int64_t len, LineSteps is, LineSteps ss, LineSteps os) {
+// scatter_add's (Add) or scatter's block of `count` lines of `along`
+// elements (their first elements at ix, s and o): kept out of the block
+// loop's closure, whose captured sizes the compiler would otherwise reload
+// for every element.
+template <class T, bool Add>
+[[gnu::noinline]] void scatterLines(const int64_t* __restrict ix, const T* __restrict s, T* __restrict o,
+                                    int64_t along, int64_t count, int64_t len, LineSteps is, LineSteps ss,
+                                    LineSteps os) {
   for (int64_t j = 0; j < along; ++j)
     for (int64_t b = 0; b < count; ++b) {
       int64_t k = ix[b * is.line + j * is.along];
       T& to = o[b * os.line + (k < 0 ? k + len : k) * os.along];
-      to = wrapAdd(to, s[b * ss.line + j * ss.along]);
+      if constexpr (Add) to = wrapAdd(to, s[b * ss.line + j * ss.along]);
+      else to = s[b * ss.line + j * ss.along];
     }
 }
 
 // Index elements that differ only along the axis form a line and write
 // into one line of `out`; different lines never share an element, so
-// blocks of lines run in parallel and each line adds in index order.
-template <class T>
-void scatterAddKernel(int axis, const Tensor& index, const Tensor& src, Tensor& out) {
+// blocks of lines run in parallel and each line adds (or writes) in index
+// order: the same sums, and the same element kept of two writes to one
+// place, on any number of threads.
+template <class T, bool Add>
+void scatterKernel(int axis, const Tensor& index, const Tensor& src, Tensor& out) {
   int64_t along = index.dim(axis), len = out.dim(axis);
   const int64_t* ix = index.data<int64_t>();
   const T* s = src.data<T>();
@@ -233,7 +238,7 @@ void scatterAddKernel(int axis, const Tensor& index, const Tensor& src, Tensor& 
     T* lineO = o + lineStart(out, index, axis, first);
     int64_t il = last < 0 ? 0 : index.strides()[last], sl = last < 0 ? 0 : src.strides()[last];
     int64_t ol = last < 0 ? 0 : out.strides()[last];
-    addLines(lineIx, lineS, lineO, along, count, len, {is, il}, {ss, sl}, {os, ol});
+    scatterLines<T, Add>(lineIx, lineS, lineO, along, count, len, {is, il}, {ss, sl}, {os, ol});
   });
 }
 
@@ -279,9 +284,10 @@ void registerCpuCopyKernels(KernelTable& t) {
     t.add<ir::Op::Full>(d, fillKernel<T>);
     t.add<ir::Op::AsType>(d, copyKernel<T>);
     t.add<ir::Op::Gather>(d, gatherKernel<T>);
+    t.add<ir::Op::Scatter>(d, scatterKernel<T, false>);
   });
-  t.add<ir::Op::ScatterAdd>(DType::F64, scatterAddKernel<double>);
-  t.add<ir::Op::ScatterAdd>(DType::I64, scatterAddKernel<int64_t>);
+  t.add<ir::Op::ScatterAdd>(DType::F64, scatterKernel<double, true>);
+  t.add<ir::Op::ScatterAdd>(DType::I64, scatterKernel<int64_t, true>);
 }
 
 }  // namespace nn::rt

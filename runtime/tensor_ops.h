@@ -95,7 +95,7 @@ Tensor tensorSetItem(const Tensor& t, const Value& index, const Value& value, So
 
 // Joining, splitting and index-driven ops (tensor_shape_ops.cpp), with
 // PyTorch's conventions: pad widths run from the last axis backwards,
-// split takes a chunk size or a list of sizes, gather/scatter_add index
+// split takes a chunk size or a list of sizes, gather/scatter/scatter_add index
 // along one axis.
 Tensor concat(const std::vector<Tensor>& xs, int64_t axis, SourceLoc loc);
 Tensor stack(const std::vector<Tensor>& xs, int64_t axis, SourceLoc loc);
@@ -103,6 +103,7 @@ std::vector<Tensor> splitSizes(const Tensor& x, const std::vector<int64_t>& size
 Tensor pad(const Tensor& x, const std::vector<int64_t>& widths, double value, SourceLoc loc);
 Tensor gather(const Tensor& x, int64_t axis, const Tensor& index, SourceLoc loc);
 Tensor scatterAdd(const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src, SourceLoc loc);
+Tensor scatter(const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src, SourceLoc loc);
 int64_t normalizeAxis(int64_t axis, int ndim, SourceLoc loc, const char* what);
 
 // Ops along one axis in order or by position (tensor_order.cpp): the

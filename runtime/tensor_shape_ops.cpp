@@ -1,4 +1,4 @@
-// concat, stack, split, pad, gather and scatter_add (see tensor_ops.h).
+// concat, stack, split, pad, gather, scatter and scatter_add (see tensor_ops.h).
 #include <algorithm>
 #include <new>
 
@@ -181,22 +181,43 @@ Tensor gather(const Tensor& x, int64_t axis, const Tensor& index, SourceLoc loc)
   return out;
 }
 
-Tensor scatterAdd(const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src, SourceLoc loc) {
-  int64_t a = normalizeAxis(axis, x.ndim(), loc, "scatter_add");
-  checkIndex(x, a, index, loc, "scatter_add");
-  if (src.ndim() != index.ndim()) fail(loc, "scatter_add: src " + typeString(src) + " must have the rank of the index");
+// Checks scatter's or scatter_add's operands (index as for gather, src at
+// least as large as index on every axis) and returns the axis.
+static int scatterAxis(const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src, SourceLoc loc,
+                       const char* what) {
+  int64_t a = normalizeAxis(axis, x.ndim(), loc, what);
+  checkIndex(x, a, index, loc, what);
+  if (src.ndim() != index.ndim())
+    fail(loc, std::string(what) + ": src " + typeString(src) + " must have the rank of the index");
   for (int d = 0; d < src.ndim(); ++d)
-    if (src.dim(d) < index.dim(d)) fail(loc, "scatter_add: src " + typeString(src) + " is smaller than index " + typeString(index));
-  checkIndexRange(x, a, index, loc, "scatter_add");
-  commonDevice(x, index, "scatter_add", loc);
-  commonDevice(x, src, "scatter_add", loc);
+    if (src.dim(d) < index.dim(d))
+      fail(loc, std::string(what) + ": src " + typeString(src) + " must be at least as large as index " +
+                    typeString(index) + " on every axis");
+  checkIndexRange(x, a, index, loc, what);
+  commonDevice(x, index, what, loc);
+  commonDevice(x, src, what, loc);
+  return static_cast<int>(a);
+}
+
+Tensor scatter(const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src, SourceLoc loc) {
+  int a = scatterAxis(x, axis, index, src, loc, "scatter");
+  // As PyTorch refuses a src of another dtype: here only where the
+  // writes would cut fractions off.
+  if (ir::isFloating(src.dtype()) && !ir::isFloating(x.dtype()))
+    fail(loc, "scatter: src " + typeString(src) + " would lose its fractions in x's dtype " + dtypeName(x.dtype()));
+  Tensor out = x.clone();
+  launch<ir::Op::Scatter>(x.device(), x.dtype(), loc, a, astype(index, DType::I64), astype(src, x.dtype()), out);
+  return out;
+}
+
+Tensor scatterAdd(const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src, SourceLoc loc) {
+  int a = scatterAxis(x, axis, index, src, loc, "scatter_add");
   // Integers into integers add in i64, wrapping around (exact, as in
   // PyTorch); anything else accumulates in f64. Then back to x's dtype.
   bool integers = (x.dtype() == DType::I32 || x.dtype() == DType::I64) && !ir::isFloating(src.dtype());
   DType acc = integers ? DType::I64 : DType::F64;
   Tensor out = x.dtype() == acc ? x.clone() : astype(x, acc);
-  launch<ir::Op::ScatterAdd>(x.device(), acc, loc, static_cast<int>(a), astype(index, DType::I64), astype(src, acc),
-                             out);
+  launch<ir::Op::ScatterAdd>(x.device(), acc, loc, a, astype(index, DType::I64), astype(src, acc), out);
   return astype(out, x.dtype());
 }
 

@@ -296,6 +296,24 @@ Value scatterAddOp(OpCall& c) {
   return makeTensorValue(scatterAdd(c.tensor("x"), c.integer("axis"), c.tensor("index"), c.tensor("src"), c.loc));
 }
 
+// scatter's src: the tensor src, or a number (src or value=) as index's
+// shape of it in x's dtype (cut as PyTorch cuts 1.7 into an integer x).
+Value scatterOp(OpCall& c) {
+  const Tensor& x = c.tensor("x");
+  const Tensor& index = c.tensor("index");
+  bool hasSrc = !c.isNone("src");
+  if (hasSrc == !c.isNone("value")) c.fail(hasSrc ? "takes src or value as its argument, not both" : "missing the argument src (or value)");
+  Value& given = c[hasSrc ? "src" : "value"];
+  if (given.is(Kind::Tensor)) {
+    if (!hasSrc) c.fail("value must be a number; a tensor goes in src");
+    return makeTensorValue(scatter(x, c.integer("axis"), index, tensorOf(given), c.loc));
+  }
+  if (!given.isNumber()) c.fail(std::string(hasSrc ? "src" : "value") + " must be a tensor or a number, not " + typeName(given));
+  Tensor one = fullLike(x.dtype(), Shape(static_cast<size_t>(index.ndim()), 1), c.number(hasSrc ? "src" : "value"),
+                        x.device());
+  return makeTensorValue(scatter(x, c.integer("axis"), index, broadcastTo(one, index.shape(), c.loc), c.loc));
+}
+
 Value oneHotOp(OpCall& c) { return makeTensorValue(oneHot(c.tensor("labels"), c.integer("n"), c.loc)); }
 
 // ---- NN ops and losses ----
@@ -485,7 +503,8 @@ struct ImplTable {
     set(Op::BroadcastTo, expandOp), set(Op::AsType, astypeOp), set(Op::Item, itemOp), set(Op::ToList, tolistOp),
         set(Op::StopGradient, stopGradientOp);
     set(Op::Concat, concatOp), set(Op::Stack, stackOp), set(Op::Split, splitOp), set(Op::Chunk, chunkOp);
-    set(Op::Pad, padOp), set(Op::Gather, gatherOp), set(Op::ScatterAdd, scatterAddOp), set(Op::OneHot, oneHotOp);
+    set(Op::Pad, padOp), set(Op::Gather, gatherOp), set(Op::ScatterAdd, scatterAddOp),
+        set(Op::Scatter, scatterOp), set(Op::OneHot, oneHotOp);
     set(Op::SumTo, sumToOp), set(Op::BroadcastLike, broadcastLikeOp), set(Op::ReshapeLike, reshapeLikeOp);
     set(Op::ReduceGrad, reduceGradOp), set(Op::IndexGrad, indexGradOp);
     set(Op::Conv2dGradInput, conv2dGradOp), set(Op::Conv2dGradWeight, conv2dGradOp), set(Op::Pool2dGrad, poolGradOp);

@@ -19,7 +19,7 @@
 //     broadcasting (one element as element_math.h computes it), the
 //     reductions, softmax and log_softmax, cross_entropy, one_hot, integer
 //     matmul, fills and conversions of every dtype (cuda_kernels.cu);
-//     indexing reads and writes, gather and scatter_add, cumsum and
+//     indexing reads and writes, gather, scatter and scatter_add, cumsum and
 //     cumprod, sort, tril and triu, layer_norm and binary_cross_entropy
 //     (cuda_index_kernels.cu); matmul of floats (batched) and linear
 //     through cuBLAS (opened when a device is made); conv2d, pooling,
@@ -374,6 +374,15 @@ void scatterAddKernel(int axis, const Tensor& index, const Tensor& src, Tensor& 
              CudaDevice::of(o).stream());
 }
 
+void scatterKernel(int axis, const Tensor& index, const Tensor& src, Tensor& o) {
+  size_t rank = index.shape().size();
+  int64_t inner = 1;
+  for (size_t d = static_cast<size_t>(axis) + 1; d < rank; ++d) inner *= index.dim(static_cast<int>(d));
+  scatter(elemOf(o.dtype()), axis, reinterpret_cast<const int64_t*>(index.deviceBytes()), stridedOf(index, rank),
+          src.deviceBytes(), stridedOf(src, rank), o.deviceBytes(), stridedOf(o, rank), index.dim(axis), inner,
+          index.numel(), CudaDevice::of(o).stream());
+}
+
 template <bool Product>
 void scanKernel(const Tensor& x, int axis, bool reverse, Tensor& o) {
   AxisLines l(x, axis);
@@ -584,6 +593,7 @@ const KernelTable& cudaKernels() {
       t.add<Op::GetItem>(d, takeKernel);
       t.add<Op::SetItem>(d, putKernel);
       t.add<Op::Gather>(d, gatherKernel);
+      t.add<Op::Scatter>(d, scatterKernel);
     }
     t.add<Op::ScatterAdd>(DType::F64, scatterAddKernel);
     t.add<Op::ScatterAdd>(DType::I64, scatterAddKernel);

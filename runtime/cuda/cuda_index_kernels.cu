@@ -1,6 +1,6 @@
 // The CUDA plugin's indexing and line-wise kernels (cuda_kernels.h):
 // indexing reads and writes through element offsets resolved on the host,
-// gather and scatter_add along an axis, the scans and the stable sort (one
+// gather, scatter and scatter_add along an axis, the scans and the stable sort (one
 // thread per line, in the CPU's order), the triangles, layer norm (one
 // block per row), the binary cross entropy (one block, so its sum is the
 // same on every run), and interpolate and its gradient (resample.h).
@@ -50,6 +50,22 @@ template <class T>
 __global__ void scatterAddKernel(int axis, const int64_t* index, Strided si, const T* src, Strided ss, T* out,
                                  Strided so, int64_t n) {
   GRID_STRIDE(i, n) atomicAdd(out + selectedOffset(i, index, si, so, axis), src[offsetOf(i, si, ss)]);
+}
+
+// scatter: one thread per line of index elements that differ only along
+// the axis (`lines` of `along`, `inner` apart in index order), each
+// writing its line in order, so that of two writes to one place the
+// later stays, as on the CPU.
+template <class T>
+__global__ void scatterKernel(int axis, const int64_t* index, Strided si, const T* src, Strided ss, T* out,
+                              Strided so, int64_t lines, int64_t along, int64_t inner) {
+  GRID_STRIDE(line, lines) {
+    int64_t first = line / inner * along * inner + line % inner;
+    for (int64_t j = 0; j < along; ++j) {
+      int64_t i = first + j * inner;
+      out[selectedOffset(i, index, si, so, axis)] = src[offsetOf(i, si, ss)];
+    }
+  }
 }
 
 // interpolate: one thread per output element of `n` (planes of
@@ -247,6 +263,18 @@ void scatterAdd(Elem type, int axis, const int64_t* index, const Strided& si, co
     scatterAddKernel<<<blocksFor(n), kThreads, 0, s>>>(axis, index, si, static_cast<const unsigned long long*>(src),
                                                        ss, static_cast<unsigned long long*>(out), so, n);
   launched("scatter_add kernel");
+}
+
+void scatter(Elem type, int axis, const int64_t* index, const Strided& si, const void* src, const Strided& ss,
+             void* out, const Strided& so, int64_t along, int64_t inner, int64_t n, cudaStream_t s) {
+  if (n <= 0) return;
+  int64_t lines = n / along;
+  withElem(type, [&](auto e) {
+    using T = decltype(e);
+    scatterKernel<T><<<blocksFor(lines), kThreads, 0, s>>>(axis, index, si, static_cast<const T*>(src), ss,
+                                                           static_cast<T*>(out), so, lines, along, inner);
+  });
+  launched("scatter kernel");
 }
 
 void scan(Elem type, const void* in, int64_t lines, int64_t len, int64_t inner, bool reverse, bool product, void* out,

@@ -93,6 +93,12 @@ void gather(Elem type, const void* x, const Strided& sx, int axis, const int64_t
 // the CPU's.
 void scatterAdd(Elem type, int axis, const int64_t* index, const Strided& si, const void* src, const Strided& ss,
                 void* out, const Strided& so, int64_t n, cudaStream_t s);
+// out (of `type`, through `so`) gets src (of out's type) at the index
+// positions along `axis`, where the index (n elements) has `along`
+// elements on the axis and `inner` after it; each line along the axis is
+// written in order (deterministic: the later of two writes stays).
+void scatter(Elem type, int axis, const int64_t* index, const Strided& si, const void* src, const Strided& ss,
+             void* out, const Strided& so, int64_t along, int64_t inner, int64_t n, cudaStream_t s);
 // Scans (cumsum, or cumprod with `product`) of contiguous `in` seen as
 // lines of `len` elements `inner` apart, reversed with `reverse`; floats
 // accumulate in double and integers wrap, in the CPU's order (numeric

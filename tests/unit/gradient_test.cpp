@@ -173,6 +173,11 @@ const std::vector<Case>& cases() {
       {"gather", "sort(a * b, axis=0)[0] * topk(a, 3, axis=1, largest=False)[0].sum()", {"randn(4, 3)", "randn(4, 3)"}},
       {"gather", "sorted_pair(a)", {"randn(5)"}, true},
       {"scatter_add", "scatter_add(a * a, 0, tensor([[1, 0, 1], [0, 0, 1]]), b * b)", {"randn(2, 3)", "randn(2, 3)"}},
+      // A src larger than the index; scatter's writes over an earlier one.
+      {"scatter_add", "scatter_add(a * a, 1, tensor([[1, 0], [0, 2]]), b * b)", {"randn(2, 3)", "randn(3, 3)"}},
+      {"scatter", "scatter(a * a, 0, tensor([[1, 0, 1], [0, 0, 1]]), b * b)", {"randn(2, 3)", "randn(2, 3)"}},
+      {"scatter", "scatter(a * a, 0, tensor([[1, 1, 0], [0, 1, 0]]), b * b)", {"randn(3, 3)", "randn(3, 4)"}},
+      {"scatter", "scatter(a, 1, tensor([[2], [0]]), 0.5) * a", {"randn(2, 3)"}},
       {"batch_norm", "batch_norm(a, b, c * c + 0.5)", {"randn(4, 3, 2, 2)", "randn(3)", "randn(3)"}},
       // Training mode: the batch's statistics, gamma and beta.
       {"batch_norm", "batch_norm(a, a.mean(axis=(0, 2, 3)), a.var(axis=(0, 2, 3)), b, c)",
