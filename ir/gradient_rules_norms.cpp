@@ -39,7 +39,7 @@ void GradLayerNorm(GradientBuilder& b) {
 //   p = 1     sign(x)
 //   p = ±inf  sign(x) at the elements whose |x| is n, shared among ties
 //   p = 0     no gradient (a count)
-//   other p   sign(x) |x|^(p-1) / n^(p-1)
+//   other p   sign(x) |x|^(p-1) / n^(p-1) (0 where x is 0)
 // each times the spread adjoint.
 void GradNorm(GradientBuilder& b) {
   if (!b.wanted[0]) return;
@@ -67,6 +67,9 @@ void GradNorm(GradientBuilder& b) {
     Value* zero = b.emit(Op::Eq, {n, b.constant(0.0)});
     Value* ratio = p == 2 ? b.div(x, n)
                           : b.mul(sign, b.emit(Op::Pow, {b.div(b.emit(Op::Abs, {x}), n), b.constant(p - 1)}));
+    // Below p = 1 a zero element's |x|^(p-1) is infinite: its gradient is
+    // 0 (PyTorch's), not sign(0) times infinity.
+    if (p < 1) ratio = b.emit(Op::Where, {b.emit(Op::Eq, {x, b.constant(0.0)}), b.constant(0.0), ratio});
     b.grads[0] = b.emit(Op::Where, {zero, b.constant(0.0), b.mul(g, ratio)});
   }
 }

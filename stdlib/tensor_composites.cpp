@@ -1,5 +1,6 @@
 // PyTorch's tensor functions that are compositions of nn's ops: lerp,
-// nan_to_num, count_nonzero, meshgrid, diff, movedim (moveaxis) and cross,
+// nan_to_num, count_nonzero, meshgrid, diff, movedim (moveaxis), cross,
+// kron and cdist,
 // with PyTorch's arguments, defaults and checks. Each runs the ops it is
 // made of where a tape sees them, so it differentiates as they do, in
 // every mode (graph mode runs the call as it is). The ones PyTorch also
@@ -278,6 +279,105 @@ Value bCross(CallContext& c, std::vector<Value>& args) {
   return applyOp(c, ir::Op::Stack, {makeList({term(1, 2), term(2, 0), term(0, 1)}), Value::integer(dim)});
 }
 
+// kron(a, b): the Kronecker product, for tensors of any ranks (the
+// smaller padded with leading dims of 1): element i of a's blocks times
+// all of b, as a reshaped to (a0, 1, a1, 1, ...) times b reshaped to
+// (1, b0, 1, b1, ...), then merged pairwise.
+Value bKron(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 2);
+  Value a = argument(c, args, 0, "input", nullptr), b = argument(c, args, 1, "other", nullptr);
+  c.checkKeywordsUsed("kron");
+  Shape as = tensorArg(c, a, "input").shape(), bs = tensorArg(c, b, "other").shape();
+  size_t rank = std::max(as.size(), bs.size());
+  as.insert(as.begin(), rank - as.size(), 1);
+  bs.insert(bs.begin(), rank - bs.size(), 1);
+  std::vector<int64_t> aSpread, bSpread, merged;
+  for (size_t d = 0; d < rank; ++d) {
+    aSpread.insert(aSpread.end(), {as[d], 1});
+    bSpread.insert(bSpread.end(), {1, bs[d]});
+    merged.push_back(as[d] * bs[d]);
+  }
+  Value product = binary(c, ir::Op::Mul, applyOp(c, ir::Op::Reshape, {a, intsTuple(aSpread)}),
+                         applyOp(c, ir::Op::Reshape, {b, intsTuple(bSpread)}));
+  return applyOp(c, ir::Op::Reshape, {product, intsTuple(merged)});
+}
+
+// cdist's Euclidean distances through a matrix product, as PyTorch
+// computes them for more than 25 rows: |a|^2 + |b|^2 - 2 a.b, clipped at
+// 0; the square root's gradient is 0 where a distance is 0 (as PyTorch's),
+// not infinity times 0.
+Value euclideanByProduct(CallContext& c, const Value& x1, const Value& x2) {
+  Value last = intsTuple({-1}), yes = Value::boolean(true);
+  Value n1 = applyOp(c, ir::Op::Sum, {binary(c, ir::Op::Mul, x1, x1), last, yes});
+  Value n2 = applyOp(c, ir::Op::Sum, {binary(c, ir::Op::Mul, x2, x2), last, yes});
+  Value x2t = applyOp(c, ir::Op::Transpose, {x2, intsTuple({-1, -2})});
+  Value dots = binary(c, ir::Op::MatMul, x1, x2t);
+  Value squares = binary(c, ir::Op::Add, n1, applyOp(c, ir::Op::Transpose, {n2, intsTuple({-1, -2})}));
+  squares = binary(c, ir::Op::Sub, squares, binary(c, ir::Op::Mul, Value::real(2.0), dots));
+  Value positive = compareOp(ir::Op::Gt, squares, Value::real(0.0), c.loc);
+  Value safe = where(c, positive, squares, Value::real(1.0));
+  return where(c, positive, applyOp(c, ir::Op::Sqrt, {safe}), Value::real(0.0));
+}
+
+// cdist(x1, x2, p=2.0, compute_mode=...): the p-norm distances between the
+// rows of x1 [..., P, M] and of x2 [..., R, M] (batch dims broadcast), as
+// [..., P, R]: the norm of the differences (its gradients PyTorch's, 0 at
+// a zero distance), over blocks of x1's rows so that the differences held
+// at once stay near 4M elements; p = 2 with more than 25 rows (or
+// compute_mode="use_mm_for_euclid_dist") through a matrix product, as
+// PyTorch's.
+Value bCdist(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 4);
+  Value two = Value::real(2.0), none = Value::none();
+  Value x1 = argument(c, args, 0, "x1", nullptr), x2 = argument(c, args, 1, "x2", nullptr),
+        pArg = argument(c, args, 2, "p", &two), mode = argument(c, args, 3, "compute_mode", &none);
+  c.checkKeywordsUsed("cdist");
+  const Tensor &a = tensorArg(c, x1, "x1"), &b = tensorArg(c, x2, "x2");
+  for (const Tensor* t : {&a, &b}) {
+    if (t->ndim() < 2)
+      fail(c.loc, "cdist(): expects tensors of at least 2 dims, not " + typeString(*t), ErrorClass::ValueError);
+    if (!isFloating(t->dtype()))
+      fail(c.loc, "cdist(): expects float tensors, not " + typeString(*t), ErrorClass::TypeError);
+  }
+  int64_t columns = a.dim(a.ndim() - 1), rows = a.dim(a.ndim() - 2), others = b.dim(b.ndim() - 2);
+  if (columns != b.dim(b.ndim() - 1))
+    fail(c.loc, "cdist(): x1 " + typeString(a) + " and x2 " + typeString(b) + " must have the same number of columns",
+         ErrorClass::ValueError);
+  if (!pArg.isNumber()) fail(c.loc, std::string("cdist(): p must be a number, not ") + typeName(pArg), ErrorClass::TypeError);
+  double p = pArg.asFloat();
+  if (!(p >= 0)) fail(c.loc, "cdist(): p must be at least 0, not " + repr(pArg), ErrorClass::ValueError);
+  const std::string modes[] = {"use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
+                               "donot_use_mm_for_euclid_dist"};
+  std::string m = modes[0];
+  if (!mode.is(Kind::None)) {
+    if (!mode.is(Kind::Str) || std::find(std::begin(modes), std::end(modes), mode.asStr()) == std::end(modes))
+      fail(c.loc, "cdist(): " + repr(mode) + " is not a valid value for compute_mode", ErrorClass::ValueError);
+    m = mode.asStr();
+  }
+  Shape batch = broadcastShapes(Shape(a.shape().begin(), a.shape().end() - 2),
+                                Shape(b.shape().begin(), b.shape().end() - 2), c.loc,
+                                "cdist(): the batch dims of " + typeString(a) + " and " + typeString(b) +
+                                    " do not broadcast together");
+  if (p == 2.0 && (m == modes[1] || (m == modes[0] && (rows > 25 || others > 25))))
+    return euclideanByProduct(c, x1, x2);
+  Value left = applyOp(c, ir::Op::Unsqueeze, {x1, Value::integer(-2)});
+  Value right = applyOp(c, ir::Op::Unsqueeze, {x2, Value::integer(-3)});
+  auto distances = [&](const Value& l) {
+    return applyOp(c, ir::Op::Norm, {binary(c, ir::Op::Sub, l, right), Value::real(p), intsTuple({-1}),
+                                     Value::boolean(false)});
+  };
+  int64_t perRow = others * columns;  // differences per row of x1
+  for (int64_t d : batch) perRow *= d;
+  int64_t block = std::max<int64_t>(1, (int64_t{1} << 22) / std::max<int64_t>(1, perRow));
+  if (block >= rows) return distances(left);
+  std::vector<Value> parts;
+  for (int64_t r = 0; r < rows; r += block) {
+    Value slice = makeSlice(Value::integer(r), Value::integer(std::min(rows, r + block)), Value::none());
+    parts.push_back(distances(indexAlong(c, left, tensorOf(left).ndim() - 3, slice)));
+  }
+  return applyOp(c, ir::Op::Concat, {makeList(std::move(parts)), Value::integer(-2)});
+}
+
 }  // namespace
 
 BuiltinFn tensorCompositeMethod(const std::string& name) {
@@ -287,6 +387,7 @@ BuiltinFn tensorCompositeMethod(const std::string& name) {
   if (name == "diff") return bDiff;
   if (name == "movedim" || name == "moveaxis") return bMovedim;
   if (name == "cross") return bCross;
+  if (name == "kron") return bKron;
   return nullptr;
 }
 
@@ -300,6 +401,8 @@ void addTensorComposites(BuiltinTable& table) {
   table[ir::builtinInfo(Builtin::Movedim).name] = bMovedim;
   table[ir::builtinInfo(Builtin::Moveaxis).name] = bMovedim;
   table[ir::builtinInfo(Builtin::Cross).name] = bCross;
+  table[ir::builtinInfo(Builtin::Kron).name] = bKron;
+  table[ir::builtinInfo(Builtin::Cdist).name] = bCdist;
 }
 
 }  // namespace nn::stdlib
