@@ -133,7 +133,7 @@ const std::vector<std::string>& tensorOwnMethodNames() {
       "size",   "numel",  "dim",    "view_as", "reshape_as",   "expand_as", "type_as",
       "narrow", "select", "unbind", "t",       "index_select", "clamp_max", "new_zeros", "new_ones",
       "new_empty", "new_full", "masked_select", "lerp", "nan_to_num", "count_nonzero", "diff", "movedim",
-      "moveaxis", "cross", "kron"};
+      "moveaxis", "cross", "kron", "unique", "bincount", "histc"};
   return names;
 }
 

@@ -55,14 +55,18 @@ rt::Device& deviceNamed(rt::Interpreter& interp, const std::string& name, Source
 // einsum (einsum.cpp).
 void addEinsumBuiltin(BuiltinTable& table);
 
-// lerp, nan_to_num, count_nonzero, meshgrid, diff, movedim, moveaxis and
-// cross (tensor_composites.cpp), and the function of those that are also
+// lerp, nan_to_num, count_nonzero, meshgrid, diff, movedim, moveaxis,
+// cross, kron and cdist (tensor_composites.cpp), and the function of those that are also
 // tensor methods, by name (or null).
 void addTensorComposites(BuiltinTable& table);
 rt::BuiltinFn tensorCompositeMethod(const std::string& name);
 
-// searchsorted, bucketize, isin, bincount and unique (tensor_search.cpp).
+// searchsorted, bucketize, isin, bincount, histc and unique
+// (tensor_search.cpp),
+// and the function of those that are also tensor methods, by name (or
+// null).
 void addTensorSearches(BuiltinTable& table);
+rt::BuiltinFn tensorSearchMethod(const std::string& name);
 // multinomial (tensor_sampling.cpp).
 void addTensorSampling(BuiltinTable& table);
 

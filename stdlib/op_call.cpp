@@ -185,4 +185,21 @@ Value callTensorOp(CallContext& c, ir::Op op, std::vector<Value>& args) {
   return runTensorOp(c.interp, op, params, c.loc);
 }
 
+Value argument(CallContext& c, const std::vector<Value>& args, size_t at, const char* name, const Value* fallback) {
+  const Value* kw = c.kw(name);
+  if (kw && args.size() > at)
+    fail(c.loc, c.name + "() got multiple values for argument '" + name + "'", ErrorClass::TypeError);
+  if (kw) return *kw;
+  if (args.size() > at) return args[at];
+  if (!fallback) fail(c.loc, c.name + "() missing required argument '" + name + "'", ErrorClass::TypeError);
+  return *fallback;
+}
+
+void atMost(CallContext& c, const std::vector<Value>& args, size_t count) {
+  if (args.size() > count)
+    fail(c.loc, c.name + "() takes at most " + std::to_string(count) + " arguments (" + std::to_string(args.size()) +
+                    " given)",
+         ErrorClass::TypeError);
+}
+
 }  // namespace nn::stdlib

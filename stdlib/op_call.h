@@ -85,5 +85,12 @@ rt::Value intsTuple(const std::vector<int64_t>& v);
 // differentiates); and x[(:,) * dim + (index,)], x indexed along one dim.
 rt::Value getItemOnTape(rt::CallContext& c, const rt::Value& x, const rt::Value& key);
 rt::Value indexAlong(rt::CallContext& c, const rt::Value& x, int64_t dim, rt::Value index);
+// A builtin's argument: positional argument `at`, or keyword `name`
+// (declared in builtins.def for the parameters with defaults; the others
+// are positional), or `fallback` (null: required); and the check that at
+// most `count` came positionally.
+rt::Value argument(rt::CallContext& c, const std::vector<rt::Value>& args, size_t at, const char* name,
+                   const rt::Value* fallback);
+void atMost(rt::CallContext& c, const std::vector<rt::Value>& args, size_t count);
 
 }  // namespace nn::stdlib

@@ -252,7 +252,8 @@ BuiltinFn pytorchTensorMethod(const std::string& name) {
   if (name == "clamp_max") return bClampMax;
   if (name == "new_zeros" || name == "new_ones" || name == "new_empty" || name == "new_full") return bNewTensor;
   if (name == "masked_select") return bMaskedSelect;
-  return tensorCompositeMethod(name);
+  if (BuiltinFn f = tensorCompositeMethod(name)) return f;
+  return tensorSearchMethod(name);
 }
 
 }  // namespace nn::stdlib

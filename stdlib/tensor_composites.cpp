@@ -48,26 +48,6 @@ const Tensor& tensorArg(CallContext& c, const Value& v, const char* what) {
   return tensorOf(v);
 }
 
-// Positional argument `at`, or keyword `name` (declared in builtins.def
-// for the parameters with defaults; the others are positional), or
-// `fallback` (null: required).
-Value argument(CallContext& c, std::vector<Value>& args, size_t at, const char* name, const Value* fallback) {
-  const Value* kw = c.kw(name);
-  if (kw && args.size() > at)
-    fail(c.loc, c.name + "() got multiple values for argument '" + name + "'", ErrorClass::TypeError);
-  if (kw) return *kw;
-  if (args.size() > at) return args[at];
-  if (!fallback) fail(c.loc, c.name + "() missing required argument '" + name + "'", ErrorClass::TypeError);
-  return *fallback;
-}
-
-void atMost(CallContext& c, std::vector<Value>& args, size_t count) {
-  if (args.size() > count)
-    fail(c.loc, c.name + "() takes at most " + std::to_string(count) + " arguments (" + std::to_string(args.size()) +
-                    " given)",
-         ErrorClass::TypeError);
-}
-
 int64_t dimOf(CallContext& c, const Value& v, int64_t ndim) {
   if (!v.isIntLike()) fail(c.loc, c.name + "(): dim must be an int, not " + typeName(v), ErrorClass::TypeError);
   return normalizeAxis(v.asInt(), static_cast<int>(ndim), c.loc, c.name.c_str());

@@ -2,8 +2,9 @@
 // bucketize (the positions of values in sorted boundaries, by PyTorch's
 // own binary searches, so that NaN lands where PyTorch puts it), isin
 // (membership; NaN is never a member), bincount (the counts of
-// non-negative ints, or their weights' sums) and unique (the distinct
-// values, their counts and where each element's is). Their answers are
+// non-negative ints, or their weights' sums), histc (a histogram of equal
+// bins) and unique (the distinct values or slices, their counts and where
+// each element's is). Their answers are
 // integers or bools, read on the host and given back on the input's
 // device, except bincount's weighted sums, which are a scatter_add, and
 // unique's values, which are an indexing of the input, so that the tape
@@ -224,64 +225,181 @@ Value bBincount(CallContext& c, std::vector<Value>& args) {
   return runTensorOp(c.interp, ir::Op::ScatterAdd, scatter, c.loc);
 }
 
+// histc(input, bins=100, min=0, max=0): how many of a float tensor's
+// elements fall in each of `bins` equal bins over [min, max] (min = max:
+// the elements' own range, widened by 1 each way when it is one value),
+// in input's dtype; elements outside the range (and NaN) are not counted,
+// max falls in the last bin. An element's bin is PyTorch's: (x - min) /
+// (max - min) * bins, in input's dtype, cut to an int.
+Value bHistc(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 4);
+  Value hundred = Value::integer(100), zero = Value::integer(0);
+  Value input = argument(c, args, 0, "input", nullptr), binsArg = argument(c, args, 1, "bins", &hundred);
+  Value minArg = argument(c, args, 2, "min", &zero), maxArg = argument(c, args, 3, "max", &zero);
+  c.checkKeywordsUsed("histc");
+  if (!input.is(Kind::Tensor) || !isFloating(tensorOf(input).dtype()))
+    fail(c.loc,
+         "histc(): expects a float tensor, not " +
+             (input.is(Kind::Tensor) ? typeString(tensorOf(input)) : std::string(typeName(input))),
+         ErrorClass::TypeError);
+  if (!binsArg.isIntLike() || binsArg.asInt() <= 0)
+    fail(c.loc, "histc(): bins must be a positive int, not " + repr(binsArg), ErrorClass::ValueError);
+  for (const Value* v : {&minArg, &maxArg})
+    if (!v->isNumber())
+      fail(c.loc, std::string("histc(): min and max must be numbers, not ") + typeName(*v), ErrorClass::TypeError);
+  const Tensor& x = tensorOf(input);
+  int64_t bins = binsArg.asInt();
+  Tensor out = Tensor::zeros(x.dtype(), {bins}, readableOnHost(x, c.loc).device());
+  auto count = [&](auto zero) {
+    using T = decltype(zero);
+    Tensor h = astype(readableOnHost(x, c.loc), x.dtype()).contiguous();
+    const T* v = h.data<T>();
+    int64_t n = h.numel();
+    T lo = static_cast<T>(minArg.asFloat()), hi = static_cast<T>(maxArg.asFloat());
+    if (lo > hi) fail(c.loc, "histc(): max must be larger than min", ErrorClass::ValueError);
+    if (lo == hi && n > 0) {  // the elements' range (NaN if one is NaN, as PyTorch's)
+      lo = hi = v[0];
+      for (int64_t i = 0; i < n && lo == lo; ++i) {
+        if (v[i] != v[i]) lo = hi = v[i];
+        else lo = std::min(lo, v[i]), hi = std::max(hi, v[i]);
+      }
+    }
+    if (lo == hi) {
+      lo -= 1;
+      hi += 1;
+    }
+    if (!std::isfinite(lo) || !std::isfinite(hi))
+      fail(c.loc, "histc(): the range [" + repr(Value::real(lo)) + ", " + repr(Value::real(hi)) + "] is not finite",
+           ErrorClass::ValueError);
+    T* o = out.data<T>();
+    for (int64_t i = 0; i < n; ++i) {
+      T e = v[i];
+      if (!(e >= lo && e <= hi)) continue;
+      auto bin = static_cast<int64_t>((e - lo) / (hi - lo) * static_cast<T>(bins));
+      ++o[std::min(bin, bins - 1)];  // the last bin holds max too
+    }
+  };
+  if (x.dtype() == DType::F32) count(0.0f);
+  else count(0.0);
+  return makeTensorValue(copyTo(out, x.device(), c.loc));
+}
+
+// unique's grouping of items 0..n-1 (elements, or slices along a dim):
+// sorted stably by `less`, so that each group's first item is its first
+// occurrence, and split where `same` fails.
+struct Groups {
+  std::vector<int64_t> first, count, where;
+};
+template <class Less, class Same>
+Groups groupSorted(int64_t n, Less less, Same same) {
+  Groups g;
+  g.where.resize(static_cast<size_t>(n));
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  std::iota(order.begin(), order.end(), int64_t{0});
+  std::stable_sort(order.begin(), order.end(), less);
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t i = order[static_cast<size_t>(k)];
+    if (k == 0 || !same(order[static_cast<size_t>(k - 1)], i)) {
+      g.first.push_back(i);
+      g.count.push_back(0);
+    }
+    ++g.count.back();
+    g.where[static_cast<size_t>(i)] = static_cast<int64_t>(g.first.size()) - 1;
+  }
+  return g;
+}
+
+// x with its dim `dim` first (a view).
+Tensor moveAxisToFront(CallContext& c, const Tensor& x, int64_t dim) {
+  std::vector<int64_t> perm{dim};
+  for (int64_t d = 0; d < x.ndim(); ++d)
+    if (d != dim) perm.push_back(d);
+  return transpose(x, perm, c.loc);
+}
+
+// The groups of x's elements (dim < 0) or of its slices along dim, in
+// order of value: NaN after every number and equal to nothing, slices
+// compared element by element (lexicographically).
+Groups uniqueGroups(CallContext& c, const Tensor& x, int64_t dim) {
+  auto group = [&](auto zero) {
+    using T = decltype(zero);
+    Tensor along = dim < 0 ? x : moveAxisToFront(c, x, dim);
+    Tensor h = hostAs(c, along, integral(x.dtype()) ? DType::I64 : DType::F64);
+    const T* v = h.data<T>();
+    int64_t items = dim < 0 ? x.numel() : x.dim(static_cast<int>(dim));
+    int64_t width = items == 0 ? 0 : h.numel() / items;
+    auto nan = [](T a) { return a != a; };
+    auto less = [&](int64_t a, int64_t b) {
+      for (int64_t k = 0; k < width; ++k) {
+        T p = v[a * width + k], q = v[b * width + k];
+        if (nan(p) || nan(q)) return !nan(p);  // NaN last (of two NaNs, neither first)
+        if (p != q) return p < q;
+      }
+      return false;
+    };
+    auto same = [&](int64_t a, int64_t b) {
+      for (int64_t k = 0; k < width; ++k)
+        if (!(v[a * width + k] == v[b * width + k])) return false;
+      return true;
+    };
+    return groupSorted(items, less, same);
+  };
+  return integral(x.dtype()) ? group(int64_t{0}) : group(0.0);
+}
+
 // unique(input, sorted=True, return_inverse=False, return_counts=False,
 // dim=None): input's distinct values, flattened and sorted (NaN last, each
-// NaN a value of its own, as NaN equals nothing); with return_inverse also
-// the index of each element's value among them (input's shape), with
-// return_counts how often each occurs (i64). The values are input's
-// elements at their first occurrences, an indexing the tape sees. Unique
-// slices along a dim are not supported.
+// NaN a value of its own, as NaN equals nothing), or with dim its distinct
+// slices along dim, sorted lexicographically; with return_inverse also the
+// index of each element's (each slice's) value among them (input's shape;
+// with dim, [input.shape[dim]]), with return_counts how often each occurs
+// (i64). The values are input's elements (slices) at their first
+// occurrences, an indexing the tape sees.
 Value bUnique(CallContext& c, std::vector<Value>& args) {
   positional(c, args, 1);
   boolKeyword(c, "sorted");  // sorted either way, as PyTorch's on the CPU
   bool inverse = boolKeyword(c, "return_inverse"), counts = boolKeyword(c, "return_counts");
-  if (const Value* dim = c.kw("dim"); dim && !dim->is(Kind::None))
-    fail(c.loc, "unique(): dim= (the unique slices along a dim) is not supported", ErrorClass::ValueError);
+  const Value* dimArg = c.kw("dim");
   c.checkKeywordsUsed("unique");
   if (!args[0].is(Kind::Tensor))
     fail(c.loc, std::string("unique(): input must be a Tensor, not ") + typeName(args[0]), ErrorClass::TypeError);
   const Tensor& x = tensorOf(args[0]);
-  int64_t n = x.numel();
-  std::vector<int64_t> order(static_cast<size_t>(n)), first, count, where(static_cast<size_t>(n));
-  std::iota(order.begin(), order.end(), int64_t{0});
-  auto group = [&](auto zero) {
-    using T = decltype(zero);
-    Tensor h = hostAs(c, x, integral(x.dtype()) ? DType::I64 : DType::F64);
-    const T* v = h.data<T>();
-    auto nan = [](T a) { return a != a; };
-    // Stable: each value's first occurrence leads its group.
-    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
-      return !nan(v[a]) && (nan(v[b]) || v[a] < v[b]);
-    });
-    for (int64_t k = 0; k < n; ++k) {
-      int64_t i = order[static_cast<size_t>(k)];
-      if (k == 0 || nan(v[i]) || v[i] != v[order[static_cast<size_t>(k - 1)]]) {
-        first.push_back(i);
-        count.push_back(0);
-      }
-      ++count.back();
-      where[static_cast<size_t>(i)] = static_cast<int64_t>(first.size()) - 1;
-    }
-  };
-  if (integral(x.dtype())) group(int64_t{0});
-  else group(0.0);
+  int64_t dim = -1;
+  if (dimArg && !dimArg->is(Kind::None)) {
+    if (!dimArg->isIntLike())
+      fail(c.loc, std::string("unique(): dim must be an int, not ") + typeName(*dimArg), ErrorClass::TypeError);
+    if (x.ndim() == 0) fail(c.loc, "unique(): dim= needs a tensor with dims, not " + typeString(x), ErrorClass::ValueError);
+    dim = normalizeAxis(dimArg->asInt(), x.ndim(), c.loc, "unique");
+  }
+  Groups g = uniqueGroups(c, x, dim);
   auto i64 = [&](const std::vector<int64_t>& items, const Shape& shape) {
     Tensor t = Tensor::empty(DType::I64, shape, readableOnHost(x, c.loc).device());
     std::copy(items.begin(), items.end(), t.data<int64_t>());
     return makeTensorValue(copyTo(t, x.device(), c.loc));
   };
-  std::vector<Value> flat{args[0], intsTuple({n})};
-  Value flattened = runTensorOp(c.interp, ir::Op::Reshape, flat, c.loc);
-  Value firsts = i64(first, {static_cast<int64_t>(first.size())});
-  Value values = getItemOnTape(c, flattened, firsts);
+  Value firsts = i64(g.first, {static_cast<int64_t>(g.first.size())});
+  Value values;
+  if (dim >= 0) {
+    values = indexAlong(c, args[0], dim, firsts);
+  } else {
+    std::vector<Value> flat{args[0], intsTuple({x.numel()})};
+    values = getItemOnTape(c, runTensorOp(c.interp, ir::Op::Reshape, flat, c.loc), firsts);
+  }
   if (!inverse && !counts) return values;
   std::vector<Value> out{values};
-  if (inverse) out.push_back(i64(where, x.shape()));
-  if (counts) out.push_back(i64(count, {static_cast<int64_t>(count.size())}));
+  if (inverse) out.push_back(i64(g.where, dim >= 0 ? Shape{x.dim(static_cast<int>(dim))} : x.shape()));
+  if (counts) out.push_back(i64(g.count, {static_cast<int64_t>(g.count.size())}));
   return makeTuple(std::move(out));
 }
 
 }  // namespace
+
+BuiltinFn tensorSearchMethod(const std::string& name) {
+  if (name == "unique") return bUnique;
+  if (name == "bincount") return bBincount;
+  if (name == "histc") return bHistc;
+  return nullptr;
+}
 
 void addTensorSearches(BuiltinTable& table) {
   using ir::Builtin;
@@ -290,6 +408,7 @@ void addTensorSearches(BuiltinTable& table) {
   table[ir::builtinInfo(Builtin::Isin).name] = bIsin;
   table[ir::builtinInfo(Builtin::Bincount).name] = bBincount;
   table[ir::builtinInfo(Builtin::Unique).name] = bUnique;
+  table[ir::builtinInfo(Builtin::Histc).name] = bHistc;
 }
 
 }  // namespace nn::stdlib
