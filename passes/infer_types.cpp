@@ -12,7 +12,9 @@
 // where the op certainly runs once the function is called: in the
 // function's own body block or a loop's condition, never inside an `if`
 // branch (code after an early return is lowered into one) or a loop body
-// (which may run zero times). That error is reported before the function
+// (which may run zero times), nor after an `if` or loop that holds a
+// `raise` (a check that may end the call first, as eager mode would see
+// it do). That error is reported before the function
 // runs, the one intended difference from eager mode (language.md §6).
 // Everywhere else, and in graphs that are not strict, the value becomes
 // `any`, inference goes on past it, and the op raises the same located
@@ -50,9 +52,15 @@ class Inference {
  public:
   Inference(bool strict, const PassContext& ctx) : strict_(strict), ctx_(ctx) {}
 
-  // `certain`: every node of b runs whenever its function is called.
+  // `certain`: every node of b runs whenever its function is called. Past
+  // an `if` or loop holding a `raise` (a check of the arguments, inlined
+  // or not) the call may have ended, as after an early return; past a
+  // `raise` itself (such an `if` folded on constant shapes) it has.
   void block(ir::Block& b, bool certain) {
-    for (const auto& n : b.nodes()) node(*n, certain);
+    for (const auto& n : b.nodes()) {
+      node(*n, certain);
+      if (certain && (n->op() == ir::Op::Raise || holdsRaise(*n))) certain = false;
+    }
   }
 
   void function(ir::Function& f) {
@@ -211,6 +219,12 @@ class Inference {
   static bool keyedExactly(const ir::Type& t) {
     return t.kind == ir::TypeKind::Int || t.kind == ir::TypeKind::Float || t.kind == ir::TypeKind::Bool ||
            t.kind == ir::TypeKind::Str || t.kind == ir::TypeKind::None;
+  }
+  static bool holdsRaise(const ir::Node& n) {
+    for (size_t k = 0; k < n.numBlocks(); ++k)
+      for (const auto& inner : n.block(k)->nodes())
+        if (inner->op() == ir::Op::Raise || holdsRaise(*inner)) return true;
+    return false;
   }
   static bool hasSelfCall(const ir::Block& b) {
     for (const auto& n : b.nodes()) {
