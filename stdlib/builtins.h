@@ -61,6 +61,21 @@ void addEinsumBuiltin(BuiltinTable& table);
 void addTensorComposites(BuiltinTable& table);
 rt::BuiltinFn tensorCompositeMethod(const std::string& name);
 
+// bmm, mv, dot, vdot, inner, tensordot, trace, addmm, addmv, addr,
+// baddbmm and addbmm (tensor_products.cpp), and the function of those that
+// are also tensor methods, by name (or null).
+void addTensorProducts(BuiltinTable& table);
+rt::BuiltinFn tensorProductMethod(const std::string& name);
+
+// tile, the stacks, atleast_1d/2d/3d, fliplr, flipud, rot90,
+// repeat_interleave, take_along_dim, broadcast_tensors, block_diag,
+// cartesian_prod, tensor_split and its kin, unflatten, tril_indices,
+// triu_indices, and narrow, select, index_select and unbind as functions
+// (tensor_arrange.cpp), and the function of those that are also tensor
+// methods, by name (or null).
+void addTensorArrangements(BuiltinTable& table);
+rt::BuiltinFn tensorArrangeMethod(const std::string& name);
+
 // searchsorted, bucketize, isin, bincount, histc and unique
 // (tensor_search.cpp),
 // and the function of those that are also tensor methods, by name (or

@@ -633,6 +633,8 @@ const std::map<std::string, BuiltinFn>& table() {
     addHelpBuiltins(m);
     addEinsumBuiltin(m);
     addTensorComposites(m);
+    addTensorProducts(m);
+    addTensorArrangements(m);
     addTensorSearches(m);
     addTensorSampling(m);
     addTextBuiltins(m);

@@ -202,4 +202,22 @@ void atMost(CallContext& c, const std::vector<Value>& args, size_t count) {
          ErrorClass::TypeError);
 }
 
+Value applyOp(CallContext& c, ir::Op op, std::vector<Value> params) {
+  return runTensorOp(c.interp, op, params, c.loc);
+}
+
+Value binary(CallContext& c, ir::Op op, const Value& a, const Value& b) {
+  bool comparison = op == ir::Op::Ne || op == ir::Op::Eq || op == ir::Op::Lt || op == ir::Op::Le ||
+                    op == ir::Op::Gt || op == ir::Op::Ge;
+  Value out = comparison ? compareOp(op, a, b, c.loc) : binaryOp(op, a, b, c.loc);
+  if (Tape* tape = c.interp.tape()) tape->recordOp(op, c.loc, {a, b}, out);
+  return out;
+}
+
+Value where(CallContext& c, const Value& cond, const Value& a, const Value& b) {
+  Value out = whereOp(cond, a, b, c.loc);
+  if (Tape* tape = c.interp.tape()) tape->recordOp(ir::Op::Where, c.loc, {cond, a, b}, out);
+  return out;
+}
+
 }  // namespace nn::stdlib

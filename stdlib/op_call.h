@@ -85,6 +85,13 @@ rt::Value intsTuple(const std::vector<int64_t>& v);
 // differentiates); and x[(:,) * dim + (index,)], x indexed along one dim.
 rt::Value getItemOnTape(rt::CallContext& c, const rt::Value& x, const rt::Value& key);
 rt::Value indexAlong(rt::CallContext& c, const rt::Value& x, int64_t dim, rt::Value index);
+// Tensor op `op` on its parameters (all of them, in its signature's
+// order); a op b (arithmetic, `@` or a comparison); where(cond, a, b):
+// each recorded on the tape, so that a builtin composed of them
+// differentiates as they do.
+rt::Value applyOp(rt::CallContext& c, ir::Op op, std::vector<rt::Value> params);
+rt::Value binary(rt::CallContext& c, ir::Op op, const rt::Value& a, const rt::Value& b);
+rt::Value where(rt::CallContext& c, const rt::Value& cond, const rt::Value& a, const rt::Value& b);
 // A builtin's argument: positional argument `at`, or keyword `name`
 // (declared in builtins.def for the parameters with defaults; the others
 // are positional), or `fallback` (null: required); and the check that at

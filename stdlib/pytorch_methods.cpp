@@ -253,6 +253,8 @@ BuiltinFn pytorchTensorMethod(const std::string& name) {
   if (name == "new_zeros" || name == "new_ones" || name == "new_empty" || name == "new_full") return bNewTensor;
   if (name == "masked_select") return bMaskedSelect;
   if (BuiltinFn f = tensorCompositeMethod(name)) return f;
+  if (BuiltinFn f = tensorProductMethod(name)) return f;
+  if (BuiltinFn f = tensorArrangeMethod(name)) return f;
   return tensorSearchMethod(name);
 }
 

@@ -22,26 +22,6 @@ using namespace nn::rt;
 
 namespace {
 
-// Tensor op `op` on its parameters (all of them, in its signature's
-// order), recorded on the tape.
-Value applyOp(CallContext& c, ir::Op op, std::vector<Value> params) {
-  return runTensorOp(c.interp, op, params, c.loc);
-}
-
-// a op b (arithmetic or a comparison), recorded on the tape.
-Value binary(CallContext& c, ir::Op op, const Value& a, const Value& b) {
-  bool comparison = op == ir::Op::Ne || op == ir::Op::Eq || op == ir::Op::Lt;
-  Value out = comparison ? compareOp(op, a, b, c.loc) : binaryOp(op, a, b, c.loc);
-  if (Tape* tape = c.interp.tape()) tape->recordOp(op, c.loc, {a, b}, out);
-  return out;
-}
-
-Value where(CallContext& c, const Value& cond, const Value& a, const Value& b) {
-  Value out = whereOp(cond, a, b, c.loc);
-  if (Tape* tape = c.interp.tape()) tape->recordOp(ir::Op::Where, c.loc, {cond, a, b}, out);
-  return out;
-}
-
 const Tensor& tensorArg(CallContext& c, const Value& v, const char* what) {
   if (!v.is(Kind::Tensor))
     fail(c.loc, c.name + "(): " + what + " must be a Tensor, not " + typeName(v), ErrorClass::TypeError);

@@ -1,0 +1,500 @@
+// PyTorch's functions that arrange tensors, compositions of nn's shape,
+// indexing and joining ops: tile, the stacks (hstack, vstack, row_stack,
+// dstack, column_stack) and atleast_1d/2d/3d, fliplr, flipud and rot90,
+// repeat_interleave, take_along_dim, broadcast_tensors, block_diag,
+// cartesian_prod, tensor_split (hsplit, vsplit, dsplit), unflatten, the
+// index lists tril_indices and triu_indices, and the function forms of the
+// methods narrow, select, index_select and unbind. Each runs its ops where
+// a tape sees them, so it differentiates as they do, in every mode; the
+// ones PyTorch also has as tensor methods are methods too.
+#include <algorithm>
+#include <numeric>
+
+#include "ir/builtins.h"
+#include "runtime/tensor_ops.h"
+#include "stdlib/builtins.h"
+#include "stdlib/op_call.h"
+
+namespace nn::stdlib {
+
+using namespace nn::rt;
+
+namespace {
+
+const Tensor& tensorIn(CallContext& c, const Value& v, const char* what) {
+  if (!v.is(Kind::Tensor))
+    fail(c.loc, c.name + "(): " + what + " must be a Tensor, not " + typeName(v), ErrorClass::TypeError);
+  return tensorOf(v);
+}
+
+// The tensors of a call's arguments: each argument, or one list or tuple
+// of them (PyTorch's stacks take a sequence; atleast_1d takes either).
+std::vector<Value> tensorsIn(CallContext& c, const std::vector<Value>& args) {
+  std::vector<Value> items = args;
+  if (items.size() == 1 && (items[0].is(Kind::List) || items[0].is(Kind::Tuple))) items = items[0].as<SeqObj>().items;
+  for (const Value& v : items) tensorIn(c, v, "each element");
+  return items;
+}
+
+Value reshaped(CallContext& c, const Value& x, const std::vector<int64_t>& shape) {
+  return applyOp(c, ir::Op::Reshape, {x, intsTuple(shape)});
+}
+
+// x with at least `rank` dims, as PyTorch's atleast_1d/2d/3d shape them:
+// a 0-d x is all ones, a 1-d [n] is [1, n] (and [1, n, 1] for three), a
+// 2-d [m, n] is [m, n, 1] for three.
+Value atLeast(CallContext& c, const Value& x, int rank) {
+  const Tensor& t = tensorOf(x);
+  if (t.ndim() >= rank) return x;
+  if (t.ndim() == 0) return reshaped(c, x, std::vector<int64_t>(static_cast<size_t>(rank), 1));
+  if (t.ndim() == 1) return reshaped(c, x, rank == 2 ? std::vector<int64_t>{1, t.dim(0)} : std::vector<int64_t>{1, t.dim(0), 1});
+  return reshaped(c, x, {t.dim(0), t.dim(1), 1});
+}
+
+Value concat(CallContext& c, std::vector<Value> parts, int64_t axis) {
+  return applyOp(c, ir::Op::Concat, {makeList(std::move(parts)), Value::integer(axis)});
+}
+
+Value bAtLeast(CallContext& c, std::vector<Value>& args) {
+  c.checkKeywordsUsed(c.name.c_str());
+  int rank = c.name == "atleast_1d" ? 1 : c.name == "atleast_2d" ? 2 : 3;
+  bool one = args.size() == 1 && args[0].is(Kind::Tensor);
+  std::vector<Value> out;
+  for (const Value& x : tensorsIn(c, args)) out.push_back(atLeast(c, x, rank));
+  return one ? out[0] : makeTuple(std::move(out));
+}
+
+// hstack (1-d tensors joined along dim 0, others along 1), vstack and
+// row_stack (at least 2-d, along 0), dstack (at least 3-d, along 2),
+// column_stack (0-d and 1-d tensors as columns, along 1).
+Value bStacks(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 1);
+  c.checkKeywordsUsed(c.name.c_str());
+  if (args.empty() || !(args[0].is(Kind::List) || args[0].is(Kind::Tuple)))
+    fail(c.loc, c.name + "() expects a list or tuple of tensors", ErrorClass::TypeError);
+  std::vector<Value> parts = tensorsIn(c, args);
+  if (parts.empty()) fail(c.loc, c.name + "() expects a non-empty list of tensors", ErrorClass::ValueError);
+  const std::string& n = c.name;
+  int rank = n == "hstack" ? 1 : n == "dstack" ? 3 : n == "column_stack" ? 0 : 2;
+  for (Value& p : parts) {
+    const Tensor& t = tensorOf(p);
+    if (rank > 0) p = atLeast(c, p, rank);
+    else if (t.ndim() <= 1) p = reshaped(c, p, {t.numel(), 1});
+  }
+  int64_t axis = n == "dstack" ? 2 : n == "column_stack" ? 1 : n == "hstack" ? (tensorOf(parts[0]).ndim() == 1 ? 0 : 1) : 0;
+  return concat(c, std::move(parts), axis);
+}
+
+// tile(x, dims): x repeated dims[i] times along each dim; dims shorter than
+// x's rank are padded with leading 1s, and x with leading dims of 1 for
+// longer ones.
+Value bTile(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 2);
+  Value x = argument(c, args, 0, "input", nullptr), dimsArg = argument(c, args, 1, "dims", nullptr);
+  c.checkKeywordsUsed("tile");
+  const Tensor& t = tensorIn(c, x, "input");
+  std::vector<int64_t> dims;
+  std::vector<Value> items = dimsArg.is(Kind::List) || dimsArg.is(Kind::Tuple) ? dimsArg.as<SeqObj>().items
+                                                                              : std::vector<Value>{dimsArg};
+  for (const Value& d : items) {
+    if (!d.isIntLike()) fail(c.loc, "tile(): dims must be a tuple of ints", ErrorClass::TypeError);
+    dims.push_back(d.asInt());
+  }
+  size_t rank = std::max(dims.size(), static_cast<size_t>(t.ndim()));
+  dims.insert(dims.begin(), rank - dims.size(), 1);
+  if (rank > static_cast<size_t>(t.ndim())) {
+    std::vector<int64_t> shape(rank - static_cast<size_t>(t.ndim()), 1);
+    for (int64_t d : t.shape()) shape.push_back(d);
+    x = reshaped(c, x, shape);
+  }
+  return applyOp(c, ir::Op::Repeat, {x, intsTuple(dims)});
+}
+
+int64_t dimArg(CallContext& c, const Value& v, int64_t ndim, const char* what) {
+  if (!v.isIntLike()) fail(c.loc, c.name + "(): " + what + " must be an int, not " + typeName(v), ErrorClass::TypeError);
+  return normalizeAxis(v.asInt(), static_cast<int>(ndim), c.loc, c.name.c_str());
+}
+
+Value flipped(CallContext& c, const Value& x, std::vector<int64_t> dims) {
+  return applyOp(c, ir::Op::Flip, {x, intsTuple(dims)});
+}
+
+// fliplr: dim 1 reversed (at least 2-d); flipud: dim 0 (at least 1-d).
+Value bFlipSide(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 1);
+  Value x = argument(c, args, 0, "input", nullptr);
+  c.checkKeywordsUsed(c.name.c_str());
+  bool lr = c.name == "fliplr";
+  const Tensor& t = tensorIn(c, x, "input");
+  if (t.ndim() < (lr ? 2 : 1))
+    fail(c.loc, c.name + "(): expects a tensor of at least " + (lr ? "2" : "1") + " dims, not " + typeString(t),
+         ErrorClass::ValueError);
+  return flipped(c, x, {lr ? 1 : 0});
+}
+
+// rot90(x, k=1, dims=(0, 1)): x turned k quarter turns from dims[0]
+// towards dims[1].
+Value bRot90(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 3);
+  Value one = Value::integer(1), firstTwo = intsTuple({0, 1});
+  Value x = argument(c, args, 0, "input", nullptr), kArg = argument(c, args, 1, "k", &one),
+        dimsArg = argument(c, args, 2, "dims", &firstTwo);
+  c.checkKeywordsUsed("rot90");
+  const Tensor& t = tensorIn(c, x, "input");
+  if (!kArg.isIntLike()) fail(c.loc, std::string("rot90(): k must be an int, not ") + typeName(kArg), ErrorClass::TypeError);
+  if (!(dimsArg.is(Kind::List) || dimsArg.is(Kind::Tuple)) || dimsArg.as<SeqObj>().items.size() != 2)
+    fail(c.loc, "rot90(): dims must be a pair of dims", ErrorClass::ValueError);
+  if (t.ndim() < 2) fail(c.loc, "rot90(): expects a tensor of at least 2 dims, not " + typeString(t), ErrorClass::ValueError);
+  int64_t d0 = dimArg(c, dimsArg.as<SeqObj>().items[0], t.ndim(), "dims[0]");
+  int64_t d1 = dimArg(c, dimsArg.as<SeqObj>().items[1], t.ndim(), "dims[1]");
+  if (d0 == d1) fail(c.loc, "rot90(): the two dims must differ", ErrorClass::ValueError);
+  int64_t k = ((kArg.asInt() % 4) + 4) % 4;
+  auto swapped = [&](const Value& v) {
+    return applyOp(c, ir::Op::Transpose, {v, intsTuple({d0, d1})});
+  };
+  if (k == 1) return swapped(flipped(c, x, {d1}));
+  if (k == 2) return flipped(c, x, {d0, d1});
+  if (k == 3) return flipped(c, swapped(x), {d1});
+  return applyOp(c, ir::Op::Pos, {x});
+}
+
+// The i64 tensor of `items` (on the host, then x's device).
+Value i64Tensor(CallContext& c, const std::vector<int64_t>& items, const Shape& shape, Device& device) {
+  Tensor t = Tensor::empty(DType::I64, shape, c.interp.context().cpu());
+  std::copy(items.begin(), items.end(), t.data<int64_t>());
+  return makeTensorValue(copyTo(t, device, c.loc));
+}
+
+// repeat_interleave(x, repeats, dim=None): each element (each slice along
+// dim; with no dim, of x flattened) repeated repeats times (an int, or a
+// 1-d tensor of one count per element); repeat_interleave(counts) alone:
+// each index i repeated counts[i] times.
+Value bRepeatInterleave(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 3);
+  Value none = Value::none();
+  Value x = argument(c, args, 0, "input", nullptr), repeats = argument(c, args, 1, "repeats", &none),
+        dimV = argument(c, args, 2, "dim", &none);
+  const Value* outputSize = c.kw("output_size");  // a size hint PyTorch may use; checked, not needed
+  c.checkKeywordsUsed("repeat_interleave");
+  const Tensor& t = tensorIn(c, x, "input");
+  if (repeats.is(Kind::None)) {  // repeat_interleave(counts)
+    if (t.ndim() != 1 || isFloating(t.dtype()) || t.dtype() == DType::Bool)
+      fail(c.loc, "repeat_interleave(): the counts must be a 1-d integer tensor, not " + typeString(t),
+           ErrorClass::ValueError);
+    repeats = x;
+    x = applyOp(c, ir::Op::Arange, {Value::integer(t.numel()), Value::none(), Value::none(), Value::none(),
+                                     Value::str(t.device().name())});
+  }
+  const Tensor& source = tensorOf(x);
+  int64_t dim = 0;
+  if (dimV.is(Kind::None)) x = reshaped(c, x, {source.numel()});
+  else dim = dimArg(c, dimV, source.ndim(), "dim");
+  int64_t n = tensorOf(x).dim(static_cast<int>(dim));
+  std::vector<int64_t> counts;
+  if (repeats.isIntLike()) {
+    counts.assign(static_cast<size_t>(n), repeats.asInt());
+  } else if (repeats.is(Kind::Tensor) && !isFloating(tensorOf(repeats).dtype()) && tensorOf(repeats).ndim() <= 1) {
+    Tensor r = astype(readableOnHost(tensorOf(repeats), c.loc), DType::I64).contiguous();
+    if (r.numel() != n && r.numel() != 1)
+      fail(c.loc, "repeat_interleave(): repeats must have one count per element along dim (" + std::to_string(n) +
+                      "), not " + std::to_string(r.numel()),
+           ErrorClass::ValueError);
+    for (int64_t i = 0; i < n; ++i) counts.push_back(r.data<int64_t>()[r.numel() == 1 ? 0 : i]);
+  } else {
+    fail(c.loc, std::string("repeat_interleave(): repeats must be an int or a 1-d integer tensor, not ") +
+                    (repeats.is(Kind::Tensor) ? typeString(tensorOf(repeats)) : typeName(repeats)),
+         ErrorClass::TypeError);
+  }
+  std::vector<int64_t> index;
+  for (int64_t i = 0; i < n; ++i) {
+    if (counts[static_cast<size_t>(i)] < 0)
+      fail(c.loc, "repeat_interleave(): repeats must be non-negative", ErrorClass::ValueError);
+    index.insert(index.end(), static_cast<size_t>(counts[static_cast<size_t>(i)]), i);
+  }
+  if (outputSize && !(outputSize->isIntLike() && outputSize->asInt() == static_cast<int64_t>(index.size())))
+    fail(c.loc, "repeat_interleave(): output_size does not match the repeats' total " + std::to_string(index.size()),
+         ErrorClass::ValueError);
+  return indexAlong(c, x, dim, i64Tensor(c, index, {static_cast<int64_t>(index.size())}, source.device()));
+}
+
+// take_along_dim(x, indices, dim=None): gather along dim with x and the
+// indices broadcast against each other on the other dims; with no dim,
+// of both flattened.
+Value bTakeAlongDim(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 3);
+  Value none = Value::none();
+  Value x = argument(c, args, 0, "input", nullptr), indices = argument(c, args, 1, "indices", nullptr),
+        dimV = argument(c, args, 2, "dim", &none);
+  c.checkKeywordsUsed("take_along_dim");
+  const Tensor &t = tensorIn(c, x, "input"), &i = tensorIn(c, indices, "indices");
+  if (dimV.is(Kind::None))
+    return applyOp(c, ir::Op::Gather, {reshaped(c, x, {t.numel()}), Value::integer(0), reshaped(c, indices, {i.numel()})});
+  if (t.ndim() != i.ndim())
+    fail(c.loc, "take_along_dim(): input " + typeString(t) + " and indices " + typeString(i) +
+                    " must have the same number of dims",
+         ErrorClass::ValueError);
+  int64_t dim = dimArg(c, dimV, t.ndim(), "dim");
+  Shape xs = t.shape(), is = i.shape();
+  xs[static_cast<size_t>(dim)] = 1;
+  is[static_cast<size_t>(dim)] = 1;
+  Shape common = broadcastShapes(xs, is, c.loc,
+                                 "take_along_dim(): input " + typeString(t) + " and indices " + typeString(i) +
+                                     " do not broadcast together");
+  auto grown = [&](const Value& v, int64_t along) {
+    Shape s = common;
+    s[static_cast<size_t>(dim)] = along;
+    return s == tensorOf(v).shape() ? v : applyOp(c, ir::Op::BroadcastTo, {v, intsTuple(std::vector<int64_t>(s.begin(), s.end()))});
+  };
+  return applyOp(c, ir::Op::Gather, {grown(x, t.dim(static_cast<int>(dim))), Value::integer(dim),
+                                     grown(indices, i.dim(static_cast<int>(dim)))});
+}
+
+// broadcast_tensors(*tensors): each broadcast to their common shape.
+Value bBroadcastTensors(CallContext& c, std::vector<Value>& args) {
+  c.checkKeywordsUsed("broadcast_tensors");
+  std::vector<Value> items = tensorsIn(c, args);
+  Shape common;
+  for (const Value& v : items)
+    common = broadcastShapes(common, tensorOf(v).shape(), c.loc,
+                             "broadcast_tensors(): " + typeString(tensorOf(v)) + " does not broadcast to " +
+                                 shapeString(common));
+  std::vector<Value> out;
+  for (const Value& v : items)
+    out.push_back(tensorOf(v).shape() == common
+                      ? v
+                      : applyOp(c, ir::Op::BroadcastTo, {v, intsTuple(std::vector<int64_t>(common.begin(), common.end()))}));
+  return makeTuple(std::move(out));
+}
+
+// block_diag(*tensors): the tensors (0-d as [1, 1], 1-d as a row) along
+// the diagonal of a 2-d tensor of zeros, in the dtype they promote to.
+Value bBlockDiag(CallContext& c, std::vector<Value>& args) {
+  c.checkKeywordsUsed("block_diag");
+  std::vector<Value> blocks = tensorsIn(c, args);
+  int64_t width = 0;
+  for (Value& b : blocks) {
+    const Tensor& t = tensorOf(b);
+    if (t.ndim() > 2) fail(c.loc, "block_diag(): expects tensors of at most 2 dims, not " + typeString(t), ErrorClass::ValueError);
+    if (t.ndim() < 2) b = reshaped(c, b, {1, t.numel()});
+    width += tensorOf(b).dim(1);
+  }
+  if (blocks.empty()) return i64Tensor(c, {}, {1, 0}, c.interp.context().cpu());
+  DType common = tensorOf(blocks[0]).dtype();
+  for (const Value& b : blocks) common = ir::promote(common, tensorOf(b).dtype());
+  std::vector<Value> rows;
+  int64_t left = 0;
+  for (const Value& b : blocks) {
+    int64_t w = tensorOf(b).dim(1);
+    Value typed = applyOp(c, ir::Op::AsType, {b, Value::dtype(static_cast<int>(common))});
+    rows.push_back(applyOp(c, ir::Op::Pad, {typed, intsTuple({left, width - left - w}), Value::real(0.0)}));
+    left += w;
+  }
+  return concat(c, std::move(rows), 0);
+}
+
+// cartesian_prod(*tensors): the rows of every combination of the 1-d
+// tensors' elements, the last varying fastest (one tensor: itself).
+Value bCartesianProd(CallContext& c, std::vector<Value>& args) {
+  c.checkKeywordsUsed("cartesian_prod");
+  std::vector<Value> items = tensorsIn(c, args);
+  for (const Value& v : items)
+    if (tensorOf(v).ndim() != 1)
+      fail(c.loc, "cartesian_prod(): expects 1-d tensors, not " + typeString(tensorOf(v)), ErrorClass::ValueError);
+  if (items.empty()) fail(c.loc, "cartesian_prod() expects at least one tensor", ErrorClass::TypeError);
+  if (items.size() == 1) return items[0];
+  std::vector<int64_t> grid;
+  for (const Value& v : items) grid.push_back(tensorOf(v).numel());
+  int64_t total = std::accumulate(grid.begin(), grid.end(), int64_t{1}, std::multiplies<>());
+  DType common = tensorOf(items[0]).dtype();
+  for (const Value& v : items) common = ir::promote(common, tensorOf(v).dtype());
+  std::vector<Value> columns;
+  for (size_t i = 0; i < items.size(); ++i) {
+    std::vector<int64_t> layout(items.size(), 1);
+    layout[i] = grid[i];
+    Value typed = applyOp(c, ir::Op::AsType, {items[i], Value::dtype(static_cast<int>(common))});
+    Value spread = applyOp(c, ir::Op::BroadcastTo, {reshaped(c, typed, layout), intsTuple(grid)});
+    columns.push_back(reshaped(c, spread, {total}));
+  }
+  return applyOp(c, ir::Op::Stack, {makeList(std::move(columns)), Value::integer(1)});
+}
+
+// The split points of tensor_split: `sections` parts (the first n %
+// sections one longer) or the given indices.
+std::vector<int64_t> splitPoints(CallContext& c, const Value& how, int64_t n) {
+  std::vector<int64_t> points;
+  if (how.isIntLike()) {
+    int64_t s = how.asInt();
+    if (s <= 0) fail(c.loc, c.name + "(): the number of sections must be positive, not " + std::to_string(s), ErrorClass::ValueError);
+    int64_t at = 0;
+    for (int64_t k = 0; k + 1 < s; ++k) points.push_back(at += n / s + (k < n % s ? 1 : 0));
+    return points;
+  }
+  std::vector<Value> items;
+  if (how.is(Kind::List) || how.is(Kind::Tuple)) items = how.as<SeqObj>().items;
+  else if (how.is(Kind::Tensor) && !isFloating(tensorOf(how).dtype()) && tensorOf(how).ndim() <= 1)
+    return [&] {
+      Tensor t = astype(readableOnHost(tensorOf(how), c.loc), DType::I64).contiguous();
+      if (t.ndim() == 0) return splitPoints(c, Value::integer(t.data<int64_t>()[0]), n);
+      return std::vector<int64_t>(t.data<int64_t>(), t.data<int64_t>() + t.numel());
+    }();
+  else
+    fail(c.loc, c.name + "(): expects an int, a sequence of ints or an integer tensor of split points", ErrorClass::TypeError);
+  for (const Value& v : items) {
+    if (!v.isIntLike()) fail(c.loc, c.name + "(): the split points must be ints", ErrorClass::TypeError);
+    points.push_back(v.asInt());
+  }
+  return points;
+}
+
+// tensor_split(x, indices_or_sections, dim=0): views of x along dim
+// between the split points (clamped to the size, as slices are).
+Value splitAt(CallContext& c, const Value& x, const Value& how, int64_t dim) {
+  int64_t n = tensorOf(x).dim(static_cast<int>(dim));
+  std::vector<int64_t> points = splitPoints(c, how, n);
+  std::vector<Value> parts;
+  Value start = Value::integer(0);
+  for (int64_t p : points) {
+    parts.push_back(indexAlong(c, x, dim, makeSlice(start, Value::integer(p), Value::none())));
+    start = Value::integer(p);
+  }
+  parts.push_back(indexAlong(c, x, dim, makeSlice(start, Value::none(), Value::none())));
+  return makeTuple(std::move(parts));
+}
+
+Value bTensorSplit(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 3);
+  Value zero = Value::integer(0);
+  Value x = argument(c, args, 0, "input", nullptr), how = argument(c, args, 1, "indices_or_sections", nullptr),
+        dimV = argument(c, args, 2, "dim", &zero);
+  c.checkKeywordsUsed("tensor_split");
+  const Tensor& t = tensorIn(c, x, "input");
+  if (t.ndim() == 0) fail(c.loc, "tensor_split(): expects a tensor with at least 1 dim", ErrorClass::ValueError);
+  return splitAt(c, x, how, dimArg(c, dimV, t.ndim(), "dim"));
+}
+
+// hsplit (dim 1, or 0 of a 1-d tensor), vsplit (0), dsplit (2): a number
+// of equal sections, or split points.
+Value bSideSplit(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 2);
+  Value x = argument(c, args, 0, "input", nullptr), how = argument(c, args, 1, "indices_or_sections", nullptr);
+  c.checkKeywordsUsed(c.name.c_str());
+  const Tensor& t = tensorIn(c, x, "input");
+  int needed = c.name == "hsplit" ? 1 : c.name == "vsplit" ? 2 : 3;
+  if (t.ndim() < needed)
+    fail(c.loc, c.name + "(): expects a tensor of at least " + std::to_string(needed) + " dims, not " + typeString(t),
+         ErrorClass::ValueError);
+  int64_t dim = c.name == "hsplit" ? (t.ndim() == 1 ? 0 : 1) : c.name == "vsplit" ? 0 : 2;
+  int64_t n = t.dim(static_cast<int>(dim));
+  if (how.isIntLike() && (how.asInt() <= 0 || n % how.asInt() != 0))
+    fail(c.loc, c.name + "(): dim " + std::to_string(dim) + " of size " + std::to_string(n) +
+                    " does not split into " + std::to_string(how.asInt()) + " equal sections",
+         ErrorClass::ValueError);
+  return splitAt(c, x, how, dim);
+}
+
+// unflatten(x, dim, sizes): dim split into dims of the given sizes (one
+// may be -1).
+Value bUnflatten(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 3);
+  Value x = argument(c, args, 0, "input", nullptr), dimV = argument(c, args, 1, "dim", nullptr),
+        sizes = argument(c, args, 2, "sizes", nullptr);
+  c.checkKeywordsUsed("unflatten");
+  const Tensor& t = tensorIn(c, x, "input");
+  if (t.ndim() == 0) fail(c.loc, "unflatten(): expects a tensor with at least 1 dim", ErrorClass::ValueError);
+  int64_t dim = dimArg(c, dimV, t.ndim(), "dim");
+  if (!(sizes.is(Kind::List) || sizes.is(Kind::Tuple)) || sizes.as<SeqObj>().items.empty())
+    fail(c.loc, "unflatten(): sizes must be a non-empty tuple of ints", ErrorClass::TypeError);
+  std::vector<int64_t> split;
+  int64_t known = 1, unknown = -1;
+  for (const Value& v : sizes.as<SeqObj>().items) {
+    if (!v.isIntLike()) fail(c.loc, "unflatten(): sizes must be ints", ErrorClass::TypeError);
+    if (v.asInt() == -1 && unknown < 0) unknown = static_cast<int64_t>(split.size());
+    else known *= v.asInt();
+    split.push_back(v.asInt());
+  }
+  int64_t n = t.dim(static_cast<int>(dim));
+  if (unknown >= 0 && known > 0 && n % known == 0) split[static_cast<size_t>(unknown)] = n / known;
+  int64_t product = std::accumulate(split.begin(), split.end(), int64_t{1}, std::multiplies<>());
+  if (product != n)
+    fail(c.loc, "unflatten(): sizes " + repr(sizes) + " do not multiply to dim " + std::to_string(dim) + "'s size " +
+                    std::to_string(n),
+         ErrorClass::ValueError);
+  std::vector<int64_t> shape(t.shape().begin(), t.shape().begin() + dim);
+  shape.insert(shape.end(), split.begin(), split.end());
+  shape.insert(shape.end(), t.shape().begin() + dim + 1, t.shape().end());
+  return reshaped(c, x, shape);
+}
+
+// tril_indices(row, col, offset=0) and triu_indices: the [2, N] i64
+// coordinates of the lower (upper) triangle of a row x col matrix from
+// the offset-th diagonal, in row-major order.
+Value bTriangleIndices(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 3);
+  Value zero = Value::integer(0);
+  Value rowV = argument(c, args, 0, "row", nullptr), colV = argument(c, args, 1, "col", nullptr),
+        offsetV = argument(c, args, 2, "offset", &zero);
+  const Value* device = c.kw("device");
+  const Value* dtype = c.kw("dtype");
+  c.checkKeywordsUsed(c.name.c_str());
+  for (const Value* v : {&rowV, &colV, &offsetV})
+    if (!v->isIntLike()) fail(c.loc, c.name + "(): row, col and offset must be ints", ErrorClass::TypeError);
+  int64_t rows = rowV.asInt(), cols = colV.asInt(), offset = offsetV.asInt();
+  if (rows < 0 || cols < 0) fail(c.loc, c.name + "(): row and col must be non-negative", ErrorClass::ValueError);
+  bool lower = c.name == "tril_indices";
+  std::vector<int64_t> r, k;
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      if (lower ? j - i <= offset : j - i >= offset) {
+        r.push_back(i);
+        k.push_back(j);
+      }
+  r.insert(r.end(), k.begin(), k.end());
+  if (device && !device->is(Kind::None) && !device->is(Kind::Str))
+    fail(c.loc, c.name + "(): device must be a str, not " + typeName(*device), ErrorClass::TypeError);
+  Device& on = device && device->is(Kind::Str) ? deviceNamed(c.interp, device->asStr(), c.loc) : c.interp.context().cpu();
+  Value out = i64Tensor(c, r, {2, static_cast<int64_t>(k.size())}, on);
+  if (dtype && !dtype->is(Kind::None)) out = applyOp(c, ir::Op::AsType, {out, *dtype});
+  return out;
+}
+
+// narrow, select, index_select and unbind as functions: their methods'
+// (pytorch_methods.cpp) on the first argument.
+Value bMethodAsFunction(CallContext& c, std::vector<Value>& args) {
+  if (args.empty()) fail(c.loc, c.name + "() missing required argument 'input'", ErrorClass::TypeError);
+  tensorIn(c, args[0], "input");
+  return pytorchTensorMethod(c.name)(c, args);
+}
+
+}  // namespace
+
+BuiltinFn tensorArrangeMethod(const std::string& name) {
+  if (name == "tile") return bTile;
+  if (name == "fliplr" || name == "flipud") return bFlipSide;
+  if (name == "rot90") return bRot90;
+  if (name == "repeat_interleave") return bRepeatInterleave;
+  if (name == "take_along_dim") return bTakeAlongDim;
+  if (name == "tensor_split") return bTensorSplit;
+  if (name == "hsplit" || name == "vsplit" || name == "dsplit") return bSideSplit;
+  if (name == "unflatten") return bUnflatten;
+  return nullptr;
+}
+
+void addTensorArrangements(BuiltinTable& table) {
+  using ir::Builtin;
+  for (Builtin b : {Builtin::Tile, Builtin::Fliplr, Builtin::Flipud, Builtin::Rot90, Builtin::RepeatInterleave,
+                    Builtin::TakeAlongDim, Builtin::TensorSplit, Builtin::Hsplit, Builtin::Vsplit, Builtin::Dsplit,
+                    Builtin::Unflatten})
+    table[ir::builtinInfo(b).name] = tensorArrangeMethod(ir::builtinInfo(b).name);
+  for (Builtin b : {Builtin::Atleast1d, Builtin::Atleast2d, Builtin::Atleast3d}) table[ir::builtinInfo(b).name] = bAtLeast;
+  for (Builtin b : {Builtin::Hstack, Builtin::Vstack, Builtin::RowStack, Builtin::Dstack, Builtin::ColumnStack})
+    table[ir::builtinInfo(b).name] = bStacks;
+  table[ir::builtinInfo(Builtin::BroadcastTensors).name] = bBroadcastTensors;
+  table[ir::builtinInfo(Builtin::BlockDiag).name] = bBlockDiag;
+  table[ir::builtinInfo(Builtin::CartesianProd).name] = bCartesianProd;
+  table[ir::builtinInfo(Builtin::TrilIndices).name] = bTriangleIndices;
+  table[ir::builtinInfo(Builtin::TriuIndices).name] = bTriangleIndices;
+  for (Builtin b : {Builtin::Narrow, Builtin::Select, Builtin::IndexSelect, Builtin::Unbind})
+    table[ir::builtinInfo(b).name] = bMethodAsFunction;
+}
+
+}  // namespace nn::stdlib
