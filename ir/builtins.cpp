@@ -135,7 +135,8 @@ const std::vector<std::string>& tensorOwnMethodNames() {
       "new_empty", "new_full", "masked_select", "lerp", "nan_to_num", "count_nonzero", "diff", "movedim",
       "moveaxis", "cross", "kron", "unique", "bincount", "histc", "bmm", "mv", "dot", "vdot", "inner", "trace", "addmm",
       "addmv", "addr", "baddbmm", "addbmm", "tile", "fliplr", "flipud", "rot90", "repeat_interleave",
-      "take_along_dim", "tensor_split", "hsplit", "vsplit", "dsplit", "unflatten"};
+      "take_along_dim", "tensor_split", "hsplit", "vsplit", "dsplit", "unflatten", "median", "nanmedian",
+      "kthvalue", "quantile", "nanquantile", "nansum", "nanmean", "aminmax"};
   return names;
 }
 

@@ -76,6 +76,12 @@ rt::BuiltinFn tensorProductMethod(const std::string& name);
 void addTensorArrangements(BuiltinTable& table);
 rt::BuiltinFn tensorArrangeMethod(const std::string& name);
 
+// median, nanmedian, kthvalue, quantile, nanquantile, nansum, nanmean,
+// var_mean, std_mean and aminmax (tensor_statistics.cpp), and the function
+// of those that are also tensor methods, by name (or null).
+void addTensorStatistics(BuiltinTable& table);
+rt::BuiltinFn tensorStatisticMethod(const std::string& name);
+
 // searchsorted, bucketize, isin, bincount, histc and unique
 // (tensor_search.cpp),
 // and the function of those that are also tensor methods, by name (or

@@ -635,6 +635,7 @@ const std::map<std::string, BuiltinFn>& table() {
     addTensorComposites(m);
     addTensorProducts(m);
     addTensorArrangements(m);
+    addTensorStatistics(m);
     addTensorSearches(m);
     addTensorSampling(m);
     addTextBuiltins(m);

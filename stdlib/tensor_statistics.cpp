@@ -1,0 +1,297 @@
+// PyTorch's order statistics and NaN-aware reductions, compositions of
+// sort, gather and the reductions: median and nanmedian, kthvalue,
+// quantile and nanquantile, nansum and nanmean, var_mean and std_mean, and
+// aminmax. An order statistic is x gathered at the position sort finds
+// (so the tape differentiates it as x's element there, as PyTorch's), in
+// every mode; the ones PyTorch also has as tensor methods are methods too.
+#include <cmath>
+
+#include "ir/builtins.h"
+#include "runtime/tensor_ops.h"
+#include "stdlib/builtins.h"
+#include "stdlib/op_call.h"
+
+namespace nn::stdlib {
+
+using namespace nn::rt;
+
+namespace {
+
+const Tensor& inputTensor(CallContext& c, const Value& v) {
+  if (!v.is(Kind::Tensor)) fail(c.loc, c.name + "(): input must be a Tensor, not " + typeName(v), ErrorClass::TypeError);
+  return tensorOf(v);
+}
+
+bool flagArg(CallContext& c, const Value& v, const char* what) {
+  if (!v.is(Kind::Bool)) fail(c.loc, c.name + "(): " + what + " must be a bool, not " + typeName(v), ErrorClass::TypeError);
+  return v.asBool();
+}
+
+// The line the statistic runs along: x with `dim` (or, for none, x
+// flattened and dim 0), and whether the result keeps it as a dim of 1.
+struct Along {
+  Value x;
+  int64_t dim;
+  int64_t length;
+};
+Along alongOf(CallContext& c, const Value& x, const Value& dimV) {
+  const Tensor& t = inputTensor(c, x);
+  if (dimV.is(Kind::None)) return {applyOp(c, ir::Op::Reshape, {x, intsTuple({t.numel()})}), 0, t.numel()};
+  if (!dimV.isIntLike()) fail(c.loc, c.name + "(): dim must be an int, not " + typeName(dimV), ErrorClass::TypeError);
+  if (t.ndim() == 0) return {applyOp(c, ir::Op::Reshape, {x, intsTuple({1})}), 0, 1};
+  int64_t dim = normalizeAxis(dimV.asInt(), static_cast<int>(t.ndim()), c.loc, c.name.c_str());
+  return {x, dim, t.dim(static_cast<int>(dim))};
+}
+
+Value squeezed(CallContext& c, const Value& v, int64_t dim) {
+  return applyOp(c, ir::Op::Squeeze, {v, intsTuple({dim})});
+}
+
+// The number of NaNs along a.dim (i64, the dim kept as 1).
+Value nanCounts(CallContext& c, const Along& a) {
+  Value nans = applyOp(c, ir::Op::IsNan, {a.x});
+  return applyOp(c, ir::Op::Sum, {nans, intsTuple({a.dim}), Value::boolean(true)});
+}
+
+// (values, indices) of x's elements at sorted positions `at` (i64, the
+// dim kept as 1) along a.dim: the sort's indices there, and x gathered at
+// them. Without keepdim the dim goes; a statistic of the whole tensor is
+// 0-d.
+Value pickSorted(CallContext& c, const Along& a, const Value& at, bool keepdim, bool whole, bool withIndices) {
+  Value order = applyOp(c, ir::Op::ArgSort, {a.x, Value::integer(a.dim), Value::boolean(false)});
+  Value index = applyOp(c, ir::Op::Gather, {order, Value::integer(a.dim), at});
+  Value values = applyOp(c, ir::Op::Gather, {a.x, Value::integer(a.dim), index});
+  if (whole) {
+    values = applyOp(c, ir::Op::Reshape, {values, intsTuple({})});
+    index = applyOp(c, ir::Op::Reshape, {index, intsTuple({})});
+  } else if (!keepdim) {
+    values = squeezed(c, values, a.dim);
+    index = squeezed(c, index, a.dim);
+  }
+  if (!withIndices) return values;
+  return makeNamedTuple({values, index}, {"values", "indices"});
+}
+
+// A tensor of `shape` (the line's, the dim as 1) holding `k`.
+Value filled(CallContext& c, const Along& a, int64_t k) {
+  Shape shape = tensorOf(a.x).shape();
+  shape[static_cast<size_t>(a.dim)] = 1;
+  return applyOp(c, ir::Op::Full, {intsTuple(std::vector<int64_t>(shape.begin(), shape.end())), Value::integer(k),
+                                   Value::dtype(static_cast<int>(DType::I64)), Value::str(tensorOf(a.x).device().name())});
+}
+
+// median(x, dim=None, keepdim=False): the lower of the two middle values
+// (NaN where the line has one, as PyTorch's); nanmedian: of the values
+// that are not NaN (NaN for a line of NaNs). With dim, (values, indices).
+Value bMedian(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 3);
+  Value none = Value::none(), no = Value::boolean(false);
+  Value x = argument(c, args, 0, "input", nullptr), dimV = argument(c, args, 1, "dim", &none);
+  bool keepdim = flagArg(c, argument(c, args, 2, "keepdim", &no), "keepdim");
+  c.checkKeywordsUsed(c.name.c_str());
+  Along a = alongOf(c, x, dimV);
+  if (a.length == 0) fail(c.loc, c.name + "(): cannot compute a median of an empty line", ErrorClass::IndexError);
+  bool ignoreNan = c.name == "nanmedian";
+  Value k;
+  if (!isFloating(tensorOf(x).dtype())) {
+    k = filled(c, a, (a.length - 1) / 2);
+  } else {
+    Value nans = nanCounts(c, a);
+    Value n = Value::integer(a.length);
+    Value valid = binary(c, ir::Op::Sub, n, nans);
+    if (ignoreNan) {  // the lower middle of the valid values; 0 (a NaN) when there are none
+      Value middle = binary(c, ir::Op::FloorDiv, binary(c, ir::Op::Sub, valid, Value::integer(1)), Value::integer(2));
+      k = where(c, binary(c, ir::Op::Gt, valid, Value::integer(0)), middle, Value::integer(0));
+    } else {  // NaNs sort last: the first of them where there is one
+      k = where(c, binary(c, ir::Op::Gt, nans, Value::integer(0)), valid, filled(c, a, (a.length - 1) / 2));
+    }
+  }
+  return pickSorted(c, a, k, keepdim, dimV.is(Kind::None), !dimV.is(Kind::None));
+}
+
+// kthvalue(x, k, dim=-1, keepdim=False): (values, indices) of the k-th
+// smallest along dim (NaN the largest).
+Value bKthvalue(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 4);
+  Value last = Value::integer(-1), no = Value::boolean(false);
+  Value x = argument(c, args, 0, "input", nullptr), kV = argument(c, args, 1, "k", nullptr),
+        dimV = argument(c, args, 2, "dim", &last);
+  bool keepdim = flagArg(c, argument(c, args, 3, "keepdim", &no), "keepdim");
+  c.checkKeywordsUsed("kthvalue");
+  Along a = alongOf(c, x, dimV);
+  if (!kV.isIntLike()) fail(c.loc, std::string("kthvalue(): k must be an int, not ") + typeName(kV), ErrorClass::TypeError);
+  if (kV.asInt() < 1 || kV.asInt() > a.length)
+    fail(c.loc, "kthvalue(): k (" + std::to_string(kV.asInt()) + ") is out of range for a dim of size " +
+                    std::to_string(a.length),
+         ErrorClass::IndexError);
+  bool zeroD = tensorOf(x).ndim() == 0;
+  return pickSorted(c, a, filled(c, a, kV.asInt() - 1), keepdim, zeroD, true);
+}
+
+// quantile(x, q, dim=None, keepdim=False, interpolation="linear") and
+// nanquantile: the q-th quantiles (q a number or a 1-d tensor or list in
+// [0, 1]; a list adds a leading dim), between the sorted values at
+// q * (n - 1) by `interpolation` (linear, lower, higher, nearest: halves
+// to even, midpoint). quantile is NaN where the line has one; nanquantile
+// leaves NaNs out (NaN for a line of them).
+Value bQuantile(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 4);
+  Value none = Value::none(), no = Value::boolean(false), linear = Value::str("linear");
+  Value x = argument(c, args, 0, "input", nullptr), qV = argument(c, args, 1, "q", nullptr),
+        dimV = argument(c, args, 2, "dim", &none);
+  bool keepdim = flagArg(c, argument(c, args, 3, "keepdim", &no), "keepdim");
+  const Value* how = c.kw("interpolation");
+  c.checkKeywordsUsed(c.name.c_str());
+  std::string mode = how ? (how->is(Kind::Str) ? how->asStr() : std::string("?")) : "linear";
+  if (mode != "linear" && mode != "lower" && mode != "higher" && mode != "nearest" && mode != "midpoint")
+    fail(c.loc, c.name + "(): interpolation must be 'linear', 'lower', 'higher', 'midpoint' or 'nearest'",
+         ErrorClass::ValueError);
+  const Tensor& t = inputTensor(c, x);
+  if (!isFloating(t.dtype())) fail(c.loc, c.name + "(): expects a float tensor, not " + typeString(t), ErrorClass::TypeError);
+  std::vector<double> qs;
+  bool many = !qV.isNumber();
+  if (qV.isNumber()) qs.push_back(qV.asFloat());
+  else if (qV.is(Kind::List) || qV.is(Kind::Tuple))
+    for (const Value& q : qV.as<SeqObj>().items) {
+      if (!q.isNumber()) fail(c.loc, c.name + "(): q must be numbers", ErrorClass::TypeError);
+      qs.push_back(q.asFloat());
+    }
+  else if (qV.is(Kind::Tensor) && tensorOf(qV).ndim() <= 1) {
+    Tensor h = astype(readableOnHost(tensorOf(qV), c.loc), DType::F64).contiguous();
+    qs.assign(h.data<double>(), h.data<double>() + h.numel());
+    many = tensorOf(qV).ndim() == 1;
+  } else {
+    fail(c.loc, c.name + "(): q must be a number, a list of numbers or a 0-d or 1-d tensor", ErrorClass::TypeError);
+  }
+  for (double q : qs)
+    if (!(q >= 0 && q <= 1)) fail(c.loc, c.name + "(): q must be in the range [0, 1]", ErrorClass::ValueError);
+  Along a = alongOf(c, x, dimV);
+  if (a.length == 0) fail(c.loc, c.name + "(): cannot compute a quantile of an empty line", ErrorClass::IndexError);
+  bool whole = dimV.is(Kind::None);
+  Value sorted = applyOp(c, ir::Op::Gather, {a.x, Value::integer(a.dim),
+                                             applyOp(c, ir::Op::ArgSort, {a.x, Value::integer(a.dim), Value::boolean(false)})});
+  // The valid (not NaN) values of each line, as a float count.
+  Value nans = nanCounts(c, a);
+  Value valid = binary(c, ir::Op::Sub, Value::integer(a.length), nans);
+  bool ignoreNan = c.name == "nanquantile";
+  std::vector<Value> results;
+  for (double q : qs) {
+    // pos = q * (valid - 1) (for quantile, a line with a NaN is NaN anyway)
+    // Per line, as a tensor of x's dtype (the positions are PyTorch's, in it).
+    Value counted = ignoreNan ? valid : binary(c, ir::Op::Add, valid, nans);
+    counted = applyOp(c, ir::Op::AsType, {counted, Value::dtype(static_cast<int>(t.dtype()))});
+    Value span = binary(c, ir::Op::Sub, counted, Value::integer(1));
+    Value pos = binary(c, ir::Op::Mul, Value::real(q), applyOp(c, ir::Op::Clip, {span, Value::integer(0), Value::none()}));
+    Value lo = applyOp(c, ir::Op::Floor, {pos}), hi = applyOp(c, ir::Op::Ceil, {pos});
+    auto at = [&](const Value& p) {
+      Value i = applyOp(c, ir::Op::AsType, {p, Value::dtype(static_cast<int>(DType::I64))});
+      return applyOp(c, ir::Op::Gather, {sorted, Value::integer(a.dim), i});
+    };
+    Value below = at(lo), above = at(hi), r;
+    if (mode == "lower") r = below;
+    else if (mode == "higher") r = above;
+    else if (mode == "nearest") r = at(applyOp(c, ir::Op::Round, {pos}));
+    else if (mode == "midpoint") r = binary(c, ir::Op::Mul, binary(c, ir::Op::Add, below, above), Value::real(0.5));
+    else {  // PyTorch's lerp: exact at either end
+      Value w = binary(c, ir::Op::Sub, pos, lo), gap = binary(c, ir::Op::Sub, above, below);
+      Value fromBelow = binary(c, ir::Op::Add, below, binary(c, ir::Op::Mul, w, gap));
+      Value fromAbove = binary(c, ir::Op::Sub, above, binary(c, ir::Op::Mul, gap, binary(c, ir::Op::Sub, Value::real(1.0), w)));
+      r = where(c, binary(c, ir::Op::Lt, w, Value::real(0.5)), fromBelow, fromAbove);
+    }
+    // NaN where the line has a NaN (quantile) or nothing but NaNs.
+    Value bad = ignoreNan ? binary(c, ir::Op::Eq, valid, Value::integer(0)) : binary(c, ir::Op::Gt, nans, Value::integer(0));
+    r = where(c, bad, Value::real(NAN), r);
+    if (whole) r = applyOp(c, ir::Op::Reshape, {r, intsTuple({})});
+    else if (!keepdim) r = squeezed(c, r, a.dim);
+    results.push_back(r);
+  }
+  if (!many) return results[0];
+  return applyOp(c, ir::Op::Stack, {makeList(std::move(results)), Value::integer(0)});
+}
+
+// nansum(x, dim=None, keepdim=False) and nanmean: the sum and mean of the
+// elements that are not NaN.
+Value bNanReduce(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 3);
+  Value none = Value::none(), no = Value::boolean(false);
+  Value x = argument(c, args, 0, "input", nullptr), dimV = argument(c, args, 1, "dim", &none);
+  bool keepdim = flagArg(c, argument(c, args, 2, "keepdim", &no), "keepdim");
+  c.checkKeywordsUsed(c.name.c_str());
+  const Tensor& t = inputTensor(c, x);
+  Value axes = dimV.isIntLike() ? makeTuple({dimV}) : dimV;
+  bool mean = c.name == "nanmean";
+  if (mean && !isFloating(t.dtype()))
+    fail(c.loc, "nanmean(): expects a float tensor, not " + typeString(t), ErrorClass::TypeError);
+  if (!isFloating(t.dtype())) return applyOp(c, ir::Op::Sum, {x, axes, Value::boolean(keepdim)});
+  Value nan = applyOp(c, ir::Op::IsNan, {x});
+  Value kept = where(c, nan, Value::real(0.0), x);
+  Value sum = applyOp(c, ir::Op::Sum, {kept, axes, Value::boolean(keepdim)});
+  if (!mean) return sum;
+  Value count = applyOp(c, ir::Op::Sum, {applyOp(c, ir::Op::LogicalNot, {nan}), axes, Value::boolean(keepdim)});
+  return binary(c, ir::Op::Div, sum, count);
+}
+
+// var_mean(x, dim=None, unbiased=True, keepdim=False, correction=None) and
+// std_mean: (the variance or standard deviation, the mean), the variance
+// with `correction` (by default 1, 0 with unbiased=False) degrees of
+// freedom removed.
+Value bSpreadMean(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 4);
+  Value none = Value::none(), yes = Value::boolean(true), no = Value::boolean(false);
+  Value x = argument(c, args, 0, "input", nullptr), dimV = argument(c, args, 1, "dim", &none);
+  bool unbiased = flagArg(c, argument(c, args, 2, "unbiased", &yes), "unbiased");
+  bool keepdim = flagArg(c, argument(c, args, 3, "keepdim", &no), "keepdim");
+  Value correction = argument(c, {}, 0, "correction", &none);
+  c.checkKeywordsUsed(c.name.c_str());
+  inputTensor(c, x);
+  int64_t ddof = unbiased ? 1 : 0;
+  if (!correction.is(Kind::None)) {
+    if (!correction.isIntLike())
+      fail(c.loc, c.name + "(): correction must be an int, not " + typeName(correction), ErrorClass::TypeError);
+    ddof = correction.asInt();
+  }
+  Value axes = dimV.isIntLike() ? makeTuple({dimV}) : dimV;
+  ir::Op spread = c.name == "std_mean" ? ir::Op::Std : ir::Op::Var;
+  Value s = applyOp(c, spread, {x, axes, Value::boolean(keepdim), Value::integer(ddof)});
+  Value m = applyOp(c, ir::Op::Mean, {x, axes, Value::boolean(keepdim)});
+  return makeTuple({s, m});
+}
+
+// aminmax(x, dim=None, keepdim=False): (min, max), a tuple whose items are
+// also its attributes .min and .max.
+Value bAminmax(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 1);
+  Value x = argument(c, args, 0, "input", nullptr);
+  Value none = Value::none(), no = Value::boolean(false);
+  Value dimV = argument(c, {}, 0, "dim", &none);
+  bool keepdim = flagArg(c, argument(c, {}, 0, "keepdim", &no), "keepdim");
+  c.checkKeywordsUsed("aminmax");
+  const Tensor& t = inputTensor(c, x);
+  if (t.numel() == 0) fail(c.loc, "aminmax(): cannot compute the extremes of an empty tensor", ErrorClass::ValueError);
+  Value axes = dimV.isIntLike() ? makeTuple({dimV}) : dimV;
+  Value lo = applyOp(c, ir::Op::Min, {x, axes, Value::boolean(keepdim)});
+  Value hi = applyOp(c, ir::Op::Max, {x, axes, Value::boolean(keepdim)});
+  return makeNamedTuple({lo, hi}, {"min", "max"});
+}
+
+}  // namespace
+
+BuiltinFn tensorStatisticMethod(const std::string& name) {
+  if (name == "median" || name == "nanmedian") return bMedian;
+  if (name == "kthvalue") return bKthvalue;
+  if (name == "quantile" || name == "nanquantile") return bQuantile;
+  if (name == "nansum" || name == "nanmean") return bNanReduce;
+  if (name == "aminmax") return bAminmax;
+  return nullptr;
+}
+
+void addTensorStatistics(BuiltinTable& table) {
+  using ir::Builtin;
+  for (Builtin b : {Builtin::Median, Builtin::Nanmedian, Builtin::Kthvalue, Builtin::Quantile, Builtin::Nanquantile,
+                    Builtin::Nansum, Builtin::Nanmean, Builtin::Aminmax})
+    table[ir::builtinInfo(b).name] = tensorStatisticMethod(ir::builtinInfo(b).name);
+  table[ir::builtinInfo(Builtin::VarMean).name] = bSpreadMean;
+  table[ir::builtinInfo(Builtin::StdMean).name] = bSpreadMean;
+}
+
+}  // namespace nn::stdlib
