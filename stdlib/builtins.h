@@ -88,7 +88,8 @@ rt::BuiltinFn tensorStatisticMethod(const std::string& name);
 // null).
 void addTensorSearches(BuiltinTable& table);
 rt::BuiltinFn tensorSearchMethod(const std::string& name);
-// multinomial (tensor_sampling.cpp).
+// multinomial, rand_like, randn_like, randint_like and bernoulli
+// (tensor_sampling.cpp).
 void addTensorSampling(BuiltinTable& table);
 
 // format, hex, oct, bin, chr, ord (builtins_text.cpp).

@@ -8,6 +8,7 @@
 #include "runtime/device_align.h"
 #include "runtime/scalar_ops.h"
 #include "runtime/tape.h"
+#include "runtime/tensor_ops.h"
 #include "runtime/value_op.h"
 #include "stdlib/builtins.h"
 #include "support/suggest.h"

@@ -1,13 +1,16 @@
 // PyTorch's multinomial(input, num_samples, replacement=False): category
 // indices drawn from each row of non-negative weights (a language model's
-// next token), from the state's random generator in program order (the
-// builtin's effect class is Random, so graph mode keeps its place among
-// the other draws). The draws are nn's, not PyTorch's: the same seed gives
-// the same indices in every mode.
+// next token), and the draws shaped like a tensor: rand_like, randn_like,
+// randint_like and bernoulli. All draw from the state's random generator
+// in program order (the builtins' effect class is Random, so graph mode
+// keeps their places among the other draws). The draws are nn's, not
+// PyTorch's: the same seed gives the same numbers in every mode.
+#include <algorithm>
 #include <cmath>
 
 #include "ir/builtins.h"
 #include "runtime/random.h"
+#include "runtime/scalar_ops.h"
 #include "runtime/tensor_ops.h"
 #include "stdlib/builtins.h"
 
@@ -109,10 +112,102 @@ Value bMultinomial(CallContext& c, std::vector<Value>& args) {
   return makeTensorValue(copyTo(out, input.device(), c.loc));
 }
 
+// The tensor a *_like draw is shaped after.
+const Tensor& likeTensor(CallContext& c, const std::vector<Value>& args) {
+  if (args.empty() || !args[0].is(Kind::Tensor))
+    fail(c.loc, c.name + "(): input must be a Tensor" + (args.empty() ? std::string() : ", not " + std::string(typeName(args[0]))),
+         ErrorClass::TypeError);
+  return tensorOf(args[0]);
+}
+
+// A creation op's dtype and device arguments for a draw like x: the
+// keywords given, else x's (a float dtype for rand_like and randn_like).
+std::pair<Value, Value> likeDtypeDevice(CallContext& c, const Tensor& x, bool floats) {
+  const Value* dtype = c.kw("dtype");
+  const Value* device = c.kw("device");
+  Value dt = dtype && !dtype->is(Kind::None) ? *dtype : Value::dtype(static_cast<int>(x.dtype()));
+  Value dev = device && !device->is(Kind::None) ? *device : Value::str(x.device().name());
+  if (floats && dt.is(Kind::DType) && !isFloating(static_cast<DType>(dt.asInt())))
+    fail(c.loc, c.name + "(): draws floats, so the dtype must be a float one, not " + dtypeName(static_cast<DType>(dt.asInt())),
+         ErrorClass::TypeError);
+  return {dt, dev};
+}
+
+Value shapeOf(const Tensor& x) {
+  std::vector<Value> dims;
+  for (int64_t d : x.shape()) dims.push_back(Value::integer(d));
+  return makeTuple(std::move(dims));
+}
+
+// rand_like(x, dtype=None, device=None) and randn_like: rand and randn of
+// x's shape, dtype and device.
+Value bRandLike(CallContext& c, std::vector<Value>& args) {
+  const Tensor& x = likeTensor(c, args);
+  if (args.size() > 1)
+    fail(c.loc, c.name + "() takes 1 positional argument (" + std::to_string(args.size()) + " given)", ErrorClass::TypeError);
+  auto [dtype, device] = likeDtypeDevice(c, x, true);
+  c.checkKeywordsUsed(c.name.c_str());
+  ir::Op op = c.name == "rand_like" ? ir::Op::Rand : ir::Op::Randn;
+  std::vector<Value> params{shapeOf(x), dtype, device};
+  return runTensorOp(c.interp, op, params, c.loc);
+}
+
+// randint_like(x, high) or randint_like(x, low, high): randint of x's
+// shape, dtype and device.
+Value bRandintLike(CallContext& c, std::vector<Value>& args) {
+  const Tensor& x = likeTensor(c, args);
+  if (args.size() < 2 || args.size() > 3)
+    fail(c.loc, "randint_like() takes input and high, or input, low and high", ErrorClass::TypeError);
+  Value low = args.size() == 3 ? args[1] : Value::integer(0), high = args.back();
+  for (const Value* v : {&low, &high})
+    if (!v->isIntLike())
+      fail(c.loc, std::string("randint_like(): low and high must be ints, not ") + typeName(*v), ErrorClass::TypeError);
+  auto [dtype, device] = likeDtypeDevice(c, x, false);
+  c.checkKeywordsUsed("randint_like");
+  // (randint draws integers; a float dtype gets them converted, as
+  // PyTorch's randint_like gives.)
+  bool floats = dtype.is(Kind::DType) && isFloating(static_cast<DType>(dtype.asInt()));
+  std::vector<Value> params{low, high, shapeOf(x), floats ? Value::dtype(static_cast<int>(DType::I64)) : dtype, device};
+  Value drawn = runTensorOp(c.interp, ir::Op::Randint, params, c.loc);
+  return floats ? makeTensorValue(astype(tensorOf(drawn), static_cast<DType>(dtype.asInt()))) : drawn;
+}
+
+// bernoulli(p) (or bernoulli(x, p) with a number p): 1 with probability p
+// and 0 otherwise for each element, in p's (x's) float dtype, drawn as
+// rand < p; no gradient, as PyTorch's.
+Value bBernoulli(CallContext& c, std::vector<Value>& args) {
+  const Tensor& x = likeTensor(c, args);
+  if (args.size() > 2) fail(c.loc, "bernoulli() takes at most 2 arguments", ErrorClass::TypeError);
+  const Value* pKw = c.kw("p");
+  c.checkKeywordsUsed("bernoulli");
+  if (!isFloating(x.dtype()))
+    fail(c.loc, "bernoulli(): expects a float tensor, not " + typeString(x), ErrorClass::TypeError);
+  Value p = args.size() == 2 ? args[1] : pKw ? *pKw : args[0];
+  if (!p.isNumber() && !p.is(Kind::Tensor))
+    fail(c.loc, std::string("bernoulli(): p must be a number or a Tensor, not ") + typeName(p), ErrorClass::TypeError);
+  Tensor probabilities = p.is(Kind::Tensor) ? tensorOf(p) : Tensor();
+  double lo = p.isNumber() ? p.asFloat() : 0, hi = lo;
+  if (p.is(Kind::Tensor) && probabilities.numel() > 0) {
+    Tensor h = astype(readableOnHost(probabilities, c.loc), DType::F64).contiguous();
+    lo = *std::min_element(h.data<double>(), h.data<double>() + h.numel(), [](double a, double b) { return a < b || a != a; });
+    hi = *std::max_element(h.data<double>(), h.data<double>() + h.numel(), [](double a, double b) { return a < b || b != b; });
+  }
+  if (!(lo >= 0 && hi <= 1)) fail(c.loc, "bernoulli(): p must be in [0, 1]", ErrorClass::ValueError);
+  std::vector<Value> params{shapeOf(x), Value::dtype(static_cast<int>(x.dtype())), Value::str(x.device().name())};
+  Value u = runTensorOp(c.interp, ir::Op::Rand, params, c.loc);
+  Value hit = compareOp(ir::Op::Lt, u, p, c.loc);
+  return makeTensorValue(astype(tensorOf(hit), x.dtype()));
+}
+
 }  // namespace
 
 void addTensorSampling(BuiltinTable& table) {
-  table[ir::builtinInfo(ir::Builtin::Multinomial).name] = bMultinomial;
+  using ir::Builtin;
+  table[ir::builtinInfo(Builtin::Multinomial).name] = bMultinomial;
+  table[ir::builtinInfo(Builtin::RandLike).name] = bRandLike;
+  table[ir::builtinInfo(Builtin::RandnLike).name] = bRandLike;
+  table[ir::builtinInfo(Builtin::RandintLike).name] = bRandintLike;
+  table[ir::builtinInfo(Builtin::Bernoulli).name] = bBernoulli;
 }
 
 }  // namespace nn::stdlib
