@@ -82,6 +82,12 @@ rt::BuiltinFn tensorArrangeMethod(const std::string& name);
 void addTensorStatistics(BuiltinTable& table);
 rt::BuiltinFn tensorStatisticMethod(const std::string& name);
 
+// trunc, fix, frac, deg2rad, rad2deg, sinc, logaddexp, xlogy, heaviside
+// and float_power (tensor_math_composites.cpp), and the function of those
+// that are also tensor methods, by name (or null).
+void addTensorMathComposites(BuiltinTable& table);
+rt::BuiltinFn tensorMathCompositeMethod(const std::string& name);
+
 // searchsorted, bucketize, isin, bincount, histc and unique
 // (tensor_search.cpp),
 // and the function of those that are also tensor methods, by name (or

@@ -636,6 +636,7 @@ const std::map<std::string, BuiltinFn>& table() {
     addTensorProducts(m);
     addTensorArrangements(m);
     addTensorStatistics(m);
+    addTensorMathComposites(m);
     addTensorSearches(m);
     addTensorSampling(m);
     addTextBuiltins(m);

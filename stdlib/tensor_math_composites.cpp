@@ -1,0 +1,165 @@
+// PyTorch's elementwise functions that are exact compositions of nn's
+// ops, written as PyTorch computes them: trunc (fix), frac, logaddexp,
+// xlogy, sinc, deg2rad, rad2deg, heaviside and float_power. Each runs its
+// ops where a tape sees them, so it differentiates as they do (trunc's
+// gradient is zero, as floor's), in every mode; arguments may be tensors
+// or numbers, broadcast together; the ones PyTorch also has as tensor
+// methods are methods too.
+#include <cmath>
+
+#include "ir/builtins.h"
+#include "runtime/tensor_ops.h"
+#include "stdlib/builtins.h"
+#include "stdlib/op_call.h"
+
+namespace nn::stdlib {
+
+using namespace nn::rt;
+
+namespace {
+
+// An operand: a tensor or a number; at least one of a function's is a
+// tensor.
+Value operand(CallContext& c, const std::vector<Value>& args, size_t at, const char* name) {
+  Value v = argument(c, args, at, name, nullptr);
+  if (!v.is(Kind::Tensor) && !v.isNumber())
+    fail(c.loc, c.name + "(): " + name + " must be a Tensor or a number, not " + typeName(v), ErrorClass::TypeError);
+  return v;
+}
+
+Value unary(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 1);
+  Value x = argument(c, args, 0, "input", nullptr);
+  c.checkKeywordsUsed(c.name.c_str());
+  if (!x.is(Kind::Tensor)) fail(c.loc, c.name + "(): input must be a Tensor, not " + typeName(x), ErrorClass::TypeError);
+  return x;
+}
+
+Value op1(CallContext& c, ir::Op op, const Value& x) { return applyOp(c, op, {x}); }
+
+// trunc(x) (fix): towards zero, ceil below 0 and floor above (integers as
+// they are).
+Value truncated(CallContext& c, const Value& x) {
+  if (!isFloating(tensorOf(x).dtype())) return x;
+  return where(c, binary(c, ir::Op::Lt, x, Value::integer(0)), op1(c, ir::Op::Ceil, x), op1(c, ir::Op::Floor, x));
+}
+Value bTrunc(CallContext& c, std::vector<Value>& args) { return truncated(c, unary(c, args)); }
+
+// frac(x) = x - trunc(x), of float tensors.
+Value bFrac(CallContext& c, std::vector<Value>& args) {
+  Value x = unary(c, args);
+  if (!isFloating(tensorOf(x).dtype()))
+    fail(c.loc, "frac(): expects a float tensor, not " + typeString(tensorOf(x)), ErrorClass::TypeError);
+  return binary(c, ir::Op::Sub, x, truncated(c, x));
+}
+
+// x as a float tensor (integers and bools as f32, as PyTorch's float
+// functions take them).
+Value floating(CallContext& c, const Value& x) {
+  if (!x.is(Kind::Tensor) || isFloating(tensorOf(x).dtype())) return x;
+  return applyOp(c, ir::Op::AsType, {x, Value::dtype(static_cast<int>(DType::F32))});
+}
+
+// deg2rad(x) = x * (pi / 180), rad2deg(x) = x * (180 / pi).
+Value bAngle(CallContext& c, std::vector<Value>& args) {
+  Value x = floating(c, unary(c, args));
+  return binary(c, ir::Op::Mul, x, Value::real(c.name == "deg2rad" ? M_PI / 180.0 : 180.0 / M_PI));
+}
+
+// sinc(x) = sin(pi x) / (pi x), 1 at 0.
+Value bSinc(CallContext& c, std::vector<Value>& args) {
+  Value x = floating(c, unary(c, args));
+  Value zero = binary(c, ir::Op::Eq, x, Value::integer(0));
+  Value px = binary(c, ir::Op::Mul, where(c, zero, Value::real(1.0), x), Value::real(M_PI));
+  return where(c, zero, Value::real(1.0), binary(c, ir::Op::Div, op1(c, ir::Op::Sin, px), px));
+}
+
+// logaddexp(a, b) = log(exp(a) + exp(b)) without overflow, PyTorch's
+// value: the larger plus log1p(exp(-|a - b|)), and a itself where both are
+// the same infinity. Its gradient is that of s = b + softplus(a - b)
+// (sigmoid(a - b) for a, the rest for b: half each at a tie, where the
+// larger's and |a - b|'s would give all to one): under a tape the value
+// is stop_gradient(value) + (s - stop_gradient(s)), the last term 0.
+Value bLogaddexp(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 2);
+  Value a = floating(c, operand(c, args, 0, "input")), b = floating(c, operand(c, args, 1, "other"));
+  c.checkKeywordsUsed("logaddexp");
+  if (!a.is(Kind::Tensor) && !b.is(Kind::Tensor))
+    fail(c.loc, "logaddexp(): expects a Tensor for input or other", ErrorClass::TypeError);
+  Value larger = where(c, binary(c, ir::Op::Gt, a, b), a, b);
+  Value gap = binary(c, ir::Op::Mul, Value::real(-1.0), op1(c, ir::Op::Abs, binary(c, ir::Op::Sub, a, b)));
+  Value sum = binary(c, ir::Op::Add, larger, op1(c, ir::Op::Log1p, op1(c, ir::Op::Exp, gap)));
+  Value infinite = a.is(Kind::Tensor) ? op1(c, ir::Op::IsInf, a) : Value::boolean(std::isinf(a.asFloat()));
+  Value sameInfinity = applyOp(c, ir::Op::LogicalAnd, {infinite, binary(c, ir::Op::Eq, a, b)});
+  Value value = where(c, sameInfinity, a, sum);
+  if (!c.interp.tape()) return value;
+  Value smooth = binary(c, ir::Op::Add, b, op1(c, ir::Op::Softplus, binary(c, ir::Op::Sub, a, b)));
+  Value zero = binary(c, ir::Op::Sub, smooth, op1(c, ir::Op::StopGradient, smooth));
+  zero = where(c, op1(c, ir::Op::IsFinite, smooth), zero, Value::real(0.0));  // inf - inf is no 0
+  return binary(c, ir::Op::Add, op1(c, ir::Op::StopGradient, value), zero);
+}
+
+// xlogy(x, y) = x * log(y), 0 where x is 0 (unless y is NaN).
+Value bXlogy(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 2);
+  Value x = floating(c, operand(c, args, 0, "input")), y = floating(c, operand(c, args, 1, "other"));
+  c.checkKeywordsUsed("xlogy");
+  if (!x.is(Kind::Tensor) && !y.is(Kind::Tensor))
+    fail(c.loc, "xlogy(): expects a Tensor for input or other", ErrorClass::TypeError);
+  Value logY = y.is(Kind::Tensor) ? op1(c, ir::Op::Log, y) : Value::real(std::log(y.asFloat()));
+  Value product = binary(c, ir::Op::Mul, x, logY);
+  Value zero = binary(c, ir::Op::Eq, x, Value::integer(0));
+  Value numberY = binary(c, ir::Op::Eq, y, y);  // y is not NaN
+  return where(c, applyOp(c, ir::Op::LogicalAnd, {zero, numberY}), Value::real(0.0), product);
+}
+
+// heaviside(x, values): 0 below 0, 1 above, values where x is 0, in the
+// dtype they promote to.
+Value bHeaviside(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 2);
+  Value x = argument(c, args, 0, "input", nullptr), values = argument(c, args, 1, "values", nullptr);
+  c.checkKeywordsUsed("heaviside");
+  for (const Value* v : {&x, &values})
+    if (!v->is(Kind::Tensor)) fail(c.loc, "heaviside(): input and values must be Tensors", ErrorClass::TypeError);
+  DType dt = ir::promote(tensorOf(x).dtype(), tensorOf(values).dtype());
+  Value step = applyOp(c, ir::Op::AsType, {binary(c, ir::Op::Gt, x, Value::integer(0)), Value::dtype(static_cast<int>(dt))});
+  Value typed = applyOp(c, ir::Op::AsType, {values, Value::dtype(static_cast<int>(dt))});
+  return where(c, binary(c, ir::Op::Eq, x, Value::integer(0)), typed, step);
+}
+
+// float_power(a, b): a ** b in f64.
+Value bFloatPower(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 2);
+  Value a = operand(c, args, 0, "input"), b = operand(c, args, 1, "exponent");
+  c.checkKeywordsUsed("float_power");
+  auto f64 = [&](const Value& v) {
+    return v.is(Kind::Tensor) ? applyOp(c, ir::Op::AsType, {v, Value::dtype(static_cast<int>(DType::F64))})
+                              : Value::real(v.asFloat());
+  };
+  if (!a.is(Kind::Tensor) && !b.is(Kind::Tensor))
+    fail(c.loc, "float_power(): expects a Tensor for input or exponent", ErrorClass::TypeError);
+  return binary(c, ir::Op::Pow, f64(a), f64(b));
+}
+
+}  // namespace
+
+BuiltinFn tensorMathCompositeMethod(const std::string& name) {
+  if (name == "trunc" || name == "fix") return bTrunc;
+  if (name == "frac") return bFrac;
+  if (name == "deg2rad" || name == "rad2deg") return bAngle;
+  if (name == "sinc") return bSinc;
+  if (name == "logaddexp") return bLogaddexp;
+  if (name == "xlogy") return bXlogy;
+  if (name == "heaviside") return bHeaviside;
+  if (name == "float_power") return bFloatPower;
+  return nullptr;
+}
+
+void addTensorMathComposites(BuiltinTable& table) {
+  using ir::Builtin;
+  for (Builtin b : {Builtin::Trunc, Builtin::Fix, Builtin::Frac, Builtin::Deg2rad, Builtin::Rad2deg, Builtin::Sinc,
+                    Builtin::Logaddexp, Builtin::Xlogy, Builtin::Heaviside, Builtin::FloatPower})
+    table[ir::builtinInfo(b).name] = tensorMathCompositeMethod(ir::builtinInfo(b).name);
+}
+
+}  // namespace nn::stdlib
