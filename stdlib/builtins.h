@@ -88,6 +88,9 @@ rt::BuiltinFn tensorStatisticMethod(const std::string& name);
 void addTensorMathComposites(BuiltinTable& table);
 rt::BuiltinFn tensorMathCompositeMethod(const std::string& name);
 
+// conv_transpose2d (conv_transpose.cpp).
+void addConvTranspose(BuiltinTable& table);
+
 // searchsorted, bucketize, isin, bincount, histc and unique
 // (tensor_search.cpp),
 // and the function of those that are also tensor methods, by name (or

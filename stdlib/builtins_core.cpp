@@ -637,6 +637,7 @@ const std::map<std::string, BuiltinFn>& table() {
     addTensorArrangements(m);
     addTensorStatistics(m);
     addTensorMathComposites(m);
+    addConvTranspose(m);
     addTensorSearches(m);
     addTensorSampling(m);
     addTextBuiltins(m);

@@ -13,6 +13,7 @@
 #include "runtime/scalar_ops.h"
 #include "runtime/tensor_ops.h"
 #include "stdlib/builtins.h"
+#include "stdlib/op_call.h"
 
 namespace nn::stdlib {
 
