@@ -134,7 +134,7 @@ std::pair<Value, Value> likeDtypeDevice(CallContext& c, const Tensor& x, bool fl
   return {dt, dev};
 }
 
-Value shapeOf(const Tensor& x) {
+Value likeShape(const Tensor& x) {
   std::vector<Value> dims;
   for (int64_t d : x.shape()) dims.push_back(Value::integer(d));
   return makeTuple(std::move(dims));
@@ -149,7 +149,7 @@ Value bRandLike(CallContext& c, std::vector<Value>& args) {
   auto [dtype, device] = likeDtypeDevice(c, x, true);
   c.checkKeywordsUsed(c.name.c_str());
   ir::Op op = c.name == "rand_like" ? ir::Op::Rand : ir::Op::Randn;
-  std::vector<Value> params{shapeOf(x), dtype, device};
+  std::vector<Value> params{likeShape(x), dtype, device};
   return runTensorOp(c.interp, op, params, c.loc);
 }
 
@@ -168,7 +168,7 @@ Value bRandintLike(CallContext& c, std::vector<Value>& args) {
   // (randint draws integers; a float dtype gets them converted, as
   // PyTorch's randint_like gives.)
   bool floats = dtype.is(Kind::DType) && isFloating(static_cast<DType>(dtype.asInt()));
-  std::vector<Value> params{low, high, shapeOf(x), floats ? Value::dtype(static_cast<int>(DType::I64)) : dtype, device};
+  std::vector<Value> params{low, high, likeShape(x), floats ? Value::dtype(static_cast<int>(DType::I64)) : dtype, device};
   Value drawn = runTensorOp(c.interp, ir::Op::Randint, params, c.loc);
   return floats ? makeTensorValue(astype(tensorOf(drawn), static_cast<DType>(dtype.asInt()))) : drawn;
 }
@@ -194,7 +194,7 @@ Value bBernoulli(CallContext& c, std::vector<Value>& args) {
     hi = *std::max_element(h.data<double>(), h.data<double>() + h.numel(), [](double a, double b) { return a < b || b != b; });
   }
   if (!(lo >= 0 && hi <= 1)) fail(c.loc, "bernoulli(): p must be in [0, 1]", ErrorClass::ValueError);
-  std::vector<Value> params{shapeOf(x), Value::dtype(static_cast<int>(x.dtype())), Value::str(x.device().name())};
+  std::vector<Value> params{likeShape(x), Value::dtype(static_cast<int>(x.dtype())), Value::str(x.device().name())};
   Value u = runTensorOp(c.interp, ir::Op::Rand, params, c.loc);
   Value hit = compareOp(ir::Op::Lt, u, p, c.loc);
   return makeTensorValue(astype(tensorOf(hit), x.dtype()));

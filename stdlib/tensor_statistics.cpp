@@ -73,7 +73,7 @@ Value pickSorted(CallContext& c, const Along& a, const Value& at, bool keepdim, 
 }
 
 // A tensor of `shape` (the line's, the dim as 1) holding `k`.
-Value filled(CallContext& c, const Along& a, int64_t k) {
+Value positionsFilled(CallContext& c, const Along& a, int64_t k) {
   Shape shape = tensorOf(a.x).shape();
   shape[static_cast<size_t>(a.dim)] = 1;
   return applyOp(c, ir::Op::Full, {intsTuple(std::vector<int64_t>(shape.begin(), shape.end())), Value::integer(k),
@@ -94,7 +94,7 @@ Value bMedian(CallContext& c, std::vector<Value>& args) {
   bool ignoreNan = c.name == "nanmedian";
   Value k;
   if (!isFloating(tensorOf(x).dtype())) {
-    k = filled(c, a, (a.length - 1) / 2);
+    k = positionsFilled(c, a, (a.length - 1) / 2);
   } else {
     Value nans = nanCounts(c, a);
     Value n = Value::integer(a.length);
@@ -103,7 +103,7 @@ Value bMedian(CallContext& c, std::vector<Value>& args) {
       Value middle = binary(c, ir::Op::FloorDiv, binary(c, ir::Op::Sub, valid, Value::integer(1)), Value::integer(2));
       k = where(c, binary(c, ir::Op::Gt, valid, Value::integer(0)), middle, Value::integer(0));
     } else {  // NaNs sort last: the first of them where there is one
-      k = where(c, binary(c, ir::Op::Gt, nans, Value::integer(0)), valid, filled(c, a, (a.length - 1) / 2));
+      k = where(c, binary(c, ir::Op::Gt, nans, Value::integer(0)), valid, positionsFilled(c, a, (a.length - 1) / 2));
     }
   }
   return pickSorted(c, a, k, keepdim, dimV.is(Kind::None), !dimV.is(Kind::None));
@@ -125,7 +125,7 @@ Value bKthvalue(CallContext& c, std::vector<Value>& args) {
                     std::to_string(a.length),
          ErrorClass::IndexError);
   bool zeroD = tensorOf(x).ndim() == 0;
-  return pickSorted(c, a, filled(c, a, kV.asInt() - 1), keepdim, zeroD, true);
+  return pickSorted(c, a, positionsFilled(c, a, kV.asInt() - 1), keepdim, zeroD, true);
 }
 
 // quantile(x, q, dim=None, keepdim=False, interpolation="linear") and
