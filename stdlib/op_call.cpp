@@ -196,6 +196,12 @@ Value argument(CallContext& c, const std::vector<Value>& args, size_t at, const 
   return *fallback;
 }
 
+const Tensor& tensorArg(CallContext& c, const Value& v, const char* what) {
+  if (!v.is(Kind::Tensor))
+    fail(c.loc, c.name + "(): " + what + " must be a Tensor, not " + typeName(v), ErrorClass::TypeError);
+  return tensorOf(v);
+}
+
 void atMost(CallContext& c, const std::vector<Value>& args, size_t count) {
   if (args.size() > count)
     fail(c.loc, c.name + "() takes at most " + std::to_string(count) + " arguments (" + std::to_string(args.size()) +

@@ -99,5 +99,7 @@ rt::Value where(rt::CallContext& c, const rt::Value& cond, const rt::Value& a, c
 rt::Value argument(rt::CallContext& c, const std::vector<rt::Value>& args, size_t at, const char* name,
                    const rt::Value* fallback);
 void atMost(rt::CallContext& c, const std::vector<rt::Value>& args, size_t count);
+// v as a tensor, else the builtin's located TypeError naming it (`what`).
+const rt::Tensor& tensorArg(rt::CallContext& c, const rt::Value& v, const char* what);
 
 }  // namespace nn::stdlib

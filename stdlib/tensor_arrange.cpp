@@ -21,18 +21,12 @@ using namespace nn::rt;
 
 namespace {
 
-const Tensor& tensorIn(CallContext& c, const Value& v, const char* what) {
-  if (!v.is(Kind::Tensor))
-    fail(c.loc, c.name + "(): " + what + " must be a Tensor, not " + typeName(v), ErrorClass::TypeError);
-  return tensorOf(v);
-}
-
 // The tensors of a call's arguments: each argument, or one list or tuple
 // of them (PyTorch's stacks take a sequence; atleast_1d takes either).
 std::vector<Value> tensorsIn(CallContext& c, const std::vector<Value>& args) {
   std::vector<Value> items = args;
   if (items.size() == 1 && (items[0].is(Kind::List) || items[0].is(Kind::Tuple))) items = items[0].as<SeqObj>().items;
-  for (const Value& v : items) tensorIn(c, v, "each element");
+  for (const Value& v : items) tensorArg(c, v, "each element");
   return items;
 }
 
@@ -92,7 +86,7 @@ Value bTile(CallContext& c, std::vector<Value>& args) {
   atMost(c, args, 2);
   Value x = argument(c, args, 0, "input", nullptr), dimsArg = argument(c, args, 1, "dims", nullptr);
   c.checkKeywordsUsed("tile");
-  const Tensor& t = tensorIn(c, x, "input");
+  const Tensor& t = tensorArg(c, x, "input");
   std::vector<int64_t> dims;
   std::vector<Value> items = dimsArg.is(Kind::List) || dimsArg.is(Kind::Tuple) ? dimsArg.as<SeqObj>().items
                                                                               : std::vector<Value>{dimsArg};
@@ -125,7 +119,7 @@ Value bFlipSide(CallContext& c, std::vector<Value>& args) {
   Value x = argument(c, args, 0, "input", nullptr);
   c.checkKeywordsUsed(c.name.c_str());
   bool lr = c.name == "fliplr";
-  const Tensor& t = tensorIn(c, x, "input");
+  const Tensor& t = tensorArg(c, x, "input");
   if (t.ndim() < (lr ? 2 : 1))
     fail(c.loc, c.name + "(): expects a tensor of at least " + (lr ? "2" : "1") + " dims, not " + typeString(t),
          ErrorClass::ValueError);
@@ -140,7 +134,7 @@ Value bRot90(CallContext& c, std::vector<Value>& args) {
   Value x = argument(c, args, 0, "input", nullptr), kArg = argument(c, args, 1, "k", &one),
         dimsArg = argument(c, args, 2, "dims", &firstTwo);
   c.checkKeywordsUsed("rot90");
-  const Tensor& t = tensorIn(c, x, "input");
+  const Tensor& t = tensorArg(c, x, "input");
   if (!kArg.isIntLike()) fail(c.loc, std::string("rot90(): k must be an int, not ") + typeName(kArg), ErrorClass::TypeError);
   if (!(dimsArg.is(Kind::List) || dimsArg.is(Kind::Tuple)) || dimsArg.as<SeqObj>().items.size() != 2)
     fail(c.loc, "rot90(): dims must be a pair of dims", ErrorClass::ValueError);
@@ -176,7 +170,7 @@ Value bRepeatInterleave(CallContext& c, std::vector<Value>& args) {
         dimV = argument(c, args, 2, "dim", &none);
   const Value* outputSize = c.kw("output_size");  // a size hint PyTorch may use; checked, not needed
   c.checkKeywordsUsed("repeat_interleave");
-  const Tensor& t = tensorIn(c, x, "input");
+  const Tensor& t = tensorArg(c, x, "input");
   if (repeats.is(Kind::None)) {  // repeat_interleave(counts)
     if (t.ndim() != 1 || isFloating(t.dtype()) || t.dtype() == DType::Bool)
       fail(c.loc, "repeat_interleave(): the counts must be a 1-d integer tensor, not " + typeString(t),
@@ -226,7 +220,7 @@ Value bTakeAlongDim(CallContext& c, std::vector<Value>& args) {
   Value x = argument(c, args, 0, "input", nullptr), indices = argument(c, args, 1, "indices", nullptr),
         dimV = argument(c, args, 2, "dim", &none);
   c.checkKeywordsUsed("take_along_dim");
-  const Tensor &t = tensorIn(c, x, "input"), &i = tensorIn(c, indices, "indices");
+  const Tensor &t = tensorArg(c, x, "input"), &i = tensorArg(c, indices, "indices");
   if (dimV.is(Kind::None))
     return applyOp(c, ir::Op::Gather, {reshaped(c, x, {t.numel()}), Value::integer(0), reshaped(c, indices, {i.numel()})});
   if (t.ndim() != i.ndim())
@@ -367,7 +361,7 @@ Value bTensorSplit(CallContext& c, std::vector<Value>& args) {
   Value x = argument(c, args, 0, "input", nullptr), how = argument(c, args, 1, "indices_or_sections", nullptr),
         dimV = argument(c, args, 2, "dim", &zero);
   c.checkKeywordsUsed("tensor_split");
-  const Tensor& t = tensorIn(c, x, "input");
+  const Tensor& t = tensorArg(c, x, "input");
   if (t.ndim() == 0) fail(c.loc, "tensor_split(): expects a tensor with at least 1 dim", ErrorClass::ValueError);
   return splitAt(c, x, how, dimArg(c, dimV, t.ndim(), "dim"));
 }
@@ -378,7 +372,7 @@ Value bSideSplit(CallContext& c, std::vector<Value>& args) {
   atMost(c, args, 2);
   Value x = argument(c, args, 0, "input", nullptr), how = argument(c, args, 1, "indices_or_sections", nullptr);
   c.checkKeywordsUsed(c.name.c_str());
-  const Tensor& t = tensorIn(c, x, "input");
+  const Tensor& t = tensorArg(c, x, "input");
   int needed = c.name == "hsplit" ? 1 : c.name == "vsplit" ? 2 : 3;
   if (t.ndim() < needed)
     fail(c.loc, c.name + "(): expects a tensor of at least " + std::to_string(needed) + " dims, not " + typeString(t),
@@ -399,7 +393,7 @@ Value bUnflatten(CallContext& c, std::vector<Value>& args) {
   Value x = argument(c, args, 0, "input", nullptr), dimV = argument(c, args, 1, "dim", nullptr),
         sizes = argument(c, args, 2, "sizes", nullptr);
   c.checkKeywordsUsed("unflatten");
-  const Tensor& t = tensorIn(c, x, "input");
+  const Tensor& t = tensorArg(c, x, "input");
   if (t.ndim() == 0) fail(c.loc, "unflatten(): expects a tensor with at least 1 dim", ErrorClass::ValueError);
   int64_t dim = dimArg(c, dimV, t.ndim(), "dim");
   if (!(sizes.is(Kind::List) || sizes.is(Kind::Tuple)) || sizes.as<SeqObj>().items.empty())
@@ -461,7 +455,7 @@ Value bTriangleIndices(CallContext& c, std::vector<Value>& args) {
 // (pytorch_methods.cpp) on the first argument.
 Value bMethodAsFunction(CallContext& c, std::vector<Value>& args) {
   if (args.empty()) fail(c.loc, c.name + "() missing required argument 'input'", ErrorClass::TypeError);
-  tensorIn(c, args[0], "input");
+  tensorArg(c, args[0], "input");
   return pytorchTensorMethod(c.name)(c, args);
 }
 

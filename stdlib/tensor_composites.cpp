@@ -22,12 +22,6 @@ using namespace nn::rt;
 
 namespace {
 
-const Tensor& tensorArg(CallContext& c, const Value& v, const char* what) {
-  if (!v.is(Kind::Tensor))
-    fail(c.loc, c.name + "(): " + what + " must be a Tensor, not " + typeName(v), ErrorClass::TypeError);
-  return tensorOf(v);
-}
-
 int64_t dimOf(CallContext& c, const Value& v, int64_t ndim) {
   if (!v.isIntLike()) fail(c.loc, c.name + "(): dim must be an int, not " + typeName(v), ErrorClass::TypeError);
   return normalizeAxis(v.asInt(), static_cast<int>(ndim), c.loc, c.name.c_str());

@@ -17,11 +17,6 @@ using namespace nn::rt;
 
 namespace {
 
-const Tensor& inputTensor(CallContext& c, const Value& v) {
-  if (!v.is(Kind::Tensor)) fail(c.loc, c.name + "(): input must be a Tensor, not " + typeName(v), ErrorClass::TypeError);
-  return tensorOf(v);
-}
-
 bool flagArg(CallContext& c, const Value& v, const char* what) {
   if (!v.is(Kind::Bool)) fail(c.loc, c.name + "(): " + what + " must be a bool, not " + typeName(v), ErrorClass::TypeError);
   return v.asBool();
@@ -35,7 +30,7 @@ struct Along {
   int64_t length;
 };
 Along alongOf(CallContext& c, const Value& x, const Value& dimV) {
-  const Tensor& t = inputTensor(c, x);
+  const Tensor& t = tensorArg(c, x, "input");
   if (dimV.is(Kind::None)) return {applyOp(c, ir::Op::Reshape, {x, intsTuple({t.numel()})}), 0, t.numel()};
   if (!dimV.isIntLike()) fail(c.loc, c.name + "(): dim must be an int, not " + typeName(dimV), ErrorClass::TypeError);
   if (t.ndim() == 0) return {applyOp(c, ir::Op::Reshape, {x, intsTuple({1})}), 0, 1};
@@ -146,7 +141,7 @@ Value bQuantile(CallContext& c, std::vector<Value>& args) {
   if (mode != "linear" && mode != "lower" && mode != "higher" && mode != "nearest" && mode != "midpoint")
     fail(c.loc, c.name + "(): interpolation must be 'linear', 'lower', 'higher', 'midpoint' or 'nearest'",
          ErrorClass::ValueError);
-  const Tensor& t = inputTensor(c, x);
+  const Tensor& t = tensorArg(c, x, "input");
   if (!isFloating(t.dtype())) fail(c.loc, c.name + "(): expects a float tensor, not " + typeString(t), ErrorClass::TypeError);
   std::vector<double> qs;
   bool many = !qV.isNumber();
@@ -217,7 +212,7 @@ Value bNanReduce(CallContext& c, std::vector<Value>& args) {
   Value x = argument(c, args, 0, "input", nullptr), dimV = argument(c, args, 1, "dim", &none);
   bool keepdim = flagArg(c, argument(c, args, 2, "keepdim", &no), "keepdim");
   c.checkKeywordsUsed(c.name.c_str());
-  const Tensor& t = inputTensor(c, x);
+  const Tensor& t = tensorArg(c, x, "input");
   Value axes = dimV.isIntLike() ? makeTuple({dimV}) : dimV;
   bool mean = c.name == "nanmean";
   if (mean && !isFloating(t.dtype()))
@@ -243,7 +238,7 @@ Value bSpreadMean(CallContext& c, std::vector<Value>& args) {
   bool keepdim = flagArg(c, argument(c, args, 3, "keepdim", &no), "keepdim");
   Value correction = argument(c, {}, 0, "correction", &none);
   c.checkKeywordsUsed(c.name.c_str());
-  inputTensor(c, x);
+  tensorArg(c, x, "input");
   int64_t ddof = unbiased ? 1 : 0;
   if (!correction.is(Kind::None)) {
     if (!correction.isIntLike())
@@ -266,7 +261,7 @@ Value bAminmax(CallContext& c, std::vector<Value>& args) {
   Value dimV = argument(c, {}, 0, "dim", &none);
   bool keepdim = flagArg(c, argument(c, {}, 0, "keepdim", &no), "keepdim");
   c.checkKeywordsUsed("aminmax");
-  const Tensor& t = inputTensor(c, x);
+  const Tensor& t = tensorArg(c, x, "input");
   if (t.numel() == 0) fail(c.loc, "aminmax(): cannot compute the extremes of an empty tensor", ErrorClass::ValueError);
   Value axes = dimV.isIntLike() ? makeTuple({dimV}) : dimV;
   Value lo = applyOp(c, ir::Op::Min, {x, axes, Value::boolean(keepdim)});
