@@ -1,8 +1,8 @@
 // The CPU's data-movement kernels: fills (full, zeros, ones, ...), every
 // copy of tensor data (astype, contiguous, clone, assignment into a view:
 // one kernel, Op::AsType, keyed by the destination's dtype), gather,
-// scatter and scatter_add, and advanced indexing's element take and put. Index operands
-// arrive range-checked (tensor_shape_ops.cpp).
+// scatter and scatter_add, and advanced indexing's element take and put.
+// Index operands arrive range-checked (tensor_shape_ops.cpp).
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>

@@ -1,4 +1,5 @@
-// concat, stack, split, pad, gather, scatter and scatter_add (see tensor_ops.h).
+// concat, stack, split, pad, gather, scatter and scatter_add (see
+// tensor_ops.h).
 #include <algorithm>
 #include <new>
 

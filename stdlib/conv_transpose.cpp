@@ -37,8 +37,9 @@ Value bConvTranspose2d(CallContext& c, std::vector<Value>& args) {
   Value none = Value::none(), one = Value::integer(1), zero = Value::integer(0);
   Value x = argument(c, args, 0, "input", nullptr), w = argument(c, args, 1, "weight", nullptr),
         bias = argument(c, args, 2, "bias", &none), strideV = argument(c, args, 3, "stride", &one),
-        paddingV = argument(c, args, 4, "padding", &zero), outputPaddingV = argument(c, args, 5, "output_padding", &zero),
-        groupsV = argument(c, args, 6, "groups", &one), dilationV = argument(c, args, 7, "dilation", &one);
+        paddingV = argument(c, args, 4, "padding", &zero),
+        outputPaddingV = argument(c, args, 5, "output_padding", &zero), groupsV = argument(c, args, 6, "groups", &one),
+        dilationV = argument(c, args, 7, "dilation", &one);
   c.checkKeywordsUsed("conv_transpose2d");
   for (const Value* v : {&x, &w})
     if (!v->is(Kind::Tensor) || tensorOf(*v).ndim() != 4)
@@ -61,25 +62,29 @@ Value bConvTranspose2d(CallContext& c, std::vector<Value>& args) {
     fail(c.loc, "conv_transpose2d(): output_padding must be smaller than either stride or dilation",
          ErrorClass::ValueError);
   if (weight.dim(0) != in.dim(1))
-    fail(c.loc, "conv_transpose2d(): weight " + typeString(weight) + " needs " + std::to_string(weight.dim(0)) +
-                    " input channels, not the " + std::to_string(in.dim(1)) + " of " + typeString(in),
+    fail(c.loc,
+         "conv_transpose2d(): weight " + typeString(weight) + " needs " + std::to_string(weight.dim(0)) +
+             " input channels, not the " + std::to_string(in.dim(1)) + " of " + typeString(in),
          ErrorClass::ValueError);
   if (in.dim(1) % groups != 0)
-    fail(c.loc, "conv_transpose2d(): " + std::to_string(in.dim(1)) + " input channels do not split into " +
-                    std::to_string(groups) + " groups",
+    fail(c.loc,
+         "conv_transpose2d(): " + std::to_string(in.dim(1)) + " input channels do not split into " +
+             std::to_string(groups) + " groups",
          ErrorClass::ValueError);
   int64_t outH = (in.dim(2) - 1) * sh - 2 * ph + dh * (weight.dim(2) - 1) + oh + 1;
   int64_t outW = (in.dim(3) - 1) * sw - 2 * pw + dw * (weight.dim(3) - 1) + ow + 1;
   int64_t channels = weight.dim(1) * groups;
   if (outH <= 0 || outW <= 0)
-    fail(c.loc, "conv_transpose2d(): the output would be empty (" + std::to_string(outH) + " x " + std::to_string(outW) + ")",
+    fail(c.loc,
+         "conv_transpose2d(): the output would be empty (" + std::to_string(outH) + " x " + std::to_string(outW) + ")",
          ErrorClass::ValueError);
   // conv2d_grad_input reads the shape (and dtype) of the forward input it
   // stands in for: zeros of the output's shape, never differentiated.
   Value shapeOnly = makeTensorValue(
       Tensor::zeros(ir::promote(in.dtype(), weight.dtype()), {in.dim(0), channels, outH, outW}, in.device()));
-  Value out = applyOp(c, ir::Op::Conv2dGradInput,
-                      {x, shapeOnly, w, intsTuple({sh, sw}), intsTuple({ph, pw}), intsTuple({dh, dw}), Value::integer(groups)});
+  Value out =
+      applyOp(c, ir::Op::Conv2dGradInput,
+              {x, shapeOnly, w, intsTuple({sh, sw}), intsTuple({ph, pw}), intsTuple({dh, dw}), Value::integer(groups)});
   if (bias.is(Kind::None)) return out;
   if (!bias.is(Kind::Tensor) || tensorOf(bias).ndim() != 1 || tensorOf(bias).dim(0) != channels)
     fail(c.loc, "conv_transpose2d(): bias must be a 1-d tensor of the " + std::to_string(channels) + " output channels",

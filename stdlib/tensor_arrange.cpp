@@ -41,7 +41,8 @@ Value atLeast(CallContext& c, const Value& x, int rank) {
   const Tensor& t = tensorOf(x);
   if (t.ndim() >= rank) return x;
   if (t.ndim() == 0) return reshaped(c, x, std::vector<int64_t>(static_cast<size_t>(rank), 1));
-  if (t.ndim() == 1) return reshaped(c, x, rank == 2 ? std::vector<int64_t>{1, t.dim(0)} : std::vector<int64_t>{1, t.dim(0), 1});
+  if (t.ndim() == 1)
+    return reshaped(c, x, rank == 2 ? std::vector<int64_t>{1, t.dim(0)} : std::vector<int64_t>{1, t.dim(0), 1});
   return reshaped(c, x, {t.dim(0), t.dim(1), 1});
 }
 
@@ -72,10 +73,15 @@ Value bStacks(CallContext& c, std::vector<Value>& args) {
   int rank = n == "hstack" ? 1 : n == "dstack" ? 3 : n == "column_stack" ? 0 : 2;
   for (Value& p : parts) {
     const Tensor& t = tensorOf(p);
-    if (rank > 0) p = atLeast(c, p, rank);
-    else if (t.ndim() <= 1) p = reshaped(c, p, {t.numel(), 1});
+    if (rank > 0)
+      p = atLeast(c, p, rank);
+    else if (t.ndim() <= 1)
+      p = reshaped(c, p, {t.numel(), 1});
   }
-  int64_t axis = n == "dstack" ? 2 : n == "column_stack" ? 1 : n == "hstack" ? (tensorOf(parts[0]).ndim() == 1 ? 0 : 1) : 0;
+  int64_t axis = n == "dstack"         ? 2
+                 : n == "column_stack" ? 1
+                 : n == "hstack"       ? (tensorOf(parts[0]).ndim() == 1 ? 0 : 1)
+                                       : 0;
   return concat(c, std::move(parts), axis);
 }
 
@@ -88,8 +94,8 @@ Value bTile(CallContext& c, std::vector<Value>& args) {
   c.checkKeywordsUsed("tile");
   const Tensor& t = tensorArg(c, x, "input");
   std::vector<int64_t> dims;
-  std::vector<Value> items = dimsArg.is(Kind::List) || dimsArg.is(Kind::Tuple) ? dimsArg.as<SeqObj>().items
-                                                                              : std::vector<Value>{dimsArg};
+  std::vector<Value> items =
+      dimsArg.is(Kind::List) || dimsArg.is(Kind::Tuple) ? dimsArg.as<SeqObj>().items : std::vector<Value>{dimsArg};
   for (const Value& d : items) {
     if (!d.isIntLike()) fail(c.loc, "tile(): dims must be a tuple of ints", ErrorClass::TypeError);
     dims.push_back(d.asInt());
@@ -105,7 +111,8 @@ Value bTile(CallContext& c, std::vector<Value>& args) {
 }
 
 int64_t dimArg(CallContext& c, const Value& v, int64_t ndim, const char* what) {
-  if (!v.isIntLike()) fail(c.loc, c.name + "(): " + what + " must be an int, not " + typeName(v), ErrorClass::TypeError);
+  if (!v.isIntLike())
+    fail(c.loc, c.name + "(): " + what + " must be an int, not " + typeName(v), ErrorClass::TypeError);
   return normalizeAxis(v.asInt(), static_cast<int>(ndim), c.loc, c.name.c_str());
 }
 
@@ -135,17 +142,17 @@ Value bRot90(CallContext& c, std::vector<Value>& args) {
         dimsArg = argument(c, args, 2, "dims", &firstTwo);
   c.checkKeywordsUsed("rot90");
   const Tensor& t = tensorArg(c, x, "input");
-  if (!kArg.isIntLike()) fail(c.loc, std::string("rot90(): k must be an int, not ") + typeName(kArg), ErrorClass::TypeError);
+  if (!kArg.isIntLike())
+    fail(c.loc, std::string("rot90(): k must be an int, not ") + typeName(kArg), ErrorClass::TypeError);
   if (!(dimsArg.is(Kind::List) || dimsArg.is(Kind::Tuple)) || dimsArg.as<SeqObj>().items.size() != 2)
     fail(c.loc, "rot90(): dims must be a pair of dims", ErrorClass::ValueError);
-  if (t.ndim() < 2) fail(c.loc, "rot90(): expects a tensor of at least 2 dims, not " + typeString(t), ErrorClass::ValueError);
+  if (t.ndim() < 2)
+    fail(c.loc, "rot90(): expects a tensor of at least 2 dims, not " + typeString(t), ErrorClass::ValueError);
   int64_t d0 = dimArg(c, dimsArg.as<SeqObj>().items[0], t.ndim(), "dims[0]");
   int64_t d1 = dimArg(c, dimsArg.as<SeqObj>().items[1], t.ndim(), "dims[1]");
   if (d0 == d1) fail(c.loc, "rot90(): the two dims must differ", ErrorClass::ValueError);
   int64_t k = ((kArg.asInt() % 4) + 4) % 4;
-  auto swapped = [&](const Value& v) {
-    return applyOp(c, ir::Op::Transpose, {v, intsTuple({d0, d1})});
-  };
+  auto swapped = [&](const Value& v) { return applyOp(c, ir::Op::Transpose, {v, intsTuple({d0, d1})}); };
   if (k == 1) return swapped(flipped(c, x, {d1}));
   if (k == 2) return flipped(c, x, {d0, d1});
   if (k == 3) return flipped(c, swapped(x), {d1});
@@ -176,13 +183,16 @@ Value bRepeatInterleave(CallContext& c, std::vector<Value>& args) {
       fail(c.loc, "repeat_interleave(): the counts must be a 1-d integer tensor, not " + typeString(t),
            ErrorClass::ValueError);
     repeats = x;
-    x = applyOp(c, ir::Op::Arange, {Value::integer(t.numel()), Value::none(), Value::none(), Value::none(),
-                                     Value::str(t.device().name())});
+    x = applyOp(
+        c, ir::Op::Arange,
+        {Value::integer(t.numel()), Value::none(), Value::none(), Value::none(), Value::str(t.device().name())});
   }
   const Tensor& source = tensorOf(x);
   int64_t dim = 0;
-  if (dimV.is(Kind::None)) x = reshaped(c, x, {source.numel()});
-  else dim = dimArg(c, dimV, source.ndim(), "dim");
+  if (dimV.is(Kind::None))
+    x = reshaped(c, x, {source.numel()});
+  else
+    dim = dimArg(c, dimV, source.ndim(), "dim");
   int64_t n = tensorOf(x).dim(static_cast<int>(dim));
   std::vector<int64_t> counts;
   if (repeats.isIntLike()) {
@@ -190,13 +200,15 @@ Value bRepeatInterleave(CallContext& c, std::vector<Value>& args) {
   } else if (repeats.is(Kind::Tensor) && !isFloating(tensorOf(repeats).dtype()) && tensorOf(repeats).ndim() <= 1) {
     Tensor r = astype(readableOnHost(tensorOf(repeats), c.loc), DType::I64).contiguous();
     if (r.numel() != n && r.numel() != 1)
-      fail(c.loc, "repeat_interleave(): repeats must have one count per element along dim (" + std::to_string(n) +
-                      "), not " + std::to_string(r.numel()),
+      fail(c.loc,
+           "repeat_interleave(): repeats must have one count per element along dim (" + std::to_string(n) + "), not " +
+               std::to_string(r.numel()),
            ErrorClass::ValueError);
     for (int64_t i = 0; i < n; ++i) counts.push_back(r.data<int64_t>()[r.numel() == 1 ? 0 : i]);
   } else {
-    fail(c.loc, std::string("repeat_interleave(): repeats must be an int or a 1-d integer tensor, not ") +
-                    (repeats.is(Kind::Tensor) ? typeString(tensorOf(repeats)) : typeName(repeats)),
+    fail(c.loc,
+         std::string("repeat_interleave(): repeats must be an int or a 1-d integer tensor, not ") +
+             (repeats.is(Kind::Tensor) ? typeString(tensorOf(repeats)) : typeName(repeats)),
          ErrorClass::TypeError);
   }
   std::vector<int64_t> index;
@@ -222,25 +234,30 @@ Value bTakeAlongDim(CallContext& c, std::vector<Value>& args) {
   c.checkKeywordsUsed("take_along_dim");
   const Tensor &t = tensorArg(c, x, "input"), &i = tensorArg(c, indices, "indices");
   if (dimV.is(Kind::None))
-    return applyOp(c, ir::Op::Gather, {reshaped(c, x, {t.numel()}), Value::integer(0), reshaped(c, indices, {i.numel()})});
+    return applyOp(c, ir::Op::Gather,
+                   {reshaped(c, x, {t.numel()}), Value::integer(0), reshaped(c, indices, {i.numel()})});
   if (t.ndim() != i.ndim())
-    fail(c.loc, "take_along_dim(): input " + typeString(t) + " and indices " + typeString(i) +
-                    " must have the same number of dims",
+    fail(c.loc,
+         "take_along_dim(): input " + typeString(t) + " and indices " + typeString(i) +
+             " must have the same number of dims",
          ErrorClass::ValueError);
   int64_t dim = dimArg(c, dimV, t.ndim(), "dim");
   Shape xs = t.shape(), is = i.shape();
   xs[static_cast<size_t>(dim)] = 1;
   is[static_cast<size_t>(dim)] = 1;
-  Shape common = broadcastShapes(xs, is, c.loc,
-                                 "take_along_dim(): input " + typeString(t) + " and indices " + typeString(i) +
-                                     " do not broadcast together");
+  Shape common = broadcastShapes(
+      xs, is, c.loc,
+      "take_along_dim(): input " + typeString(t) + " and indices " + typeString(i) + " do not broadcast together");
   auto grown = [&](const Value& v, int64_t along) {
     Shape s = common;
     s[static_cast<size_t>(dim)] = along;
-    return s == tensorOf(v).shape() ? v : applyOp(c, ir::Op::BroadcastTo, {v, intsTuple(std::vector<int64_t>(s.begin(), s.end()))});
+    return s == tensorOf(v).shape()
+               ? v
+               : applyOp(c, ir::Op::BroadcastTo, {v, intsTuple(std::vector<int64_t>(s.begin(), s.end()))});
   };
-  return applyOp(c, ir::Op::Gather, {grown(x, t.dim(static_cast<int>(dim))), Value::integer(dim),
-                                     grown(indices, i.dim(static_cast<int>(dim)))});
+  return applyOp(
+      c, ir::Op::Gather,
+      {grown(x, t.dim(static_cast<int>(dim))), Value::integer(dim), grown(indices, i.dim(static_cast<int>(dim)))});
 }
 
 // broadcast_tensors(*tensors): each broadcast to their common shape.
@@ -249,14 +266,15 @@ Value bBroadcastTensors(CallContext& c, std::vector<Value>& args) {
   std::vector<Value> items = tensorsIn(c, args);
   Shape common;
   for (const Value& v : items)
-    common = broadcastShapes(common, tensorOf(v).shape(), c.loc,
-                             "broadcast_tensors(): " + typeString(tensorOf(v)) + " does not broadcast to " +
-                                 shapeString(common));
+    common = broadcastShapes(
+        common, tensorOf(v).shape(), c.loc,
+        "broadcast_tensors(): " + typeString(tensorOf(v)) + " does not broadcast to " + shapeString(common));
   std::vector<Value> out;
   for (const Value& v : items)
-    out.push_back(tensorOf(v).shape() == common
-                      ? v
-                      : applyOp(c, ir::Op::BroadcastTo, {v, intsTuple(std::vector<int64_t>(common.begin(), common.end()))}));
+    out.push_back(
+        tensorOf(v).shape() == common
+            ? v
+            : applyOp(c, ir::Op::BroadcastTo, {v, intsTuple(std::vector<int64_t>(common.begin(), common.end()))}));
   return makeTuple(std::move(out));
 }
 
@@ -268,7 +286,8 @@ Value bBlockDiag(CallContext& c, std::vector<Value>& args) {
   int64_t width = 0;
   for (Value& b : blocks) {
     const Tensor& t = tensorOf(b);
-    if (t.ndim() > 2) fail(c.loc, "block_diag(): expects tensors of at most 2 dims, not " + typeString(t), ErrorClass::ValueError);
+    if (t.ndim() > 2)
+      fail(c.loc, "block_diag(): expects tensors of at most 2 dims, not " + typeString(t), ErrorClass::ValueError);
     if (t.ndim() < 2) b = reshaped(c, b, {1, t.numel()});
     width += tensorOf(b).dim(1);
   }
@@ -318,13 +337,16 @@ std::vector<int64_t> splitPoints(CallContext& c, const Value& how, int64_t n) {
   std::vector<int64_t> points;
   if (how.isIntLike()) {
     int64_t s = how.asInt();
-    if (s <= 0) fail(c.loc, c.name + "(): the number of sections must be positive, not " + std::to_string(s), ErrorClass::ValueError);
+    if (s <= 0)
+      fail(c.loc, c.name + "(): the number of sections must be positive, not " + std::to_string(s),
+           ErrorClass::ValueError);
     int64_t at = 0;
     for (int64_t k = 0; k + 1 < s; ++k) points.push_back(at += n / s + (k < n % s ? 1 : 0));
     return points;
   }
   std::vector<Value> items;
-  if (how.is(Kind::List) || how.is(Kind::Tuple)) items = how.as<SeqObj>().items;
+  if (how.is(Kind::List) || how.is(Kind::Tuple))
+    items = how.as<SeqObj>().items;
   else if (how.is(Kind::Tensor) && !isFloating(tensorOf(how).dtype()) && tensorOf(how).ndim() <= 1)
     return [&] {
       Tensor t = astype(readableOnHost(tensorOf(how), c.loc), DType::I64).contiguous();
@@ -332,7 +354,8 @@ std::vector<int64_t> splitPoints(CallContext& c, const Value& how, int64_t n) {
       return std::vector<int64_t>(t.data<int64_t>(), t.data<int64_t>() + t.numel());
     }();
   else
-    fail(c.loc, c.name + "(): expects an int, a sequence of ints or an integer tensor of split points", ErrorClass::TypeError);
+    fail(c.loc, c.name + "(): expects an int, a sequence of ints or an integer tensor of split points",
+         ErrorClass::TypeError);
   for (const Value& v : items) {
     if (!v.isIntLike()) fail(c.loc, c.name + "(): the split points must be ints", ErrorClass::TypeError);
     points.push_back(v.asInt());
@@ -380,8 +403,9 @@ Value bSideSplit(CallContext& c, std::vector<Value>& args) {
   int64_t dim = c.name == "hsplit" ? (t.ndim() == 1 ? 0 : 1) : c.name == "vsplit" ? 0 : 2;
   int64_t n = t.dim(static_cast<int>(dim));
   if (how.isIntLike() && (how.asInt() <= 0 || n % how.asInt() != 0))
-    fail(c.loc, c.name + "(): dim " + std::to_string(dim) + " of size " + std::to_string(n) +
-                    " does not split into " + std::to_string(how.asInt()) + " equal sections",
+    fail(c.loc,
+         c.name + "(): dim " + std::to_string(dim) + " of size " + std::to_string(n) + " does not split into " +
+             std::to_string(how.asInt()) + " equal sections",
          ErrorClass::ValueError);
   return splitAt(c, x, how, dim);
 }
@@ -402,16 +426,19 @@ Value bUnflatten(CallContext& c, std::vector<Value>& args) {
   int64_t known = 1, unknown = -1;
   for (const Value& v : sizes.as<SeqObj>().items) {
     if (!v.isIntLike()) fail(c.loc, "unflatten(): sizes must be ints", ErrorClass::TypeError);
-    if (v.asInt() == -1 && unknown < 0) unknown = static_cast<int64_t>(split.size());
-    else known *= v.asInt();
+    if (v.asInt() == -1 && unknown < 0)
+      unknown = static_cast<int64_t>(split.size());
+    else
+      known *= v.asInt();
     split.push_back(v.asInt());
   }
   int64_t n = t.dim(static_cast<int>(dim));
   if (unknown >= 0 && known > 0 && n % known == 0) split[static_cast<size_t>(unknown)] = n / known;
   int64_t product = std::accumulate(split.begin(), split.end(), int64_t{1}, std::multiplies<>());
   if (product != n)
-    fail(c.loc, "unflatten(): sizes " + repr(sizes) + " do not multiply to dim " + std::to_string(dim) + "'s size " +
-                    std::to_string(n),
+    fail(c.loc,
+         "unflatten(): sizes " + repr(sizes) + " do not multiply to dim " + std::to_string(dim) + "'s size " +
+             std::to_string(n),
          ErrorClass::ValueError);
   std::vector<int64_t> shape(t.shape().begin(), t.shape().begin() + dim);
   shape.insert(shape.end(), split.begin(), split.end());
@@ -445,7 +472,8 @@ Value bTriangleIndices(CallContext& c, std::vector<Value>& args) {
   r.insert(r.end(), k.begin(), k.end());
   if (device && !device->is(Kind::None) && !device->is(Kind::Str))
     fail(c.loc, c.name + "(): device must be a str, not " + typeName(*device), ErrorClass::TypeError);
-  Device& on = device && device->is(Kind::Str) ? deviceNamed(c.interp, device->asStr(), c.loc) : c.interp.context().cpu();
+  Device& on =
+      device && device->is(Kind::Str) ? deviceNamed(c.interp, device->asStr(), c.loc) : c.interp.context().cpu();
   Value out = i64Tensor(c, r, {2, static_cast<int64_t>(k.size())}, on);
   if (dtype && !dtype->is(Kind::None)) out = applyOp(c, ir::Op::AsType, {out, *dtype});
   return out;
@@ -479,7 +507,8 @@ void addTensorArrangements(BuiltinTable& table) {
                     Builtin::TakeAlongDim, Builtin::TensorSplit, Builtin::Hsplit, Builtin::Vsplit, Builtin::Dsplit,
                     Builtin::Unflatten})
     table[ir::builtinInfo(b).name] = tensorArrangeMethod(ir::builtinInfo(b).name);
-  for (Builtin b : {Builtin::Atleast1d, Builtin::Atleast2d, Builtin::Atleast3d}) table[ir::builtinInfo(b).name] = bAtLeast;
+  for (Builtin b : {Builtin::Atleast1d, Builtin::Atleast2d, Builtin::Atleast3d})
+    table[ir::builtinInfo(b).name] = bAtLeast;
   for (Builtin b : {Builtin::Hstack, Builtin::Vstack, Builtin::RowStack, Builtin::Dstack, Builtin::ColumnStack})
     table[ir::builtinInfo(b).name] = bStacks;
   table[ir::builtinInfo(Builtin::BroadcastTensors).name] = bBroadcastTensors;

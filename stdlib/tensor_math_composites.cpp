@@ -31,7 +31,8 @@ Value unary(CallContext& c, std::vector<Value>& args) {
   atMost(c, args, 1);
   Value x = argument(c, args, 0, "input", nullptr);
   c.checkKeywordsUsed(c.name.c_str());
-  if (!x.is(Kind::Tensor)) fail(c.loc, c.name + "(): input must be a Tensor, not " + typeName(x), ErrorClass::TypeError);
+  if (!x.is(Kind::Tensor))
+    fail(c.loc, c.name + "(): input must be a Tensor, not " + typeName(x), ErrorClass::TypeError);
   return x;
 }
 
@@ -122,7 +123,8 @@ Value bHeaviside(CallContext& c, std::vector<Value>& args) {
   for (const Value* v : {&x, &values})
     if (!v->is(Kind::Tensor)) fail(c.loc, "heaviside(): input and values must be Tensors", ErrorClass::TypeError);
   DType dt = ir::promote(tensorOf(x).dtype(), tensorOf(values).dtype());
-  Value step = applyOp(c, ir::Op::AsType, {binary(c, ir::Op::Gt, x, Value::integer(0)), Value::dtype(static_cast<int>(dt))});
+  Value step =
+      applyOp(c, ir::Op::AsType, {binary(c, ir::Op::Gt, x, Value::integer(0)), Value::dtype(static_cast<int>(dt))});
   Value typed = applyOp(c, ir::Op::AsType, {values, Value::dtype(static_cast<int>(dt))});
   return where(c, binary(c, ir::Op::Eq, x, Value::integer(0)), typed, step);
 }

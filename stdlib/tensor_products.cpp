@@ -32,8 +32,9 @@ Value tensorOfRank(CallContext& c, const std::vector<Value>& args, size_t at, co
 void sameSize(CallContext& c, const Value& a, int da, const Value& b, int db) {
   const Tensor &x = tensorOf(a), &y = tensorOf(b);
   if (x.dim(da) != y.dim(db))
-    fail(c.loc, c.name + "(): the sizes of " + typeString(x) + " and " + typeString(y) + " do not match (" +
-                    std::to_string(x.dim(da)) + " and " + std::to_string(y.dim(db)) + ")",
+    fail(c.loc,
+         c.name + "(): the sizes of " + typeString(x) + " and " + typeString(y) + " do not match (" +
+             std::to_string(x.dim(da)) + " and " + std::to_string(y.dim(db)) + ")",
          ErrorClass::ValueError);
 }
 
@@ -66,8 +67,9 @@ Value bDot(CallContext& c, std::vector<Value>& args) {
   c.checkKeywordsUsed(c.name.c_str());
   sameSize(c, a, 0, b, 0);
   if (tensorOf(a).dtype() != tensorOf(b).dtype())
-    fail(c.loc, c.name + "(): expects both vectors to have the same dtype, not " + typeString(tensorOf(a)) + " and " +
-                    typeString(tensorOf(b)),
+    fail(c.loc,
+         c.name + "(): expects both vectors to have the same dtype, not " + typeString(tensorOf(a)) + " and " +
+             typeString(tensorOf(b)),
          ErrorClass::TypeError);
   return matmul(c, a, b);
 }
@@ -110,8 +112,10 @@ Value contract(CallContext& c, const Value& a, const Value& b, const std::vector
       outShape.push_back(y.dim(static_cast<int>(d)));
       freeB *= y.dim(static_cast<int>(d));
     }
-  Value left = applyOp(c, ir::Op::Reshape, {applyOp(c, ir::Op::Permute, {a, intsTuple(permA)}), intsTuple({freeA, inner})});
-  Value right = applyOp(c, ir::Op::Reshape, {applyOp(c, ir::Op::Permute, {b, intsTuple(permB)}), intsTuple({inner, freeB})});
+  Value left =
+      applyOp(c, ir::Op::Reshape, {applyOp(c, ir::Op::Permute, {a, intsTuple(permA)}), intsTuple({freeA, inner})});
+  Value right =
+      applyOp(c, ir::Op::Reshape, {applyOp(c, ir::Op::Permute, {b, intsTuple(permB)}), intsTuple({inner, freeB})});
   return applyOp(c, ir::Op::Reshape, {matmul(c, left, right), intsTuple(outShape)});
 }
 
@@ -125,7 +129,8 @@ std::vector<int64_t> dimList(CallContext& c, const Value& v) {
       out.push_back(item.asInt());
     }
   else
-    fail(c.loc, c.name + "(): dims must be an int or a pair of lists of ints, not " + typeName(v), ErrorClass::TypeError);
+    fail(c.loc, c.name + "(): dims must be an int or a pair of lists of ints, not " + typeName(v),
+         ErrorClass::TypeError);
   return out;
 }
 
@@ -187,9 +192,9 @@ Value scaledSum(CallContext& c, const Value& input, const Value& product) {
       fail(c.loc, c.name + "(): beta and alpha must be numbers, not " + typeName(*v), ErrorClass::TypeError);
   Value scaled = alpha.asFloat() == 1.0 ? product : binary(c, ir::Op::Mul, alpha, product);
   if (beta.asFloat() == 0.0) {
-    Shape shape = broadcastShapes(tensorOf(input).shape(), tensorOf(scaled).shape(), c.loc,
-                                  c.name + "(): input " + typeString(tensorOf(input)) + " does not broadcast to " +
-                                      typeString(tensorOf(scaled)));
+    Shape shape = broadcastShapes(
+        tensorOf(input).shape(), tensorOf(scaled).shape(), c.loc,
+        c.name + "(): input " + typeString(tensorOf(input)) + " does not broadcast to " + typeString(tensorOf(scaled)));
     return shape == tensorOf(scaled).shape() ? scaled : applyOp(c, ir::Op::BroadcastTo, {scaled, intsTuple(shape)});
   }
   Value base = beta.asFloat() == 1.0 ? input : binary(c, ir::Op::Mul, beta, input);

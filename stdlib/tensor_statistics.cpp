@@ -18,7 +18,8 @@ using namespace nn::rt;
 namespace {
 
 bool flagArg(CallContext& c, const Value& v, const char* what) {
-  if (!v.is(Kind::Bool)) fail(c.loc, c.name + "(): " + what + " must be a bool, not " + typeName(v), ErrorClass::TypeError);
+  if (!v.is(Kind::Bool))
+    fail(c.loc, c.name + "(): " + what + " must be a bool, not " + typeName(v), ErrorClass::TypeError);
   return v.asBool();
 }
 
@@ -71,8 +72,9 @@ Value pickSorted(CallContext& c, const Along& a, const Value& at, bool keepdim, 
 Value positionsFilled(CallContext& c, const Along& a, int64_t k) {
   Shape shape = tensorOf(a.x).shape();
   shape[static_cast<size_t>(a.dim)] = 1;
-  return applyOp(c, ir::Op::Full, {intsTuple(std::vector<int64_t>(shape.begin(), shape.end())), Value::integer(k),
-                                   Value::dtype(static_cast<int>(DType::I64)), Value::str(tensorOf(a.x).device().name())});
+  return applyOp(c, ir::Op::Full,
+                 {intsTuple(std::vector<int64_t>(shape.begin(), shape.end())), Value::integer(k),
+                  Value::dtype(static_cast<int>(DType::I64)), Value::str(tensorOf(a.x).device().name())});
 }
 
 // median(x, dim=None, keepdim=False): the lower of the two middle values
@@ -114,10 +116,12 @@ Value bKthvalue(CallContext& c, std::vector<Value>& args) {
   bool keepdim = flagArg(c, argument(c, args, 3, "keepdim", &no), "keepdim");
   c.checkKeywordsUsed("kthvalue");
   Along a = alongOf(c, x, dimV);
-  if (!kV.isIntLike()) fail(c.loc, std::string("kthvalue(): k must be an int, not ") + typeName(kV), ErrorClass::TypeError);
+  if (!kV.isIntLike())
+    fail(c.loc, std::string("kthvalue(): k must be an int, not ") + typeName(kV), ErrorClass::TypeError);
   if (kV.asInt() < 1 || kV.asInt() > a.length)
-    fail(c.loc, "kthvalue(): k (" + std::to_string(kV.asInt()) + ") is out of range for a dim of size " +
-                    std::to_string(a.length),
+    fail(c.loc,
+         "kthvalue(): k (" + std::to_string(kV.asInt()) + ") is out of range for a dim of size " +
+             std::to_string(a.length),
          ErrorClass::IndexError);
   bool zeroD = tensorOf(x).ndim() == 0;
   return pickSorted(c, a, positionsFilled(c, a, kV.asInt() - 1), keepdim, zeroD, true);
@@ -142,10 +146,12 @@ Value bQuantile(CallContext& c, std::vector<Value>& args) {
     fail(c.loc, c.name + "(): interpolation must be 'linear', 'lower', 'higher', 'midpoint' or 'nearest'",
          ErrorClass::ValueError);
   const Tensor& t = tensorArg(c, x, "input");
-  if (!isFloating(t.dtype())) fail(c.loc, c.name + "(): expects a float tensor, not " + typeString(t), ErrorClass::TypeError);
+  if (!isFloating(t.dtype()))
+    fail(c.loc, c.name + "(): expects a float tensor, not " + typeString(t), ErrorClass::TypeError);
   std::vector<double> qs;
   bool many = !qV.isNumber();
-  if (qV.isNumber()) qs.push_back(qV.asFloat());
+  if (qV.isNumber())
+    qs.push_back(qV.asFloat());
   else if (qV.is(Kind::List) || qV.is(Kind::Tuple))
     for (const Value& q : qV.as<SeqObj>().items) {
       if (!q.isNumber()) fail(c.loc, c.name + "(): q must be numbers", ErrorClass::TypeError);
@@ -163,8 +169,9 @@ Value bQuantile(CallContext& c, std::vector<Value>& args) {
   Along a = alongOf(c, x, dimV);
   if (a.length == 0) fail(c.loc, c.name + "(): cannot compute a quantile of an empty line", ErrorClass::IndexError);
   bool whole = dimV.is(Kind::None);
-  Value sorted = applyOp(c, ir::Op::Gather, {a.x, Value::integer(a.dim),
-                                             applyOp(c, ir::Op::ArgSort, {a.x, Value::integer(a.dim), Value::boolean(false)})});
+  Value sorted = applyOp(
+      c, ir::Op::Gather,
+      {a.x, Value::integer(a.dim), applyOp(c, ir::Op::ArgSort, {a.x, Value::integer(a.dim), Value::boolean(false)})});
   // The valid (not NaN) values of each line, as a float count.
   Value nans = nanCounts(c, a);
   Value valid = binary(c, ir::Op::Sub, Value::integer(a.length), nans);
@@ -176,28 +183,37 @@ Value bQuantile(CallContext& c, std::vector<Value>& args) {
     Value counted = ignoreNan ? valid : binary(c, ir::Op::Add, valid, nans);
     counted = applyOp(c, ir::Op::AsType, {counted, Value::dtype(static_cast<int>(t.dtype()))});
     Value span = binary(c, ir::Op::Sub, counted, Value::integer(1));
-    Value pos = binary(c, ir::Op::Mul, Value::real(q), applyOp(c, ir::Op::Clip, {span, Value::integer(0), Value::none()}));
+    Value pos =
+        binary(c, ir::Op::Mul, Value::real(q), applyOp(c, ir::Op::Clip, {span, Value::integer(0), Value::none()}));
     Value lo = applyOp(c, ir::Op::Floor, {pos}), hi = applyOp(c, ir::Op::Ceil, {pos});
     auto at = [&](const Value& p) {
       Value i = applyOp(c, ir::Op::AsType, {p, Value::dtype(static_cast<int>(DType::I64))});
       return applyOp(c, ir::Op::Gather, {sorted, Value::integer(a.dim), i});
     };
     Value below = at(lo), above = at(hi), r;
-    if (mode == "lower") r = below;
-    else if (mode == "higher") r = above;
-    else if (mode == "nearest") r = at(applyOp(c, ir::Op::Round, {pos}));
-    else if (mode == "midpoint") r = binary(c, ir::Op::Mul, binary(c, ir::Op::Add, below, above), Value::real(0.5));
+    if (mode == "lower")
+      r = below;
+    else if (mode == "higher")
+      r = above;
+    else if (mode == "nearest")
+      r = at(applyOp(c, ir::Op::Round, {pos}));
+    else if (mode == "midpoint")
+      r = binary(c, ir::Op::Mul, binary(c, ir::Op::Add, below, above), Value::real(0.5));
     else {  // PyTorch's lerp: exact at either end
       Value w = binary(c, ir::Op::Sub, pos, lo), gap = binary(c, ir::Op::Sub, above, below);
       Value fromBelow = binary(c, ir::Op::Add, below, binary(c, ir::Op::Mul, w, gap));
-      Value fromAbove = binary(c, ir::Op::Sub, above, binary(c, ir::Op::Mul, gap, binary(c, ir::Op::Sub, Value::real(1.0), w)));
+      Value fromAbove =
+          binary(c, ir::Op::Sub, above, binary(c, ir::Op::Mul, gap, binary(c, ir::Op::Sub, Value::real(1.0), w)));
       r = where(c, binary(c, ir::Op::Lt, w, Value::real(0.5)), fromBelow, fromAbove);
     }
     // NaN where the line has a NaN (quantile) or nothing but NaNs.
-    Value bad = ignoreNan ? binary(c, ir::Op::Eq, valid, Value::integer(0)) : binary(c, ir::Op::Gt, nans, Value::integer(0));
+    Value bad =
+        ignoreNan ? binary(c, ir::Op::Eq, valid, Value::integer(0)) : binary(c, ir::Op::Gt, nans, Value::integer(0));
     r = where(c, bad, Value::real(NAN), r);
-    if (whole) r = applyOp(c, ir::Op::Reshape, {r, intsTuple({})});
-    else if (!keepdim) r = squeezed(c, r, a.dim);
+    if (whole)
+      r = applyOp(c, ir::Op::Reshape, {r, intsTuple({})});
+    else if (!keepdim)
+      r = squeezed(c, r, a.dim);
     results.push_back(r);
   }
   if (!many) return results[0];

@@ -19,8 +19,8 @@
 //     broadcasting (one element as element_math.h computes it), the
 //     reductions, softmax and log_softmax, cross_entropy, one_hot, integer
 //     matmul, fills and conversions of every dtype (cuda_kernels.cu);
-//     indexing reads and writes, gather, scatter and scatter_add, cumsum and
-//     cumprod, sort, tril and triu, layer_norm and binary_cross_entropy
+//     indexing reads and writes, gather, scatter and scatter_add, cumsum
+//     and cumprod, sort, tril and triu, layer_norm and binary_cross_entropy
 //     (cuda_index_kernels.cu); matmul of floats (batched) and linear
 //     through cuBLAS (opened when a device is made); conv2d, pooling,
 //     batch_norm and their gradients through cuDNN (cudnn_kernels.cpp);
