@@ -187,7 +187,7 @@ Value bRepeatInterleave(CallContext& c, std::vector<Value>& args) {
         c, ir::Op::Arange,
         {Value::integer(t.numel()), Value::none(), Value::none(), Value::none(), Value::str(t.device().name())});
   }
-  const Tensor& source = tensorOf(x);
+  Tensor source = tensorOf(x);  // a handle: x is reassigned below
   int64_t dim = 0;
   if (dimV.is(Kind::None))
     x = reshaped(c, x, {source.numel()});
