@@ -136,7 +136,7 @@ const std::vector<std::string>& tensorOwnMethodNames() {
       "moveaxis", "cross", "kron", "unique", "bincount", "histc", "bmm", "mv", "dot", "vdot", "inner", "trace", "addmm",
       "addmv", "addr", "baddbmm", "addbmm", "tile", "fliplr", "flipud", "rot90", "repeat_interleave",
       "take_along_dim", "tensor_split", "hsplit", "vsplit", "dsplit", "unflatten", "median", "nanmedian",
-      "kthvalue", "quantile", "nanquantile", "nansum", "nanmean", "aminmax", "trunc", "fix", "frac",
+      "kthvalue", "quantile", "nanquantile", "nansum", "nanmean", "aminmax", "cummax", "cummin", "trunc", "fix", "frac",
       "deg2rad", "rad2deg", "sinc", "logaddexp", "xlogy", "heaviside", "float_power"};
   return names;
 }

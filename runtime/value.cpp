@@ -535,11 +535,18 @@ namespace {
 
 // A container compared with itself is equal without looking inside (as
 // Python's identity shortcut), so a self-referential list equals itself.
+// The builtin `bool`, which names the bool dtype too (zeros(2, dtype=bool)),
+// so that x.dtype == bool holds for a bool tensor as x.dtype == f32 does
+// for an f32 one.
+bool isBoolBuiltin(const Value& v) { return v.is(Kind::Builtin) && v.as<BuiltinObj>().name == "bool"; }
+
 bool equalAt(const Value& a, const Value& b, size_t depth) {
   if (a.isNumber() && b.isNumber()) {
     if (a.isIntLike() && b.isIntLike()) return a.asInt() == b.asInt();
     return a.asFloat() == b.asFloat();
   }
+  if (a.is(Kind::DType) && isBoolBuiltin(b)) return static_cast<DType>(a.asInt()) == DType::Bool;
+  if (b.is(Kind::DType) && isBoolBuiltin(a)) return static_cast<DType>(b.asInt()) == DType::Bool;
   if (a.kind() != b.kind()) return false;
   switch (a.kind()) {
     case Kind::None:

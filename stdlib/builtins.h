@@ -77,7 +77,7 @@ void addTensorArrangements(BuiltinTable& table);
 rt::BuiltinFn tensorArrangeMethod(const std::string& name);
 
 // median, nanmedian, kthvalue, quantile, nanquantile, nansum, nanmean,
-// var_mean, std_mean and aminmax (tensor_statistics.cpp), and the function
+// var_mean, std_mean, aminmax, cummax and cummin (tensor_statistics.cpp), and the function
 // of those that are also tensor methods, by name (or null).
 void addTensorStatistics(BuiltinTable& table);
 rt::BuiltinFn tensorStatisticMethod(const std::string& name);

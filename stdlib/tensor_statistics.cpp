@@ -1,10 +1,12 @@
 // PyTorch's order statistics and NaN-aware reductions, compositions of
 // sort, gather and the reductions: median and nanmedian, kthvalue,
-// quantile and nanquantile, nansum and nanmean, var_mean and std_mean, and
-// aminmax. An order statistic is x gathered at the position sort finds
+// quantile and nanquantile, nansum and nanmean, var_mean and std_mean,
+// aminmax, and the running extremes cummax and cummin. An order statistic is x gathered at the position sort finds
 // (so the tape differentiates it as x's element there, as PyTorch's), in
 // every mode; the ones PyTorch also has as tensor methods are methods too.
+#include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "ir/builtins.h"
 #include "runtime/tensor_ops.h"
@@ -285,6 +287,52 @@ Value bAminmax(CallContext& c, std::vector<Value>& args) {
   return makeNamedTuple({lo, hi}, {"min", "max"});
 }
 
+// cummax(x, dim) and cummin: (values, indices) of the running maximum
+// (minimum) along dim, the index that of the latest element equal to it
+// and, from the first NaN on, that NaN's (PyTorch's); the values are x
+// gathered at the indices, so they differentiate as x's elements there.
+Value bCumExtreme(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 2);
+  Value x = argument(c, args, 0, "input", nullptr), dimV = argument(c, args, 1, "dim", nullptr);
+  c.checkKeywordsUsed(c.name.c_str());
+  const Tensor& t = tensorArg(c, x, "input");
+  bool larger = c.name == "cummax";
+  Value line = t.ndim() == 0 ? applyOp(c, ir::Op::Reshape, {x, intsTuple({1})}) : x;
+  const Tensor& lined = tensorOf(line);
+  if (!dimV.isIntLike()) fail(c.loc, c.name + "(): dim must be an int, not " + typeName(dimV), ErrorClass::TypeError);
+  int64_t dim = normalizeAxis(dimV.asInt(), std::max(1, static_cast<int>(t.ndim())), c.loc, c.name.c_str());
+  int64_t len = lined.dim(static_cast<int>(dim)), inner = 1;
+  for (int d = static_cast<int>(dim) + 1; d < lined.ndim(); ++d) inner *= lined.dim(d);
+  int64_t outer = len * inner == 0 ? 0 : lined.numel() / (len * inner);
+  std::vector<int64_t> index(static_cast<size_t>(lined.numel()));
+  auto scan = [&](auto zero) {
+    using T = decltype(zero);
+    Tensor h = astype(readableOnHost(lined, c.loc), std::is_same_v<T, double> ? DType::F64 : DType::I64).contiguous();
+    const T* v = h.data<T>();
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i) {
+        int64_t base = o * len * inner + i, best = 0;
+        for (int64_t j = 0; j < len; ++j) {
+          T now = v[base + j * inner], kept = v[base + best * inner];
+          bool takes = kept != kept ? false : now != now ? true : larger ? now >= kept : now <= kept;
+          if (takes) best = j;
+          index[static_cast<size_t>(base + j * inner)] = best;
+        }
+      }
+  };
+  if (isFloating(t.dtype())) scan(0.0);
+  else scan(int64_t{0});
+  Tensor indices = Tensor::empty(DType::I64, lined.shape(), c.interp.context().cpu());
+  std::copy(index.begin(), index.end(), indices.data<int64_t>());
+  Value at = makeTensorValue(copyTo(indices, t.device(), c.loc));
+  Value values = applyOp(c, ir::Op::Gather, {line, Value::integer(dim), at});
+  if (t.ndim() == 0) {
+    values = applyOp(c, ir::Op::Reshape, {values, intsTuple({})});
+    at = applyOp(c, ir::Op::Reshape, {at, intsTuple({})});
+  }
+  return makeNamedTuple({values, at}, {"values", "indices"});
+}
+
 }  // namespace
 
 BuiltinFn tensorStatisticMethod(const std::string& name) {
@@ -293,13 +341,14 @@ BuiltinFn tensorStatisticMethod(const std::string& name) {
   if (name == "quantile" || name == "nanquantile") return bQuantile;
   if (name == "nansum" || name == "nanmean") return bNanReduce;
   if (name == "aminmax") return bAminmax;
+  if (name == "cummax" || name == "cummin") return bCumExtreme;
   return nullptr;
 }
 
 void addTensorStatistics(BuiltinTable& table) {
   using ir::Builtin;
   for (Builtin b : {Builtin::Median, Builtin::Nanmedian, Builtin::Kthvalue, Builtin::Quantile, Builtin::Nanquantile,
-                    Builtin::Nansum, Builtin::Nanmean, Builtin::Aminmax})
+                    Builtin::Nansum, Builtin::Nanmean, Builtin::Aminmax, Builtin::Cummax, Builtin::Cummin})
     table[ir::builtinInfo(b).name] = tensorStatisticMethod(ir::builtinInfo(b).name);
   table[ir::builtinInfo(Builtin::VarMean).name] = bSpreadMean;
   table[ir::builtinInfo(Builtin::StdMean).name] = bSpreadMean;
