@@ -545,9 +545,11 @@ bool equalAt(const Value& a, const Value& b, size_t depth) {
     if (a.isIntLike() && b.isIntLike()) return a.asInt() == b.asInt();
     return a.asFloat() == b.asFloat();
   }
-  if (a.is(Kind::DType) && isBoolBuiltin(b)) return static_cast<DType>(a.asInt()) == DType::Bool;
-  if (b.is(Kind::DType) && isBoolBuiltin(a)) return static_cast<DType>(b.asInt()) == DType::Bool;
-  if (a.kind() != b.kind()) return false;
+  if (a.kind() != b.kind()) {
+    if (a.is(Kind::DType) && isBoolBuiltin(b)) return static_cast<DType>(a.asInt()) == DType::Bool;
+    if (b.is(Kind::DType) && isBoolBuiltin(a)) return static_cast<DType>(b.asInt()) == DType::Bool;
+    return false;
+  }
   switch (a.kind()) {
     case Kind::None:
     case Kind::Ellipsis: return true;

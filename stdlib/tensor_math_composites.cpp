@@ -6,6 +6,7 @@
 // or numbers, broadcast together; the ones PyTorch also has as tensor
 // methods are methods too.
 #include <cmath>
+#include <utility>
 
 #include "ir/builtins.h"
 #include "runtime/tensor_ops.h"
@@ -25,6 +26,17 @@ Value operand(CallContext& c, const std::vector<Value>& args, size_t at, const c
   if (!v.is(Kind::Tensor) && !v.isNumber())
     fail(c.loc, c.name + "(): " + name + " must be a Tensor or a number, not " + typeName(v), ErrorClass::TypeError);
   return v;
+}
+
+// A binary function's operands (input and `second`), at least one of them
+// a tensor.
+std::pair<Value, Value> operands(CallContext& c, std::vector<Value>& args, const char* second) {
+  atMost(c, args, 2);
+  Value a = operand(c, args, 0, "input"), b = operand(c, args, 1, second);
+  c.checkKeywordsUsed(c.name.c_str());
+  if (!a.is(Kind::Tensor) && !b.is(Kind::Tensor))
+    fail(c.loc, c.name + "(): expects a Tensor for input or " + second, ErrorClass::TypeError);
+  return {a, b};
 }
 
 Value unary(CallContext& c, std::vector<Value>& args) {
@@ -82,11 +94,8 @@ Value bSinc(CallContext& c, std::vector<Value>& args) {
 // larger's and |a - b|'s would give all to one): under a tape the value
 // is stop_gradient(value) + (s - stop_gradient(s)), the last term 0.
 Value bLogaddexp(CallContext& c, std::vector<Value>& args) {
-  atMost(c, args, 2);
-  Value a = floating(c, operand(c, args, 0, "input")), b = floating(c, operand(c, args, 1, "other"));
-  c.checkKeywordsUsed("logaddexp");
-  if (!a.is(Kind::Tensor) && !b.is(Kind::Tensor))
-    fail(c.loc, "logaddexp(): expects a Tensor for input or other", ErrorClass::TypeError);
+  auto [input, other] = operands(c, args, "other");
+  Value a = floating(c, input), b = floating(c, other);
   Value larger = where(c, binary(c, ir::Op::Gt, a, b), a, b);
   Value gap = binary(c, ir::Op::Mul, Value::real(-1.0), op1(c, ir::Op::Abs, binary(c, ir::Op::Sub, a, b)));
   Value sum = binary(c, ir::Op::Add, larger, op1(c, ir::Op::Log1p, op1(c, ir::Op::Exp, gap)));
@@ -102,11 +111,8 @@ Value bLogaddexp(CallContext& c, std::vector<Value>& args) {
 
 // xlogy(x, y) = x * log(y), 0 where x is 0 (unless y is NaN).
 Value bXlogy(CallContext& c, std::vector<Value>& args) {
-  atMost(c, args, 2);
-  Value x = floating(c, operand(c, args, 0, "input")), y = floating(c, operand(c, args, 1, "other"));
-  c.checkKeywordsUsed("xlogy");
-  if (!x.is(Kind::Tensor) && !y.is(Kind::Tensor))
-    fail(c.loc, "xlogy(): expects a Tensor for input or other", ErrorClass::TypeError);
+  auto [input, other] = operands(c, args, "other");
+  Value x = floating(c, input), y = floating(c, other);
   Value logY = y.is(Kind::Tensor) ? op1(c, ir::Op::Log, y) : Value::real(std::log(y.asFloat()));
   Value product = binary(c, ir::Op::Mul, x, logY);
   Value zero = binary(c, ir::Op::Eq, x, Value::integer(0));
@@ -131,15 +137,11 @@ Value bHeaviside(CallContext& c, std::vector<Value>& args) {
 
 // float_power(a, b): a ** b in f64.
 Value bFloatPower(CallContext& c, std::vector<Value>& args) {
-  atMost(c, args, 2);
-  Value a = operand(c, args, 0, "input"), b = operand(c, args, 1, "exponent");
-  c.checkKeywordsUsed("float_power");
+  auto [a, b] = operands(c, args, "exponent");
   auto f64 = [&](const Value& v) {
     return v.is(Kind::Tensor) ? applyOp(c, ir::Op::AsType, {v, Value::dtype(static_cast<int>(DType::F64))})
                               : Value::real(v.asFloat());
   };
-  if (!a.is(Kind::Tensor) && !b.is(Kind::Tensor))
-    fail(c.loc, "float_power(): expects a Tensor for input or exponent", ErrorClass::TypeError);
   return binary(c, ir::Op::Pow, f64(a), f64(b));
 }
 
