@@ -137,7 +137,7 @@ const std::vector<std::string>& tensorOwnMethodNames() {
       "addmv", "addr", "baddbmm", "addbmm", "tile", "fliplr", "flipud", "rot90", "repeat_interleave",
       "take_along_dim", "tensor_split", "hsplit", "vsplit", "dsplit", "unflatten", "median", "nanmedian",
       "kthvalue", "quantile", "nanquantile", "nansum", "nanmean", "aminmax", "cummax", "cummin", "trunc", "fix", "frac",
-      "deg2rad", "rad2deg", "sinc", "logaddexp", "xlogy", "heaviside", "float_power"};
+      "deg2rad", "rad2deg", "sinc", "logaddexp", "logaddexp2", "xlogy", "heaviside", "float_power"};
   return names;
 }
 

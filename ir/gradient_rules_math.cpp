@@ -1,8 +1,10 @@
 // The gradient rules (see gradient.h) of the elementwise math ops beyond
 // the activations: log1p, expm1, square, reciprocal, the logarithms and
 // exponentials of other bases, and the trigonometric and hyperbolic
-// functions past sin, cos and tanh. Each is the adjoint times the
-// derivative, from the result where PyTorch's uses it.
+// functions past sin, cos and tanh, and the two-argument functions atan2,
+// hypot, copysign and fmod. Each is the adjoint times the derivative,
+// from the result where PyTorch's uses it, in PyTorch's order of
+// operations (so a zero denominator gives its NaN where it gives one).
 #include <cmath>
 
 #include "ir/gradient.h"
@@ -60,6 +62,42 @@ void GradAcos(GradientBuilder& b) {
   if (!b.wanted[0]) return;
   Value* x = b.operands[0];
   b.grads[0] = b.neg(b.div(b.adjoint, b.emit(Op::Sqrt, {b.sub(b.constant(1.0), b.mul(x, x))})));
+}
+
+// atan2(a, b) = the angle of (b, a): d/da = b / (a^2 + b^2), d/db = -a / (a^2 + b^2).
+void GradAtan2(GradientBuilder& b) {
+  Value* y = b.operands[0];
+  Value* x = b.operands[1];
+  Value* recip = b.div(b.constant(1.0), b.add(b.mul(y, y), b.mul(x, x)));
+  if (b.wanted[0]) b.grads[0] = b.sumTo(b.mul(b.mul(b.adjoint, x), recip), y);
+  if (b.wanted[1]) b.grads[1] = b.sumTo(b.mul(b.mul(b.adjoint, b.neg(y)), recip), x);
+}
+
+// hypot(a, b) = sqrt(a^2 + b^2): d/da = a / hypot, d/db = b / hypot.
+void GradHypot(GradientBuilder& b) {
+  for (size_t i = 0; i < 2; ++i)
+    if (b.wanted[i]) b.grads[i] = b.sumTo(b.div(b.mul(b.adjoint, b.operands[i]), b.result()), b.operands[i]);
+}
+
+// copysign(a, b) = a or -a: d/da = result / a, 0 where a is 0 (PyTorch's
+// choice there); no gradient flows to the sign's source b.
+void GradCopysign(GradientBuilder& b) {
+  if (!b.wanted[0]) return;
+  Value* a = b.operands[0];
+  Value* ratio = b.emit(Op::Where, {b.emit(Op::Eq, {a, b.constant(0.0)}), b.constant(0.0), b.div(b.result(), a)});
+  b.grads[0] = b.sumTo(b.mul(b.adjoint, ratio), a);
+}
+
+// fmod(a, b) = a - trunc(a / b) * b.
+void GradFmod(GradientBuilder& b) {
+  Value* a = b.operands[0];
+  Value* d = b.operands[1];
+  if (b.wanted[0]) b.grads[0] = b.sumTo(b.adjoint, a);
+  if (b.wanted[1]) {
+    Value* q = b.div(a, d);
+    Value* truncated = b.emit(Op::Where, {b.emit(Op::Lt, {q, b.constant(0.0)}), b.emit(Op::Ceil, {q}), b.emit(Op::Floor, {q})});
+    b.grads[1] = b.sumTo(b.neg(b.mul(b.adjoint, truncated)), d);
+  }
 }
 
 }  // namespace nn::ir

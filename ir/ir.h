@@ -101,6 +101,18 @@ inline bool computesInFloat(Op op) {
   }
 }
 
+// The dtype a binary elementwise op computes in (and returns, but for a
+// comparison) from its operands' common dtype: true division and the
+// float functions of integers or bools in f32; the arithmetic of bools in
+// i64 (True + True == 2, as for Python bools).
+inline DType binaryComputeType(Op op, DType common) {
+  bool inFloat = op == Op::Div || op == Op::Atan2 || op == Op::Hypot || op == Op::Copysign;
+  if (inFloat && !isFloating(common)) return DType::F32;
+  bool boolArith = op == Op::Add || op == Op::Sub || op == Op::Mul || op == Op::FloorDiv || op == Op::Mod ||
+                   op == Op::Pow || op == Op::Fmod;
+  return common == DType::Bool && boolArith ? DType::I64 : common;
+}
+
 // isnan, isinf, isfinite: a test of each element's class, a bool per
 // element (on an integer or bool tensor: whether it is finite).
 inline bool testsElementClass(Op op) { return op == Op::IsNan || op == Op::IsInf || op == Op::IsFinite; }

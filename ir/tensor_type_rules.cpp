@@ -75,12 +75,7 @@ Type elementwiseBinary(const Node& n, const Type& a, const Type& b) {
     if (t.dtype) common = promoteWithScalar(*t.dtype, *scalarKind(ta ? b : a));
   }
   std::optional<DType> result = common;
-  if (common) {
-    if (op == Op::Div && !isFloating(*common)) result = DType::F32;
-    if (!isComparison(op) && *common == DType::Bool &&
-        (op == Op::Add || op == Op::Sub || op == Op::Mul || op == Op::FloorDiv || op == Op::Mod || op == Op::Pow))
-      result = DType::I64;
-  }
+  if (common && !isComparison(op)) result = binaryComputeType(op, *common);
   if (isComparison(op) || op == Op::LogicalAnd || op == Op::LogicalOr) result = DType::Bool;
   bool ok = true;
   std::optional<DimList> shape = broadcast(shapeOf(a), shapeOf(b), ok);

@@ -162,11 +162,11 @@ bool mayRaise(const ir::Node& n) {
     return !(floats && (op == Op::Add || op == Op::Sub || op == Op::Mul || op == Op::Neg || op == Op::Pos));
   }
   const ir::Type& r = n.result(0)->type();
-  // Integer division and modulo by a zero element raise; bit ops on float
+  // Integer division, modulo and fmod by a zero element raise; bit ops on float
   // tensors and `-` on bool tensors are type errors.
   if (!r.isTensor() || !r.dtype) return true;
   switch (n.op()) {
-    case Op::FloorDiv: case Op::Mod: return !ir::isFloating(*r.dtype);
+    case Op::FloorDiv: case Op::Mod: case Op::Fmod: return !ir::isFloating(*r.dtype);
     case Op::BitAnd: case Op::BitOr: case Op::BitXor: case Op::LShift: case Op::RShift: case Op::Invert:
     case Op::Pow: return true;
     case Op::Neg: case Op::Pos: return n.operand(0)->type().dtype == ir::DType::Bool;

@@ -1,6 +1,6 @@
 // CPU elementwise kernels: arithmetic with Python semantics for floor
-// division, modulo and powers, bitwise ops, comparisons and unary ops, for
-// every dtype they apply to. Loops are flat over contiguous data (which the
+// division, modulo and powers (and C's truncating remainder, fmod),
+// bitwise ops, comparisons and unary ops, for every dtype they apply to. Loops are flat over contiguous data (which the
 // compiler vectorises) and strided otherwise.
 #include <cmath>
 #include <cstring>
@@ -48,6 +48,14 @@ T floorDivOf(T a, T b) {
   return q;
 }
 
+// C's remainder: the dividend's sign.
+template <class T>
+T fmodOf(T a, T b) {
+  if constexpr (std::is_signed_v<T>)
+    if (b == -1) return T(0);
+  return a % b;
+}
+
 template <class T>
 T modOf(T a, T b) {
   if constexpr (std::is_signed_v<T>)
@@ -57,14 +65,21 @@ T modOf(T a, T b) {
   return m;
 }
 
-// Floor division (kFloorDiv) or modulo of floats. libm's fmod takes ~15 ns
+// What floatRemainderLoop computes from the exact remainder.
+enum class FromRemainder { FloorDiv, Mod, Fmod };
+
+// Floor division, Python's modulo or C's fmod of floats. libm's fmod takes ~15 ns
 // an element; SLEEF's vector fmod (vmath::fmod) computes the remainders of
 // a block at a time, in ~1 ns, to the same bits: in place where each
 // operand is contiguous or a single value, else from the operands' rows
 // gathered into blocks.
-template <class T, bool kFloorDiv>
+template <class T, FromRemainder kResult>
 void floatRemainderLoop(const Tensor& a, const Tensor& b, Tensor& o) {
-  auto finish = [](T x, T y, T mod) { return kFloorDiv ? floorDivFromRemainder(x, y, mod) : modFromRemainder(y, mod); };
+  auto finish = [](T x, T y, T mod) {
+    if constexpr (kResult == FromRemainder::FloorDiv) return floorDivFromRemainder(x, y, mod);
+    else if constexpr (kResult == FromRemainder::Mod) return modFromRemainder(y, mod);
+    else return mod != mod ? std::numeric_limits<T>::quiet_NaN() : mod;
+  };
   constexpr int64_t kBlock = 256;
   bool xSingle = a.isSingleValue(), ySingle = b.isSingleValue();
   const T* x = a.data<T>();
@@ -166,13 +181,18 @@ void registerArith(KernelTable& r) {
   });
   r.addBinary(Op::FloorDiv, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc loc) {
     checkDivisor<T>(b, loc);
-    if constexpr (std::is_floating_point_v<T>) floatRemainderLoop<T, true>(a, b, o);
+    if constexpr (std::is_floating_point_v<T>) floatRemainderLoop<T, FromRemainder::FloorDiv>(a, b, o);
     else binaryLoop<T, T>(a, b, o, [](T x, T y) { return floorDivOf(x, y); });
   });
   r.addBinary(Op::Mod, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc loc) {
     checkDivisor<T>(b, loc);
-    if constexpr (std::is_floating_point_v<T>) floatRemainderLoop<T, false>(a, b, o);
+    if constexpr (std::is_floating_point_v<T>) floatRemainderLoop<T, FromRemainder::Mod>(a, b, o);
     else binaryLoop<T, T>(a, b, o, [](T x, T y) { return modOf(x, y); });
+  });
+  r.addBinary(Op::Fmod, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc loc) {
+    checkDivisor<T>(b, loc);
+    if constexpr (std::is_floating_point_v<T>) floatRemainderLoop<T, FromRemainder::Fmod>(a, b, o);
+    else binaryLoop<T, T>(a, b, o, [](T x, T y) { return fmodOf(x, y); });
   });
   r.addBinary(Op::Pow, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc loc) {
     if constexpr (std::is_integral_v<T>) {

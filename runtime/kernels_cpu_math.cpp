@@ -1,4 +1,5 @@
-// CPU kernels of the tensor math ops (exp, log, tanh, relu, maximum, ...).
+// CPU kernels of the tensor math ops (exp, log, tanh, relu, maximum,
+// atan2, ...).
 // Transcendental ops run on f32/f64 (integer inputs are converted to f32 by
 // the caller); sign, abs, relu, rounding and min/max also keep integer
 // types; logical ops work on bool; where selects for every dtype.
@@ -78,6 +79,20 @@ template <class T>
 void registerMinMax(KernelTable& r) {
   r.addBinary(Op::Maximum, dtypeOf<T>(), extremumKernel<T, true>);
   r.addBinary(Op::Minimum, dtypeOf<T>(), extremumKernel<T, false>);
+}
+
+// libm's two-argument functions (the JIT calls the same ones).
+template <class T>
+void registerFloatBinary(KernelTable& r) {
+  r.addBinary(Op::Atan2, dtypeOf<T>(), [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+    binaryLoop<T, T>(a, b, o, [](T y, T x) { return std::atan2(y, x); });
+  });
+  r.addBinary(Op::Hypot, dtypeOf<T>(), [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+    binaryLoop<T, T>(a, b, o, [](T x, T y) { return std::hypot(x, y); });
+  });
+  r.addBinary(Op::Copysign, dtypeOf<T>(), [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+    binaryLoop<T, T>(a, b, o, [](T x, T y) { return std::copysign(x, y); });
+  });
 }
 
 // clip(x, lo, hi) for bounds that are not NaN, with the bits of
@@ -179,6 +194,8 @@ void registerCpuMathKernels(KernelTable& r) {
   registerMinMax<float>(r);
   registerMinMax<double>(r);
   registerMinMax<bool>(r);
+  registerFloatBinary<float>(r);
+  registerFloatBinary<double>(r);
   registerFiniteClass<bool>(r);
   r.addUnary(Op::LogicalNot, DType::Bool, [](const Tensor& a, Tensor& o, SourceLoc) {
     unaryLoop<bool, bool>(a, o, [](bool x) { return !x; });

@@ -55,13 +55,15 @@ Value mathBinary(Op op, const Value& a, const Value& b, SourceLoc loc) {
   const char* name = ir::opInfo(op).name;
   for (const Value* v : {&a, &b})
     if (!v->is(Kind::Tensor) && !v->isNumber())
-      fail(loc, std::string(name) + "() expects Tensors or numbers, not " + typeName(*v));
+      fail(loc, std::string(name) + "() expects Tensors or numbers, not " + typeName(*v), ErrorClass::TypeError);
   bool logical = op == Op::LogicalAnd || op == Op::LogicalOr;
   if (!a.is(Kind::Tensor) && !b.is(Kind::Tensor)) {
     // Two numbers: computed as 0-d tensors on a scratch device, returned as
-    // a number.
+    // a number (at Python's precision: an op that computes integers in
+    // float computes them in f64).
     ScalarDevice scalar;
-    DType dt = logical ? DType::Bool : a.is(Kind::Float) || b.is(Kind::Float) ? DType::F64 : DType::I64;
+    bool floats = a.is(Kind::Float) || b.is(Kind::Float) || isFloating(ir::binaryComputeType(op, DType::I64));
+    DType dt = logical ? DType::Bool : floats ? DType::F64 : DType::I64;
     Value x = makeTensorValue(tensorFromData(a, dt, loc, scalar));
     return item(tensorOf(mathBinary(op, x, b, loc)), loc);
   }

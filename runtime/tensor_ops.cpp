@@ -197,11 +197,7 @@ Value tensorBinary(Op op, const Value& a, const Value& b, SourceLoc loc, unsigne
                  : ta     ? promoteWithScalar(tensorOf(a).dtype(), scalarKind(b))
                           : promoteWithScalar(tensorOf(b).dtype(), scalarKind(a));
   bool compare = ir::isComparison(op);
-  DType compute = common;
-  if (op == Op::Div && !isFloating(common)) compute = DType::F32;
-  if (!compare && compute == DType::Bool && (op == Op::Add || op == Op::Sub || op == Op::Mul || op == Op::FloorDiv ||
-                                             op == Op::Mod || op == Op::Pow))
-    compute = DType::I64;  // True + True == 2, as for Python bools
+  DType compute = compare ? common : ir::binaryComputeType(op, common);
   // Dispatch by the operands' device, then op and dtype.
   Device& device = ta && tb ? commonDevice(tensorOf(a), tensorOf(b), ir::opInfo(op).name, loc)
                             : (ta ? tensorOf(a) : tensorOf(b)).device();

@@ -26,6 +26,7 @@ bool isValueOp(Op op) {
     case Op::Floor: case Op::Ceil: case Op::Round: case Op::IsNan:
     case Op::IsInf: case Op::IsFinite: case Op::LogicalNot:
     case Op::Maximum: case Op::Minimum: case Op::LogicalAnd: case Op::LogicalOr: case Op::Where:
+    case Op::Atan2: case Op::Hypot: case Op::Copysign: case Op::Fmod:
     case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne:
     case Op::Is: case Op::IsNot: case Op::In: case Op::NotIn:
     case Op::GetItem: case Op::SetItem: case Op::DelItem:
@@ -113,6 +114,7 @@ Value runValueOp(const ir::Node& n, const Value* const* in, unsigned consumable)
     case Op::IsInf: case Op::IsFinite: case Op::LogicalNot:
       return mathUnary(op, *in[0], loc, consumable);
     case Op::Maximum: case Op::Minimum: case Op::LogicalAnd: case Op::LogicalOr:
+    case Op::Atan2: case Op::Hypot: case Op::Copysign: case Op::Fmod:
       return mathBinary(op, *in[0], *in[1], loc);
     case Op::Where: return whereOp(*in[0], *in[1], *in[2], loc);
     case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne:

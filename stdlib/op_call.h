@@ -33,6 +33,8 @@ class OpCall {
 
   // Parameter `param`'s value.
   rt::Value& operator[](std::string_view param);
+  // The value of the parameter at `index` in the signature's order.
+  rt::Value& at(size_t index) { return params_.at(index); }
   bool isNone(std::string_view param) { return (*this)[param].is(rt::Kind::None); }
   // The parameter as a tensor (a located error names the parameter).
   const rt::Tensor& tensor(std::string_view param);

@@ -1,5 +1,5 @@
 // PyTorch's elementwise functions that are exact compositions of nn's
-// ops, written as PyTorch computes them: trunc (fix), frac, logaddexp,
+// ops, written as PyTorch computes them: trunc (fix), frac, logaddexp(2),
 // xlogy, sinc, deg2rad, rad2deg, heaviside and float_power. Each runs its
 // ops where a tape sees them, so it differentiates as they do (trunc's
 // gradient is zero, as floor's), in every mode; arguments may be tensors
@@ -93,17 +93,22 @@ Value bSinc(CallContext& c, std::vector<Value>& args) {
 // (sigmoid(a - b) for a, the rest for b: half each at a tie, where the
 // larger's and |a - b|'s would give all to one): under a tape the value
 // is stop_gradient(value) + (s - stop_gradient(s)), the last term 0.
+// logaddexp2(a, b) = log2(2^a + 2^b), the same in base 2: the larger plus
+// log1p(2^-|a - b|) / ln 2, s = b + softplus((a - b) ln 2) / ln 2.
+template <bool kBase2>
 Value bLogaddexp(CallContext& c, std::vector<Value>& args) {
   auto [input, other] = operands(c, args, "other");
   Value a = floating(c, input), b = floating(c, other);
+  auto natural = [&](Value v) { return kBase2 ? binary(c, ir::Op::Mul, v, Value::real(M_LN2)) : v; };
+  auto inBase = [&](Value v) { return kBase2 ? binary(c, ir::Op::Div, v, Value::real(M_LN2)) : v; };
   Value larger = where(c, binary(c, ir::Op::Gt, a, b), a, b);
-  Value gap = binary(c, ir::Op::Mul, Value::real(-1.0), op1(c, ir::Op::Abs, binary(c, ir::Op::Sub, a, b)));
-  Value sum = binary(c, ir::Op::Add, larger, op1(c, ir::Op::Log1p, op1(c, ir::Op::Exp, gap)));
+  Value gap = natural(binary(c, ir::Op::Mul, Value::real(-1.0), op1(c, ir::Op::Abs, binary(c, ir::Op::Sub, a, b))));
+  Value sum = binary(c, ir::Op::Add, larger, inBase(op1(c, ir::Op::Log1p, op1(c, ir::Op::Exp, gap))));
   Value infinite = a.is(Kind::Tensor) ? op1(c, ir::Op::IsInf, a) : Value::boolean(std::isinf(a.asFloat()));
   Value sameInfinity = applyOp(c, ir::Op::LogicalAnd, {infinite, binary(c, ir::Op::Eq, a, b)});
   Value value = where(c, sameInfinity, a, sum);
   if (!c.interp.tape()) return value;
-  Value smooth = binary(c, ir::Op::Add, b, op1(c, ir::Op::Softplus, binary(c, ir::Op::Sub, a, b)));
+  Value smooth = binary(c, ir::Op::Add, b, inBase(op1(c, ir::Op::Softplus, natural(binary(c, ir::Op::Sub, a, b)))));
   Value zero = binary(c, ir::Op::Sub, smooth, op1(c, ir::Op::StopGradient, smooth));
   zero = where(c, op1(c, ir::Op::IsFinite, smooth), zero, Value::real(0.0));  // inf - inf is no 0
   return binary(c, ir::Op::Add, op1(c, ir::Op::StopGradient, value), zero);
@@ -152,7 +157,8 @@ BuiltinFn tensorMathCompositeMethod(const std::string& name) {
   if (name == "frac") return bFrac;
   if (name == "deg2rad" || name == "rad2deg") return bAngle;
   if (name == "sinc") return bSinc;
-  if (name == "logaddexp") return bLogaddexp;
+  if (name == "logaddexp") return bLogaddexp<false>;
+  if (name == "logaddexp2") return bLogaddexp<true>;
   if (name == "xlogy") return bXlogy;
   if (name == "heaviside") return bHeaviside;
   if (name == "float_power") return bFloatPower;
@@ -162,7 +168,7 @@ BuiltinFn tensorMathCompositeMethod(const std::string& name) {
 void addTensorMathComposites(BuiltinTable& table) {
   using ir::Builtin;
   for (Builtin b : {Builtin::Trunc, Builtin::Fix, Builtin::Frac, Builtin::Deg2rad, Builtin::Rad2deg, Builtin::Sinc,
-                    Builtin::Logaddexp, Builtin::Xlogy, Builtin::Heaviside, Builtin::FloatPower})
+                    Builtin::Logaddexp, Builtin::Logaddexp2, Builtin::Xlogy, Builtin::Heaviside, Builtin::FloatPower})
     table[ir::builtinInfo(b).name] = tensorMathCompositeMethod(ir::builtinInfo(b).name);
 }
 

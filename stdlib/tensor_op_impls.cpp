@@ -155,7 +155,7 @@ Value unaryMathOp(OpCall& c) {
   // nothing else holds it.
   return mathUnary(c.op, c["x"], c.loc, kConsumeFirst);
 }
-Value binaryMathOp(OpCall& c) { return mathBinary(c.op, c["a"], c["b"], c.loc); }
+Value binaryMathOp(OpCall& c) { return mathBinary(c.op, c.at(0), c.at(1), c.loc); }
 Value whereFn(OpCall& c) { return whereOp(c["condition"], c["x"], c["y"], c.loc); }
 Value clipFn(OpCall& c) { return clipOp(c["x"], c["min"], c["max"], c.loc); }
 

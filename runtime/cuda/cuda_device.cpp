@@ -561,6 +561,7 @@ const KernelTable& cudaKernels() {
       t.addBinary(Op::Mul, d, binaryKernel<Binary::Mul>);
       t.addBinary(Op::FloorDiv, d, binaryKernel<Binary::FloorDiv>);
       t.addBinary(Op::Mod, d, binaryKernel<Binary::Mod>);
+      t.addBinary(Op::Fmod, d, binaryKernel<Binary::Fmod>);
       t.addBinary(Op::Maximum, d, binaryKernel<Binary::Maximum>);
       t.addBinary(Op::Minimum, d, binaryKernel<Binary::Minimum>);
       t.addUnary(Op::Neg, d, unaryKernel<Unary::Neg>);
@@ -614,6 +615,9 @@ const KernelTable& cudaKernels() {
     }
     for (DType d : {DType::F32, DType::F64}) {
       t.addBinary(Op::Div, d, binaryKernel<Binary::Div>);
+      t.addBinary(Op::Atan2, d, binaryKernel<Binary::Atan2>);
+      t.addBinary(Op::Hypot, d, binaryKernel<Binary::Hypot>);
+      t.addBinary(Op::Copysign, d, binaryKernel<Binary::Copysign>);
       t.addUnary(Op::Exp, d, unaryKernel<Unary::Exp>);
       t.addUnary(Op::Log, d, unaryKernel<Unary::Log>);
       t.addUnary(Op::Sqrt, d, unaryKernel<Unary::Sqrt>);

@@ -267,7 +267,7 @@ __global__ void integerMatmulKernel(const T* a, int64_t am, int64_t ak, const T*
 bool binary(Binary op, Elem type, const void* a, const Strided& sa, const void* b, const Strided& sb, void* out,
             const Strided& at, int64_t n, cudaStream_t s) {
   bool integral = type == Elem::I32 || type == Elem::I64;
-  bool mayFault = integral && (op == Binary::FloorDiv || op == Binary::Mod || op == Binary::Pow);
+  bool mayFault = integral && (op == Binary::FloorDiv || op == Binary::Mod || op == Binary::Fmod || op == Binary::Pow);
   Scratch fault(mayFault ? sizeof(int) : 0, s);
   if (mayFault) cudaMemsetAsync(fault.as<int>(), 0, sizeof(int), s);
   withElem(type, [&](auto e) {

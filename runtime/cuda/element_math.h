@@ -56,6 +56,9 @@ NN_HOST_DEVICE T applyBinary(Binary op, T x, T y, int* fault) {
         if (m != 0 && ((m < 0) != (y < 0))) m += y;
         return m;
       }
+      case Binary::Fmod:  // C's remainder, the dividend's sign
+        if (y == 0) return *fault = 1, T(0);
+        return y == -1 ? T(0) : static_cast<T>(x % y);
       case Binary::Pow: {  // by squaring, as the CPU's intPow
         if (y < 0) return *fault = 1, T(0);
         U result = 1, base = static_cast<U>(x);
@@ -70,7 +73,7 @@ NN_HOST_DEVICE T applyBinary(Binary op, T x, T y, int* fault) {
       default: return T(0);
     }
   } else {
-    using std::copysign, std::floor, std::fmod, std::pow;
+    using std::atan2, std::copysign, std::floor, std::fmod, std::hypot, std::pow;
     switch (op) {
       case Binary::Add: return x + y;
       case Binary::Sub: return x - y;
@@ -92,6 +95,13 @@ NN_HOST_DEVICE T applyBinary(Binary op, T x, T y, int* fault) {
         return m == T(0) ? copysign(T(0), y) : m;
       }
       case Binary::Pow: return pow(x, y);
+      case Binary::Fmod: {
+        T m = fmod(x, y);
+        return m != m ? T(NAN) : m;  // the default quiet NaN, as the CPU's
+      }
+      case Binary::Atan2: return atan2(x, y);
+      case Binary::Hypot: return hypot(x, y);
+      case Binary::Copysign: return copysign(x, y);
       case Binary::Maximum: return (x != x || y != y) ? x + y : (x > y ? x : y);
       case Binary::Minimum: return (x != x || y != y) ? x + y : (x < y ? x : y);
       default: return T(0);

@@ -63,7 +63,8 @@ inline void coalesce(Strided& at, Strided* const* operands, int count) {
 }
 
 enum class Binary : int {
-  Add, Sub, Mul, Div, FloorDiv, Mod, Pow, Maximum, Minimum, And, Or, BitAnd, BitOr, BitXor, LShift, RShift
+  Add, Sub, Mul, Div, FloorDiv, Mod, Pow, Maximum, Minimum, And, Or, BitAnd, BitOr, BitXor, LShift, RShift,
+  Fmod, Atan2, Hypot, Copysign
 };
 enum class Unary : int {
   Neg, Pos, Exp, Log, Sqrt, Rsqrt, Sin, Cos, Tanh, Sigmoid, Relu, Gelu, GeluGrad, Erf, Silu, SiluGrad, Softplus, Log1p,

@@ -6,9 +6,10 @@
 // contraction, no fast-math flags), the same NaN and signed-zero choices,
 // and the same functions for transcendental ops (libm's for f64, SLEEF's
 // for f32 and SLEEF's fmod for both, whose vector forms the loop
-// vectoriser calls), so a fused kernel and the op-by-op kernels agree bit
-// for bit. Where a kernel would fail (an integer floor division or modulo
-// by zero, an integer to a negative power) or SLEEF's fmod does (a huge
+// vectoriser calls; libm's atan2 and hypot for both), so a fused kernel
+// and the op-by-op kernels agree bit for bit. Where a kernel would fail
+// (an integer floor division or remainder by zero, an integer to a
+// negative power) or SLEEF's fmod does (a huge
 // quotient), the element is a fault (takeFaults): the kernel reports it,
 // and the fused node runs its ops one by one, which raise the error or
 // compute the element. Ops without a kernel for the dtype are refused
@@ -179,6 +180,10 @@ llvm::Value* ElementwiseEmitter::floatBinary(Op op, llvm::Value* x, llvm::Value*
       m = b_.CreateSelect(b_.CreateFCmpOEQ(m, zero), intrinsic(llvm::Intrinsic::copysign, zero, y), m);
       return b_.CreateSelect(b_.CreateOr(b_.CreateFCmpOEQ(y, zero), b_.CreateFCmpUNO(m, m)), llvm::ConstantFP::getNaN(t), m);
     }
+    case Op::Fmod: return remainder(x, y);  // its NaNs already the default quiet NaN
+    case Op::Atan2: return libm("atan2", x, y);
+    case Op::Hypot: return libm("hypot", x, y);
+    case Op::Copysign: return intrinsic(llvm::Intrinsic::copysign, x, y);
     case Op::Maximum:
     case Op::Minimum: {
       // NaN propagates (the first operand's when both are NaN).
@@ -204,10 +209,11 @@ llvm::Value* ElementwiseEmitter::intBinary(Op op, llvm::Value* x, llvm::Value* y
     case Op::Maximum: return b_.CreateSelect(boolean ? b_.CreateICmpUGT(x, y) : b_.CreateICmpSGT(x, y), x, y);
     case Op::Minimum: return b_.CreateSelect(boolean ? b_.CreateICmpULT(x, y) : b_.CreateICmpSLT(x, y), x, y);
     case Op::FloorDiv:
-    case Op::Mod: {
-      // floorDivOf / modOf. A zero divisor is a fault: the kernel reports
-      // it and the runtime runs the node op by op, which raises the error
-      // at its op. The most negative value over -1 wraps around.
+    case Op::Mod:
+    case Op::Fmod: {
+      // floorDivOf / modOf / fmodOf. A zero divisor is a fault: the kernel
+      // reports it and the runtime runs the node op by op, which raises the
+      // error at its op. The most negative value over -1 wraps around.
       if (boolean) return nullptr;
       llvm::Value* zero = llvm::ConstantInt::get(t, 0);
       llvm::Value* isZero = b_.CreateICmpEQ(y, zero);
@@ -215,6 +221,7 @@ llvm::Value* ElementwiseEmitter::intBinary(Op op, llvm::Value* x, llvm::Value* y
       faults_.push_back(isZero);
       llvm::Value* d = b_.CreateSelect(b_.CreateOr(isZero, isMinusOne), llvm::ConstantInt::get(t, 1), y);
       llvm::Value* m = b_.CreateSRem(x, d);
+      if (op == Op::Fmod) return b_.CreateSelect(isMinusOne, zero, m);
       llvm::Value* inexact = b_.CreateICmpNE(m, zero);
       llvm::Value* yNegative = b_.CreateICmpSLT(y, zero);
       if (op == Op::FloorDiv) {
@@ -385,11 +392,7 @@ Element ElementwiseEmitter::binary(Op op, const Element& x, const Element& y, DT
                  : !x.number            ? ir::promoteWithScalar(x.dtype, kindOf(y))
                                         : ir::promoteWithScalar(y.dtype, kindOf(x));
   bool cmp = ir::isComparison(op);
-  DType compute = common;
-  if (op == Op::Div && !ir::isFloating(common)) compute = DType::F32;
-  if (!cmp && compute == DType::Bool &&
-      (op == Op::Add || op == Op::Sub || op == Op::Mul || op == Op::FloorDiv || op == Op::Mod || op == Op::Pow))
-    compute = DType::I64;  // True + True == 2
+  DType compute = cmp ? common : ir::binaryComputeType(op, common);
   DType out = cmp ? DType::Bool : compute;
   if (out != resultType)
     return fail(std::string(ir::opInfo(op).name) + "'s result type differs from the kernel's (" +

@@ -85,7 +85,7 @@ void checkBinary(Op op, cuda::Binary code) {
       T got = cuda::applyBinary<T>(code, x, y, &fault);
       bool refused = false;
       if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
-        refused = ((op == Op::FloorDiv || op == Op::Mod) && y == 0) || (op == Op::Pow && y < 0);
+        refused = ((op == Op::FloorDiv || op == Op::Mod || op == Op::Fmod) && y == 0) || (op == Op::Pow && y < 0);
       EXPECT_EQ(fault != 0, refused) << nn::ir::opInfo(op).name << " " << show(x) << " " << show(y);
       if (refused) continue;
       xs.push_back(x);
@@ -183,8 +183,9 @@ void checkArithmetic() {
   using cuda::Binary;
   for (auto [op, code] : {std::pair{Op::Add, Binary::Add}, std::pair{Op::Sub, Binary::Sub},
                           std::pair{Op::Mul, Binary::Mul}, std::pair{Op::FloorDiv, Binary::FloorDiv},
-                          std::pair{Op::Mod, Binary::Mod}, std::pair{Op::Pow, Binary::Pow},
-                          std::pair{Op::Maximum, Binary::Maximum}, std::pair{Op::Minimum, Binary::Minimum}})
+                          std::pair{Op::Mod, Binary::Mod}, std::pair{Op::Fmod, Binary::Fmod},
+                          std::pair{Op::Pow, Binary::Pow}, std::pair{Op::Maximum, Binary::Maximum},
+                          std::pair{Op::Minimum, Binary::Minimum}})
     checkBinary<T>(op, code);
   using cuda::Unary;
   for (auto [op, code] : {std::pair{Op::Neg, Unary::Neg}, std::pair{Op::Pos, Unary::Pos}, std::pair{Op::Abs, Unary::Abs},
@@ -199,6 +200,9 @@ TEST(CudaElementMath, FloatsAsTheCpuComputesThem) {
     using T = decltype(type);
     checkArithmetic<T>();
     checkBinary<T>(Op::Div, cuda::Binary::Div);
+    checkBinary<T>(Op::Atan2, cuda::Binary::Atan2);
+    checkBinary<T>(Op::Hypot, cuda::Binary::Hypot);
+    checkBinary<T>(Op::Copysign, cuda::Binary::Copysign);
     checkUnary<T>(Op::Sqrt, cuda::Unary::Sqrt, false);
     using cuda::Unary;
     for (auto [op, code] : {std::pair{Op::Exp, Unary::Exp}, std::pair{Op::Log, Unary::Log},

@@ -71,6 +71,13 @@ const std::vector<Case>& cases() {
       {"where", "where(a > 0.0, a * b, b)", {"randn(6)", "randn(6)"}},
       {"maximum", "maximum(a, b)", {"randn(3, 4)", "randn(4)"}},
       {"minimum", "minimum(a, b)", {"randn(3, 4)", "randn(3, 1)"}},
+      {"atan2", "atan2(a, b)", {"randn(3, 4)", "randn(4)"}},
+      {"hypot", "hypot(a, b) * a.hypot(2.0)", {"randn(3, 4)", "randn(3, 1) + 2.0"}},
+      // b's sign kept away from 0, where copysign jumps.
+      {"copysign", "copysign(a, b)", {"randn(5)", "rand(5) * 2.0 + 0.5"}},
+      {"copysign", "copysign(a, -1.0) * a", {"randn(5)"}},
+      // Quotients kept off the integers, where fmod jumps.
+      {"fmod", "fmod(a, b) * a.fmod(-1.5)", {"rand(4) * 0.2 + 2.3", "rand(4) * 0.1 + 1.3"}},
       {"sum", "a.sum(axis=1)", {"randn(3, 4)"}},
       {"sum", "a.sum() * a", {"randn(3)"}},
       {"mean", "a.mean(axis=0, keepdims=True)", {"randn(3, 4)"}},
