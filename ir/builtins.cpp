@@ -135,7 +135,7 @@ const std::vector<std::string>& tensorOwnMethodNames() {
       "new_empty", "new_full", "masked_select", "lerp", "nan_to_num", "count_nonzero", "diff", "movedim",
       "moveaxis", "cross", "kron", "unique", "bincount", "histc", "bmm", "mv", "dot", "vdot", "inner", "trace", "addmm",
       "addmv", "addr", "baddbmm", "addbmm", "tile", "fliplr", "flipud", "rot90", "repeat_interleave",
-      "take_along_dim", "tensor_split", "hsplit", "vsplit", "dsplit", "unflatten", "median", "nanmedian",
+      "take_along_dim", "tensor_split", "hsplit", "vsplit", "dsplit", "unflatten", "unfold", "median", "nanmedian",
       "kthvalue", "quantile", "nanquantile", "nansum", "nanmean", "aminmax", "cummax", "cummin", "trunc", "fix", "frac",
       "deg2rad", "rad2deg", "sinc", "logaddexp", "logaddexp2", "xlogy", "heaviside", "float_power"};
   return names;

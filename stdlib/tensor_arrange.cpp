@@ -3,8 +3,9 @@
 // dstack, column_stack) and atleast_1d/2d/3d, fliplr, flipud and rot90,
 // repeat_interleave, take_along_dim, broadcast_tensors, block_diag,
 // cartesian_prod, tensor_split (hsplit, vsplit, dsplit), unflatten, the
-// index lists tril_indices and triu_indices, and the function forms of the
-// methods narrow, select, index_select and unbind. Each runs its ops where
+// sliding windows of the method unfold, the index lists tril_indices and
+// triu_indices, and the function forms of the methods narrow, select,
+// index_select and unbind. Each runs its ops where
 // a tape sees them, so it differentiates as they do, in every mode; the
 // ones PyTorch also has as tensor methods are methods too.
 #include <algorithm>
@@ -446,6 +447,46 @@ Value bUnflatten(CallContext& c, std::vector<Value>& args) {
   return reshaped(c, x, shape);
 }
 
+// x.unfold(dimension, size, step): the windows of `size` elements along
+// dimension, `step` apart, as a dim of their own in its place, each
+// window's elements along a new last dim (PyTorch's view, here a copy
+// made by one index along the dim, which the tape differentiates).
+Value bUnfoldWindows(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 4);
+  Value x = argument(c, args, 0, "input", nullptr), dimV = argument(c, args, 1, "dimension", nullptr),
+        sizeV = argument(c, args, 2, "size", nullptr), stepV = argument(c, args, 3, "step", nullptr);
+  c.checkKeywordsUsed("unfold");
+  const Tensor& t = tensorArg(c, x, "input");
+  for (const Value* v : {&sizeV, &stepV})
+    if (!v->isIntLike()) fail(c.loc, "unfold(): size and step must be ints", ErrorClass::TypeError);
+  int64_t size = sizeV.asInt(), step = stepV.asInt();
+  if (step <= 0) fail(c.loc, "unfold(): step is " + std::to_string(step) + " but must be > 0", ErrorClass::ValueError);
+  if (size < 0) fail(c.loc, "unfold(): size is " + std::to_string(size) + " but must be >= 0", ErrorClass::ValueError);
+  bool scalar = t.ndim() == 0;
+  int64_t dim = scalar ? dimArg(c, dimV, 1, "dimension") : dimArg(c, dimV, t.ndim(), "dimension");
+  int64_t n = scalar ? 1 : t.dim(static_cast<int>(dim));
+  if (size > n)
+    fail(c.loc,
+         "unfold(): maximum size for tensor at dimension " + std::to_string(dim) + " is " + std::to_string(n) +
+             " but size is " + std::to_string(size),
+         ErrorClass::ValueError);
+  if (scalar) return reshaped(c, x, {size});  // a 0-d tensor's one window
+  int64_t windows = (n - size) / step + 1;
+  std::vector<int64_t> index;
+  for (int64_t w = 0; w < windows; ++w)
+    for (int64_t k = 0; k < size; ++k) index.push_back(w * step + k);
+  Value taken =
+      indexAlong(c, x, dim, i64Tensor(c, index, {static_cast<int64_t>(index.size())}, t.device()));
+  std::vector<int64_t> shape(t.shape().begin(), t.shape().end());
+  shape[static_cast<size_t>(dim)] = windows;
+  shape.insert(shape.begin() + dim + 1, size);
+  std::vector<int64_t> order;
+  for (int64_t d = 0; d <= t.ndim(); ++d)
+    if (d != dim + 1) order.push_back(d);
+  order.push_back(dim + 1);
+  return applyOp(c, ir::Op::Permute, {reshaped(c, taken, shape), intsTuple(order)});
+}
+
 // tril_indices(row, col, offset=0) and triu_indices: the [2, N] i64
 // coordinates of the lower (upper) triangle of a row x col matrix from
 // the offset-th diagonal, in row-major order.
@@ -498,6 +539,7 @@ BuiltinFn tensorArrangeMethod(const std::string& name) {
   if (name == "tensor_split") return bTensorSplit;
   if (name == "hsplit" || name == "vsplit" || name == "dsplit") return bSideSplit;
   if (name == "unflatten") return bUnflatten;
+  if (name == "unfold") return bUnfoldWindows;
   return nullptr;
 }
 
