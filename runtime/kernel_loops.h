@@ -335,6 +335,54 @@ void binaryLoop(const Tensor& a, const Tensor& b, Tensor& out, F f) {
                        });
 }
 
+// out = finish(x, y, block(x, y)) of two operands, where block computes
+// a function of whole arrays (SLEEF's vector forms: vmath::fmod,
+// vmath::atan2) as block(x, xSingle, y, ySingle, results, n): in place
+// where each operand is contiguous or a single value, else from the
+// operands' rows gathered into blocks.
+template <class T, class Block, class Finish>
+void blockBinaryLoop(const Tensor& a, const Tensor& b, Tensor& o, Block block, Finish finish) {
+  constexpr int64_t kBlock = 256;
+  bool xSingle = a.isSingleValue(), ySingle = b.isSingleValue();
+  const T* x = a.data<T>();
+  const T* y = b.data<T>();
+  T* out = o.data<T>();  // contiguous
+  if (!(a.isContiguous() || xSingle) || !(b.isContiguous() || ySingle)) {
+    int64_t cols = o.ndim() ? o.shape().back() : 1, sa = lastStride(a), sb = lastStride(b);
+    forEachStridedRow<2>(o.shape(), {&a.strides(), &b.strides()}, o.numel() >= kParallelThreshold,
+                         [&](int64_t r, const std::array<int64_t, 2>& at) {
+                           T xs[kBlock], ys[kBlock], found[kBlock];
+                           for (int64_t j0 = 0; j0 < cols; j0 += kBlock) {
+                             int64_t len = std::min(kBlock, cols - j0);
+                             for (int64_t k = 0; k < len; ++k) {
+                               xs[k] = x[at[0] + (j0 + k) * sa];
+                               ys[k] = y[at[1] + (j0 + k) * sb];
+                             }
+                             block(xs, false, ys, false, found, len);
+                             T* orow = out + r * cols + j0;
+                             for (int64_t k = 0; k < len; ++k) orow[k] = finish(xs[k], ys[k], found[k]);
+                           }
+                         });
+    return;
+  }
+  forEachSpan(o.numel(), [&](int64_t begin, int64_t end) {
+    T found[kBlock];
+    for (int64_t i = begin; i < end; i += kBlock) {
+      int64_t len = std::min(kBlock, end - i);
+      const T* xi = xSingle ? x : x + i;
+      const T* yi = ySingle ? y : y + i;
+      block(xi, xSingle, yi, ySingle, found, len);
+      T* oi = out + i;
+      if (xSingle)
+        for (int64_t k = 0; k < len; ++k) oi[k] = finish(x[0], yi[k], found[k]);
+      else if (ySingle)
+        for (int64_t k = 0; k < len; ++k) oi[k] = finish(xi[k], y[0], found[k]);
+      else
+        for (int64_t k = 0; k < len; ++k) oi[k] = finish(xi[k], yi[k], found[k]);
+    }
+  });
+}
+
 template <class T, class R, class F>
 void unaryLoop(const Tensor& a, Tensor& out, F f) {
   R* o = out.data<R>();

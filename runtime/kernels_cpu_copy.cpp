@@ -256,7 +256,9 @@ void takeKernel(const Tensor& t, const int64_t* offsets, int64_t n, int64_t run,
   const T* base = t.data<T>() - t.offset();  // offsets count from the storage's start
   T* o = out.data<T>();
   if (run == 1) {
-    for (int64_t i = 0; i < n; ++i) o[i] = base[offsets[i]];
+    forEachSpan(n, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) o[i] = base[offsets[i]];
+    });
     return;
   }
   forEachLine(n, n * run >= kParallelThreshold,

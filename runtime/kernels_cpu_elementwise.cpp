@@ -68,11 +68,9 @@ T modOf(T a, T b) {
 // What floatRemainderLoop computes from the exact remainder.
 enum class FromRemainder { FloorDiv, Mod, Fmod };
 
-// Floor division, Python's modulo or C's fmod of floats. libm's fmod takes ~15 ns
-// an element; SLEEF's vector fmod (vmath::fmod) computes the remainders of
-// a block at a time, in ~1 ns, to the same bits: in place where each
-// operand is contiguous or a single value, else from the operands' rows
-// gathered into blocks.
+// Floor division, Python's modulo or C's fmod of floats. libm's fmod takes
+// ~15 ns an element; SLEEF's vector fmod (vmath::fmod) computes the
+// remainders of a block at a time, in ~1 ns, to the same bits.
 template <class T, FromRemainder kResult>
 void floatRemainderLoop(const Tensor& a, const Tensor& b, Tensor& o) {
   auto finish = [](T x, T y, T mod) {
@@ -80,45 +78,10 @@ void floatRemainderLoop(const Tensor& a, const Tensor& b, Tensor& o) {
     else if constexpr (kResult == FromRemainder::Mod) return modFromRemainder(y, mod);
     else return mod != mod ? std::numeric_limits<T>::quiet_NaN() : mod;
   };
-  constexpr int64_t kBlock = 256;
-  bool xSingle = a.isSingleValue(), ySingle = b.isSingleValue();
-  const T* x = a.data<T>();
-  const T* y = b.data<T>();
-  T* out = o.data<T>();  // contiguous
-  if (!(a.isContiguous() || xSingle) || !(b.isContiguous() || ySingle)) {
-    int64_t cols = o.ndim() ? o.shape().back() : 1, sa = lastStride(a), sb = lastStride(b);
-    forEachStridedRow<2>(o.shape(), {&a.strides(), &b.strides()}, o.numel() >= kParallelThreshold,
-                         [&](int64_t r, const std::array<int64_t, 2>& at) {
-                           T xs[kBlock], ys[kBlock], mod[kBlock];
-                           for (int64_t j0 = 0; j0 < cols; j0 += kBlock) {
-                             int64_t len = std::min(kBlock, cols - j0);
-                             for (int64_t k = 0; k < len; ++k) {
-                               xs[k] = x[at[0] + (j0 + k) * sa];
-                               ys[k] = y[at[1] + (j0 + k) * sb];
-                             }
-                             vmath::fmod(xs, false, ys, false, mod, len);
-                             T* orow = out + r * cols + j0;
-                             for (int64_t k = 0; k < len; ++k) orow[k] = finish(xs[k], ys[k], mod[k]);
-                           }
-                         });
-    return;
-  }
-  forEachSpan(o.numel(), [&](int64_t begin, int64_t end) {
-    T mod[kBlock];
-    for (int64_t i = begin; i < end; i += kBlock) {
-      int64_t len = std::min(kBlock, end - i);
-      const T* xi = xSingle ? x : x + i;
-      const T* yi = ySingle ? y : y + i;
-      vmath::fmod(xi, xSingle, yi, ySingle, mod, len);
-      T* oi = out + i;
-      if (xSingle)
-        for (int64_t k = 0; k < len; ++k) oi[k] = finish(x[0], yi[k], mod[k]);
-      else if (ySingle)
-        for (int64_t k = 0; k < len; ++k) oi[k] = finish(xi[k], y[0], mod[k]);
-      else
-        for (int64_t k = 0; k < len; ++k) oi[k] = finish(xi[k], yi[k], mod[k]);
-    }
-  });
+  auto remainders = [](const T* x, bool xSingle, const T* y, bool ySingle, T* out, int64_t n) {
+    vmath::fmod(x, xSingle, y, ySingle, out, n);
+  };
+  blockBinaryLoop<T>(a, b, o, remainders, finish);
 }
 
 template <class T>

@@ -1,4 +1,5 @@
-// SLEEF's forms of the functions sleef_functions.def lists and of fmod,
+// SLEEF's forms of the functions sleef_functions.def lists, of fmod and
+// of the two-argument atan2f and hypotf,
 // declared here rather than through <sleef.h>, which declares the AVX and
 // AVX-512 forms only when the whole file is compiled for those
 // instructions; nn's code is compiled for any x86-64 and calls them from
@@ -30,6 +31,16 @@ float Sleef_cinz_fmodf1_purec(float, float);
 __m128 Sleef_cinz_fmodf4_sse2(__m128, __m128);
 __m256 Sleef_cinz_fmodf8_avx(__m256, __m256);
 __m512 Sleef_cinz_fmodf16_avx512fnofma(__m512, __m512);
+// atan2 (within 1 ULP) and hypot (within 0.5 ULP) of floats: f32 atan2
+// and hypot, as PyTorch's CPU kernels compute them.
+#define NN_SLEEF_FLOAT_BINARY(f, u)                                \
+  float Sleef_cinz_##f##f1_##u##purec(float, float);               \
+  __m128 Sleef_cinz_##f##f4_##u##sse2(__m128, __m128);             \
+  __m256 Sleef_cinz_##f##f8_##u##avx(__m256, __m256);              \
+  __m512 Sleef_cinz_##f##f16_##u##avx512fnofma(__m512, __m512);
+NN_SLEEF_FLOAT_BINARY(atan2, u10)
+NN_SLEEF_FLOAT_BINARY(hypot, u05)
+#undef NN_SLEEF_FLOAT_BINARY
 double Sleef_cinz_fmodd1_purec(double, double);
 __m128d Sleef_cinz_fmodd2_sse2(__m128d, __m128d);
 __m256d Sleef_cinz_fmodd4_avx(__m256d, __m256d);
@@ -86,7 +97,8 @@ struct Form {
 };
 
 // The forms of every function, or of the function `only` ("exp", ...;
-// "erf": nn's; "fmodf" and "fmod": fmod of floats and of doubles), with
+// "erf": nn's; "fmodf" and "fmod": fmod of floats and of doubles;
+// "atan2f", "hypotf"), with
 // `usable`: only those this CPU runs. In increasing width, the scalar
 // first.
 inline std::vector<Form> forms(std::string_view only = {}, bool usable = false) {
@@ -114,6 +126,15 @@ inline std::vector<Form> forms(std::string_view only = {}, bool usable = false) 
          {"Sleef_cinz_fmodf4_sse2", reinterpret_cast<void*>(&Sleef_cinz_fmodf4_sse2), 4, 2},
          {"Sleef_cinz_fmodf8_avx", reinterpret_cast<void*>(&Sleef_cinz_fmodf8_avx), 8, 2},
          {"Sleef_cinz_fmodf16_avx512fnofma", reinterpret_cast<void*>(&Sleef_cinz_fmodf16_avx512fnofma), 16, 2}});
+#define NN_SLEEF_FLOAT_BINARY(f, u)                                                                              \
+  if (only.empty() || only == #f "f")                                                                            \
+    add({{"Sleef_cinz_" #f "f1_" #u "purec", reinterpret_cast<void*>(&Sleef_cinz_##f##f1_##u##purec), 1, 2},     \
+         {"Sleef_cinz_" #f "f4_" #u "sse2", reinterpret_cast<void*>(&Sleef_cinz_##f##f4_##u##sse2), 4, 2},       \
+         {"Sleef_cinz_" #f "f8_" #u "avx", reinterpret_cast<void*>(&Sleef_cinz_##f##f8_##u##avx), 8, 2},         \
+         {"Sleef_cinz_" #f "f16_" #u "avx512fnofma", reinterpret_cast<void*>(&Sleef_cinz_##f##f16_##u##avx512fnofma), 16, 2}});
+  NN_SLEEF_FLOAT_BINARY(atan2, u10)
+  NN_SLEEF_FLOAT_BINARY(hypot, u05)
+#undef NN_SLEEF_FLOAT_BINARY
   if (only.empty() || only == "fmod")
     add({{"Sleef_cinz_fmodd1_purec", reinterpret_cast<void*>(&Sleef_cinz_fmodd1_purec), 1, 2, true},
          {"Sleef_cinz_fmodd2_sse2", reinterpret_cast<void*>(&Sleef_cinz_fmodd2_sse2), 2, 2, true},

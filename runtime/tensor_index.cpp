@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "runtime/dispatch.h"
+#include "runtime/kernel_loops.h"
 #include "runtime/tensor_ops.h"
 
 namespace nn::rt {
@@ -206,32 +207,51 @@ bool hasAdvancedIndex(const Value& index) {
   return false;
 }
 
-// x[rows] with an integer tensor of rows on a contiguous x (a mini-batch
-// gather): one offset per row (its start), each taken as a run of the
-// row's elements, instead of a coordinate decomposition per element.
-bool gatherRows(const Tensor& t, const Value& index, SourceLoc loc, Tensor& out) {
-  if (!index.is(Kind::Tensor) || t.ndim() == 0 || !t.isContiguous()) return false;
-  const Tensor& rows = tensorOf(index);
-  if (!isIntegral(rows.dtype())) return false;
-  Tensor r = astype(readableOnHost(rows, loc), DType::I64).contiguous();
-  Shape shape = r.shape();
-  int64_t rowSize = 1;
-  for (int d = 1; d < t.ndim(); ++d) shape.push_back(t.dim(d)), rowSize *= t.dim(d);
-  int64_t len = t.dim(0), n = r.numel();
+// x[rows], x[:, cols], x[:, :, idx], ... with one integer tensor after
+// full slices, on a contiguous x (a mini-batch gather, index_select along
+// any dim): for each position before the indexed dim, one offset per
+// index (its start), each taken as a run of the elements after the dim,
+// computed in parallel, instead of a coordinate decomposition per element.
+bool gatherAlong(const Tensor& t, const Value& index, SourceLoc loc, Tensor& out) {
+  std::vector<Value> parts = index.is(Kind::Tuple) ? index.as<SeqObj>().items : std::vector<Value>{index};
+  if (parts.empty() || !parts.back().is(Kind::Tensor) || !t.isContiguous()) return false;
+  int dim = static_cast<int>(parts.size()) - 1;
+  if (dim >= t.ndim()) return false;
+  for (int d = 0; d < dim; ++d) {
+    if (!parts[static_cast<size_t>(d)].is(Kind::Slice)) return false;
+    const auto& s = parts[static_cast<size_t>(d)].as<SliceObj>();
+    if (!s.start.is(Kind::None) || !s.stop.is(Kind::None) || !s.step.is(Kind::None)) return false;
+  }
+  const Tensor& indices = tensorOf(parts.back());
+  if (!isIntegral(indices.dtype())) return false;
+  Tensor r = astype(readableOnHost(indices, loc), DType::I64).contiguous();
+  Shape shape(t.shape().begin(), t.shape().begin() + dim);
+  for (int64_t d : r.shape()) shape.push_back(d);
+  int64_t run = 1, outer = 1;
+  for (int d = dim + 1; d < t.ndim(); ++d) shape.push_back(t.dim(d)), run *= t.dim(d);
+  for (int d = 0; d < dim; ++d) outer *= t.dim(d);
+  int64_t len = t.dim(dim), n = r.numel();
   const int64_t* at = r.data<int64_t>();
-  std::vector<int64_t> offsets(static_cast<size_t>(n));
+  std::vector<int64_t> starts(static_cast<size_t>(n));
   for (int64_t k = 0; k < n; ++k) {
     if (at[k] < -len || at[k] >= len)
       fail(loc, "index " + std::to_string(at[k]) + " is out of bounds for axis with size " + std::to_string(len));
-    offsets[static_cast<size_t>(k)] = t.offset() + (at[k] < 0 ? at[k] + len : at[k]) * rowSize;
+    starts[static_cast<size_t>(k)] = (at[k] < 0 ? at[k] + len : at[k]) * run;
   }
+  std::vector<int64_t> offsets(static_cast<size_t>(outer * n));
+  forEachLine(outer, outer * n >= kParallelThreshold, [&](int64_t o) {
+    int64_t first = t.offset() + o * len * run;
+    int64_t* row = offsets.data() + o * n;
+    for (int64_t k = 0; k < n; ++k) row[k] = first + starts[static_cast<size_t>(k)];
+  });
   out = Tensor::empty(t.dtype(), shape, t.device());
-  if (out.numel() > 0) launch<ir::Op::GetItem>(t.device(), t.dtype(), loc, t, offsets.data(), n, rowSize, out);
+  if (out.numel() > 0)
+    launch<ir::Op::GetItem>(t.device(), t.dtype(), loc, t, offsets.data(), outer * n, run, out);
   return true;
 }
 
 Tensor advancedGetItem(const Tensor& t, const Value& index, SourceLoc loc) {
-  if (Tensor out; gatherRows(t, index, loc, out)) return out;
+  if (Tensor out; gatherAlong(t, index, loc, out)) return out;
   AdvancedPlan pl = advancedPlan(t, index, loc);
   Shape shape;
   std::vector<int64_t> offsets;

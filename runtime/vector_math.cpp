@@ -5,8 +5,9 @@
 // partial vector takes one vector call too, padded with zeros (AVX-512:
 // masked), as the scalar form is slower than a whole vector (SLEEF's
 // tanhf: 54 ns; 16 of them: 58 ns). vmath::fmod likewise, for floats and
-// doubles, with libm for the elements SLEEF's fmod gets wrong; and
-// vmath::boxMuller, SLEEF's double log and sincos.
+// doubles, with libm for the elements SLEEF's fmod gets wrong, and
+// vmath::atan2 and vmath::hypot of floats; and vmath::boxMuller, SLEEF's
+// double log and sincos.
 #include "runtime/vector_math.h"
 
 #include <algorithm>
@@ -96,32 +97,35 @@ __attribute__((target("avx"))) inline bool anyNaN(__m256d r) {
 __attribute__((target("avx512f"))) inline bool anyNaN(__m512 r) { return _mm512_cmp_ps_mask(r, r, _CMP_UNORD_Q) != 0; }
 __attribute__((target("avx512f"))) inline bool anyNaN(__m512d r) { return _mm512_cmp_pd_mask(r, r, _CMP_UNORD_Q) != 0; }
 
-// One vector call of SLEEF's fmod F on vectors V: out[0..w) = F(x, y),
+// One vector call of SLEEF's two-argument F on vectors V: out[0..w) = F(x, y),
 // compiled for the instruction set F needs (Target); whether a result is
 // NaN. (A macro: a function's instruction set cannot be a template
 // argument, and a shared inlined body would pass V by value without it.)
-#define NN_FMOD_CALL(Name, Target)                  \
-  template <class T, class V, V (*F)(V, V)>         \
+#define NN_BINARY_CALL(Name, Target)                 \
+  template <class T, class V, V (*F)(V, V)>          \
   Target bool Name(const T* x, const T* y, T* out) { \
-    V a, b;                                         \
-    std::memcpy(&a, x, sizeof a);                   \
-    std::memcpy(&b, y, sizeof b);                   \
-    V r = F(a, b);                                  \
-    std::memcpy(out, &r, sizeof r);                 \
-    return anyNaN(r);                               \
+    V a, b;                                          \
+    std::memcpy(&a, x, sizeof a);                    \
+    std::memcpy(&b, y, sizeof b);                    \
+    V r = F(a, b);                                   \
+    std::memcpy(out, &r, sizeof r);                  \
+    return anyNaN(r);                                \
   }
-NN_FMOD_CALL(fmodCall4, )
-NN_FMOD_CALL(fmodCall8, __attribute__((target("avx"))))
-NN_FMOD_CALL(fmodCall16, __attribute__((target("avx512f"))))
-#undef NN_FMOD_CALL
+NN_BINARY_CALL(binaryCall4, )
+NN_BINARY_CALL(binaryCall8, __attribute__((target("avx"))))
+NN_BINARY_CALL(binaryCall16, __attribute__((target("avx512f"))))
+#undef NN_BINARY_CALL
 
-// out[i] = fmod(x[i], y[i]) in calls of w elements; a single value x[0]
-// or y[0] is broadcast, and the last partial call is padded with ones.
-// SLEEF's fmod is NaN where the quotient |x / y| is beyond about 2^127
-// (FLT_MAX % 0.5, 1 % a denormal): libm computes the NaNs of a call
-// again, the true ones included (they are rare).
-template <class T, int64_t w, bool (*Call)(const T*, const T*, T*)>
-void fmodCalls(const T* x, bool xSingle, const T* y, bool ySingle, T* out, int64_t n) {
+// What binaryCalls does with the NaNs of a call: computes them again with
+// libm's fmod (SLEEF's fmod is NaN where the quotient |x / y| is beyond
+// about 2^127, FLT_MAX % 0.5 or 1 % a denormal; the true ones are rare),
+// or makes them the default quiet NaN.
+enum class NaNs { LibmFmod, Quiet };
+
+// out[i] = F(x[i], y[i]) in calls of w elements; a single value x[0] or
+// y[0] is broadcast, and the last partial call is padded with ones.
+template <class T, int64_t w, bool (*Call)(const T*, const T*, T*), NaNs kNaNs>
+void binaryCalls(const T* x, bool xSingle, const T* y, bool ySingle, T* out, int64_t n) {
   if (n <= 0) return;
   T xs[w], ys[w];
   for (int64_t k = 0; k < w; ++k) xs[k] = x[0], ys[k] = y[0];
@@ -137,31 +141,44 @@ void fmodCalls(const T* x, bool xSingle, const T* y, bool ySingle, T* out, int64
     T* o = len < w ? r : out + i;
     if (Call(a, b, o))
       for (int64_t k = 0; k < len; ++k)
-        if (o[k] != o[k]) o[k] = std::fmod(a[k], b[k]);
+        if (o[k] != o[k]) o[k] = kNaNs == NaNs::LibmFmod ? std::fmod(a[k], b[k]) : kNaN;
     if (len < w) std::copy(r, r + len, out + i);
   }
+}
+
+// binaryCalls in the widest form this CPU runs, of Wide (AVX-512), Middle
+// (AVX) and Narrow (SSE2), SLEEF's forms of one function on vectors V16,
+// V8 and V4 of 16, 8 and 4 floats or the doubles of their size.
+template <class T, class V16, class V8, class V4, V16 (*Wide)(V16, V16), V8 (*Middle)(V8, V8), V4 (*Narrow)(V4, V4),
+          NaNs kNaNs>
+void widest(const T* x, bool xSingle, const T* y, bool ySingle, T* out, int64_t n) {
+  constexpr int64_t lanes = 16 / sizeof(T);
+  int width = sleef::widestForm();
+  if (width >= 16) return binaryCalls<T, lanes * 4, binaryCall16<T, V16, Wide>, kNaNs>(x, xSingle, y, ySingle, out, n);
+  if (width >= 8) return binaryCalls<T, lanes * 2, binaryCall8<T, V8, Middle>, kNaNs>(x, xSingle, y, ySingle, out, n);
+  binaryCalls<T, lanes, binaryCall4<T, V4, Narrow>, kNaNs>(x, xSingle, y, ySingle, out, n);
 }
 
 }  // namespace
 
 void fmod(const float* x, bool xSingle, const float* y, bool ySingle, float* out, int64_t n) {
-  int width = sleef::widestForm();
-  if (width >= 16)
-    return fmodCalls<float, 16, fmodCall16<float, __m512, Sleef_cinz_fmodf16_avx512fnofma>>(x, xSingle, y, ySingle,
-                                                                                             out, n);
-  if (width >= 8)
-    return fmodCalls<float, 8, fmodCall8<float, __m256, Sleef_cinz_fmodf8_avx>>(x, xSingle, y, ySingle, out, n);
-  fmodCalls<float, 4, fmodCall4<float, __m128, Sleef_cinz_fmodf4_sse2>>(x, xSingle, y, ySingle, out, n);
+  widest<float, __m512, __m256, __m128, Sleef_cinz_fmodf16_avx512fnofma, Sleef_cinz_fmodf8_avx, Sleef_cinz_fmodf4_sse2,
+         NaNs::LibmFmod>(x, xSingle, y, ySingle, out, n);
 }
 
 void fmod(const double* x, bool xSingle, const double* y, bool ySingle, double* out, int64_t n) {
-  int width = sleef::widestForm();
-  if (width >= 16)
-    return fmodCalls<double, 8, fmodCall16<double, __m512d, Sleef_cinz_fmodd8_avx512fnofma>>(x, xSingle, y, ySingle,
-                                                                                              out, n);
-  if (width >= 8)
-    return fmodCalls<double, 4, fmodCall8<double, __m256d, Sleef_cinz_fmodd4_avx>>(x, xSingle, y, ySingle, out, n);
-  fmodCalls<double, 2, fmodCall4<double, __m128d, Sleef_cinz_fmodd2_sse2>>(x, xSingle, y, ySingle, out, n);
+  widest<double, __m512d, __m256d, __m128d, Sleef_cinz_fmodd8_avx512fnofma, Sleef_cinz_fmodd4_avx,
+         Sleef_cinz_fmodd2_sse2, NaNs::LibmFmod>(x, xSingle, y, ySingle, out, n);
+}
+
+void atan2(const float* x, bool xSingle, const float* y, bool ySingle, float* out, int64_t n) {
+  widest<float, __m512, __m256, __m128, Sleef_cinz_atan2f16_u10avx512fnofma, Sleef_cinz_atan2f8_u10avx,
+         Sleef_cinz_atan2f4_u10sse2, NaNs::Quiet>(x, xSingle, y, ySingle, out, n);
+}
+
+void hypot(const float* x, bool xSingle, const float* y, bool ySingle, float* out, int64_t n) {
+  widest<float, __m512, __m256, __m128, Sleef_cinz_hypotf16_u05avx512fnofma, Sleef_cinz_hypotf8_u05avx,
+         Sleef_cinz_hypotf4_u05sse2, NaNs::Quiet>(x, xSingle, y, ySingle, out, n);
 }
 
 namespace {

@@ -27,6 +27,12 @@ void apply(Fn fn, const float* x, float* y, int64_t n);
 void fmod(const float* x, bool xSingle, const float* y, bool ySingle, float* out, int64_t n);
 void fmod(const double* x, bool xSingle, const double* y, bool ySingle, double* out, int64_t n);
 
+// out[i] = atan2(x[i], y[i]) (within 1 ULP) and hypot(x[i], y[i]) (within
+// 0.5 ULP) for i < n, SLEEF's, a NaN as the default quiet NaN; x and y as
+// for fmod.
+void atan2(const float* x, bool xSingle, const float* y, bool ySingle, float* out, int64_t n);
+void hypot(const float* x, bool xSingle, const float* y, bool ySingle, float* out, int64_t n);
+
 // Box-Muller in double, for i < n: r = sqrt(-2 log(u1[i])) and t = 2 pi
 // u2[i] make first[i] = r cos(t) and second[i] = r sin(t), with SLEEF's
 // log and sincos (within 1 ULP; the same bits at every vector width, so

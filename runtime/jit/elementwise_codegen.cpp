@@ -5,8 +5,8 @@
 // the same order of floating-point operations (no reassociation, no FMA
 // contraction, no fast-math flags), the same NaN and signed-zero choices,
 // and the same functions for transcendental ops (libm's for f64, SLEEF's
-// for f32 and SLEEF's fmod for both, whose vector forms the loop
-// vectoriser calls; libm's atan2 and hypot for both), so a fused kernel
+// for f32, atan2 and hypot included, and SLEEF's fmod for both, whose
+// vector forms the loop vectoriser calls), so a fused kernel
 // and the op-by-op kernels agree bit for bit. Where a kernel would fail
 // (an integer floor division or remainder by zero, an integer to a
 // negative power) or SLEEF's fmod does (a huge
@@ -181,8 +181,8 @@ llvm::Value* ElementwiseEmitter::floatBinary(Op op, llvm::Value* x, llvm::Value*
       return b_.CreateSelect(b_.CreateOr(b_.CreateFCmpOEQ(y, zero), b_.CreateFCmpUNO(m, m)), llvm::ConstantFP::getNaN(t), m);
     }
     case Op::Fmod: return remainder(x, y);  // its NaNs already the default quiet NaN
-    case Op::Atan2: return libm("atan2", x, y);
-    case Op::Hypot: return libm("hypot", x, y);
+    case Op::Atan2: return t->isFloatTy() ? sleef("atan2f", x, y) : libm("atan2", x, y);
+    case Op::Hypot: return t->isFloatTy() ? sleef("hypotf", x, y) : libm("hypot", x, y);
     case Op::Copysign: return intrinsic(llvm::Intrinsic::copysign, x, y);
     case Op::Maximum:
     case Op::Minimum: {
