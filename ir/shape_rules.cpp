@@ -515,6 +515,29 @@ std::optional<Type> Outer(const OpArgs& a) {
   return out;
 }
 
+// x [..., n, n] of a linear algebra op: rank 2 or more and square where
+// the shape says so (the runtime's words).
+static std::optional<Type> squareMatrices(const OpArgs& a) {
+  std::optional<Type> x = tensorOperand(a, "x");
+  if (!x || !x->shape) return x;
+  const DimList& d = *x->shape;
+  std::string name = opInfo(a.op()).name;
+  if (d.size() < 2)
+    fail(a.loc(), name + ": expects a matrix or a batch of matrices [..., n, n], not " + x->str());
+  const Dim &rows = d[d.size() - 2], &cols = d.back();
+  if (rows.isKnown() && cols.isKnown() && rows.size != cols.size)
+    fail(a.loc(), name + ": expects square matrices [..., n, n], not " + x->str());
+  return x;
+}
+
+std::optional<Type> SquareMatrices(const OpArgs& a) { return squareMatrices(a); }
+
+std::optional<Type> Determinants(const OpArgs& a) {
+  std::optional<Type> x = squareMatrices(a);
+  if (!x || !x->shape) return x ? std::optional<Type>(Type::tensor(x->dtype)) : std::nullopt;
+  return Type::tensor(x->dtype, DimList(x->shape->begin(), x->shape->end() - 2));
+}
+
 std::optional<Type> IsClose(const OpArgs& a) {
   const Value* x = a.operand("a");
   const Value* y = a.operand("b");

@@ -30,6 +30,8 @@ std::optional<Type> Scan(const OpArgs& args);        // x's shape (no axis: flat
 std::optional<Type> Ordered(const OpArgs& args);     // sort/topk: a tuple; argsort: i64 of x's shape
 std::optional<Type> MaskedFill(const OpArgs& args);  // x's type; the mask broadcasts to it
 std::optional<Type> Outer(const OpArgs& args);       // [len(a), len(b)]
+std::optional<Type> SquareMatrices(const OpArgs& args);  // x's type; x [..., n, n]
+std::optional<Type> Determinants(const OpArgs& args);    // x's dtype, x's shape less the last two dims
 std::optional<Type> IsClose(const OpArgs& args);     // bool, a and b broadcast
 std::optional<Type> Loss(const OpArgs& args);
 // The ops gradient rules emit (ir/gradient.h).

@@ -24,6 +24,7 @@ const KernelTable& cpuKernels() {
     registerCpuRandomKernels(t);
     registerCpuOrderKernels(t);
     registerCpuResampleKernels(t);
+    registerCpuLinalgKernels(t);
     return t;
   }();
   return table;

@@ -1,4 +1,4 @@
-// The host-made creation kernels (see host_made_kernels.h).
+// The host-made kernels (see host_made_kernels.h).
 #include "runtime/host_made_kernels.h"
 
 #include <stdexcept>
@@ -62,6 +62,35 @@ void dropout(const Tensor& x, double p, RandomGenerator& rng, Tensor& out) {
   moveIn(made, out);
 }
 
+// x (contiguous) as a host tensor, read with its device's transfer.
+Tensor onHost(const Tensor& x, const Tensor& like) {
+  Device* host = like.device().host();
+  if (!host) throw std::logic_error("device '" + like.device().name() + "' has no host to compute on");
+  Tensor h = Tensor::empty(x.dtype(), x.shape(), *host);
+  x.device().copyToHost(h.bytes(), x.deviceBytes(), static_cast<size_t>(x.numel()) * dtypeSize(x.dtype()));
+  return h;
+}
+
+// The linear algebra ops: LAPACK's on the host (a GPU's own solver is not
+// used yet), x copied out and the result back.
+void inverse(const Tensor& x, Tensor& out, SourceLoc loc) {
+  Tensor made = hostLike(out);
+  cpuKernels().get<Op::Inverse>(out.dtype())(onHost(x, out), made, loc);
+  moveIn(made, out);
+}
+
+void determinant(const Tensor& x, DetPart part, Tensor& out) {
+  Tensor made = hostLike(out);
+  cpuKernels().get<Op::Det>(out.dtype())(onHost(x, out), part, made);
+  moveIn(made, out);
+}
+
+void cholesky(const Tensor& x, bool upper, Tensor& out, SourceLoc loc) {
+  Tensor made = hostLike(out);
+  cpuKernels().get<Op::Cholesky>(out.dtype())(onHost(x, out), upper, made, loc);
+  moveIn(made, out);
+}
+
 template <Op O>
 void addWhereMissing(KernelTable& t, typename KernelFor<O>::Fn k) {
   for (size_t i = 0; i < kNumDTypes; ++i) {
@@ -81,6 +110,9 @@ void addHostMadeKernels(KernelTable& t) {
   addWhereMissing<Op::Randperm>(t, drawn<Op::Randperm>);
   addWhereMissing<Op::Randint>(t, randint);
   addWhereMissing<Op::Dropout>(t, dropout);
+  addWhereMissing<Op::Inverse>(t, inverse);
+  addWhereMissing<Op::Det>(t, determinant);
+  addWhereMissing<Op::Cholesky>(t, cholesky);
 }
 
 }  // namespace nn::rt

@@ -2,7 +2,9 @@
 // GPU's), made from the CPU's: the ramps (arange, linspace), eye, the
 // random ops (rand, randn, randint, randperm) and dropout's draws run the
 // CPU kernel into host memory of the device's host (Device::host(), the
-// context's CPU) and are copied in with the device's transfer. So one
+// context's CPU) and are copied in with the device's transfer. The linear
+// algebra ops (inverse, det, cholesky) likewise copy their operand out and
+// their result in, LAPACK's answer on the host. So one
 // generator, the state's, draws every device's numbers: after seed(s), a
 // randn on cuda:0 holds the numbers a randn on the CPU would (PyTorch
 // gives each device a generator of its own). The context adds them when a

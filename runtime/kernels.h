@@ -269,6 +269,27 @@ struct KernelFor<ir::Op::Tril> {
   using Fn = void (*)(const Tensor& x, int64_t diagonal, bool upper, Tensor& out);
 };
 
+// Linear algebra of each matrix of x [..., n, n] (contiguous, n > 0),
+// failing at loc (LinAlgError) where a matrix has no answer.
+// out [..., n, n] = each matrix's inverse  [x's dtype, floating]
+template <>
+struct KernelFor<ir::Op::Inverse> {
+  using Fn = void (*)(const Tensor& x, Tensor& out, SourceLoc loc);
+};
+// What a determinant kernel gives of each matrix: out [...].
+enum class DetPart { Value, Sign, LogAbs };
+// [x's dtype, floating]; det_sign and log_abs_det run Det's entry
+template <>
+struct KernelFor<ir::Op::Det> {
+  using Fn = void (*)(const Tensor& x, DetPart part, Tensor& out);
+};
+// out [..., n, n] = L (lower) of each symmetric positive-definite matrix
+// A = L L^T, or its transpose U = L^T with `upper`  [x's dtype, floating]
+template <>
+struct KernelFor<ir::Op::Cholesky> {
+  using Fn = void (*)(const Tensor& x, bool upper, Tensor& out, SourceLoc loc);
+};
+
 // interpolate: x [planes, rows.in, cols.in] (contiguous, any leading
 // shape) resampled plane by plane into out [planes, rows.out, cols.out]
 // (resample.h)  [x's dtype]
@@ -411,5 +432,7 @@ void registerCpuRandomKernels(KernelTable& r);
 void registerCpuOrderKernels(KernelTable& r);
 // ... of interpolate and its gradient (kernels_cpu_resample.cpp).
 void registerCpuResampleKernels(KernelTable& r);
+// ... of the linear algebra ops, through LAPACK (kernels_cpu_linalg.cpp).
+void registerCpuLinalgKernels(KernelTable& r);
 
 }  // namespace nn::rt

@@ -67,6 +67,11 @@ rt::BuiltinFn tensorCompositeMethod(const std::string& name);
 void addTensorProducts(BuiltinTable& table);
 rt::BuiltinFn tensorProductMethod(const std::string& name);
 
+// slogdet, logdet and matrix_power (tensor_linalg.cpp), also tensor
+// methods, by name (or null).
+void addTensorLinalg(BuiltinTable& table);
+rt::BuiltinFn tensorLinalgMethod(const std::string& name);
+
 // tile, the stacks, atleast_1d/2d/3d, fliplr, flipud, rot90,
 // repeat_interleave, take_along_dim, broadcast_tensors, block_diag,
 // cartesian_prod, tensor_split and its kin, unflatten, tril_indices,

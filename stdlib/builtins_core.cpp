@@ -634,6 +634,7 @@ const std::map<std::string, BuiltinFn>& table() {
     addEinsumBuiltin(m);
     addTensorComposites(m);
     addTensorProducts(m);
+    addTensorLinalg(m);
     addTensorArrangements(m);
     addTensorStatistics(m);
     addTensorMathComposites(m);

@@ -254,6 +254,7 @@ BuiltinFn pytorchTensorMethod(const std::string& name) {
   if (name == "masked_select") return bMaskedSelect;
   if (BuiltinFn f = tensorCompositeMethod(name)) return f;
   if (BuiltinFn f = tensorProductMethod(name)) return f;
+  if (BuiltinFn f = tensorLinalgMethod(name)) return f;
   if (BuiltinFn f = tensorArrangeMethod(name)) return f;
   if (BuiltinFn f = tensorStatisticMethod(name)) return f;
   if (BuiltinFn f = tensorMathCompositeMethod(name)) return f;

@@ -9,6 +9,7 @@
 #include "ir/shape_rules.h"
 #include "runtime/device.h"
 #include "runtime/gradient_ops.h"
+#include "runtime/linalg.h"
 #include "runtime/nn_ops.h"
 #include "runtime/random.h"
 #include "runtime/scalar_ops.h"
@@ -437,6 +438,15 @@ Value triangleOp(OpCall& c) {
   return makeTensorValue(triangle(c.tensor("x"), c.integer("diagonal"), c.op == Op::Triu, c.loc));
 }
 
+Value inverseOp(OpCall& c) { return makeTensorValue(inverse(c.tensor("x"), c.loc)); }
+
+Value determinantOp(OpCall& c) {
+  DetPart part = c.op == Op::Det ? DetPart::Value : c.op == Op::DetSign ? DetPart::Sign : DetPart::LogAbs;
+  return makeTensorValue(determinant(c.tensor("x"), part, c.loc));
+}
+
+Value choleskyOp(OpCall& c) { return makeTensorValue(cholesky(c.tensor("x"), c.flag("upper"), c.loc)); }
+
 Value maskedFillOp(OpCall& c) {
   const Tensor& x = c.tensor("x");
   const Tensor& mask = c.tensor("mask");
@@ -516,6 +526,8 @@ struct ImplTable {
     set(Op::Sort, sortOp), set(Op::ArgSort, sortOp), set(Op::TopK, topkOp), set(Op::Tril, triangleOp);
     set(Op::Triu, triangleOp), set(Op::MaskedFill, maskedFillOp), set(Op::Outer, outerOp);
     set(Op::IsClose, closeness), set(Op::AllClose, allCloseOp);
+    set(Op::Inverse, inverseOp), set(Op::Det, determinantOp), set(Op::DetSign, determinantOp),
+        set(Op::LogAbsDet, determinantOp), set(Op::Cholesky, choleskyOp);
     set(Op::Norm, normOp), set(Op::Repeat, repeatOp), set(Op::Diag, diagOp), set(Op::NonZero, nonzeroOp);
     set(Op::Flip, flipOp), set(Op::Roll, rollOp);
     set(Op::Embedding, embeddingOp), set(Op::Conv1d, conv1dOp), set(Op::Interpolate, interpolateOp);

@@ -71,6 +71,11 @@ const std::vector<Case>& cases() {
       {"where", "where(a > 0.0, a * b, b)", {"randn(6)", "randn(6)"}},
       {"maximum", "maximum(a, b)", {"randn(3, 4)", "randn(4)"}},
       {"minimum", "minimum(a, b)", {"randn(3, 4)", "randn(3, 1)"}},
+      {"inverse", "inverse(a) * b", {"randn(2, 3, 3) + eye(3) * 3.0", "randn(3, 3)"}},
+      {"det", "det(a) * a.det()", {"randn(2, 3, 3) + eye(3) * 2.0"}},
+      {"log_abs_det", "slogdet(a)[1] + logdet(a @ a.T)", {"randn(3, 3) + eye(3) * 2.0"}},
+      {"cholesky", "cholesky(a @ a.T + eye(3)) * b + cholesky(a @ a.T + eye(3), upper=True)",
+       {"randn(3, 3)", "randn(3, 3)"}},
       {"atan2", "atan2(a, b)", {"randn(3, 4)", "randn(4)"}},
       {"hypot", "hypot(a, b) * a.hypot(2.0)", {"randn(3, 4)", "randn(3, 1) + 2.0"}},
       // b's sign kept away from 0, where copysign jumps.

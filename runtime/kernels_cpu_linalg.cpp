@@ -1,0 +1,132 @@
+// CPU kernels of the linear algebra ops (inverse, det and slogdet's
+// halves, cholesky) through LAPACK's LU (getrf, getri) and Cholesky
+// (potrf) factorisations, one matrix of the batch at a time. LAPACK reads
+// matrices column by column: a row-major matrix is its transpose there,
+// so a row-major inverse is LAPACK's inverse of the transpose read back
+// row by row, a determinant is the transpose's, and the upper factor U of
+// the transpose of a symmetric A (A itself) is read back as L = U^T.
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "runtime/kernel_loops.h"
+
+extern "C" {
+// LAPACK's Fortran interface (liblapack): arguments by address.
+void sgetrf_(const int* m, const int* n, float* a, const int* lda, int* ipiv, int* info);
+void dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info);
+void sgetri_(const int* n, float* a, const int* lda, const int* ipiv, float* work, const int* lwork, int* info);
+void dgetri_(const int* n, double* a, const int* lda, const int* ipiv, double* work, const int* lwork, int* info);
+void spotrf_(const char* uplo, const int* n, float* a, const int* lda, int* info);
+void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info);
+}
+
+namespace nn::rt {
+namespace {
+
+void getrf(int n, float* a, int* pivots, int* info) { sgetrf_(&n, &n, a, &n, pivots, info); }
+void getrf(int n, double* a, int* pivots, int* info) { dgetrf_(&n, &n, a, &n, pivots, info); }
+void getri(int n, float* a, const int* pivots, float* work, int lwork, int* info) {
+  sgetri_(&n, a, &n, pivots, work, &lwork, info);
+}
+void getri(int n, double* a, const int* pivots, double* work, int lwork, int* info) {
+  dgetri_(&n, a, &n, pivots, work, &lwork, info);
+}
+void potrf(int n, float* a, int* info) { spotrf_("U", &n, a, &n, info); }
+void potrf(int n, double* a, int* info) { dpotrf_("U", &n, a, &n, info); }
+
+// "inverse: (Batch element 3): " where x holds more than one matrix.
+std::string batchPrefix(const char* name, int64_t matrices, int64_t m) {
+  return std::string(name) + ": " + (matrices > 1 ? "(Batch element " + std::to_string(m) + "): " : "");
+}
+
+int64_t matrixSide(const Tensor& x) { return x.dim(x.ndim() - 1); }
+
+template <class T>
+void inverseKernel(const Tensor& x, Tensor& out, SourceLoc loc) {
+  int64_t n = matrixSide(x), size = n * n, matrices = x.numel() / size;
+  if (n > std::numeric_limits<int>::max()) fail(loc, "inverse: matrices of side " + std::to_string(n) + " are too large for LAPACK");
+  std::memcpy(out.data<T>(), x.data<T>(), static_cast<size_t>(x.numel()) * sizeof(T));
+  std::vector<int> pivots(static_cast<size_t>(n));
+  int side = static_cast<int>(n), info = 0;
+  T query;
+  getri(side, out.data<T>(), pivots.data(), &query, -1, &info);
+  std::vector<T> work(static_cast<size_t>(std::max<T>(query, T(1))));
+  for (int64_t m = 0; m < matrices; ++m) {
+    T* a = out.data<T>() + m * size;
+    getrf(side, a, pivots.data(), &info);
+    if (info > 0)
+      fail(loc,
+           batchPrefix("inverse", matrices, m) + "The diagonal element " + std::to_string(info) +
+               " is zero, the inversion could not be completed because the input matrix is singular.",
+           ErrorClass::LinAlgError);
+    getri(side, a, pivots.data(), work.data(), static_cast<int>(work.size()), &info);
+  }
+}
+
+// The determinant from an LU factorisation: the product of U's diagonal,
+// negated for each row exchange; its sign, or the sum of the logarithms of
+// the diagonal's absolute values (-inf for a singular matrix, sign 0).
+template <class T>
+void detKernel(const Tensor& x, DetPart part, Tensor& out) {
+  int64_t n = matrixSide(x), size = n * n, matrices = x.numel() / size;
+  std::vector<T> a(static_cast<size_t>(size));
+  std::vector<int> pivots(static_cast<size_t>(n));
+  int side = static_cast<int>(n), info = 0;
+  for (int64_t m = 0; m < matrices; ++m) {
+    std::memcpy(a.data(), x.data<T>() + m * size, static_cast<size_t>(size) * sizeof(T));
+    getrf(side, a.data(), pivots.data(), &info);
+    T product = 1, sign = 1, logAbs = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      T u = a[static_cast<size_t>(i * n + i)];
+      if (pivots[static_cast<size_t>(i)] != i + 1) sign = -sign, product = -product;
+      product *= u;
+      sign = u < 0 ? -sign : u == 0 ? T(0) : sign;
+      logAbs += std::log(std::abs(u));
+    }
+    out.data<T>()[m] = part == DetPart::Value ? product : part == DetPart::Sign ? sign : logAbs;
+  }
+}
+
+template <class T>
+void choleskyKernel(const Tensor& x, bool upper, Tensor& out, SourceLoc loc) {
+  int64_t n = matrixSide(x), size = n * n, matrices = x.numel() / size;
+  std::memcpy(out.data<T>(), x.data<T>(), static_cast<size_t>(x.numel()) * sizeof(T));
+  int side = static_cast<int>(n), info = 0;
+  for (int64_t m = 0; m < matrices; ++m) {
+    T* a = out.data<T>() + m * size;
+    potrf(side, a, &info);
+    if (info > 0)
+      fail(loc,
+           batchPrefix("cholesky", matrices, m) +
+               "The factorization could not be completed because the input is not positive-definite (the leading "
+               "minor of order " +
+               std::to_string(info) + " is not positive-definite).",
+           ErrorClass::LinAlgError);
+    // Row by row, a holds L on and below the diagonal; above it, what
+    // LAPACK did not touch.
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = i + 1; j < n; ++j) a[i * n + j] = 0;
+    if (upper)
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = i + 1; j < n; ++j) std::swap(a[i * n + j], a[j * n + i]);
+  }
+}
+
+template <class T>
+void registerLinalg(KernelTable& t) {
+  t.add<ir::Op::Inverse>(dtypeOf<T>(), inverseKernel<T>);
+  t.add<ir::Op::Det>(dtypeOf<T>(), detKernel<T>);
+  t.add<ir::Op::Cholesky>(dtypeOf<T>(), choleskyKernel<T>);
+}
+
+}  // namespace
+
+void registerCpuLinalgKernels(KernelTable& t) {
+  registerLinalg<float>(t);
+  registerLinalg<double>(t);
+}
+
+}  // namespace nn::rt

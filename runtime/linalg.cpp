@@ -1,0 +1,57 @@
+// The linear algebra front ends (see linalg.h).
+#include "runtime/linalg.h"
+
+#include <string>
+
+#include "runtime/dispatch.h"
+#include "runtime/tensor_ops.h"
+
+namespace nn::rt {
+
+namespace {
+
+// x as the kernels take it: contiguous matrices [..., n, n] of a floating
+// dtype, checked with the words of the ops' shape rule
+// (ir/shape_rules.cpp squareMatrices).
+Tensor matrices(const Tensor& x, const char* name, SourceLoc loc) {
+  if (x.ndim() < 2)
+    fail(loc, std::string(name) + ": expects a matrix or a batch of matrices [..., n, n], not " + typeString(x),
+         ErrorClass::ValueError);
+  if (x.dim(x.ndim() - 1) != x.dim(x.ndim() - 2))
+    fail(loc, std::string(name) + ": expects square matrices [..., n, n], not " + typeString(x),
+         ErrorClass::ValueError);
+  if (!isFloating(x.dtype()))
+    fail(loc, std::string(name) + ": expects a floating-point tensor, not " + typeString(x), ErrorClass::TypeError);
+  return contiguousOnItsDevice(x, loc);
+}
+
+}  // namespace
+
+Tensor inverse(const Tensor& x, SourceLoc loc) {
+  Tensor in = matrices(x, "inverse", loc);
+  Tensor out = Tensor::empty(in.dtype(), in.shape(), in.device());
+  if (out.numel() > 0) launch<ir::Op::Inverse>(in.device(), in.dtype(), loc, in, out, loc);
+  return out;
+}
+
+Tensor determinant(const Tensor& x, DetPart part, SourceLoc loc) {
+  const char* name = part == DetPart::Value ? "det" : "slogdet";
+  Tensor in = matrices(x, name, loc);
+  Shape shape(in.shape().begin(), in.shape().end() - 2);
+  Tensor out = Tensor::empty(in.dtype(), shape, in.device());
+  if (out.numel() == 0) return out;
+  if (in.dim(in.ndim() - 1) == 0)  // a 0 x 0 matrix's determinant is 1 (its log 0)
+    launch<ir::Op::Full>(in.device(), in.dtype(), loc, part == DetPart::LogAbs ? 0.0 : 1.0, out);
+  else
+    launch<ir::Op::Det>(in.device(), in.dtype(), loc, in, part, out);
+  return out;
+}
+
+Tensor cholesky(const Tensor& x, bool upper, SourceLoc loc) {
+  Tensor in = matrices(x, "cholesky", loc);
+  Tensor out = Tensor::empty(in.dtype(), in.shape(), in.device());
+  if (out.numel() > 0) launch<ir::Op::Cholesky>(in.device(), in.dtype(), loc, in, upper, out, loc);
+  return out;
+}
+
+}  // namespace nn::rt

@@ -1,0 +1,22 @@
+// Linear algebra of tensors of matrices [..., n, n], each matrix on its
+// own (the leading dims a batch): the inverse, the determinant, its sign
+// and the logarithm of its absolute value, and the Cholesky factor. The
+// front ends check the operand (rank 2 or more, square, floating: PyTorch
+// refuses integers) with located errors, as the ops' shape rules word
+// them, and run the device's kernel (LAPACK's on the CPU,
+// kernels_cpu_linalg.cpp). A singular matrix (inverse) or one that is not
+// positive-definite (cholesky) is a LinAlgError naming the batch element.
+#pragma once
+
+#include "runtime/kernels.h"
+#include "runtime/tensor.h"
+
+namespace nn::rt {
+
+Tensor inverse(const Tensor& x, SourceLoc loc);
+// det (DetPart::Value), det_sign and log_abs_det: x's shape less the last
+// two dims.
+Tensor determinant(const Tensor& x, DetPart part, SourceLoc loc);
+Tensor cholesky(const Tensor& x, bool upper, SourceLoc loc);
+
+}  // namespace nn::rt

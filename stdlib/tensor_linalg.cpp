@@ -1,0 +1,88 @@
+// PyTorch's linear algebra functions beyond the ops (inverse, det,
+// cholesky): slogdet ((sign, log|det|), each an op of its own), logdet
+// (NaN for a negative determinant) and matrix_power (by squaring, of the
+// inverse for a negative power), compositions run where a tape sees them,
+// so they differentiate as their ops do, in every mode; methods too.
+#include <cstdint>
+#include <limits>
+
+#include "ir/builtins.h"
+#include "runtime/tensor_ops.h"
+#include "stdlib/builtins.h"
+#include "stdlib/op_call.h"
+
+namespace nn::stdlib {
+
+using namespace nn::rt;
+
+namespace {
+
+Value matricesArg(CallContext& c, const std::vector<Value>& args) {
+  Value a = argument(c, args, 0, "input", nullptr);
+  tensorArg(c, a, "input");
+  return a;
+}
+
+// slogdet(A): (sign, logabsdet) of each matrix, as PyTorch's.
+Value bSlogdet(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 1);
+  Value a = matricesArg(c, args);
+  c.checkKeywordsUsed("slogdet");
+  return makeTuple({applyOp(c, ir::Op::DetSign, {a}), applyOp(c, ir::Op::LogAbsDet, {a})});
+}
+
+// logdet(A): log(det(A)), NaN where the determinant is negative, -inf
+// where it is 0.
+Value bLogdet(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 1);
+  Value a = matricesArg(c, args);
+  c.checkKeywordsUsed("logdet");
+  Value negative = binary(c, ir::Op::Lt, applyOp(c, ir::Op::DetSign, {a}), Value::integer(0));
+  return where(c, negative, Value::real(std::numeric_limits<double>::quiet_NaN()), applyOp(c, ir::Op::LogAbsDet, {a}));
+}
+
+// matrix_power(A, n): A @ A ... (n times) by squaring; the identity for
+// n = 0; the inverse's power for n < 0.
+Value bMatrixPower(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 2);
+  Value a = matricesArg(c, args), nV = argument(c, args, 1, "n", nullptr);
+  c.checkKeywordsUsed("matrix_power");
+  const Tensor& t = tensorOf(a);
+  if (!nV.isIntLike()) fail(c.loc, std::string("matrix_power(): n must be an int, not ") + typeName(nV), ErrorClass::TypeError);
+  if (t.ndim() < 2 || t.dim(t.ndim() - 1) != t.dim(t.ndim() - 2))
+    fail(c.loc, "matrix_power(): expects square matrices [..., n, n], not " + typeString(t), ErrorClass::ValueError);
+  int64_t n = nV.asInt();
+  if (n == 0) {
+    Value eye = applyOp(c, ir::Op::Eye,
+                        {Value::integer(t.dim(t.ndim() - 1)), Value::none(), Value::dtype(static_cast<int>(t.dtype())),
+                         Value::str(t.device().name())});
+    Shape shape = t.shape();
+    return applyOp(c, ir::Op::BroadcastTo, {eye, intsTuple(std::vector<int64_t>(shape.begin(), shape.end()))});
+  }
+  Value base = n < 0 ? applyOp(c, ir::Op::Inverse, {a}) : a;
+  uint64_t left = n < 0 ? 0 - static_cast<uint64_t>(n) : static_cast<uint64_t>(n);
+  Value result = Value::none();
+  while (true) {
+    if (left & 1) result = result.is(Kind::None) ? base : binary(c, ir::Op::MatMul, result, base);
+    left >>= 1;
+    if (!left) return result;
+    base = binary(c, ir::Op::MatMul, base, base);
+  }
+}
+
+}  // namespace
+
+BuiltinFn tensorLinalgMethod(const std::string& name) {
+  if (name == "slogdet") return bSlogdet;
+  if (name == "logdet") return bLogdet;
+  if (name == "matrix_power") return bMatrixPower;
+  return nullptr;
+}
+
+void addTensorLinalg(BuiltinTable& table) {
+  using ir::Builtin;
+  for (Builtin b : {Builtin::Slogdet, Builtin::Logdet, Builtin::MatrixPower})
+    table[ir::builtinInfo(b).name] = tensorLinalgMethod(ir::builtinInfo(b).name);
+}
+
+}  // namespace nn::stdlib
