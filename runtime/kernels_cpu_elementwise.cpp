@@ -1,7 +1,8 @@
 // CPU elementwise kernels: arithmetic with Python semantics for floor
 // division, modulo and powers (and C's truncating remainder, fmod),
-// bitwise ops, comparisons and unary ops, for every dtype they apply to. Loops are flat over contiguous data (which the
-// compiler vectorises) and strided otherwise.
+// bitwise ops, comparisons and unary ops, for every dtype they apply to.
+// Loops are flat over contiguous data (which the compiler vectorises) and
+// strided otherwise.
 #include <cmath>
 #include <cstring>
 #include <limits>
