@@ -2,8 +2,9 @@
 // PyTorch's (FunctionsManual.cpp), on each matrix of the last two dims:
 // inverse (-R^T g R^T), the determinant and the log of its absolute value
 // (through the inverse: at a singular matrix the backward pass raises the
-// inverse's LinAlgError, where PyTorch's det takes an SVD), and the
-// Cholesky factor.
+// inverse's LinAlgError, where PyTorch's det takes an SVD), the Cholesky
+// factor, and the symmetric eigendecomposition (eigh's two halves, whose
+// gradients add up to PyTorch's of the pair).
 #include "ir/gradient.h"
 
 namespace nn::ir {
@@ -54,6 +55,29 @@ void GradCholesky(GradientBuilder& b) {
   p = b.mul(b.constant(0.5), b.add(p, transposed(b, b.emit(Op::Tril, {p}, {{"diagonal", int64_t{-1}}}))));
   Value* linv = b.emit(Op::Inverse, {l});
   b.grads[0] = matmul(b, transposed(b, linv), matmul(b, p, linv));
+}
+
+// A = V diag(L) V^T: the eigenvalues' part of gA, V diag(gL) V^T.
+void GradEigvalsh(GradientBuilder& b) {
+  if (!b.wanted[0]) return;
+  Value* v = b.emit(Op::EighVectors, {b.operands[0]});
+  Value* scaled = b.mul(v, b.emit(Op::Unsqueeze, {b.adjoint}, {{"axis", int64_t{-2}}}));
+  b.grads[0] = matmul(b, scaled, transposed(b, v));
+}
+
+// The eigenvectors' part: V (skew(V^T gV) / E) V^T with E_ij = L_j - L_i,
+// 0 on the diagonal (and, where PyTorch's divides by 0 for a repeated
+// eigenvalue, between the vectors of one).
+void GradEighVectors(GradientBuilder& b) {
+  if (!b.wanted[0]) return;
+  Value* v = b.result();
+  Value* l = b.emit(Op::Eigvalsh, {b.operands[0]});
+  Value* vtgv = matmul(b, transposed(b, v), b.adjoint);
+  vtgv = b.mul(b.constant(0.5), b.sub(vtgv, transposed(b, vtgv)));
+  Value* gaps = b.sub(b.emit(Op::Unsqueeze, {l}, {{"axis", int64_t{-2}}}), b.emit(Op::Unsqueeze, {l}, {{"axis", int64_t{-1}}}));
+  Value* same = b.emit(Op::Eq, {gaps, b.constant(0.0)});
+  Value* inner = b.emit(Op::Where, {same, b.constant(0.0), b.div(vtgv, b.emit(Op::Where, {same, b.constant(1.0), gaps}))});
+  b.grads[0] = matmul(b, v, matmul(b, inner, transposed(b, v)));
 }
 
 }  // namespace nn::ir

@@ -538,6 +538,12 @@ std::optional<Type> Determinants(const OpArgs& a) {
   return Type::tensor(x->dtype, DimList(x->shape->begin(), x->shape->end() - 2));
 }
 
+std::optional<Type> Eigenvalues(const OpArgs& a) {
+  std::optional<Type> x = squareMatrices(a);
+  if (!x || !x->shape) return x ? std::optional<Type>(Type::tensor(x->dtype)) : std::nullopt;
+  return Type::tensor(x->dtype, DimList(x->shape->begin(), x->shape->end() - 1));
+}
+
 std::optional<Type> IsClose(const OpArgs& a) {
   const Value* x = a.operand("a");
   const Value* y = a.operand("b");

@@ -91,6 +91,12 @@ void cholesky(const Tensor& x, bool upper, Tensor& out, SourceLoc loc) {
   moveIn(made, out);
 }
 
+void symmetricEigen(const Tensor& x, bool vectors, Tensor& out, SourceLoc loc) {
+  Tensor made = hostLike(out);
+  cpuKernels().get<Op::Eigvalsh>(out.dtype())(onHost(x, out), vectors, made, loc);
+  moveIn(made, out);
+}
+
 template <Op O>
 void addWhereMissing(KernelTable& t, typename KernelFor<O>::Fn k) {
   for (size_t i = 0; i < kNumDTypes; ++i) {
@@ -113,6 +119,7 @@ void addHostMadeKernels(KernelTable& t) {
   addWhereMissing<Op::Inverse>(t, inverse);
   addWhereMissing<Op::Det>(t, determinant);
   addWhereMissing<Op::Cholesky>(t, cholesky);
+  addWhereMissing<Op::Eigvalsh>(t, symmetricEigen);
 }
 
 }  // namespace nn::rt

@@ -290,6 +290,14 @@ struct KernelFor<ir::Op::Cholesky> {
   using Fn = void (*)(const Tensor& x, bool upper, Tensor& out, SourceLoc loc);
 };
 
+// The eigenvalues out [..., n] (ascending) of each symmetric matrix, from
+// its lower triangle, or with `vectors` the eigenvectors out [..., n, n]
+// (as columns)  [x's dtype, floating]; eigh_vectors runs Eigvalsh's entry
+template <>
+struct KernelFor<ir::Op::Eigvalsh> {
+  using Fn = void (*)(const Tensor& x, bool vectors, Tensor& out, SourceLoc loc);
+};
+
 // interpolate: x [planes, rows.in, cols.in] (contiguous, any leading
 // shape) resampled plane by plane into out [planes, rows.out, cols.out]
 // (resample.h)  [x's dtype]

@@ -1,6 +1,7 @@
 // CPU kernels of the linear algebra ops (inverse, det and slogdet's
-// halves, cholesky) through LAPACK's LU (getrf, getri) and Cholesky
-// (potrf) factorisations, one matrix of the batch at a time. LAPACK reads
+// halves, cholesky, eigvalsh and eigh's vectors) through LAPACK's LU
+// (getrf, getri) and Cholesky (potrf) factorisations and its symmetric
+// eigensolver (syevd), one matrix of the batch at a time. LAPACK reads
 // matrices column by column: a row-major matrix is its transpose there,
 // so a row-major inverse is LAPACK's inverse of the transpose read back
 // row by row, a determinant is the transpose's, and the upper factor U of
@@ -21,6 +22,10 @@ void sgetri_(const int* n, float* a, const int* lda, const int* ipiv, float* wor
 void dgetri_(const int* n, double* a, const int* lda, const int* ipiv, double* work, const int* lwork, int* info);
 void spotrf_(const char* uplo, const int* n, float* a, const int* lda, int* info);
 void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info);
+void ssyevd_(const char* jobz, const char* uplo, const int* n, float* a, const int* lda, float* w, float* work,
+             const int* lwork, int* iwork, const int* liwork, int* info);
+void dsyevd_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda, double* w, double* work,
+             const int* lwork, int* iwork, const int* liwork, int* info);
 }
 
 namespace nn::rt {
@@ -36,6 +41,14 @@ void getri(int n, double* a, const int* pivots, double* work, int lwork, int* in
 }
 void potrf(int n, float* a, int* info) { spotrf_("U", &n, a, &n, info); }
 void potrf(int n, double* a, int* info) { dpotrf_("U", &n, a, &n, info); }
+// The lower triangle of a row-major matrix is the upper one of LAPACK's
+// column-major view: "U".
+void syevd(const char* jobz, int n, float* a, float* w, float* work, int lwork, int* iwork, int liwork, int* info) {
+  ssyevd_(jobz, "U", &n, a, &n, w, work, &lwork, iwork, &liwork, info);
+}
+void syevd(const char* jobz, int n, double* a, double* w, double* work, int lwork, int* iwork, int liwork, int* info) {
+  dsyevd_(jobz, "U", &n, a, &n, w, work, &lwork, iwork, &liwork, info);
+}
 
 // "inverse: (Batch element 3): " where x holds more than one matrix.
 std::string batchPrefix(const char* name, int64_t matrices, int64_t m) {
@@ -115,11 +128,45 @@ void choleskyKernel(const Tensor& x, bool upper, Tensor& out, SourceLoc loc) {
   }
 }
 
+// syevd's eigenvalues (ascending) and eigenvectors, the columns of its
+// column-major answer: the rows of a row-major one, transposed back.
+template <class T>
+void eigenKernel(const Tensor& x, bool vectors, Tensor& out, SourceLoc loc) {
+  int64_t n = matrixSide(x), size = n * n, matrices = x.numel() / size;
+  std::vector<T> a(static_cast<size_t>(size)), w(static_cast<size_t>(n));
+  int side = static_cast<int>(n), info = 0, iquery = 0;
+  const char* jobz = vectors ? "V" : "N";
+  T query;
+  syevd(jobz, side, a.data(), w.data(), &query, -1, &iquery, -1, &info);
+  std::vector<T> work(static_cast<size_t>(std::max<T>(query, T(1))));
+  std::vector<int> iwork(static_cast<size_t>(std::max(iquery, 1)));
+  for (int64_t m = 0; m < matrices; ++m) {
+    std::memcpy(a.data(), x.data<T>() + m * size, static_cast<size_t>(size) * sizeof(T));
+    syevd(jobz, side, a.data(), w.data(), work.data(), static_cast<int>(work.size()), iwork.data(),
+          static_cast<int>(iwork.size()), &info);
+    if (info > 0)
+      fail(loc,
+           batchPrefix("eigh", matrices, m) +
+               "The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated "
+               "eigenvalues (error code: " +
+               std::to_string(info) + ").",
+           ErrorClass::LinAlgError);
+    if (!vectors) {
+      std::copy(w.begin(), w.end(), out.data<T>() + m * n);
+      continue;
+    }
+    T* o = out.data<T>() + m * size;
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j) o[i * n + j] = a[static_cast<size_t>(j * n + i)];
+  }
+}
+
 template <class T>
 void registerLinalg(KernelTable& t) {
   t.add<ir::Op::Inverse>(dtypeOf<T>(), inverseKernel<T>);
   t.add<ir::Op::Det>(dtypeOf<T>(), detKernel<T>);
   t.add<ir::Op::Cholesky>(dtypeOf<T>(), choleskyKernel<T>);
+  t.add<ir::Op::Eigvalsh>(dtypeOf<T>(), eigenKernel<T>);
 }
 
 }  // namespace

@@ -47,6 +47,14 @@ Tensor determinant(const Tensor& x, DetPart part, SourceLoc loc) {
   return out;
 }
 
+Tensor symmetricEigen(const Tensor& x, bool vectors, SourceLoc loc) {
+  Tensor in = matrices(x, "eigh", loc);
+  Shape shape(in.shape().begin(), in.shape().end() - (vectors ? 0 : 1));
+  Tensor out = Tensor::empty(in.dtype(), shape, in.device());
+  if (out.numel() > 0) launch<ir::Op::Eigvalsh>(in.device(), in.dtype(), loc, in, vectors, out, loc);
+  return out;
+}
+
 Tensor cholesky(const Tensor& x, bool upper, SourceLoc loc) {
   Tensor in = matrices(x, "cholesky", loc);
   Tensor out = Tensor::empty(in.dtype(), in.shape(), in.device());

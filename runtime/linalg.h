@@ -1,6 +1,7 @@
 // Linear algebra of tensors of matrices [..., n, n], each matrix on its
 // own (the leading dims a batch): the inverse, the determinant, its sign
-// and the logarithm of its absolute value, and the Cholesky factor. The
+// and the logarithm of its absolute value, the Cholesky factor, and the
+// eigenvalues and eigenvectors of symmetric matrices. The
 // front ends check the operand (rank 2 or more, square, floating: PyTorch
 // refuses integers) with located errors, as the ops' shape rules word
 // them, and run the device's kernel (LAPACK's on the CPU,
@@ -18,5 +19,8 @@ Tensor inverse(const Tensor& x, SourceLoc loc);
 // two dims.
 Tensor determinant(const Tensor& x, DetPart part, SourceLoc loc);
 Tensor cholesky(const Tensor& x, bool upper, SourceLoc loc);
+// eigvalsh (the eigenvalues [..., n]) or, with `vectors`, eigh's
+// eigenvectors [..., n, n].
+Tensor symmetricEigen(const Tensor& x, bool vectors, SourceLoc loc);
 
 }  // namespace nn::rt

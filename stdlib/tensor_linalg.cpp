@@ -1,6 +1,7 @@
 // PyTorch's linear algebra functions beyond the ops (inverse, det,
-// cholesky): slogdet ((sign, log|det|), each an op of its own), logdet
-// (NaN for a negative determinant) and matrix_power (by squaring, of the
+// cholesky, eigvalsh): slogdet ((sign, log|det|), each an op of its own),
+// logdet (NaN for a negative determinant), eigh ((eigenvalues,
+// eigenvectors), each an op) and matrix_power (by squaring, of the
 // inverse for a negative power), compositions run where a tape sees them,
 // so they differentiate as their ops do, in every mode; methods too.
 #include <cstdint>
@@ -41,6 +42,15 @@ Value bLogdet(CallContext& c, std::vector<Value>& args) {
   return where(c, negative, Value::real(std::numeric_limits<double>::quiet_NaN()), applyOp(c, ir::Op::LogAbsDet, {a}));
 }
 
+// eigh(A): (eigenvalues, eigenvectors) of each symmetric matrix, read from
+// its lower triangle, as PyTorch's (the vectors as columns).
+Value bEigh(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 1);
+  Value a = matricesArg(c, args);
+  c.checkKeywordsUsed("eigh");
+  return makeTuple({applyOp(c, ir::Op::Eigvalsh, {a}), applyOp(c, ir::Op::EighVectors, {a})});
+}
+
 // matrix_power(A, n): A @ A ... (n times) by squaring; the identity for
 // n = 0; the inverse's power for n < 0.
 Value bMatrixPower(CallContext& c, std::vector<Value>& args) {
@@ -76,12 +86,13 @@ BuiltinFn tensorLinalgMethod(const std::string& name) {
   if (name == "slogdet") return bSlogdet;
   if (name == "logdet") return bLogdet;
   if (name == "matrix_power") return bMatrixPower;
+  if (name == "eigh") return bEigh;
   return nullptr;
 }
 
 void addTensorLinalg(BuiltinTable& table) {
   using ir::Builtin;
-  for (Builtin b : {Builtin::Slogdet, Builtin::Logdet, Builtin::MatrixPower})
+  for (Builtin b : {Builtin::Slogdet, Builtin::Logdet, Builtin::MatrixPower, Builtin::Eigh})
     table[ir::builtinInfo(b).name] = tensorLinalgMethod(ir::builtinInfo(b).name);
 }
 

@@ -447,6 +447,8 @@ Value determinantOp(OpCall& c) {
 
 Value choleskyOp(OpCall& c) { return makeTensorValue(cholesky(c.tensor("x"), c.flag("upper"), c.loc)); }
 
+Value eigenOp(OpCall& c) { return makeTensorValue(symmetricEigen(c.tensor("x"), c.op == Op::EighVectors, c.loc)); }
+
 Value maskedFillOp(OpCall& c) {
   const Tensor& x = c.tensor("x");
   const Tensor& mask = c.tensor("mask");
@@ -527,7 +529,8 @@ struct ImplTable {
     set(Op::Triu, triangleOp), set(Op::MaskedFill, maskedFillOp), set(Op::Outer, outerOp);
     set(Op::IsClose, closeness), set(Op::AllClose, allCloseOp);
     set(Op::Inverse, inverseOp), set(Op::Det, determinantOp), set(Op::DetSign, determinantOp),
-        set(Op::LogAbsDet, determinantOp), set(Op::Cholesky, choleskyOp);
+        set(Op::LogAbsDet, determinantOp), set(Op::Cholesky, choleskyOp), set(Op::Eigvalsh, eigenOp),
+        set(Op::EighVectors, eigenOp);
     set(Op::Norm, normOp), set(Op::Repeat, repeatOp), set(Op::Diag, diagOp), set(Op::NonZero, nonzeroOp);
     set(Op::Flip, flipOp), set(Op::Roll, rollOp);
     set(Op::Embedding, embeddingOp), set(Op::Conv1d, conv1dOp), set(Op::Interpolate, interpolateOp);

@@ -76,6 +76,10 @@ const std::vector<Case>& cases() {
       {"log_abs_det", "slogdet(a)[1] + logdet(a @ a.T)", {"randn(3, 3) + eye(3) * 2.0"}},
       {"cholesky", "cholesky(a @ a.T + eye(3)) * b + cholesky(a @ a.T + eye(3), upper=True)",
        {"randn(3, 3)", "randn(3, 3)"}},
+      // Symmetric, well-separated eigenvalues; the vectors squared, whose
+      // signs LAPACK chooses.
+      {"eigvalsh", "eigvalsh(a + a.T + diag(tensor([0.0, 3.0, 6.0]))) * b", {"randn(3, 3) * 0.3", "randn(3)"}},
+      {"eigh_vectors", "eigh(a + a.T + diag(tensor([0.0, 3.0, 6.0])))[1] ** 2 * b", {"randn(3, 3) * 0.3", "randn(3, 3)"}},
       {"atan2", "atan2(a, b)", {"randn(3, 4)", "randn(4)"}},
       {"hypot", "hypot(a, b) * a.hypot(2.0)", {"randn(3, 4)", "randn(3, 1) + 2.0"}},
       // b's sign kept away from 0, where copysign jumps.
