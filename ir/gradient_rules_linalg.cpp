@@ -3,9 +3,11 @@
 // inverse (-R^T g R^T), the determinant and the log of its absolute value
 // (through the inverse: at a singular matrix the backward pass raises the
 // inverse's LinAlgError, where PyTorch's det takes an SVD), the Cholesky
-// factor, and the symmetric eigendecomposition (eigh's two halves, whose
-// gradients add up to PyTorch's of the pair).
+// factor, the symmetric eigendecomposition (eigh's two halves, whose
+// gradients add up to PyTorch's of the pair) and the singular value
+// decomposition (svd's three parts, likewise).
 #include "ir/gradient.h"
+#include "support/diagnostics.h"
 
 namespace nn::ir {
 
@@ -78,6 +80,69 @@ void GradEighVectors(GradientBuilder& b) {
   Value* same = b.emit(Op::Eq, {gaps, b.constant(0.0)});
   Value* inner = b.emit(Op::Where, {same, b.constant(0.0), b.div(vtgv, b.emit(Op::Where, {same, b.constant(1.0), gaps}))});
   b.grads[0] = matmul(b, v, matmul(b, inner, transposed(b, v)));
+}
+
+namespace {
+
+// S.unsqueeze(dim).
+Value* unsqueezed(GradientBuilder& b, Value* v, int64_t dim) { return b.emit(Op::Unsqueeze, {v}, {{"axis", dim}}); }
+
+// x / E with E_jk = S_k^2 - S_j^2, where E is 0 (the diagonal, a repeated
+// singular value: PyTorch's divides there) x's entry 0.
+Value* overGaps(GradientBuilder& b, Value* x, Value* s) {
+  Value* s2 = b.mul(s, s);
+  Value* gaps = b.sub(unsqueezed(b, s2, -2), unsqueezed(b, s2, -1));
+  Value* same = b.emit(Op::Eq, {gaps, b.constant(0.0)});
+  return b.emit(Op::Where, {same, b.constant(0.0), b.div(x, b.emit(Op::Where, {same, b.constant(1.0), gaps}))});
+}
+
+// The singular vectors' gradients are those of the reduced decomposition.
+void reducedOnly(GradientBuilder& b) {
+  const Attr* full = b.attr("full_matrices");
+  if (full && std::holds_alternative<bool>(*full) && std::get<bool>(*full))
+    fail(b.forward.loc(), "the gradient of svd with full_matrices=True is not supported: use full_matrices=False");
+}
+
+Value* svdPart(GradientBuilder& b, Op op) { return b.emit(op, {b.operands[0]}, {{"full_matrices", false}}); }
+
+}  // namespace
+
+// A = U diag(S) Vh: the values' part of gA, U diag(gS) Vh.
+void GradSvdvals(GradientBuilder& b) {
+  if (!b.wanted[0]) return;
+  Value* u = svdPart(b, Op::SvdU);
+  b.grads[0] = matmul(b, b.mul(u, unsqueezed(b, b.adjoint, -2)), svdPart(b, Op::SvdVh));
+}
+
+// U's part (PyTorch's svd_backward with gU alone): U (skew(U^T gU) S / E)
+// Vh + (I - U U^T) gU S^-1 Vh, skew(X) = X - X^T.
+void GradSvdU(GradientBuilder& b) {
+  if (!b.wanted[0]) return;
+  reducedOnly(b);
+  Value* u = b.result();
+  Value* s = b.emit(Op::Svdvals, {b.operands[0]});
+  Value* vh = svdPart(b, Op::SvdVh);
+  Value* utgu = matmul(b, transposed(b, u), b.adjoint);
+  Value* inner = overGaps(b, b.mul(b.sub(utgu, transposed(b, utgu)), unsqueezed(b, s, -2)), s);
+  Value* gus = b.div(b.adjoint, unsqueezed(b, s, -2));
+  Value* beside = b.sub(gus, matmul(b, u, matmul(b, transposed(b, u), gus)));
+  b.grads[0] = matmul(b, b.add(matmul(b, u, inner), beside), vh);
+}
+
+// Vh's part: U (S skew(V^T gV) / E) Vh + U S^-1 gV^T (I - V V^T).
+void GradSvdVh(GradientBuilder& b) {
+  if (!b.wanted[0]) return;
+  reducedOnly(b);
+  Value* vh = b.result();
+  Value* v = transposed(b, vh);
+  Value* gv = transposed(b, b.adjoint);
+  Value* s = b.emit(Op::Svdvals, {b.operands[0]});
+  Value* u = svdPart(b, Op::SvdU);
+  Value* vtgv = matmul(b, vh, gv);
+  Value* inner = overGaps(b, b.mul(unsqueezed(b, s, -1), b.sub(vtgv, transposed(b, vtgv))), s);
+  Value* gvs = b.div(gv, unsqueezed(b, s, -2));
+  Value* beside = transposed(b, b.sub(gvs, matmul(b, v, matmul(b, vh, gvs))));
+  b.grads[0] = matmul(b, u, b.add(matmul(b, inner, vh), beside));
 }
 
 }  // namespace nn::ir

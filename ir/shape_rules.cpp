@@ -544,6 +544,41 @@ std::optional<Type> Eigenvalues(const OpArgs& a) {
   return Type::tensor(x->dtype, DimList(x->shape->begin(), x->shape->end() - 1));
 }
 
+// x [..., m, n] of svd: rank 2 or more.
+static std::optional<Type> matricesOf(const OpArgs& a) {
+  std::optional<Type> x = tensorOperand(a, "x");
+  if (x && x->shape && x->shape->size() < 2)
+    fail(a.loc(), std::string(opInfo(a.op()).name) + ": expects a matrix or a batch of matrices [..., m, n], not " + x->str());
+  return x;
+}
+
+static Dim smaller(const Dim& a, const Dim& b) {
+  if (a.isKnown() && b.isKnown()) return Dim::known(std::min(a.size, b.size));
+  return Dim::unknown();
+}
+
+std::optional<Type> SingularValues(const OpArgs& a) {
+  std::optional<Type> x = matricesOf(a);
+  if (!x || !x->shape) return x ? std::optional<Type>(Type::tensor(x->dtype)) : std::nullopt;
+  const DimList& d = *x->shape;
+  DimList out(d.begin(), d.end() - 2);
+  out.push_back(smaller(d[d.size() - 2], d.back()));
+  return Type::tensor(x->dtype, out);
+}
+
+std::optional<Type> SingularVectors(const OpArgs& a) {
+  std::optional<Type> x = matricesOf(a);
+  if (!x || !x->shape) return x ? std::optional<Type>(Type::tensor(x->dtype)) : std::nullopt;
+  std::optional<bool> full = a.boolAttr("full_matrices");
+  if (!full) return Type::tensor(x->dtype);
+  const DimList& d = *x->shape;
+  const Dim &m = d[d.size() - 2], &n = d.back();
+  DimList out(d.begin(), d.end() - 2);
+  if (a.op() == Op::SvdU) out.push_back(m), out.push_back(*full ? m : smaller(m, n));
+  else out.push_back(*full ? n : smaller(m, n)), out.push_back(n);
+  return Type::tensor(x->dtype, out);
+}
+
 std::optional<Type> IsClose(const OpArgs& a) {
   const Value* x = a.operand("a");
   const Value* y = a.operand("b");

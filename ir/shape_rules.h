@@ -33,6 +33,8 @@ std::optional<Type> Outer(const OpArgs& args);       // [len(a), len(b)]
 std::optional<Type> SquareMatrices(const OpArgs& args);  // x's type; x [..., n, n]
 std::optional<Type> Determinants(const OpArgs& args);    // x's dtype, x's shape less the last two dims
 std::optional<Type> Eigenvalues(const OpArgs& args);     // x's dtype, x's shape less the last dim
+std::optional<Type> SingularValues(const OpArgs& args);   // [..., min(m, n)]
+std::optional<Type> SingularVectors(const OpArgs& args);  // svd_u's U, svd_vh's Vh
 std::optional<Type> IsClose(const OpArgs& args);     // bool, a and b broadcast
 std::optional<Type> Loss(const OpArgs& args);
 // The ops gradient rules emit (ir/gradient.h).

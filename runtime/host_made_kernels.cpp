@@ -97,6 +97,12 @@ void symmetricEigen(const Tensor& x, bool vectors, Tensor& out, SourceLoc loc) {
   moveIn(made, out);
 }
 
+void singular(const Tensor& x, SvdPart part, bool full, Tensor& out, SourceLoc loc) {
+  Tensor made = hostLike(out);
+  cpuKernels().get<Op::Svdvals>(out.dtype())(onHost(x, out), part, full, made, loc);
+  moveIn(made, out);
+}
+
 template <Op O>
 void addWhereMissing(KernelTable& t, typename KernelFor<O>::Fn k) {
   for (size_t i = 0; i < kNumDTypes; ++i) {
@@ -120,6 +126,7 @@ void addHostMadeKernels(KernelTable& t) {
   addWhereMissing<Op::Det>(t, determinant);
   addWhereMissing<Op::Cholesky>(t, cholesky);
   addWhereMissing<Op::Eigvalsh>(t, symmetricEigen);
+  addWhereMissing<Op::Svdvals>(t, singular);
 }
 
 }  // namespace nn::rt

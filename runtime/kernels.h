@@ -298,6 +298,16 @@ struct KernelFor<ir::Op::Eigvalsh> {
   using Fn = void (*)(const Tensor& x, bool vectors, Tensor& out, SourceLoc loc);
 };
 
+// Of each matrix of x [..., m, n] (m, n > 0): the singular values out
+// [..., k] (k = min(m, n), descending), U [..., m, k] or Vh [..., k, n]
+// (full: [..., m, m] or [..., n, n]), as `part` says  [x's dtype,
+// floating]; svd_u and svd_vh run Svdvals's entry
+enum class SvdPart { Values, U, Vh };
+template <>
+struct KernelFor<ir::Op::Svdvals> {
+  using Fn = void (*)(const Tensor& x, SvdPart part, bool full, Tensor& out, SourceLoc loc);
+};
+
 // interpolate: x [planes, rows.in, cols.in] (contiguous, any leading
 // shape) resampled plane by plane into out [planes, rows.out, cols.out]
 // (resample.h)  [x's dtype]

@@ -1,7 +1,8 @@
 // CPU kernels of the linear algebra ops (inverse, det and slogdet's
 // halves, cholesky, eigvalsh and eigh's vectors) through LAPACK's LU
-// (getrf, getri) and Cholesky (potrf) factorisations and its symmetric
-// eigensolver (syevd), one matrix of the batch at a time. LAPACK reads
+// (getrf, getri) and Cholesky (potrf) factorisations, its symmetric
+// eigensolver (syevd) and its divide-and-conquer SVD (gesdd, as PyTorch's
+// CPU default), one matrix of the batch at a time. LAPACK reads
 // matrices column by column: a row-major matrix is its transpose there,
 // so a row-major inverse is LAPACK's inverse of the transpose read back
 // row by row, a determinant is the transpose's, and the upper factor U of
@@ -26,6 +27,10 @@ void ssyevd_(const char* jobz, const char* uplo, const int* n, float* a, const i
              const int* lwork, int* iwork, const int* liwork, int* info);
 void dsyevd_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda, double* w, double* work,
              const int* lwork, int* iwork, const int* liwork, int* info);
+void sgesdd_(const char* jobz, const int* m, const int* n, float* a, const int* lda, float* s, float* u, const int* ldu,
+             float* vt, const int* ldvt, float* work, const int* lwork, int* iwork, int* info);
+void dgesdd_(const char* jobz, const int* m, const int* n, double* a, const int* lda, double* s, double* u,
+             const int* ldu, double* vt, const int* ldvt, double* work, const int* lwork, int* iwork, int* info);
 }
 
 namespace nn::rt {
@@ -161,12 +166,56 @@ void eigenKernel(const Tensor& x, bool vectors, Tensor& out, SourceLoc loc) {
   }
 }
 
+void gesdd(const char* jobz, int m, int n, float* a, float* s, float* u, int ldu, float* vt, int ldvt, float* work,
+           int lwork, int* iwork, int* info) {
+  sgesdd_(jobz, &m, &n, a, &m, s, u, &ldu, vt, &ldvt, work, &lwork, iwork, info);
+}
+void gesdd(const char* jobz, int m, int n, double* a, double* s, double* u, int ldu, double* vt, int ldvt,
+           double* work, int lwork, int* iwork, int* info) {
+  dgesdd_(jobz, &m, &n, a, &m, s, u, &ldu, vt, &ldvt, work, &lwork, iwork, info);
+}
+
+// gesdd of the transpose X = A^T [n, m] that LAPACK reads in a row-major A:
+// X = Ux S VTx gives A = VTx^T S Ux^T, and LAPACK's column-major VTx
+// [k, m] read row by row is U [m, k], its Ux [n, k] is Vh [k, n] (full:
+// [m, m] and [n, n]), so no transposing.
+template <class T>
+void svdKernel(const Tensor& x, SvdPart part, bool full, Tensor& out, SourceLoc loc) {
+  int64_t m = x.dim(x.ndim() - 2), n = x.dim(x.ndim() - 1), k = std::min(m, n), size = m * n;
+  int64_t matrices = x.numel() / size;
+  int rows = static_cast<int>(n), cols = static_cast<int>(m);  // X's
+  bool vectors = part != SvdPart::Values;
+  const char* jobz = !vectors ? "N" : full ? "A" : "S";
+  int uCols = full ? rows : static_cast<int>(k), vtRows = full ? cols : static_cast<int>(k);
+  std::vector<T> a(static_cast<size_t>(size)), s(static_cast<size_t>(k));
+  std::vector<T> ux(vectors ? static_cast<size_t>(rows) * uCols : 1), vtx(vectors ? static_cast<size_t>(vtRows) * cols : 1);
+  std::vector<int> iwork(static_cast<size_t>(8 * k));
+  int info = 0;
+  T query;
+  gesdd(jobz, rows, cols, a.data(), s.data(), ux.data(), rows, vtx.data(), std::max(vtRows, 1), &query, -1,
+        iwork.data(), &info);
+  std::vector<T> work(static_cast<size_t>(std::max<T>(query, T(1))));
+  for (int64_t mat = 0; mat < matrices; ++mat) {
+    std::memcpy(a.data(), x.data<T>() + mat * size, static_cast<size_t>(size) * sizeof(T));
+    gesdd(jobz, rows, cols, a.data(), s.data(), ux.data(), rows, vtx.data(), std::max(vtRows, 1), work.data(),
+          static_cast<int>(work.size()), iwork.data(), &info);
+    if (info > 0)
+      fail(loc, batchPrefix("svd", matrices, mat) + "The algorithm failed to converge because the input matrix is "
+                "ill-conditioned or has too many repeated singular values (error code: " + std::to_string(info) + ").",
+           ErrorClass::LinAlgError);
+    const std::vector<T>& answer = part == SvdPart::Values ? s : part == SvdPart::U ? vtx : ux;
+    int64_t each = part == SvdPart::Values ? k : part == SvdPart::U ? int64_t{vtRows} * cols : int64_t{rows} * uCols;
+    std::copy(answer.begin(), answer.begin() + each, out.data<T>() + mat * each);
+  }
+}
+
 template <class T>
 void registerLinalg(KernelTable& t) {
   t.add<ir::Op::Inverse>(dtypeOf<T>(), inverseKernel<T>);
   t.add<ir::Op::Det>(dtypeOf<T>(), detKernel<T>);
   t.add<ir::Op::Cholesky>(dtypeOf<T>(), choleskyKernel<T>);
   t.add<ir::Op::Eigvalsh>(dtypeOf<T>(), eigenKernel<T>);
+  t.add<ir::Op::Svdvals>(dtypeOf<T>(), svdKernel<T>);
 }
 
 }  // namespace

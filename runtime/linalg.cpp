@@ -1,6 +1,7 @@
 // The linear algebra front ends (see linalg.h).
 #include "runtime/linalg.h"
 
+#include <algorithm>
 #include <string>
 
 #include "runtime/dispatch.h"
@@ -52,6 +53,26 @@ Tensor symmetricEigen(const Tensor& x, bool vectors, SourceLoc loc) {
   Shape shape(in.shape().begin(), in.shape().end() - (vectors ? 0 : 1));
   Tensor out = Tensor::empty(in.dtype(), shape, in.device());
   if (out.numel() > 0) launch<ir::Op::Eigvalsh>(in.device(), in.dtype(), loc, in, vectors, out, loc);
+  return out;
+}
+
+Tensor singular(const Tensor& x, SvdPart part, bool full, SourceLoc loc) {
+  if (x.ndim() < 2)
+    fail(loc, "svd: expects a matrix or a batch of matrices [..., m, n], not " + typeString(x), ErrorClass::ValueError);
+  if (!isFloating(x.dtype()))
+    fail(loc, "svd: expects a floating-point tensor, not " + typeString(x), ErrorClass::TypeError);
+  Tensor in = contiguousOnItsDevice(x, loc);
+  int64_t m = in.dim(in.ndim() - 2), n = in.dim(in.ndim() - 1), k = std::min(m, n);
+  Shape shape(in.shape().begin(), in.shape().end() - 2);
+  if (part == SvdPart::Values) shape.push_back(k);
+  if (part == SvdPart::U) shape.push_back(m), shape.push_back(full ? m : k);
+  if (part == SvdPart::Vh) shape.push_back(full ? n : k), shape.push_back(n);
+  Tensor out = Tensor::empty(in.dtype(), shape, in.device());
+  if (out.numel() == 0) return out;
+  if (k == 0)  // a full U or Vh of an empty matrix: the identity
+    return contiguousOnItsDevice(broadcastTo(eye(in.dtype(), shape.back(), shape.back(), in.device(), loc), shape, loc),
+                                 loc);
+  launch<ir::Op::Svdvals>(in.device(), in.dtype(), loc, in, part, full, out, loc);
   return out;
 }
 

@@ -1,7 +1,8 @@
 // Linear algebra of tensors of matrices [..., n, n], each matrix on its
 // own (the leading dims a batch): the inverse, the determinant, its sign
-// and the logarithm of its absolute value, the Cholesky factor, and the
-// eigenvalues and eigenvectors of symmetric matrices. The
+// and the logarithm of its absolute value, the Cholesky factor, the
+// eigenvalues and eigenvectors of symmetric matrices, and the singular
+// value decomposition (of any [..., m, n]). The
 // front ends check the operand (rank 2 or more, square, floating: PyTorch
 // refuses integers) with located errors, as the ops' shape rules word
 // them, and run the device's kernel (LAPACK's on the CPU,
@@ -22,5 +23,7 @@ Tensor cholesky(const Tensor& x, bool upper, SourceLoc loc);
 // eigvalsh (the eigenvalues [..., n]) or, with `vectors`, eigh's
 // eigenvectors [..., n, n].
 Tensor symmetricEigen(const Tensor& x, bool vectors, SourceLoc loc);
+// svdvals, svd's U or its Vh (full: square U and Vh).
+Tensor singular(const Tensor& x, SvdPart part, bool full, SourceLoc loc);
 
 }  // namespace nn::rt

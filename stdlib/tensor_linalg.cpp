@@ -1,7 +1,8 @@
 // PyTorch's linear algebra functions beyond the ops (inverse, det,
 // cholesky, eigvalsh): slogdet ((sign, log|det|), each an op of its own),
 // logdet (NaN for a negative determinant), eigh ((eigenvalues,
-// eigenvectors), each an op) and matrix_power (by squaring, of the
+// eigenvectors), each an op), svd (torch.svd's (U, S, V), each an op) and
+// matrix_power (by squaring, of the
 // inverse for a negative power), compositions run where a tape sees them,
 // so they differentiate as their ops do, in every mode; methods too.
 #include <cstdint>
@@ -51,6 +52,25 @@ Value bEigh(CallContext& c, std::vector<Value>& args) {
   return makeTuple({applyOp(c, ir::Op::Eigvalsh, {a}), applyOp(c, ir::Op::EighVectors, {a})});
 }
 
+// svd(A, some=True, compute_uv=True): torch.svd's (U, S, V), V = Vh^T,
+// reduced unless some is False; without compute_uv, U and V are zeros.
+Value bSvd(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 3);
+  Value yes = Value::boolean(true);
+  Value a = matricesArg(c, args), some = argument(c, args, 1, "some", &yes),
+        computeUv = argument(c, args, 2, "compute_uv", &yes);
+  c.checkKeywordsUsed("svd");
+  Value full = Value::boolean(!truthy(some, c.loc));
+  Value s = applyOp(c, ir::Op::Svdvals, {a});
+  Value u = applyOp(c, ir::Op::SvdU, {a, full});
+  Value v = applyOp(c, ir::Op::Transpose, {applyOp(c, ir::Op::SvdVh, {a, full}), intsTuple({-2, -1})});
+  if (!truthy(computeUv, c.loc)) {
+    u = applyOp(c, ir::Op::ZerosLike, {u, Value::none()});
+    v = applyOp(c, ir::Op::ZerosLike, {v, Value::none()});
+  }
+  return makeTuple({u, s, v});
+}
+
 // matrix_power(A, n): A @ A ... (n times) by squaring; the identity for
 // n = 0; the inverse's power for n < 0.
 Value bMatrixPower(CallContext& c, std::vector<Value>& args) {
@@ -87,12 +107,13 @@ BuiltinFn tensorLinalgMethod(const std::string& name) {
   if (name == "logdet") return bLogdet;
   if (name == "matrix_power") return bMatrixPower;
   if (name == "eigh") return bEigh;
+  if (name == "svd") return bSvd;
   return nullptr;
 }
 
 void addTensorLinalg(BuiltinTable& table) {
   using ir::Builtin;
-  for (Builtin b : {Builtin::Slogdet, Builtin::Logdet, Builtin::MatrixPower, Builtin::Eigh})
+  for (Builtin b : {Builtin::Slogdet, Builtin::Logdet, Builtin::MatrixPower, Builtin::Eigh, Builtin::Svd})
     table[ir::builtinInfo(b).name] = tensorLinalgMethod(ir::builtinInfo(b).name);
 }
 

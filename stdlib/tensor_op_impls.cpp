@@ -447,6 +447,11 @@ Value determinantOp(OpCall& c) {
 
 Value choleskyOp(OpCall& c) { return makeTensorValue(cholesky(c.tensor("x"), c.flag("upper"), c.loc)); }
 
+Value svdOp(OpCall& c) {
+  SvdPart part = c.op == Op::Svdvals ? SvdPart::Values : c.op == Op::SvdU ? SvdPart::U : SvdPart::Vh;
+  return makeTensorValue(singular(c.tensor("x"), part, part != SvdPart::Values && c.flag("full_matrices"), c.loc));
+}
+
 Value eigenOp(OpCall& c) { return makeTensorValue(symmetricEigen(c.tensor("x"), c.op == Op::EighVectors, c.loc)); }
 
 Value maskedFillOp(OpCall& c) {
@@ -530,7 +535,7 @@ struct ImplTable {
     set(Op::IsClose, closeness), set(Op::AllClose, allCloseOp);
     set(Op::Inverse, inverseOp), set(Op::Det, determinantOp), set(Op::DetSign, determinantOp),
         set(Op::LogAbsDet, determinantOp), set(Op::Cholesky, choleskyOp), set(Op::Eigvalsh, eigenOp),
-        set(Op::EighVectors, eigenOp);
+        set(Op::EighVectors, eigenOp), set(Op::Svdvals, svdOp), set(Op::SvdU, svdOp), set(Op::SvdVh, svdOp);
     set(Op::Norm, normOp), set(Op::Repeat, repeatOp), set(Op::Diag, diagOp), set(Op::NonZero, nonzeroOp);
     set(Op::Flip, flipOp), set(Op::Roll, rollOp);
     set(Op::Embedding, embeddingOp), set(Op::Conv1d, conv1dOp), set(Op::Interpolate, interpolateOp);

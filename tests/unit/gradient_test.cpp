@@ -80,6 +80,9 @@ const std::vector<Case>& cases() {
       // signs LAPACK chooses.
       {"eigvalsh", "eigvalsh(a + a.T + diag(tensor([0.0, 3.0, 6.0]))) * b", {"randn(3, 3) * 0.3", "randn(3)"}},
       {"eigh_vectors", "eigh(a + a.T + diag(tensor([0.0, 3.0, 6.0])))[1] ** 2 * b", {"randn(3, 3) * 0.3", "randn(3, 3)"}},
+      {"svdvals", "svdvals(a) * b", {"randn(2, 3, 4)", "randn(3)"}},
+      {"svd_u", "svd(a)[0] ** 2 * b", {"randn(4, 3)", "randn(4, 3)"}},
+      {"svd_vh", "svd(a)[2] ** 2 * b", {"randn(3, 4)", "randn(4, 3)"}},
       {"atan2", "atan2(a, b)", {"randn(3, 4)", "randn(4)"}},
       {"hypot", "hypot(a, b) * a.hypot(2.0)", {"randn(3, 4)", "randn(3, 1) + 2.0"}},
       // b's sign kept away from 0, where copysign jumps.
