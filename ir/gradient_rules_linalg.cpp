@@ -4,8 +4,8 @@
 // (through the inverse: at a singular matrix the backward pass raises the
 // inverse's LinAlgError, where PyTorch's det takes an SVD), the Cholesky
 // factor, the symmetric eigendecomposition (eigh's two halves, whose
-// gradients add up to PyTorch's of the pair) and the singular value
-// decomposition (svd's three parts, likewise).
+// gradients add up to PyTorch's of the pair), and the singular value and
+// QR decompositions (svd's three parts and qr's two, likewise).
 #include "ir/gradient.h"
 #include "support/diagnostics.h"
 
@@ -143,6 +143,53 @@ void GradSvdVh(GradientBuilder& b) {
   Value* gvs = b.div(gv, unsqueezed(b, s, -2));
   Value* beside = transposed(b, b.sub(gvs, matmul(b, v, matmul(b, vh, gvs))));
   b.grads[0] = matmul(b, u, b.add(matmul(b, inner, vh), beside));
+}
+
+namespace {
+
+// The QR gradients are those of the reduced decomposition of an [m, n]
+// matrix with m >= n (R square), where A's shape is known to say so.
+void reducedTall(GradientBuilder& b) {
+  const Attr* complete = b.attr("complete");
+  bool tall = !(complete && std::holds_alternative<bool>(*complete) && std::get<bool>(*complete));
+  const Type& a = b.forward.operand(0)->type();
+  if (tall && a.shape && a.shape->size() >= 2) {
+    const Dim &m = (*a.shape)[a.shape->size() - 2], &n = a.shape->back();
+    tall = !(m.isKnown() && n.isKnown() && m.size < n.size);
+  }
+  if (!tall)
+    fail(b.forward.loc(),
+         "the gradient of qr is not supported for a complete decomposition or a matrix with more columns than "
+         "rows");
+}
+
+// gA = (gQ + Q copyltu(M)) R^-T, M = R gR^T - gQ^T Q, copyltu(M) = tril(M)
+// + tril(M, -1)^T (Walter and Lehmann's, PyTorch's for m >= n): with gQ
+// or gR alone for each op.
+Value* qrGradient(GradientBuilder& b, Value* q, Value* r, Value* gq, Value* m) {
+  Value* lower = b.emit(Op::Tril, {m}, {{"diagonal", int64_t{0}}});
+  Value* copied = b.add(lower, transposed(b, b.emit(Op::Tril, {m}, {{"diagonal", int64_t{-1}}})));
+  Value* left = matmul(b, q, copied);
+  if (gq) left = b.add(gq, left);
+  return matmul(b, left, transposed(b, b.emit(Op::Inverse, {r})));
+}
+
+}  // namespace
+
+void GradQrQ(GradientBuilder& b) {
+  if (!b.wanted[0]) return;
+  reducedTall(b);
+  Value* q = b.result();
+  Value* r = b.emit(Op::QrR, {b.operands[0]}, {{"complete", false}});
+  b.grads[0] = qrGradient(b, q, r, b.adjoint, b.neg(matmul(b, transposed(b, b.adjoint), q)));
+}
+
+void GradQrR(GradientBuilder& b) {
+  if (!b.wanted[0]) return;
+  reducedTall(b);
+  Value* r = b.result();
+  Value* q = b.emit(Op::QrQ, {b.operands[0]}, {{"complete", false}});
+  b.grads[0] = qrGradient(b, q, r, nullptr, matmul(b, r, transposed(b, b.adjoint)));
 }
 
 }  // namespace nn::ir

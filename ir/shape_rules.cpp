@@ -579,6 +579,20 @@ std::optional<Type> SingularVectors(const OpArgs& a) {
   return Type::tensor(x->dtype, out);
 }
 
+std::optional<Type> QrFactor(const OpArgs& a) {
+  std::optional<Type> x = matricesOf(a);
+  if (!x || !x->shape) return x ? std::optional<Type>(Type::tensor(x->dtype)) : std::nullopt;
+  std::optional<bool> complete = a.boolAttr("complete");
+  if (!complete) return Type::tensor(x->dtype);
+  const DimList& d = *x->shape;
+  const Dim &m = d[d.size() - 2], &n = d.back();
+  Dim k = *complete ? m : smaller(m, n);
+  DimList out(d.begin(), d.end() - 2);
+  if (a.op() == Op::QrQ) out.push_back(m), out.push_back(k);
+  else out.push_back(k), out.push_back(n);
+  return Type::tensor(x->dtype, out);
+}
+
 std::optional<Type> IsClose(const OpArgs& a) {
   const Value* x = a.operand("a");
   const Value* y = a.operand("b");

@@ -35,6 +35,7 @@ std::optional<Type> Determinants(const OpArgs& args);    // x's dtype, x's shape
 std::optional<Type> Eigenvalues(const OpArgs& args);     // x's dtype, x's shape less the last dim
 std::optional<Type> SingularValues(const OpArgs& args);   // [..., min(m, n)]
 std::optional<Type> SingularVectors(const OpArgs& args);  // svd_u's U, svd_vh's Vh
+std::optional<Type> QrFactor(const OpArgs& args);         // qr_q's Q, qr_r's R
 std::optional<Type> IsClose(const OpArgs& args);     // bool, a and b broadcast
 std::optional<Type> Loss(const OpArgs& args);
 // The ops gradient rules emit (ir/gradient.h).

@@ -103,6 +103,12 @@ void singular(const Tensor& x, SvdPart part, bool full, Tensor& out, SourceLoc l
   moveIn(made, out);
 }
 
+void qrFactor(const Tensor& x, bool wantR, bool complete, Tensor& out) {
+  Tensor made = hostLike(out);
+  cpuKernels().get<Op::QrQ>(out.dtype())(onHost(x, out), wantR, complete, made);
+  moveIn(made, out);
+}
+
 template <Op O>
 void addWhereMissing(KernelTable& t, typename KernelFor<O>::Fn k) {
   for (size_t i = 0; i < kNumDTypes; ++i) {
@@ -127,6 +133,7 @@ void addHostMadeKernels(KernelTable& t) {
   addWhereMissing<Op::Cholesky>(t, cholesky);
   addWhereMissing<Op::Eigvalsh>(t, symmetricEigen);
   addWhereMissing<Op::Svdvals>(t, singular);
+  addWhereMissing<Op::QrQ>(t, qrFactor);
 }
 
 }  // namespace nn::rt

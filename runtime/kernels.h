@@ -308,6 +308,14 @@ struct KernelFor<ir::Op::Svdvals> {
   using Fn = void (*)(const Tensor& x, SvdPart part, bool full, Tensor& out, SourceLoc loc);
 };
 
+// Of each matrix of x [..., m, n] (m, n > 0): Q [..., m, k] or R [..., k,
+// n] of A = Q R, k = min(m, n), or m with `complete`  [x's dtype,
+// floating]; qr_r runs QrQ's entry
+template <>
+struct KernelFor<ir::Op::QrQ> {
+  using Fn = void (*)(const Tensor& x, bool wantR, bool complete, Tensor& out);
+};
+
 // interpolate: x [planes, rows.in, cols.in] (contiguous, any leading
 // shape) resampled plane by plane into out [planes, rows.out, cols.out]
 // (resample.h)  [x's dtype]

@@ -1,8 +1,9 @@
 // CPU kernels of the linear algebra ops (inverse, det and slogdet's
 // halves, cholesky, eigvalsh and eigh's vectors) through LAPACK's LU
 // (getrf, getri) and Cholesky (potrf) factorisations, its symmetric
-// eigensolver (syevd) and its divide-and-conquer SVD (gesdd, as PyTorch's
-// CPU default), one matrix of the batch at a time. LAPACK reads
+// eigensolver (syevd), its divide-and-conquer SVD (gesdd, as PyTorch's
+// CPU default) and its Householder QR (geqrf, orgqr), one matrix of the
+// batch at a time. LAPACK reads
 // matrices column by column: a row-major matrix is its transpose there,
 // so a row-major inverse is LAPACK's inverse of the transpose read back
 // row by row, a determinant is the transpose's, and the upper factor U of
@@ -31,6 +32,13 @@ void sgesdd_(const char* jobz, const int* m, const int* n, float* a, const int* 
              float* vt, const int* ldvt, float* work, const int* lwork, int* iwork, int* info);
 void dgesdd_(const char* jobz, const int* m, const int* n, double* a, const int* lda, double* s, double* u,
              const int* ldu, double* vt, const int* ldvt, double* work, const int* lwork, int* iwork, int* info);
+void sgeqrf_(const int* m, const int* n, float* a, const int* lda, float* tau, float* work, const int* lwork, int* info);
+void dgeqrf_(const int* m, const int* n, double* a, const int* lda, double* tau, double* work, const int* lwork,
+             int* info);
+void sorgqr_(const int* m, const int* n, const int* k, float* a, const int* lda, const float* tau, float* work,
+             const int* lwork, int* info);
+void dorgqr_(const int* m, const int* n, const int* k, double* a, const int* lda, const double* tau, double* work,
+             const int* lwork, int* info);
 }
 
 namespace nn::rt {
@@ -209,6 +217,50 @@ void svdKernel(const Tensor& x, SvdPart part, bool full, Tensor& out, SourceLoc 
   }
 }
 
+void geqrf(int m, int n, float* a, float* tau, float* work, int lwork, int* info) {
+  sgeqrf_(&m, &n, a, &m, tau, work, &lwork, info);
+}
+void geqrf(int m, int n, double* a, double* tau, double* work, int lwork, int* info) {
+  dgeqrf_(&m, &n, a, &m, tau, work, &lwork, info);
+}
+void orgqr(int m, int n, int k, float* a, const float* tau, float* work, int lwork, int* info) {
+  sorgqr_(&m, &n, &k, a, &m, tau, work, &lwork, info);
+}
+void orgqr(int m, int n, int k, double* a, const double* tau, double* work, int lwork, int* info) {
+  dorgqr_(&m, &n, &k, a, &m, tau, work, &lwork, info);
+}
+
+// Householder QR (geqrf), Q formed from the reflectors (orgqr), of each
+// matrix copied column by column (LAPACK's layout) into a buffer wide
+// enough for a complete Q, read back row by row.
+template <class T>
+void qrKernel(const Tensor& x, bool wantR, bool complete, Tensor& out) {
+  int64_t m = x.dim(x.ndim() - 2), n = x.dim(x.ndim() - 1), reflectors = std::min(m, n), size = m * n;
+  int64_t k = complete ? m : reflectors, width = std::max(n, k), matrices = x.numel() / size;
+  std::vector<T> a(static_cast<size_t>(m * width)), tau(static_cast<size_t>(reflectors));
+  int rows = static_cast<int>(m), info = 0;
+  T query[2];
+  geqrf(rows, static_cast<int>(n), a.data(), tau.data(), &query[0], -1, &info);
+  orgqr(rows, static_cast<int>(k), static_cast<int>(reflectors), a.data(), tau.data(), &query[1], -1, &info);
+  std::vector<T> work(static_cast<size_t>(std::max({query[0], query[1], T(1)})));
+  for (int64_t mat = 0; mat < matrices; ++mat) {
+    const T* in = x.data<T>() + mat * size;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) a[static_cast<size_t>(i + j * m)] = in[i * n + j];
+    geqrf(rows, static_cast<int>(n), a.data(), tau.data(), work.data(), static_cast<int>(work.size()), &info);
+    T* o = out.data<T>() + mat * (wantR ? k * n : m * k);
+    if (wantR) {
+      for (int64_t i = 0; i < k; ++i)
+        for (int64_t j = 0; j < n; ++j) o[i * n + j] = i <= j ? a[static_cast<size_t>(i + j * m)] : T(0);
+      continue;
+    }
+    orgqr(rows, static_cast<int>(k), static_cast<int>(reflectors), a.data(), tau.data(), work.data(),
+          static_cast<int>(work.size()), &info);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < k; ++j) o[i * k + j] = a[static_cast<size_t>(i + j * m)];
+  }
+}
+
 template <class T>
 void registerLinalg(KernelTable& t) {
   t.add<ir::Op::Inverse>(dtypeOf<T>(), inverseKernel<T>);
@@ -216,6 +268,7 @@ void registerLinalg(KernelTable& t) {
   t.add<ir::Op::Cholesky>(dtypeOf<T>(), choleskyKernel<T>);
   t.add<ir::Op::Eigvalsh>(dtypeOf<T>(), eigenKernel<T>);
   t.add<ir::Op::Svdvals>(dtypeOf<T>(), svdKernel<T>);
+  t.add<ir::Op::QrQ>(dtypeOf<T>(), qrKernel<T>);
 }
 
 }  // namespace

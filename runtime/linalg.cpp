@@ -76,6 +76,26 @@ Tensor singular(const Tensor& x, SvdPart part, bool full, SourceLoc loc) {
   return out;
 }
 
+Tensor qrFactor(const Tensor& x, bool wantR, bool complete, SourceLoc loc) {
+  if (x.ndim() < 2)
+    fail(loc, "qr: expects a matrix or a batch of matrices [..., m, n], not " + typeString(x), ErrorClass::ValueError);
+  if (!isFloating(x.dtype())) fail(loc, "qr: expects a floating-point tensor, not " + typeString(x), ErrorClass::TypeError);
+  Tensor in = contiguousOnItsDevice(x, loc);
+  int64_t m = in.dim(in.ndim() - 2), n = in.dim(in.ndim() - 1), k = complete ? m : std::min(m, n);
+  Shape shape(in.shape().begin(), in.shape().end() - 2);
+  if (wantR) shape.push_back(k), shape.push_back(n);
+  else shape.push_back(m), shape.push_back(k);
+  Tensor out = Tensor::empty(in.dtype(), shape, in.device());
+  if (out.numel() == 0) return out;
+  if (m == 0 || n == 0) {  // R is all zeros; a complete Q of an m x 0 matrix the identity
+    if (wantR) launch<ir::Op::Full>(in.device(), in.dtype(), loc, 0.0, out);
+    else return contiguousOnItsDevice(broadcastTo(eye(in.dtype(), m, k, in.device(), loc), shape, loc), loc);
+    return out;
+  }
+  launch<ir::Op::QrQ>(in.device(), in.dtype(), loc, in, wantR, complete, out);
+  return out;
+}
+
 Tensor cholesky(const Tensor& x, bool upper, SourceLoc loc) {
   Tensor in = matrices(x, "cholesky", loc);
   Tensor out = Tensor::empty(in.dtype(), in.shape(), in.device());

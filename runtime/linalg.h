@@ -2,7 +2,7 @@
 // own (the leading dims a batch): the inverse, the determinant, its sign
 // and the logarithm of its absolute value, the Cholesky factor, the
 // eigenvalues and eigenvectors of symmetric matrices, and the singular
-// value decomposition (of any [..., m, n]). The
+// value and QR decompositions (of any [..., m, n]). The
 // front ends check the operand (rank 2 or more, square, floating: PyTorch
 // refuses integers) with located errors, as the ops' shape rules word
 // them, and run the device's kernel (LAPACK's on the CPU,
@@ -25,5 +25,7 @@ Tensor cholesky(const Tensor& x, bool upper, SourceLoc loc);
 Tensor symmetricEigen(const Tensor& x, bool vectors, SourceLoc loc);
 // svdvals, svd's U or its Vh (full: square U and Vh).
 Tensor singular(const Tensor& x, SvdPart part, bool full, SourceLoc loc);
+// qr's Q or (wantR) its R, reduced or complete.
+Tensor qrFactor(const Tensor& x, bool wantR, bool complete, SourceLoc loc);
 
 }  // namespace nn::rt

@@ -67,8 +67,8 @@ rt::BuiltinFn tensorCompositeMethod(const std::string& name);
 void addTensorProducts(BuiltinTable& table);
 rt::BuiltinFn tensorProductMethod(const std::string& name);
 
-// slogdet, logdet, matrix_power, eigh and svd (tensor_linalg.cpp), all but
-// eigh also tensor methods, by name (or null).
+// slogdet, logdet, matrix_power, eigh, svd and qr (tensor_linalg.cpp), all
+// but eigh also tensor methods, by name (or null).
 void addTensorLinalg(BuiltinTable& table);
 rt::BuiltinFn tensorLinalgMethod(const std::string& name);
 

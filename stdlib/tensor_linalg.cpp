@@ -1,8 +1,8 @@
 // PyTorch's linear algebra functions beyond the ops (inverse, det,
 // cholesky, eigvalsh): slogdet ((sign, log|det|), each an op of its own),
 // logdet (NaN for a negative determinant), eigh ((eigenvalues,
-// eigenvectors), each an op), svd (torch.svd's (U, S, V), each an op) and
-// matrix_power (by squaring, of the
+// eigenvectors), each an op), svd (torch.svd's (U, S, V), each an op), qr
+// ((Q, R), each an op) and matrix_power (by squaring, of the
 // inverse for a negative power), compositions run where a tape sees them,
 // so they differentiate as their ops do, in every mode; methods too.
 #include <cstdint>
@@ -71,6 +71,16 @@ Value bSvd(CallContext& c, std::vector<Value>& args) {
   return makeTuple({u, s, v});
 }
 
+// qr(A, some=True): torch.qr's (Q, R), reduced unless some is False.
+Value bQr(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 2);
+  Value yes = Value::boolean(true);
+  Value a = matricesArg(c, args), some = argument(c, args, 1, "some", &yes);
+  c.checkKeywordsUsed("qr");
+  Value complete = Value::boolean(!truthy(some, c.loc));
+  return makeTuple({applyOp(c, ir::Op::QrQ, {a, complete}), applyOp(c, ir::Op::QrR, {a, complete})});
+}
+
 // matrix_power(A, n): A @ A ... (n times) by squaring; the identity for
 // n = 0; the inverse's power for n < 0.
 Value bMatrixPower(CallContext& c, std::vector<Value>& args) {
@@ -108,12 +118,13 @@ BuiltinFn tensorLinalgMethod(const std::string& name) {
   if (name == "matrix_power") return bMatrixPower;
   if (name == "eigh") return bEigh;
   if (name == "svd") return bSvd;
+  if (name == "qr") return bQr;
   return nullptr;
 }
 
 void addTensorLinalg(BuiltinTable& table) {
   using ir::Builtin;
-  for (Builtin b : {Builtin::Slogdet, Builtin::Logdet, Builtin::MatrixPower, Builtin::Eigh, Builtin::Svd})
+  for (Builtin b : {Builtin::Slogdet, Builtin::Logdet, Builtin::MatrixPower, Builtin::Eigh, Builtin::Svd, Builtin::Qr})
     table[ir::builtinInfo(b).name] = tensorLinalgMethod(ir::builtinInfo(b).name);
 }
 

@@ -452,6 +452,8 @@ Value svdOp(OpCall& c) {
   return makeTensorValue(singular(c.tensor("x"), part, part != SvdPart::Values && c.flag("full_matrices"), c.loc));
 }
 
+Value qrOp(OpCall& c) { return makeTensorValue(qrFactor(c.tensor("x"), c.op == Op::QrR, c.flag("complete"), c.loc)); }
+
 Value eigenOp(OpCall& c) { return makeTensorValue(symmetricEigen(c.tensor("x"), c.op == Op::EighVectors, c.loc)); }
 
 Value maskedFillOp(OpCall& c) {
@@ -536,6 +538,7 @@ struct ImplTable {
     set(Op::Inverse, inverseOp), set(Op::Det, determinantOp), set(Op::DetSign, determinantOp),
         set(Op::LogAbsDet, determinantOp), set(Op::Cholesky, choleskyOp), set(Op::Eigvalsh, eigenOp),
         set(Op::EighVectors, eigenOp), set(Op::Svdvals, svdOp), set(Op::SvdU, svdOp), set(Op::SvdVh, svdOp);
+    set(Op::QrQ, qrOp), set(Op::QrR, qrOp);
     set(Op::Norm, normOp), set(Op::Repeat, repeatOp), set(Op::Diag, diagOp), set(Op::NonZero, nonzeroOp);
     set(Op::Flip, flipOp), set(Op::Roll, rollOp);
     set(Op::Embedding, embeddingOp), set(Op::Conv1d, conv1dOp), set(Op::Interpolate, interpolateOp);

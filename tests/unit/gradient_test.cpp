@@ -83,6 +83,8 @@ const std::vector<Case>& cases() {
       {"svdvals", "svdvals(a) * b", {"randn(2, 3, 4)", "randn(3)"}},
       {"svd_u", "svd(a)[0] ** 2 * b", {"randn(4, 3)", "randn(4, 3)"}},
       {"svd_vh", "svd(a)[2] ** 2 * b", {"randn(3, 4)", "randn(4, 3)"}},
+      {"qr_q", "qr(a)[0] * b", {"randn(4, 3)", "randn(4, 3)"}},
+      {"qr_r", "qr(a)[1] * b", {"randn(2, 4, 3)", "randn(3, 3)"}},
       {"atan2", "atan2(a, b)", {"randn(3, 4)", "randn(4)"}},
       {"hypot", "hypot(a, b) * a.hypot(2.0)", {"randn(3, 4)", "randn(3, 1) + 2.0"}},
       // b's sign kept away from 0, where copysign jumps.
