@@ -26,6 +26,7 @@ lab = torch.randint(0, 512, (784,)); idx = torch.randint(0, 784, (1000,))
 a3 = torch.randn(32, 64, 64); b3 = torch.randn(32, 64, 64); small = torch.randn(64, 64)
 theta = torch.tensor([[0.9, -0.3, 0.1], [0.2, 1.1, -0.2]]).reshape(1, 2, 3).expand(16, 2, 3)
 grid = F.affine_grid(theta, (16, 32, 28, 28), align_corners=False)
+spd = small @ small.T + torch.eye(64) * 64.0
 
 
 def grad(f):
@@ -74,7 +75,9 @@ more = [("bmm", lambda: a3 @ b3), ("small_mm", lambda: small @ small), ("conv_s2
  ("where_s", lambda: torch.where(x > 0, x, 0.0)), ("sign", lambda: torch.sign(x)), ("floor", lambda: torch.floor(x)), ("round", lambda: torch.round(x)),
  ("mod", lambda: x % 1.5), ("floordiv", lambda: x // 1.5), ("fmod", lambda: torch.fmod(x, 1.5)),
  ("atan2", lambda: torch.atan2(x, y)), ("hypot", lambda: torch.hypot(x, y)), ("copysign", lambda: torch.copysign(x, y)),
- ("unfold", lambda: F.unfold(img, 3, padding=1)), ("grid_sample", lambda: F.grid_sample(img, grid, align_corners=False)), ("i64add", lambda: lab + lab), ("bool_and", lambda: (x > 0) & (y > 0)),
+ ("unfold", lambda: F.unfold(img, 3, padding=1)), ("grid_sample", lambda: F.grid_sample(img, grid, align_corners=False)),
+ ("inverse", lambda: torch.inverse(small)), ("det", lambda: torch.det(small)), ("cholesky", lambda: torch.linalg.cholesky(spd)), ("eigh", lambda: torch.linalg.eigh(spd)),
+ ("svd", lambda: torch.svd(small)), ("qr", lambda: torch.linalg.qr(x[:128, :64])), ("i64add", lambda: lab + lab), ("bool_and", lambda: (x > 0) & (y > 0)),
  ("isclose", lambda: torch.isclose(x, y)), ("nonzero", lambda: torch.nonzero(x > 0)),
  ("outer", lambda: torch.outer(x[0], x[1])), ("diag", lambda: torch.diag(small)), ("tril_s", lambda: torch.tril(small)), ("eye", lambda: torch.eye(512)),
  ("linspace", lambda: torch.linspace(0, 1, 400000)), ("arange", lambda: torch.arange(400000)), ("full", lambda: torch.full((784, 512), 2.0)), ("zeros_like", lambda: torch.zeros_like(x)),

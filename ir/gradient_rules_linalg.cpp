@@ -15,7 +15,7 @@ namespace {
 
 Value* transposed(GradientBuilder& b, Value* v) { return b.emit(Op::Transpose, {v}, {{"axes", Ints{-2, -1}}}); }
 
-Value* matmul(GradientBuilder& b, Value* x, Value* y) { return b.emit(Op::MatMul, {x, y}); }
+Value* matrixProduct(GradientBuilder& b, Value* x, Value* y) { return b.emit(Op::MatMul, {x, y}); }
 
 // g [...] as [..., 1, 1], to scale each matrix.
 Value* perMatrix(GradientBuilder& b, Value* g) {
@@ -28,7 +28,7 @@ Value* perMatrix(GradientBuilder& b, Value* g) {
 void GradInverse(GradientBuilder& b) {
   if (!b.wanted[0]) return;
   Value* rt = transposed(b, b.result());
-  b.grads[0] = b.neg(matmul(b, rt, matmul(b, b.adjoint, rt)));
+  b.grads[0] = b.neg(matrixProduct(b, rt, matrixProduct(b, b.adjoint, rt)));
 }
 
 // d det(A) = det(A) A^-T.
@@ -53,10 +53,10 @@ void GradCholesky(GradientBuilder& b) {
   bool upper = upperAttr && std::holds_alternative<bool>(*upperAttr) && std::get<bool>(*upperAttr);
   Value* l = upper ? transposed(b, b.result()) : b.result();
   Value* gl = upper ? transposed(b, b.adjoint) : b.adjoint;
-  Value* p = b.emit(Op::Tril, {matmul(b, transposed(b, l), gl)}, {{"diagonal", int64_t{0}}});
+  Value* p = b.emit(Op::Tril, {matrixProduct(b, transposed(b, l), gl)}, {{"diagonal", int64_t{0}}});
   p = b.mul(b.constant(0.5), b.add(p, transposed(b, b.emit(Op::Tril, {p}, {{"diagonal", int64_t{-1}}}))));
   Value* linv = b.emit(Op::Inverse, {l});
-  b.grads[0] = matmul(b, transposed(b, linv), matmul(b, p, linv));
+  b.grads[0] = matrixProduct(b, transposed(b, linv), matrixProduct(b, p, linv));
 }
 
 // A = V diag(L) V^T: the eigenvalues' part of gA, V diag(gL) V^T.
@@ -64,7 +64,7 @@ void GradEigvalsh(GradientBuilder& b) {
   if (!b.wanted[0]) return;
   Value* v = b.emit(Op::EighVectors, {b.operands[0]});
   Value* scaled = b.mul(v, b.emit(Op::Unsqueeze, {b.adjoint}, {{"axis", int64_t{-2}}}));
-  b.grads[0] = matmul(b, scaled, transposed(b, v));
+  b.grads[0] = matrixProduct(b, scaled, transposed(b, v));
 }
 
 // The eigenvectors' part: V (skew(V^T gV) / E) V^T with E_ij = L_j - L_i,
@@ -74,12 +74,14 @@ void GradEighVectors(GradientBuilder& b) {
   if (!b.wanted[0]) return;
   Value* v = b.result();
   Value* l = b.emit(Op::Eigvalsh, {b.operands[0]});
-  Value* vtgv = matmul(b, transposed(b, v), b.adjoint);
+  Value* vtgv = matrixProduct(b, transposed(b, v), b.adjoint);
   vtgv = b.mul(b.constant(0.5), b.sub(vtgv, transposed(b, vtgv)));
-  Value* gaps = b.sub(b.emit(Op::Unsqueeze, {l}, {{"axis", int64_t{-2}}}), b.emit(Op::Unsqueeze, {l}, {{"axis", int64_t{-1}}}));
+  Value* gaps =
+      b.sub(b.emit(Op::Unsqueeze, {l}, {{"axis", int64_t{-2}}}), b.emit(Op::Unsqueeze, {l}, {{"axis", int64_t{-1}}}));
   Value* same = b.emit(Op::Eq, {gaps, b.constant(0.0)});
-  Value* inner = b.emit(Op::Where, {same, b.constant(0.0), b.div(vtgv, b.emit(Op::Where, {same, b.constant(1.0), gaps}))});
-  b.grads[0] = matmul(b, v, matmul(b, inner, transposed(b, v)));
+  Value* inner =
+      b.emit(Op::Where, {same, b.constant(0.0), b.div(vtgv, b.emit(Op::Where, {same, b.constant(1.0), gaps}))});
+  b.grads[0] = matrixProduct(b, v, matrixProduct(b, inner, transposed(b, v)));
 }
 
 namespace {
@@ -111,7 +113,7 @@ Value* svdPart(GradientBuilder& b, Op op) { return b.emit(op, {b.operands[0]}, {
 void GradSvdvals(GradientBuilder& b) {
   if (!b.wanted[0]) return;
   Value* u = svdPart(b, Op::SvdU);
-  b.grads[0] = matmul(b, b.mul(u, unsqueezed(b, b.adjoint, -2)), svdPart(b, Op::SvdVh));
+  b.grads[0] = matrixProduct(b, b.mul(u, unsqueezed(b, b.adjoint, -2)), svdPart(b, Op::SvdVh));
 }
 
 // U's part (PyTorch's svd_backward with gU alone): U (skew(U^T gU) S / E)
@@ -122,11 +124,11 @@ void GradSvdU(GradientBuilder& b) {
   Value* u = b.result();
   Value* s = b.emit(Op::Svdvals, {b.operands[0]});
   Value* vh = svdPart(b, Op::SvdVh);
-  Value* utgu = matmul(b, transposed(b, u), b.adjoint);
+  Value* utgu = matrixProduct(b, transposed(b, u), b.adjoint);
   Value* inner = overGaps(b, b.mul(b.sub(utgu, transposed(b, utgu)), unsqueezed(b, s, -2)), s);
   Value* gus = b.div(b.adjoint, unsqueezed(b, s, -2));
-  Value* beside = b.sub(gus, matmul(b, u, matmul(b, transposed(b, u), gus)));
-  b.grads[0] = matmul(b, b.add(matmul(b, u, inner), beside), vh);
+  Value* beside = b.sub(gus, matrixProduct(b, u, matrixProduct(b, transposed(b, u), gus)));
+  b.grads[0] = matrixProduct(b, b.add(matrixProduct(b, u, inner), beside), vh);
 }
 
 // Vh's part: U (S skew(V^T gV) / E) Vh + U S^-1 gV^T (I - V V^T).
@@ -138,11 +140,11 @@ void GradSvdVh(GradientBuilder& b) {
   Value* gv = transposed(b, b.adjoint);
   Value* s = b.emit(Op::Svdvals, {b.operands[0]});
   Value* u = svdPart(b, Op::SvdU);
-  Value* vtgv = matmul(b, vh, gv);
+  Value* vtgv = matrixProduct(b, vh, gv);
   Value* inner = overGaps(b, b.mul(unsqueezed(b, s, -1), b.sub(vtgv, transposed(b, vtgv))), s);
   Value* gvs = b.div(gv, unsqueezed(b, s, -2));
-  Value* beside = transposed(b, b.sub(gvs, matmul(b, v, matmul(b, vh, gvs))));
-  b.grads[0] = matmul(b, u, b.add(matmul(b, inner, vh), beside));
+  Value* beside = transposed(b, b.sub(gvs, matrixProduct(b, v, matrixProduct(b, vh, gvs))));
+  b.grads[0] = matrixProduct(b, u, b.add(matrixProduct(b, inner, vh), beside));
 }
 
 namespace {
@@ -169,9 +171,9 @@ void reducedTall(GradientBuilder& b) {
 Value* qrGradient(GradientBuilder& b, Value* q, Value* r, Value* gq, Value* m) {
   Value* lower = b.emit(Op::Tril, {m}, {{"diagonal", int64_t{0}}});
   Value* copied = b.add(lower, transposed(b, b.emit(Op::Tril, {m}, {{"diagonal", int64_t{-1}}})));
-  Value* left = matmul(b, q, copied);
+  Value* left = matrixProduct(b, q, copied);
   if (gq) left = b.add(gq, left);
-  return matmul(b, left, transposed(b, b.emit(Op::Inverse, {r})));
+  return matrixProduct(b, left, transposed(b, b.emit(Op::Inverse, {r})));
 }
 
 }  // namespace
@@ -181,7 +183,7 @@ void GradQrQ(GradientBuilder& b) {
   reducedTall(b);
   Value* q = b.result();
   Value* r = b.emit(Op::QrR, {b.operands[0]}, {{"complete", false}});
-  b.grads[0] = qrGradient(b, q, r, b.adjoint, b.neg(matmul(b, transposed(b, b.adjoint), q)));
+  b.grads[0] = qrGradient(b, q, r, b.adjoint, b.neg(matrixProduct(b, transposed(b, b.adjoint), q)));
 }
 
 void GradQrR(GradientBuilder& b) {
@@ -189,7 +191,7 @@ void GradQrR(GradientBuilder& b) {
   reducedTall(b);
   Value* r = b.result();
   Value* q = b.emit(Op::QrQ, {b.operands[0]}, {{"complete", false}});
-  b.grads[0] = qrGradient(b, q, r, nullptr, matmul(b, r, transposed(b, b.adjoint)));
+  b.grads[0] = qrGradient(b, q, r, nullptr, matrixProduct(b, r, transposed(b, b.adjoint)));
 }
 
 }  // namespace nn::ir

