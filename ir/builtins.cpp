@@ -133,8 +133,8 @@ const std::vector<std::string>& tensorOwnMethodNames() {
       "size",   "numel",  "dim",    "view_as", "reshape_as",   "expand_as", "type_as",
       "narrow", "select", "unbind", "t",       "index_select", "clamp_max", "new_zeros", "new_ones",
       "new_empty", "new_full", "masked_select", "lerp", "nan_to_num", "count_nonzero", "diff", "movedim",
-      "moveaxis", "cross", "kron", "slogdet", "logdet", "matrix_power", "svd", "qr", "unique", "bincount", "histc", "bmm", "mv", "dot", "vdot", "inner", "trace", "addmm",
-      "addmv", "addr", "baddbmm", "addbmm", "tile", "fliplr", "flipud", "rot90", "repeat_interleave",
+      "moveaxis", "cross", "kron", "slogdet", "logdet", "matrix_power", "svd", "qr", "unique", "bincount", "histc",
+      "bmm", "mv", "dot", "vdot", "inner", "trace", "addmm", "addmv", "addr", "baddbmm", "addbmm", "tile", "fliplr", "flipud", "rot90", "repeat_interleave",
       "take_along_dim", "tensor_split", "hsplit", "vsplit", "dsplit", "unflatten", "unfold", "median", "nanmedian",
       "kthvalue", "quantile", "nanquantile", "nansum", "nanmean", "aminmax", "cummax", "cummin", "trunc", "fix", "frac",
       "deg2rad", "rad2deg", "sinc", "logaddexp", "logaddexp2", "xlogy", "heaviside", "float_power"};

@@ -95,7 +95,8 @@ void GradFmod(GradientBuilder& b) {
   if (b.wanted[0]) b.grads[0] = b.sumTo(b.adjoint, a);
   if (b.wanted[1]) {
     Value* q = b.div(a, d);
-    Value* truncated = b.emit(Op::Where, {b.emit(Op::Lt, {q, b.constant(0.0)}), b.emit(Op::Ceil, {q}), b.emit(Op::Floor, {q})});
+    Value* negative = b.emit(Op::Lt, {q, b.constant(0.0)});
+    Value* truncated = b.emit(Op::Where, {negative, b.emit(Op::Ceil, {q}), b.emit(Op::Floor, {q})});
     b.grads[1] = b.sumTo(b.neg(b.mul(b.adjoint, truncated)), d);
   }
 }

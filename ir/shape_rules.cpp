@@ -548,8 +548,8 @@ std::optional<Type> Eigenvalues(const OpArgs& a) {
 static std::optional<Type> matricesOf(const OpArgs& a) {
   std::optional<Type> x = tensorOperand(a, "x");
   if (x && x->shape && x->shape->size() < 2)
-    fail(a.loc(), std::string(linearAlgebraName(a.op())) + ": expects a matrix or a batch of matrices [..., m, n], not " +
-                      x->str());
+    fail(a.loc(), std::string(linearAlgebraName(a.op())) +
+                      ": expects a matrix or a batch of matrices [..., m, n], not " + x->str());
   return x;
 }
 
