@@ -515,42 +515,33 @@ std::optional<Type> Outer(const OpArgs& a) {
   return out;
 }
 
-// x [..., n, n] of a linear algebra op: rank 2 or more and square where
-// the shape says so (the runtime's words).
-static std::optional<Type> squareMatrices(const OpArgs& a) {
+// x [..., m, n] of a linear algebra op: rank 2 or more, and square where
+// the shape says so for `square` (the runtime's words).
+static std::optional<Type> matrixOperand(const OpArgs& a, bool square) {
   std::optional<Type> x = tensorOperand(a, "x");
   if (!x || !x->shape) return x;
   const DimList& d = *x->shape;
   std::string name = linearAlgebraName(a.op());
   if (d.size() < 2)
-    fail(a.loc(), name + ": expects a matrix or a batch of matrices [..., n, n], not " + x->str());
+    fail(a.loc(), name + ": expects a matrix or a batch of matrices " + (square ? "[..., n, n]" : "[..., m, n]") +
+                      ", not " + x->str());
   const Dim &rows = d[d.size() - 2], &cols = d.back();
-  if (rows.isKnown() && cols.isKnown() && rows.size != cols.size)
+  if (square && rows.isKnown() && cols.isKnown() && rows.size != cols.size)
     fail(a.loc(), name + ": expects square matrices [..., n, n], not " + x->str());
   return x;
 }
 
-std::optional<Type> SquareMatrices(const OpArgs& a) { return squareMatrices(a); }
-
-std::optional<Type> Determinants(const OpArgs& a) {
-  std::optional<Type> x = squareMatrices(a);
-  if (!x || !x->shape) return x ? std::optional<Type>(Type::tensor(x->dtype)) : std::nullopt;
-  return Type::tensor(x->dtype, DimList(x->shape->begin(), x->shape->end() - 2));
-}
-
-std::optional<Type> Eigenvalues(const OpArgs& a) {
-  std::optional<Type> x = squareMatrices(a);
-  if (!x || !x->shape) return x ? std::optional<Type>(Type::tensor(x->dtype)) : std::nullopt;
-  return Type::tensor(x->dtype, DimList(x->shape->begin(), x->shape->end() - 1));
-}
-
-// x [..., m, n] of svd: rank 2 or more.
-static std::optional<Type> matricesOf(const OpArgs& a) {
-  std::optional<Type> x = tensorOperand(a, "x");
-  if (x && x->shape && x->shape->size() < 2)
-    fail(a.loc(), std::string(linearAlgebraName(a.op())) +
-                      ": expects a matrix or a batch of matrices [..., m, n], not " + x->str());
-  return x;
+// x's dtype, its batch dims (all but the last two) and then the dims
+// `last(m, n)` makes of its last two; x's dtype alone where its shape is
+// unknown.
+template <class F>
+static std::optional<Type> perMatrix(const std::optional<Type>& x, F last) {
+  if (!x) return std::nullopt;
+  if (!x->shape) return Type::tensor(x->dtype);
+  const DimList& d = *x->shape;
+  DimList out(d.begin(), d.end() - 2);
+  for (const Dim& e : last(d[d.size() - 2], d.back())) out.push_back(e);
+  return Type::tensor(x->dtype, out);
 }
 
 static Dim smaller(const Dim& a, const Dim& b) {
@@ -558,40 +549,40 @@ static Dim smaller(const Dim& a, const Dim& b) {
   return Dim::unknown();
 }
 
+std::optional<Type> SquareMatrices(const OpArgs& a) { return matrixOperand(a, true); }
+
+std::optional<Type> Determinants(const OpArgs& a) {
+  return perMatrix(matrixOperand(a, true), [](const Dim&, const Dim&) { return DimList{}; });
+}
+
+std::optional<Type> Eigenvalues(const OpArgs& a) {
+  return perMatrix(matrixOperand(a, true), [](const Dim&, const Dim& n) { return DimList{n}; });
+}
+
 std::optional<Type> SingularValues(const OpArgs& a) {
-  std::optional<Type> x = matricesOf(a);
-  if (!x || !x->shape) return x ? std::optional<Type>(Type::tensor(x->dtype)) : std::nullopt;
-  const DimList& d = *x->shape;
-  DimList out(d.begin(), d.end() - 2);
-  out.push_back(smaller(d[d.size() - 2], d.back()));
-  return Type::tensor(x->dtype, out);
+  return perMatrix(matrixOperand(a, false), [](const Dim& m, const Dim& n) { return DimList{smaller(m, n)}; });
 }
 
 std::optional<Type> SingularVectors(const OpArgs& a) {
-  std::optional<Type> x = matricesOf(a);
-  if (!x || !x->shape) return x ? std::optional<Type>(Type::tensor(x->dtype)) : std::nullopt;
+  std::optional<Type> x = matrixOperand(a, false);
   std::optional<bool> full = a.boolAttr("full_matrices");
-  if (!full) return Type::tensor(x->dtype);
-  const DimList& d = *x->shape;
-  const Dim &m = d[d.size() - 2], &n = d.back();
-  DimList out(d.begin(), d.end() - 2);
-  if (a.op() == Op::SvdU) out.push_back(m), out.push_back(*full ? m : smaller(m, n));
-  else out.push_back(*full ? n : smaller(m, n)), out.push_back(n);
-  return Type::tensor(x->dtype, out);
+  if (x && !full) return Type::tensor(x->dtype);
+  bool u = a.op() == Op::SvdU;
+  return perMatrix(x, [&](const Dim& m, const Dim& n) {
+    Dim k = *full ? (u ? m : n) : smaller(m, n);
+    return u ? DimList{m, k} : DimList{k, n};
+  });
 }
 
 std::optional<Type> QrFactor(const OpArgs& a) {
-  std::optional<Type> x = matricesOf(a);
-  if (!x || !x->shape) return x ? std::optional<Type>(Type::tensor(x->dtype)) : std::nullopt;
+  std::optional<Type> x = matrixOperand(a, false);
   std::optional<bool> complete = a.boolAttr("complete");
-  if (!complete) return Type::tensor(x->dtype);
-  const DimList& d = *x->shape;
-  const Dim &m = d[d.size() - 2], &n = d.back();
-  Dim k = *complete ? m : smaller(m, n);
-  DimList out(d.begin(), d.end() - 2);
-  if (a.op() == Op::QrQ) out.push_back(m), out.push_back(k);
-  else out.push_back(k), out.push_back(n);
-  return Type::tensor(x->dtype, out);
+  if (x && !complete) return Type::tensor(x->dtype);
+  bool q = a.op() == Op::QrQ;
+  return perMatrix(x, [&](const Dim& m, const Dim& n) {
+    Dim k = *complete ? m : smaller(m, n);
+    return q ? DimList{m, k} : DimList{k, n};
+  });
 }
 
 std::optional<Type> IsClose(const OpArgs& a) {

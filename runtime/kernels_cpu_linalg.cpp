@@ -64,9 +64,12 @@ void syevd(const char* jobz, int n, double* a, double* w, double* work, int lwor
   dsyevd_(jobz, "U", &n, a, &n, w, work, &lwork, iwork, &liwork, info);
 }
 
-// "inverse: (Batch element 3): " where x holds more than one matrix.
-std::string batchPrefix(const char* name, int64_t matrices, int64_t m) {
-  return std::string(name) + ": " + (matrices > 1 ? "(Batch element " + std::to_string(m) + "): " : "");
+// The LinAlgError of matrix m of `matrices` that LAPACK could not take
+// (its info > 0), as PyTorch words it: "inverse: (Batch element 3): why",
+// the batch element named where x holds more than one matrix.
+[[noreturn]] void linAlgFailure(SourceLoc loc, const char* name, int64_t matrices, int64_t m, const std::string& why) {
+  fail(loc, std::string(name) + ": " + (matrices > 1 ? "(Batch element " + std::to_string(m) + "): " : "") + why,
+       ErrorClass::LinAlgError);
 }
 
 int64_t matrixSide(const Tensor& x) { return x.dim(x.ndim() - 1); }
@@ -84,10 +87,9 @@ void inverseKernel(const Tensor& x, Tensor& out, SourceLoc loc) {
     T* a = out.data<T>() + m * size;
     getrf(side, a, pivots.data(), &info);
     if (info > 0)
-      fail(loc,
-           batchPrefix("inverse", matrices, m) + "The diagonal element " + std::to_string(info) +
-               " is zero, the inversion could not be completed because the input matrix is singular.",
-           ErrorClass::LinAlgError);
+      linAlgFailure(loc, "inverse", matrices, m,
+                    "The diagonal element " + std::to_string(info) +
+                        " is zero, the inversion could not be completed because the input matrix is singular.");
     getri(side, a, pivots.data(), work.data(), static_cast<int>(work.size()), &info);
   }
 }
@@ -125,12 +127,10 @@ void choleskyKernel(const Tensor& x, bool upper, Tensor& out, SourceLoc loc) {
     T* a = out.data<T>() + m * size;
     potrf(side, a, &info);
     if (info > 0)
-      fail(loc,
-           batchPrefix("cholesky", matrices, m) +
-               "The factorization could not be completed because the input is not positive-definite (the leading "
-               "minor of order " +
-               std::to_string(info) + " is not positive-definite).",
-           ErrorClass::LinAlgError);
+      linAlgFailure(loc, "cholesky", matrices, m,
+                    "The factorization could not be completed because the input is not positive-definite (the "
+                    "leading minor of order " +
+                        std::to_string(info) + " is not positive-definite).");
     // Row by row, a holds L on and below the diagonal; above it, what
     // LAPACK did not touch.
     for (int64_t i = 0; i < n; ++i)
@@ -158,12 +158,10 @@ void eigenKernel(const Tensor& x, bool vectors, Tensor& out, SourceLoc loc) {
     syevd(jobz, side, a.data(), w.data(), work.data(), static_cast<int>(work.size()), iwork.data(),
           static_cast<int>(iwork.size()), &info);
     if (info > 0)
-      fail(loc,
-           batchPrefix("eigh", matrices, m) +
-               "The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated "
-               "eigenvalues (error code: " +
-               std::to_string(info) + ").",
-           ErrorClass::LinAlgError);
+      linAlgFailure(loc, "eigh", matrices, m,
+                    "The algorithm failed to converge because the input matrix is ill-conditioned or has too many "
+                    "repeated eigenvalues (error code: " +
+                        std::to_string(info) + ").");
     if (!vectors) {
       std::copy(w.begin(), w.end(), out.data<T>() + m * n);
       continue;
@@ -209,12 +207,10 @@ void svdKernel(const Tensor& x, SvdPart part, bool full, Tensor& out, SourceLoc 
     gesdd(jobz, rows, cols, a.data(), s.data(), ux.data(), rows, vtx.data(), std::max(vtRows, 1), work.data(),
           static_cast<int>(work.size()), iwork.data(), &info);
     if (info > 0)
-      fail(loc,
-           batchPrefix("svd", matrices, mat) +
-               "The algorithm failed to converge because the input matrix is "
-               "ill-conditioned or has too many repeated singular values (error code: " +
-               std::to_string(info) + ").",
-           ErrorClass::LinAlgError);
+      linAlgFailure(loc, "svd", matrices, mat,
+                    "The algorithm failed to converge because the input matrix is ill-conditioned or has too many "
+                    "repeated singular values (error code: " +
+                        std::to_string(info) + ").");
     const std::vector<T>& answer = part == SvdPart::Values ? s : part == SvdPart::U ? vtx : ux;
     int64_t each = part == SvdPart::Values ? k : part == SvdPart::U ? int64_t{vtRows} * cols : int64_t{rows} * uCols;
     std::copy(answer.begin(), answer.begin() + each, out.data<T>() + mat * each);

@@ -213,7 +213,8 @@ bool hasAdvancedIndex(const Value& index) {
 // index (its start), each taken as a run of the elements after the dim,
 // computed in parallel, instead of a coordinate decomposition per element.
 bool gatherAlong(const Tensor& t, const Value& index, SourceLoc loc, Tensor& out) {
-  std::vector<Value> parts = index.is(Kind::Tuple) ? index.as<SeqObj>().items : std::vector<Value>{index};
+  std::vector<Value> one;  // a lone index, as a tuple of one (the tuple's items are not copied)
+  const std::vector<Value>& parts = index.is(Kind::Tuple) ? index.as<SeqObj>().items : (one = {index});
   if (parts.empty() || !parts.back().is(Kind::Tensor) || !t.isContiguous()) return false;
   int dim = static_cast<int>(parts.size()) - 1;
   if (dim >= t.ndim()) return false;

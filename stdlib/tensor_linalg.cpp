@@ -25,12 +25,15 @@ Value matricesArg(CallContext& c, const std::vector<Value>& args) {
   return a;
 }
 
-// slogdet(A): (sign, logabsdet) of each matrix, as PyTorch's.
-Value bSlogdet(CallContext& c, std::vector<Value>& args) {
+// A builtin of one matrix argument whose answer is the pair of ops First
+// and Second of it: slogdet's (sign, logabsdet), eigh's (eigenvalues,
+// eigenvectors).
+template <ir::Op First, ir::Op Second>
+Value bOpPair(CallContext& c, std::vector<Value>& args) {
   atMost(c, args, 1);
   Value a = matricesArg(c, args);
-  c.checkKeywordsUsed("slogdet");
-  return makeTuple({applyOp(c, ir::Op::DetSign, {a}), applyOp(c, ir::Op::LogAbsDet, {a})});
+  c.checkKeywordsUsed(c.name.c_str());
+  return makeTuple({applyOp(c, First, {a}), applyOp(c, Second, {a})});
 }
 
 // logdet(A): log(det(A)), NaN where the determinant is negative, -inf
@@ -41,15 +44,6 @@ Value bLogdet(CallContext& c, std::vector<Value>& args) {
   c.checkKeywordsUsed("logdet");
   Value negative = binary(c, ir::Op::Lt, applyOp(c, ir::Op::DetSign, {a}), Value::integer(0));
   return where(c, negative, Value::real(std::numeric_limits<double>::quiet_NaN()), applyOp(c, ir::Op::LogAbsDet, {a}));
-}
-
-// eigh(A): (eigenvalues, eigenvectors) of each symmetric matrix, read from
-// its lower triangle, as PyTorch's (the vectors as columns).
-Value bEigh(CallContext& c, std::vector<Value>& args) {
-  atMost(c, args, 1);
-  Value a = matricesArg(c, args);
-  c.checkKeywordsUsed("eigh");
-  return makeTuple({applyOp(c, ir::Op::Eigvalsh, {a}), applyOp(c, ir::Op::EighVectors, {a})});
 }
 
 // svd(A, some=True, compute_uv=True): torch.svd's (U, S, V), V = Vh^T,
@@ -114,10 +108,12 @@ Value bMatrixPower(CallContext& c, std::vector<Value>& args) {
 }  // namespace
 
 BuiltinFn tensorLinalgMethod(const std::string& name) {
-  if (name == "slogdet") return bSlogdet;
+  if (name == "slogdet") return bOpPair<ir::Op::DetSign, ir::Op::LogAbsDet>;
   if (name == "logdet") return bLogdet;
   if (name == "matrix_power") return bMatrixPower;
-  if (name == "eigh") return bEigh;
+  // eigh(A): the eigenvalues and eigenvectors (columns) of each symmetric
+  // matrix, read from its lower triangle, as PyTorch's.
+  if (name == "eigh") return bOpPair<ir::Op::Eigvalsh, ir::Op::EighVectors>;
   if (name == "svd") return bSvd;
   if (name == "qr") return bQr;
   return nullptr;
