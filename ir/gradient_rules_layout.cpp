@@ -1,7 +1,7 @@
 // The gradient rules (see gradient.h) of the ops that move, select or
 // accumulate elements by position: permutations (transpose, permute),
-// scans (cumsum, cumprod), resampling (interpolate), flip, roll, triangles
-// (tril, triu), masked_fill, outer and repeat. Each is the same kind of
+// scans (cumsum, cumprod), resampling (interpolate, grid_sample), flip,
+// roll, triangles (tril, triu), masked_fill, outer and repeat. Each is the same kind of
 // op applied to the adjoint the other way round.
 #include <algorithm>
 #include <string>
@@ -98,6 +98,31 @@ void GradInterpolate(GradientBuilder& b) {
 
 void GradInterpolateGrad(GradientBuilder& b) {
   if (b.wanted[0]) b.grads[0] = b.emit(Op::Interpolate, {b.adjoint}, resampling(b));
+}
+
+// grid_sample's gradients are ops of their own (the kernels' weights and
+// slopes); the input's is linear in g, so its gradient with respect to g
+// is grid_sample again (the input only gives it its shape). Its gradient
+// with respect to the grid is not supported, as PyTorch's is not.
+namespace {
+std::vector<std::pair<std::string, Attr>> sampling(const GradientBuilder& b) {
+  std::vector<std::pair<std::string, Attr>> out;
+  for (const char* name : {"mode", "padding_mode", "align_corners"})
+    if (const Attr* a = b.attr(name)) out.emplace_back(name, *a);
+  return out;
+}
+}  // namespace
+
+void GradGridSample(GradientBuilder& b) {
+  for (size_t i = 0; i < 2; ++i)
+    if (b.wanted[i])
+      b.grads[i] = b.emit(i == 0 ? Op::GridSampleGradInput : Op::GridSampleGradGrid,
+                          {b.adjoint, b.operands[0], b.operands[1]}, sampling(b));
+}
+
+void GradGridSampleGradInput(GradientBuilder& b) {
+  if (b.wanted[2]) fail(b.forward.loc(), "the second derivative of grid_sample in the grid is not supported");
+  if (b.wanted[0]) b.grads[0] = b.emit(Op::GridSample, {b.adjoint, b.operands[2]}, sampling(b));
 }
 
 // tril/triu keep the adjoint's same triangle.

@@ -448,6 +448,33 @@ std::optional<Type> Interpolate(const OpArgs& a) {
   return Type::tensor(x->dtype, out);
 }
 
+std::optional<std::string> gridSampleMismatch(const Type& x, const Type& grid) {
+  if (x.shape && x.shape->size() == 5) return "5-d (volumetric) sampling is not supported";
+  if (x.shape && x.shape->size() != 4) return "the input " + x.str() + " does not have the shape [N, C, H, W]";
+  if (x.hasStaticShape() && grid.hasStaticShape()) {
+    const DimList &xs = *x.shape, &gs = *grid.shape;
+    if (gs.size() != 4 || gs[0].size != xs[0].size || gs[3].size != 2)
+      return "the grid " + grid.str() + " does not have the shape [" + std::to_string(xs[0].size) +
+             ", Ho, Wo, 2] the input " + x.str() + " needs";
+  }
+  if (x.dtype && grid.dtype && x.shape && grid.shape && (!isFloating(*x.dtype) || *x.dtype != *grid.dtype))
+    return "the input and the grid must be floating tensors of one dtype, got " + x.str() + " and " + grid.str();
+  return std::nullopt;
+}
+
+// grid_sample: [N, C, Ho, Wo] of the input's dtype; a mismatch of the
+// input and the grid it proves fails here as the runtime words it. A 5-d
+// input is left to the runtime: an unsupported feature is no shape error.
+std::optional<Type> GridSample(const OpArgs& a) {
+  std::optional<Type> x = tensorOperand(a, "input");
+  std::optional<Type> grid = tensorOperand(a, "grid");
+  if (!x || !grid || (x->shape && x->shape->size() == 5)) return std::nullopt;
+  if (std::optional<std::string> wrong = gridSampleMismatch(*x, *grid)) fail(a.loc(), "grid_sample(): " + *wrong);
+  if (!x->shape || !grid->shape || grid->shape->size() != 4) return Type::tensor(x->dtype);
+  const DimList &xs = *x->shape, &gs = *grid->shape;
+  return Type::tensor(x->dtype, DimList{xs[0], xs[1], gs[1], gs[2]});
+}
+
 std::optional<Type> OneHot(const OpArgs& a) {
   std::optional<Type> labels = tensorOperand(a, "labels");
   // Float labels and a bad class count are the runtime's to report.
@@ -625,6 +652,11 @@ std::optional<Type> IndexGrad(const OpArgs& a) { return ReduceGrad(a); }
 std::optional<Type> Conv2dGradInput(const OpArgs& a) { return ReduceGrad(a); }
 std::optional<Type> Pool2dGrad(const OpArgs& a) { return ReduceGrad(a); }
 std::optional<Type> InterpolateGrad(const OpArgs& a) { return ReduceGrad(a); }
+
+// grid_sample_grad_input: the input's type; grid_sample_grad_grid: the grid's.
+std::optional<Type> GridSampleGrad(const OpArgs& a) {
+  return tensorOperand(a, a.op() == Op::GridSampleGradInput ? "input" : "grid");
+}
 
 std::optional<Type> Conv2dGradWeight(const OpArgs& a) {
   std::optional<Type> g = tensorOperand(a, "g");

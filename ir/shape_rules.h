@@ -24,6 +24,7 @@ std::optional<Type> Softmax(const OpArgs& args);
 std::optional<Type> Conv2d(const OpArgs& args);      // [N, OC, OH, OW]
 std::optional<Type> Pool2d(const OpArgs& args);      // [N, C, OH, OW]
 std::optional<Type> Interpolate(const OpArgs& args);       // [N, C] and the resized dims, x's dtype
+std::optional<Type> GridSample(const OpArgs& args);        // [N, C, Ho, Wo], the input's dtype
 std::optional<Type> OneHot(const OpArgs& args);      // i64[..., n]
 std::optional<Type> Randperm(const OpArgs& args);    // i64[n]
 std::optional<Type> Scan(const OpArgs& args);        // x's shape (no axis: flattened)
@@ -47,11 +48,17 @@ std::optional<Type> Conv2dGradInput(const OpArgs& args);   // x's shape, g's dty
 std::optional<Type> Conv2dGradWeight(const OpArgs& args);  // w's shape, g's dtype
 std::optional<Type> Pool2dGrad(const OpArgs& args);        // x's shape, g's dtype
 std::optional<Type> InterpolateGrad(const OpArgs& args);   // x's shape, g's dtype
+std::optional<Type> GridSampleGrad(const OpArgs& args);    // the input's or the grid's type
 
 // The name a linear algebra op's errors give it, in every mode: its
 // builtin's (slogdet for det_sign and log_abs_det, eigh for eigh_vectors,
 // svd for svd_u and svd_vh, qr for qr_q and qr_r).
 const char* linearAlgebraName(Op op);
+
+// What is wrong with grid_sample's input and grid of these types (nullopt:
+// nothing it can prove): its shape rule and its run-time check word it
+// alike.
+std::optional<std::string> gridSampleMismatch(const Type& input, const Type& grid);
 
 // The pieces' lengths when split cuts `len` into pieces of `size` (> 0):
 // `size` each, the last one shorter; the runtime and lower-splits share it.

@@ -15,6 +15,7 @@
 #include <optional>
 
 #include "ir/ir.h"
+#include "runtime/grid_sampling.h"
 #include "runtime/random.h"
 #include "runtime/resample.h"
 #include "runtime/tensor.h"
@@ -328,6 +329,23 @@ struct KernelFor<ir::Op::Interpolate> {
 template <>
 struct KernelFor<ir::Op::InterpolateGrad> {
   using Fn = void (*)(const Tensor& g, const Resample& rows, const Resample& cols, Tensor& dx);
+};
+
+// grid_sample: x [N, C, h, w] sampled at grid [N, Ho, Wo, 2] into out [N,
+// C, Ho, Wo] (grid_sampling.h), all contiguous  [x's dtype, floating]
+template <>
+struct KernelFor<ir::Op::GridSample> {
+  using Fn = void (*)(const Tensor& x, const Tensor& grid, const GridSampling& s, Tensor& out);
+};
+// Its gradients from g [N, C, Ho, Wo] (contiguous, x's dtype): each output
+// element's weights times g added into the zero-filled f64 dx [N, C, h,
+// w], and the slopes into dgrid [N, Ho, Wo, 2] (x's dtype); either may be
+// null (not wanted)  [x's dtype, floating]; grid_sample_grad_grid runs
+// GridSampleGradInput's entry
+template <>
+struct KernelFor<ir::Op::GridSampleGradInput> {
+  using Fn = void (*)(const Tensor& g, const Tensor& x, const Tensor& grid, const GridSampling& s, Tensor* dx,
+                      Tensor* dgrid);
 };
 
 // Creation and random ops fill a fresh contiguous `out` on the device.

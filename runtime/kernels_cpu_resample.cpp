@@ -1,8 +1,10 @@
-// The CPU's kernels of interpolate and of its gradient: each plane (an
-// [N, C] entry) resampled by resample.h's per-element functions, the
-// planes in parallel when the work is large. The gradient adds each
-// output's shares into its plane of the f64 dx serially within the plane,
-// so its sums are the same on every run.
+// The CPU's kernels of interpolate and grid_sample and of their gradients:
+// interpolate resamples each plane (an [N, C] entry) by resample.h's
+// per-element functions, the planes in parallel when the work is large;
+// grid_sample computes each output row's taps (grid_sampling.h) once and
+// reads them for every channel. The input gradients add each output's
+// shares into its plane of the f64 dx serially within the plane, so their
+// sums are the same on every run.
 #include <vector>
 
 #include "runtime/kernel_loops.h"
@@ -68,6 +70,90 @@ void interpolateGradKernel(const Tensor& g, const Resample& rows, const Resample
   });
 }
 
+// grid_sample, row by row of the output ([n, ho] lines): the row's taps,
+// then each channel's row through them.
+template <class T>
+void gridSampleKernel(const Tensor& x, const Tensor& grid, const GridSampling& s, Tensor& out) {
+  int64_t channels = x.dim(1), rows = grid.dim(1), cols = grid.dim(2), plane = s.h * s.w;
+  int count = gridTapCount(s.mode);
+  const T* in = x.data<T>();
+  const T* at = grid.data<T>();
+  T* o = out.data<T>();
+  forEachLine(x.dim(0) * rows, out.numel() >= kParallelThreshold, [&](int64_t line) {
+    int64_t n = line / rows, row = line % rows;
+    std::vector<GridTap<T>> taps(static_cast<size_t>(cols * count));
+    T unusedX, unusedY;
+    for (int64_t col = 0; col < cols; ++col) {
+      const T* g = at + (line * cols + col) * 2;
+      gridTaps(s, g[0], g[1], &taps[static_cast<size_t>(col * count)], unusedX, unusedY);
+    }
+    for (int64_t c = 0; c < channels; ++c) {
+      const T* src = in + (n * channels + c) * plane;
+      T* dst = o + ((n * channels + c) * rows + row) * cols;
+      for (int64_t col = 0; col < cols; ++col) dst[col] = gridSampled(src, &taps[static_cast<size_t>(col * count)], count);
+    }
+  });
+}
+
+// Its gradients. dx: per batch element, every position's taps, then each
+// channel's plane in parallel, serially within it. dgrid: row by row, the
+// slopes' shares summed over the channels in double.
+template <class T>
+void gridSampleGradKernel(const Tensor& g, const Tensor& x, const Tensor& grid, const GridSampling& s, Tensor* dx,
+                          Tensor* dgrid) {
+  int64_t batch = x.dim(0), channels = x.dim(1), rows = grid.dim(1), cols = grid.dim(2);
+  int64_t plane = s.h * s.w, positions = rows * cols;
+  int count = gridTapCount(s.mode);
+  bool parallel = g.numel() >= kParallelThreshold;
+  const T* adjoint = g.data<T>();
+  const T* in = x.data<T>();
+  const T* at = grid.data<T>();
+  if (dx) {
+    double* d = dx->data<double>();
+    std::vector<GridTap<T>> taps(static_cast<size_t>(positions * count));
+    for (int64_t n = 0; n < batch; ++n) {
+      forEachLine(positions, parallel, [&](int64_t p) {
+        T unusedX, unusedY;
+        const T* e = at + (n * positions + p) * 2;
+        gridTaps(s, e[0], e[1], &taps[static_cast<size_t>(p * count)], unusedX, unusedY);
+      });
+      forEachLine(channels, parallel, [&](int64_t c) {
+        const T* src = adjoint + (n * channels + c) * positions;
+        double* dst = d + (n * channels + c) * plane;
+        for (int64_t p = 0; p < positions; ++p)
+          for (int k = 0; k < count; ++k) {
+            const GridTap<T>& t = taps[static_cast<size_t>(p * count + k)];
+            if (t.at >= 0) dst[t.at] += static_cast<double>(src[p] * t.weight);
+          }
+      });
+    }
+  }
+  if (!dgrid) return;
+  T* dg = dgrid->data<T>();
+  forEachLine(batch * rows, parallel, [&](int64_t line) {
+    int64_t n = line / rows;
+    GridTap<T> taps[kMaxGridTaps];
+    for (int64_t col = 0; col < cols; ++col) {
+      int64_t q = line % rows * cols + col, p = n * positions + q;  // in [Ho, Wo], in [N, Ho, Wo]
+      T slopeX, slopeY;
+      gridTaps(s, at[p * 2], at[p * 2 + 1], taps, slopeX, slopeY);
+      double sx = 0, sy = 0;
+      for (int64_t c = 0; c < channels; ++c) {
+        const T* src = in + (n * channels + c) * plane;
+        double a = static_cast<double>(adjoint[(n * channels + c) * positions + q]);
+        for (int k = 0; k < count; ++k)
+          if (taps[k].at >= 0) {
+            double v = static_cast<double>(src[taps[k].at]) * a;
+            sx += v * static_cast<double>(taps[k].slopeX);
+            sy += v * static_cast<double>(taps[k].slopeY);
+          }
+      }
+      dg[p * 2] = static_cast<T>(sx) * slopeX;
+      dg[p * 2 + 1] = static_cast<T>(sy) * slopeY;
+    }
+  });
+}
+
 }  // namespace
 
 void registerCpuResampleKernels(KernelTable& t) {
@@ -75,6 +161,11 @@ void registerCpuResampleKernels(KernelTable& t) {
     using T = decltype(type);
     t.add<ir::Op::Interpolate>(d, interpolateKernel<T>);
     if constexpr (std::is_floating_point_v<T>) t.add<ir::Op::InterpolateGrad>(d, interpolateGradKernel<T>);
+  });
+  forFloatDTypes([&](auto type, DType d) {
+    using T = decltype(type);
+    t.add<ir::Op::GridSample>(d, gridSampleKernel<T>);
+    t.add<ir::Op::GridSampleGradInput>(d, gridSampleGradKernel<T>);
   });
 }
 

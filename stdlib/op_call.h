@@ -70,6 +70,9 @@ rt::Value conv1dOp(OpCall& c);
 rt::Value interpolateOp(OpCall& c);
 rt::Value interpolateGradOp(OpCall& c);
 rt::Value layerNormOp(OpCall& c);
+// grid_sample and its gradients (grid_sample.cpp).
+rt::Value gridSampleOp(OpCall& c);
+rt::Value gridSampleGradOp(OpCall& c);
 
 // The implementation of tensor op `op` (null for value ops, which run
 // through runValueOp, and for ops without one).

@@ -542,7 +542,8 @@ struct ImplTable {
     set(Op::Norm, normOp), set(Op::Repeat, repeatOp), set(Op::Diag, diagOp), set(Op::NonZero, nonzeroOp);
     set(Op::Flip, flipOp), set(Op::Roll, rollOp);
     set(Op::Embedding, embeddingOp), set(Op::Conv1d, conv1dOp), set(Op::Interpolate, interpolateOp);
-    set(Op::InterpolateGrad, interpolateGradOp);
+    set(Op::InterpolateGrad, interpolateGradOp), set(Op::GridSample, gridSampleOp);
+    set(Op::GridSampleGradInput, gridSampleGradOp), set(Op::GridSampleGradGrid, gridSampleGradOp);
   }
 };
 

@@ -426,6 +426,18 @@ void interpolateGradKernel(const Tensor& g, const Resample& rows, const Resample
                   g.numel(), CudaDevice::of(dx).stream());
 }
 
+void gridSampleKernel(const Tensor& x, const Tensor& grid, const GridSampling& s, Tensor& o) {
+  gridSample(elemOf(x.dtype()), x.deviceBytes(), grid.deviceBytes(), s, x.dim(1), grid.dim(1) * grid.dim(2),
+             o.deviceBytes(), o.numel(), CudaDevice::of(o).stream());
+}
+
+void gridSampleGradKernel(const Tensor& g, const Tensor& x, const Tensor& grid, const GridSampling& s, Tensor* dx,
+                          Tensor* dgrid) {
+  gridSampleGrad(elemOf(x.dtype()), g.deviceBytes(), x.deviceBytes(), grid.deviceBytes(), s, x.dim(0), x.dim(1),
+                 grid.dim(1) * grid.dim(2), dx ? reinterpret_cast<double*>(dx->deviceBytes()) : nullptr,
+                 dgrid ? dgrid->deviceBytes() : nullptr, CudaDevice::of(g).stream());
+}
+
 bool bceKernel(const Tensor& p, const Tensor& y, Tensor& o) {
   return binaryCrossEntropy(elemOf(p.dtype()), p.deviceBytes(), y.deviceBytes(), p.numel(), o.deviceBytes(),
                             CudaDevice::of(o).stream());
@@ -612,6 +624,8 @@ const KernelTable& cudaKernels() {
       t.add<Op::LayerNorm>(d, layerNormKernel);
       t.add<Op::BinaryCrossEntropy>(d, bceKernel);
       t.add<Op::InterpolateGrad>(d, interpolateGradKernel);
+      t.add<Op::GridSample>(d, gridSampleKernel);
+      t.add<Op::GridSampleGradInput>(d, gridSampleGradKernel);
     }
     for (DType d : {DType::F32, DType::F64}) {
       t.addBinary(Op::Div, d, binaryKernel<Binary::Div>);

@@ -94,6 +94,62 @@ __global__ void interpolateGradKernel(const T* g, Resample rows, Resample cols, 
   }
 }
 
+// grid_sample: one thread per output element ([N, C] planes of
+// `positions` elements) computing its taps (grid_sampling.h); the input's
+// gradient adds each element's shares into its plane of dx; the grid's
+// takes one thread per grid position, the channels summed in double.
+template <class T>
+__global__ void gridSampleKernel(const T* x, const T* grid, GridSampling s, int64_t channels, int64_t positions, T* out,
+                                 int64_t n) {
+  GRID_STRIDE(i, n) {
+    int64_t plane = i / positions;
+    const T* at = grid + (plane / channels * positions + i % positions) * 2;
+    GridTap<T> taps[kMaxGridTaps];
+    T slopeX, slopeY;
+    gridTaps(s, at[0], at[1], taps, slopeX, slopeY);
+    out[i] = gridSampled(x + plane * s.h * s.w, taps, gridTapCount(s.mode));
+  }
+}
+
+template <class T>
+__global__ void gridSampleGradInputKernel(const T* g, const T* grid, GridSampling s, int64_t channels,
+                                          int64_t positions, double* dx, int64_t n) {
+  GRID_STRIDE(i, n) {
+    int64_t plane = i / positions;
+    const T* at = grid + (plane / channels * positions + i % positions) * 2;
+    GridTap<T> taps[kMaxGridTaps];
+    T slopeX, slopeY;
+    gridTaps(s, at[0], at[1], taps, slopeX, slopeY);
+    double* d = dx + plane * s.h * s.w;
+    for (int k = 0; k < gridTapCount(s.mode); ++k)
+      if (taps[k].at >= 0) atomicAdd(d + taps[k].at, static_cast<double>(g[i] * taps[k].weight));
+  }
+}
+
+template <class T>
+__global__ void gridSampleGradGridKernel(const T* g, const T* x, const T* grid, GridSampling s, int64_t channels,
+                                         int64_t positions, T* dgrid, int64_t n) {
+  GRID_STRIDE(i, n) {
+    int64_t b = i / positions, p = i % positions;
+    GridTap<T> taps[kMaxGridTaps];
+    T slopeX, slopeY;
+    gridTaps(s, grid[i * 2], grid[i * 2 + 1], taps, slopeX, slopeY);
+    double sx = 0, sy = 0;
+    for (int64_t c = 0; c < channels; ++c) {
+      const T* plane = x + (b * channels + c) * s.h * s.w;
+      double a = static_cast<double>(g[(b * channels + c) * positions + p]);
+      for (int k = 0; k < gridTapCount(s.mode); ++k)
+        if (taps[k].at >= 0) {
+          double v = static_cast<double>(plane[taps[k].at]) * a;
+          sx += v * static_cast<double>(taps[k].slopeX);
+          sy += v * static_cast<double>(taps[k].slopeY);
+        }
+    }
+    dgrid[i * 2] = static_cast<T>(sx) * slopeX;
+    dgrid[i * 2 + 1] = static_cast<T>(sy) * slopeY;
+  }
+}
+
 // The sum of every thread's v over the block, returned to all of them,
 // through the block's `partial` (kThreads entries); blockDim.x is kThreads.
 __device__ double blockTotal(double* partial, double v) {
@@ -354,6 +410,39 @@ void interpolateGrad(Elem type, const void* g, const Resample& rows, const Resam
   else
     interpolateGradKernel<float><<<blocksFor(n), kThreads, 0, s>>>(static_cast<const float*>(g), rows, cols, dx, n);
   launched("interpolate_grad kernel");
+}
+
+void gridSample(Elem type, const void* x, const void* grid, const GridSampling& s, int64_t channels,
+                int64_t positions, void* out, int64_t n, cudaStream_t st) {
+  if (n <= 0) return;
+  if (type == Elem::F64)
+    gridSampleKernel<double><<<blocksFor(n), kThreads, 0, st>>>(static_cast<const double*>(x),
+                                                               static_cast<const double*>(grid), s, channels,
+                                                               positions, static_cast<double*>(out), n);
+  else
+    gridSampleKernel<float><<<blocksFor(n), kThreads, 0, st>>>(static_cast<const float*>(x),
+                                                              static_cast<const float*>(grid), s, channels, positions,
+                                                              static_cast<float*>(out), n);
+  launched("grid_sample kernel");
+}
+
+void gridSampleGrad(Elem type, const void* g, const void* x, const void* grid, const GridSampling& s, int64_t batch,
+                    int64_t channels, int64_t positions, double* dx, void* dgrid, cudaStream_t st) {
+  int64_t n = batch * channels * positions;
+  if (n <= 0) return;
+  withElem(type, [&](auto e) {
+    using T = decltype(e);
+    if constexpr (std::is_floating_point_v<T>) {
+      if (dx)
+        gridSampleGradInputKernel<T><<<blocksFor(n), kThreads, 0, st>>>(
+            static_cast<const T*>(g), static_cast<const T*>(grid), s, channels, positions, dx, n);
+      if (dgrid)
+        gridSampleGradGridKernel<T><<<blocksFor(batch * positions), kThreads, 0, st>>>(
+            static_cast<const T*>(g), static_cast<const T*>(x), static_cast<const T*>(grid), s, channels, positions,
+            static_cast<T*>(dgrid), batch * positions);
+    }
+  });
+  launched("grid_sample gradient kernel");
 }
 
 bool binaryCrossEntropy(Elem type, const void* p, const void* y, int64_t n, void* out, cudaStream_t s) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "runtime/cuda/kernel_codes.h"
+#include "runtime/grid_sampling.h"
 #include "runtime/resample.h"
 
 namespace nn::rt::cuda {
@@ -135,4 +136,16 @@ void interpolate(Elem type, const void* x, const Resample& rows, const Resample&
 // CPU's.
 void interpolateGrad(Elem type, const void* g, const Resample& rows, const Resample& cols, double* dx, int64_t n,
                      cudaStream_t s);
+// out (n elements: [N, C] planes of `positions`) = contiguous x [N, C, h,
+// w] sampled at grid [N, positions, 2] (grid_sampling.h), one thread per
+// output element. f32 or f64.
+void gridSample(Elem type, const void* x, const void* grid, const GridSampling& s, int64_t channels,
+                int64_t positions, void* out, int64_t n, cudaStream_t st);
+// Its gradients from g [N, C, positions]: dx (f64, zero-filled [N, C, h,
+// w]; null: not wanted) += each element's shares, with atomic adds (the
+// last bits of a sum may differ from the CPU's); dgrid ([N, positions, 2]
+// of g's dtype; null: not wanted) = the slopes' shares summed over the
+// channels.
+void gridSampleGrad(Elem type, const void* g, const void* x, const void* grid, const GridSampling& s, int64_t batch,
+                    int64_t channels, int64_t positions, double* dx, void* dgrid, cudaStream_t st);
 }  // namespace nn::rt::cuda

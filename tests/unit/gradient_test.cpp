@@ -113,6 +113,13 @@ const std::vector<Case>& cases() {
       {"interpolate", "interpolate(a, scale_factor=1.5) * b", {"randn(1, 1, 2, 4)", "randn(1, 1, 3, 6)"}},
       {"interpolate_grad", "interpolate(a, size=(4, 5), mode=\"bilinear\") * interpolate(a, size=(4, 5), mode=\"bilinear\")",
        {"randn(1, 1, 3, 3)"}, true},
+      // Grid points away from the pixel lines, where bilinear's slopes jump.
+      {"grid_sample", "grid_sample(a, b) * c", {"randn(1, 2, 3, 4)", "rand(1, 2, 3, 2) * 1.6 - 0.8", "randn(1, 2, 2, 3)"}},
+      {"grid_sample", "grid_sample(a, b, \"bicubic\", \"border\", True) * c + grid_sample(a, b, \"nearest\")",
+       {"randn(2, 1, 3, 4)", "rand(2, 3, 2, 2) * 2.4 - 1.2", "randn(2, 1, 3, 2)"}},
+      {"grid_sample", "grid_sample(a, b, \"bilinear\", \"reflection\") * c",
+       {"randn(1, 1, 3, 3)", "rand(1, 2, 2, 2) * 2.4 - 1.2", "randn(1, 1, 2, 2)"}},
+      {"grid_sample_grad_input", "grid_sample(a, tensor([[[[0.3, -0.7], [0.9, 0.1]]]], dtype=a.dtype)) ** 2", {"randn(1, 2, 3, 3)"}, true},
       {"tril", "tril(a, 1) * b", {"randn(3, 4)", "randn(3, 4)"}},
       {"triu", "triu(a, -1) * b", {"randn(2, 3, 4)", "randn(2, 3, 4)"}},
       {"masked_fill", "masked_fill(a, b > 0.0, 2.0) * b", {"randn(3, 4)", "randn(3, 4)"}},
