@@ -90,7 +90,8 @@ void gridSampleKernel(const Tensor& x, const Tensor& grid, const GridSampling& s
     for (int64_t c = 0; c < channels; ++c) {
       const T* src = in + (n * channels + c) * plane;
       T* dst = o + ((n * channels + c) * rows + row) * cols;
-      for (int64_t col = 0; col < cols; ++col) dst[col] = gridSampled(src, &taps[static_cast<size_t>(col * count)], count);
+      for (int64_t col = 0; col < cols; ++col)
+        dst[col] = gridSampled(src, &taps[static_cast<size_t>(col * count)], count);
     }
   });
 }
