@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "runtime/cubic_convolution.h"
 #include "runtime/host_device.h"
 
 namespace nn::rt {
@@ -112,33 +113,6 @@ NN_HOST_DEVICE int64_t gridOffset(T x, T y, const GridSampling& s) {
   y = std::trunc(y);
   if (!(x >= T(0) && x <= static_cast<T>(s.w - 1) && y >= T(0) && y <= static_cast<T>(s.h - 1))) return -1;
   return static_cast<int64_t>(y) * s.w + static_cast<int64_t>(x);
-}
-
-// Keys' cubic convolution weights (A = -0.75) of the four taps around a
-// point t past the second (0 <= t < 1), and their slopes in t negated, as
-// PyTorch's get_cubic_upsample_coefficients and get_cubic_coefficients_grad.
-template <class T>
-NN_HOST_DEVICE void cubicWeights(T t, T* w) {
-  const T a = T(-0.75);
-  auto near = [a](T x) { return ((a + T(2)) * x - (a + T(3))) * x * x + T(1); };
-  auto far = [a](T x) { return ((a * x - T(5) * a) * x + T(8) * a) * x - T(4) * a; };
-  w[0] = far(t + T(1));
-  w[1] = near(t);
-  w[2] = near(T(1) - t);
-  w[3] = far(T(2) - t);
-}
-
-template <class T>
-NN_HOST_DEVICE void cubicNegatedSlopes(T t, T* d) {
-  const T a = T(-0.75);
-  T x = T(-1) - t;
-  d[0] = (T(-3) * a * x - T(10) * a) * x - T(8) * a;
-  x = -t;
-  d[1] = (T(-3) * (a + T(2)) * x - T(2) * (a + T(3))) * x;
-  x = T(1) - t;
-  d[2] = (T(3) * (a + T(2)) * x - T(2) * (a + T(3))) * x;
-  x = T(2) - t;
-  d[3] = (T(3) * a * x - T(10) * a) * x + T(8) * a;
 }
 
 // The taps of the output position whose grid entry is (gx, gy), into

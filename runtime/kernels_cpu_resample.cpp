@@ -21,7 +21,7 @@ std::vector<Tap> tapsOf(const Resample& r) {
   return taps;
 }
 
-template <bool RowsLinear, bool ColsLinear, class T>
+template <int Rows, int Cols, class T>
 void resamplePlanes(const T* in, const Resample& rows, const Resample& cols, int64_t planes, bool parallel, T* o) {
   int64_t inPlane = rows.in * cols.in, outPlane = rows.out * cols.out;
   std::vector<Tap> rowTaps = tapsOf(rows), colTaps = tapsOf(cols);
@@ -32,9 +32,29 @@ void resamplePlanes(const T* in, const Resample& rows, const Resample& cols, int
       const Tap& a = rowTaps[static_cast<size_t>(oy)];
       T* line = dst + oy * cols.out;
       for (int64_t ox = 0; ox < cols.out; ++ox)
-        line[ox] = blendedIn<RowsLinear, ColsLinear>(src, cols.in, a, colTaps[static_cast<size_t>(ox)]);
+        line[ox] = blendedIn<Rows, Cols>(src, cols.in, a, colTaps[static_cast<size_t>(ox)]);
     }
   });
+}
+
+// The taps each output position of a dimension reads: 1, 2 or 4.
+int tapCount(const Resample& r) {
+  switch (r.kind) {
+    case ResampleKind::Linear: return 2;
+    case ResampleKind::Cubic: return 4;
+    default: return 1;
+  }
+}
+
+// resamplePlanes with the column taps' count fixed at compile time.
+template <int Rows, class T>
+void resamplePlanesOfRows(const T* in, const Resample& rows, const Resample& cols, int64_t planes, bool parallel,
+                          T* o) {
+  switch (tapCount(cols)) {
+    case 1: return resamplePlanes<Rows, 1>(in, rows, cols, planes, parallel, o);
+    case 2: return resamplePlanes<Rows, 2>(in, rows, cols, planes, parallel, o);
+    default: return resamplePlanes<Rows, 4>(in, rows, cols, planes, parallel, o);
+  }
 }
 
 template <class T>
@@ -44,10 +64,11 @@ void interpolateKernel(const Tensor& x, const Resample& rows, const Resample& co
   bool parallel = out.numel() >= kParallelThreshold;
   const T* in = x.data<T>();
   T* o = out.data<T>();
-  if (rows.linear && cols.linear) resamplePlanes<true, true>(in, rows, cols, planes, parallel, o);
-  else if (cols.linear) resamplePlanes<false, true>(in, rows, cols, planes, parallel, o);
-  else if (rows.linear) resamplePlanes<true, false>(in, rows, cols, planes, parallel, o);
-  else resamplePlanes<false, false>(in, rows, cols, planes, parallel, o);
+  switch (tapCount(rows)) {
+    case 1: return resamplePlanesOfRows<1>(in, rows, cols, planes, parallel, o);
+    case 2: return resamplePlanesOfRows<2>(in, rows, cols, planes, parallel, o);
+    default: return resamplePlanesOfRows<4>(in, rows, cols, planes, parallel, o);
+  }
 }
 
 template <class T>
@@ -64,8 +85,7 @@ void interpolateGradKernel(const Tensor& g, const Resample& rows, const Resample
     for (int64_t oy = 0; oy < rows.out; ++oy) {
       const Tap& a = rowTaps[static_cast<size_t>(oy)];
       for (int64_t ox = 0; ox < cols.out; ++ox)
-        spreadBack(static_cast<double>(src[oy * cols.out + ox]), cols.in, a, colTaps[static_cast<size_t>(ox)],
-                   rows.linear, cols.linear, add);
+        spreadBack(static_cast<double>(src[oy * cols.out + ox]), cols.in, a, colTaps[static_cast<size_t>(ox)], add);
     }
   });
 }

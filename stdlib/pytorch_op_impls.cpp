@@ -208,11 +208,15 @@ Resampling resamplingOf(OpCall& c, const Tensor& x) {
   bool alignCorners = c.flag("align_corners");
   int64_t spatial = x.ndim() - 2;
   if (spatial != 1 && spatial != 2) c.fail("expects a 3-d [N, C, L] or 4-d [N, C, H, W] input, got " + typeString(x));
-  bool linear = mode == "linear" || mode == "bilinear";
-  if (mode != "nearest" && !(mode == "linear" && spatial == 1) && !(mode == "bilinear" && spatial == 2))
+  ResampleKind kind = ResampleKind::Nearest;
+  if (mode == "nearest-exact") kind = ResampleKind::NearestExact;
+  else if ((mode == "linear" && spatial == 1) || (mode == "bilinear" && spatial == 2)) kind = ResampleKind::Linear;
+  else if (mode == "bicubic" && spatial == 2) kind = ResampleKind::Cubic;
+  else if (mode != "nearest")
     c.fail("mode '" + mode + "' is not supported for a " + std::to_string(x.ndim()) +
-           "-d input (nearest, and linear for 3-d or bilinear for 4-d inputs)");
-  if (!isFloating(x.dtype()) && linear) c.fail("linear modes need a floating tensor, not " + typeString(x));
+           "-d input (nearest, nearest-exact, and linear for 3-d or bilinear and bicubic for 4-d inputs)");
+  bool weighted = kind == ResampleKind::Linear || kind == ResampleKind::Cubic;
+  if (!isFloating(x.dtype()) && weighted) c.fail("mode '" + mode + "' needs a floating tensor, not " + typeString(x));
   std::vector<int64_t> size = c.ints("size");
   bool scaled = !c.isNone("scale_factor");
   if (size.empty() == !scaled) c.fail("give exactly one of size and scale_factor");
@@ -229,9 +233,9 @@ Resampling resamplingOf(OpCall& c, const Tensor& x) {
     Resample& s = spatial == 2 && d == 0 ? r.rows : r.cols;
     s.in = n;
     s.out = o;
-    s.linear = linear;
+    s.kind = kind;
     s.alignCorners = alignCorners;
-    if (linear && alignCorners) s.scale = o > 1 ? static_cast<double>(n - 1) / static_cast<double>(o - 1) : 0.0;
+    if (weighted && alignCorners) s.scale = o > 1 ? static_cast<double>(n - 1) / static_cast<double>(o - 1) : 0.0;
     else s.scale = scaled ? 1.0 / c.number("scale_factor") : static_cast<double>(n) / static_cast<double>(o);
     r.out.push_back(o);
   }

@@ -90,7 +90,7 @@ __global__ void interpolateGradKernel(const T* g, Resample rows, Resample cols, 
   GRID_STRIDE(i, n) {
     int64_t ox = i % cols.out, oy = (i / cols.out) % rows.out, plane = i / (cols.out * rows.out);
     AtomicShare add{dx + plane * rows.in * cols.in};
-    spreadBack(static_cast<double>(g[i]), cols.in, tapOf(rows, oy), tapOf(cols, ox), rows.linear, cols.linear, add);
+    spreadBack(static_cast<double>(g[i]), cols.in, tapOf(rows, oy), tapOf(cols, ox), add);
   }
 }
 

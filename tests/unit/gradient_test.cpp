@@ -111,6 +111,8 @@ const std::vector<Case>& cases() {
       {"interpolate", "interpolate(a, size=(5, 7), mode=\"bilinear\") * b", {"randn(1, 2, 3, 4)", "randn(1, 2, 5, 7)"}},
       {"interpolate", "interpolate(a, size=4, mode=\"linear\", align_corners=True) * b", {"randn(2, 1, 6)", "randn(2, 1, 4)"}},
       {"interpolate", "interpolate(a, scale_factor=1.5) * b", {"randn(1, 1, 2, 4)", "randn(1, 1, 3, 6)"}},
+      {"interpolate", "interpolate(a, size=(5, 2), mode=\"bicubic\") * b", {"randn(1, 2, 3, 4)", "randn(1, 2, 5, 2)"}},
+      {"interpolate", "interpolate(a, scale_factor=1.4, mode=\"nearest-exact\") * b", {"randn(1, 1, 3, 4)", "randn(1, 1, 4, 5)"}},
       {"interpolate_grad", "interpolate(a, size=(4, 5), mode=\"bilinear\") * interpolate(a, size=(4, 5), mode=\"bilinear\")",
        {"randn(1, 1, 3, 3)"}, true},
       // Grid points away from the pixel lines, where bilinear's slopes jump.
