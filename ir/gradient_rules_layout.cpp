@@ -1,9 +1,12 @@
 // The gradient rules (see gradient.h) of the ops that move, select or
 // accumulate elements by position: permutations (transpose, permute),
-// scans (cumsum, cumprod), resampling (interpolate, grid_sample), flip,
-// roll, triangles (tril, triu), masked_fill, outer and repeat. Each is the same kind of
-// op applied to the adjoint the other way round.
+// scans (cumsum, cumprod, logcumsumexp), resampling (interpolate,
+// grid_sample), flip, roll, triangles (tril, triu), masked_fill, outer and
+// repeat. Each is the same kind of op applied to the adjoint the other way
+// round.
 #include <algorithm>
+#include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -78,6 +81,27 @@ void GradCumProd(GradientBuilder& b) {
   Value* atZero = scan(Op::CumSum, b.mul(b.adjoint, skipped), !backwards);
   Value* g = b.emit(Op::Where, {before, early, b.emit(Op::Where, {first, atZero, b.constant(0.0)})});
   b.grads[0] = flat ? b.emit(Op::ReshapeLike, {g, b.operands[0]}) : g;
+}
+
+// logcumsumexp: dx_j = the sum over i >= j (along the scan) of g_i
+// exp(x_j - y_i), a logcumsumexp the other way of log|g| - y, taken for
+// the positive and the negative adjoints apart (PyTorch's rule; log|g| is
+// the dtype's lowest number where g has the other sign or is 0).
+void GradLogCumSumExp(GradientBuilder& b) {
+  if (!b.wanted[0]) return;
+  const Attr* axis = b.attr("axis");
+  if (!axis) fail(b.forward.loc(), "the gradient of logcumsumexp needs its axis as a constant");
+  const Attr* reverse = b.attr("reverse");
+  bool backwards = !(reverse && std::holds_alternative<bool>(*reverse) && std::get<bool>(*reverse));
+  std::optional<DType> dt = b.adjoint->type().dtype;
+  Value* lowest = b.constant(dt == DType::F32 ? -std::numeric_limits<float>::max() : -std::numeric_limits<double>::max());
+  Value* zero = b.constant(0.0);
+  auto part = [&](Op sign, Value* magnitude) {
+    Value* logs = b.emit(Op::Where, {b.emit(sign, {b.adjoint, zero}), b.emit(Op::Log, {magnitude}), lowest});
+    Value* summed = b.emit(Op::LogCumSumExp, {b.sub(logs, b.result())}, {{"axis", *axis}, {"reverse", backwards}});
+    return b.emit(Op::Exp, {b.add(summed, b.operands[0])});
+  };
+  b.grads[0] = b.sub(part(Op::Gt, b.adjoint), part(Op::Lt, b.neg(b.adjoint)));
 }
 
 // interpolate is linear in x: its gradient is interpolate_grad, the

@@ -498,7 +498,7 @@ std::optional<Type> Scan(const OpArgs& a) {
   std::optional<Type> x = tensorOperand(a, "x");
   if (!x) return std::nullopt;
   std::optional<DType> dt = x->dtype;
-  if (dt && !isFloating(*dt)) dt = DType::I64;
+  if (dt && !isFloating(*dt)) dt = a.op() == Op::LogCumSumExp ? DType::F32 : DType::I64;
   if (!a.isNone("axis")) return Type::tensor(dt, x->shape);
   std::optional<int64_t> n = numelOf(*x);
   return Type::tensor(dt, DimList{n ? Dim::known(*n) : Dim::unknown()});

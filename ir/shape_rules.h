@@ -27,7 +27,7 @@ std::optional<Type> Interpolate(const OpArgs& args);       // [N, C] and the res
 std::optional<Type> GridSample(const OpArgs& args);        // [N, C, Ho, Wo], the input's dtype
 std::optional<Type> OneHot(const OpArgs& args);      // i64[..., n]
 std::optional<Type> Randperm(const OpArgs& args);    // i64[n]
-std::optional<Type> Scan(const OpArgs& args);        // x's shape (no axis: flattened)
+std::optional<Type> Scan(const OpArgs& args);        // x's shape (no axis: flattened); cumsum of ints i64
 std::optional<Type> Ordered(const OpArgs& args);     // sort/topk: a tuple; argsort: i64 of x's shape
 std::optional<Type> MaskedFill(const OpArgs& args);  // x's type; the mask broadcasts to it
 std::optional<Type> Outer(const OpArgs& args);       // [len(a), len(b)]

@@ -247,6 +247,9 @@ struct KernelFor<ir::Op::CumSum> {
 };
 template <>
 struct KernelFor<ir::Op::CumProd> : KernelFor<ir::Op::CumSum> {};
+// The same for log(sum(exp)) of the elements so far  [x's dtype, floating]
+template <>
+struct KernelFor<ir::Op::LogCumSumExp> : KernelFor<ir::Op::CumSum> {};
 // Each line of x (contiguous) along `axis` sorted stably into values (x's
 // dtype) and indices (i64, the positions in x), ascending with NaN last or
 // descending with NaN first; both of x's shape  [x's dtype]

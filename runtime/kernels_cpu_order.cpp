@@ -1,5 +1,5 @@
 // The CPU's kernels of the ops that work along one axis in order or by
-// position: the scans (cumsum, cumprod), the stable sort behind sort and
+// position: the scans (cumsum, cumprod, logcumsumexp), the stable sort behind sort and
 // argsort, topk (the first k of that order, selected before they are
 // sorted), and the triangles (tril, triu). A tensor is walked as
 // lines along its axis (AxisLines, kernels.h), so one loop serves every
@@ -10,31 +10,26 @@
 #include <vector>
 
 #include "runtime/kernel_loops.h"
+#include "runtime/scan_steps.h"
 
 namespace nn::rt {
 
 namespace {
 
-template <class T, bool Product>
+template <class T, ScanKind K>
 void scanKernel(const Tensor& x, int axis, bool reverse, Tensor& out) {
   AxisLines lines(x, axis);
   const T* in = x.data<T>();
   T* o = out.data<T>();
   auto scan = [&](int64_t l) {
     int64_t first = lines.start(l);
-    // Floats accumulate in double, as PyTorch's CPU scans do, so a running
-    // sum of f32 values rounds once per element rather than drifting.
+    // A running sum of f32 values in double rounds once per element
+    // rather than drifting.
     using Acc = std::conditional_t<std::is_floating_point_v<T>, double, T>;
-    Acc acc = Product ? Acc(1) : Acc(0);
+    Acc acc = scanStart<K, Acc>();
     for (int64_t k = 0; k < lines.len; ++k) {
       int64_t i = first + (reverse ? lines.len - 1 - k : k) * lines.inner;
-      if constexpr (std::is_integral_v<T>) {
-        // Integers wrap on overflow, as their arithmetic does elsewhere.
-        using U = std::make_unsigned_t<T>;
-        acc = static_cast<T>(Product ? U(acc) * U(in[i]) : U(acc) + U(in[i]));
-      } else {
-        acc = Product ? acc * in[i] : acc + in[i];
-      }
+      acc = scanned<K>(acc, in[i]);
       o[i] = static_cast<T>(acc);
     }
   };
@@ -152,9 +147,10 @@ void registerCpuOrderKernels(KernelTable& t) {
     t.add<ir::Op::TopK>(d, sortLines<T>);
     t.add<ir::Op::Tril>(d, triangleKernel<T>);
     if constexpr (!std::is_same_v<T, bool>) {
-      t.add<ir::Op::CumSum>(d, scanKernel<T, false>);
-      t.add<ir::Op::CumProd>(d, scanKernel<T, true>);
+      t.add<ir::Op::CumSum>(d, scanKernel<T, ScanKind::Sum>);
+      t.add<ir::Op::CumProd>(d, scanKernel<T, ScanKind::Product>);
     }
+    if constexpr (std::is_floating_point_v<T>) t.add<ir::Op::LogCumSumExp>(d, scanKernel<T, ScanKind::LogSumExp>);
   });
 }
 

@@ -11,6 +11,7 @@
 
 #include "ir/ir.h"
 #include "runtime/kernels.h"
+#include "runtime/scan_steps.h"
 #include "runtime/tensor.h"
 #include "support/diagnostics.h"
 
@@ -107,11 +108,12 @@ Tensor scatter(const Tensor& x, int64_t axis, const Tensor& index, const Tensor&
 int64_t normalizeAxis(int64_t axis, int ndim, SourceLoc loc, const char* what);
 
 // Ops along one axis in order or by position (tensor_order.cpp): the
-// scans cumsum/cumprod (`product`; no axis: the flattened tensor; integer
-// and bool scans in i64), a stable sort's values and indices, the k first
+// scans cumsum, cumprod and logcumsumexp (no axis: the flattened tensor;
+// integer and bool cumsums and cumprods in i64, logcumsumexps in f32), a
+// stable sort's values and indices, the k first
 // of that order (topk), and the triangles tril/triu (`upper`) of the last
 // two dims.
-Tensor scan(const Tensor& x, std::optional<int64_t> axis, bool reverse, bool product, SourceLoc loc);
+Tensor scan(const Tensor& x, std::optional<int64_t> axis, bool reverse, ScanKind kind, SourceLoc loc);
 std::pair<Tensor, Tensor> sort(const Tensor& x, int64_t axis, bool descending, SourceLoc loc);
 std::pair<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t axis, bool largest, SourceLoc loc);
 Tensor triangle(const Tensor& x, int64_t diagonal, bool upper, SourceLoc loc);

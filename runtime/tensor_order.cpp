@@ -1,7 +1,7 @@
 // The front ends of the ops along one axis in order or by position (see
 // tensor_ops.h): they check the axis and operands with located errors,
 // make the operand contiguous in the kernel's dtype and run the device's
-// kernel (kernels.h: CumSum, CumProd, Sort, TopK, Tril).
+// kernel (kernels.h: CumSum, CumProd, LogCumSumExp, Sort, TopK, Tril).
 #include "runtime/dispatch.h"
 #include "runtime/kernels.h"
 #include "runtime/tensor_ops.h"
@@ -10,18 +10,20 @@ namespace nn::rt {
 
 using ir::Op;
 
-Tensor scan(const Tensor& x, std::optional<int64_t> axis, bool reverse, bool product, SourceLoc loc) {
-  const char* what = product ? "cumprod" : "cumsum";
+Tensor scan(const Tensor& x, std::optional<int64_t> axis, bool reverse, ScanKind kind, SourceLoc loc) {
+  const char* what = kind == ScanKind::Sum ? "cumsum" : kind == ScanKind::Product ? "cumprod" : "logcumsumexp";
   Tensor in = axis ? x : reshape(x, {x.numel()}, loc);
   // A 0-d tensor scans as one element.
   if (in.ndim() == 0) in = reshape(in, {1}, loc);
   int64_t a = normalizeAxis(axis.value_or(0), in.ndim(), loc, what);
-  DType dt = isFloating(x.dtype()) ? x.dtype() : DType::I64;
+  DType dt = isFloating(x.dtype()) ? x.dtype() : kind == ScanKind::LogSumExp ? DType::F32 : DType::I64;
   in = astype(in, dt).contiguous();
   Tensor out = Tensor::empty(dt, in.shape(), in.device());
   if (out.numel() > 0) {
-    if (product) launch<Op::CumProd>(in.device(), dt, loc, in, static_cast<int>(a), reverse, out);
-    else launch<Op::CumSum>(in.device(), dt, loc, in, static_cast<int>(a), reverse, out);
+    int along = static_cast<int>(a);
+    if (kind == ScanKind::Sum) launch<Op::CumSum>(in.device(), dt, loc, in, along, reverse, out);
+    else if (kind == ScanKind::Product) launch<Op::CumProd>(in.device(), dt, loc, in, along, reverse, out);
+    else launch<Op::LogCumSumExp>(in.device(), dt, loc, in, along, reverse, out);
   }
   return x.ndim() == 0 && axis ? reshape(out, {}, loc) : out;
 }

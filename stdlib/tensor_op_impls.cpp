@@ -418,7 +418,8 @@ Value randpermOp(OpCall& c) {
 Value scanOp(OpCall& c) {
   std::optional<int64_t> axis;
   if (!c.isNone("axis")) axis = c.integer("axis");
-  return makeTensorValue(scan(c.tensor("x"), axis, c.flag("reverse"), c.op == Op::CumProd, c.loc));
+  ScanKind kind = c.op == Op::CumSum ? ScanKind::Sum : c.op == Op::CumProd ? ScanKind::Product : ScanKind::LogSumExp;
+  return makeTensorValue(scan(c.tensor("x"), axis, c.flag("reverse"), kind, c.loc));
 }
 
 Value sortOp(OpCall& c) {
@@ -532,6 +533,7 @@ struct ImplTable {
     set(Op::BatchNorm, batchNormOp), set(Op::LayerNorm, layerNormOp), set(Op::Dropout, dropoutOp);
     set(Op::CrossEntropy, crossEntropyOp), set(Op::MseLoss, mseLossOp), set(Op::BinaryCrossEntropy, bceOp);
     set(Op::FullLike, fullLikeOp), set(Op::Randperm, randpermOp), set(Op::CumSum, scanOp), set(Op::CumProd, scanOp);
+    set(Op::LogCumSumExp, scanOp);
     set(Op::Sort, sortOp), set(Op::ArgSort, sortOp), set(Op::TopK, topkOp), set(Op::Tril, triangleOp);
     set(Op::Triu, triangleOp), set(Op::MaskedFill, maskedFillOp), set(Op::Outer, outerOp);
     set(Op::IsClose, closeness), set(Op::AllClose, allCloseOp);

@@ -20,7 +20,7 @@
 //     reductions, softmax and log_softmax, cross_entropy, one_hot, integer
 //     matmul, fills and conversions of every dtype (cuda_kernels.cu);
 //     indexing reads and writes, gather, scatter and scatter_add, cumsum
-//     and cumprod, sort, tril and triu, layer_norm and binary_cross_entropy
+//     cumprod and logcumsumexp, sort, tril and triu, layer_norm and binary_cross_entropy
 //     (cuda_index_kernels.cu); matmul of floats (batched) and linear
 //     through cuBLAS (opened when a device is made); conv2d, pooling,
 //     batch_norm and their gradients through cuDNN (cudnn_kernels.cpp);
@@ -383,10 +383,10 @@ void scatterKernel(int axis, const Tensor& index, const Tensor& src, Tensor& o) 
           index.numel(), CudaDevice::of(o).stream());
 }
 
-template <bool Product>
+template <ScanKind K>
 void scanKernel(const Tensor& x, int axis, bool reverse, Tensor& o) {
   AxisLines l(x, axis);
-  scan(elemOf(x.dtype()), x.deviceBytes(), l.count(), l.len, l.inner, reverse, Product, o.deviceBytes(),
+  scan(elemOf(x.dtype()), x.deviceBytes(), l.count(), l.len, l.inner, reverse, K, o.deviceBytes(),
        CudaDevice::of(o).stream());
 }
 
@@ -617,13 +617,14 @@ const KernelTable& cudaKernels() {
       t.add<Op::Interpolate>(d, interpolateKernel);
     }
     for (DType d : {DType::I32, DType::I64, DType::F32, DType::F64}) {
-      t.add<Op::CumSum>(d, scanKernel<false>);
-      t.add<Op::CumProd>(d, scanKernel<true>);
+      t.add<Op::CumSum>(d, scanKernel<ScanKind::Sum>);
+      t.add<Op::CumProd>(d, scanKernel<ScanKind::Product>);
     }
     for (DType d : {DType::F32, DType::F64}) {
       t.add<Op::LayerNorm>(d, layerNormKernel);
       t.add<Op::BinaryCrossEntropy>(d, bceKernel);
       t.add<Op::InterpolateGrad>(d, interpolateGradKernel);
+      t.add<Op::LogCumSumExp>(d, scanKernel<ScanKind::LogSumExp>);
       t.add<Op::GridSample>(d, gridSampleKernel);
       t.add<Op::GridSampleGradInput>(d, gridSampleGradKernel);
     }

@@ -166,20 +166,15 @@ __device__ double blockTotal(double* partial, double v) {
 
 // Scans along lines of `len` elements `inner` apart, one thread per line,
 // in the CPU kernel's order: floats accumulate in double, integers wrap.
-template <class T, bool Product>
+template <class T, ScanKind K>
 __global__ void scanKernel(const T* in, int64_t lines, int64_t len, int64_t inner, bool reverse, T* out) {
   using Acc = typename std::conditional<std::is_floating_point<T>::value, double, T>::type;
   GRID_STRIDE(l, lines) {
     int64_t first = (l / inner) * len * inner + l % inner;
-    Acc acc = Product ? Acc(1) : Acc(0);
+    Acc acc = scanStart<K, Acc>();
     for (int64_t k = 0; k < len; ++k) {
       int64_t i = first + (reverse ? len - 1 - k : k) * inner;
-      if constexpr (std::is_integral<T>::value) {
-        using U = typename std::make_unsigned<T>::type;
-        acc = static_cast<T>(Product ? U(acc) * U(in[i]) : U(acc) + U(in[i]));
-      } else {
-        acc = Product ? acc * in[i] : acc + in[i];
-      }
+      acc = scanned<K>(acc, in[i]);
       out[i] = static_cast<T>(acc);
     }
   }
@@ -334,18 +329,21 @@ void scatter(Elem type, int axis, const int64_t* index, const Strided& si, const
   launched("scatter kernel");
 }
 
-void scan(Elem type, const void* in, int64_t lines, int64_t len, int64_t inner, bool reverse, bool product, void* out,
+void scan(Elem type, const void* in, int64_t lines, int64_t len, int64_t inner, bool reverse, ScanKind kind, void* out,
           cudaStream_t s) {
   if (lines <= 0 || len <= 0) return;
   withElem(type, [&](auto e) {
     using T = decltype(e);
+    auto run = [&](auto kernel) {
+      kernel<<<blocksFor(lines), kThreads, 0, s>>>(static_cast<const T*>(in), lines, len, inner, reverse,
+                                                   static_cast<T*>(out));
+    };
+    if constexpr (std::is_floating_point<T>::value) {
+      if (kind == ScanKind::LogSumExp) return run(scanKernel<T, ScanKind::LogSumExp>);
+    }
     if constexpr (!std::is_same<T, bool>::value) {
-      if (product)
-        scanKernel<T, true><<<blocksFor(lines), kThreads, 0, s>>>(static_cast<const T*>(in), lines, len, inner,
-                                                                   reverse, static_cast<T*>(out));
-      else
-        scanKernel<T, false><<<blocksFor(lines), kThreads, 0, s>>>(static_cast<const T*>(in), lines, len, inner,
-                                                                    reverse, static_cast<T*>(out));
+      if (kind == ScanKind::Product) run(scanKernel<T, ScanKind::Product>);
+      else if (kind == ScanKind::Sum) run(scanKernel<T, ScanKind::Sum>);
     }
   });
   launched("scan kernel");

@@ -10,6 +10,7 @@
 #include "runtime/cuda/kernel_codes.h"
 #include "runtime/grid_sampling.h"
 #include "runtime/resample.h"
+#include "runtime/scan_steps.h"
 
 namespace nn::rt::cuda {
 
@@ -100,11 +101,11 @@ void scatterAdd(Elem type, int axis, const int64_t* index, const Strided& si, co
 // written in order (deterministic: the later of two writes stays).
 void scatter(Elem type, int axis, const int64_t* index, const Strided& si, const void* src, const Strided& ss,
              void* out, const Strided& so, int64_t along, int64_t inner, int64_t n, cudaStream_t s);
-// Scans (cumsum, or cumprod with `product`) of contiguous `in` seen as
-// lines of `len` elements `inner` apart, reversed with `reverse`; floats
-// accumulate in double and integers wrap, in the CPU's order (numeric
-// dtypes).
-void scan(Elem type, const void* in, int64_t lines, int64_t len, int64_t inner, bool reverse, bool product, void* out,
+// Scans (cumsum, cumprod, logcumsumexp: scan_steps.h) of contiguous `in`
+// seen as lines of `len` elements `inner` apart, reversed with `reverse`;
+// floats accumulate in double and integers wrap, in the CPU's order
+// (numeric dtypes; logcumsumexp f32 and f64).
+void scan(Elem type, const void* in, int64_t lines, int64_t len, int64_t inner, bool reverse, ScanKind kind, void* out,
           cudaStream_t s);
 // values and indices (i64) of contiguous `in`'s lines (as for scan)
 // sorted stably, ascending with NaN last or descending with NaN first;

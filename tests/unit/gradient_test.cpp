@@ -105,6 +105,7 @@ const std::vector<Case>& cases() {
       {"cumsum", "cumsum(a, 1) * b", {"randn(2, 3)", "randn(2, 3)"}},
       {"cumsum", "cumsum(a, dim=0, reverse=True) * b", {"randn(3, 2)", "randn(3, 2)"}},
       {"cumsum", "cumsum(a) * b", {"randn(2, 3)", "randn(6)"}},
+      {"logcumsumexp", "logcumsumexp(a, 1) * b + a.logcumsumexp(0, reverse=True)", {"randn(2, 3) * 3.0", "randn(2, 3)"}},
       {"cumprod", "cumprod(a, 1) * b", {"randn(2, 3)", "randn(2, 3)"}},
       {"cumprod", "cumprod(a, axis=0, reverse=True) * b", {"randn(3, 2)", "randn(3, 2)"}},
       {"cumprod", "cumprod(a) * b", {"randn(2, 3) * tensor([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]])", "randn(6)"}},
