@@ -463,6 +463,18 @@ void GradCrossEntropy(GradientBuilder& b) {
   b.grads[0] = b.mul(b.sub(p, target), b.div(b.adjoint, b.constant(static_cast<double>(n))));
 }
 
+// ctc_loss: its gradient op (the kernel's alpha-beta recursion), given the
+// same arguments.
+void GradCtcLoss(GradientBuilder& b) {
+  if (!b.wanted[0]) return;
+  std::vector<std::pair<std::string, Attr>> attrs;
+  for (const char* name : {"blank", "reduction", "zero_infinity"})
+    if (const Attr* a = b.attr(name)) attrs.emplace_back(name, *a);
+  std::vector<Value*> in{b.adjoint};
+  in.insert(in.end(), b.operands.begin(), b.operands.end());
+  b.grads[0] = b.emit(Op::CtcLossGrad, in, attrs);
+}
+
 // binary_cross_entropy(p, y) = mean(-(y log p + (1 - y) log(1 - p))), the
 // logs clamped at -100 as in PyTorch.
 void GradBinaryCrossEntropy(GradientBuilder& b) {

@@ -114,6 +114,12 @@ std::optional<bool> OpArgs::boolAttr(std::string_view name) const {
   return std::nullopt;
 }
 
+std::optional<std::string> OpArgs::strAttr(std::string_view name) const {
+  const std::optional<Attr>& c = arg(name).constant;
+  if (const std::string* s = c ? std::get_if<std::string>(&*c) : nullptr) return *s;
+  return std::nullopt;
+}
+
 bool OpArgs::isNone(std::string_view name) const {
   const BoundArg& a = arg(name);
   if (a.constant) return std::holds_alternative<NoneAttr>(*a.constant);

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -42,6 +43,7 @@ class OpArgs {
   // known at compile time or of another kind.
   std::optional<int64_t> intAttr(std::string_view name) const;
   std::optional<bool> boolAttr(std::string_view name) const;
+  std::optional<std::string> strAttr(std::string_view name) const;
   bool isNone(std::string_view name) const;
   // A dtype attribute: `present` says whether it is given (not None);
   // the result is its dtype when known.

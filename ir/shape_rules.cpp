@@ -475,6 +475,18 @@ std::optional<Type> GridSample(const OpArgs& a) {
   return Type::tensor(x->dtype, DimList{xs[0], xs[1], gs[1], gs[2]});
 }
 
+// ctc_loss: a 0-d loss of log_probs's dtype, or with reduction 'none' one
+// per batch element (0-d for an unbatched [T, C] log_probs).
+std::optional<Type> CtcLoss(const OpArgs& a) {
+  std::optional<Type> lp = tensorOperand(a, "log_probs");
+  if (!lp) return std::nullopt;
+  std::optional<std::string> reduction = a.strAttr("reduction");
+  if (!reduction) return Type::tensor(lp->dtype);
+  if (*reduction != "none" || (lp->shape && lp->shape->size() == 2)) return Type::tensor(lp->dtype, DimList{});
+  if (!lp->shape || lp->shape->size() != 3) return Type::tensor(lp->dtype);
+  return Type::tensor(lp->dtype, DimList{(*lp->shape)[1]});
+}
+
 std::optional<Type> OneHot(const OpArgs& a) {
   std::optional<Type> labels = tensorOperand(a, "labels");
   // Float labels and a bad class count are the runtime's to report.
@@ -652,6 +664,8 @@ std::optional<Type> IndexGrad(const OpArgs& a) { return ReduceGrad(a); }
 std::optional<Type> Conv2dGradInput(const OpArgs& a) { return ReduceGrad(a); }
 std::optional<Type> Pool2dGrad(const OpArgs& a) { return ReduceGrad(a); }
 std::optional<Type> InterpolateGrad(const OpArgs& a) { return ReduceGrad(a); }
+
+std::optional<Type> CtcLossGrad(const OpArgs& a) { return tensorOperand(a, "log_probs"); }
 
 // grid_sample_grad_input: the input's type; grid_sample_grad_grid: the grid's.
 std::optional<Type> GridSampleGrad(const OpArgs& a) {

@@ -39,6 +39,7 @@ std::optional<Type> SingularVectors(const OpArgs& args);  // svd_u's U, svd_vh's
 std::optional<Type> QrFactor(const OpArgs& args);         // qr_q's Q, qr_r's R
 std::optional<Type> IsClose(const OpArgs& args);     // bool, a and b broadcast
 std::optional<Type> Loss(const OpArgs& args);
+std::optional<Type> CtcLoss(const OpArgs& args);     // 0-d, or [N] with reduction 'none'
 // The ops gradient rules emit (ir/gradient.h).
 std::optional<Type> SumTo(const OpArgs& args);          // like's shape
 std::optional<Type> BroadcastLike(const OpArgs& args);  // like's shape, x's dtype
@@ -49,6 +50,7 @@ std::optional<Type> Conv2dGradWeight(const OpArgs& args);  // w's shape, g's dty
 std::optional<Type> Pool2dGrad(const OpArgs& args);        // x's shape, g's dtype
 std::optional<Type> InterpolateGrad(const OpArgs& args);   // x's shape, g's dtype
 std::optional<Type> GridSampleGrad(const OpArgs& args);    // the input's or the grid's type
+std::optional<Type> CtcLossGrad(const OpArgs& args);       // log_probs's type
 
 // The name a linear algebra op's errors give it, in every mode: its
 // builtin's (slogdet for det_sign and log_abs_det, eigh for eigh_vectors,

@@ -109,6 +109,14 @@ void qrFactor(const Tensor& x, bool wantR, bool complete, Tensor& out) {
   moveIn(made, out);
 }
 
+// ctc_loss's alpha-beta recursion: serial along time, on the host.
+void ctcLoss(const Tensor& logProbs, const CtcLabels& labels, Tensor& nll, Tensor* grad) {
+  Tensor madeNll = hostLike(nll), madeGrad = grad ? hostLike(*grad) : Tensor();
+  cpuKernels().get<Op::CtcLoss>(logProbs.dtype())(onHost(logProbs, nll), labels, madeNll, grad ? &madeGrad : nullptr);
+  moveIn(madeNll, nll);
+  if (grad) moveIn(madeGrad, *grad);
+}
+
 template <Op O>
 void addWhereMissing(KernelTable& t, typename KernelFor<O>::Fn k) {
   for (size_t i = 0; i < kNumDTypes; ++i) {
@@ -134,6 +142,7 @@ void addHostMadeKernels(KernelTable& t) {
   addWhereMissing<Op::Eigvalsh>(t, symmetricEigen);
   addWhereMissing<Op::Svdvals>(t, singular);
   addWhereMissing<Op::QrQ>(t, qrFactor);
+  addWhereMissing<Op::CtcLoss>(t, ctcLoss);
 }
 
 }  // namespace nn::rt

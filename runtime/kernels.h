@@ -13,6 +13,7 @@
 
 #include <array>
 #include <optional>
+#include <vector>
 
 #include "ir/ir.h"
 #include "runtime/grid_sampling.h"
@@ -351,6 +352,27 @@ struct KernelFor<ir::Op::GridSampleGradInput> {
                       Tensor* dgrid);
 };
 
+// The labels of a ctc_loss call, read on the host: per batch element its
+// input length (time steps of log_probs) and its target, labels[starts[n]
+// .. starts[n] + targetLengths[n]]; the blank class; whether an infinite
+// loss (no alignment) counts as 0; and for the gradient each element's
+// adjoint.
+struct CtcLabels {
+  int64_t blank = 0;
+  bool zeroInfinity = false;
+  std::vector<int64_t> inputLengths, targetLengths, starts, labels;
+  std::vector<double> weights;
+};
+// ctc_loss: nll [N] (f64) the negative log-likelihood of each batch
+// element's target under log_probs [T, N, C] (contiguous), summed over its
+// alignments; with grad ([T, N, C], log_probs's dtype) also weights[n]
+// times nll[n]'s derivative in log_probs (0 past the input length and for
+// a loss zero_infinity zeroed)  [log_probs's dtype, floating]
+template <>
+struct KernelFor<ir::Op::CtcLoss> {
+  using Fn = void (*)(const Tensor& logProbs, const CtcLabels& labels, Tensor& nll, Tensor* grad);
+};
+
 // Creation and random ops fill a fresh contiguous `out` on the device.
 // A ramp: out[i] = start + i * step, computed in double and converted as
 // astype converts; with `exact`, integral outputs are computed in int64
@@ -477,9 +499,12 @@ void registerCpuCreateKernels(KernelTable& r);
 void registerCpuRandomKernels(KernelTable& r);
 // ... of the scans, sorts and triangles (kernels_cpu_order.cpp).
 void registerCpuOrderKernels(KernelTable& r);
-// ... of interpolate and its gradient (kernels_cpu_resample.cpp).
+// ... of interpolate and grid_sample and their gradients
+// (kernels_cpu_resample.cpp).
 void registerCpuResampleKernels(KernelTable& r);
 // ... of the linear algebra ops, through LAPACK (kernels_cpu_linalg.cpp).
 void registerCpuLinalgKernels(KernelTable& r);
+// ... of the CTC loss and its gradient (kernels_cpu_ctc.cpp).
+void registerCpuCtcKernels(KernelTable& r);
 
 }  // namespace nn::rt

@@ -73,6 +73,9 @@ rt::Value layerNormOp(OpCall& c);
 // grid_sample and its gradients (grid_sample.cpp).
 rt::Value gridSampleOp(OpCall& c);
 rt::Value gridSampleGradOp(OpCall& c);
+// ctc_loss and its gradient (ctc_loss.cpp).
+rt::Value ctcLossOp(OpCall& c);
+rt::Value ctcLossGradOp(OpCall& c);
 
 // The implementation of tensor op `op` (null for value ops, which run
 // through runValueOp, and for ops without one).

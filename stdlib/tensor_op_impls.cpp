@@ -546,6 +546,7 @@ struct ImplTable {
     set(Op::Embedding, embeddingOp), set(Op::Conv1d, conv1dOp), set(Op::Interpolate, interpolateOp);
     set(Op::InterpolateGrad, interpolateGradOp), set(Op::GridSample, gridSampleOp);
     set(Op::GridSampleGradInput, gridSampleGradOp), set(Op::GridSampleGradGrid, gridSampleGradOp);
+    set(Op::CtcLoss, ctcLossOp), set(Op::CtcLossGrad, ctcLossGradOp);
   }
 };
 

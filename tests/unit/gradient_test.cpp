@@ -123,6 +123,10 @@ const std::vector<Case>& cases() {
       {"grid_sample", "grid_sample(a, b, \"bilinear\", \"reflection\") * c",
        {"randn(1, 1, 3, 3)", "rand(1, 2, 2, 2) * 2.4 - 1.2", "randn(1, 1, 2, 2)"}},
       {"grid_sample_grad_input", "grid_sample(a, tensor([[[[0.3, -0.7], [0.9, 0.1]]]], dtype=a.dtype)) ** 2", {"randn(1, 2, 3, 3)"}, true},
+      // Unnormalised log_probs: the rule's derivative is the true one.
+      {"ctc_loss", "ctc_loss(a, tensor([[1, 2], [2, 2]]), tensor([4, 3]), tensor([2, 2])) * 2.0", {"randn(4, 2, 3)"}},
+      {"ctc_loss", "ctc_loss(a, tensor([1, 1, 2]), tensor([4, 2]), tensor([2, 1]), blank=2, reduction=\"none\") * b",
+       {"randn(4, 2, 3)", "randn(2)"}},
       {"tril", "tril(a, 1) * b", {"randn(3, 4)", "randn(3, 4)"}},
       {"triu", "triu(a, -1) * b", {"randn(2, 3, 4)", "randn(2, 3, 4)"}},
       {"masked_fill", "masked_fill(a, b > 0.0, 2.0) * b", {"randn(3, 4)", "randn(3, 4)"}},
