@@ -27,6 +27,8 @@ a3 = torch.randn(32, 64, 64); b3 = torch.randn(32, 64, 64); small = torch.randn(
 theta = torch.tensor([[0.9, -0.3, 0.1], [0.2, 1.1, -0.2]]).reshape(1, 2, 3).expand(16, 2, 3)
 grid = F.affine_grid(theta, (16, 32, 28, 28), align_corners=False)
 spd = small @ small.T + torch.eye(64) * 64.0
+ctc_lp = torch.randn(50, 16, 30).log_softmax(2); ctc_targets = torch.randint(1, 30, (16, 10))
+ctc_in = torch.full((16,), 50, dtype=torch.long); ctc_tl = torch.full((16,), 10, dtype=torch.long)
 
 
 def grad(f):
@@ -76,6 +78,10 @@ more = [("bmm", lambda: a3 @ b3), ("small_mm", lambda: small @ small), ("conv_s2
  ("mod", lambda: x % 1.5), ("floordiv", lambda: x // 1.5), ("fmod", lambda: torch.fmod(x, 1.5)),
  ("atan2", lambda: torch.atan2(x, y)), ("hypot", lambda: torch.hypot(x, y)), ("copysign", lambda: torch.copysign(x, y)),
  ("unfold", lambda: F.unfold(img, 3, padding=1)), ("grid_sample", lambda: F.grid_sample(img, grid, align_corners=False)),
+ ("grid_bicubic", lambda: F.grid_sample(img, grid, mode="bicubic", align_corners=False)), ("interp_bicubic", lambda: F.interpolate(img, scale_factor=2, mode="bicubic")),
+ ("logcumsumexp", lambda: torch.logcumsumexp(x, 1)), ("ctc_loss", lambda: F.ctc_loss(ctc_lp, ctc_targets, ctc_in, ctc_tl)),
+ ("g_ctc_loss", lambda: grad(lambda t: F.ctc_loss(t, ctc_targets, ctc_in, ctc_tl))(ctc_lp)),
+ ("g_grid_sample", lambda: grad(lambda t: F.grid_sample(t, grid, align_corners=False).sum())(img)),
  ("inverse", lambda: torch.inverse(small)), ("det", lambda: torch.det(small)), ("cholesky", lambda: torch.linalg.cholesky(spd)), ("eigh", lambda: torch.linalg.eigh(spd)),
  ("svd", lambda: torch.svd(small)), ("qr", lambda: torch.linalg.qr(x[:128, :64])), ("i64add", lambda: lab + lab), ("bool_and", lambda: (x > 0) & (y > 0)),
  ("isclose", lambda: torch.isclose(x, y)), ("nonzero", lambda: torch.nonzero(x > 0)),

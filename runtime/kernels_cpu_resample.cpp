@@ -71,23 +71,45 @@ void interpolateKernel(const Tensor& x, const Resample& rows, const Resample& co
   }
 }
 
-template <class T>
-void interpolateGradKernel(const Tensor& g, const Resample& rows, const Resample& cols, Tensor& dx) {
-  const T* in = g.data<T>();
-  double* o = dx.data<double>();
+template <int Rows, int Cols, class T>
+void spreadPlanes(const T* in, const Resample& rows, const Resample& cols, int64_t planes, bool parallel, double* o) {
   int64_t inPlane = rows.in * cols.in, outPlane = rows.out * cols.out;
-  int64_t planes = outPlane ? g.numel() / outPlane : 0;
   std::vector<Tap> rowTaps = tapsOf(rows), colTaps = tapsOf(cols);
-  forEachLine(planes, g.numel() >= kParallelThreshold, [&](int64_t p) {
+  forEachLine(planes, parallel, [&](int64_t p) {
     const T* src = in + p * outPlane;
     double* dst = o + p * inPlane;
     auto add = [dst](int64_t at, double share) { dst[at] += share; };
     for (int64_t oy = 0; oy < rows.out; ++oy) {
       const Tap& a = rowTaps[static_cast<size_t>(oy)];
       for (int64_t ox = 0; ox < cols.out; ++ox)
-        spreadBack(static_cast<double>(src[oy * cols.out + ox]), cols.in, a, colTaps[static_cast<size_t>(ox)], add);
+        spreadBack<Rows, Cols>(static_cast<double>(src[oy * cols.out + ox]), cols.in, a,
+                               colTaps[static_cast<size_t>(ox)], add);
     }
   });
+}
+
+template <int Rows, class T>
+void spreadPlanesOfRows(const T* in, const Resample& rows, const Resample& cols, int64_t planes, bool parallel,
+                        double* o) {
+  switch (tapCount(cols)) {
+    case 1: return spreadPlanes<Rows, 1>(in, rows, cols, planes, parallel, o);
+    case 2: return spreadPlanes<Rows, 2>(in, rows, cols, planes, parallel, o);
+    default: return spreadPlanes<Rows, 4>(in, rows, cols, planes, parallel, o);
+  }
+}
+
+template <class T>
+void interpolateGradKernel(const Tensor& g, const Resample& rows, const Resample& cols, Tensor& dx) {
+  int64_t outPlane = rows.out * cols.out;
+  int64_t planes = outPlane ? g.numel() / outPlane : 0;
+  bool parallel = g.numel() >= kParallelThreshold;
+  const T* in = g.data<T>();
+  double* o = dx.data<double>();
+  switch (tapCount(rows)) {
+    case 1: return spreadPlanesOfRows<1>(in, rows, cols, planes, parallel, o);
+    case 2: return spreadPlanesOfRows<2>(in, rows, cols, planes, parallel, o);
+    default: return spreadPlanesOfRows<4>(in, rows, cols, planes, parallel, o);
+  }
 }
 
 // grid_sample, row by row of the output ([n, ho] lines): the row's taps,

@@ -101,12 +101,13 @@ NN_HOST_DEVICE T resampled(const T* plane, const Resample& rows, const Resample&
 
 // The gradient g of the output element that read taps a and b of a plane
 // `w` elements wide, handed to add(source offset in the plane, share) for
-// each source element it read: the transpose of blendedIn(), so a source
-// read twice (at an edge) gets both shares.
-template <class Add>
+// each source element it read: the transpose of blendedIn() (Rows and
+// Cols as there), so a source read twice (at an edge) gets both shares.
+template <int Rows = 0, int Cols = 0, class Add>
 NN_HOST_DEVICE void spreadBack(double g, int64_t w, const Tap& a, const Tap& b, Add& add) {
-  for (int j = 0; j < a.count; ++j)
-    for (int i = 0; i < b.count; ++i) add(a.at[j] * w + b.at[i], g * a.weight[j] * b.weight[i]);
+  int rows = Rows ? Rows : a.count, cols = Cols ? Cols : b.count;
+  for (int j = 0; j < rows; ++j)
+    for (int i = 0; i < cols; ++i) add(a.at[j] * w + b.at[i], g * a.weight[j] * b.weight[i]);
 }
 
 }  // namespace nn::rt

@@ -46,8 +46,9 @@ __m128d Sleef_cinz_fmodd2_sse2(__m128d, __m128d);
 __m256d Sleef_cinz_fmodd4_avx(__m256d, __m256d);
 __m512d Sleef_cinz_fmodd8_avx512fnofma(__m512d, __m512d);
 
-// Double log and sincos ((sin, cos) in a pair of the argument's type),
-// within 1 ULP: randn's Box-Muller (vmath::boxMuller).
+// Double exp, log and sincos ((sin, cos) in a pair of the argument's
+// type), within 1 ULP: randn's Box-Muller (vmath::boxMuller) and
+// ctc_loss's recursion (vmath::logSumExp3).
 struct SleefDouble2 {
   double sin, cos;
 };
@@ -64,6 +65,9 @@ double Sleef_cinz_logd1_u10purec(double);
 __m128d Sleef_cinz_logd2_u10sse2(__m128d);
 __m256d Sleef_cinz_logd4_u10avx(__m256d);
 __m512d Sleef_cinz_logd8_u10avx512fnofma(__m512d);
+__m128d Sleef_cinz_expd2_u10sse2(__m128d);
+__m256d Sleef_cinz_expd4_u10avx(__m256d);
+__m512d Sleef_cinz_expd8_u10avx512fnofma(__m512d);
 SleefDouble2 Sleef_cinz_sincosd1_u10purec(double);
 SleefM128d2 Sleef_cinz_sincosd2_u10sse2(__m128d);
 SleefM256d2 Sleef_cinz_sincosd4_u10avx(__m256d);

@@ -7,7 +7,7 @@
 // tanhf: 54 ns; 16 of them: 58 ns). vmath::fmod likewise, for floats and
 // doubles, with libm for the elements SLEEF's fmod gets wrong, and
 // vmath::atan2 and vmath::hypot of floats; and vmath::boxMuller, SLEEF's
-// double log and sincos.
+// double log and sincos, and vmath::logSumExp3, its double exp and log.
 #include "runtime/vector_math.h"
 
 #include <algorithm>
@@ -228,7 +228,66 @@ void boxMullerCalls(const double* u1, const double* u2, double* first, double* s
   std::copy(d, d + (n - i), second + i);
 }
 
+// logSumExp3 of w lanes (see vector_math.h): `shift` is the largest of
+// the three, or 0 where that is -inf, so that exp(-inf - shift) is 0.
+template <__m128d (*Exp)(__m128d), __m128d (*Log)(__m128d)>
+void logSumExp2(const double* a, const double* b, const double* c, double* out) {
+  __m128d x = _mm_loadu_pd(a), y = _mm_loadu_pd(b), z = _mm_loadu_pd(c);
+  __m128d high = _mm_max_pd(x, _mm_max_pd(y, z));
+  __m128d shift = _mm_andnot_pd(_mm_cmpeq_pd(high, _mm_set1_pd(-INFINITY)), high);
+  __m128d sum = _mm_add_pd(_mm_add_pd(Exp(_mm_sub_pd(x, shift)), Exp(_mm_sub_pd(y, shift))), Exp(_mm_sub_pd(z, shift)));
+  _mm_storeu_pd(out, _mm_add_pd(high, Log(sum)));
+}
+
+template <__m256d (*Exp)(__m256d), __m256d (*Log)(__m256d)>
+__attribute__((target("avx"))) void logSumExp4(const double* a, const double* b, const double* c, double* out) {
+  __m256d x = _mm256_loadu_pd(a), y = _mm256_loadu_pd(b), z = _mm256_loadu_pd(c);
+  __m256d high = _mm256_max_pd(x, _mm256_max_pd(y, z));
+  __m256d shift = _mm256_andnot_pd(_mm256_cmp_pd(high, _mm256_set1_pd(-INFINITY), _CMP_EQ_OQ), high);
+  __m256d sum = _mm256_add_pd(_mm256_add_pd(Exp(_mm256_sub_pd(x, shift)), Exp(_mm256_sub_pd(y, shift))),
+                              Exp(_mm256_sub_pd(z, shift)));
+  _mm256_storeu_pd(out, _mm256_add_pd(high, Log(sum)));
+}
+
+template <__m512d (*Exp)(__m512d), __m512d (*Log)(__m512d)>
+__attribute__((target("avx512f"))) void logSumExp8(const double* a, const double* b, const double* c, double* out) {
+  __m512d x = _mm512_loadu_pd(a), y = _mm512_loadu_pd(b), z = _mm512_loadu_pd(c);
+  // maskz with every lane: _mm512_max_pd's undefined source makes GCC 12
+  // warn (bug 105593), as _mm512_sqrt_pd's does.
+  __m512d high = _mm512_maskz_max_pd(0xFF, x, _mm512_maskz_max_pd(0xFF, y, z));
+  __m512d shift = _mm512_maskz_mov_pd(_mm512_cmp_pd_mask(high, _mm512_set1_pd(-INFINITY), _CMP_NEQ_UQ), high);
+  __m512d sum = _mm512_add_pd(_mm512_add_pd(Exp(_mm512_sub_pd(x, shift)), Exp(_mm512_sub_pd(y, shift))),
+                              Exp(_mm512_sub_pd(z, shift)));
+  _mm512_storeu_pd(out, _mm512_add_pd(high, Log(sum)));
+}
+
+// Calls of w lanes; the last, partial one padded with -inf.
+template <int64_t w, void (*Call)(const double*, const double*, const double*, double*)>
+void logSumExpCalls(const double* a, const double* b, const double* c, double* out, int64_t n) {
+  if (n <= 0) return;
+  int64_t i = 0;
+  for (; i + w <= n; i += w) Call(a + i, b + i, c + i, out + i);
+  if (i == n) return;
+  double x[w], y[w], z[w], r[w];
+  for (int64_t k = 0; k < w; ++k) {
+    bool in = i + k < n;
+    x[k] = in ? a[i + k] : -INFINITY, y[k] = in ? b[i + k] : -INFINITY, z[k] = in ? c[i + k] : -INFINITY;
+  }
+  Call(x, y, z, r);
+  std::copy(r, r + (n - i), out + i);
+}
+
 }  // namespace
+
+void logSumExp3(const double* a, const double* b, const double* c, double* out, int64_t n) {
+  int width = sleef::widestForm();
+  if (width >= 16)
+    return logSumExpCalls<8, logSumExp8<Sleef_cinz_expd8_u10avx512fnofma, Sleef_cinz_logd8_u10avx512fnofma>>(
+        a, b, c, out, n);
+  if (width >= 8)
+    return logSumExpCalls<4, logSumExp4<Sleef_cinz_expd4_u10avx, Sleef_cinz_logd4_u10avx>>(a, b, c, out, n);
+  logSumExpCalls<2, logSumExp2<Sleef_cinz_expd2_u10sse2, Sleef_cinz_logd2_u10sse2>>(a, b, c, out, n);
+}
 
 void boxMuller(const double* u1, const double* u2, double* first, double* second, int64_t n) {
   int width = sleef::widestForm();

@@ -39,4 +39,11 @@ void hypot(const float* x, bool xSingle, const float* y, bool ySingle, float* ou
 // one pair gives what a whole array does).
 void boxMuller(const double* u1, const double* u2, double* first, double* second, int64_t n);
 
+// out[i] = log(exp(a[i]) + exp(b[i]) + exp(c[i])) for i < n, in double:
+// the largest m of the three taken out (m + log(exp(a - m) + exp(b - m) +
+// exp(c - m)), added in that order), with SLEEF's exp and log (within 1
+// ULP; the same bits at every vector width); -inf where all three are,
+// NaN where one is NaN or +inf (as PyTorch's CTC recursion).
+void logSumExp3(const double* a, const double* b, const double* c, double* out, int64_t n);
+
 }  // namespace nn::rt::vmath
