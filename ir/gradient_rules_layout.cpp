@@ -94,7 +94,8 @@ void GradLogCumSumExp(GradientBuilder& b) {
   const Attr* reverse = b.attr("reverse");
   bool backwards = !(reverse && std::holds_alternative<bool>(*reverse) && std::get<bool>(*reverse));
   std::optional<DType> dt = b.adjoint->type().dtype;
-  Value* lowest = b.constant(dt == DType::F32 ? -std::numeric_limits<float>::max() : -std::numeric_limits<double>::max());
+  Value* lowest =
+      b.constant(dt == DType::F32 ? -std::numeric_limits<float>::max() : -std::numeric_limits<double>::max());
   Value* zero = b.constant(0.0);
   auto part = [&](Op sign, Value* magnitude) {
     Value* logs = b.emit(Op::Where, {b.emit(sign, {b.adjoint, zero}), b.emit(Op::Log, {magnitude}), lowest});

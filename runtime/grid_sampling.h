@@ -8,7 +8,7 @@
 // forward value, the input's gradient (the weights' transpose) and the
 // grid's gradient (the slopes) come from one description. Arithmetic is
 // in the tensor's dtype, as PyTorch's. A NaN or infinite coordinate reads
-// nothing (0). The CPU's kernels (kernels_cpu_grid_sample.cpp) and the
+// nothing (0). The CPU's kernels (kernels_cpu_resample.cpp) and the
 // CUDA plugin's compile these same functions.
 #pragma once
 

@@ -106,8 +106,10 @@ std::vector<double> reductionWeights(OpCall& c, const CtcLabels& l) {
     c.fail("invalid reduction '" + reduction + "' (mean, sum or none)");
   std::vector<double> weights(l.targetLengths.size(), 1.0);
   if (reduction == "mean")
-    for (size_t n = 0; n < weights.size(); ++n)
-      weights[n] = 1.0 / (static_cast<double>(weights.size()) * static_cast<double>(std::max<int64_t>(l.targetLengths[n], 1)));
+    for (size_t n = 0; n < weights.size(); ++n) {
+      auto length = static_cast<double>(std::max<int64_t>(l.targetLengths[n], 1));
+      weights[n] = 1.0 / (static_cast<double>(weights.size()) * length);
+    }
   return weights;
 }
 
