@@ -24,7 +24,7 @@ namespace nn::rt {
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity(), kNegInf = -kInf;
+constexpr double kInfiniteLoss = std::numeric_limits<double>::infinity(), kNegInf = -kInfiniteLoss;
 
 // log(exp(a) + exp(b)), exact when either is -inf.
 double logPlus(double a, double b) {
@@ -128,7 +128,7 @@ struct Lattice {
       for (int64_t c = 0; c < classes; ++c) {
         double v = byClass[static_cast<size_t>(c)];
         // An impossible target (nll inf) gives NaN, as PyTorch's.
-        out[c] = v == kNegInf && nll != kInf ? T(0)
+        out[c] = v == kNegInf && nll != kInfiniteLoss ? T(0)
                                              : static_cast<T>(-std::exp(v + nll - static_cast<double>(r[c])) * weight);
       }
     }
