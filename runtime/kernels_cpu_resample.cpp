@@ -46,14 +46,21 @@ int tapCount(const Resample& r) {
   }
 }
 
-// resamplePlanes with the column taps' count fixed at compile time.
-template <int Rows, class T>
-void resamplePlanesOfRows(const T* in, const Resample& rows, const Resample& cols, int64_t planes, bool parallel,
-                          T* o) {
-  switch (tapCount(cols)) {
-    case 1: return resamplePlanes<Rows, 1>(in, rows, cols, planes, parallel, o);
-    case 2: return resamplePlanes<Rows, 2>(in, rows, cols, planes, parallel, o);
-    default: return resamplePlanes<Rows, 4>(in, rows, cols, planes, parallel, o);
+// f.template operator()<Rows, Cols>() with the dimensions' tap counts as
+// constants, so that the loops over taps unroll.
+template <class F>
+void withTapCounts(const Resample& rows, const Resample& cols, F&& f) {
+  auto byCols = [&]<int Rows>() {
+    switch (tapCount(cols)) {
+      case 1: return f.template operator()<Rows, 1>();
+      case 2: return f.template operator()<Rows, 2>();
+      default: return f.template operator()<Rows, 4>();
+    }
+  };
+  switch (tapCount(rows)) {
+    case 1: return byCols.template operator()<1>();
+    case 2: return byCols.template operator()<2>();
+    default: return byCols.template operator()<4>();
   }
 }
 
@@ -62,13 +69,9 @@ void interpolateKernel(const Tensor& x, const Resample& rows, const Resample& co
   int64_t inPlane = rows.in * cols.in;
   int64_t planes = inPlane ? x.numel() / inPlane : 0;
   bool parallel = out.numel() >= kParallelThreshold;
-  const T* in = x.data<T>();
-  T* o = out.data<T>();
-  switch (tapCount(rows)) {
-    case 1: return resamplePlanesOfRows<1>(in, rows, cols, planes, parallel, o);
-    case 2: return resamplePlanesOfRows<2>(in, rows, cols, planes, parallel, o);
-    default: return resamplePlanesOfRows<4>(in, rows, cols, planes, parallel, o);
-  }
+  withTapCounts(rows, cols, [&]<int Rows, int Cols>() {
+    resamplePlanes<Rows, Cols>(x.data<T>(), rows, cols, planes, parallel, out.data<T>());
+  });
 }
 
 template <int Rows, int Cols, class T>
@@ -88,28 +91,14 @@ void spreadPlanes(const T* in, const Resample& rows, const Resample& cols, int64
   });
 }
 
-template <int Rows, class T>
-void spreadPlanesOfRows(const T* in, const Resample& rows, const Resample& cols, int64_t planes, bool parallel,
-                        double* o) {
-  switch (tapCount(cols)) {
-    case 1: return spreadPlanes<Rows, 1>(in, rows, cols, planes, parallel, o);
-    case 2: return spreadPlanes<Rows, 2>(in, rows, cols, planes, parallel, o);
-    default: return spreadPlanes<Rows, 4>(in, rows, cols, planes, parallel, o);
-  }
-}
-
 template <class T>
 void interpolateGradKernel(const Tensor& g, const Resample& rows, const Resample& cols, Tensor& dx) {
   int64_t outPlane = rows.out * cols.out;
   int64_t planes = outPlane ? g.numel() / outPlane : 0;
   bool parallel = g.numel() >= kParallelThreshold;
-  const T* in = g.data<T>();
-  double* o = dx.data<double>();
-  switch (tapCount(rows)) {
-    case 1: return spreadPlanesOfRows<1>(in, rows, cols, planes, parallel, o);
-    case 2: return spreadPlanesOfRows<2>(in, rows, cols, planes, parallel, o);
-    default: return spreadPlanesOfRows<4>(in, rows, cols, planes, parallel, o);
-  }
+  withTapCounts(rows, cols, [&]<int Rows, int Cols>() {
+    spreadPlanes<Rows, Cols>(g.data<T>(), rows, cols, planes, parallel, dx.data<double>());
+  });
 }
 
 // grid_sample, row by row of the output ([n, ho] lines): the row's taps,

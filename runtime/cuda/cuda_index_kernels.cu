@@ -98,15 +98,23 @@ __global__ void interpolateGradKernel(const T* g, Resample rows, Resample cols, 
 // `positions` elements) computing its taps (grid_sampling.h); the input's
 // gradient adds each element's shares into its plane of dx; the grid's
 // takes one thread per grid position, the channels summed in double.
+// The taps of output element i and its [N, C] plane.
+template <class T>
+__device__ int64_t outputTaps(const T* grid, const GridSampling& s, int64_t channels, int64_t positions, int64_t i,
+                              GridTap<T>* taps) {
+  int64_t plane = i / positions;
+  const T* at = grid + (plane / channels * positions + i % positions) * 2;
+  T slopeX, slopeY;
+  gridTaps(s, at[0], at[1], taps, slopeX, slopeY);
+  return plane;
+}
+
 template <class T>
 __global__ void gridSampleKernel(const T* x, const T* grid, GridSampling s, int64_t channels, int64_t positions, T* out,
                                  int64_t n) {
   GRID_STRIDE(i, n) {
-    int64_t plane = i / positions;
-    const T* at = grid + (plane / channels * positions + i % positions) * 2;
     GridTap<T> taps[kMaxGridTaps];
-    T slopeX, slopeY;
-    gridTaps(s, at[0], at[1], taps, slopeX, slopeY);
+    int64_t plane = outputTaps(grid, s, channels, positions, i, taps);
     out[i] = gridSampled(x + plane * s.h * s.w, taps, gridTapCount(s.mode));
   }
 }
@@ -115,12 +123,8 @@ template <class T>
 __global__ void gridSampleGradInputKernel(const T* g, const T* grid, GridSampling s, int64_t channels,
                                           int64_t positions, double* dx, int64_t n) {
   GRID_STRIDE(i, n) {
-    int64_t plane = i / positions;
-    const T* at = grid + (plane / channels * positions + i % positions) * 2;
     GridTap<T> taps[kMaxGridTaps];
-    T slopeX, slopeY;
-    gridTaps(s, at[0], at[1], taps, slopeX, slopeY);
-    double* d = dx + plane * s.h * s.w;
+    double* d = dx + outputTaps(grid, s, channels, positions, i, taps) * s.h * s.w;
     for (int k = 0; k < gridTapCount(s.mode); ++k)
       if (taps[k].at >= 0) atomicAdd(d + taps[k].at, static_cast<double>(g[i] * taps[k].weight));
   }
