@@ -666,6 +666,7 @@ std::optional<Type> Pool2dGrad(const OpArgs& a) { return ReduceGrad(a); }
 std::optional<Type> InterpolateGrad(const OpArgs& a) { return ReduceGrad(a); }
 
 std::optional<Type> CtcLossGrad(const OpArgs& a) { return tensorOperand(a, "log_probs"); }
+std::optional<Type> CrossEntropyGrad(const OpArgs& a) { return tensorOperand(a, "logits"); }
 
 // grid_sample_grad_input: the input's type; grid_sample_grad_grid: the grid's.
 std::optional<Type> GridSampleGrad(const OpArgs& a) {

@@ -51,6 +51,7 @@ std::optional<Type> Pool2dGrad(const OpArgs& args);        // x's shape, g's dty
 std::optional<Type> InterpolateGrad(const OpArgs& args);   // x's shape, g's dtype
 std::optional<Type> GridSampleGrad(const OpArgs& args);    // the input's or the grid's type
 std::optional<Type> CtcLossGrad(const OpArgs& args);       // log_probs's type
+std::optional<Type> CrossEntropyGrad(const OpArgs& args);  // logits' type
 
 // The name a linear algebra op's errors give it, in every mode: its
 // builtin's (slogdet for det_sign and log_abs_det, eigh for eigh_vectors,

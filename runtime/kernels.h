@@ -218,6 +218,14 @@ template <>
 struct KernelFor<ir::Op::CrossEntropy> {
   using Fn = bool (*)(const Tensor& logProbs, const Tensor& labels, Tensor& out, int64_t& bad);
 };
+// cross_entropy's gradient, in place: p [N, C] (softmax(logits),
+// contiguous) becomes (p - one_hot(labels)) * (g / N), g 0-d of p's dtype,
+// labels [N] (i64; a label outside [0, C) subtracts nowhere)  [p's dtype,
+// floating]
+template <>
+struct KernelFor<ir::Op::CrossEntropyGrad> {
+  using Fn = void (*)(const Tensor& g, const Tensor& labels, Tensor& p);
+};
 // The mean of -(y log p + (1 - y) log(1 - p)), logs clamped at -100 as
 // PyTorch does, into the 0-d out (NaN when empty); p and y of one shape
 // and dtype; false when a probability is outside [0, 1]  [p's dtype, floating]

@@ -1,6 +1,6 @@
 // The CPU's kernels of one_hot and of the losses' per-element work: the
-// label pick of cross_entropy (after log_softmax) and binary cross
-// entropy. Sums are kept in double whatever the dtype, so f32 and f64
+// label pick of cross_entropy (after log_softmax) and its gradient's
+// finish (after softmax), and binary cross entropy. Sums are kept in double whatever the dtype, so f32 and f64
 // losses agree to the last bit of the f32 result; the range checks report
 // the first bad label or probability to the front end (nn_ops.cpp), which
 // raises the located error.
@@ -47,6 +47,22 @@ bool crossEntropyLoop(const Tensor& logProbs, const Tensor& labels, Tensor& out,
   return true;
 }
 
+// Row by row: the scale (g / N, computed in T as g / N is by the ops it
+// replaces, so the bits are theirs), 1 off at the label, the row scaled.
+template <class T>
+void crossEntropyGradLoop(const Tensor& g, const Tensor& labels, Tensor& p) {
+  int64_t rows = p.dim(0), classes = p.dim(1);
+  const T scale = *g.data<T>() / static_cast<T>(rows);
+  const int64_t* l = labels.data<int64_t>();
+  T* o = p.data<T>();
+  forEachLine(rows, p.numel() >= kParallelThreshold, [&](int64_t r) {
+    T* row = o + r * classes;
+    if (l[r] >= 0 && l[r] < classes) row[l[r]] -= T(1);
+#pragma omp simd
+    for (int64_t c = 0; c < classes; ++c) row[c] *= scale;
+  });
+}
+
 template <class T>
 bool bceLoop(const Tensor& p, const Tensor& y, Tensor& out) {
   const T* pp = p.data<T>();
@@ -72,6 +88,7 @@ void registerCpuLossKernels(KernelTable& r) {
     using T = decltype(type);
     r.add<ir::Op::CrossEntropy>(d, crossEntropyLoop<T>);
     r.add<ir::Op::BinaryCrossEntropy>(d, bceLoop<T>);
+    r.add<ir::Op::CrossEntropyGrad>(d, crossEntropyGradLoop<T>);
   });
 }
 

@@ -184,6 +184,20 @@ Tensor crossEntropy(const Tensor& logits, const Tensor& labels, SourceLoc loc) {
   return out;
 }
 
+Tensor crossEntropyGrad(const Tensor& g, const Tensor& logits, const Tensor& labels, SourceLoc loc) {
+  if (logits.ndim() != 2) fail(loc, "cross_entropy_grad: logits must be [N, C], got " + typeString(logits));
+  if (labels.ndim() != 1 || labels.dim(0) != logits.dim(0) || !isIntegral(labels.dtype()))
+    fail(loc, "cross_entropy_grad: labels must be an integer tensor [N] matching " + typeString(logits) + ", got " +
+                  typeString(labels));
+  if (g.ndim() != 0) fail(loc, "cross_entropy_grad: the gradient must be 0-d, got " + typeString(g));
+  Device& device = commonDevice(logits, labels, "cross_entropy_grad", loc);
+  Tensor p = softmax(logits, 1, false, loc);
+  if (p.numel() > 0)
+    launch<ir::Op::CrossEntropyGrad>(device, p.dtype(), loc, contiguousOnItsDevice(astype(g, p.dtype()), loc),
+                                     astype(labels, DType::I64).contiguous(), p);
+  return p;
+}
+
 Tensor mseLoss(const Tensor& a, const Tensor& b, SourceLoc loc) {
   Value d = tensorBinary(ir::Op::Sub, makeTensorValue(a), makeTensorValue(b), loc);
   Value sq = tensorBinary(ir::Op::Mul, d, d, loc, kConsumeFirst);  // squared in place

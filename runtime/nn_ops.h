@@ -16,6 +16,9 @@ Tensor linear(const Tensor& x, const Tensor& w, const Tensor* bias, SourceLoc lo
 Tensor softmax(const Tensor& x, int64_t axis, bool log, SourceLoc loc);
 Tensor oneHot(const Tensor& labels, int64_t n, SourceLoc loc);
 Tensor crossEntropy(const Tensor& logits, const Tensor& labels, SourceLoc loc);
+// cross_entropy's gradient with respect to logits for the loss's adjoint g
+// (0-d): (softmax(logits) - one_hot(labels)) * g / N.
+Tensor crossEntropyGrad(const Tensor& g, const Tensor& logits, const Tensor& labels, SourceLoc loc);
 Tensor mseLoss(const Tensor& a, const Tensor& b, SourceLoc loc);
 Tensor binaryCrossEntropy(const Tensor& p, const Tensor& y, SourceLoc loc);
 

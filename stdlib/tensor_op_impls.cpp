@@ -398,6 +398,9 @@ Value dropoutOp(OpCall& c) {
 Value crossEntropyOp(OpCall& c) {
   return makeTensorValue(crossEntropy(c.tensor("logits"), c.tensor("labels"), c.loc));
 }
+Value crossEntropyGradOp(OpCall& c) {
+  return makeTensorValue(crossEntropyGrad(c.tensor("g"), c.tensor("logits"), c.tensor("labels"), c.loc));
+}
 Value mseLossOp(OpCall& c) { return makeTensorValue(mseLoss(c.tensor("input"), c.tensor("target"), c.loc)); }
 Value bceOp(OpCall& c) { return makeTensorValue(binaryCrossEntropy(c.tensor("input"), c.tensor("target"), c.loc)); }
 
@@ -533,7 +536,7 @@ struct ImplTable {
     set(Op::BatchNorm, batchNormOp), set(Op::LayerNorm, layerNormOp), set(Op::Dropout, dropoutOp);
     set(Op::CrossEntropy, crossEntropyOp), set(Op::MseLoss, mseLossOp), set(Op::BinaryCrossEntropy, bceOp);
     set(Op::FullLike, fullLikeOp), set(Op::Randperm, randpermOp), set(Op::CumSum, scanOp), set(Op::CumProd, scanOp);
-    set(Op::LogCumSumExp, scanOp);
+    set(Op::LogCumSumExp, scanOp), set(Op::CrossEntropyGrad, crossEntropyGradOp);
     set(Op::Sort, sortOp), set(Op::ArgSort, sortOp), set(Op::TopK, topkOp), set(Op::Tril, triangleOp);
     set(Op::Triu, triangleOp), set(Op::MaskedFill, maskedFillOp), set(Op::Outer, outerOp);
     set(Op::IsClose, closeness), set(Op::AllClose, allCloseOp);

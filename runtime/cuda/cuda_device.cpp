@@ -463,6 +463,11 @@ bool crossEntropyKernel(const Tensor& logProbs, const Tensor& labels, Tensor& o,
                       o.deviceBytes(), bad, CudaDevice::of(o).stream());
 }
 
+void crossEntropyGradKernel(const Tensor& g, const Tensor& labels, Tensor& p) {
+  crossEntropyGrad(elemOf(p.dtype()), g.deviceBytes(), reinterpret_cast<const int64_t*>(labels.deviceBytes()),
+                   p.dim(0), p.dim(1), p.deviceBytes(), CudaDevice::of(p).stream());
+}
+
 bool oneHotKernel(const Tensor& labels, Tensor& o, int64_t& bad) {
   int64_t classes = o.ndim() ? o.dim(o.ndim() - 1) : 0;
   return oneHot(labels.deviceBytes(), labels.dtype() == DType::I64, labels.numel(), classes,
@@ -690,6 +695,7 @@ const KernelTable& cudaKernels() {
       t.add<Op::Softmax>(d, softmaxKernel<false>);
       t.add<Op::LogSoftmax>(d, softmaxKernel<true>);
       t.add<Op::CrossEntropy>(d, crossEntropyKernel);
+      t.add<Op::CrossEntropyGrad>(d, crossEntropyGradKernel);
     }
     t.add<Op::OneHot>(DType::I32, oneHotKernel);
     t.add<Op::OneHot>(DType::I64, oneHotKernel);

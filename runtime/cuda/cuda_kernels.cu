@@ -391,6 +391,31 @@ bool crossEntropy(Elem type, const void* logProbs, const int64_t* labels, int64_
   return !firstBad(badRow, labels, bad, s);
 }
 
+// cross_entropy's gradient after softmax: one thread per element; g / N in
+// the element's type, as the CPU's computes it.
+template <class T>
+__global__ void crossEntropyGradKernel(const T* g, const int64_t* labels, int64_t rows, int64_t classes, T* p,
+                                       int64_t n) {
+  GRID_STRIDE(i, n) {
+    T v = p[i];
+    if (labels[i / classes] == i % classes) v -= T(1);
+    p[i] = v * (g[0] / static_cast<T>(rows));
+  }
+}
+
+void crossEntropyGrad(Elem type, const void* g, const int64_t* labels, int64_t rows, int64_t classes, void* p,
+                      cudaStream_t s) {
+  int64_t n = rows * classes;
+  if (n <= 0) return;
+  if (type == Elem::F64)
+    crossEntropyGradKernel<double><<<blocksFor(n), kThreads, 0, s>>>(static_cast<const double*>(g), labels, rows,
+                                                                     classes, static_cast<double*>(p), n);
+  else
+    crossEntropyGradKernel<float><<<blocksFor(n), kThreads, 0, s>>>(static_cast<const float*>(g), labels, rows,
+                                                                    classes, static_cast<float*>(p), n);
+  launched("cross_entropy_grad kernel");
+}
+
 bool oneHot(const void* labels, bool wide, int64_t m, int64_t classes, int64_t* out, int64_t& bad, cudaStream_t s) {
   Scratch badRow(sizeof(unsigned long long), s);
   noBadRow(badRow, s);

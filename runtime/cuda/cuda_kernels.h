@@ -64,6 +64,10 @@ void softmax(Elem type, const void* x, int64_t outer, int64_t n, int64_t inner, 
 // out (0-d) = -mean over i < rows of logProbs[i, labels[i]] (NaN for no
 // rows), f32 or f64, summed in double; false with `bad` = the first label
 // outside [0, classes). Waits for the stream.
+// p [rows, classes] (softmax(logits)) = (p - one_hot(labels)) * g[0] /
+// rows, in place: cross_entropy's gradient. f32 or f64.
+void crossEntropyGrad(Elem type, const void* g, const int64_t* labels, int64_t rows, int64_t classes, void* p,
+                      cudaStream_t s);
 bool crossEntropy(Elem type, const void* logProbs, const int64_t* labels, int64_t rows, int64_t classes, void* out,
                   int64_t& bad, cudaStream_t s);
 // out [m, n] (contiguous) = a [m, k] @ b [k, n] of integers (i32 or i64),

@@ -150,6 +150,7 @@ const std::vector<Case>& cases() {
       {"log_softmax", "log_softmax(a, axis=0)", {"randn(3, 4)"}},
       {"mse_loss", "mse_loss(a, b)", {"randn(3, 4)", "randn(3, 4)"}},
       {"cross_entropy", "cross_entropy(a, tensor([2, 0, 1]))", {"randn(3, 4)"}},
+      {"cross_entropy_grad", "cross_entropy(a * b, tensor([1, 0, 2]))", {"randn(3, 4)", "randn(3, 4)"}, true},
       {"binary_cross_entropy", "binary_cross_entropy(a, b)", {"rand(5) * 0.8 + 0.1", "rand(5)"}},
       {"clip", "clip(a, -0.5, 0.5)", {"randn(6)"}},
       {"clip", "clip(a, b, None)", {"randn(6)", "randn(6)"}},
