@@ -47,7 +47,7 @@ struct Lattice {
   const T* lp;  // log_probs [T, N, C]
   int64_t batch, classes, n, steps, length, stride;
   std::vector<int64_t> label;
-  std::vector<char> skips;                // length + 2 entries, 0 past the end
+  std::vector<char> skips;  // length + 2 entries, 0 past the end
   std::vector<double> alpha, beta, third, sums;
 
   Lattice(const T* lp, int64_t batch, int64_t classes, int64_t n, int64_t steps, const CtcLabels& labels)
@@ -71,13 +71,13 @@ struct Lattice {
   double* alphaAt(int64_t t) { return &alpha[static_cast<size_t>(t * stride + 2)]; }
   double* betaAt(int64_t t) { return &beta[static_cast<size_t>(t * stride)]; }
 
-  // now[s] = log(sum of exp(in[s + k]) over k in `steps`) + log_probs[t,
-  // l'(s)] for s in [first, end), where the third term counts only where
-  // `skip(s)`.
+  // now[s] = log(exp(one[s]) + exp(two[s]) + exp(maybe[s])) + log_probs[t,
+  // l'(s)] for s in [first(t), end(t)), maybe[s] counting only where
+  // skip(s): one step of the forward (or backward) recursion.
   template <class Skip>
   void step(int64_t t, const double* one, const double* two, const double* maybe, Skip skip, double* now) {
     int64_t from = first(t), count = end(t) - from;
-    if (count <= 0) return;  // a target too long for the input: no state is both
+    if (count <= 0) return;  // a target too long for its input: no state is on a path
     for (int64_t k = 0; k < count; ++k) third[static_cast<size_t>(k)] = skip(from + k) ? maybe[from + k] : kNegInf;
     vmath::logSumExp3(one + from, two + from, third.data(), sums.data(), count);
     const T* r = row(t);
@@ -95,8 +95,8 @@ struct Lattice {
     if (length > 1) start[1] = static_cast<double>(r[label[1]]);
     for (int64_t t = 1; t < steps; ++t) {
       const double* before = alphaAt(t - 1);
-      step(t, before, before - 1, before - 2, [&](int64_t s) { return skips[static_cast<size_t>(s)] != 0; },
-           alphaAt(t));
+      step(
+          t, before, before - 1, before - 2, [&](int64_t s) { return skips[static_cast<size_t>(s)] != 0; }, alphaAt(t));
     }
     const double* last = alphaAt(steps - 1);
     return -(length > 1 ? logPlus(last[length - 1], last[length - 2]) : last[length - 1]);
@@ -111,8 +111,8 @@ struct Lattice {
     if (length > 1) final[length - 2] = static_cast<double>(r[label[static_cast<size_t>(length - 2)]]);
     for (int64_t t = steps - 2; t >= 0; --t) {
       const double* after = betaAt(t + 1);
-      step(t, after, after + 1, after + 2, [&](int64_t s) { return skips[static_cast<size_t>(s + 2)] != 0; },
-           betaAt(t));
+      step(
+          t, after, after + 1, after + 2, [&](int64_t s) { return skips[static_cast<size_t>(s + 2)] != 0; }, betaAt(t));
     }
     std::vector<double> byClass(static_cast<size_t>(classes));
     for (int64_t t = 0; t < steps; ++t) {
@@ -128,8 +128,9 @@ struct Lattice {
       for (int64_t c = 0; c < classes; ++c) {
         double v = byClass[static_cast<size_t>(c)];
         // An impossible target (nll inf) gives NaN, as PyTorch's.
-        out[c] = v == kNegInf && nll != kInfiniteLoss ? T(0)
-                                             : static_cast<T>(-std::exp(v + nll - static_cast<double>(r[c])) * weight);
+        out[c] = v == kNegInf && nll != kInfiniteLoss
+                     ? T(0)
+                     : static_cast<T>(-std::exp(v + nll - static_cast<double>(r[c])) * weight);
       }
     }
   }
@@ -145,8 +146,8 @@ void ctcKernel(const Tensor& logProbs, const CtcLabels& labels, Tensor& nll, Ten
     auto at = static_cast<size_t>(n);
     int64_t inputLength = labels.inputLengths[at], targetLength = labels.targetLengths[at];
     Lattice<T> lattice(logProbs.data<T>(), batch, classes, n, inputLength, labels);
-    double loss = inputLength == 0 ? (targetLength == 0 ? 0.0 : std::numeric_limits<double>::infinity())
-                                   : lattice.forward();
+    double loss =
+        inputLength == 0 ? (targetLength == 0 ? 0.0 : std::numeric_limits<double>::infinity()) : lattice.forward();
     bool zeroed = labels.zeroInfinity && std::isinf(loss);
     out[n] = zeroed ? 0.0 : loss;
     if (g && !zeroed && inputLength > 0) lattice.gradient(loss, labels.weights[at], g);

@@ -43,8 +43,10 @@ NN_HOST_DEVICE Acc scanned(Acc acc, T v) {
 // The running value before the first element.
 template <ScanKind K, class Acc>
 NN_HOST_DEVICE Acc scanStart() {
-  if constexpr (K == ScanKind::LogSumExp) return -static_cast<Acc>(INFINITY);
-  else return K == ScanKind::Product ? Acc(1) : Acc(0);
+  if constexpr (K == ScanKind::LogSumExp)
+    return -static_cast<Acc>(INFINITY);
+  else
+    return K == ScanKind::Product ? Acc(1) : Acc(0);
 }
 
 }  // namespace nn::rt
