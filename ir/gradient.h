@@ -12,6 +12,7 @@
 #pragma once
 
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -49,6 +50,9 @@ struct GradientBuilder {
   // The forward op's attribute `name` (null when absent); a numeric one
   // (an int or a float) as a double, `dflt` when absent or not a number.
   const Attr* attr(const char* name) const { return forward.attr(name); }
+  // The forward op's attributes `names` (those it has), to pass on to the
+  // ops the rule emits.
+  std::vector<std::pair<std::string, Attr>> attrs(std::initializer_list<const char*> names) const;
   double number(const char* name, double dflt) const;
   // Operand i's rank from its type; fails (not supported) when unknown.
   size_t rankOf(size_t i) const;

@@ -55,6 +55,13 @@ double GradientBuilder::number(const char* name, double dflt) const {
   return dflt;
 }
 
+std::vector<std::pair<std::string, Attr>> GradientBuilder::attrs(std::initializer_list<const char*> names) const {
+  std::vector<std::pair<std::string, Attr>> out;
+  for (const char* name : names)
+    if (const Attr* a = attr(name)) out.emplace_back(name, *a);
+  return out;
+}
+
 size_t GradientBuilder::rankOf(size_t i) const {
   Type t = operands[i]->type();
   if (!t.isTensor() || !t.shape)
@@ -482,12 +489,9 @@ void GradCrossEntropyGrad(GradientBuilder& b) {
 // same arguments.
 void GradCtcLoss(GradientBuilder& b) {
   if (!b.wanted[0]) return;
-  std::vector<std::pair<std::string, Attr>> attrs;
-  for (const char* name : {"blank", "reduction", "zero_infinity"})
-    if (const Attr* a = b.attr(name)) attrs.emplace_back(name, *a);
   std::vector<Value*> in{b.adjoint};
   in.insert(in.end(), b.operands.begin(), b.operands.end());
-  b.grads[0] = b.emit(Op::CtcLossGrad, in, attrs);
+  b.grads[0] = b.emit(Op::CtcLossGrad, in, b.attrs({"blank", "reduction", "zero_infinity"}));
 }
 
 // binary_cross_entropy(p, y) = mean(-(y log p + (1 - y) log(1 - p))), the
@@ -575,22 +579,13 @@ std::pair<int64_t, int64_t> pairAttr(const GradientBuilder& b, const char* name,
   return {dflt, dflt};
 }
 
-// The forward op's attributes `names` (those it has), passed on to the
-// ops its rule emits.
-std::vector<std::pair<std::string, Attr>> attrsOf(const GradientBuilder& b, std::initializer_list<const char*> names) {
-  std::vector<std::pair<std::string, Attr>> out;
-  for (const char* name : names)
-    if (const Attr* a = b.attr(name)) out.emplace_back(name, *a);
-  return out;
-}
-
 const std::initializer_list<const char*> kConvAttrs = {"stride", "padding", "dilation", "groups"};
 const std::initializer_list<const char*> kPoolAttrs = {"kernel", "stride", "padding"};
 
 // conv2d: the backward-data and backward-weights convolutions; the bias
 // gathers the adjoint over batch and positions.
 void GradConv2d(GradientBuilder& b) {
-  auto attrs = attrsOf(b, kConvAttrs);
+  auto attrs = b.attrs(kConvAttrs);
   if (b.wanted[0]) b.grads[0] = b.emit(Op::Conv2dGradInput, {b.adjoint, b.operands[0], b.operands[1]}, attrs);
   if (b.wanted[1]) b.grads[1] = b.emit(Op::Conv2dGradWeight, {b.adjoint, b.operands[0], b.operands[1]}, attrs);
   if (b.operands.size() > 2 && b.wanted[2])
@@ -631,14 +626,14 @@ void GradEmbedding(GradientBuilder& b) {
 // <g, conv2d(a, w)>, so its adjoints are conv2d(a, w) for g and the weight
 // gradient of that convolution for w; x gives only a shape.
 void GradConv2dGradInput(GradientBuilder& b) {
-  auto attrs = attrsOf(b, kConvAttrs);
+  auto attrs = b.attrs(kConvAttrs);
   if (b.wanted[0]) b.grads[0] = b.emit(Op::Conv2d, {b.adjoint, b.operands[2]}, attrs);
   if (b.wanted[2]) b.grads[2] = b.emit(Op::Conv2dGradWeight, {b.operands[0], b.adjoint, b.operands[2]}, attrs);
 }
 
 // conv2d_grad_weight(g, x, w): <dw(g, x), a> = <g, conv2d(x, a)>.
 void GradConv2dGradWeight(GradientBuilder& b) {
-  auto attrs = attrsOf(b, kConvAttrs);
+  auto attrs = b.attrs(kConvAttrs);
   if (b.wanted[0]) b.grads[0] = b.emit(Op::Conv2d, {b.operands[1], b.adjoint}, attrs);
   if (b.wanted[1]) b.grads[1] = b.emit(Op::Conv2dGradInput, {b.operands[0], b.operands[1], b.adjoint}, attrs);
 }
@@ -647,7 +642,7 @@ void GradConv2dGradWeight(GradientBuilder& b) {
 // window's first maximum (max pooling, as PyTorch) or spreads it evenly.
 void pooling(GradientBuilder& b, bool isMax) {
   if (!b.wanted[0]) return;
-  auto attrs = attrsOf(b, kPoolAttrs);
+  auto attrs = b.attrs(kPoolAttrs);
   attrs.emplace_back("max", isMax);
   b.grads[0] = b.emit(Op::Pool2dGrad, {b.adjoint, b.operands[0]}, attrs);
 }
@@ -662,7 +657,7 @@ void GradAvgPool2d(GradientBuilder& b) { pooling(b, false); }
 // masked by the chosen positions (overlapping windows: not supported).
 void GradPool2dGrad(GradientBuilder& b) {
   if (!b.wanted[0]) return;
-  std::vector<std::pair<std::string, Attr>> attrs = attrsOf(b, kPoolAttrs);
+  std::vector<std::pair<std::string, Attr>> attrs = b.attrs(kPoolAttrs);
   const Attr* isMax = b.attr("max");
   if (!isMax || *isMax != Attr(true)) {
     b.grads[0] = b.emit(Op::AvgPool2d, {b.adjoint}, attrs);

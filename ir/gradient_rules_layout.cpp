@@ -109,45 +109,32 @@ void GradLogCumSumExp(GradientBuilder& b) {
 // transpose (each output's adjoint shared back among its sources), and
 // the gradient of that with respect to its g is interpolate again.
 namespace {
-std::vector<std::pair<std::string, Attr>> resampling(const GradientBuilder& b) {
-  std::vector<std::pair<std::string, Attr>> out;
-  for (const char* name : {"size", "scale_factor", "mode", "align_corners"})
-    if (const Attr* a = b.attr(name)) out.emplace_back(name, *a);
-  return out;
-}
+const std::initializer_list<const char*> kResampling = {"size", "scale_factor", "mode", "align_corners"};
+const std::initializer_list<const char*> kSampling = {"mode", "padding_mode", "align_corners"};
 }  // namespace
 
 void GradInterpolate(GradientBuilder& b) {
-  if (b.wanted[0]) b.grads[0] = b.emit(Op::InterpolateGrad, {b.adjoint, b.operands[0]}, resampling(b));
+  if (b.wanted[0]) b.grads[0] = b.emit(Op::InterpolateGrad, {b.adjoint, b.operands[0]}, b.attrs(kResampling));
 }
 
 void GradInterpolateGrad(GradientBuilder& b) {
-  if (b.wanted[0]) b.grads[0] = b.emit(Op::Interpolate, {b.adjoint}, resampling(b));
+  if (b.wanted[0]) b.grads[0] = b.emit(Op::Interpolate, {b.adjoint}, b.attrs(kResampling));
 }
 
 // grid_sample's gradients are ops of their own (the kernels' weights and
 // slopes); the input's is linear in g, so its gradient with respect to g
 // is grid_sample again (the input only gives it its shape). Its gradient
 // with respect to the grid is not supported, as PyTorch's is not.
-namespace {
-std::vector<std::pair<std::string, Attr>> sampling(const GradientBuilder& b) {
-  std::vector<std::pair<std::string, Attr>> out;
-  for (const char* name : {"mode", "padding_mode", "align_corners"})
-    if (const Attr* a = b.attr(name)) out.emplace_back(name, *a);
-  return out;
-}
-}  // namespace
-
 void GradGridSample(GradientBuilder& b) {
   for (size_t i = 0; i < 2; ++i)
     if (b.wanted[i])
       b.grads[i] = b.emit(i == 0 ? Op::GridSampleGradInput : Op::GridSampleGradGrid,
-                          {b.adjoint, b.operands[0], b.operands[1]}, sampling(b));
+                          {b.adjoint, b.operands[0], b.operands[1]}, b.attrs(kSampling));
 }
 
 void GradGridSampleGradInput(GradientBuilder& b) {
   if (b.wanted[2]) fail(b.forward.loc(), "the second derivative of grid_sample in the grid is not supported");
-  if (b.wanted[0]) b.grads[0] = b.emit(Op::GridSample, {b.adjoint, b.operands[2]}, sampling(b));
+  if (b.wanted[0]) b.grads[0] = b.emit(Op::GridSample, {b.adjoint, b.operands[2]}, b.attrs(kSampling));
 }
 
 // tril/triu keep the adjoint's same triangle.
