@@ -135,23 +135,25 @@ std::optional<DType> OpArgs::dtypeAttr(std::string_view name, bool& present) con
 
 std::optional<std::vector<std::optional<int64_t>>> OpArgs::dims(std::string_view name) const {
   const BoundArg& a = arg(name);
-  std::vector<std::optional<int64_t>> out;
   if (a.constant) {
     if (const Ints* l = std::get_if<Ints>(&*a.constant)) return std::vector<std::optional<int64_t>>(l->begin(), l->end());
     if (const int64_t* i = std::get_if<int64_t>(&*a.constant)) return std::vector<std::optional<int64_t>>{*i};
     return std::nullopt;
   }
-  std::vector<const Value*> items = a.items;
-  if (a.value) {
-    const std::vector<Value*>* literal = literalItems(a.value);
-    if (!literal) return std::nullopt;
-    items.assign(literal->begin(), literal->end());
-  }
-  for (const Value* v : items) {
-    if (v->type().kind != TypeKind::Int) return std::nullopt;
-    out.push_back(constInt(v));
-  }
-  return out;
+  // The items read where they are (a copy into one vector type made GCC
+  // 12 warn falsely of freeing a non-heap pointer).
+  auto ints = [](const auto& items) -> std::optional<std::vector<std::optional<int64_t>>> {
+    std::vector<std::optional<int64_t>> out;
+    for (const Value* v : items) {
+      if (v->type().kind != TypeKind::Int) return std::nullopt;
+      out.push_back(constInt(v));
+    }
+    return out;
+  };
+  if (!a.value) return ints(a.items);
+  const std::vector<Value*>* literal = literalItems(a.value);
+  if (!literal) return std::nullopt;
+  return ints(*literal);
 }
 
 bool OpArgs::attributesKnown() const {
