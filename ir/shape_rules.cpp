@@ -602,26 +602,29 @@ std::optional<Type> SingularValues(const OpArgs& a) {
   return perMatrix(matrixOperand(a, false), [](const Dim& m, const Dim& n) { return DimList{smaller(m, n)}; });
 }
 
-std::optional<Type> SingularVectors(const OpArgs& a) {
+// A factor of a decomposition x = L R of x [..., m, n]: L [..., m, k]
+// (`left`) or R [..., k, n], k = inner(flag, m, n) for the bool attribute
+// `flag` (x's dtype alone while the flag is not known).
+template <class Inner>
+static std::optional<Type> decompositionFactor(const OpArgs& a, const char* flag, bool left, Inner inner) {
   std::optional<Type> x = matrixOperand(a, false);
-  std::optional<bool> full = a.boolAttr("full_matrices");
-  if (x && !full) return Type::tensor(x->dtype);
-  bool u = a.op() == Op::SvdU;
+  std::optional<bool> given = a.boolAttr(flag);
+  if (x && !given) return Type::tensor(x->dtype);
   return perMatrix(x, [&](const Dim& m, const Dim& n) {
-    Dim k = *full ? (u ? m : n) : smaller(m, n);
-    return u ? DimList{m, k} : DimList{k, n};
+    Dim k = inner(*given, m, n);
+    return left ? DimList{m, k} : DimList{k, n};
   });
 }
 
+std::optional<Type> SingularVectors(const OpArgs& a) {
+  bool u = a.op() == Op::SvdU;
+  return decompositionFactor(a, "full_matrices", u,
+                             [u](bool full, const Dim& m, const Dim& n) { return full ? (u ? m : n) : smaller(m, n); });
+}
+
 std::optional<Type> QrFactor(const OpArgs& a) {
-  std::optional<Type> x = matrixOperand(a, false);
-  std::optional<bool> complete = a.boolAttr("complete");
-  if (x && !complete) return Type::tensor(x->dtype);
-  bool q = a.op() == Op::QrQ;
-  return perMatrix(x, [&](const Dim& m, const Dim& n) {
-    Dim k = *complete ? m : smaller(m, n);
-    return q ? DimList{m, k} : DimList{k, n};
-  });
+  return decompositionFactor(a, "complete", a.op() == Op::QrQ,
+                             [](bool complete, const Dim& m, const Dim& n) { return complete ? m : smaller(m, n); });
 }
 
 std::optional<Type> IsClose(const OpArgs& a) {
