@@ -166,4 +166,31 @@ NN_HOST_DEVICE T gridSampled(const T* plane, const GridTap<T>* taps, int count) 
   return sum;
 }
 
+// The grid's gradient at one output position whose grid entry is (gx,
+// gy): its taps' slopes times the input's pixels and the output's
+// adjoint, summed over the channels in double, times the coordinates'
+// derivatives, into d[0] and d[1]. `input` is the batch element's first
+// [h, w] plane; `adjoint` its output's adjoint at this position, the next
+// channel's `positions` further on.
+template <class T>
+NN_HOST_DEVICE void gridSlopeSums(const GridSampling& s, const T* input, const T* adjoint, int64_t channels,
+                                  int64_t positions, T gx, T gy, T* d) {
+  GridTap<T> taps[kMaxGridTaps];
+  T slopeX, slopeY;
+  gridTaps(s, gx, gy, taps, slopeX, slopeY);
+  double sx = 0, sy = 0;
+  for (int64_t c = 0; c < channels; ++c) {
+    const T* plane = input + c * s.h * s.w;
+    auto a = static_cast<double>(adjoint[c * positions]);
+    for (int k = 0; k < gridTapCount(s.mode); ++k)
+      if (taps[k].at >= 0) {
+        double v = static_cast<double>(plane[taps[k].at]) * a;
+        sx += v * static_cast<double>(taps[k].slopeX);
+        sy += v * static_cast<double>(taps[k].slopeY);
+      }
+  }
+  d[0] = static_cast<T>(sx) * slopeX;
+  d[1] = static_cast<T>(sy) * slopeY;
+}
+
 }  // namespace nn::rt

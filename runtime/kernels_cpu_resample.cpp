@@ -164,24 +164,10 @@ void gridSampleGradKernel(const Tensor& g, const Tensor& x, const Tensor& grid, 
   T* dg = dgrid->data<T>();
   forEachLine(batch * rows, parallel, [&](int64_t line) {
     int64_t n = line / rows;
-    GridTap<T> taps[kMaxGridTaps];
     for (int64_t col = 0; col < cols; ++col) {
       int64_t q = line % rows * cols + col, p = n * positions + q;  // in [Ho, Wo], in [N, Ho, Wo]
-      T slopeX, slopeY;
-      gridTaps(s, at[p * 2], at[p * 2 + 1], taps, slopeX, slopeY);
-      double sx = 0, sy = 0;
-      for (int64_t c = 0; c < channels; ++c) {
-        const T* src = in + (n * channels + c) * plane;
-        double a = static_cast<double>(adjoint[(n * channels + c) * positions + q]);
-        for (int k = 0; k < count; ++k)
-          if (taps[k].at >= 0) {
-            double v = static_cast<double>(src[taps[k].at]) * a;
-            sx += v * static_cast<double>(taps[k].slopeX);
-            sy += v * static_cast<double>(taps[k].slopeY);
-          }
-      }
-      dg[p * 2] = static_cast<T>(sx) * slopeX;
-      dg[p * 2 + 1] = static_cast<T>(sy) * slopeY;
+      gridSlopeSums(s, in + n * channels * plane, adjoint + n * channels * positions + q, channels, positions,
+                    at[p * 2], at[p * 2 + 1], dg + p * 2);
     }
   });
 }

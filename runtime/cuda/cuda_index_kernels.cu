@@ -134,23 +134,9 @@ template <class T>
 __global__ void gridSampleGradGridKernel(const T* g, const T* x, const T* grid, GridSampling s, int64_t channels,
                                          int64_t positions, T* dgrid, int64_t n) {
   GRID_STRIDE(i, n) {
-    int64_t b = i / positions, p = i % positions;
-    GridTap<T> taps[kMaxGridTaps];
-    T slopeX, slopeY;
-    gridTaps(s, grid[i * 2], grid[i * 2 + 1], taps, slopeX, slopeY);
-    double sx = 0, sy = 0;
-    for (int64_t c = 0; c < channels; ++c) {
-      const T* plane = x + (b * channels + c) * s.h * s.w;
-      double a = static_cast<double>(g[(b * channels + c) * positions + p]);
-      for (int k = 0; k < gridTapCount(s.mode); ++k)
-        if (taps[k].at >= 0) {
-          double v = static_cast<double>(plane[taps[k].at]) * a;
-          sx += v * static_cast<double>(taps[k].slopeX);
-          sy += v * static_cast<double>(taps[k].slopeY);
-        }
-    }
-    dgrid[i * 2] = static_cast<T>(sx) * slopeX;
-    dgrid[i * 2 + 1] = static_cast<T>(sy) * slopeY;
+    int64_t b = i / positions;
+    gridSlopeSums(s, x + b * channels * s.h * s.w, g + b * channels * positions + i % positions, channels, positions,
+                  grid[i * 2], grid[i * 2 + 1], dgrid + i * 2);
   }
 }
 
