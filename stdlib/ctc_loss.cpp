@@ -62,12 +62,13 @@ CtcCall ctcCallOf(OpCall& c) {
   l.zeroInfinity = c.flag("zero_infinity");
   l.inputLengths = hostInts(c, "input_lengths");
   l.targetLengths = hostInts(c, "target_lengths");
-  for (const char* param : {"input_lengths", "target_lengths"}) {
-    size_t given = (param[0] == 'i' ? l.inputLengths : l.targetLengths).size();
-    if (given != static_cast<size_t>(batch))
+  auto onePerElement = [&](const char* param, const std::vector<int64_t>& lengths) {
+    if (lengths.size() != static_cast<size_t>(batch))
       c.fail(std::string(param) + " must hold one length per batch element (" + std::to_string(batch) + "), not " +
-             std::to_string(given));
-  }
+             std::to_string(lengths.size()));
+  };
+  onePerElement("input_lengths", l.inputLengths);
+  onePerElement("target_lengths", l.targetLengths);
   const Tensor& targets = c.tensor("targets");
   l.labels = hostInts(c, "targets");
   bool padded = call.batched && targets.ndim() == 2;
