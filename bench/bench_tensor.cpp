@@ -2,11 +2,13 @@
 //   * per-op dispatch overhead of a 1-element add, through the runtime's
 //     binary-op entry and through the interpreter running `z = x + y`;
 //   * the elementwise chain relu(a*b+c)*d-a on 1M floats;
+//   * layer_norm and its gradient kernel over 784x512 floats;
 //   * fp32 matmul 1024^3 through nn and through oneDNN alone (GFLOP/s).
 // Run: build/bench/nn_bench  (bench/torch_baseline.py measures PyTorch).
 #include <benchmark/benchmark.h>
 
 #include <chrono>
+#include <cmath>
 #include <sstream>
 
 #include "runtime/nn_ops.h"
@@ -103,6 +105,27 @@ void BM_Mul1M(benchmark::State& st) {
   st.SetBytesProcessed(st.iterations() * (int64_t(1) << 20) * 12);
 }
 BENCHMARK(BM_Mul1M)->Unit(benchmark::kMicrosecond);
+
+// layer_norm over the rows of 784x512 floats, and its gradient kernel
+// (the op the gradient of layer_norm runs for its input).
+Tensor waves(Shape shape, double phase) {
+  Tensor t = Tensor::empty(DType::F32, shape, device());
+  float* d = t.data<float>();
+  for (int64_t i = 0; i < t.numel(); ++i) d[i] = static_cast<float>(std::sin(0.37 * static_cast<double>(i) + phase));
+  return t;
+}
+
+void BM_LayerNorm(benchmark::State& st) {
+  Tensor x = waves({784, 512}, 0.0);
+  for (auto _ : st) benchmark::DoNotOptimize(layerNorm(x, nullptr, nullptr, 1e-5, {}));
+}
+BENCHMARK(BM_LayerNorm)->Unit(benchmark::kMicrosecond);
+
+void BM_LayerNormGrad(benchmark::State& st) {
+  Tensor x = waves({784, 512}, 0.0), g = waves({784, 512}, 1.0), w = waves({512}, 2.0);
+  for (auto _ : st) benchmark::DoNotOptimize(layerNormGrad(g, x, st.range(0) ? &w : nullptr, 1e-5, {}));
+}
+BENCHMARK(BM_LayerNormGrad)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 
 void BM_MatmulNn1024(benchmark::State& st) {
   Tensor a = fullLike(DType::F32, {1024, 1024}, 0.5, device()), b = fullLike(DType::F32, {1024, 1024}, 0.25, device());

@@ -20,7 +20,7 @@ std::optional<Type> Transpose(const OpArgs& args);    // swaps two dims; no axes
 std::optional<Type> Permute(const OpArgs& args);      // a permutation; no dims reverses them
 std::optional<Type> Flatten(const OpArgs& args);      // dims start_dim..end_dim as one
 std::optional<Type> Linear(const OpArgs& args);       // x @ w.T + b
-std::optional<Type> Softmax(const OpArgs& args);
+std::optional<Type> Softmax(const OpArgs& args);     // x's shape, floating (also layer_norm_grad)
 std::optional<Type> Conv2d(const OpArgs& args);      // [N, OC, OH, OW]
 std::optional<Type> Pool2d(const OpArgs& args);      // [N, C, OH, OW]
 std::optional<Type> Interpolate(const OpArgs& args);       // [N, C] and the resized dims, x's dtype

@@ -104,6 +104,14 @@ template <>
 struct KernelFor<ir::Op::LayerNorm> {
   using Fn = void (*)(const Tensor& x, const Tensor* gamma, const Tensor* beta, double eps, Tensor& out);
 };
+// layer_norm's gradient over the last axis: g and x contiguous [rows, D]
+// of one floating dtype, gamma [D] or null; out [rows, D] = per row
+// (g' - mean(g') - xhat mean(g' xhat)) / sqrt(var + eps), g' = g gamma,
+// xhat = (x - mean) / sqrt(var + eps), the biased variance  [x's dtype]
+template <>
+struct KernelFor<ir::Op::LayerNormGrad> {
+  using Fn = void (*)(const Tensor& g, const Tensor& x, const Tensor* gamma, double eps, Tensor& out);
+};
 // Sum and mean: contiguous `in` holds `outer` blocks, each of out.numel()
 // consecutive runs of `run` elements; out[i] reduces run i of every block
 // (outer * run elements; mean of none is NaN). outer > 1 reduces leading

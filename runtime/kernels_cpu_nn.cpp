@@ -1,10 +1,11 @@
-// The CPU's kernels of matmul, batch_norm and layer_norm (softmax's are
-// kernels_cpu_softmax.cpp's): oneDNN for f32 matmul and layer norm
-// (onednn.cpp; small matmuls on the loop of kernels_cpu_small_matmul.cpp),
-// a vectorised loop for f32 batch norm, plain loops with double
-// accumulation for f64 (and, for matmul, the integer types). The
-// loops are also the tests' oracles (the *Reference functions of
-// nn_ops.h). Shapes arrive checked (kernels.h).
+// The CPU's kernels of matmul, batch_norm, layer_norm and layer_norm's
+// gradient (softmax's are kernels_cpu_softmax.cpp's): oneDNN for f32 matmul
+// and layer norm (onednn.cpp; small matmuls on the loop of
+// kernels_cpu_small_matmul.cpp), vectorised loops for f32 batch norm and
+// the layer norm gradient, plain loops with double accumulation for f64
+// (and, for matmul, the integer types). The loops are also the tests'
+// oracles (the *Reference functions of nn_ops.h). Shapes arrive checked
+// (kernels.h).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -13,6 +14,7 @@
 #include "runtime/kernel_loops.h"
 #include "runtime/kernels.h"
 #include "runtime/nn_ops.h"
+#include "runtime/sum_order.h"
 
 namespace nn::rt {
 
@@ -107,6 +109,36 @@ void layerNormF64(const Tensor& x, const Tensor* gamma, const Tensor* beta, doub
   }
 }
 
+// layer_norm's gradient, row by row: the row's mean, then its squared
+// deviations and the sums of g' = g gamma and of g' (x - mean), in double
+// (sum_order.h), then one pass of
+// dx = r (g' - mean(g')) - r^3 mean(g' (x - mean)) (x - mean) in T, r the
+// reciprocal deviation.
+template <class T>
+void layerNormGradLoop(const Tensor& g, const Tensor& x, const Tensor* gamma, double eps, Tensor& out) {
+  int64_t D = x.dim(1);
+  const T *gs = g.data<T>(), *xs = x.data<T>(), *w = gamma ? gamma->data<T>() : nullptr;
+  T* o = out.data<T>();
+  double n = static_cast<double>(D);
+  forEachLine(x.dim(0), x.numel() >= kParallelThreshold, [&](int64_t r) {
+    const T *xr = xs + r * D, *gr = gs + r * D;
+    double mean = runSum(xr, D) / n, sums[3];
+    normGradientSums(xr, gr, w, D, mean, sums);
+    double rstd = 1.0 / std::sqrt(sums[0] / n + eps);
+    // r (g' - mean(g')) first: where g' is constant it is exactly 0.
+    T a = static_cast<T>(rstd), b = static_cast<T>(-rstd * rstd * rstd * sums[2] / n);
+    T mh = static_cast<T>(sums[1] / n), m = static_cast<T>(mean);
+    T* to = o + r * D;
+    if (w) {
+#pragma omp simd
+      for (int64_t j = 0; j < D; ++j) to[j] = a * (gr[j] * w[j] - mh) + b * (xr[j] - m);
+    } else {
+#pragma omp simd
+      for (int64_t j = 0; j < D; ++j) to[j] = a * (gr[j] - mh) + b * (xr[j] - m);
+    }
+  });
+}
+
 // f32 matmul and linear: small problems on the loop, the rest on oneDNN,
 // by one rule on the rows of the result (over all batches), K and N, so
 // that `x @ w + b` and the linear fuse-post-ops makes of it agree.
@@ -144,6 +176,8 @@ void registerCpuNnKernels(KernelTable& r) {
   r.add<Op::BatchNorm>(DType::F64, batchNormF64);
   r.add<Op::LayerNorm>(DType::F32, layerNormF32);
   r.add<Op::LayerNorm>(DType::F64, layerNormF64);
+  r.add<Op::LayerNormGrad>(DType::F32, layerNormGradLoop<float>);
+  r.add<Op::LayerNormGrad>(DType::F64, layerNormGradLoop<double>);
 }
 
 }  // namespace nn::rt

@@ -168,23 +168,52 @@ Tensor batchNorm(const Tensor& x, const Tensor& mean, const Tensor& var, const T
   return out;
 }
 
-Tensor layerNorm(const Tensor& x, const Tensor* gamma, const Tensor* beta, double eps, SourceLoc loc) {
-  if (x.ndim() < 1) fail(loc, "layer_norm of a 0-d tensor");
+namespace {
+
+// x's [rows, D] view over its last axis (D = 0: no rows), as layer_norm's
+// kernels take it, in dtype dt and contiguous.
+Tensor lastAxisRows(const Tensor& x, DType dt) {
+  Tensor rows = as(x, dt);
   int64_t D = x.shape().back();
-  for (const Tensor* t : {gamma, beta})
+  Shape shape{D ? x.numel() / D : 0, D};
+  return rows.view(shape, Tensor::contiguousStrides(shape), rows.offset());
+}
+
+void checkLayerNormAffine(const Tensor& x, std::initializer_list<const Tensor*> affine, const char* what,
+                          SourceLoc loc) {
+  if (x.ndim() < 1) fail(loc, std::string(what) + " of a 0-d tensor");
+  int64_t D = x.shape().back();
+  for (const Tensor* t : affine) {
     if (t && (t->ndim() != 1 || t->dim(0) != D))
-      fail(loc, "layer_norm: gamma and beta must be [" + std::to_string(D) + "], got " + typeString(*t));
+      fail(loc, std::string(what) + ": gamma and beta must be [" + std::to_string(D) + "], got " + typeString(*t));
+    if (t) commonDevice(x, *t, what, loc);
+  }
+}
+
+}  // namespace
+
+Tensor layerNorm(const Tensor& x, const Tensor* gamma, const Tensor* beta, double eps, SourceLoc loc) {
+  checkLayerNormAffine(x, {gamma, beta}, "layer_norm", loc);
   DType dt = floatType(x.dtype());
-  for (const Tensor* t : {gamma, beta})
-    if (t) commonDevice(x, *t, "layer_norm", loc);
   // Normalising over the last axis is the same on the 2-D [rows, D] view.
-  Tensor x2 = as(x, dt);
-  Shape rows{D ? x.numel() / D : 0, D};
-  x2 = x2.view(rows, Tensor::contiguousStrides(rows), x2.offset());
+  Tensor x2 = lastAxisRows(x, dt);
   Tensor gf = gamma ? as(*gamma, dt) : Tensor(), bf = beta ? as(*beta, dt) : Tensor();
   Tensor out = Tensor::empty(dt, x2.shape(), x.device());
   if (out.numel() > 0)
     launch<ir::Op::LayerNorm>(x.device(), dt, loc, x2, gamma ? &gf : nullptr, beta ? &bf : nullptr, eps, out);
+  return out.view(x.shape(), Tensor::contiguousStrides(x.shape()), 0);
+}
+
+Tensor layerNormGrad(const Tensor& g, const Tensor& x, const Tensor* gamma, double eps, SourceLoc loc) {
+  checkLayerNormAffine(x, {gamma}, "layer_norm_grad", loc);
+  if (g.shape() != x.shape())
+    fail(loc, "layer_norm_grad: the gradient must have the input's shape " + typeString(x) + ", got " + typeString(g));
+  commonDevice(x, g, "layer_norm_grad", loc);
+  DType dt = floatType(x.dtype());
+  Tensor x2 = lastAxisRows(x, dt), g2 = lastAxisRows(g, dt);
+  Tensor gf = gamma ? as(*gamma, dt) : Tensor();
+  Tensor out = Tensor::empty(dt, x2.shape(), x.device());
+  if (out.numel() > 0) launch<ir::Op::LayerNormGrad>(x.device(), dt, loc, g2, x2, gamma ? &gf : nullptr, eps, out);
   return out.view(x.shape(), Tensor::contiguousStrides(x.shape()), 0);
 }
 

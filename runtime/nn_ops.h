@@ -37,6 +37,9 @@ Tensor batchNorm(const Tensor& x, const Tensor& mean, const Tensor& var, const T
                  double eps, SourceLoc loc);
 // Normalises over the last axis; gamma/beta have the size of that axis.
 Tensor layerNorm(const Tensor& x, const Tensor* gamma, const Tensor* beta, double eps, SourceLoc loc);
+// layer_norm's gradient g with respect to x, over x's last axis (gamma [D]
+// or null, as layerNorm's).
+Tensor layerNormGrad(const Tensor& g, const Tensor& x, const Tensor* gamma, double eps, SourceLoc loc);
 // Training-mode dropout with p in [0, 1]: zeros each element with
 // probability p (draws from `rng`), scales the others by 1 / (1 - p);
 // integer and bool inputs give f32.

@@ -58,6 +58,12 @@ double chunkSumOfSquares(const double* d, int64_t n);
 double chunkSquaredDeviations(const float* d, int64_t n, double mean);
 double chunkSquaredDeviations(const double* d, int64_t n, double mean);
 
+// layer_norm's gradient's sums over a row of n elements: of (x - mean)^2,
+// of h = g w (w null: g) and of h (x - mean), into out[0], out[1], out[2],
+// in double, each in kSumLanes running sums (kernels_cpu_sums.cpp).
+void normGradientSums(const float* x, const float* g, const float* w, int64_t n, double mean, double* out);
+void normGradientSums(const double* x, const double* g, const double* w, int64_t n, double mean, double* out);
+
 // Column sums a tile at a time (kernels_cpu_reduce.cpp columnSums): the
 // sums over rows [a0, a1) of one chunk of the `width` <= kColumnTile
 // columns starting at d (rows `count` apart) into out[0, width), each

@@ -70,6 +70,7 @@ rt::Value conv1dOp(OpCall& c);
 rt::Value interpolateOp(OpCall& c);
 rt::Value interpolateGradOp(OpCall& c);
 rt::Value layerNormOp(OpCall& c);
+rt::Value layerNormGradOp(OpCall& c);
 // grid_sample and its gradients (grid_sample.cpp).
 rt::Value gridSampleOp(OpCall& c);
 rt::Value gridSampleGradOp(OpCall& c);

@@ -272,17 +272,19 @@ Value interpolateGradOp(OpCall& c) {
 
 // layer_norm over the last len(normalized_shape) dims: the kernel's last
 // axis on the view that merges them.
-Value layerNormOp(OpCall& c) {
-  const Tensor& x = c.tensor("x");
+namespace {
+
+// layer_norm's normalized_shape checked against x and the affine tensors
+// and folded into one last dim: x's shape with its normalised dims merged
+// ({} when normalized_shape is None: the last dim alone, as it stands);
+// `size` their product.
+Shape normalisedRows(OpCall& c, const Tensor& x, std::initializer_list<const Tensor*> affine, int64_t& size) {
   std::vector<int64_t> dims = c.ints("normalized_shape");
-  const Tensor* weight = c.optionalTensor("weight");
-  const Tensor* bias = c.optionalTensor("bias");
-  double eps = c.number("eps");
-  if (dims.empty()) return makeTensorValue(layerNorm(x, weight, bias, eps, c.loc));
+  size = 1;
+  if (dims.empty()) return {};
   size_t k = dims.size();
   bool matches = static_cast<size_t>(x.ndim()) >= k;
   for (size_t i = 0; matches && i < k; ++i) matches = x.dim(static_cast<int64_t>(x.ndim() - k + i)) == dims[i];
-  int64_t size = 1;
   for (int64_t d : dims) size *= d;
   auto given = [&] {  // for the messages only
     std::string s = "(";
@@ -290,14 +292,42 @@ Value layerNormOp(OpCall& c) {
     return s + (k == 1 ? ",)" : ")");
   };
   if (!matches) c.fail("normalized_shape " + given() + " is not the last dims of " + typeString(x));
-  for (const Tensor* t : {weight, bias})
+  for (const Tensor* t : affine)
     if (t && t->shape() != Shape(dims.begin(), dims.end()))
       c.fail("weight and bias must have the shape normalized_shape " + given() + ", got " + typeString(*t));
-  std::vector<int64_t> merged(x.shape().begin(), x.shape().end() - static_cast<std::ptrdiff_t>(k));
+  Shape merged(x.shape().begin(), x.shape().end() - static_cast<std::ptrdiff_t>(k));
   merged.push_back(size);
+  return merged;
+}
+
+}  // namespace
+
+Value layerNormOp(OpCall& c) {
+  const Tensor& x = c.tensor("x");
+  const Tensor* weight = c.optionalTensor("weight");
+  const Tensor* bias = c.optionalTensor("bias");
+  double eps = c.number("eps");
+  int64_t size;
+  Shape merged = normalisedRows(c, x, {weight, bias}, size);
+  if (merged.empty()) return makeTensorValue(layerNorm(x, weight, bias, eps, c.loc));
   Tensor w = weight ? reshape(*weight, {size}, c.loc) : Tensor(), b = bias ? reshape(*bias, {size}, c.loc) : Tensor();
   Tensor y = layerNorm(reshape(x, merged, c.loc), weight ? &w : nullptr, bias ? &b : nullptr, eps, c.loc);
   return makeTensorValue(reshape(y, x.shape(), c.loc));
+}
+
+Value layerNormGradOp(OpCall& c) {
+  const Tensor& g = c.tensor("g");
+  const Tensor& x = c.tensor("x");
+  const Tensor* weight = c.optionalTensor("weight");
+  double eps = c.number("eps");
+  int64_t size;
+  Shape merged = normalisedRows(c, x, {weight}, size);
+  if (merged.empty()) return makeTensorValue(layerNormGrad(g, x, weight, eps, c.loc));
+  if (g.shape() != x.shape())
+    c.fail("the gradient must have the input's shape " + typeString(x) + ", got " + typeString(g));
+  Tensor w = weight ? reshape(*weight, {size}, c.loc) : Tensor();
+  Tensor dx = layerNormGrad(reshape(g, merged, c.loc), reshape(x, merged, c.loc), weight ? &w : nullptr, eps, c.loc);
+  return makeTensorValue(reshape(dx, x.shape(), c.loc));
 }
 
 }  // namespace nn::stdlib

@@ -534,6 +534,7 @@ struct ImplTable {
     set(Op::Linear, linearOp), set(Op::Softmax, softmaxOp), set(Op::LogSoftmax, softmaxOp);
     set(Op::Conv2d, conv2dOp), set(Op::MaxPool2d, poolOp), set(Op::AvgPool2d, poolOp);
     set(Op::BatchNorm, batchNormOp), set(Op::LayerNorm, layerNormOp), set(Op::Dropout, dropoutOp);
+    set(Op::LayerNormGrad, layerNormGradOp);
     set(Op::CrossEntropy, crossEntropyOp), set(Op::MseLoss, mseLossOp), set(Op::BinaryCrossEntropy, bceOp);
     set(Op::FullLike, fullLikeOp), set(Op::Randperm, randpermOp), set(Op::CumSum, scanOp), set(Op::CumProd, scanOp);
     set(Op::LogCumSumExp, scanOp), set(Op::CrossEntropyGrad, crossEntropyGradOp);

@@ -417,6 +417,12 @@ void layerNormKernel(const Tensor& x, const Tensor* gamma, const Tensor* beta, d
             beta ? beta->deviceBytes() : nullptr, eps, o.deviceBytes(), CudaDevice::of(o).stream());
 }
 
+void layerNormGradKernel(const Tensor& g, const Tensor& x, const Tensor* gamma, double eps, Tensor& o) {
+  int64_t D = x.shape().back();
+  layerNormGrad(elemOf(x.dtype()), g.deviceBytes(), x.deviceBytes(), D ? x.numel() / D : 0, D,
+                gamma ? gamma->deviceBytes() : nullptr, eps, o.deviceBytes(), CudaDevice::of(o).stream());
+}
+
 void interpolateKernel(const Tensor& x, const Resample& rows, const Resample& cols, Tensor& o) {
   interpolate(elemOf(x.dtype()), x.deviceBytes(), rows, cols, o.deviceBytes(), o.numel(), CudaDevice::of(o).stream());
 }
@@ -627,6 +633,7 @@ const KernelTable& cudaKernels() {
     }
     for (DType d : {DType::F32, DType::F64}) {
       t.add<Op::LayerNorm>(d, layerNormKernel);
+      t.add<Op::LayerNormGrad>(d, layerNormGradKernel);
       t.add<Op::BinaryCrossEntropy>(d, bceKernel);
       t.add<Op::InterpolateGrad>(d, interpolateGradKernel);
       t.add<Op::LogCumSumExp>(d, scanKernel<ScanKind::LogSumExp>);

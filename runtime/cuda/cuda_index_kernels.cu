@@ -232,6 +232,36 @@ __global__ void layerNormKernel(const T* x, int64_t D, const T* gamma, const T* 
   }
 }
 
+// One block per row of D: layer_norm's gradient, the row's statistics
+// and the sums of g' = g gamma and g' (x - mean) in double, as the CPU's
+// loop.
+template <class T>
+__global__ void layerNormGradKernel(const T* g, const T* x, int64_t D, const T* gamma, double eps, T* out) {
+  __shared__ double partial[kThreads];
+  const T* row = x + blockIdx.x * D;
+  const T* grow = g + blockIdx.x * D;
+  T* o = out + blockIdx.x * D;
+  double s = 0.0;
+  for (int64_t j = threadIdx.x; j < D; j += blockDim.x) s += row[j];
+  double mean = blockTotal(partial, s) / static_cast<double>(D);
+  double v = 0.0;
+  for (int64_t j = threadIdx.x; j < D; j += blockDim.x) v += (row[j] - mean) * (row[j] - mean);
+  double rstd = 1.0 / sqrt(blockTotal(partial, v) / static_cast<double>(D) + eps);
+  double sg = 0.0, sgc = 0.0;
+  for (int64_t j = threadIdx.x; j < D; j += blockDim.x) {
+    double h = gamma ? static_cast<double>(grow[j]) * gamma[j] : static_cast<double>(grow[j]);
+    sg += h;
+    sgc += h * (row[j] - mean);
+  }
+  sg = blockTotal(partial, sg);
+  sgc = blockTotal(partial, sgc);
+  double along = -rstd * rstd * rstd * sgc / static_cast<double>(D), mh = sg / static_cast<double>(D);
+  for (int64_t j = threadIdx.x; j < D; j += blockDim.x) {
+    double h = gamma ? static_cast<double>(grow[j]) * gamma[j] : static_cast<double>(grow[j]);
+    o[j] = static_cast<T>(rstd * (h - mh) + along * (row[j] - mean));
+  }
+}
+
 // One block: the mean binary cross entropy, logs clamped at -100; *bad set
 // when a probability is outside [0, 1].
 template <class T>
@@ -377,6 +407,19 @@ void layerNorm(Elem type, const void* x, int64_t rows, int64_t D, const void* ga
         static_cast<const float*>(x), D, static_cast<const float*>(gamma), static_cast<const float*>(beta), eps,
         static_cast<float*>(out));
   launched("layer_norm kernel");
+}
+
+void layerNormGrad(Elem type, const void* g, const void* x, int64_t rows, int64_t D, const void* gamma, double eps,
+                   void* out, cudaStream_t s) {
+  if (rows <= 0 || D <= 0) return;
+  auto run = [&](auto e) {
+    using T = decltype(e);
+    layerNormGradKernel<T><<<static_cast<unsigned>(rows), kThreads, 0, s>>>(
+        static_cast<const T*>(g), static_cast<const T*>(x), D, static_cast<const T*>(gamma), eps, static_cast<T*>(out));
+  };
+  if (type == Elem::F64) run(double());
+  else run(float());
+  launched("layer_norm_grad kernel");
 }
 
 void interpolate(Elem type, const void* x, const Resample& rows, const Resample& cols, void* out, int64_t n,

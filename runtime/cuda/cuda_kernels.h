@@ -126,6 +126,10 @@ void triangle(Elem type, const void* in, int64_t rows, int64_t cols, int64_t dia
 // f32 or f64, accumulated in double.
 void layerNorm(Elem type, const void* x, int64_t rows, int64_t D, const void* gamma, const void* beta, double eps,
                void* out, cudaStream_t s);
+// out [rows, D] = layer_norm's gradient g [rows, D] with respect to x
+// [rows, D] (all contiguous; gamma [D] or null), accumulated in double.
+void layerNormGrad(Elem type, const void* g, const void* x, int64_t rows, int64_t D, const void* gamma, double eps,
+                   void* out, cudaStream_t s);
 // out (0-d) = the mean of -(y log p + (1 - y) log(1 - p)) over n
 // elements (logs clamped at -100; NaN when empty); false when some p is
 // outside [0, 1]. f32 or f64; waits for the stream.

@@ -163,6 +163,9 @@ const std::vector<Case>& cases() {
       {"logsumexp", "logsumexp(a, axis=1)", {"randn(3, 4)"}},
       {"layer_norm", "layer_norm(a, (5,), b, c)", {"randn(3, 5)", "randn(5)", "randn(5)"}},
       {"layer_norm", "layer_norm(a, (2, 3), b, c)", {"randn(4, 2, 3)", "randn(2, 3)", "randn(2, 3)"}},
+      // layer_norm's rule emits layer_norm_grad: its own rule, through second derivatives.
+      {"layer_norm_grad", "layer_norm(a, (5,), b, c)", {"randn(3, 5)", "randn(5)", "randn(5)"}, true},
+      {"layer_norm_grad", "layer_norm(a * b, (2, 3))", {"randn(4, 2, 3)", "randn(4, 2, 3)"}, true},
       {"norm", "norm(a)", {"randn(3, 4)"}},
       {"norm", "norm(a, 1.0, 1)", {"randn(3, 4)"}},
       {"norm", "norm(a, 3.0, 0, True)", {"randn(3, 4)"}},
