@@ -435,7 +435,7 @@ std::optional<Type> Pool2d(const OpArgs& a) {
 // the runtime will reject is left to it.
 std::optional<Type> Interpolate(const OpArgs& a) {
   std::optional<Type> x = tensorOperand(a, "x");
-  if (!x || !x->shape || (x->shape->size() != 3 && x->shape->size() != 4)) return std::nullopt;
+  if (!x || !x->shape || x->shape->size() < 3 || x->shape->size() > 5) return std::nullopt;
   const DimList& xs = *x->shape;
   size_t spatial = xs.size() - 2;
   auto size = a.isNone("size") ? std::nullopt : a.dims("size");

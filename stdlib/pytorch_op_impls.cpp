@@ -195,11 +195,12 @@ Value conv1dOp(OpCall& c) {
 
 namespace {
 
-// interpolate's checks and the resampling of its two spatial dims (rows
-// reads one source row of a 3-d input) from x's shape and the call's
-// size, scale_factor, mode and align_corners; resample.h has the rules.
+// interpolate's checks and the resampling of its spatial dims (rows reads
+// one source row of a 3-d input; depth is a 5-d input's first spatial dim,
+// one position otherwise) from x's shape and the call's size,
+// scale_factor, mode and align_corners; resample.h has the rules.
 struct Resampling {
-  Resample rows, cols;
+  Resample depth, rows, cols;
   Shape out;  // the result's shape
 };
 
@@ -207,14 +208,18 @@ Resampling resamplingOf(OpCall& c, const Tensor& x) {
   const std::string mode = c.text("mode");
   bool alignCorners = c.flag("align_corners");
   int64_t spatial = x.ndim() - 2;
-  if (spatial != 1 && spatial != 2) c.fail("expects a 3-d [N, C, L] or 4-d [N, C, H, W] input, got " + typeString(x));
+  if (spatial < 1 || spatial > 3)
+    c.fail("expects a 3-d [N, C, L], 4-d [N, C, H, W] or 5-d [N, C, D, H, W] input, got " + typeString(x));
   ResampleKind kind = ResampleKind::Nearest;
   if (mode == "nearest-exact") kind = ResampleKind::NearestExact;
-  else if ((mode == "linear" && spatial == 1) || (mode == "bilinear" && spatial == 2)) kind = ResampleKind::Linear;
+  else if ((mode == "linear" && spatial == 1) || (mode == "bilinear" && spatial == 2) ||
+           (mode == "trilinear" && spatial == 3))
+    kind = ResampleKind::Linear;
   else if (mode == "bicubic" && spatial == 2) kind = ResampleKind::Cubic;
   else if (mode != "nearest")
     c.fail("mode '" + mode + "' is not supported for a " + std::to_string(x.ndim()) +
-           "-d input (nearest, nearest-exact, and linear for 3-d or bilinear and bicubic for 4-d inputs)");
+           "-d input (nearest, nearest-exact, and linear for 3-d, bilinear and bicubic for 4-d or trilinear for 5-d "
+           "inputs)");
   bool weighted = kind == ResampleKind::Linear || kind == ResampleKind::Cubic;
   if (!isFloating(x.dtype()) && weighted) c.fail("mode '" + mode + "' needs a floating tensor, not " + typeString(x));
   std::vector<int64_t> size = c.ints("size");
@@ -224,13 +229,14 @@ Resampling resamplingOf(OpCall& c, const Tensor& x) {
     c.fail("size must have " + std::to_string(spatial) + " entries");
   Resampling r;
   r.out = {x.dim(0), x.dim(1)};
+  Resample* dims[3] = {&r.depth, &r.rows, &r.cols};
   for (int64_t d = 0; d < spatial; ++d) {
     int64_t n = x.dim(static_cast<int>(2 + d));
     if (n == 0) c.fail("cannot resize an empty input " + typeString(x));
     int64_t o = scaled ? static_cast<int64_t>(std::floor(static_cast<double>(n) * c.number("scale_factor")))
                        : size.size() == 1 ? size[0] : size[static_cast<size_t>(d)];
     if (o <= 0) c.fail("the output size must be positive, got " + std::to_string(o));
-    Resample& s = spatial == 2 && d == 0 ? r.rows : r.cols;
+    Resample& s = *dims[3 - spatial + d];
     s.in = n;
     s.out = o;
     s.kind = kind;
@@ -242,21 +248,39 @@ Resampling resamplingOf(OpCall& c, const Tensor& x) {
   return r;
 }
 
+// A dimension of n positions read as they are: trilinear resampling is
+// separable, so a 5-d input's planes [H, W] are resampled first, then its
+// depth, each [H', W'] plane one row of a [D, H' W'] one copied across.
+Resample unchanged(int64_t n) {
+  Resample r;
+  r.in = r.out = n;
+  return r;
+}
+
 }  // namespace
 
 // A kernel of x's device, plane by plane: exact for nearest (any dtype),
-// computed in double and rounded once for the linear modes.
+// computed in double and rounded once for the linear modes (twice for
+// trilinear: the planes', then the depth's).
 Value interpolateOp(OpCall& c) {
   const Tensor& x = c.tensor("x");
   Resampling r = resamplingOf(c, x);
   Tensor out = Tensor::empty(x.dtype(), r.out, x.device());
-  if (out.numel() > 0)
-    launch<Op::Interpolate>(x.device(), x.dtype(), c.loc, contiguousOnItsDevice(x, c.loc), r.rows, r.cols, out);
+  if (out.numel() == 0) return makeTensorValue(out);
+  Tensor in = contiguousOnItsDevice(x, c.loc);
+  if (x.ndim() == 5) {
+    Tensor planes = Tensor::empty(x.dtype(), {x.dim(0), x.dim(1), x.dim(2), r.rows.out, r.cols.out}, x.device());
+    launch<Op::Interpolate>(x.device(), x.dtype(), c.loc, in, r.rows, r.cols, planes);
+    launch<Op::Interpolate>(x.device(), x.dtype(), c.loc, planes, r.depth, unchanged(r.rows.out * r.cols.out), out);
+  } else {
+    launch<Op::Interpolate>(x.device(), x.dtype(), c.loc, in, r.rows, r.cols, out);
+  }
   return makeTensorValue(out);
 }
 
 // interpolate's gradient: g's elements shared back onto x's shape, summed
-// in f64 and given g's dtype.
+// in f64 and given g's dtype (a 5-d input's: onto the depth, then the
+// planes).
 Value interpolateGradOp(OpCall& c) {
   const Tensor& g = c.tensor("g");
   const Tensor& x = c.tensor("x");
@@ -265,8 +289,16 @@ Value interpolateGradOp(OpCall& c) {
   if (!isFloating(g.dtype())) c.fail("expects a floating gradient, not " + typeString(g));
   if (&g.device() != &x.device()) c.fail("the gradient and x are on different devices");
   Tensor dx = Tensor::zeros(DType::F64, x.shape(), g.device());
-  if (g.numel() > 0)
-    launch<Op::InterpolateGrad>(g.device(), g.dtype(), c.loc, contiguousOnItsDevice(g, c.loc), r.rows, r.cols, dx);
+  if (g.numel() == 0) return makeTensorValue(astype(dx, g.dtype()));
+  Tensor from = contiguousOnItsDevice(g, c.loc);
+  if (x.ndim() == 5) {
+    Tensor planes = Tensor::zeros(DType::F64, {x.dim(0), x.dim(1), x.dim(2), r.rows.out, r.cols.out}, g.device());
+    launch<Op::InterpolateGrad>(g.device(), g.dtype(), c.loc, from, r.depth, unchanged(r.rows.out * r.cols.out),
+                                planes);
+    launch<Op::InterpolateGrad>(g.device(), DType::F64, c.loc, planes, r.rows, r.cols, dx);
+  } else {
+    launch<Op::InterpolateGrad>(g.device(), g.dtype(), c.loc, from, r.rows, r.cols, dx);
+  }
   return makeTensorValue(astype(dx, g.dtype()));
 }
 
