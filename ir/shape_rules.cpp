@@ -487,6 +487,21 @@ std::optional<Type> CtcLoss(const OpArgs& a) {
   return Type::tensor(lp->dtype, DimList{(*lp->shape)[1]});
 }
 
+// cross_entropy: 0-d unless reduction is "none", then the input's shape
+// less its class dim (dim 1, or 0 of a 1-d input), floating.
+std::optional<Type> CrossEntropy(const OpArgs& a) {
+  std::optional<Type> x = tensorOperand(a, "input");
+  if (!x) return std::nullopt;
+  std::optional<DType> dt = floatingOr(*x, std::nullopt);
+  std::optional<std::string> reduction = a.strAttr("reduction");
+  if (!reduction) return Type::tensor(dt);
+  if (*reduction != "none") return Type::tensor(dt, DimList{});
+  if (!x->shape || x->shape->empty()) return Type::tensor(dt);
+  DimList shape = *x->shape;
+  shape.erase(shape.begin() + (shape.size() >= 2 ? 1 : 0));
+  return Type::tensor(dt, shape);
+}
+
 std::optional<Type> OneHot(const OpArgs& a) {
   std::optional<Type> labels = tensorOperand(a, "labels");
   // Float labels and a bad class count are the runtime's to report.

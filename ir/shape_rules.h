@@ -40,6 +40,7 @@ std::optional<Type> QrFactor(const OpArgs& args);         // qr_q's Q, qr_r's R
 std::optional<Type> IsClose(const OpArgs& args);     // bool, a and b broadcast
 std::optional<Type> Loss(const OpArgs& args);
 std::optional<Type> CtcLoss(const OpArgs& args);     // 0-d, or [N] with reduction 'none'
+std::optional<Type> CrossEntropy(const OpArgs& args);  // 0-d, or input's shape less the class dim ('none')
 // The ops gradient rules emit (ir/gradient.h).
 std::optional<Type> SumTo(const OpArgs& args);          // like's shape
 std::optional<Type> BroadcastLike(const OpArgs& args);  // like's shape, x's dtype

@@ -219,20 +219,21 @@ template <>
 struct KernelFor<ir::Op::OneHot> {
   using Fn = bool (*)(const Tensor& labels, Tensor& out, int64_t& bad);
 };
-// The negative mean over rows of logProbs [N, C] at labels [N] (i64) into
-// the 0-d out (NaN for N = 0); false with `bad` = the first label outside
-// [0, C)  [logProbs' dtype, floating]
+// The negative mean over rows of logProbs [N, C] at labels [N] (i64),
+// rows labelled `ignore` left out, into the 0-d out (NaN when no row is
+// counted); false with `bad` = the first label outside [0, C) and not
+// `ignore`  [logProbs' dtype, floating]
 template <>
 struct KernelFor<ir::Op::CrossEntropy> {
-  using Fn = bool (*)(const Tensor& logProbs, const Tensor& labels, Tensor& out, int64_t& bad);
+  using Fn = bool (*)(const Tensor& logProbs, const Tensor& labels, int64_t ignore, Tensor& out, int64_t& bad);
 };
 // cross_entropy's gradient, in place: p [N, C] (softmax(logits),
-// contiguous) becomes (p - one_hot(labels)) * (g / N), g 0-d of p's dtype,
-// labels [N] (i64; a label outside [0, C) subtracts nowhere)  [p's dtype,
-// floating]
+// contiguous) becomes (p - one_hot(labels)) * (g / M), g 0-d of p's dtype,
+// labels [N] (i64), M the rows not labelled `ignore`; those rows become 0
+// (a label outside [0, C) subtracts nowhere)  [p's dtype, floating]
 template <>
 struct KernelFor<ir::Op::CrossEntropyGrad> {
-  using Fn = void (*)(const Tensor& g, const Tensor& labels, Tensor& p);
+  using Fn = void (*)(const Tensor& g, const Tensor& labels, int64_t ignore, Tensor& p);
 };
 // The mean of -(y log p + (1 - y) log(1 - p)), logs clamped at -100 as
 // PyTorch does, into the 0-d out (NaN when empty); p and y of one shape

@@ -31,32 +31,40 @@ bool oneHotLoop(const Tensor& labels, Tensor& out, int64_t& bad) {
 }
 
 template <class T>
-bool crossEntropyLoop(const Tensor& logProbs, const Tensor& labels, Tensor& out, int64_t& bad) {
+bool crossEntropyLoop(const Tensor& logProbs, const Tensor& labels, int64_t ignore, Tensor& out, int64_t& bad) {
   const T* lp = logProbs.data<T>();
   const int64_t* l = labels.data<int64_t>();
-  int64_t n = logProbs.dim(0), c = logProbs.dim(1);
+  int64_t n = logProbs.dim(0), c = logProbs.dim(1), counted = 0;
   double total = 0;
   for (int64_t i = 0; i < n; ++i) {
+    if (l[i] == ignore) continue;
     if (l[i] < 0 || l[i] >= c) {
       bad = l[i];
       return false;
     }
     total -= static_cast<double>(lp[i * c + l[i]]);
+    ++counted;
   }
-  *out.data<T>() = static_cast<T>(n ? total / static_cast<double>(n) : std::nan(""));
+  *out.data<T>() = static_cast<T>(counted ? total / static_cast<double>(counted) : std::nan(""));
   return true;
 }
 
-// Row by row: the scale (g / N, computed in T as g / N is by the ops it
-// replaces, so the bits are theirs), 1 off at the label, the row scaled.
+// Row by row: the scale (g / M, computed in T as g / N is by the ops it
+// replaces, so the bits are theirs), 1 off at the label, the row scaled;
+// an ignored row zeroed.
 template <class T>
-void crossEntropyGradLoop(const Tensor& g, const Tensor& labels, Tensor& p) {
+void crossEntropyGradLoop(const Tensor& g, const Tensor& labels, int64_t ignore, Tensor& p) {
   int64_t rows = p.dim(0), classes = p.dim(1);
-  const T scale = *g.data<T>() / static_cast<T>(rows);
   const int64_t* l = labels.data<int64_t>();
+  int64_t counted = rows - std::count(l, l + rows, ignore);
+  const T scale = *g.data<T>() / static_cast<T>(counted);
   T* o = p.data<T>();
   forEachLine(rows, p.numel() >= kParallelThreshold, [&](int64_t r) {
     T* row = o + r * classes;
+    if (l[r] == ignore) {
+      std::fill(row, row + classes, T(0));
+      return;
+    }
     if (l[r] >= 0 && l[r] < classes) row[l[r]] -= T(1);
 #pragma omp simd
     for (int64_t c = 0; c < classes; ++c) row[c] *= scale;

@@ -169,35 +169,6 @@ Tensor oneHot(const Tensor& labels, int64_t n, SourceLoc loc) {
   return out;
 }
 
-Tensor crossEntropy(const Tensor& logits, const Tensor& labels, SourceLoc loc) {
-  if (logits.ndim() != 2) fail(loc, "cross_entropy: logits must be [N, C], got " + typeString(logits));
-  if (labels.ndim() != 1 || labels.dim(0) != logits.dim(0) || !isIntegral(labels.dtype()))
-    fail(loc, "cross_entropy: labels must be an integer tensor [N] matching " + typeString(logits) + ", got " +
-                  typeString(labels));
-  Device& device = commonDevice(logits, labels, "cross_entropy", loc);
-  Tensor lsm = softmax(logits, 1, true, loc);
-  Tensor out = Tensor::empty(lsm.dtype(), {}, device);
-  int64_t bad = 0;
-  if (!launch<ir::Op::CrossEntropy>(device, lsm.dtype(), loc, lsm, astype(labels, DType::I64).contiguous(), out, bad))
-    fail(loc, "cross_entropy: label " + std::to_string(bad) + " is out of range for " + std::to_string(logits.dim(1)) +
-                  " classes");
-  return out;
-}
-
-Tensor crossEntropyGrad(const Tensor& g, const Tensor& logits, const Tensor& labels, SourceLoc loc) {
-  if (logits.ndim() != 2) fail(loc, "cross_entropy_grad: logits must be [N, C], got " + typeString(logits));
-  if (labels.ndim() != 1 || labels.dim(0) != logits.dim(0) || !isIntegral(labels.dtype()))
-    fail(loc, "cross_entropy_grad: labels must be an integer tensor [N] matching " + typeString(logits) + ", got " +
-                  typeString(labels));
-  if (g.ndim() != 0) fail(loc, "cross_entropy_grad: the gradient must be 0-d, got " + typeString(g));
-  Device& device = commonDevice(logits, labels, "cross_entropy_grad", loc);
-  Tensor p = softmax(logits, 1, false, loc);
-  if (p.numel() > 0)
-    launch<ir::Op::CrossEntropyGrad>(device, p.dtype(), loc, contiguousOnItsDevice(astype(g, p.dtype()), loc),
-                                     astype(labels, DType::I64).contiguous(), p);
-  return p;
-}
-
 Tensor mseLoss(const Tensor& a, const Tensor& b, SourceLoc loc) {
   Value d = tensorBinary(ir::Op::Sub, makeTensorValue(a), makeTensorValue(b), loc);
   Value sq = tensorBinary(ir::Op::Mul, d, d, loc, kConsumeFirst);  // squared in place

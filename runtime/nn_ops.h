@@ -5,8 +5,12 @@
 // (kernels_cpu_softmax.cpp); other dtypes on reference loops.
 #pragma once
 
+#include <optional>
+#include <string>
+
 #include "runtime/kernels.h"
 #include "runtime/tensor.h"
+
 #include "support/diagnostics.h"
 
 namespace nn::rt {
@@ -15,10 +19,23 @@ Tensor matmul(const Tensor& a, const Tensor& b, SourceLoc loc);
 Tensor linear(const Tensor& x, const Tensor& w, const Tensor* bias, SourceLoc loc);
 Tensor softmax(const Tensor& x, int64_t axis, bool log, SourceLoc loc);
 Tensor oneHot(const Tensor& labels, int64_t n, SourceLoc loc);
-Tensor crossEntropy(const Tensor& logits, const Tensor& labels, SourceLoc loc);
-// cross_entropy's gradient with respect to logits for the loss's adjoint g
-// (0-d): (softmax(logits) - one_hot(labels)) * g / N.
-Tensor crossEntropyGrad(const Tensor& g, const Tensor& logits, const Tensor& labels, SourceLoc loc);
+// PyTorch's reductions of a loss (reduction="none", "mean", "sum").
+enum class LossReduction { None, Mean, Sum };
+std::optional<LossReduction> lossReduction(const std::string& name);
+struct CrossEntropyOptions {
+  const Tensor* weight = nullptr;  // [C], or none
+  int64_t ignoreIndex = -100;
+  LossReduction reduction = LossReduction::Mean;
+  double smoothing = 0.0;
+};
+// PyTorch's F.cross_entropy of input [N, C, d...] (or [C]) against class
+// indices or class probabilities (cross_entropy.cpp).
+Tensor crossEntropy(const Tensor& input, const Tensor& target, const CrossEntropyOptions& options, SourceLoc loc);
+// cross_entropy's gradient with respect to logits [N, C] for the loss's
+// adjoint g (0-d), labels [N]: (softmax(logits) - one_hot(labels)) * g / M,
+// M the rows not labelled ignoreIndex, which get 0.
+Tensor crossEntropyGrad(const Tensor& g, const Tensor& logits, const Tensor& labels, int64_t ignoreIndex,
+                        SourceLoc loc);
 Tensor mseLoss(const Tensor& a, const Tensor& b, SourceLoc loc);
 Tensor binaryCrossEntropy(const Tensor& p, const Tensor& y, SourceLoc loc);
 

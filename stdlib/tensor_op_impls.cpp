@@ -396,10 +396,19 @@ Value dropoutOp(OpCall& c) {
 }
 
 Value crossEntropyOp(OpCall& c) {
-  return makeTensorValue(crossEntropy(c.tensor("logits"), c.tensor("labels"), c.loc));
+  CrossEntropyOptions options;
+  options.weight = c.optionalTensor("weight");
+  options.ignoreIndex = c.integer("ignore_index");
+  std::string reduction = c.text("reduction");
+  std::optional<LossReduction> r = lossReduction(reduction);
+  if (!r) c.fail("invalid reduction '" + reduction + "' (mean, sum or none)");
+  options.reduction = *r;
+  options.smoothing = c.number("label_smoothing");
+  return makeTensorValue(crossEntropy(c.tensor("input"), c.tensor("target"), options, c.loc));
 }
 Value crossEntropyGradOp(OpCall& c) {
-  return makeTensorValue(crossEntropyGrad(c.tensor("g"), c.tensor("logits"), c.tensor("labels"), c.loc));
+  return makeTensorValue(
+      crossEntropyGrad(c.tensor("g"), c.tensor("logits"), c.tensor("labels"), c.integer("ignore_index"), c.loc));
 }
 Value mseLossOp(OpCall& c) { return makeTensorValue(mseLoss(c.tensor("input"), c.tensor("target"), c.loc)); }
 Value bceOp(OpCall& c) { return makeTensorValue(binaryCrossEntropy(c.tensor("input"), c.tensor("target"), c.loc)); }

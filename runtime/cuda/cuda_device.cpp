@@ -463,15 +463,15 @@ void softmaxKernel(const Tensor& x, int axis, Tensor& o) {
   softmax(elemOf(x.dtype()), x.deviceBytes(), outer, n, inner, o.deviceBytes(), Log, CudaDevice::of(o).stream());
 }
 
-bool crossEntropyKernel(const Tensor& logProbs, const Tensor& labels, Tensor& o, int64_t& bad) {
+bool crossEntropyKernel(const Tensor& logProbs, const Tensor& labels, int64_t ignore, Tensor& o, int64_t& bad) {
   return crossEntropy(elemOf(logProbs.dtype()), logProbs.deviceBytes(),
-                      reinterpret_cast<const int64_t*>(labels.deviceBytes()), logProbs.dim(0), logProbs.dim(1),
+                      reinterpret_cast<const int64_t*>(labels.deviceBytes()), logProbs.dim(0), logProbs.dim(1), ignore,
                       o.deviceBytes(), bad, CudaDevice::of(o).stream());
 }
 
-void crossEntropyGradKernel(const Tensor& g, const Tensor& labels, Tensor& p) {
+void crossEntropyGradKernel(const Tensor& g, const Tensor& labels, int64_t ignore, Tensor& p) {
   crossEntropyGrad(elemOf(p.dtype()), g.deviceBytes(), reinterpret_cast<const int64_t*>(labels.deviceBytes()),
-                   p.dim(0), p.dim(1), p.deviceBytes(), CudaDevice::of(p).stream());
+                   p.dim(0), p.dim(1), ignore, p.deviceBytes(), CudaDevice::of(p).stream());
 }
 
 bool oneHotKernel(const Tensor& labels, Tensor& o, int64_t& bad) {

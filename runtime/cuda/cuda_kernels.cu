@@ -173,23 +173,49 @@ __global__ void storeKernel(Reduce op, bool isFloat, const Partial* in, int64_t 
 
 // One block: the picked log-probabilities summed in double; the first bad
 // row (by index) kept in *badRow.
+// Rows labelled `ignore` are left out of the sum and of the count.
 template <class T>
-__global__ void crossEntropyKernel(const T* lp, const int64_t* labels, int64_t rows, int64_t classes, T* out,
-                                   unsigned long long* badRow) {
+__global__ void crossEntropyKernel(const T* lp, const int64_t* labels, int64_t rows, int64_t classes, int64_t ignore,
+                                   T* out, unsigned long long* badRow) {
   __shared__ double total[kThreads];
+  __shared__ int64_t counts[kThreads];
   double acc = 0.0;
+  int64_t counted = 0;
   for (int64_t i = threadIdx.x; i < rows; i += blockDim.x) {
     int64_t l = labels[i];
-    if (l < 0 || l >= classes) atomicMin(badRow, static_cast<unsigned long long>(i));
-    else acc -= static_cast<double>(lp[i * classes + l]);
+    if (l == ignore) continue;
+    if (l < 0 || l >= classes) {
+      atomicMin(badRow, static_cast<unsigned long long>(i));
+    } else {
+      acc -= static_cast<double>(lp[i * classes + l]);
+      ++counted;
+    }
   }
   total[threadIdx.x] = acc;
+  counts[threadIdx.x] = counted;
   __syncthreads();
   for (int stride = blockDim.x / 2; stride > 0; stride /= 2) {
-    if (threadIdx.x < stride) total[threadIdx.x] += total[threadIdx.x + stride];
+    if (threadIdx.x < stride) {
+      total[threadIdx.x] += total[threadIdx.x + stride];
+      counts[threadIdx.x] += counts[threadIdx.x + stride];
+    }
     __syncthreads();
   }
-  if (threadIdx.x == 0) *out = static_cast<T>(rows ? total[0] / static_cast<double>(rows) : NAN);
+  if (threadIdx.x == 0) *out = static_cast<T>(counts[0] ? total[0] / static_cast<double>(counts[0]) : NAN);
+}
+
+// One block: the rows not labelled `ignore`, into *count.
+__global__ void countedRowsKernel(const int64_t* labels, int64_t rows, int64_t ignore, int64_t* count) {
+  __shared__ int64_t counts[kThreads];
+  int64_t counted = 0;
+  for (int64_t i = threadIdx.x; i < rows; i += blockDim.x) counted += labels[i] != ignore;
+  counts[threadIdx.x] = counted;
+  __syncthreads();
+  for (int stride = blockDim.x / 2; stride > 0; stride /= 2) {
+    if (threadIdx.x < stride) counts[threadIdx.x] += counts[threadIdx.x + stride];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) *count = counts[0];
 }
 
 template <class L>
@@ -377,42 +403,48 @@ void softmax(Elem type, const void* x, int64_t outer, int64_t n, int64_t inner, 
   launched("softmax kernel");
 }
 
-bool crossEntropy(Elem type, const void* logProbs, const int64_t* labels, int64_t rows, int64_t classes, void* out,
-                  int64_t& bad, cudaStream_t s) {
+bool crossEntropy(Elem type, const void* logProbs, const int64_t* labels, int64_t rows, int64_t classes,
+                  int64_t ignore, void* out, int64_t& bad, cudaStream_t s) {
   Scratch badRow(sizeof(unsigned long long), s);
   noBadRow(badRow, s);
   if (type == Elem::F64)
     crossEntropyKernel<double><<<1, kThreads, 0, s>>>(static_cast<const double*>(logProbs), labels, rows, classes,
-                                                      static_cast<double*>(out), badRow.as<unsigned long long>());
+                                                      ignore, static_cast<double*>(out),
+                                                      badRow.as<unsigned long long>());
   else
     crossEntropyKernel<float><<<1, kThreads, 0, s>>>(static_cast<const float*>(logProbs), labels, rows, classes,
-                                                     static_cast<float*>(out), badRow.as<unsigned long long>());
+                                                     ignore, static_cast<float*>(out), badRow.as<unsigned long long>());
   launched("cross_entropy kernel");
   return !firstBad(badRow, labels, bad, s);
 }
 
-// cross_entropy's gradient after softmax: one thread per element; g / N in
-// the element's type, as the CPU's computes it.
+// cross_entropy's gradient after softmax: one thread per element; g / M in
+// the element's type, as the CPU's computes it (M the rows counted); an
+// ignored row 0.
 template <class T>
-__global__ void crossEntropyGradKernel(const T* g, const int64_t* labels, int64_t rows, int64_t classes, T* p,
-                                       int64_t n) {
+__global__ void crossEntropyGradKernel(const T* g, const int64_t* labels, int64_t classes, int64_t ignore,
+                                       const int64_t* counted, T* p, int64_t n) {
   GRID_STRIDE(i, n) {
+    int64_t label = labels[i / classes];
     T v = p[i];
-    if (labels[i / classes] == i % classes) v -= T(1);
-    p[i] = v * (g[0] / static_cast<T>(rows));
+    if (label == i % classes) v -= T(1);
+    p[i] = label == ignore ? T(0) : v * (g[0] / static_cast<T>(*counted));
   }
 }
 
-void crossEntropyGrad(Elem type, const void* g, const int64_t* labels, int64_t rows, int64_t classes, void* p,
-                      cudaStream_t s) {
+void crossEntropyGrad(Elem type, const void* g, const int64_t* labels, int64_t rows, int64_t classes, int64_t ignore,
+                      void* p, cudaStream_t s) {
   int64_t n = rows * classes;
   if (n <= 0) return;
+  Scratch counted(sizeof(int64_t), s);
+  countedRowsKernel<<<1, kThreads, 0, s>>>(labels, rows, ignore, counted.as<int64_t>());
+  launched("counted rows kernel");
   if (type == Elem::F64)
-    crossEntropyGradKernel<double><<<blocksFor(n), kThreads, 0, s>>>(static_cast<const double*>(g), labels, rows,
-                                                                     classes, static_cast<double*>(p), n);
+    crossEntropyGradKernel<double><<<blocksFor(n), kThreads, 0, s>>>(
+        static_cast<const double*>(g), labels, classes, ignore, counted.as<int64_t>(), static_cast<double*>(p), n);
   else
-    crossEntropyGradKernel<float><<<blocksFor(n), kThreads, 0, s>>>(static_cast<const float*>(g), labels, rows,
-                                                                    classes, static_cast<float*>(p), n);
+    crossEntropyGradKernel<float><<<blocksFor(n), kThreads, 0, s>>>(
+        static_cast<const float*>(g), labels, classes, ignore, counted.as<int64_t>(), static_cast<float*>(p), n);
   launched("cross_entropy_grad kernel");
 }
 

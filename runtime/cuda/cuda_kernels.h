@@ -61,15 +61,17 @@ void convert(Elem from, const void* src, const Strided& ss, Elem to, void* dst, 
 // along n, summed in double: a row holding a NaN is NaN throughout, as
 // PyTorch's.
 void softmax(Elem type, const void* x, int64_t outer, int64_t n, int64_t inner, void* out, bool log, cudaStream_t s);
-// out (0-d) = -mean over i < rows of logProbs[i, labels[i]] (NaN for no
-// rows), f32 or f64, summed in double; false with `bad` = the first label
-// outside [0, classes). Waits for the stream.
-// p [rows, classes] (softmax(logits)) = (p - one_hot(labels)) * g[0] /
-// rows, in place: cross_entropy's gradient. f32 or f64.
-void crossEntropyGrad(Elem type, const void* g, const int64_t* labels, int64_t rows, int64_t classes, void* p,
-                      cudaStream_t s);
-bool crossEntropy(Elem type, const void* logProbs, const int64_t* labels, int64_t rows, int64_t classes, void* out,
-                  int64_t& bad, cudaStream_t s);
+// out (0-d) = -mean over i < rows of logProbs[i, labels[i]], rows
+// labelled `ignore` left out (NaN for no rows counted), f32 or f64, summed
+// in double; false with `bad` = the first label outside [0, classes) and
+// not `ignore`. Waits for the stream.
+// p [rows, classes] (softmax(logits)) = (p - one_hot(labels)) * g[0] / M,
+// in place, M the rows not labelled `ignore`, which become 0:
+// cross_entropy's gradient. f32 or f64.
+void crossEntropyGrad(Elem type, const void* g, const int64_t* labels, int64_t rows, int64_t classes, int64_t ignore,
+                      void* p, cudaStream_t s);
+bool crossEntropy(Elem type, const void* logProbs, const int64_t* labels, int64_t rows, int64_t classes,
+                  int64_t ignore, void* out, int64_t& bad, cudaStream_t s);
 // out [m, n] (contiguous) = a [m, k] @ b [k, n] of integers (i32 or i64),
 // read through the given element strides, wrapping around as the CPU's
 // loop does (cuBLAS has no integer GEMM of this kind).

@@ -151,6 +151,13 @@ const std::vector<Case>& cases() {
       {"mse_loss", "mse_loss(a, b)", {"randn(3, 4)", "randn(3, 4)"}},
       {"cross_entropy", "cross_entropy(a, tensor([2, 0, 1]))", {"randn(3, 4)"}},
       {"cross_entropy_grad", "cross_entropy(a * b, tensor([1, 0, 2]))", {"randn(3, 4)", "randn(3, 4)"}, true},
+      {"cross_entropy_grad", "cross_entropy(a * b, tensor([1, -100, 2]))", {"randn(3, 4)", "randn(3, 4)"}, true},
+      // The cases the rule writes in ops: weights, smoothing, no reduction,
+      // a class dim among more, class probabilities (their gradient too).
+      {"cross_entropy", "cross_entropy(a, tensor([2, 0, 3]), weight=tensor([0.5, 1.0, 2.0, 1.5], dtype=f64), label_smoothing=0.2)", {"randn(3, 4)"}},
+      {"cross_entropy", "cross_entropy(a, tensor([[2, 0], [-100, 1]]), reduction='none', label_smoothing=0.1)", {"randn(2, 3, 2)"}},
+      {"cross_entropy", "cross_entropy(a, softmax(b, axis=1), weight=tensor([0.5, 1.0, 2.0], dtype=f64), label_smoothing=0.3)", {"randn(2, 3, 2)", "randn(2, 3, 2)"}},
+      {"cross_entropy", "cross_entropy(a, b, reduction='sum')", {"randn(4)", "rand(4)"}},
       {"binary_cross_entropy", "binary_cross_entropy(a, b)", {"rand(5) * 0.8 + 0.1", "rand(5)"}},
       {"clip", "clip(a, -0.5, 0.5)", {"randn(6)"}},
       {"clip", "clip(a, b, None)", {"randn(6)", "randn(6)"}},
