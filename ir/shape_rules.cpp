@@ -698,10 +698,18 @@ std::optional<Type> Conv2dGradWeight(const OpArgs& a) {
   return Type::tensor(g->dtype, w->shape);
 }
 
+// mse_loss, binary_cross_entropy: 0-d, or with reduction "none" the
+// elementwise result of input and target.
 std::optional<Type> Loss(const OpArgs& a) {
-  std::vector<const Value*> operands = a.operands();
-  if (operands.empty() || !operands[0] || !operands[0]->type().isTensor()) return std::nullopt;
-  return Type::tensor(floatingOr(operands[0]->type(), std::nullopt), DimList{});
+  const Value* input = a.operand("input");
+  if (!input || !input->type().isTensor()) return std::nullopt;
+  std::optional<DType> dt = floatingOr(input->type(), std::nullopt);
+  std::optional<std::string> reduction = a.strAttr("reduction");
+  if (!reduction) return Type::tensor(dt);
+  if (*reduction != "none") return Type::tensor(dt, DimList{});
+  const Value* target = a.operand("target");
+  std::optional<Type> both = target ? asOp(Op::Sub, a.loc(), {input, target}) : std::nullopt;
+  return Type::tensor(dt, both ? both->shape : std::nullopt);
 }
 
 const char* linearAlgebraName(Op op) {

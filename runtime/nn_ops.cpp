@@ -169,21 +169,49 @@ Tensor oneHot(const Tensor& labels, int64_t n, SourceLoc loc) {
   return out;
 }
 
-Tensor mseLoss(const Tensor& a, const Tensor& b, SourceLoc loc) {
-  Value d = tensorBinary(ir::Op::Sub, makeTensorValue(a), makeTensorValue(b), loc);
-  Value sq = tensorBinary(ir::Op::Mul, d, d, loc, kConsumeFirst);  // squared in place
-  return reduce(tensorOf(sq), Reduction::Mean, {}, false, loc, "mse_loss");
+namespace {
+
+Tensor reduced(const Tensor& loss, LossReduction r, SourceLoc loc, const char* name) {
+  if (r == LossReduction::None) return loss;
+  return reduce(loss, r == LossReduction::Sum ? Reduction::Sum : Reduction::Mean, {}, false, loc, name);
 }
 
-Tensor binaryCrossEntropy(const Tensor& p, const Tensor& y, SourceLoc loc) {
+}  // namespace
+
+Tensor mseLoss(const Tensor& a, const Tensor& b, LossReduction r, SourceLoc loc) {
+  Value d = tensorBinary(ir::Op::Sub, makeTensorValue(a), makeTensorValue(b), loc);
+  Value sq = tensorBinary(ir::Op::Mul, d, d, loc, kConsumeFirst);  // squared in place
+  return reduced(tensorOf(sq), r, loc, "mse_loss");
+}
+
+Tensor binaryCrossEntropy(const Tensor& p, const Tensor& y, const Tensor* weight, LossReduction r, SourceLoc loc) {
   if (p.shape() != y.shape())
     fail(loc, "binary_cross_entropy: shapes differ: " + typeString(p) + " and " + typeString(y));
   Device& device = commonDevice(p, y, "binary_cross_entropy", loc);
   DType dt = isFloating(p.dtype()) ? p.dtype() : DType::F32;
   Tensor out = Tensor::empty(dt, {}, device);
+  // The kernel checks the probabilities (and computes the plain mean).
   if (!launch<ir::Op::BinaryCrossEntropy>(device, dt, loc, astype(p, dt).contiguous(), astype(y, dt).contiguous(), out))
     fail(loc, "binary_cross_entropy: probabilities must be in [0, 1]");
-  return out;
+  if (!weight && r == LossReduction::Mean) return out;
+  // -(y max(log p, -100) + (1 - y) max(log(1 - p), -100)) elementwise, as
+  // PyTorch's, times the weight.
+  auto value = [](const Tensor& t) { return makeTensorValue(t); };
+  Value pv = value(astype(p, dt)), yv = value(astype(y, dt));
+  auto clampedLog = [&](const Value& v) {
+    return mathBinary(ir::Op::Maximum, mathUnary(ir::Op::Log, v, loc), Value::real(-100.0), loc);
+  };
+  Value q = tensorBinary(ir::Op::Sub, Value::real(1.0), pv, loc);
+  Value picked = tensorBinary(ir::Op::Add, tensorBinary(ir::Op::Mul, yv, clampedLog(pv), loc),
+                              tensorBinary(ir::Op::Mul, tensorBinary(ir::Op::Sub, Value::real(1.0), yv, loc),
+                                           clampedLog(q), loc),
+                              loc);
+  Value loss = tensorBinary(ir::Op::Mul, picked, Value::real(-1.0), loc);
+  if (weight) {
+    commonDevice(p, *weight, "binary_cross_entropy", loc);
+    loss = tensorBinary(ir::Op::Mul, loss, value(*weight), loc);
+  }
+  return reduced(tensorOf(loss), r, loc, "binary_cross_entropy");
 }
 
 }  // namespace nn::rt

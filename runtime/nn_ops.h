@@ -36,8 +36,10 @@ Tensor crossEntropy(const Tensor& input, const Tensor& target, const CrossEntrop
 // M the rows not labelled ignoreIndex, which get 0.
 Tensor crossEntropyGrad(const Tensor& g, const Tensor& logits, const Tensor& labels, int64_t ignoreIndex,
                         SourceLoc loc);
-Tensor mseLoss(const Tensor& a, const Tensor& b, SourceLoc loc);
-Tensor binaryCrossEntropy(const Tensor& p, const Tensor& y, SourceLoc loc);
+// (a - b) ** 2 and binary cross entropy (weight broadcast over it, or
+// none), reduced.
+Tensor mseLoss(const Tensor& a, const Tensor& b, LossReduction r, SourceLoc loc);
+Tensor binaryCrossEntropy(const Tensor& p, const Tensor& y, const Tensor* weight, LossReduction r, SourceLoc loc);
 
 // NCHW; w is [OC, IC/groups, KH, KW].
 Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const ConvParams& p, SourceLoc loc);

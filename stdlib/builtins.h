@@ -96,6 +96,9 @@ rt::BuiltinFn tensorMathCompositeMethod(const std::string& name);
 // conv_transpose2d (conv_transpose.cpp).
 void addConvTranspose(BuiltinTable& table);
 
+// binary_cross_entropy_with_logits and nll_loss (loss_composites.cpp).
+void addLossComposites(BuiltinTable& table);
+
 // searchsorted, bucketize, isin, bincount, histc and unique
 // (tensor_search.cpp),
 // and the function of those that are also tensor methods, by name (or

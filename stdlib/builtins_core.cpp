@@ -639,6 +639,7 @@ const std::map<std::string, BuiltinFn>& table() {
     addTensorStatistics(m);
     addTensorMathComposites(m);
     addConvTranspose(m);
+    addLossComposites(m);
     addTensorSearches(m);
     addTensorSampling(m);
     addTextBuiltins(m);

@@ -395,14 +395,19 @@ Value dropoutOp(OpCall& c) {
   return makeTensorValue(dropout(x, p, c.interp.rng(), c.loc));
 }
 
+// A loss's reduction argument.
+LossReduction reductionOf(OpCall& c) {
+  const std::string& reduction = c.text("reduction");
+  std::optional<LossReduction> r = lossReduction(reduction);
+  if (!r) c.fail("invalid reduction '" + reduction + "' (mean, sum or none)");
+  return *r;
+}
+
 Value crossEntropyOp(OpCall& c) {
   CrossEntropyOptions options;
   options.weight = c.optionalTensor("weight");
   options.ignoreIndex = c.integer("ignore_index");
-  std::string reduction = c.text("reduction");
-  std::optional<LossReduction> r = lossReduction(reduction);
-  if (!r) c.fail("invalid reduction '" + reduction + "' (mean, sum or none)");
-  options.reduction = *r;
+  options.reduction = reductionOf(c);
   options.smoothing = c.number("label_smoothing");
   return makeTensorValue(crossEntropy(c.tensor("input"), c.tensor("target"), options, c.loc));
 }
@@ -410,8 +415,13 @@ Value crossEntropyGradOp(OpCall& c) {
   return makeTensorValue(
       crossEntropyGrad(c.tensor("g"), c.tensor("logits"), c.tensor("labels"), c.integer("ignore_index"), c.loc));
 }
-Value mseLossOp(OpCall& c) { return makeTensorValue(mseLoss(c.tensor("input"), c.tensor("target"), c.loc)); }
-Value bceOp(OpCall& c) { return makeTensorValue(binaryCrossEntropy(c.tensor("input"), c.tensor("target"), c.loc)); }
+Value mseLossOp(OpCall& c) {
+  return makeTensorValue(mseLoss(c.tensor("input"), c.tensor("target"), reductionOf(c), c.loc));
+}
+Value bceOp(OpCall& c) {
+  return makeTensorValue(
+      binaryCrossEntropy(c.tensor("input"), c.tensor("target"), c.optionalTensor("weight"), reductionOf(c), c.loc));
+}
 
 // ---- PyTorch's creation, ordering and comparison helpers ----
 

@@ -159,6 +159,8 @@ const std::vector<Case>& cases() {
       {"cross_entropy", "cross_entropy(a, softmax(b, axis=1), weight=tensor([0.5, 1.0, 2.0], dtype=f64), label_smoothing=0.3)", {"randn(2, 3, 2)", "randn(2, 3, 2)"}},
       {"cross_entropy", "cross_entropy(a, b, reduction='sum')", {"randn(4)", "rand(4)"}},
       {"binary_cross_entropy", "binary_cross_entropy(a, b)", {"rand(5) * 0.8 + 0.1", "rand(5)"}},
+      {"binary_cross_entropy", "binary_cross_entropy(a, b, weight=tensor([0.5, 2.0, 1.0], dtype=f64), reduction='none')", {"rand(2, 3) * 0.8 + 0.1", "rand(2, 3)"}},
+      {"mse_loss", "mse_loss(a, b, reduction='sum') + mse_loss(b, a, reduction='none').sum()", {"randn(3, 4)", "randn(4)"}},
       {"clip", "clip(a, -0.5, 0.5)", {"randn(6)"}},
       {"clip", "clip(a, b, None)", {"randn(6)", "randn(6)"}},
       {"prod", "a.prod(axis=1)", {"rand(3, 4) + 0.5"}},
