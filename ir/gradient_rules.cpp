@@ -397,12 +397,18 @@ void GradExpand(GradientBuilder& b) {
   if (b.wanted[0]) b.grads[0] = b.sumTo(b.adjoint, b.operands[0]);
 }
 
-// The adjoint without the padding: adjoint[..., before:-after] over the
-// padded axes (widths pair up from the last axis).
+// Constant padding: the adjoint without the padding, adjoint[...,
+// before:-after] over the padded axes (widths pair up from the last
+// axis); the other modes: pad_grad, which adds the copies back.
 void GradPad(GradientBuilder& b) {
   if (!b.wanted[0]) return;
   const Ints* widths = b.attr("widths") ? std::get_if<Ints>(b.attr("widths")) : nullptr;
   if (!widths) fail(b.forward.loc(), "the gradient of pad needs constant widths");
+  const std::string* mode = b.attr("mode") ? std::get_if<std::string>(b.attr("mode")) : nullptr;
+  if (mode && *mode != "constant") {
+    b.grads[0] = b.emit(Op::PadGrad, {b.adjoint, b.operands[0]}, b.attrs({"widths", "mode"}));
+    return;
+  }
   std::vector<Value*> index{b.emit(Op::Builtin, {}, {{"name", std::string("Ellipsis")}})};
   for (size_t i = widths->size() / 2; i-- > 0;) {
     int64_t before = (*widths)[2 * i], after = (*widths)[2 * i + 1];
@@ -410,6 +416,11 @@ void GradPad(GradientBuilder& b) {
     index.push_back(b.emit(Op::MakeSlice, {b.literal(before), stop, b.literal(NoneAttr{})}));
   }
   b.grads[0] = b.emit(Op::GetItem, {b.adjoint, b.emit(Op::MakeTuple, index)});
+}
+
+// pad_grad is linear in g, the transpose of pad: its adjoint's pad.
+void GradPadGrad(GradientBuilder& b) {
+  if (b.wanted[0]) b.grads[0] = b.emit(Op::Pad, {b.adjoint}, b.attrs({"widths", "mode"}));
 }
 
 // A cast back to the operand's dtype (integer operands get none).

@@ -102,6 +102,13 @@ Tensor concat(const std::vector<Tensor>& xs, int64_t axis, SourceLoc loc);
 Tensor stack(const std::vector<Tensor>& xs, int64_t axis, SourceLoc loc);
 std::vector<Tensor> splitSizes(const Tensor& x, const std::vector<int64_t>& sizes, int64_t axis, SourceLoc loc);
 Tensor pad(const Tensor& x, const std::vector<int64_t>& widths, double value, SourceLoc loc);
+// pad's other modes (pad_modes.cpp): reflect, replicate, circular, and
+// the gradient g of such a pad of a tensor of inputShape.
+enum class PadMode { Constant, Reflect, Replicate, Circular };
+std::optional<PadMode> padMode(const std::string& name);
+Tensor padWithMode(const Tensor& x, const std::vector<int64_t>& widths, PadMode mode, SourceLoc loc);
+Tensor padWithModeGrad(const Tensor& g, const Shape& inputShape, const std::vector<int64_t>& widths, PadMode mode,
+                       SourceLoc loc);
 Tensor gather(const Tensor& x, int64_t axis, const Tensor& index, SourceLoc loc);
 Tensor scatterAdd(const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src, SourceLoc loc);
 Tensor scatter(const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src, SourceLoc loc);

@@ -300,7 +300,7 @@ Value bBlockDiag(CallContext& c, std::vector<Value>& args) {
   for (const Value& b : blocks) {
     int64_t w = tensorOf(b).dim(1);
     Value typed = applyOp(c, ir::Op::AsType, {b, Value::dtype(static_cast<int>(common))});
-    rows.push_back(applyOp(c, ir::Op::Pad, {typed, intsTuple({left, width - left - w}), Value::real(0.0)}));
+    rows.push_back(applyOp(c, ir::Op::Pad, {typed, intsTuple({left, width - left - w}), Value::str("constant"), Value::real(0.0)}));
     left += w;
   }
   return concat(c, std::move(rows), 0);

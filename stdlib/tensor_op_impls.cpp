@@ -287,7 +287,22 @@ Value chunkOp(OpCall& c) {
   return tensorsValue(splitSizes(x, ir::shape_rules::evenSplit(len, ir::shape_rules::chunkSize(len, n)), axis, c.loc));
 }
 
-Value padOp(OpCall& c) { return makeTensorValue(pad(c.tensor("x"), c.ints("widths"), c.number("value"), c.loc)); }
+// The pad mode argument.
+PadMode padModeOf(OpCall& c) {
+  const std::string& mode = c.text("mode");
+  std::optional<PadMode> m = padMode(mode);
+  if (!m) c.fail("invalid mode '" + mode + "' (constant, reflect, replicate or circular)");
+  return *m;
+}
+
+Value padOp(OpCall& c) {
+  PadMode mode = padModeOf(c);
+  if (mode == PadMode::Constant) return makeTensorValue(pad(c.tensor("x"), c.ints("widths"), c.number("value"), c.loc));
+  return makeTensorValue(padWithMode(c.tensor("x"), c.ints("widths"), mode, c.loc));
+}
+Value padGradOp(OpCall& c) {
+  return makeTensorValue(padWithModeGrad(c.tensor("g"), c.tensor("x").shape(), c.ints("widths"), padModeOf(c), c.loc));
+}
 
 Value gatherOp(OpCall& c) {
   return makeTensorValue(gather(c.tensor("x"), c.integer("axis"), c.tensor("index"), c.loc));
@@ -545,7 +560,7 @@ struct ImplTable {
     set(Op::BroadcastTo, expandOp), set(Op::AsType, astypeOp), set(Op::Item, itemOp), set(Op::ToList, tolistOp),
         set(Op::StopGradient, stopGradientOp);
     set(Op::Concat, concatOp), set(Op::Stack, stackOp), set(Op::Split, splitOp), set(Op::Chunk, chunkOp);
-    set(Op::Pad, padOp), set(Op::Gather, gatherOp), set(Op::ScatterAdd, scatterAddOp),
+    set(Op::Pad, padOp), set(Op::PadGrad, padGradOp), set(Op::Gather, gatherOp), set(Op::ScatterAdd, scatterAddOp),
         set(Op::Scatter, scatterOp), set(Op::OneHot, oneHotOp);
     set(Op::SumTo, sumToOp), set(Op::BroadcastLike, broadcastLikeOp), set(Op::ReshapeLike, reshapeLikeOp);
     set(Op::ReduceGrad, reduceGradOp), set(Op::IndexGrad, indexGradOp);

@@ -220,6 +220,9 @@ const std::vector<Case>& cases() {
       {"erf", "erf(a)", {"randn(6)"}},
       {"pad", "pad(a * a, (1, 2, 0, 1))", {"randn(2, 3)"}},
       {"pad", "pad(a * a, (0, 1))", {"randn(2, 3)"}},
+      {"pad", "pad(a, (1, 2), mode='circular') * pad(a, (2, 1), mode='replicate')", {"randn(2, 3)"}},
+      // pad's other modes emit pad_grad: its own rule, through second derivatives.
+      {"pad_grad", "pad(a * a, (1, 2, 2, 0), mode='reflect')", {"randn(2, 3, 4)"}, true},
       {"gather", "gather(a * a, 1, tensor([[0, 0, 2], [1, 2, 1]]))", {"randn(2, 3)"}},
       // sort's and topk's values are gathers of x (passes/gather_sorted.cpp)
       {"gather", "sort(a * b, axis=0)[0] * topk(a, 3, axis=1, largest=False)[0].sum()", {"randn(4, 3)", "randn(4, 3)"}},
