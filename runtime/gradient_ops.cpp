@@ -1,6 +1,7 @@
 // Gradient plumbing ops (see gradient_ops.h).
 #include "runtime/gradient_ops.h"
 
+#include "runtime/dispatch.h"
 #include "runtime/kernels.h"
 #include "runtime/tensor_ops.h"
 #include "support/diagnostics.h"
@@ -37,8 +38,29 @@ Tensor broadcastLike(const Tensor& x, const Tensor& like, SourceLoc loc) { retur
 Tensor reshapeLike(const Tensor& x, const Tensor& like, SourceLoc loc) { return reshape(x, like.shape(), loc); }
 
 Tensor indexGrad(const Tensor& g, const Tensor& x, const Value& index, SourceLoc loc) {
-  // The flat position of every element x[index] selects: index a ramp of
-  // positions the same way (basic and advanced indexing alike).
+  // x[t] for an integer tensor t picks rows of x (its first dim): g's rows
+  // added back to them, a scatter-add along that dim whose lines (x's
+  // columns) run in parallel.
+  if (index.is(Kind::Tensor) && x.ndim() >= 1 && isIntegral(tensorOf(index).dtype()) &&
+      tensorOf(index).dtype() != DType::Bool) {
+    const Tensor& rowsPicked = tensorOf(index);
+    int64_t rows = x.dim(0), run = rows ? x.numel() / rows : 0, n = rowsPicked.numel();
+    if (g.numel() == n * run && isFloating(g.dtype())) {
+      // The rows were checked by the indexing; the CPU's kernel reads the
+      // index through its strides, so each column's copy is a view there.
+      Tensor at = broadcastTo(reshape(astype(rowsPicked, DType::I64), {n, 1}, loc), {n, run}, loc);
+      Tensor src = reshape(astype(g, DType::F64), {n, run}, loc);
+      if (!x.device().hostMemory()) {
+        at = contiguousOnItsDevice(at, loc);
+        src = contiguousOnItsDevice(src, loc);
+      }
+      Tensor sums = fullLike(DType::F64, {rows, run}, 0.0, x.device());
+      launch<ir::Op::ScatterAdd>(x.device(), DType::F64, loc, 0, at, src, sums);
+      return reshape(astype(sums, g.dtype()), x.shape(), loc);
+    }
+  }
+  // Otherwise the flat position of every element x[index] selects: index a
+  // ramp of positions the same way (basic and advanced indexing alike).
   Ramp ramp;
   ramp.exact = true;  // integer positions, counted exactly
   Tensor positions = reshape(rampTensor(ir::Op::Arange, DType::I64, x.numel(), ramp, x.device(), loc), x.shape(), loc);
