@@ -16,24 +16,51 @@ namespace nn::rt {
 
 namespace {
 
+// A running sum of f32 values in double rounds once per element rather
+// than drifting.
+template <class T>
+using ScanAcc = std::conditional_t<std::is_floating_point_v<T>, double, T>;
+
+// Lines that lie side by side (an axis before the last: consecutive
+// elements belong to consecutive lines) are scanned a block of columns at
+// a time, each step reading one contiguous row of the block, where a line
+// at a time would stride through memory; every line still adds its
+// elements in its own order, so the bits are the same.
+inline constexpr int64_t kScanColumns = 64;
+
 template <class T, ScanKind K>
 void scanKernel(const Tensor& x, int axis, bool reverse, Tensor& out) {
   AxisLines lines(x, axis);
   const T* in = x.data<T>();
   T* o = out.data<T>();
-  auto scan = [&](int64_t l) {
+  bool parallel = x.numel() >= kParallelThreshold;
+  auto row = [&](int64_t k) { return (reverse ? lines.len - 1 - k : k) * lines.inner; };
+  if (lines.inner > 1) {
+    int64_t blocks = (lines.inner + kScanColumns - 1) / kScanColumns;
+    forEachLine(lines.outer * blocks, parallel, [&](int64_t task) {
+      int64_t j0 = (task % blocks) * kScanColumns, width = std::min(kScanColumns, lines.inner - j0);
+      int64_t first = (task / blocks) * lines.len * lines.inner + j0;
+      ScanAcc<T> acc[kScanColumns];
+      std::fill(acc, acc + width, scanStart<K, ScanAcc<T>>());
+      for (int64_t k = 0; k < lines.len; ++k) {
+        int64_t i = first + row(k);
+        for (int64_t b = 0; b < width; ++b) {
+          acc[b] = scanned<K>(acc[b], in[i + b]);
+          o[i + b] = static_cast<T>(acc[b]);
+        }
+      }
+    });
+    return;
+  }
+  forEachLine(lines.count(), parallel, [&](int64_t l) {
     int64_t first = lines.start(l);
-    // A running sum of f32 values in double rounds once per element
-    // rather than drifting.
-    using Acc = std::conditional_t<std::is_floating_point_v<T>, double, T>;
-    Acc acc = scanStart<K, Acc>();
+    ScanAcc<T> acc = scanStart<K, ScanAcc<T>>();
     for (int64_t k = 0; k < lines.len; ++k) {
-      int64_t i = first + (reverse ? lines.len - 1 - k : k) * lines.inner;
+      int64_t i = first + row(k);
       acc = scanned<K>(acc, in[i]);
       o[i] = static_cast<T>(acc);
     }
-  };
-  forEachLine(lines.count(), x.numel() >= kParallelThreshold, scan);
+  });
 }
 
 // NaN is larger than every number (PyTorch's order): last ascending,
