@@ -54,6 +54,9 @@ struct GradientBuilder {
   // ops the rule emits.
   std::vector<std::pair<std::string, Attr>> attrs(std::initializer_list<const char*> names) const;
   double number(const char* name, double dflt) const;
+  // An int or a str attribute, `dflt` when absent or of another kind.
+  int64_t integer(const char* name, int64_t dflt) const;
+  std::string text(const char* name, const char* dflt) const;
   // Operand i's rank from its type; fails (not supported) when unknown.
   size_t rankOf(size_t i) const;
 

@@ -55,6 +55,18 @@ double GradientBuilder::number(const char* name, double dflt) const {
   return dflt;
 }
 
+int64_t GradientBuilder::integer(const char* name, int64_t dflt) const {
+  const Attr* a = attr(name);
+  const int64_t* v = a ? std::get_if<int64_t>(a) : nullptr;
+  return v ? *v : dflt;
+}
+
+std::string GradientBuilder::text(const char* name, const char* dflt) const {
+  const Attr* a = attr(name);
+  const std::string* v = a ? std::get_if<std::string>(a) : nullptr;
+  return v ? *v : dflt;
+}
+
 std::vector<std::pair<std::string, Attr>> GradientBuilder::attrs(std::initializer_list<const char*> names) const {
   std::vector<std::pair<std::string, Attr>> out;
   for (const char* name : names)
@@ -404,8 +416,7 @@ void GradPad(GradientBuilder& b) {
   if (!b.wanted[0]) return;
   const Ints* widths = b.attr("widths") ? std::get_if<Ints>(b.attr("widths")) : nullptr;
   if (!widths) fail(b.forward.loc(), "the gradient of pad needs constant widths");
-  const std::string* mode = b.attr("mode") ? std::get_if<std::string>(b.attr("mode")) : nullptr;
-  if (mode && *mode != "constant") {
+  if (b.text("mode", "constant") != "constant") {
     b.grads[0] = b.emit(Op::PadGrad, {b.adjoint, b.operands[0]}, b.attrs({"widths", "mode"}));
     return;
   }

@@ -17,18 +17,6 @@ namespace nn::ir {
 
 namespace {
 
-int64_t intAttrOr(const GradientBuilder& b, const char* name, int64_t dflt) {
-  const Attr* a = b.attr(name);
-  const int64_t* v = a ? std::get_if<int64_t>(a) : nullptr;
-  return v ? *v : dflt;
-}
-
-std::string strAttrOr(const GradientBuilder& b, const char* name, const char* dflt) {
-  const Attr* a = b.attr(name);
-  const std::string* v = a ? std::get_if<std::string>(a) : nullptr;
-  return v ? *v : dflt;
-}
-
 // The call's arguments as the rules need them.
 struct CrossEntropyCall {
   int64_t classDim;
@@ -42,8 +30,8 @@ struct CrossEntropyCall {
 int64_t knownDim(const GradientBuilder& b, Value* v, size_t dim, const char* why) {
   const Type& t = v->type();
   if (!t.shape || dim >= t.shape->size() || !(*t.shape)[dim].isKnown())
-    fail(b.forward.loc(), std::string("the gradient of cross_entropy is not supported for an input of unknown shape (") +
-                              why + ")");
+    fail(b.forward.loc(),
+         std::string("the gradient of cross_entropy is not supported for an input of unknown shape (") + why + ")");
   return (*t.shape)[dim].size;
 }
 
@@ -56,9 +44,7 @@ Value* weightAlongClasses(GradientBuilder& b, const CrossEntropyCall& c, size_t 
   return b.emit(Op::Reshape, {c.weight}, {{"shape", shape}});
 }
 
-Value* unsqueezed(GradientBuilder& b, Value* v, int64_t dim) {
-  return b.emit(Op::Unsqueeze, {v}, {{"axis", dim}});
-}
+Value* unsqueezed(GradientBuilder& b, Value* v, int64_t dim) { return b.emit(Op::Unsqueeze, {v}, {{"axis", dim}}); }
 
 // Class indices: the one-hot part through a scatter-add of each position's
 // coefficient at its class, the smoothing part through the weight (or 1)
@@ -91,7 +77,8 @@ Value* indexTargetsGradient(GradientBuilder& b, const CrossEntropyCall& c, Value
 }
 
 // Class probabilities t: a = w (t (1 - eps) + eps / C); t's own gradient
-// -u (1 - eps) w lsm, the weight's -u t' lsm summed to [C].
+// -u (1 - eps) w lsm, the weight's -u t' lsm summed to [C] (set here);
+// the logits' returned (none without p, when they want none).
 Value* probabilityTargetsGradient(GradientBuilder& b, const CrossEntropyCall& c, Value* p, size_t rank) {
   Value* x = b.operands[0];
   Value* target = b.operands[1];
@@ -103,9 +90,10 @@ Value* probabilityTargetsGradient(GradientBuilder& b, const CrossEntropyCall& c,
     u = b.div(u, b.constant(positions));
   }
   if (c.reduction == "none") u = unsqueezed(b, u, c.classDim);
-  double classes = c.smoothing > 0 ? static_cast<double>(knownDim(b, x, static_cast<size_t>(c.classDim), "label smoothing")) : 1.0;
-  Value* smoothed = c.smoothing > 0 ? b.add(b.mul(target, b.constant(1.0 - c.smoothing)), b.constant(c.smoothing / classes))
-                                    : target;
+  double classes =
+      c.smoothing > 0 ? static_cast<double>(knownDim(b, x, static_cast<size_t>(c.classDim), "label smoothing")) : 1.0;
+  Value* smoothed =
+      c.smoothing > 0 ? b.add(b.mul(target, b.constant(1.0 - c.smoothing)), b.constant(c.smoothing / classes)) : target;
   Value* wB = c.weight ? weightAlongClasses(b, c, rank) : nullptr;
   Value* a = wB ? b.mul(smoothed, wB) : smoothed;
   bool targetWanted = b.wanted[1], weightWanted = c.weight && b.wanted.size() > 2 && b.wanted[2];
@@ -118,6 +106,7 @@ Value* probabilityTargetsGradient(GradientBuilder& b, const CrossEntropyCall& c,
     }
     if (weightWanted) b.grads[2] = b.emit(Op::ReshapeLike, {b.sumTo(b.mul(back, smoothed), wB), c.weight});
   }
+  if (!p) return nullptr;
   Value* total = b.emit(Op::Sum, {a}, {{"axis", c.classDim}, {"keepdims", true}});
   return b.mul(u, b.sub(b.mul(total, p), a));
 }
@@ -130,7 +119,7 @@ void GradCrossEntropy(GradientBuilder& b) {
   if (!targetType.dtype)
     fail(b.forward.loc(), "the gradient of cross_entropy is not supported for a target of unknown dtype");
   bool indices = isIntegral(*targetType.dtype);
-  CrossEntropyCall c{rank >= 2 ? 1 : 0, intAttrOr(b, "ignore_index", -100), strAttrOr(b, "reduction", "mean"),
+  CrossEntropyCall c{rank >= 2 ? 1 : 0, b.integer("ignore_index", -100), b.text("reduction", "mean"),
                      b.number("label_smoothing", 0.0),
                      b.operands.size() > 2 && b.operands[2]->type().kind != TypeKind::None ? b.operands[2] : nullptr};
   if (indices && c.weight && b.wanted.size() > 2 && b.wanted[2])
@@ -156,7 +145,7 @@ void GradCrossEntropyGrad(GradientBuilder& b) {
   Value* g = b.operands[0];
   Value* logits = b.operands[1];
   Value* labels = b.operands[2];
-  Value* valid = b.emit(Op::Ne, {labels, b.literal(intAttrOr(b, "ignore_index", -100))});
+  Value* valid = b.emit(Op::Ne, {labels, b.literal(b.integer("ignore_index", -100))});
   Value* counted = b.emit(Op::Where, {valid, b.constant(1.0), b.constant(0.0)});
   Value* rows = unsqueezed(b, counted, 1);
   Value* count = b.emit(Op::Sum, {counted});

@@ -1,8 +1,6 @@
 // The gradient rules (see gradient.h) of the losses: ctc_loss (an op of
 // its own, the kernel's alpha-beta recursion), binary_cross_entropy and
 // mse_loss (cross_entropy's are gradient_rules_cross_entropy.cpp's).
-#include <string>
-
 #include "ir/gradient.h"
 #include "support/diagnostics.h"
 
@@ -22,9 +20,7 @@ namespace {
 // The adjoint of a reduced loss spread over the elementwise loss `like`:
 // "mean" divides it by their count, "sum" copies it, "none" is it.
 Value* spreadOfReduction(GradientBuilder& b, Value* like) {
-  const Attr* a = b.attr("reduction");
-  const std::string* r = a ? std::get_if<std::string>(a) : nullptr;
-  std::string reduction = r ? *r : "mean";
+  std::string reduction = b.text("reduction", "mean");
   if (reduction == "none") return b.adjoint;
   return b.emit(Op::ReduceGrad, {b.adjoint, like},
                 {{"axis", NoneAttr{}}, {"keepdims", false}, {"mean", reduction == "mean"}});

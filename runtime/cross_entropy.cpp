@@ -48,8 +48,10 @@ Tensor indexTargetsLoss(const Tensor& lsm, const Tensor& target, const CrossEntr
   const int64_t* l = onHost.data<int64_t>();
   for (int64_t i = 0; i < onHost.numel(); ++i)
     if (l[i] != o.ignoreIndex && (l[i] < 0 || l[i] >= classes))
-      fail(loc, "cross_entropy: label " + std::to_string(l[i]) + " is out of range for " + std::to_string(classes) +
-                    " classes", ErrorClass::IndexError);
+      fail(loc,
+           "cross_entropy: label " + std::to_string(l[i]) + " is out of range for " + std::to_string(classes) +
+               " classes",
+           ErrorClass::IndexError);
   Tensor valid = binary(ir::Op::Ne, labels, Value::integer(o.ignoreIndex), loc);
   Tensor safe = tensorOf(whereOp(makeTensorValue(valid), makeTensorValue(labels), Value::integer(0), loc));
   Tensor counted = astype(valid, lsm.dtype());
@@ -125,16 +127,21 @@ Tensor crossEntropy(const Tensor& input, const Tensor& target, const CrossEntrop
   int64_t classes = input.dim(static_cast<int>(classDim));
   bool indices = isIntegral(target.dtype());
   if (target.dtype() == DType::Bool)
-    fail(loc, "cross_entropy: target must be class indices (an integer tensor) or class probabilities (floating), "
-              "not " + typeString(target), ErrorClass::TypeError);
+    fail(loc,
+         "cross_entropy: target must be class indices (an integer tensor) or class probabilities (floating), "
+         "not " +
+             typeString(target),
+         ErrorClass::TypeError);
   Shape expected = input.shape();
   if (indices) expected.erase(expected.begin() + classDim);
   if (target.shape() != expected)
     fail(loc, std::string("cross_entropy: ") + (indices ? "class indices" : "class probabilities") + " of " +
                   typeString(input) + " must have the shape " + shapeText(expected) + ", got " + typeString(target));
   if (o.weight && (o.weight->ndim() != 1 || o.weight->dim(0) != classes || !isFloating(o.weight->dtype())))
-    fail(loc, "cross_entropy: weight must be a floating tensor [" + std::to_string(classes) + "], got " +
-                  typeString(*o.weight), ErrorClass::ValueError);
+    fail(loc,
+         "cross_entropy: weight must be a floating tensor [" + std::to_string(classes) + "], got " +
+             typeString(*o.weight),
+         ErrorClass::ValueError);
   if (!(o.smoothing >= 0.0 && o.smoothing <= 1.0))
     fail(loc, "cross_entropy: label_smoothing must be between 0.0 and 1.0, got " + floatRepr(o.smoothing));
   Device& device = commonDevice(input, target, "cross_entropy", loc);
@@ -145,8 +152,10 @@ Tensor crossEntropy(const Tensor& input, const Tensor& target, const CrossEntrop
     int64_t bad = 0;
     if (!launch<ir::Op::CrossEntropy>(device, lsm.dtype(), loc, lsm, astype(target, DType::I64).contiguous(),
                                       o.ignoreIndex, out, bad))
-      fail(loc, "cross_entropy: label " + std::to_string(bad) + " is out of range for " + std::to_string(classes) +
-                    " classes", ErrorClass::IndexError);
+      fail(loc,
+           "cross_entropy: label " + std::to_string(bad) + " is out of range for " + std::to_string(classes) +
+               " classes",
+           ErrorClass::IndexError);
     return out;
   }
   return indices ? indexTargetsLoss(lsm, target, o, classDim, loc)

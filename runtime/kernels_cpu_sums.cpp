@@ -1,12 +1,12 @@
 // sum_order.h's chunk sums of floats and doubles, its column sums a tile
-// at a time and layer_norm's gradient's row sums, compiled twice: for the kernels' instruction set and for
-// AVX-512, taken where the CPU has it. Widening floats to double is what
-// bounds a sum (one conversion of 4 floats a cycle with AVX2, 8 with
-// AVX-512: a sum of 200,000 floats takes 15 us, 9 us). Only these loops,
-// which run over whole chunks and tiles: the kernels at large are built
-// without AVX-512, whose vector loops leave short rows (pooling's 14
-// columns) to slower scalar remainders. The additions are the same in
-// either build, so the bits are.
+// at a time and layer_norm's gradient's row sums, compiled twice: for the
+// kernels' instruction set and for AVX-512, taken where the CPU has it.
+// Widening floats to double is what bounds a sum (one conversion of 4
+// floats a cycle with AVX2, 8 with AVX-512: a sum of 200,000 floats takes
+// 15 us, 9 us). Only these loops, which run over whole chunks and tiles:
+// the kernels at large are built without AVX-512, whose vector loops leave
+// short rows (pooling's 14 columns) to slower scalar remainders. The
+// additions are the same in either build, so the bits are.
 #include "runtime/sum_order.h"
 
 namespace nn::rt {

@@ -10,7 +10,6 @@
 
 #include "runtime/kernels.h"
 #include "runtime/tensor.h"
-
 #include "support/diagnostics.h"
 
 namespace nn::rt {

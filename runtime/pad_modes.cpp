@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/device.h"
 #include "runtime/tensor_ops.h"
 
 namespace nn::rt {
@@ -23,30 +24,40 @@ namespace {
 
 const char* modeName(PadMode m) {
   switch (m) {
-    case PadMode::Reflect: return "reflect";
-    case PadMode::Replicate: return "replicate";
-    case PadMode::Circular: return "circular";
-    default: return "constant";
+    case PadMode::Reflect:
+      return "reflect";
+    case PadMode::Replicate:
+      return "replicate";
+    case PadMode::Circular:
+      return "circular";
+    default:
+      return "constant";
   }
 }
 
 // The source position of each of the before + n + after positions of a
 // dim of n padded in mode m; fails where the mode cannot pad that much.
 std::vector<int64_t> sourcePositions(int64_t n, int64_t before, int64_t after, PadMode m, SourceLoc loc) {
-  bool fits = m == PadMode::Reflect     ? before < n && after < n
-              : m == PadMode::Circular  ? before <= n && after <= n
-                                        : n > 0 || (before == 0 && after == 0);
+  bool fits = m == PadMode::Reflect    ? before < n && after < n
+              : m == PadMode::Circular ? before <= n && after <= n
+                                       : n > 0 || (before == 0 && after == 0);
   if (before < 0 || after < 0 || !fits)
-    fail(loc, std::string("pad: ") + modeName(m) + " padding of (" + std::to_string(before) + ", " +
-                  std::to_string(after) + ") is invalid for a dim of size " + std::to_string(n) +
-                  (m == PadMode::Reflect ? " (it must be smaller)" : m == PadMode::Circular ? " (at most that)" : ""),
+    fail(loc,
+         std::string("pad: ") + modeName(m) + " padding of (" + std::to_string(before) + ", " + std::to_string(after) +
+             ") is invalid for a dim of size " + std::to_string(n) +
+             (m == PadMode::Reflect    ? " (it must be smaller)"
+              : m == PadMode::Circular ? " (at most that)"
+                                       : ""),
          ErrorClass::ValueError);
   std::vector<int64_t> at(static_cast<size_t>(before + n + after));
   for (int64_t o = 0; o < before + n + after; ++o) {
     int64_t i = o - before;
-    if (m == PadMode::Reflect) i = i < 0 ? -i : i >= n ? 2 * (n - 1) - i : i;
-    else if (m == PadMode::Replicate) i = i < 0 ? 0 : i >= n ? n - 1 : i;
-    else i = ((i % n) + n) % n;
+    if (m == PadMode::Reflect)
+      i = i < 0 ? -i : i >= n ? 2 * (n - 1) - i : i;
+    else if (m == PadMode::Replicate)
+      i = i < 0 ? 0 : i >= n ? n - 1 : i;
+    else
+      i = ((i % n) + n) % n;
     at[static_cast<size_t>(o)] = i;
   }
   return at;
@@ -86,8 +97,8 @@ Tensor padWithMode(const Tensor& x, const std::vector<int64_t>& widths, PadMode 
 Tensor padWithModeGrad(const Tensor& g, const Shape& inputShape, const std::vector<int64_t>& widths, PadMode mode,
                        SourceLoc loc) {
   if (widths.size() % 2 != 0 || widths.size() / 2 > inputShape.size())
-    fail(loc, "pad: expected pairs of (before, after) widths for at most " + std::to_string(inputShape.size()) +
-                  " axes");
+    fail(loc,
+         "pad: expected pairs of (before, after) widths for at most " + std::to_string(inputShape.size()) + " axes");
   // The shapes after each dim's padding, to undo them last first.
   std::vector<Shape> shapes{inputShape};
   for (size_t i = 0; i < widths.size() / 2; ++i) {
@@ -101,7 +112,8 @@ Tensor padWithModeGrad(const Tensor& g, const Shape& inputShape, const std::vect
   for (size_t i = widths.size() / 2; i-- > 0;) {
     int d = static_cast<int>(inputShape.size() - 1 - i);
     const Shape& before = shapes[i];
-    std::vector<int64_t> at = sourcePositions(before[static_cast<size_t>(d)], widths[2 * i], widths[2 * i + 1], mode, loc);
+    std::vector<int64_t> at =
+        sourcePositions(before[static_cast<size_t>(d)], widths[2 * i], widths[2 * i + 1], mode, loc);
     Tensor zeros = Tensor::zeros(g.dtype(), before, g.device());
     dx = scatterAdd(zeros, d, positionsIndex(at, d, dx.shape(), g.device(), loc), dx, loc);
   }

@@ -39,12 +39,15 @@ Resampling resamplingOf(OpCall& c, const Tensor& x) {
     c.fail("expects a 3-d [N, C, L], 4-d [N, C, H, W] or 5-d [N, C, D, H, W] input, got " + typeString(x));
   Resampling r;
   ResampleKind kind = ResampleKind::Nearest;
-  if (mode == "nearest-exact") kind = ResampleKind::NearestExact;
+  if (mode == "nearest-exact")
+    kind = ResampleKind::NearestExact;
   else if ((mode == "linear" && spatial == 1) || (mode == "bilinear" && spatial == 2) ||
            (mode == "trilinear" && spatial == 3))
     kind = ResampleKind::Linear;
-  else if (mode == "bicubic" && spatial == 2) kind = ResampleKind::Cubic;
-  else if (mode == "area") r.area = true;
+  else if (mode == "bicubic" && spatial == 2)
+    kind = ResampleKind::Cubic;
+  else if (mode == "area")
+    r.area = true;
   else if (mode != "nearest")
     c.fail("mode '" + mode + "' is not supported for a " + std::to_string(x.ndim()) +
            "-d input (nearest, nearest-exact, area, and linear for 3-d, bilinear and bicubic for 4-d or trilinear for "
@@ -63,16 +66,19 @@ Resampling resamplingOf(OpCall& c, const Tensor& x) {
   for (int64_t d = 0; d < spatial; ++d) {
     int64_t n = x.dim(static_cast<int>(2 + d));
     if (n == 0) c.fail("cannot resize an empty input " + typeString(x));
-    int64_t o = scaled ? static_cast<int64_t>(std::floor(static_cast<double>(n) * c.number("scale_factor")))
-                       : size.size() == 1 ? size[0] : size[static_cast<size_t>(d)];
+    int64_t o = scaled             ? static_cast<int64_t>(std::floor(static_cast<double>(n) * c.number("scale_factor")))
+                : size.size() == 1 ? size[0]
+                                   : size[static_cast<size_t>(d)];
     if (o <= 0) c.fail("the output size must be positive, got " + std::to_string(o));
     Resample& s = *dims[3 - spatial + d];
     s.in = n;
     s.out = o;
     s.kind = kind;
     s.alignCorners = alignCorners;
-    if (weighted && alignCorners) s.scale = o > 1 ? static_cast<double>(n - 1) / static_cast<double>(o - 1) : 0.0;
-    else s.scale = scaled ? 1.0 / c.number("scale_factor") : static_cast<double>(n) / static_cast<double>(o);
+    if (weighted && alignCorners)
+      s.scale = o > 1 ? static_cast<double>(n - 1) / static_cast<double>(o - 1) : 0.0;
+    else
+      s.scale = scaled ? 1.0 / c.number("scale_factor") : static_cast<double>(n) / static_cast<double>(o);
     r.out.push_back(o);
   }
   return r;
@@ -101,26 +107,29 @@ Tensor binAverages(int64_t n, int64_t o, DType dt, Device& device, SourceLoc loc
   return copyTo(astype(bins, dt), device, loc);
 }
 
-// mode "area": x's spatial dims, from the last, each replaced by
-// `matrix(dim)` [o, n] times it (averages of bins; their transposes spread
-// a gradient back); the other dims are batches of the products.
-template <class Matrix>
-Tensor alongSpatialDims(const Tensor& x, Matrix matrix, SourceLoc loc) {
-  Tensor t = x;
+// mode "area": t's spatial dims, from the last, each replaced by its bin
+// averages [o, n] times it (their transposes [n, o], `back`, spread a
+// gradient back); the other dims are batches of the products.
+Tensor alongSpatialDims(const Tensor& t, const Resampling& r, bool back, SourceLoc loc) {
+  const Resample* dims[3] = {&r.depth, &r.rows, &r.cols};
+  int spatial = t.ndim() - 2;
+  Tensor out = t;
   for (int d = t.ndim() - 1; d >= 2; --d) {
-    Tensor m = matrix(d - 2);
-    Shape shape = t.shape();
+    const Resample& s = *dims[3 - spatial + d - 2];
+    Tensor m = binAverages(s.in, s.out, t.dtype(), t.device(), loc);
+    if (back) m = transpose(m, {1, 0}, loc);
+    Shape shape = out.shape();
     int64_t n = shape[static_cast<size_t>(d)], inner = 1;
     for (size_t k = static_cast<size_t>(d) + 1; k < shape.size(); ++k) inner *= shape[k];
-    int64_t outer = t.numel() / (n * inner);
+    int64_t outer = out.numel() / (n * inner);
     // The last dim as rows times the matrix's transpose; an inner dim as
     // the matrix times each [n, inner] block.
-    Tensor product = inner == 1 ? matmul(reshape(t, {outer, n}, loc), transpose(m, {1, 0}, loc), loc)
-                                : matmul(m, reshape(t, {outer, n, inner}, loc), loc);
+    Tensor product = inner == 1 ? matmul(reshape(out, {outer, n}, loc), transpose(m, {1, 0}, loc), loc)
+                                : matmul(m, reshape(out, {outer, n, inner}, loc), loc);
     shape[static_cast<size_t>(d)] = m.dim(0);
-    t = reshape(product, shape, loc);
+    out = reshape(product, shape, loc);
   }
-  return t;
+  return out;
 }
 
 }  // namespace
@@ -131,17 +140,7 @@ Tensor alongSpatialDims(const Tensor& x, Matrix matrix, SourceLoc loc) {
 Value interpolateOp(OpCall& c) {
   const Tensor& x = c.tensor("x");
   Resampling r = resamplingOf(c, x);
-  if (r.area) {
-    const Resample* dims[3] = {&r.depth, &r.rows, &r.cols};
-    int spatial = x.ndim() - 2;
-    return makeTensorValue(alongSpatialDims(
-        x,
-        [&](int d) {
-          const Resample& s = *dims[3 - spatial + d];
-          return binAverages(s.in, s.out, x.dtype(), x.device(), c.loc);
-        },
-        c.loc));
-  }
+  if (r.area) return makeTensorValue(alongSpatialDims(x, r, false, c.loc));
   Tensor out = Tensor::empty(x.dtype(), r.out, x.device());
   if (out.numel() == 0) return makeTensorValue(out);
   Tensor in = contiguousOnItsDevice(x, c.loc);
@@ -166,17 +165,7 @@ Value interpolateGradOp(OpCall& c) {
   if (g.shape() != r.out) c.fail("the gradient " + typeString(g) + " does not have interpolate's result shape");
   if (!isFloating(g.dtype())) c.fail("expects a floating gradient, not " + typeString(g));
   if (&g.device() != &x.device()) c.fail("the gradient and x are on different devices");
-  if (r.area) {
-    const Resample* dims[3] = {&r.depth, &r.rows, &r.cols};
-    int spatial = x.ndim() - 2;
-    return makeTensorValue(alongSpatialDims(
-        g,
-        [&](int d) {
-          const Resample& s = *dims[3 - spatial + d];
-          return transpose(binAverages(s.in, s.out, g.dtype(), g.device(), c.loc), {1, 0}, c.loc);
-        },
-        c.loc));
-  }
+  if (r.area) return makeTensorValue(alongSpatialDims(g, r, true, c.loc));
   Tensor dx = Tensor::zeros(DType::F64, x.shape(), g.device());
   if (g.numel() == 0) return makeTensorValue(astype(dx, g.dtype()));
   Tensor from = contiguousOnItsDevice(g, c.loc);

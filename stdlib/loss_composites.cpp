@@ -19,7 +19,6 @@ using namespace nn::rt;
 
 namespace {
 
-Value op1(CallContext& c, ir::Op op, const Value& x) { return applyOp(c, op, {x}); }
 Value negated(CallContext& c, const Value& x) { return binary(c, ir::Op::Mul, x, Value::real(-1.0)); }
 
 // The reduction argument: "mean", "sum" or "none" (a located ValueError
@@ -65,8 +64,9 @@ Value bBinaryCrossEntropyWithLogits(CallContext& c, std::vector<Value>& args) {
   for (const Value* v : {&weight, &posWeight})
     if (!v->is(Kind::None)) tensorArg(c, *v, v == &weight ? "weight" : "pos_weight");
   Value m = binary(c, ir::Op::Maximum, negated(c, x), Value::real(0.0));
-  Value logSum = op1(c, ir::Op::Log, binary(c, ir::Op::Add, op1(c, ir::Op::Exp, negated(c, m)),
-                                               op1(c, ir::Op::Exp, binary(c, ir::Op::Sub, negated(c, x), m))));
+  Value spread = binary(c, ir::Op::Add, applyOp(c, ir::Op::Exp, {negated(c, m)}),
+                        applyOp(c, ir::Op::Exp, {binary(c, ir::Op::Sub, negated(c, x), m)}));
+  Value logSum = applyOp(c, ir::Op::Log, {spread});
   Value linear = binary(c, ir::Op::Mul, binary(c, ir::Op::Sub, Value::real(1.0), t), x);
   Value loss;
   if (posWeight.is(Kind::None)) {
@@ -96,15 +96,19 @@ Value bNllLoss(CallContext& c, std::vector<Value>& args) {
   std::string reduction = reductionArg(c, reductionV, sizeAverage, reduce);
   const Tensor& input = tensorArg(c, x, "input");
   const Tensor& target = tensorArg(c, t, "target");
-  if (!ignoreV.isIntLike()) fail(c.loc, "nll_loss(): ignore_index must be an int, not " + repr(ignoreV), ErrorClass::TypeError);
+  if (!ignoreV.isIntLike())
+    fail(c.loc, "nll_loss(): ignore_index must be an int, not " + repr(ignoreV), ErrorClass::TypeError);
   int64_t ignore = ignoreV.asInt();
-  if (input.ndim() < 1) fail(c.loc, "nll_loss(): input must have a class dim, got " + typeString(input), ErrorClass::ValueError);
+  if (input.ndim() < 1)
+    fail(c.loc, "nll_loss(): input must have a class dim, got " + typeString(input), ErrorClass::ValueError);
   int64_t classDim = input.ndim() >= 2 ? 1 : 0, classes = input.dim(static_cast<int>(classDim));
   Shape expected = input.shape();
   expected.erase(expected.begin() + classDim);
   if (!isIntegral(target.dtype()) || target.dtype() == DType::Bool || target.shape() != expected)
-    fail(c.loc, "nll_loss(): target must be class indices of " + typeString(input) + "'s shape less its class dim, got " +
-                    typeString(target), ErrorClass::ValueError);
+    fail(c.loc,
+         "nll_loss(): target must be class indices of " + typeString(input) + "'s shape less its class dim, got " +
+             typeString(target),
+         ErrorClass::ValueError);
   if (!weight.is(Kind::None)) {
     const Tensor& w = tensorArg(c, weight, "weight");
     if (w.ndim() != 1 || w.dim(0) != classes)
@@ -115,25 +119,29 @@ Value bNllLoss(CallContext& c, std::vector<Value>& args) {
   for (int64_t i = 0; i < onHost.numel(); ++i) {
     int64_t label = onHost.data<int64_t>()[i];
     if (label != ignore && (label < 0 || label >= classes))
-      fail(c.loc, "nll_loss(): label " + std::to_string(label) + " is out of range for " + std::to_string(classes) +
-                      " classes", ErrorClass::IndexError);
+      fail(
+          c.loc,
+          "nll_loss(): label " + std::to_string(label) + " is out of range for " + std::to_string(classes) + " classes",
+          ErrorClass::IndexError);
   }
   Value valid = binary(c, ir::Op::Ne, t, Value::integer(ignore));
   Value safe = where(c, valid, t, Value::integer(0));
   Value index = applyOp(c, ir::Op::Unsqueeze, {safe, Value::integer(classDim)});
-  Value picked = applyOp(c, ir::Op::Squeeze, {applyOp(c, ir::Op::Gather, {x, Value::integer(classDim), index}),
-                                               intsTuple({classDim})});
+  Value picked = applyOp(c, ir::Op::Squeeze,
+                         {applyOp(c, ir::Op::Gather, {x, Value::integer(classDim), index}), intsTuple({classDim})});
   Value weights = where(c, valid, Value::real(1.0), Value::real(0.0));
   if (!weight.is(Kind::None)) {
     Value flat = applyOp(c, ir::Op::Reshape, {safe, intsTuple({-1})});
-    Value perTarget = applyOp(c, ir::Op::Reshape, {applyOp(c, ir::Op::Gather, {weight, Value::integer(0), flat}),
-                                                   intsTuple(std::vector<int64_t>(expected.begin(), expected.end()))});
+    Value perTarget = applyOp(c, ir::Op::Reshape,
+                              {applyOp(c, ir::Op::Gather, {weight, Value::integer(0), flat}),
+                               intsTuple(std::vector<int64_t>(expected.begin(), expected.end()))});
     weights = binary(c, ir::Op::Mul, perTarget, weights);
   }
   Value loss = negated(c, binary(c, ir::Op::Mul, picked, weights));
   if (reduction != "mean") return reduced(c, loss, reduction);
   Value all = Value::none(), keep = Value::boolean(false);
-  return binary(c, ir::Op::Div, applyOp(c, ir::Op::Sum, {loss, all, keep}), applyOp(c, ir::Op::Sum, {weights, all, keep}));
+  return binary(c, ir::Op::Div, applyOp(c, ir::Op::Sum, {loss, all, keep}),
+                applyOp(c, ir::Op::Sum, {weights, all, keep}));
 }
 
 }  // namespace

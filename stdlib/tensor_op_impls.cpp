@@ -287,13 +287,17 @@ Value chunkOp(OpCall& c) {
   return tensorsValue(splitSizes(x, ir::shape_rules::evenSplit(len, ir::shape_rules::chunkSize(len, n)), axis, c.loc));
 }
 
-// The pad mode argument.
-PadMode padModeOf(OpCall& c) {
-  const std::string& mode = c.text("mode");
-  std::optional<PadMode> m = padMode(mode);
-  if (!m) c.fail("invalid mode '" + mode + "' (constant, reflect, replicate or circular)");
-  return *m;
+// The choice a string parameter names (`parse` reads it), else a located
+// ValueError listing the choices.
+template <class E>
+E choiceOf(OpCall& c, const char* param, std::optional<E> (*parse)(const std::string&), const char* choices) {
+  const std::string& given = c.text(param);
+  std::optional<E> e = parse(given);
+  if (!e) c.fail("invalid " + std::string(param) + " '" + given + "' (" + choices + ")");
+  return *e;
 }
+
+PadMode padModeOf(OpCall& c) { return choiceOf(c, "mode", padMode, "constant, reflect, replicate or circular"); }
 
 Value padOp(OpCall& c) {
   PadMode mode = padModeOf(c);
@@ -410,13 +414,7 @@ Value dropoutOp(OpCall& c) {
   return makeTensorValue(dropout(x, p, c.interp.rng(), c.loc));
 }
 
-// A loss's reduction argument.
-LossReduction reductionOf(OpCall& c) {
-  const std::string& reduction = c.text("reduction");
-  std::optional<LossReduction> r = lossReduction(reduction);
-  if (!r) c.fail("invalid reduction '" + reduction + "' (mean, sum or none)");
-  return *r;
-}
+LossReduction reductionOf(OpCall& c) { return choiceOf(c, "reduction", lossReduction, "mean, sum or none"); }
 
 Value crossEntropyOp(OpCall& c) {
   CrossEntropyOptions options;

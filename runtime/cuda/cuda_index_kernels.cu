@@ -211,19 +211,30 @@ __global__ void sortKernel(const T* in, int64_t lines, int64_t len, int64_t inne
   }
 }
 
-// One block per row of D: mean, then the biased variance, in double, as
-// the CPU's f64 loop.
+// A block's row of D: its mean, then sqrt(biased variance + eps), in
+// double, as the CPU's f64 loop.
+template <class T>
+__device__ double rowMean(const T* row, int64_t D, double* partial) {
+  double s = 0.0;
+  for (int64_t j = threadIdx.x; j < D; j += blockDim.x) s += row[j];
+  return blockTotal(partial, s) / static_cast<double>(D);
+}
+
+template <class T>
+__device__ double rowDeviation(const T* row, int64_t D, double mean, double eps, double* partial) {
+  double v = 0.0;
+  for (int64_t j = threadIdx.x; j < D; j += blockDim.x) v += (row[j] - mean) * (row[j] - mean);
+  return sqrt(blockTotal(partial, v) / static_cast<double>(D) + eps);
+}
+
+// One block per row of D.
 template <class T>
 __global__ void layerNormKernel(const T* x, int64_t D, const T* gamma, const T* beta, double eps, T* out) {
   __shared__ double partial[kThreads];
   const T* row = x + blockIdx.x * D;
   T* o = out + blockIdx.x * D;
-  double s = 0.0;
-  for (int64_t j = threadIdx.x; j < D; j += blockDim.x) s += row[j];
-  double mean = blockTotal(partial, s) / static_cast<double>(D);
-  double v = 0.0;
-  for (int64_t j = threadIdx.x; j < D; j += blockDim.x) v += (row[j] - mean) * (row[j] - mean);
-  double scale = sqrt(blockTotal(partial, v) / static_cast<double>(D) + eps);
+  double mean = rowMean(row, D, partial);
+  double scale = rowDeviation(row, D, mean, eps, partial);
   for (int64_t j = threadIdx.x; j < D; j += blockDim.x) {
     double r = (row[j] - mean) / scale;
     if (gamma) r *= gamma[j];
@@ -241,12 +252,8 @@ __global__ void layerNormGradKernel(const T* g, const T* x, int64_t D, const T* 
   const T* row = x + blockIdx.x * D;
   const T* grow = g + blockIdx.x * D;
   T* o = out + blockIdx.x * D;
-  double s = 0.0;
-  for (int64_t j = threadIdx.x; j < D; j += blockDim.x) s += row[j];
-  double mean = blockTotal(partial, s) / static_cast<double>(D);
-  double v = 0.0;
-  for (int64_t j = threadIdx.x; j < D; j += blockDim.x) v += (row[j] - mean) * (row[j] - mean);
-  double rstd = 1.0 / sqrt(blockTotal(partial, v) / static_cast<double>(D) + eps);
+  double mean = rowMean(row, D, partial);
+  double rstd = 1.0 / rowDeviation(row, D, mean, eps, partial);
   double sg = 0.0, sgc = 0.0;
   for (int64_t j = threadIdx.x; j < D; j += blockDim.x) {
     double h = gamma ? static_cast<double>(grow[j]) * gamma[j] : static_cast<double>(grow[j]);
