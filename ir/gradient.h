@@ -44,6 +44,7 @@ struct GradientBuilder {
   Value* mul(Value* a, Value* b) { return emit(Op::Mul, {a, b}); }
   Value* div(Value* a, Value* b) { return emit(Op::Div, {a, b}); }
   Value* neg(Value* a) { return emit(Op::Neg, {a}); }
+  Value* unsqueeze(Value* a, int64_t axis) { return emit(Op::Unsqueeze, {a}, {{"axis", axis}}); }
   // `g` summed over the dimensions broadcasting added to `like`'s shape
   // (a gradient flowing back through a broadcast), of like's shape.
   Value* sumTo(Value* g, Value* like) { return emit(Op::SumTo, {g, like}); }

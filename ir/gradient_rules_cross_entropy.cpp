@@ -44,8 +44,6 @@ Value* weightAlongClasses(GradientBuilder& b, const CrossEntropyCall& c, size_t 
   return b.emit(Op::Reshape, {c.weight}, {{"shape", shape}});
 }
 
-Value* unsqueezed(GradientBuilder& b, Value* v, int64_t dim) { return b.emit(Op::Unsqueeze, {v}, {{"axis", dim}}); }
-
 // Class indices: the one-hot part through a scatter-add of each position's
 // coefficient at its class, the smoothing part through the weight (or 1)
 // everywhere.
@@ -63,14 +61,14 @@ Value* indexTargetsGradient(GradientBuilder& b, const CrossEntropyCall& c, Value
   }
   Value* u = b.adjoint;
   if (c.reduction == "mean") u = b.div(u, b.emit(Op::Sum, {weights}));
-  Value* share = unsqueezed(b, b.mul(u, weights), c.classDim);
+  Value* share = b.unsqueeze(b.mul(u, weights), c.classDim);
   Value* zeros = b.emit(Op::ZerosLike, {p}, {{"dtype", NoneAttr{}}});
-  Value* atClass = b.emit(Op::ScatterAdd, {zeros, unsqueezed(b, safe, c.classDim), share}, {{"axis", c.classDim}});
+  Value* atClass = b.emit(Op::ScatterAdd, {zeros, b.unsqueeze(safe, c.classDim), share}, {{"axis", c.classDim}});
   Value* gx = b.sub(b.mul(share, p), atClass);
   if (c.smoothing == 0.0) return gx;
   double classes = static_cast<double>(knownDim(b, x, static_cast<size_t>(c.classDim), "label smoothing"));
   gx = b.mul(b.constant(1.0 - c.smoothing), gx);
-  Value* spread = unsqueezed(b, b.mul(u, counted), c.classDim);
+  Value* spread = b.unsqueeze(b.mul(u, counted), c.classDim);
   Value* term = c.weight ? b.sub(b.mul(b.emit(Op::Sum, {c.weight}), p), weightAlongClasses(b, c, rank))
                          : b.sub(b.mul(b.constant(classes), p), b.constant(1.0));
   return b.add(gx, b.mul(b.mul(b.constant(c.smoothing / classes), spread), term));
@@ -89,7 +87,7 @@ Value* probabilityTargetsGradient(GradientBuilder& b, const CrossEntropyCall& c,
       if (static_cast<int64_t>(d) != c.classDim) positions *= static_cast<double>(knownDim(b, x, d, "mean"));
     u = b.div(u, b.constant(positions));
   }
-  if (c.reduction == "none") u = unsqueezed(b, u, c.classDim);
+  if (c.reduction == "none") u = b.unsqueeze(u, c.classDim);
   double classes =
       c.smoothing > 0 ? static_cast<double>(knownDim(b, x, static_cast<size_t>(c.classDim), "label smoothing")) : 1.0;
   Value* smoothed =
@@ -147,11 +145,11 @@ void GradCrossEntropyGrad(GradientBuilder& b) {
   Value* labels = b.operands[2];
   Value* valid = b.emit(Op::Ne, {labels, b.literal(b.integer("ignore_index", -100))});
   Value* counted = b.emit(Op::Where, {valid, b.constant(1.0), b.constant(0.0)});
-  Value* rows = unsqueezed(b, counted, 1);
+  Value* rows = b.unsqueeze(counted, 1);
   Value* count = b.emit(Op::Sum, {counted});
   Value* p = b.emit(Op::Softmax, {logits}, {{"axis", int64_t(1)}});
   if (b.wanted[0]) {
-    Value* safe = unsqueezed(b, b.emit(Op::Where, {valid, labels, b.literal(int64_t(0))}), 1);
+    Value* safe = b.unsqueeze(b.emit(Op::Where, {valid, labels, b.literal(int64_t(0))}), 1);
     Value* atLabels = b.emit(Op::Gather, {b.adjoint, safe}, {{"axis", int64_t(1)}});
     Value* inner = b.sub(b.emit(Op::Sum, {b.mul(b.mul(b.adjoint, p), rows)}), b.emit(Op::Sum, {b.mul(atLabels, rows)}));
     b.grads[0] = b.div(inner, count);

@@ -86,14 +86,11 @@ void GradEighVectors(GradientBuilder& b) {
 
 namespace {
 
-// S.unsqueeze(dim).
-Value* unsqueezed(GradientBuilder& b, Value* v, int64_t dim) { return b.emit(Op::Unsqueeze, {v}, {{"axis", dim}}); }
-
 // x / E with E_jk = S_k^2 - S_j^2, where E is 0 (the diagonal, a repeated
 // singular value: PyTorch's divides there) x's entry 0.
 Value* overGaps(GradientBuilder& b, Value* x, Value* s) {
   Value* s2 = b.mul(s, s);
-  Value* gaps = b.sub(unsqueezed(b, s2, -2), unsqueezed(b, s2, -1));
+  Value* gaps = b.sub(b.unsqueeze(s2, -2), b.unsqueeze(s2, -1));
   Value* same = b.emit(Op::Eq, {gaps, b.constant(0.0)});
   return b.emit(Op::Where, {same, b.constant(0.0), b.div(x, b.emit(Op::Where, {same, b.constant(1.0), gaps}))});
 }
@@ -113,7 +110,7 @@ Value* svdPart(GradientBuilder& b, Op op) { return b.emit(op, {b.operands[0]}, {
 void GradSvdvals(GradientBuilder& b) {
   if (!b.wanted[0]) return;
   Value* u = svdPart(b, Op::SvdU);
-  b.grads[0] = matrixProduct(b, b.mul(u, unsqueezed(b, b.adjoint, -2)), svdPart(b, Op::SvdVh));
+  b.grads[0] = matrixProduct(b, b.mul(u, b.unsqueeze(b.adjoint, -2)), svdPart(b, Op::SvdVh));
 }
 
 // U's part (PyTorch's svd_backward with gU alone): U (skew(U^T gU) S / E)
@@ -125,8 +122,8 @@ void GradSvdU(GradientBuilder& b) {
   Value* s = b.emit(Op::Svdvals, {b.operands[0]});
   Value* vh = svdPart(b, Op::SvdVh);
   Value* utgu = matrixProduct(b, transposed(b, u), b.adjoint);
-  Value* inner = overGaps(b, b.mul(b.sub(utgu, transposed(b, utgu)), unsqueezed(b, s, -2)), s);
-  Value* gus = b.div(b.adjoint, unsqueezed(b, s, -2));
+  Value* inner = overGaps(b, b.mul(b.sub(utgu, transposed(b, utgu)), b.unsqueeze(s, -2)), s);
+  Value* gus = b.div(b.adjoint, b.unsqueeze(s, -2));
   Value* beside = b.sub(gus, matrixProduct(b, u, matrixProduct(b, transposed(b, u), gus)));
   b.grads[0] = matrixProduct(b, b.add(matrixProduct(b, u, inner), beside), vh);
 }
@@ -141,8 +138,8 @@ void GradSvdVh(GradientBuilder& b) {
   Value* s = b.emit(Op::Svdvals, {b.operands[0]});
   Value* u = svdPart(b, Op::SvdU);
   Value* vtgv = matrixProduct(b, vh, gv);
-  Value* inner = overGaps(b, b.mul(unsqueezed(b, s, -1), b.sub(vtgv, transposed(b, vtgv))), s);
-  Value* gvs = b.div(gv, unsqueezed(b, s, -2));
+  Value* inner = overGaps(b, b.mul(b.unsqueeze(s, -1), b.sub(vtgv, transposed(b, vtgv))), s);
+  Value* gvs = b.div(gv, b.unsqueeze(s, -2));
   Value* beside = transposed(b, b.sub(gvs, matrixProduct(b, v, matrixProduct(b, vh, gvs))));
   b.grads[0] = matrixProduct(b, u, b.add(matrixProduct(b, inner, vh), beside));
 }
