@@ -47,8 +47,9 @@ Value* weightAlongClasses(GradientBuilder& b, const CrossEntropyCall& c, size_t 
 // Class indices: the one-hot part through a scatter-add of each position's
 // coefficient at its class, the smoothing part through the weight (or 1)
 // everywhere.
-Value* indexTargetsGradient(GradientBuilder& b, const CrossEntropyCall& c, Value* p, size_t rank) {
+Value* indexTargetsGradient(GradientBuilder& b, const CrossEntropyCall& c, size_t rank) {
   Value* x = b.operands[0];
+  Value* p = b.emit(Op::Softmax, {x}, {{"axis", c.classDim}});
   Value* target = b.operands[1];
   Value* valid = b.emit(Op::Ne, {target, b.literal(c.ignore)});
   Value* safe = b.emit(Op::Where, {valid, target, b.literal(int64_t(0))});
@@ -74,10 +75,10 @@ Value* indexTargetsGradient(GradientBuilder& b, const CrossEntropyCall& c, Value
   return b.add(gx, b.mul(b.mul(b.constant(c.smoothing / classes), spread), term));
 }
 
-// Class probabilities t: a = w (t (1 - eps) + eps / C); t's own gradient
-// -u (1 - eps) w lsm, the weight's -u t' lsm summed to [C] (set here);
-// the logits' returned (none without p, when they want none).
-Value* probabilityTargetsGradient(GradientBuilder& b, const CrossEntropyCall& c, Value* p, size_t rank) {
+// Class probabilities t: a = w (t (1 - eps) + eps / C); the logits'
+// gradient u (sum(a) p - a), t's -u (1 - eps) w lsm, the weight's -u t' lsm
+// summed to [C], each where wanted.
+void probabilityTargetsGradients(GradientBuilder& b, const CrossEntropyCall& c, size_t rank) {
   Value* x = b.operands[0];
   Value* target = b.operands[1];
   Value* u = b.adjoint;
@@ -104,9 +105,10 @@ Value* probabilityTargetsGradient(GradientBuilder& b, const CrossEntropyCall& c,
     }
     if (weightWanted) b.grads[2] = b.emit(Op::ReshapeLike, {b.sumTo(b.mul(back, smoothed), wB), c.weight});
   }
-  if (!p) return nullptr;
+  if (!b.wanted[0]) return;
+  Value* p = b.emit(Op::Softmax, {x}, {{"axis", c.classDim}});
   Value* total = b.emit(Op::Sum, {a}, {{"axis", c.classDim}, {"keepdims", true}});
-  return b.mul(u, b.sub(b.mul(total, p), a));
+  b.grads[0] = b.mul(u, b.sub(b.mul(total, p), a));
 }
 
 }  // namespace
@@ -122,16 +124,12 @@ void GradCrossEntropy(GradientBuilder& b) {
                      b.operands.size() > 2 && b.operands[2]->type().kind != TypeKind::None ? b.operands[2] : nullptr};
   if (indices && c.weight && b.wanted.size() > 2 && b.wanted[2])
     fail(b.forward.loc(), "the gradient of cross_entropy with respect to weight is not supported for class indices");
-  if (!b.wanted[0]) {
-    if (!indices) probabilityTargetsGradient(b, c, nullptr, rank);
-    return;
-  }
-  if (rank == 2 && indices && !c.weight && c.reduction == "mean" && c.smoothing == 0.0) {
+  if (!indices) return probabilityTargetsGradients(b, c, rank);
+  if (!b.wanted[0]) return;
+  if (rank == 2 && !c.weight && c.reduction == "mean" && c.smoothing == 0.0)
     b.grads[0] = b.emit(Op::CrossEntropyGrad, {b.adjoint, b.operands[0], b.operands[1]}, {{"ignore_index", c.ignore}});
-    return;
-  }
-  Value* p = b.emit(Op::Softmax, {b.operands[0]}, {{"axis", c.classDim}});
-  b.grads[0] = indices ? indexTargetsGradient(b, c, p, rank) : probabilityTargetsGradient(b, c, p, rank);
+  else
+    b.grads[0] = indexTargetsGradient(b, c, rank);
 }
 
 // Its gradient, for second derivatives: with p = softmax(logits), v the

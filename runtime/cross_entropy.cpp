@@ -28,15 +28,6 @@ Tensor total(const Tensor& t, std::vector<int64_t> axes, SourceLoc loc) {
   return reduce(t, Reduction::Sum, std::move(axes), false, loc, "cross_entropy");
 }
 
-std::string shapeText(const Shape& s) {
-  std::string out = "[";
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (i) out += ", ";
-    out += std::to_string(s[i]);
-  }
-  return out + "]";
-}
-
 // The class indices' losses: -((1 - eps) w[y] lsm[y] + eps / C sum(w lsm))
 // per position, 0 where y is ignore_index, reduced (the mean over the
 // counted positions' w[y], as PyTorch's).
@@ -136,7 +127,7 @@ Tensor crossEntropy(const Tensor& input, const Tensor& target, const CrossEntrop
   if (indices) expected.erase(expected.begin() + classDim);
   if (target.shape() != expected)
     fail(loc, std::string("cross_entropy: ") + (indices ? "class indices" : "class probabilities") + " of " +
-                  typeString(input) + " must have the shape " + shapeText(expected) + ", got " + typeString(target));
+                  typeString(input) + " must have the shape " + shapeString(expected) + ", got " + typeString(target));
   if (o.weight && (o.weight->ndim() != 1 || o.weight->dim(0) != classes || !isFloating(o.weight->dtype())))
     fail(loc,
          "cross_entropy: weight must be a floating tensor [" + std::to_string(classes) + "], got " +

@@ -7,7 +7,6 @@
 #include <string>
 #include <vector>
 
-#include "runtime/device.h"
 #include "runtime/tensor_ops.h"
 
 namespace nn::rt {
@@ -66,23 +65,18 @@ std::vector<int64_t> sourcePositions(int64_t n, int64_t before, int64_t after, P
 // The positions as an index for gather/scatter_add along dim d of a
 // tensor of `shape` (whose dim d has their count), on `device`.
 Tensor positionsIndex(const std::vector<int64_t>& at, int d, const Shape& shape, Device& device, SourceLoc loc) {
-  Device& host = device.hostMemory() || !device.host() ? device : *device.host();
-  Tensor list = Tensor::empty(DType::I64, {static_cast<int64_t>(at.size())}, host);
+  Tensor list = Tensor::empty(DType::I64, {static_cast<int64_t>(at.size())}, hostSideOf(device));
   std::copy(at.begin(), at.end(), list.data<int64_t>());
   Shape along(shape.size(), 1);
   along[static_cast<size_t>(d)] = static_cast<int64_t>(at.size());
   return broadcastTo(reshape(copyTo(list, device, loc), along, loc), shape, loc).contiguous();
 }
 
-void checkWidths(const Tensor& x, const std::vector<int64_t>& widths, SourceLoc loc) {
-  if (widths.size() % 2 != 0 || widths.size() / 2 > static_cast<size_t>(x.ndim()))
-    fail(loc, "pad: expected pairs of (before, after) widths for at most " + std::to_string(x.ndim()) + " axes");
-}
 
 }  // namespace
 
 Tensor padWithMode(const Tensor& x, const std::vector<int64_t>& widths, PadMode mode, SourceLoc loc) {
-  checkWidths(x, widths, loc);
+  checkPadWidths(static_cast<size_t>(x.ndim()), widths, loc);
   Tensor out = x;
   for (size_t i = 0; i < widths.size() / 2; ++i) {
     int d = x.ndim() - 1 - static_cast<int>(i);
@@ -96,9 +90,7 @@ Tensor padWithMode(const Tensor& x, const std::vector<int64_t>& widths, PadMode 
 
 Tensor padWithModeGrad(const Tensor& g, const Shape& inputShape, const std::vector<int64_t>& widths, PadMode mode,
                        SourceLoc loc) {
-  if (widths.size() % 2 != 0 || widths.size() / 2 > inputShape.size())
-    fail(loc,
-         "pad: expected pairs of (before, after) widths for at most " + std::to_string(inputShape.size()) + " axes");
+  checkPadWidths(inputShape.size(), widths, loc);
   // The shapes after each dim's padding, to undo them last first.
   std::vector<Shape> shapes{inputShape};
   for (size_t i = 0; i < widths.size() / 2; ++i) {

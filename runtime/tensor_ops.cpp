@@ -135,6 +135,8 @@ Tensor readableOnHost(const Tensor& t, SourceLoc loc) {
   return out;
 }
 
+Device& hostSideOf(Device& device) { return device.hostMemory() || !device.host() ? device : *device.host(); }
+
 // x's elements in new memory of `to` (x itself when it is there). Between
 // host-memory devices, a strided copy; to or from a device the host cannot
 // address, that device's transfers (Device::copyFromHost / copyToHost) of

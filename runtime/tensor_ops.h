@@ -30,6 +30,9 @@ Tensor contiguousOnItsDevice(const Tensor& t, SourceLoc loc);
 Tensor readableOnHost(const Tensor& t, SourceLoc loc);
 // x's elements in new memory of `to` (x itself when it is there): x.to().
 Tensor copyTo(const Tensor& x, Device& to, SourceLoc loc);
+// Where the host writes a tensor meant for `device` (then copyTo it): the
+// device itself when the host can address its memory, else its host.
+Device& hostSideOf(Device& device);
 Tensor broadcastTo(const Tensor& t, const Shape& shape, SourceLoc loc);
 Shape broadcastShapes(const Shape& a, const Shape& b, SourceLoc loc, const std::string& what);
 // The device two operands of `op` share; fails when they differ (an op
@@ -102,6 +105,8 @@ Tensor concat(const std::vector<Tensor>& xs, int64_t axis, SourceLoc loc);
 Tensor stack(const std::vector<Tensor>& xs, int64_t axis, SourceLoc loc);
 std::vector<Tensor> splitSizes(const Tensor& x, const std::vector<int64_t>& sizes, int64_t axis, SourceLoc loc);
 Tensor pad(const Tensor& x, const std::vector<int64_t>& widths, double value, SourceLoc loc);
+// pad's widths check for a tensor of `rank` dims, every mode's.
+void checkPadWidths(size_t rank, const std::vector<int64_t>& widths, SourceLoc loc);
 // pad's other modes (pad_modes.cpp): reflect, replicate, circular, and
 // the gradient g of such a pad of a tensor of inputShape.
 enum class PadMode { Constant, Reflect, Replicate, Circular };

@@ -92,9 +92,13 @@ std::vector<Tensor> splitSizes(const Tensor& x, const std::vector<int64_t>& size
   return parts;
 }
 
+void checkPadWidths(size_t rank, const std::vector<int64_t>& widths, SourceLoc loc) {
+  if (widths.size() % 2 != 0 || widths.size() / 2 > rank)
+    fail(loc, "pad: expected pairs of (before, after) widths for at most " + std::to_string(rank) + " axes");
+}
+
 Tensor pad(const Tensor& x, const std::vector<int64_t>& widths, double value, SourceLoc loc) {
-  if (widths.size() % 2 != 0 || widths.size() / 2 > static_cast<size_t>(x.ndim()))
-    fail(loc, "pad: expected pairs of (before, after) widths for at most " + std::to_string(x.ndim()) + " axes");
+  checkPadWidths(static_cast<size_t>(x.ndim()), widths, loc);
   Shape shape = x.shape();
   std::vector<int64_t> before(x.ndim(), 0);
   for (size_t i = 0; i < widths.size() / 2; ++i) {

@@ -97,8 +97,7 @@ Resample unchanged(int64_t n) {
 // [o, n] of dtype dt on `device`: bin i covers [floor(i n / o),
 // ceil((i + 1) n / o)), each of its positions weighted 1 / its size.
 Tensor binAverages(int64_t n, int64_t o, DType dt, Device& device, SourceLoc loc) {
-  Device& host = device.hostMemory() || !device.host() ? device : *device.host();
-  Tensor bins = Tensor::zeros(DType::F64, {o, n}, host);
+  Tensor bins = Tensor::zeros(DType::F64, {o, n}, hostSideOf(device));
   double* b = bins.data<double>();
   for (int64_t i = 0; i < o; ++i) {
     int64_t first = i * n / o, end = ((i + 1) * n + o - 1) / o;
