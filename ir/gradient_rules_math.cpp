@@ -1,8 +1,9 @@
 // The gradient rules (see gradient.h) of the elementwise math ops beyond
 // the activations: log1p, expm1, square, reciprocal, the logarithms and
-// exponentials of other bases, and the trigonometric and hyperbolic
-// functions past sin, cos and tanh, and the two-argument functions atan2,
-// hypot, copysign and fmod. Each is the adjoint times the derivative,
+// exponentials of other bases, the trigonometric and hyperbolic functions
+// and their inverses past sin, cos and tanh, erfc, erfinv and the gamma
+// family (lgamma, digamma, polygamma), and the two-argument functions
+// atan2, hypot, copysign and fmod. Each is the adjoint times the derivative,
 // from the result where PyTorch's uses it, in PyTorch's order of
 // operations (so a zero denominator gives its NaN where it gives one).
 #include <cmath>
@@ -62,6 +63,56 @@ void GradAcos(GradientBuilder& b) {
   if (!b.wanted[0]) return;
   Value* x = b.operands[0];
   b.grads[0] = b.neg(b.div(b.adjoint, b.emit(Op::Sqrt, {b.sub(b.constant(1.0), b.mul(x, x))})));
+}
+
+// acosh' = 1 / sqrt(x^2 - 1), asinh' = 1 / sqrt(x^2 + 1), atanh' = 1 / (1 - x^2).
+void GradAcosh(GradientBuilder& b) {
+  if (!b.wanted[0]) return;
+  Value* x = b.operands[0];
+  b.grads[0] = b.mul(b.adjoint, b.emit(Op::Rsqrt, {b.sub(b.mul(x, x), b.constant(1.0))}));
+}
+void GradAsinh(GradientBuilder& b) {
+  if (!b.wanted[0]) return;
+  Value* x = b.operands[0];
+  b.grads[0] = b.mul(b.adjoint, b.emit(Op::Rsqrt, {b.add(b.mul(x, x), b.constant(1.0))}));
+}
+void GradAtanh(GradientBuilder& b) {
+  if (!b.wanted[0]) return;
+  Value* x = b.operands[0];
+  b.grads[0] = b.div(b.adjoint, b.sub(b.constant(1.0), b.mul(x, x)));
+}
+
+// From the result: (2^x)' = 2^x ln 2.
+void GradExp2(GradientBuilder& b) {
+  if (b.wanted[0]) b.grads[0] = b.mul(b.adjoint, b.mul(b.result(), b.constant(M_LN2)));
+}
+
+// erfc' = -2 / sqrt(pi) e^(-x^2); erfinv' = sqrt(pi) / 2 e^(erfinv(x)^2),
+// from the result.
+void GradErfc(GradientBuilder& b) {
+  if (!b.wanted[0]) return;
+  Value* x = b.operands[0];
+  Value* density = b.emit(Op::Exp, {b.neg(b.mul(x, x))});
+  b.grads[0] = b.mul(b.adjoint, b.mul(density, b.constant(-M_2_SQRTPI)));
+}
+void GradErfinv(GradientBuilder& b) {
+  if (!b.wanted[0]) return;
+  Value* y = b.result();
+  b.grads[0] = b.mul(b.adjoint, b.mul(b.emit(Op::Exp, {b.mul(y, y)}), b.constant(0.5 * std::sqrt(M_PI))));
+}
+
+// lgamma' = digamma, digamma' = polygamma(1, x), and polygamma(n, x)' =
+// polygamma(n + 1, x); the order n (a number) has none.
+void GradLgamma(GradientBuilder& b) {
+  if (b.wanted[0]) b.grads[0] = b.mul(b.adjoint, b.emit(Op::Digamma, {b.operands[0]}));
+}
+void GradDigamma(GradientBuilder& b) {
+  if (b.wanted[0]) b.grads[0] = b.mul(b.adjoint, b.emit(Op::Polygamma, {b.constant(1.0), b.operands[0]}));
+}
+void GradPolygamma(GradientBuilder& b) {
+  if (!b.wanted[1]) return;
+  Value* order = b.add(b.operands[0], b.constant(1.0));
+  b.grads[1] = b.sumTo(b.mul(b.adjoint, b.emit(Op::Polygamma, {order, b.operands[1]})), b.operands[1]);
 }
 
 // atan2(a, b) = the angle of (b, a): d/da = b / (a^2 + b^2), d/db = -a / (a^2 + b^2).

@@ -96,7 +96,9 @@ inline bool computesInFloat(Op op) {
     case Op::Exp: case Op::Log: case Op::Sqrt: case Op::Rsqrt: case Op::Sin: case Op::Cos:
     case Op::Tanh: case Op::Sigmoid: case Op::Gelu: case Op::GeluGrad: case Op::Erf: case Op::Silu: case Op::SiluGrad:
     case Op::Softplus: case Op::Log1p: case Op::Expm1: case Op::Tan: case Op::Atan: case Op::Reciprocal:
-    case Op::Log2: case Op::Log10: case Op::Sinh: case Op::Cosh: case Op::Asin: case Op::Acos: return true;
+    case Op::Log2: case Op::Log10: case Op::Sinh: case Op::Cosh: case Op::Asin: case Op::Acos: case Op::Acosh:
+    case Op::Asinh: case Op::Atanh: case Op::Exp2: case Op::Erfc: case Op::Erfinv: case Op::Lgamma: case Op::Digamma:
+      return true;
     default: return false;
   }
 }
@@ -106,7 +108,7 @@ inline bool computesInFloat(Op op) {
 // float functions of integers or bools in f32; the arithmetic of bools in
 // i64 (True + True == 2, as for Python bools).
 inline DType binaryComputeType(Op op, DType common) {
-  bool inFloat = op == Op::Div || op == Op::Atan2 || op == Op::Hypot || op == Op::Copysign;
+  bool inFloat = op == Op::Div || op == Op::Atan2 || op == Op::Hypot || op == Op::Copysign || op == Op::Polygamma;
   if (inFloat && !isFloating(common)) return DType::F32;
   bool boolArith = op == Op::Add || op == Op::Sub || op == Op::Mul || op == Op::FloorDiv || op == Op::Mod ||
                    op == Op::Pow || op == Op::Fmod;

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "runtime/device.h"
+#include "runtime/special_math.h"
 #include "runtime/kernel_loops.h"
 #include "runtime/vector_math.h"
 
@@ -101,6 +102,9 @@ void registerFloatBinary(KernelTable& r) {
   });
   r.addBinary(Op::Copysign, dtypeOf<T>(), [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
     binaryLoop<T, T>(a, b, o, [](T x, T y) { return std::copysign(x, y); });
+  });
+  r.addBinary(Op::Polygamma, dtypeOf<T>(), [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+    binaryLoop<T, T>(a, b, o, [](T n, T x) { return static_cast<T>(special::polygamma(n, x)); });
   });
 }
 

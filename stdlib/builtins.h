@@ -87,9 +87,10 @@ rt::BuiltinFn tensorArrangeMethod(const std::string& name);
 void addTensorStatistics(BuiltinTable& table);
 rt::BuiltinFn tensorStatisticMethod(const std::string& name);
 
-// trunc, fix, frac, deg2rad, rad2deg, sinc, logaddexp, xlogy, heaviside
-// and float_power (tensor_math_composites.cpp), and the function of those
-// that are also tensor methods, by name (or null).
+// trunc, fix, frac, deg2rad, rad2deg, sinc, logaddexp, xlogy, heaviside,
+// float_power, logit, fmax, fmin, ldexp and polygamma
+// (tensor_math_composites.cpp), and the function of those that are also
+// tensor methods, by name (or null).
 void addTensorMathComposites(BuiltinTable& table);
 rt::BuiltinFn tensorMathCompositeMethod(const std::string& name);
 

@@ -1,7 +1,7 @@
 // _libm(name, x[, y]): the C math library's functions that stdlib/lib/math.nn
 // cannot build from the tensor builtins bit for bit (atan2, copysign, fmod,
-// remainder, frexp, ldexp, modf, cbrt, exp2, nextafter), called as CPython's
-// math module calls them. math.nn converts the arguments (floats; ldexp's
+// remainder, frexp, ldexp, modf, cbrt, exp2, nextafter, tgamma), called as
+// CPython's math module calls them. math.nn converts the arguments (floats; ldexp's
 // exponent an int) and raises Python's errors for results outside the
 // domain or range; here only the special cases CPython handles itself.
 // _vector_norm(xs): the length of a vector of floats as CPython 3.11
@@ -28,6 +28,7 @@ Value bLibm(CallContext& c, std::vector<Value>& args) {
   double y = binary ? args[2].asFloat() : 0.0;
   if (!binary) {
     if (name == "cbrt") return Value::real(std::cbrt(x));
+    if (name == "tgamma") return Value::real(std::tgamma(x));
     if (name == "exp2") return Value::real(std::exp2(x));
     if (name == "modf") {
       double whole = 0.0;

@@ -1,6 +1,8 @@
 // PyTorch's elementwise functions that are exact compositions of nn's
 // ops, written as PyTorch computes them: trunc (fix), frac, logaddexp(2),
-// xlogy, sinc, deg2rad, rad2deg, heaviside and float_power. Each runs its
+// xlogy, sinc, deg2rad, rad2deg, heaviside, float_power, logit, fmax,
+// fmin and ldexp, and polygamma (the check of its order, then its op or
+// digamma's). Each runs its
 // ops where a tape sees them, so it differentiates as they do (trunc's
 // gradient is zero, as floor's), in every mode; arguments may be tensors
 // or numbers, broadcast together; the ones PyTorch also has as tensor
@@ -150,6 +152,64 @@ Value bFloatPower(CallContext& c, std::vector<Value>& args) {
   return binary(c, ir::Op::Pow, f64(a), f64(b));
 }
 
+// logit(x, eps=None) = log(x / (1 - x)), x clamped to [eps, 1 - eps]
+// first when eps is given (so the gradient is 0 outside, as PyTorch's).
+Value bLogit(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 2);
+  Value none = Value::none();
+  Value x = floating(c, argument(c, args, 0, "input", nullptr)), eps = argument(c, args, 1, "eps", &none);
+  c.checkKeywordsUsed("logit");
+  if (!x.is(Kind::Tensor))
+    fail(c.loc, std::string("logit(): input must be a Tensor, not ") + typeName(x), ErrorClass::TypeError);
+  if (!eps.is(Kind::None)) {
+    if (!eps.isNumber()) fail(c.loc, std::string("logit(): eps must be a number, not ") + typeName(eps), ErrorClass::TypeError);
+    double e = eps.asFloat();
+    x = applyOp(c, ir::Op::Clip, {x, Value::real(e), Value::real(1.0 - e)});
+  }
+  return op1(c, ir::Op::Log, binary(c, ir::Op::Div, x, binary(c, ir::Op::Sub, Value::real(1.0), x)));
+}
+
+// fmax(a, b) and fmin(a, b): maximum and minimum where a NaN loses to a
+// number; a where a >= b (a <= b) or b is NaN, else b, so a tie's gradient
+// goes to a, as PyTorch's.
+template <bool kMax>
+Value bFextremum(CallContext& c, std::vector<Value>& args) {
+  auto [a, b] = operands(c, args, "other");
+  Value keepA = binary(c, kMax ? ir::Op::Ge : ir::Op::Le, a, b);
+  Value bNaN = binary(c, ir::Op::Ne, b, b);
+  return where(c, applyOp(c, ir::Op::LogicalOr, {keepA, bNaN}), a, b);
+}
+
+// ldexp(x, e) = x * 2^e, as PyTorch's (in float).
+Value bLdexp(CallContext& c, std::vector<Value>& args) {
+  auto [x, e] = operands(c, args, "other");
+  return binary(c, ir::Op::Mul, floating(c, x), binary(c, ir::Op::Pow, Value::real(2.0), e));
+}
+
+// polygamma(n, x): digamma's n-th derivative, n a whole number >= 0 (as
+// PyTorch's); the method x.polygamma(n) takes them the other way round.
+Value polygammaOf(CallContext& c, const Value& n, const Value& x) {
+  if (!n.isIntLike() || n.is(Kind::Bool))
+    fail(c.loc, std::string("polygamma(): n must be an int, not ") + typeName(n), ErrorClass::TypeError);
+  if (n.asInt() < 0) fail(c.loc, "polygamma(): n must be >= 0, not " + std::to_string(n.asInt()), ErrorClass::ValueError);
+  if (!x.is(Kind::Tensor))
+    fail(c.loc, std::string("polygamma(): input must be a Tensor, not ") + typeName(x), ErrorClass::TypeError);
+  if (n.asInt() == 0) return op1(c, ir::Op::Digamma, x);
+  return binary(c, ir::Op::Polygamma, Value::integer(n.asInt()), x);
+}
+Value bPolygamma(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 2);
+  Value n = argument(c, args, 0, "n", nullptr), x = argument(c, args, 1, "input", nullptr);
+  c.checkKeywordsUsed("polygamma");
+  return polygammaOf(c, n, x);
+}
+Value bPolygammaMethod(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 2);
+  Value x = argument(c, args, 0, "input", nullptr), n = argument(c, args, 1, "n", nullptr);
+  c.checkKeywordsUsed("polygamma");
+  return polygammaOf(c, n, x);
+}
+
 }  // namespace
 
 BuiltinFn tensorMathCompositeMethod(const std::string& name) {
@@ -162,14 +222,21 @@ BuiltinFn tensorMathCompositeMethod(const std::string& name) {
   if (name == "xlogy") return bXlogy;
   if (name == "heaviside") return bHeaviside;
   if (name == "float_power") return bFloatPower;
+  if (name == "logit") return bLogit;
+  if (name == "fmax") return bFextremum<true>;
+  if (name == "fmin") return bFextremum<false>;
+  if (name == "ldexp") return bLdexp;
+  if (name == "polygamma") return bPolygammaMethod;
   return nullptr;
 }
 
 void addTensorMathComposites(BuiltinTable& table) {
   using ir::Builtin;
   for (Builtin b : {Builtin::Trunc, Builtin::Fix, Builtin::Frac, Builtin::Deg2rad, Builtin::Rad2deg, Builtin::Sinc,
-                    Builtin::Logaddexp, Builtin::Logaddexp2, Builtin::Xlogy, Builtin::Heaviside, Builtin::FloatPower})
+                    Builtin::Logaddexp, Builtin::Logaddexp2, Builtin::Xlogy, Builtin::Heaviside, Builtin::FloatPower,
+                    Builtin::Logit, Builtin::Fmax, Builtin::Fmin, Builtin::Ldexp})
     table[ir::builtinInfo(b).name] = tensorMathCompositeMethod(ir::builtinInfo(b).name);
+  table[ir::builtinInfo(Builtin::Polygamma).name] = bPolygamma;
 }
 
 }  // namespace nn::stdlib

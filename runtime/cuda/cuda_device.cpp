@@ -645,6 +645,7 @@ const KernelTable& cudaKernels() {
       t.addBinary(Op::Atan2, d, binaryKernel<Binary::Atan2>);
       t.addBinary(Op::Hypot, d, binaryKernel<Binary::Hypot>);
       t.addBinary(Op::Copysign, d, binaryKernel<Binary::Copysign>);
+      t.addBinary(Op::Polygamma, d, binaryKernel<Binary::Polygamma>);
       t.addUnary(Op::Exp, d, unaryKernel<Unary::Exp>);
       t.addUnary(Op::Log, d, unaryKernel<Unary::Log>);
       t.addUnary(Op::Sqrt, d, unaryKernel<Unary::Sqrt>);
@@ -670,6 +671,14 @@ const KernelTable& cudaKernels() {
       t.addUnary(Op::Cosh, d, unaryKernel<Unary::Cosh>);
       t.addUnary(Op::Asin, d, unaryKernel<Unary::Asin>);
       t.addUnary(Op::Acos, d, unaryKernel<Unary::Acos>);
+      t.addUnary(Op::Acosh, d, unaryKernel<Unary::Acosh>);
+      t.addUnary(Op::Asinh, d, unaryKernel<Unary::Asinh>);
+      t.addUnary(Op::Atanh, d, unaryKernel<Unary::Atanh>);
+      t.addUnary(Op::Exp2, d, unaryKernel<Unary::Exp2>);
+      t.addUnary(Op::Erfc, d, unaryKernel<Unary::Erfc>);
+      t.addUnary(Op::Erfinv, d, unaryKernel<Unary::Erfinv>);
+      t.addUnary(Op::Lgamma, d, unaryKernel<Unary::Lgamma>);
+      t.addUnary(Op::Digamma, d, unaryKernel<Unary::Digamma>);
     }
     for (DType d : {DType::Bool, DType::I32, DType::I64, DType::F32, DType::F64}) {
       t.add<Op::Prod>(d, reduceKernel<Reduce::Prod>);

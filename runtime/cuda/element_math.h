@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "runtime/cuda/kernel_codes.h"
+#include "runtime/special_math.h"
 
 namespace nn::rt::cuda {
 
@@ -102,6 +103,7 @@ NN_HOST_DEVICE T applyBinary(Binary op, T x, T y, int* fault) {
       case Binary::Atan2: return atan2(x, y);
       case Binary::Hypot: return hypot(x, y);
       case Binary::Copysign: return copysign(x, y);
+      case Binary::Polygamma: return static_cast<T>(special::polygamma(x, y));
       case Binary::Maximum: return (x != x || y != y) ? x + y : (x > y ? x : y);
       case Binary::Minimum: return (x != x || y != y) ? x + y : (x < y ? x : y);
       default: return T(0);
@@ -125,9 +127,9 @@ NN_HOST_DEVICE T applyUnary(Unary op, T x) {
       default: return x;  // Pos, and Floor, Ceil, Round of an integer
     }
   } else {
-    using std::acos, std::asin, std::atan, std::ceil, std::cos, std::cosh, std::erf, std::exp, std::expm1, std::fabs,
-        std::floor, std::log, std::log10, std::log1p, std::log2, std::rint, std::sin, std::sinh, std::sqrt, std::tan,
-        std::tanh;
+    using std::acos, std::acosh, std::asin, std::asinh, std::atan, std::atanh, std::ceil, std::cos, std::cosh, std::erf,
+        std::erfc, std::exp, std::exp2, std::expm1, std::fabs, std::floor, std::log, std::log10, std::log1p, std::log2,
+        std::rint, std::sin, std::sinh, std::sqrt, std::tan, std::tanh;
     switch (op) {
       case Unary::Neg: return -x;
       case Unary::Pos: return x;
@@ -161,6 +163,14 @@ NN_HOST_DEVICE T applyUnary(Unary op, T x) {
       case Unary::Cosh: return cosh(x);
       case Unary::Asin: return asin(x);
       case Unary::Acos: return acos(x);
+      case Unary::Acosh: return acosh(x);
+      case Unary::Asinh: return asinh(x);
+      case Unary::Atanh: return atanh(x);
+      case Unary::Exp2: return exp2(x);
+      case Unary::Erfc: return erfc(x);
+      case Unary::Erfinv: return static_cast<T>(special::erfinv(x));
+      case Unary::Lgamma: return static_cast<T>(special::lgamma(x));
+      case Unary::Digamma: return static_cast<T>(special::digamma(x));
       case Unary::Square: return x * x;
       case Unary::Floor: return floor(x);
       case Unary::Ceil: return ceil(x);

@@ -65,6 +65,10 @@ class ElementwiseEmitter {
   // "fmodf" or "fmod" of two values of x's type), with its vector forms
   // for the loop vectoriser.
   llvm::Value* sleef(const char* name, llvm::Value* x, llvm::Value* y = nullptr);
+  // nn's special function `name` (special_math.h: "nn_digamma", ...) of
+  // doubles, for x (and y) of x's type: an f32 widened, the result rounded
+  // back, as the kernels compute it.
+  llvm::Value* special(const char* name, llvm::Value* x, llvm::Value* y = nullptr);
   // fmod(x, y), exactly, through SLEEF (vmath::fmod).
   llvm::Value* remainder(llvm::Value* x, llvm::Value* y);
   llvm::Value* intrinsic(llvm::Intrinsic::ID id, llvm::Value* x, llvm::Value* y = nullptr);

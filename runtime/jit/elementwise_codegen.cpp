@@ -132,6 +132,20 @@ llvm::Value* ElementwiseEmitter::sleef(const char* name, llvm::Value* x, llvm::V
   return b_.CreateSelect(b_.CreateFCmpUNO(call, call), llvm::ConstantFP::getNaN(t), call);
 }
 
+llvm::Value* ElementwiseEmitter::special(const char* name, llvm::Value* x, llvm::Value* y) {
+  llvm::Type* t = x->getType();
+  llvm::Type* f64 = b_.getDoubleTy();
+  std::vector<llvm::Type*> params(y ? 2 : 1, f64);
+  llvm::FunctionCallee callee = m_.getOrInsertFunction(name, llvm::FunctionType::get(f64, params, false));
+  if (auto* f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
+    f->setDoesNotAccessMemory();
+    f->setDoesNotThrow();
+  }
+  llvm::Value* wideX = b_.CreateFPExt(x, f64);
+  llvm::Value* r = y ? b_.CreateCall(callee, {wideX, b_.CreateFPExt(y, f64)}) : b_.CreateCall(callee, {wideX});
+  return b_.CreateFPTrunc(r, t);
+}
+
 llvm::Value* ElementwiseEmitter::remainder(llvm::Value* x, llvm::Value* y) {
   llvm::Type* t = x->getType();
   llvm::Value* m = sleef(t->isFloatTy() ? "fmodf" : "fmod", x, y);
@@ -184,6 +198,7 @@ llvm::Value* ElementwiseEmitter::floatBinary(Op op, llvm::Value* x, llvm::Value*
     case Op::Atan2: return t->isFloatTy() ? sleef("atan2f", x, y) : libm("atan2", x, y);
     case Op::Hypot: return t->isFloatTy() ? sleef("hypotf", x, y) : libm("hypot", x, y);
     case Op::Copysign: return intrinsic(llvm::Intrinsic::copysign, x, y);
+    case Op::Polygamma: return special("nn_polygamma", x, y);
     case Op::Maximum:
     case Op::Minimum: {
       // NaN propagates (the first operand's when both are NaN).
@@ -351,6 +366,14 @@ llvm::Value* ElementwiseEmitter::floatUnary(Op op, llvm::Value* x, std::string& 
     case Op::Asin: return math("asin", none, x);
     case Op::Acos: return math("acos", none, x);
     case Op::Square: return b_.CreateFMul(x, x);
+    case Op::Acosh: return libm("acosh", x);
+    case Op::Asinh: return libm("asinh", x);
+    case Op::Atanh: return libm("atanh", x);
+    case Op::Exp2: return libm("exp2", x);
+    case Op::Erfc: return libm("erfc", x);
+    case Op::Erfinv: return special("nn_erfinv", x);
+    case Op::Lgamma: return special("nn_lgamma", x);
+    case Op::Digamma: return special("nn_digamma", x);
     case Op::Floor: return intrinsic(llvm::Intrinsic::floor, x);
     case Op::Ceil: return intrinsic(llvm::Intrinsic::ceil, x);
     case Op::Round: return intrinsic(llvm::Intrinsic::nearbyint, x);  // halves to even

@@ -36,6 +36,7 @@
 #include "runtime/jit/codegen.h"
 #include "runtime/jit/object_cache.h"
 #include "runtime/sleef_functions.h"
+#include "runtime/special_math.h"
 
 namespace nn::rt::jit {
 namespace {
@@ -190,11 +191,18 @@ bool Engine::Impl::start(std::string& why) {
   // SLEEF's functions by their addresses in this process: a host that
   // opened libnn.so with RTLD_LOCAL keeps libsleef's symbols out of the
   // process-wide search above.
-  llvm::orc::SymbolMap sleefSymbols;
+  llvm::orc::SymbolMap symbols;
   for (const sleef::Form& form : sleef::forms())
-    sleefSymbols[lljit->mangleAndIntern(form.symbol)] = llvm::JITEvaluatedSymbol(
+    symbols[lljit->mangleAndIntern(form.symbol)] = llvm::JITEvaluatedSymbol(
         llvm::pointerToJITTargetAddress(form.address), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
-  if (llvm::Error e = lljit->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(sleefSymbols))))
+  // nn's special functions, by address the same way.
+  int specialCount = 0;
+  const special::FunctionSymbol* specials = special::specialFunctionSymbols(&specialCount);
+  for (int i = 0; i < specialCount; ++i)
+    symbols[lljit->mangleAndIntern(specials[i].name)] =
+        llvm::JITEvaluatedSymbol(llvm::pointerToJITTargetAddress(specials[i].address),
+                                 llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
+  if (llvm::Error e = lljit->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(symbols))))
     return fail(std::move(e));
   return true;
 }

@@ -203,6 +203,7 @@ TEST(CudaElementMath, FloatsAsTheCpuComputesThem) {
     checkBinary<T>(Op::Atan2, cuda::Binary::Atan2, true);  // the CPU's f32 are SLEEF's
     checkBinary<T>(Op::Hypot, cuda::Binary::Hypot, true);
     checkBinary<T>(Op::Copysign, cuda::Binary::Copysign);
+    checkBinary<T>(Op::Polygamma, cuda::Binary::Polygamma);
     checkUnary<T>(Op::Sqrt, cuda::Unary::Sqrt, false);
     using cuda::Unary;
     for (auto [op, code] : {std::pair{Op::Exp, Unary::Exp}, std::pair{Op::Log, Unary::Log},
@@ -216,7 +217,11 @@ TEST(CudaElementMath, FloatsAsTheCpuComputesThem) {
                             std::pair{Op::Atan, Unary::Atan}, std::pair{Op::Reciprocal, Unary::Reciprocal},
                             std::pair{Op::Log2, Unary::Log2}, std::pair{Op::Log10, Unary::Log10},
                             std::pair{Op::Sinh, Unary::Sinh}, std::pair{Op::Cosh, Unary::Cosh},
-                            std::pair{Op::Asin, Unary::Asin}, std::pair{Op::Acos, Unary::Acos}})
+                            std::pair{Op::Asin, Unary::Asin}, std::pair{Op::Acos, Unary::Acos},
+                            std::pair{Op::Acosh, Unary::Acosh}, std::pair{Op::Asinh, Unary::Asinh},
+                            std::pair{Op::Atanh, Unary::Atanh}, std::pair{Op::Exp2, Unary::Exp2},
+                            std::pair{Op::Erfc, Unary::Erfc}, std::pair{Op::Erfinv, Unary::Erfinv},
+                            std::pair{Op::Lgamma, Unary::Lgamma}, std::pair{Op::Digamma, Unary::Digamma}})
       checkUnary<T>(op, code, true);
   };
   floats(float{});
