@@ -52,6 +52,8 @@ ops = [
  ("gather", lambda: x[idx % 784]), ("slice_step", lambda: x[::2, ::2].contiguous()), ("T_contig", lambda: x.T.contiguous()),
  ("cat0", lambda: torch.cat([x, y], 0)), ("cat1", lambda: torch.cat([x, y], 1)), ("stack", lambda: torch.stack([x, y])),
  ("conv2d", lambda: F.conv2d(img, k, padding=1)), ("maxpool", lambda: F.max_pool2d(img, 2)), ("avgpool", lambda: F.avg_pool2d(img, 2)),
+ ("maxpool_dil", lambda: F.max_pool2d(img, 3, 1, 1, dilation=2)), ("avgpool_ex", lambda: F.avg_pool2d(img, 3, 2, 1, ceil_mode=True, count_include_pad=False)),
+ ("lgamma", lambda: torch.lgamma(x)), ("digamma", lambda: torch.digamma(x)), ("erfinv", lambda: torch.erfinv(x * 0.3)),
  ("bn", lambda: F.batch_norm(img, torch.zeros(32), torch.ones(32), torch.ones(32), torch.zeros(32))),
  ("flip1", lambda: torch.flip(x, (1,))), ("roll1", lambda: torch.roll(x, 3, 1)), ("tril", lambda: torch.tril(x)), ("masked_fill", lambda: x.masked_fill(x > 0, 0.0)),
  ("isnan_any", lambda: torch.isnan(x).any()), ("astype_f64", lambda: x.double()), ("randn", lambda: torch.randn(784, 512)),

@@ -539,7 +539,13 @@ std::pair<int64_t, int64_t> pairAttr(const GradientBuilder& b, const char* name,
 }
 
 const std::initializer_list<const char*> kConvAttrs = {"stride", "padding", "dilation", "groups"};
-const std::initializer_list<const char*> kPoolAttrs = {"kernel", "stride", "padding"};
+// Pooling's attributes: max_pool2d's and avg_pool2d's (each node has its
+// own kind's; pool2d_grad has both).
+const std::initializer_list<const char*> kPoolAttrs = {"kernel_size", "stride",    "padding",
+                                                       "dilation",    "ceil_mode", "count_include_pad",
+                                                       "divisor_override"};
+const std::initializer_list<const char*> kAvgPoolAttrs = {"kernel_size", "stride", "padding", "ceil_mode",
+                                                          "count_include_pad", "divisor_override"};
 
 // conv2d: the backward-data and backward-weights convolutions; the bias
 // gathers the adjoint over batch and positions.
@@ -616,24 +622,27 @@ void GradAvgPool2d(GradientBuilder& b) { pooling(b, false); }
 // masked by the chosen positions (overlapping windows: not supported).
 void GradPool2dGrad(GradientBuilder& b) {
   if (!b.wanted[0]) return;
-  std::vector<std::pair<std::string, Attr>> attrs = b.attrs(kPoolAttrs);
   const Attr* isMax = b.attr("max");
   if (!isMax || *isMax != Attr(true)) {
-    b.grads[0] = b.emit(Op::AvgPool2d, {b.adjoint}, attrs);
+    b.grads[0] = b.emit(Op::AvgPool2d, {b.adjoint}, b.attrs(kAvgPoolAttrs));
     return;
   }
-  auto kernel = pairAttr(b, "kernel", 1);
+  auto kernel = pairAttr(b, "kernel_size", 1);
   const Attr* strideAttr = b.attr("stride");
   auto stride = strideAttr && !std::holds_alternative<NoneAttr>(*strideAttr) ? pairAttr(b, "stride", 1) : kernel;
-  if (stride.first < kernel.first || stride.second < kernel.second)
+  auto dilation = pairAttr(b, "dilation", 1);
+  if (stride.first < kernel.first || stride.second < kernel.second || dilation != std::pair<int64_t, int64_t>(1, 1))
     fail(b.forward.loc(),
-         "the second derivative of max_pool2d is supported for windows that do not overlap (stride >= kernel) so far");
-  std::vector<std::pair<std::string, Attr>> routed = attrs;
+         "the second derivative of max_pool2d is supported for undilated windows that do not overlap (stride >= "
+         "kernel) so far");
+  std::vector<std::pair<std::string, Attr>> routed = b.attrs(kPoolAttrs);
   routed.emplace_back("max", true);
   Value* counts = b.emit(Op::Pool2dGrad, {b.emit(Op::OnesLike, {b.operands[0]}), b.operands[1]}, routed);
   Value* chosen = b.mul(b.emit(Op::Gt, {counts, b.constant(0.0)}), b.constant(1.0));
-  Value* area = b.constant(static_cast<double>(kernel.first * kernel.second));
-  b.grads[0] = b.mul(b.emit(Op::AvgPool2d, {b.mul(b.adjoint, chosen)}, attrs), area);
+  // Each window's sum: average pooling divided by 1.
+  std::vector<std::pair<std::string, Attr>> sums = b.attrs({"kernel_size", "stride", "padding", "ceil_mode"});
+  sums.emplace_back("divisor_override", Attr(int64_t{1}));
+  b.grads[0] = b.emit(Op::AvgPool2d, {b.mul(b.adjoint, chosen)}, sums);
 }
 
 // ---- indexing ----

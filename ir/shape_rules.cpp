@@ -410,19 +410,36 @@ std::optional<Type> Conv2d(const OpArgs& a) {
   return Type::tensor(dt, DimList{xs[0], ws[0], oh, ow});
 }
 
+int64_t poolOutputSize(int64_t in, int64_t k, int64_t stride, int64_t pad, int64_t dil, bool ceilMode) {
+  int64_t span = in + 2 * pad - dil * (k - 1) - 1;
+  if (span < 0) return 0;
+  int64_t out = (span + (ceilMode ? stride - 1 : 0)) / stride + 1;
+  if (ceilMode && (out - 1) * stride >= in + pad) --out;
+  return out;
+}
+
 // max_pool2d / avg_pool2d(x [N, C, H, W]): [N, C, OH, OW], floating.
 std::optional<Type> Pool2d(const OpArgs& a) {
   std::optional<Type> x = tensorOperand(a, "x");
   if (!x || !x->shape || x->shape->size() != 4) return std::nullopt;
   const DimList& xs = *x->shape;
-  auto kernel = heightWidth(a, "kernel"), pad = heightWidth(a, "padding");
+  auto kernel = heightWidth(a, "kernel_size"), pad = heightWidth(a, "padding");
   auto stride = a.isNone("stride") ? kernel : heightWidth(a, "stride");
+  auto dil = a.op() == Op::MaxPool2d ? heightWidth(a, "dilation") : std::optional(std::pair<int64_t, int64_t>(1, 1));
+  std::optional<bool> ceilMode = a.boolAttr("ceil_mode");
   Dim oh = Dim::unknown(), ow = Dim::unknown();
-  if (kernel && stride && pad) {
-    if (kernel->first < 1 || kernel->second < 1 || 2 * pad->first > kernel->first || 2 * pad->second > kernel->second)
+  if (kernel && stride && pad && dil && ceilMode) {
+    if (kernel->first < 1 || kernel->second < 1 || 2 * pad->first > kernel->first || 2 * pad->second > kernel->second ||
+        stride->first < 1 || stride->second < 1 || pad->first < 0 || pad->second < 0 || dil->first < 1 ||
+        dil->second < 1)
       return std::nullopt;
-    oh = sweep(xs[2], Dim::known(kernel->first), stride->first, pad->first, 1);
-    ow = sweep(xs[3], Dim::known(kernel->second), stride->second, pad->second, 1);
+    auto side = [&](const Dim& in, int64_t k, int64_t s, int64_t p, int64_t d) {
+      if (!in.isKnown()) return Dim::unknown();
+      int64_t n = poolOutputSize(in.size, k, s, p, d, *ceilMode);
+      return n > 0 ? Dim::known(n) : Dim::unknown();
+    };
+    oh = side(xs[2], kernel->first, stride->first, pad->first, dil->first);
+    ow = side(xs[3], kernel->second, stride->second, pad->second, dil->second);
     if ((xs[2].isKnown() && !oh.isKnown()) || (xs[3].isKnown() && !ow.isKnown())) return std::nullopt;
   }
   std::optional<DType> dt;

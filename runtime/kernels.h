@@ -39,6 +39,10 @@ struct ConvParams {
 };
 struct PoolParams {
   int64_t kH = 1, kW = 1, strideH = 1, strideW = 1, padH = 0, padW = 0;
+  int64_t dilH = 1, dilW = 1;  // max pooling's
+  bool ceilMode = false;
+  bool countPadding = true;  // average pooling's count_include_pad
+  int64_t divisor = 0;       // average pooling's divisor_override; 0: none
 };
 
 // The signature of each op's kernel. Operands are contiguous unless a line

@@ -6,7 +6,8 @@
 // function (nn's, for erf: erf_f32.h) where that has libm's, computed in
 // the same order, so that the JIT's fused kernels (jit/
 // elementwise_codegen.cpp), which call the same functions, give the same
-// bits. sinh and cosh stay on libm (sleef_functions.def says why).
+// bits. sinh, cosh, asinh and acosh stay on libm (sleef_functions.def says
+// why).
 #include <omp.h>
 
 #include <algorithm>
@@ -143,6 +144,9 @@ void registerCpuFloat32MathKernels(KernelTable& r) {
   r.addUnary(Op::Atan, DType::F32, sleefKernel<sleefBlock<Fn::Atan>>);
   r.addUnary(Op::Asin, DType::F32, sleefKernel<sleefBlock<Fn::Asin>>);
   r.addUnary(Op::Acos, DType::F32, sleefKernel<sleefBlock<Fn::Acos>>);
+  r.addUnary(Op::Atanh, DType::F32, sleefKernel<sleefBlock<Fn::Atanh>>);
+  r.addUnary(Op::Exp2, DType::F32, sleefKernel<sleefBlock<Fn::Exp2>>);
+  r.addUnary(Op::Lgamma, DType::F32, sleefKernel<sleefBlock<Fn::Lgamma>>);
   r.addUnary(Op::Erf, DType::F32, sleefKernel<sleefBlock<Fn::Erf>>);
   r.addUnary(Op::Log1p, DType::F32, sleefKernel<log1pBlock>);
   r.addUnary(Op::Sigmoid, DType::F32, sleefKernel<sigmoidBlock>);

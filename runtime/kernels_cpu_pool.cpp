@@ -6,10 +6,14 @@
 // oneDNN does only from a workspace the forward kernel would have to keep.
 // Max pooling follows PyTorch: a window's maximum is its first largest
 // element, and a NaN wins (the last one in the window); padding never
-// wins, and average pooling counts it (count_include_pad). Shapes arrive
-// checked (nn_conv.cpp).
+// wins; dilated windows take every dil-th row and column. Average pooling
+// divides by PyTorch's divisor (divisorOf). With ceil_mode the last
+// windows are clipped at the plane's edge like the padded ones. Shapes
+// arrive checked (nn_conv.cpp).
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -20,25 +24,69 @@ namespace nn::rt {
 
 namespace {
 
-// The window of output (oh, ow), clipped to the plane.
+// The taps of a window starting at `start` (k taps, `dil` apart) that fall
+// inside [0, n): `count` of them from `first`.
+void tapsInside(int64_t start, int64_t k, int64_t dil, int64_t n, int64_t& first, int64_t& count) {
+  int64_t skip = start < 0 ? (-start + dil - 1) / dil : 0;
+  int64_t end = n - start <= 0 ? 0 : (n - start + dil - 1) / dil;
+  end = end < k ? end : k;
+  first = start + skip * dil, count = end > skip ? end - skip : 0;
+}
+
+// The window of output (oh, ow) within the plane: rows r0 + i dilH for
+// i < nr, columns c0 + j dilW for j < nc (with dilation 1, the window
+// clipped to the plane). A dilated window may have no tap inside.
 struct Window {
-  int64_t h0, h1, w0, w1;
+  int64_t r0, nr, c0, nc;
   Window(int64_t oh, int64_t ow, int64_t H, int64_t W, const PoolParams& p) {
-    int64_t h = oh * p.strideH - p.padH, w = ow * p.strideW - p.padW;
-    h0 = h < 0 ? 0 : h, h1 = h + p.kH < H ? h + p.kH : H;
-    w0 = w < 0 ? 0 : w, w1 = w + p.kW < W ? w + p.kW : W;
+    tapsInside(oh * p.strideH - p.padH, p.kH, p.dilH, H, r0, nr);
+    tapsInside(ow * p.strideW - p.padW, p.kW, p.dilW, W, c0, nc);
   }
 };
 
-// The flat index in the plane of the window's maximum (PyTorch's choice).
+// Average pooling's divisor of window (oh, ow), PyTorch's: divisor_override,
+// or the window's area within the padded plane (count_include_pad: kH * kW
+// but for a ceil_mode window past the padding), or within the plane.
+int64_t divisorOf(int64_t oh, int64_t ow, int64_t H, int64_t W, const PoolParams& p) {
+  if (p.divisor != 0) return p.divisor;
+  int64_t h0 = oh * p.strideH - p.padH, w0 = ow * p.strideW - p.padW;
+  int64_t h1 = std::min(h0 + p.kH, H + p.padH), w1 = std::min(w0 + p.kW, W + p.padW);
+  if (!p.countPadding) {
+    h0 = std::max<int64_t>(h0, 0), w0 = std::max<int64_t>(w0, 0);
+    h1 = std::min(h1, H), w1 = std::min(w1, W);
+  }
+  return (h1 - h0) * (w1 - w0);
+}
+
+// The factor average pooling scales window (oh, ow)'s sum by: 1 / (kH * kW)
+// for every window unless an option makes the divisors differ.
 template <class T>
-int64_t argmax(const T* x, int64_t W, const Window& win) {
-  int64_t best = win.h0 * W + win.w0;
+struct Shares {
+  Shares(int64_t H, int64_t W, const PoolParams& p)
+      : H(H), W(W), p(p), uniform(p.divisor == 0 && p.countPadding && !p.ceilMode),
+        share(T(1) / static_cast<T>(p.kH * p.kW)) {}
+  T operator()(int64_t oh, int64_t ow) const {
+    return uniform ? share : T(1) / static_cast<T>(divisorOf(oh, ow, H, W, p));
+  }
+  int64_t H, W;
+  const PoolParams& p;
+  bool uniform;
+  T share;
+};
+
+// The flat index in the plane of the window's maximum (PyTorch's choice),
+// or -1 for a window with no tap in the plane (PyTorch's -inf, and no
+// gradient).
+template <class T>
+int64_t argmax(const T* x, int64_t W, const Window& win, const PoolParams& p) {
+  if (win.nr == 0 || win.nc == 0) return -1;
+  int64_t best = win.r0 * W + win.c0;
   T m = x[best];
-  for (int64_t ih = win.h0; ih < win.h1; ++ih)
-    for (int64_t iw = win.w0; iw < win.w1; ++iw) {
-      T v = x[ih * W + iw];
-      if (v > m || std::isnan(v)) m = v, best = ih * W + iw;
+  for (int64_t i = 0; i < win.nr; ++i)
+    for (int64_t j = 0; j < win.nc; ++j) {
+      int64_t at = (win.r0 + i * p.dilH) * W + win.c0 + j * p.dilW;
+      T v = x[at];
+      if (v > m || std::isnan(v)) m = v, best = at;
     }
   return best;
 }
@@ -47,21 +95,29 @@ int64_t argmax(const T* x, int64_t W, const Window& win) {
 // [lo, hi), swept a window row and column at a time across the whole
 // output row, so the inner loop runs over outputs without branches and
 // vectorises. Max: m[ow] the maximum and at[ow] its flat index (when
-// WithIndex); average: m[ow] the sum.
+// WithIndex); average: m[ow] the sum. The rows' taps are rows.r0.. (a
+// max window's may be none: -inf, index -1).
 template <class T, bool IsMax, bool WithIndex>
 void sweepRow(const T* x, int64_t W, const PoolParams& p, const Window& rows, int64_t lo, int64_t hi, T* m,
               int64_t* at) {
+  if (IsMax && rows.nr == 0) {
+    for (int64_t ow = lo; ow < hi; ++ow) {
+      m[ow] = -std::numeric_limits<T>::infinity();
+      if (WithIndex) at[ow] = -1;
+    }
+    return;
+  }
   for (int64_t ow = lo; ow < hi; ++ow) {
-    int64_t i = rows.h0 * W + ow * p.strideW - p.padW;
+    int64_t i = rows.r0 * W + ow * p.strideW - p.padW;
     m[ow] = IsMax ? x[i] : T(0);
     if (WithIndex) at[ow] = i;
   }
   const int64_t stride = p.strideW;
-  for (int64_t ih = rows.h0; ih < rows.h1; ++ih)
+  for (int64_t r = 0; r < rows.nr; ++r)
     for (int64_t kw = 0; kw < p.kW; ++kw) {
-      if (IsMax && ih == rows.h0 && kw == 0) continue;
-      const T* in = x + ih * W + kw - p.padW;
-      int64_t base = ih * W + kw - p.padW;
+      if (IsMax && r == 0 && kw == 0) continue;
+      int64_t base = (rows.r0 + r * p.dilH) * W + kw * p.dilW - p.padW;
+      const T* in = x + base;
       for (int64_t ow = lo; ow < hi; ++ow) {
         T v = in[ow * stride], mv = m[ow];
         if (!IsMax) {
@@ -77,17 +133,18 @@ void sweepRow(const T* x, int64_t W, const PoolParams& p, const Window& rows, in
     }
 }
 
-// The output columns whose windows need no clipping at the sides.
+// The output columns whose windows lie inside the plane at the sides.
 std::pair<int64_t, int64_t> interiorColumns(int64_t W, int64_t OW, const PoolParams& p) {
   int64_t lo = (p.padW + p.strideW - 1) / p.strideW;
-  int64_t hi = W + p.padW - p.kW < 0 ? 0 : (W + p.padW - p.kW) / p.strideW + 1;
+  int64_t reach = W + p.padW - (p.kW - 1) * p.dilW - 1;
+  int64_t hi = reach < 0 ? 0 : reach / p.strideW + 1;
   hi = hi < OW ? hi : OW;
   return {lo < hi ? lo : hi, hi};
 }
 
 template <class T, bool IsMax>
 void poolPlane(const T* x, T* y, int64_t H, int64_t W, int64_t OH, int64_t OW, const PoolParams& p) {
-  T share = T(1) / static_cast<T>(p.kH * p.kW);
+  Shares<T> share(H, W, p);
   auto [lo, hi] = interiorColumns(W, OW, p);
   for (int64_t oh = 0; oh < OH; ++oh) {
     T* row = y + oh * OW;
@@ -97,22 +154,23 @@ void poolPlane(const T* x, T* y, int64_t H, int64_t W, int64_t OH, int64_t OW, c
       if (ow >= OW) break;
       Window win(oh, ow, H, W, p);
       if (IsMax) {
-        row[ow] = x[argmax(x, W, win)];
+        int64_t at = argmax(x, W, win, p);
+        row[ow] = at < 0 ? -std::numeric_limits<T>::infinity() : x[at];
         continue;
       }
       T sum = 0;
-      for (int64_t ih = win.h0; ih < win.h1; ++ih)
-        for (int64_t iw = win.w0; iw < win.w1; ++iw) sum += x[ih * W + iw];
+      for (int64_t i = 0; i < win.nr; ++i)
+        for (int64_t j = 0; j < win.nc; ++j) sum += x[(win.r0 + i) * W + win.c0 + j];
       row[ow] = sum;
     }
     if (!IsMax)
-      for (int64_t ow = 0; ow < OW; ++ow) row[ow] *= share;
+      for (int64_t ow = 0; ow < OW; ++ow) row[ow] *= share(oh, ow);
   }
 }
 
 template <class T, bool IsMax>
 void poolGradPlane(const T* g, const T* x, T* dx, int64_t H, int64_t W, int64_t OH, int64_t OW, const PoolParams& p) {
-  T share = T(1) / static_cast<T>(p.kH * p.kW);
+  Shares<T> share(H, W, p);
   auto [lo, hi] = interiorColumns(W, OW, p);
   std::vector<T> m(static_cast<size_t>(OW));
   std::vector<int64_t> at(static_cast<size_t>(OW));
@@ -121,14 +179,16 @@ void poolGradPlane(const T* g, const T* x, T* dx, int64_t H, int64_t W, int64_t 
     Window rows(oh, lo, H, W, p);
     if (IsMax) {
       sweepRow<T, true, true>(x, W, p, rows, lo, hi, m.data(), at.data());
-      for (int64_t ow = lo; ow < hi; ++ow) dx[at[ow]] += grow[ow];
+      if (rows.nr > 0)
+        for (int64_t ow = lo; ow < hi; ++ow) dx[at[ow]] += grow[ow];
     } else {
-      // Within one window row and column, the windows touch distinct
-      // elements.
-      for (int64_t ih = rows.h0; ih < rows.h1; ++ih)
+      // Each window's share of g, then, within one window row and column,
+      // the windows touch distinct elements.
+      for (int64_t ow = lo; ow < hi; ++ow) m[ow] = grow[ow] * share(oh, ow);
+      for (int64_t r = 0; r < rows.nr; ++r)
         for (int64_t kw = 0; kw < p.kW; ++kw) {
-          T* out = dx + ih * W + kw - p.padW;
-          for (int64_t ow = lo; ow < hi; ++ow) out[ow * p.strideW] += grow[ow] * share;
+          T* out = dx + (rows.r0 + r) * W + kw - p.padW;
+          for (int64_t ow = lo; ow < hi; ++ow) out[ow * p.strideW] += m[ow];
         }
     }
     for (int64_t ow = 0; ow < OW; ++ow) {
@@ -136,12 +196,13 @@ void poolGradPlane(const T* g, const T* x, T* dx, int64_t H, int64_t W, int64_t 
       if (ow >= OW) break;
       Window win(oh, ow, H, W, p);
       if (IsMax) {
-        dx[argmax(x, W, win)] += grow[ow];
+        int64_t best = argmax(x, W, win, p);
+        if (best >= 0) dx[best] += grow[ow];
         continue;
       }
-      T gv = grow[ow] * share;
-      for (int64_t ih = win.h0; ih < win.h1; ++ih)
-        for (int64_t iw = win.w0; iw < win.w1; ++iw) dx[ih * W + iw] += gv;
+      T gv = grow[ow] * share(oh, ow);
+      for (int64_t i = 0; i < win.nr; ++i)
+        for (int64_t j = 0; j < win.nc; ++j) dx[(win.r0 + i) * W + win.c0 + j] += gv;
     }
   }
 }
@@ -152,7 +213,8 @@ void poolGradPlane(const T* g, const T* x, T* dx, int64_t H, int64_t W, int64_t 
 // element taking the maximum when it is larger or NaN. Selects instead of
 // branches, so that a row's windows vectorise.
 bool tiles2x2(const PoolParams& p) {
-  return p.kH == 2 && p.kW == 2 && p.strideH == 2 && p.strideW == 2 && p.padH == 0 && p.padW == 0;
+  return p.kH == 2 && p.kW == 2 && p.strideH == 2 && p.strideW == 2 && p.padH == 0 && p.padW == 0 && p.dilH == 1 &&
+         p.dilW == 1 && !p.ceilMode;
 }
 
 template <class T>

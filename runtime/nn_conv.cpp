@@ -5,6 +5,7 @@
 // and loops for f64, kernels_cpu_nn.cpp).
 #include <cmath>
 
+#include "ir/shape_rules.h"
 #include "runtime/dispatch.h"
 #include "runtime/nn_ops.h"
 #include "runtime/tensor_ops.h"
@@ -73,11 +74,12 @@ DType gradType(const char* name, const Tensor& g, const Shape& y, SourceLoc loc)
 // Checks pooling's operand and attributes; returns its result's shape.
 Shape poolShape(const char* name, const Tensor& x, const PoolParams& p, SourceLoc loc) {
   if (x.ndim() != 4) fail(loc, std::string(name) + " expects input [N, C, H, W], got " + typeString(x));
-  if (p.kH < 1 || p.kW < 1 || p.strideH < 1 || p.strideW < 1 || p.padH < 0 || p.padW < 0)
-    fail(loc, std::string(name) + ": kernel and stride must be >= 1 and padding >= 0");
+  if (p.kH < 1 || p.kW < 1 || p.strideH < 1 || p.strideW < 1 || p.padH < 0 || p.padW < 0 || p.dilH < 1 || p.dilW < 1)
+    fail(loc, std::string(name) + ": kernel, stride and dilation must be >= 1 and padding >= 0");
   if (2 * p.padH > p.kH || 2 * p.padW > p.kW)
     fail(loc, std::string(name) + ": padding must be at most half the kernel size");
-  int64_t OH = outSize(x.dim(2), p.kH, p.strideH, p.padH, 1), OW = outSize(x.dim(3), p.kW, p.strideW, p.padW, 1);
+  int64_t OH = ir::shape_rules::poolOutputSize(x.dim(2), p.kH, p.strideH, p.padH, p.dilH, p.ceilMode);
+  int64_t OW = ir::shape_rules::poolOutputSize(x.dim(3), p.kW, p.strideW, p.padW, p.dilW, p.ceilMode);
   if (OH <= 0 || OW <= 0) fail(loc, std::string(name) + ": the kernel is larger than the padded input " + typeString(x));
   return {x.dim(0), x.dim(1), OH, OW};
 }
@@ -122,7 +124,8 @@ Tensor conv2dGradWeight(const Tensor& g, const Tensor& x, const Tensor& w, const
 }
 
 Tensor pool2dReference(const Tensor& x, const PoolParams& p, bool isMax, SourceLoc) {
-  int64_t OH = outSize(x.dim(2), p.kH, p.strideH, p.padH, 1), OW = outSize(x.dim(3), p.kW, p.strideW, p.padW, 1);
+  int64_t OH = ir::shape_rules::poolOutputSize(x.dim(2), p.kH, p.strideH, p.padH, p.dilH, p.ceilMode);
+  int64_t OW = ir::shape_rules::poolOutputSize(x.dim(3), p.kW, p.strideW, p.padW, p.dilW, p.ceilMode);
   Tensor out = Tensor::empty(DType::F64, {x.dim(0), x.dim(1), OH, OW}, x.device());
   pool2dLoop(as(x, DType::F64), p, isMax, out);
   return astype(out, isFloating(x.dtype()) ? x.dtype() : DType::F32);

@@ -386,12 +386,25 @@ Value conv2dGradOp(OpCall& c) {
   return makeTensorValue(conv2dGradWeight(c.tensor("g"), c.tensor("x"), c.tensor("w"), convParams(c), c.loc));
 }
 
+// max_pool2d's, avg_pool2d's or pool2d_grad's attributes (the last has
+// both kinds' and applies those of its `max`).
 PoolParams poolParams(OpCall& c) {
   PoolParams p;
-  std::tie(p.kH, p.kW) = pairOf(c, "kernel", 1);
+  std::tie(p.kH, p.kW) = pairOf(c, "kernel_size", 1);
   // The stride defaults to the kernel size.
   std::tie(p.strideH, p.strideW) = c.isNone("stride") ? std::pair(p.kH, p.kW) : pairOf(c, "stride", 0);
   std::tie(p.padH, p.padW) = pairOf(c, "padding", 0);
+  p.ceilMode = c.flag("ceil_mode");
+  bool isMax = c.op == Op::MaxPool2d || (c.op == Op::Pool2dGrad && c.flag("max"));
+  if (isMax) {
+    std::tie(p.dilH, p.dilW) = pairOf(c, "dilation", 1);
+  } else {
+    p.countPadding = c.flag("count_include_pad");
+    if (!c.isNone("divisor_override")) {
+      p.divisor = c.integer("divisor_override");
+      if (p.divisor == 0) c.fail("divisor_override must be non-zero");
+    }
+  }
   return p;
 }
 

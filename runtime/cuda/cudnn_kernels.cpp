@@ -10,7 +10,7 @@
 // stream. Semantics follow the CPU kernels: cross-correlation as PyTorch's
 // conv2d; FMA math only (no TF32 tensor cores, so f32 results stay f32
 // ones); f64 tensors computed in double, with double scaling factors; max
-// pooling propagates NaN; average pooling counts padding
+// pooling propagates NaN; average pooling counts padding or not
 // (count_include_pad). Workspaces are stream-ordered allocations freed
 // after the launch.
 #include <cudnn.h>
@@ -159,12 +159,22 @@ struct ConvDesc {
   cudnnConvolutionDescriptor_t d = nullptr;
 };
 
+// cuDNN pools whole windows only (its output size is the floor's), without
+// dilation or a divisor of one's own: those options are a located error on
+// a CUDA device (runKernel), not a silent fallback to the CPU.
 struct PoolDesc {
   PoolDesc(const PoolParams& p, bool isMax) {
+    if (p.ceilMode || p.dilH != 1 || p.dilW != 1 || p.divisor != 0)
+      throw std::runtime_error(
+          "pooling with ceil_mode, dilation or divisor_override is not supported on CUDA devices; pool on the CPU "
+          "(x.to(\"cpu\"))");
     const Dnn& dnn = Dnn::get();
     checkDnn(dnn.cudnnCreatePoolingDescriptor(&d), "cudnnCreatePoolingDescriptor");
+    cudnnPoolingMode_t mode = isMax           ? CUDNN_POOLING_MAX_DETERMINISTIC
+                              : p.countPadding ? CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING
+                                               : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING;
     checkDnn(dnn.cudnnSetPooling2dDescriptor(
-              d, isMax ? CUDNN_POOLING_MAX_DETERMINISTIC : CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING,
+              d, mode,
               CUDNN_PROPAGATE_NAN, static_cast<int>(p.kH), static_cast<int>(p.kW), static_cast<int>(p.padH),
               static_cast<int>(p.padW), static_cast<int>(p.strideH), static_cast<int>(p.strideW)),
           "cudnnSetPooling2dDescriptor");

@@ -67,8 +67,9 @@ class ElementwiseEmitter {
   llvm::Value* sleef(const char* name, llvm::Value* x, llvm::Value* y = nullptr);
   // nn's special function `name` (special_math.h: "nn_digamma", ...) of
   // doubles, for x (and y) of x's type: an f32 widened, the result rounded
-  // back, as the kernels compute it.
-  llvm::Value* special(const char* name, llvm::Value* x, llvm::Value* y = nullptr);
+  // back, as the kernels compute it; or, for an f32 with floatForm, its
+  // single-precision form `name` + "f".
+  llvm::Value* special(const char* name, llvm::Value* x, llvm::Value* y = nullptr, bool floatForm = false);
   // fmod(x, y), exactly, through SLEEF (vmath::fmod).
   llvm::Value* remainder(llvm::Value* x, llvm::Value* y);
   llvm::Value* intrinsic(llvm::Intrinsic::ID id, llvm::Value* x, llvm::Value* y = nullptr);

@@ -132,15 +132,18 @@ llvm::Value* ElementwiseEmitter::sleef(const char* name, llvm::Value* x, llvm::V
   return b_.CreateSelect(b_.CreateFCmpUNO(call, call), llvm::ConstantFP::getNaN(t), call);
 }
 
-llvm::Value* ElementwiseEmitter::special(const char* name, llvm::Value* x, llvm::Value* y) {
+llvm::Value* ElementwiseEmitter::special(const char* name, llvm::Value* x, llvm::Value* y, bool floatForm) {
   llvm::Type* t = x->getType();
-  llvm::Type* f64 = b_.getDoubleTy();
+  bool single = floatForm && t->isFloatTy();
+  llvm::Type* f64 = single ? t : b_.getDoubleTy();
   std::vector<llvm::Type*> params(y ? 2 : 1, f64);
-  llvm::FunctionCallee callee = m_.getOrInsertFunction(name, llvm::FunctionType::get(f64, params, false));
+  std::string symbol = std::string(name) + (single ? "f" : "");
+  llvm::FunctionCallee callee = m_.getOrInsertFunction(symbol, llvm::FunctionType::get(f64, params, false));
   if (auto* f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
     f->setDoesNotAccessMemory();
     f->setDoesNotThrow();
   }
+  if (single) return y ? b_.CreateCall(callee, {x, y}) : b_.CreateCall(callee, {x});
   llvm::Value* wideX = b_.CreateFPExt(x, f64);
   llvm::Value* r = y ? b_.CreateCall(callee, {wideX, b_.CreateFPExt(y, f64)}) : b_.CreateCall(callee, {wideX});
   return b_.CreateFPTrunc(r, t);
@@ -368,11 +371,11 @@ llvm::Value* ElementwiseEmitter::floatUnary(Op op, llvm::Value* x, std::string& 
     case Op::Square: return b_.CreateFMul(x, x);
     case Op::Acosh: return libm("acosh", x);
     case Op::Asinh: return libm("asinh", x);
-    case Op::Atanh: return libm("atanh", x);
-    case Op::Exp2: return libm("exp2", x);
+    case Op::Atanh: return math("atanh", none, x);
+    case Op::Exp2: return math("exp2", none, x);
     case Op::Erfc: return libm("erfc", x);
-    case Op::Erfinv: return special("nn_erfinv", x);
-    case Op::Lgamma: return special("nn_lgamma", x);
+    case Op::Erfinv: return special("nn_erfinv", x, nullptr, true);
+    case Op::Lgamma: return f32 ? sleef("lgamma", x) : special("nn_lgamma", x);
     case Op::Digamma: return special("nn_digamma", x);
     case Op::Floor: return intrinsic(llvm::Intrinsic::floor, x);
     case Op::Ceil: return intrinsic(llvm::Intrinsic::ceil, x);

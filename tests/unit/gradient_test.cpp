@@ -225,6 +225,9 @@ const std::vector<Case>& cases() {
       {"max_pool2d", "max_pool2d(a, 3, stride=2, padding=1)", {"randn(1, 2, 5, 6)"}},
       {"avg_pool2d", "avg_pool2d(a, (2, 3))", {"randn(1, 2, 4, 6)"}},
       {"avg_pool2d", "avg_pool2d(a, 3, stride=(1, 2), padding=1)", {"randn(1, 2, 5, 4)"}},
+      {"max_pool2d", "max_pool2d(a, (3, 2), (2, 3), 1, dilation=(1, 2), ceil_mode=True)", {"randn(1, 2, 5, 7)"}},
+      {"avg_pool2d", "avg_pool2d(a, 3, 2, 1, ceil_mode=True, count_include_pad=False)", {"randn(1, 2, 5, 7)"}},
+      {"avg_pool2d", "avg_pool2d(a, (2, 3), 2, 1, ceil_mode=True, divisor_override=4)", {"randn(1, 2, 5, 7)"}},
       {"gelu", "gelu(a)", {"randn(8) * 2.0"}},
       // gelu's rule emits gelu_grad: its own rule, through second derivatives.
       {"gelu_grad", "gelu(a) * a", {"randn(8) * 2.0"}, true},
@@ -266,6 +269,8 @@ const std::vector<Case>& cases() {
        {"randn(2, 2, 2, 2)", "randn(2, 4, 4, 3)"}, true},
       {"pool2d_grad", "avg_pool2d(a, 2, stride=1) * avg_pool2d(a, 2, stride=1)", {"randn(1, 2, 3, 4)"}, true},
       {"pool2d_grad", "max_pool2d(a, 2) * max_pool2d(a, 2)", {"randn(2, 2, 4, 4)"}, true},
+      {"pool2d_grad", "max_pool2d(a, 2, ceil_mode=True) * max_pool2d(a, 2, ceil_mode=True)", {"randn(1, 2, 5, 7)"}, true},
+      {"pool2d_grad", "avg_pool2d(a, 3, 2, 1, ceil_mode=True, count_include_pad=False) ** 2", {"randn(1, 2, 5, 7)"}, true},
   };
   return all;
 }

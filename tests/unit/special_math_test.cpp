@@ -83,6 +83,22 @@ TEST(SpecialMath, ErfinvInvertsErf) {
   expectClose(special::erfinv(1e-300), 1e-300 * std::sqrt(M_PI) / 2, 1e-15, "erfinv", 1e-300);
 }
 
+// The single-precision erfinv: within one float ulp of the double's
+// result rounded, across (-1, 1) and up to the largest float below 1.
+TEST(SpecialMath, FloatErfinvIsTheDoublesRounded) {
+  int differ = 0, total = 0;
+  for (float y = -0.99999f; y < 1; y += 0.00037f) {
+    float got = special::erfinv(y), want = static_cast<float>(special::erfinv(static_cast<double>(y)));
+    EXPECT_LE(std::fabs(got - want), std::fabs(std::nextafter(want, INFINITY) - want)) << y;
+    differ += got != want, ++total;
+  }
+  EXPECT_LE(differ, total / 100);
+  float top = std::nextafter(1.0f, 0.0f);
+  EXPECT_EQ(special::erfinv(top), static_cast<float>(special::erfinv(static_cast<double>(top))));
+  EXPECT_EQ(special::erfinv(1.0f), INFINITY);
+  EXPECT_TRUE(std::isnan(special::erfinv(1.5f)));
+}
+
 TEST(SpecialMath, LgammaIsTheCLibrarys) {
   for (double x = -9.7; x < 200; x += 0.77) {
     int sign = 0;
