@@ -418,14 +418,15 @@ int64_t poolOutputSize(int64_t in, int64_t k, int64_t stride, int64_t pad, int64
   return out;
 }
 
-// max_pool2d / avg_pool2d(x [N, C, H, W]): [N, C, OH, OW], floating.
+// max_pool2d / avg_pool2d(x [N, C, H, W]): [N, C, OH, OW], floating;
+// max_pool2d_indices the same shape of i64.
 std::optional<Type> Pool2d(const OpArgs& a) {
   std::optional<Type> x = tensorOperand(a, "x");
   if (!x || !x->shape || x->shape->size() != 4) return std::nullopt;
   const DimList& xs = *x->shape;
   auto kernel = heightWidth(a, "kernel_size"), pad = heightWidth(a, "padding");
   auto stride = a.isNone("stride") ? kernel : heightWidth(a, "stride");
-  auto dil = a.op() == Op::MaxPool2d ? heightWidth(a, "dilation") : std::optional(std::pair<int64_t, int64_t>(1, 1));
+  auto dil = a.op() != Op::AvgPool2d ? heightWidth(a, "dilation") : std::optional(std::pair<int64_t, int64_t>(1, 1));
   std::optional<bool> ceilMode = a.boolAttr("ceil_mode");
   Dim oh = Dim::unknown(), ow = Dim::unknown();
   if (kernel && stride && pad && dil && ceilMode) {
@@ -443,7 +444,8 @@ std::optional<Type> Pool2d(const OpArgs& a) {
     if ((xs[2].isKnown() && !oh.isKnown()) || (xs[3].isKnown() && !ow.isKnown())) return std::nullopt;
   }
   std::optional<DType> dt;
-  if (x->dtype) dt = *x->dtype == DType::F64 ? DType::F64 : DType::F32;
+  if (a.op() == Op::MaxPool2dIndices) dt = DType::I64;
+  else if (x->dtype) dt = *x->dtype == DType::F64 ? DType::F64 : DType::F32;
   return Type::tensor(dt, DimList{xs[0], xs[1], oh, ow});
 }
 

@@ -80,6 +80,9 @@ struct KernelFor<ir::Op::MaxPool2d> {
 };
 template <>
 struct KernelFor<ir::Op::AvgPool2d> : KernelFor<ir::Op::MaxPool2d> {};
+// x [N, C, H, W] into the i64 indices of max pooling's maxima  [x's dtype]
+template <>
+struct KernelFor<ir::Op::MaxPool2dIndices> : KernelFor<ir::Op::MaxPool2d> {};
 // The gradients of conv2d: g [N, OC, OH, OW] with w [OC, C/groups, KH, KW]
 // into dx [N, C, H, W]; with x [N, C, H, W] into dw  [g's dtype]
 template <>

@@ -1,5 +1,5 @@
-// The CPU's kernels of max and average pooling and of their gradient
-// (pool2d_grad), for f32 and f64: one pass over each [H, W] plane, planes
+// The CPU's kernels of max and average pooling, of their gradient
+// (pool2d_grad) and of max pooling's indices, for f32 and f64: one pass over each [H, W] plane, planes
 // in parallel. Plain loops rather than oneDNN: its NCHW pooling is a
 // generic implementation about 20x slower than these on the CNN benchmark's
 // shapes, and the gradient needs the windows' maxima found again, which
@@ -207,6 +207,22 @@ void poolGradPlane(const T* g, const T* x, T* dx, int64_t H, int64_t W, int64_t 
   }
 }
 
+// Each window's argmax (the flat index in the plane) into `at` [OH, OW].
+template <class T>
+void maxIndicesPlane(const T* x, int64_t* at, int64_t H, int64_t W, int64_t OH, int64_t OW, const PoolParams& p) {
+  auto [lo, hi] = interiorColumns(W, OW, p);
+  std::vector<T> m(static_cast<size_t>(OW));
+  for (int64_t oh = 0; oh < OH; ++oh) {
+    int64_t* row = at + oh * OW;
+    sweepRow<T, true, true>(x, W, p, Window(oh, lo, H, W, p), lo, hi, m.data(), row);
+    for (int64_t ow = 0; ow < OW; ++ow) {
+      if (ow == lo) ow = hi;  // the interior is done
+      if (ow >= OW) break;
+      row[ow] = argmax(x, W, Window(oh, ow, H, W, p), p);
+    }
+  }
+}
+
 // Max pooling's commonest case: 2x2 windows at stride 2 without padding,
 // which tile the plane. The window of output (oh, ow) is columns 2ow,
 // 2ow+1 of rows 2oh, 2oh+1, scanned in that order as argmax does, each
@@ -290,6 +306,14 @@ void pool(const Tensor& x, const PoolParams& p, Tensor& out) {
 }
 
 template <class T>
+void maxIndices(const Tensor& x, const PoolParams& p, Tensor& out) {
+  int64_t H = x.dim(2), W = x.dim(3), OH = out.dim(2), OW = out.dim(3);
+  const T* in = x.data<T>();
+  int64_t* o = out.data<int64_t>();
+  eachPlane(x, [&](int64_t i) { maxIndicesPlane<T>(in + i * H * W, o + i * OH * OW, H, W, OH, OW, p); });
+}
+
+template <class T>
 void poolGrad(const Tensor& g, const Tensor& x, const PoolParams& p, bool isMax, Tensor& dx) {
   int64_t H = x.dim(2), W = x.dim(3), OH = g.dim(2), OW = g.dim(3);
   const T *gd = g.data<T>(), *xd = x.data<T>();
@@ -329,6 +353,8 @@ void registerCpuPoolKernels(KernelTable& r) {
   r.add<Op::MaxPool2d>(DType::F64, pool<double, true>);
   r.add<Op::AvgPool2d>(DType::F32, pool<float, false>);
   r.add<Op::AvgPool2d>(DType::F64, pool<double, false>);
+  r.add<Op::MaxPool2dIndices>(DType::F32, maxIndices<float>);
+  r.add<Op::MaxPool2dIndices>(DType::F64, maxIndices<double>);
   r.add<Op::Pool2dGrad>(DType::F32, pool2dGradLoop);
   r.add<Op::Pool2dGrad>(DType::F64, pool2dGradLoop);
 }

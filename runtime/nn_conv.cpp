@@ -144,6 +144,15 @@ Tensor pool2d(const Tensor& x, const PoolParams& p, bool isMax, SourceLoc loc) {
   return out;
 }
 
+Tensor maxPool2dIndices(const Tensor& x, const PoolParams& p, SourceLoc loc) {
+  Shape y = poolShape("max_pool2d", x, p, loc);
+  DType dt = floatType(x.dtype());
+  Tensor xf = as(x, dt);
+  Tensor out = Tensor::empty(DType::I64, y, x.device());
+  if (out.numel() > 0) launch<ir::Op::MaxPool2dIndices>(x.device(), dt, loc, xf, p, out);
+  return out;
+}
+
 Tensor pool2dGrad(const Tensor& g, const Tensor& x, const PoolParams& p, bool isMax, SourceLoc loc) {
   DType dt = gradType("pool2d_grad", g, poolShape("pool2d_grad", x, p, loc), loc);
   Device& device = commonDevice(g, x, "pool2d_grad", loc);

@@ -43,6 +43,9 @@ Tensor binaryCrossEntropy(const Tensor& p, const Tensor& y, const Tensor* weight
 // NCHW; w is [OC, IC/groups, KH, KW].
 Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const ConvParams& p, SourceLoc loc);
 Tensor pool2d(const Tensor& x, const PoolParams& p, bool isMax, SourceLoc loc);
+// The i64 flat index in its [H, W] plane of each max pooling window's
+// maximum (-1 where the window is all padding).
+Tensor maxPool2dIndices(const Tensor& x, const PoolParams& p, SourceLoc loc);
 // The gradients g [N, OC, OH, OW] of conv2d(x, w, p) with respect to x and
 // to w (x's and w's dtype: computed as conv2d computes; of x only the shape
 // matters for the first), and of max or average pooling of x with respect

@@ -99,6 +99,8 @@ void addConvTranspose(BuiltinTable& table);
 
 // binary_cross_entropy_with_logits and nll_loss (loss_composites.cpp).
 void addLossComposites(BuiltinTable& table);
+// max_pool2d_with_indices (pool_indices.cpp).
+void addPoolIndices(BuiltinTable& table);
 
 // searchsorted, bucketize, isin, bincount, histc and unique
 // (tensor_search.cpp),

@@ -640,6 +640,7 @@ const std::map<std::string, BuiltinFn>& table() {
     addTensorMathComposites(m);
     addConvTranspose(m);
     addLossComposites(m);
+    addPoolIndices(m);
     addTensorSearches(m);
     addTensorSampling(m);
     addTextBuiltins(m);

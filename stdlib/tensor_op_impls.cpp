@@ -395,7 +395,7 @@ PoolParams poolParams(OpCall& c) {
   std::tie(p.strideH, p.strideW) = c.isNone("stride") ? std::pair(p.kH, p.kW) : pairOf(c, "stride", 0);
   std::tie(p.padH, p.padW) = pairOf(c, "padding", 0);
   p.ceilMode = c.flag("ceil_mode");
-  bool isMax = c.op == Op::MaxPool2d || (c.op == Op::Pool2dGrad && c.flag("max"));
+  bool isMax = c.op == Op::MaxPool2d || c.op == Op::MaxPool2dIndices || (c.op == Op::Pool2dGrad && c.flag("max"));
   if (isMax) {
     std::tie(p.dilH, p.dilW) = pairOf(c, "dilation", 1);
   } else {
@@ -409,6 +409,8 @@ PoolParams poolParams(OpCall& c) {
 }
 
 Value poolOp(OpCall& c) { return makeTensorValue(pool2d(c.tensor("x"), poolParams(c), c.op == Op::MaxPool2d, c.loc)); }
+
+Value poolIndicesOp(OpCall& c) { return makeTensorValue(maxPool2dIndices(c.tensor("x"), poolParams(c), c.loc)); }
 
 Value poolGradOp(OpCall& c) {
   return makeTensorValue(pool2dGrad(c.tensor("g"), c.tensor("x"), poolParams(c), c.flag("max"), c.loc));
@@ -577,7 +579,8 @@ struct ImplTable {
     set(Op::ReduceGrad, reduceGradOp), set(Op::IndexGrad, indexGradOp);
     set(Op::Conv2dGradInput, conv2dGradOp), set(Op::Conv2dGradWeight, conv2dGradOp), set(Op::Pool2dGrad, poolGradOp);
     set(Op::Linear, linearOp), set(Op::Softmax, softmaxOp), set(Op::LogSoftmax, softmaxOp);
-    set(Op::Conv2d, conv2dOp), set(Op::MaxPool2d, poolOp), set(Op::AvgPool2d, poolOp);
+    set(Op::Conv2d, conv2dOp), set(Op::MaxPool2d, poolOp), set(Op::AvgPool2d, poolOp),
+        set(Op::MaxPool2dIndices, poolIndicesOp);
     set(Op::BatchNorm, batchNormOp), set(Op::LayerNorm, layerNormOp), set(Op::Dropout, dropoutOp);
     set(Op::LayerNormGrad, layerNormGradOp);
     set(Op::CrossEntropy, crossEntropyOp), set(Op::MseLoss, mseLossOp), set(Op::BinaryCrossEntropy, bceOp);

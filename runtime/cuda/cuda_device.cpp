@@ -432,6 +432,12 @@ void interpolateGradKernel(const Tensor& g, const Resample& rows, const Resample
                   g.numel(), CudaDevice::of(dx).stream());
 }
 
+void maxPoolIndicesKernel(const Tensor& x, const PoolParams& p, Tensor& o) {
+  PoolWindows w{x.dim(2), x.dim(3), o.dim(2), o.dim(3), p.kH, p.kW, p.strideH, p.strideW, p.padH, p.padW, p.dilH, p.dilW};
+  maxPoolIndices(elemOf(x.dtype()), x.deviceBytes(), w, reinterpret_cast<int64_t*>(o.deviceBytes()), o.numel(),
+                 CudaDevice::of(o).stream());
+}
+
 void gridSampleKernel(const Tensor& x, const Tensor& grid, const GridSampling& s, Tensor& o) {
   gridSample(elemOf(x.dtype()), x.deviceBytes(), grid.deviceBytes(), s, x.dim(1), grid.dim(1) * grid.dim(2),
              o.deviceBytes(), o.numel(), CudaDevice::of(o).stream());
@@ -638,6 +644,7 @@ const KernelTable& cudaKernels() {
       t.add<Op::InterpolateGrad>(d, interpolateGradKernel);
       t.add<Op::LogCumSumExp>(d, scanKernel<ScanKind::LogSumExp>);
       t.add<Op::GridSample>(d, gridSampleKernel);
+      t.add<Op::MaxPool2dIndices>(d, maxPoolIndicesKernel);
       t.add<Op::GridSampleGradInput>(d, gridSampleGradKernel);
     }
     for (DType d : {DType::F32, DType::F64}) {

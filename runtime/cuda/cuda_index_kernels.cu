@@ -3,8 +3,8 @@
 // gather, scatter and scatter_add along an axis, the scans and the stable
 // sort (one thread per line, in the CPU's order), the triangles, layer
 // norm (one block per row), the binary cross entropy (one block, so its
-// sum is the same on every run), and interpolate and its gradient
-// (resample.h).
+// sum is the same on every run), interpolate and its gradient
+// (resample.h), grid_sample, and max pooling's indices.
 #include <cstdint>
 #include <type_traits>
 
@@ -481,6 +481,36 @@ void gridSampleGrad(Elem type, const void* g, const void* x, const void* grid, c
     }
   });
   launched("grid_sample gradient kernel");
+}
+
+template <class T>
+__global__ void maxPoolIndicesKernel(const T* x, PoolWindows p, int64_t* out, int64_t n) {
+  GRID_STRIDE(i, n) {
+    int64_t ow = i % p.outW, oh = i / p.outW % p.outH, plane = i / (p.outW * p.outH);
+    const T* in = x + plane * p.h * p.w;
+    int64_t r0 = oh * p.strideH - p.padH, c0 = ow * p.strideW - p.padW, best = -1;
+    T m = T(0);
+    for (int64_t a = 0; a < p.kH; ++a) {
+      int64_t r = r0 + a * p.dilH;
+      if (r < 0 || r >= p.h) continue;
+      for (int64_t b = 0; b < p.kW; ++b) {
+        int64_t c = c0 + b * p.dilW;
+        if (c < 0 || c >= p.w) continue;
+        T v = in[r * p.w + c];
+        if (best < 0 || v > m || v != v) m = v, best = r * p.w + c;
+      }
+    }
+    out[i] = best;
+  }
+}
+
+void maxPoolIndices(Elem type, const void* x, const PoolWindows& p, int64_t* out, int64_t n, cudaStream_t s) {
+  if (n <= 0) return;
+  if (type == Elem::F64)
+    maxPoolIndicesKernel<double><<<blocksFor(n), kThreads, 0, s>>>(static_cast<const double*>(x), p, out, n);
+  else
+    maxPoolIndicesKernel<float><<<blocksFor(n), kThreads, 0, s>>>(static_cast<const float*>(x), p, out, n);
+  launched("max_pool2d_indices kernel");
 }
 
 bool binaryCrossEntropy(Elem type, const void* p, const void* y, int64_t n, void* out, cudaStream_t s) {

@@ -159,4 +159,13 @@ void gridSample(Elem type, const void* x, const void* grid, const GridSampling& 
 // channels.
 void gridSampleGrad(Elem type, const void* g, const void* x, const void* grid, const GridSampling& s, int64_t batch,
                     int64_t channels, int64_t positions, double* dx, void* dgrid, cudaStream_t st);
+// Max pooling's windows (PoolParams's) over [h, w] planes into [outH, outW].
+struct PoolWindows {
+  int64_t h, w, outH, outW, kH, kW, strideH, strideW, padH, padW, dilH, dilW;
+};
+// out (i64, n elements: planes of [outH, outW]) = the flat index within its
+// plane of contiguous x of each window's maximum, the CPU's choice (the
+// first largest in row order, a NaN the last; -1 for a window wholly in the
+// padding), one thread per output element. f32 or f64.
+void maxPoolIndices(Elem type, const void* x, const PoolWindows& p, int64_t* out, int64_t n, cudaStream_t s);
 }  // namespace nn::rt::cuda
