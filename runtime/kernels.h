@@ -515,6 +515,10 @@ void registerCpuConvKernels(KernelTable& r);
 void registerCpuPoolKernels(KernelTable& r);
 void registerCpuReduceKernels(KernelTable& r);
 void registerCpuCopyKernels(KernelTable& r);
+// dst = src, of one dtype and shape, any strides: the CPU's copy
+// (kernels_cpu_copy.cpp: memcpy spans, rows, or 8 x 8 blocks of a
+// transposed src).
+void copySameType(const Tensor& src, const Tensor& dst);
 // ... of one_hot and the losses' per-element work (kernels_cpu_loss.cpp).
 void registerCpuLossKernels(KernelTable& r);
 // ... of the creation ops (kernels_cpu_create.cpp) and the random ones

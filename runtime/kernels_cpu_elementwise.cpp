@@ -195,7 +195,9 @@ void registerArith(KernelTable& r) {
   r.addUnary(Op::Neg, dt, [](const Tensor& a, Tensor& o, SourceLoc) {
     unaryLoop<T, T>(a, o, [](T x) { return wrapNeg(x); });
   });
+  // +x of a view is contiguous(): the copy's (transposes in blocks).
   r.addUnary(Op::Pos, dt, [](const Tensor& a, Tensor& o, SourceLoc) {
+    if (!a.isContiguous()) return copySameType(a, o);
     unaryLoop<T, T>(a, o, [](T x) { return x; });
   });
 }

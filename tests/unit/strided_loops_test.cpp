@@ -31,6 +31,14 @@ Value everySecondColumn() {
   return makeTuple({Value::object(Kind::Slice, all), Value::object(Kind::Slice, second)});
 }
 
+// [rows, cols] of two axes: a window away from the origin.
+Value window(int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
+  auto rows = std::make_shared<SliceObj>(), cols = std::make_shared<SliceObj>();
+  rows->start = Value::integer(r0), rows->stop = Value::integer(r1), rows->step = Value::none();
+  cols->start = Value::integer(c0), cols->stop = Value::integer(c1), cols->step = Value::none();
+  return makeTuple({Value::object(Kind::Slice, rows), Value::object(Kind::Slice, cols)});
+}
+
 // Views of every layout the loops tell apart, each described for messages.
 std::vector<std::pair<std::string, Tensor>> views(DType dt) {
   std::vector<std::pair<std::string, Tensor>> out;
@@ -38,6 +46,9 @@ std::vector<std::pair<std::string, Tensor>> views(DType dt) {
     Tensor t = counting(dt, shape);
     out.emplace_back("transpose of " + shapeString(shape), transpose(t, {1, 0}, {}));
   }
+  // A transpose's window (an offset, and blocks cut at both ends).
+  out.emplace_back("rows 5:45, columns 3:30 of the transpose of 50x41",
+                   tensorGetItem(transpose(counting(dt, {50, 41}), {1, 0}, {}), window(5, 45, 3, 30), {}));
   Tensor t3 = counting(dt, {3, 40, 33});
   out.emplace_back("last two axes of 3x40x33 swapped", transpose(t3, {0, 2, 1}, {}));
   out.emplace_back("3x40x33 permuted (2, 0, 1)", transpose(t3, {2, 0, 1}, {}));
@@ -86,6 +97,7 @@ TEST(StridedLoops, ElementwiseOpsReadEveryElementThroughItsStrides) {
       Tensor c = v.clone();
       expectSameElements(tensorOf(mathUnary(Op::Neg, makeTensorValue(v), {})),
                          tensorOf(mathUnary(Op::Neg, makeTensorValue(c), {})), what + " (neg)");
+      expectSameElements(tensorOf(mathUnary(Op::Pos, makeTensorValue(v), {})), c, what + " (pos: contiguous())");
       // With a contiguous operand, a transposed one and itself.
       Tensor other = counting(dt, c.shape());
       Shape reversed;
