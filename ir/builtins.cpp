@@ -137,8 +137,8 @@ const std::vector<std::string>& tensorOwnMethodNames() {
       "bmm", "mv", "dot", "vdot", "inner", "trace", "addmm", "addmv", "addr", "baddbmm", "addbmm", "tile", "fliplr", "flipud", "rot90", "repeat_interleave",
       "take_along_dim", "tensor_split", "hsplit", "vsplit", "dsplit", "unflatten", "unfold", "median", "nanmedian",
       "kthvalue", "quantile", "nanquantile", "nansum", "nanmean", "aminmax", "cummax", "cummin", "trunc", "fix", "frac",
-      "deg2rad", "rad2deg", "sinc", "logaddexp", "logaddexp2", "xlogy", "heaviside", "float_power", "logit", "fmax", "fmin",
-      "ldexp", "polygamma"};
+      "deg2rad", "rad2deg", "sinc", "logaddexp", "logaddexp2", "xlogy", "heaviside", "float_power", "logit", "fmax",
+      "fmin", "ldexp", "polygamma"};
   return names;
 }
 

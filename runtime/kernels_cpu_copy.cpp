@@ -7,10 +7,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
-
-#include <immintrin.h>
 #include <type_traits>
 #include <vector>
+
+#include <immintrin.h>
 
 #include "runtime/kernel_loops.h"
 
@@ -126,8 +126,7 @@ void transposedCopy(const Tensor& src, E* d, const E* s, bool parallel) {
     int64_t m = task / bands, i0 = task % bands * kBand, i1 = std::min(rows, i0 + kBand);
     E* out = d + m * rows * cols;
     int64_t base = 0;
-    for (int k = nd - 3, rest = 0; k >= 0; --k) {
-      (void)rest;
+    for (int k = nd - 3; k >= 0; --k) {
       base += m % shape[k] * src.strides()[k];
       m /= shape[k];
     }

@@ -1,9 +1,10 @@
 // The CPU's kernels of max and average pooling, of their gradient
-// (pool2d_grad) and of max pooling's indices, for f32 and f64: one pass over each [H, W] plane, planes
-// in parallel. Plain loops rather than oneDNN: its NCHW pooling is a
-// generic implementation about 20x slower than these on the CNN benchmark's
-// shapes, and the gradient needs the windows' maxima found again, which
-// oneDNN does only from a workspace the forward kernel would have to keep.
+// (pool2d_grad) and of max pooling's indices, for f32 and f64: one pass
+// over each [H, W] plane, planes in parallel. Plain loops rather than
+// oneDNN: its NCHW pooling is a generic implementation about 20x slower
+// than these on the CNN benchmark's shapes, and the gradient needs the
+// windows' maxima found again, which oneDNN does only from a workspace the
+// forward kernel would have to keep.
 // Max pooling follows PyTorch: a window's maximum is its first largest
 // element, and a NaN wins (the last one in the window); padding never
 // wins; dilated windows take every dil-th row and column. Average pooling

@@ -8,9 +8,9 @@
 // through the C symbols specialFunctionSymbols lists (f32 tensors' lgamma
 // is SLEEF's, sleef_functions.def). Each computes in double, an f32
 // element rounded once at the end, but for erfinv, which has a
-// single-precision form of its own. The
-// special values are PyTorch's: digamma(+-0) = -+inf, digamma of a negative
-// integer NaN, polygamma at a pole +-inf, erfinv(+-1) = +-inf and NaN past.
+// single-precision form of its own. The special values are PyTorch's:
+// digamma(+-0) = -+inf, digamma of a negative integer NaN, polygamma at a
+// pole +-inf, erfinv(+-1) = +-inf and NaN past.
 #pragma once
 
 #include <cmath>
@@ -96,11 +96,11 @@ NN_HOST_DEVICE inline double hurwitzZetaOfPositive(double s, double q) {
 }
 
 // zeta(s, q) for any q: infinite at 0, the negative integers and -inf
-// (every double that large is an integer); below 0
-// the terms (q + k)^-s before q + k turns positive are the ones of
-// zeta(s, 1 - f) up to zeta(s, K + 1 - f), for q = f - K with f in (0, 1),
-// so zeta(s, q) = zeta(s, f) + (-1)^s (zeta(s, 1 - f) - zeta(s, K + 1 - f))
-// with positive arguments only (no sum of |q| terms).
+// (every double that large is an integer); below 0 the terms (q + k)^-s
+// before q + k turns positive are the ones of zeta(s, 1 - f) up to
+// zeta(s, K + 1 - f), for q = f - K with f in (0, 1), so zeta(s, q) =
+// zeta(s, f) + (-1)^s (zeta(s, 1 - f) - zeta(s, K + 1 - f)) with positive
+// arguments only (no sum of |q| terms).
 NN_HOST_DEVICE inline double hurwitzZeta(double s, double q) {
   using std::floor, std::isinf;
   if (q != q) return q;

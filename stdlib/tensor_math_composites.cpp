@@ -2,11 +2,10 @@
 // ops, written as PyTorch computes them: trunc (fix), frac, logaddexp(2),
 // xlogy, sinc, deg2rad, rad2deg, heaviside, float_power, logit, fmax,
 // fmin and ldexp, and polygamma (the check of its order, then its op or
-// digamma's). Each runs its
-// ops where a tape sees them, so it differentiates as they do (trunc's
-// gradient is zero, as floor's), in every mode; arguments may be tensors
-// or numbers, broadcast together; the ones PyTorch also has as tensor
-// methods are methods too.
+// digamma's). Each runs its ops where a tape sees them, so it
+// differentiates as they do (trunc's gradient is zero, as floor's), in
+// every mode; arguments may be tensors or numbers, broadcast together; the
+// ones PyTorch also has as tensor methods are methods too.
 #include <cmath>
 #include <utility>
 
@@ -162,7 +161,8 @@ Value bLogit(CallContext& c, std::vector<Value>& args) {
   if (!x.is(Kind::Tensor))
     fail(c.loc, std::string("logit(): input must be a Tensor, not ") + typeName(x), ErrorClass::TypeError);
   if (!eps.is(Kind::None)) {
-    if (!eps.isNumber()) fail(c.loc, std::string("logit(): eps must be a number, not ") + typeName(eps), ErrorClass::TypeError);
+    if (!eps.isNumber())
+      fail(c.loc, std::string("logit(): eps must be a number, not ") + typeName(eps), ErrorClass::TypeError);
     double e = eps.asFloat();
     x = applyOp(c, ir::Op::Clip, {x, Value::real(e), Value::real(1.0 - e)});
   }
@@ -191,7 +191,8 @@ Value bLdexp(CallContext& c, std::vector<Value>& args) {
 Value polygammaOf(CallContext& c, const Value& n, const Value& x) {
   if (!n.isIntLike() || n.is(Kind::Bool))
     fail(c.loc, std::string("polygamma(): n must be an int, not ") + typeName(n), ErrorClass::TypeError);
-  if (n.asInt() < 0) fail(c.loc, "polygamma(): n must be >= 0, not " + std::to_string(n.asInt()), ErrorClass::ValueError);
+  if (n.asInt() < 0)
+    fail(c.loc, "polygamma(): n must be >= 0, not " + std::to_string(n.asInt()), ErrorClass::ValueError);
   if (!x.is(Kind::Tensor))
     fail(c.loc, std::string("polygamma(): input must be a Tensor, not ") + typeName(x), ErrorClass::TypeError);
   if (n.asInt() == 0) return op1(c, ir::Op::Digamma, x);

@@ -433,7 +433,8 @@ void interpolateGradKernel(const Tensor& g, const Resample& rows, const Resample
 }
 
 void maxPoolIndicesKernel(const Tensor& x, const PoolParams& p, Tensor& o) {
-  PoolWindows w{x.dim(2), x.dim(3), o.dim(2), o.dim(3), p.kH, p.kW, p.strideH, p.strideW, p.padH, p.padW, p.dilH, p.dilW};
+  PoolWindows w{x.dim(2), x.dim(3), o.dim(2), o.dim(3), p.kH,   p.kW,
+                p.strideH, p.strideW, p.padH,  p.padW,  p.dilH, p.dilW};
   maxPoolIndices(elemOf(x.dtype()), x.deviceBytes(), w, reinterpret_cast<int64_t*>(o.deviceBytes()), o.numel(),
                  CudaDevice::of(o).stream());
 }

@@ -269,8 +269,10 @@ const std::vector<Case>& cases() {
        {"randn(2, 2, 2, 2)", "randn(2, 4, 4, 3)"}, true},
       {"pool2d_grad", "avg_pool2d(a, 2, stride=1) * avg_pool2d(a, 2, stride=1)", {"randn(1, 2, 3, 4)"}, true},
       {"pool2d_grad", "max_pool2d(a, 2) * max_pool2d(a, 2)", {"randn(2, 2, 4, 4)"}, true},
-      {"pool2d_grad", "max_pool2d(a, 2, ceil_mode=True) * max_pool2d(a, 2, ceil_mode=True)", {"randn(1, 2, 5, 7)"}, true},
-      {"pool2d_grad", "avg_pool2d(a, 3, 2, 1, ceil_mode=True, count_include_pad=False) ** 2", {"randn(1, 2, 5, 7)"}, true},
+      {"pool2d_grad", "max_pool2d(a, 2, ceil_mode=True) * max_pool2d(a, 2, ceil_mode=True)", {"randn(1, 2, 5, 7)"},
+       true},
+      {"pool2d_grad", "avg_pool2d(a, 3, 2, 1, ceil_mode=True, count_include_pad=False) ** 2", {"randn(1, 2, 5, 7)"},
+       true},
   };
   return all;
 }
