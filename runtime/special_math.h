@@ -5,9 +5,9 @@
 // (runtime/host_device.h), so the CPU kernels (float_unary.def), the CUDA
 // plugin's kernels (cuda/element_math.h) and a Python float's math compute
 // them with one definition; the JIT's fused kernels call the same code
-// through the C symbols specialFunctionSymbols lists (f32 tensors' lgamma
-// is SLEEF's, sleef_functions.def). Each computes in double, an f32
-// element rounded once at the end, but for erfinv, which has a
+// through the symbols of runtime/jit/special_symbols.cpp (f32 tensors'
+// lgamma is SLEEF's, sleef_functions.def). Each computes in double, an
+// f32 element rounded once at the end, but for erfinv, which has a
 // single-precision form of its own. The special values are PyTorch's:
 // digamma(+-0) = -+inf, digamma of a negative integer NaN, polygamma at a
 // pole +-inf, erfinv(+-1) = +-inf and NaN past.
@@ -194,17 +194,5 @@ NN_HOST_DEVICE inline float erfinv(float y) {
   x -= residual / (M_2_SQRTPI * exp(-x * x));
   return copysign(static_cast<float>(x), y);
 }
-
-#ifndef __CUDACC__
-// The C symbols of the functions above that the JIT's fused kernels call
-// (runtime/jit/engine.cpp defines them by address): "nn_lgamma",
-// "nn_digamma", "nn_erfinv" (double -> double), "nn_erfinvf" (float ->
-// float) and "nn_polygamma" (n, x).
-struct FunctionSymbol {
-  const char* name;
-  void* address;
-};
-const FunctionSymbol* specialFunctionSymbols(int* count);
-#endif
 
 }  // namespace nn::rt::special

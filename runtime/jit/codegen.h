@@ -19,6 +19,17 @@
 
 namespace nn::rt::jit {
 
+// The functions of special_math.h that fused kernels call, by the names
+// ElementwiseEmitter::special declares them with ("nn_lgamma",
+// "nn_digamma", "nn_erfinv": double -> double; "nn_erfinvf": float ->
+// float; "nn_polygamma": (n, x)), and their addresses, which the engine
+// defines (special_symbols.cpp).
+struct FunctionSymbol {
+  const char* name;
+  void* address;
+};
+const FunctionSymbol* specialFunctionSymbols(int* count);
+
 // One element of an IR value inside the loop: a tensor element of `dtype`
 // (bool as i1), or a Python number (i64 for int and bool, double for float).
 struct Element {

@@ -36,7 +36,6 @@
 #include "runtime/jit/codegen.h"
 #include "runtime/jit/object_cache.h"
 #include "runtime/sleef_functions.h"
-#include "runtime/special_math.h"
 
 namespace nn::rt::jit {
 namespace {
@@ -197,7 +196,7 @@ bool Engine::Impl::start(std::string& why) {
         llvm::pointerToJITTargetAddress(form.address), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
   // nn's special functions, by address the same way.
   int specialCount = 0;
-  const special::FunctionSymbol* specials = special::specialFunctionSymbols(&specialCount);
+  const FunctionSymbol* specials = specialFunctionSymbols(&specialCount);
   for (int i = 0; i < specialCount; ++i)
     symbols[lljit->mangleAndIntern(specials[i].name)] =
         llvm::JITEvaluatedSymbol(llvm::pointerToJITTargetAddress(specials[i].address),

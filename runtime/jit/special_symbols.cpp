@@ -1,6 +1,8 @@
-// The functions of doubles through which the JIT's fused kernels call
-// nn's special functions (special_math.h), by the names the JIT declares
-// them with: the kernels' own code, so a fused chain gives their bits.
+// The functions through which the JIT's fused kernels call nn's special
+// functions (runtime/special_math.h), by the names the JIT declares them
+// with (codegen.h): the kernels' own code, so a fused chain gives their
+// bits.
+#include "runtime/jit/codegen.h"
 #include "runtime/special_math.h"
 
 namespace {
@@ -13,7 +15,7 @@ double nn_polygamma(double n, double x) { return nn::rt::special::polygamma(n, x
 
 }  // namespace
 
-namespace nn::rt::special {
+namespace nn::rt::jit {
 
 const FunctionSymbol* specialFunctionSymbols(int* count) {
   static const FunctionSymbol symbols[] = {{"nn_lgamma", reinterpret_cast<void*>(&nn_lgamma)},
@@ -25,4 +27,4 @@ const FunctionSymbol* specialFunctionSymbols(int* count) {
   return symbols;
 }
 
-}  // namespace nn::rt::special
+}  // namespace nn::rt::jit
