@@ -17,14 +17,14 @@ namespace special = nn::rt::special;
 
 constexpr double kEulerGamma = 0.57721566490153286061;
 
-void expectClose(double got, double want, double relative, const char* what, double at) {
+void expectRelativelyClose(double got, double want, double relative, const char* what, double at) {
   EXPECT_LE(std::fabs(got - want), relative * std::fabs(want) + 1e-300)
       << what << " at " << at << ": " << got << " vs " << want;
 }
 
 TEST(SpecialMath, DigammaKnownValuesAndRecurrence) {
-  expectClose(special::digamma(1.0), -kEulerGamma, 1e-15, "digamma", 1.0);
-  expectClose(special::digamma(0.5), -kEulerGamma - 2 * M_LN2, 1e-15, "digamma", 0.5);
+  expectRelativelyClose(special::digamma(1.0), -kEulerGamma, 1e-15, "digamma", 1.0);
+  expectRelativelyClose(special::digamma(0.5), -kEulerGamma - 2 * M_LN2, 1e-15, "digamma", 0.5);
   // psi(x + 1) = psi(x) + 1 / x, on both sides of 0 and across 10 (where
   // the series takes over from the recurrence).
   for (double x = -7.93; x < 30; x += 0.173) {
@@ -33,7 +33,8 @@ TEST(SpecialMath, DigammaKnownValuesAndRecurrence) {
   }
   // psi(1 - x) - psi(x) = pi / tan(pi x).
   for (double x = 0.05; x < 4; x += 0.21)
-    expectClose(special::digamma(1 - x) - special::digamma(x), M_PI / std::tan(M_PI * x), 1e-12, "reflection", x);
+    expectRelativelyClose(special::digamma(1 - x) - special::digamma(x), M_PI / std::tan(M_PI * x), 1e-12, "reflection",
+                          x);
   EXPECT_EQ(special::digamma(0.0), -INFINITY);
   EXPECT_EQ(special::digamma(-0.0), INFINITY);
   EXPECT_TRUE(std::isnan(special::digamma(-3.0)));
@@ -43,9 +44,9 @@ TEST(SpecialMath, DigammaKnownValuesAndRecurrence) {
 }
 
 TEST(SpecialMath, PolygammaKnownValuesAndRecurrence) {
-  expectClose(special::polygamma(1, 1.0), M_PI * M_PI / 6, 1e-15, "trigamma", 1.0);
-  expectClose(special::polygamma(1, 0.5), M_PI * M_PI / 2, 1e-15, "trigamma", 0.5);
-  expectClose(special::polygamma(2, 1.0), -2 * 1.2020569031595942854, 1e-15, "polygamma(2)", 1.0);
+  expectRelativelyClose(special::polygamma(1, 1.0), M_PI * M_PI / 6, 1e-15, "trigamma", 1.0);
+  expectRelativelyClose(special::polygamma(1, 0.5), M_PI * M_PI / 2, 1e-15, "trigamma", 0.5);
+  expectRelativelyClose(special::polygamma(2, 1.0), -2 * 1.2020569031595942854, 1e-15, "polygamma(2)", 1.0);
   EXPECT_EQ(special::polygamma(0, 2.5), special::digamma(2.5));
   // psi_n(x + 1) = psi_n(x) + (-1)^n n! / x^(n + 1), for q below 0 (the
   // reflected sums), near 0 and past the direct terms.
@@ -72,7 +73,7 @@ TEST(SpecialMath, ErfinvInvertsErf) {
   for (double tail = 1e-3; tail > 1e-16; tail *= 0.37) {
     double y = 1 - tail;
     double x = special::erfinv(y);
-    expectClose(std::erfc(x), 1 - y, 1e-13, "erfc(erfinv)", y);
+    expectRelativelyClose(std::erfc(x), 1 - y, 1e-13, "erfc(erfinv)", y);
     EXPECT_EQ(special::erfinv(-y), -x);
   }
   EXPECT_EQ(special::erfinv(1.0), INFINITY);
@@ -80,7 +81,7 @@ TEST(SpecialMath, ErfinvInvertsErf) {
   EXPECT_TRUE(std::isnan(special::erfinv(1.5)));
   EXPECT_TRUE(std::isnan(special::erfinv(NAN)));
   EXPECT_TRUE(std::signbit(special::erfinv(-0.0)));
-  expectClose(special::erfinv(1e-300), 1e-300 * std::sqrt(M_PI) / 2, 1e-15, "erfinv", 1e-300);
+  expectRelativelyClose(special::erfinv(1e-300), 1e-300 * std::sqrt(M_PI) / 2, 1e-15, "erfinv", 1e-300);
 }
 
 // The single-precision erfinv: within one float ulp of the double's
