@@ -376,14 +376,15 @@ std::optional<std::pair<int64_t, int64_t>> heightWidth(const OpArgs& a, std::str
   return std::pair(*d->front(), *d->back());
 }
 
-// The length of a window sweep over `in` when everything is known and
-// valid; unknown otherwise (the runtime then reports what is wrong).
+// The length of a window sweep over `in` (windowCount) when everything is
+// known and valid; unknown otherwise (the runtime then reports what is
+// wrong).
 Dim sweep(const Dim& in, const Dim& k, std::optional<int64_t> stride, std::optional<int64_t> pad,
-          std::optional<int64_t> dil) {
+          std::optional<int64_t> dil, bool ceilMode = false) {
   if (!in.isKnown() || !k.isKnown() || !stride || !pad || !dil || *stride < 1 || *pad < 0 || *dil < 1)
     return Dim::unknown();
-  int64_t span = in.size + 2 * *pad - *dil * (k.size - 1) - 1;
-  return span < 0 ? Dim::unknown() : Dim::known(span / *stride + 1);
+  int64_t n = windowCount(in.size, k.size, *stride, *pad, *dil, ceilMode);
+  return n > 0 ? Dim::known(n) : Dim::unknown();
 }
 
 // conv2d(x [N, C, H, W], w [OC, C/groups, KH, KW]): [N, OC, OH, OW] in the
@@ -410,7 +411,7 @@ std::optional<Type> Conv2d(const OpArgs& a) {
   return Type::tensor(dt, DimList{xs[0], ws[0], oh, ow});
 }
 
-int64_t poolOutputSize(int64_t in, int64_t k, int64_t stride, int64_t pad, int64_t dil, bool ceilMode) {
+int64_t windowCount(int64_t in, int64_t k, int64_t stride, int64_t pad, int64_t dil, bool ceilMode) {
   int64_t span = in + 2 * pad - dil * (k - 1) - 1;
   if (span < 0) return 0;
   int64_t out = (span + (ceilMode ? stride - 1 : 0)) / stride + 1;
@@ -430,17 +431,10 @@ std::optional<Type> Pool2d(const OpArgs& a) {
   std::optional<bool> ceilMode = a.boolAttr("ceil_mode");
   Dim oh = Dim::unknown(), ow = Dim::unknown();
   if (kernel && stride && pad && dil && ceilMode) {
-    if (kernel->first < 1 || kernel->second < 1 || 2 * pad->first > kernel->first || 2 * pad->second > kernel->second ||
-        stride->first < 1 || stride->second < 1 || pad->first < 0 || pad->second < 0 || dil->first < 1 ||
-        dil->second < 1)
+    if (kernel->first < 1 || kernel->second < 1 || 2 * pad->first > kernel->first || 2 * pad->second > kernel->second)
       return std::nullopt;
-    auto side = [&](const Dim& in, int64_t k, int64_t s, int64_t p, int64_t d) {
-      if (!in.isKnown()) return Dim::unknown();
-      int64_t n = poolOutputSize(in.size, k, s, p, d, *ceilMode);
-      return n > 0 ? Dim::known(n) : Dim::unknown();
-    };
-    oh = side(xs[2], kernel->first, stride->first, pad->first, dil->first);
-    ow = side(xs[3], kernel->second, stride->second, pad->second, dil->second);
+    oh = sweep(xs[2], Dim::known(kernel->first), stride->first, pad->first, dil->first, *ceilMode);
+    ow = sweep(xs[3], Dim::known(kernel->second), stride->second, pad->second, dil->second, *ceilMode);
     if ((xs[2].isKnown() && !oh.isKnown()) || (xs[3].isKnown() && !ow.isKnown())) return std::nullopt;
   }
   std::optional<DType> dt;

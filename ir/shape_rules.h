@@ -64,12 +64,13 @@ const char* linearAlgebraName(Op op);
 // alike.
 std::optional<std::string> gridSampleMismatch(const Type& input, const Type& grid);
 
-// The number of windows of size k (dilated by dil) that pooling sweeps over
-// a length `in` padded by `pad` on each side at `stride` (PyTorch's
-// pooling_output_shape): the whole windows, or with ceil_mode one more
-// where a partial window would start inside the input or its left
-// padding; 0 when no window fits. The shape rule and the runtime share it.
-int64_t poolOutputSize(int64_t in, int64_t k, int64_t stride, int64_t pad, int64_t dil, bool ceilMode);
+// The number of windows of size k (dilated by dil) that convolution or
+// pooling sweeps over a length `in` padded by `pad` on each side at
+// `stride` (PyTorch's pooling_output_shape): the whole windows, or with
+// ceil_mode one more where a partial window would start inside the input
+// or its left padding; 0 when no window fits. The shape rules and the
+// runtime share it.
+int64_t windowCount(int64_t in, int64_t k, int64_t stride, int64_t pad, int64_t dil, bool ceilMode = false);
 
 // The pieces' lengths when split cuts `len` into pieces of `size` (> 0):
 // `size` each, the last one shorter; the runtime and lower-splits share it.

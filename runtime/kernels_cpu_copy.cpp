@@ -122,6 +122,7 @@ void transposedCopy(const Tensor& src, E* d, const E* s, bool parallel) {
   int nd = src.ndim();
   int64_t rows = shape[nd - 2], cols = shape[nd - 1], across = src.strides()[nd - 1];
   int64_t bands = (rows + kBand - 1) / kBand, matrices = src.numel() / (rows * cols);
+  static const bool avx2 = __builtin_cpu_supports("avx2");
   forEachLine(matrices * bands, parallel, [&](int64_t task) {
     int64_t m = task / bands, i0 = task % bands * kBand, i1 = std::min(rows, i0 + kBand);
     E* out = d + m * rows * cols;
@@ -134,7 +135,6 @@ void transposedCopy(const Tensor& src, E* d, const E* s, bool parallel) {
     for (int64_t j0 = 0; j0 < cols; j0 += kBlock)
       for (int64_t i = i0; i < i1; i += kBlock) {
         if (i + kBlock <= i1 && j0 + kBlock <= cols) {
-          static const bool avx2 = __builtin_cpu_supports("avx2");
           // The block's rows here are src's columns.
           if constexpr (sizeof(E) == 4) {
             if (avx2) {

@@ -14,13 +14,6 @@ namespace nn::rt {
 
 namespace {
 
-// Output length of a window sweep; 0 when the window does not fit (C++
-// division truncates toward zero, so the negative case is handled first).
-int64_t outSize(int64_t in, int64_t k, int64_t stride, int64_t pad, int64_t dil) {
-  int64_t span = in + 2 * pad - dil * (k - 1) - 1;
-  return span < 0 ? 0 : span / stride + 1;
-}
-
 // The dtype a floating op computes in: f64 stays, the rest is f32.
 DType floatType(DType t) { return t == DType::F64 ? DType::F64 : DType::F32; }
 Tensor as(const Tensor& t, DType dt) { return astype(t, dt).contiguous(); }
@@ -28,8 +21,8 @@ Tensor as(const Tensor& t, DType dt) { return astype(t, dt).contiguous(); }
 }  // namespace
 
 Tensor conv2dReference(const Tensor& x, const Tensor& w, const Tensor* bias, const ConvParams& p, SourceLoc) {
-  int64_t OH = outSize(x.dim(2), w.dim(2), p.strideH, p.padH, p.dilH);
-  int64_t OW = outSize(x.dim(3), w.dim(3), p.strideW, p.padW, p.dilW);
+  int64_t OH = ir::shape_rules::windowCount(x.dim(2), w.dim(2), p.strideH, p.padH, p.dilH);
+  int64_t OW = ir::shape_rules::windowCount(x.dim(3), w.dim(3), p.strideW, p.padW, p.dilW);
   Tensor bd = bias ? as(*bias, DType::F64) : Tensor();
   Tensor out = Tensor::empty(DType::F64, {x.dim(0), w.dim(0), OH, OW}, x.device());
   conv2dLoop(as(x, DType::F64), as(w, DType::F64), bias ? &bd : nullptr, p, out);
@@ -54,8 +47,8 @@ Shape convShape(const char* name, const Tensor& x, const Tensor& w, const Tensor
     fail(loc, std::string(name) + ": bias must be [" + std::to_string(w.dim(0)) + "], got " + typeString(*bias));
   if (p.strideH < 1 || p.strideW < 1 || p.dilH < 1 || p.dilW < 1 || p.padH < 0 || p.padW < 0)
     fail(loc, std::string(name) + ": stride and dilation must be >= 1 and padding >= 0");
-  int64_t OH = outSize(x.dim(2), w.dim(2), p.strideH, p.padH, p.dilH);
-  int64_t OW = outSize(x.dim(3), w.dim(3), p.strideW, p.padW, p.dilW);
+  int64_t OH = ir::shape_rules::windowCount(x.dim(2), w.dim(2), p.strideH, p.padH, p.dilH);
+  int64_t OW = ir::shape_rules::windowCount(x.dim(3), w.dim(3), p.strideW, p.padW, p.dilW);
   if (OH <= 0 || OW <= 0)
     fail(loc, std::string(name) + ": the kernel is larger than the padded input: " + types);
   return {x.dim(0), w.dim(0), OH, OW};
@@ -78,8 +71,8 @@ Shape poolShape(const char* name, const Tensor& x, const PoolParams& p, SourceLo
     fail(loc, std::string(name) + ": kernel, stride and dilation must be >= 1 and padding >= 0");
   if (2 * p.padH > p.kH || 2 * p.padW > p.kW)
     fail(loc, std::string(name) + ": padding must be at most half the kernel size");
-  int64_t OH = ir::shape_rules::poolOutputSize(x.dim(2), p.kH, p.strideH, p.padH, p.dilH, p.ceilMode);
-  int64_t OW = ir::shape_rules::poolOutputSize(x.dim(3), p.kW, p.strideW, p.padW, p.dilW, p.ceilMode);
+  int64_t OH = ir::shape_rules::windowCount(x.dim(2), p.kH, p.strideH, p.padH, p.dilH, p.ceilMode);
+  int64_t OW = ir::shape_rules::windowCount(x.dim(3), p.kW, p.strideW, p.padW, p.dilW, p.ceilMode);
   if (OH <= 0 || OW <= 0) fail(loc, std::string(name) + ": the kernel is larger than the padded input " + typeString(x));
   return {x.dim(0), x.dim(1), OH, OW};
 }
@@ -124,8 +117,8 @@ Tensor conv2dGradWeight(const Tensor& g, const Tensor& x, const Tensor& w, const
 }
 
 Tensor pool2dReference(const Tensor& x, const PoolParams& p, bool isMax, SourceLoc) {
-  int64_t OH = ir::shape_rules::poolOutputSize(x.dim(2), p.kH, p.strideH, p.padH, p.dilH, p.ceilMode);
-  int64_t OW = ir::shape_rules::poolOutputSize(x.dim(3), p.kW, p.strideW, p.padW, p.dilW, p.ceilMode);
+  int64_t OH = ir::shape_rules::windowCount(x.dim(2), p.kH, p.strideH, p.padH, p.dilH, p.ceilMode);
+  int64_t OW = ir::shape_rules::windowCount(x.dim(3), p.kW, p.strideW, p.padW, p.dilW, p.ceilMode);
   Tensor out = Tensor::empty(DType::F64, {x.dim(0), x.dim(1), OH, OW}, x.device());
   pool2dLoop(as(x, DType::F64), p, isMax, out);
   return astype(out, isFloating(x.dtype()) ? x.dtype() : DType::F32);
