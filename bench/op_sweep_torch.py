@@ -54,6 +54,8 @@ ops = [
  ("conv2d", lambda: F.conv2d(img, k, padding=1)), ("maxpool", lambda: F.max_pool2d(img, 2)), ("avgpool", lambda: F.avg_pool2d(img, 2)),
  ("maxpool_dil", lambda: F.max_pool2d(img, 3, 1, 1, dilation=2)), ("avgpool_ex", lambda: F.avg_pool2d(img, 3, 2, 1, ceil_mode=True, count_include_pad=False)),
  ("lgamma", lambda: torch.lgamma(x)), ("digamma", lambda: torch.digamma(x)), ("erfinv", lambda: torch.erfinv(x * 0.3)),
+ ("i0", lambda: torch.special.i0(x)), ("i1e", lambda: torch.special.i1e(x)), ("erfcx", lambda: torch.special.erfcx(x)), ("ndtri", lambda: torch.special.ndtri(x * 0.1 + 0.5)),
+ ("log_ndtr", lambda: torch.special.log_ndtr(x)), ("bessel_j0", lambda: torch.special.bessel_j0(x)), ("gammainc", lambda: torch.special.gammainc(x.abs() * 4, y.abs() * 4)),
  ("bn", lambda: F.batch_norm(img, torch.zeros(32), torch.ones(32), torch.ones(32), torch.zeros(32))),
  ("flip1", lambda: torch.flip(x, (1,))), ("roll1", lambda: torch.roll(x, 3, 1)), ("tril", lambda: torch.tril(x)), ("masked_fill", lambda: x.masked_fill(x > 0, 0.0)),
  ("isnan_any", lambda: torch.isnan(x).any()), ("astype_f64", lambda: x.double()), ("randn", lambda: torch.randn(784, 512)),

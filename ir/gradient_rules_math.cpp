@@ -2,13 +2,16 @@
 // the activations: log1p, expm1, square, reciprocal, the logarithms and
 // exponentials of other bases, the trigonometric and hyperbolic functions
 // and their inverses past sin, cos and tanh, erfc, erfinv and the gamma
-// family (lgamma, digamma, polygamma), and the two-argument functions
+// family (lgamma, digamma, polygamma, zeta), torch.special's Bessel and
+// normal-distribution functions, and the two-argument functions
 // atan2, hypot, copysign and fmod. Each is the adjoint times the derivative,
 // from the result where PyTorch's uses it, in PyTorch's order of
 // operations (so a zero denominator gives its NaN where it gives one).
 #include <cmath>
+#include <string>
 
 #include "ir/gradient.h"
+#include "support/diagnostics.h"
 
 namespace nn::ir {
 
@@ -113,6 +116,112 @@ void GradPolygamma(GradientBuilder& b) {
   if (!b.wanted[1]) return;
   Value* order = b.add(b.operands[0], b.constant(1.0));
   b.grads[1] = b.sumTo(b.mul(b.adjoint, b.emit(Op::Polygamma, {order, b.operands[1]})), b.operands[1]);
+}
+
+// zeta(x, q)' in q = -x zeta(x + 1, q); PyTorch has no derivative in x
+// (nor does nn: it would need zeta's derivative in its order).
+void GradZeta(GradientBuilder& b) {
+  if (b.wanted[0])
+    fail(b.forward.loc(), "the gradient of zeta with respect to its first argument x is not supported");
+  if (!b.wanted[1]) return;
+  Value* x = b.operands[0];
+  Value* slope = b.neg(b.mul(x, b.emit(Op::Zeta, {b.add(x, b.constant(1.0)), b.operands[1]})));
+  b.grads[1] = b.sumTo(b.mul(b.adjoint, slope), b.operands[1]);
+}
+
+// d/dx P(a, x) = e^-x x^(a - 1) / gamma(a) = -d/dx Q(a, x), in PyTorch's
+// form exp((a - 1) log x - x - lgamma(a)); PyTorch has no derivative in a
+// (nor does nn).
+void incompleteGammaGradient(GradientBuilder& b, bool upper) {
+  if (b.wanted[0])
+    fail(b.forward.loc(), std::string("the gradient of ") + b.forward.info().name +
+                              " with respect to its first argument a is not supported");
+  if (!b.wanted[1]) return;
+  Value *a = b.operands[0], *x = b.operands[1];
+  Value* exponent = b.sub(b.sub(b.mul(b.sub(a, b.constant(1.0)), b.emit(Op::Log, {x})), x), b.emit(Op::Lgamma, {a}));
+  Value* slope = b.emit(Op::Exp, {exponent});
+  b.grads[1] = b.sumTo(b.mul(b.adjoint, upper ? b.neg(slope) : slope), x);
+}
+void GradGammainc(GradientBuilder& b) { incompleteGammaGradient(b, false); }
+void GradGammaincc(GradientBuilder& b) { incompleteGammaGradient(b, true); }
+
+// i0' = i1; i0e' = i1e - sgn(x) i0e, from the result.
+void GradI0(GradientBuilder& b) {
+  if (b.wanted[0]) b.grads[0] = b.mul(b.adjoint, b.emit(Op::I1, {b.operands[0]}));
+}
+void GradI0e(GradientBuilder& b) {
+  if (!b.wanted[0]) return;
+  Value* x = b.operands[0];
+  Value* slope = b.sub(b.emit(Op::I1e, {x}), b.mul(b.emit(Op::Sign, {x}), b.result()));
+  b.grads[0] = b.mul(b.adjoint, slope);
+}
+
+// The derivative of an order-1 Bessel function f (i1, i1e, j1), of the
+// form g(x) - f(x) / x, is 1/2 at 0 where the quotient is 0 / 0: within
+// 2^-26 of 0 it is 1/2 (the next term, 3x^2 / 16, is below half an ulp of
+// it), and x is held away from 0 in the quotient, so no NaN reaches a
+// higher derivative through the other branch. `slope(safeX)` builds the
+// derivative with 1 in place of the x near 0.
+template <class Slope>
+void orderOneBesselGradient(GradientBuilder& b, Slope slope) {
+  if (!b.wanted[0]) return;
+  Value* x = b.operands[0];
+  Value* nearZero = b.emit(Op::Le, {b.emit(Op::Abs, {x}), b.constant(0x1p-26)});
+  Value* safeX = b.emit(Op::Where, {nearZero, b.constant(1.0), x});
+  b.grads[0] = b.mul(b.adjoint, b.emit(Op::Where, {nearZero, b.constant(0.5), slope(safeX)}));
+}
+
+// i1' = i0 - i1 / x; i1e' = i0e - i1e (sgn(x) + 1 / x).
+void GradI1(GradientBuilder& b) {
+  orderOneBesselGradient(
+      b, [&](Value* safeX) { return b.sub(b.emit(Op::I0, {b.operands[0]}), b.div(b.result(), safeX)); });
+}
+void GradI1e(GradientBuilder& b) {
+  orderOneBesselGradient(b, [&](Value* safeX) {
+    Value* x = b.operands[0];
+    Value* factor = b.add(b.emit(Op::Sign, {x}), b.div(b.constant(1.0), safeX));
+    return b.sub(b.emit(Op::I0e, {x}), b.mul(b.result(), factor));
+  });
+}
+
+// j0' = -j1, y0' = -y1; j1' = j0 - j1 / x (1/2 at 0), y1' = y0 - y1 / x.
+void GradBesselJ0(GradientBuilder& b) {
+  if (b.wanted[0]) b.grads[0] = b.neg(b.mul(b.adjoint, b.emit(Op::BesselJ1, {b.operands[0]})));
+}
+void GradBesselJ1(GradientBuilder& b) {
+  orderOneBesselGradient(
+      b, [&](Value* safeX) { return b.sub(b.emit(Op::BesselJ0, {b.operands[0]}), b.div(b.result(), safeX)); });
+}
+void GradBesselY0(GradientBuilder& b) {
+  if (b.wanted[0]) b.grads[0] = b.neg(b.mul(b.adjoint, b.emit(Op::BesselY1, {b.operands[0]})));
+}
+void GradBesselY1(GradientBuilder& b) {
+  if (!b.wanted[0]) return;
+  Value* x = b.operands[0];
+  b.grads[0] = b.mul(b.adjoint, b.sub(b.emit(Op::BesselY0, {x}), b.div(b.result(), x)));
+}
+
+// erfcx' = 2x erfcx(x) - 2 / sqrt(pi); ndtri' = sqrt(2 pi) e^(ndtri(p)^2 / 2);
+// log_ndtr' = e^(-x^2 / 2 - log_ndtr(x)) / sqrt(2 pi) (the normal density
+// over the distribution function, finite where both underflow); each
+// from the result.
+void GradErfcx(GradientBuilder& b) {
+  if (!b.wanted[0]) return;
+  Value* x = b.operands[0];
+  Value* slope = b.sub(b.mul(b.mul(x, b.constant(2.0)), b.result()), b.constant(M_2_SQRTPI));
+  b.grads[0] = b.mul(b.adjoint, slope);
+}
+void GradNdtri(GradientBuilder& b) {
+  if (!b.wanted[0]) return;
+  Value* y = b.result();
+  Value* slope = b.mul(b.emit(Op::Exp, {b.mul(b.mul(y, y), b.constant(0.5))}), b.constant(std::sqrt(2 * M_PI)));
+  b.grads[0] = b.mul(b.adjoint, slope);
+}
+void GradLogNdtr(GradientBuilder& b) {
+  if (!b.wanted[0]) return;
+  Value* x = b.operands[0];
+  Value* exponent = b.sub(b.mul(b.mul(x, x), b.constant(-0.5)), b.result());
+  b.grads[0] = b.mul(b.adjoint, b.mul(b.emit(Op::Exp, {exponent}), b.constant(0.5 * M_2_SQRTPI * M_SQRT1_2)));
 }
 
 // atan2(a, b) = the angle of (b, a): d/da = b / (a^2 + b^2), d/db = -a / (a^2 + b^2).

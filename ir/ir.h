@@ -98,6 +98,8 @@ inline bool computesInFloat(Op op) {
     case Op::Softplus: case Op::Log1p: case Op::Expm1: case Op::Tan: case Op::Atan: case Op::Reciprocal:
     case Op::Log2: case Op::Log10: case Op::Sinh: case Op::Cosh: case Op::Asin: case Op::Acos: case Op::Acosh:
     case Op::Asinh: case Op::Atanh: case Op::Exp2: case Op::Erfc: case Op::Erfinv: case Op::Lgamma: case Op::Digamma:
+    case Op::I0: case Op::I0e: case Op::I1: case Op::I1e: case Op::Erfcx: case Op::Ndtri: case Op::LogNdtr:
+    case Op::BesselJ0: case Op::BesselJ1: case Op::BesselY0: case Op::BesselY1:
       return true;
     default: return false;
   }
@@ -108,7 +110,8 @@ inline bool computesInFloat(Op op) {
 // float functions of integers or bools in f32; the arithmetic of bools in
 // i64 (True + True == 2, as for Python bools).
 inline DType binaryComputeType(Op op, DType common) {
-  bool inFloat = op == Op::Div || op == Op::Atan2 || op == Op::Hypot || op == Op::Copysign || op == Op::Polygamma;
+  bool inFloat = op == Op::Div || op == Op::Atan2 || op == Op::Hypot || op == Op::Copysign || op == Op::Polygamma ||
+                 op == Op::Zeta || op == Op::Gammainc || op == Op::Gammaincc;
   if (inFloat && !isFloating(common)) return DType::F32;
   bool boolArith = op == Op::Add || op == Op::Sub || op == Op::Mul || op == Op::FloorDiv || op == Op::Mod ||
                    op == Op::Pow || op == Op::Fmod;

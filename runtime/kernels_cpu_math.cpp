@@ -106,6 +106,15 @@ void registerFloatBinary(KernelTable& r) {
   r.addBinary(Op::Polygamma, dtypeOf<T>(), [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
     binaryLoop<T, T>(a, b, o, [](T n, T x) { return static_cast<T>(special::polygamma(n, x)); });
   });
+  r.addBinary(Op::Zeta, dtypeOf<T>(), [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+    binaryLoop<T, T>(a, b, o, [](T x, T q) { return static_cast<T>(special::zeta(x, q)); });
+  });
+  r.addBinary(Op::Gammainc, dtypeOf<T>(), [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+    binaryLoop<T, T>(a, b, o, [](T s, T x) { return static_cast<T>(special::incompleteGamma(s, x, false)); });
+  });
+  r.addBinary(Op::Gammaincc, dtypeOf<T>(), [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+    binaryLoop<T, T>(a, b, o, [](T s, T x) { return static_cast<T>(special::incompleteGamma(s, x, true)); });
+  });
 }
 
 // clip(x, lo, hi) for bounds that are not NaN, with the bits of

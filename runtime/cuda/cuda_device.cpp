@@ -654,6 +654,9 @@ const KernelTable& cudaKernels() {
       t.addBinary(Op::Hypot, d, binaryKernel<Binary::Hypot>);
       t.addBinary(Op::Copysign, d, binaryKernel<Binary::Copysign>);
       t.addBinary(Op::Polygamma, d, binaryKernel<Binary::Polygamma>);
+      t.addBinary(Op::Zeta, d, binaryKernel<Binary::Zeta>);
+      t.addBinary(Op::Gammainc, d, binaryKernel<Binary::Gammainc>);
+      t.addBinary(Op::Gammaincc, d, binaryKernel<Binary::Gammaincc>);
       t.addUnary(Op::Exp, d, unaryKernel<Unary::Exp>);
       t.addUnary(Op::Log, d, unaryKernel<Unary::Log>);
       t.addUnary(Op::Sqrt, d, unaryKernel<Unary::Sqrt>);
@@ -687,6 +690,17 @@ const KernelTable& cudaKernels() {
       t.addUnary(Op::Erfinv, d, unaryKernel<Unary::Erfinv>);
       t.addUnary(Op::Lgamma, d, unaryKernel<Unary::Lgamma>);
       t.addUnary(Op::Digamma, d, unaryKernel<Unary::Digamma>);
+      t.addUnary(Op::I0, d, unaryKernel<Unary::I0>);
+      t.addUnary(Op::I0e, d, unaryKernel<Unary::I0e>);
+      t.addUnary(Op::I1, d, unaryKernel<Unary::I1>);
+      t.addUnary(Op::I1e, d, unaryKernel<Unary::I1e>);
+      t.addUnary(Op::Erfcx, d, unaryKernel<Unary::Erfcx>);
+      t.addUnary(Op::Ndtri, d, unaryKernel<Unary::Ndtri>);
+      t.addUnary(Op::LogNdtr, d, unaryKernel<Unary::LogNdtr>);
+      t.addUnary(Op::BesselJ0, d, unaryKernel<Unary::BesselJ0>);
+      t.addUnary(Op::BesselJ1, d, unaryKernel<Unary::BesselJ1>);
+      t.addUnary(Op::BesselY0, d, unaryKernel<Unary::BesselY0>);
+      t.addUnary(Op::BesselY1, d, unaryKernel<Unary::BesselY1>);
     }
     for (DType d : {DType::Bool, DType::I32, DType::I64, DType::F32, DType::F64}) {
       t.add<Op::Prod>(d, reduceKernel<Reduce::Prod>);

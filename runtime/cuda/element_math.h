@@ -104,6 +104,9 @@ NN_HOST_DEVICE T applyBinary(Binary op, T x, T y, int* fault) {
       case Binary::Hypot: return hypot(x, y);
       case Binary::Copysign: return copysign(x, y);
       case Binary::Polygamma: return static_cast<T>(special::polygamma(x, y));
+      case Binary::Zeta: return static_cast<T>(special::zeta(x, y));
+      case Binary::Gammainc: return static_cast<T>(special::incompleteGamma(x, y, false));
+      case Binary::Gammaincc: return static_cast<T>(special::incompleteGamma(x, y, true));
       case Binary::Maximum: return (x != x || y != y) ? x + y : (x > y ? x : y);
       case Binary::Minimum: return (x != x || y != y) ? x + y : (x < y ? x : y);
       default: return T(0);
@@ -171,6 +174,17 @@ NN_HOST_DEVICE T applyUnary(Unary op, T x) {
       case Unary::Erfinv: return static_cast<T>(special::erfinv(x));
       case Unary::Lgamma: return static_cast<T>(special::lgamma(x));
       case Unary::Digamma: return static_cast<T>(special::digamma(x));
+      case Unary::I0: return static_cast<T>(special::besselI(0, x));
+      case Unary::I0e: return static_cast<T>(special::besselIScaled(0, x));
+      case Unary::I1: return static_cast<T>(special::besselI(1, x));
+      case Unary::I1e: return static_cast<T>(special::besselIScaled(1, x));
+      case Unary::Erfcx: return static_cast<T>(special::erfcx(x));
+      case Unary::Ndtri: return static_cast<T>(special::ndtri(x));
+      case Unary::LogNdtr: return static_cast<T>(special::logNdtr(x));
+      case Unary::BesselJ0: return static_cast<T>(special::besselJ0(x));
+      case Unary::BesselJ1: return static_cast<T>(special::besselJ1(x));
+      case Unary::BesselY0: return static_cast<T>(special::besselY0(x));
+      case Unary::BesselY1: return static_cast<T>(special::besselY1(x));
       case Unary::Square: return x * x;
       case Unary::Floor: return floor(x);
       case Unary::Ceil: return ceil(x);

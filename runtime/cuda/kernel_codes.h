@@ -64,12 +64,13 @@ inline void coalesce(Strided& at, Strided* const* operands, int count) {
 
 enum class Binary : int {
   Add, Sub, Mul, Div, FloorDiv, Mod, Pow, Maximum, Minimum, And, Or, BitAnd, BitOr, BitXor, LShift, RShift,
-  Fmod, Atan2, Hypot, Copysign, Polygamma
+  Fmod, Atan2, Hypot, Copysign, Polygamma, Zeta, Gammainc, Gammaincc
 };
 enum class Unary : int {
   Neg, Pos, Exp, Log, Sqrt, Rsqrt, Sin, Cos, Tanh, Sigmoid, Relu, Gelu, GeluGrad, Erf, Silu, SiluGrad, Softplus, Log1p,
   Expm1, Tan, Atan, Reciprocal, Log2, Log10, Sinh, Cosh, Asin, Acos, Acosh, Asinh, Atanh, Exp2, Erfc, Erfinv, Lgamma,
-  Digamma, Square, Floor, Ceil, Round, Abs, Sign, Not, Invert
+  Digamma, I0, I0e, I1, I1e, Erfcx, Ndtri, LogNdtr, BesselJ0, BesselJ1, BesselY0, BesselY1, Square, Floor, Ceil, Round,
+  Abs, Sign, Not, Invert
 };
 enum class Predicate : int { IsNan, IsInf, IsFinite };
 enum class Compare : int { Lt, Le, Gt, Ge, Eq, Ne };

@@ -202,6 +202,9 @@ llvm::Value* ElementwiseEmitter::floatBinary(Op op, llvm::Value* x, llvm::Value*
     case Op::Hypot: return t->isFloatTy() ? sleef("hypotf", x, y) : libm("hypot", x, y);
     case Op::Copysign: return intrinsic(llvm::Intrinsic::copysign, x, y);
     case Op::Polygamma: return special("nn_polygamma", x, y);
+    case Op::Zeta: return special("nn_zeta", x, y);
+    case Op::Gammainc: return special("nn_gammainc", x, y);
+    case Op::Gammaincc: return special("nn_gammaincc", x, y);
     case Op::Maximum:
     case Op::Minimum: {
       // NaN propagates (the first operand's when both are NaN).
@@ -377,6 +380,17 @@ llvm::Value* ElementwiseEmitter::floatUnary(Op op, llvm::Value* x, std::string& 
     case Op::Erfinv: return special("nn_erfinv", x, nullptr, true);
     case Op::Lgamma: return f32 ? sleef("lgamma", x) : special("nn_lgamma", x);
     case Op::Digamma: return special("nn_digamma", x);
+    case Op::I0: return special("nn_i0", x);
+    case Op::I0e: return special("nn_i0e", x);
+    case Op::I1: return special("nn_i1", x);
+    case Op::I1e: return special("nn_i1e", x);
+    case Op::Erfcx: return special("nn_erfcx", x);
+    case Op::Ndtri: return special("nn_ndtri", x);
+    case Op::LogNdtr: return special("nn_log_ndtr", x);
+    case Op::BesselJ0: return special("nn_bessel_j0", x);
+    case Op::BesselJ1: return special("nn_bessel_j1", x);
+    case Op::BesselY0: return special("nn_bessel_y0", x);
+    case Op::BesselY1: return special("nn_bessel_y1", x);
     case Op::Floor: return intrinsic(llvm::Intrinsic::floor, x);
     case Op::Ceil: return intrinsic(llvm::Intrinsic::ceil, x);
     case Op::Round: return intrinsic(llvm::Intrinsic::nearbyint, x);  // halves to even

@@ -12,6 +12,20 @@ double nn_digamma(double x) { return nn::rt::special::digamma(x); }
 double nn_erfinv(double x) { return nn::rt::special::erfinv(x); }
 float nn_erfinvf(float x) { return nn::rt::special::erfinv(x); }
 double nn_polygamma(double n, double x) { return nn::rt::special::polygamma(n, x); }
+double nn_zeta(double x, double q) { return nn::rt::special::zeta(x, q); }
+double nn_gammainc(double a, double x) { return nn::rt::special::incompleteGamma(a, x, false); }
+double nn_gammaincc(double a, double x) { return nn::rt::special::incompleteGamma(a, x, true); }
+double nn_i0(double x) { return nn::rt::special::besselI(0, x); }
+double nn_i0e(double x) { return nn::rt::special::besselIScaled(0, x); }
+double nn_i1(double x) { return nn::rt::special::besselI(1, x); }
+double nn_i1e(double x) { return nn::rt::special::besselIScaled(1, x); }
+double nn_erfcx(double x) { return nn::rt::special::erfcx(x); }
+double nn_ndtri(double x) { return nn::rt::special::ndtri(x); }
+double nn_log_ndtr(double x) { return nn::rt::special::logNdtr(x); }
+double nn_bessel_j0(double x) { return nn::rt::special::besselJ0(x); }
+double nn_bessel_j1(double x) { return nn::rt::special::besselJ1(x); }
+double nn_bessel_y0(double x) { return nn::rt::special::besselY0(x); }
+double nn_bessel_y1(double x) { return nn::rt::special::besselY1(x); }
 
 }  // namespace
 
@@ -22,7 +36,21 @@ const FunctionSymbol* specialFunctionSymbols(int* count) {
                                            {"nn_digamma", reinterpret_cast<void*>(&nn_digamma)},
                                            {"nn_erfinv", reinterpret_cast<void*>(&nn_erfinv)},
                                            {"nn_erfinvf", reinterpret_cast<void*>(&nn_erfinvf)},
-                                           {"nn_polygamma", reinterpret_cast<void*>(&nn_polygamma)}};
+                                           {"nn_polygamma", reinterpret_cast<void*>(&nn_polygamma)},
+                                           {"nn_zeta", reinterpret_cast<void*>(&nn_zeta)},
+                                           {"nn_gammainc", reinterpret_cast<void*>(&nn_gammainc)},
+                                           {"nn_gammaincc", reinterpret_cast<void*>(&nn_gammaincc)},
+                                           {"nn_i0", reinterpret_cast<void*>(&nn_i0)},
+                                           {"nn_i0e", reinterpret_cast<void*>(&nn_i0e)},
+                                           {"nn_i1", reinterpret_cast<void*>(&nn_i1)},
+                                           {"nn_i1e", reinterpret_cast<void*>(&nn_i1e)},
+                                           {"nn_erfcx", reinterpret_cast<void*>(&nn_erfcx)},
+                                           {"nn_ndtri", reinterpret_cast<void*>(&nn_ndtri)},
+                                           {"nn_log_ndtr", reinterpret_cast<void*>(&nn_log_ndtr)},
+                                           {"nn_bessel_j0", reinterpret_cast<void*>(&nn_bessel_j0)},
+                                           {"nn_bessel_j1", reinterpret_cast<void*>(&nn_bessel_j1)},
+                                           {"nn_bessel_y0", reinterpret_cast<void*>(&nn_bessel_y0)},
+                                           {"nn_bessel_y1", reinterpret_cast<void*>(&nn_bessel_y1)}};
   *count = static_cast<int>(sizeof(symbols) / sizeof(symbols[0]));
   return symbols;
 }

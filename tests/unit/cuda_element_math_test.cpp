@@ -204,6 +204,9 @@ TEST(CudaElementMath, FloatsAsTheCpuComputesThem) {
     checkBinary<T>(Op::Hypot, cuda::Binary::Hypot, true);
     checkBinary<T>(Op::Copysign, cuda::Binary::Copysign);
     checkBinary<T>(Op::Polygamma, cuda::Binary::Polygamma);
+    checkBinary<T>(Op::Zeta, cuda::Binary::Zeta);
+    checkBinary<T>(Op::Gammainc, cuda::Binary::Gammainc);
+    checkBinary<T>(Op::Gammaincc, cuda::Binary::Gammaincc);
     checkUnary<T>(Op::Sqrt, cuda::Unary::Sqrt, false);
     using cuda::Unary;
     for (auto [op, code] : {std::pair{Op::Exp, Unary::Exp}, std::pair{Op::Log, Unary::Log},
@@ -221,7 +224,13 @@ TEST(CudaElementMath, FloatsAsTheCpuComputesThem) {
                             std::pair{Op::Acosh, Unary::Acosh}, std::pair{Op::Asinh, Unary::Asinh},
                             std::pair{Op::Atanh, Unary::Atanh}, std::pair{Op::Exp2, Unary::Exp2},
                             std::pair{Op::Erfc, Unary::Erfc}, std::pair{Op::Erfinv, Unary::Erfinv},
-                            std::pair{Op::Lgamma, Unary::Lgamma}, std::pair{Op::Digamma, Unary::Digamma}})
+                            std::pair{Op::Lgamma, Unary::Lgamma}, std::pair{Op::Digamma, Unary::Digamma},
+                            std::pair{Op::I0, Unary::I0}, std::pair{Op::I0e, Unary::I0e},
+                            std::pair{Op::I1, Unary::I1}, std::pair{Op::I1e, Unary::I1e},
+                            std::pair{Op::Erfcx, Unary::Erfcx}, std::pair{Op::Ndtri, Unary::Ndtri},
+                            std::pair{Op::LogNdtr, Unary::LogNdtr}, std::pair{Op::BesselJ0, Unary::BesselJ0},
+                            std::pair{Op::BesselJ1, Unary::BesselJ1}, std::pair{Op::BesselY0, Unary::BesselY0},
+                            std::pair{Op::BesselY1, Unary::BesselY1}})
       checkUnary<T>(op, code, true);
   };
   floats(float{});

@@ -1,8 +1,10 @@
 // nn's special functions (runtime/special_math.h) against identities that
 // hold for every argument, independent of how the functions compute:
 // digamma's and polygamma's recurrences and known values, erf(erfinv(y))
-// = y (and the erfc form near +-1), lgamma against the C library's, and
-// the special values at poles and ends. A sweep of arguments, each
+// = y (and the erfc form near +-1), lgamma against the C library's, the
+// Bessel, erfcx, normal-distribution and zeta functions against their
+// definitions, values to 40 digits (mpmath) and each other, and the
+// special values at poles and ends. A sweep of arguments, each
 // checked to a relative tolerance a few ulps wide (the identities' own
 // arithmetic rounds too).
 #include "runtime/special_math.h"
@@ -98,6 +100,122 @@ TEST(SpecialMath, FloatErfinvIsTheDoublesRounded) {
   EXPECT_EQ(special::erfinv(top), static_cast<float>(special::erfinv(static_cast<double>(top))));
   EXPECT_EQ(special::erfinv(1.0f), INFINITY);
   EXPECT_TRUE(std::isnan(special::erfinv(1.5f)));
+}
+
+// i0, i1 and their scaled forms against values to 40 digits (mpmath), the
+// power series against the asymptotic series where both converge (20 to
+// 30: each checks the other), the symmetries and the scaling.
+TEST(SpecialMath, BesselIKnownValuesAndBranchesAgree) {
+  expectRelativelyClose(special::besselI(0, 1.0), 1.2660658777520083356, 4e-16, "i0", 1.0);
+  expectRelativelyClose(special::besselI(1, 1.0), 0.56515910399248502721, 4e-16, "i1", 1.0);
+  expectRelativelyClose(special::besselI(0, 30.0), 781672297823.97748972, 1e-15, "i0", 30.0);
+  expectRelativelyClose(special::besselI(1, -7.5), -249.58436542268813610, 1e-15, "i1", -7.5);
+  expectRelativelyClose(special::besselIScaled(0, 500.0), 0.017845706500153167237, 4e-16, "i0e", 500.0);
+  expectRelativelyClose(special::besselIScaled(1, -500.0), -0.017827851852898056461, 4e-16, "i1e", -500.0);
+  expectRelativelyClose(special::besselI(0, 713.0), 6.7051282636709966729e307, 1e-15, "i0", 713.0);
+  for (int nu = 0; nu <= 1; ++nu)
+    for (double a = 20; a < 30; a += 0.37)
+      expectRelativelyClose(special::besselISeries(nu, a) * std::exp(-a), special::besselIAsymptoticScaled(nu, a),
+                            1.5e-15, "series vs asymptote", a);
+  for (double x = 0.1; x < 60; x *= 1.7) {
+    EXPECT_EQ(special::besselI(0, -x), special::besselI(0, x));
+    EXPECT_EQ(special::besselI(1, -x), -special::besselI(1, x));
+    expectRelativelyClose(special::besselIScaled(0, x), special::besselI(0, x) * std::exp(-x), 1e-15, "i0e", x);
+    expectRelativelyClose(special::besselIScaled(1, -x), -special::besselI(1, x) * std::exp(-x), 1e-15, "i1e", x);
+  }
+  EXPECT_EQ(special::besselI(0, 714.0), INFINITY);
+  EXPECT_EQ(special::besselI(1, -INFINITY), -INFINITY);
+  EXPECT_EQ(special::besselIScaled(0, INFINITY), 0.0);
+  EXPECT_TRUE(std::isnan(special::besselI(1, NAN)));
+}
+
+// erfcx(x) = e^(x^2) erfc(x) where the product is representable, its
+// asymptotic branch against values to 40 digits, and the sides of 26.
+TEST(SpecialMath, ErfcxIsTheScaledErfc) {
+  for (double x = -5; x < 5; x += 0.093)
+    expectRelativelyClose(special::erfcx(x), std::exp(x * x) * std::erfc(x), 2e-14, "erfcx", x);
+  expectRelativelyClose(special::erfcx(30.0), 0.018795888861416751497, 4e-16, "erfcx", 30.0);
+  expectRelativelyClose(special::erfcx(1000.0), 0.00056418930145338765420, 4e-16, "erfcx", 1000.0);
+  expectRelativelyClose(special::erfcx(-3.0), 16205.988853999586625, 4e-16, "erfcx", -3.0);
+  expectRelativelyClose(special::erfcx(std::nextafter(26.0, 0.0)), special::erfcx(26.0), 4e-16, "erfcx", 26.0);
+  EXPECT_EQ(special::erfcx(INFINITY), 0.0);
+  EXPECT_EQ(special::erfcx(-INFINITY), INFINITY);
+  EXPECT_EQ(special::erfcx(-27.0), INFINITY);
+}
+
+// ndtri inverts the normal distribution function (1/2 erfc(-y / sqrt 2))
+// from p = 1e-300 to 1 - 1e-16, and log_ndtr is its log, down to where
+// the function underflows.
+TEST(SpecialMath, NdtriAndLogNdtrAgreeWithTheDistribution) {
+  auto ndtr = [](double y) { return 0.5 * std::erfc(-y * M_SQRT1_2); };
+  for (double p = 1e-300; p < 0.5; p *= 3.7) {
+    double y = special::ndtri(p);
+    // AS 241 is within 2.5 ulp, which erfc's argument carries times y.
+    expectRelativelyClose(ndtr(y), p, 1e-15 * (1 + y * y), "ndtr(ndtri)", p);
+    // Odd about 1/2: 1 - q and 2q - 1 are exact for q = 1 - p rounded.
+    double q = 1 - p;
+    EXPECT_EQ(special::ndtri(q), -special::ndtri(1 - q)) << p;
+  }
+  for (double tail = 1e-2; tail > 1e-16; tail *= 0.29) {
+    double q = 1 - tail, y = special::ndtri(q);
+    expectRelativelyClose(0.5 * std::erfc(y * M_SQRT1_2), 1 - q, 1e-15 * (1 + y * y), "upper tail", q);
+  }
+  EXPECT_EQ(special::ndtri(0.5), 0.0);
+  EXPECT_EQ(special::ndtri(0.0), -INFINITY);
+  EXPECT_EQ(special::ndtri(1.0), INFINITY);
+  EXPECT_TRUE(std::isnan(special::ndtri(1.5)));
+  for (double x = -30; x < 6; x += 0.31)
+    expectRelativelyClose(std::exp(special::logNdtr(x)), ndtr(x), 1e-13 * (1 + x * x), "exp(log_ndtr)", x);
+  expectRelativelyClose(special::logNdtr(-40.0), -804.60844201375378817, 4e-16, "log_ndtr", -40.0);
+  expectRelativelyClose(special::logNdtr(-1e5), -5000000012.4318639983, 4e-16, "log_ndtr", -1e5);
+  EXPECT_EQ(special::logNdtr(-INFINITY), -INFINITY);
+}
+
+// zeta(s, q) - zeta(s, q + 1) = q^-s for real orders, zeta(2, 1) and
+// zeta(4, 1), and Cephes' domain.
+TEST(SpecialMath, ZetaRecurrenceAndDomain) {
+  for (double s = 1.5; s < 9; s += 0.7)
+    for (double q = 0.1; q < 60; q *= 1.9) {
+      double step = std::pow(q, -s);
+      double left = special::zeta(s, q) - special::zeta(s, q + 1);
+      EXPECT_LE(std::fabs(left - step), 1e-13 * (special::zeta(s, q) + step)) << s << " " << q;
+    }
+  expectRelativelyClose(special::zeta(2.0, 1.0), M_PI * M_PI / 6, 4e-16, "zeta", 2.0);
+  expectRelativelyClose(special::zeta(4.0, 1.0), std::pow(M_PI, 4) / 90, 1e-15, "zeta", 4.0);
+  EXPECT_EQ(special::zeta(1.0, 3.0), INFINITY);
+  EXPECT_TRUE(std::isnan(special::zeta(0.5, 3.0)));
+  EXPECT_EQ(special::zeta(2.0, -3.0), INFINITY);
+  EXPECT_TRUE(std::isnan(special::zeta(2.5, -1.5)));
+  expectRelativelyClose(special::zeta(2.0, -1.5), special::zeta(2.0, 0.5) + 4 + 4.0 / 9, 1e-15, "zeta", -1.5);
+  EXPECT_EQ(special::zeta(INFINITY, 2.0), 0.0);
+}
+
+// P(a, x) + Q(a, x) = 1, the recurrence P(a + 1, x) = P(a, x) - x^a e^-x /
+// gamma(a + 1) on both sides of x = a + 1 (series and continued fraction)
+// and of a = 20 (the prefactor's two forms), P(1, x) = 1 - e^-x, and
+// values to 40 digits (mpmath) near the peak of a large a.
+TEST(SpecialMath, IncompleteGammaIdentities) {
+  for (double a = 0.05; a < 300; a *= 1.7)
+    for (double f = 0.05; f < 6; f *= 1.45) {
+      double x = a * f;
+      double lower = special::incompleteGamma(a, x, false), upper = special::incompleteGamma(a, x, true);
+      EXPECT_LE(std::fabs(lower + upper - 1), 4e-16) << a << " " << x;
+      double step = std::exp(a * std::log(x) - x - std::lgamma(a + 1));
+      double next = special::incompleteGamma(a + 1, x, false);
+      // Far below the peak (P ~ 1e-150) the prefactor's exponent, some
+      // hundreds, carries its rounding (and lgamma's) into the result.
+      EXPECT_LE(std::fabs(next - (lower - step)), 1e-12 * (lower + step) + 1e-300) << a << " " << x;
+    }
+  for (double x = 0.01; x < 30; x *= 1.9)
+    expectRelativelyClose(special::incompleteGamma(1, x, false), -std::expm1(-x), 1e-15, "P(1, x)", x);
+  expectRelativelyClose(special::incompleteGamma(100, 110, false), 0.84172132993991290620, 1e-15, "P(100, 110)", 110);
+  expectRelativelyClose(special::incompleteGamma(1e4, 1.005e4, false), 0.69234244070256555786, 1e-15, "P(1e4, 1.005e4)",
+                        1.005e4);
+  EXPECT_EQ(special::incompleteGamma(0, 1, false), 1.0);
+  EXPECT_EQ(special::incompleteGamma(2, 0, true), 1.0);
+  EXPECT_EQ(special::incompleteGamma(2, INFINITY, false), 1.0);
+  EXPECT_TRUE(std::isnan(special::incompleteGamma(-1, 1, false)));
+  EXPECT_TRUE(std::isnan(special::incompleteGamma(0, 0, true)));
 }
 
 TEST(SpecialMath, LgammaIsTheCLibrarys) {
