@@ -166,19 +166,23 @@ class Unroller {
   // their length or items may change, so they are not compile-time
   // sequences. Reads: iterating, unpacking, indexing, `len`, `in`,
   // enumerate, zip and reversed, and a dict's keys, values and items views.
+  // The copies of an unrolled loop's body write their own lists (a
+  // comprehension's make_list and list_append, copied), so they are
+  // collected as they are made.
   void collectListWriters(const ir::Block& b) {
-    for (const auto& n : b.nodes()) {
-      for (size_t i = 0; i < n->operands().size(); ++i) {
-        bool view = (n->op() == Op::GetAttr || n->op() == Op::CallMethod) && i == 0 && dictView(*n);
-        bool read = n->op() == Op::Iter || n->op() == Op::Unpack || (n->op() == Op::GetItem && i == 0) ||
-                    (n->op() == Op::In && i == 1) || view;
-        if (i >= 1 && (calls(*n, ir::Builtin::Len) || calls(*n, ir::Builtin::Enumerate) ||
-                       calls(*n, ir::Builtin::Zip) || calls(*n, ir::Builtin::Reversed)))
-          read = true;
-        if (!read) written_.insert(n->operand(i));
-      }
-      for (size_t k = 0; k < n->numBlocks(); ++k) collectListWriters(*n->block(k));
+    for (const auto& n : b.nodes()) collectListWriters(*n);
+  }
+  void collectListWriters(const Node& n) {
+    for (size_t i = 0; i < n.operands().size(); ++i) {
+      bool view = (n.op() == Op::GetAttr || n.op() == Op::CallMethod) && i == 0 && dictView(n);
+      bool read = n.op() == Op::Iter || n.op() == Op::Unpack || (n.op() == Op::GetItem && i == 0) ||
+                  (n.op() == Op::In && i == 1) || view;
+      if (i >= 1 && (calls(n, ir::Builtin::Len) || calls(n, ir::Builtin::Enumerate) || calls(n, ir::Builtin::Zip) ||
+                     calls(n, ir::Builtin::Reversed)))
+        read = true;
+      if (!read) written_.insert(n.operand(i));
     }
+    for (size_t k = 0; k < n.numBlocks(); ++k) collectListWriters(*n.block(k));
   }
 
   // The view `d.NAME` (a getattr) or `d.NAME()` (a call_method) reads.
@@ -490,6 +494,7 @@ class Unroller {
         ++kept;
       }
       nodes.resize(kept);
+      for (size_t i = first; i < nodes.size(); ++i) collectListWriters(*nodes[i]);
       for (size_t i = 0; i < yields.size() && i < values.size(); ++i)
         if (i != j) values[i] = resolve(yields[i]);
     }
