@@ -184,6 +184,27 @@ void GradI1e(GradientBuilder& b) {
   });
 }
 
+// k0' = -k1, k1' = -k0 - k1 / x; scaled by e^x, k0e' = k0e - k1e and
+// k1e' = k1e (1 - 1 / x) - k0e.
+void GradK0(GradientBuilder& b) {
+  if (b.wanted[0]) b.grads[0] = b.neg(b.mul(b.adjoint, b.emit(Op::K1, {b.operands[0]})));
+}
+void GradK1(GradientBuilder& b) {
+  if (!b.wanted[0]) return;
+  Value* x = b.operands[0];
+  b.grads[0] = b.neg(b.mul(b.adjoint, b.add(b.emit(Op::K0, {x}), b.div(b.result(), x))));
+}
+void GradK0e(GradientBuilder& b) {
+  if (!b.wanted[0]) return;
+  b.grads[0] = b.mul(b.adjoint, b.sub(b.result(), b.emit(Op::K1e, {b.operands[0]})));
+}
+void GradK1e(GradientBuilder& b) {
+  if (!b.wanted[0]) return;
+  Value* x = b.operands[0];
+  Value* slope = b.sub(b.mul(b.result(), b.sub(b.constant(1.0), b.div(b.constant(1.0), x))), b.emit(Op::K0e, {x}));
+  b.grads[0] = b.mul(b.adjoint, slope);
+}
+
 // j0' = -j1, y0' = -y1; j1' = j0 - j1 / x (1/2 at 0), y1' = y0 - y1 / x.
 void GradBesselJ0(GradientBuilder& b) {
   if (b.wanted[0]) b.grads[0] = b.neg(b.mul(b.adjoint, b.emit(Op::BesselJ1, {b.operands[0]})));

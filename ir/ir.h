@@ -98,7 +98,8 @@ inline bool computesInFloat(Op op) {
     case Op::Softplus: case Op::Log1p: case Op::Expm1: case Op::Tan: case Op::Atan: case Op::Reciprocal:
     case Op::Log2: case Op::Log10: case Op::Sinh: case Op::Cosh: case Op::Asin: case Op::Acos: case Op::Acosh:
     case Op::Asinh: case Op::Atanh: case Op::Exp2: case Op::Erfc: case Op::Erfinv: case Op::Lgamma: case Op::Digamma:
-    case Op::I0: case Op::I0e: case Op::I1: case Op::I1e: case Op::Erfcx: case Op::Ndtri: case Op::LogNdtr:
+    case Op::I0: case Op::I0e: case Op::I1: case Op::I1e: case Op::K0: case Op::K0e: case Op::K1: case Op::K1e:
+    case Op::Erfcx: case Op::Ndtri: case Op::LogNdtr:
     case Op::BesselJ0: case Op::BesselJ1: case Op::BesselY0: case Op::BesselY1:
       return true;
     default: return false;

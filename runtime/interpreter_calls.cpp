@@ -255,8 +255,7 @@ void Interpreter::bindParams(const FunctionObj& fo, std::vector<Value>& args, co
   if (fn.varArgsIndex() >= 0) varArgs = static_cast<size_t>(fn.varArgsIndex());
   if (fn.varKeywordsIndex() >= 0) varKeywords = static_cast<size_t>(fn.varKeywordsIndex());
   if (args.size() > npositional && !varArgs)
-    fail(loc, fo.name + "() takes " + std::to_string(npositional) + " positional argument" +
-                  (npositional == 1 ? "" : "s") + " but " + std::to_string(args.size()) + " were given");
+    fail(loc, positionalCountMessage(fo.name, std::to_string(npositional), args.size()));
   params.resize(nparams + fo.captures.size());
   std::vector<bool> bound(nparams, false);
   for (size_t i = 0; i < args.size() && i < npositional; ++i) {

@@ -3,7 +3,8 @@
 // lgamma writes the global signgam), digamma, polygamma of order n >= 1
 // and zeta (the Hurwitz zeta function), the incomplete gamma functions,
 // erfinv and ndtri, erfcx and
-// log_ndtr, the modified Bessel functions i0, i0e, i1, i1e, and C's Bessel
+// log_ndtr, the modified Bessel functions i0, i0e, i1, i1e, k0, k0e, k1,
+// k1e, and C's Bessel
 // functions j0, j1, y0, y1. Host and device functions
 // (runtime/host_device.h), so the CPU kernels (float_unary.def), the CUDA
 // plugin's kernels (cuda/element_math.h) and a Python float's math compute
@@ -450,6 +451,80 @@ NN_HOST_DEVICE inline double incompleteGamma(double a, double x, bool upper) {
     }
   }
   return upper ? 1 - lower : lower;
+}
+
+// The modified Bessel functions of the second kind of order nu = 0 and 1
+// (k0, k1) and the same scaled by e^x (k0e, k1e), for x > 0 (infinite at
+// 0, NaN below). Up to 1 the series of Abramowitz and Stegun 9.6.13 and
+// 9.6.11: K0 = -(log(x/2) + gamma) I0(x) + sum H_k (x^2/4)^k / (k!)^2 and
+// K1 = 1/x + log(x/2) I1(x) - x/4 sum (H_k + H_{k+1} - 2 gamma) (x^2/4)^k
+// / (k! (k+1)!) (H_k the harmonic numbers), whose parts do not cancel
+// there (at 2 they would cost a digit); from 1 to 20 the integral
+// e^x K_nu(x) = integral
+// over t >= 0 of e^(-2x sinh^2(t/2)) cosh(nu t) by the trapezoidal rule,
+// whose error for this integrand, analytic in the strip |Im t| < pi/2
+// where it stays below e^x, is about e^(x - pi^2 / h): the step h =
+// pi^2 / (42 + x) keeps it below 1e-18 and the sum ends within 20 terms
+// (its terms decay double-exponentially); past 20 the asymptotic series
+// sqrt(pi / 2x) sum c_k / x^k, c_k = (4nu^2 - 1)(4nu^2 - 9) ... (4nu^2 -
+// (2k-1)^2) / (k! 8^k), whose least term is below 1e-17 of the sum there.
+NN_HOST_DEVICE inline double besselKScaled(int nu, double x) {
+  using std::exp, std::fabs, std::log, std::sqrt;
+  if (x != x) return x;
+  if (x < 0) return NAN;
+  if (x == 0) return HUGE_VAL;
+  if (x <= 1) {
+    const double eulerGamma = 0.57721566490153286061;
+    double quarterSquare = x * x / 4, logHalf = log(x / 2), term = 1, harmonic = 0, sum;
+    if (nu == 0) {
+      sum = 0;
+      for (int k = 1; k < 40; ++k) {
+        term *= quarterSquare / (double(k) * k);
+        harmonic += 1.0 / k;
+        sum += term * harmonic;
+        if (term * harmonic <= 1e-17 * fabs(sum)) break;
+      }
+      return (sum - (logHalf + eulerGamma) * besselISeries(0, x)) * exp(x);
+    }
+    // k = 0 first: H_0 + H_1 - 2 gamma, term (x^2/4)^0 / (0! 1!) = 1.
+    double next = 1;  // H_{k+1}
+    sum = next - 2 * eulerGamma;
+    for (int k = 1; k < 40; ++k) {
+      term *= quarterSquare / (double(k) * (k + 1));
+      harmonic = next;
+      next += 1.0 / (k + 1);
+      double add = term * (harmonic + next - 2 * eulerGamma);
+      sum += add;
+      if (fabs(add) <= 1e-17 * fabs(sum)) break;
+    }
+    return (1 / x + logHalf * besselISeries(1, x) - x / 4 * sum) * exp(x);
+  }
+  if (x <= 20) {
+    double step = M_PI * M_PI / (42 + x), sum = 0.5;  // the t = 0 term, halved
+    for (int k = 1; k < 100; ++k) {
+      double t = k * step, half = std::sinh(t / 2);
+      double value = exp(-2 * x * half * half) * (nu == 0 ? 1.0 : std::cosh(t));
+      sum += value;
+      if (value <= 1e-18 * sum) break;
+    }
+    return sum * step;
+  }
+  double mu = 4.0 * nu * nu, term = 1, sum = 1;
+  for (int k = 1; k < 100; ++k) {
+    double next = term * (mu - (2 * k - 1) * (2 * k - 1)) / (8 * k * x);
+    if (fabs(next) > fabs(term)) break;
+    term = next;
+    sum += term;
+    if (fabs(term) <= 1e-17 * sum) break;
+  }
+  return sum * sqrt(M_PI / (2 * x));
+}
+
+// The unscaled functions, e^-x times the scaled ones (0 past 705 or so,
+// where they underflow).
+NN_HOST_DEVICE inline double besselK(int nu, double x) {
+  if (x != x || x <= 0) return besselKScaled(nu, x);
+  return besselKScaled(nu, x) * std::exp(-x);
 }
 
 // The Bessel functions of the first and second kind of orders 0 and 1:

@@ -23,7 +23,8 @@ bool isValueOp(Op op) {
     case Op::Atan:
     case Op::Reciprocal: case Op::Log2: case Op::Log10: case Op::Sinh: case Op::Cosh: case Op::Asin: case Op::Acos:
     case Op::Square: case Op::Acosh: case Op::Asinh: case Op::Atanh: case Op::Exp2: case Op::Erfc: case Op::Erfinv:
-    case Op::Lgamma: case Op::Digamma: case Op::I0: case Op::I0e: case Op::I1: case Op::I1e: case Op::Erfcx:
+    case Op::Lgamma: case Op::Digamma: case Op::I0: case Op::I0e: case Op::I1: case Op::I1e: case Op::K0:
+    case Op::K0e: case Op::K1: case Op::K1e: case Op::Erfcx:
     case Op::Ndtri: case Op::LogNdtr: case Op::BesselJ0: case Op::BesselJ1: case Op::BesselY0: case Op::BesselY1:
     case Op::Floor: case Op::Ceil: case Op::Round: case Op::IsNan:
     case Op::IsInf: case Op::IsFinite: case Op::LogicalNot:
@@ -113,7 +114,8 @@ Value runValueOp(const ir::Node& n, const Value* const* in, unsigned consumable)
     case Op::Atan:
     case Op::Reciprocal: case Op::Log2: case Op::Log10: case Op::Sinh: case Op::Cosh: case Op::Asin: case Op::Acos:
     case Op::Square: case Op::Acosh: case Op::Asinh: case Op::Atanh: case Op::Exp2: case Op::Erfc: case Op::Erfinv:
-    case Op::Lgamma: case Op::Digamma: case Op::I0: case Op::I0e: case Op::I1: case Op::I1e: case Op::Erfcx:
+    case Op::Lgamma: case Op::Digamma: case Op::I0: case Op::I0e: case Op::I1: case Op::I1e: case Op::K0:
+    case Op::K0e: case Op::K1: case Op::K1e: case Op::Erfcx:
     case Op::Ndtri: case Op::LogNdtr: case Op::BesselJ0: case Op::BesselJ1: case Op::BesselY0: case Op::BesselY1:
     case Op::Floor: case Op::Ceil: case Op::Round: case Op::IsNan:
     case Op::IsInf: case Op::IsFinite: case Op::LogicalNot:

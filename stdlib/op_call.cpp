@@ -144,8 +144,7 @@ Value callTensorOp(CallContext& c, ir::Op op, std::vector<Value>& args) {
   switch (m.error) {
     case ir::ArgMatch::Error::None: break;
     case ir::ArgMatch::Error::TooManyPositional:
-      fail(c.loc, c.name + "() takes " + positionalRange(sig) + " positional arguments (" +
-                      std::to_string(args.size()) + " given)");
+      fail(c.loc, positionalCountMessage(c.name, positionalRange(sig), args.size()));
     case ir::ArgMatch::Error::UnexpectedKeyword: {
       std::vector<std::string> names;
       for (const ir::Param& p : sig.params)

@@ -63,8 +63,7 @@ void drawRow(RandomGenerator& rng, std::vector<double> weights, int64_t count, b
 
 Value bMultinomial(CallContext& c, std::vector<Value>& args) {
   if (args.size() != 2)
-    fail(c.loc, "multinomial() takes 2 positional arguments (" + std::to_string(args.size()) + " given)",
-         ErrorClass::TypeError);
+    fail(c.loc, positionalCountMessage("multinomial", "2", args.size()), ErrorClass::TypeError);
   bool replacement = false;
   if (const Value* r = c.kw("replacement")) {
     if (!r->is(Kind::Bool))

@@ -104,9 +104,7 @@ bool boolKeyword(CallContext& c, const char* name) {
 
 void positional(CallContext& c, std::vector<Value>& args, size_t count) {
   if (args.size() != count)
-    fail(c.loc, c.name + "() takes " + std::to_string(count) + " positional arguments (" + std::to_string(args.size()) +
-                    " given)",
-         ErrorClass::TypeError);
+    fail(c.loc, positionalCountMessage(c.name, std::to_string(count), args.size()), ErrorClass::TypeError);
 }
 
 // searchsorted(sorted_sequence, values, out_int32=False, right=False,

@@ -24,6 +24,11 @@ std::string formatLoc(const SourceManager& sm, const SourceLoc& loc) {
   return sm.path(loc.file) + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.col);
 }
 
+std::string positionalCountMessage(const std::string& callee, const std::string& takes, size_t given) {
+  return callee + "() takes " + takes + " positional argument" + (takes == "1" ? "" : "s") + " but " +
+         std::to_string(given) + (given == 1 ? " was" : " were") + " given";
+}
+
 void renderDiagnostic(const SourceManager& sm, const Diagnostic& d, std::ostream& os) {
   static const char* const kSeverity[] = {"error", "warning", "note"};
   os << kSeverity[static_cast<int>(d.severity)] << ": " << d.message << "\n";

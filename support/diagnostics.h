@@ -67,4 +67,9 @@ void renderDiagnostic(const SourceManager& sm, const Diagnostic& d, std::ostream
 // "file:line:col" for a location, used in traces and tests.
 std::string formatLoc(const SourceManager& sm, const SourceLoc& loc);
 
+// Python's message for a call with the wrong number of positional
+// arguments: "f() takes 2 positional arguments but 3 were given" (takes:
+// a count, or a range such as "from 1 to 2").
+std::string positionalCountMessage(const std::string& callee, const std::string& takes, size_t given);
+
 }  // namespace nn

@@ -694,6 +694,10 @@ const KernelTable& cudaKernels() {
       t.addUnary(Op::I0e, d, unaryKernel<Unary::I0e>);
       t.addUnary(Op::I1, d, unaryKernel<Unary::I1>);
       t.addUnary(Op::I1e, d, unaryKernel<Unary::I1e>);
+      t.addUnary(Op::K0, d, unaryKernel<Unary::K0>);
+      t.addUnary(Op::K0e, d, unaryKernel<Unary::K0e>);
+      t.addUnary(Op::K1, d, unaryKernel<Unary::K1>);
+      t.addUnary(Op::K1e, d, unaryKernel<Unary::K1e>);
       t.addUnary(Op::Erfcx, d, unaryKernel<Unary::Erfcx>);
       t.addUnary(Op::Ndtri, d, unaryKernel<Unary::Ndtri>);
       t.addUnary(Op::LogNdtr, d, unaryKernel<Unary::LogNdtr>);

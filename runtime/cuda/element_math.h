@@ -178,6 +178,10 @@ NN_HOST_DEVICE T applyUnary(Unary op, T x) {
       case Unary::I0e: return static_cast<T>(special::besselIScaled(0, x));
       case Unary::I1: return static_cast<T>(special::besselI(1, x));
       case Unary::I1e: return static_cast<T>(special::besselIScaled(1, x));
+      case Unary::K0: return static_cast<T>(special::besselK(0, x));
+      case Unary::K0e: return static_cast<T>(special::besselKScaled(0, x));
+      case Unary::K1: return static_cast<T>(special::besselK(1, x));
+      case Unary::K1e: return static_cast<T>(special::besselKScaled(1, x));
       case Unary::Erfcx: return static_cast<T>(special::erfcx(x));
       case Unary::Ndtri: return static_cast<T>(special::ndtri(x));
       case Unary::LogNdtr: return static_cast<T>(special::logNdtr(x));

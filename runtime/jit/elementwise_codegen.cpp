@@ -384,6 +384,10 @@ llvm::Value* ElementwiseEmitter::floatUnary(Op op, llvm::Value* x, std::string& 
     case Op::I0e: return special("nn_i0e", x);
     case Op::I1: return special("nn_i1", x);
     case Op::I1e: return special("nn_i1e", x);
+    case Op::K0: return special("nn_k0", x);
+    case Op::K0e: return special("nn_k0e", x);
+    case Op::K1: return special("nn_k1", x);
+    case Op::K1e: return special("nn_k1e", x);
     case Op::Erfcx: return special("nn_erfcx", x);
     case Op::Ndtri: return special("nn_ndtri", x);
     case Op::LogNdtr: return special("nn_log_ndtr", x);

@@ -19,6 +19,10 @@ double nn_i0(double x) { return nn::rt::special::besselI(0, x); }
 double nn_i0e(double x) { return nn::rt::special::besselIScaled(0, x); }
 double nn_i1(double x) { return nn::rt::special::besselI(1, x); }
 double nn_i1e(double x) { return nn::rt::special::besselIScaled(1, x); }
+double nn_k0(double x) { return nn::rt::special::besselK(0, x); }
+double nn_k0e(double x) { return nn::rt::special::besselKScaled(0, x); }
+double nn_k1(double x) { return nn::rt::special::besselK(1, x); }
+double nn_k1e(double x) { return nn::rt::special::besselKScaled(1, x); }
 double nn_erfcx(double x) { return nn::rt::special::erfcx(x); }
 double nn_ndtri(double x) { return nn::rt::special::ndtri(x); }
 double nn_log_ndtr(double x) { return nn::rt::special::logNdtr(x); }
@@ -44,6 +48,10 @@ const FunctionSymbol* specialFunctionSymbols(int* count) {
                                            {"nn_i0e", reinterpret_cast<void*>(&nn_i0e)},
                                            {"nn_i1", reinterpret_cast<void*>(&nn_i1)},
                                            {"nn_i1e", reinterpret_cast<void*>(&nn_i1e)},
+                                           {"nn_k0", reinterpret_cast<void*>(&nn_k0)},
+                                           {"nn_k0e", reinterpret_cast<void*>(&nn_k0e)},
+                                           {"nn_k1", reinterpret_cast<void*>(&nn_k1)},
+                                           {"nn_k1e", reinterpret_cast<void*>(&nn_k1e)},
                                            {"nn_erfcx", reinterpret_cast<void*>(&nn_erfcx)},
                                            {"nn_ndtri", reinterpret_cast<void*>(&nn_ndtri)},
                                            {"nn_log_ndtr", reinterpret_cast<void*>(&nn_log_ndtr)},

@@ -227,6 +227,8 @@ TEST(CudaElementMath, FloatsAsTheCpuComputesThem) {
                             std::pair{Op::Lgamma, Unary::Lgamma}, std::pair{Op::Digamma, Unary::Digamma},
                             std::pair{Op::I0, Unary::I0}, std::pair{Op::I0e, Unary::I0e},
                             std::pair{Op::I1, Unary::I1}, std::pair{Op::I1e, Unary::I1e},
+                            std::pair{Op::K0, Unary::K0}, std::pair{Op::K0e, Unary::K0e},
+                            std::pair{Op::K1, Unary::K1}, std::pair{Op::K1e, Unary::K1e},
                             std::pair{Op::Erfcx, Unary::Erfcx}, std::pair{Op::Ndtri, Unary::Ndtri},
                             std::pair{Op::LogNdtr, Unary::LogNdtr}, std::pair{Op::BesselJ0, Unary::BesselJ0},
                             std::pair{Op::BesselJ1, Unary::BesselJ1}, std::pair{Op::BesselY0, Unary::BesselY0},

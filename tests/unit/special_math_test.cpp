@@ -129,6 +129,25 @@ TEST(SpecialMath, BesselIKnownValuesAndBranchesAgree) {
   EXPECT_TRUE(std::isnan(special::besselI(1, NAN)));
 }
 
+// k0, k1 against the Wronskian I0 K1 + I1 K0 = 1 / x across the three
+// methods' ranges (series, trapezoidal rule, asymptotic series), values to
+// 40 digits (mpmath) and the scaling.
+TEST(SpecialMath, BesselKWronskianAndKnownValues) {
+  for (double x = 1e-4; x < 600; x *= 1.21) {
+    double w = special::besselIScaled(0, x) * special::besselKScaled(1, x) +
+               special::besselIScaled(1, x) * special::besselKScaled(0, x);
+    expectRelativelyClose(w, 1 / x, 2e-15, "I0 K1 + I1 K0", x);
+    expectRelativelyClose(special::besselK(0, x), special::besselKScaled(0, x) * std::exp(-x), 1e-15, "k0e", x);
+  }
+  expectRelativelyClose(special::besselK(0, 0.5), 0.92441907122766586178, 4e-16, "k0", 0.5);
+  expectRelativelyClose(special::besselK(1, 1.5), 0.27738780045684381609, 4e-16, "k1", 1.5);
+  expectRelativelyClose(special::besselKScaled(0, 30.0), 0.22788666561625373042, 4e-16, "k0e", 30.0);
+  expectRelativelyClose(special::besselKScaled(1, 4.0), 0.68157594518567098334, 4e-16, "k1e", 4.0);
+  EXPECT_EQ(special::besselK(0, 0.0), INFINITY);
+  EXPECT_TRUE(std::isnan(special::besselK(1, -1.0)));
+  EXPECT_EQ(special::besselK(1, INFINITY), 0.0);
+}
+
 // erfcx(x) = e^(x^2) erfc(x) where the product is representable, its
 // asymptotic branch against values to 40 digits, and the sides of 26.
 TEST(SpecialMath, ErfcxIsTheScaledErfc) {
