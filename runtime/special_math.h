@@ -19,6 +19,7 @@
 
 #include <cmath>
 
+#include "runtime/bessel_chebyshev.h"
 #include "runtime/host_device.h"
 
 namespace nn::rt::special {
@@ -299,56 +300,29 @@ NN_HOST_DEVICE inline double logNdtr(double x) {
 
 // The modified Bessel functions of the first kind of order nu = 0 and 1
 // (i0, i1) and the same scaled by e^-|x| (i0e, i1e), of a = |x| (i1 is
-// odd). Up to 20 the power series (a/2)^nu sum (a^2/4)^k / (k! (k + nu)!),
-// whose terms are all positive (no cancellation) and fall below 1e-17 of
-// the sum within 50 terms there; past 20 the asymptotic series
-// e^a / sqrt(2 pi a) sum (-1)^k c_k / a^k, c_k = (4nu^2 - 1)(4nu^2 - 9)
-// ... (4nu^2 - (2k-1)^2) / (k! 8^k), whose least term (near k = 2a) is
-// below 1e-17 of the sum from 20 on. Both are within 5 ulp of the
-// functions (a mean of 1.2 ulp).
-NN_HOST_DEVICE inline double besselISeries(int nu, double a) {
-  double quarterSquare = a * a / 4, term = 1, sum = 1;
-  for (int k = 1; k < 100; ++k) {
-    term *= quarterSquare / (k * (k + nu));
-    sum += term;
-    if (term <= 1e-17 * sum) break;
-  }
-  return nu == 0 ? sum : sum * a / 2;
-}
-// The asymptotic series without its e^a.
-NN_HOST_DEVICE inline double besselIAsymptoticScaled(int nu, double a) {
-  double mu = 4.0 * nu * nu, term = 1, sum = 1;
-  for (int k = 1; k < 100; ++k) {
-    double next = term * -(mu - (2 * k - 1) * (2 * k - 1)) / (8 * k * a);
-    if (std::fabs(next) > std::fabs(term)) break;  // past the least term
-    term = next;
-    sum += term;
-    if (std::fabs(term) <= 1e-17 * sum) break;
-  }
-  return sum / std::sqrt(2 * M_PI * a);
-}
-
+// odd), by Chebyshev series in the manner of Cephes (bessel_chebyshev.h,
+// generated): e^-a I0(a) and e^-a I1(a) / a up to 8, sqrt(a) e^-a I(a)
+// in 16 / a past it; within 5 ulp of the functions (a mean under 1).
 NN_HOST_DEVICE inline double besselIScaled(int nu, double x) {
   if (x != x) return x;
-  double a = std::fabs(x);
-  double r = a <= 20 ? besselISeries(nu, a) * std::exp(-a) : besselIAsymptoticScaled(nu, a);
+  double a = std::fabs(x), r;
+  if (a <= 8) {
+    double u = a / 4 - 1;
+    r = nu == 0 ? chebyshev::i0Small(u) : a * chebyshev::i1Small(u);
+  } else {
+    double u = 16 / a - 1;
+    r = (nu == 0 ? chebyshev::i0Large(u) : chebyshev::i1Large(u)) / std::sqrt(a);
+  }
   return nu == 1 && x < 0 ? -r : r;
 }
 
-// e^a in two halves past 20, since i0(713) is a finite double while e^713
-// is not.
+// e^a in two halves, since i0(713) is a finite double while e^713 is not.
 NN_HOST_DEVICE inline double besselI(int nu, double x) {
   if (x != x) return x;
-  double a = std::fabs(x), r;
-  if (a <= 20) {
-    r = besselISeries(nu, a);
-  } else if (std::isinf(a)) {
-    r = HUGE_VAL;
-  } else {
-    double half = std::exp(a / 2);
-    r = besselIAsymptoticScaled(nu, a) * half * half;
-  }
-  return nu == 1 && x < 0 ? -r : r;
+  double a = std::fabs(x);
+  if (std::isinf(a)) return nu == 1 && x < 0 ? -HUGE_VAL : HUGE_VAL;
+  double half = std::exp(a / 2);
+  return besselIScaled(nu, x) * half * half;
 }
 
 // The Hurwitz zeta function zeta(x, q) = sum over k >= 0 of (q + k)^-x on
@@ -455,75 +429,32 @@ NN_HOST_DEVICE inline double incompleteGamma(double a, double x, bool upper) {
 
 // The modified Bessel functions of the second kind of order nu = 0 and 1
 // (k0, k1) and the same scaled by e^x (k0e, k1e), for x > 0 (infinite at
-// 0, NaN below). Up to 1 the series of Abramowitz and Stegun 9.6.13 and
-// 9.6.11: K0 = -(log(x/2) + gamma) I0(x) + sum H_k (x^2/4)^k / (k!)^2 and
-// K1 = 1/x + log(x/2) I1(x) - x/4 sum (H_k + H_{k+1} - 2 gamma) (x^2/4)^k
-// / (k! (k+1)!) (H_k the harmonic numbers), whose parts do not cancel
-// there (at 2 they would cost a digit); from 1 to 20 the integral
-// e^x K_nu(x) = integral
-// over t >= 0 of e^(-2x sinh^2(t/2)) cosh(nu t) by the trapezoidal rule,
-// whose error for this integrand, analytic in the strip |Im t| < pi/2
-// where it stays below e^x, is about e^(x - pi^2 / h): the step h =
-// pi^2 / (42 + x) keeps it below 1e-18 and the sum ends within 20 terms
-// (its terms decay double-exponentially); past 20 the asymptotic series
-// sqrt(pi / 2x) sum c_k / x^k, c_k = (4nu^2 - 1)(4nu^2 - 9) ... (4nu^2 -
-// (2k-1)^2) / (k! 8^k), whose least term is below 1e-17 of the sum there.
+// 0, NaN below), by Chebyshev series (bessel_chebyshev.h): up to 2 of
+// the smooth parts K0(x) + log(x/2) I0(x) and x (K1(x) - log(x/2) I1(x))
+// in x^2, past 2 of sqrt(x) e^x K(x) in 4 / x; within 4 ulp of the
+// functions (a mean under 1). (Cephes' k0 and k1 take the same forms.)
 NN_HOST_DEVICE inline double besselKScaled(int nu, double x) {
-  using std::exp, std::fabs, std::log, std::sqrt;
   if (x != x) return x;
   if (x < 0) return NAN;
   if (x == 0) return HUGE_VAL;
-  if (x <= 1) {
-    const double eulerGamma = 0.57721566490153286061;
-    double quarterSquare = x * x / 4, logHalf = log(x / 2), term = 1, harmonic = 0, sum;
-    if (nu == 0) {
-      sum = 0;
-      for (int k = 1; k < 40; ++k) {
-        term *= quarterSquare / (double(k) * k);
-        harmonic += 1.0 / k;
-        sum += term * harmonic;
-        if (term * harmonic <= 1e-17 * fabs(sum)) break;
-      }
-      return (sum - (logHalf + eulerGamma) * besselISeries(0, x)) * exp(x);
-    }
-    // k = 0 first: H_0 + H_1 - 2 gamma, term (x^2/4)^0 / (0! 1!) = 1.
-    double next = 1;  // H_{k+1}
-    sum = next - 2 * eulerGamma;
-    for (int k = 1; k < 40; ++k) {
-      term *= quarterSquare / (double(k) * (k + 1));
-      harmonic = next;
-      next += 1.0 / (k + 1);
-      double add = term * (harmonic + next - 2 * eulerGamma);
-      sum += add;
-      if (fabs(add) <= 1e-17 * fabs(sum)) break;
-    }
-    return (1 / x + logHalf * besselISeries(1, x) - x / 4 * sum) * exp(x);
+  if (x <= 2) {
+    double u = x * x / 2 - 1, logHalf = std::log(x / 2), k;
+    k = nu == 0 ? chebyshev::k0Small(u) - logHalf * besselI(0, x) : chebyshev::k1Small(u) / x + logHalf * besselI(1, x);
+    return k * std::exp(x);
   }
-  if (x <= 20) {
-    double step = M_PI * M_PI / (42 + x), sum = 0.5;  // the t = 0 term, halved
-    for (int k = 1; k < 100; ++k) {
-      double t = k * step, half = std::sinh(t / 2);
-      double value = exp(-2 * x * half * half) * (nu == 0 ? 1.0 : std::cosh(t));
-      sum += value;
-      if (value <= 1e-18 * sum) break;
-    }
-    return sum * step;
-  }
-  double mu = 4.0 * nu * nu, term = 1, sum = 1;
-  for (int k = 1; k < 100; ++k) {
-    double next = term * (mu - (2 * k - 1) * (2 * k - 1)) / (8 * k * x);
-    if (fabs(next) > fabs(term)) break;
-    term = next;
-    sum += term;
-    if (fabs(term) <= 1e-17 * sum) break;
-  }
-  return sum * sqrt(M_PI / (2 * x));
+  double u = 4 / x - 1;
+  return (nu == 0 ? chebyshev::k0Large(u) : chebyshev::k1Large(u)) / std::sqrt(x);
 }
 
-// The unscaled functions, e^-x times the scaled ones (0 past 705 or so,
-// where they underflow).
+// The unscaled functions, e^-x times the scaled ones past 2 (0 past 705 or
+// so, where they underflow).
 NN_HOST_DEVICE inline double besselK(int nu, double x) {
   if (x != x || x <= 0) return besselKScaled(nu, x);
+  if (x <= 2) {
+    double u = x * x / 2 - 1, logHalf = std::log(x / 2);
+    if (nu == 0) return chebyshev::k0Small(u) - logHalf * besselI(0, x);
+    return chebyshev::k1Small(u) / x + logHalf * besselI(1, x);
+  }
   return besselKScaled(nu, x) * std::exp(-x);
 }
 
