@@ -2,19 +2,19 @@
 // lacks or has only in a thread-unsafe form: lgamma (through lgamma_r: C's
 // lgamma writes the global signgam), digamma, polygamma of order n >= 1
 // and zeta (the Hurwitz zeta function), the incomplete gamma functions,
-// erfinv and ndtri, erfcx and
-// log_ndtr, the modified Bessel functions i0, i0e, i1, i1e, k0, k0e, k1,
-// k1e, and C's Bessel
-// functions j0, j1, y0, y1. Host and device functions
-// (runtime/host_device.h), so the CPU kernels (float_unary.def), the CUDA
-// plugin's kernels (cuda/element_math.h) and a Python float's math compute
-// them with one definition; the JIT's fused kernels call the same code
-// through the symbols of runtime/jit/special_symbols.cpp (f32 tensors'
-// lgamma is SLEEF's, sleef_functions.def). Each computes in double, an
-// f32 element rounded once at the end, but for erfinv, which has a
-// single-precision form of its own. The special values are PyTorch's:
-// digamma(+-0) = -+inf, digamma of a negative integer NaN, polygamma at a
-// pole +-inf, erfinv(+-1) = +-inf and NaN past.
+// erfinv and ndtri, erfcx and log_ndtr, the modified Bessel functions i0,
+// i0e, i1, i1e, k0, k0e, k1, k1e, and C's Bessel functions j0, j1, y0,
+// y1. Host and device functions (runtime/host_device.h), so the CPU
+// kernels (float_unary.def), the CUDA plugin's kernels
+// (cuda/element_math.h) and a Python float's math compute them with one
+// definition; the JIT's fused kernels call the same code through the
+// symbols of runtime/jit/special_symbols.cpp (f32 tensors' lgamma is
+// SLEEF's, sleef_functions.def). Each computes in double, an f32 element
+// rounded once at the end, but for erfinv, which has a single-precision
+// form of its own. The special values are PyTorch's (digamma(+-0) =
+// -+inf, digamma of a negative integer NaN, polygamma at a pole +-inf,
+// erfinv(+-1) = +-inf and NaN past) but where the limit is finite and
+// PyTorch's NaN or overflow (i0 past 709.78, j0(inf), zeta(inf, q)).
 #pragma once
 
 #include <cmath>
@@ -209,39 +209,39 @@ NN_HOST_DEVICE inline float erfinv(float y) {
 // the far tails where sqrt(2) erfinv(2p - 1) would round 2p - 1 to -1.
 NN_HOST_DEVICE inline double ndtri(double p) {
   // Numerator and denominator coefficients of r^0 .. r^7 of the three forms.
-  const double a[8] = {3.3871328727963666080,   1.3314166789178437745e2, 1.9715909503065514427e3,
-                       1.3731693765509461125e4, 4.5921953931549871457e4, 6.7265770927008700853e4,
-                       3.3430575583588128105e4, 2.5090809287301226727e3};
-  const double b[8] = {1.0,
-                       4.2313330701600911252e1,
-                       6.8718700749205790830e2,
-                       5.3941960214247511077e3,
-                       2.1213794301586595867e4,
-                       3.9307895800092710610e4,
-                       2.8729085735721942674e4,
-                       5.2264952788528545610e3};
-  const double c[8] = {1.42343711074968357734,    4.63033784615654529590,   5.76949722146069140550,
-                       3.64784832476320460504,    1.27045825245236838258,   2.41780725177450611770e-1,
-                       2.27238449892691845833e-2, 7.74545014278341407640e-4};
-  const double d[8] = {1.0,
-                       2.05319162663775882187,
-                       1.67638483018380384940,
-                       6.89767334985100004550e-1,
-                       1.48103976427480074590e-1,
-                       1.51986665636164571966e-2,
-                       5.47593808499534494600e-4,
-                       1.05075007164441684324e-9};
-  const double e[8] = {6.65790464350110377720,    5.46378491116411436990,    1.78482653991729133580,
-                       2.96560571828504891230e-1, 2.65321895265761230930e-2, 1.24266094738807843860e-3,
-                       2.71155556874348757815e-5, 2.01033439929228813265e-7};
-  const double f[8] = {1.0,
-                       5.99832206555887937690e-1,
-                       1.36929880922735805310e-1,
-                       1.48753612908506148525e-2,
-                       7.86869131145613259100e-4,
-                       1.84631831751005468180e-5,
-                       1.42151175831644588870e-7,
-                       2.04426310338993978564e-15};
+  static constexpr double a[8] = {3.3871328727963666080,   1.3314166789178437745e2, 1.9715909503065514427e3,
+                                  1.3731693765509461125e4, 4.5921953931549871457e4, 6.7265770927008700853e4,
+                                  3.3430575583588128105e4, 2.5090809287301226727e3};
+  static constexpr double b[8] = {1.0,
+                                  4.2313330701600911252e1,
+                                  6.8718700749205790830e2,
+                                  5.3941960214247511077e3,
+                                  2.1213794301586595867e4,
+                                  3.9307895800092710610e4,
+                                  2.8729085735721942674e4,
+                                  5.2264952788528545610e3};
+  static constexpr double c[8] = {1.42343711074968357734,    4.63033784615654529590,   5.76949722146069140550,
+                                  3.64784832476320460504,    1.27045825245236838258,   2.41780725177450611770e-1,
+                                  2.27238449892691845833e-2, 7.74545014278341407640e-4};
+  static constexpr double d[8] = {1.0,
+                                  2.05319162663775882187,
+                                  1.67638483018380384940,
+                                  6.89767334985100004550e-1,
+                                  1.48103976427480074590e-1,
+                                  1.51986665636164571966e-2,
+                                  5.47593808499534494600e-4,
+                                  1.05075007164441684324e-9};
+  static constexpr double e[8] = {6.65790464350110377720,    5.46378491116411436990,    1.78482653991729133580,
+                                  2.96560571828504891230e-1, 2.65321895265761230930e-2, 1.24266094738807843860e-3,
+                                  2.71155556874348757815e-5, 2.01033439929228813265e-7};
+  static constexpr double f[8] = {1.0,
+                                  5.99832206555887937690e-1,
+                                  1.36929880922735805310e-1,
+                                  1.48753612908506148525e-2,
+                                  7.86869131145613259100e-4,
+                                  1.84631831751005468180e-5,
+                                  1.42151175831644588870e-7,
+                                  2.04426310338993978564e-15};
   auto polynomial = [](const double* k, double r) {
     double v = k[7];
     for (int i = 6; i >= 0; --i) v = v * r + k[i];
@@ -384,9 +384,10 @@ NN_HOST_DEVICE inline double incompleteGammaLogPrefactor(double a, double x) {
 // continued fraction e^-x x^a / gamma(a) / (x + 1 - a - 1 (1 - a) / (x + 3
 // - a - 2 (2 - a) / (x + 5 - a - ...))) by the modified Lentz method. Both
 // converge in O(sqrt(a)) terms near x = a; the bound on the terms keeps
-// an a past 1e9 from running long (its result then loses digits). The domain is PyTorch's:
-// NaN for a or x below 0 and at a = x = 0, P(0, x) = 1, P(a, 0) = 0,
-// P(inf, x) = 0 and P(a, inf) = 1 (NaN for both infinite).
+// an a past 1e9 from running long (its result then loses digits). The
+// domain is PyTorch's: NaN for a or x below 0 and at a = x = 0,
+// P(0, x) = 1, P(a, 0) = 0, P(inf, x) = 0 and P(a, inf) = 1 (NaN for
+// both infinite).
 NN_HOST_DEVICE inline double incompleteGamma(double a, double x, bool upper) {
   using std::exp, std::fabs, std::isinf, std::log;
   if (a != a || x != x || a < 0 || x < 0 || (a == 0 && x == 0) || (isinf(a) && isinf(x))) return NAN;
@@ -433,29 +434,26 @@ NN_HOST_DEVICE inline double incompleteGamma(double a, double x, bool upper) {
 // the smooth parts K0(x) + log(x/2) I0(x) and x (K1(x) - log(x/2) I1(x))
 // in x^2, past 2 of sqrt(x) e^x K(x) in 4 / x; within 4 ulp of the
 // functions (a mean under 1). (Cephes' k0 and k1 take the same forms.)
+NN_HOST_DEVICE inline double besselKOfSmall(int nu, double x) {  // unscaled, 0 < x <= 2
+  double u = x * x / 2 - 1, logHalf = std::log(x / 2);
+  if (nu == 0) return chebyshev::k0Small(u) - logHalf * besselI(0, x);
+  return chebyshev::k1Small(u) / x + logHalf * besselI(1, x);
+}
+
 NN_HOST_DEVICE inline double besselKScaled(int nu, double x) {
   if (x != x) return x;
   if (x < 0) return NAN;
   if (x == 0) return HUGE_VAL;
-  if (x <= 2) {
-    double u = x * x / 2 - 1, logHalf = std::log(x / 2), k;
-    k = nu == 0 ? chebyshev::k0Small(u) - logHalf * besselI(0, x) : chebyshev::k1Small(u) / x + logHalf * besselI(1, x);
-    return k * std::exp(x);
-  }
+  if (x <= 2) return besselKOfSmall(nu, x) * std::exp(x);
   double u = 4 / x - 1;
   return (nu == 0 ? chebyshev::k0Large(u) : chebyshev::k1Large(u)) / std::sqrt(x);
 }
 
-// The unscaled functions, e^-x times the scaled ones past 2 (0 past 705 or
-// so, where they underflow).
+// The unscaled functions: e^-x times the scaled ones past 2 (0 past 705
+// or so, where they underflow).
 NN_HOST_DEVICE inline double besselK(int nu, double x) {
   if (x != x || x <= 0) return besselKScaled(nu, x);
-  if (x <= 2) {
-    double u = x * x / 2 - 1, logHalf = std::log(x / 2);
-    if (nu == 0) return chebyshev::k0Small(u) - logHalf * besselI(0, x);
-    return chebyshev::k1Small(u) / x + logHalf * besselI(1, x);
-  }
-  return besselKScaled(nu, x) * std::exp(-x);
+  return x <= 2 ? besselKOfSmall(nu, x) : besselKScaled(nu, x) * std::exp(-x);
 }
 
 // The Bessel functions of the first and second kind of orders 0 and 1:
