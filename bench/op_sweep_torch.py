@@ -93,6 +93,9 @@ more = [("bmm", lambda: a3 @ b3), ("small_mm", lambda: small @ small), ("conv_s2
  ("linspace", lambda: torch.linspace(0, 1, 400000)), ("arange", lambda: torch.arange(400000)), ("full", lambda: torch.full((784, 512), 2.0)), ("zeros_like", lambda: torch.zeros_like(x)),
  ("scatter_add", lambda: torch.zeros(784, 512).scatter_add(0, lab.reshape(784, 1).expand(784, 512), x)), ("gather_ax", lambda: torch.gather(x, 1, lab.reshape(784, 1))),
  ("scatter", lambda: torch.zeros(784, 512).scatter(1, lab.reshape(784, 1) % 512, x)),
+ ("scatter_amax", lambda: torch.zeros(64, 512).scatter_reduce(0, (lab % 64).reshape(784, 1).expand(784, 512), x, "amax")),
+ ("scatter_mean", lambda: torch.zeros(64, 512).scatter_reduce(0, (lab % 64).reshape(784, 1).expand(784, 512), x, "mean", include_self=False)),
+ ("index_add", lambda: torch.zeros(64, 512).index_add(0, lab % 64, x)), ("take", lambda: x.take(idx * 311)),
  ("masked_sel", lambda: x[x > 0]), ("setitem_mask", lambda: x.masked_fill(x < 0, 0.0)),
 ]
 for name, g in grads:

@@ -138,7 +138,8 @@ const std::vector<std::string>& tensorOwnMethodNames() {
       "take_along_dim", "tensor_split", "hsplit", "vsplit", "dsplit", "unflatten", "unfold", "median", "nanmedian",
       "kthvalue", "quantile", "nanquantile", "nansum", "nanmean", "aminmax", "cummax", "cummin", "trunc", "fix", "frac",
       "deg2rad", "rad2deg", "sinc", "logaddexp", "logaddexp2", "xlogy", "heaviside", "float_power", "logit", "fmax",
-      "fmin", "ldexp", "polygamma"};
+      "fmin", "ldexp", "polygamma", "index_add", "index_copy", "index_fill", "index_reduce", "take", "put",
+      "masked_scatter", "diag_embed", "diagflat", "cov", "corrcoef"};
   return names;
 }
 

@@ -1,8 +1,9 @@
 // The gradient rules (see gradient.h) of the linear algebra ops, as
 // PyTorch's (FunctionsManual.cpp), on each matrix of the last two dims:
-// inverse (-R^T g R^T), the determinant and the log of its absolute value
-// (through the inverse: at a singular matrix the backward pass raises the
-// inverse's LinAlgError, where PyTorch's det takes an SVD), the Cholesky
+// inverse (-R^T g R^T), the determinant (its cofactors, an op of their
+// own, defined at singular matrices too, as PyTorch's) and the log of its
+// absolute value (through the inverse: at a singular matrix, where it is
+// -inf, the backward pass raises the inverse's LinAlgError), the Cholesky
 // factor, the symmetric eigendecomposition (eigh's two halves, whose
 // gradients add up to PyTorch's of the pair), and the singular value and
 // QR decompositions (svd's three parts and qr's two, likewise).
@@ -31,11 +32,17 @@ void GradInverse(GradientBuilder& b) {
   b.grads[0] = b.neg(matrixProduct(b, rt, matrixProduct(b, b.adjoint, rt)));
 }
 
-// d det(A) = det(A) A^-T.
+// d det(A) = cof(A), the matrix of cofactors (det(A) A^-T where A is
+// invertible), as PyTorch's, also at a singular A.
 void GradDet(GradientBuilder& b) {
   if (!b.wanted[0]) return;
-  Value* scale = perMatrix(b, b.mul(b.adjoint, b.result()));
-  b.grads[0] = b.mul(scale, transposed(b, b.emit(Op::Inverse, {b.operands[0]})));
+  b.grads[0] = b.mul(perMatrix(b, b.adjoint), b.emit(Op::Cofactor, {b.operands[0]}));
+}
+
+// The cofactors' derivative, as one op (cofactor_grad), whose own is not
+// written: det's third derivative is a located error.
+void GradCofactor(GradientBuilder& b) {
+  if (b.wanted[0]) b.grads[0] = b.emit(Op::CofactorGrad, {b.adjoint, b.operands[0]});
 }
 
 // d log|det(A)| = A^-T.

@@ -728,6 +728,7 @@ std::optional<Type> Loss(const OpArgs& a) {
 const char* linearAlgebraName(Op op) {
   switch (op) {
     case Op::DetSign: case Op::LogAbsDet: return "slogdet";
+    case Op::Cofactor: case Op::CofactorGrad: return "det";
     case Op::EighVectors: return "eigh";
     case Op::SvdU: case Op::SvdVh: return "svd";
     case Op::QrQ: case Op::QrR: return "qr";

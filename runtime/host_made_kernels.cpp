@@ -85,6 +85,12 @@ void determinant(const Tensor& x, DetPart part, Tensor& out) {
   moveIn(made, out);
 }
 
+void cofactor(const Tensor& x, const Tensor* g, Tensor& out, SourceLoc loc) {
+  Tensor made = hostLike(out), hostG = g ? onHost(*g, out) : Tensor();
+  cpuKernels().get<Op::Cofactor>(out.dtype())(onHost(x, out), g ? &hostG : nullptr, made, loc);
+  moveIn(made, out);
+}
+
 void cholesky(const Tensor& x, bool upper, Tensor& out, SourceLoc loc) {
   Tensor made = hostLike(out);
   cpuKernels().get<Op::Cholesky>(out.dtype())(onHost(x, out), upper, made, loc);
@@ -138,6 +144,7 @@ void addHostMadeKernels(KernelTable& t) {
   addWhereMissing<Op::Dropout>(t, dropout);
   addWhereMissing<Op::Inverse>(t, inverse);
   addWhereMissing<Op::Det>(t, determinant);
+  addWhereMissing<Op::Cofactor>(t, cofactor);
   addWhereMissing<Op::Cholesky>(t, cholesky);
   addWhereMissing<Op::Eigvalsh>(t, symmetricEigen);
   addWhereMissing<Op::Svdvals>(t, singular);

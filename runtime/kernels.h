@@ -19,6 +19,7 @@
 #include "runtime/grid_sampling.h"
 #include "runtime/random.h"
 #include "runtime/resample.h"
+#include "runtime/scatter_steps.h"
 #include "runtime/tensor.h"
 #include "support/diagnostics.h"
 
@@ -219,6 +220,14 @@ template <>
 struct KernelFor<ir::Op::Scatter> {
   using Fn = void (*)(int axis, const Tensor& index, const Tensor& src, Tensor& out);
 };
+// out holds a copy of x (or of the reduction's identity where x is left
+// out); reduces src's elements into it at the index positions along
+// `axis`, each line in index order (index i64, checked)  [out's dtype: f64
+// or i64]
+template <>
+struct KernelFor<ir::Op::ScatterReduce> {
+  using Fn = void (*)(int axis, const Tensor& index, const Tensor& src, ScatterReduction reduction, Tensor& out);
+};
 
 // out [..., n] (i64, zero-filled) gets a 1 at each label's class; false
 // with `bad` = the first label outside [0, n)  [labels' dtype, integral]
@@ -311,6 +320,14 @@ enum class DetPart { Value, Sign, LogAbs };
 template <>
 struct KernelFor<ir::Op::Det> {
   using Fn = void (*)(const Tensor& x, DetPart part, Tensor& out);
+};
+// out [..., n, n] = each matrix's cofactors (det's gradient), or with g
+// (the cofactors' adjoint, [..., n, n]) the adjoint of the cofactor map
+// at the matrix (det's second derivative)  [x's dtype, floating];
+// cofactor_grad runs Cofactor's entry
+template <>
+struct KernelFor<ir::Op::Cofactor> {
+  using Fn = void (*)(const Tensor& x, const Tensor* g, Tensor& out, SourceLoc loc);
 };
 // out [..., n, n] = L (lower) of each symmetric positive-definite matrix
 // A = L L^T, or its transpose U = L^T with `upper`  [x's dtype, floating]

@@ -1,7 +1,8 @@
 // The CPU's data-movement kernels: fills (full, zeros, ones, ...), every
 // copy of tensor data (astype, contiguous, clone, assignment into a view:
 // one kernel, Op::AsType, keyed by the destination's dtype), gather,
-// scatter and scatter_add, and advanced indexing's element take and put.
+// scatter, scatter_add and scatter_reduce, and advanced indexing's element
+// take and put.
 // Index operands arrive range-checked (tensor_shape_ops.cpp).
 #include <algorithm>
 #include <cstdlib>
@@ -308,30 +309,45 @@ struct LineSteps {
   int64_t along, line;
 };
 
-// scatter_add's (Add) or scatter's block of `count` lines of `along`
-// elements (their first elements at ix, s and o): kept out of the block
+// A block of `count` lines of `along` elements (their first elements at
+// ix, s and o), each element combined into its place in order: scatter's
+// write, scatter_add's sum, scatter_reduce's step. Kept out of the block
 // loop's closure, whose captured sizes the compiler would otherwise reload
 // for every element.
-template <class T, bool Add>
+template <class T, class Combine>
 [[gnu::noinline]] void scatterLines(const int64_t* __restrict ix, const T* __restrict s, T* __restrict o,
                                     int64_t along, int64_t count, int64_t len, LineSteps is, LineSteps ss,
-                                    LineSteps os) {
+                                    LineSteps os, Combine combine) {
+  if (is.line == 0) {
+    // An index broadcast across the block's lines (index_add's, an
+    // expanded class index): each step along the axis combines a run of
+    // src into a run of out, which vectorises where both are contiguous.
+    for (int64_t j = 0; j < along; ++j) {
+      int64_t k = ix[j * is.along];
+      T* __restrict to = o + (k < 0 ? k + len : k) * os.along;
+      const T* __restrict from = s + j * ss.along;
+      if (os.line == 1 && ss.line == 1)
+        for (int64_t b = 0; b < count; ++b) to[b] = combine(to[b], from[b]);
+      else
+        for (int64_t b = 0; b < count; ++b) to[b * os.line] = combine(to[b * os.line], from[b * ss.line]);
+    }
+    return;
+  }
   for (int64_t j = 0; j < along; ++j)
     for (int64_t b = 0; b < count; ++b) {
       int64_t k = ix[b * is.line + j * is.along];
       T& to = o[b * os.line + (k < 0 ? k + len : k) * os.along];
-      if constexpr (Add) to = wrapAdd(to, s[b * ss.line + j * ss.along]);
-      else to = s[b * ss.line + j * ss.along];
+      to = combine(to, s[b * ss.line + j * ss.along]);
     }
 }
 
 // Index elements that differ only along the axis form a line and write
 // into one line of `out`; different lines never share an element, so
-// blocks of lines run in parallel and each line adds (or writes) in index
-// order: the same sums, and the same element kept of two writes to one
-// place, on any number of threads.
-template <class T, bool Add>
-void scatterKernel(int axis, const Tensor& index, const Tensor& src, Tensor& out) {
+// blocks of lines run in parallel and each line combines its elements in
+// index order: the same sums, products and extremes, and the same element
+// kept of two writes to one place, on any number of threads.
+template <class T, class Combine>
+void scatterCombining(int axis, const Tensor& index, const Tensor& src, Tensor& out, Combine combine) {
   int64_t along = index.dim(axis), len = out.dim(axis);
   const int64_t* ix = index.data<int64_t>();
   const T* s = src.data<T>();
@@ -343,8 +359,23 @@ void scatterKernel(int axis, const Tensor& index, const Tensor& src, Tensor& out
     T* lineO = o + lineStart(out, index, axis, first);
     int64_t il = last < 0 ? 0 : index.strides()[last], sl = last < 0 ? 0 : src.strides()[last];
     int64_t ol = last < 0 ? 0 : out.strides()[last];
-    scatterLines<T, Add>(lineIx, lineS, lineO, along, count, len, {is, il}, {ss, sl}, {os, ol});
+    scatterLines<T>(lineIx, lineS, lineO, along, count, len, {is, il}, {ss, sl}, {os, ol}, combine);
   });
+}
+
+template <class T>
+void scatterKernel(int axis, const Tensor& index, const Tensor& src, Tensor& out) {
+  scatterCombining<T>(axis, index, src, out, [](T, T v) { return v; });
+}
+
+template <class T>
+void scatterAddKernel(int axis, const Tensor& index, const Tensor& src, Tensor& out) {
+  scatterCombining<T>(axis, index, src, out, [](T to, T v) { return wrapAdd(to, v); });
+}
+
+template <class T>
+void scatterReduceKernel(int axis, const Tensor& index, const Tensor& src, ScatterReduction r, Tensor& out) {
+  scatterCombining<T>(axis, index, src, out, [r](T to, T v) { return scatterStep(r, to, v); });
 }
 
 template <class T>
@@ -391,10 +422,12 @@ void registerCpuCopyKernels(KernelTable& t) {
     t.add<ir::Op::Full>(d, fillKernel<T>);
     t.add<ir::Op::AsType>(d, copyKernel<T>);
     t.add<ir::Op::Gather>(d, gatherKernel<T>);
-    t.add<ir::Op::Scatter>(d, scatterKernel<T, false>);
+    t.add<ir::Op::Scatter>(d, scatterKernel<T>);
   });
-  t.add<ir::Op::ScatterAdd>(DType::F64, scatterKernel<double, true>);
-  t.add<ir::Op::ScatterAdd>(DType::I64, scatterKernel<int64_t, true>);
+  t.add<ir::Op::ScatterAdd>(DType::F64, scatterAddKernel<double>);
+  t.add<ir::Op::ScatterAdd>(DType::I64, scatterAddKernel<int64_t>);
+  t.add<ir::Op::ScatterReduce>(DType::F64, scatterReduceKernel<double>);
+  t.add<ir::Op::ScatterReduce>(DType::I64, scatterReduceKernel<int64_t>);
 }
 
 }  // namespace nn::rt

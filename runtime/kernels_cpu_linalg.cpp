@@ -1,5 +1,5 @@
 // CPU kernels of the linear algebra ops (inverse, det and slogdet's
-// halves, cholesky, eigvalsh and eigh's vectors) through LAPACK's LU
+// halves, det's gradient, cholesky, eigvalsh and eigh's vectors) through LAPACK's LU
 // (getrf, getri) and Cholesky (potrf) factorisations, its symmetric
 // eigensolver (syevd), its divide-and-conquer SVD (gesdd, as PyTorch's
 // CPU default) and its Householder QR (geqrf, orgqr), one matrix of the
@@ -217,6 +217,133 @@ void svdKernel(const Tensor& x, SvdPart part, bool full, Tensor& out, SourceLoc 
   }
 }
 
+// The sign of the determinant of an orthogonal n x n matrix q (+-1), from
+// an LU factorisation of a copy.
+template <class T>
+T orthogonalSign(std::vector<T> q, int64_t n, std::vector<int>& pivots) {
+  int side = static_cast<int>(n), info = 0;
+  getrf(side, q.data(), pivots.data(), &info);
+  T sign = 1;
+  for (int64_t i = 0; i < n; ++i)
+    if ((pivots[static_cast<size_t>(i)] != i + 1) != (q[static_cast<size_t>(i * n + i)] < 0)) sign = -sign;
+  return sign;
+}
+
+// The cofactors of each matrix A, or with g the adjoint of the cofactor
+// map at A. An invertible A's cofactors are det(A) A^-T, from its LU
+// factorisation. Otherwise, and for the adjoint, through the SVD
+// A = U S V^T: cof(A) = s U cof(S) V^T with s = det(U) det(V) and cof(S)
+// = diag(p), p_i the product of the singular values but the i-th, and
+// the derivative of cof at S in the direction E has diagonal entries
+// sum_k!=i E_kk p_ik (p_ik: the product of all but the i-th and k-th)
+// and entries -E_ji p_ij off it, so the adjoint of G is s U H V^T with
+// G' = U^T G V, H_kk = sum_i!=k G'_ii p_ik and H_ji = -G'_ij p_ij. Each
+// product over the singular values is taken directly, so a singular A
+// (some of them 0) needs no division.
+template <class T>
+void cofactorKernel(const Tensor& x, const Tensor* g, Tensor& out, SourceLoc loc) {
+  int64_t n = matrixSide(x), size = n * n, matrices = x.numel() / size;
+  auto at = [n](std::vector<T>& v, int64_t i, int64_t j) -> T& { return v[static_cast<size_t>(i * n + j)]; };
+  std::vector<T> a(static_cast<size_t>(size)), s(static_cast<size_t>(n)), u(static_cast<size_t>(size)),
+      vh(static_cast<size_t>(size)), h(static_cast<size_t>(size)), t(static_cast<size_t>(size));
+  std::vector<T> others(static_cast<size_t>(n)), pairs(static_cast<size_t>(size));
+  std::vector<int> pivots(static_cast<size_t>(n)), iwork(static_cast<size_t>(8 * n));
+  int side = static_cast<int>(n), info = 0;
+  T query;
+  getri(side, a.data(), pivots.data(), &query, -1, &info);
+  T svdQuery;
+  gesdd("A", side, side, a.data(), s.data(), vh.data(), side, u.data(), side, &svdQuery, -1, iwork.data(), &info);
+  std::vector<T> work(static_cast<size_t>(std::max({query, svdQuery, T(1)})));
+  for (int64_t m = 0; m < matrices; ++m) {
+    const T* in = x.data<T>() + m * size;
+    T* o = out.data<T>() + m * size;
+    std::memcpy(a.data(), in, static_cast<size_t>(size) * sizeof(T));
+    if (!g) {
+      getrf(side, a.data(), pivots.data(), &info);
+      if (info == 0) {
+        // The row-major a now holds A^T's factors; getri's inverse of A^T,
+        // read row by row, is A^-1.
+        T det = 1;
+        for (int64_t i = 0; i < n; ++i) det *= (pivots[static_cast<size_t>(i)] != i + 1 ? -1 : 1) * at(a, i, i);
+        getri(side, a.data(), pivots.data(), work.data(), static_cast<int>(work.size()), &info);
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t j = 0; j < n; ++j) o[i * n + j] = det * at(a, j, i);
+        continue;
+      }
+      std::memcpy(a.data(), in, static_cast<size_t>(size) * sizeof(T));
+    }
+    // gesdd of the row-major A (LAPACK's A^T = Ux S VTx): its VTx read row
+    // by row is U, its Ux is V^T (svdKernel).
+    gesdd("A", side, side, a.data(), s.data(), vh.data(), side, u.data(), side, work.data(),
+          static_cast<int>(work.size()), iwork.data(), &info);
+    if (info > 0)
+      linAlgFailure(loc, "det", matrices, m,
+                    "The SVD of its gradient failed to converge (error code: " + std::to_string(info) + ").");
+    T sign = orthogonalSign(u, n, pivots) * orthogonalSign(vh, n, pivots);
+    // others_i: all singular values but the i-th; pairs_ik: but the i-th
+    // and the k-th (0 on the diagonal, where it is not used).
+    for (int64_t i = 0; i < n; ++i) {
+      T all = 1;
+      for (int64_t k = 0; k < n; ++k)
+        if (k != i) all *= s[static_cast<size_t>(k)];
+      others[static_cast<size_t>(i)] = all;
+      if (!g) continue;
+      for (int64_t k = 0; k < n; ++k) {
+        T both = 0;
+        if (k != i) {
+          both = 1;
+          for (int64_t j = 0; j < n; ++j)
+            if (j != i && j != k) both *= s[static_cast<size_t>(j)];
+        }
+        at(pairs, i, k) = both;
+      }
+    }
+    if (!g) {
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t k = 0; k < n; ++k) at(h, i, k) = i == k ? others[static_cast<size_t>(i)] : T(0);
+    } else {
+      // t = U^T G, then G' = t V (V's columns are V^T's rows).
+      const T* gm = g->data<T>() + m * size;
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          T sum = 0;
+          for (int64_t k = 0; k < n; ++k) sum += at(u, k, i) * gm[k * n + j];
+          at(t, i, j) = sum;
+        }
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          T sum = 0;
+          for (int64_t k = 0; k < n; ++k) sum += at(t, i, k) * at(vh, j, k);
+          at(a, i, j) = sum;  // G'
+        }
+      for (int64_t k = 0; k < n; ++k)
+        for (int64_t j = 0; j < n; ++j) {
+          if (j != k) {
+            at(h, j, k) = -at(a, k, j) * at(pairs, k, j);
+            continue;
+          }
+          T sum = 0;
+          for (int64_t i = 0; i < n; ++i)
+            if (i != k) sum += at(a, i, i) * at(pairs, i, k);
+          at(h, k, k) = sum;
+        }
+    }
+    // out = sign U H V^T.
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        T sum = 0;
+        for (int64_t k = 0; k < n; ++k) sum += at(u, i, k) * at(h, k, j);
+        at(t, i, j) = sum;
+      }
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        T sum = 0;
+        for (int64_t k = 0; k < n; ++k) sum += at(t, i, k) * at(vh, k, j);
+        o[i * n + j] = sign * sum;
+      }
+  }
+}
+
 void geqrf(int m, int n, float* a, float* tau, float* work, int lwork, int* info) {
   sgeqrf_(&m, &n, a, &m, tau, work, &lwork, info);
 }
@@ -265,6 +392,7 @@ template <class T>
 void registerLinalg(KernelTable& t) {
   t.add<ir::Op::Inverse>(dtypeOf<T>(), inverseKernel<T>);
   t.add<ir::Op::Det>(dtypeOf<T>(), detKernel<T>);
+  t.add<ir::Op::Cofactor>(dtypeOf<T>(), cofactorKernel<T>);
   t.add<ir::Op::Cholesky>(dtypeOf<T>(), choleskyKernel<T>);
   t.add<ir::Op::Eigvalsh>(dtypeOf<T>(), eigenKernel<T>);
   t.add<ir::Op::Svdvals>(dtypeOf<T>(), svdKernel<T>);

@@ -55,6 +55,19 @@ Tensor determinant(const Tensor& x, DetPart part, SourceLoc loc) {
   return out;
 }
 
+Tensor cofactor(const Tensor& x, const Tensor* g, SourceLoc loc) {
+  Tensor in = matrices(x, g ? ir::Op::CofactorGrad : ir::Op::Cofactor, true, loc);
+  Tensor adjoint;
+  if (g) {
+    if (g->shape() != in.shape())
+      fail(loc, "det: the cofactors' adjoint " + typeString(*g) + " must have x's shape " + shapeString(in.shape()));
+    adjoint = contiguousOnItsDevice(astype(*g, in.dtype()), loc);
+  }
+  Tensor out = Tensor::empty(in.dtype(), in.shape(), in.device());
+  if (out.numel() > 0) launch<ir::Op::Cofactor>(in.device(), in.dtype(), loc, in, g ? &adjoint : nullptr, out, loc);
+  return out;
+}
+
 Tensor symmetricEigen(const Tensor& x, bool vectors, SourceLoc loc) {
   Tensor in = matrices(x, vectors ? ir::Op::EighVectors : ir::Op::Eigvalsh, true, loc);
   Shape shape(in.shape().begin(), in.shape().end() - (vectors ? 0 : 1));

@@ -19,6 +19,10 @@ Tensor inverse(const Tensor& x, SourceLoc loc);
 // det (DetPart::Value), det_sign and log_abs_det: x's shape less the last
 // two dims.
 Tensor determinant(const Tensor& x, DetPart part, SourceLoc loc);
+// The cofactors of each matrix (det's gradient), or with g the adjoint of
+// the cofactor map at x (its second derivative): both defined at singular
+// matrices too.
+Tensor cofactor(const Tensor& x, const Tensor* g, SourceLoc loc);
 Tensor cholesky(const Tensor& x, bool upper, SourceLoc loc);
 // eigvalsh (the eigenvalues [..., n]) or, with `vectors`, eigh's
 // eigenvectors [..., n, n].

@@ -117,6 +117,14 @@ Tensor padWithModeGrad(const Tensor& g, const Shape& inputShape, const std::vect
 Tensor gather(const Tensor& x, int64_t axis, const Tensor& index, SourceLoc loc);
 Tensor scatterAdd(const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src, SourceLoc loc);
 Tensor scatter(const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src, SourceLoc loc);
+// scatter_reduce (scatter_reduce.cpp): PyTorch's, reduce "sum", "prod",
+// "mean", "amax" or "amin", with x's own elements in the reduction or not.
+Tensor scatterReduce(const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src, const std::string& reduce,
+                     bool includeSelf, SourceLoc loc);
+// Checks the operands of a scatter (index as for gather, src at least as
+// large as index on every axis; `what` names the op) and returns the axis.
+int scatterAxis(const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src, SourceLoc loc,
+                const char* what);
 int64_t normalizeAxis(int64_t axis, int ndim, SourceLoc loc, const char* what);
 
 // Ops along one axis in order or by position (tensor_order.cpp): the

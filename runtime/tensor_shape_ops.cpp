@@ -186,9 +186,7 @@ Tensor gather(const Tensor& x, int64_t axis, const Tensor& index, SourceLoc loc)
   return out;
 }
 
-// Checks scatter's or scatter_add's operands (index as for gather, src at
-// least as large as index on every axis) and returns the axis.
-static int scatterAxis(const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src, SourceLoc loc,
+int scatterAxis(const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src, SourceLoc loc,
                        const char* what) {
   int64_t a = normalizeAxis(axis, x.ndim(), loc, what);
   checkIndex(x, a, index, loc, what);

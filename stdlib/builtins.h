@@ -81,6 +81,20 @@ rt::BuiltinFn tensorLinalgMethod(const std::string& name);
 void addTensorArrangements(BuiltinTable& table);
 rt::BuiltinFn tensorArrangeMethod(const std::string& name);
 
+// index_add, index_copy, index_fill, index_reduce, take, put and
+// masked_scatter (index_updates.cpp), functions and tensor methods, by
+// name (or null).
+void addIndexUpdates(BuiltinTable& table);
+rt::BuiltinFn indexUpdateMethod(const std::string& name);
+
+// diag_embed and diagflat (diagonal_embedding.cpp), functions and tensor
+// methods, by name (or null).
+void addDiagonalEmbeddings(BuiltinTable& table);
+rt::BuiltinFn diagonalEmbeddingMethod(const std::string& name);
+
+// trapezoid (trapz) and cumulative_trapezoid (trapezoid.cpp).
+void addTrapezoids(BuiltinTable& table);
+
 // median, nanmedian, kthvalue, quantile, nanquantile, nansum, nanmean,
 // var_mean, std_mean, aminmax, cummax and cummin (tensor_statistics.cpp), and the function
 // of those that are also tensor methods, by name (or null).

@@ -636,6 +636,9 @@ const std::map<std::string, BuiltinFn>& table() {
     addTensorProducts(m);
     addTensorLinalg(m);
     addTensorArrangements(m);
+    addIndexUpdates(m);
+    addDiagonalEmbeddings(m);
+    addTrapezoids(m);
     addTensorStatistics(m);
     addTensorMathComposites(m);
     addConvTranspose(m);

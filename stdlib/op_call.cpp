@@ -201,6 +201,16 @@ const Tensor& tensorArg(CallContext& c, const Value& v, const char* what) {
   return tensorOf(v);
 }
 
+Value reshaped(CallContext& c, const Value& x, const std::vector<int64_t>& shape) {
+  return applyOp(c, ir::Op::Reshape, {x, intsTuple(shape)});
+}
+
+int64_t dimArg(CallContext& c, const Value& v, int64_t ndim, const char* what) {
+  if (!v.isIntLike())
+    fail(c.loc, c.name + "(): " + what + " must be an int, not " + typeName(v), ErrorClass::TypeError);
+  return normalizeAxis(v.asInt(), static_cast<int>(ndim), c.loc, c.name.c_str());
+}
+
 void atMost(CallContext& c, const std::vector<Value>& args, size_t count) {
   if (args.size() > count)
     fail(c.loc, c.name + "() takes at most " + std::to_string(count) + " arguments (" + std::to_string(args.size()) +

@@ -110,5 +110,11 @@ rt::Value argument(rt::CallContext& c, const std::vector<rt::Value>& args, size_
 void atMost(rt::CallContext& c, const std::vector<rt::Value>& args, size_t count);
 // v as a tensor, else the builtin's located TypeError naming it (`what`).
 const rt::Tensor& tensorArg(rt::CallContext& c, const rt::Value& v, const char* what);
+// x reshaped to `shape`, on the tape.
+rt::Value reshaped(rt::CallContext& c, const rt::Value& x, const std::vector<int64_t>& shape);
+// The dim argument v (an int, `what` in the TypeError) of a tensor of
+// `ndim` dims, counted from the end when negative (a located error when
+// out of range).
+int64_t dimArg(rt::CallContext& c, const rt::Value& v, int64_t ndim, const char* what);
 
 }  // namespace nn::stdlib

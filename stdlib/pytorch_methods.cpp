@@ -256,6 +256,8 @@ BuiltinFn pytorchTensorMethod(const std::string& name) {
   if (BuiltinFn f = tensorProductMethod(name)) return f;
   if (BuiltinFn f = tensorLinalgMethod(name)) return f;
   if (BuiltinFn f = tensorArrangeMethod(name)) return f;
+  if (BuiltinFn f = indexUpdateMethod(name)) return f;
+  if (BuiltinFn f = diagonalEmbeddingMethod(name)) return f;
   if (BuiltinFn f = tensorStatisticMethod(name)) return f;
   if (BuiltinFn f = tensorMathCompositeMethod(name)) return f;
   return tensorSearchMethod(name);

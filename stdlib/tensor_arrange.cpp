@@ -31,10 +31,6 @@ std::vector<Value> tensorsIn(CallContext& c, const std::vector<Value>& args) {
   return items;
 }
 
-Value reshaped(CallContext& c, const Value& x, const std::vector<int64_t>& shape) {
-  return applyOp(c, ir::Op::Reshape, {x, intsTuple(shape)});
-}
-
 // x with at least `rank` dims, as PyTorch's atleast_1d/2d/3d shape them:
 // a 0-d x is all ones, a 1-d [n] is [1, n] (and [1, n, 1] for three), a
 // 2-d [m, n] is [m, n, 1] for three.
@@ -109,12 +105,6 @@ Value bTile(CallContext& c, std::vector<Value>& args) {
     x = reshaped(c, x, shape);
   }
   return applyOp(c, ir::Op::Repeat, {x, intsTuple(dims)});
-}
-
-int64_t dimArg(CallContext& c, const Value& v, int64_t ndim, const char* what) {
-  if (!v.isIntLike())
-    fail(c.loc, c.name + "(): " + what + " must be an int, not " + typeName(v), ErrorClass::TypeError);
-  return normalizeAxis(v.asInt(), static_cast<int>(ndim), c.loc, c.name.c_str());
 }
 
 Value flipped(CallContext& c, const Value& x, std::vector<int64_t> dims) {
@@ -330,6 +320,39 @@ Value bCartesianProd(CallContext& c, std::vector<Value>& args) {
     columns.push_back(reshaped(c, spread, {total}));
   }
   return applyOp(c, ir::Op::Stack, {makeList(std::move(columns)), Value::integer(1)});
+}
+
+// vander(x, N=None, increasing=False): the powers x^0 .. x^(N-1) of the
+// 1-d x (N its length by default) as columns, the highest first unless
+// increasing, as PyTorch's: by running products, so integers stay exact.
+Value bVander(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 3);
+  Value none = Value::none(), no = Value::boolean(false);
+  Value x = argument(c, args, 0, "x", nullptr), count = argument(c, args, 1, "N", &none),
+        increasing = argument(c, args, 2, "increasing", &no);
+  c.checkKeywordsUsed("vander");
+  const Tensor& t = tensorArg(c, x, "x");
+  if (t.ndim() != 1) fail(c.loc, "vander(): x must be 1-d, not " + typeString(t), ErrorClass::ValueError);
+  int64_t n = t.numel(), columns = n;
+  if (!count.is(Kind::None)) {
+    if (!count.isIntLike()) fail(c.loc, std::string("vander(): N must be an int, not ") + typeName(count), ErrorClass::TypeError);
+    columns = count.asInt();
+    if (columns < 0) fail(c.loc, "vander(): N must be non-negative", ErrorClass::ValueError);
+  }
+  if (!increasing.is(Kind::Bool))
+    fail(c.loc, std::string("vander(): increasing must be a bool, not ") + typeName(increasing), ErrorClass::TypeError);
+  // PyTorch's: integers and bools in i64, floats as they are.
+  DType type = isFloating(t.dtype()) ? t.dtype() : DType::I64;
+  Value typed = t.dtype() == type ? x : applyOp(c, ir::Op::AsType, {x, Value::dtype(static_cast<int>(type))});
+  if (columns == 0) return applyOp(c, ir::Op::Zeros, {intsTuple({n, 0}), Value::dtype(static_cast<int>(type)), Value::str(t.device().name())});
+  Value ones = applyOp(c, ir::Op::OnesLike, {reshaped(c, typed, {n, 1}), Value::none()});
+  Value powers = ones;
+  if (columns > 1) {
+    Value repeated = applyOp(c, ir::Op::BroadcastTo, {reshaped(c, typed, {n, 1}), intsTuple({n, columns - 1})});
+    Value running = applyOp(c, ir::Op::CumProd, {repeated, Value::integer(1), Value::boolean(false)});
+    powers = concat(c, {ones, running}, 1);
+  }
+  return increasing.asBool() ? powers : applyOp(c, ir::Op::Flip, {powers, intsTuple({1})});
 }
 
 // The split points of tensor_split: `sections` parts (the first n %
@@ -556,6 +579,7 @@ void addTensorArrangements(BuiltinTable& table) {
   table[ir::builtinInfo(Builtin::BroadcastTensors).name] = bBroadcastTensors;
   table[ir::builtinInfo(Builtin::BlockDiag).name] = bBlockDiag;
   table[ir::builtinInfo(Builtin::CartesianProd).name] = bCartesianProd;
+  table[ir::builtinInfo(Builtin::Vander).name] = bVander;
   table[ir::builtinInfo(Builtin::TrilIndices).name] = bTriangleIndices;
   table[ir::builtinInfo(Builtin::TriuIndices).name] = bTriangleIndices;
   for (Builtin b : {Builtin::Narrow, Builtin::Select, Builtin::IndexSelect, Builtin::Unbind})

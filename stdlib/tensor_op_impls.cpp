@@ -316,6 +316,11 @@ Value scatterAddOp(OpCall& c) {
   return makeTensorValue(scatterAdd(c.tensor("x"), c.integer("axis"), c.tensor("index"), c.tensor("src"), c.loc));
 }
 
+Value scatterReduceOp(OpCall& c) {
+  return makeTensorValue(scatterReduce(c.tensor("x"), c.integer("axis"), c.tensor("index"), c.tensor("src"),
+                                       c.text("reduce"), c.flag("include_self"), c.loc));
+}
+
 // scatter's src: the tensor src, or a number (src or value=) as index's
 // shape of it in x's dtype (cut as PyTorch cuts 1.7 into an integer x).
 Value scatterOp(OpCall& c) {
@@ -496,6 +501,10 @@ Value determinantOp(OpCall& c) {
   return makeTensorValue(determinant(c.tensor("x"), part, c.loc));
 }
 
+Value cofactorOp(OpCall& c) {
+  return makeTensorValue(cofactor(c.tensor("x"), c.op == Op::CofactorGrad ? &c.tensor("g") : nullptr, c.loc));
+}
+
 Value choleskyOp(OpCall& c) { return makeTensorValue(cholesky(c.tensor("x"), c.flag("upper"), c.loc)); }
 
 Value svdOp(OpCall& c) {
@@ -574,6 +583,7 @@ struct ImplTable {
         set(Op::StopGradient, stopGradientOp);
     set(Op::Concat, concatOp), set(Op::Stack, stackOp), set(Op::Split, splitOp), set(Op::Chunk, chunkOp);
     set(Op::Pad, padOp), set(Op::PadGrad, padGradOp), set(Op::Gather, gatherOp), set(Op::ScatterAdd, scatterAddOp),
+    set(Op::ScatterReduce, scatterReduceOp),
         set(Op::Scatter, scatterOp), set(Op::OneHot, oneHotOp);
     set(Op::SumTo, sumToOp), set(Op::BroadcastLike, broadcastLikeOp), set(Op::ReshapeLike, reshapeLikeOp);
     set(Op::ReduceGrad, reduceGradOp), set(Op::IndexGrad, indexGradOp);
@@ -590,7 +600,8 @@ struct ImplTable {
     set(Op::Triu, triangleOp), set(Op::MaskedFill, maskedFillOp), set(Op::Outer, outerOp);
     set(Op::IsClose, closeness), set(Op::AllClose, allCloseOp);
     set(Op::Inverse, inverseOp), set(Op::Det, determinantOp), set(Op::DetSign, determinantOp),
-        set(Op::LogAbsDet, determinantOp), set(Op::Cholesky, choleskyOp), set(Op::Eigvalsh, eigenOp),
+        set(Op::LogAbsDet, determinantOp), set(Op::Cofactor, cofactorOp), set(Op::CofactorGrad, cofactorOp),
+        set(Op::Cholesky, choleskyOp), set(Op::Eigvalsh, eigenOp),
         set(Op::EighVectors, eigenOp), set(Op::Svdvals, svdOp), set(Op::SvdU, svdOp), set(Op::SvdVh, svdOp);
     set(Op::QrQ, qrOp), set(Op::QrR, qrOp);
     set(Op::Norm, normOp), set(Op::Repeat, repeatOp), set(Op::Diag, diagOp), set(Op::NonZero, nonzeroOp);

@@ -1,11 +1,13 @@
 // PyTorch's order statistics and NaN-aware reductions, compositions of
 // sort, gather and the reductions: median and nanmedian, kthvalue,
 // quantile and nanquantile, nansum and nanmean, var_mean and std_mean,
-// aminmax, and the running extremes cummax and cummin. An order statistic is x gathered at the position sort finds
+// aminmax, the running extremes cummax and cummin, and cov and corrcoef. An
+// order statistic is x gathered at the position sort finds
 // (so the tape differentiates it as x's element there, as PyTorch's), in
 // every mode; the ones PyTorch also has as tensor methods are methods too.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <type_traits>
 
 #include "ir/builtins.h"
@@ -333,6 +335,95 @@ Value bCumExtreme(CallContext& c, std::vector<Value>& args) {
   return makeNamedTuple({values, at}, {"values", "indices"});
 }
 
+// cov(input, *, correction=1, fweights=None, aweights=None): the
+// covariances of the rows of input [vars, obs] (a 1-d input is one
+// variable: a 0-d result), as PyTorch's: observations weighted by the
+// integer frequencies fweights times the float weights aweights, divided
+// by the weights' sum less `correction` (less correction times the
+// weighted mean of aweights, where given), clamped at 0 as PyTorch's.
+// Integers compute in f32. corrcoef(input): the covariances over the
+// products of the standard deviations, clipped to [-1, 1].
+Value covariances(CallContext& c, const Value& input, const Value* correctionV, const Value* fweights,
+                  const Value* aweights) {
+  const Tensor& t = tensorArg(c, input, "input");
+  if (t.ndim() > 2)
+    fail(c.loc, c.name + "(): expects input of at most 2 dims (variables, observations), not " + typeString(t),
+         ErrorClass::ValueError);
+  Value x = isFloating(t.dtype()) ? input : applyOp(c, ir::Op::AsType, {input, Value::dtype(static_cast<int>(DType::F32))});
+  int64_t observations = t.ndim() == 0 ? 1 : t.dim(t.ndim() - 1);
+  if (t.ndim() < 2) x = reshaped(c, x, {1, observations});
+  double correction = 1.0;
+  if (correctionV) {
+    if (!correctionV->isNumber())
+      fail(c.loc, c.name + "(): correction must be a number, not " + typeName(*correctionV), ErrorClass::TypeError);
+    correction = correctionV->asFloat();
+  }
+  auto weightsArg = [&](const Value* w, const char* what, bool integral) -> std::optional<Value> {
+    if (!w || w->is(Kind::None)) return std::nullopt;
+    const Tensor& wt = tensorArg(c, *w, what);
+    if (wt.ndim() > 1 || wt.numel() != observations)
+      fail(c.loc,
+           c.name + "(): " + what + " must be 1-d with one weight per observation (" + std::to_string(observations) +
+               "), not " + typeString(wt),
+           ErrorClass::ValueError);
+    if (integral == isFloating(wt.dtype()) || wt.dtype() == DType::Bool)
+      fail(c.loc,
+           c.name + "(): " + what + " must be " + (integral ? "an integer" : "a floating-point") + " tensor, not " +
+               typeString(wt),
+           ErrorClass::TypeError);
+    Tensor onHost = readableOnHost(wt, c.loc);
+    for (int64_t i = 0; i < onHost.numel(); ++i)
+      if (onHost.flatAsDouble(i) < 0)
+        fail(c.loc, c.name + "(): " + what + " must be non-negative", ErrorClass::ValueError);
+    return *w;
+  };
+  std::optional<Value> fw = weightsArg(fweights, "fweights", true), aw = weightsArg(aweights, "aweights", false);
+  std::optional<Value> w = fw;
+  if (aw) w = w ? binary(c, ir::Op::Mul, *w, *aw) : *aw;
+  Value sumAxis = intsTuple({-1}), keep = Value::boolean(true);
+  Value centred, norm;
+  if (!w) {
+    Value mean = applyOp(c, ir::Op::Mean, {x, sumAxis, keep});
+    centred = binary(c, ir::Op::Sub, x, mean);
+    norm = Value::real(std::max(0.0, static_cast<double>(observations) - correction));
+  } else {
+    Value total = applyOp(c, ir::Op::Sum, {*w, Value::none(), Value::boolean(false)});
+    Value weighted = applyOp(c, ir::Op::Sum, {binary(c, ir::Op::Mul, x, *w), sumAxis, keep});
+    centred = binary(c, ir::Op::Sub, x, binary(c, ir::Op::Div, weighted, total));
+    Value less = Value::real(correction);
+    if (aw && correction != 0) {
+      Value spread = applyOp(c, ir::Op::Sum, {binary(c, ir::Op::Mul, *w, *aw), Value::none(), Value::boolean(false)});
+      less = binary(c, ir::Op::Div, binary(c, ir::Op::Mul, spread, Value::real(correction)), total);
+    }
+    norm = applyOp(c, ir::Op::Clip, {binary(c, ir::Op::Sub, total, less), Value::integer(0), Value::none()});
+  }
+  Value right = w ? binary(c, ir::Op::Mul, centred, *w) : centred;
+  Value products = binary(c, ir::Op::MatMul, centred, applyOp(c, ir::Op::Transpose, {right, makeTuple({})}));
+  Value out = binary(c, ir::Op::Div, products, norm);
+  return t.ndim() < 2 ? reshaped(c, out, {}) : out;
+}
+
+Value bCov(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 1);
+  Value input = argument(c, args, 0, "input", nullptr);
+  const Value *correction = c.kw("correction"), *fweights = c.kw("fweights"), *aweights = c.kw("aweights");
+  c.checkKeywordsUsed("cov");
+  return covariances(c, input, correction, fweights, aweights);
+}
+
+Value bCorrcoef(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 1);
+  Value input = argument(c, args, 0, "input", nullptr);
+  c.checkKeywordsUsed("corrcoef");
+  Value cov = covariances(c, input, nullptr, nullptr, nullptr);
+  if (tensorOf(cov).ndim() == 0) return binary(c, ir::Op::Div, cov, cov);
+  Value spread = applyOp(c, ir::Op::Sqrt, {applyOp(c, ir::Op::Diag, {cov, Value::integer(0)})});
+  Value rows = applyOp(c, ir::Op::Unsqueeze, {spread, Value::integer(-1)});
+  Value columns = applyOp(c, ir::Op::Unsqueeze, {spread, Value::integer(0)});
+  Value scaled = binary(c, ir::Op::Div, binary(c, ir::Op::Div, cov, rows), columns);
+  return applyOp(c, ir::Op::Clip, {scaled, Value::real(-1.0), Value::real(1.0)});
+}
+
 }  // namespace
 
 BuiltinFn tensorStatisticMethod(const std::string& name) {
@@ -342,13 +433,16 @@ BuiltinFn tensorStatisticMethod(const std::string& name) {
   if (name == "nansum" || name == "nanmean") return bNanReduce;
   if (name == "aminmax") return bAminmax;
   if (name == "cummax" || name == "cummin") return bCumExtreme;
+  if (name == "cov") return bCov;
+  if (name == "corrcoef") return bCorrcoef;
   return nullptr;
 }
 
 void addTensorStatistics(BuiltinTable& table) {
   using ir::Builtin;
   for (Builtin b : {Builtin::Median, Builtin::Nanmedian, Builtin::Kthvalue, Builtin::Quantile, Builtin::Nanquantile,
-                    Builtin::Nansum, Builtin::Nanmean, Builtin::Aminmax, Builtin::Cummax, Builtin::Cummin})
+                    Builtin::Nansum, Builtin::Nanmean, Builtin::Aminmax, Builtin::Cummax, Builtin::Cummin,
+                    Builtin::Cov, Builtin::Corrcoef})
     table[ir::builtinInfo(b).name] = tensorStatisticMethod(ir::builtinInfo(b).name);
   table[ir::builtinInfo(Builtin::VarMean).name] = bSpreadMean;
   table[ir::builtinInfo(Builtin::StdMean).name] = bSpreadMean;

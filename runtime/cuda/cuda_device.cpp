@@ -383,6 +383,15 @@ void scatterKernel(int axis, const Tensor& index, const Tensor& src, Tensor& o) 
           index.numel(), CudaDevice::of(o).stream());
 }
 
+void scatterReduceKernel(int axis, const Tensor& index, const Tensor& src, ScatterReduction r, Tensor& o) {
+  size_t rank = index.shape().size();
+  int64_t inner = 1;
+  for (size_t d = static_cast<size_t>(axis) + 1; d < rank; ++d) inner *= index.dim(static_cast<int>(d));
+  scatterReduce(elemOf(o.dtype()), axis, reinterpret_cast<const int64_t*>(index.deviceBytes()), stridedOf(index, rank),
+                src.deviceBytes(), stridedOf(src, rank), o.deviceBytes(), stridedOf(o, rank), index.dim(axis), inner,
+                index.numel(), r, CudaDevice::of(o).stream());
+}
+
 template <ScanKind K>
 void scanKernel(const Tensor& x, int axis, bool reverse, Tensor& o) {
   AxisLines l(x, axis);
@@ -628,6 +637,8 @@ const KernelTable& cudaKernels() {
     }
     t.add<Op::ScatterAdd>(DType::F64, scatterAddKernel);
     t.add<Op::ScatterAdd>(DType::I64, scatterAddKernel);
+    t.add<Op::ScatterReduce>(DType::F64, scatterReduceKernel);
+    t.add<Op::ScatterReduce>(DType::I64, scatterReduceKernel);
     for (DType d : {DType::Bool, DType::I32, DType::I64, DType::F32, DType::F64}) {
       t.add<Op::Tril>(d, triangleKernel);
       t.add<Op::Sort>(d, sortKernel);

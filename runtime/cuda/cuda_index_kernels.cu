@@ -1,6 +1,6 @@
 // The CUDA plugin's indexing and line-wise kernels (cuda_kernels.h):
 // indexing reads and writes through element offsets resolved on the host,
-// gather, scatter and scatter_add along an axis, the scans and the stable
+// gather, scatter, scatter_add and scatter_reduce along an axis, the scans and the stable
 // sort (one thread per line, in the CPU's order), the triangles, layer
 // norm (one block per row), the binary cross entropy (one block, so its
 // sum is the same on every run), interpolate and its gradient
@@ -53,18 +53,22 @@ __global__ void scatterAddKernel(int axis, const int64_t* index, Strided si, con
   GRID_STRIDE(i, n) atomicAdd(out + selectedOffset(i, index, si, so, axis), src[offsetOf(i, si, ss)]);
 }
 
-// scatter: one thread per line of index elements that differ only along
-// the axis (`lines` of `along`, `inner` apart in index order), each
-// writing its line in order, so that of two writes to one place the
-// later stays, as on the CPU.
-template <class T>
+// scatter and scatter_reduce: one thread per line of index elements that
+// differ only along the axis (`lines` of `along`, `inner` apart in index
+// order), each combining its line into out in order, so that of two
+// writes to one place the later stays and a reduction runs in the CPU's
+// order. Reduce: whether to write (scatter) or take scatter_reduce's step.
+template <class T, bool Reduce>
 __global__ void scatterKernel(int axis, const int64_t* index, Strided si, const T* src, Strided ss, T* out,
-                              Strided so, int64_t lines, int64_t along, int64_t inner) {
+                              Strided so, int64_t lines, int64_t along, int64_t inner, ScatterReduction r) {
   GRID_STRIDE(line, lines) {
     int64_t first = line / inner * along * inner + line % inner;
     for (int64_t j = 0; j < along; ++j) {
       int64_t i = first + j * inner;
-      out[selectedOffset(i, index, si, so, axis)] = src[offsetOf(i, si, ss)];
+      T& to = out[selectedOffset(i, index, si, so, axis)];
+      T v = src[offsetOf(i, si, ss)];
+      if constexpr (Reduce) to = scatterStep(r, to, v);
+      else to = v;
     }
   }
 }
@@ -350,10 +354,26 @@ void scatter(Elem type, int axis, const int64_t* index, const Strided& si, const
   int64_t lines = n / along;
   withElem(type, [&](auto e) {
     using T = decltype(e);
-    scatterKernel<T><<<blocksFor(lines), kThreads, 0, s>>>(axis, index, si, static_cast<const T*>(src), ss,
-                                                           static_cast<T*>(out), so, lines, along, inner);
+    scatterKernel<T, false><<<blocksFor(lines), kThreads, 0, s>>>(
+        axis, index, si, static_cast<const T*>(src), ss, static_cast<T*>(out), so, lines, along, inner,
+        ScatterReduction::Prod);
   });
   launched("scatter kernel");
+}
+
+void scatterReduce(Elem type, int axis, const int64_t* index, const Strided& si, const void* src, const Strided& ss,
+                   void* out, const Strided& so, int64_t along, int64_t inner, int64_t n, ScatterReduction r,
+                   cudaStream_t s) {
+  if (n <= 0) return;
+  int64_t lines = n / along;
+  auto launch = [&](auto e) {
+    using T = decltype(e);
+    scatterKernel<T, true><<<blocksFor(lines), kThreads, 0, s>>>(axis, index, si, static_cast<const T*>(src), ss,
+                                                                 static_cast<T*>(out), so, lines, along, inner, r);
+  };
+  if (type == Elem::F64) launch(double{});
+  else launch(int64_t{});
+  launched("scatter_reduce kernel");
 }
 
 void scan(Elem type, const void* in, int64_t lines, int64_t len, int64_t inner, bool reverse, ScanKind kind, void* out,

@@ -11,6 +11,7 @@
 #include "runtime/grid_sampling.h"
 #include "runtime/resample.h"
 #include "runtime/scan_steps.h"
+#include "runtime/scatter_steps.h"
 
 namespace nn::rt::cuda {
 
@@ -107,6 +108,11 @@ void scatterAdd(Elem type, int axis, const int64_t* index, const Strided& si, co
 // written in order (deterministic: the later of two writes stays).
 void scatter(Elem type, int axis, const int64_t* index, const Strided& si, const void* src, const Strided& ss,
              void* out, const Strided& so, int64_t along, int64_t inner, int64_t n, cudaStream_t s);
+// scatter_reduce's product, maximum or minimum (scatter_steps.h) of src
+// into out as scatter writes it, line by line in order (type f64 or i64).
+void scatterReduce(Elem type, int axis, const int64_t* index, const Strided& si, const void* src, const Strided& ss,
+                   void* out, const Strided& so, int64_t along, int64_t inner, int64_t n, ScatterReduction r,
+                   cudaStream_t s);
 // Scans (cumsum, cumprod, logcumsumexp: scan_steps.h) of contiguous `in`
 // seen as lines of `len` elements `inner` apart, reversed with `reverse`;
 // floats accumulate in double and integers wrap, in the CPU's order

@@ -1,12 +1,15 @@
-// gather and scatter_add on the CPU (runtime/kernels_cpu_copy.cpp walk the
-// index's lines along the axis in blocks of neighbouring lines): against a
-// plain loop over the index's coordinates, for an axis first, in the
-// middle and last, blocks of lines with a partial last block, negative
-// indices, an index broadcast with stride 0, a transposed src larger than
-// the index, and repeated indices whose values add in index order (full-
-// mantissa values, so that another order shows in the bits).
+// gather, scatter_add and scatter_reduce on the CPU
+// (runtime/kernels_cpu_copy.cpp walk the index's lines along the axis in
+// blocks of neighbouring lines): against a plain loop over the index's
+// coordinates, for an axis first, in the middle and last, blocks of lines
+// with a partial last block, negative indices, an index broadcast with
+// stride 0 (across the lines too: one run of src into one run of out a
+// step), a transposed src larger than the index, and repeated indices
+// whose values add (and multiply) in index order (full-mantissa values,
+// so that another order shows in the bits).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <vector>
@@ -81,6 +84,21 @@ void check(const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src
   for (int64_t i = 0; i < x.numel(); ++i)
     ASSERT_EQ(std::bit_cast<uint64_t>(added.data<double>()[i]), std::bit_cast<uint64_t>(want.data<double>()[i]))
         << what << ": scatter_add element " << i;
+  // scatter_reduce's product (whose last bits show the order) and
+  // extremes, in index order too.
+  for (const char* reduce : {"prod", "amax", "amin"}) {
+    Tensor reduced = x.clone();
+    eachCoordinate(index.shape(), [&](const std::vector<int64_t>& c) {
+      int64_t k = index.data<int64_t>()[offsetOf(index, c)];
+      double& to = reduced.data<double>()[at(reduced, c, k)];
+      double v = src.data<double>()[offsetOf(src, c)];
+      to = reduce[1] == 'r' ? to * v : reduce[2] == 'a' ? std::max(to, v) : std::min(to, v);
+    });
+    Tensor got = scatterReduce(x, axis, index, src, reduce, true, {});
+    for (int64_t i = 0; i < x.numel(); ++i)
+      ASSERT_EQ(std::bit_cast<uint64_t>(got.data<double>()[i]), std::bit_cast<uint64_t>(reduced.data<double>()[i]))
+          << what << ": scatter_reduce " << reduce << " element " << i;
+  }
 }
 
 TEST(GatherScatter, MatchAPlainLoopOverTheIndex) {
@@ -100,6 +118,9 @@ TEST(GatherScatter, MatchAPlainLoopOverTheIndex) {
   check(scatterValues({2, 130, 5}), 2, indices({2, 130, 3}, 5), scatterValues({2, 130, 3}), "last of 3, short lines");
   check(scatterValues({3, 80}), 1, indices({3, 70}, 80), scatterValues({3, 70}), "last axis, long lines");
   check(scatterValues({300, 10}), 1, indices({300, 1}, 10), scatterValues({300, 1}), "class index");
+  // An index broadcast across the lines (index_add's) into contiguous rows.
+  check(scatterValues({6, 130}), 0, broadcastTo(indices({40, 1}, 6), {40, 130}, {}), scatterValues({40, 130}),
+        "axis 0, index broadcast across the lines");
   // One dimension.
   check(scatterValues({6}), 0, indices({33}, 6), scatterValues({33}), "1-d");
 }

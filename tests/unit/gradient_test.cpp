@@ -119,6 +119,10 @@ const std::vector<Case>& cases() {
       {"minimum", "minimum(a, b)", {"randn(3, 4)", "randn(3, 1)"}},
       {"inverse", "inverse(a) * b", {"randn(2, 3, 3) + eye(3) * 3.0", "randn(3, 3)"}},
       {"det", "det(a) * a.det()", {"randn(2, 3, 3) + eye(3) * 2.0"}},
+      // det's rule emits cofactor, whose rule emits cofactor_grad; at a
+      // singular matrix too.
+      {"cofactor", "det(a)", {"randn(2, 3, 3)"}, true},
+      {"cofactor", "det(a) * 2.0", {"stack([randn(3, 3), ones(3, 3)])"}, true},
       {"log_abs_det", "slogdet(a)[1] + logdet(a @ a.T)", {"randn(3, 3) + eye(3) * 2.0"}},
       {"cholesky", "cholesky(a @ a.T + eye(3)) * b + cholesky(a @ a.T + eye(3), upper=True)",
        {"randn(3, 3)", "randn(3, 3)"}},
@@ -282,6 +286,15 @@ const std::vector<Case>& cases() {
       {"scatter", "scatter(a * a, 0, tensor([[1, 0, 1], [0, 0, 1]]), b * b)", {"randn(2, 3)", "randn(2, 3)"}},
       {"scatter", "scatter(a * a, 0, tensor([[1, 1, 0], [0, 1, 0]]), b * b)", {"randn(3, 3)", "randn(3, 4)"}},
       {"scatter", "scatter(a, 1, tensor([[2], [0]]), 0.5) * a", {"randn(2, 3)"}},
+      // scatter_reduce: every reduction, with and without x's elements, a
+      // src larger than the index.
+      {"scatter_reduce", "scatter_reduce(a * a, 0, tensor([[1, 0, 1], [0, 0, 1]]), b * b + 0.5, 'prod')", {"randn(2, 3)", "randn(2, 3)"}},
+      {"scatter_reduce", "scatter_reduce(a, 1, tensor([[1, 0], [0, 0]]), b, 'prod', include_self=False)", {"randn(2, 3)", "randn(3, 3)"}},
+      {"scatter_reduce", "scatter_reduce(a, 0, tensor([[1, 0, 1], [0, 0, 1]]), b, 'mean')", {"randn(2, 3)", "randn(2, 3)"}},
+      {"scatter_reduce", "scatter_reduce(a, 0, tensor([[1, 0, 1], [0, 0, 1]]), b, 'amax', include_self=False)", {"randn(2, 3)", "randn(2, 3)"}},
+      {"scatter_reduce", "scatter_reduce(a, 1, tensor([[2, 2], [0, 1]]), b, 'amin')", {"randn(2, 3)", "randn(2, 2)"}},
+      {"scatter_reduce", "scatter_reduce(a, 1, tensor([[2, 2], [0, 1]]), b, 'sum', include_self=False)", {"randn(2, 3)", "randn(2, 2)"}},
+      {"scatter_reduce", "scatter_reduce(a, 0, tensor([[1, 0, 1], [0, 0, 1]]), b, 'prod')", {"randn(2, 3)", "randn(2, 3)"}, true},
       {"batch_norm", "batch_norm(a, b, c * c + 0.5)", {"randn(4, 3, 2, 2)", "randn(3)", "randn(3)"}},
       // Training mode: the batch's statistics, gamma and beta.
       {"batch_norm", "batch_norm(a, a.mean(axis=(0, 2, 3)), a.var(axis=(0, 2, 3)), b, c)",

@@ -1,0 +1,89 @@
+// PyTorch's diag_embed(input, offset=0, dim1=-2, dim2=-1) and
+// diagflat(input, offset=0): tensors with the input's last dim (diagflat:
+// all of it, flattened) on a diagonal of two new dims and zeros elsewhere.
+// Composed of ops on the tape (a where with the identity's mask, a pad for
+// the offset, a permute to the asked dims), so they differentiate and run
+// on any device; a NaN stays on its diagonal place.
+#include "runtime/tensor_ops.h"
+#include "stdlib/builtins.h"
+#include "stdlib/op_call.h"
+
+namespace nn::stdlib {
+
+using namespace nn::rt;
+
+namespace {
+
+int64_t offsetArg(CallContext& c, const Value& v) {
+  if (!v.isIntLike())
+    fail(c.loc, c.name + "(): offset must be an int, not " + typeName(v), ErrorClass::TypeError);
+  return v.asInt();
+}
+
+// x [..., n] with its last dim on the `offset`-th diagonal of two new last
+// dims [..., n + |offset|, n + |offset|].
+Value embedLast(CallContext& c, const Value& x, int64_t offset) {
+  const Tensor& t = tensorOf(x);
+  int64_t n = t.ndim() == 0 ? 1 : t.dim(t.ndim() - 1);
+  Value column = applyOp(c, ir::Op::Unsqueeze, {x, Value::integer(-1)});
+  Value mask = applyOp(c, ir::Op::Eye, {Value::integer(n), Value::none(), Value::dtype(static_cast<int>(DType::Bool)),
+                                        Value::str(t.device().name())});
+  Value zero = Value::integer(0);
+  if (isFloating(t.dtype())) zero = Value::real(0.0);
+  if (t.dtype() == DType::Bool) zero = Value::boolean(false);
+  Value square = where(c, mask, column, zero);
+  if (offset == 0) return square;
+  int64_t k = offset < 0 ? -offset : offset;
+  // Above the diagonal: k columns in front, k rows after; below: the other way.
+  std::vector<int64_t> widths = offset > 0 ? std::vector<int64_t>{k, 0, 0, k} : std::vector<int64_t>{0, k, k, 0};
+  return applyOp(c, ir::Op::Pad, {square, intsTuple(widths), Value::str("constant"), Value::real(0.0)});
+}
+
+Value bDiagEmbed(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 4);
+  Value zero = Value::integer(0), before = Value::integer(-2), last = Value::integer(-1);
+  Value x = argument(c, args, 0, "input", nullptr), offsetV = argument(c, args, 1, "offset", &zero),
+        dim1V = argument(c, args, 2, "dim1", &before), dim2V = argument(c, args, 3, "dim2", &last);
+  c.checkKeywordsUsed("diag_embed");
+  const Tensor& t = tensorArg(c, x, "input");
+  if (t.ndim() == 0) fail(c.loc, "diag_embed(): expects a tensor with at least 1 dimension, got " + typeString(t));
+  int64_t rank = t.ndim() + 1;
+  int64_t dim1 = dimArg(c, dim1V, rank, "dim1"), dim2 = dimArg(c, dim2V, rank, "dim2");
+  if (dim1 == dim2)
+    fail(c.loc, "diag_embed(): dim1 and dim2 must differ, both are " + std::to_string(dim1), ErrorClass::ValueError);
+  Value out = embedLast(c, x, offsetArg(c, offsetV));
+  if (dim1 == rank - 2 && dim2 == rank - 1) return out;
+  // The plane's rows go to dim1 and its columns to dim2, the batch dims in
+  // order around them.
+  std::vector<int64_t> perm(static_cast<size_t>(rank), -1);
+  perm[static_cast<size_t>(dim1)] = rank - 2;
+  perm[static_cast<size_t>(dim2)] = rank - 1;
+  int64_t next = 0;
+  for (int64_t& p : perm)
+    if (p < 0) p = next++;
+  return applyOp(c, ir::Op::Permute, {out, intsTuple(perm)});
+}
+
+Value bDiagflat(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 2);
+  Value zero = Value::integer(0);
+  Value x = argument(c, args, 0, "input", nullptr), offsetV = argument(c, args, 1, "offset", &zero);
+  c.checkKeywordsUsed("diagflat");
+  const Tensor& t = tensorArg(c, x, "input");
+  return embedLast(c, reshaped(c, x, {t.numel()}), offsetArg(c, offsetV));
+}
+
+}  // namespace
+
+BuiltinFn diagonalEmbeddingMethod(const std::string& name) {
+  if (name == "diag_embed") return bDiagEmbed;
+  if (name == "diagflat") return bDiagflat;
+  return nullptr;
+}
+
+void addDiagonalEmbeddings(BuiltinTable& table) {
+  table[ir::builtinInfo(ir::Builtin::DiagEmbed).name] = bDiagEmbed;
+  table[ir::builtinInfo(ir::Builtin::Diagflat).name] = bDiagflat;
+}
+
+}  // namespace nn::stdlib
