@@ -23,8 +23,9 @@ Value shifted(CallContext& c, const Value& v, int64_t dim, bool from) {
 }
 
 struct Areas {
-  Value each;
+  Value each;  // null where the samples are evenly spaced
   int64_t dim;
+  Value y, spacing;
 };
 
 // Each interval's area along dim: (y[i] + y[i + 1]) / 2 times its width.
@@ -40,10 +41,11 @@ Areas areas(CallContext& c, std::vector<Value>& args) {
   int64_t dim = dimArg(c, dimKw ? *dimKw : last, t.ndim(), "dim");
   if (!x.is(Kind::None) && dxKw)
     fail(c.loc, c.name + "(): takes the points x or the spacing dx, not both", ErrorClass::TypeError);
-  Value sums = binary(c, ir::Op::Add, shifted(c, y, dim, true), shifted(c, y, dim, false));
   Value widths = dxKw ? *dxKw : Value::real(1.0);
   if (dxKw && !dxKw->isNumber())
     fail(c.loc, c.name + "(): dx must be a number, not " + typeName(*dxKw), ErrorClass::TypeError);
+  if (x.is(Kind::None)) return {Value::none(), dim, y, widths};
+  Value sums = binary(c, ir::Op::Add, shifted(c, y, dim, true), shifted(c, y, dim, false));
   if (x.is(Kind::Tensor)) {
     const Tensor& p = tensorOf(x);
     int64_t n = t.dim(static_cast<int>(dim));
@@ -63,22 +65,39 @@ Areas areas(CallContext& c, std::vector<Value>& args) {
       fail(c.loc, c.name + "(): x " + typeString(p) + " must be 1-d or have y's shape " + shapeString(t.shape()),
            ErrorClass::ValueError);
     }
-  } else if (!x.is(Kind::None)) {
+  } else {
     fail(c.loc, c.name + "(): x must be a tensor (the spacing goes in dx=), not " + typeName(x),
          ErrorClass::TypeError);
   }
   Value scaled = binary(c, ir::Op::Mul, sums, widths);
-  return {binary(c, ir::Op::Mul, scaled, Value::real(0.5)), dim};
+  return {binary(c, ir::Op::Mul, scaled, Value::real(0.5)), dim, y, widths};
 }
 
+// Evenly spaced samples' intervals' areas: (y[i] + y[i + 1]) * dx / 2.
+Value evenAreas(CallContext& c, const Areas& a) {
+  Value sums = binary(c, ir::Op::Add, shifted(c, a.y, a.dim, true), shifted(c, a.y, a.dim, false));
+  return binary(c, ir::Op::Mul, sums, Value::real(a.spacing.asFloat() / 2));
+}
+
+// With evenly spaced samples, as PyTorch's: (sum(y) - (y[0] + y[-1]) / 2)
+// dx, one pass over y.
 Value bTrapezoid(CallContext& c, std::vector<Value>& args) {
   Areas a = areas(c, args);
-  return applyOp(c, ir::Op::Sum, {a.each, intsTuple({a.dim}), Value::boolean(false)});
+  if (!a.each.is(Kind::None)) return applyOp(c, ir::Op::Sum, {a.each, intsTuple({a.dim}), Value::boolean(false)});
+  Value total = applyOp(c, ir::Op::Sum, {a.y, intsTuple({a.dim}), Value::boolean(false)});
+  int64_t n = tensorOf(a.y).dim(static_cast<int>(a.dim));
+  if (n > 0) {
+    Value ends = binary(c, ir::Op::Add, indexAlong(c, a.y, a.dim, Value::integer(0)),
+                        indexAlong(c, a.y, a.dim, Value::integer(n - 1)));
+    total = binary(c, ir::Op::Sub, total, binary(c, ir::Op::Mul, ends, Value::real(0.5)));
+  }
+  return binary(c, ir::Op::Mul, total, a.spacing);
 }
 
 Value bCumulativeTrapezoid(CallContext& c, std::vector<Value>& args) {
   Areas a = areas(c, args);
-  return applyOp(c, ir::Op::CumSum, {a.each, Value::integer(a.dim), Value::boolean(false)});
+  Value each = a.each.is(Kind::None) ? evenAreas(c, a) : a.each;
+  return applyOp(c, ir::Op::CumSum, {each, Value::integer(a.dim), Value::boolean(false)});
 }
 
 }  // namespace
