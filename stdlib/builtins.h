@@ -87,13 +87,22 @@ rt::BuiltinFn tensorArrangeMethod(const std::string& name);
 void addIndexUpdates(BuiltinTable& table);
 rt::BuiltinFn indexUpdateMethod(const std::string& name);
 
-// diag_embed and diagflat (diagonal_embedding.cpp), functions and tensor
+// diagonal, diag_embed and diagflat (diagonals.cpp), functions and tensor
 // methods, by name (or null).
 void addDiagonalEmbeddings(BuiltinTable& table);
 rt::BuiltinFn diagonalEmbeddingMethod(const std::string& name);
 
 // trapezoid (trapz) and cumulative_trapezoid (trapezoid.cpp).
 void addTrapezoids(BuiltinTable& table);
+
+// equal, is_floating_point, is_complex, is_signed, is_nonzero and
+// is_same_size (tensor_predicates.cpp), functions and tensor methods, by
+// name (or null).
+void addTensorPredicates(BuiltinTable& table);
+rt::BuiltinFn tensorPredicateMethod(const std::string& name);
+
+// logspace and the signal windows (windows.cpp).
+void addWindows(BuiltinTable& table);
 
 // median, nanmedian, kthvalue, quantile, nanquantile, nansum, nanmean,
 // var_mean, std_mean, aminmax, cummax and cummin (tensor_statistics.cpp), and the function

@@ -639,6 +639,8 @@ const std::map<std::string, BuiltinFn>& table() {
     addIndexUpdates(m);
     addDiagonalEmbeddings(m);
     addTrapezoids(m);
+    addTensorPredicates(m);
+    addWindows(m);
     addTensorStatistics(m);
     addTensorMathComposites(m);
     addConvTranspose(m);

@@ -258,6 +258,7 @@ BuiltinFn pytorchTensorMethod(const std::string& name) {
   if (BuiltinFn f = tensorArrangeMethod(name)) return f;
   if (BuiltinFn f = indexUpdateMethod(name)) return f;
   if (BuiltinFn f = diagonalEmbeddingMethod(name)) return f;
+  if (BuiltinFn f = tensorPredicateMethod(name)) return f;
   if (BuiltinFn f = tensorStatisticMethod(name)) return f;
   if (BuiltinFn f = tensorMathCompositeMethod(name)) return f;
   return tensorSearchMethod(name);

@@ -1,8 +1,9 @@
 // PyTorch's elementwise functions that are exact compositions of nn's
 // ops, written as PyTorch computes them: trunc (fix), frac, logaddexp(2),
 // xlogy, sinc, deg2rad, rad2deg, heaviside, float_power, logit, fmax,
-// fmin and ldexp, and polygamma (the check of its order, then its op or
-// digamma's). Each runs its ops where a tape sees them, so it
+// fmin, ldexp, addcmul, addcdiv, rsub, logical_xor, signbit, isposinf,
+// isneginf and isreal, and polygamma (the check of its order, then its op
+// or digamma's). Each runs its ops where a tape sees them, so it
 // differentiates as they do (trunc's gradient is zero, as floor's), in
 // every mode; arguments may be tensors or numbers, broadcast together; the
 // ones PyTorch also has as tensor methods are methods too.
@@ -211,6 +212,58 @@ Value bPolygammaMethod(CallContext& c, std::vector<Value>& args) {
   return polygammaOf(c, n, x);
 }
 
+// addcmul(input, tensor1, tensor2, *, value=1) and addcdiv: input +
+// value * tensor1 * tensor2 (or / tensor2), in PyTorch's order of
+// operations; addcdiv refuses integer division, as PyTorch's.
+Value bAddc(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 3);
+  Value x = operand(c, args, 0, "input"), a = operand(c, args, 1, "tensor1"), b = operand(c, args, 2, "tensor2");
+  const Value* value = c.kw("value");
+  c.checkKeywordsUsed(c.name.c_str());
+  if (value && !value->isNumber())
+    fail(c.loc, c.name + "(): value must be a number, not " + typeName(*value), ErrorClass::TypeError);
+  bool divides = c.name == "addcdiv";
+  auto integral = [](const Value& v) { return v.is(Kind::Tensor) ? !isFloating(tensorOf(v).dtype()) : v.isIntLike(); };
+  if (divides && integral(a) && integral(b))
+    fail(c.loc, "addcdiv(): integer division of tensor1 by tensor2 is not supported; use float tensors",
+         ErrorClass::TypeError);
+  Value scaled = value && !(value->isIntLike() && value->asInt() == 1) ? binary(c, ir::Op::Mul, *value, a) : a;
+  return binary(c, ir::Op::Add, x, binary(c, divides ? ir::Op::Div : ir::Op::Mul, scaled, b));
+}
+
+// rsub(input, other, alpha=1): other - alpha * input.
+Value bRsub(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 3);
+  Value one = Value::integer(1);
+  Value x = operand(c, args, 0, "input"), other = operand(c, args, 1, "other");
+  Value alpha = argument(c, args, 2, "alpha", &one);
+  c.checkKeywordsUsed("rsub");
+  if (!alpha.isNumber()) fail(c.loc, std::string("rsub(): alpha must be a number, not ") + typeName(alpha), ErrorClass::TypeError);
+  bool unit = alpha.isIntLike() && alpha.asInt() == 1;
+  return binary(c, ir::Op::Sub, other, unit ? x : binary(c, ir::Op::Mul, alpha, x));
+}
+
+Value bLogicalXor(CallContext& c, std::vector<Value>& args) {
+  auto [a, b] = operands(c, args, "other");
+  return binary(c, ir::Op::Ne, binary(c, ir::Op::Ne, a, Value::integer(0)), binary(c, ir::Op::Ne, b, Value::integer(0)));
+}
+
+// signbit: the sign bit (set for -0.0 too, through copysign); isposinf,
+// isneginf: +-inf; isreal: true everywhere (nn has no complex dtype).
+Value bSignPredicate(CallContext& c, std::vector<Value>& args) {
+  Value x = unary(c, args);
+  DType type = tensorOf(x).dtype();
+  Value none = applyOp(c, ir::Op::ZerosLike, {x, Value::dtype(static_cast<int>(DType::Bool))});
+  if (c.name == "isreal") return applyOp(c, ir::Op::OnesLike, {x, Value::dtype(static_cast<int>(DType::Bool))});
+  if (c.name == "signbit") {
+    if (type == DType::Bool) return none;
+    if (!isFloating(type)) return binary(c, ir::Op::Lt, x, Value::integer(0));
+    return binary(c, ir::Op::Lt, applyOp(c, ir::Op::Copysign, {Value::real(1.0), x}), Value::integer(0));
+  }
+  if (!isFloating(type)) return none;
+  return binary(c, ir::Op::Eq, x, Value::real(c.name == "isposinf" ? HUGE_VAL : -HUGE_VAL));
+}
+
 }  // namespace
 
 BuiltinFn tensorMathCompositeMethod(const std::string& name) {
@@ -228,6 +281,10 @@ BuiltinFn tensorMathCompositeMethod(const std::string& name) {
   if (name == "fmin") return bFextremum<false>;
   if (name == "ldexp") return bLdexp;
   if (name == "polygamma") return bPolygammaMethod;
+  if (name == "addcmul" || name == "addcdiv") return bAddc;
+  if (name == "rsub") return bRsub;
+  if (name == "logical_xor") return bLogicalXor;
+  if (name == "signbit" || name == "isposinf" || name == "isneginf" || name == "isreal") return bSignPredicate;
   return nullptr;
 }
 
@@ -235,7 +292,9 @@ void addTensorMathComposites(BuiltinTable& table) {
   using ir::Builtin;
   for (Builtin b : {Builtin::Trunc, Builtin::Fix, Builtin::Frac, Builtin::Deg2rad, Builtin::Rad2deg, Builtin::Sinc,
                     Builtin::Logaddexp, Builtin::Logaddexp2, Builtin::Xlogy, Builtin::Heaviside, Builtin::FloatPower,
-                    Builtin::Logit, Builtin::Fmax, Builtin::Fmin, Builtin::Ldexp})
+                    Builtin::Logit, Builtin::Fmax, Builtin::Fmin, Builtin::Ldexp, Builtin::Addcmul, Builtin::Addcdiv,
+                    Builtin::Rsub, Builtin::LogicalXor, Builtin::Signbit, Builtin::Isposinf, Builtin::Isneginf,
+                    Builtin::Isreal})
     table[ir::builtinInfo(b).name] = tensorMathCompositeMethod(ir::builtinInfo(b).name);
   table[ir::builtinInfo(Builtin::Polygamma).name] = bPolygamma;
 }

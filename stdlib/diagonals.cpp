@@ -1,9 +1,14 @@
-// PyTorch's diag_embed(input, offset=0, dim1=-2, dim2=-1) and
-// diagflat(input, offset=0): tensors with the input's last dim (diagflat:
-// all of it, flattened) on a diagonal of two new dims and zeros elsewhere.
-// Composed of ops on the tape (a where with the identity's mask, a pad for
-// the offset, a permute to the asked dims), so they differentiate and run
-// on any device; a NaN stays on its diagonal place.
+// PyTorch's diagonals: diagonal(input, offset=0, dim1=0, dim2=1), the
+// elements of a diagonal of two dims (the new last dim), and
+// diag_embed(input, offset=0, dim1=-2, dim2=-1) and diagflat(input,
+// offset=0), tensors with the input's last dim (diagflat: all of it,
+// flattened) on a diagonal of two new dims and zeros elsewhere. Composed of
+// ops on the tape (a strided slice of the two dims flattened; a where with
+// the identity's mask, a pad for the offset, a permute to the asked dims),
+// so they differentiate and run on any device; a NaN stays on its
+// diagonal place.
+#include <algorithm>
+
 #include "runtime/tensor_ops.h"
 #include "stdlib/builtins.h"
 #include "stdlib/op_call.h"
@@ -64,6 +69,37 @@ Value bDiagEmbed(CallContext& c, std::vector<Value>& args) {
   return applyOp(c, ir::Op::Permute, {out, intsTuple(perm)});
 }
 
+// diagonal: dim1 and dim2 moved last and flattened together, then every
+// (columns + 1)-th element from the diagonal's first.
+Value bDiagonal(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 4);
+  Value zero = Value::integer(0), one = Value::integer(1);
+  Value x = argument(c, args, 0, "input", nullptr), offsetV = argument(c, args, 1, "offset", &zero),
+        dim1V = argument(c, args, 2, "dim1", &zero), dim2V = argument(c, args, 3, "dim2", &one);
+  c.checkKeywordsUsed("diagonal");
+  const Tensor& t = tensorArg(c, x, "input");
+  if (t.ndim() < 2) fail(c.loc, "diagonal(): expects a tensor with at least 2 dimensions, got " + typeString(t));
+  int64_t rank = t.ndim(), offset = offsetArg(c, offsetV);
+  int64_t dim1 = dimArg(c, dim1V, rank, "dim1"), dim2 = dimArg(c, dim2V, rank, "dim2");
+  if (dim1 == dim2)
+    fail(c.loc, "diagonal(): dim1 and dim2 must differ, both are " + std::to_string(dim1), ErrorClass::ValueError);
+  std::vector<int64_t> perm, shape;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != dim1 && d != dim2) perm.push_back(d), shape.push_back(t.dim(static_cast<int>(d)));
+  perm.push_back(dim1), perm.push_back(dim2);
+  int64_t rows = t.dim(static_cast<int>(dim1)), columns = t.dim(static_cast<int>(dim2));
+  int64_t length = offset >= 0 ? std::min(rows, columns - offset) : std::min(rows + offset, columns);
+  length = std::max<int64_t>(length, 0);
+  Value moved = applyOp(c, ir::Op::Permute, {x, intsTuple(perm)});
+  shape.push_back(rows * columns);
+  Value flat = reshaped(c, moved, shape);
+  int64_t first = offset >= 0 ? offset : -offset * columns;
+  Value along = length == 0 ? makeSlice(Value::integer(0), Value::integer(0), Value::none())
+                            : makeSlice(Value::integer(first), Value::integer(first + (length - 1) * (columns + 1) + 1),
+                                        Value::integer(columns + 1));
+  return indexAlong(c, flat, static_cast<int64_t>(shape.size()) - 1, along);
+}
+
 Value bDiagflat(CallContext& c, std::vector<Value>& args) {
   atMost(c, args, 2);
   Value zero = Value::integer(0);
@@ -78,12 +114,14 @@ Value bDiagflat(CallContext& c, std::vector<Value>& args) {
 BuiltinFn diagonalEmbeddingMethod(const std::string& name) {
   if (name == "diag_embed") return bDiagEmbed;
   if (name == "diagflat") return bDiagflat;
+  if (name == "diagonal") return bDiagonal;
   return nullptr;
 }
 
 void addDiagonalEmbeddings(BuiltinTable& table) {
   table[ir::builtinInfo(ir::Builtin::DiagEmbed).name] = bDiagEmbed;
   table[ir::builtinInfo(ir::Builtin::Diagflat).name] = bDiagflat;
+  table[ir::builtinInfo(ir::Builtin::Diagonal).name] = bDiagonal;
 }
 
 }  // namespace nn::stdlib
