@@ -140,8 +140,8 @@ const std::vector<std::string>& tensorOwnMethodNames() {
       "deg2rad", "rad2deg", "sinc", "logaddexp", "logaddexp2", "xlogy", "heaviside", "float_power", "logit", "fmax",
       "fmin", "ldexp", "polygamma", "index_add", "index_copy", "index_fill", "index_reduce", "take", "put",
       "masked_scatter", "diag_embed", "diagflat", "diagonal", "cov", "corrcoef", "addcmul", "addcdiv", "logical_xor",
-      "signbit", "isposinf", "isneginf", "isreal", "equal", "is_floating_point", "is_complex", "is_signed", "is_nonzero",
-      "is_same_size"};
+      "signbit", "isposinf", "isneginf", "isreal", "equal", "is_floating_point", "is_complex", "is_signed",
+      "is_nonzero", "is_same_size"};
   return names;
 }
 

@@ -90,7 +90,8 @@ void GradScatterReduce(GradientBuilder& b) {
   const Attr* includeAttr = b.attr("include_self");
   bool includeSelf = !includeAttr || !std::holds_alternative<bool>(*includeAttr) || std::get<bool>(*includeAttr);
   Value *x = b.operands[0], *index = b.operands[1], *g = b.adjoint;
-  Value* src = srcShapedAsIndex(b) ? b.operands[2] : b.emit(Op::Gather, {b.operands[2], ownCoordinates(b, axis)}, {{"axis", axis}});
+  Value* src = srcShapedAsIndex(b) ? b.operands[2]
+                                   : b.emit(Op::Gather, {b.operands[2], ownCoordinates(b, axis)}, {{"axis", axis}});
   auto gathered = [&](Value* v) { return b.emit(Op::Gather, {v, index}, {{"axis", axis}}); };
   auto atIndex = [&](Value* v, Value* value) {
     return b.emit(Op::Scatter, {v, index, value, b.literal(NoneAttr{})}, {{"axis", axis}});
@@ -116,8 +117,9 @@ void GradScatterReduce(GradientBuilder& b) {
     Value* selfIs = b.emit(Op::Eq, {x, r});
     if (selfCounted) selfIs = b.emit(Op::LogicalAnd, {selfIs, selfCounted});
     Value* srcIs = b.emit(Op::Eq, {src, gathered(r)});
-    Value* ties = b.emit(Op::ScatterAdd, {b.emit(Op::AsType, {selfIs}, {{"dtype", std::string("i64")}}), index,
-                                          b.emit(Op::AsType, {srcIs}, {{"dtype", std::string("i64")}})},
+    Value* ties = b.emit(Op::ScatterAdd,
+                         {b.emit(Op::AsType, {selfIs}, {{"dtype", std::string("i64")}}), index,
+                          b.emit(Op::AsType, {srcIs}, {{"dtype", std::string("i64")}})},
                          {{"axis", axis}});
     Value* shared = b.div(g, b.emit(Op::Maximum, {ties, b.literal(int64_t{1})}));
     gx = b.emit(Op::Where, {selfIs, shared, b.constant(0.0)});
@@ -125,7 +127,8 @@ void GradScatterReduce(GradientBuilder& b) {
   } else {  // prod
     Value* selfZero = isZero(x);
     Value* maskedSelf = orOne(x, selfZero);
-    Value* others = b.emit(Op::ScatterReduce, {maskedSelf, index, b.operands[2]}, b.attrs({"axis", "reduce", "include_self"}));
+    Value* others =
+        b.emit(Op::ScatterReduce, {maskedSelf, index, b.operands[2]}, b.attrs({"axis", "reduce", "include_self"}));
     gx = b.div(b.mul(g, others), maskedSelf);
     Value* srcZero = isZero(src);
     Value* zerosThere = b.emit(Op::ScatterAdd,
@@ -133,7 +136,8 @@ void GradScatterReduce(GradientBuilder& b) {
                                 b.emit(Op::AsType, {srcZero}, {{"dtype", std::string("i64")}})},
                                {{"axis", axis}});
     Value* onlyZero = b.emit(Op::LogicalAnd, {srcZero, b.emit(Op::Eq, {gathered(zerosThere), b.literal(int64_t{1})})});
-    Value* withoutIt = b.emit(Op::ScatterReduce, {x, index, orOne(src, onlyZero)}, b.attrs({"axis", "reduce", "include_self"}));
+    Value* withoutIt =
+        b.emit(Op::ScatterReduce, {x, index, orOne(src, onlyZero)}, b.attrs({"axis", "reduce", "include_self"}));
     gsrc = b.emit(Op::Where, {onlyZero, gathered(b.mul(g, withoutIt)),
                               b.div(gathered(b.mul(g, b.result())), orOne(src, srcZero))});
   }

@@ -220,10 +220,10 @@ template <>
 struct KernelFor<ir::Op::Scatter> {
   using Fn = void (*)(int axis, const Tensor& index, const Tensor& src, Tensor& out);
 };
-// out holds a copy of x (or of the reduction's identity where x is left
-// out); reduces src's elements into it at the index positions along
-// `axis`, each line in index order (index i64, checked)  [out's dtype: f64
-// or i64]
+// out holds a copy of x (where x is left out, with a start that leaves
+// the reduction as it is at the places the index reaches); reduces src's
+// elements into it at the index positions along `axis`, each line in
+// index order (index i64, checked)  [out's dtype: f64 or i64]
 template <>
 struct KernelFor<ir::Op::ScatterReduce> {
   using Fn = void (*)(int axis, const Tensor& index, const Tensor& src, ScatterReduction reduction, Tensor& out);

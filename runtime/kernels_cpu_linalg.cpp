@@ -1,13 +1,13 @@
 // CPU kernels of the linear algebra ops (inverse, det and slogdet's
-// halves, det's gradient, cholesky, eigvalsh and eigh's vectors) through LAPACK's LU
-// (getrf, getri) and Cholesky (potrf) factorisations, its symmetric
-// eigensolver (syevd), its divide-and-conquer SVD (gesdd, as PyTorch's
-// CPU default) and its Householder QR (geqrf, orgqr), one matrix of the
-// batch at a time. LAPACK reads
-// matrices column by column: a row-major matrix is its transpose there,
-// so a row-major inverse is LAPACK's inverse of the transpose read back
-// row by row, a determinant is the transpose's, and the upper factor U of
-// the transpose of a symmetric A (A itself) is read back as L = U^T.
+// halves, det's gradient, cholesky, eigvalsh and eigh's vectors) through
+// LAPACK's LU (getrf, getri) and Cholesky (potrf) factorisations, its
+// symmetric eigensolver (syevd), its divide-and-conquer SVD (gesdd, as
+// PyTorch's CPU default) and its Householder QR (geqrf, orgqr), one matrix
+// of the batch at a time. LAPACK reads matrices column by column: a
+// row-major matrix is its transpose there, so a row-major inverse is
+// LAPACK's inverse of the transpose read back row by row, a determinant is
+// the transpose's, and the upper factor U of the transpose of a symmetric
+// A (A itself) is read back as L = U^T.
 #include <cmath>
 #include <cstring>
 #include <limits>

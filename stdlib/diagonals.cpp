@@ -9,6 +9,7 @@
 // diagonal place.
 #include <algorithm>
 
+#include "ir/builtins.h"
 #include "runtime/tensor_ops.h"
 #include "stdlib/builtins.h"
 #include "stdlib/op_call.h"
@@ -20,8 +21,7 @@ using namespace nn::rt;
 namespace {
 
 int64_t offsetArg(CallContext& c, const Value& v) {
-  if (!v.isIntLike())
-    fail(c.loc, c.name + "(): offset must be an int, not " + typeName(v), ErrorClass::TypeError);
+  if (!v.isIntLike()) fail(c.loc, c.name + "(): offset must be an int, not " + typeName(v), ErrorClass::TypeError);
   return v.asInt();
 }
 
@@ -31,8 +31,9 @@ Value embedLast(CallContext& c, const Value& x, int64_t offset) {
   const Tensor& t = tensorOf(x);
   int64_t n = t.ndim() == 0 ? 1 : t.dim(t.ndim() - 1);
   Value column = applyOp(c, ir::Op::Unsqueeze, {x, Value::integer(-1)});
-  Value mask = applyOp(c, ir::Op::Eye, {Value::integer(n), Value::none(), Value::dtype(static_cast<int>(DType::Bool)),
-                                        Value::str(t.device().name())});
+  Value mask = applyOp(
+      c, ir::Op::Eye,
+      {Value::integer(n), Value::none(), Value::dtype(static_cast<int>(DType::Bool)), Value::str(t.device().name())});
   Value zero = Value::integer(0);
   if (isFloating(t.dtype())) zero = Value::real(0.0);
   if (t.dtype() == DType::Bool) zero = Value::boolean(false);

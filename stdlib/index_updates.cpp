@@ -10,6 +10,7 @@
 // forms index x reshaped to one dim.
 #include <string>
 
+#include "ir/builtins.h"
 #include "runtime/tensor_ops.h"
 #include "stdlib/builtins.h"
 #include "stdlib/op_call.h"

@@ -335,7 +335,8 @@ Value bVander(CallContext& c, std::vector<Value>& args) {
   if (t.ndim() != 1) fail(c.loc, "vander(): x must be 1-d, not " + typeString(t), ErrorClass::ValueError);
   int64_t n = t.numel(), columns = n;
   if (!count.is(Kind::None)) {
-    if (!count.isIntLike()) fail(c.loc, std::string("vander(): N must be an int, not ") + typeName(count), ErrorClass::TypeError);
+    if (!count.isIntLike())
+      fail(c.loc, std::string("vander(): N must be an int, not ") + typeName(count), ErrorClass::TypeError);
     columns = count.asInt();
     if (columns < 0) fail(c.loc, "vander(): N must be non-negative", ErrorClass::ValueError);
   }
@@ -344,7 +345,9 @@ Value bVander(CallContext& c, std::vector<Value>& args) {
   // PyTorch's: integers and bools in i64, floats as they are.
   DType type = isFloating(t.dtype()) ? t.dtype() : DType::I64;
   Value typed = t.dtype() == type ? x : applyOp(c, ir::Op::AsType, {x, Value::dtype(static_cast<int>(type))});
-  if (columns == 0) return applyOp(c, ir::Op::Zeros, {intsTuple({n, 0}), Value::dtype(static_cast<int>(type)), Value::str(t.device().name())});
+  if (columns == 0)
+    return applyOp(c, ir::Op::Zeros,
+                   {intsTuple({n, 0}), Value::dtype(static_cast<int>(type)), Value::str(t.device().name())});
   Value ones = applyOp(c, ir::Op::OnesLike, {reshaped(c, typed, {n, 1}), Value::none()});
   Value powers = ones;
   if (columns > 1) {

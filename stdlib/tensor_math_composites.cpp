@@ -238,14 +238,16 @@ Value bRsub(CallContext& c, std::vector<Value>& args) {
   Value x = operand(c, args, 0, "input"), other = operand(c, args, 1, "other");
   Value alpha = argument(c, args, 2, "alpha", &one);
   c.checkKeywordsUsed("rsub");
-  if (!alpha.isNumber()) fail(c.loc, std::string("rsub(): alpha must be a number, not ") + typeName(alpha), ErrorClass::TypeError);
+  if (!alpha.isNumber())
+    fail(c.loc, std::string("rsub(): alpha must be a number, not ") + typeName(alpha), ErrorClass::TypeError);
   bool unit = alpha.isIntLike() && alpha.asInt() == 1;
   return binary(c, ir::Op::Sub, other, unit ? x : binary(c, ir::Op::Mul, alpha, x));
 }
 
 Value bLogicalXor(CallContext& c, std::vector<Value>& args) {
   auto [a, b] = operands(c, args, "other");
-  return binary(c, ir::Op::Ne, binary(c, ir::Op::Ne, a, Value::integer(0)), binary(c, ir::Op::Ne, b, Value::integer(0)));
+  return binary(c, ir::Op::Ne, binary(c, ir::Op::Ne, a, Value::integer(0)),
+                binary(c, ir::Op::Ne, b, Value::integer(0)));
 }
 
 // signbit: the sign bit (set for -0.0 too, through copysign); isposinf,

@@ -4,6 +4,7 @@
 // is_signed, is_nonzero (of one element) and is_same_size(a, b). The ones
 // PyTorch has as tensor methods are methods too. equal reads the
 // comparison's result on the host, as bool(x) does.
+#include "ir/builtins.h"
 #include "runtime/tensor_ops.h"
 #include "stdlib/builtins.h"
 #include "stdlib/op_call.h"
@@ -59,8 +60,8 @@ BuiltinFn tensorPredicateMethod(const std::string& name) {
 
 void addTensorPredicates(BuiltinTable& table) {
   using ir::Builtin;
-  for (Builtin b :
-       {Builtin::Equal, Builtin::IsFloatingPoint, Builtin::IsComplex, Builtin::IsSigned, Builtin::IsNonzero, Builtin::IsSameSize})
+  for (Builtin b : {Builtin::Equal, Builtin::IsFloatingPoint, Builtin::IsComplex, Builtin::IsSigned, Builtin::IsNonzero,
+                    Builtin::IsSameSize})
     table[ir::builtinInfo(b).name] = tensorPredicateMethod(ir::builtinInfo(b).name);
 }
 

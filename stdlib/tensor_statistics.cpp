@@ -349,7 +349,8 @@ Value covariances(CallContext& c, const Value& input, const Value* correctionV, 
   if (t.ndim() > 2)
     fail(c.loc, c.name + "(): expects input of at most 2 dims (variables, observations), not " + typeString(t),
          ErrorClass::ValueError);
-  Value x = isFloating(t.dtype()) ? input : applyOp(c, ir::Op::AsType, {input, Value::dtype(static_cast<int>(DType::F32))});
+  Value x =
+      isFloating(t.dtype()) ? input : applyOp(c, ir::Op::AsType, {input, Value::dtype(static_cast<int>(DType::F32))});
   int64_t observations = t.ndim() == 0 ? 1 : t.dim(t.ndim() - 1);
   if (t.ndim() < 2) x = reshaped(c, x, {1, observations});
   double correction = 1.0;

@@ -4,6 +4,7 @@
 // default) or at the points x (1-d along dim, or of y's shape). Composed
 // of ops on the tape, so they differentiate in y and x and run on any
 // device.
+#include "ir/builtins.h"
 #include "runtime/tensor_ops.h"
 #include "stdlib/builtins.h"
 #include "stdlib/op_call.h"
@@ -51,8 +52,7 @@ Areas areas(CallContext& c, std::vector<Value>& args) {
     int64_t n = t.dim(static_cast<int>(dim));
     if (p.ndim() == 1) {
       if (p.dim(0) != n)
-        fail(c.loc,
-             c.name + "(): x " + typeString(p) + " must have y's size along dim, " + std::to_string(n),
+        fail(c.loc, c.name + "(): x " + typeString(p) + " must have y's size along dim, " + std::to_string(n),
              ErrorClass::ValueError);
       // Laid along dim, to broadcast over y's other dims.
       std::vector<int64_t> along(static_cast<size_t>(t.ndim()), 1);
@@ -66,8 +66,7 @@ Areas areas(CallContext& c, std::vector<Value>& args) {
            ErrorClass::ValueError);
     }
   } else {
-    fail(c.loc, c.name + "(): x must be a tensor (the spacing goes in dx=), not " + typeName(x),
-         ErrorClass::TypeError);
+    fail(c.loc, c.name + "(): x must be a tensor (the spacing goes in dx=), not " + typeName(x), ErrorClass::TypeError);
   }
   Value scaled = binary(c, ir::Op::Mul, sums, widths);
   return {binary(c, ir::Op::Mul, scaled, Value::real(0.5)), dim, y, widths};

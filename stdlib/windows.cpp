@@ -9,6 +9,7 @@
 #include <optional>
 #include <utility>
 
+#include "ir/builtins.h"
 #include "runtime/tensor_ops.h"
 #include "stdlib/builtins.h"
 #include "stdlib/op_call.h"
@@ -39,7 +40,8 @@ Value bLogspace(CallContext& c, std::vector<Value>& args) {
         steps = argument(c, args, 2, "steps", nullptr), base = argument(c, args, 3, "base", &ten);
   Placement p = placementOf(c);
   c.checkKeywordsUsed("logspace");
-  if (!base.isNumber()) fail(c.loc, std::string("logspace(): base must be a number, not ") + typeName(base), ErrorClass::TypeError);
+  if (!base.isNumber())
+    fail(c.loc, std::string("logspace(): base must be a number, not ") + typeName(base), ErrorClass::TypeError);
   // The exponents in f64, so that an integer dtype gets base's exact powers.
   Value exponents =
       applyOp(c, ir::Op::Linspace, {start, end, steps, Value::dtype(static_cast<int>(DType::F64)), p.device});
@@ -88,7 +90,8 @@ Value bWindow(CallContext& c, std::vector<Value>& args) {
   if (!periodicV.is(Kind::Bool))
     fail(c.loc, c.name + "(): periodic must be a bool, not " + typeName(periodicV), ErrorClass::TypeError);
   for (auto [v, what] : {std::pair{alpha, "alpha"}, std::pair{beta, "beta"}})
-    if (!v.isNumber()) fail(c.loc, c.name + "(): " + what + " must be a number, not " + typeName(v), ErrorClass::TypeError);
+    if (!v.isNumber())
+      fail(c.loc, c.name + "(): " + what + " must be a number, not " + typeName(v), ErrorClass::TypeError);
   int64_t length = lengthV.asInt();
   bool periodic = periodicV.asBool();
   if (std::optional<Value> fixed = trivialWindow(c, length, p)) return *fixed;

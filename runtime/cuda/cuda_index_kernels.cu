@@ -1,10 +1,10 @@
 // The CUDA plugin's indexing and line-wise kernels (cuda_kernels.h):
 // indexing reads and writes through element offsets resolved on the host,
-// gather, scatter, scatter_add and scatter_reduce along an axis, the scans and the stable
-// sort (one thread per line, in the CPU's order), the triangles, layer
-// norm (one block per row), the binary cross entropy (one block, so its
-// sum is the same on every run), interpolate and its gradient
-// (resample.h), grid_sample, and max pooling's indices.
+// gather, scatter, scatter_add and scatter_reduce along an axis, the scans
+// and the stable sort (one thread per line, in the CPU's order), the
+// triangles, layer norm (one block per row), the binary cross entropy (one
+// block, so its sum is the same on every run), interpolate and its
+// gradient (resample.h), grid_sample, and max pooling's indices.
 #include <cstdint>
 #include <type_traits>
 
