@@ -141,7 +141,8 @@ const std::vector<std::string>& tensorOwnMethodNames() {
       "fmin", "ldexp", "polygamma", "index_add", "index_copy", "index_fill", "index_reduce", "take", "put",
       "masked_scatter", "diag_embed", "diagflat", "diagonal", "cov", "corrcoef", "addcmul", "addcdiv", "logical_xor",
       "signbit", "isposinf", "isneginf", "isreal", "equal", "is_floating_point", "is_complex", "is_signed",
-      "is_nonzero", "is_same_size"};
+      "is_nonzero", "is_same_size", "renorm", "mvlgamma", "cholesky_inverse", "cholesky_solve", "mode", "msort",
+      "histogram"};
   return names;
 }
 

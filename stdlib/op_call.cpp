@@ -4,6 +4,8 @@
 // it could not bind is reported here.
 #include "stdlib/op_call.h"
 
+#include <algorithm>
+
 #include "runtime/device.h"
 #include "runtime/device_align.h"
 #include "runtime/scalar_ops.h"
@@ -199,6 +201,12 @@ const Tensor& tensorArg(CallContext& c, const Value& v, const char* what) {
   if (!v.is(Kind::Tensor))
     fail(c.loc, c.name + "(): " + what + " must be a Tensor, not " + typeName(v), ErrorClass::TypeError);
   return tensorOf(v);
+}
+
+Value i64Tensor(CallContext& c, const std::vector<int64_t>& items, const Shape& shape, Device& device) {
+  Tensor t = Tensor::empty(DType::I64, shape, c.interp.context().cpu());
+  std::copy(items.begin(), items.end(), t.data<int64_t>());
+  return makeTensorValue(copyTo(t, device, c.loc));
 }
 
 Value reshaped(CallContext& c, const Value& x, const std::vector<int64_t>& shape) {

@@ -110,6 +110,9 @@ rt::Value argument(rt::CallContext& c, const std::vector<rt::Value>& args, size_
 void atMost(rt::CallContext& c, const std::vector<rt::Value>& args, size_t count);
 // v as a tensor, else the builtin's located TypeError naming it (`what`).
 const rt::Tensor& tensorArg(rt::CallContext& c, const rt::Value& v, const char* what);
+// The i64 tensor of `items` in `shape`, made on the host and copied to
+// `device`.
+rt::Value i64Tensor(rt::CallContext& c, const std::vector<int64_t>& items, const rt::Shape& shape, rt::Device& device);
 // x reshaped to `shape`, on the tape.
 rt::Value reshaped(rt::CallContext& c, const rt::Value& x, const std::vector<int64_t>& shape);
 // The dim argument v (an int, `what` in the TypeError) of a tensor of

@@ -150,13 +150,6 @@ Value bRot90(CallContext& c, std::vector<Value>& args) {
   return applyOp(c, ir::Op::Pos, {x});
 }
 
-// The i64 tensor of `items` (on the host, then x's device).
-Value i64Tensor(CallContext& c, const std::vector<int64_t>& items, const Shape& shape, Device& device) {
-  Tensor t = Tensor::empty(DType::I64, shape, c.interp.context().cpu());
-  std::copy(items.begin(), items.end(), t.data<int64_t>());
-  return makeTensorValue(copyTo(t, device, c.loc));
-}
-
 // repeat_interleave(x, repeats, dim=None): each element (each slice along
 // dim; with no dim, of x flattened) repeated repeats times (an int, or a
 // 1-d tensor of one count per element); repeat_interleave(counts) alone:
@@ -320,6 +313,47 @@ Value bCartesianProd(CallContext& c, std::vector<Value>& args) {
     columns.push_back(reshaped(c, spread, {total}));
   }
   return applyOp(c, ir::Op::Stack, {makeList(std::move(columns)), Value::integer(1)});
+}
+
+// combinations(input, r=2, with_replacement=False): the rows of the 1-d
+// input's r-element combinations (with repeats, with_replacement), in
+// lexicographic order of their positions, as itertools' (r = 0: an empty
+// 1-d tensor, as PyTorch's); input indexed at them, so they differentiate.
+Value bCombinations(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 3);
+  Value two = Value::integer(2), no = Value::boolean(false);
+  Value x = argument(c, args, 0, "input", nullptr), rV = argument(c, args, 1, "r", &two),
+        repeats = argument(c, args, 2, "with_replacement", &no);
+  c.checkKeywordsUsed("combinations");
+  const Tensor& t = tensorArg(c, x, "input");
+  if (t.ndim() != 1) fail(c.loc, "combinations(): expects a 1-d tensor, not " + typeString(t), ErrorClass::ValueError);
+  if (!rV.isIntLike() || rV.asInt() < 0)
+    fail(c.loc, "combinations(): r must be a non-negative int, not " + repr(rV), ErrorClass::ValueError);
+  if (!repeats.is(Kind::Bool))
+    fail(c.loc, std::string("combinations(): with_replacement must be a bool, not ") + typeName(repeats),
+         ErrorClass::TypeError);
+  int64_t n = t.numel(), r = rV.asInt();
+  if (r == 0) return indexAlong(c, x, 0, makeSlice(Value::integer(0), Value::integer(0), Value::none()));
+  std::vector<int64_t> rows, pick(static_cast<size_t>(r));
+  int64_t count = 0;
+  // The next combination after `pick` in lexicographic order; false after
+  // the last.
+  bool replace = repeats.asBool();
+  if (replace ? n > 0 : r <= n) {
+    for (int64_t i = 0; i < r; ++i) pick[static_cast<size_t>(i)] = replace ? 0 : i;
+    while (true) {
+      rows.insert(rows.end(), pick.begin(), pick.end());
+      ++count;
+      int64_t i = r - 1;
+      while (i >= 0 && pick[static_cast<size_t>(i)] == (replace ? n - 1 : n - r + i)) --i;
+      if (i < 0) break;
+      ++pick[static_cast<size_t>(i)];
+      for (int64_t j = i + 1; j < r; ++j)
+        pick[static_cast<size_t>(j)] = replace ? pick[static_cast<size_t>(i)] : pick[static_cast<size_t>(j - 1)] + 1;
+    }
+  }
+  Value index = i64Tensor(c, rows, {count * r}, t.device());
+  return reshaped(c, indexAlong(c, x, 0, index), {count, r});
 }
 
 // vander(x, N=None, increasing=False): the powers x^0 .. x^(N-1) of the
@@ -583,6 +617,7 @@ void addTensorArrangements(BuiltinTable& table) {
   table[ir::builtinInfo(Builtin::BlockDiag).name] = bBlockDiag;
   table[ir::builtinInfo(Builtin::CartesianProd).name] = bCartesianProd;
   table[ir::builtinInfo(Builtin::Vander).name] = bVander;
+  table[ir::builtinInfo(Builtin::Combinations).name] = bCombinations;
   table[ir::builtinInfo(Builtin::TrilIndices).name] = bTriangleIndices;
   table[ir::builtinInfo(Builtin::TriuIndices).name] = bTriangleIndices;
   for (Builtin b : {Builtin::Narrow, Builtin::Select, Builtin::IndexSelect, Builtin::Unbind})

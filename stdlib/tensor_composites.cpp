@@ -1,6 +1,6 @@
 // PyTorch's tensor functions that are compositions of nn's ops: lerp,
 // nan_to_num, count_nonzero, meshgrid, diff, movedim (moveaxis), cross,
-// kron and cdist,
+// kron, cdist and renorm,
 // with PyTorch's arguments, defaults and checks. Each runs the ops it is
 // made of where a tape sees them, so it differentiates as they do, in
 // every mode (graph mode runs the call as it is). The ones PyTorch also
@@ -332,6 +332,31 @@ Value bCdist(CallContext& c, std::vector<Value>& args) {
   return applyOp(c, ir::Op::Concat, {makeList(std::move(parts)), Value::integer(-2)});
 }
 
+// renorm(input, p, dim, maxnorm): each slice of input along dim (all the
+// other dims) whose p-norm is above maxnorm scaled to maxnorm, by
+// maxnorm / (norm + 1e-7), as PyTorch's.
+Value bRenorm(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 4);
+  Value x = argument(c, args, 0, "input", nullptr), p = argument(c, args, 1, "p", nullptr),
+        dimV = argument(c, args, 2, "dim", nullptr), maxnorm = argument(c, args, 3, "maxnorm", nullptr);
+  c.checkKeywordsUsed("renorm");
+  const Tensor& t = tensorArg(c, x, "input");
+  if (!isFloating(t.dtype()))
+    fail(c.loc, "renorm(): expects a float tensor, not " + typeString(t), ErrorClass::TypeError);
+  if (!p.isNumber() || p.asFloat() <= 0)
+    fail(c.loc, "renorm(): p must be a positive number, not " + repr(p), ErrorClass::ValueError);
+  if (!maxnorm.isNumber() || maxnorm.asFloat() < 0)
+    fail(c.loc, "renorm(): maxnorm must be a non-negative number, not " + repr(maxnorm), ErrorClass::ValueError);
+  int64_t dim = dimOf(c, dimV, std::max<int64_t>(t.ndim(), 1));
+  std::vector<int64_t> others;
+  for (int64_t d = 0; d < t.ndim(); ++d)
+    if (d != dim) others.push_back(d);
+  Value norms = applyOp(c, ir::Op::Norm, {x, Value::real(p.asFloat()), intsTuple(others), Value::boolean(true)});
+  Value scale = binary(c, ir::Op::Div, maxnorm, binary(c, ir::Op::Add, norms, Value::real(1e-7)));
+  Value factor = where(c, binary(c, ir::Op::Gt, norms, maxnorm), scale, Value::real(1.0));
+  return binary(c, ir::Op::Mul, x, factor);
+}
+
 }  // namespace
 
 BuiltinFn tensorCompositeMethod(const std::string& name) {
@@ -342,6 +367,7 @@ BuiltinFn tensorCompositeMethod(const std::string& name) {
   if (name == "movedim" || name == "moveaxis") return bMovedim;
   if (name == "cross") return bCross;
   if (name == "kron") return bKron;
+  if (name == "renorm") return bRenorm;
   return nullptr;
 }
 
@@ -357,6 +383,7 @@ void addTensorComposites(BuiltinTable& table) {
   table[ir::builtinInfo(Builtin::Cross).name] = bCross;
   table[ir::builtinInfo(Builtin::Kron).name] = bKron;
   table[ir::builtinInfo(Builtin::Cdist).name] = bCdist;
+  table[ir::builtinInfo(Builtin::Renorm).name] = bRenorm;
 }
 
 }  // namespace nn::stdlib

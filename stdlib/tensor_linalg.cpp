@@ -2,8 +2,9 @@
 // cholesky, eigvalsh): slogdet ((sign, log|det|), each an op of its own),
 // logdet (NaN for a negative determinant), eigh ((eigenvalues,
 // eigenvectors), each an op), svd (torch.svd's (U, S, V), each an op), qr
-// ((Q, R), each an op) and matrix_power (by squaring, of the
-// inverse for a negative power), compositions run where a tape sees them,
+// ((Q, R), each an op), matrix_power (by squaring, of the inverse for a
+// negative power), cholesky_inverse and cholesky_solve (through the
+// Cholesky factor's inverse), compositions run where a tape sees them,
 // so they differentiate as their ops do, in every mode; methods too.
 #include <cstdint>
 #include <limits>
@@ -105,6 +106,45 @@ Value bMatrixPower(CallContext& c, std::vector<Value>& args) {
   }
 }
 
+// The inverse of A = L L^T (or U^T U, upper) from its Cholesky factor:
+// L^-T L^-1 (U^-1 U^-T), through the factor's inverse.
+Value choleskyInverse(CallContext& c, const Value& factor, bool upper) {
+  Value inverse = applyOp(c, ir::Op::Inverse, {factor});
+  Value transposed = applyOp(c, ir::Op::Transpose, {inverse, intsTuple({-2, -1})});
+  return upper ? binary(c, ir::Op::MatMul, inverse, transposed) : binary(c, ir::Op::MatMul, transposed, inverse);
+}
+
+bool upperArg(CallContext& c, const Value& v) {
+  if (!v.is(Kind::Bool)) fail(c.loc, c.name + "(): upper must be a bool, not " + typeName(v), ErrorClass::TypeError);
+  return v.asBool();
+}
+
+// cholesky_inverse(L, upper=False): A^-1 of A = L L^T.
+Value bCholeskyInverse(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 2);
+  Value no = Value::boolean(false);
+  Value factor = matricesArg(c, args), upper = argument(c, args, 1, "upper", &no);
+  c.checkKeywordsUsed("cholesky_inverse");
+  return choleskyInverse(c, factor, upperArg(c, upper));
+}
+
+// cholesky_solve(B, L, upper=False): X with A X = B, A = L L^T (batch
+// dims broadcast).
+Value bCholeskySolve(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 3);
+  Value no = Value::boolean(false);
+  Value b = argument(c, args, 0, "input", nullptr), factor = argument(c, args, 1, "input2", nullptr),
+        upper = argument(c, args, 2, "upper", &no);
+  c.checkKeywordsUsed("cholesky_solve");
+  const Tensor &bt = tensorArg(c, b, "input"), &lt = tensorArg(c, factor, "input2");
+  if (bt.ndim() < 2 || lt.ndim() < 2)
+    fail(c.loc,
+         "cholesky_solve(): expects matrices B [..., n, k] and L [..., n, n], not " + typeString(bt) + " and " +
+             typeString(lt),
+         ErrorClass::ValueError);
+  return binary(c, ir::Op::MatMul, choleskyInverse(c, factor, upperArg(c, upper)), b);
+}
+
 }  // namespace
 
 BuiltinFn tensorLinalgMethod(const std::string& name) {
@@ -116,12 +156,15 @@ BuiltinFn tensorLinalgMethod(const std::string& name) {
   if (name == "eigh") return bOpPair<ir::Op::Eigvalsh, ir::Op::EighVectors>;
   if (name == "svd") return bSvd;
   if (name == "qr") return bQr;
+  if (name == "cholesky_inverse") return bCholeskyInverse;
+  if (name == "cholesky_solve") return bCholeskySolve;
   return nullptr;
 }
 
 void addTensorLinalg(BuiltinTable& table) {
   using ir::Builtin;
-  for (Builtin b : {Builtin::Slogdet, Builtin::Logdet, Builtin::MatrixPower, Builtin::Eigh, Builtin::Svd, Builtin::Qr})
+  for (Builtin b : {Builtin::Slogdet, Builtin::Logdet, Builtin::MatrixPower, Builtin::Eigh, Builtin::Svd, Builtin::Qr,
+                    Builtin::CholeskyInverse, Builtin::CholeskySolve})
     table[ir::builtinInfo(b).name] = tensorLinalgMethod(ir::builtinInfo(b).name);
 }
 

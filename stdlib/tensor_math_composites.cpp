@@ -2,7 +2,7 @@
 // ops, written as PyTorch computes them: trunc (fix), frac, logaddexp(2),
 // xlogy, sinc, deg2rad, rad2deg, heaviside, float_power, logit, fmax,
 // fmin, ldexp, addcmul, addcdiv, rsub, logical_xor, signbit, isposinf,
-// isneginf and isreal, and polygamma (the check of its order, then its op
+// isneginf, isreal and mvlgamma, and polygamma (the check of its order, then its op
 // or digamma's). Each runs its ops where a tape sees them, so it
 // differentiates as they do (trunc's gradient is zero, as floor's), in
 // every mode; arguments may be tensors or numbers, broadcast together; the
@@ -266,6 +266,29 @@ Value bSignPredicate(CallContext& c, std::vector<Value>& args) {
   return binary(c, ir::Op::Eq, x, Value::real(c.name == "isposinf" ? HUGE_VAL : -HUGE_VAL));
 }
 
+// mvlgamma(input, p): the multivariate log-gamma function, sum over j <
+// p of lgamma(input - j / 2), plus p (p - 1) / 4 log(pi); every element
+// must be above (p - 1) / 2 (torch.special.multigammaln's checks).
+Value bMvlgamma(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 2);
+  Value x = argument(c, args, 0, "input", nullptr), p = argument(c, args, 1, "p", nullptr);
+  c.checkKeywordsUsed("mvlgamma");
+  const Tensor& t = tensorArg(c, x, "input");
+  if (!p.isIntLike() || p.asInt() < 1)
+    fail(c.loc, "mvlgamma(): p must be an int of at least 1, not " + repr(p), ErrorClass::ValueError);
+  int64_t order = p.asInt();
+  double least = static_cast<double>(order - 1) / 2;
+  Value above =
+      applyOp(c, ir::Op::All, {binary(c, ir::Op::Gt, x, Value::real(least)), Value::none(), Value::boolean(false)});
+  if (t.numel() > 0 && readableOnHost(tensorOf(above), c.loc).flatAsInt(0) == 0)
+    fail(c.loc, "mvlgamma(): all elements must be greater than (p - 1) / 2 = " + repr(Value::real(least)),
+         ErrorClass::ValueError);
+  Value total = op1(c, ir::Op::Lgamma, x);
+  for (int64_t j = 1; j < order; ++j)
+    total = binary(c, ir::Op::Add, total, op1(c, ir::Op::Lgamma, binary(c, ir::Op::Sub, x, Value::real(j / 2.0))));
+  return binary(c, ir::Op::Add, total, Value::real(static_cast<double>(order * (order - 1)) / 4 * std::log(M_PI)));
+}
+
 }  // namespace
 
 BuiltinFn tensorMathCompositeMethod(const std::string& name) {
@@ -285,6 +308,7 @@ BuiltinFn tensorMathCompositeMethod(const std::string& name) {
   if (name == "polygamma") return bPolygammaMethod;
   if (name == "addcmul" || name == "addcdiv") return bAddc;
   if (name == "rsub") return bRsub;
+  if (name == "mvlgamma") return bMvlgamma;
   if (name == "logical_xor") return bLogicalXor;
   if (name == "signbit" || name == "isposinf" || name == "isneginf" || name == "isreal") return bSignPredicate;
   return nullptr;
@@ -296,7 +320,7 @@ void addTensorMathComposites(BuiltinTable& table) {
                     Builtin::Logaddexp, Builtin::Logaddexp2, Builtin::Xlogy, Builtin::Heaviside, Builtin::FloatPower,
                     Builtin::Logit, Builtin::Fmax, Builtin::Fmin, Builtin::Ldexp, Builtin::Addcmul, Builtin::Addcdiv,
                     Builtin::Rsub, Builtin::LogicalXor, Builtin::Signbit, Builtin::Isposinf, Builtin::Isneginf,
-                    Builtin::Isreal})
+                    Builtin::Isreal, Builtin::Mvlgamma})
     table[ir::builtinInfo(b).name] = tensorMathCompositeMethod(ir::builtinInfo(b).name);
   table[ir::builtinInfo(Builtin::Polygamma).name] = bPolygamma;
 }

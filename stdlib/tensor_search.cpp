@@ -3,7 +3,8 @@
 // own binary searches, so that NaN lands where PyTorch puts it), isin
 // (membership; NaN is never a member), bincount (the counts of
 // non-negative ints, or their weights' sums), histc (a histogram of equal
-// bins) and unique (the distinct values or slices, their counts and where
+// bins), histogram (of equal bins or given edges, with their edges) and
+// unique (the distinct values or slices, their counts and where
 // each element's is). Their answers are
 // integers or bools, read on the host and given back on the input's
 // device, except bincount's weighted sums, which are a scatter_add, and
@@ -282,6 +283,104 @@ Value bHistc(CallContext& c, std::vector<Value>& args) {
   return makeTensorValue(copyTo(out, x.device(), c.loc));
 }
 
+// histogram(input, bins, *, range=None, weight=None, density=False):
+// (hist, bin_edges) of a float tensor's elements, bins an int (equal bins
+// over range, or the elements' own, widened by 0.5 each way when it is one
+// value: linspace's edges) or a 1-d tensor of increasing edges. An element
+// is in bin i where edges[i] <= x < edges[i + 1], the last bin holding its
+// right edge too; elements outside the edges and NaN are not counted. hist
+// sums weight's elements where given, and with density is divided by its
+// total times each bin's width. Computed on the host, in input's dtype.
+Value bHistogram(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 2);
+  Value input = argument(c, args, 0, "input", nullptr), binsArg = argument(c, args, 1, "bins", nullptr);
+  const Value* range = c.kw("range");
+  const Value* weight = c.kw("weight");
+  const Value* density = c.kw("density");
+  c.checkKeywordsUsed("histogram");
+  if (!input.is(Kind::Tensor) || !isFloating(tensorOf(input).dtype()))
+    fail(c.loc,
+         "histogram(): expects a float tensor, not " +
+             (input.is(Kind::Tensor) ? typeString(tensorOf(input)) : std::string(typeName(input))),
+         ErrorClass::TypeError);
+  const Tensor& x = tensorOf(input);
+  DType type = x.dtype();
+  Tensor values = astype(readableOnHost(x, c.loc), DType::F64).contiguous();
+  const double* v = values.data<double>();
+  int64_t n = values.numel();
+  std::vector<double> edges;
+  if (binsArg.is(Kind::Tensor)) {
+    if (range && !range->is(Kind::None))
+      fail(c.loc, "histogram(): takes range with a number of bins, not with their edges", ErrorClass::TypeError);
+    const Tensor& e = tensorOf(binsArg);
+    if (e.ndim() != 1 || e.numel() < 2)
+      fail(c.loc, "histogram(): bin edges must be a 1-d tensor of at least 2, not " + typeString(e),
+           ErrorClass::ValueError);
+    Tensor he = astype(readableOnHost(e, c.loc), DType::F64).contiguous();
+    edges.assign(he.data<double>(), he.data<double>() + he.numel());
+    for (size_t i = 1; i < edges.size(); ++i)
+      if (!(edges[i - 1] < edges[i]))
+        fail(c.loc, "histogram(): bin edges must increase", ErrorClass::ValueError);
+  } else {
+    if (!binsArg.isIntLike() || binsArg.asInt() <= 0)
+      fail(c.loc, "histogram(): bins must be a positive int or a tensor of edges, not " + repr(binsArg),
+           ErrorClass::ValueError);
+    double lo = 0, hi = 0;
+    if (range && !range->is(Kind::None)) {
+      const std::vector<Value>* pair =
+          range->is(Kind::Tuple) || range->is(Kind::List) ? &range->as<SeqObj>().items : nullptr;
+      if (!pair || pair->size() != 2 || !(*pair)[0].isNumber() || !(*pair)[1].isNumber())
+        fail(c.loc, "histogram(): range must be a pair of numbers (min, max)", ErrorClass::TypeError);
+      lo = (*pair)[0].asFloat(), hi = (*pair)[1].asFloat();
+      if (lo > hi) fail(c.loc, "histogram(): range's max must not be below its min", ErrorClass::ValueError);
+    } else if (n > 0) {
+      lo = hi = v[0];
+      for (int64_t i = 0; i < n; ++i)
+        if (v[i] == v[i]) lo = std::min(lo, v[i]), hi = std::max(hi, v[i]);
+    }
+    if (lo == hi) lo -= 0.5, hi += 0.5;
+    if (!std::isfinite(lo) || !std::isfinite(hi))
+      fail(c.loc, "histogram(): the range [" + repr(Value::real(lo)) + ", " + repr(Value::real(hi)) + "] is not finite",
+           ErrorClass::ValueError);
+    // linspace's edges, in input's dtype, as PyTorch's.
+    Value spaced = applyOp(c, ir::Op::Linspace,
+                           {Value::real(lo), Value::real(hi), Value::integer(binsArg.asInt() + 1),
+                            Value::dtype(static_cast<int>(type)), Value::none()});
+    Tensor he = astype(readableOnHost(tensorOf(spaced), c.loc), DType::F64).contiguous();
+    edges.assign(he.data<double>(), he.data<double>() + he.numel());
+  }
+  Tensor w;
+  bool weighted = weight && !weight->is(Kind::None);
+  if (weighted) {
+    const Tensor& wt = tensorArg(c, *weight, "weight");
+    if (wt.shape() != x.shape())
+      fail(c.loc, "histogram(): weight " + typeString(wt) + " must have input's shape " + shapeString(x.shape()),
+           ErrorClass::ValueError);
+    w = astype(readableOnHost(wt, c.loc), DType::F64).contiguous();
+  }
+  bool dense = density && !density->is(Kind::None) && truthy(*density, c.loc);
+  int64_t bins = static_cast<int64_t>(edges.size()) - 1;
+  std::vector<double> hist(static_cast<size_t>(bins), 0.0);
+  for (int64_t i = 0; i < n; ++i) {
+    double e = v[i];
+    if (!(e >= edges.front() && e <= edges.back())) continue;
+    auto bin = std::upper_bound(edges.begin(), edges.end(), e) - edges.begin() - 1;
+    hist[static_cast<size_t>(std::min<int64_t>(bin, bins - 1))] += weighted ? w.data<double>()[i] : 1.0;
+  }
+  if (dense) {
+    double total = std::accumulate(hist.begin(), hist.end(), 0.0);
+    for (int64_t b = 0; b < bins; ++b)
+      hist[static_cast<size_t>(b)] /= total * (edges[static_cast<size_t>(b + 1)] - edges[static_cast<size_t>(b)]);
+  }
+  Device& host = values.device();
+  Tensor h = Tensor::empty(DType::F64, {bins}, host), ed = Tensor::empty(DType::F64, {bins + 1}, host);
+  std::copy(hist.begin(), hist.end(), h.data<double>());
+  std::copy(edges.begin(), edges.end(), ed.data<double>());
+  return makeNamedTuple({makeTensorValue(copyTo(astype(h, type), x.device(), c.loc)),
+                         makeTensorValue(copyTo(astype(ed, type), x.device(), c.loc))},
+                        {"hist", "bin_edges"});
+}
+
 // unique's grouping of items 0..n-1 (elements, or slices along a dim):
 // sorted stably by `less`, so that each group's first item is its first
 // occurrence, and split where `same` fails.
@@ -396,6 +495,7 @@ BuiltinFn tensorSearchMethod(const std::string& name) {
   if (name == "unique") return bUnique;
   if (name == "bincount") return bBincount;
   if (name == "histc") return bHistc;
+  if (name == "histogram") return bHistogram;
   return nullptr;
 }
 
@@ -407,6 +507,7 @@ void addTensorSearches(BuiltinTable& table) {
   table[ir::builtinInfo(Builtin::Bincount).name] = bBincount;
   table[ir::builtinInfo(Builtin::Unique).name] = bUnique;
   table[ir::builtinInfo(Builtin::Histc).name] = bHistc;
+  table[ir::builtinInfo(Builtin::Histogram).name] = bHistogram;
 }
 
 }  // namespace nn::stdlib

@@ -1,12 +1,14 @@
 // PyTorch's order statistics and NaN-aware reductions, compositions of
 // sort, gather and the reductions: median and nanmedian, kthvalue,
 // quantile and nanquantile, nansum and nanmean, var_mean and std_mean,
-// aminmax, the running extremes cummax and cummin, and cov and corrcoef. An
+// aminmax, the running extremes cummax and cummin, mode, msort, and cov
+// and corrcoef. An
 // order statistic is x gathered at the position sort finds
 // (so the tape differentiates it as x's element there, as PyTorch's), in
 // every mode; the ones PyTorch also has as tensor methods are methods too.
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <optional>
 #include <type_traits>
 
@@ -335,6 +337,90 @@ Value bCumExtreme(CallContext& c, std::vector<Value>& args) {
   return makeNamedTuple({values, at}, {"values", "indices"});
 }
 
+// The position along each line of a [lines, n] host tensor (T: double
+// for floats, int64_t for integers) of its mode: the most frequent value,
+// the smallest of those equally frequent, at its last place (PyTorch's
+// choices); NaN counts as one value, above every number.
+template <class T>
+std::vector<int64_t> modePositions(const Tensor& lines, int64_t n) {
+  int64_t count = n == 0 ? 0 : lines.numel() / n;
+  const T* v = lines.data<T>();
+  auto before = [](T a, T b) {
+    if constexpr (std::is_floating_point_v<T>) {
+      if (a != a) return false;
+      if (b != b) return true;
+    }
+    return a < b;
+  };
+  std::vector<int64_t> out(static_cast<size_t>(count)), order(static_cast<size_t>(n));
+  for (int64_t line = 0; line < count; ++line) {
+    const T* row = v + line * n;
+    std::iota(order.begin(), order.end(), int64_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return before(row[a], row[b]); });
+    int64_t best = 0, bestAt = -1;
+    for (int64_t i = 0; i < n;) {
+      int64_t j = i;
+      while (j < n && !before(row[order[static_cast<size_t>(i)]], row[order[static_cast<size_t>(j)]])) ++j;
+      if (j - i > best) best = j - i, bestAt = order[static_cast<size_t>(j - 1)];
+      i = j;
+    }
+    out[static_cast<size_t>(line)] = bestAt;
+  }
+  return out;
+}
+
+// mode(x, dim=-1, keepdim=False): (values, indices) of each line's mode,
+// found on the host; the values x gathered there, so they differentiate
+// as x's elements.
+Value bMode(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 3);
+  Value last = Value::integer(-1), no = Value::boolean(false);
+  Value x = argument(c, args, 0, "input", nullptr), dimV = argument(c, args, 1, "dim", &last);
+  bool keepdim = flagArg(c, argument(c, args, 2, "keepdim", &no), "keepdim");
+  c.checkKeywordsUsed("mode");
+  const Tensor& t = tensorArg(c, x, "input");
+  Along a = alongOf(c, x, dimV);
+  if (a.length == 0) fail(c.loc, "mode(): cannot compute the mode of an empty line", ErrorClass::IndexError);
+  const Tensor& lineTensor = tensorOf(a.x);
+  int64_t rank = lineTensor.ndim();
+  std::vector<int64_t> perm;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != a.dim) perm.push_back(d);
+  perm.push_back(a.dim);
+  Tensor lines = readableOnHost(transpose(lineTensor, perm, c.loc), c.loc);
+  std::vector<int64_t> at = isFloating(lines.dtype())
+                                ? modePositions<double>(astype(lines, DType::F64).contiguous(), a.length)
+                                : modePositions<int64_t>(astype(lines, DType::I64).contiguous(), a.length);
+  Shape batch = lineTensor.shape();
+  batch.erase(batch.begin() + a.dim);
+  batch.push_back(1);
+  // The positions in the permuted order (the dim last, as 1), moved back.
+  std::vector<int64_t> back(static_cast<size_t>(rank));
+  for (int64_t d = 0; d < rank; ++d) back[static_cast<size_t>(perm[static_cast<size_t>(d)])] = d;
+  Value index = applyOp(c, ir::Op::Permute, {i64Tensor(c, at, batch, lineTensor.device()), intsTuple(back)});
+  Value values = applyOp(c, ir::Op::Gather, {a.x, Value::integer(a.dim), index});
+  if (t.ndim() == 0 || !keepdim) {
+    std::vector<int64_t> shape;
+    if (t.ndim() > 0)
+      for (int64_t d = 0; d < rank; ++d)
+        if (d != a.dim) shape.push_back(lineTensor.dim(static_cast<int>(d)));
+    values = applyOp(c, ir::Op::Reshape, {values, intsTuple(shape)});
+    index = applyOp(c, ir::Op::Reshape, {index, intsTuple(shape)});
+  }
+  return makeNamedTuple({values, index}, {"values", "indices"});
+}
+
+// msort(x): x sorted along its first dim (the values of sort(x, 0)), x
+// gathered in the sort's order.
+Value bMsort(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 1);
+  Value x = argument(c, args, 0, "input", nullptr);
+  c.checkKeywordsUsed("msort");
+  if (tensorArg(c, x, "input").ndim() == 0) return x;
+  Value order = applyOp(c, ir::Op::ArgSort, {x, Value::integer(0), Value::boolean(false)});
+  return applyOp(c, ir::Op::Gather, {x, Value::integer(0), order});
+}
+
 // cov(input, *, correction=1, fweights=None, aweights=None): the
 // covariances of the rows of input [vars, obs] (a 1-d input is one
 // variable: a 0-d result), as PyTorch's: observations weighted by the
@@ -435,6 +521,8 @@ BuiltinFn tensorStatisticMethod(const std::string& name) {
   if (name == "aminmax") return bAminmax;
   if (name == "cummax" || name == "cummin") return bCumExtreme;
   if (name == "cov") return bCov;
+  if (name == "mode") return bMode;
+  if (name == "msort") return bMsort;
   if (name == "corrcoef") return bCorrcoef;
   return nullptr;
 }
@@ -443,7 +531,7 @@ void addTensorStatistics(BuiltinTable& table) {
   using ir::Builtin;
   for (Builtin b : {Builtin::Median, Builtin::Nanmedian, Builtin::Kthvalue, Builtin::Quantile, Builtin::Nanquantile,
                     Builtin::Nansum, Builtin::Nanmean, Builtin::Aminmax, Builtin::Cummax, Builtin::Cummin,
-                    Builtin::Cov, Builtin::Corrcoef})
+                    Builtin::Cov, Builtin::Corrcoef, Builtin::Mode, Builtin::Msort})
     table[ir::builtinInfo(b).name] = tensorStatisticMethod(ir::builtinInfo(b).name);
   table[ir::builtinInfo(Builtin::VarMean).name] = bSpreadMean;
   table[ir::builtinInfo(Builtin::StdMean).name] = bSpreadMean;
