@@ -3,8 +3,8 @@
 // own binary searches, so that NaN lands where PyTorch puts it), isin
 // (membership; NaN is never a member), bincount (the counts of
 // non-negative ints, or their weights' sums), histc (a histogram of equal
-// bins), histogram (of equal bins or given edges, with their edges) and
-// unique (the distinct values or slices, their counts and where
+// bins), histogram (of equal bins or given edges, with their edges),
+// unique_consecutive and unique (the distinct values or slices, their counts and where
 // each element's is). Their answers are
 // integers or bools, read on the host and given back on the input's
 // device, except bincount's weighted sums, which are a scatter_add, and
@@ -361,11 +361,23 @@ Value bHistogram(CallContext& c, std::vector<Value>& args) {
   bool dense = density && !density->is(Kind::None) && truthy(*density, c.loc);
   int64_t bins = static_cast<int64_t>(edges.size()) - 1;
   std::vector<double> hist(static_cast<size_t>(bins), 0.0);
+  // An element's bin: the last edge at or below it (the last bin also
+  // holding its right edge). Equal bins guess it by interpolation and
+  // correct the guess against the edges; given edges search them.
+  bool equal = !binsArg.is(Kind::Tensor);
+  double lo = edges.front(), hi = edges.back();
   for (int64_t i = 0; i < n; ++i) {
     double e = v[i];
-    if (!(e >= edges.front() && e <= edges.back())) continue;
-    auto bin = std::upper_bound(edges.begin(), edges.end(), e) - edges.begin() - 1;
-    hist[static_cast<size_t>(std::min<int64_t>(bin, bins - 1))] += weighted ? w.data<double>()[i] : 1.0;
+    if (!(e >= lo && e <= hi)) continue;
+    int64_t bin;
+    if (equal) {
+      bin = std::min(static_cast<int64_t>((e - lo) / (hi - lo) * static_cast<double>(bins)), bins - 1);
+      while (bin > 0 && e < edges[static_cast<size_t>(bin)]) --bin;
+      while (bin < bins - 1 && e >= edges[static_cast<size_t>(bin + 1)]) ++bin;
+    } else {
+      bin = std::min<int64_t>(std::upper_bound(edges.begin(), edges.end(), e) - edges.begin() - 1, bins - 1);
+    }
+    hist[static_cast<size_t>(bin)] += weighted ? w.data<double>()[i] : 1.0;
   }
   if (dense) {
     double total = std::accumulate(hist.begin(), hist.end(), 0.0);
@@ -382,18 +394,19 @@ Value bHistogram(CallContext& c, std::vector<Value>& args) {
 }
 
 // unique's grouping of items 0..n-1 (elements, or slices along a dim):
-// sorted stably by `less`, so that each group's first item is its first
-// occurrence, and split where `same` fails.
+// sorted stably by `less` (unless `consecutive`: in their order), so that
+// each group's first item is its first occurrence, and split where `same`
+// fails.
 struct Groups {
   std::vector<int64_t> first, count, where;
 };
 template <class Less, class Same>
-Groups groupSorted(int64_t n, Less less, Same same) {
+Groups groupSorted(int64_t n, bool consecutive, Less less, Same same) {
   Groups g;
   g.where.resize(static_cast<size_t>(n));
   std::vector<int64_t> order(static_cast<size_t>(n));
   std::iota(order.begin(), order.end(), int64_t{0});
-  std::stable_sort(order.begin(), order.end(), less);
+  if (!consecutive) std::stable_sort(order.begin(), order.end(), less);
   for (int64_t k = 0; k < n; ++k) {
     int64_t i = order[static_cast<size_t>(k)];
     if (k == 0 || !same(order[static_cast<size_t>(k - 1)], i)) {
@@ -416,8 +429,9 @@ Tensor moveAxisToFront(CallContext& c, const Tensor& x, int64_t dim) {
 
 // The groups of x's elements (dim < 0) or of its slices along dim, in
 // order of value: NaN after every number and equal to nothing, slices
-// compared element by element (lexicographically).
-Groups uniqueGroups(CallContext& c, const Tensor& x, int64_t dim) {
+// compared element by element (lexicographically); or, `consecutive`, the
+// runs of equal neighbours in x's order.
+Groups uniqueGroups(CallContext& c, const Tensor& x, int64_t dim, bool consecutive) {
   auto group = [&](auto zero) {
     using T = decltype(zero);
     Tensor along = dim < 0 ? x : moveAxisToFront(c, x, dim);
@@ -439,7 +453,7 @@ Groups uniqueGroups(CallContext& c, const Tensor& x, int64_t dim) {
         if (!(v[a * width + k] == v[b * width + k])) return false;
       return true;
     };
-    return groupSorted(items, less, same);
+    return groupSorted(items, consecutive, less, same);
   };
   return integral(x.dtype()) ? group(int64_t{0}) : group(0.0);
 }
@@ -451,24 +465,28 @@ Groups uniqueGroups(CallContext& c, const Tensor& x, int64_t dim) {
 // index of each element's (each slice's) value among them (input's shape;
 // with dim, [input.shape[dim]]), with return_counts how often each occurs
 // (i64). The values are input's elements (slices) at their first
-// occurrences, an indexing the tape sees.
+// occurrences, an indexing the tape sees. unique_consecutive(input,
+// return_inverse=False, return_counts=False, dim=None): the same of each
+// run of equal neighbours, in input's order.
 Value bUnique(CallContext& c, std::vector<Value>& args) {
   positional(c, args, 1);
-  boolKeyword(c, "sorted");  // sorted either way, as PyTorch's on the CPU
+  bool consecutive = c.name == "unique_consecutive";
+  if (!consecutive) boolKeyword(c, "sorted");  // sorted either way, as PyTorch's on the CPU
   bool inverse = boolKeyword(c, "return_inverse"), counts = boolKeyword(c, "return_counts");
   const Value* dimArg = c.kw("dim");
-  c.checkKeywordsUsed("unique");
+  c.checkKeywordsUsed(c.name.c_str());
   if (!args[0].is(Kind::Tensor))
-    fail(c.loc, std::string("unique(): input must be a Tensor, not ") + typeName(args[0]), ErrorClass::TypeError);
+    fail(c.loc, c.name + "(): input must be a Tensor, not " + typeName(args[0]), ErrorClass::TypeError);
   const Tensor& x = tensorOf(args[0]);
   int64_t dim = -1;
   if (dimArg && !dimArg->is(Kind::None)) {
     if (!dimArg->isIntLike())
-      fail(c.loc, std::string("unique(): dim must be an int, not ") + typeName(*dimArg), ErrorClass::TypeError);
-    if (x.ndim() == 0) fail(c.loc, "unique(): dim= needs a tensor with dims, not " + typeString(x), ErrorClass::ValueError);
-    dim = normalizeAxis(dimArg->asInt(), x.ndim(), c.loc, "unique");
+      fail(c.loc, c.name + "(): dim must be an int, not " + typeName(*dimArg), ErrorClass::TypeError);
+    if (x.ndim() == 0)
+      fail(c.loc, c.name + "(): dim= needs a tensor with dims, not " + typeString(x), ErrorClass::ValueError);
+    dim = normalizeAxis(dimArg->asInt(), x.ndim(), c.loc, c.name.c_str());
   }
-  Groups g = uniqueGroups(c, x, dim);
+  Groups g = uniqueGroups(c, x, dim, consecutive);
   auto i64 = [&](const std::vector<int64_t>& items, const Shape& shape) {
     Tensor t = Tensor::empty(DType::I64, shape, readableOnHost(x, c.loc).device());
     std::copy(items.begin(), items.end(), t.data<int64_t>());
@@ -492,7 +510,7 @@ Value bUnique(CallContext& c, std::vector<Value>& args) {
 }  // namespace
 
 BuiltinFn tensorSearchMethod(const std::string& name) {
-  if (name == "unique") return bUnique;
+  if (name == "unique" || name == "unique_consecutive") return bUnique;
   if (name == "bincount") return bBincount;
   if (name == "histc") return bHistc;
   if (name == "histogram") return bHistogram;
@@ -506,6 +524,7 @@ void addTensorSearches(BuiltinTable& table) {
   table[ir::builtinInfo(Builtin::Isin).name] = bIsin;
   table[ir::builtinInfo(Builtin::Bincount).name] = bBincount;
   table[ir::builtinInfo(Builtin::Unique).name] = bUnique;
+  table[ir::builtinInfo(Builtin::UniqueConsecutive).name] = bUnique;
   table[ir::builtinInfo(Builtin::Histc).name] = bHistc;
   table[ir::builtinInfo(Builtin::Histogram).name] = bHistogram;
 }

@@ -11,6 +11,7 @@
 #include <numeric>
 #include <optional>
 #include <type_traits>
+#include <utility>
 
 #include "ir/builtins.h"
 #include "runtime/tensor_ops.h"
@@ -352,19 +353,25 @@ std::vector<int64_t> modePositions(const Tensor& lines, int64_t n) {
     }
     return a < b;
   };
-  std::vector<int64_t> out(static_cast<size_t>(count)), order(static_cast<size_t>(n));
+  std::vector<int64_t> out(static_cast<size_t>(count));
+  std::vector<T> sorted(static_cast<size_t>(n));
   for (int64_t line = 0; line < count; ++line) {
     const T* row = v + line * n;
-    std::iota(order.begin(), order.end(), int64_t{0});
-    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return before(row[a], row[b]); });
-    int64_t best = 0, bestAt = -1;
+    std::copy(row, row + n, sorted.begin());
+    std::sort(sorted.begin(), sorted.end(), before);
+    // The longest run of equal values, the first (smallest) of equal
+    // lengths; then its last place in the line.
+    int64_t best = 0;
+    T mode = sorted[0];
     for (int64_t i = 0; i < n;) {
       int64_t j = i;
-      while (j < n && !before(row[order[static_cast<size_t>(i)]], row[order[static_cast<size_t>(j)]])) ++j;
-      if (j - i > best) best = j - i, bestAt = order[static_cast<size_t>(j - 1)];
+      while (j < n && !before(sorted[static_cast<size_t>(i)], sorted[static_cast<size_t>(j)])) ++j;
+      if (j - i > best) best = j - i, mode = sorted[static_cast<size_t>(i)];
       i = j;
     }
-    out[static_cast<size_t>(line)] = bestAt;
+    int64_t at = n - 1;
+    while (at > 0 && (before(row[at], mode) || before(mode, row[at]))) --at;
+    out[static_cast<size_t>(line)] = at;
   }
   return out;
 }
