@@ -35,14 +35,7 @@ const Tensor& integerTensorArg(CallContext& c, const Value& v, const char* what)
 Value indexVector(CallContext& c, const Value& index, int64_t n) {
   const Tensor& i = integerTensorArg(c, index, "index");
   if (i.ndim() > 1) fail(c.loc, c.name + "(): index must be 0-d or 1-d, not " + typeString(i), ErrorClass::ValueError);
-  Tensor positions = readableOnHost(i, c.loc);
-  for (int64_t k = 0; k < positions.numel(); ++k) {
-    int64_t at = positions.flatAsInt(k);
-    if (at < 0 || at >= n)
-      fail(c.loc,
-           c.name + "(): index " + std::to_string(at) + " is out of range for a dimension of size " + std::to_string(n),
-           ErrorClass::IndexError);
-  }
+  checkIndexEntries(c, i, n, false, "a dimension of size " + std::to_string(n));
   return i.ndim() == 0 ? reshaped(c, index, {1}) : index;
 }
 
@@ -56,19 +49,6 @@ Value spread(CallContext& c, const Value& index, int64_t dim, Shape shape) {
   shape[static_cast<size_t>(dim)] = n;
   return applyOp(c, ir::Op::BroadcastTo,
                  {reshaped(c, index, along), intsTuple(std::vector<int64_t>(shape.begin(), shape.end()))});
-}
-
-// The index of take and put, into x flattened (n elements): in [-n, n).
-void checkFlatIndex(CallContext& c, const Tensor& index, int64_t n) {
-  Tensor positions = readableOnHost(index, c.loc);
-  for (int64_t k = 0; k < positions.numel(); ++k) {
-    int64_t at = positions.flatAsInt(k);
-    if (at < -n || at >= n)
-      fail(c.loc,
-           c.name + "(): index " + std::to_string(at) + " is out of range for input with " + std::to_string(n) +
-               " elements",
-           ErrorClass::IndexError);
-  }
 }
 
 // x as an indexed tensor: at least 1-d, as index_select's.
@@ -165,7 +145,7 @@ Value bTake(CallContext& c, std::vector<Value>& args) {
   c.checkKeywordsUsed("take");
   const Tensor& t = tensorArg(c, x, "input");
   const Tensor& i = integerTensorArg(c, index, "index");
-  checkFlatIndex(c, i, t.numel());
+  checkIndexEntries(c, i, t.numel(), true, "input with " + std::to_string(t.numel()) + " elements");
   Shape shape = i.shape();
   Value picked =
       applyOp(c, ir::Op::Gather, {reshaped(c, x, {t.numel()}), Value::integer(0), reshaped(c, index, {i.numel()})});
@@ -189,7 +169,7 @@ Value bPut(CallContext& c, std::vector<Value>& args) {
          ErrorClass::ValueError);
   if (!accumulate.is(Kind::Bool))
     fail(c.loc, "put(): accumulate must be a bool, not " + describe(accumulate), ErrorClass::TypeError);
-  checkFlatIndex(c, i, t.numel());
+  checkIndexEntries(c, i, t.numel(), true, "input with " + std::to_string(t.numel()) + " elements");
   checkSourceDType(c, t, s);
   Value flat = reshaped(c, x, {t.numel()}), at = reshaped(c, index, {i.numel()}),
         values = reshaped(c, source, {s.numel()});

@@ -209,6 +209,16 @@ Value i64Tensor(CallContext& c, const std::vector<int64_t>& items, const Shape& 
   return makeTensorValue(copyTo(t, device, c.loc));
 }
 
+void checkIndexEntries(CallContext& c, const Tensor& index, int64_t n, bool fromEnd, const std::string& range) {
+  Tensor positions = readableOnHost(index, c.loc);
+  for (int64_t k = 0; k < positions.numel(); ++k) {
+    int64_t at = positions.flatAsInt(k);
+    if (at < (fromEnd ? -n : 0) || at >= n)
+      fail(c.loc, c.name + "(): index " + std::to_string(at) + " is out of range for " + range,
+           ErrorClass::IndexError);
+  }
+}
+
 Value reshaped(CallContext& c, const Value& x, const std::vector<int64_t>& shape) {
   return applyOp(c, ir::Op::Reshape, {x, intsTuple(shape)});
 }

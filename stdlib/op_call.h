@@ -113,6 +113,10 @@ const rt::Tensor& tensorArg(rt::CallContext& c, const rt::Value& v, const char* 
 // The i64 tensor of `items` in `shape`, made on the host and copied to
 // `device`.
 rt::Value i64Tensor(rt::CallContext& c, const std::vector<int64_t>& items, const rt::Shape& shape, rt::Device& device);
+// Each entry of the integer tensor `index` (read on the host) within
+// [0, n), or [-n, n) with fromEnd; else the builtin's located IndexError
+// "NAME(): index K is out of range for " + `range`.
+void checkIndexEntries(rt::CallContext& c, const rt::Tensor& index, int64_t n, bool fromEnd, const std::string& range);
 // x reshaped to `shape`, on the tape.
 rt::Value reshaped(rt::CallContext& c, const rt::Value& x, const std::vector<int64_t>& shape);
 // The dim argument v (an int, `what` in the TypeError) of a tensor of

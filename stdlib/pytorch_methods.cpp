@@ -127,15 +127,7 @@ Value bIndexAlong(CallContext& c, std::vector<Value>& args) {
          ErrorClass::TypeError);
   const Tensor& i = tensorOf(index);
   // PyTorch's index_select takes no index from the end, unlike x[index].
-  Tensor positions = readableOnHost(i, c.loc);
-  for (int64_t k = 0; k < positions.numel(); ++k) {
-    int64_t at = positions.flatAsInt(k);
-    if (at < 0 || at >= n)
-      fail(c.loc,
-           "index_select(): index " + std::to_string(at) + " is out of range for a dimension of size " +
-               std::to_string(n),
-           ErrorClass::IndexError);
-  }
+  checkIndexEntries(c, i, n, false, "a dimension of size " + std::to_string(n));
   return indexAlong(c, args[0], dim, i.ndim() == 0 ? makeTensorValue(reshape(i, {1}, c.loc)) : index);
 }
 

@@ -57,8 +57,8 @@ Areas areas(CallContext& c, std::vector<Value>& args) {
       // Laid along dim, to broadcast over y's other dims.
       std::vector<int64_t> along(static_cast<size_t>(t.ndim()), 1);
       along[static_cast<size_t>(dim)] = n;
-      widths = binary(c, ir::Op::Sub, shifted(c, reshaped(c, x, along), dim, true),
-                      shifted(c, reshaped(c, x, along), dim, false));
+      Value points = reshaped(c, x, along);
+      widths = binary(c, ir::Op::Sub, shifted(c, points, dim, true), shifted(c, points, dim, false));
     } else if (p.shape() == t.shape()) {
       widths = binary(c, ir::Op::Sub, shifted(c, x, dim, true), shifted(c, x, dim, false));
     } else {
