@@ -142,7 +142,7 @@ const std::vector<std::string>& tensorOwnMethodNames() {
       "masked_scatter", "diag_embed", "diagflat", "diagonal", "cov", "corrcoef", "addcmul", "addcdiv", "logical_xor",
       "signbit", "isposinf", "isneginf", "isreal", "equal", "is_floating_point", "is_complex", "is_signed",
       "is_nonzero", "is_same_size", "renorm", "mvlgamma", "cholesky_inverse", "cholesky_solve", "mode", "msort",
-      "histogram", "unique_consecutive"};
+      "histogram", "unique_consecutive", "lu", "lu_solve", "triangular_solve"};
   return names;
 }
 

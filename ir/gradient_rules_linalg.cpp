@@ -7,16 +7,12 @@
 // factor, the symmetric eigendecomposition (eigh's two halves, whose
 // gradients add up to PyTorch's of the pair), and the singular value and
 // QR decompositions (svd's three parts and qr's two, likewise).
-#include "ir/gradient.h"
+#include "ir/gradient_matrices.h"
 #include "support/diagnostics.h"
 
 namespace nn::ir {
 
 namespace {
-
-Value* transposed(GradientBuilder& b, Value* v) { return b.emit(Op::Transpose, {v}, {{"axes", Ints{-2, -1}}}); }
-
-Value* matrixProduct(GradientBuilder& b, Value* x, Value* y) { return b.emit(Op::MatMul, {x, y}); }
 
 // g [...] as [..., 1, 1], to scale each matrix.
 Value* perMatrix(GradientBuilder& b, Value* g) {

@@ -73,13 +73,15 @@ std::optional<DType> floatingOr(const Type& x, std::optional<DType> otherwise) {
   return otherwise;
 }
 
-// The tensor operand `name`, or null.
+}  // namespace
+
+namespace shape_rules {
+
 std::optional<Type> tensorOperand(const OpArgs& a, std::string_view name) {
   const Value* v = a.operand(name);
   return v && v->type().isTensor() ? std::optional<Type>(v->type()) : std::nullopt;
 }
 
-// The rule of a language op (matmul, pow, neg, +) applied to `operands`.
 std::optional<Type> asOp(Op op, SourceLoc loc, const std::vector<const Value*>& operands) {
   const OpInfo& info = opInfo(op);
   if (static_cast<int>(operands.size()) < info.minOperands ||
@@ -93,6 +95,13 @@ std::optional<Type> asOp(Op op, SourceLoc loc, const std::vector<const Value*>& 
   probe.addResult(Type::any());
   return tensorResultType(probe);
 }
+
+}  // namespace shape_rules
+
+using shape_rules::asOp;
+using shape_rules::tensorOperand;
+
+namespace {
 
 // The type a tensor op's rule gives its arguments: positional (operands
 // of a language op or an elementwise op) or bound to its signature.
@@ -582,79 +591,6 @@ std::optional<Type> Outer(const OpArgs& a) {
   return out;
 }
 
-// x [..., m, n] of a linear algebra op: rank 2 or more, and square where
-// the shape says so for `square` (the runtime's words).
-static std::optional<Type> matrixOperand(const OpArgs& a, bool square) {
-  std::optional<Type> x = tensorOperand(a, "x");
-  if (!x || !x->shape) return x;
-  const DimList& d = *x->shape;
-  std::string name = linearAlgebraName(a.op());
-  if (d.size() < 2)
-    fail(a.loc(), name + ": expects a matrix or a batch of matrices " + (square ? "[..., n, n]" : "[..., m, n]") +
-                      ", not " + x->str());
-  const Dim &rows = d[d.size() - 2], &cols = d.back();
-  if (square && rows.isKnown() && cols.isKnown() && rows.size != cols.size)
-    fail(a.loc(), name + ": expects square matrices [..., n, n], not " + x->str());
-  return x;
-}
-
-// x's dtype, its batch dims (all but the last two) and then the dims
-// `last(m, n)` makes of its last two; x's dtype alone where its shape is
-// unknown.
-template <class F>
-static std::optional<Type> perMatrix(const std::optional<Type>& x, F last) {
-  if (!x) return std::nullopt;
-  if (!x->shape) return Type::tensor(x->dtype);
-  const DimList& d = *x->shape;
-  DimList out(d.begin(), d.end() - 2);
-  for (const Dim& e : last(d[d.size() - 2], d.back())) out.push_back(e);
-  return Type::tensor(x->dtype, out);
-}
-
-static Dim smaller(const Dim& a, const Dim& b) {
-  if (a.isKnown() && b.isKnown()) return Dim::known(std::min(a.size, b.size));
-  return Dim::unknown();
-}
-
-std::optional<Type> SquareMatrices(const OpArgs& a) { return matrixOperand(a, true); }
-
-std::optional<Type> Determinants(const OpArgs& a) {
-  return perMatrix(matrixOperand(a, true), [](const Dim&, const Dim&) { return DimList{}; });
-}
-
-std::optional<Type> Eigenvalues(const OpArgs& a) {
-  return perMatrix(matrixOperand(a, true), [](const Dim&, const Dim& n) { return DimList{n}; });
-}
-
-std::optional<Type> SingularValues(const OpArgs& a) {
-  return perMatrix(matrixOperand(a, false), [](const Dim& m, const Dim& n) { return DimList{smaller(m, n)}; });
-}
-
-// A factor of a decomposition x = L R of x [..., m, n]: L [..., m, k]
-// (`left`) or R [..., k, n], k = inner(flag, m, n) for the bool attribute
-// `flag` (x's dtype alone while the flag is not known).
-template <class Inner>
-static std::optional<Type> decompositionFactor(const OpArgs& a, const char* flag, bool left, Inner inner) {
-  std::optional<Type> x = matrixOperand(a, false);
-  std::optional<bool> given = a.boolAttr(flag);
-  if (x && !given) return Type::tensor(x->dtype);
-  return perMatrix(x, [&](const Dim& m, const Dim& n) {
-    Dim k = inner(*given, m, n);
-    return left ? DimList{m, k} : DimList{k, n};
-  });
-}
-
-std::optional<Type> SingularVectors(const OpArgs& a) {
-  bool u = a.op() == Op::SvdU;
-  return decompositionFactor(a, "full_matrices", u,
-                             [u](bool full, const Dim& m, const Dim& n) { return full ? (u ? m : n) : smaller(m, n); });
-}
-
-std::optional<Type> QrFactor(const OpArgs& a) {
-  return decompositionFactor(a, "complete", a.op() == Op::QrQ,
-                             [](bool complete, const Dim& m, const Dim& n) { return complete ? m : smaller(m, n); });
-}
-
 std::optional<Type> IsClose(const OpArgs& a) {
   const Value* x = a.operand("a");
   const Value* y = a.operand("b");
@@ -723,17 +659,6 @@ std::optional<Type> Loss(const OpArgs& a) {
   const Value* target = a.operand("target");
   std::optional<Type> both = target ? asOp(Op::Sub, a.loc(), {input, target}) : std::nullopt;
   return Type::tensor(dt, both ? both->shape : std::nullopt);
-}
-
-const char* linearAlgebraName(Op op) {
-  switch (op) {
-    case Op::DetSign: case Op::LogAbsDet: return "slogdet";
-    case Op::Cofactor: case Op::CofactorGrad: return "det";
-    case Op::EighVectors: return "eigh";
-    case Op::SvdU: case Op::SvdVh: return "svd";
-    case Op::QrQ: case Op::QrR: return "qr";
-    default: return opInfo(op).name;
-  }
 }
 
 std::vector<int64_t> evenSplit(int64_t len, int64_t size) {

@@ -37,6 +37,10 @@ std::optional<Type> Eigenvalues(const OpArgs& args);     // x's dtype, x's shape
 std::optional<Type> SingularValues(const OpArgs& args);   // [..., min(m, n)]
 std::optional<Type> SingularVectors(const OpArgs& args);  // svd_u's U, svd_vh's Vh
 std::optional<Type> QrFactor(const OpArgs& args);         // qr_q's Q, qr_r's R
+std::optional<Type> Matrices(const OpArgs& args);         // x's type; x [..., m, n] (lu_factor)
+std::optional<Type> LuPivots(const OpArgs& args);         // i32 [..., min(m, n)]
+std::optional<Type> LuPermutation(const OpArgs& args);    // i64 [..., rows] of pivots [..., k]
+std::optional<Type> SolveTriangular(const OpArgs& args);  // b's shape, the batch dims broadcast
 std::optional<Type> IsClose(const OpArgs& args);     // bool, a and b broadcast
 std::optional<Type> Loss(const OpArgs& args);
 std::optional<Type> CtcLoss(const OpArgs& args);     // 0-d, or [N] with reduction 'none'
@@ -53,6 +57,12 @@ std::optional<Type> InterpolateGrad(const OpArgs& args);   // x's shape, g's dty
 std::optional<Type> GridSampleGrad(const OpArgs& args);    // the input's or the grid's type
 std::optional<Type> CtcLossGrad(const OpArgs& args);       // log_probs's type
 std::optional<Type> CrossEntropyGrad(const OpArgs& args);  // logits' type
+
+// For the rules' files: the tensor operand `name`'s type (nullopt where
+// it is absent or not a tensor), and the rule of a language op (matmul,
+// pow, neg, +) applied to `operands`.
+std::optional<Type> tensorOperand(const OpArgs& args, std::string_view name);
+std::optional<Type> asOp(Op op, SourceLoc loc, const std::vector<const Value*>& operands);
 
 // The name a linear algebra op's errors give it, in every mode: its
 // builtin's (slogdet for det_sign and log_abs_det, eigh for eigh_vectors,

@@ -25,6 +25,7 @@ const KernelTable& cpuKernels() {
     registerCpuOrderKernels(t);
     registerCpuResampleKernels(t);
     registerCpuLinalgKernels(t);
+    registerCpuLuKernels(t);
     registerCpuCtcKernels(t);
     return t;
   }();

@@ -115,6 +115,25 @@ void qrFactor(const Tensor& x, bool wantR, bool complete, Tensor& out) {
   moveIn(made, out);
 }
 
+void luFactor(const Tensor& x, bool pivot, Tensor& lu, Tensor* pivots) {
+  Tensor madeLu = hostLike(lu), madePivots = pivots ? hostLike(*pivots) : Tensor();
+  cpuKernels().get<Op::LuFactor>(lu.dtype())(onHost(x, lu), pivot, madeLu, pivots ? &madePivots : nullptr);
+  moveIn(madeLu, lu);
+  if (pivots) moveIn(madePivots, *pivots);
+}
+
+void luPermutation(const Tensor& pivots, Tensor& perm, SourceLoc loc) {
+  Tensor made = hostLike(perm);
+  cpuKernels().get<Op::LuPermutation>(pivots.dtype())(onHost(pivots, perm), made, loc);
+  moveIn(made, perm);
+}
+
+void solveTriangular(const Tensor& a, const Tensor& b, bool upper, bool left, bool unit, Tensor& out) {
+  Tensor made = hostLike(out);
+  cpuKernels().get<Op::SolveTriangular>(out.dtype())(onHost(a, out), onHost(b, out), upper, left, unit, made);
+  moveIn(made, out);
+}
+
 // ctc_loss's alpha-beta recursion: serial along time, on the host.
 void ctcLoss(const Tensor& logProbs, const CtcLabels& labels, Tensor& nll, Tensor* grad) {
   Tensor madeNll = hostLike(nll), madeGrad = grad ? hostLike(*grad) : Tensor();
@@ -149,6 +168,9 @@ void addHostMadeKernels(KernelTable& t) {
   addWhereMissing<Op::Eigvalsh>(t, symmetricEigen);
   addWhereMissing<Op::Svdvals>(t, singular);
   addWhereMissing<Op::QrQ>(t, qrFactor);
+  addWhereMissing<Op::LuFactor>(t, luFactor);
+  addWhereMissing<Op::LuPermutation>(t, luPermutation);
+  addWhereMissing<Op::SolveTriangular>(t, solveTriangular);
   addWhereMissing<Op::CtcLoss>(t, ctcLoss);
 }
 

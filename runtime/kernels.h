@@ -362,6 +362,30 @@ struct KernelFor<ir::Op::QrQ> {
   using Fn = void (*)(const Tensor& x, bool wantR, bool complete, Tensor& out);
 };
 
+// Of each matrix of x [..., m, n] (m, n > 0): its LU factorisation with
+// partial pivoting or, without `pivot`, none, packed into lu [..., m, n]
+// (L below the diagonal, U on and above it), and where pivots is given
+// the row exchanges [..., min(m, n)] (i32, 1-based)  [x's dtype, floating];
+// lu_pivots runs LuFactor's entry
+template <>
+struct KernelFor<ir::Op::LuFactor> {
+  using Fn = void (*)(const Tensor& x, bool pivot, Tensor& lu, Tensor* pivots);
+};
+// perm [..., rows] (i64) of the row exchanges pivots [..., k] (i32,
+// contiguous): P[i, perm[i]] = 1; a pivot outside [1, rows] fails at loc
+// [i32]
+template <>
+struct KernelFor<ir::Op::LuPermutation> {
+  using Fn = void (*)(const Tensor& pivots, Tensor& perm, SourceLoc loc);
+};
+// out = X of T X = b (left) or X T = b, T the upper (lower) triangle of
+// each a [..., n, n], its diagonal ones with unit; a, b and out
+// contiguous, of one dtype and one batch shape  [floating]
+template <>
+struct KernelFor<ir::Op::SolveTriangular> {
+  using Fn = void (*)(const Tensor& a, const Tensor& b, bool upper, bool left, bool unit, Tensor& out);
+};
+
 // interpolate: x [planes, rows.in, cols.in] (contiguous, any leading
 // shape) resampled plane by plane into out [planes, rows.out, cols.out]
 // (resample.h)  [x's dtype]
@@ -549,6 +573,7 @@ void registerCpuOrderKernels(KernelTable& r);
 void registerCpuResampleKernels(KernelTable& r);
 // ... of the linear algebra ops, through LAPACK (kernels_cpu_linalg.cpp).
 void registerCpuLinalgKernels(KernelTable& r);
+void registerCpuLuKernels(KernelTable& r);
 // ... of the CTC loss and its gradient (kernels_cpu_ctc.cpp).
 void registerCpuCtcKernels(KernelTable& r);
 

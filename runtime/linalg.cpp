@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "ir/shape_rules.h"
@@ -117,6 +118,69 @@ Tensor cholesky(const Tensor& x, bool upper, SourceLoc loc) {
   Tensor in = matrices(x, ir::Op::Cholesky, true, loc);
   Tensor out = Tensor::empty(in.dtype(), in.shape(), in.device());
   if (out.numel() > 0) launch<ir::Op::Cholesky>(in.device(), in.dtype(), loc, in, upper, out, loc);
+  return out;
+}
+
+Tensor luFactor(const Tensor& x, bool pivot, bool wantPivots, SourceLoc loc) {
+  Tensor in = matrices(x, wantPivots ? ir::Op::LuPivots : ir::Op::LuFactor, false, loc);
+  int64_t m = in.dim(in.ndim() - 2), n = in.dim(in.ndim() - 1);
+  Shape pivotShape(in.shape().begin(), in.shape().end() - 2);
+  pivotShape.push_back(std::min(m, n));
+  Tensor lu = Tensor::empty(in.dtype(), in.shape(), in.device());
+  Tensor pivots = wantPivots ? Tensor::empty(DType::I32, pivotShape, in.device()) : Tensor();
+  if (in.numel() > 0)
+    launch<ir::Op::LuFactor>(in.device(), in.dtype(), loc, in, pivot, lu, wantPivots ? &pivots : nullptr);
+  return wantPivots ? pivots : lu;
+}
+
+Tensor luPermutation(const Tensor& pivots, int64_t rows, SourceLoc loc) {
+  if (pivots.ndim() < 1 || !isIntegral(pivots.dtype()))
+    fail(loc, "lu_unpack: expects integer pivots [..., k], not " + typeString(pivots), ErrorClass::TypeError);
+  int64_t k = pivots.dim(pivots.ndim() - 1);
+  if (rows < k)
+    fail(loc,
+         "lu_unpack: " + std::to_string(k) + " pivots are more than the " + std::to_string(rows) +
+             " rows of the factorised matrix",
+         ErrorClass::ValueError);
+  Tensor in = contiguousOnItsDevice(astype(pivots, DType::I32), loc);
+  Shape shape(in.shape().begin(), in.shape().end() - 1);
+  shape.push_back(rows);
+  Tensor perm = Tensor::empty(DType::I64, shape, in.device());
+  if (perm.numel() > 0) launch<ir::Op::LuPermutation>(in.device(), DType::I32, loc, in, perm, loc);
+  return perm;
+}
+
+Tensor solveTriangular(const Tensor& a, const Tensor& b, bool upper, bool left, bool unit, SourceLoc loc) {
+  const char* name = "solve_triangular";
+  Tensor t = matrices(a, ir::Op::SolveTriangular, true, loc);
+  if (b.ndim() < 2)
+    fail(loc,
+         std::string(name) + ": expects B to be a matrix or a batch of matrices " +
+             (left ? "[..., n, k]" : "[..., k, n]") + ", not " + typeString(b),
+         ErrorClass::ValueError);
+  if (!isFloating(b.dtype()))
+    fail(loc, std::string(name) + ": expects a floating-point tensor, not " + typeString(b), ErrorClass::TypeError);
+  int64_t n = t.dim(t.ndim() - 1), side = b.dim(b.ndim() - (left ? 2 : 1));
+  if (n != side)
+    fail(loc,
+         std::string(name) + ": A " + typeString(a) + " and B " + typeString(b) + " do not fit: B's " +
+             (left ? "rows" : "columns") + " must be A's side",
+         ErrorClass::ValueError);
+  commonDevice(t, b, name, loc);
+  Shape tBatch(t.shape().begin(), t.shape().end() - 2), bBatch(b.shape().begin(), b.shape().end() - 2);
+  std::optional<Shape> batch = tryBroadcastShapes(tBatch, bBatch);
+  if (!batch)
+    fail(loc,
+         std::string(name) + ": the batch dims of " + typeString(a) + " and " + typeString(b) + " do not broadcast",
+         ErrorClass::ValueError);
+  DType dt = promote(t.dtype(), b.dtype());
+  Shape tShape = *batch, bShape = *batch;
+  tShape.push_back(n), tShape.push_back(n);
+  bShape.push_back(b.dim(b.ndim() - 2)), bShape.push_back(b.dim(b.ndim() - 1));
+  Tensor tIn = contiguousOnItsDevice(broadcastTo(astype(t, dt), tShape, loc), loc);
+  Tensor bIn = contiguousOnItsDevice(broadcastTo(astype(b, dt), bShape, loc), loc);
+  Tensor out = Tensor::empty(dt, bShape, b.device());
+  if (out.numel() > 0) launch<ir::Op::SolveTriangular>(out.device(), dt, loc, tIn, bIn, upper, left, unit, out);
   return out;
 }
 

@@ -1,13 +1,14 @@
 // Linear algebra of tensors of matrices [..., n, n], each matrix on its
 // own (the leading dims a batch): the inverse, the determinant, its sign
 // and the logarithm of its absolute value, the Cholesky factor, the
-// eigenvalues and eigenvectors of symmetric matrices, and the singular
-// value and QR decompositions (of any [..., m, n]). The
-// front ends check the operand (rank 2 or more, square, floating: PyTorch
+// eigenvalues and eigenvectors of symmetric matrices, the singular value,
+// QR and LU decompositions (of any [..., m, n]) and triangular solves. The
+// front ends check the operands (rank 2 or more, square, floating: PyTorch
 // refuses integers) with located errors, as the ops' shape rules word
 // them, and run the device's kernel (LAPACK's on the CPU,
-// kernels_cpu_linalg.cpp). A singular matrix (inverse) or one that is not
-// positive-definite (cholesky) is a LinAlgError naming the batch element.
+// kernels_cpu_linalg.cpp and kernels_cpu_lu.cpp). A singular matrix
+// (inverse) or one that is not positive-definite (cholesky) is a
+// LinAlgError naming the batch element.
 #pragma once
 
 #include "runtime/kernels.h"
@@ -31,5 +32,14 @@ Tensor symmetricEigen(const Tensor& x, bool vectors, SourceLoc loc);
 Tensor singular(const Tensor& x, SvdPart part, bool full, SourceLoc loc);
 // qr's Q or (wantR) its R, reduced or complete.
 Tensor qrFactor(const Tensor& x, bool wantR, bool complete, SourceLoc loc);
+// lu_factor's packed L and U of each [m, n] matrix or (wantPivots)
+// lu_pivots' row exchanges, i32 [..., min(m, n)]; partial pivoting or none.
+Tensor luFactor(const Tensor& x, bool pivot, bool wantPivots, SourceLoc loc);
+// P of the row exchanges pivots [..., k] (integers) as indices, i64 [...,
+// rows]: P[i, perm[i]] = 1.
+Tensor luPermutation(const Tensor& pivots, int64_t rows, SourceLoc loc);
+// X with T X = b (left) or X T = b, T a's upper (lower) triangle, its
+// diagonal ones with unit; a [..., n, n] and b's batch dims broadcast.
+Tensor solveTriangular(const Tensor& a, const Tensor& b, bool upper, bool left, bool unit, SourceLoc loc);
 
 }  // namespace nn::rt

@@ -72,6 +72,11 @@ rt::BuiltinFn tensorProductMethod(const std::string& name);
 void addTensorLinalg(BuiltinTable& table);
 rt::BuiltinFn tensorLinalgMethod(const std::string& name);
 
+// lu, lu_unpack, lu_solve and triangular_solve (lu_decomposition.cpp), and
+// the function of those that are also tensor methods, by name (or null).
+void addLuDecomposition(BuiltinTable& table);
+rt::BuiltinFn luDecompositionMethod(const std::string& name);
+
 // tile, the stacks, atleast_1d/2d/3d, fliplr, flipud, rot90,
 // repeat_interleave, take_along_dim, broadcast_tensors, block_diag,
 // cartesian_prod, tensor_split and its kin, unflatten, tril_indices,

@@ -635,6 +635,7 @@ const std::map<std::string, BuiltinFn>& table() {
     addTensorComposites(m);
     addTensorProducts(m);
     addTensorLinalg(m);
+    addLuDecomposition(m);
     addTensorArrangements(m);
     addIndexUpdates(m);
     addDiagonalEmbeddings(m);

@@ -247,6 +247,7 @@ BuiltinFn pytorchTensorMethod(const std::string& name) {
   if (BuiltinFn f = tensorCompositeMethod(name)) return f;
   if (BuiltinFn f = tensorProductMethod(name)) return f;
   if (BuiltinFn f = tensorLinalgMethod(name)) return f;
+  if (BuiltinFn f = luDecompositionMethod(name)) return f;
   if (BuiltinFn f = tensorArrangeMethod(name)) return f;
   if (BuiltinFn f = indexUpdateMethod(name)) return f;
   if (BuiltinFn f = diagonalEmbeddingMethod(name)) return f;

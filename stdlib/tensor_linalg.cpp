@@ -3,8 +3,8 @@
 // logdet (NaN for a negative determinant), eigh ((eigenvalues,
 // eigenvectors), each an op), svd (torch.svd's (U, S, V), each an op), qr
 // ((Q, R), each an op), matrix_power (by squaring, of the inverse for a
-// negative power), cholesky_inverse and cholesky_solve (through the
-// Cholesky factor's inverse), compositions run where a tape sees them,
+// negative power), cholesky_inverse and cholesky_solve (by triangular
+// solves with the Cholesky factor), compositions run where a tape sees them,
 // so they differentiate as their ops do, in every mode; methods too.
 #include <cstdint>
 #include <limits>
@@ -106,12 +106,17 @@ Value bMatrixPower(CallContext& c, std::vector<Value>& args) {
   }
 }
 
-// The inverse of A = L L^T (or U^T U, upper) from its Cholesky factor:
-// L^-T L^-1 (U^-1 U^-T), through the factor's inverse.
-Value choleskyInverse(CallContext& c, const Value& factor, bool upper) {
-  Value inverse = applyOp(c, ir::Op::Inverse, {factor});
-  Value transposed = applyOp(c, ir::Op::Transpose, {inverse, intsTuple({-2, -1})});
-  return upper ? binary(c, ir::Op::MatMul, inverse, transposed) : binary(c, ir::Op::MatMul, transposed, inverse);
+// X with A X = B, A = L L^T (or U^T U, upper) given by its Cholesky
+// factor, whose triangle alone is read: X = L^-T L^-1 B (U^-1 U^-T B), two
+// triangular solves.
+Value choleskySolve(CallContext& c, const Value& b, const Value& factor, bool upper) {
+  auto solve = [&](const Value& a, const Value& rhs, bool upperTriangle) {
+    return applyOp(c, ir::Op::SolveTriangular,
+                   {a, rhs, Value::boolean(upperTriangle), Value::boolean(true), Value::boolean(false)});
+  };
+  Value transposed = applyOp(c, ir::Op::Transpose, {factor, intsTuple({-2, -1})});
+  if (upper) return solve(factor, solve(transposed, b, false), true);
+  return solve(transposed, solve(factor, b, false), true);
 }
 
 bool upperArg(CallContext& c, const Value& v) {
@@ -125,7 +130,11 @@ Value bCholeskyInverse(CallContext& c, std::vector<Value>& args) {
   Value no = Value::boolean(false);
   Value factor = matricesArg(c, args), upper = argument(c, args, 1, "upper", &no);
   c.checkKeywordsUsed("cholesky_inverse");
-  return choleskyInverse(c, factor, upperArg(c, upper));
+  const Tensor& t = tensorOf(factor);
+  Value identity = applyOp(c, ir::Op::Eye,
+                           {Value::integer(t.dim(t.ndim() - 1)), Value::none(), Value::dtype(static_cast<int>(t.dtype())),
+                            Value::str(t.device().name())});
+  return choleskySolve(c, identity, factor, upperArg(c, upper));
 }
 
 // cholesky_solve(B, L, upper=False): X with A X = B, A = L L^T (batch
@@ -142,7 +151,7 @@ Value bCholeskySolve(CallContext& c, std::vector<Value>& args) {
          "cholesky_solve(): expects matrices B [..., n, k] and L [..., n, n], not " + typeString(bt) + " and " +
              typeString(lt),
          ErrorClass::ValueError);
-  return binary(c, ir::Op::MatMul, choleskyInverse(c, factor, upperArg(c, upper)), b);
+  return choleskySolve(c, b, factor, upperArg(c, upper));
 }
 
 }  // namespace

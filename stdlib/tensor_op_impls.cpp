@@ -514,6 +514,19 @@ Value svdOp(OpCall& c) {
 
 Value qrOp(OpCall& c) { return makeTensorValue(qrFactor(c.tensor("x"), c.op == Op::QrR, c.flag("complete"), c.loc)); }
 
+Value luOp(OpCall& c) {
+  return makeTensorValue(luFactor(c.tensor("x"), c.flag("pivot"), c.op == Op::LuPivots, c.loc));
+}
+
+Value luPermutationOp(OpCall& c) {
+  return makeTensorValue(luPermutation(c.tensor("pivots"), c.integer("rows"), c.loc));
+}
+
+Value solveTriangularOp(OpCall& c) {
+  return makeTensorValue(
+      solveTriangular(c.tensor("a"), c.tensor("b"), c.flag("upper"), c.flag("left"), c.flag("unitriangular"), c.loc));
+}
+
 Value eigenOp(OpCall& c) { return makeTensorValue(symmetricEigen(c.tensor("x"), c.op == Op::EighVectors, c.loc)); }
 
 Value maskedFillOp(OpCall& c) {
@@ -603,7 +616,8 @@ struct ImplTable {
         set(Op::LogAbsDet, determinantOp), set(Op::Cofactor, cofactorOp), set(Op::CofactorGrad, cofactorOp),
         set(Op::Cholesky, choleskyOp), set(Op::Eigvalsh, eigenOp),
         set(Op::EighVectors, eigenOp), set(Op::Svdvals, svdOp), set(Op::SvdU, svdOp), set(Op::SvdVh, svdOp);
-    set(Op::QrQ, qrOp), set(Op::QrR, qrOp);
+    set(Op::QrQ, qrOp), set(Op::QrR, qrOp), set(Op::LuFactor, luOp), set(Op::LuPivots, luOp);
+    set(Op::LuPermutation, luPermutationOp), set(Op::SolveTriangular, solveTriangularOp);
     set(Op::Norm, normOp), set(Op::Repeat, repeatOp), set(Op::Diag, diagOp), set(Op::NonZero, nonzeroOp);
     set(Op::Flip, flipOp), set(Op::Roll, rollOp);
     set(Op::Embedding, embeddingOp), set(Op::Conv1d, conv1dOp), set(Op::Interpolate, interpolateOp);

@@ -3,7 +3,7 @@
 # Idempotent: does nothing when everything is already installed.
 set -e
 PACKAGES="build-essential cmake ninja-build pkg-config ccache antlr4 libantlr4-runtime-dev
-libedit-dev libcli11-dev libgtest-dev googletest libdnnl-dev libsleef-dev liblapack-dev zlib1g-dev libicu-dev
+libedit-dev libcli11-dev libgtest-dev googletest libdnnl-dev libsleef-dev liblapack-dev libblas-dev zlib1g-dev libicu-dev
 libbenchmark-dev llvm-14-dev clang-14 libclang-rt-14-dev libomp-14-dev libtcmalloc-minimal4"
 missing=""
 for p in $PACKAGES; do

@@ -135,6 +135,15 @@ const std::vector<Case>& cases() {
       {"svd_vh", "svd(a)[2] ** 2 * b", {"randn(3, 4)", "randn(4, 3)"}},
       {"qr_q", "qr(a)[0] * b", {"randn(4, 3)", "randn(4, 3)"}},
       {"qr_r", "qr(a)[1] * b", {"randn(2, 4, 3)", "randn(3, 3)"}},
+      // Square, wide and tall matrices, with pivoting and without; the
+      // rule's triangular solves (both sides) through second derivatives.
+      {"lu_factor", "lu(a)[0] * b", {"randn(2, 3, 3)", "randn(3, 3)"}, true},
+      {"lu_factor", "lu(a)[0] * b", {"randn(3, 5)", "randn(3, 5)"}, true},
+      {"lu_factor", "lu(a)[0] * b", {"randn(5, 3)", "randn(5, 3)"}, true},
+      {"lu_factor", "lu(a, pivot=False)[0] * b", {"randn(3, 4) + eye(3, 4) * 3.0", "randn(3, 4)"}},
+      {"solve_triangular", "triangular_solve(b, a)[0]", {"randn(2, 3, 3) + eye(3) * 3.0", "randn(3, 2)"}, true},
+      {"solve_triangular", "triangular_solve(b, a, upper=False, transpose=True, unitriangular=True)[0]",
+       {"randn(3, 3)", "randn(2, 3, 4)"}},
       {"atan2", "atan2(a, b)", {"randn(3, 4)", "randn(4)"}},
       {"hypot", "hypot(a, b) * a.hypot(2.0)", {"randn(3, 4)", "randn(3, 1) + 2.0"}},
       // b's sign kept away from 0, where copysign jumps.

@@ -1,0 +1,139 @@
+// CPU kernels of the LU factorisation (lu_factor and lu_pivots: LAPACK's
+// getrf with partial pivoting, or Doolittle's elimination without), the
+// permutation its row exchanges make (lu_permutation), and triangular
+// solves (BLAS's trsm), one matrix of the batch at a time. LAPACK reads
+// matrices column by column: getrf factors a column-major copy of each
+// matrix, read back row by row; a row-major triangular system T X = B is
+// the column-major X^T T^T = B^T, which trsm solves from the right on
+// the matrices as they lie.
+#include <algorithm>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "runtime/kernel_loops.h"
+
+extern "C" {
+// LAPACK's and BLAS's Fortran interfaces: arguments by address.
+void sgetrf_(const int* m, const int* n, float* a, const int* lda, int* ipiv, int* info);
+void dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info);
+void strsm_(const char* side, const char* uplo, const char* transa, const char* diag, const int* m, const int* n,
+            const float* alpha, const float* a, const int* lda, float* b, const int* ldb);
+void dtrsm_(const char* side, const char* uplo, const char* transa, const char* diag, const int* m, const int* n,
+            const double* alpha, const double* a, const int* lda, double* b, const int* ldb);
+}
+
+namespace nn::rt {
+namespace {
+
+void getrf(int m, int n, float* a, int* pivots, int* info) { sgetrf_(&m, &n, a, &m, pivots, info); }
+void getrf(int m, int n, double* a, int* pivots, int* info) { dgetrf_(&m, &n, a, &m, pivots, info); }
+void trsm(const char* side, const char* uplo, const char* diag, int m, int n, const float* a, int lda, float* b,
+          int ldb) {
+  float one = 1;
+  strsm_(side, uplo, "N", diag, &m, &n, &one, a, &lda, b, &ldb);
+}
+void trsm(const char* side, const char* uplo, const char* diag, int m, int n, const double* a, int lda, double* b,
+          int ldb) {
+  double one = 1;
+  dtrsm_(side, uplo, "N", diag, &m, &n, &one, a, &lda, b, &ldb);
+}
+
+// Without pivoting: Doolittle's elimination in place, row by row; a zero
+// pivot gives infinities and NaNs, as PyTorch's (which has it on GPUs only).
+template <class T>
+void eliminate(T* a, int64_t m, int64_t n) {
+  for (int64_t j = 0; j < std::min(m, n); ++j) {
+    const T* pivotRow = a + j * n;
+    for (int64_t i = j + 1; i < m; ++i) {
+      T* row = a + i * n;
+      T l = row[j] / pivotRow[j];
+      row[j] = l;
+      for (int64_t c = j + 1; c < n; ++c) row[c] -= l * pivotRow[c];
+    }
+  }
+}
+
+template <class T>
+void luKernel(const Tensor& x, bool pivot, Tensor& lu, Tensor* pivots) {
+  int64_t m = x.dim(x.ndim() - 2), n = x.dim(x.ndim() - 1), k = std::min(m, n), size = m * n;
+  int64_t matrices = x.numel() / size;
+  std::vector<T> a(pivot ? static_cast<size_t>(size) : 0);
+  std::vector<int> exchanges(static_cast<size_t>(k));
+  for (int64_t mat = 0; mat < matrices; ++mat) {
+    const T* in = x.data<T>() + mat * size;
+    T* out = lu.data<T>() + mat * size;
+    if (pivot) {
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) a[static_cast<size_t>(i + j * m)] = in[i * n + j];
+      int info = 0;  // > 0 where U has a zero on its diagonal: the factorisation is still complete
+      getrf(static_cast<int>(m), static_cast<int>(n), a.data(), exchanges.data(), &info);
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) out[i * n + j] = a[static_cast<size_t>(i + j * m)];
+    } else {
+      std::copy(in, in + size, out);
+      eliminate(out, m, n);
+      std::iota(exchanges.begin(), exchanges.end(), 1);
+    }
+    if (pivots) std::copy(exchanges.begin(), exchanges.end(), pivots->data<int32_t>() + mat * k);
+  }
+}
+
+// The exchanges applied in turn to the rows' order give the row of A that
+// each row of L U holds, order[r]; perm is that map's inverse.
+void permutationKernel(const Tensor& pivots, Tensor& perm, SourceLoc loc) {
+  int64_t k = pivots.dim(pivots.ndim() - 1), rows = perm.dim(perm.ndim() - 1);
+  int64_t matrices = k == 0 ? perm.numel() / std::max<int64_t>(rows, 1) : pivots.numel() / k;
+  std::vector<int64_t> order(static_cast<size_t>(rows));
+  for (int64_t mat = 0; mat < matrices; ++mat) {
+    std::iota(order.begin(), order.end(), 0);
+    const int32_t* p = pivots.data<int32_t>() + mat * k;
+    for (int64_t i = 0; i < k; ++i) {
+      if (p[i] < 1 || p[i] > rows)
+        fail(loc,
+             "lu_unpack: the pivot " + std::to_string(p[i]) + " is outside [1, " + std::to_string(rows) +
+                 "], the rows of the factorised matrix",
+             ErrorClass::ValueError);
+      std::swap(order[static_cast<size_t>(i)], order[static_cast<size_t>(p[i] - 1)]);
+    }
+    int64_t* out = perm.data<int64_t>() + mat * rows;
+    for (int64_t r = 0; r < rows; ++r) out[order[static_cast<size_t>(r)]] = r;
+  }
+}
+
+// Row-major a is its transpose to BLAS, whose triangle of the other side
+// is T^T: X^T T^T = B^T (left), T^T X^T = B^T (right).
+template <class T>
+void solveTriangularKernel(const Tensor& a, const Tensor& b, bool upper, bool left, bool unit, Tensor& out) {
+  int64_t n = a.dim(a.ndim() - 1), rows = b.dim(b.ndim() - 2), cols = b.dim(b.ndim() - 1);
+  std::copy(b.data<T>(), b.data<T>() + b.numel(), out.data<T>());
+  if (out.numel() == 0 || n == 0) return;
+  int64_t matrices = out.numel() / (rows * cols);
+  const char* uplo = upper ? "L" : "U";
+  const char* diag = unit ? "U" : "N";
+  int side = static_cast<int>(n);
+  for (int64_t mat = 0; mat < matrices; ++mat) {
+    const T* t = a.data<T>() + mat * n * n;
+    T* x = out.data<T>() + mat * rows * cols;
+    if (left)
+      trsm("R", uplo, diag, static_cast<int>(cols), side, t, side, x, static_cast<int>(cols));
+    else
+      trsm("L", uplo, diag, side, static_cast<int>(rows), t, side, x, side);
+  }
+}
+
+template <class T>
+void registerLu(KernelTable& t) {
+  t.add<ir::Op::LuFactor>(dtypeOf<T>(), luKernel<T>);
+  t.add<ir::Op::SolveTriangular>(dtypeOf<T>(), solveTriangularKernel<T>);
+}
+
+}  // namespace
+
+void registerCpuLuKernels(KernelTable& t) {
+  registerLu<float>(t);
+  registerLu<double>(t);
+  t.add<ir::Op::LuPermutation>(DType::I32, permutationKernel);
+}
+
+}  // namespace nn::rt
