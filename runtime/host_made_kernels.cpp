@@ -115,11 +115,11 @@ void qrFactor(const Tensor& x, bool wantR, bool complete, Tensor& out) {
   moveIn(made, out);
 }
 
-void luFactor(const Tensor& x, bool pivot, Tensor& lu, Tensor* pivots) {
-  Tensor madeLu = hostLike(lu), madePivots = pivots ? hostLike(*pivots) : Tensor();
-  cpuKernels().get<Op::LuFactor>(lu.dtype())(onHost(x, lu), pivot, madeLu, pivots ? &madePivots : nullptr);
+void luFactor(const Tensor& x, bool pivot, Tensor& lu, Tensor& pivots) {
+  Tensor madeLu = hostLike(lu), madePivots = hostLike(pivots);
+  cpuKernels().get<Op::LuFactor>(lu.dtype())(onHost(x, lu), pivot, madeLu, madePivots);
   moveIn(madeLu, lu);
-  if (pivots) moveIn(madePivots, *pivots);
+  moveIn(madePivots, pivots);
 }
 
 void luPermutation(const Tensor& pivots, Tensor& perm, SourceLoc loc) {

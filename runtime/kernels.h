@@ -364,12 +364,12 @@ struct KernelFor<ir::Op::QrQ> {
 
 // Of each matrix of x [..., m, n] (m, n > 0): its LU factorisation with
 // partial pivoting or, without `pivot`, none, packed into lu [..., m, n]
-// (L below the diagonal, U on and above it), and where pivots is given
-// the row exchanges [..., min(m, n)] (i32, 1-based)  [x's dtype, floating];
-// lu_pivots runs LuFactor's entry
+// (L below the diagonal, U on and above it), and the row exchanges pivots
+// [..., min(m, n)] (i32, 1-based)  [x's dtype, floating]; lu_pivots runs
+// LuFactor's entry
 template <>
 struct KernelFor<ir::Op::LuFactor> {
-  using Fn = void (*)(const Tensor& x, bool pivot, Tensor& lu, Tensor* pivots);
+  using Fn = void (*)(const Tensor& x, bool pivot, Tensor& lu, Tensor& pivots);
 };
 // perm [..., rows] (i64) of the row exchanges pivots [..., k] (i32,
 // contiguous): P[i, perm[i]] = 1; a pivot outside [1, rows] fails at loc

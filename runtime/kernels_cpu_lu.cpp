@@ -39,6 +39,18 @@ void trsm(const char* side, const char* uplo, const char* diag, int m, int n, co
   dtrsm_(side, uplo, "N", diag, &m, &n, &one, a, &lda, b, &ldb);
 }
 
+// dst (cols x rows, row-major) = src (rows x cols, row-major)
+// transposed, in square tiles, so that the strided side of each tile stays
+// in cache: the hop between row-major and LAPACK's column-major layout.
+template <class T>
+void transposeTiled(const T* src, T* dst, int64_t rows, int64_t cols) {
+  constexpr int64_t kTile = 32;
+  for (int64_t i0 = 0; i0 < rows; i0 += kTile)
+    for (int64_t j0 = 0; j0 < cols; j0 += kTile)
+      for (int64_t i = i0; i < std::min(rows, i0 + kTile); ++i)
+        for (int64_t j = j0; j < std::min(cols, j0 + kTile); ++j) dst[j * rows + i] = src[i * cols + j];
+}
+
 // Without pivoting: Doolittle's elimination in place, row by row; a zero
 // pivot gives infinities and NaNs, as PyTorch's (which has it on GPUs only).
 template <class T>
@@ -55,7 +67,7 @@ void eliminate(T* a, int64_t m, int64_t n) {
 }
 
 template <class T>
-void luKernel(const Tensor& x, bool pivot, Tensor& lu, Tensor* pivots) {
+void luKernel(const Tensor& x, bool pivot, Tensor& lu, Tensor& pivots) {
   int64_t m = x.dim(x.ndim() - 2), n = x.dim(x.ndim() - 1), k = std::min(m, n), size = m * n;
   int64_t matrices = x.numel() / size;
   std::vector<T> a(pivot ? static_cast<size_t>(size) : 0);
@@ -64,18 +76,16 @@ void luKernel(const Tensor& x, bool pivot, Tensor& lu, Tensor* pivots) {
     const T* in = x.data<T>() + mat * size;
     T* out = lu.data<T>() + mat * size;
     if (pivot) {
-      for (int64_t i = 0; i < m; ++i)
-        for (int64_t j = 0; j < n; ++j) a[static_cast<size_t>(i + j * m)] = in[i * n + j];
+      transposeTiled(in, a.data(), m, n);
       int info = 0;  // > 0 where U has a zero on its diagonal: the factorisation is still complete
       getrf(static_cast<int>(m), static_cast<int>(n), a.data(), exchanges.data(), &info);
-      for (int64_t i = 0; i < m; ++i)
-        for (int64_t j = 0; j < n; ++j) out[i * n + j] = a[static_cast<size_t>(i + j * m)];
+      transposeTiled(a.data(), out, n, m);
     } else {
       std::copy(in, in + size, out);
       eliminate(out, m, n);
       std::iota(exchanges.begin(), exchanges.end(), 1);
     }
-    if (pivots) std::copy(exchanges.begin(), exchanges.end(), pivots->data<int32_t>() + mat * k);
+    std::copy(exchanges.begin(), exchanges.end(), pivots.data<int32_t>() + mat * k);
   }
 }
 

@@ -121,16 +121,15 @@ Tensor cholesky(const Tensor& x, bool upper, SourceLoc loc) {
   return out;
 }
 
-Tensor luFactor(const Tensor& x, bool pivot, bool wantPivots, SourceLoc loc) {
-  Tensor in = matrices(x, wantPivots ? ir::Op::LuPivots : ir::Op::LuFactor, false, loc);
+std::pair<Tensor, Tensor> luFactor(const Tensor& x, bool pivot, ir::Op op, SourceLoc loc) {
+  Tensor in = matrices(x, op, false, loc);
   int64_t m = in.dim(in.ndim() - 2), n = in.dim(in.ndim() - 1);
   Shape pivotShape(in.shape().begin(), in.shape().end() - 2);
   pivotShape.push_back(std::min(m, n));
   Tensor lu = Tensor::empty(in.dtype(), in.shape(), in.device());
-  Tensor pivots = wantPivots ? Tensor::empty(DType::I32, pivotShape, in.device()) : Tensor();
-  if (in.numel() > 0)
-    launch<ir::Op::LuFactor>(in.device(), in.dtype(), loc, in, pivot, lu, wantPivots ? &pivots : nullptr);
-  return wantPivots ? pivots : lu;
+  Tensor pivots = Tensor::empty(DType::I32, pivotShape, in.device());
+  if (in.numel() > 0) launch<ir::Op::LuFactor>(in.device(), in.dtype(), loc, in, pivot, lu, pivots);
+  return {lu, pivots};
 }
 
 Tensor luPermutation(const Tensor& pivots, int64_t rows, SourceLoc loc) {

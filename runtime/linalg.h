@@ -11,6 +11,8 @@
 // LinAlgError naming the batch element.
 #pragma once
 
+#include <utility>
+
 #include "runtime/kernels.h"
 #include "runtime/tensor.h"
 
@@ -32,9 +34,10 @@ Tensor symmetricEigen(const Tensor& x, bool vectors, SourceLoc loc);
 Tensor singular(const Tensor& x, SvdPart part, bool full, SourceLoc loc);
 // qr's Q or (wantR) its R, reduced or complete.
 Tensor qrFactor(const Tensor& x, bool wantR, bool complete, SourceLoc loc);
-// lu_factor's packed L and U of each [m, n] matrix or (wantPivots)
-// lu_pivots' row exchanges, i32 [..., min(m, n)]; partial pivoting or none.
-Tensor luFactor(const Tensor& x, bool pivot, bool wantPivots, SourceLoc loc);
+// lu_factor's packed L and U of each [m, n] matrix and lu_pivots' row
+// exchanges, i32 [..., min(m, n)], of one factorisation (partial pivoting
+// or none); `op` (either) names it in errors.
+std::pair<Tensor, Tensor> luFactor(const Tensor& x, bool pivot, ir::Op op, SourceLoc loc);
 // P of the row exchanges pivots [..., k] (integers) as indices, i64 [...,
 // rows]: P[i, perm[i]] = 1.
 Tensor luPermutation(const Tensor& pivots, int64_t rows, SourceLoc loc);

@@ -13,6 +13,8 @@
 #include <cstdint>
 
 #include "ir/builtins.h"
+#include "runtime/linalg.h"
+#include "runtime/tape.h"
 #include "runtime/tensor_ops.h"
 #include "stdlib/builtins.h"
 #include "stdlib/op_call.h"
@@ -102,8 +104,13 @@ Value bLu(CallContext& c, std::vector<Value>& args) {
   if (!isFloating(t.dtype()))
     fail(c.loc, "lu(): expects a floating-point tensor, not " + typeString(t), ErrorClass::TypeError);
   flagArg(c, pivot, "pivot");
-  Value lu = applyOp(c, ir::Op::LuFactor, {a, pivot});
-  Value pivots = applyOp(c, ir::Op::LuPivots, {a, pivot});
+  // One factorisation gives both, each recorded as its op for a tape.
+  auto [luTensor, pivotTensor] = luFactor(t, pivot.asBool(), ir::Op::LuFactor, c.loc);
+  Value lu = makeTensorValue(std::move(luTensor)), pivots = makeTensorValue(std::move(pivotTensor));
+  if (Tape* tape = c.interp.tape()) {
+    tape->recordTensorOp(ir::Op::LuFactor, c.loc, {a, pivot}, lu);
+    tape->recordTensorOp(ir::Op::LuPivots, c.loc, {a, pivot}, pivots);
+  }
   if (!flagArg(c, infos, "get_infos").asBool()) return makeTuple({lu, pivots});
   return makeNamedTuple({lu, pivots, firstZeroPivot(c, lu)}, {"LU", "pivots", "info"});
 }

@@ -515,7 +515,8 @@ Value svdOp(OpCall& c) {
 Value qrOp(OpCall& c) { return makeTensorValue(qrFactor(c.tensor("x"), c.op == Op::QrR, c.flag("complete"), c.loc)); }
 
 Value luOp(OpCall& c) {
-  return makeTensorValue(luFactor(c.tensor("x"), c.flag("pivot"), c.op == Op::LuPivots, c.loc));
+  auto [lu, pivots] = luFactor(c.tensor("x"), c.flag("pivot"), c.op, c.loc);
+  return makeTensorValue(c.op == Op::LuPivots ? std::move(pivots) : std::move(lu));
 }
 
 Value luPermutationOp(OpCall& c) {
