@@ -91,6 +91,9 @@ void inverseKernel(const Tensor& x, Tensor& out, SourceLoc loc) {
                     "The diagonal element " + std::to_string(info) +
                         " is zero, the inversion could not be completed because the input matrix is singular.");
     getri(side, a, pivots.data(), work.data(), static_cast<int>(work.size()), &info);
+    // getri leaves -0 at the inverse's exact zeros (below an identity's
+    // diagonal); adding +0 makes them 0, as PyTorch's solve gives them.
+    for (int64_t i = 0; i < size; ++i) a[i] += T(0);
   }
 }
 
