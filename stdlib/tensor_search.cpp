@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
+#include <type_traits>
 
 #include "ir/builtins.h"
 #include "runtime/tensor_ops.h"
@@ -400,22 +402,62 @@ Value bHistogram(CallContext& c, std::vector<Value>& args) {
 struct Groups {
   std::vector<int64_t> first, count, where;
 };
+// The groups of items order[0..n) (the identity where order is null), a
+// new one where `same` fails between neighbours: counted first, so that
+// the arrays are filled in place.
+template <class Same>
+Groups groupRuns(int64_t n, const int64_t* order, Same same) {
+  auto item = [&](int64_t k) { return order ? order[k] : k; };
+  int64_t groups = n > 0 ? 1 : 0;
+  for (int64_t k = 1; k < n; ++k) groups += !same(item(k - 1), item(k));
+  Groups g;
+  g.first.resize(static_cast<size_t>(groups));
+  g.count.assign(static_cast<size_t>(groups), 0);
+  g.where.resize(static_cast<size_t>(n));
+  int64_t at = -1;
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t i = item(k);
+    if (k == 0 || !same(item(k - 1), i)) g.first[static_cast<size_t>(++at)] = i;
+    ++g.count[static_cast<size_t>(at)];
+    g.where[static_cast<size_t>(i)] = at;
+  }
+  return g;
+}
 template <class Less, class Same>
 Groups groupSorted(int64_t n, bool consecutive, Less less, Same same) {
-  Groups g;
-  g.where.resize(static_cast<size_t>(n));
+  if (consecutive) return groupRuns(n, nullptr, same);
   std::vector<int64_t> order(static_cast<size_t>(n));
   std::iota(order.begin(), order.end(), int64_t{0});
-  if (!consecutive) std::stable_sort(order.begin(), order.end(), less);
-  for (int64_t k = 0; k < n; ++k) {
-    int64_t i = order[static_cast<size_t>(k)];
-    if (k == 0 || !same(order[static_cast<size_t>(k - 1)], i)) {
-      g.first.push_back(i);
-      g.count.push_back(0);
-    }
-    ++g.count.back();
-    g.where[static_cast<size_t>(i)] = static_cast<int64_t>(g.first.size()) - 1;
+  std::stable_sort(order.begin(), order.end(), less);
+  return groupRuns(n, order.data(), same);
+}
+
+// The sorted groups of n integers spanning at most a few times n values
+// (labels, classes, small counts: the common case), by counting: one pass
+// finds each value's first place and count, the next the groups of the
+// places; no sort.
+std::optional<Groups> groupFewIntegers(const int64_t* v, int64_t n) {
+  if (n == 0) return std::nullopt;
+  auto [lo, hi] = std::minmax_element(v, v + n);
+  uint64_t span = static_cast<uint64_t>(*hi) - static_cast<uint64_t>(*lo);
+  if (span >= static_cast<uint64_t>(4 * n + 1024)) return std::nullopt;
+  int64_t low = *lo;
+  std::vector<int64_t> firstAt(span + 1, -1), counts(span + 1, 0);
+  for (int64_t i = 0; i < n; ++i) {
+    size_t slot = static_cast<uint64_t>(v[i]) - static_cast<uint64_t>(low);
+    if (firstAt[slot] < 0) firstAt[slot] = i;
+    ++counts[slot];
   }
+  Groups g;
+  std::vector<int64_t> group(span + 1, -1);
+  for (size_t slot = 0; slot <= span; ++slot)
+    if (counts[slot] > 0) {
+      group[slot] = static_cast<int64_t>(g.first.size());
+      g.first.push_back(firstAt[slot]);
+      g.count.push_back(counts[slot]);
+    }
+  g.where.resize(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) g.where[static_cast<size_t>(i)] = group[static_cast<uint64_t>(v[i]) - static_cast<uint64_t>(low)];
   return g;
 }
 
@@ -453,6 +495,15 @@ Groups uniqueGroups(CallContext& c, const Tensor& x, int64_t dim, bool consecuti
         if (!(v[a * width + k] == v[b * width + k])) return false;
       return true;
     };
+    if constexpr (std::is_same_v<T, int64_t>) {
+      if (!consecutive && width == 1)
+        if (std::optional<Groups> g = groupFewIntegers(v, items)) return std::move(*g);
+    }
+    if (width == 1)  // one element an item: compared directly
+      return groupSorted(
+          items, consecutive,
+          [&](int64_t a, int64_t b) { return nan(v[a]) || nan(v[b]) ? !nan(v[a]) && nan(v[b]) : v[a] < v[b]; },
+          [&](int64_t a, int64_t b) { return v[a] == v[b]; });
     return groupSorted(items, consecutive, less, same);
   };
   return integral(x.dtype()) ? group(int64_t{0}) : group(0.0);

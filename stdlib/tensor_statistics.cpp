@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "ir/builtins.h"
+#include "runtime/kernel_loops.h"
 #include "runtime/tensor_ops.h"
 #include "stdlib/builtins.h"
 #include "stdlib/op_call.h"
@@ -354,8 +355,9 @@ std::vector<int64_t> modePositions(const Tensor& lines, int64_t n) {
     return a < b;
   };
   std::vector<int64_t> out(static_cast<size_t>(count));
-  std::vector<T> sorted(static_cast<size_t>(n));
-  for (int64_t line = 0; line < count; ++line) {
+  // The lines are independent: on all cores, each with a buffer to sort.
+  forEachLine(count, lines.numel() >= kParallelThreshold, [&](int64_t line) {
+    std::vector<T> sorted(static_cast<size_t>(n));
     const T* row = v + line * n;
     std::copy(row, row + n, sorted.begin());
     std::sort(sorted.begin(), sorted.end(), before);
@@ -372,7 +374,7 @@ std::vector<int64_t> modePositions(const Tensor& lines, int64_t n) {
     int64_t at = n - 1;
     while (at > 0 && (before(row[at], mode) || before(mode, row[at]))) --at;
     out[static_cast<size_t>(line)] = at;
-  }
+  });
   return out;
 }
 
