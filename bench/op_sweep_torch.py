@@ -88,6 +88,7 @@ more = [("bmm", lambda: a3 @ b3), ("small_mm", lambda: small @ small), ("conv_s2
  ("g_grid_sample", lambda: grad(lambda t: F.grid_sample(t, grid, align_corners=False).sum())(img)),
  ("inverse", lambda: torch.inverse(small)), ("det", lambda: torch.det(small)), ("cholesky", lambda: torch.linalg.cholesky(spd)), ("eigh", lambda: torch.linalg.eigh(spd)),
  ("svd", lambda: torch.svd(small)), ("qr", lambda: torch.linalg.qr(x[:128, :64])), ("i64add", lambda: lab + lab), ("bool_and", lambda: (x > 0) & (y > 0)),
+ ("argsort_lab", lambda: torch.argsort(lab, stable=True)), ("unique_lab", lambda: torch.unique(lab)), ("mode_rows", lambda: torch.mode(lab.reshape(28, 28), 1)),
  ("lu", lambda: torch.linalg.lu_factor(small)), ("lu_solve", lambda: torch.linalg.lu_solve(*torch.linalg.lu_factor(spd), small)), ("tri_solve", lambda: torch.triangular_solve(small, spd)),
  ("chol_solve", lambda: torch.cholesky_solve(small, torch.linalg.cholesky(spd))), ("g_lu", lambda: grad(lambda t: torch.linalg.lu_factor(t)[0].sum())(small)),
  ("isclose", lambda: torch.isclose(x, y)), ("nonzero", lambda: torch.nonzero(x > 0)),

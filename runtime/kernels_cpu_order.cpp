@@ -116,10 +116,46 @@ void selectFew(const T* line, int64_t step, int64_t len, int64_t keep, Order ord
   }
 }
 
+// A line of integers spanning few values (labels, classes, counts) in the
+// sorted order by counting, into line: each value's place found from the
+// counts of those before it, the elements placed in their order (so equal
+// ones keep it, as the stable sort does). False, and nothing done, where
+// the span is too wide for counting to beat a sort.
+template <class T>
+bool countingSort(const T* in, int64_t step, int64_t len, bool descending, std::vector<Ranked<T>>& line) {
+  if constexpr (!std::is_integral_v<T>) {
+    return false;
+  } else {
+    if (len < 64) return false;
+    T lo = in[0], hi = in[0];
+    for (int64_t k = 1; k < len; ++k) lo = std::min(lo, in[k * step]), hi = std::max(hi, in[k * step]);
+    uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
+    if (span >= static_cast<uint64_t>(2 * len)) return false;
+    thread_local std::vector<int64_t> place;
+    place.assign(span + 1, 0);
+    auto slot = [&](T v) { return static_cast<size_t>(static_cast<uint64_t>(v) - static_cast<uint64_t>(lo)); };
+    for (int64_t k = 0; k < len; ++k) ++place[slot(in[k * step])];
+    int64_t at = 0;
+    for (size_t i = 0; i <= span; ++i) {
+      size_t s = descending ? span - i : i;
+      int64_t count = place[s];
+      place[s] = at;
+      at += count;
+    }
+    line.resize(static_cast<size_t>(len));
+    for (int64_t k = 0; k < len; ++k) {
+      T v = in[k * step];
+      line[static_cast<size_t>(place[slot(v)]++)] = {v, k};
+    }
+    return true;
+  }
+}
+
 // The first values.dim(axis) elements of each line of x along `axis` in
-// sorted order, and their positions: few in one pass (selectFew), else the
-// line's elements with their positions, the ones kept selected
-// (nth_element) where not all are, then sorted.
+// sorted order, and their positions: few in one pass (selectFew), integers
+// of a narrow span by counting, else the line's elements with their
+// positions, the ones kept selected (nth_element) where not all are, then
+// sorted.
 template <class T>
 void sortLines(const Tensor& x, int axis, bool descending, Tensor& values, Tensor& indices) {
   AxisLines lines(x, axis), kept(values, axis);
@@ -133,7 +169,7 @@ void sortLines(const Tensor& x, int axis, bool descending, Tensor& values, Tenso
     if (kept.len <= kFewKept) {
       line.resize(static_cast<size_t>(kept.len));
       selectFew(in + first, step, lines.len, kept.len, order, line.data());
-    } else {
+    } else if (!countingSort(in + first, step, lines.len, descending, line)) {
       line.resize(static_cast<size_t>(lines.len));
       for (int64_t k = 0; k < lines.len; ++k) line[static_cast<size_t>(k)] = {in[first + k * step], k};
       auto keptEnd = line.begin() + kept.len;
