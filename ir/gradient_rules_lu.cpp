@@ -79,6 +79,7 @@ void GradLuFactor(GradientBuilder& b) {
   Value* u = block(b, triangle(b, lu, true, 0), 0, k, 0, n);
   Value* gl = block(b, triangle(b, b.adjoint, false, -1), 0, m, 0, k);
   Value* gu = block(b, triangle(b, b.adjoint, true, 0), 0, k, 0, n);
+  // L^T gL, L = l + I[m, k]: I's part is gL's first k rows.
   Value* ltgl = b.add(matrixProduct(b, transposed(b, l), gl), block(b, gl, 0, k, 0, k));
   Value* gutu = matrixProduct(b, gu, transposed(b, u));
   Value* g;
@@ -91,6 +92,8 @@ void GradLuFactor(GradientBuilder& b) {
     inner = b.emit(Op::Pad, {inner}, {{"widths", Ints{0, 0, 0, m - k}}});
     g = solve(b, squareT, b.add(inner, gl), false, false);
   }
+  // gA = P g, P's rows (one-hots) from the pivots of the factorisation
+  // run again (the rule sees the forward's LU, not its pivots).
   if (flag(b, "pivot", true) && a.dtype) {
     Value* pivots = b.emit(Op::LuPivots, {b.operands[0]}, {{"pivot", true}});
     Value* perm = b.emit(Op::LuPermutation, {pivots}, {{"rows", m}});

@@ -130,7 +130,8 @@ std::optional<Type> LuPermutation(const OpArgs& a) {
   std::optional<Type> pivots = tensorOperand(a, "pivots");
   std::optional<int64_t> rows = a.intAttr("rows");
   if (!pivots || !pivots->shape || !rows) return Type::tensor(DType::I64);
-  if (pivots->shape->empty()) fail(a.loc(), "lu_unpack: expects pivots [..., k], not " + pivots->str());
+  if (pivots->shape->empty() || (pivots->dtype && !isIntegral(*pivots->dtype)))
+    fail(a.loc(), "lu_unpack: expects integer pivots [..., k], not " + pivots->str());
   DimList d(pivots->shape->begin(), pivots->shape->end() - 1);
   d.push_back(Dim::known(*rows));
   return Type::tensor(DType::I64, d);
