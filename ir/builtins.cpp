@@ -118,10 +118,8 @@ std::vector<std::string> builtinConstantNames() {
 
 std::optional<std::string_view> foreignSpelling(std::string_view name) {
   static constexpr std::pair<std::string_view, std::string_view> kSpellings[] = {
-      {"concatenate", "cat"}, {"hstack", "cat"},         {"vstack", "cat"},     {"swapaxes", "transpose"},
-      {"mm", "matmul"},       {"bmm", "matmul"},         {"dot", "matmul"},     {"array", "tensor"},
-      {"asarray", "tensor"},  {"from_numpy", "tensor"},
-      {"expand_dims", "unsqueeze"}, {"size", "numel"},   {"absolute", "abs"},   {"power", "pow"},
+      {"array", "tensor"},          {"asarray", "tensor"}, {"from_numpy", "tensor"},
+      {"expand_dims", "unsqueeze"}, {"size", "numel"},     {"power", "pow"},
   };
   for (const auto& [foreign, ours] : kSpellings)
     if (name == foreign) return ours;
@@ -142,7 +140,8 @@ const std::vector<std::string>& tensorOwnMethodNames() {
       "masked_scatter", "diag_embed", "diagflat", "diagonal", "cov", "corrcoef", "addcmul", "addcdiv", "logical_xor",
       "signbit", "isposinf", "isneginf", "isreal", "equal", "is_floating_point", "is_complex", "is_signed",
       "is_nonzero", "is_same_size", "renorm", "mvlgamma", "cholesky_inverse", "cholesky_solve", "mode", "msort",
-      "histogram", "unique_consecutive", "lu", "lu_solve", "triangular_solve"};
+      "histogram", "unique_consecutive", "lu", "lu_solve", "triangular_solve", "mm", "dist",
+      "pinverse", "select_scatter", "slice_scatter", "diagonal_scatter"};
   return names;
 }
 

@@ -77,6 +77,13 @@ rt::BuiltinFn tensorLinalgMethod(const std::string& name);
 void addLuDecomposition(BuiltinTable& table);
 rt::BuiltinFn luDecompositionMethod(const std::string& name);
 
+// numel, clamp_max and masked_select as functions, dist, pinverse,
+// select_scatter, slice_scatter, is_tensor, broadcast_shapes,
+// result_type, promote_types and can_cast (torch_functions.cpp), and the
+// function of those that are also tensor methods, by name (or null).
+void addTorchFunctions(BuiltinTable& table);
+rt::BuiltinFn torchFunctionMethod(const std::string& name);
+
 // tile, the stacks, atleast_1d/2d/3d, fliplr, flipud, rot90,
 // repeat_interleave, take_along_dim, broadcast_tensors, block_diag,
 // cartesian_prod, tensor_split and its kin, unflatten, tril_indices,

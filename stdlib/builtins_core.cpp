@@ -636,6 +636,7 @@ const std::map<std::string, BuiltinFn>& table() {
     addTensorProducts(m);
     addTensorLinalg(m);
     addLuDecomposition(m);
+    addTorchFunctions(m);
     addTensorArrangements(m);
     addIndexUpdates(m);
     addDiagonalEmbeddings(m);

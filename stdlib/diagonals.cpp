@@ -2,14 +2,18 @@
 // elements of a diagonal of two dims (the new last dim), and
 // diag_embed(input, offset=0, dim1=-2, dim2=-1) and diagflat(input,
 // offset=0), tensors with the input's last dim (diagflat: all of it,
-// flattened) on a diagonal of two new dims and zeros elsewhere. Composed of
-// ops on the tape (a strided slice of the two dims flattened; a where with
-// the identity's mask, a pad for the offset, a permute to the asked dims),
+// flattened) on a diagonal of two new dims and zeros elsewhere, and
+// diagonal_scatter(input, src, offset=0, dim1=0, dim2=1), input with a
+// diagonal replaced. Composed of ops on the tape (a strided slice of the
+// two dims flattened, or an assignment to it; a where with the identity's
+// mask, a pad for the offset, a permute to the asked dims),
 // so they differentiate and run on any device; a NaN stays on its
 // diagonal place.
 #include <algorithm>
 
 #include "ir/builtins.h"
+#include "runtime/scalar_ops.h"
+#include "runtime/tape.h"
 #include "runtime/tensor_ops.h"
 #include "stdlib/builtins.h"
 #include "stdlib/op_call.h"
@@ -72,33 +76,79 @@ Value bDiagEmbed(CallContext& c, std::vector<Value>& args) {
 
 // diagonal: dim1 and dim2 moved last and flattened together, then every
 // (columns + 1)-th element from the diagonal's first.
+// Where a diagonal of dims dim1 and dim2 of x lies: x with those two dims
+// moved last and flattened (`flat`, a reshape of `moved`), and the strided
+// slice of that last dim that is the diagonal; `perm` moved them.
+struct DiagonalPlace {
+  std::vector<int64_t> perm, movedShape, flatShape;
+  Value along;
+};
+
+DiagonalPlace diagonalPlace(CallContext& c, const Tensor& t, const Value& offsetV, const Value& dim1V,
+                            const Value& dim2V) {
+  if (t.ndim() < 2)
+    fail(c.loc, c.name + "(): expects a tensor with at least 2 dimensions, got " + typeString(t));
+  int64_t rank = t.ndim(), offset = offsetArg(c, offsetV);
+  int64_t dim1 = dimArg(c, dim1V, rank, "dim1"), dim2 = dimArg(c, dim2V, rank, "dim2");
+  if (dim1 == dim2)
+    fail(c.loc, c.name + "(): dim1 and dim2 must differ, both are " + std::to_string(dim1), ErrorClass::ValueError);
+  DiagonalPlace p;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != dim1 && d != dim2) p.perm.push_back(d), p.flatShape.push_back(t.dim(static_cast<int>(d)));
+  p.perm.push_back(dim1), p.perm.push_back(dim2);
+  int64_t rows = t.dim(static_cast<int>(dim1)), columns = t.dim(static_cast<int>(dim2));
+  int64_t length = offset >= 0 ? std::min(rows, columns - offset) : std::min(rows + offset, columns);
+  length = std::max<int64_t>(length, 0);
+  p.movedShape = p.flatShape;
+  p.movedShape.push_back(rows), p.movedShape.push_back(columns);
+  p.flatShape.push_back(rows * columns);
+  int64_t first = offset >= 0 ? offset : -offset * columns;
+  p.along = length == 0 ? makeSlice(Value::integer(0), Value::integer(0), Value::none())
+                        : makeSlice(Value::integer(first), Value::integer(first + (length - 1) * (columns + 1) + 1),
+                                    Value::integer(columns + 1));
+  return p;
+}
+
 Value bDiagonal(CallContext& c, std::vector<Value>& args) {
   atMost(c, args, 4);
   Value zero = Value::integer(0), one = Value::integer(1);
   Value x = argument(c, args, 0, "input", nullptr), offsetV = argument(c, args, 1, "offset", &zero),
         dim1V = argument(c, args, 2, "dim1", &zero), dim2V = argument(c, args, 3, "dim2", &one);
   c.checkKeywordsUsed("diagonal");
+  DiagonalPlace p = diagonalPlace(c, tensorArg(c, x, "input"), offsetV, dim1V, dim2V);
+  Value flat = reshaped(c, applyOp(c, ir::Op::Permute, {x, intsTuple(p.perm)}), p.flatShape);
+  return indexAlong(c, flat, static_cast<int64_t>(p.flatShape.size()) - 1, p.along);
+}
+
+// diagonal_scatter(input, src, offset=0, dim1=0, dim2=1): input with that
+// diagonal replaced by src (of the diagonal's shape): a functional
+// assignment to the diagonal's slice of the two dims flattened, on the
+// tape as that assignment is, so both get gradients.
+Value bDiagonalScatter(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 5);
+  Value zero = Value::integer(0), one = Value::integer(1);
+  Value x = argument(c, args, 0, "input", nullptr), src = argument(c, args, 1, "src", nullptr),
+        offsetV = argument(c, args, 2, "offset", &zero), dim1V = argument(c, args, 3, "dim1", &zero),
+        dim2V = argument(c, args, 4, "dim2", &one);
+  c.checkKeywordsUsed("diagonal_scatter");
   const Tensor& t = tensorArg(c, x, "input");
-  if (t.ndim() < 2) fail(c.loc, "diagonal(): expects a tensor with at least 2 dimensions, got " + typeString(t));
-  int64_t rank = t.ndim(), offset = offsetArg(c, offsetV);
-  int64_t dim1 = dimArg(c, dim1V, rank, "dim1"), dim2 = dimArg(c, dim2V, rank, "dim2");
-  if (dim1 == dim2)
-    fail(c.loc, "diagonal(): dim1 and dim2 must differ, both are " + std::to_string(dim1), ErrorClass::ValueError);
-  std::vector<int64_t> perm, shape;
-  for (int64_t d = 0; d < rank; ++d)
-    if (d != dim1 && d != dim2) perm.push_back(d), shape.push_back(t.dim(static_cast<int>(d)));
-  perm.push_back(dim1), perm.push_back(dim2);
-  int64_t rows = t.dim(static_cast<int>(dim1)), columns = t.dim(static_cast<int>(dim2));
-  int64_t length = offset >= 0 ? std::min(rows, columns - offset) : std::min(rows + offset, columns);
-  length = std::max<int64_t>(length, 0);
-  Value moved = applyOp(c, ir::Op::Permute, {x, intsTuple(perm)});
-  shape.push_back(rows * columns);
-  Value flat = reshaped(c, moved, shape);
-  int64_t first = offset >= 0 ? offset : -offset * columns;
-  Value along = length == 0 ? makeSlice(Value::integer(0), Value::integer(0), Value::none())
-                            : makeSlice(Value::integer(first), Value::integer(first + (length - 1) * (columns + 1) + 1),
-                                        Value::integer(columns + 1));
-  return indexAlong(c, flat, static_cast<int64_t>(shape.size()) - 1, along);
+  tensorArg(c, src, "src");
+  DiagonalPlace p = diagonalPlace(c, t, offsetV, dim1V, dim2V);
+  Value flat = reshaped(c, applyOp(c, ir::Op::Permute, {x, intsTuple(p.perm)}), p.flatShape);
+  std::vector<Value> items(p.flatShape.size() - 1, makeSlice(Value::none(), Value::none(), Value::none()));
+  items.push_back(p.along);
+  Value key = makeTuple(std::move(items));
+  const Tensor& diagonal = tensorOf(getItem(flat, key, c.loc));
+  if (tensorOf(src).shape() != diagonal.shape())
+    fail(c.loc,
+         "diagonal_scatter(): src " + typeString(tensorOf(src)) + " must have the diagonal's shape " +
+             shapeString(diagonal.shape()),
+         ErrorClass::ValueError);
+  Value written = setItem(flat, key, src, c.loc);
+  if (Tape* tape = c.interp.tape()) tape->recordOp(ir::Op::SetItem, c.loc, {flat, key, src}, written);
+  std::vector<int64_t> back(p.perm.size());
+  for (size_t d = 0; d < p.perm.size(); ++d) back[static_cast<size_t>(p.perm[d])] = static_cast<int64_t>(d);
+  return applyOp(c, ir::Op::Permute, {reshaped(c, written, p.movedShape), intsTuple(back)});
 }
 
 Value bDiagflat(CallContext& c, std::vector<Value>& args) {
@@ -116,6 +166,7 @@ BuiltinFn diagonalEmbeddingMethod(const std::string& name) {
   if (name == "diag_embed") return bDiagEmbed;
   if (name == "diagflat") return bDiagflat;
   if (name == "diagonal") return bDiagonal;
+  if (name == "diagonal_scatter") return bDiagonalScatter;
   return nullptr;
 }
 
@@ -123,6 +174,7 @@ void addDiagonalEmbeddings(BuiltinTable& table) {
   table[ir::builtinInfo(ir::Builtin::DiagEmbed).name] = bDiagEmbed;
   table[ir::builtinInfo(ir::Builtin::Diagflat).name] = bDiagflat;
   table[ir::builtinInfo(ir::Builtin::Diagonal).name] = bDiagonal;
+  table[ir::builtinInfo(ir::Builtin::DiagonalScatter).name] = bDiagonalScatter;
 }
 
 }  // namespace nn::stdlib

@@ -71,9 +71,7 @@ double OpCall::number(std::string_view param) {
 
 bool OpCall::flag(std::string_view param) { return truthy((*this)[param], loc); }
 
-std::optional<DType> OpCall::dtype(std::string_view param) {
-  const Value& v = (*this)[param];
-  if (v.is(Kind::None)) return std::nullopt;
+std::optional<DType> dtypeOfValue(const Value& v) {
   if (v.is(Kind::DType)) return static_cast<DType>(v.asInt());
   if (v.is(Kind::Builtin)) {
     const std::string& n = v.as<BuiltinObj>().name;
@@ -81,8 +79,14 @@ std::optional<DType> OpCall::dtype(std::string_view param) {
     if (n == "int") return DType::I64;
     if (n == "float") return DType::F32;
   }
-  if (v.is(Kind::Str))
-    if (auto d = dtypeFromName(v.asStr())) return d;
+  if (v.is(Kind::Str)) return dtypeFromName(v.asStr());
+  return std::nullopt;
+}
+
+std::optional<DType> OpCall::dtype(std::string_view param) {
+  const Value& v = (*this)[param];
+  if (v.is(Kind::None)) return std::nullopt;
+  if (std::optional<DType> d = dtypeOfValue(v)) return d;
   nn::fail(loc, std::string("dtype must be one of f32, f64, i32, i64, bool, not ") + repr(v));
 }
 

@@ -117,6 +117,9 @@ rt::Value i64Tensor(rt::CallContext& c, const std::vector<int64_t>& items, const
 // [0, n), or [-n, n) with fromEnd; else the builtin's located IndexError
 // "NAME(): index K is out of range for " + `range`.
 void checkIndexEntries(rt::CallContext& c, const rt::Tensor& index, int64_t n, bool fromEnd, const std::string& range);
+// The dtype a value names: a dtype, the builtins bool, int (i64) and
+// float (f32), or a dtype's name; nullopt for anything else.
+std::optional<rt::DType> dtypeOfValue(const rt::Value& v);
 // x reshaped to `shape`, on the tape.
 rt::Value reshaped(rt::CallContext& c, const rt::Value& x, const std::vector<int64_t>& shape);
 // The dim argument v (an int, `what` in the TypeError) of a tensor of

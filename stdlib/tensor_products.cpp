@@ -1,5 +1,5 @@
 // PyTorch's named products, compositions of matmul and nn's other ops:
-// bmm, mv, dot and vdot, inner, tensordot, trace, and the fused forms
+// mm, bmm, mv, dot and vdot, inner, tensordot, trace, and the fused forms
 // beta * input + alpha * product (addmm, addmv, addr, baddbmm, addbmm),
 // with PyTorch's checks of ranks and sizes. Each runs its ops where a tape
 // sees them, so it differentiates as they do, in every mode; the ones
@@ -47,6 +47,15 @@ Value bBmm(CallContext& c, std::vector<Value>& args) {
   c.checkKeywordsUsed("bmm");
   sameSize(c, a, 0, b, 0);
   sameSize(c, a, 2, b, 1);
+  return matmul(c, a, b);
+}
+
+// mm(a, b): the product of two 2-d tensors.
+Value bMm(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 2);
+  Value a = tensorOfRank(c, args, 0, "input", 2), b = tensorOfRank(c, args, 1, "mat2", 2);
+  c.checkKeywordsUsed("mm");
+  sameSize(c, a, 1, b, 0);
   return matmul(c, a, b);
 }
 
@@ -246,6 +255,7 @@ Value bAddbmm(CallContext& c, std::vector<Value>& args) { return batchProducts(c
 
 BuiltinFn tensorProductMethod(const std::string& name) {
   if (name == "bmm") return bBmm;
+  if (name == "mm") return bMm;
   if (name == "mv") return bMv;
   if (name == "dot" || name == "vdot") return bDot;
   if (name == "inner") return bInner;
@@ -260,7 +270,7 @@ BuiltinFn tensorProductMethod(const std::string& name) {
 
 void addTensorProducts(BuiltinTable& table) {
   using ir::Builtin;
-  for (Builtin b : {Builtin::Bmm, Builtin::Mv, Builtin::Dot, Builtin::Vdot, Builtin::Inner, Builtin::Trace,
+  for (Builtin b : {Builtin::Bmm, Builtin::Mm, Builtin::Mv, Builtin::Dot, Builtin::Vdot, Builtin::Inner, Builtin::Trace,
                     Builtin::Addmm, Builtin::Addmv, Builtin::Addr, Builtin::Baddbmm, Builtin::Addbmm})
     table[ir::builtinInfo(b).name] = tensorProductMethod(ir::builtinInfo(b).name);
   table[ir::builtinInfo(Builtin::Tensordot).name] = bTensordot;
