@@ -26,8 +26,8 @@ void dtrsm_(const char* side, const char* uplo, const char* transa, const char* 
 namespace nn::rt {
 namespace {
 
-void getrf(int m, int n, float* a, int* pivots, int* info) { sgetrf_(&m, &n, a, &m, pivots, info); }
-void getrf(int m, int n, double* a, int* pivots, int* info) { dgetrf_(&m, &n, a, &m, pivots, info); }
+void getrfRect(int m, int n, float* a, int* pivots, int* info) { sgetrf_(&m, &n, a, &m, pivots, info); }
+void getrfRect(int m, int n, double* a, int* pivots, int* info) { dgetrf_(&m, &n, a, &m, pivots, info); }
 void trsm(const char* side, const char* uplo, const char* diag, int m, int n, const float* a, int lda, float* b,
           int ldb) {
   float one = 1;
@@ -78,7 +78,7 @@ void luKernel(const Tensor& x, bool pivot, Tensor& lu, Tensor& pivots) {
     if (pivot) {
       transposeTiled(in, a.data(), m, n);
       int info = 0;  // > 0 where U has a zero on its diagonal: the factorisation is still complete
-      getrf(static_cast<int>(m), static_cast<int>(n), a.data(), exchanges.data(), &info);
+      getrfRect(static_cast<int>(m), static_cast<int>(n), a.data(), exchanges.data(), &info);
       transposeTiled(a.data(), out, n, m);
     } else {
       std::copy(in, in + size, out);

@@ -25,14 +25,8 @@ using namespace nn::rt;
 
 namespace {
 
-Value flagArg(CallContext& c, const Value& v, const char* what) {
-  if (!v.is(Kind::Bool))
-    fail(c.loc, c.name + "(): " + what + " must be a bool, not " + typeName(v), ErrorClass::TypeError);
-  return v;
-}
-
 // The matrices argument [..., m, n] (square ones for `square`).
-const Tensor& matricesArg(CallContext& c, const Value& v, const char* what, bool square) {
+const Tensor& matricesOf(CallContext& c, const Value& v, const char* what, bool square) {
   const Tensor& t = tensorArg(c, v, what);
   if (t.ndim() < 2 || (square && t.dim(t.ndim() - 1) != t.dim(t.ndim() - 2)))
     fail(c.loc,
@@ -100,7 +94,7 @@ Value bLu(CallContext& c, std::vector<Value>& args) {
   Value a = argument(c, args, 0, "input", nullptr), pivot = argument(c, args, 1, "pivot", &yes),
         infos = argument(c, args, 2, "get_infos", &no);
   c.checkKeywordsUsed("lu");
-  const Tensor& t = matricesArg(c, a, "input", false);
+  const Tensor& t = matricesOf(c, a, "input", false);
   if (!isFloating(t.dtype()))
     fail(c.loc, "lu(): expects a floating-point tensor, not " + typeString(t), ErrorClass::TypeError);
   flagArg(c, pivot, "pivot");
@@ -111,7 +105,7 @@ Value bLu(CallContext& c, std::vector<Value>& args) {
     tape->recordTensorOp(ir::Op::LuFactor, c.loc, {a, pivot}, lu);
     tape->recordTensorOp(ir::Op::LuPivots, c.loc, {a, pivot}, pivots);
   }
-  if (!flagArg(c, infos, "get_infos").asBool()) return makeTuple({lu, pivots});
+  if (!flagArg(c, infos, "get_infos")) return makeTuple({lu, pivots});
   return makeNamedTuple({lu, pivots, firstZeroPivot(c, lu)}, {"LU", "pivots", "info"});
 }
 
@@ -124,7 +118,7 @@ Value bLuUnpack(CallContext& c, std::vector<Value>& args) {
   Value lu = argument(c, args, 0, "LU_data", nullptr), pivots = argument(c, args, 1, "LU_pivots", nullptr),
         data = argument(c, args, 2, "unpack_data", &yes), unpackPivots = argument(c, args, 3, "unpack_pivots", &yes);
   c.checkKeywordsUsed("lu_unpack");
-  const Tensor& t = matricesArg(c, lu, "LU_data", false);
+  const Tensor& t = matricesOf(c, lu, "LU_data", false);
   const Tensor& p = tensorArg(c, pivots, "LU_pivots");
   int64_t m = t.dim(t.ndim() - 2), n = t.dim(t.ndim() - 1), k = std::min(m, n);
   Shape expected(t.shape().begin(), t.shape().end() - 2);
@@ -137,8 +131,8 @@ Value bLuUnpack(CallContext& c, std::vector<Value>& args) {
   if (!isFloating(t.dtype()))
     fail(c.loc, "lu_unpack(): expects a floating-point LU_data, not " + typeString(t), ErrorClass::TypeError);
   Value empty = makeTensorValue(Tensor::empty(t.dtype(), Shape{0}, t.device()));
-  Value pm = flagArg(c, unpackPivots, "unpack_pivots").asBool() ? permutationMatrix(c, pivots, m, t.dtype()) : empty;
-  if (!flagArg(c, data, "unpack_data").asBool()) return makeNamedTuple({pm, empty, empty}, {"P", "L", "U"});
+  Value pm = flagArg(c, unpackPivots, "unpack_pivots") ? permutationMatrix(c, pivots, m, t.dtype()) : empty;
+  if (!flagArg(c, data, "unpack_data")) return makeNamedTuple({pm, empty, empty}, {"P", "L", "U"});
   Value identity = applyOp(
       c, ir::Op::Eye,
       {Value::integer(m), Value::integer(k), Value::dtype(static_cast<int>(t.dtype())), Value::str(t.device().name())});
@@ -154,8 +148,8 @@ Value bLuSolve(CallContext& c, std::vector<Value>& args) {
   Value b = argument(c, args, 0, "input", nullptr), lu = argument(c, args, 1, "LU_data", nullptr),
         pivots = argument(c, args, 2, "LU_pivots", nullptr);
   c.checkKeywordsUsed("lu_solve");
-  const Tensor& t = matricesArg(c, lu, "LU_data", true);
-  matricesArg(c, b, "input", false);
+  const Tensor& t = matricesOf(c, lu, "LU_data", true);
+  matricesOf(c, b, "input", false);
   tensorArg(c, pivots, "LU_pivots");
   if (!isFloating(t.dtype()))
     fail(c.loc, "lu_solve(): expects a floating-point LU_data, not " + typeString(t), ErrorClass::TypeError);
@@ -176,9 +170,9 @@ Value bTriangularSolve(CallContext& c, std::vector<Value>& args) {
   c.checkKeywordsUsed("triangular_solve");
   tensorArg(c, b, "input");
   tensorArg(c, a, "A");
-  bool flipped = flagArg(c, transpose, "transpose").asBool();
-  Value x = solveTriangular(c, flipped ? matrixTranspose(c, a) : a, b, flagArg(c, upper, "upper").asBool() != flipped,
-                            flagArg(c, unit, "unitriangular").asBool());
+  bool flipped = flagArg(c, transpose, "transpose");
+  Value x = solveTriangular(c, flipped ? matrixTranspose(c, a) : a, b, flagArg(c, upper, "upper") != flipped,
+                            flagArg(c, unit, "unitriangular"));
   return makeNamedTuple({x, a}, {"solution", "cloned_coefficient"});
 }
 

@@ -223,6 +223,12 @@ void checkIndexEntries(CallContext& c, const Tensor& index, int64_t n, bool from
   }
 }
 
+bool flagArg(CallContext& c, const Value& v, const char* what) {
+  if (!v.is(Kind::Bool))
+    fail(c.loc, c.name + "(): " + what + " must be a bool, not " + typeName(v), ErrorClass::TypeError);
+  return v.asBool();
+}
+
 Value reshaped(CallContext& c, const Value& x, const std::vector<int64_t>& shape) {
   return applyOp(c, ir::Op::Reshape, {x, intsTuple(shape)});
 }

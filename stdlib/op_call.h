@@ -120,6 +120,8 @@ void checkIndexEntries(rt::CallContext& c, const rt::Tensor& index, int64_t n, b
 // The dtype a value names: a dtype, the builtins bool, int (i64) and
 // float (f32), or a dtype's name; nullopt for anything else.
 std::optional<rt::DType> dtypeOfValue(const rt::Value& v);
+// A builtin's bool argument `what`, else its located TypeError.
+bool flagArg(rt::CallContext& c, const rt::Value& v, const char* what);
 // x reshaped to `shape`, on the tape.
 rt::Value reshaped(rt::CallContext& c, const rt::Value& x, const std::vector<int64_t>& shape);
 // The dim argument v (an int, `what` in the TypeError) of a tensor of

@@ -25,12 +25,6 @@ using namespace nn::rt;
 
 namespace {
 
-bool flagArg(CallContext& c, const Value& v, const char* what) {
-  if (!v.is(Kind::Bool))
-    fail(c.loc, c.name + "(): " + what + " must be a bool, not " + typeName(v), ErrorClass::TypeError);
-  return v.asBool();
-}
-
 // The line the statistic runs along: x with `dim` (or, for none, x
 // flattened and dim 0), and whether the result keeps it as a dim of 1.
 struct Along {

@@ -92,8 +92,9 @@ def base_name(demangled):
             break
         name = stripped
     # A function template's instance names its return type first
-    # ("void std::destroy_at"): keep the qualified name.
-    name = name.strip().split(" ")[-1]
+    # ("void std::destroy_at"): keep the qualified name, and a conversion
+    # operator's type with it ("std::optional<T>::operator bool").
+    name = name.replace("operator ", "operator@").strip().split(" ")[-1].replace("operator@", "operator ")
     return name.replace("@anon", "(anonymous namespace)")
 
 
