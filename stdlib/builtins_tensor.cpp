@@ -207,6 +207,7 @@ void addTensorBuiltins(BuiltinTable& table) {
     table[std::string(name)] = ir::isTensorOp(*ir::functionOp(name)) ? bTensorOp : bLanguageOp;
   for (ir::Op op : {ir::Op::Pow, ir::Op::Neg, ir::Op::MatMul}) table[ir::opInfo(op).name] = bLanguageOp;
   table[ir::builtinInfo(ir::Builtin::Seed).name] = bSeed;
+  table[ir::builtinInfo(ir::Builtin::ManualSeed).name] = bSeed;  // PyTorch's name
   table[ir::builtinInfo(ir::Builtin::RandRange).name] = bRandRange;
   table[ir::builtinInfo(ir::Builtin::RandomFloat).name] = bRandomFloat;
 }

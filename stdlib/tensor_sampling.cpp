@@ -1,9 +1,9 @@
 // PyTorch's multinomial(input, num_samples, replacement=False): category
 // indices drawn from each row of non-negative weights (a language model's
-// next token), and the draws shaped like a tensor: rand_like, randn_like,
-// randint_like and bernoulli. All draw from the state's random generator
-// in program order (the builtins' effect class is Random, so graph mode
-// keeps their places among the other draws). The draws are nn's, not
+// next token), the draws shaped like a tensor (rand_like, randn_like,
+// randint_like and bernoulli), and normal and poisson. All draw from the
+// state's random generator in program order (the builtins' effect class
+// is Random, so graph mode keeps their places among the other draws). The draws are nn's, not
 // PyTorch's: the same seed gives the same numbers in every mode.
 #include <algorithm>
 #include <cmath>
@@ -199,6 +199,113 @@ Value bBernoulli(CallContext& c, std::vector<Value>& args) {
   return makeTensorValue(astype(tensorOf(hit), x.dtype()));
 }
 
+// normal(mean=0.0, std=1.0, size=None, *, dtype=None, device=None):
+// mean + std * randn, mean and std numbers or tensors (broadcast; a tensor
+// gives the dtype and device), or numbers with size; std must not be
+// negative. No gradient reaches mean or std, as in PyTorch (write mean +
+// std * randn_like(mean) for a reparameterised draw).
+Value bNormal(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 3);
+  Value zero = Value::real(0.0), one = Value::real(1.0), none = Value::none();
+  Value mean = argument(c, args, 0, "mean", &zero), stdev = argument(c, args, 1, "std", &one),
+        size = argument(c, args, 2, "size", &none);
+  const Value* dtypeKw = c.kw("dtype");
+  const Value* deviceKw = c.kw("device");
+  c.checkKeywordsUsed("normal");
+  const Tensor* like = nullptr;
+  for (const Value* v : {&mean, &stdev}) {
+    if (v->is(Kind::Tensor)) {
+      const Tensor& t = tensorOf(*v);
+      if (!isFloating(t.dtype()))
+        fail(c.loc, "normal(): mean and std must be float tensors or numbers, not " + typeString(t),
+             ErrorClass::TypeError);
+      if (!like) like = &t;
+    } else if (!v->isNumber() || v->is(Kind::Bool)) {
+      fail(c.loc, std::string("normal(): mean and std must be numbers or tensors, not ") + typeName(*v),
+           ErrorClass::TypeError);
+    }
+  }
+  bool negative = !stdev.is(Kind::Tensor) && stdev.asFloat() < 0;
+  if (stdev.is(Kind::Tensor)) {
+    Tensor h = astype(readableOnHost(tensorOf(stdev), c.loc), DType::F64).contiguous();
+    negative = std::any_of(h.data<double>(), h.data<double>() + h.numel(), [](double v) { return v < 0; });
+  }
+  if (negative) fail(c.loc, "normal(): std must not be negative", ErrorClass::ValueError);
+  Value shape;
+  if (like) {
+    if (!size.is(Kind::None)) fail(c.loc, "normal(): size is for a number mean and std only", ErrorClass::TypeError);
+    Shape s = mean.is(Kind::Tensor) && stdev.is(Kind::Tensor)
+                  ? broadcastShapes(tensorOf(mean).shape(), tensorOf(stdev).shape(), c.loc,
+                                    "normal(): mean " + typeString(tensorOf(mean)) + " and std " +
+                                        typeString(tensorOf(stdev)) + " do not broadcast")
+                  : like->shape();
+    shape = intsTuple(std::vector<int64_t>(s.begin(), s.end()));
+  } else {
+    if (size.is(Kind::None))
+      fail(c.loc, "normal(): a number mean and std need a size", ErrorClass::TypeError);
+    shape = size.isIntLike() ? makeTuple({size}) : size;
+  }
+  Value dtype = dtypeKw && !dtypeKw->is(Kind::None) ? *dtypeKw
+                : like ? Value::dtype(static_cast<int>(like->dtype()))
+                       : Value::none();
+  Value device = deviceKw && !deviceKw->is(Kind::None) ? *deviceKw
+                 : like ? Value::str(like->device().name())
+                        : Value::none();
+  std::vector<Value> params{shape, dtype, device};
+  Value drawn = runTensorOp(c.interp, ir::Op::Randn, params, c.loc);
+  Value out = binary(c, ir::Op::Add, binary(c, ir::Op::Mul, drawn, stdev), mean);
+  return applyOp(c, ir::Op::StopGradient, {out});
+}
+
+// A Poisson draw of rate lam >= 0: Knuth's product of uniforms below 10,
+// above it Hormann's transformed rejection (PTRS, "The transformed
+// rejection method for generating Poisson random variables", 1993), which
+// takes about one try whatever the rate.
+double poissonDraw(RandomGenerator& rng, double lam) {
+  if (lam == 0) return 0;
+  if (lam < 10) {
+    double limit = std::exp(-lam), product = rng.uniformF64();
+    double k = 0;
+    while (product > limit) {
+      product *= rng.uniformF64();
+      k += 1;
+    }
+    return k;
+  }
+  double slam = std::sqrt(lam), loglam = std::log(lam);
+  double b = 0.931 + 2.53 * slam, a = -0.059 + 0.02483 * b;
+  double invalpha = 1.1239 + 1.1328 / (b - 3.4), vr = 0.9277 - 3.6224 / (b - 2);
+  while (true) {
+    double u = rng.uniformF64() - 0.5, v = rng.uniformF64(), us = 0.5 - std::abs(u);
+    double k = std::floor((2 * a / us + b) * u + lam + 0.43);
+    if (us >= 0.07 && v <= vr) return k;
+    if (k < 0 || (us < 0.013 && v > us)) continue;
+    if (std::log(v) + std::log(invalpha) - std::log(a / (us * us) + b) <= -lam + k * loglam - std::lgamma(k + 1))
+      return k;
+  }
+}
+
+// poisson(input): a Poisson draw for each rate of input (float, finite, not
+// negative), input's dtype and device; drawn on the host in element order,
+// no gradient (as PyTorch's).
+Value bPoisson(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 1);
+  Value x = argument(c, args, 0, "input", nullptr);
+  c.checkKeywordsUsed("poisson");
+  const Tensor& t = tensorArg(c, x, "input");
+  if (!isFloating(t.dtype()))
+    fail(c.loc, "poisson(): expects a float tensor of rates, not " + typeString(t), ErrorClass::TypeError);
+  Tensor rates = astype(readableOnHost(t, c.loc), DType::F64).contiguous();
+  const double* r = rates.data<double>();
+  for (int64_t i = 0; i < rates.numel(); ++i)
+    if (!(r[i] >= 0) || !std::isfinite(r[i]))
+      fail(c.loc, "poisson(): the rates must be finite and non-negative, not " + repr(Value::real(r[i])),
+           ErrorClass::ValueError);
+  Tensor drawn = Tensor::empty(DType::F64, rates.shape(), rates.device());
+  for (int64_t i = 0; i < rates.numel(); ++i) drawn.data<double>()[i] = poissonDraw(c.interp.rng(), r[i]);
+  return makeTensorValue(copyTo(astype(drawn, t.dtype()), t.device(), c.loc));
+}
+
 }  // namespace
 
 void addTensorSampling(BuiltinTable& table) {
@@ -208,6 +315,8 @@ void addTensorSampling(BuiltinTable& table) {
   table[ir::builtinInfo(Builtin::RandnLike).name] = bRandLike;
   table[ir::builtinInfo(Builtin::RandintLike).name] = bRandintLike;
   table[ir::builtinInfo(Builtin::Bernoulli).name] = bBernoulli;
+  table[ir::builtinInfo(Builtin::Normal).name] = bNormal;
+  table[ir::builtinInfo(Builtin::Poisson).name] = bPoisson;
 }
 
 }  // namespace nn::stdlib
