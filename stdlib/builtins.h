@@ -84,6 +84,9 @@ rt::BuiltinFn luDecompositionMethod(const std::string& name);
 void addTorchFunctions(BuiltinTable& table);
 rt::BuiltinFn torchFunctionMethod(const std::string& name);
 
+// gradient (finite_differences.cpp).
+void addFiniteDifferences(BuiltinTable& table);
+
 // tile, the stacks, atleast_1d/2d/3d, fliplr, flipud, rot90,
 // repeat_interleave, take_along_dim, broadcast_tensors, block_diag,
 // cartesian_prod, tensor_split and its kin, unflatten, tril_indices,

@@ -637,6 +637,7 @@ const std::map<std::string, BuiltinFn>& table() {
     addTensorLinalg(m);
     addLuDecomposition(m);
     addTorchFunctions(m);
+    addFiniteDifferences(m);
     addTensorArrangements(m);
     addIndexUpdates(m);
     addDiagonalEmbeddings(m);

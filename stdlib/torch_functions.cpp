@@ -1,11 +1,12 @@
 // PyTorch's small top-level functions that nn lacked: the function forms
 // of the methods numel, clamp_max and masked_select; dist (the p-norm of
-// a difference); pinverse (the pseudo-inverse through the SVD); the
-// embedding updates select_scatter and slice_scatter (input with src
-// written into one index or a slice of a dim: a functional x[...] = src on
-// the tape, so both get gradients); and the type queries is_tensor,
-// broadcast_shapes, result_type, promote_types and can_cast, PyTorch's
-// answers in nn's types (dtypes, tuples for sizes).
+// a difference); pinverse (the pseudo-inverse through the SVD);
+// scalar_tensor; the embedding updates select_scatter and slice_scatter
+// (input with src written into one index or a slice of a dim: a
+// functional x[...] = src on the tape, so both get gradients); and the
+// type queries is_tensor, broadcast_shapes, result_type, promote_types
+// and can_cast, PyTorch's answers in nn's types (dtypes, tuples for
+// sizes).
 #include <string>
 
 #include "ir/builtins.h"
@@ -147,6 +148,20 @@ Value bSliceScatter(CallContext& c, std::vector<Value>& args) {
   return writtenAlong(c, x, dimArg(c, dimV, t.ndim(), "dim"), makeSlice(start, end, step), src);
 }
 
+// scalar_tensor(s, dtype=None, device=None): the 0-d tensor of the number
+// s, f32 unless dtype says otherwise.
+Value bScalarTensor(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 1);
+  Value s = argument(c, args, 0, "s", nullptr);
+  const Value* dtype = c.kw("dtype");
+  const Value* device = c.kw("device");
+  c.checkKeywordsUsed("scalar_tensor");
+  if (!s.isNumber()) fail(c.loc, std::string("scalar_tensor(): s must be a number, not ") + typeName(s), ErrorClass::TypeError);
+  Value f32 = Value::dtype(static_cast<int>(DType::F32));
+  return applyOp(c, ir::Op::Full,
+                 {makeTuple({}), s, dtype && !dtype->is(Kind::None) ? *dtype : f32, device ? *device : Value::none()});
+}
+
 Value bIsTensor(CallContext& c, std::vector<Value>& args) {
   atMost(c, args, 1);
   Value v = argument(c, args, 0, "obj", nullptr);
@@ -261,6 +276,7 @@ void addTorchFunctions(BuiltinTable& table) {
   table[ir::builtinInfo(Builtin::ClampMax).name] = bClampMaxFunction;
   table[ir::builtinInfo(Builtin::MaskedSelect).name] = bMaskedSelectFunction;
   table[ir::builtinInfo(Builtin::IsTensor).name] = bIsTensor;
+  table[ir::builtinInfo(Builtin::ScalarTensor).name] = bScalarTensor;
   table[ir::builtinInfo(Builtin::BroadcastShapes).name] = bBroadcastShapes;
   table[ir::builtinInfo(Builtin::PromoteTypes).name] = bPromoteTypes;
   table[ir::builtinInfo(Builtin::ResultType).name] = bResultType;
