@@ -1,7 +1,9 @@
 // The host-made kernels (see host_made_kernels.h).
 #include "runtime/host_made_kernels.h"
 
+#include <initializer_list>
 #include <stdexcept>
+#include <vector>
 
 #include "runtime/device.h"
 #include "runtime/tensor.h"
@@ -97,22 +99,39 @@ void cholesky(const Tensor& x, bool upper, Tensor& out, SourceLoc loc) {
   moveIn(made, out);
 }
 
-void symmetricEigen(const Tensor& x, bool vectors, Tensor& out, SourceLoc loc) {
-  Tensor made = hostLike(out);
-  cpuKernels().get<Op::Eigvalsh>(out.dtype())(onHost(x, out), vectors, made, loc);
-  moveIn(made, out);
+// The outputs given (out), made on the host (made) and moved in.
+struct HostOutputs {
+  std::vector<Tensor*> out;
+  std::vector<Tensor> made;
+  explicit HostOutputs(std::initializer_list<Tensor*> outputs) : out(outputs) {
+    for (Tensor* t : out) made.push_back(t ? hostLike(*t) : Tensor());
+  }
+  Tensor* at(size_t i) { return out[i] ? &made[i] : nullptr; }
+  void moveAllIn() {
+    for (size_t i = 0; i < out.size(); ++i)
+      if (out[i]) moveIn(made[i], *out[i]);
+  }
+};
+
+void symmetricEigen(const Tensor& x, Tensor* values, Tensor* vectors, SourceLoc loc) {
+  HostOutputs h{values, vectors};
+  const Tensor& any = values ? *values : *vectors;
+  cpuKernels().get<Op::Eigvalsh>(any.dtype())(onHost(x, any), h.at(0), h.at(1), loc);
+  h.moveAllIn();
 }
 
-void singular(const Tensor& x, SvdPart part, bool full, Tensor& out, SourceLoc loc) {
-  Tensor made = hostLike(out);
-  cpuKernels().get<Op::Svdvals>(out.dtype())(onHost(x, out), part, full, made, loc);
-  moveIn(made, out);
+void singular(const Tensor& x, bool full, Tensor* values, Tensor* u, Tensor* vh, SourceLoc loc) {
+  HostOutputs h{values, u, vh};
+  const Tensor& any = values ? *values : u ? *u : *vh;
+  cpuKernels().get<Op::Svdvals>(any.dtype())(onHost(x, any), full, h.at(0), h.at(1), h.at(2), loc);
+  h.moveAllIn();
 }
 
-void qrFactor(const Tensor& x, bool wantR, bool complete, Tensor& out) {
-  Tensor made = hostLike(out);
-  cpuKernels().get<Op::QrQ>(out.dtype())(onHost(x, out), wantR, complete, made);
-  moveIn(made, out);
+void qrFactor(const Tensor& x, bool complete, Tensor* q, Tensor* r) {
+  HostOutputs h{q, r};
+  const Tensor& any = q ? *q : *r;
+  cpuKernels().get<Op::QrQ>(any.dtype())(onHost(x, any), complete, h.at(0), h.at(1));
+  h.moveAllIn();
 }
 
 void luFactor(const Tensor& x, bool pivot, Tensor& lu, Tensor& pivots) {

@@ -336,30 +336,33 @@ struct KernelFor<ir::Op::Cholesky> {
   using Fn = void (*)(const Tensor& x, bool upper, Tensor& out, SourceLoc loc);
 };
 
-// The eigenvalues out [..., n] (ascending) of each symmetric matrix, from
-// its lower triangle, or with `vectors` the eigenvectors out [..., n, n]
-// (as columns)  [x's dtype, floating]; eigh_vectors runs Eigvalsh's entry
+// The eigenvalues [..., n] (ascending) of each symmetric matrix, from its
+// lower triangle, and the eigenvectors [..., n, n] (as columns), each
+// where its tensor is given  [x's dtype, floating]; eigh_vectors runs
+// Eigvalsh's entry
 template <>
 struct KernelFor<ir::Op::Eigvalsh> {
-  using Fn = void (*)(const Tensor& x, bool vectors, Tensor& out, SourceLoc loc);
+  using Fn = void (*)(const Tensor& x, Tensor* values, Tensor* vectors, SourceLoc loc);
 };
 
-// Of each matrix of x [..., m, n] (m, n > 0): the singular values out
-// [..., k] (k = min(m, n), descending), U [..., m, k] or Vh [..., k, n]
-// (full: [..., m, m] or [..., n, n]), as `part` says  [x's dtype,
-// floating]; svd_u and svd_vh run Svdvals's entry
+// Of each matrix of x [..., m, n] (m, n > 0), from one decomposition: the
+// singular values [..., k] (k = min(m, n), descending), U [..., m, k] and
+// Vh [..., k, n] (full: [..., m, m] and [..., n, n]), each where its
+// tensor is given  [x's dtype, floating]; svd_u and svd_vh run Svdvals's
+// entry
 enum class SvdPart { Values, U, Vh };
 template <>
 struct KernelFor<ir::Op::Svdvals> {
-  using Fn = void (*)(const Tensor& x, SvdPart part, bool full, Tensor& out, SourceLoc loc);
+  using Fn = void (*)(const Tensor& x, bool full, Tensor* values, Tensor* u, Tensor* vh, SourceLoc loc);
 };
 
-// Of each matrix of x [..., m, n] (m, n > 0): Q [..., m, k] or R [..., k,
-// n] of A = Q R, k = min(m, n), or m with `complete`  [x's dtype,
-// floating]; qr_r runs QrQ's entry
+// Of each matrix of x [..., m, n] (m, n > 0), from one decomposition: Q
+// [..., m, k] and R [..., k, n] of A = Q R, k = min(m, n), or m with
+// `complete`, each where its tensor is given  [x's dtype, floating]; qr_r
+// runs QrQ's entry
 template <>
 struct KernelFor<ir::Op::QrQ> {
-  using Fn = void (*)(const Tensor& x, bool wantR, bool complete, Tensor& out);
+  using Fn = void (*)(const Tensor& x, bool complete, Tensor* q, Tensor* r);
 };
 
 // Of each matrix of x [..., m, n] (m, n > 0): its LU factorisation with

@@ -147,7 +147,7 @@ void choleskyKernel(const Tensor& x, bool upper, Tensor& out, SourceLoc loc) {
 // syevd's eigenvalues (ascending) and eigenvectors, the columns of its
 // column-major answer: the rows of a row-major one, transposed back.
 template <class T>
-void eigenKernel(const Tensor& x, bool vectors, Tensor& out, SourceLoc loc) {
+void eigenKernel(const Tensor& x, Tensor* values, Tensor* vectors, SourceLoc loc) {
   int64_t n = matrixSide(x), size = n * n, matrices = x.numel() / size;
   std::vector<T> a(static_cast<size_t>(size)), w(static_cast<size_t>(n));
   int side = static_cast<int>(n), info = 0, iquery = 0;
@@ -165,11 +165,9 @@ void eigenKernel(const Tensor& x, bool vectors, Tensor& out, SourceLoc loc) {
                     "The algorithm failed to converge because the input matrix is ill-conditioned or has too many "
                     "repeated eigenvalues (error code: " +
                         std::to_string(info) + ").");
-    if (!vectors) {
-      std::copy(w.begin(), w.end(), out.data<T>() + m * n);
-      continue;
-    }
-    T* o = out.data<T>() + m * size;
+    if (values) std::copy(w.begin(), w.end(), values->data<T>() + m * n);
+    if (!vectors) continue;
+    T* o = vectors->data<T>() + m * size;
     for (int64_t i = 0; i < n; ++i)
       for (int64_t j = 0; j < n; ++j) o[i * n + j] = a[static_cast<size_t>(j * n + i)];
   }
@@ -189,11 +187,11 @@ void gesdd(const char* jobz, int m, int n, double* a, double* s, double* u, int 
 // [k, m] read row by row is U [m, k], its Ux [n, k] is Vh [k, n] (full:
 // [m, m] and [n, n]), so no transposing.
 template <class T>
-void svdKernel(const Tensor& x, SvdPart part, bool full, Tensor& out, SourceLoc loc) {
+void svdKernel(const Tensor& x, bool full, Tensor* values, Tensor* u, Tensor* vh, SourceLoc loc) {
   int64_t m = x.dim(x.ndim() - 2), n = x.dim(x.ndim() - 1), k = std::min(m, n), size = m * n;
   int64_t matrices = x.numel() / size;
   int rows = static_cast<int>(n), cols = static_cast<int>(m);  // X's
-  bool vectors = part != SvdPart::Values;
+  bool vectors = u || vh;
   const char* jobz = !vectors ? "N" : full ? "A" : "S";
   int uCols = full ? rows : static_cast<int>(k), vtRows = full ? cols : static_cast<int>(k);
   std::vector<T> a(static_cast<size_t>(size)), s(static_cast<size_t>(k));
@@ -205,6 +203,7 @@ void svdKernel(const Tensor& x, SvdPart part, bool full, Tensor& out, SourceLoc 
   gesdd(jobz, rows, cols, a.data(), s.data(), ux.data(), rows, vtx.data(), std::max(vtRows, 1), &query, -1,
         iwork.data(), &info);
   std::vector<T> work(static_cast<size_t>(std::max<T>(query, T(1))));
+  int64_t uSize = int64_t{vtRows} * cols, vhSize = int64_t{rows} * uCols;
   for (int64_t mat = 0; mat < matrices; ++mat) {
     std::memcpy(a.data(), x.data<T>() + mat * size, static_cast<size_t>(size) * sizeof(T));
     gesdd(jobz, rows, cols, a.data(), s.data(), ux.data(), rows, vtx.data(), std::max(vtRows, 1), work.data(),
@@ -214,9 +213,9 @@ void svdKernel(const Tensor& x, SvdPart part, bool full, Tensor& out, SourceLoc 
                     "The algorithm failed to converge because the input matrix is ill-conditioned or has too many "
                     "repeated singular values (error code: " +
                         std::to_string(info) + ").");
-    const std::vector<T>& answer = part == SvdPart::Values ? s : part == SvdPart::U ? vtx : ux;
-    int64_t each = part == SvdPart::Values ? k : part == SvdPart::U ? int64_t{vtRows} * cols : int64_t{rows} * uCols;
-    std::copy(answer.begin(), answer.begin() + each, out.data<T>() + mat * each);
+    if (values) std::copy(s.begin(), s.end(), values->data<T>() + mat * k);
+    if (u) std::copy(vtx.begin(), vtx.begin() + uSize, u->data<T>() + mat * uSize);
+    if (vh) std::copy(ux.begin(), ux.begin() + vhSize, vh->data<T>() + mat * vhSize);
   }
 }
 
@@ -364,7 +363,7 @@ void orgqr(int m, int n, int k, double* a, const double* tau, double* work, int 
 // matrix copied column by column (LAPACK's layout) into a buffer wide
 // enough for a complete Q, read back row by row.
 template <class T>
-void qrKernel(const Tensor& x, bool wantR, bool complete, Tensor& out) {
+void qrKernel(const Tensor& x, bool complete, Tensor* q, Tensor* r) {
   int64_t m = x.dim(x.ndim() - 2), n = x.dim(x.ndim() - 1), reflectors = std::min(m, n), size = m * n;
   int64_t k = complete ? m : reflectors, width = std::max(n, k), matrices = x.numel() / size;
   std::vector<T> a(static_cast<size_t>(m * width)), tau(static_cast<size_t>(reflectors));
@@ -378,14 +377,15 @@ void qrKernel(const Tensor& x, bool wantR, bool complete, Tensor& out) {
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) a[static_cast<size_t>(i + j * m)] = in[i * n + j];
     geqrf(rows, static_cast<int>(n), a.data(), tau.data(), work.data(), static_cast<int>(work.size()), &info);
-    T* o = out.data<T>() + mat * (wantR ? k * n : m * k);
-    if (wantR) {
+    if (r) {
+      T* o = r->data<T>() + mat * k * n;
       for (int64_t i = 0; i < k; ++i)
         for (int64_t j = 0; j < n; ++j) o[i * n + j] = i <= j ? a[static_cast<size_t>(i + j * m)] : T(0);
-      continue;
     }
+    if (!q) continue;
     orgqr(rows, static_cast<int>(k), static_cast<int>(reflectors), a.data(), tau.data(), work.data(),
           static_cast<int>(work.size()), &info);
+    T* o = q->data<T>() + mat * m * k;
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < k; ++j) o[i * k + j] = a[static_cast<size_t>(i + j * m)];
   }

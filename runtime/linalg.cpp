@@ -69,49 +69,74 @@ Tensor cofactor(const Tensor& x, const Tensor* g, SourceLoc loc) {
   return out;
 }
 
+std::pair<Tensor, Tensor> symmetricEigenParts(const Tensor& x, bool values, bool vectors, ir::Op op, SourceLoc loc) {
+  Tensor in = matrices(x, op, true, loc);
+  Shape valueShape(in.shape().begin(), in.shape().end() - 1);
+  Tensor w = values ? Tensor::empty(in.dtype(), valueShape, in.device()) : Tensor();
+  Tensor v = vectors ? Tensor::empty(in.dtype(), in.shape(), in.device()) : Tensor();
+  if (in.numel() > 0)
+    launch<ir::Op::Eigvalsh>(in.device(), in.dtype(), loc, in, values ? &w : nullptr, vectors ? &v : nullptr, loc);
+  return {w, v};
+}
+
 Tensor symmetricEigen(const Tensor& x, bool vectors, SourceLoc loc) {
-  Tensor in = matrices(x, vectors ? ir::Op::EighVectors : ir::Op::Eigvalsh, true, loc);
-  Shape shape(in.shape().begin(), in.shape().end() - (vectors ? 0 : 1));
-  Tensor out = Tensor::empty(in.dtype(), shape, in.device());
-  if (out.numel() > 0) launch<ir::Op::Eigvalsh>(in.device(), in.dtype(), loc, in, vectors, out, loc);
-  return out;
+  auto [w, v] = symmetricEigenParts(x, !vectors, vectors, vectors ? ir::Op::EighVectors : ir::Op::Eigvalsh, loc);
+  return vectors ? v : w;
+}
+
+SvdParts singularParts(const Tensor& x, bool full, bool values, bool vectors, ir::Op op, SourceLoc loc) {
+  Tensor in = matrices(x, op, false, loc);
+  int64_t m = in.dim(in.ndim() - 2), n = in.dim(in.ndim() - 1), k = std::min(m, n);
+  Shape batch(in.shape().begin(), in.shape().end() - 2), sShape = batch, uShape = batch, vhShape = batch;
+  sShape.push_back(k);
+  uShape.push_back(m), uShape.push_back(full ? m : k);
+  vhShape.push_back(full ? n : k), vhShape.push_back(n);
+  SvdParts p;
+  if (values) p.values = Tensor::empty(in.dtype(), sShape, in.device());
+  if (vectors) p.u = Tensor::empty(in.dtype(), uShape, in.device()), p.vh = Tensor::empty(in.dtype(), vhShape, in.device());
+  if (k == 0) {  // a full U or Vh of an empty matrix: the identity
+    auto identity = [&](Tensor& t) {
+      if (t.numel() > 0)
+        t = contiguousOnItsDevice(
+            broadcastTo(eye(in.dtype(), t.shape().back(), t.shape().back(), in.device(), loc), t.shape(), loc), loc);
+    };
+    if (vectors) identity(p.u), identity(p.vh);
+    return p;
+  }
+  if (in.numel() == 0) return p;
+  launch<ir::Op::Svdvals>(in.device(), in.dtype(), loc, in, full, values ? &p.values : nullptr,
+                          vectors ? &p.u : nullptr, vectors ? &p.vh : nullptr, loc);
+  return p;
 }
 
 Tensor singular(const Tensor& x, SvdPart part, bool full, SourceLoc loc) {
-  Tensor in = matrices(x, part == SvdPart::Values ? ir::Op::Svdvals : ir::Op::SvdU, false, loc);
-  int64_t m = in.dim(in.ndim() - 2), n = in.dim(in.ndim() - 1), k = std::min(m, n);
-  Shape shape(in.shape().begin(), in.shape().end() - 2);
-  if (part == SvdPart::Values) shape.push_back(k);
-  if (part == SvdPart::U) shape.push_back(m), shape.push_back(full ? m : k);
-  if (part == SvdPart::Vh) shape.push_back(full ? n : k), shape.push_back(n);
-  Tensor out = Tensor::empty(in.dtype(), shape, in.device());
-  if (out.numel() == 0) return out;
-  if (k == 0)  // a full U or Vh of an empty matrix: the identity
-    return contiguousOnItsDevice(broadcastTo(eye(in.dtype(), shape.back(), shape.back(), in.device(), loc), shape, loc),
-                                 loc);
-  launch<ir::Op::Svdvals>(in.device(), in.dtype(), loc, in, part, full, out, loc);
-  return out;
+  ir::Op op = part == SvdPart::Values ? ir::Op::Svdvals : part == SvdPart::U ? ir::Op::SvdU : ir::Op::SvdVh;
+  SvdParts p = singularParts(x, full, part == SvdPart::Values, part != SvdPart::Values, op, loc);
+  return part == SvdPart::Values ? p.values : part == SvdPart::U ? p.u : p.vh;
+}
+
+std::pair<Tensor, Tensor> qrParts(const Tensor& x, bool complete, bool wantQ, bool wantR, SourceLoc loc) {
+  Tensor in = matrices(x, ir::Op::QrQ, false, loc);
+  int64_t m = in.dim(in.ndim() - 2), n = in.dim(in.ndim() - 1), k = complete ? m : std::min(m, n);
+  Shape qShape(in.shape().begin(), in.shape().end() - 2), rShape = qShape;
+  qShape.push_back(m), qShape.push_back(k);
+  rShape.push_back(k), rShape.push_back(n);
+  Tensor q = wantQ ? Tensor::empty(in.dtype(), qShape, in.device()) : Tensor();
+  Tensor r = wantR ? Tensor::empty(in.dtype(), rShape, in.device()) : Tensor();
+  if (m == 0 || n == 0) {  // R is all zeros; a complete Q of an m x 0 matrix the identity
+    if (wantR && r.numel() > 0) launch<ir::Op::Full>(in.device(), in.dtype(), loc, 0.0, r);
+    if (wantQ && q.numel() > 0)
+      q = contiguousOnItsDevice(broadcastTo(eye(in.dtype(), m, k, in.device(), loc), qShape, loc), loc);
+    return {q, r};
+  }
+  if (in.numel() > 0)
+    launch<ir::Op::QrQ>(in.device(), in.dtype(), loc, in, complete, wantQ ? &q : nullptr, wantR ? &r : nullptr);
+  return {q, r};
 }
 
 Tensor qrFactor(const Tensor& x, bool wantR, bool complete, SourceLoc loc) {
-  Tensor in = matrices(x, ir::Op::QrQ, false, loc);
-  int64_t m = in.dim(in.ndim() - 2), n = in.dim(in.ndim() - 1), k = complete ? m : std::min(m, n);
-  Shape shape(in.shape().begin(), in.shape().end() - 2);
-  if (wantR)
-    shape.push_back(k), shape.push_back(n);
-  else
-    shape.push_back(m), shape.push_back(k);
-  Tensor out = Tensor::empty(in.dtype(), shape, in.device());
-  if (out.numel() == 0) return out;
-  if (m == 0 || n == 0) {  // R is all zeros; a complete Q of an m x 0 matrix the identity
-    if (wantR) {
-      launch<ir::Op::Full>(in.device(), in.dtype(), loc, 0.0, out);
-      return out;
-    }
-    return contiguousOnItsDevice(broadcastTo(eye(in.dtype(), m, k, in.device(), loc), shape, loc), loc);
-  }
-  launch<ir::Op::QrQ>(in.device(), in.dtype(), loc, in, wantR, complete, out);
-  return out;
+  auto [q, r] = qrParts(x, complete, !wantR, wantR, loc);
+  return wantR ? r : q;
 }
 
 Tensor cholesky(const Tensor& x, bool upper, SourceLoc loc) {

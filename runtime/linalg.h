@@ -28,12 +28,21 @@ Tensor determinant(const Tensor& x, DetPart part, SourceLoc loc);
 Tensor cofactor(const Tensor& x, const Tensor* g, SourceLoc loc);
 Tensor cholesky(const Tensor& x, bool upper, SourceLoc loc);
 // eigvalsh (the eigenvalues [..., n]) or, with `vectors`, eigh's
-// eigenvectors [..., n, n].
+// eigenvectors [..., n, n]; or the two asked for of one decomposition
+// (`op` names it in errors).
 Tensor symmetricEigen(const Tensor& x, bool vectors, SourceLoc loc);
-// svdvals, svd's U or its Vh (full: square U and Vh).
+std::pair<Tensor, Tensor> symmetricEigenParts(const Tensor& x, bool values, bool vectors, ir::Op op, SourceLoc loc);
+// svdvals, svd's U or its Vh (full: square U and Vh); or the values and
+// (with `vectors`) U and Vh of one decomposition.
 Tensor singular(const Tensor& x, SvdPart part, bool full, SourceLoc loc);
-// qr's Q or (wantR) its R, reduced or complete.
+struct SvdParts {
+  Tensor values, u, vh;
+};
+SvdParts singularParts(const Tensor& x, bool full, bool values, bool vectors, ir::Op op, SourceLoc loc);
+// qr's Q or (wantR) its R, reduced or complete; or the two asked for of
+// one decomposition.
 Tensor qrFactor(const Tensor& x, bool wantR, bool complete, SourceLoc loc);
+std::pair<Tensor, Tensor> qrParts(const Tensor& x, bool complete, bool wantQ, bool wantR, SourceLoc loc);
 // lu_factor's packed L and U of each [m, n] matrix and lu_pivots' row
 // exchanges, i32 [..., min(m, n)], of one factorisation (partial pivoting
 // or none); `op` (either) names it in errors.

@@ -10,6 +10,8 @@
 #include <limits>
 
 #include "ir/builtins.h"
+#include "runtime/linalg.h"
+#include "runtime/tape.h"
 #include "runtime/tensor_ops.h"
 #include "stdlib/builtins.h"
 #include "stdlib/op_call.h"
@@ -37,6 +39,25 @@ Value bOpPair(CallContext& c, std::vector<Value>& args) {
   return makeTuple({applyOp(c, First, {a}), applyOp(c, Second, {a})});
 }
 
+// t, the result of `op` on params computed with others of one
+// decomposition, recorded on a tape as that op.
+Value recorded(CallContext& c, ir::Op op, const std::vector<Value>& params, Tensor t) {
+  Value v = makeTensorValue(std::move(t));
+  if (Tape* tape = c.interp.tape()) tape->recordTensorOp(op, c.loc, params, v);
+  return v;
+}
+
+// eigh(A): the eigenvalues and eigenvectors (columns) of each symmetric
+// matrix, read from its lower triangle, of one decomposition.
+Value bEigh(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 1);
+  Value a = matricesArg(c, args);
+  c.checkKeywordsUsed("eigh");
+  auto [values, vectors] = symmetricEigenParts(tensorOf(a), true, true, ir::Op::EighVectors, c.loc);
+  return makeTuple({recorded(c, ir::Op::Eigvalsh, {a}, std::move(values)),
+                    recorded(c, ir::Op::EighVectors, {a}, std::move(vectors))});
+}
+
 // logdet(A): log(det(A)), NaN where the determinant is negative, -inf
 // where it is 0.
 Value bLogdet(CallContext& c, std::vector<Value>& args) {
@@ -56,9 +77,12 @@ Value bSvd(CallContext& c, std::vector<Value>& args) {
         computeUv = argument(c, args, 2, "compute_uv", &yes);
   c.checkKeywordsUsed("svd");
   Value full = Value::boolean(!truthy(some, c.loc));
-  Value s = applyOp(c, ir::Op::Svdvals, {a});
-  Value u = applyOp(c, ir::Op::SvdU, {a, full});
-  Value v = applyOp(c, ir::Op::Transpose, {applyOp(c, ir::Op::SvdVh, {a, full}), intsTuple({-2, -1})});
+  // One decomposition gives the three, each recorded as its op.
+  SvdParts parts = singularParts(tensorOf(a), full.asBool(), true, true, ir::Op::SvdU, c.loc);
+  Value s = recorded(c, ir::Op::Svdvals, {a}, std::move(parts.values));
+  Value u = recorded(c, ir::Op::SvdU, {a, full}, std::move(parts.u));
+  Value vh = recorded(c, ir::Op::SvdVh, {a, full}, std::move(parts.vh));
+  Value v = applyOp(c, ir::Op::Transpose, {vh, intsTuple({-2, -1})});
   if (!truthy(computeUv, c.loc)) {
     u = applyOp(c, ir::Op::ZerosLike, {u, Value::none()});
     v = applyOp(c, ir::Op::ZerosLike, {v, Value::none()});
@@ -73,7 +97,9 @@ Value bQr(CallContext& c, std::vector<Value>& args) {
   Value a = matricesArg(c, args), some = argument(c, args, 1, "some", &yes);
   c.checkKeywordsUsed("qr");
   Value complete = Value::boolean(!truthy(some, c.loc));
-  return makeTuple({applyOp(c, ir::Op::QrQ, {a, complete}), applyOp(c, ir::Op::QrR, {a, complete})});
+  auto [q, r] = qrParts(tensorOf(a), complete.asBool(), true, true, c.loc);
+  return makeTuple({recorded(c, ir::Op::QrQ, {a, complete}, std::move(q)),
+                    recorded(c, ir::Op::QrR, {a, complete}, std::move(r))});
 }
 
 // matrix_power(A, n): A @ A ... (n times) by squaring; the identity for
@@ -162,7 +188,7 @@ BuiltinFn tensorLinalgMethod(const std::string& name) {
   if (name == "matrix_power") return bMatrixPower;
   // eigh(A): the eigenvalues and eigenvectors (columns) of each symmetric
   // matrix, read from its lower triangle, as PyTorch's.
-  if (name == "eigh") return bOpPair<ir::Op::Eigvalsh, ir::Op::EighVectors>;
+  if (name == "eigh") return bEigh;
   if (name == "svd") return bSvd;
   if (name == "qr") return bQr;
   if (name == "cholesky_inverse") return bCholeskyInverse;
