@@ -73,32 +73,6 @@ Tensor onHost(const Tensor& x, const Tensor& like) {
   return h;
 }
 
-// The linear algebra ops: LAPACK's on the host (a GPU's own solver is not
-// used yet), x copied out and the result back.
-void inverse(const Tensor& x, Tensor& out, SourceLoc loc) {
-  Tensor made = hostLike(out);
-  cpuKernels().get<Op::Inverse>(out.dtype())(onHost(x, out), made, loc);
-  moveIn(made, out);
-}
-
-void determinant(const Tensor& x, DetPart part, Tensor& out) {
-  Tensor made = hostLike(out);
-  cpuKernels().get<Op::Det>(out.dtype())(onHost(x, out), part, made);
-  moveIn(made, out);
-}
-
-void cofactor(const Tensor& x, const Tensor* g, Tensor& out, SourceLoc loc) {
-  Tensor made = hostLike(out), hostG = g ? onHost(*g, out) : Tensor();
-  cpuKernels().get<Op::Cofactor>(out.dtype())(onHost(x, out), g ? &hostG : nullptr, made, loc);
-  moveIn(made, out);
-}
-
-void cholesky(const Tensor& x, bool upper, Tensor& out, SourceLoc loc) {
-  Tensor made = hostLike(out);
-  cpuKernels().get<Op::Cholesky>(out.dtype())(onHost(x, out), upper, made, loc);
-  moveIn(made, out);
-}
-
 // The outputs given (out), made on the host (made) and moved in.
 struct HostOutputs {
   std::vector<Tensor*> out;
@@ -112,6 +86,33 @@ struct HostOutputs {
       if (out[i]) moveIn(made[i], *out[i]);
   }
 };
+
+// The linear algebra ops: LAPACK's on the host (a GPU's own solver is not
+// used yet), x copied out and the result back.
+void inverse(const Tensor& x, Tensor& out, SourceLoc loc) {
+  Tensor made = hostLike(out);
+  cpuKernels().get<Op::Inverse>(out.dtype())(onHost(x, out), made, loc);
+  moveIn(made, out);
+}
+
+void determinant(const Tensor& x, Tensor* value, Tensor* sign, Tensor* logAbs) {
+  HostOutputs h{value, sign, logAbs};
+  const Tensor& any = value ? *value : sign ? *sign : *logAbs;
+  cpuKernels().get<Op::Det>(any.dtype())(onHost(x, any), h.at(0), h.at(1), h.at(2));
+  h.moveAllIn();
+}
+
+void cofactor(const Tensor& x, const Tensor* g, Tensor& out, SourceLoc loc) {
+  Tensor made = hostLike(out), hostG = g ? onHost(*g, out) : Tensor();
+  cpuKernels().get<Op::Cofactor>(out.dtype())(onHost(x, out), g ? &hostG : nullptr, made, loc);
+  moveIn(made, out);
+}
+
+void cholesky(const Tensor& x, bool upper, Tensor& out, SourceLoc loc) {
+  Tensor made = hostLike(out);
+  cpuKernels().get<Op::Cholesky>(out.dtype())(onHost(x, out), upper, made, loc);
+  moveIn(made, out);
+}
 
 void symmetricEigen(const Tensor& x, Tensor* values, Tensor* vectors, SourceLoc loc) {
   HostOutputs h{values, vectors};

@@ -314,12 +314,14 @@ template <>
 struct KernelFor<ir::Op::Inverse> {
   using Fn = void (*)(const Tensor& x, Tensor& out, SourceLoc loc);
 };
-// What a determinant kernel gives of each matrix: out [...].
+// The parts of a determinant (linalg.h's determinant): of each matrix.
 enum class DetPart { Value, Sign, LogAbs };
-// [x's dtype, floating]; det_sign and log_abs_det run Det's entry
+// Of one factorisation, each where its tensor is given (out [...]): the
+// determinant, its sign, the log of its absolute value  [x's dtype,
+// floating]; det_sign and log_abs_det run Det's entry
 template <>
 struct KernelFor<ir::Op::Det> {
-  using Fn = void (*)(const Tensor& x, DetPart part, Tensor& out);
+  using Fn = void (*)(const Tensor& x, Tensor* value, Tensor* sign, Tensor* logAbs);
 };
 // out [..., n, n] = each matrix's cofactors (det's gradient), or with g
 // (the cofactors' adjoint, [..., n, n]) the adjoint of the cofactor map

@@ -101,7 +101,7 @@ void inverseKernel(const Tensor& x, Tensor& out, SourceLoc loc) {
 // negated for each row exchange; its sign, or the sum of the logarithms of
 // the diagonal's absolute values (-inf for a singular matrix, sign 0).
 template <class T>
-void detKernel(const Tensor& x, DetPart part, Tensor& out) {
+void detKernel(const Tensor& x, Tensor* value, Tensor* signs, Tensor* logs) {
   int64_t n = matrixSide(x), size = n * n, matrices = x.numel() / size;
   std::vector<T> a(static_cast<size_t>(size));
   std::vector<int> pivots(static_cast<size_t>(n));
@@ -117,7 +117,9 @@ void detKernel(const Tensor& x, DetPart part, Tensor& out) {
       sign = u < 0 ? -sign : u == 0 ? T(0) : sign;
       logAbs += std::log(std::abs(u));
     }
-    out.data<T>()[m] = part == DetPart::Value ? product : part == DetPart::Sign ? sign : logAbs;
+    if (value) value->data<T>()[m] = product;
+    if (signs) signs->data<T>()[m] = sign;
+    if (logs) logs->data<T>()[m] = logAbs;
   }
 }
 

@@ -43,17 +43,32 @@ Tensor inverse(const Tensor& x, SourceLoc loc) {
   return out;
 }
 
-Tensor determinant(const Tensor& x, DetPart part, SourceLoc loc) {
-  ir::Op op = part == DetPart::Value ? ir::Op::Det : part == DetPart::Sign ? ir::Op::DetSign : ir::Op::LogAbsDet;
+std::vector<Tensor> determinantParts(const Tensor& x, std::initializer_list<DetPart> parts, ir::Op op, SourceLoc loc) {
   Tensor in = matrices(x, op, true, loc);
   Shape shape(in.shape().begin(), in.shape().end() - 2);
-  Tensor out = Tensor::empty(in.dtype(), shape, in.device());
-  if (out.numel() == 0) return out;
-  if (in.dim(in.ndim() - 1) == 0)  // a 0 x 0 matrix's determinant is 1 (its log 0)
-    launch<ir::Op::Full>(in.device(), in.dtype(), loc, part == DetPart::LogAbs ? 0.0 : 1.0, out);
-  else
-    launch<ir::Op::Det>(in.device(), in.dtype(), loc, in, part, out);
+  Tensor made[3];
+  bool wanted[3] = {false, false, false};
+  std::vector<Tensor> out;
+  for (DetPart p : parts) {
+    made[static_cast<int>(p)] = Tensor::empty(in.dtype(), shape, in.device());
+    wanted[static_cast<int>(p)] = true;
+    out.push_back(made[static_cast<int>(p)]);
+  }
+  if (out[0].numel() == 0) return out;
+  if (in.dim(in.ndim() - 1) == 0) {  // a 0 x 0 matrix's determinant is 1 (its log 0)
+    for (DetPart p : parts)
+      launch<ir::Op::Full>(in.device(), in.dtype(), loc, p == DetPart::LogAbs ? 0.0 : 1.0, made[static_cast<int>(p)]);
+    return out;
+  }
+  auto given = [&](DetPart p) { return wanted[static_cast<int>(p)] ? &made[static_cast<int>(p)] : nullptr; };
+  launch<ir::Op::Det>(in.device(), in.dtype(), loc, in, given(DetPart::Value), given(DetPart::Sign),
+                      given(DetPart::LogAbs));
   return out;
+}
+
+Tensor determinant(const Tensor& x, DetPart part, SourceLoc loc) {
+  ir::Op op = part == DetPart::Value ? ir::Op::Det : part == DetPart::Sign ? ir::Op::DetSign : ir::Op::LogAbsDet;
+  return determinantParts(x, {part}, op, loc)[0];
 }
 
 Tensor cofactor(const Tensor& x, const Tensor* g, SourceLoc loc) {

@@ -11,7 +11,9 @@
 // LinAlgError naming the batch element.
 #pragma once
 
+#include <initializer_list>
 #include <utility>
+#include <vector>
 
 #include "runtime/kernels.h"
 #include "runtime/tensor.h"
@@ -22,6 +24,8 @@ Tensor inverse(const Tensor& x, SourceLoc loc);
 // det (DetPart::Value), det_sign and log_abs_det: x's shape less the last
 // two dims.
 Tensor determinant(const Tensor& x, DetPart part, SourceLoc loc);
+// The parts asked for (in that order) of one factorisation.
+std::vector<Tensor> determinantParts(const Tensor& x, std::initializer_list<DetPart> parts, ir::Op op, SourceLoc loc);
 // The cofactors of each matrix (det's gradient), or with g the adjoint of
 // the cofactor map at x (its second derivative): both defined at singular
 // matrices too.

@@ -2,7 +2,8 @@
 // cholesky, eigvalsh): slogdet ((sign, log|det|), each an op of its own),
 // logdet (NaN for a negative determinant), eigh ((eigenvalues,
 // eigenvectors), each an op), svd (torch.svd's (U, S, V), each an op), qr
-// ((Q, R), each an op), matrix_power (by squaring, of the inverse for a
+// ((Q, R), each an op): the parts of one decomposition, each recorded as
+// its op, matrix_power (by squaring, of the inverse for a
 // negative power), cholesky_inverse and cholesky_solve (by triangular
 // solves with the Cholesky factor), compositions run where a tape sees them,
 // so they differentiate as their ops do, in every mode; methods too.
@@ -28,17 +29,6 @@ Value matricesArg(CallContext& c, const std::vector<Value>& args) {
   return a;
 }
 
-// A builtin of one matrix argument whose answer is the pair of ops First
-// and Second of it: slogdet's (sign, logabsdet), eigh's (eigenvalues,
-// eigenvectors).
-template <ir::Op First, ir::Op Second>
-Value bOpPair(CallContext& c, std::vector<Value>& args) {
-  atMost(c, args, 1);
-  Value a = matricesArg(c, args);
-  c.checkKeywordsUsed(c.name.c_str());
-  return makeTuple({applyOp(c, First, {a}), applyOp(c, Second, {a})});
-}
-
 // t, the result of `op` on params computed with others of one
 // decomposition, recorded on a tape as that op.
 Value recorded(CallContext& c, ir::Op op, const std::vector<Value>& params, Tensor t) {
@@ -47,8 +37,19 @@ Value recorded(CallContext& c, ir::Op op, const std::vector<Value>& params, Tens
   return v;
 }
 
-// eigh(A): the eigenvalues and eigenvectors (columns) of each symmetric
-// matrix, read from its lower triangle, of one decomposition.
+// slogdet(A): (sign, log|det|) of one factorisation.
+Value bSlogdet(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 1);
+  Value a = matricesArg(c, args);
+  c.checkKeywordsUsed("slogdet");
+  std::vector<Tensor> parts = determinantParts(tensorOf(a), {DetPart::Sign, DetPart::LogAbs}, ir::Op::DetSign, c.loc);
+  return makeTuple({recorded(c, ir::Op::DetSign, {a}, std::move(parts[0])),
+                    recorded(c, ir::Op::LogAbsDet, {a}, std::move(parts[1]))});
+}
+
+// eigh(A): the eigenvalues (ascending) and eigenvectors (columns) of each
+// symmetric matrix, read from its lower triangle, as PyTorch's, of one
+// decomposition.
 Value bEigh(CallContext& c, std::vector<Value>& args) {
   atMost(c, args, 1);
   Value a = matricesArg(c, args);
@@ -183,11 +184,9 @@ Value bCholeskySolve(CallContext& c, std::vector<Value>& args) {
 }  // namespace
 
 BuiltinFn tensorLinalgMethod(const std::string& name) {
-  if (name == "slogdet") return bOpPair<ir::Op::DetSign, ir::Op::LogAbsDet>;
+  if (name == "slogdet") return bSlogdet;
   if (name == "logdet") return bLogdet;
   if (name == "matrix_power") return bMatrixPower;
-  // eigh(A): the eigenvalues and eigenvectors (columns) of each symmetric
-  // matrix, read from its lower triangle, as PyTorch's.
   if (name == "eigh") return bEigh;
   if (name == "svd") return bSvd;
   if (name == "qr") return bQr;
