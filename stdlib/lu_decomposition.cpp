@@ -14,7 +14,6 @@
 
 #include "ir/builtins.h"
 #include "runtime/linalg.h"
-#include "runtime/tape.h"
 #include "runtime/tensor_ops.h"
 #include "stdlib/builtins.h"
 #include "stdlib/op_call.h"
@@ -100,11 +99,8 @@ Value bLu(CallContext& c, std::vector<Value>& args) {
   flagArg(c, pivot, "pivot");
   // One factorisation gives both, each recorded as its op for a tape.
   auto [luTensor, pivotTensor] = luFactor(t, pivot.asBool(), ir::Op::LuFactor, c.loc);
-  Value lu = makeTensorValue(std::move(luTensor)), pivots = makeTensorValue(std::move(pivotTensor));
-  if (Tape* tape = c.interp.tape()) {
-    tape->recordTensorOp(ir::Op::LuFactor, c.loc, {a, pivot}, lu);
-    tape->recordTensorOp(ir::Op::LuPivots, c.loc, {a, pivot}, pivots);
-  }
+  Value lu = recordedOp(c, ir::Op::LuFactor, {a, pivot}, std::move(luTensor));
+  Value pivots = recordedOp(c, ir::Op::LuPivots, {a, pivot}, std::move(pivotTensor));
   if (!flagArg(c, infos, "get_infos")) return makeTuple({lu, pivots});
   return makeNamedTuple({lu, pivots, firstZeroPivot(c, lu)}, {"LU", "pivots", "info"});
 }

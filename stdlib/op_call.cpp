@@ -128,6 +128,12 @@ Value intsTuple(const std::vector<int64_t>& v) {
   return makeTuple(std::move(items));
 }
 
+Value recordedOp(CallContext& c, ir::Op op, const std::vector<Value>& params, Tensor t) {
+  Value v = makeTensorValue(std::move(t));
+  if (rt::Tape* tape = c.interp.tape()) tape->recordTensorOp(op, c.loc, params, v);
+  return v;
+}
+
 Value getItemOnTape(CallContext& c, const Value& x, const Value& key) {
   Value out = getItem(x, key, c.loc);
   if (rt::Tape* tape = c.interp.tape()) tape->recordOp(ir::Op::GetItem, c.loc, {x, key}, out);

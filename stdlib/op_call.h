@@ -93,6 +93,10 @@ rt::Value intsTuple(const std::vector<int64_t>& v);
 // x[key], recorded on the tape as that indexing (so that it
 // differentiates); and x[(:,) * dim + (index,)], x indexed along one dim.
 rt::Value getItemOnTape(rt::CallContext& c, const rt::Value& x, const rt::Value& key);
+// t, the result of `op` on params computed together with others of one
+// decomposition (svd's parts, lu's factors and pivots), recorded on a tape
+// as that op, so that it differentiates as the op does.
+rt::Value recordedOp(rt::CallContext& c, ir::Op op, const std::vector<rt::Value>& params, rt::Tensor t);
 rt::Value indexAlong(rt::CallContext& c, const rt::Value& x, int64_t dim, rt::Value index);
 // Tensor op `op` on its parameters (all of them, in its signature's
 // order); a op b (arithmetic, `@` or a comparison); where(cond, a, b):

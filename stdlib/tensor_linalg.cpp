@@ -12,7 +12,6 @@
 
 #include "ir/builtins.h"
 #include "runtime/linalg.h"
-#include "runtime/tape.h"
 #include "runtime/tensor_ops.h"
 #include "stdlib/builtins.h"
 #include "stdlib/op_call.h"
@@ -29,22 +28,14 @@ Value matricesArg(CallContext& c, const std::vector<Value>& args) {
   return a;
 }
 
-// t, the result of `op` on params computed with others of one
-// decomposition, recorded on a tape as that op.
-Value recorded(CallContext& c, ir::Op op, const std::vector<Value>& params, Tensor t) {
-  Value v = makeTensorValue(std::move(t));
-  if (Tape* tape = c.interp.tape()) tape->recordTensorOp(op, c.loc, params, v);
-  return v;
-}
-
 // slogdet(A): (sign, log|det|) of one factorisation.
 Value bSlogdet(CallContext& c, std::vector<Value>& args) {
   atMost(c, args, 1);
   Value a = matricesArg(c, args);
   c.checkKeywordsUsed("slogdet");
   std::vector<Tensor> parts = determinantParts(tensorOf(a), {DetPart::Sign, DetPart::LogAbs}, ir::Op::DetSign, c.loc);
-  return makeTuple({recorded(c, ir::Op::DetSign, {a}, std::move(parts[0])),
-                    recorded(c, ir::Op::LogAbsDet, {a}, std::move(parts[1]))});
+  return makeTuple({recordedOp(c, ir::Op::DetSign, {a}, std::move(parts[0])),
+                    recordedOp(c, ir::Op::LogAbsDet, {a}, std::move(parts[1]))});
 }
 
 // eigh(A): the eigenvalues (ascending) and eigenvectors (columns) of each
@@ -55,8 +46,8 @@ Value bEigh(CallContext& c, std::vector<Value>& args) {
   Value a = matricesArg(c, args);
   c.checkKeywordsUsed("eigh");
   auto [values, vectors] = symmetricEigenParts(tensorOf(a), true, true, ir::Op::EighVectors, c.loc);
-  return makeTuple({recorded(c, ir::Op::Eigvalsh, {a}, std::move(values)),
-                    recorded(c, ir::Op::EighVectors, {a}, std::move(vectors))});
+  return makeTuple({recordedOp(c, ir::Op::Eigvalsh, {a}, std::move(values)),
+                    recordedOp(c, ir::Op::EighVectors, {a}, std::move(vectors))});
 }
 
 // logdet(A): log(det(A)), NaN where the determinant is negative, -inf
@@ -80,9 +71,9 @@ Value bSvd(CallContext& c, std::vector<Value>& args) {
   Value full = Value::boolean(!truthy(some, c.loc));
   // One decomposition gives the three, each recorded as its op.
   SvdParts parts = singularParts(tensorOf(a), full.asBool(), true, true, ir::Op::SvdU, c.loc);
-  Value s = recorded(c, ir::Op::Svdvals, {a}, std::move(parts.values));
-  Value u = recorded(c, ir::Op::SvdU, {a, full}, std::move(parts.u));
-  Value vh = recorded(c, ir::Op::SvdVh, {a, full}, std::move(parts.vh));
+  Value s = recordedOp(c, ir::Op::Svdvals, {a}, std::move(parts.values));
+  Value u = recordedOp(c, ir::Op::SvdU, {a, full}, std::move(parts.u));
+  Value vh = recordedOp(c, ir::Op::SvdVh, {a, full}, std::move(parts.vh));
   Value v = applyOp(c, ir::Op::Transpose, {vh, intsTuple({-2, -1})});
   if (!truthy(computeUv, c.loc)) {
     u = applyOp(c, ir::Op::ZerosLike, {u, Value::none()});
@@ -99,8 +90,8 @@ Value bQr(CallContext& c, std::vector<Value>& args) {
   c.checkKeywordsUsed("qr");
   Value complete = Value::boolean(!truthy(some, c.loc));
   auto [q, r] = qrParts(tensorOf(a), complete.asBool(), true, true, c.loc);
-  return makeTuple({recorded(c, ir::Op::QrQ, {a, complete}, std::move(q)),
-                    recorded(c, ir::Op::QrR, {a, complete}, std::move(r))});
+  return makeTuple({recordedOp(c, ir::Op::QrQ, {a, complete}, std::move(q)),
+                    recordedOp(c, ir::Op::QrR, {a, complete}, std::move(r))});
 }
 
 // matrix_power(A, n): A @ A ... (n times) by squaring; the identity for

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "ir/builtins.h"
+#include "runtime/linalg.h"
 #include "runtime/scalar_ops.h"
 #include "runtime/tape.h"
 #include "runtime/tensor_ops.h"
@@ -79,8 +80,10 @@ Value bPinverse(CallContext& c, std::vector<Value>& args) {
          ErrorClass::ValueError);
   if (!rcond.isNumber()) fail(c.loc, std::string("pinverse(): rcond must be a number, not ") + typeName(rcond), ErrorClass::TypeError);
   Value reduced = Value::boolean(false), last = intsTuple({-1}), keep = Value::boolean(true);
-  Value s = applyOp(c, ir::Op::Svdvals, {a});
-  Value u = applyOp(c, ir::Op::SvdU, {a, reduced}), vh = applyOp(c, ir::Op::SvdVh, {a, reduced});
+  SvdParts parts = singularParts(t, false, true, true, ir::Op::SvdU, c.loc);
+  Value s = recordedOp(c, ir::Op::Svdvals, {a}, std::move(parts.values));
+  Value u = recordedOp(c, ir::Op::SvdU, {a, reduced}, std::move(parts.u));
+  Value vh = recordedOp(c, ir::Op::SvdVh, {a, reduced}, std::move(parts.vh));
   Value cutoff = binary(c, ir::Op::Mul, applyOp(c, ir::Op::Max, {s, last, keep}), Value::real(rcond.asFloat()));
   Value kept = binary(c, ir::Op::Gt, s, cutoff);
   Value inverted = where(c, kept, binary(c, ir::Op::Div, Value::real(1.0), where(c, kept, s, Value::real(1.0))),
