@@ -108,7 +108,8 @@ SvdParts singularParts(const Tensor& x, bool full, bool values, bool vectors, ir
   vhShape.push_back(full ? n : k), vhShape.push_back(n);
   SvdParts p;
   if (values) p.values = Tensor::empty(in.dtype(), sShape, in.device());
-  if (vectors) p.u = Tensor::empty(in.dtype(), uShape, in.device()), p.vh = Tensor::empty(in.dtype(), vhShape, in.device());
+  if (vectors)
+    p.u = Tensor::empty(in.dtype(), uShape, in.device()), p.vh = Tensor::empty(in.dtype(), vhShape, in.device());
   if (k == 0) {  // a full U or Vh of an empty matrix: the identity
     auto identity = [&](Tensor& t) {
       if (t.numel() > 0)

@@ -86,8 +86,7 @@ struct DiagonalPlace {
 
 DiagonalPlace diagonalPlace(CallContext& c, const Tensor& t, const Value& offsetV, const Value& dim1V,
                             const Value& dim2V) {
-  if (t.ndim() < 2)
-    fail(c.loc, c.name + "(): expects a tensor with at least 2 dimensions, got " + typeString(t));
+  if (t.ndim() < 2) fail(c.loc, c.name + "(): expects a tensor with at least 2 dimensions, got " + typeString(t));
   int64_t rank = t.ndim(), offset = offsetArg(c, offsetV);
   int64_t dim1 = dimArg(c, dim1V, rank, "dim1"), dim2 = dimArg(c, dim2V, rank, "dim2");
   if (dim1 == dim2)

@@ -49,9 +49,11 @@ Value alongDim(CallContext& c, const Value& f, int64_t dim, int64_t rank, const 
       first = div(c, sub(c, at(1, 2), at(0, 1)), h);
       last = div(c, sub(c, at(n - 1, n), at(n - 2, n - 1)), h);
     } else {
-      first = div(c, sub(c, sub(c, mul(c, at(1, 2), Value::real(4)), mul(c, at(0, 1), Value::real(3))), at(2, 3)), twoH);
-      last = div(c, add(c, sub(c, mul(c, at(n - 1, n), Value::real(3)), mul(c, at(n - 2, n - 1), Value::real(4))),
-                        at(n - 3, n - 2)),
+      first =
+          div(c, sub(c, sub(c, mul(c, at(1, 2), Value::real(4)), mul(c, at(0, 1), Value::real(3))), at(2, 3)), twoH);
+      last = div(c,
+                 add(c, sub(c, mul(c, at(n - 1, n), Value::real(3)), mul(c, at(n - 2, n - 1), Value::real(4))),
+                     at(n - 3, n - 2)),
                  twoH);
     }
   } else {
@@ -130,8 +132,9 @@ Value bGradient(CallContext& c, std::vector<Value>& args) {
       return s;
     }
     if (!v.is(Kind::Tensor) || tensorOf(v).ndim() > 1)
-      fail(c.loc, "gradient(): spacing must be a number, a 1-d tensor of coordinates, or a list of them, not " +
-                      (v.is(Kind::Tensor) ? typeString(tensorOf(v)) : std::string(typeName(v))),
+      fail(c.loc,
+           "gradient(): spacing must be a number, a 1-d tensor of coordinates, or a list of them, not " +
+               (v.is(Kind::Tensor) ? typeString(tensorOf(v)) : std::string(typeName(v))),
            ErrorClass::TypeError);
     const Tensor& coordinates = tensorOf(v);
     if (coordinates.ndim() == 0) {  // a 0-d tensor is a step
@@ -150,8 +153,8 @@ Value bGradient(CallContext& c, std::vector<Value>& args) {
     const std::vector<Value>& items = spacingV.as<SeqObj>().items;
     if (items.size() != dims.size())
       fail(c.loc,
-           "gradient(): spacing has " + std::to_string(items.size()) + " entries for " +
-               std::to_string(dims.size()) + " dims",
+           "gradient(): spacing has " + std::to_string(items.size()) + " entries for " + std::to_string(dims.size()) +
+               " dims",
            ErrorClass::ValueError);
     for (size_t i = 0; i < dims.size(); ++i) spacings[i] = spacingOf(items[i], dims[i]);
   } else {

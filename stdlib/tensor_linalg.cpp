@@ -150,8 +150,8 @@ Value bCholeskyInverse(CallContext& c, std::vector<Value>& args) {
   c.checkKeywordsUsed("cholesky_inverse");
   const Tensor& t = tensorOf(factor);
   Value identity = applyOp(c, ir::Op::Eye,
-                           {Value::integer(t.dim(t.ndim() - 1)), Value::none(), Value::dtype(static_cast<int>(t.dtype())),
-                            Value::str(t.device().name())});
+                           {Value::integer(t.dim(t.ndim() - 1)), Value::none(),
+                            Value::dtype(static_cast<int>(t.dtype())), Value::str(t.device().name())});
   return choleskySolve(c, identity, factor, upperArg(c, upper));
 }
 

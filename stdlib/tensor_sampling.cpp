@@ -241,16 +241,13 @@ Value bNormal(CallContext& c, std::vector<Value>& args) {
                   : like->shape();
     shape = intsTuple(std::vector<int64_t>(s.begin(), s.end()));
   } else {
-    if (size.is(Kind::None))
-      fail(c.loc, "normal(): a number mean and std need a size", ErrorClass::TypeError);
+    if (size.is(Kind::None)) fail(c.loc, "normal(): a number mean and std need a size", ErrorClass::TypeError);
     shape = size.isIntLike() ? makeTuple({size}) : size;
   }
-  Value dtype = dtypeKw && !dtypeKw->is(Kind::None) ? *dtypeKw
-                : like ? Value::dtype(static_cast<int>(like->dtype()))
-                       : Value::none();
-  Value device = deviceKw && !deviceKw->is(Kind::None) ? *deviceKw
-                 : like ? Value::str(like->device().name())
-                        : Value::none();
+  Value dtype = like ? Value::dtype(static_cast<int>(like->dtype())) : Value::none();
+  if (dtypeKw && !dtypeKw->is(Kind::None)) dtype = *dtypeKw;
+  Value device = like ? Value::str(like->device().name()) : Value::none();
+  if (deviceKw && !deviceKw->is(Kind::None)) device = *deviceKw;
   std::vector<Value> params{shape, dtype, device};
   Value drawn = runTensorOp(c.interp, ir::Op::Randn, params, c.loc);
   Value out = binary(c, ir::Op::Add, binary(c, ir::Op::Mul, drawn, stdev), mean);

@@ -457,7 +457,8 @@ std::optional<Groups> groupFewIntegers(const int64_t* v, int64_t n) {
       g.count.push_back(counts[slot]);
     }
   g.where.resize(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) g.where[static_cast<size_t>(i)] = group[static_cast<uint64_t>(v[i]) - static_cast<uint64_t>(low)];
+  for (int64_t i = 0; i < n; ++i)
+    g.where[static_cast<size_t>(i)] = group[static_cast<uint64_t>(v[i]) - static_cast<uint64_t>(low)];
   return g;
 }
 

@@ -78,7 +78,8 @@ Value bPinverse(CallContext& c, std::vector<Value>& args) {
   if (t.ndim() < 2)
     fail(c.loc, "pinverse(): expects a matrix or a batch of matrices [..., m, n], not " + typeString(t),
          ErrorClass::ValueError);
-  if (!rcond.isNumber()) fail(c.loc, std::string("pinverse(): rcond must be a number, not ") + typeName(rcond), ErrorClass::TypeError);
+  if (!rcond.isNumber())
+    fail(c.loc, std::string("pinverse(): rcond must be a number, not ") + typeName(rcond), ErrorClass::TypeError);
   Value reduced = Value::boolean(false), last = intsTuple({-1}), keep = Value::boolean(true);
   SvdParts parts = singularParts(t, false, true, true, ir::Op::SvdU, c.loc);
   Value s = recordedOp(c, ir::Op::Svdvals, {a}, std::move(parts.values));
@@ -86,8 +87,8 @@ Value bPinverse(CallContext& c, std::vector<Value>& args) {
   Value vh = recordedOp(c, ir::Op::SvdVh, {a, reduced}, std::move(parts.vh));
   Value cutoff = binary(c, ir::Op::Mul, applyOp(c, ir::Op::Max, {s, last, keep}), Value::real(rcond.asFloat()));
   Value kept = binary(c, ir::Op::Gt, s, cutoff);
-  Value inverted = where(c, kept, binary(c, ir::Op::Div, Value::real(1.0), where(c, kept, s, Value::real(1.0))),
-                         Value::real(0.0));
+  Value inverted =
+      where(c, kept, binary(c, ir::Op::Div, Value::real(1.0), where(c, kept, s, Value::real(1.0))), Value::real(0.0));
   Value scaled = binary(c, ir::Op::Mul, applyOp(c, ir::Op::Transpose, {vh, intsTuple({-2, -1})}),
                         applyOp(c, ir::Op::Unsqueeze, {inverted, Value::integer(-2)}));
   return binary(c, ir::Op::MatMul, scaled, applyOp(c, ir::Op::Transpose, {u, intsTuple({-2, -1})}));
@@ -145,7 +146,8 @@ Value bSliceScatter(CallContext& c, std::vector<Value>& args) {
   if (t.ndim() == 0) fail(c.loc, "slice_scatter(): input must have at least 1 dimension, not " + typeString(t));
   for (const Value* v : {&start, &end})
     if (!v->is(Kind::None) && !v->isIntLike())
-      fail(c.loc, std::string("slice_scatter(): start and end must be ints or None, not ") + typeName(*v), ErrorClass::TypeError);
+      fail(c.loc, std::string("slice_scatter(): start and end must be ints or None, not ") + typeName(*v),
+           ErrorClass::TypeError);
   if (!step.isIntLike() || step.asInt() <= 0)
     fail(c.loc, "slice_scatter(): step must be a positive int, not " + repr(step), ErrorClass::ValueError);
   return writtenAlong(c, x, dimArg(c, dimV, t.ndim(), "dim"), makeSlice(start, end, step), src);
@@ -159,7 +161,8 @@ Value bScalarTensor(CallContext& c, std::vector<Value>& args) {
   const Value* dtype = c.kw("dtype");
   const Value* device = c.kw("device");
   c.checkKeywordsUsed("scalar_tensor");
-  if (!s.isNumber()) fail(c.loc, std::string("scalar_tensor(): s must be a number, not ") + typeName(s), ErrorClass::TypeError);
+  if (!s.isNumber())
+    fail(c.loc, std::string("scalar_tensor(): s must be a number, not ") + typeName(s), ErrorClass::TypeError);
   Value f32 = Value::dtype(static_cast<int>(DType::F32));
   return applyOp(c, ir::Op::Full,
                  {makeTuple({}), s, dtype && !dtype->is(Kind::None) ? *dtype : f32, device ? *device : Value::none()});
@@ -175,11 +178,13 @@ Value bIsTensor(CallContext& c, std::vector<Value>& args) {
 // A size argument: an int or a sequence of ints.
 Shape sizeArg(CallContext& c, const Value& v) {
   if (v.isIntLike()) {
-    if (v.asInt() < 0) fail(c.loc, "broadcast_shapes(): a size must not be negative, not " + repr(v), ErrorClass::ValueError);
+    if (v.asInt() < 0)
+      fail(c.loc, "broadcast_shapes(): a size must not be negative, not " + repr(v), ErrorClass::ValueError);
     return Shape{v.asInt()};
   }
   if (!v.is(Kind::Tuple) && !v.is(Kind::List))
-    fail(c.loc, std::string("broadcast_shapes(): expects ints or sequences of ints, not ") + typeName(v), ErrorClass::TypeError);
+    fail(c.loc, std::string("broadcast_shapes(): expects ints or sequences of ints, not ") + typeName(v),
+         ErrorClass::TypeError);
   Shape s;
   for (const Value& d : v.as<SeqObj>().items) {
     if (!d.isIntLike() || d.asInt() < 0)
