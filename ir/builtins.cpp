@@ -141,7 +141,9 @@ const std::vector<std::string>& tensorOwnMethodNames() {
       "signbit", "isposinf", "isneginf", "isreal", "equal", "is_floating_point", "is_complex", "is_signed",
       "is_nonzero", "is_same_size", "renorm", "mvlgamma", "cholesky_inverse", "cholesky_solve", "mode", "msort",
       "histogram", "unique_consecutive", "lu", "lu_solve", "triangular_solve", "mm", "dist",
-      "pinverse", "select_scatter", "slice_scatter", "diagonal_scatter"};
+      "pinverse", "select_scatter", "slice_scatter", "diagonal_scatter", "ndimension", "nelement", "element_size",
+      "is_contiguous", "get_device", "new_tensor", "where", "sum_to_size", "split_with_sizes", "conj", "resolve_conj",
+      "resolve_neg", "is_conj", "is_neg"};
   return names;
 }
 

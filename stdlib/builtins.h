@@ -84,6 +84,12 @@ rt::BuiltinFn luDecompositionMethod(const std::string& name);
 void addTorchFunctions(BuiltinTable& table);
 rt::BuiltinFn torchFunctionMethod(const std::string& name);
 
+// ndimension, nelement, element_size, is_contiguous, get_device,
+// new_tensor, where, sum_to_size, split_with_sizes, conj and the other
+// complex queries (tensor_method_extras.cpp), tensor methods, by name (or
+// null).
+rt::BuiltinFn tensorMethodExtra(const std::string& name);
+
 // gradient (finite_differences.cpp).
 void addFiniteDifferences(BuiltinTable& table);
 

@@ -249,6 +249,7 @@ BuiltinFn pytorchTensorMethod(const std::string& name) {
   if (BuiltinFn f = tensorLinalgMethod(name)) return f;
   if (BuiltinFn f = luDecompositionMethod(name)) return f;
   if (BuiltinFn f = torchFunctionMethod(name)) return f;
+  if (BuiltinFn f = tensorMethodExtra(name)) return f;
   if (BuiltinFn f = tensorArrangeMethod(name)) return f;
   if (BuiltinFn f = indexUpdateMethod(name)) return f;
   if (BuiltinFn f = diagonalEmbeddingMethod(name)) return f;
