@@ -59,7 +59,7 @@ Value bGetDevice(CallContext& c, std::vector<Value>& args) {
 }
 
 // x.new_tensor(data, dtype=None, device=None).
-Value bNewTensor(CallContext& c, std::vector<Value>& args) {
+Value bNewTensorOfData(CallContext& c, std::vector<Value>& args) {
   checkArity(c, args, 2, 2);
   const Tensor& x = tensorOf(args[0]);
   const Value* dtype = c.kw("dtype");
@@ -129,7 +129,7 @@ BuiltinFn tensorMethodExtra(const std::string& name) {
   if (name == "is_contiguous" || name == "is_conj" || name == "is_neg") return bConstantQuery;
   if (name == "conj" || name == "resolve_conj" || name == "resolve_neg") return bRealIdentity;
   if (name == "get_device") return bGetDevice;
-  if (name == "new_tensor") return bNewTensor;
+  if (name == "new_tensor") return bNewTensorOfData;
   if (name == "where") return bWhereMethod;
   if (name == "sum_to_size") return bSumToSize;
   if (name == "split_with_sizes") return bSplitWithSizes;
