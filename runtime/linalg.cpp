@@ -200,6 +200,10 @@ Tensor solveTriangular(const Tensor& a, const Tensor& b, bool upper, bool left, 
          ErrorClass::ValueError);
   if (!isFloating(b.dtype()))
     fail(loc, std::string(name) + ": expects a floating-point tensor, not " + typeString(b), ErrorClass::TypeError);
+  if (std::max(b.dim(b.ndim() - 2), b.dim(b.ndim() - 1)) > std::numeric_limits<int>::max())
+    fail(loc, std::string(name) + ": matrices of more than 2^31 - 1 rows or columns are beyond BLAS, not " +
+                  typeString(b),
+         ErrorClass::ValueError);
   int64_t n = t.dim(t.ndim() - 1), side = b.dim(b.ndim() - (left ? 2 : 1));
   if (n != side)
     fail(loc,
