@@ -137,7 +137,8 @@ Value bDiagonalScatter(CallContext& c, std::vector<Value>& args) {
   std::vector<Value> items(p.flatShape.size() - 1, makeSlice(Value::none(), Value::none(), Value::none()));
   items.push_back(p.along);
   Value key = makeTuple(std::move(items));
-  const Tensor& diagonal = tensorOf(getItem(flat, key, c.loc));
+  Value current = getItem(flat, key, c.loc);
+  const Tensor& diagonal = tensorOf(current);
   if (tensorOf(src).shape() != diagonal.shape())
     fail(c.loc,
          "diagonal_scatter(): src " + typeString(tensorOf(src)) + " must have the diagonal's shape " +

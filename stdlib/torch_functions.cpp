@@ -100,7 +100,8 @@ Value writtenAlong(CallContext& c, const Value& input, int64_t dim, Value at, co
   std::vector<Value> items(static_cast<size_t>(dim), makeSlice(Value::none(), Value::none(), Value::none()));
   items.push_back(std::move(at));
   Value key = makeTuple(std::move(items));
-  const Tensor &x = tensorOf(input), &part = tensorOf(getItem(input, key, c.loc));
+  Value replaced = getItem(input, key, c.loc);
+  const Tensor &x = tensorOf(input), &part = tensorOf(replaced);
   if (tensorOf(src).shape() != part.shape())
     fail(c.loc,
          c.name + "(): src " + typeString(tensorOf(src)) + " must have the shape of the part of input " +
