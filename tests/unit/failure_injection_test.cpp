@@ -140,25 +140,28 @@ TEST(FailureInjection, ASaveWithNowhereToWriteIsALocatedError) {
 
 namespace {
 
-const char* kTraining =
-    "def step(w, x):\n"
-    "    h = relu(x @ w + 0.5)\n"
-    "    return softmax(h, axis=1).sum() + tanh(h).mean()\n"
-    "def train(n):\n"
-    "    x = ones(64, 32)\n"
-    "    w = randn(32, 16)\n"
-    "    total = 0.0\n"
-    "    for i in range(n):\n"
-    "        total += float(step(w, x))\n"
-    "        w = w - 0.01 * grad(lambda w: step(w, x))(w)\n"
-    "    k = 0\n"
-    "    while k < 20000:\n"
-    "        k += 1\n"
-    "    return total > 0 and k == 20000\n"
-    "print(train(40))\n";
+// A training loop of `steps` steps; the script prints True.
+std::string trainingScript(int steps) {
+  return "def step(w, x):\n"
+         "    h = relu(x @ w + 0.5)\n"
+         "    return softmax(h, axis=1).sum() + tanh(h).mean()\n"
+         "def train(n):\n"
+         "    x = ones(64, 32)\n"
+         "    w = randn(32, 16)\n"
+         "    total = 0.0\n"
+         "    for i in range(n):\n"
+         "        total += float(step(w, x))\n"
+         "        w = w - 0.01 * grad(lambda w: step(w, x))(w)\n"
+         "    k = 0\n"
+         "    while k < 20000:\n"
+         "        k += 1\n"
+         "    return total > 0 and k == 20000\n"
+         "print(train(" +
+         std::to_string(steps) + "))\n";
+}
 
-// Runs kTraining in fresh states, interrupting the i-th run after 3i/4runs
-// of the time an uninterrupted run takes.
+// Runs the training script in fresh states, interrupting the i-th run after
+// 3i/4runs of the time an uninterrupted run takes.
 void interruptEverywhere(nn::rt::Schedule schedule, bool jit) {
   auto options = [&] {
     nn::StateOptions o;
@@ -171,14 +174,24 @@ void interruptEverywhere(nn::rt::Schedule schedule, bool jit) {
   };
   // The shortest of three uninterrupted runs (the first pays for start-up
   // work the others do not), so that most interrupts land inside a run.
-  auto whole = std::chrono::steady_clock::duration::max();
-  for (int i = 0; i < 3; ++i) {
-    auto started = std::chrono::steady_clock::now();
-    std::ostringstream out, err;
-    nn::State state(options(), out, err);
-    ASSERT_TRUE(state.runString(kTraining, "train.nn").ok());
-    ASSERT_EQ(out.str(), "True\n");
-    whole = std::min(whole, std::chrono::steady_clock::now() - started);
+  // The script is lengthened until a run takes 100 ms: a release build runs
+  // 40 steps in a few milliseconds, less than the interrupting thread may
+  // wait for a core on a loaded machine, so that every run would end before
+  // its interrupt.
+  std::string script;
+  std::chrono::steady_clock::duration whole;
+  for (int steps = 40;; steps *= 2) {
+    script = trainingScript(steps);
+    whole = std::chrono::steady_clock::duration::max();
+    for (int i = 0; i < 3; ++i) {
+      auto started = std::chrono::steady_clock::now();
+      std::ostringstream out, err;
+      nn::State state(options(), out, err);
+      ASSERT_TRUE(state.runString(script, "train.nn").ok());
+      ASSERT_EQ(out.str(), "True\n");
+      whole = std::min(whole, std::chrono::steady_clock::now() - started);
+    }
+    if (whole >= std::chrono::milliseconds(100) || steps >= 40 * 1024) break;
   }
   const int runs = 16;
   int interrupted = 0;
@@ -195,7 +208,7 @@ void interruptEverywhere(nn::rt::Schedule schedule, bool jit) {
       std::this_thread::sleep_for(whole * i * share / (runs * 4 * 1024));
       flag.store(true);
     });
-    nn::Status s = state.runString(kTraining, "train.nn");
+    nn::Status s = state.runString(script, "train.nn");
     interrupter.join();
     flag.store(false);
     if (s.ok()) {
