@@ -61,7 +61,8 @@ Value bLogdet(CallContext& c, std::vector<Value>& args) {
 }
 
 // svd(A, some=True, compute_uv=True): torch.svd's (U, S, V), V = Vh^T,
-// reduced unless some is False; without compute_uv, U and V are zeros.
+// reduced unless some is False; without compute_uv, only S is computed
+// and U and V are zeros [..., m, m] and [..., n, n], as PyTorch's.
 Value bSvd(CallContext& c, std::vector<Value>& args) {
   atMost(c, args, 3);
   Value yes = Value::boolean(true);
@@ -69,16 +70,23 @@ Value bSvd(CallContext& c, std::vector<Value>& args) {
         computeUv = argument(c, args, 2, "compute_uv", &yes);
   c.checkKeywordsUsed("svd");
   Value full = Value::boolean(!truthy(some, c.loc));
+  const Tensor& t = tensorOf(a);
+  if (!truthy(computeUv, c.loc)) {
+    Value s = recordedOp(c, ir::Op::Svdvals, {a}, singularParts(t, false, true, false, ir::Op::Svdvals, c.loc).values);
+    auto zeros = [&](int64_t side) {
+      std::vector<int64_t> shape(t.shape().begin(), t.shape().end() - 2);
+      shape.push_back(side), shape.push_back(side);
+      return applyOp(c, ir::Op::Zeros,
+                     {intsTuple(shape), Value::dtype(static_cast<int>(t.dtype())), Value::str(t.device().name())});
+    };
+    return makeTuple({zeros(t.dim(t.ndim() - 2)), s, zeros(t.dim(t.ndim() - 1))});
+  }
   // One decomposition gives the three, each recorded as its op.
-  SvdParts parts = singularParts(tensorOf(a), full.asBool(), true, true, ir::Op::SvdU, c.loc);
+  SvdParts parts = singularParts(t, full.asBool(), true, true, ir::Op::SvdU, c.loc);
   Value s = recordedOp(c, ir::Op::Svdvals, {a}, std::move(parts.values));
   Value u = recordedOp(c, ir::Op::SvdU, {a, full}, std::move(parts.u));
   Value vh = recordedOp(c, ir::Op::SvdVh, {a, full}, std::move(parts.vh));
   Value v = applyOp(c, ir::Op::Transpose, {vh, intsTuple({-2, -1})});
-  if (!truthy(computeUv, c.loc)) {
-    u = applyOp(c, ir::Op::ZerosLike, {u, Value::none()});
-    v = applyOp(c, ir::Op::ZerosLike, {v, Value::none()});
-  }
   return makeTuple({u, s, v});
 }
 
@@ -137,11 +145,6 @@ Value choleskySolve(CallContext& c, const Value& b, const Value& factor, bool up
   return solve(transposed, solve(factor, b, false), true);
 }
 
-bool upperArg(CallContext& c, const Value& v) {
-  if (!v.is(Kind::Bool)) fail(c.loc, c.name + "(): upper must be a bool, not " + typeName(v), ErrorClass::TypeError);
-  return v.asBool();
-}
-
 // cholesky_inverse(L, upper=False): A^-1 of A = L L^T.
 Value bCholeskyInverse(CallContext& c, std::vector<Value>& args) {
   atMost(c, args, 2);
@@ -152,7 +155,7 @@ Value bCholeskyInverse(CallContext& c, std::vector<Value>& args) {
   Value identity = applyOp(c, ir::Op::Eye,
                            {Value::integer(t.dim(t.ndim() - 1)), Value::none(),
                             Value::dtype(static_cast<int>(t.dtype())), Value::str(t.device().name())});
-  return choleskySolve(c, identity, factor, upperArg(c, upper));
+  return choleskySolve(c, identity, factor, flagArg(c, upper, "upper"));
 }
 
 // cholesky_solve(B, L, upper=False): X with A X = B, A = L L^T (batch
@@ -169,7 +172,7 @@ Value bCholeskySolve(CallContext& c, std::vector<Value>& args) {
          "cholesky_solve(): expects matrices B [..., n, k] and L [..., n, n], not " + typeString(bt) + " and " +
              typeString(lt),
          ErrorClass::ValueError);
-  return choleskySolve(c, b, factor, upperArg(c, upper));
+  return choleskySolve(c, b, factor, flagArg(c, upper, "upper"));
 }
 
 }  // namespace
