@@ -36,6 +36,8 @@ rt::Value tensorAttribute(const rt::Value& obj, const std::string& name, SourceL
 // PyTorch's tensor methods that are no op of their own (x.to(dtype),
 // x.view_as(y), x.narrow, ...; pytorch_methods.cpp), or null.
 rt::BuiltinFn pytorchTensorMethod(const std::string& name);
+// masked_select(x, mask): x[mask] with both broadcast first (a 1-d tensor).
+rt::Value maskedSelect(rt::CallContext& c, rt::Value x, rt::Value mask);
 // What a PyTorch tensor attribute nn has no counterpart of (backward,
 // numpy, ...) is in nn, for its error message; "" for other names.
 std::string pytorchAttributeHint(const std::string& name);

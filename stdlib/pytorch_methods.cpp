@@ -184,9 +184,7 @@ Value bNewTensor(CallContext& c, std::vector<Value>& args) {
   return callTensorOp(create, op, params);
 }
 
-// PyTorch's x.masked_select(mask): the elements of x where the bool mask
-// (broadcast with x) is true, in order, as a 1-d tensor: x[mask], on the
-// tape as that indexing is.
+// x.masked_select(mask).
 Value bMaskedSelect(CallContext& c, std::vector<Value>& args) {
   const Value* kw = c.kw("mask");
   if (kw && args.size() > 1)
@@ -195,7 +193,15 @@ Value bMaskedSelect(CallContext& c, std::vector<Value>& args) {
     fail(c.loc, "masked_select() takes 1 argument (" + std::to_string(args.size() - 1) + " given)",
          ErrorClass::TypeError);
   c.checkKeywordsUsed("masked_select");
-  Value x = args[0], mask = kw ? *kw : args[1];
+  return maskedSelect(c, args[0], kw ? *kw : args[1]);
+}
+
+}  // namespace
+
+// PyTorch's masked_select(x, mask): the elements of x where the bool mask
+// (broadcast with x) is true, in order, as a 1-d tensor: x[mask], on the
+// tape as that indexing is.
+Value maskedSelect(CallContext& c, Value x, Value mask) {
   if (!mask.is(Kind::Tensor) || tensorOf(mask).dtype() != DType::Bool)
     fail(c.loc,
          "masked_select(): mask must be a bool tensor, not " +
@@ -216,8 +222,6 @@ Value bMaskedSelect(CallContext& c, std::vector<Value>& args) {
   broadcast(mask);
   return getItemOnTape(c, x, mask);
 }
-
-}  // namespace
 
 // What PyTorch's autograd, NumPy and random in-place methods are in nn, for
 // the error at a tensor's attribute nn does not have; "" for other names.

@@ -39,18 +39,13 @@ Value bClampMaxFunction(CallContext& c, std::vector<Value>& args) {
   return applyOp(c, ir::Op::Clip, {x, Value::none(), most});
 }
 
-// masked_select(input, mask): the method's answer (x[mask], both
-// broadcast first).
+// masked_select(input, mask).
 Value bMaskedSelectFunction(CallContext& c, std::vector<Value>& args) {
   atMost(c, args, 2);
   Value x = argument(c, args, 0, "input", nullptr), mask = argument(c, args, 1, "mask", nullptr);
   c.checkKeywordsUsed("masked_select");
   tensorArg(c, x, "input");
-  std::vector<Value> forMethod{x, mask};
-  std::vector<std::string> noNames;
-  std::vector<Value> noValues;
-  CallContext method{c.interp, c.loc, noNames, noValues, c.name};
-  return pytorchTensorMethod("masked_select")(method, forMethod);
+  return maskedSelect(c, x, mask);
 }
 
 // dist(input, other, p=2): the p-norm of input - other (broadcast), 0-d.
