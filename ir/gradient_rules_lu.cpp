@@ -1,5 +1,5 @@
-// The gradient rules (see gradient.h) of the triangular solve and the LU
-// factorisation, on each matrix of the last two dims, written in ops that
+// The gradient rules (see gradient.h) of the triangular and general solves
+// and the LU factorisation, on each matrix of the last two dims, written in ops that
 // have rules of their own (triangular solves, triangles, matrix products),
 // so that second derivatives follow.
 //
@@ -60,6 +60,15 @@ void GradSolveTriangular(GradientBuilder& b) {
   b.grads[0] = b.sumTo(triangle(b, ga, upper, unit ? (upper ? 1 : -1) : 0), a);
 }
 
+// X = A^-1 B: gB = A^-T gX, a solve of its own (so that every order
+// follows), gA = -gB X^T, each summed over the batch dims the broadcast
+// added.
+void GradSolve(GradientBuilder& b) {
+  Value* gb = b.emit(Op::Solve, {transposed(b, b.operands[0]), b.adjoint});
+  if (b.wanted[1]) b.grads[1] = b.sumTo(gb, b.operands[1]);
+  if (b.wanted[0]) b.grads[0] = b.sumTo(b.neg(matrixProduct(b, gb, transposed(b, b.result()))), b.operands[0]);
+}
+
 void GradLuFactor(GradientBuilder& b) {
   if (!b.wanted[0]) return;
   const Type& a = b.forward.operand(0)->type();
@@ -92,16 +101,14 @@ void GradLuFactor(GradientBuilder& b) {
     inner = b.emit(Op::Pad, {inner}, {{"widths", Ints{0, 0, 0, m - k}}});
     g = solve(b, squareT, b.add(inner, gl), false, false);
   }
-  // gA = P g, P's rows (one-hots) from the pivots of the factorisation
-  // run again (the rule sees the forward's LU, not its pivots).
-  if (flag(b, "pivot", true) && a.dtype) {
+  // gA = P g, row i of which is row perm[i] of g, with the pivots of the
+  // factorisation run again (the rule sees the forward's LU, not its
+  // pivots).
+  if (flag(b, "pivot", true)) {
     Value* pivots = b.emit(Op::LuPivots, {b.operands[0]}, {{"pivot", true}});
-    Value* perm = b.emit(Op::LuPermutation, {pivots}, {{"rows", m}});
-    Value* p =
-        b.emit(Op::AsType, {b.emit(Op::OneHot, {perm}, {{"n", m}})}, {{"dtype", std::string(dtypeName(*a.dtype))}});
-    g = matrixProduct(b, p, g);
-  } else if (flag(b, "pivot", true)) {
-    fail(b.forward.loc(), "the gradient of lu_factor is not supported where the matrices' dtype is not known");
+    Value* perm = b.emit(Op::Unsqueeze, {b.emit(Op::LuPermutation, {pivots}, {{"rows", m}, {"inverse", false}})}, {{"axis", int64_t(-1)}});
+    Value* rows = b.add(perm, b.emit(Op::ZerosLike, {g}, {{"dtype", std::string("i64")}}));
+    g = b.emit(Op::Gather, {g, rows}, {{"axis", static_cast<int64_t>(d->size()) - 2}});
   }
   b.grads[0] = g;
 }

@@ -41,6 +41,7 @@ std::optional<Type> Matrices(const OpArgs& args);         // x's type; x [..., m
 std::optional<Type> LuPivots(const OpArgs& args);         // i32 [..., min(m, n)]
 std::optional<Type> LuPermutation(const OpArgs& args);    // i64 [..., rows] of pivots [..., k]
 std::optional<Type> SolveTriangular(const OpArgs& args);  // b's shape, the batch dims broadcast
+std::optional<Type> Solve(const OpArgs& args);            // b's shape, the batch dims broadcast
 std::optional<Type> IsClose(const OpArgs& args);     // bool, a and b broadcast
 std::optional<Type> Loss(const OpArgs& args);
 std::optional<Type> CtcLoss(const OpArgs& args);     // 0-d, or [N] with reduction 'none'

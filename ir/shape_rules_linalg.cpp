@@ -137,29 +137,36 @@ std::optional<Type> LuPermutation(const OpArgs& a) {
   return Type::tensor(DType::I64, d);
 }
 
+namespace {
+
 // a [..., n, n] and b [..., n, k] (left) or [..., k, n]: b's last two dims
 // after the broadcast batch dims, the dtype both promote to.
-std::optional<Type> SolveTriangular(const OpArgs& a) {
+std::optional<Type> solved(const OpArgs& a, std::optional<bool> left) {
   std::optional<Type> t = matrixOperand(a, true, "a");
   std::optional<Type> b = tensorOperand(a, "b");
   if (!t || !b) return std::nullopt;
   std::optional<DType> dt;
   if (t->dtype && b->dtype) dt = promote(*t->dtype, *b->dtype);
-  std::optional<bool> left = a.boolAttr("left");
   if (!t->shape || !b->shape || !left) return Type::tensor(dt);
   const DimList &td = *t->shape, &bd = *b->shape;
+  std::string name = linearAlgebraName(a.op());
   if (bd.size() < 2)
-    fail(a.loc(), "solve_triangular: expects B to be a matrix or a batch of matrices " +
+    fail(a.loc(), name + ": expects B to be a matrix or a batch of matrices " +
                       std::string(*left ? "[..., n, k]" : "[..., k, n]") + ", not " + b->str());
   const Dim &n = td.back(), &side = *left ? bd[bd.size() - 2] : bd.back();
   if (n.isKnown() && side.isKnown() && n.size != side.size)
-    fail(a.loc(), "solve_triangular: A " + t->str() + " and B " + b->str() + " do not fit: B's " +
+    fail(a.loc(), name + ": A " + t->str() + " and B " + b->str() + " do not fit: B's " +
                       (*left ? "rows" : "columns") + " must be A's side");
   DimList out = batchBroadcast(a, *t, *b);
   out.push_back(bd[bd.size() - 2]);
   out.push_back(bd.back());
   return Type::tensor(dt, out);
 }
+
+}  // namespace
+
+std::optional<Type> SolveTriangular(const OpArgs& a) { return solved(a, a.boolAttr("left")); }
+std::optional<Type> Solve(const OpArgs& a) { return solved(a, true); }
 
 const char* linearAlgebraName(Op op) {
   switch (op) {
@@ -177,6 +184,8 @@ const char* linearAlgebraName(Op op) {
     case Op::QrQ:
     case Op::QrR:
       return "qr";
+    case Op::Solve:
+      return "linalg.solve";
     default:
       return opInfo(op).name;
   }

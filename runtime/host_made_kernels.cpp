@@ -142,15 +142,21 @@ void luFactor(const Tensor& x, bool pivot, Tensor& lu, Tensor& pivots) {
   moveIn(madePivots, pivots);
 }
 
-void luPermutation(const Tensor& pivots, Tensor& perm, SourceLoc loc) {
+void luPermutation(const Tensor& pivots, bool inverse, Tensor& perm, SourceLoc loc) {
   Tensor made = hostLike(perm);
-  cpuKernels().get<Op::LuPermutation>(pivots.dtype())(onHost(pivots, perm), made, loc);
+  cpuKernels().get<Op::LuPermutation>(pivots.dtype())(onHost(pivots, perm), inverse, made, loc);
   moveIn(made, perm);
 }
 
 void solveTriangular(const Tensor& a, const Tensor& b, bool upper, bool left, bool unit, Tensor& out) {
   Tensor made = hostLike(out);
   cpuKernels().get<Op::SolveTriangular>(out.dtype())(onHost(a, out), onHost(b, out), upper, left, unit, made);
+  moveIn(made, out);
+}
+
+void solve(const Tensor& a, const Tensor& b, Tensor& out, SourceLoc loc) {
+  Tensor made = hostLike(out);
+  cpuKernels().get<Op::Solve>(out.dtype())(onHost(a, out), onHost(b, out), made, loc);
   moveIn(made, out);
 }
 
@@ -191,6 +197,7 @@ void addHostMadeKernels(KernelTable& t) {
   addWhereMissing<Op::LuFactor>(t, luFactor);
   addWhereMissing<Op::LuPermutation>(t, luPermutation);
   addWhereMissing<Op::SolveTriangular>(t, solveTriangular);
+  addWhereMissing<Op::Solve>(t, solve);
   addWhereMissing<Op::CtcLoss>(t, ctcLoss);
 }
 

@@ -377,11 +377,11 @@ struct KernelFor<ir::Op::LuFactor> {
   using Fn = void (*)(const Tensor& x, bool pivot, Tensor& lu, Tensor& pivots);
 };
 // perm [..., rows] (i64) of the row exchanges pivots [..., k] (i32,
-// contiguous): P[i, perm[i]] = 1; a pivot outside [1, rows] fails at loc
-// [i32]
+// contiguous): P[i, perm[i]] = 1, or P^T's with inverse; a pivot outside
+// [1, rows] fails at loc  [i32]
 template <>
 struct KernelFor<ir::Op::LuPermutation> {
-  using Fn = void (*)(const Tensor& pivots, Tensor& perm, SourceLoc loc);
+  using Fn = void (*)(const Tensor& pivots, bool inverse, Tensor& perm, SourceLoc loc);
 };
 // out = X of T X = b (left) or X T = b, T the upper (lower) triangle of
 // each a [..., n, n], its diagonal ones with unit; a, b and out
@@ -389,6 +389,12 @@ struct KernelFor<ir::Op::LuPermutation> {
 template <>
 struct KernelFor<ir::Op::SolveTriangular> {
   using Fn = void (*)(const Tensor& a, const Tensor& b, bool upper, bool left, bool unit, Tensor& out);
+};
+// out = X of A X = b for each a [..., n, n]; a, b and out contiguous, of
+// one dtype and one batch shape; a singular A fails at loc  [floating]
+template <>
+struct KernelFor<ir::Op::Solve> {
+  using Fn = void (*)(const Tensor& a, const Tensor& b, Tensor& out, SourceLoc loc);
 };
 
 // interpolate: x [planes, rows.in, cols.in] (contiguous, any leading

@@ -1,7 +1,8 @@
 // CPU kernels of the LU factorisation (lu_factor and lu_pivots: LAPACK's
 // getrf with partial pivoting, or Doolittle's elimination without), the
-// permutation its row exchanges make (lu_permutation), and triangular
-// solves (BLAS's trsm), one matrix of the batch at a time. LAPACK reads
+// permutation its row exchanges make (lu_permutation), triangular solves
+// (BLAS's trsm) and general ones (getrf, then trsm), one matrix of the
+// batch at a time. LAPACK reads
 // matrices column by column: getrf factors a column-major copy of each
 // matrix, read back row by row; a row-major triangular system T X = B is
 // the column-major X^T T^T = B^T, which trsm solves from the right on
@@ -90,8 +91,9 @@ void luKernel(const Tensor& x, bool pivot, Tensor& lu, Tensor& pivots) {
 }
 
 // The exchanges applied in turn to the rows' order give the row of A that
-// each row of L U holds, order[r]; perm is that map's inverse.
-void permutationKernel(const Tensor& pivots, Tensor& perm, SourceLoc loc) {
+// each row of L U holds, order[r] (P^T's indices); perm is that map's
+// inverse.
+void permutationKernel(const Tensor& pivots, bool inverse, Tensor& perm, SourceLoc loc) {
   int64_t k = pivots.dim(pivots.ndim() - 1), rows = perm.dim(perm.ndim() - 1);
   int64_t matrices = k == 0 ? perm.numel() / std::max<int64_t>(rows, 1) : pivots.numel() / k;
   std::vector<int64_t> order(static_cast<size_t>(rows));
@@ -107,7 +109,10 @@ void permutationKernel(const Tensor& pivots, Tensor& perm, SourceLoc loc) {
       std::swap(order[static_cast<size_t>(i)], order[static_cast<size_t>(p[i] - 1)]);
     }
     int64_t* out = perm.data<int64_t>() + mat * rows;
-    for (int64_t r = 0; r < rows; ++r) out[order[static_cast<size_t>(r)]] = r;
+    if (inverse)
+      std::copy(order.begin(), order.end(), out);
+    else
+      for (int64_t r = 0; r < rows; ++r) out[order[static_cast<size_t>(r)]] = r;
   }
 }
 
@@ -132,10 +137,44 @@ void solveTriangularKernel(const Tensor& a, const Tensor& b, bool upper, bool le
   }
 }
 
+// A X = B: getrf factors the row-major A as it lies, A^T = P L U to
+// LAPACK, and the row-major X is the column-major X^T of X^T P L U = B^T:
+// two solves from the right on B as it lies, then X^T P = Z, Z's columns
+// (X's rows) exchanged in reverse order.
+template <class T>
+void solveKernel(const Tensor& a, const Tensor& b, Tensor& out, SourceLoc loc) {
+  int64_t n = a.dim(a.ndim() - 1), k = b.dim(b.ndim() - 1), matrices = out.numel() / std::max<int64_t>(n * k, 1);
+  std::copy(b.data<T>(), b.data<T>() + b.numel(), out.data<T>());
+  if (out.numel() == 0) return;
+  std::vector<T> lu(static_cast<size_t>(n * n));
+  std::vector<int> exchanges(static_cast<size_t>(n));
+  int side = static_cast<int>(n), cols = static_cast<int>(k);
+  for (int64_t mat = 0; mat < matrices; ++mat) {
+    const T* in = a.data<T>() + mat * n * n;
+    std::copy(in, in + n * n, lu.data());
+    int info = 0;
+    getrfRect(side, side, lu.data(), exchanges.data(), &info);
+    if (info > 0)
+      fail(loc,
+           std::string("linalg.solve: ") +
+               (matrices > 1 ? "(Batch element " + std::to_string(mat) + "): " : std::string()) +
+               "The solver failed because the input matrix is singular.",
+           ErrorClass::LinAlgError);
+    T* x = out.data<T>() + mat * n * k;
+    trsm("R", "U", "N", cols, side, lu.data(), side, x, cols);
+    trsm("R", "L", "U", cols, side, lu.data(), side, x, cols);
+    for (int64_t i = n - 1; i >= 0; --i) {
+      int64_t j = exchanges[static_cast<size_t>(i)] - 1;
+      if (j != i) std::swap_ranges(x + i * k, x + (i + 1) * k, x + j * k);
+    }
+  }
+}
+
 template <class T>
 void registerLu(KernelTable& t) {
   t.add<ir::Op::LuFactor>(dtypeOf<T>(), luKernel<T>);
   t.add<ir::Op::SolveTriangular>(dtypeOf<T>(), solveTriangularKernel<T>);
+  t.add<ir::Op::Solve>(dtypeOf<T>(), solveKernel<T>);
 }
 
 }  // namespace

@@ -173,7 +173,7 @@ std::pair<Tensor, Tensor> luFactor(const Tensor& x, bool pivot, ir::Op op, Sourc
   return {lu, pivots};
 }
 
-Tensor luPermutation(const Tensor& pivots, int64_t rows, SourceLoc loc) {
+Tensor luPermutation(const Tensor& pivots, int64_t rows, bool inverse, SourceLoc loc) {
   if (pivots.ndim() < 1 || !isIntegral(pivots.dtype()))
     fail(loc, "lu_unpack: expects integer pivots [..., k], not " + typeString(pivots), ErrorClass::TypeError);
   int64_t k = pivots.dim(pivots.ndim() - 1);
@@ -186,46 +186,65 @@ Tensor luPermutation(const Tensor& pivots, int64_t rows, SourceLoc loc) {
   Shape shape(in.shape().begin(), in.shape().end() - 1);
   shape.push_back(rows);
   Tensor perm = Tensor::empty(DType::I64, shape, in.device());
-  if (perm.numel() > 0) launch<ir::Op::LuPermutation>(in.device(), DType::I32, loc, in, perm, loc);
+  if (perm.numel() > 0) launch<ir::Op::LuPermutation>(in.device(), DType::I32, loc, in, inverse, perm, loc);
   return perm;
 }
 
-Tensor solveTriangular(const Tensor& a, const Tensor& b, bool upper, bool left, bool unit, SourceLoc loc) {
-  const char* name = "solve_triangular";
-  Tensor t = matrices(a, ir::Op::SolveTriangular, true, loc);
+namespace {
+
+// The operands of a solve with a [..., n, n] and b [..., n, k] (left) or
+// [..., k, n], checked, promoted to one dtype and broadcast to one batch
+// shape, contiguous; and the result's tensor.
+struct SolveOperands {
+  Tensor a, b, out;
+};
+
+SolveOperands solveOperands(const Tensor& a, const Tensor& b, ir::Op op, bool left, SourceLoc loc) {
+  std::string name = ir::shape_rules::linearAlgebraName(op);
+  Tensor t = matrices(a, op, true, loc);
   if (b.ndim() < 2)
     fail(loc,
-         std::string(name) + ": expects B to be a matrix or a batch of matrices " +
-             (left ? "[..., n, k]" : "[..., k, n]") + ", not " + typeString(b),
+         name + ": expects B to be a matrix or a batch of matrices " + (left ? "[..., n, k]" : "[..., k, n]") +
+             ", not " + typeString(b),
          ErrorClass::ValueError);
   if (!isFloating(b.dtype()))
-    fail(loc, std::string(name) + ": expects a floating-point tensor, not " + typeString(b), ErrorClass::TypeError);
+    fail(loc, name + ": expects a floating-point tensor, not " + typeString(b), ErrorClass::TypeError);
   if (std::max(b.dim(b.ndim() - 2), b.dim(b.ndim() - 1)) > std::numeric_limits<int>::max())
-    fail(loc, std::string(name) + ": matrices of more than 2^31 - 1 rows or columns are beyond BLAS, not " +
-                  typeString(b),
+    fail(loc, name + ": matrices of more than 2^31 - 1 rows or columns are beyond BLAS, not " + typeString(b),
          ErrorClass::ValueError);
   int64_t n = t.dim(t.ndim() - 1), side = b.dim(b.ndim() - (left ? 2 : 1));
   if (n != side)
     fail(loc,
-         std::string(name) + ": A " + typeString(a) + " and B " + typeString(b) + " do not fit: B's " +
+         name + ": A " + typeString(a) + " and B " + typeString(b) + " do not fit: B's " +
              (left ? "rows" : "columns") + " must be A's side",
          ErrorClass::ValueError);
-  commonDevice(t, b, name, loc);
+  commonDevice(t, b, name.c_str(), loc);
   Shape tBatch(t.shape().begin(), t.shape().end() - 2), bBatch(b.shape().begin(), b.shape().end() - 2);
   std::optional<Shape> batch = tryBroadcastShapes(tBatch, bBatch);
   if (!batch)
-    fail(loc,
-         std::string(name) + ": the batch dims of " + typeString(a) + " and " + typeString(b) + " do not broadcast",
+    fail(loc, name + ": the batch dims of " + typeString(a) + " and " + typeString(b) + " do not broadcast",
          ErrorClass::ValueError);
   DType dt = promote(t.dtype(), b.dtype());
   Shape tShape = *batch, bShape = *batch;
   tShape.push_back(n), tShape.push_back(n);
   bShape.push_back(b.dim(b.ndim() - 2)), bShape.push_back(b.dim(b.ndim() - 1));
-  Tensor tIn = contiguousOnItsDevice(broadcastTo(astype(t, dt), tShape, loc), loc);
-  Tensor bIn = contiguousOnItsDevice(broadcastTo(astype(b, dt), bShape, loc), loc);
-  Tensor out = Tensor::empty(dt, bShape, b.device());
-  if (out.numel() > 0) launch<ir::Op::SolveTriangular>(out.device(), dt, loc, tIn, bIn, upper, left, unit, out);
-  return out;
+  return {contiguousOnItsDevice(broadcastTo(astype(t, dt), tShape, loc), loc),
+          contiguousOnItsDevice(broadcastTo(astype(b, dt), bShape, loc), loc), Tensor::empty(dt, bShape, b.device())};
+}
+
+}  // namespace
+
+Tensor solveTriangular(const Tensor& a, const Tensor& b, bool upper, bool left, bool unit, SourceLoc loc) {
+  SolveOperands s = solveOperands(a, b, ir::Op::SolveTriangular, left, loc);
+  if (s.out.numel() > 0)
+    launch<ir::Op::SolveTriangular>(s.out.device(), s.out.dtype(), loc, s.a, s.b, upper, left, unit, s.out);
+  return s.out;
+}
+
+Tensor solve(const Tensor& a, const Tensor& b, SourceLoc loc) {
+  SolveOperands s = solveOperands(a, b, ir::Op::Solve, true, loc);
+  if (s.out.numel() > 0) launch<ir::Op::Solve>(s.out.device(), s.out.dtype(), loc, s.a, s.b, s.out, loc);
+  return s.out;
 }
 
 }  // namespace nn::rt

@@ -52,10 +52,14 @@ std::pair<Tensor, Tensor> qrParts(const Tensor& x, bool complete, bool wantQ, bo
 // or none); `op` (either) names it in errors.
 std::pair<Tensor, Tensor> luFactor(const Tensor& x, bool pivot, ir::Op op, SourceLoc loc);
 // P of the row exchanges pivots [..., k] (integers) as indices, i64 [...,
-// rows]: P[i, perm[i]] = 1.
-Tensor luPermutation(const Tensor& pivots, int64_t rows, SourceLoc loc);
+// rows]: P[i, perm[i]] = 1; P^T's with inverse (row r of L U is row
+// perm[r] of A).
+Tensor luPermutation(const Tensor& pivots, int64_t rows, bool inverse, SourceLoc loc);
 // X with T X = b (left) or X T = b, T a's upper (lower) triangle, its
 // diagonal ones with unit; a [..., n, n] and b's batch dims broadcast.
 Tensor solveTriangular(const Tensor& a, const Tensor& b, bool upper, bool left, bool unit, SourceLoc loc);
+// X with A X = b, a [..., n, n] and b [..., n, k], the batch dims
+// broadcast; a singular A raises LinAlgError (linalg.solve).
+Tensor solve(const Tensor& a, const Tensor& b, SourceLoc loc);
 
 }  // namespace nn::rt

@@ -58,7 +58,7 @@ Value matrixTranspose(CallContext& c, const Value& x) {
 
 // P [..., m, m] (of dtype dt) of the row exchanges `pivots` of m rows.
 Value permutationMatrix(CallContext& c, const Value& pivots, int64_t m, DType dt) {
-  Value perm = applyOp(c, ir::Op::LuPermutation, {pivots, Value::integer(m)});
+  Value perm = applyOp(c, ir::Op::LuPermutation, {pivots, Value::integer(m), Value::boolean(false)});
   return applyOp(c, ir::Op::AsType,
                  {applyOp(c, ir::Op::OneHot, {perm, Value::integer(m)}), Value::dtype(static_cast<int>(dt))});
 }
@@ -149,8 +149,21 @@ Value bLuSolve(CallContext& c, std::vector<Value>& args) {
   tensorArg(c, pivots, "LU_pivots");
   if (!isFloating(t.dtype()))
     fail(c.loc, "lu_solve(): expects a floating-point LU_data, not " + typeString(t), ErrorClass::TypeError);
-  Value p = permutationMatrix(c, pivots, t.dim(t.ndim() - 1), t.dtype());
-  Value y = solveTriangular(c, lu, binary(c, ir::Op::MatMul, matrixTranspose(c, p), b), false, true);
+  // P^T b: row r is row order[r] of b, b and the order broadcast to one
+  // batch shape.
+  const Tensor& bt = tensorOf(b);
+  int64_t n = t.dim(t.ndim() - 1);
+  Value order = applyOp(c, ir::Op::LuPermutation, {pivots, Value::integer(n), Value::boolean(true)});
+  Shape shape = broadcastShapes(Shape(t.shape().begin(), t.shape().end() - 2),
+                                Shape(bt.shape().begin(), bt.shape().end() - 2), c.loc,
+                                "lu_solve(): the batch dims of LU_data, " + typeString(t) + ", and of input, " +
+                                    typeString(bt) + ", do not broadcast");
+  shape.push_back(bt.dim(bt.ndim() - 2)), shape.push_back(bt.dim(bt.ndim() - 1));
+  std::vector<int64_t> dims(shape.begin(), shape.end());
+  Value rows = applyOp(c, ir::Op::BroadcastTo, {applyOp(c, ir::Op::Unsqueeze, {order, Value::integer(-1)}), intsTuple(dims)});
+  Value pb = applyOp(c, ir::Op::Gather,
+                     {applyOp(c, ir::Op::BroadcastTo, {b, intsTuple(dims)}), Value::integer(-2), rows});
+  Value y = solveTriangular(c, lu, pb, false, true);
   return solveTriangular(c, lu, y, true, false);
 }
 
@@ -172,6 +185,14 @@ Value bTriangularSolve(CallContext& c, std::vector<Value>& args) {
   return makeNamedTuple({x, a}, {"solution", "cloned_coefficient"});
 }
 
+// _solve(A, B): X with A X = B, B [..., n, k] (linalg.solve's matrix case).
+Value bSolve(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 2, 2);
+  tensorArg(c, args[0], "A");
+  tensorArg(c, args[1], "B");
+  return applyOp(c, ir::Op::Solve, {args[0], args[1]});
+}
+
 }  // namespace
 
 BuiltinFn luDecompositionMethod(const std::string& name) {
@@ -186,6 +207,7 @@ void addLuDecomposition(BuiltinTable& table) {
   table[ir::builtinInfo(ir::Builtin::LuUnpack).name] = bLuUnpack;
   table[ir::builtinInfo(ir::Builtin::LuSolve).name] = bLuSolve;
   table[ir::builtinInfo(ir::Builtin::TriangularSolve).name] = bTriangularSolve;
+  table[ir::builtinInfo(ir::Builtin::Solve).name] = bSolve;
 }
 
 }  // namespace nn::stdlib

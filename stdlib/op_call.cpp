@@ -38,6 +38,10 @@ Value& OpCall::operator[](std::string_view param) {
   int i = sig_.find(param);
   // The implementations name their own signature's parameters.
   if (i < 0) nn::fail(loc, std::string("internal error: ") + name + " has no parameter '" + std::string(param) + "'");
+  // Callers pass every parameter, defaults included.
+  if (static_cast<size_t>(i) >= params_.size())
+    nn::fail(loc, std::string("internal error: ") + name + " was called without its parameter '" +
+                      std::string(param) + "'");
   return params_[static_cast<size_t>(i)];
 }
 

@@ -520,8 +520,10 @@ Value luOp(OpCall& c) {
 }
 
 Value luPermutationOp(OpCall& c) {
-  return makeTensorValue(luPermutation(c.tensor("pivots"), c.integer("rows"), c.loc));
+  return makeTensorValue(luPermutation(c.tensor("pivots"), c.integer("rows"), c.flag("inverse"), c.loc));
 }
+
+Value solveOp(OpCall& c) { return makeTensorValue(solve(c.tensor("a"), c.tensor("b"), c.loc)); }
 
 Value solveTriangularOp(OpCall& c) {
   return makeTensorValue(
@@ -619,6 +621,7 @@ struct ImplTable {
         set(Op::EighVectors, eigenOp), set(Op::Svdvals, svdOp), set(Op::SvdU, svdOp), set(Op::SvdVh, svdOp);
     set(Op::QrQ, qrOp), set(Op::QrR, qrOp), set(Op::LuFactor, luOp), set(Op::LuPivots, luOp);
     set(Op::LuPermutation, luPermutationOp), set(Op::SolveTriangular, solveTriangularOp);
+    set(Op::Solve, solveOp);
     set(Op::Norm, normOp), set(Op::Repeat, repeatOp), set(Op::Diag, diagOp), set(Op::NonZero, nonzeroOp);
     set(Op::Flip, flipOp), set(Op::Roll, rollOp);
     set(Op::Embedding, embeddingOp), set(Op::Conv1d, conv1dOp), set(Op::Interpolate, interpolateOp);

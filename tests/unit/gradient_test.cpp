@@ -144,6 +144,9 @@ const std::vector<Case>& cases() {
       {"solve_triangular", "triangular_solve(b, a)[0]", {"randn(2, 3, 3) + eye(3) * 3.0", "randn(3, 2)"}, true},
       {"solve_triangular", "triangular_solve(b, a, upper=False, transpose=True, unitriangular=True)[0]",
        {"randn(3, 3)", "randn(2, 3, 4)"}},
+      // linalg.solve's op; batch dims broadcast either way.
+      {"solve", "_solve(a, b)", {"randn(2, 3, 3) + eye(3) * 3.0", "randn(3, 2)"}, true},
+      {"solve", "_solve(a, b)", {"randn(3, 3) + eye(3) * 3.0", "randn(2, 3, 4)"}},
       {"atan2", "atan2(a, b)", {"randn(3, 4)", "randn(4)"}},
       {"hypot", "hypot(a, b) * a.hypot(2.0)", {"randn(3, 4)", "randn(3, 1) + 2.0"}},
       // b's sign kept away from 0, where copysign jumps.
