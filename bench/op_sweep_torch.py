@@ -91,6 +91,7 @@ more = [("bmm", lambda: a3 @ b3), ("small_mm", lambda: small @ small), ("conv_s2
  ("argsort_lab", lambda: torch.argsort(lab, stable=True)), ("unique_lab", lambda: torch.unique(lab)), ("mode_rows", lambda: torch.mode(lab.reshape(28, 28), 1)),
  ("lu", lambda: torch.linalg.lu_factor(small)), ("lu_solve", lambda: torch.linalg.lu_solve(*torch.linalg.lu_factor(spd), small)), ("tri_solve", lambda: torch.triangular_solve(small, spd)),
  ("chol_solve", lambda: torch.cholesky_solve(small, torch.linalg.cholesky(spd))), ("g_lu", lambda: grad(lambda t: torch.linalg.lu_factor(t)[0].sum())(small)),
+ ("solve", lambda: torch.linalg.solve(spd, small)), ("g_solve", lambda: grad(lambda t: torch.linalg.solve(t, small).sum())(spd)),
  ("isclose", lambda: torch.isclose(x, y)), ("nonzero", lambda: torch.nonzero(x > 0)),
  ("outer", lambda: torch.outer(x[0], x[1])), ("diag", lambda: torch.diag(small)), ("tril_s", lambda: torch.tril(small)), ("eye", lambda: torch.eye(512)),
  ("linspace", lambda: torch.linspace(0, 1, 400000)), ("arange", lambda: torch.arange(400000)), ("full", lambda: torch.full((784, 512), 2.0)), ("zeros_like", lambda: torch.zeros_like(x)),
