@@ -221,6 +221,7 @@ void registerCpuMathKernels(KernelTable& r) {
   registerFloat<float>(r);
   registerCpuFloat32MathKernels(r);
   registerFloat<double>(r);
+  registerCpuBesselKernels(r);
   registerInt<int32_t>(r);
   registerInt<int64_t>(r);
   registerMinMax<int32_t>(r);

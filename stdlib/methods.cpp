@@ -286,7 +286,7 @@ std::vector<std::string> attributeNames(const Value& obj) {
     names = ir::tensorMethodNames();
     names.insert(names.end(), tensorAttributeNames().begin(), tensorAttributeNames().end());
   }
-  if (obj.is(Kind::Function)) names.push_back("__name__");
+  if (obj.is(Kind::Function) || obj.is(Kind::Builtin)) names.push_back("__name__");
   if (obj.is(Kind::Stream)) names = streamAttributeNames();
   if (obj.is(Kind::Tuple)) names.insert(names.end(), obj.as<SeqObj>().fields.begin(), obj.as<SeqObj>().fields.end());
   if (obj.is(Kind::Range)) names.insert(names.end(), {"start", "stop", "step"});
@@ -300,6 +300,7 @@ Value attribute(const Value& obj, const std::string& name, SourceLoc loc) {
   if (obj.is(Kind::Tensor)) return tensorAttribute(obj, name, loc);
   if (obj.is(Kind::Stream)) return streamAttribute(obj, name, loc);
   if (obj.is(Kind::Function) && name == "__name__") return Value::str(obj.as<FunctionObj>().name);
+  if (obj.is(Kind::Builtin) && name == "__name__") return Value::str(obj.as<BuiltinObj>().name);
   if (obj.is(Kind::Range)) {
     const auto& r = obj.as<RangeObj>();
     if (name == "start") return Value::integer(r.start);

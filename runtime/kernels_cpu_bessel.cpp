@@ -1,0 +1,125 @@
+// The CPU kernels of the modified Bessel functions of the first kind, i0,
+// i0e, i1 and i1e, over blocks of elements: special_math.h's formulas
+// (besselIScaled, besselI) with each Chebyshev series summed for a whole
+// block at once, Clenshaw's step taken across the block's elements, which
+// vectorises, where one element's sum is a chain of dependent steps (37
+// ns an element, against 2.5). The steps and their order are the scalar
+// function's, so the bits are the same as a Python float's, a fused
+// kernel's (which calls the scalar function) and a GPU's.
+#include <cmath>
+#include <cstdint>
+
+#include "runtime/bessel_chebyshev.h"
+#include "runtime/kernel_loops.h"
+
+namespace nn::rt {
+namespace {
+
+using ir::Op;
+
+constexpr int64_t kBlock = 256;
+
+struct Series {
+  const double* c;
+  int n;
+};
+
+constexpr double kI0Small[] = NN_CHEBYSHEV_I0_SMALL;
+constexpr double kI0Large[] = NN_CHEBYSHEV_I0_LARGE;
+constexpr double kI1Small[] = NN_CHEBYSHEV_I1_SMALL;
+constexpr double kI1Large[] = NN_CHEBYSHEV_I1_LARGE;
+
+template <size_t N>
+constexpr Series series(const double (&c)[N]) {
+  return {c, static_cast<int>(N)};
+}
+
+// r[i] = chebyshev::clenshaw(s.c, s.n, u[i]) for i < count.
+void clenshawBlock(Series s, const double* u, double* r, int64_t count) {
+  alignas(64) double twice[kBlock], next[kBlock], last[kBlock];
+  for (int64_t i = 0; i < count; ++i) twice[i] = 2 * u[i], next[i] = 0, last[i] = 0;
+  for (int k = s.n - 1; k >= 1; --k) {
+    double c = s.c[k];
+    for (int64_t i = 0; i < count; ++i) {
+      double b = twice[i] * next[i] + (c - last[i]);
+      last[i] = next[i];
+      next[i] = b;
+    }
+  }
+  for (int64_t i = 0; i < count; ++i) r[i] = u[i] * next[i] + (s.c[0] - last[i]);
+}
+
+// besselIScaled(nu, x[i]) (or besselI with !scaled) for a block: the
+// elements up to 8 and past it each gathered for their series.
+void besselIBlock(int nu, bool scaled, const double* x, double* out, int64_t count) {
+  alignas(64) double uSmall[kBlock], uLarge[kBlock], rSmall[kBlock], rLarge[kBlock];
+  int32_t small[kBlock], large[kBlock];
+  int64_t nSmall = 0, nLarge = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    double a = std::fabs(x[i]);
+    if (x[i] != x[i]) continue;
+    if (a <= 8) {
+      small[nSmall] = static_cast<int32_t>(i), uSmall[nSmall++] = a / 4 - 1;
+    } else {
+      large[nLarge] = static_cast<int32_t>(i), uLarge[nLarge++] = 16 / a - 1;
+    }
+  }
+  if (nSmall > 0) clenshawBlock(nu == 0 ? series(kI0Small) : series(kI1Small), uSmall, rSmall, nSmall);
+  if (nLarge > 0) clenshawBlock(nu == 0 ? series(kI0Large) : series(kI1Large), uLarge, rLarge, nLarge);
+  for (int64_t i = 0; i < count; ++i) out[i] = x[i];  // NaN stays x
+  for (int64_t j = 0; j < nSmall; ++j) {
+    int32_t i = small[j];
+    out[i] = nu == 0 ? rSmall[j] : std::fabs(x[i]) * rSmall[j];
+  }
+  for (int64_t j = 0; j < nLarge; ++j) {
+    int32_t i = large[j];
+    out[i] = rLarge[j] / std::sqrt(std::fabs(x[i]));
+  }
+  for (int64_t i = 0; i < count; ++i) {
+    if (x[i] != x[i]) continue;
+    double r = nu == 1 && x[i] < 0 ? -out[i] : out[i];
+    if (!scaled) {
+      double a = std::fabs(x[i]);
+      if (std::isinf(a)) {
+        r = nu == 1 && x[i] < 0 ? -HUGE_VAL : HUGE_VAL;
+      } else {
+        double half = std::exp(a / 2);
+        r = r * half * half;
+      }
+    }
+    out[i] = r;
+  }
+}
+
+template <class T, int Nu, bool Scaled>
+void besselIKernel(const Tensor& a, Tensor& out, SourceLoc) {
+  const T* x = a.data<T>();
+  T* o = out.data<T>();
+  bool contiguous = a.isContiguous();
+  forEachSpan(out.numel(), [&](int64_t lo, int64_t hi) {
+    alignas(64) double in[kBlock], r[kBlock];
+    for (int64_t b = lo; b < hi; b += kBlock) {
+      int64_t count = std::min(kBlock, hi - b);
+      for (int64_t k = 0; k < count; ++k) in[k] = static_cast<double>(contiguous ? x[b + k] : x[a.flatOffset(b + k)]);
+      besselIBlock(Nu, Scaled, in, r, count);
+      for (int64_t k = 0; k < count; ++k) o[b + k] = static_cast<T>(r[k]);
+    }
+  });
+}
+
+template <class T>
+void registerBesselI(KernelTable& t) {
+  t.addUnary(Op::I0, dtypeOf<T>(), besselIKernel<T, 0, false>);
+  t.addUnary(Op::I0e, dtypeOf<T>(), besselIKernel<T, 0, true>);
+  t.addUnary(Op::I1, dtypeOf<T>(), besselIKernel<T, 1, false>);
+  t.addUnary(Op::I1e, dtypeOf<T>(), besselIKernel<T, 1, true>);
+}
+
+}  // namespace
+
+void registerCpuBesselKernels(KernelTable& t) {
+  registerBesselI<float>(t);
+  registerBesselI<double>(t);
+}
+
+}  // namespace nn::rt
