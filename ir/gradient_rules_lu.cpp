@@ -106,7 +106,8 @@ void GradLuFactor(GradientBuilder& b) {
   // pivots).
   if (flag(b, "pivot", true)) {
     Value* pivots = b.emit(Op::LuPivots, {b.operands[0]}, {{"pivot", true}});
-    Value* perm = b.emit(Op::Unsqueeze, {b.emit(Op::LuPermutation, {pivots}, {{"rows", m}, {"inverse", false}})}, {{"axis", int64_t(-1)}});
+    Value* perm = b.emit(Op::Unsqueeze, {b.emit(Op::LuPermutation, {pivots}, {{"rows", m}, {"inverse", false}})},
+                         {{"axis", int64_t(-1)}});
     Value* rows = b.add(perm, b.emit(Op::ZerosLike, {g}, {{"dtype", std::string("i64")}}));
     g = b.emit(Op::Gather, {g, rows}, {{"axis", static_cast<int64_t>(d->size()) - 2}});
   }

@@ -155,8 +155,8 @@ std::optional<Type> solved(const OpArgs& a, std::optional<bool> left) {
                       std::string(*left ? "[..., n, k]" : "[..., k, n]") + ", not " + b->str());
   const Dim &n = td.back(), &side = *left ? bd[bd.size() - 2] : bd.back();
   if (n.isKnown() && side.isKnown() && n.size != side.size)
-    fail(a.loc(), name + ": A " + t->str() + " and B " + b->str() + " do not fit: B's " +
-                      (*left ? "rows" : "columns") + " must be A's side");
+    fail(a.loc(), name + ": A " + t->str() + " and B " + b->str() + " do not fit: B's " + (*left ? "rows" : "columns") +
+                      " must be A's side");
   DimList out = batchBroadcast(a, *t, *b);
   out.push_back(bd[bd.size() - 2]);
   out.push_back(bd.back());

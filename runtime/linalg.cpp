@@ -215,8 +215,8 @@ SolveOperands solveOperands(const Tensor& a, const Tensor& b, ir::Op op, bool le
   int64_t n = t.dim(t.ndim() - 1), side = b.dim(b.ndim() - (left ? 2 : 1));
   if (n != side)
     fail(loc,
-         name + ": A " + typeString(a) + " and B " + typeString(b) + " do not fit: B's " +
-             (left ? "rows" : "columns") + " must be A's side",
+         name + ": A " + typeString(a) + " and B " + typeString(b) + " do not fit: B's " + (left ? "rows" : "columns") +
+             " must be A's side",
          ErrorClass::ValueError);
   commonDevice(t, b, name.c_str(), loc);
   Shape tBatch(t.shape().begin(), t.shape().end() - 2), bBatch(b.shape().begin(), b.shape().end() - 2);

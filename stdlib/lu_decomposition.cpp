@@ -160,9 +160,10 @@ Value bLuSolve(CallContext& c, std::vector<Value>& args) {
                                     typeString(bt) + ", do not broadcast");
   shape.push_back(bt.dim(bt.ndim() - 2)), shape.push_back(bt.dim(bt.ndim() - 1));
   std::vector<int64_t> dims(shape.begin(), shape.end());
-  Value rows = applyOp(c, ir::Op::BroadcastTo, {applyOp(c, ir::Op::Unsqueeze, {order, Value::integer(-1)}), intsTuple(dims)});
-  Value pb = applyOp(c, ir::Op::Gather,
-                     {applyOp(c, ir::Op::BroadcastTo, {b, intsTuple(dims)}), Value::integer(-2), rows});
+  Value rows =
+      applyOp(c, ir::Op::BroadcastTo, {applyOp(c, ir::Op::Unsqueeze, {order, Value::integer(-1)}), intsTuple(dims)});
+  Value pb =
+      applyOp(c, ir::Op::Gather, {applyOp(c, ir::Op::BroadcastTo, {b, intsTuple(dims)}), Value::integer(-2), rows});
   Value y = solveTriangular(c, lu, pb, false, true);
   return solveTriangular(c, lu, y, true, false);
 }

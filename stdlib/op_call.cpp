@@ -40,8 +40,8 @@ Value& OpCall::operator[](std::string_view param) {
   if (i < 0) nn::fail(loc, std::string("internal error: ") + name + " has no parameter '" + std::string(param) + "'");
   // Callers pass every parameter, defaults included.
   if (static_cast<size_t>(i) >= params_.size())
-    nn::fail(loc, std::string("internal error: ") + name + " was called without its parameter '" +
-                      std::string(param) + "'");
+    nn::fail(loc,
+             std::string("internal error: ") + name + " was called without its parameter '" + std::string(param) + "'");
   return params_[static_cast<size_t>(i)];
 }
 
