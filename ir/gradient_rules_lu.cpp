@@ -1,7 +1,7 @@
 // The gradient rules (see gradient.h) of the triangular and general solves
-// and the LU factorisation, on each matrix of the last two dims, written in ops that
-// have rules of their own (triangular solves, triangles, matrix products),
-// so that second derivatives follow.
+// and the LU factorisation, on each matrix of the last two dims, written
+// in ops that have rules of their own (solves, triangles, matrix
+// products), so that second derivatives follow.
 //
 // LU: with A = P L U of A [m, n], k = min(m, n), L [m, k] unit lower and U
 // [k, n] upper triangular, and gL, gU the adjoint's strict lower and upper

@@ -6,6 +6,7 @@
 // ns an element, against 2.5). The steps and their order are the scalar
 // function's, so the bits are the same as a Python float's, a fused
 // kernel's (which calls the scalar function) and a GPU's.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 

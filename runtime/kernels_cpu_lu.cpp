@@ -2,11 +2,10 @@
 // getrf with partial pivoting, or Doolittle's elimination without), the
 // permutation its row exchanges make (lu_permutation), triangular solves
 // (BLAS's trsm) and general ones (getrf, then trsm), one matrix of the
-// batch at a time. LAPACK reads
-// matrices column by column: getrf factors a column-major copy of each
-// matrix, read back row by row; a row-major triangular system T X = B is
-// the column-major X^T T^T = B^T, which trsm solves from the right on
-// the matrices as they lie.
+// batch at a time. LAPACK reads matrices column by column: getrf factors
+// a column-major copy of each matrix, read back row by row; a row-major
+// triangular system T X = B is the column-major X^T T^T = B^T, which trsm
+// solves from the right on the matrices as they lie.
 #include <algorithm>
 #include <numeric>
 #include <string>

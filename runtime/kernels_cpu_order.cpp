@@ -95,24 +95,58 @@ auto rankOrder(bool descending) {
 // more by selection, which costs a few mispredicted branches per element.
 constexpr int64_t kFewKept = 16;
 
+// Whether any of p[0, n) may rank before `last` (the last kept so far),
+// all of them coming after it: only a value strictly before it (a NaN
+// first descending), or anything where it is a NaN ascending. A min or
+// max from `last` on, which vectorises (a NaN never replaces it).
+template <class T>
+bool mayEnter(const T* p, int64_t n, T last, bool descending) {
+  T m = last;
+  bool nan = false;
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(last)) return !descending;
+  }
+  if (descending) {
+    for (int64_t i = 0; i < n; ++i) {
+      m = p[i] > m ? p[i] : m;
+      nan |= p[i] != p[i];
+    }
+    return nan || m > last;
+  }
+  for (int64_t i = 0; i < n; ++i) m = p[i] < m ? p[i] : m;
+  return m < last;
+}
+
 // The `keep` first in `order` of a line of `len` elements `step` apart
 // into best[0, keep), in order: one pass holding the best so far, sorted;
 // an element enters only where it ranks before the last of them, which
 // after the first few is rare and predicted (at worst, an ascending line's
-// largest, every element shifts up to `keep` others).
+// largest, every element shifts up to `keep` others). Once `keep` are
+// held, a contiguous line is read a chunk at a time, and a chunk none of
+// whose elements can enter (mayEnter) is passed over whole.
 template <class T, class Order>
-void selectFew(const T* line, int64_t step, int64_t len, int64_t keep, Order order, Ranked<T>* best) {
+void selectFew(const T* line, int64_t step, int64_t len, int64_t keep, bool descending, Order order,
+               Ranked<T>* best) {
   if (keep == 0) return;
-  int64_t have = 0;
-  for (int64_t k = 0; k < len; ++k) {
-    Ranked<T> e{line[k * step], k};
-    if (have == keep) {
-      if (!order(e, best[keep - 1])) continue;
-      --have;
+  constexpr int64_t kChunk = 32;
+  int64_t have = 0, k = 0;
+  while (k < len) {
+    bool chunked = step == 1 && have == keep;
+    if (chunked && k + kChunk <= len && !mayEnter(line + k, kChunk, best[keep - 1].value, descending)) {
+      k += kChunk;
+      continue;
     }
-    int64_t j = have++;
-    for (; j > 0 && order(e, best[j - 1]); --j) best[j] = best[j - 1];
-    best[j] = e;
+    for (int64_t end = chunked ? std::min(len, k + kChunk) : k + 1; k < end; ++k) {
+      Ranked<T> e{line[k * step], k};
+      if (have == keep) {
+        // Order by value alone: e comes after every element held.
+        if (!before(e.value, best[keep - 1].value, descending)) continue;
+        --have;
+      }
+      int64_t j = have++;
+      for (; j > 0 && order(e, best[j - 1]); --j) best[j] = best[j - 1];
+      best[j] = e;
+    }
   }
 }
 
@@ -168,7 +202,7 @@ void sortLines(const Tensor& x, int axis, bool descending, Tensor& values, Tenso
     auto order = rankOrder<T>(descending);
     if (kept.len <= kFewKept) {
       line.resize(static_cast<size_t>(kept.len));
-      selectFew(in + first, step, lines.len, kept.len, order, line.data());
+      selectFew(in + first, step, lines.len, kept.len, descending, order, line.data());
     } else if (!countingSort(in + first, step, lines.len, descending, line)) {
       line.resize(static_cast<size_t>(lines.len));
       for (int64_t k = 0; k < lines.len; ++k) line[static_cast<size_t>(k)] = {in[first + k * step], k};

@@ -153,6 +153,11 @@ Value bLuSolve(CallContext& c, std::vector<Value>& args) {
   // batch shape.
   const Tensor& bt = tensorOf(b);
   int64_t n = t.dim(t.ndim() - 1);
+  if (bt.dim(bt.ndim() - 2) != n)
+    fail(c.loc,
+         "lu_solve(): expects input [..., " + std::to_string(n) + ", k] for LU_data " + typeString(t) + ", not " +
+             typeString(bt),
+         ErrorClass::ValueError);
   Value order = applyOp(c, ir::Op::LuPermutation, {pivots, Value::integer(n), Value::boolean(true)});
   Shape shape = broadcastShapes(Shape(t.shape().begin(), t.shape().end() - 2),
                                 Shape(bt.shape().begin(), bt.shape().end() - 2), c.loc,
