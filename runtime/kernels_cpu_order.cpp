@@ -125,8 +125,7 @@ bool mayEnter(const T* p, int64_t n, T last, bool descending) {
 // held, a contiguous line is read a chunk at a time, and a chunk none of
 // whose elements can enter (mayEnter) is passed over whole.
 template <class T, class Order>
-void selectFew(const T* line, int64_t step, int64_t len, int64_t keep, bool descending, Order order,
-               Ranked<T>* best) {
+void selectFew(const T* line, int64_t step, int64_t len, int64_t keep, bool descending, Order order, Ranked<T>* best) {
   if (keep == 0) return;
   constexpr int64_t kChunk = 32;
   int64_t have = 0, k = 0;
