@@ -81,6 +81,7 @@ more = [("bmm", lambda: a3 @ b3), ("small_mm", lambda: small @ small), ("conv_s2
  ("where_s", lambda: torch.where(x > 0, x, 0.0)), ("sign", lambda: torch.sign(x)), ("floor", lambda: torch.floor(x)), ("round", lambda: torch.round(x)),
  ("mod", lambda: x % 1.5), ("floordiv", lambda: x // 1.5), ("fmod", lambda: torch.fmod(x, 1.5)),
  ("atan2", lambda: torch.atan2(x, y)), ("hypot", lambda: torch.hypot(x, y)), ("copysign", lambda: torch.copysign(x, y)),
+ ("nextafter", lambda: torch.nextafter(x, y)), ("gcd", lambda: torch.gcd(lab, idx[:784])), ("frexp", lambda: torch.frexp(x)),
  ("unfold", lambda: F.unfold(img, 3, padding=1)), ("grid_sample", lambda: F.grid_sample(img, grid, align_corners=False)),
  ("grid_bicubic", lambda: F.grid_sample(img, grid, mode="bicubic", align_corners=False)), ("interp_bicubic", lambda: F.interpolate(img, scale_factor=2, mode="bicubic")),
  ("logcumsumexp", lambda: torch.logcumsumexp(x, 1)), ("ctc_loss", lambda: F.ctc_loss(ctc_lp, ctc_targets, ctc_in, ctc_tl)),

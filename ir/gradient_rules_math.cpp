@@ -4,7 +4,7 @@
 // and their inverses past sin, cos and tanh, erfc, erfinv and the gamma
 // family (lgamma, digamma, polygamma, zeta), torch.special's Bessel and
 // normal-distribution functions, and the two-argument functions
-// atan2, hypot, copysign and fmod. Each is the adjoint times the derivative,
+// atan2, hypot, copysign and fmod, frexp's mantissa. Each is the adjoint times the derivative,
 // from the result where PyTorch's uses it, in PyTorch's order of
 // operations (so a zero denominator gives its NaN where it gives one).
 #include <cmath>
@@ -267,6 +267,15 @@ void GradCopysign(GradientBuilder& b) {
   Value* a = b.operands[0];
   Value* ratio = b.emit(Op::Where, {b.emit(Op::Eq, {a, b.constant(0.0)}), b.constant(0.0), b.div(b.result(), a)});
   b.grads[0] = b.sumTo(b.mul(b.adjoint, ratio), a);
+}
+
+// frexp's mantissa m = x * 2^-e, e held for x's neighbourhood: dm/dx =
+// 2^-e (PyTorch's grad / exponent.exp2()), exact for every exponent a
+// power of two of x's dtype can hold.
+void GradFrexpMantissa(GradientBuilder& b) {
+  if (!b.wanted[0]) return;
+  Value* exponent = b.emit(Op::FrexpExponent, {b.operands[0]});
+  b.grads[0] = b.mul(b.adjoint, b.emit(Op::Exp2, {b.neg(exponent)}));
 }
 
 // fmod(a, b) = a - trunc(a / b) * b.

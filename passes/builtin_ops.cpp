@@ -300,6 +300,37 @@ std::unique_ptr<ir::Node> indexAlongOp(ir::Block& b, ir::Node& n, Nodes& out) {
   return finish(ir::Op::GetItem, {x, indexWith(window)});
 }
 
+// The nodes replacing frexp(x) or x.frexp() in call `n` of a float tensor
+// x (else the call stays, and raises at run time): the tuple of
+// frexp_mantissa and frexp_exponent as i32, with the nodes it reads
+// before it; or null.
+std::unique_ptr<ir::Node> frexpOp(ir::Block& b, ir::Node& n, Nodes& out) {
+  const ir::Node* callee = n.operand(0)->def();
+  if (!callee || !n.strListAttr("kw").empty()) return nullptr;
+  ir::Value* x = nullptr;
+  if (callee->op() == ir::Op::Builtin && callee->strAttr("name") == "frexp" && n.operands().size() == 2)
+    x = n.operand(1);
+  else if (callee->op() == ir::Op::GetAttr && callee->strAttr("name") == "frexp" && n.operands().size() == 1)
+    x = callee->operand(0);
+  if (!x || !x->type().isTensor() || !x->type().dtype || !ir::isFloating(*x->type().dtype)) return nullptr;
+  auto node = [&](ir::Op op, ir::Value* operand, std::optional<ir::Attr> dtype = std::nullopt) {
+    auto m = std::make_unique<ir::Node>(op, n.loc());
+    m->addOperand(operand);
+    if (dtype) m->setAttr("dtype", *dtype);
+    m->setParent(&b);
+    ir::Value* r = m->addResult(ir::TypeKind::Any);
+    out.push_back(std::move(m));
+    return r;
+  };
+  ir::Value* mantissa = node(ir::Op::FrexpMantissa, x);
+  ir::Value* exponent = node(ir::Op::FrexpExponent, x);
+  ir::Value* exponent32 = node(ir::Op::AsType, exponent, std::string(ir::dtypeName(ir::DType::I32)));
+  auto tuple = std::make_unique<ir::Node>(ir::Op::MakeTuple, n.loc());
+  tuple->addOperand(mantissa);
+  tuple->addOperand(exponent32);
+  return tuple;
+}
+
 bool rewriteBlock(ir::Block& b) {
   bool changed = false;
   Nodes out;
@@ -315,6 +346,7 @@ bool rewriteBlock(ir::Block& b) {
     std::unique_ptr<ir::Node> replacement = likeOtherOp(b, n, out);
     if (!replacement) replacement = indexAlongOp(b, n, out);
     if (!replacement) replacement = shorthandOp(b, n, out);
+    if (!replacement) replacement = frexpOp(b, n, out);
     if (!replacement) replacement = opFor(b, n, method, out);
     if (replacement) {
       replacement->adoptResults(n);

@@ -1,6 +1,6 @@
 // CPU elementwise kernels: arithmetic with Python semantics for floor
 // division, modulo and powers (and C's truncating remainder, fmod),
-// bitwise ops, comparisons and unary ops, for every dtype they apply to.
+// bitwise ops, gcd and lcm, comparisons and unary ops, for every dtype they apply to.
 // Loops are flat over contiguous data (which the compiler vectorises) and
 // strided otherwise.
 #include <cmath>
@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "runtime/kernel_loops.h"
+#include "runtime/special_math.h"
 #include "runtime/vector_math.h"
 
 namespace nn::rt {
@@ -187,6 +188,12 @@ void registerArith(KernelTable& r) {
     });
     r.addBinary(Op::RShift, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
       binaryLoop<T, T>(a, b, o, [](T x, T y) { return y < 0 || y >= T(sizeof(T) * 8) ? T(x < 0 ? -1 : 0) : static_cast<T>(x >> y); });
+    });
+    r.addBinary(Op::Gcd, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+      binaryLoop<T, T>(a, b, o, [](T x, T y) { return special::gcd(x, y); });
+    });
+    r.addBinary(Op::Lcm, dt, [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
+      binaryLoop<T, T>(a, b, o, [](T x, T y) { return special::lcm(x, y); });
     });
     r.addUnary(Op::Invert, dt, [](const Tensor& a, Tensor& o, SourceLoc) {
       unaryLoop<T, T>(a, o, [](T x) { return static_cast<T>(~x); });

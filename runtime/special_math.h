@@ -4,7 +4,7 @@
 // and zeta (the Hurwitz zeta function), the incomplete gamma functions,
 // erfinv and ndtri, erfcx and log_ndtr, the modified Bessel functions i0,
 // i0e, i1, i1e, k0, k0e, k1, k1e, and C's Bessel functions j0, j1, y0,
-// y1. Host and device functions (runtime/host_device.h), so the CPU
+// y1; frexp's parts, and the gcd and lcm of integers. Host and device functions (runtime/host_device.h), so the CPU
 // kernels (float_unary.def), the CUDA plugin's kernels
 // (cuda/element_math.h) and a Python float's math compute them with one
 // definition; the JIT's fused kernels call the same code through the
@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cmath>
+#include <type_traits>
 
 #include "runtime/bessel_chebyshev.h"
 #include "runtime/host_device.h"
@@ -463,5 +464,47 @@ NN_HOST_DEVICE inline double besselJ0(double x) { return ::j0(x); }
 NN_HOST_DEVICE inline double besselJ1(double x) { return ::j1(x); }
 NN_HOST_DEVICE inline double besselY0(double x) { return ::y0(x); }
 NN_HOST_DEVICE inline double besselY1(double x) { return ::y1(x); }
+
+// frexp's parts: x = mantissa * 2^exponent, 0.5 <= |mantissa| < 1; zeros,
+// infinities and NaN their own mantissa with exponent 0 (glibc's choice,
+// which C leaves unspecified). The exponent as a double.
+NN_HOST_DEVICE inline double frexpMantissa(double x) {
+  int exponent = 0;
+  return x == 0 || !std::isfinite(x) ? x : std::frexp(x, &exponent);
+}
+NN_HOST_DEVICE inline double frexpExponent(double x) {
+  int exponent = 0;
+  if (x != 0 && std::isfinite(x)) std::frexp(x, &exponent);
+  return exponent;
+}
+
+// The greatest common divisor and least common multiple of two integers
+// of type T, as PyTorch's: of the magnitudes (Euclid's algorithm on the
+// unsigned type, so the most negative value's magnitude is no overflow),
+// never negative but where the result wraps around (|INT64_MIN|; an lcm
+// past T's range, as PyTorch's |a / g * b| wraps). gcd(0, 0) = 0, lcm
+// with a 0 is 0.
+template <class T>
+NN_HOST_DEVICE inline T gcd(T a, T b) {
+  using U = typename std::make_unsigned<T>::type;
+  U x = a < 0 ? U(0) - static_cast<U>(a) : static_cast<U>(a);
+  U y = b < 0 ? U(0) - static_cast<U>(b) : static_cast<U>(b);
+  while (x != 0) {
+    U r = y % x;
+    y = x;
+    x = r;
+  }
+  return static_cast<T>(y);
+}
+template <class T>
+NN_HOST_DEVICE inline T lcm(T a, T b) {
+  using U = typename std::make_unsigned<T>::type;
+  T g = gcd(a, b);
+  if (g == 0) return 0;
+  U x = a < 0 ? U(0) - static_cast<U>(a) : static_cast<U>(a);
+  U y = b < 0 ? U(0) - static_cast<U>(b) : static_cast<U>(b);
+  T m = static_cast<T>(x / static_cast<U>(g) * y);
+  return m < 0 ? static_cast<T>(U(0) - static_cast<U>(m)) : m;
+}
 
 }  // namespace nn::rt::special

@@ -26,11 +26,12 @@ bool isValueOp(Op op) {
     case Op::Lgamma: case Op::Digamma: case Op::I0: case Op::I0e: case Op::I1: case Op::I1e: case Op::K0:
     case Op::K0e: case Op::K1: case Op::K1e: case Op::Erfcx:
     case Op::Ndtri: case Op::LogNdtr: case Op::BesselJ0: case Op::BesselJ1: case Op::BesselY0: case Op::BesselY1:
+    case Op::FrexpMantissa: case Op::FrexpExponent:
     case Op::Floor: case Op::Ceil: case Op::Round: case Op::IsNan:
     case Op::IsInf: case Op::IsFinite: case Op::LogicalNot:
     case Op::Maximum: case Op::Minimum: case Op::LogicalAnd: case Op::LogicalOr: case Op::Where:
     case Op::Atan2: case Op::Hypot: case Op::Copysign: case Op::Fmod: case Op::Polygamma: case Op::Zeta:
-    case Op::Gammainc: case Op::Gammaincc:
+    case Op::Gammainc: case Op::Gammaincc: case Op::Nextafter: case Op::Gcd: case Op::Lcm:
     case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne:
     case Op::Is: case Op::IsNot: case Op::In: case Op::NotIn:
     case Op::GetItem: case Op::SetItem: case Op::DelItem:
@@ -117,12 +118,13 @@ Value runValueOp(const ir::Node& n, const Value* const* in, unsigned consumable)
     case Op::Lgamma: case Op::Digamma: case Op::I0: case Op::I0e: case Op::I1: case Op::I1e: case Op::K0:
     case Op::K0e: case Op::K1: case Op::K1e: case Op::Erfcx:
     case Op::Ndtri: case Op::LogNdtr: case Op::BesselJ0: case Op::BesselJ1: case Op::BesselY0: case Op::BesselY1:
+    case Op::FrexpMantissa: case Op::FrexpExponent:
     case Op::Floor: case Op::Ceil: case Op::Round: case Op::IsNan:
     case Op::IsInf: case Op::IsFinite: case Op::LogicalNot:
       return mathUnary(op, *in[0], loc, consumable);
     case Op::Maximum: case Op::Minimum: case Op::LogicalAnd: case Op::LogicalOr:
     case Op::Atan2: case Op::Hypot: case Op::Copysign: case Op::Fmod: case Op::Polygamma: case Op::Zeta:
-    case Op::Gammainc: case Op::Gammaincc:
+    case Op::Gammainc: case Op::Gammaincc: case Op::Nextafter: case Op::Gcd: case Op::Lcm:
       return mathBinary(op, *in[0], *in[1], loc);
     case Op::Where: return whereOp(*in[0], *in[1], *in[2], loc);
     case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne:

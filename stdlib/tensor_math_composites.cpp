@@ -1,7 +1,7 @@
 // PyTorch's elementwise functions that are exact compositions of nn's
 // ops, written as PyTorch computes them: trunc (fix), frac, logaddexp(2),
 // xlogy, sinc, deg2rad, rad2deg, heaviside, float_power, logit, fmax,
-// fmin, ldexp, addcmul, addcdiv, rsub, logical_xor, signbit, isposinf,
+// fmin, ldexp, frexp, addcmul, addcdiv, rsub, logical_xor, signbit, isposinf,
 // isneginf, isreal and mvlgamma, and polygamma (the check of its order, then its op
 // or digamma's). Each runs its ops where a tape sees them, so it
 // differentiates as they do (trunc's gradient is zero, as floor's), in
@@ -187,6 +187,18 @@ Value bLdexp(CallContext& c, std::vector<Value>& args) {
   return binary(c, ir::Op::Mul, floating(c, x), binary(c, ir::Op::Pow, Value::real(2.0), e));
 }
 
+// frexp(x) = (mantissa, exponent), x = mantissa * 2^exponent with 0.5 <=
+// |mantissa| < 1, of a float tensor; the exponent an i32 tensor (as
+// PyTorch's). The mantissa differentiates (by 2^-exponent).
+Value bFrexp(CallContext& c, std::vector<Value>& args) {
+  Value x = unary(c, args);
+  if (!isFloating(tensorOf(x).dtype()))
+    fail(c.loc, "frexp(): expects a float tensor, not " + typeString(tensorOf(x)), ErrorClass::TypeError);
+  Value exponent = applyOp(c, ir::Op::AsType,
+                           {op1(c, ir::Op::FrexpExponent, x), Value::dtype(static_cast<int>(DType::I32))});
+  return makeTuple({op1(c, ir::Op::FrexpMantissa, x), exponent});
+}
+
 // polygamma(n, x): digamma's n-th derivative, n a whole number >= 0 (as
 // PyTorch's); the method x.polygamma(n) takes them the other way round.
 Value polygammaOf(CallContext& c, const Value& n, const Value& x) {
@@ -305,6 +317,7 @@ BuiltinFn tensorMathCompositeMethod(const std::string& name) {
   if (name == "fmax") return bFextremum<true>;
   if (name == "fmin") return bFextremum<false>;
   if (name == "ldexp") return bLdexp;
+  if (name == "frexp") return bFrexp;
   if (name == "polygamma") return bPolygammaMethod;
   if (name == "addcmul" || name == "addcdiv") return bAddc;
   if (name == "rsub") return bRsub;
@@ -318,7 +331,7 @@ void addTensorMathComposites(BuiltinTable& table) {
   using ir::Builtin;
   for (Builtin b : {Builtin::Trunc, Builtin::Fix, Builtin::Frac, Builtin::Deg2rad, Builtin::Rad2deg, Builtin::Sinc,
                     Builtin::Logaddexp, Builtin::Logaddexp2, Builtin::Xlogy, Builtin::Heaviside, Builtin::FloatPower,
-                    Builtin::Logit, Builtin::Fmax, Builtin::Fmin, Builtin::Ldexp, Builtin::Addcmul, Builtin::Addcdiv,
+                    Builtin::Logit, Builtin::Fmax, Builtin::Fmin, Builtin::Ldexp, Builtin::Frexp, Builtin::Addcmul, Builtin::Addcdiv,
                     Builtin::Rsub, Builtin::LogicalXor, Builtin::Signbit, Builtin::Isposinf, Builtin::Isneginf,
                     Builtin::Isreal, Builtin::Mvlgamma})
     table[ir::builtinInfo(b).name] = tensorMathCompositeMethod(ir::builtinInfo(b).name);

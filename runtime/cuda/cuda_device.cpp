@@ -668,6 +668,7 @@ const KernelTable& cudaKernels() {
       t.addBinary(Op::Zeta, d, binaryKernel<Binary::Zeta>);
       t.addBinary(Op::Gammainc, d, binaryKernel<Binary::Gammainc>);
       t.addBinary(Op::Gammaincc, d, binaryKernel<Binary::Gammaincc>);
+      t.addBinary(Op::Nextafter, d, binaryKernel<Binary::Nextafter>);
       t.addUnary(Op::Exp, d, unaryKernel<Unary::Exp>);
       t.addUnary(Op::Log, d, unaryKernel<Unary::Log>);
       t.addUnary(Op::Sqrt, d, unaryKernel<Unary::Sqrt>);
@@ -716,6 +717,8 @@ const KernelTable& cudaKernels() {
       t.addUnary(Op::BesselJ1, d, unaryKernel<Unary::BesselJ1>);
       t.addUnary(Op::BesselY0, d, unaryKernel<Unary::BesselY0>);
       t.addUnary(Op::BesselY1, d, unaryKernel<Unary::BesselY1>);
+      t.addUnary(Op::FrexpMantissa, d, unaryKernel<Unary::FrexpMantissa>);
+      t.addUnary(Op::FrexpExponent, d, unaryKernel<Unary::FrexpExponent>);
     }
     for (DType d : {DType::Bool, DType::I32, DType::I64, DType::F32, DType::F64}) {
       t.add<Op::Prod>(d, reduceKernel<Reduce::Prod>);
@@ -732,6 +735,8 @@ const KernelTable& cudaKernels() {
       t.addBinary(Op::BitXor, d, binaryKernel<Binary::BitXor>);
       t.addBinary(Op::LShift, d, binaryKernel<Binary::LShift>);
       t.addBinary(Op::RShift, d, binaryKernel<Binary::RShift>);
+      t.addBinary(Op::Gcd, d, binaryKernel<Binary::Gcd>);
+      t.addBinary(Op::Lcm, d, binaryKernel<Binary::Lcm>);
       t.addUnary(Op::Invert, d, unaryKernel<Unary::Invert>);
     }
     t.addBinary(Op::Maximum, DType::Bool, binaryKernel<Binary::Maximum>);

@@ -71,10 +71,12 @@ NN_HOST_DEVICE T applyBinary(Binary op, T x, T y, int* fault) {
       }
       case Binary::Maximum: return x > y ? x : y;
       case Binary::Minimum: return x < y ? x : y;
+      case Binary::Gcd: return special::gcd(x, y);
+      case Binary::Lcm: return special::lcm(x, y);
       default: return T(0);
     }
   } else {
-    using std::atan2, std::copysign, std::floor, std::fmod, std::hypot, std::pow;
+    using std::atan2, std::copysign, std::floor, std::fmod, std::hypot, std::nextafter, std::pow;
     switch (op) {
       case Binary::Add: return x + y;
       case Binary::Sub: return x - y;
@@ -107,6 +109,7 @@ NN_HOST_DEVICE T applyBinary(Binary op, T x, T y, int* fault) {
       case Binary::Zeta: return static_cast<T>(special::zeta(x, y));
       case Binary::Gammainc: return static_cast<T>(special::incompleteGamma(x, y, false));
       case Binary::Gammaincc: return static_cast<T>(special::incompleteGamma(x, y, true));
+      case Binary::Nextafter: return nextafter(x, y);
       case Binary::Maximum: return (x != x || y != y) ? x + y : (x > y ? x : y);
       case Binary::Minimum: return (x != x || y != y) ? x + y : (x < y ? x : y);
       default: return T(0);
@@ -189,6 +192,8 @@ NN_HOST_DEVICE T applyUnary(Unary op, T x) {
       case Unary::BesselJ1: return static_cast<T>(special::besselJ1(x));
       case Unary::BesselY0: return static_cast<T>(special::besselY0(x));
       case Unary::BesselY1: return static_cast<T>(special::besselY1(x));
+      case Unary::FrexpMantissa: return static_cast<T>(special::frexpMantissa(x));
+      case Unary::FrexpExponent: return static_cast<T>(special::frexpExponent(x));
       case Unary::Square: return x * x;
       case Unary::Floor: return floor(x);
       case Unary::Ceil: return ceil(x);

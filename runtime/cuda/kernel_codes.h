@@ -64,12 +64,12 @@ inline void coalesce(Strided& at, Strided* const* operands, int count) {
 
 enum class Binary : int {
   Add, Sub, Mul, Div, FloorDiv, Mod, Pow, Maximum, Minimum, And, Or, BitAnd, BitOr, BitXor, LShift, RShift,
-  Fmod, Atan2, Hypot, Copysign, Polygamma, Zeta, Gammainc, Gammaincc
+  Fmod, Atan2, Hypot, Copysign, Polygamma, Zeta, Gammainc, Gammaincc, Nextafter, Gcd, Lcm
 };
 enum class Unary : int {
   Neg, Pos, Exp, Log, Sqrt, Rsqrt, Sin, Cos, Tanh, Sigmoid, Relu, Gelu, GeluGrad, Erf, Silu, SiluGrad, Softplus, Log1p,
   Expm1, Tan, Atan, Reciprocal, Log2, Log10, Sinh, Cosh, Asin, Acos, Acosh, Asinh, Atanh, Exp2, Erfc, Erfinv, Lgamma,
-  Digamma, I0, I0e, I1, I1e, K0, K0e, K1, K1e, Erfcx, Ndtri, LogNdtr, BesselJ0, BesselJ1, BesselY0, BesselY1, Square, Floor, Ceil, Round,
+  Digamma, I0, I0e, I1, I1e, K0, K0e, K1, K1e, Erfcx, Ndtri, LogNdtr, BesselJ0, BesselJ1, BesselY0, BesselY1, FrexpMantissa, FrexpExponent, Square, Floor, Ceil, Round,
   Abs, Sign, Not, Invert
 };
 enum class Predicate : int { IsNan, IsInf, IsFinite };

@@ -22,7 +22,7 @@ namespace nn::rt::jit {
 // The functions of special_math.h that fused kernels call, by the names
 // ElementwiseEmitter::special declares them with ("nn_lgamma",
 // "nn_digamma", "nn_erfinv": double -> double; "nn_erfinvf": float ->
-// float; "nn_polygamma": (n, x)), and their addresses, which the engine
+// float; "nn_polygamma": (n, x); "nn_gcd_i64": of two i64), and their addresses, which the engine
 // defines (special_symbols.cpp).
 struct FunctionSymbol {
   const char* name;
@@ -79,7 +79,8 @@ class ElementwiseEmitter {
   // nn's special function `name` (special_math.h: "nn_digamma", ...) of
   // doubles, for x (and y) of x's type: an f32 widened, the result rounded
   // back, as the kernels compute it; or, for an f32 with floatForm, its
-  // single-precision form `name` + "f".
+  // single-precision form `name` + "f"; for integers, its form of their
+  // width, `name` + "_i32" or "_i64" ("nn_gcd_i64").
   llvm::Value* special(const char* name, llvm::Value* x, llvm::Value* y = nullptr, bool floatForm = false);
   // fmod(x, y), exactly, through SLEEF (vmath::fmod).
   llvm::Value* remainder(llvm::Value* x, llvm::Value* y);

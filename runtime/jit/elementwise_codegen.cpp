@@ -134,10 +134,13 @@ llvm::Value* ElementwiseEmitter::sleef(const char* name, llvm::Value* x, llvm::V
 
 llvm::Value* ElementwiseEmitter::special(const char* name, llvm::Value* x, llvm::Value* y, bool floatForm) {
   llvm::Type* t = x->getType();
-  bool single = floatForm && t->isFloatTy();
+  bool integer = t->isIntegerTy();
+  bool single = (floatForm && t->isFloatTy()) || integer;
   llvm::Type* f64 = single ? t : b_.getDoubleTy();
   std::vector<llvm::Type*> params(y ? 2 : 1, f64);
-  std::string symbol = std::string(name) + (single ? "f" : "");
+  std::string symbol = std::string(name);
+  if (integer) symbol += t->getIntegerBitWidth() == 32 ? "_i32" : "_i64";
+  else if (single) symbol += "f";
   llvm::FunctionCallee callee = m_.getOrInsertFunction(symbol, llvm::FunctionType::get(f64, params, false));
   if (auto* f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
     f->setDoesNotAccessMemory();
@@ -205,6 +208,7 @@ llvm::Value* ElementwiseEmitter::floatBinary(Op op, llvm::Value* x, llvm::Value*
     case Op::Zeta: return special("nn_zeta", x, y);
     case Op::Gammainc: return special("nn_gammainc", x, y);
     case Op::Gammaincc: return special("nn_gammaincc", x, y);
+    case Op::Nextafter: return libm("nextafter", x, y);
     case Op::Maximum:
     case Op::Minimum: {
       // NaN propagates (the first operand's when both are NaN).
@@ -270,6 +274,8 @@ llvm::Value* ElementwiseEmitter::intBinary(Op op, llvm::Value* x, llvm::Value* y
       }
       return result;
     }
+    case Op::Gcd: return boolean ? nullptr : special("nn_gcd", x, y);
+    case Op::Lcm: return boolean ? nullptr : special("nn_lcm", x, y);
     case Op::LShift:
     case Op::RShift: {
       if (boolean) return nullptr;
@@ -395,6 +401,8 @@ llvm::Value* ElementwiseEmitter::floatUnary(Op op, llvm::Value* x, std::string& 
     case Op::BesselJ1: return special("nn_bessel_j1", x);
     case Op::BesselY0: return special("nn_bessel_y0", x);
     case Op::BesselY1: return special("nn_bessel_y1", x);
+    case Op::FrexpMantissa: return special("nn_frexp_mantissa", x);
+    case Op::FrexpExponent: return special("nn_frexp_exponent", x);
     case Op::Floor: return intrinsic(llvm::Intrinsic::floor, x);
     case Op::Ceil: return intrinsic(llvm::Intrinsic::ceil, x);
     case Op::Round: return intrinsic(llvm::Intrinsic::nearbyint, x);  // halves to even

@@ -2,6 +2,8 @@
 // functions (runtime/special_math.h), by the names the JIT declares them
 // with (codegen.h): the kernels' own code, so a fused chain gives their
 // bits.
+#include <cstdint>
+
 #include "runtime/jit/codegen.h"
 #include "runtime/special_math.h"
 
@@ -30,6 +32,12 @@ double nn_bessel_j0(double x) { return nn::rt::special::besselJ0(x); }
 double nn_bessel_j1(double x) { return nn::rt::special::besselJ1(x); }
 double nn_bessel_y0(double x) { return nn::rt::special::besselY0(x); }
 double nn_bessel_y1(double x) { return nn::rt::special::besselY1(x); }
+double nn_frexp_mantissa(double x) { return nn::rt::special::frexpMantissa(x); }
+double nn_frexp_exponent(double x) { return nn::rt::special::frexpExponent(x); }
+int32_t nn_gcd_i32(int32_t a, int32_t b) { return nn::rt::special::gcd(a, b); }
+int64_t nn_gcd_i64(int64_t a, int64_t b) { return nn::rt::special::gcd(a, b); }
+int32_t nn_lcm_i32(int32_t a, int32_t b) { return nn::rt::special::lcm(a, b); }
+int64_t nn_lcm_i64(int64_t a, int64_t b) { return nn::rt::special::lcm(a, b); }
 
 }  // namespace
 
@@ -58,7 +66,13 @@ const FunctionSymbol* specialFunctionSymbols(int* count) {
                                            {"nn_bessel_j0", reinterpret_cast<void*>(&nn_bessel_j0)},
                                            {"nn_bessel_j1", reinterpret_cast<void*>(&nn_bessel_j1)},
                                            {"nn_bessel_y0", reinterpret_cast<void*>(&nn_bessel_y0)},
-                                           {"nn_bessel_y1", reinterpret_cast<void*>(&nn_bessel_y1)}};
+                                           {"nn_bessel_y1", reinterpret_cast<void*>(&nn_bessel_y1)},
+                                           {"nn_frexp_mantissa", reinterpret_cast<void*>(&nn_frexp_mantissa)},
+                                           {"nn_frexp_exponent", reinterpret_cast<void*>(&nn_frexp_exponent)},
+                                           {"nn_gcd_i32", reinterpret_cast<void*>(&nn_gcd_i32)},
+                                           {"nn_gcd_i64", reinterpret_cast<void*>(&nn_gcd_i64)},
+                                           {"nn_lcm_i32", reinterpret_cast<void*>(&nn_lcm_i32)},
+                                           {"nn_lcm_i64", reinterpret_cast<void*>(&nn_lcm_i64)}};
   *count = static_cast<int>(sizeof(symbols) / sizeof(symbols[0]));
   return symbols;
 }

@@ -207,6 +207,7 @@ TEST(CudaElementMath, FloatsAsTheCpuComputesThem) {
     checkBinary<T>(Op::Zeta, cuda::Binary::Zeta);
     checkBinary<T>(Op::Gammainc, cuda::Binary::Gammainc);
     checkBinary<T>(Op::Gammaincc, cuda::Binary::Gammaincc);
+    checkBinary<T>(Op::Nextafter, cuda::Binary::Nextafter);
     checkUnary<T>(Op::Sqrt, cuda::Unary::Sqrt, false);
     using cuda::Unary;
     for (auto [op, code] : {std::pair{Op::Exp, Unary::Exp}, std::pair{Op::Log, Unary::Log},
@@ -234,6 +235,8 @@ TEST(CudaElementMath, FloatsAsTheCpuComputesThem) {
                             std::pair{Op::BesselJ1, Unary::BesselJ1}, std::pair{Op::BesselY0, Unary::BesselY0},
                             std::pair{Op::BesselY1, Unary::BesselY1}})
       checkUnary<T>(op, code, true);
+    checkUnary<T>(Op::FrexpMantissa, Unary::FrexpMantissa, false);
+    checkUnary<T>(Op::FrexpExponent, Unary::FrexpExponent, false);
   };
   floats(float{});
   floats(double{});
@@ -246,7 +249,8 @@ TEST(CudaElementMath, IntegersAsTheCpuComputesThem) {
     using cuda::Binary;
     for (auto [op, code] : {std::pair{Op::BitAnd, Binary::BitAnd}, std::pair{Op::BitOr, Binary::BitOr},
                             std::pair{Op::BitXor, Binary::BitXor}, std::pair{Op::LShift, Binary::LShift},
-                            std::pair{Op::RShift, Binary::RShift}})
+                            std::pair{Op::RShift, Binary::RShift}, std::pair{Op::Gcd, Binary::Gcd},
+                            std::pair{Op::Lcm, Binary::Lcm}})
       checkBinary<T>(op, code);
     checkUnary<T>(Op::Invert, cuda::Unary::Invert, false);
   };

@@ -152,6 +152,9 @@ const std::vector<Case>& cases() {
       // b's sign kept away from 0, where copysign jumps.
       {"copysign", "copysign(a, b)", {"randn(5)", "rand(5) * 2.0 + 0.5"}},
       {"copysign", "copysign(a, -1.0) * a", {"randn(5)"}},
+      // Inputs kept away from the powers of two, where the mantissa jumps.
+      {"frexp_mantissa", "frexp(a)[0] * a", {"rand(5) * 0.4 + 0.55"}},
+      {"frexp_mantissa", "frexp(a * 40.0)[0] ** 2", {"-(rand(2, 3) * 0.2 + 0.85)"}, true},
       // Quotients kept off the integers, where fmod jumps.
       {"fmod", "fmod(a, b) * a.fmod(-1.5)", {"rand(4) * 0.2 + 2.3", "rand(4) * 0.1 + 1.3"}},
       {"sum", "a.sum(axis=1)", {"randn(3, 4)"}},
