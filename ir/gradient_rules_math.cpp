@@ -3,10 +3,11 @@
 // exponentials of other bases, the trigonometric and hyperbolic functions
 // and their inverses past sin, cos and tanh, erfc, erfinv and the gamma
 // family (lgamma, digamma, polygamma, zeta), torch.special's Bessel and
-// normal-distribution functions, and the two-argument functions
-// atan2, hypot, copysign and fmod, frexp's mantissa. Each is the adjoint times the derivative,
-// from the result where PyTorch's uses it, in PyTorch's order of
-// operations (so a zero denominator gives its NaN where it gives one).
+// normal-distribution functions, the two-argument functions atan2,
+// hypot, copysign and fmod, and frexp's mantissa. Each is the adjoint
+// times the derivative, from the result where PyTorch's uses it, in
+// PyTorch's order of operations (so a zero denominator gives its NaN where
+// it gives one).
 #include <cmath>
 #include <string>
 

@@ -35,6 +35,9 @@
 // in the dim, the index a 1-d integer tensor): typed and differentiated
 // as indexing is.
 //
+// frexp(x) and x.frexp() of a float tensor become the tuple of its two
+// ops, frexp_mantissa and frexp_exponent (converted to i32).
+//
 // A method call of a builtin's op that does not become the op becomes a
 // call of the op's builtin, so it is typed by the op's rule and no
 // bound-method object is made per call.

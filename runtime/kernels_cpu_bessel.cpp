@@ -96,12 +96,15 @@ template <class T, int Nu, bool Scaled>
 void besselIKernel(const Tensor& a, Tensor& out, SourceLoc) {
   const T* x = a.data<T>();
   T* o = out.data<T>();
-  bool contiguous = a.isContiguous();
+  if (!a.isContiguous()) {  // copied into out first, then computed in place
+    unaryLoop<T, T>(a, out, [](T v) { return v; });
+    x = o;
+  }
   forEachSpan(out.numel(), [&](int64_t lo, int64_t hi) {
     alignas(64) double in[kBlock], r[kBlock];
     for (int64_t b = lo; b < hi; b += kBlock) {
       int64_t count = std::min(kBlock, hi - b);
-      for (int64_t k = 0; k < count; ++k) in[k] = static_cast<double>(contiguous ? x[b + k] : x[a.flatOffset(b + k)]);
+      for (int64_t k = 0; k < count; ++k) in[k] = static_cast<double>(x[b + k]);
       besselIBlock(Nu, Scaled, in, r, count);
       for (int64_t k = 0; k < count; ++k) o[b + k] = static_cast<T>(r[k]);
     }

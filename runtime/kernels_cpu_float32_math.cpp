@@ -32,25 +32,20 @@ constexpr int64_t kMathBlock = 512;
 using MathBlock = void (*)(const float* x, float* y, float* t, int64_t count);
 
 // `block` over every element of a in order, into out: a strided a is
-// gathered a block at a time; split across the cores from
-// kParallelThreshold elements up.
+// first copied into out (row by row, or in tiles for a transpose, as any
+// unary kernel reads it), the blocks then computed in place; split across
+// the cores from kParallelThreshold elements up.
 void mathBlockLoop(const Tensor& a, Tensor& out, MathBlock block) {
   const float* x = a.data<float>();
   float* o = out.data<float>();
   int64_t n = out.numel();
-  bool contiguous = a.isContiguous();
+  if (!a.isContiguous()) {
+    unaryLoop<float, float>(a, out, [](float v) { return v; });
+    x = o;
+  }
   auto range = [&](int64_t lo, int64_t hi) {
-    alignas(64) float gathered[kMathBlock];
     alignas(64) float scratch[kMathBlock];
-    for (int64_t b = lo; b < hi; b += kMathBlock) {
-      int64_t count = std::min(kMathBlock, hi - b);
-      const float* in = x + b;
-      if (!contiguous) {
-        for (int64_t k = 0; k < count; ++k) gathered[k] = x[a.flatOffset(b + k)];
-        in = gathered;
-      }
-      block(in, o + b, scratch, count);
-    }
+    for (int64_t b = lo; b < hi; b += kMathBlock) block(x + b, o + b, scratch, std::min(kMathBlock, hi - b));
   };
   if (n < kParallelThreshold) return range(0, n);
 #pragma omp parallel

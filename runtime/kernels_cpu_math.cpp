@@ -104,7 +104,7 @@ void registerFloatBinary(KernelTable& r) {
     binaryLoop<T, T>(a, b, o, [](T x, T y) { return std::copysign(x, y); });
   });
   r.addBinary(Op::Nextafter, dtypeOf<T>(), [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
-    binaryLoop<T, T>(a, b, o, [](T x, T y) { return std::nextafter(x, y); });
+    binaryLoop<T, T>(a, b, o, [](T x, T y) { return special::nextAfter(x, y); });
   });
   r.addBinary(Op::Polygamma, dtypeOf<T>(), [](const Tensor& a, const Tensor& b, Tensor& o, SourceLoc) {
     binaryLoop<T, T>(a, b, o, [](T n, T x) { return static_cast<T>(special::polygamma(n, x)); });

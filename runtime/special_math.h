@@ -3,9 +3,10 @@
 // lgamma writes the global signgam), digamma, polygamma of order n >= 1
 // and zeta (the Hurwitz zeta function), the incomplete gamma functions,
 // erfinv and ndtri, erfcx and log_ndtr, the modified Bessel functions i0,
-// i0e, i1, i1e, k0, k0e, k1, k1e, and C's Bessel functions j0, j1, y0,
-// y1; frexp's parts, and the gcd and lcm of integers. Host and device functions (runtime/host_device.h), so the CPU
-// kernels (float_unary.def), the CUDA plugin's kernels
+// i0e, i1, i1e, k0, k0e, k1, k1e, C's Bessel functions j0, j1, y0, y1,
+// frexp's parts, and the gcd and lcm of integers. Host and device
+// functions (runtime/host_device.h), so the CPU kernels (float_unary.def,
+// kernels_cpu_elementwise.cpp), the CUDA plugin's kernels
 // (cuda/element_math.h) and a Python float's math compute them with one
 // definition; the JIT's fused kernels call the same code through the
 // symbols of runtime/jit/special_symbols.cpp (f32 tensors' lgamma is
@@ -18,6 +19,8 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "runtime/bessel_chebyshev.h"
@@ -465,17 +468,67 @@ NN_HOST_DEVICE inline double besselJ1(double x) { return ::j1(x); }
 NN_HOST_DEVICE inline double besselY0(double x) { return ::y0(x); }
 NN_HOST_DEVICE inline double besselY1(double x) { return ::y1(x); }
 
+// The bits of a float or double as the unsigned integer of its width, and
+// back (memcpy: a bit cast on the host and on a GPU alike).
+template <class T>
+using FloatBits = typename std::conditional<sizeof(T) == 4, uint32_t, uint64_t>::type;
+template <class T>
+NN_HOST_DEVICE inline FloatBits<T> bitsOf(T x) {
+  FloatBits<T> b;
+  memcpy(&b, &x, sizeof b);
+  return b;
+}
+template <class T>
+NN_HOST_DEVICE inline T fromBits(FloatBits<T> b) {
+  T x;
+  memcpy(&x, &b, sizeof x);
+  return x;
+}
+
 // frexp's parts: x = mantissa * 2^exponent, 0.5 <= |mantissa| < 1; zeros,
 // infinities and NaN their own mantissa with exponent 0 (glibc's choice,
-// which C leaves unspecified). The exponent as a double.
-NN_HOST_DEVICE inline double frexpMantissa(double x) {
-  int exponent = 0;
-  return x == 0 || !std::isfinite(x) ? x : std::frexp(x, &exponent);
+// which C leaves unspecified). From the bits, as selects (a subnormal
+// first scaled into the normal range, exactly), so a loop of them
+// vectorises; the exponent as a T.
+template <class T>
+struct FrexpParts {
+  T mantissa, exponent;
+};
+template <class T>
+NN_HOST_DEVICE inline FrexpParts<T> frexpParts(T x) {
+  using U = FloatBits<T>;
+  constexpr int kMantissaBits = sizeof(T) == 4 ? 23 : 52, kScale = sizeof(T) == 4 ? 25 : 54;
+  constexpr U kExponentMask = sizeof(T) == 4 ? 0xff : 0x7ff, kHalf = sizeof(T) == 4 ? 126 : 1022;
+  bool subnormal = ((bitsOf(x) >> kMantissaBits) & kExponentMask) == 0;
+  T scaled = subnormal ? x * static_cast<T>(U(1) << kScale) : x;
+  U bits = bitsOf(scaled);
+  T exponent = static_cast<T>(static_cast<int>((bits >> kMantissaBits) & kExponentMask) - static_cast<int>(kHalf) -
+                              (subnormal ? kScale : 0));
+  T mantissa = fromBits<T>((bits & ~(kExponentMask << kMantissaBits)) | (kHalf << kMantissaBits));
+  bool itself = x == 0 || !(x - x == 0);  // zero, infinite or NaN
+  return {itself ? x : mantissa, itself ? T(0) : exponent};
 }
-NN_HOST_DEVICE inline double frexpExponent(double x) {
-  int exponent = 0;
-  if (x != 0 && std::isfinite(x)) std::frexp(x, &exponent);
-  return exponent;
+template <class T>
+NN_HOST_DEVICE inline T frexpMantissa(T x) {
+  return frexpParts(x).mantissa;
+}
+template <class T>
+NN_HOST_DEVICE inline T frexpExponent(T x) {
+  return frexpParts(x).exponent;
+}
+
+// C's nextafter(x, y), the next value after x towards y (y where they are
+// equal, x + y where either is NaN), from the bits as selects, so a loop
+// of them vectorises.
+template <class T>
+NN_HOST_DEVICE inline T nextAfter(T x, T y) {
+  using U = FloatBits<T>;
+  U bits = bitsOf(x);
+  U away = (x < y) == (x > 0) ? bits + 1 : bits - 1;  // the magnitude grows or shrinks by one step
+  U signOfY = bitsOf(y) & (U(1) << (sizeof(T) * 8 - 1));
+  T next = fromBits<T>(x == 0 ? signOfY | 1 : away);  // from zero, the least subnormal of y's sign
+  next = x == y ? y : next;
+  return x != x || y != y ? x + y : next;
 }
 
 // The greatest common divisor and least common multiple of two integers

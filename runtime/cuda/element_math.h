@@ -76,7 +76,7 @@ NN_HOST_DEVICE T applyBinary(Binary op, T x, T y, int* fault) {
       default: return T(0);
     }
   } else {
-    using std::atan2, std::copysign, std::floor, std::fmod, std::hypot, std::nextafter, std::pow;
+    using std::atan2, std::copysign, std::floor, std::fmod, std::hypot, std::pow;
     switch (op) {
       case Binary::Add: return x + y;
       case Binary::Sub: return x - y;
@@ -109,7 +109,7 @@ NN_HOST_DEVICE T applyBinary(Binary op, T x, T y, int* fault) {
       case Binary::Zeta: return static_cast<T>(special::zeta(x, y));
       case Binary::Gammainc: return static_cast<T>(special::incompleteGamma(x, y, false));
       case Binary::Gammaincc: return static_cast<T>(special::incompleteGamma(x, y, true));
-      case Binary::Nextafter: return nextafter(x, y);
+      case Binary::Nextafter: return special::nextAfter(x, y);
       case Binary::Maximum: return (x != x || y != y) ? x + y : (x > y ? x : y);
       case Binary::Minimum: return (x != x || y != y) ? x + y : (x < y ? x : y);
       default: return T(0);

@@ -208,7 +208,21 @@ llvm::Value* ElementwiseEmitter::floatBinary(Op op, llvm::Value* x, llvm::Value*
     case Op::Zeta: return special("nn_zeta", x, y);
     case Op::Gammainc: return special("nn_gammainc", x, y);
     case Op::Gammaincc: return special("nn_gammaincc", x, y);
-    case Op::Nextafter: return libm("nextafter", x, y);
+    case Op::Nextafter: {
+      // special::nextAfter: the bits one step up or down (from zero, the
+      // least subnormal of y's sign); y where x == y, x + y for a NaN.
+      llvm::Type* bitsType = b_.getIntNTy(t->getPrimitiveSizeInBits());
+      llvm::Value* bits = b_.CreateBitCast(x, bitsType);
+      llvm::Value* grows = b_.CreateICmpEQ(b_.CreateFCmpOLT(x, y), b_.CreateFCmpOGT(x, zero));
+      llvm::Value* one = llvm::ConstantInt::get(bitsType, 1);
+      llvm::Value* away = b_.CreateSelect(grows, b_.CreateAdd(bits, one), b_.CreateSub(bits, one));
+      llvm::Value* signOfY = b_.CreateAnd(b_.CreateBitCast(y, bitsType),
+                                          llvm::ConstantInt::get(bitsType, llvm::APInt::getSignMask(bitsType->getIntegerBitWidth())));
+      llvm::Value* next = b_.CreateBitCast(
+          b_.CreateSelect(b_.CreateFCmpOEQ(x, zero), b_.CreateOr(signOfY, one), away), t);
+      next = b_.CreateSelect(b_.CreateFCmpOEQ(x, y), y, next);
+      return b_.CreateSelect(b_.CreateFCmpUNO(x, y), b_.CreateFAdd(x, y), next);
+    }
     case Op::Maximum:
     case Op::Minimum: {
       // NaN propagates (the first operand's when both are NaN).

@@ -6,12 +6,17 @@
 // definitions, values to 40 digits (mpmath) and each other, and the
 // special values at poles and ends. A sweep of arguments, each
 // checked to a relative tolerance a few ulps wide (the identities' own
-// arithmetic rounds too).
+// arithmetic rounds too). frexp's parts and nextafter, computed from the
+// bits, against the C library's; gcd and lcm against Euclid.
 #include "runtime/special_math.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <vector>
 
 namespace {
 
@@ -246,6 +251,53 @@ TEST(SpecialMath, LgammaIsTheCLibrarys) {
   }
   EXPECT_EQ(special::lgamma(0.0), INFINITY);
   EXPECT_EQ(special::lgamma(-2.0), INFINITY);
+}
+
+// frexp's parts and nextafter from the bits are the C library's, bit for
+// bit, on random bit patterns (subnormals, infinities and NaNs among them)
+// and the edges of each range; gcd and lcm against Euclid on small values.
+template <class T>
+void checkBitFunctionsAgainstLibm() {
+  using U = special::FloatBits<T>;
+  std::mt19937_64 rng(7);
+  std::vector<T> xs = {T(0), -T(0), T(1), -T(1), std::numeric_limits<T>::min(), std::numeric_limits<T>::denorm_min(),
+                       -std::numeric_limits<T>::denorm_min(), std::numeric_limits<T>::max(),
+                       -std::numeric_limits<T>::max(), T(INFINITY), T(-INFINITY), T(NAN), T(0.5), T(3) / 4};
+  for (int i = 0; i < 20000; ++i) xs.push_back(special::fromBits<T>(static_cast<U>(rng())));
+  auto same = [](T a, T b) { return (a != a && b != b) || special::bitsOf(a) == special::bitsOf(b); };
+  for (size_t i = 0; i < xs.size(); ++i) {
+    T x = xs[i];
+    int e = 0;
+    T m = std::frexp(x, &e);
+    EXPECT_TRUE(same(special::frexpMantissa(x), m)) << x;
+    if (std::isfinite(x)) EXPECT_EQ(special::frexpExponent(x), T(e)) << x;
+    else EXPECT_EQ(special::frexpExponent(x), T(0)) << x;
+    for (T y : {xs[(i * 7 + 3) % xs.size()], T(0), -T(0), T(INFINITY), T(-INFINITY), x})
+      EXPECT_TRUE(same(special::nextAfter(x, y), std::nextafter(x, y))) << x << " towards " << y;
+  }
+}
+
+TEST(SpecialMath, FrexpAndNextafterAreTheCLibrarys) {
+  checkBitFunctionsAgainstLibm<float>();
+  checkBitFunctionsAgainstLibm<double>();
+}
+
+TEST(SpecialMath, GcdAndLcmOfSmallIntegers) {
+  for (int64_t a = -30; a <= 30; ++a)
+    for (int64_t b = -30; b <= 30; ++b) {
+      int64_t g = 0;
+      for (int64_t d = 1; d <= 30; ++d)
+        if (a % d == 0 && b % d == 0) g = d;
+      if (a == 0 && b == 0) g = 0;
+      else if (a == 0 || b == 0) g = std::abs(a == 0 ? b : a);
+      EXPECT_EQ(special::gcd(a, b), g) << a << " " << b;
+      EXPECT_EQ(special::lcm(a, b), g == 0 ? 0 : std::abs(a * b) / g) << a << " " << b;
+      EXPECT_EQ(special::gcd(static_cast<int32_t>(a), static_cast<int32_t>(b)), static_cast<int32_t>(g));
+    }
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  EXPECT_EQ(special::gcd(kMin, int64_t{6}), 2);  // the true gcd (PyTorch's wraps to -2)
+  EXPECT_EQ(special::gcd(kMin, int64_t{0}), kMin);  // 2^63, wrapped
+  EXPECT_EQ(special::lcm(std::numeric_limits<int64_t>::max(), int64_t{2}), 2);  // 2^64 - 2, wrapped and negated
 }
 
 }  // namespace
