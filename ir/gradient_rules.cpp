@@ -754,6 +754,12 @@ void GradIndexGrad(GradientBuilder& b) {
   if (b.wanted[0]) b.grads[0] = b.emit(Op::GetItem, {b.adjoint, b.operands[2]});
 }
 
+// index_grad_add(x, g, index) = x + index_grad(g, x, index).
+void GradIndexGradAdd(GradientBuilder& b) {
+  if (b.wanted[0]) b.grads[0] = b.adjoint;
+  if (b.wanted[1]) b.grads[1] = b.emit(Op::GetItem, {b.adjoint, b.operands[2]});
+}
+
 // reduce_grad spreads g over x's shape: its own gradient reduces back.
 void GradReduceGrad(GradientBuilder& b) {
   if (!b.wanted[0]) return;

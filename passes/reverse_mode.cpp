@@ -160,10 +160,27 @@ class Reverser {
       adj.order.push_back(v);
       return;
     }
-    Node* sum = ir::build(&into, Op::Add, loc, {slot->second, g}, 1);
+    slot->second = sum(into, slot->second, g, loc);
+  }
+
+  // acc + g, emitted in `into`. A g that is an index_grad of `into` read
+  // by nothing yet (the adjoint of one x[index]: zeros but at the
+  // selection) is added at the selection instead (index_grad_add, and the
+  // index_grad dropped), so that x[t] read in each of T steps costs T
+  // selections rather than T whole tensors.
+  static Value* sum(Block& into, Value* acc, Value* g, SourceLoc loc) {
+    Node* spread = g->def();
+    bool selection = spread && spread->op() == Op::IndexGrad && spread->parent() == &into &&
+                     acc->type() == g->type() && !reads(into, g);
+    Node* sum = selection ? ir::build(&into, Op::IndexGradAdd, loc, {acc, spread->operand(0), spread->operand(2)}, 1)
+                          : ir::build(&into, Op::Add, loc, {acc, g}, 1);
+    if (selection) {
+      auto& nodes = into.mutableNodes();
+      nodes.erase(std::find_if(nodes.begin(), nodes.end(), [&](const auto& p) { return p.get() == spread; }));
+    }
     sum->setBackward();
     sum->result(0)->setType(ir::resultType(*sum, 0));
-    slot->second = sum->result(0);
+    return sum->result(0);
   }
 
   // `v` where the backward being built in `into` can read it.
@@ -413,7 +430,7 @@ class Reverser {
       sums.push_back(zero);
       cond.addArg(zero->type());
       Value* sum = body.addArg(zero->type());
-      yields.push_back(emit(body, Op::Add, {sum, badj.of[v]})->result(0));
+      yields.push_back(this->sum(body, sum, badj.of[v], loc));
     }
     emit(body, Op::Yield, yields);
     for (size_t k = 0; k < slots.size(); ++k) {

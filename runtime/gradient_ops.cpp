@@ -59,17 +59,28 @@ Tensor indexGrad(const Tensor& g, const Tensor& x, const Value& index, SourceLoc
       return reshape(astype(sums, g.dtype()), x.shape(), loc);
     }
   }
+  // A basic index (ints, slices): g written into zeros at the selection.
+  if (!hasAdvancedIndex(index))
+    if (std::optional<Tensor> r =
+            addAtBasicIndex(makeTensorValue(fullLike(g.dtype(), x.shape(), 0.0, x.device())), g, index, true, loc))
+      return *r;
   // Otherwise the flat position of every element x[index] selects: index a
-  // ramp of positions the same way (basic and advanced indexing alike).
+  // ramp of positions the same way.
   Ramp ramp;
   ramp.exact = true;  // integer positions, counted exactly
   Tensor positions = reshape(rampTensor(ir::Op::Arange, DType::I64, x.numel(), ramp, x.device(), loc), x.shape(), loc);
   Tensor picked = tensorGetItem(positions, index, loc);
-  Shape flat{x.numel()};
-  Tensor zeros = fullLike(g.dtype(), flat, 0.0, x.device());
-  Shape n{picked.numel()};
-  Tensor summed = scatterAdd(zeros, 0, reshape(picked.contiguous(), n, loc), reshape(g.contiguous(), n, loc), loc);
+  Shape flat{x.numel()}, n{picked.numel()};
+  Tensor summed = scatterAdd(fullLike(g.dtype(), flat, 0.0, x.device()), 0, reshape(picked.contiguous(), n, loc),
+                             reshape(g.contiguous(), n, loc), loc);
   return reshape(summed, x.shape(), loc);
+}
+
+Value indexGradAdd(const Value& x, const Value& g, const Value& index, SourceLoc loc, bool consume) {
+  if (!x.is(Kind::Tensor) || !g.is(Kind::Tensor)) fail(loc, "internal error: index_grad_add of a non-tensor");
+  if (std::optional<Tensor> r = addAtBasicIndex(x, tensorOf(g), index, consume, loc)) return makeTensorValue(*r);
+  Value spread = makeTensorValue(indexGrad(tensorOf(g), tensorOf(x), index, loc));
+  return tensorBinary(ir::Op::Add, x, spread, loc, consume ? kConsumeFirst : 0);
 }
 
 Tensor reduceGrad(const Tensor& g, const Tensor& x, std::vector<int64_t> axes, bool keepdims, bool mean,

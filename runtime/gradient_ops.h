@@ -22,6 +22,10 @@ Tensor reshapeLike(const Tensor& x, const Tensor& like, SourceLoc loc);
 // The gradient g of x[index] with respect to x: zeros of x's shape with g
 // added at the positions index selects (repeated positions add up).
 Tensor indexGrad(const Tensor& g, const Tensor& x, const Value& index, SourceLoc loc);
+// x + indexGrad(g, x, index): one more adjoint of x[index] added to x's
+// sum, into x's own buffer (`consume`: nothing else holds it) and at the
+// selection alone where the index is basic.
+Value indexGradAdd(const Value& x, const Value& g, const Value& index, SourceLoc loc, bool consume);
 // The gradient g of sum(x, axes, keepdims) (mean: of mean) with respect to
 // x: g spread over x's shape (divided by the count for a mean). No axes:
 // all of them.

@@ -463,6 +463,20 @@ Tensor tensorGetItem(const Tensor& t, const Value& index, SourceLoc loc) {
   return t.view(s.shape, s.strides, s.offset);
 }
 
+std::optional<Tensor> addAtBasicIndex(const Value& acc, const Tensor& g, const Value& index, bool consume,
+                                      SourceLoc loc) {
+  const Tensor& a = tensorOf(acc);
+  if (hasAdvancedIndex(index) || g.dtype() != a.dtype()) return std::nullopt;
+  Selection s = select(a, index, loc);
+  if (s.shape != g.shape()) return std::nullopt;
+  const Tensor* own = reusable(acc, consume, a.dtype(), a.shape());
+  Tensor out = own ? *own : a.clone();
+  if (!own) s = select(out, index, loc);
+  Tensor target = out.view(s.shape, s.strides, s.offset);
+  target.copyFrom(tensorOf(tensorBinary(Op::Add, makeTensorValue(target), makeTensorValue(g), loc)));
+  return out;
+}
+
 Tensor tensorSetItem(const Tensor& t, const Value& index, const Value& value, SourceLoc loc) {
   // Functional update: the result is a fresh copy; `t` is unchanged.
   if (hasAdvancedIndex(index)) {

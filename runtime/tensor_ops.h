@@ -96,6 +96,12 @@ Tensor randint(DType dtype, const Shape& shape, int64_t low, int64_t high, Rando
 Tensor tensorGetItem(const Tensor& t, const Value& index, SourceLoc loc);
 // A copy of t with t[index] = value (value broadcast to the selection).
 Tensor tensorSetItem(const Tensor& t, const Value& index, const Value& value, SourceLoc loc);
+// acc with g added at acc[index] for a basic index (ints, slices, None,
+// Ellipsis), g of the selection's shape and acc's dtype: written into acc's
+// own buffer when `consume` allows (nothing else holds it), else into a
+// copy; nullopt for any other index or dtype.
+std::optional<Tensor> addAtBasicIndex(const Value& acc, const Tensor& g, const Value& index, bool consume,
+                                      SourceLoc loc);
 
 // Joining, splitting and index-driven ops (tensor_shape_ops.cpp), with
 // PyTorch's conventions: pad widths run from the last axis backwards,

@@ -3,6 +3,7 @@
 
 #include "ir/op_signature.h"
 #include "runtime/format.h"
+#include "runtime/gradient_ops.h"
 #include "runtime/scalar_ops.h"
 #include "runtime/tensor_ops.h"
 
@@ -34,7 +35,7 @@ bool isValueOp(Op op) {
     case Op::Gammainc: case Op::Gammaincc: case Op::Nextafter: case Op::Gcd: case Op::Lcm:
     case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne:
     case Op::Is: case Op::IsNot: case Op::In: case Op::NotIn:
-    case Op::GetItem: case Op::SetItem: case Op::DelItem:
+    case Op::GetItem: case Op::SetItem: case Op::DelItem: case Op::IndexGradAdd:
       return true;
     default: return false;
   }
@@ -134,6 +135,7 @@ Value runValueOp(const ir::Node& n, const Value* const* in, unsigned consumable)
     case Op::SetItem:
       return n.attr("write_back") ? writeBackItem(*in[0], *in[1], *in[2], loc) : setItem(*in[0], *in[1], *in[2], loc);
     case Op::DelItem: return delItem(*in[0], *in[1], loc);
+    case Op::IndexGradAdd: return indexGradAdd(*in[0], *in[1], *in[2], loc, consumable & kConsumeFirst);
     default: fail(loc, std::string("internal error: ") + n.info().name + " is not a value op");
   }
 }

@@ -6,8 +6,8 @@
 // element with (f(x + h) - f(x - h)) / 2h, h = 1e-6: the difference must be
 // below 1e-6 * (1 + |numeric|) (the truncation error is O(h^2) and the
 // rounding error O(1e-16 / h)). The ops gradient rules emit themselves
-// (sum_to, broadcast_like, reshape_like, reduce_grad) are checked the same
-// way through second derivatives.
+// (sum_to, broadcast_like, reshape_like, reduce_grad, index_grad_add) are
+// checked the same way through second derivatives.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -324,6 +324,9 @@ const std::vector<Case>& cases() {
       {"reshape_like", "a.reshape(4, 3) * a.reshape(4, 3)", {"randn(3, 4)"}, true},
       {"reduce_grad", "a.sum(axis=0) * a.mean()", {"randn(3, 4)"}, true},
       {"index_grad", "a[tensor([1, 1, 0])] * a[tensor([1, 1, 0])]", {"randn(3, 2)"}, true},
+      // Two reads of a: the second adjoint is added at its selection.
+      {"index_grad_add", "a[0] * a[1:3] * a[2]", {"randn(3, 2)"}, true},
+      {"index_grad_add", "a[tensor([1, 1, 0])] * a[0]", {"randn(3, 2)"}, true},
       {"conv2d_grad_input", "conv2d(a, b, stride=2, padding=1) * conv2d(a, b, stride=2, padding=1)",
        {"randn(1, 2, 5, 4)", "randn(3, 2, 3, 3)"}, true},
       // grad(first) differentiates with respect to a: here the weight.
