@@ -62,6 +62,13 @@ void Node::setAttr(const std::string& name, Attr value) {
   else attrs_.insert(it, {name, std::move(value)});
 }
 
+void Node::removeAttr(std::string_view name) {
+  auto it = std::find_if(attrs_.begin(), attrs_.end(), [&](const auto& a) { return a.first == name; });
+  if (it == attrs_.end()) return;
+  executorCache_.store(nullptr, std::memory_order_release);
+  attrs_.erase(it);
+}
+
 const Attr* Node::attr(std::string_view name) const {
   for (const auto& a : attrs_)
     if (a.first == name) return &a.second;

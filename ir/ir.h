@@ -224,6 +224,8 @@ class Node {
   // Attributes, kept sorted by name so printing is stable.
   const std::vector<std::pair<std::string, Attr>>& attrs() const { return attrs_; }
   void setAttr(const std::string& name, Attr value);
+  // Drops attribute `name` (none: nothing changes).
+  void removeAttr(std::string_view name);
   const Attr* attr(std::string_view name) const;
   // References into the node (empty when absent): the interpreter reads
   // these on every execution, so they are not copied.

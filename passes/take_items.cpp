@@ -17,6 +17,10 @@
 // a loop would read twice), with `c` a non-negative int constant and no
 // index read twice. Each of those reads gets `take = true`.
 //
+// A read marked by an earlier run (a template's, which a specialised copy
+// inherits before its own CSE merges reads) whose container no longer
+// qualifies loses its mark.
+//
 // Invariants: only attributes change; an item is moved out at most once,
 // by the only read of its index, so no later read can see what it left.
 #include <unordered_map>
@@ -32,7 +36,14 @@ class TakeItems {
  public:
   bool run(ir::Function& f) {
     count(*f.body());
+    // Marks from an earlier run go first: passes since (a specialised
+    // copy's CSE) may have given a container another reader.
     bool changed = false;
+    for (ir::Node* n : marked_)
+      if (!qualifies(n->operand(0), reads_[n->operand(0)])) {
+        n->removeAttr("take");
+        changed = true;
+      }
     for (auto& [v, reads] : reads_) {
       if (!qualifies(v, reads)) continue;
       for (ir::Node* n : reads) {
@@ -52,6 +63,7 @@ class TakeItems {
         ++uses_[v];
         if (i == 0 && n->op() == ir::Op::GetItem && n->parent() == v->owner()) reads_[v].push_back(n.get());
       }
+      if (n->op() == ir::Op::GetItem && n->attr("take")) marked_.push_back(n.get());
       for (size_t k = 0; k < n->numBlocks(); ++k) count(*n->block(k));
     }
   }
@@ -79,6 +91,7 @@ class TakeItems {
 
   std::unordered_map<const ir::Value*, size_t> uses_;
   std::unordered_map<const ir::Value*, std::vector<ir::Node*>> reads_;
+  std::vector<ir::Node*> marked_;  // reads marked `take` before this run
 };
 
 }  // namespace
