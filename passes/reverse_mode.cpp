@@ -160,7 +160,7 @@ class Reverser {
       adj.order.push_back(v);
       return;
     }
-    slot->second = sum(into, slot->second, g, loc);
+    slot->second = accumulate(into, slot->second, g, loc);
   }
 
   // acc + g, emitted in `into`. A g that is an index_grad of `into` read
@@ -168,7 +168,7 @@ class Reverser {
   // selection) is added at the selection instead (index_grad_add, and the
   // index_grad dropped), so that x[t] read in each of T steps costs T
   // selections rather than T whole tensors.
-  static Value* sum(Block& into, Value* acc, Value* g, SourceLoc loc) {
+  static Value* accumulate(Block& into, Value* acc, Value* g, SourceLoc loc) {
     Node* spread = g->def();
     bool selection = spread && spread->op() == Op::IndexGrad && spread->parent() == &into &&
                      acc->type() == g->type() && !reads(into, g);
@@ -430,7 +430,7 @@ class Reverser {
       sums.push_back(zero);
       cond.addArg(zero->type());
       Value* sum = body.addArg(zero->type());
-      yields.push_back(this->sum(body, sum, badj.of[v], loc));
+      yields.push_back(accumulate(body, sum, badj.of[v], loc));
     }
     emit(body, Op::Yield, yields);
     for (size_t k = 0; k < slots.size(); ++k) {
