@@ -170,8 +170,8 @@ class Reverser {
   // selections rather than T whole tensors.
   static Value* accumulate(Block& into, Value* acc, Value* g, SourceLoc loc) {
     Node* spread = g->def();
-    bool selection = spread && spread->op() == Op::IndexGrad && spread->parent() == &into &&
-                     acc->type() == g->type() && !reads(into, g);
+    bool selection = spread && spread->op() == Op::IndexGrad && spread->parent() == &into && acc->type() == g->type() &&
+                     !reads(into, g);
     Node* sum = selection ? ir::build(&into, Op::IndexGradAdd, loc, {acc, spread->operand(0), spread->operand(2)}, 1)
                           : ir::build(&into, Op::Add, loc, {acc, g}, 1);
     if (selection) {

@@ -12,7 +12,8 @@
 // symbols of runtime/jit/special_symbols.cpp (f32 tensors' lgamma is
 // SLEEF's, sleef_functions.def). Each computes in double, an f32 element
 // rounded once at the end, but for erfinv, which has a single-precision
-// form of its own, and frexp and nextafter, exact in the element's type. The special values are PyTorch's (digamma(+-0) =
+// form of its own, and frexp and nextafter, exact in the element's type. The special values are PyTorch's (digamma(+-0)
+// =
 // -+inf, digamma of a negative integer NaN, polygamma at a pole +-inf,
 // erfinv(+-1) = +-inf and NaN past) but where the limit is finite and
 // PyTorch's NaN or overflow (i0 past 709.78, j0(inf), zeta(inf, q)).

@@ -194,8 +194,8 @@ Value bFrexp(CallContext& c, std::vector<Value>& args) {
   Value x = unary(c, args);
   if (!isFloating(tensorOf(x).dtype()))
     fail(c.loc, "frexp(): expects a float tensor, not " + typeString(tensorOf(x)), ErrorClass::TypeError);
-  Value exponent = applyOp(c, ir::Op::AsType,
-                           {op1(c, ir::Op::FrexpExponent, x), Value::dtype(static_cast<int>(DType::I32))});
+  Value exponent =
+      applyOp(c, ir::Op::AsType, {op1(c, ir::Op::FrexpExponent, x), Value::dtype(static_cast<int>(DType::I32))});
   return makeTuple({op1(c, ir::Op::FrexpMantissa, x), exponent});
 }
 
@@ -331,8 +331,8 @@ void addTensorMathComposites(BuiltinTable& table) {
   using ir::Builtin;
   for (Builtin b : {Builtin::Trunc, Builtin::Fix, Builtin::Frac, Builtin::Deg2rad, Builtin::Rad2deg, Builtin::Sinc,
                     Builtin::Logaddexp, Builtin::Logaddexp2, Builtin::Xlogy, Builtin::Heaviside, Builtin::FloatPower,
-                    Builtin::Logit, Builtin::Fmax, Builtin::Fmin, Builtin::Ldexp, Builtin::Frexp, Builtin::Addcmul, Builtin::Addcdiv,
-                    Builtin::Rsub, Builtin::LogicalXor, Builtin::Signbit, Builtin::Isposinf, Builtin::Isneginf,
+                    Builtin::Logit, Builtin::Fmax, Builtin::Fmin, Builtin::Ldexp, Builtin::Frexp, Builtin::Addcmul,
+                    Builtin::Addcdiv, Builtin::Rsub, Builtin::LogicalXor, Builtin::Signbit, Builtin::Isposinf, Builtin::Isneginf,
                     Builtin::Isreal, Builtin::Mvlgamma})
     table[ir::builtinInfo(b).name] = tensorMathCompositeMethod(ir::builtinInfo(b).name);
   table[ir::builtinInfo(Builtin::Polygamma).name] = bPolygamma;

@@ -139,8 +139,10 @@ llvm::Value* ElementwiseEmitter::special(const char* name, llvm::Value* x, llvm:
   llvm::Type* f64 = single ? t : b_.getDoubleTy();
   std::vector<llvm::Type*> params(y ? 2 : 1, f64);
   std::string symbol = std::string(name);
-  if (integer) symbol += t->getIntegerBitWidth() == 32 ? "_i32" : "_i64";
-  else if (single) symbol += "f";
+  if (integer)
+    symbol += t->getIntegerBitWidth() == 32 ? "_i32" : "_i64";
+  else if (single)
+    symbol += "f";
   llvm::FunctionCallee callee = m_.getOrInsertFunction(symbol, llvm::FunctionType::get(f64, params, false));
   if (auto* f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
     f->setDoesNotAccessMemory();
@@ -216,10 +218,11 @@ llvm::Value* ElementwiseEmitter::floatBinary(Op op, llvm::Value* x, llvm::Value*
       llvm::Value* grows = b_.CreateICmpEQ(b_.CreateFCmpOLT(x, y), b_.CreateFCmpOGT(x, zero));
       llvm::Value* one = llvm::ConstantInt::get(bitsType, 1);
       llvm::Value* away = b_.CreateSelect(grows, b_.CreateAdd(bits, one), b_.CreateSub(bits, one));
-      llvm::Value* signOfY = b_.CreateAnd(b_.CreateBitCast(y, bitsType),
-                                          llvm::ConstantInt::get(bitsType, llvm::APInt::getSignMask(bitsType->getIntegerBitWidth())));
-      llvm::Value* next = b_.CreateBitCast(
-          b_.CreateSelect(b_.CreateFCmpOEQ(x, zero), b_.CreateOr(signOfY, one), away), t);
+      llvm::Value* signOfY =
+          b_.CreateAnd(b_.CreateBitCast(y, bitsType),
+                       llvm::ConstantInt::get(bitsType, llvm::APInt::getSignMask(bitsType->getIntegerBitWidth())));
+      llvm::Value* next =
+          b_.CreateBitCast(b_.CreateSelect(b_.CreateFCmpOEQ(x, zero), b_.CreateOr(signOfY, one), away), t);
       next = b_.CreateSelect(b_.CreateFCmpOEQ(x, y), y, next);
       return b_.CreateSelect(b_.CreateFCmpUNO(x, y), b_.CreateFAdd(x, y), next);
     }
@@ -288,8 +291,10 @@ llvm::Value* ElementwiseEmitter::intBinary(Op op, llvm::Value* x, llvm::Value* y
       }
       return result;
     }
-    case Op::Gcd: return boolean ? nullptr : special("nn_gcd", x, y);
-    case Op::Lcm: return boolean ? nullptr : special("nn_lcm", x, y);
+    case Op::Gcd:
+      return boolean ? nullptr : special("nn_gcd", x, y);
+    case Op::Lcm:
+      return boolean ? nullptr : special("nn_lcm", x, y);
     case Op::LShift:
     case Op::RShift: {
       if (boolean) return nullptr;
@@ -415,8 +420,10 @@ llvm::Value* ElementwiseEmitter::floatUnary(Op op, llvm::Value* x, std::string& 
     case Op::BesselJ1: return special("nn_bessel_j1", x);
     case Op::BesselY0: return special("nn_bessel_y0", x);
     case Op::BesselY1: return special("nn_bessel_y1", x);
-    case Op::FrexpMantissa: return special("nn_frexp_mantissa", x);
-    case Op::FrexpExponent: return special("nn_frexp_exponent", x);
+    case Op::FrexpMantissa:
+      return special("nn_frexp_mantissa", x);
+    case Op::FrexpExponent:
+      return special("nn_frexp_exponent", x);
     case Op::Floor: return intrinsic(llvm::Intrinsic::floor, x);
     case Op::Ceil: return intrinsic(llvm::Intrinsic::ceil, x);
     case Op::Round: return intrinsic(llvm::Intrinsic::nearbyint, x);  // halves to even

@@ -247,10 +247,10 @@ TEST(CudaElementMath, IntegersAsTheCpuComputesThem) {
     using T = decltype(type);
     checkArithmetic<T>();
     using cuda::Binary;
-    for (auto [op, code] : {std::pair{Op::BitAnd, Binary::BitAnd}, std::pair{Op::BitOr, Binary::BitOr},
-                            std::pair{Op::BitXor, Binary::BitXor}, std::pair{Op::LShift, Binary::LShift},
-                            std::pair{Op::RShift, Binary::RShift}, std::pair{Op::Gcd, Binary::Gcd},
-                            std::pair{Op::Lcm, Binary::Lcm}})
+    for (auto [op, code] :
+         {std::pair{Op::BitAnd, Binary::BitAnd}, std::pair{Op::BitOr, Binary::BitOr},
+          std::pair{Op::BitXor, Binary::BitXor}, std::pair{Op::LShift, Binary::LShift},
+          std::pair{Op::RShift, Binary::RShift}, std::pair{Op::Gcd, Binary::Gcd}, std::pair{Op::Lcm, Binary::Lcm}})
       checkBinary<T>(op, code);
     checkUnary<T>(Op::Invert, cuda::Unary::Invert, false);
   };

@@ -260,9 +260,20 @@ template <class T>
 void checkBitFunctionsAgainstLibm() {
   using U = special::FloatBits<T>;
   std::mt19937_64 rng(7);
-  std::vector<T> xs = {T(0), -T(0), T(1), -T(1), std::numeric_limits<T>::min(), std::numeric_limits<T>::denorm_min(),
-                       -std::numeric_limits<T>::denorm_min(), std::numeric_limits<T>::max(),
-                       -std::numeric_limits<T>::max(), T(INFINITY), T(-INFINITY), T(NAN), T(0.5), T(3) / 4};
+  std::vector<T> xs = {T(0),
+                       -T(0),
+                       T(1),
+                       -T(1),
+                       std::numeric_limits<T>::min(),
+                       std::numeric_limits<T>::denorm_min(),
+                       -std::numeric_limits<T>::denorm_min(),
+                       std::numeric_limits<T>::max(),
+                       -std::numeric_limits<T>::max(),
+                       T(INFINITY),
+                       T(-INFINITY),
+                       T(NAN),
+                       T(0.5),
+                       T(3) / 4};
   for (int i = 0; i < 20000; ++i) xs.push_back(special::fromBits<T>(static_cast<U>(rng())));
   auto same = [](T a, T b) { return (a != a && b != b) || special::bitsOf(a) == special::bitsOf(b); };
   for (size_t i = 0; i < xs.size(); ++i) {
@@ -270,8 +281,10 @@ void checkBitFunctionsAgainstLibm() {
     int e = 0;
     T m = std::frexp(x, &e);
     EXPECT_TRUE(same(special::frexpMantissa(x), m)) << x;
-    if (std::isfinite(x)) EXPECT_EQ(special::frexpExponent(x), T(e)) << x;
-    else EXPECT_EQ(special::frexpExponent(x), T(0)) << x;
+    if (std::isfinite(x))
+      EXPECT_EQ(special::frexpExponent(x), T(e)) << x;
+    else
+      EXPECT_EQ(special::frexpExponent(x), T(0)) << x;
     for (T y : {xs[(i * 7 + 3) % xs.size()], T(0), -T(0), T(INFINITY), T(-INFINITY), x})
       EXPECT_TRUE(same(special::nextAfter(x, y), std::nextafter(x, y))) << x << " towards " << y;
   }
@@ -288,15 +301,17 @@ TEST(SpecialMath, GcdAndLcmOfSmallIntegers) {
       int64_t g = 0;
       for (int64_t d = 1; d <= 30; ++d)
         if (a % d == 0 && b % d == 0) g = d;
-      if (a == 0 && b == 0) g = 0;
-      else if (a == 0 || b == 0) g = std::abs(a == 0 ? b : a);
+      if (a == 0 && b == 0)
+        g = 0;
+      else if (a == 0 || b == 0)
+        g = std::abs(a == 0 ? b : a);
       EXPECT_EQ(special::gcd(a, b), g) << a << " " << b;
       EXPECT_EQ(special::lcm(a, b), g == 0 ? 0 : std::abs(a * b) / g) << a << " " << b;
       EXPECT_EQ(special::gcd(static_cast<int32_t>(a), static_cast<int32_t>(b)), static_cast<int32_t>(g));
     }
   constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
-  EXPECT_EQ(special::gcd(kMin, int64_t{6}), 2);  // the true gcd (PyTorch's wraps to -2)
-  EXPECT_EQ(special::gcd(kMin, int64_t{0}), kMin);  // 2^63, wrapped
+  EXPECT_EQ(special::gcd(kMin, int64_t{6}), 2);                                 // the true gcd (PyTorch's wraps to -2)
+  EXPECT_EQ(special::gcd(kMin, int64_t{0}), kMin);                              // 2^63, wrapped
   EXPECT_EQ(special::lcm(std::numeric_limits<int64_t>::max(), int64_t{2}), 2);  // 2^64 - 2, wrapped and negated
 }
 
