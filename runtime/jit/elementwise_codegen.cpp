@@ -291,10 +291,8 @@ llvm::Value* ElementwiseEmitter::intBinary(Op op, llvm::Value* x, llvm::Value* y
       }
       return result;
     }
-    case Op::Gcd:
-      return boolean ? nullptr : special("nn_gcd", x, y);
-    case Op::Lcm:
-      return boolean ? nullptr : special("nn_lcm", x, y);
+    case Op::Gcd: return boolean ? nullptr : special("nn_gcd", x, y);
+    case Op::Lcm: return boolean ? nullptr : special("nn_lcm", x, y);
     case Op::LShift:
     case Op::RShift: {
       if (boolean) return nullptr;
@@ -420,10 +418,8 @@ llvm::Value* ElementwiseEmitter::floatUnary(Op op, llvm::Value* x, std::string& 
     case Op::BesselJ1: return special("nn_bessel_j1", x);
     case Op::BesselY0: return special("nn_bessel_y0", x);
     case Op::BesselY1: return special("nn_bessel_y1", x);
-    case Op::FrexpMantissa:
-      return special("nn_frexp_mantissa", x);
-    case Op::FrexpExponent:
-      return special("nn_frexp_exponent", x);
+    case Op::FrexpMantissa: return special("nn_frexp_mantissa", x);
+    case Op::FrexpExponent: return special("nn_frexp_exponent", x);
     case Op::Floor: return intrinsic(llvm::Intrinsic::floor, x);
     case Op::Ceil: return intrinsic(llvm::Intrinsic::ceil, x);
     case Op::Round: return intrinsic(llvm::Intrinsic::nearbyint, x);  // halves to even
