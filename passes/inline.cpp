@@ -3,9 +3,10 @@
 //
 // Algorithm: for each `call` whose callee is a `make_closure` of the same
 // function (a nested def or a lambda) of positional parameters only (no
-// `*args`, keyword-only or `**kwargs`), with positional arguments only, no
-// more than the parameters and enough with the closure's defaults, and a
-// callee that is not recursive (no `self_closure` anywhere in it), the
+// `*args`, keyword-only or `**kwargs`), whose arguments bind every
+// parameter (positional ones, then keywords by name, then the closure's
+// defaults) without raising, and a callee that is not recursive (no
+// `self_closure` anywhere in it), the
 // callee's body is copied before the call with its parameters bound to the
 // arguments (defaults from the make_closure's operands) and its captures
 // bound to the captured values; uses of the call's result then use the
@@ -21,6 +22,7 @@
 // Invariants: the make_closure stays (dce removes it when unused); the
 // inlined nodes keep their own source locations, so an error inside them
 // points into the callee.
+#include <algorithm>
 #include <unordered_map>
 
 #include "ir/clone.h"
@@ -65,18 +67,36 @@ class Inliner {
   }
 
  private:
+  // The callee of call `n` when it can be inlined, with `args` its
+  // parameters' values (positional arguments, then keywords by name, then
+  // defaults) and captures; null when the call would bind them otherwise
+  // or raise (an unknown keyword, one given twice, a parameter missing).
   const ir::Function* inlinable(const ir::Node& n, std::vector<ir::Value*>& args) const {
-    if (n.op() != ir::Op::Call || !n.strListAttr("kw").empty()) return nullptr;
+    if (n.op() != ir::Op::Call) return nullptr;
     const ir::Node* mk = n.operand(0)->def();
     if (!mk || mk->op() != ir::Op::MakeClosure) return nullptr;
     const ir::Function* fn = graph_.function(mk->strAttr("func"));
     if (!fn || !fn->plainSignature() || usesSelf(*fn->body())) return nullptr;
-    size_t nparams = fn->numParams(), nargs = n.operands().size() - 1;
+    const std::vector<std::string>& kw = n.strListAttr("kw");
+    if (kw.size() >= n.operands().size()) return nullptr;
+    size_t nparams = fn->numParams(), nargs = n.operands().size() - 1, npositional = nargs - kw.size();
     size_t ndefaults = static_cast<size_t>(mk->intAttr("ndefaults"));
     size_t ncap = mk->operands().size() - ndefaults;
-    if (ncap != fn->numCaptures() || nargs > nparams || nargs + ndefaults < nparams) return nullptr;
-    for (size_t i = 0; i < nparams; ++i)
-      args.push_back(i < nargs ? n.operand(1 + i) : mk->operand(ncap + (i - (nparams - ndefaults))));
+    if (ncap != fn->numCaptures() || npositional > nparams) return nullptr;
+    std::vector<ir::Value*> bound(nparams, nullptr);
+    for (size_t i = 0; i < npositional; ++i) bound[i] = n.operand(1 + i);
+    const std::vector<std::string>& names = fn->paramNames();
+    for (size_t k = 0; k < kw.size(); ++k) {
+      auto at = std::find(names.begin(), names.end(), kw[k]);
+      if (at == names.end() || bound[static_cast<size_t>(at - names.begin())]) return nullptr;
+      bound[static_cast<size_t>(at - names.begin())] = n.operand(1 + npositional + k);
+    }
+    for (size_t i = 0; i < nparams; ++i) {
+      if (bound[i]) continue;
+      if (i < nparams - ndefaults) return nullptr;
+      bound[i] = mk->operand(ncap + (i - (nparams - ndefaults)));
+    }
+    args = std::move(bound);
     for (size_t c = 0; c < ncap; ++c) args.push_back(mk->operand(c));
     return fn;
   }

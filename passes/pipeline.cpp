@@ -49,6 +49,14 @@ const std::vector<PassInfo>& pipeline() {
       // f(x) became an op, becomes its op too.
       {"builtin-ops", builtinOps},
       {"infer-types", inferTypes},
+      // Again: the ops builtin-ops made have shapes now, so `x.shape[0]`
+      // of one folds, and a call given it (`h.reshape(h.shape[0], -1)`)
+      // becomes its op.
+      {"fold-constants", foldConstants},
+      {"fold-ifs", foldIfs},
+      {"infer-types", inferTypes},
+      {"builtin-ops", builtinOps},
+      {"infer-types", inferTypes},
       // Before autodiff and CSE: a copy's gradient is the copy back, and
       // CSE leaves one copy per value and device.
       {"place-devices", placeDevices},
