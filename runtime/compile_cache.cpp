@@ -399,7 +399,7 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
       std::string qualified = imports.copy(*target);
       if (qualified.empty()) continue;
       becomeClosure(get, qualified, *target, host_);
-      bound.push_back({n->strAttr("name"), fv->ptr(), attr, nullptr, false, fv->weak()});
+      bound.push_back({n->strAttr("name"), fv->ptr(), attr, nullptr, false, fv->weak(), {}});
     }
     // Read only for those functions: the bindings hold it bound to the
     // module wherever the version runs (removed after the walk below).
@@ -421,7 +421,7 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
       // be another of the same def, which calls alike), without a lookup.
       if (target->fn == &original) {
         replaceNode(n, std::make_unique<ir::Node>(ir::Op::SelfClosure, n->loc()));
-        bound.push_back({name, g->ptr(), "", &module.entry(name), false, g->weak()});
+        bound.push_back({name, g->ptr(), "", &module.entry(name), false, g->weak(), {}});
         continue;
       }
       // Copied as an imported one is where it can be, so that the globals
@@ -432,7 +432,7 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
       // the call runs its own version, which binds them.
       if (copied.empty() && !target->defaults.empty()) continue;
       becomeClosure(n, copied.empty() ? target->fn->name() : copied, *target, host_);
-      bound.push_back({name, g->ptr(), "", &module.entry(name), false, g->weak()});
+      bound.push_back({name, g->ptr(), "", &module.entry(name), false, g->weak(), {}});
       continue;
     }
     // A builtin under a name of the module's own (`_sqrt = sqrt`): the
@@ -442,7 +442,7 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
       auto node = std::make_unique<ir::Node>(ir::Op::Builtin, n->loc());
       node->setAttr("name", builtin);
       replaceNode(n, std::move(node));
-      bound.push_back({name, g->ptr(), "", &module.entry(name), false, g->weak()});
+      bound.push_back({name, g->ptr(), "", &module.entry(name), false, g->weak(), {}});
       continue;
     }
     // One imported by `from mod import f`: copied in as above.
@@ -453,17 +453,63 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
     std::string qualified = imports.copy(*imported);
     if (qualified.empty()) continue;
     becomeClosure(n, qualified, *imported, host_);
-    bound.push_back({name, g->ptr(), "", &module.entry(name), false, g->weak()});
+    bound.push_back({name, g->ptr(), "", &module.entry(name), false, g->weak(), {}});
   }
-  for (const ImportedCopies::Read& r : imports.reads) bound.push_back({r.name, r.value, "", r.entry, true, r.alive});
+  for (const ImportedCopies::Read& r : imports.reads) bound.push_back({r.name, r.value, "", r.entry, true, r.alive, {}});
   for (ir::Node* n : moduleReads) removeNode(n);
   return bound;
 }
 
-// A binding is current while its global holds the function bound and no
-// function of the module stores the global (a graph added since, a REPL
-// line, may have one: Global::storedByFunction).
+// Whether `v` has type `t` as staticType gives it, without building the
+// type (a typed binding is checked at every call).
+static bool hasStaticType(const Value& v, const ir::Type& t) {
+  if (!v.is(Kind::Tensor)) return !t.isTensor() && t.kind == staticKind(v);
+  const Tensor& x = tensorOf(v);
+  if (!t.isTensor() || t.dtype != x.dtype() || !t.shape || t.shape->size() != x.shape().size() ||
+      CompileCache::offDefaultDevice(v))
+    return false;
+  for (size_t d = 0; d < t.shape->size(); ++d)
+    if ((*t.shape)[d].size != x.shape()[d]) return false;
+  return true;
+}
+
+std::vector<CompileCache::Binding> CompileCache::typeGlobals(ir::Function& copy, const ir::Function& original,
+                                                             ModuleInstance& module) {
+  std::vector<Binding> bound;
+  if (typedStale_[&original] >= kTypedStaleLimit) return bound;
+  std::vector<ir::Node*> loads;
+  collectGlobalLoads(*copy.body(), loads);
+  std::unordered_set<std::string> stored;
+  std::function<void(const ir::Block&)> stores = [&](const ir::Block& b) {
+    for (const auto& n : b.nodes()) {
+      if (n->op() == ir::Op::StoreGlobal) stored.insert(n->strAttr("name"));
+      for (size_t k = 0; k < n->numBlocks(); ++k) stores(*n->block(k));
+    }
+  };
+  stores(*copy.body());
+  for (ir::Node* n : loads) {
+    std::string name = n->strAttr("name");  // a copy: setAttr below may move the node's attributes
+    const Value* g = module.findGlobal(name);
+    if (!g || stored.count(name) || module.entry(name).storedByFunction() || n->attr("type")) continue;
+    bool typable = g->is(Kind::Tensor) ? !offDefaultDevice(*g)
+                                       : g->is(Kind::Int) || g->is(Kind::Float) || g->is(Kind::Bool) ||
+                                             g->is(Kind::Str) || g->is(Kind::None);
+    if (!typable) continue;
+    ir::Type t = staticType(*g);
+    n->setAttr("type", t.str());
+    n->result(0)->setType(t);
+    bool seen = std::any_of(bound.begin(), bound.end(), [&](const Binding& b) { return b.name == name; });
+    if (!seen) bound.push_back({name, nullptr, "", &module.entry(name), false, {}, t});
+  }
+  return bound;
+}
+
+// A binding is current while its global holds the function bound (a
+// typed binding: a value of its type) and no function of the module
+// stores the global (a graph added since, a REPL line, may have one:
+// Global::storedByFunction).
 bool CompileCache::bindingCurrent(const Binding& b, ModuleInstance& module) {
+  if (b.type) return b.entry->bound() && !b.entry->storedByFunction() && hasStaticType(b.entry->value(), *b.type);
   auto holds = [&](const Global& g) {
     return g.bound() && !g.storedByFunction() && g.value().ptr() == b.function && !b.alive.expired();
   };
@@ -478,6 +524,9 @@ bool CompileCache::bindingCurrent(const Binding& b, ModuleInstance& module) {
 }
 
 bool CompileCache::bindingsCurrent(Version& v, ModuleInstance& module) {
+  if (v.typed)
+    for (const Binding& b : v.bindings)
+      if (b.type && !bindingCurrent(b, module)) return false;
   if (!v.checkedAt.empty() && std::all_of(v.checkedAt.begin(), v.checkedAt.end(),
                                           [](const auto& at) { return at.first->rebinds() == at.second; }))
     return true;
@@ -488,6 +537,7 @@ bool CompileCache::bindingsCurrent(Version& v, ModuleInstance& module) {
       at.emplace_back(m, m->rebinds());
   };
   for (const Binding& b : v.bindings) {
+    if (b.type) continue;  // checked above, at every call
     if (b.entry && (b.foreign || b.entry->owner() == &module)) {
       note(b.entry->owner());
       continue;
@@ -502,9 +552,22 @@ bool CompileCache::bindingsCurrent(Version& v, ModuleInstance& module) {
   return true;
 }
 
+bool CompileCache::typedBindingsCurrent(const std::vector<Binding>& bindings, ModuleInstance& module) {
+  return std::all_of(bindings.begin(), bindings.end(),
+                     [&](const Binding& b) { return !b.type || bindingCurrent(b, module); });
+}
+
 std::string CompileCache::staleBinding(const std::vector<Binding>& bindings, ModuleInstance& module) {
-  for (const Binding& b : bindings)
-    if (!bindingCurrent(b, module)) return b.attr.empty() ? b.name : b.name + "." + b.attr;
+  for (const Binding& b : bindings) {
+    if (bindingCurrent(b, module)) continue;
+    if (!b.type) return "global '" + (b.attr.empty() ? b.name : b.name + "." + b.attr) + "', which it calls, was rebound";
+    std::string now = !b.entry->bound()          ? "is unbound"
+                      : b.entry->storedByFunction() ? "is stored by a function"
+                      : offDefaultDevice(b.entry->value())
+                          ? "holds a tensor on " + tensorOf(b.entry->value()).device().name()
+                          : "holds " + staticType(b.entry->value()).str();
+    return "global '" + b.name + "' " + now + " (was " + b.type->str() + ")";
+  }
   return "";
 }
 
@@ -642,6 +705,7 @@ const ir::Function& CompileCache::get(const ir::Function& fn, ModuleInstance& mo
       e.last = key.devices.empty() ? it->second : SIZE_MAX;
       return *v.fn;
     }
+    if (v.typed && !typedBindingsCurrent(v.bindings, module)) noteTypedStale(fn);
     // Kept, not freed: a call of it may still be running further up.
     v.stale = true;
     e.index.erase(it);
@@ -649,19 +713,37 @@ const ir::Function& CompileCache::get(const ir::Function& fn, ModuleInstance& mo
 
   if ((!e.versions.empty() || !rebound.empty()) && options_.explainRecompile) explain(fn, e, sig, callSite, rebound);
   auto start = std::chrono::steady_clock::now();
-  std::unique_ptr<ir::Graph> g = versionGraph(fn);
-  ir::Function* copy = ir::cloneFunction(fn, *g);
-  for (size_t i = 0; i < sig.size(); ++i) copy->body()->arg(i)->setType(sig[i]);
-  seedParameterDevices(*copy, key.devices);
-  std::vector<Binding> bindings = bindGlobals(*copy, fn, module);
-  copy->number();
-  optimise(*g);
-  checkInferredResult(*copy);
+  std::unique_ptr<ir::Graph> g;
+  ir::Function* copy = nullptr;
+  std::vector<Binding> bindings;
+  bool hasTyped = false;
+  for (;;) {
+    g = versionGraph(fn);
+    copy = ir::cloneFunction(fn, *g);
+    for (size_t i = 0; i < sig.size(); ++i) copy->body()->arg(i)->setType(sig[i]);
+    seedParameterDevices(*copy, key.devices);
+    bindings = bindGlobals(*copy, fn, module);
+    std::vector<Binding> typed = typeGlobals(*copy, fn, module);
+    hasTyped = !typed.empty();
+    bindings.insert(bindings.end(), std::make_move_iterator(typed.begin()), std::make_move_iterator(typed.end()));
+    copy->number();
+    try {
+      optimise(*g);
+      checkInferredResult(*copy);
+      break;
+    } catch (const NnError&) {
+      // An error the globals' types prove is raised where it runs, as it
+      // was before they were typed (a caller's handler may catch it): the
+      // function's globals are read as `any` from now on.
+      if (!hasTyped) throw;
+      typedStale_[&fn] = kTypedStaleLimit;
+    }
+  }
   if (options_.compiled) options_.compiled(*copy);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   e.index.emplace(key, e.versions.size());
   e.last = key.devices.empty() ? e.versions.size() : SIZE_MAX;
-  e.versions.push_back({std::move(sig), std::move(g), copy, std::move(bindings), seconds, false, {}});
+  e.versions.push_back({std::move(sig), std::move(g), copy, std::move(bindings), seconds, false, {}, hasTyped});
   if (e.versions.size() > options_.warnAfter && !e.warned) {
     e.warned = true;
     Diagnostic d;
@@ -742,7 +824,7 @@ void CompileCache::explain(const ir::Function& fn, const Entry& e, const std::ve
     Diagnostic d;
     d.severity = Severity::Note;
     d.loc = callSite;
-    d.message = "recompiling '" + fn.name() + "': global '" + rebound + "', which it calls, was rebound";
+    d.message = "recompiling '" + fn.name() + "': " + rebound;
     host_.report(d);
     return;
   }

@@ -25,6 +25,7 @@
 #include <functional>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -116,6 +117,12 @@ class CompileCache {
     // object may be made at its address (`helper = None`, then a new def
     // of helper).
     std::weak_ptr<Object> alive;
+    // Set: the global (of the compiling module, `entry`) held a value of
+    // this type, which the version's loads of it assume (a tensor's dtype
+    // and shape, or a number's, str's or None's kind); `function` is
+    // unused. Rebinding a tensor or a number does not count as a rebind
+    // (module.h), so such a binding is checked at every call.
+    std::optional<ir::Type> type;
   };
   struct Version {
     std::vector<ir::Type> signature;
@@ -128,6 +135,7 @@ class CompileCache {
     // the bindings were last found current: while the counts stay, they
     // still are (Global).
     std::vector<std::pair<const ModuleInstance*, uint64_t>> checkedAt;
+    bool typed = false;  // some binding has a type
   };
   // What a version is compiled for: the arguments' types and, for a
   // function that places work on devices (a with block, a copy), the
@@ -171,7 +179,18 @@ class CompileCache {
   // (devices[i], null: none).
   static void seedParameterDevices(ir::Function& f, const std::vector<const Device*>& devices);
   std::vector<Binding> bindGlobals(ir::Function& copy, const ir::Function& original, ModuleInstance& module);
+  // The loads in `copy` of the module's globals that hold a tensor on the
+  // default device, a number, a str or None, and that neither the copy nor
+  // any function stores, typed by what they hold (bindings with a type).
+  // None once `original`'s versions went stale that often for a typed
+  // global: a global whose type keeps changing is read as `any` instead
+  // of recompiling at each change.
+  std::vector<Binding> typeGlobals(ir::Function& copy, const ir::Function& original, ModuleInstance& module);
+  // A version of `fn` went stale through a typed binding.
+  void noteTypedStale(const ir::Function& fn) { ++typedStale_[&fn]; }
   static std::string staleBinding(const std::vector<Binding>& bindings, ModuleInstance& module);
+  // Whether every typed binding of `bindings` is current.
+  static bool typedBindingsCurrent(const std::vector<Binding>& bindings, ModuleInstance& module);
   // Whether global `b` of `module` still holds the function bound.
   static bool bindingCurrent(const Binding& b, ModuleInstance& module);
   // Whether every binding of `v` is current: at once when no module they go
@@ -200,6 +219,10 @@ class CompileCache {
   // By function, spec and argument signature (structures included).
   std::unordered_map<std::string, GradientVersion> gradients_;
   std::vector<std::unique_ptr<ir::Graph>> retiredGradients_;
+  // By function: how many of its versions a typed global's new type made
+  // stale (typeGlobals stops typing its globals at the limit).
+  std::unordered_map<const ir::Function*, int> typedStale_;
+  static constexpr int kTypedStaleLimit = 4;
 };
 
 }  // namespace nn::rt

@@ -162,6 +162,7 @@ const ir::Function* CompileCache::getGradient(const ir::Function& fn, ModuleInst
     if (v.fn) args.insert(args.end(), leaves.values.begin(), leaves.values.end());
     return v.fn;
   }
+  if (v.graph && !typedBindingsCurrent(v.bindings, module)) noteTypedStale(fn);
 
   auto start = std::chrono::steady_clock::now();
   // A stale version is kept, not freed: a call of it may still be running further up.
@@ -241,6 +242,11 @@ const ir::Function* CompileCache::getGradient(const ir::Function& fn, ModuleInst
   body.append(std::move(ret));
 
   v.bindings = bindGlobals(*copy, fn, module);
+  bool typed = false;
+  for (Binding& b : typeGlobals(*copy, fn, module)) {
+    v.bindings.push_back(std::move(b));
+    typed = true;
+  }
   copy->number();
   try {
     optimise(*v.graph);
@@ -250,6 +256,12 @@ const ir::Function* CompileCache::getGradient(const ir::Function& fn, ModuleInst
     std::ostringstream reason;
     reason << e.what() << " (line " << e.diag().loc.line << ")";
     v.why = reason.str();
+  } catch (const NnError& e) {
+    // As for a plain version (CompileCache::get): an error the globals'
+    // types prove is raised where it runs, here by the tape.
+    if (!typed) throw;
+    typedStale_[&fn] = kTypedStaleLimit;
+    v.why = std::string("the types of the globals it reads prove an error, raised where it runs: ") + e.what();
   }
   v.compileSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   why = v.why;
