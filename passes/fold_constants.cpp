@@ -9,9 +9,10 @@
 // value so uses need no rewiring. Folding repeats within the walk because
 // later nodes see the constants made by earlier ones.
 //
-// Shape facts fold too: `x.ndim` and `x.shape[k]` (k a constant) become
-// constants when x's type knows them, so shape arithmetic in a specialised
-// function is typed (an int, not any) and folds further; so does `type(x)`
+// Shape facts fold too: `x.ndim`, `x.shape[k]` (k a constant) and
+// `x.numel()` become constants when x's type knows them, so shape
+// arithmetic in a specialised function is typed (an int, not any) and
+// folds further; so does `type(x)`
 // (a type check of an argument in a version for its type), and `x is
 // None` where x's type is known (a None default given or not).
 //
@@ -61,6 +62,18 @@ std::optional<int64_t> shapeFact(const ir::Node& n) {
   return (*s)[at].size;
 }
 
+// The value of `x.numel()` when the tensor type of x knows every size.
+std::optional<int64_t> numelFact(const ir::Node& n) {
+  if (n.op() != ir::Op::Call || n.operands().size() != 1 || !n.strListAttr("kw").empty()) return std::nullopt;
+  const ir::Node* get = n.operand(0)->def();
+  if (!get || get->op() != ir::Op::GetAttr || get->strAttr("name") != "numel") return std::nullopt;
+  ir::Type t = get->operand(0)->type();
+  if (!t.hasStaticShape()) return std::nullopt;
+  int64_t count = 1;
+  for (const ir::Dim& d : *t.shape) count *= d.size;
+  return count;
+}
+
 // The value of `type(x)` when x's type names its runtime type (the names
 // runtime typeName gives; a function's depends on its kind, unknown here).
 std::optional<std::string> typeFact(const ir::Node& n) {
@@ -99,6 +112,11 @@ bool foldBlock(ir::Block& b, ConstantEvaluator evaluate) {
     for (size_t i = 0; i < n.numBlocks(); ++i) changed |= foldBlock(*n.block(i), evaluate);
     if (std::optional<std::string> name = typeFact(n)) {
       owned = constantFor(b, n, *name);
+      changed = true;
+      continue;
+    }
+    if (std::optional<int64_t> count = numelFact(n)) {
+      owned = constantFor(b, n, *count);
       changed = true;
       continue;
     }

@@ -185,6 +185,16 @@ static void becomeClosure(ir::Node* n, const std::string& func, const FunctionOb
 // A global holding a plain function (no captures, defaults that are
 // constants or builtins, no keyword-only defaults, not @eager) of
 // `module`'s own graphs.
+static const FunctionObj* plainFunction(const Value* g, const ModuleInstance& module, Host& host);
+
+// The plain function a module's attribute holds, of that module or of one
+// it imported it from (`nn.lstm`, which nn takes from _nn_recurrent): its
+// copy reads the globals of the module that defined it.
+static const FunctionObj* plainAttribute(const Value* g, Host& host) {
+  if (!g || !g->is(Kind::Function) || !g->as<FunctionObj>().module) return nullptr;
+  return plainFunction(g, *g->as<FunctionObj>().module, host);
+}
+
 static const FunctionObj* plainFunction(const Value* g, const ModuleInstance& module, Host& host) {
   if (!g || !g->is(Kind::Function)) return nullptr;
   const FunctionObj& f = g->as<FunctionObj>();
@@ -273,7 +283,7 @@ class ImportedCopies {
       const std::string& attr = use->strAttr("name");
       if (b.attrs.count(attr)) continue;
       const Value* fv = imported->findGlobal(attr);
-      const FunctionObj* target = plainFunction(fv, *imported, host_);
+      const FunctionObj* target = plainAttribute(fv, host_);
       if (!target || imported->entry(attr).storedByFunction()) return false;
       std::string q = copy(*target);
       if (q.empty()) return false;
@@ -394,7 +404,7 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
       std::string attr = get->strAttr("name");
       if (imported->entry(attr).storedByFunction()) continue;
       const Value* fv = imported->findGlobal(attr);
-      const FunctionObj* target = plainFunction(fv, *imported, host_);
+      const FunctionObj* target = plainAttribute(fv, host_);
       if (!target || target->fn == &original || !onlyCalled(get->result(0), *copy.body())) continue;
       std::string qualified = imports.copy(*target);
       if (qualified.empty()) continue;

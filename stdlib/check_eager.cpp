@@ -37,6 +37,10 @@ struct Trace {
 
   void record(const ir::Node& n, const Value& v) {
     if ((!v.is(Kind::Tensor) && !v.isNumber()) || n.backward()) return;
+    // An if's or a loop's results are values its blocks made, compared
+    // where they were made; graph mode drops those nothing reads (an
+    // inlined callee's unused result), which would pair the rest wrongly.
+    if (n.op() == ir::Op::If || n.op() == ir::Op::Loop) return;
     Site s{n.loc(), n.op()};
     ++runs[s];
     auto& list = values[s];
