@@ -471,7 +471,8 @@ std::optional<Type> Interpolate(const OpArgs& a) {
 }
 
 std::optional<std::string> gridSampleMismatch(const Type& x, const Type& grid) {
-  if (x.shape && x.shape->size() == 5) return "5-d (volumetric) input is not supported by the builtin (nn.grid_sample samples it)";
+  if (x.shape && x.shape->size() == 5)
+    return "5-d (volumetric) input is not supported by the builtin (nn.grid_sample samples it)";
   if (x.shape && x.shape->size() != 4) return "the input " + x.str() + " does not have the shape [N, C, H, W]";
   if (x.hasStaticShape() && grid.hasStaticShape()) {
     const DimList &xs = *x.shape, &gs = *grid.shape;

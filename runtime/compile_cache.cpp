@@ -465,7 +465,8 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
     becomeClosure(n, qualified, *imported, host_);
     bound.push_back({name, g->ptr(), "", &module.entry(name), false, g->weak(), {}});
   }
-  for (const ImportedCopies::Read& r : imports.reads) bound.push_back({r.name, r.value, "", r.entry, true, r.alive, {}});
+  for (const ImportedCopies::Read& r : imports.reads)
+    bound.push_back({r.name, r.value, "", r.entry, true, r.alive, {}});
   for (ir::Node* n : moduleReads) removeNode(n);
   return bound;
 }
@@ -570,8 +571,9 @@ bool CompileCache::typedBindingsCurrent(const std::vector<Binding>& bindings, Mo
 std::string CompileCache::staleBinding(const std::vector<Binding>& bindings, ModuleInstance& module) {
   for (const Binding& b : bindings) {
     if (bindingCurrent(b, module)) continue;
-    if (!b.type) return "global '" + (b.attr.empty() ? b.name : b.name + "." + b.attr) + "', which it calls, was rebound";
-    std::string now = !b.entry->bound()          ? "is unbound"
+    if (!b.type)
+      return "global '" + (b.attr.empty() ? b.name : b.name + "." + b.attr) + "', which it calls, was rebound";
+    std::string now = !b.entry->bound()             ? "is unbound"
                       : b.entry->storedByFunction() ? "is stored by a function"
                       : offDefaultDevice(b.entry->value())
                           ? "holds a tensor on " + tensorOf(b.entry->value()).device().name()
