@@ -12,9 +12,9 @@
 // Shape facts fold too: `x.ndim`, `x.shape[k]` (k a constant) and
 // `x.numel()` become constants when x's type knows them, so shape
 // arithmetic in a specialised function is typed (an int, not any) and
-// folds further; so does `type(x)`
-// (a type check of an argument in a version for its type), and `x is
-// None` where x's type is known (a None default given or not).
+// folds further; so does `type(x)` (a type check of an argument in a
+// version for its type), and `x is None` where x's type is known (a None
+// default given or not).
 //
 // Never folded: effects; nodes whose evaluation raises (1 // 0 stays, to
 // fail at run time at its own location); results that are NaN (kept as a

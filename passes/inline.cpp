@@ -6,14 +6,14 @@
 // `*args`, keyword-only or `**kwargs`), whose arguments bind every
 // parameter (positional ones, then keywords by name, then the closure's
 // defaults) without raising, and a callee that is not recursive (no
-// `self_closure` anywhere in it), the
-// callee's body is copied before the call with its parameters bound to the
-// arguments (defaults from the make_closure's operands) and its captures
-// bound to the captured values; uses of the call's result then use the
-// copy of the returned value. An annotated callee's checks become nodes
-// located at the call: check_args before the copy, check_result after it
-// (dce removes those the types prove pass). One round per run: calls
-// inside the inlined copies wait for the next run, which bounds growth.
+// `self_closure` anywhere in it), the callee's body is copied before the
+// call with its parameters bound to the arguments (defaults from the
+// make_closure's operands) and its captures bound to the captured values;
+// uses of the call's result then use the copy of the returned value. An
+// annotated callee's checks become nodes located at the call: check_args
+// before the copy, check_result after it (dce removes those the types
+// prove pass). One round per run: calls inside the inlined copies wait
+// for the next run, which bounds growth.
 //
 // Graph mode's compile cache also presents calls of module-level functions
 // this way (it binds a global that holds a plain function to a

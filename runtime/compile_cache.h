@@ -11,9 +11,12 @@
 // (no captures or defaults) and is only ever called there, as are calls
 // of a global holding a builtin (`_sqrt = sqrt`), unless a function of the
 // module stores that global (it could change while the version runs:
-// Global::storedByFunction); each version
-// remembers the functions it bound and is recompiled when one of those
-// globals is rebound, so a rebinding has the effect it has in eager mode.
+// Global::storedByFunction); each version remembers the functions it
+// bound and is recompiled when one of those globals is rebound, so a
+// rebinding has the effect it has in eager mode. The other globals it
+// reads that hold a tensor, a number, a str or None are typed by what
+// they hold (typeGlobals), checked at every call, and recompiled for when
+// that changes, a few times per function before it reads them untyped.
 //
 // A call whose signature matches no compiled version compiles a new one;
 // with `explainRecompile` it reports, at the call site, which argument
@@ -188,6 +191,8 @@ class CompileCache {
   std::vector<Binding> typeGlobals(ir::Function& copy, const ir::Function& original, ModuleInstance& module);
   // A version of `fn` went stale through a typed binding.
   void noteTypedStale(const ir::Function& fn) { ++typedStale_[&fn]; }
+  // Why a binding of `bindings` is no longer current, for
+  // --explain-recompile ("" when all are).
   static std::string staleBinding(const std::vector<Binding>& bindings, ModuleInstance& module);
   // Whether every typed binding of `bindings` is current.
   static bool typedBindingsCurrent(const std::vector<Binding>& bindings, ModuleInstance& module);
