@@ -6,9 +6,10 @@ contiguous, as nn makes its result (PyTorch would keep the transposed
 layout). Run with the system Python that has python3-torch:
 /usr/bin/python3."""
 import sys
-import time
 
 import torch
+
+from torch_timing import best_seconds
 
 rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 5
 per = int(sys.argv[2]) if len(sys.argv) > 2 else 20
@@ -24,11 +25,4 @@ ops = [
     ("T_plus_1", lambda: (x.T + 1.0).contiguous()), ("T_sum_rows", lambda: x.T.sum(1)),
 ]
 for name, f in ops:
-    f()
-    best = 1e9
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        for _ in range(per):
-            f()
-        best = min(best, (time.perf_counter() - t0) / per)
-    print(f"{name}_us {best * 1e6:.0f}")
+    print(f"{name}_us {best_seconds(f, rounds, per) * 1e6:.0f}")

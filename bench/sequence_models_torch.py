@@ -4,9 +4,10 @@ the forward (training mode, dropout 0: the path nn's composition follows)
 and of a training step (backward of a mean-squared loss). Run with the
 OpenBLAS build (libopenblas0-openmp)."""
 import sys
-import time
 
 import torch
+
+from torch_timing import best_seconds
 
 torch.manual_seed(0)
 rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 5
@@ -14,14 +15,7 @@ per = int(sys.argv[2]) if len(sys.argv) > 2 else 5
 
 
 def best_us(f):
-    f()
-    best = 1e9
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        for _ in range(per):
-            f()
-        best = min(best, (time.perf_counter() - t0) / per)
-    return best * 1e6
+    return best_seconds(f, rounds, per) * 1e6
 
 
 def report(name, m, forward, target):

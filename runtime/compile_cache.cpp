@@ -472,7 +472,8 @@ std::vector<CompileCache::Binding> CompileCache::bindGlobals(ir::Function& copy,
 }
 
 // Whether `v` has type `t` as staticType gives it, without building the
-// type (a typed binding is checked at every call).
+// type (a typed binding and the last version's signature are checked at
+// every call); a symbolic or unknown size never matches.
 static bool hasStaticType(const Value& v, const ir::Type& t) {
   if (!v.is(Kind::Tensor)) return !t.isTensor() && t.kind == staticKind(v);
   const Tensor& x = tensorOf(v);
@@ -662,20 +663,8 @@ void CompileCache::seedParameterDevices(ir::Function& f, const std::vector<const
 template <class Arg>
 static bool matchesSignature(const std::vector<ir::Type>& sig, size_t count, Arg arg) {
   if (sig.size() != count) return false;
-  for (size_t i = 0; i < count; ++i) {
-    const Value& a = arg(i);
-    const ir::Type& t = sig[i];
-    if (!a.is(Kind::Tensor)) {
-      if (t.dtype || t.shape || t.kind != staticKind(a)) return false;
-      continue;
-    }
-    const Tensor& x = tensorOf(a);
-    if (!t.isTensor() || t.dtype != x.dtype() || !t.shape || t.shape->size() != x.shape().size() ||
-        CompileCache::offDefaultDevice(a))
-      return false;
-    for (size_t d = 0; d < t.shape->size(); ++d)
-      if (!(*t.shape)[d].isKnown() || (*t.shape)[d].size != x.shape()[d]) return false;
-  }
+  for (size_t i = 0; i < count; ++i)
+    if (!hasStaticType(arg(i), sig[i])) return false;
   return true;
 }
 
