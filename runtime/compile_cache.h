@@ -50,6 +50,10 @@ class Host;
 // kind alone (any for a value no kind names: a range, a slice).
 ir::Type staticType(const Value& v);
 ir::TypeKind staticKind(const Value& v);
+// Whether `v` has type `t` as staticType gives it, without building the
+// type (a typed binding and the last version's signature are checked at
+// every call); a symbolic or unknown size never matches.
+bool hasStaticType(const Value& v, const ir::Type& t);
 
 // What grad / value_and_grad ask of a function (stdlib/builtins_grad.cpp).
 struct GradientSpec {
