@@ -69,6 +69,14 @@ void GradSolve(GradientBuilder& b) {
   if (b.wanted[0]) b.grads[0] = b.sumTo(b.neg(matrixProduct(b, gb, transposed(b, b.result()))), b.operands[0]);
 }
 
+// X = A^-1 b with A symmetric: b's gradient is A^-1 g, the same solve of
+// the adjoint (summed to b's shape where b was broadcast).
+void GradLdlSolve(GradientBuilder& b) {
+  if (b.wanted[0])
+    fail(b.forward.loc(), "the gradient of ldl_solve with respect to LD is not supported (PyTorch's has none either)");
+  if (b.wanted[2]) b.grads[2] = b.sumTo(b.emit(Op::LdlSolve, {b.operands[0], b.operands[1], b.adjoint}), b.operands[2]);
+}
+
 void GradLuFactor(GradientBuilder& b) {
   if (!b.wanted[0]) return;
   const Type& a = b.forward.operand(0)->type();

@@ -100,7 +100,7 @@ inline bool computesInFloat(Op op) {
     case Op::Asinh: case Op::Atanh: case Op::Exp2: case Op::Erfc: case Op::Erfinv: case Op::Lgamma: case Op::Digamma:
     case Op::I0: case Op::I0e: case Op::I1: case Op::I1e: case Op::K0: case Op::K0e: case Op::K1: case Op::K1e:
     case Op::Erfcx: case Op::Ndtri: case Op::LogNdtr:
-    case Op::BesselJ0: case Op::BesselJ1: case Op::BesselY0: case Op::BesselY1:
+    case Op::BesselJ0: case Op::BesselJ1: case Op::BesselY0: case Op::BesselY1: case Op::AiryAi:
       return true;
     default: return false;
   }

@@ -584,7 +584,7 @@ std::optional<Type> Outer(const OpArgs& a) {
   DimList dims;
   for (const Type* t : {&*x, &*y}) {
     if (!t->shape) return std::nullopt;
-    if (t->shape->size() != 1) fail(a.loc(), "outer: expects 1-d tensors, got " + x->str() + " and " + y->str());
+    if (t->shape->size() != 1) fail(a.loc(), "outer(): expects 1-d tensors, got " + x->str() + " and " + y->str());
     dims.push_back((*t->shape)[0]);
   }
   Type out = Type::tensor(std::nullopt, dims);

@@ -2,8 +2,8 @@
 // operand matrices [..., m, n] (square ones where the op says so), the
 // factors of the decompositions, the LU factorisation's pivots and
 // permutation, and the triangular solve's batch broadcasting. A mismatch is
-// failed with the runtime's words (runtime/linalg.cpp), so eager and graph
-// mode report it alike.
+// failed with the runtime's words and error class (runtime/linalg.cpp), so
+// eager and graph mode report it alike and `except` catches it alike.
 #include <algorithm>
 #include <string>
 
@@ -23,10 +23,11 @@ std::optional<Type> matrixOperand(const OpArgs& a, bool square, const char* oper
   std::string name = linearAlgebraName(a.op());
   if (d.size() < 2)
     fail(a.loc(), name + ": expects a matrix or a batch of matrices " + (square ? "[..., n, n]" : "[..., m, n]") +
-                      ", not " + x->str());
+                      ", not " + x->str(),
+         ErrorClass::ValueError);
   const Dim &rows = d[d.size() - 2], &cols = d.back();
   if (square && rows.isKnown() && cols.isKnown() && rows.size != cols.size)
-    fail(a.loc(), name + ": expects square matrices [..., n, n], not " + x->str());
+    fail(a.loc(), name + ": expects square matrices [..., n, n], not " + x->str(), ErrorClass::ValueError);
   return x;
 }
 
@@ -77,7 +78,8 @@ DimList batchBroadcast(const OpArgs& a, const Type& x, const Type& y) {
     } else if (p->isKnown() && q->isKnown()) {
       if (p->size != q->size && p->size != 1 && q->size != 1)
         fail(a.loc(), std::string(linearAlgebraName(a.op())) + ": the batch dims of " + x.str() + " and " + y.str() +
-                          " do not broadcast");
+                          " do not broadcast",
+             ErrorClass::ValueError);
       o = p->size == 1 ? *q : *p;
     } else if (p->isKnown() && p->size != 1) {
       o = *p;
@@ -131,7 +133,7 @@ std::optional<Type> LuPermutation(const OpArgs& a) {
   std::optional<int64_t> rows = a.intAttr("rows");
   if (!pivots || !pivots->shape || !rows) return Type::tensor(DType::I64);
   if (pivots->shape->empty() || (pivots->dtype && !isIntegral(*pivots->dtype)))
-    fail(a.loc(), "lu_unpack: expects integer pivots [..., k], not " + pivots->str());
+    fail(a.loc(), "lu_unpack: expects integer pivots [..., k], not " + pivots->str(), ErrorClass::TypeError);
   DimList d(pivots->shape->begin(), pivots->shape->end() - 1);
   d.push_back(Dim::known(*rows));
   return Type::tensor(DType::I64, d);
@@ -152,11 +154,13 @@ std::optional<Type> solved(const OpArgs& a, std::optional<bool> left) {
   std::string name = linearAlgebraName(a.op());
   if (bd.size() < 2)
     fail(a.loc(), name + ": expects B to be a matrix or a batch of matrices " +
-                      std::string(*left ? "[..., n, k]" : "[..., k, n]") + ", not " + b->str());
+                      std::string(*left ? "[..., n, k]" : "[..., k, n]") + ", not " + b->str(),
+         ErrorClass::ValueError);
   const Dim &n = td.back(), &side = *left ? bd[bd.size() - 2] : bd.back();
   if (n.isKnown() && side.isKnown() && n.size != side.size)
     fail(a.loc(), name + ": A " + t->str() + " and B " + b->str() + " do not fit: B's " + (*left ? "rows" : "columns") +
-                      " must be A's side");
+                      " must be A's side",
+         ErrorClass::ValueError);
   DimList out = batchBroadcast(a, *t, *b);
   out.push_back(bd[bd.size() - 2]);
   out.push_back(bd.back());
@@ -186,6 +190,11 @@ const char* linearAlgebraName(Op op) {
       return "qr";
     case Op::Solve:
       return "linalg.solve";
+    case Op::LdlFactor:
+    case Op::LdlPivots:
+      return "linalg.ldl_factor";
+    case Op::LdlSolve:
+      return "linalg.ldl_solve";
     default:
       return opInfo(op).name;
   }

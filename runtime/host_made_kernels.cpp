@@ -142,6 +142,19 @@ void luFactor(const Tensor& x, bool pivot, Tensor& lu, Tensor& pivots) {
   moveIn(madePivots, pivots);
 }
 
+void ldlFactor(const Tensor& x, Tensor& ld, Tensor& pivots) {
+  Tensor madeLd = hostLike(ld), madePivots = hostLike(pivots);
+  cpuKernels().get<Op::LdlFactor>(ld.dtype())(onHost(x, ld), madeLd, madePivots);
+  moveIn(madeLd, ld);
+  moveIn(madePivots, pivots);
+}
+
+void ldlSolve(const Tensor& ld, const Tensor& pivots, const Tensor& b, Tensor& out, SourceLoc loc) {
+  Tensor made = hostLike(out);
+  cpuKernels().get<Op::LdlSolve>(out.dtype())(onHost(ld, out), onHost(pivots, out), onHost(b, out), made, loc);
+  moveIn(made, out);
+}
+
 void luPermutation(const Tensor& pivots, bool inverse, Tensor& perm, SourceLoc loc) {
   Tensor made = hostLike(perm);
   cpuKernels().get<Op::LuPermutation>(pivots.dtype())(onHost(pivots, perm), inverse, made, loc);
@@ -196,6 +209,8 @@ void addHostMadeKernels(KernelTable& t) {
   addWhereMissing<Op::QrQ>(t, qrFactor);
   addWhereMissing<Op::LuFactor>(t, luFactor);
   addWhereMissing<Op::LuPermutation>(t, luPermutation);
+  addWhereMissing<Op::LdlFactor>(t, ldlFactor);
+  addWhereMissing<Op::LdlSolve>(t, ldlSolve);
   addWhereMissing<Op::SolveTriangular>(t, solveTriangular);
   addWhereMissing<Op::Solve>(t, solve);
   addWhereMissing<Op::CtcLoss>(t, ctcLoss);

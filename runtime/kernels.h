@@ -383,6 +383,24 @@ template <>
 struct KernelFor<ir::Op::LuPermutation> {
   using Fn = void (*)(const Tensor& pivots, bool inverse, Tensor& perm, SourceLoc loc);
 };
+// Of each symmetric matrix of x [..., n, n] (n > 0, its lower triangle
+// read): its LDL^T factorisation with Bunch-Kaufman's pivoting packed
+// into ld [..., n, n] (L below the diagonal, D's blocks on it and on the
+// first subdiagonal, zeros above) and the interchanges pivots [..., n]
+// (i32, 1-based, a 2 x 2 block's negative)  [x's dtype, floating];
+// ldl_pivots runs LdlFactor's entry
+template <>
+struct KernelFor<ir::Op::LdlFactor> {
+  using Fn = void (*)(const Tensor& x, Tensor& ld, Tensor& pivots);
+};
+// out = X of A X = b for each A = L D L^T given as ldl_factor's ld [...,
+// n, n] and pivots [..., n] (i32); ld, pivots, b and out contiguous, of
+// one batch shape, ld, b and out of one dtype; pivots that no
+// factorisation gives fail at loc  [floating]
+template <>
+struct KernelFor<ir::Op::LdlSolve> {
+  using Fn = void (*)(const Tensor& ld, const Tensor& pivots, const Tensor& b, Tensor& out, SourceLoc loc);
+};
 // out = X of T X = b (left) or X T = b, T the upper (lower) triangle of
 // each a [..., n, n], its diagonal ones with unit; a, b and out
 // contiguous, of one dtype and one batch shape  [floating]

@@ -1,8 +1,9 @@
 // CPU kernels of the LU factorisation (lu_factor and lu_pivots: LAPACK's
 // getrf with partial pivoting, or Doolittle's elimination without), the
 // permutation its row exchanges make (lu_permutation), triangular solves
-// (BLAS's trsm) and general ones (getrf, then trsm), one matrix of the
-// batch at a time. LAPACK reads matrices column by column: getrf factors
+// (BLAS's trsm) and general ones (getrf, then trsm), and of the symmetric
+// indefinite LDL^T factorisation and its solve (LAPACK's sytrf and
+// sytrs), one matrix of the batch at a time. LAPACK reads matrices column by column: getrf factors
 // a column-major copy of each matrix, read back row by row; a row-major
 // triangular system T X = B is the column-major X^T T^T = B^T, which trsm
 // solves from the right on the matrices as they lie.
@@ -21,6 +22,14 @@ void strsm_(const char* side, const char* uplo, const char* transa, const char* 
             const float* alpha, const float* a, const int* lda, float* b, const int* ldb);
 void dtrsm_(const char* side, const char* uplo, const char* transa, const char* diag, const int* m, const int* n,
             const double* alpha, const double* a, const int* lda, double* b, const int* ldb);
+void ssytrf_(const char* uplo, const int* n, float* a, const int* lda, int* ipiv, float* work, const int* lwork,
+             int* info);
+void dsytrf_(const char* uplo, const int* n, double* a, const int* lda, int* ipiv, double* work, const int* lwork,
+             int* info);
+void ssytrs_(const char* uplo, const int* n, const int* nrhs, const float* a, const int* lda, const int* ipiv, float* b,
+             const int* ldb, int* info);
+void dsytrs_(const char* uplo, const int* n, const int* nrhs, const double* a, const int* lda, const int* ipiv,
+             double* b, const int* ldb, int* info);
 }
 
 namespace nn::rt {
@@ -37,6 +46,20 @@ void trsm(const char* side, const char* uplo, const char* diag, int m, int n, co
           int ldb) {
   double one = 1;
   dtrsm_(side, uplo, "N", diag, &m, &n, &one, a, &lda, b, &ldb);
+}
+
+// The lower triangle's factorisation (column-major, leading dimension n).
+void sytrf(int n, float* a, int* ipiv, float* work, int lwork, int* info) {
+  ssytrf_("L", &n, a, &n, ipiv, work, &lwork, info);
+}
+void sytrf(int n, double* a, int* ipiv, double* work, int lwork, int* info) {
+  dsytrf_("L", &n, a, &n, ipiv, work, &lwork, info);
+}
+void sytrs(int n, int nrhs, const float* a, const int* ipiv, float* b, int* info) {
+  ssytrs_("L", &n, &nrhs, a, &n, ipiv, b, &n, info);
+}
+void sytrs(int n, int nrhs, const double* a, const int* ipiv, double* b, int* info) {
+  dsytrs_("L", &n, &nrhs, a, &n, ipiv, b, &n, info);
 }
 
 // dst (cols x rows, row-major) = src (rows x cols, row-major)
@@ -169,11 +192,72 @@ void solveKernel(const Tensor& a, const Tensor& b, Tensor& out, SourceLoc loc) {
   }
 }
 
+// LAPACK's factorisation reads a column-major matrix: the row-major A
+// transposed, whose lower triangle is A's. Its answer, transposed back,
+// has L and D on and below the diagonal and what sytrf left of A above
+// it, which linalg.ldl_factor gives as zeros.
+template <class T>
+void ldlKernel(const Tensor& x, Tensor& ld, Tensor& pivots) {
+  static_assert(sizeof(int) == sizeof(int32_t), "LAPACK's pivots are the i32 tensor's elements");
+  int64_t n = x.dim(x.ndim() - 1), size = n * n, matrices = x.numel() / size;
+  int side = static_cast<int>(n), info = 0, ignored = 0;
+  T optimal = 0, unread = 0;
+  sytrf(side, &unread, &ignored, &optimal, -1, &info);  // the workspace query
+  std::vector<T> a(static_cast<size_t>(size)), work(static_cast<size_t>(std::max<T>(optimal, 1)));
+  for (int64_t mat = 0; mat < matrices; ++mat) {
+    transposeTiled(x.data<T>() + mat * size, a.data(), n, n);
+    // info > 0 where D has a zero 1 x 1 block: the factorisation is still
+    // complete (ldl_factor_ex reads it off the diagonal)
+    sytrf(side, a.data(), pivots.data<int32_t>() + mat * n, work.data(), static_cast<int>(work.size()), &info);
+    T* out = ld.data<T>() + mat * size;
+    transposeTiled(a.data(), out, n, n);
+    for (int64_t i = 0; i < n; ++i) std::fill(out + i * n + i + 1, out + (i + 1) * n, T(0));
+  }
+}
+
+// Fails at loc unless p [n] are interchanges sytrf could give, which
+// sytrs follows: each in [1, n], or a 2 x 2 block's pair, two equal
+// negatives in [-n, -1], so that no row outside the matrix is read.
+void checkLdlPivots(const int32_t* p, int64_t n, SourceLoc loc) {
+  for (int64_t i = 0; i < n; ++i) {
+    bool pair = p[i] < 0 && i + 1 < n && p[i + 1] == p[i];
+    if ((p[i] > 0 && p[i] <= n) || (pair && p[i] >= -n)) {
+      i += pair;
+      continue;
+    }
+    fail(loc,
+         "linalg.ldl_solve: pivots[" + std::to_string(i) + "] = " + std::to_string(p[i]) +
+             " is not an interchange of an LDL factorisation of " + std::to_string(n) + " x " + std::to_string(n) +
+             " matrices (a row in [1, " + std::to_string(n) + "], or the same negative row twice for a 2 x 2 block)",
+         ErrorClass::ValueError);
+  }
+}
+
+// sytrs solves column-major systems: the row-major B [n, k] transposed,
+// and the answer transposed back.
+template <class T>
+void ldlSolveKernel(const Tensor& ld, const Tensor& pivots, const Tensor& b, Tensor& out, SourceLoc loc) {
+  if (out.numel() == 0) return;
+  int64_t n = ld.dim(ld.ndim() - 1), k = b.dim(b.ndim() - 1), matrices = out.numel() / (n * k);
+  std::vector<T> a(static_cast<size_t>(n * n)), x(static_cast<size_t>(n * k));
+  for (int64_t mat = 0; mat < matrices; ++mat) {
+    const int32_t* p = pivots.data<int32_t>() + mat * n;
+    checkLdlPivots(p, n, loc);
+    transposeTiled(ld.data<T>() + mat * n * n, a.data(), n, n);
+    transposeTiled(b.data<T>() + mat * n * k, x.data(), n, k);
+    int info = 0;
+    sytrs(static_cast<int>(n), static_cast<int>(k), a.data(), p, x.data(), &info);
+    transposeTiled(x.data(), out.data<T>() + mat * n * k, k, n);
+  }
+}
+
 template <class T>
 void registerLu(KernelTable& t) {
   t.add<ir::Op::LuFactor>(dtypeOf<T>(), luKernel<T>);
   t.add<ir::Op::SolveTriangular>(dtypeOf<T>(), solveTriangularKernel<T>);
   t.add<ir::Op::Solve>(dtypeOf<T>(), solveKernel<T>);
+  t.add<ir::Op::LdlFactor>(dtypeOf<T>(), ldlKernel<T>);
+  t.add<ir::Op::LdlSolve>(dtypeOf<T>(), ldlSolveKernel<T>);
 }
 
 }  // namespace

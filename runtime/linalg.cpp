@@ -173,6 +173,14 @@ std::pair<Tensor, Tensor> luFactor(const Tensor& x, bool pivot, ir::Op op, Sourc
   return {lu, pivots};
 }
 
+std::pair<Tensor, Tensor> ldlFactor(const Tensor& x, ir::Op op, SourceLoc loc) {
+  Tensor in = matrices(x, op, true, loc);
+  Tensor ld = Tensor::empty(in.dtype(), in.shape(), in.device());
+  Tensor pivots = Tensor::empty(DType::I32, Shape(in.shape().begin(), in.shape().end() - 1), in.device());
+  if (in.numel() > 0) launch<ir::Op::LdlFactor>(in.device(), in.dtype(), loc, in, ld, pivots);
+  return {ld, pivots};
+}
+
 Tensor luPermutation(const Tensor& pivots, int64_t rows, bool inverse, SourceLoc loc) {
   if (pivots.ndim() < 1 || !isIntegral(pivots.dtype()))
     fail(loc, "lu_unpack: expects integer pivots [..., k], not " + typeString(pivots), ErrorClass::TypeError);
@@ -238,6 +246,21 @@ Tensor solveTriangular(const Tensor& a, const Tensor& b, bool upper, bool left, 
   SolveOperands s = solveOperands(a, b, ir::Op::SolveTriangular, left, loc);
   if (s.out.numel() > 0)
     launch<ir::Op::SolveTriangular>(s.out.device(), s.out.dtype(), loc, s.a, s.b, upper, left, unit, s.out);
+  return s.out;
+}
+
+Tensor ldlSolve(const Tensor& ld, const Tensor& pivots, const Tensor& b, SourceLoc loc) {
+  SolveOperands s = solveOperands(ld, b, ir::Op::LdlSolve, true, loc);
+  Shape factorBatch(ld.shape().begin(), ld.shape().end() - 1);
+  if (!isIntegral(pivots.dtype()) || pivots.shape() != factorBatch)
+    fail(loc,
+         "linalg.ldl_solve: expects integer pivots " + shapeString(factorBatch) +
+             " (LD's shape without its last dim), not " + typeString(pivots),
+         isIntegral(pivots.dtype()) ? ErrorClass::ValueError : ErrorClass::TypeError);
+  commonDevice(s.a, pivots, "linalg.ldl_solve", loc);
+  Shape pivotShape(s.a.shape().begin(), s.a.shape().end() - 1);
+  Tensor p = contiguousOnItsDevice(broadcastTo(astype(pivots, DType::I32), pivotShape, loc), loc);
+  if (s.out.numel() > 0) launch<ir::Op::LdlSolve>(s.out.device(), s.out.dtype(), loc, s.a, p, s.b, s.out, loc);
   return s.out;
 }
 

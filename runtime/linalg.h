@@ -51,6 +51,14 @@ std::pair<Tensor, Tensor> qrParts(const Tensor& x, bool complete, bool wantQ, bo
 // exchanges, i32 [..., min(m, n)], of one factorisation (partial pivoting
 // or none); `op` (either) names it in errors.
 std::pair<Tensor, Tensor> luFactor(const Tensor& x, bool pivot, ir::Op op, SourceLoc loc);
+// ldl_factor's packed L and D of each symmetric [n, n] matrix (its lower
+// triangle read) and ldl_pivots' interchanges, i32 [..., n], of one
+// factorisation; `op` (either) names it in errors.
+std::pair<Tensor, Tensor> ldlFactor(const Tensor& x, ir::Op op, SourceLoc loc);
+// X with A X = b from ldl_factor's (ld, pivots) of A, ld [..., n, n],
+// pivots [..., n] (integers) and b [..., n, k], the batch dims of ld and
+// b broadcast.
+Tensor ldlSolve(const Tensor& ld, const Tensor& pivots, const Tensor& b, SourceLoc loc);
 // P of the row exchanges pivots [..., k] (integers) as indices, i64 [...,
 // rows]: P[i, perm[i]] = 1; P^T's with inverse (row r of L U is row
 // perm[r] of A).

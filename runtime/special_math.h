@@ -24,6 +24,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "runtime/airy_chebyshev.h"
 #include "runtime/bessel_chebyshev.h"
 #include "runtime/host_device.h"
 
@@ -468,6 +469,26 @@ NN_HOST_DEVICE inline double besselJ0(double x) { return ::j0(x); }
 NN_HOST_DEVICE inline double besselJ1(double x) { return ::j1(x); }
 NN_HOST_DEVICE inline double besselY0(double x) { return ::y0(x); }
 NN_HOST_DEVICE inline double besselY1(double x) { return ::y1(x); }
+
+// Airy's function Ai (airy_chebyshev.h has its series and says what each
+// is): a series on [-2, 2]; past 2, P e^-zeta / (2 sqrt(pi) x^(1/4)); below
+// -2, (M sin(theta) - N cos(theta)) / (sqrt(pi) z^(1/4)), z = -x, zeta =
+// 2/3 z^(3/2), theta = zeta + pi/4 (its sine and cosine from zeta's, so
+// that pi/4 adds no rounding), P, M and N series in 1 / zeta. As PyTorch's,
+// NaN at -inf and inf (its limits there are 0).
+NN_HOST_DEVICE inline double airyAi(double x) {
+  using std::cos, std::exp, std::fabs, std::sin, std::sqrt;
+  if (x != x || x - x != 0) return NAN;
+  double z = fabs(x);
+  if (z <= 2) return chebyshev::airyMiddle(x / 2);
+  constexpr double kZeta2 = 1.8856180831641267;  // zeta(2) = 2/3 2^(3/2)
+  constexpr double kSqrtPi = 1.7724538509055160;
+  double zeta = 2.0 / 3.0 * z * sqrt(z), u = 2 * (kZeta2 / zeta) - 1, root = sqrt(sqrt(z));
+  if (x > 0) return chebyshev::airyPositive(u) * exp(-zeta) / (2 * kSqrtPi * root);
+  double s = sin(zeta), c = cos(zeta);
+  double sine = (s + c) * M_SQRT1_2, cosine = (c - s) * M_SQRT1_2;
+  return (chebyshev::airyNegativeSine(u) * sine - chebyshev::airyNegativeCosine(u) * cosine) / (kSqrtPi * root);
+}
 
 // The bits of a float or double as the unsigned integer of its width, and
 // back (memcpy: a bit cast on the host and on a GPU alike).

@@ -26,7 +26,7 @@ bool isValueOp(Op op) {
     case Op::Square: case Op::Acosh: case Op::Asinh: case Op::Atanh: case Op::Exp2: case Op::Erfc: case Op::Erfinv:
     case Op::Lgamma: case Op::Digamma: case Op::I0: case Op::I0e: case Op::I1: case Op::I1e: case Op::K0:
     case Op::K0e: case Op::K1: case Op::K1e: case Op::Erfcx:
-    case Op::Ndtri: case Op::LogNdtr: case Op::BesselJ0: case Op::BesselJ1: case Op::BesselY0: case Op::BesselY1:
+    case Op::Ndtri: case Op::LogNdtr: case Op::BesselJ0: case Op::BesselJ1: case Op::BesselY0: case Op::BesselY1: case Op::AiryAi:
     case Op::FrexpMantissa: case Op::FrexpExponent:
     case Op::Floor: case Op::Ceil: case Op::Round: case Op::IsNan:
     case Op::IsInf: case Op::IsFinite: case Op::LogicalNot:
@@ -118,7 +118,7 @@ Value runValueOp(const ir::Node& n, const Value* const* in, unsigned consumable)
     case Op::Square: case Op::Acosh: case Op::Asinh: case Op::Atanh: case Op::Exp2: case Op::Erfc: case Op::Erfinv:
     case Op::Lgamma: case Op::Digamma: case Op::I0: case Op::I0e: case Op::I1: case Op::I1e: case Op::K0:
     case Op::K0e: case Op::K1: case Op::K1e: case Op::Erfcx:
-    case Op::Ndtri: case Op::LogNdtr: case Op::BesselJ0: case Op::BesselJ1: case Op::BesselY0: case Op::BesselY1:
+    case Op::Ndtri: case Op::LogNdtr: case Op::BesselJ0: case Op::BesselJ1: case Op::BesselY0: case Op::BesselY1: case Op::AiryAi:
     case Op::FrexpMantissa: case Op::FrexpExponent:
     case Op::Floor: case Op::Ceil: case Op::Round: case Op::IsNan:
     case Op::IsInf: case Op::IsFinite: case Op::LogicalNot:

@@ -2,8 +2,8 @@
 // cholesky, eigvalsh): slogdet ((sign, log|det|), each an op of its own),
 // logdet (NaN for a negative determinant), eigh ((eigenvalues,
 // eigenvectors), each an op), svd (torch.svd's (U, S, V), each an op), qr
-// ((Q, R), each an op): the parts of one decomposition, each recorded as
-// its op, matrix_power (by squaring, of the inverse for a
+// ((Q, R), each an op), ldl_factor ((LD, pivots), each an op): the parts
+// of one decomposition, each recorded as its op, matrix_power (by squaring, of the inverse for a
 // negative power), cholesky_inverse and cholesky_solve (by triangular
 // solves with the Cholesky factor), compositions run where a tape sees them,
 // so they differentiate as their ops do, in every mode; methods too.
@@ -102,6 +102,19 @@ Value bQr(CallContext& c, std::vector<Value>& args) {
                     recordedOp(c, ir::Op::QrR, {a, complete}, std::move(r))});
 }
 
+// ldl_factor(A, hermitian=False): linalg.ldl_factor's (LD, pivots) of
+// one factorisation (hermitian changes nothing for real matrices).
+Value bLdlFactor(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 2);
+  Value no = Value::boolean(false);
+  Value a = matricesArg(c, args), hermitian = argument(c, args, 1, "hermitian", &no);
+  c.checkKeywordsUsed("ldl_factor");
+  Value flag = Value::boolean(flagArg(c, hermitian, "hermitian"));
+  auto [ld, pivots] = ldlFactor(tensorOf(a), ir::Op::LdlFactor, c.loc);
+  return makeTuple({recordedOp(c, ir::Op::LdlFactor, {a, flag}, std::move(ld)),
+                    recordedOp(c, ir::Op::LdlPivots, {a, flag}, std::move(pivots))});
+}
+
 // matrix_power(A, n): A @ A ... (n times) by squaring; the identity for
 // n = 0; the inverse's power for n < 0.
 Value bMatrixPower(CallContext& c, std::vector<Value>& args) {
@@ -186,13 +199,14 @@ BuiltinFn tensorLinalgMethod(const std::string& name) {
   if (name == "qr") return bQr;
   if (name == "cholesky_inverse") return bCholeskyInverse;
   if (name == "cholesky_solve") return bCholeskySolve;
+  if (name == "ldl_factor") return bLdlFactor;
   return nullptr;
 }
 
 void addTensorLinalg(BuiltinTable& table) {
   using ir::Builtin;
   for (Builtin b : {Builtin::Slogdet, Builtin::Logdet, Builtin::MatrixPower, Builtin::Eigh, Builtin::Svd, Builtin::Qr,
-                    Builtin::CholeskyInverse, Builtin::CholeskySolve})
+                    Builtin::CholeskyInverse, Builtin::CholeskySolve, Builtin::LdlFactor})
     table[ir::builtinInfo(b).name] = tensorLinalgMethod(ir::builtinInfo(b).name);
 }
 

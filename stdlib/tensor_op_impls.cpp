@@ -519,6 +519,15 @@ Value luOp(OpCall& c) {
   return makeTensorValue(c.op == Op::LuPivots ? std::move(pivots) : std::move(lu));
 }
 
+Value ldlOp(OpCall& c) {
+  auto [ld, pivots] = ldlFactor(c.tensor("x"), c.op, c.loc);
+  return makeTensorValue(c.op == Op::LdlPivots ? std::move(pivots) : std::move(ld));
+}
+
+Value ldlSolveOp(OpCall& c) {
+  return makeTensorValue(ldlSolve(c.tensor("a"), c.tensor("pivots"), c.tensor("b"), c.loc));
+}
+
 Value luPermutationOp(OpCall& c) {
   return makeTensorValue(luPermutation(c.tensor("pivots"), c.integer("rows"), c.flag("inverse"), c.loc));
 }
@@ -620,6 +629,7 @@ struct ImplTable {
         set(Op::Cholesky, choleskyOp), set(Op::Eigvalsh, eigenOp),
         set(Op::EighVectors, eigenOp), set(Op::Svdvals, svdOp), set(Op::SvdU, svdOp), set(Op::SvdVh, svdOp);
     set(Op::QrQ, qrOp), set(Op::QrR, qrOp), set(Op::LuFactor, luOp), set(Op::LuPivots, luOp);
+    set(Op::LdlFactor, ldlOp), set(Op::LdlPivots, ldlOp), set(Op::LdlSolve, ldlSolveOp);
     set(Op::LuPermutation, luPermutationOp), set(Op::SolveTriangular, solveTriangularOp);
     set(Op::Solve, solveOp);
     set(Op::Norm, normOp), set(Op::Repeat, repeatOp), set(Op::Diag, diagOp), set(Op::NonZero, nonzeroOp);

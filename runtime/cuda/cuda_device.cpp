@@ -717,6 +717,7 @@ const KernelTable& cudaKernels() {
       t.addUnary(Op::BesselJ1, d, unaryKernel<Unary::BesselJ1>);
       t.addUnary(Op::BesselY0, d, unaryKernel<Unary::BesselY0>);
       t.addUnary(Op::BesselY1, d, unaryKernel<Unary::BesselY1>);
+      t.addUnary(Op::AiryAi, d, unaryKernel<Unary::AiryAi>);
       t.addUnary(Op::FrexpMantissa, d, unaryKernel<Unary::FrexpMantissa>);
       t.addUnary(Op::FrexpExponent, d, unaryKernel<Unary::FrexpExponent>);
     }

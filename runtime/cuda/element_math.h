@@ -192,6 +192,7 @@ NN_HOST_DEVICE T applyUnary(Unary op, T x) {
       case Unary::BesselJ1: return static_cast<T>(special::besselJ1(x));
       case Unary::BesselY0: return static_cast<T>(special::besselY0(x));
       case Unary::BesselY1: return static_cast<T>(special::besselY1(x));
+      case Unary::AiryAi: return static_cast<T>(special::airyAi(x));
       case Unary::FrexpMantissa: return static_cast<T>(special::frexpMantissa(x));
       case Unary::FrexpExponent: return static_cast<T>(special::frexpExponent(x));
       case Unary::Square: return x * x;

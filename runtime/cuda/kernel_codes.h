@@ -69,7 +69,7 @@ enum class Binary : int {
 enum class Unary : int {
   Neg, Pos, Exp, Log, Sqrt, Rsqrt, Sin, Cos, Tanh, Sigmoid, Relu, Gelu, GeluGrad, Erf, Silu, SiluGrad, Softplus, Log1p,
   Expm1, Tan, Atan, Reciprocal, Log2, Log10, Sinh, Cosh, Asin, Acos, Acosh, Asinh, Atanh, Exp2, Erfc, Erfinv, Lgamma,
-  Digamma, I0, I0e, I1, I1e, K0, K0e, K1, K1e, Erfcx, Ndtri, LogNdtr, BesselJ0, BesselJ1, BesselY0, BesselY1, FrexpMantissa, FrexpExponent, Square, Floor, Ceil, Round,
+  Digamma, I0, I0e, I1, I1e, K0, K0e, K1, K1e, Erfcx, Ndtri, LogNdtr, BesselJ0, BesselJ1, BesselY0, BesselY1, AiryAi, FrexpMantissa, FrexpExponent, Square, Floor, Ceil, Round,
   Abs, Sign, Not, Invert
 };
 enum class Predicate : int { IsNan, IsInf, IsFinite };

@@ -418,6 +418,7 @@ llvm::Value* ElementwiseEmitter::floatUnary(Op op, llvm::Value* x, std::string& 
     case Op::BesselJ1: return special("nn_bessel_j1", x);
     case Op::BesselY0: return special("nn_bessel_y0", x);
     case Op::BesselY1: return special("nn_bessel_y1", x);
+    case Op::AiryAi: return special("nn_airy_ai", x);
     case Op::FrexpMantissa: return special("nn_frexp_mantissa", x);
     case Op::FrexpExponent: return special("nn_frexp_exponent", x);
     case Op::Floor: return intrinsic(llvm::Intrinsic::floor, x);

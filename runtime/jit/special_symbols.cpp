@@ -32,6 +32,7 @@ double nn_bessel_j0(double x) { return nn::rt::special::besselJ0(x); }
 double nn_bessel_j1(double x) { return nn::rt::special::besselJ1(x); }
 double nn_bessel_y0(double x) { return nn::rt::special::besselY0(x); }
 double nn_bessel_y1(double x) { return nn::rt::special::besselY1(x); }
+double nn_airy_ai(double x) { return nn::rt::special::airyAi(x); }
 double nn_frexp_mantissa(double x) { return nn::rt::special::frexpMantissa(x); }
 double nn_frexp_exponent(double x) { return nn::rt::special::frexpExponent(x); }
 int32_t nn_gcd_i32(int32_t a, int32_t b) { return nn::rt::special::gcd(a, b); }
@@ -67,6 +68,7 @@ const FunctionSymbol* specialFunctionSymbols(int* count) {
                                            {"nn_bessel_j1", reinterpret_cast<void*>(&nn_bessel_j1)},
                                            {"nn_bessel_y0", reinterpret_cast<void*>(&nn_bessel_y0)},
                                            {"nn_bessel_y1", reinterpret_cast<void*>(&nn_bessel_y1)},
+                                           {"nn_airy_ai", reinterpret_cast<void*>(&nn_airy_ai)},
                                            {"nn_frexp_mantissa", reinterpret_cast<void*>(&nn_frexp_mantissa)},
                                            {"nn_frexp_exponent", reinterpret_cast<void*>(&nn_frexp_exponent)},
                                            {"nn_gcd_i32", reinterpret_cast<void*>(&nn_gcd_i32)},

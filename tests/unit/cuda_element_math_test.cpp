@@ -233,7 +233,7 @@ TEST(CudaElementMath, FloatsAsTheCpuComputesThem) {
                             std::pair{Op::Erfcx, Unary::Erfcx}, std::pair{Op::Ndtri, Unary::Ndtri},
                             std::pair{Op::LogNdtr, Unary::LogNdtr}, std::pair{Op::BesselJ0, Unary::BesselJ0},
                             std::pair{Op::BesselJ1, Unary::BesselJ1}, std::pair{Op::BesselY0, Unary::BesselY0},
-                            std::pair{Op::BesselY1, Unary::BesselY1}})
+                            std::pair{Op::BesselY1, Unary::BesselY1}, std::pair{Op::AiryAi, Unary::AiryAi}})
       checkUnary<T>(op, code, true);
     checkUnary<T>(Op::FrexpMantissa, Unary::FrexpMantissa, false);
     checkUnary<T>(Op::FrexpExponent, Unary::FrexpExponent, false);

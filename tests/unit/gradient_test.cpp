@@ -147,6 +147,10 @@ const std::vector<Case>& cases() {
       // linalg.solve's op; batch dims broadcast either way.
       {"solve", "_solve(a, b)", {"randn(2, 3, 3) + eye(3) * 3.0", "randn(3, 2)"}, true},
       {"solve", "_solve(a, b)", {"randn(3, 3) + eye(3) * 3.0", "randn(2, 3, 4)"}},
+      // ldl_solve's in b alone (an indefinite A with 2 x 2 pivots and a
+      // definite one, b broadcast over them).
+      {"ldl_solve", "ldl_solve(*ldl_factor(eye(3) * 2.0 - 1.0), a)", {"randn(3, 2)"}, true},
+      {"ldl_solve", "ldl_solve(*ldl_factor(stack([eye(3) * 2.0 - 1.0, eye(3) + 1.0])), a)", {"randn(3, 2)"}},
       {"atan2", "atan2(a, b)", {"randn(3, 4)", "randn(4)"}},
       {"hypot", "hypot(a, b) * a.hypot(2.0)", {"randn(3, 4)", "randn(3, 1) + 2.0"}},
       // b's sign kept away from 0, where copysign jumps.
