@@ -16,6 +16,7 @@
 #include "runtime/tensor.h"
 #include "runtime/tensor_ops.h"
 #include "stdlib/builtins.h"
+#include "stdlib/op_call.h"
 
 namespace nn::stdlib {
 namespace {
@@ -219,7 +220,11 @@ Value callPullback(CallContext& c, std::vector<Value>& args) {
     if (!cotangent.is(Kind::Tensor) || tensorOf(cotangent).shape() != o.shape())
       fail(c.loc, "pullback(): the cotangent must have the value's shape " + typeString(o) + ", not " +
                       (cotangent.is(Kind::Tensor) ? typeString(tensorOf(cotangent)) : std::string(typeName(cotangent))));
-    cotangent = makeTensorValue(astype(tensorOf(cotangent), o.dtype()));
+    // Converted as an op on the tape (a pullback called under another
+    // tape differentiates in its cotangent: jvp's double-vjp), and only
+    // where the dtype differs, so that a tracked cotangent stays itself.
+    if (tensorOf(cotangent).dtype() != o.dtype())
+      cotangent = applyOp(c, ir::Op::AsType, {cotangent, Value::dtype(static_cast<int>(o.dtype()))});
   }
   std::vector<Value> grads = self.tape->gradients(out, cotangent, false);
   Leaves leaves(c, *self.tape);
