@@ -22,8 +22,9 @@ std::optional<Type> matrixOperand(const OpArgs& a, bool square, const char* oper
   const DimList& d = *x->shape;
   std::string name = linearAlgebraName(a.op());
   if (d.size() < 2)
-    fail(a.loc(), name + ": expects a matrix or a batch of matrices " + (square ? "[..., n, n]" : "[..., m, n]") +
-                      ", not " + x->str(),
+    fail(a.loc(),
+         name + ": expects a matrix or a batch of matrices " + (square ? "[..., n, n]" : "[..., m, n]") + ", not " +
+             x->str(),
          ErrorClass::ValueError);
   const Dim &rows = d[d.size() - 2], &cols = d.back();
   if (square && rows.isKnown() && cols.isKnown() && rows.size != cols.size)
@@ -77,8 +78,9 @@ DimList batchBroadcast(const OpArgs& a, const Type& x, const Type& y) {
       o = p ? *p : *q;
     } else if (p->isKnown() && q->isKnown()) {
       if (p->size != q->size && p->size != 1 && q->size != 1)
-        fail(a.loc(), std::string(linearAlgebraName(a.op())) + ": the batch dims of " + x.str() + " and " + y.str() +
-                          " do not broadcast",
+        fail(a.loc(),
+             std::string(linearAlgebraName(a.op())) + ": the batch dims of " + x.str() + " and " + y.str() +
+                 " do not broadcast",
              ErrorClass::ValueError);
       o = p->size == 1 ? *q : *p;
     } else if (p->isKnown() && p->size != 1) {
@@ -153,13 +155,15 @@ std::optional<Type> solved(const OpArgs& a, std::optional<bool> left) {
   const DimList &td = *t->shape, &bd = *b->shape;
   std::string name = linearAlgebraName(a.op());
   if (bd.size() < 2)
-    fail(a.loc(), name + ": expects B to be a matrix or a batch of matrices " +
-                      std::string(*left ? "[..., n, k]" : "[..., k, n]") + ", not " + b->str(),
+    fail(a.loc(),
+         name + ": expects B to be a matrix or a batch of matrices " +
+             std::string(*left ? "[..., n, k]" : "[..., k, n]") + ", not " + b->str(),
          ErrorClass::ValueError);
   const Dim &n = td.back(), &side = *left ? bd[bd.size() - 2] : bd.back();
   if (n.isKnown() && side.isKnown() && n.size != side.size)
-    fail(a.loc(), name + ": A " + t->str() + " and B " + b->str() + " do not fit: B's " + (*left ? "rows" : "columns") +
-                      " must be A's side",
+    fail(a.loc(),
+         name + ": A " + t->str() + " and B " + b->str() + " do not fit: B's " + (*left ? "rows" : "columns") +
+             " must be A's side",
          ErrorClass::ValueError);
   DimList out = batchBroadcast(a, *t, *b);
   out.push_back(bd[bd.size() - 2]);
