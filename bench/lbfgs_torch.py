@@ -5,10 +5,9 @@ import time
 import torch
 
 torch.set_num_threads(2)
-torch.manual_seed(0)
-X = torch.randn(2000, 64)
-truth = torch.randn(64, 1)
-Y = ((X @ truth + torch.randn(2000, 1) * 0.5) > 0).float()
+X = torch.sin(torch.arange(2000 * 64, dtype=torch.float32).reshape(2000, 64) * 0.37)
+truth = torch.cos(torch.arange(64, dtype=torch.float32) * 0.5).reshape(64, 1)
+Y = ((X @ truth + torch.sin(torch.arange(2000, dtype=torch.float32) * 1.7).reshape(2000, 1)) > 0).float()
 
 
 def loss(w, b):
