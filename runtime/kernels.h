@@ -567,8 +567,9 @@ void registerCpuMathKernels(KernelTable& r);
 // ... of f32 tensors' transcendental math through SLEEF
 // (kernels_cpu_float32_math.cpp), registered over registerCpuMathKernels'.
 void registerCpuFloat32MathKernels(KernelTable& r);
-// i0, i0e, i1 and i1e of f32 and f64 tensors, a block of elements at a
-// time (kernels_cpu_bessel.cpp), over registerCpuMathKernels' own.
+// i0, i0e, i1, i1e and airy_ai of f32 and f64 tensors, a block of
+// elements at a time (kernels_cpu_bessel.cpp), over registerCpuMathKernels'
+// own.
 void registerCpuBesselKernels(KernelTable& t);
 // A Python float's elementwise math, computed as an f64 tensor's CPU
 // kernel computes an element (runtime/float_unary.def declares both):

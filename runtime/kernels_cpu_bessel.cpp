@@ -1,17 +1,20 @@
-// The CPU kernels of the modified Bessel functions of the first kind, i0,
-// i0e, i1 and i1e, over blocks of elements: special_math.h's formulas
-// (besselIScaled, besselI) with each Chebyshev series summed for a whole
-// block at once, Clenshaw's step taken across the block's elements, which
-// vectorises, where one element's sum is a chain of dependent steps (37
-// ns an element, against 2.5). The steps and their order are the scalar
-// function's, so the bits are the same as a Python float's, a fused
-// kernel's (which calls the scalar function) and a GPU's.
+// The CPU kernels of the functions special_math.h sums Chebyshev series
+// for, over blocks of elements: the modified Bessel functions of the first
+// kind, i0, i0e, i1 and i1e (besselIScaled, besselI), and Airy's Ai
+// (airyAi), with each series summed for a whole block at once, Clenshaw's
+// step taken across the block's elements, which vectorises, where one
+// element's sum is a chain of dependent steps (37 ns an element, against
+// 2.5). The steps and their order are the scalar function's, so the bits
+// are the same as a Python float's, a fused kernel's (which calls the
+// scalar function) and a GPU's.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 
+#include "runtime/airy_chebyshev.h"
 #include "runtime/bessel_chebyshev.h"
 #include "runtime/kernel_loops.h"
+#include "runtime/special_math.h"
 
 namespace nn::rt {
 namespace {
@@ -29,6 +32,10 @@ constexpr double kI0Small[] = NN_CHEBYSHEV_I0_SMALL;
 constexpr double kI0Large[] = NN_CHEBYSHEV_I0_LARGE;
 constexpr double kI1Small[] = NN_CHEBYSHEV_I1_SMALL;
 constexpr double kI1Large[] = NN_CHEBYSHEV_I1_LARGE;
+constexpr double kAiryMiddle[] = NN_CHEBYSHEV_AIRY_MIDDLE;
+constexpr double kAiryPositive[] = NN_CHEBYSHEV_AIRY_POSITIVE;
+constexpr double kAiryNegativeSine[] = NN_CHEBYSHEV_AIRY_NEGATIVE_SINE;
+constexpr double kAiryNegativeCosine[] = NN_CHEBYSHEV_AIRY_NEGATIVE_COSINE;
 
 template <size_t N>
 constexpr Series series(const double (&c)[N]) {
@@ -92,8 +99,48 @@ void besselIBlock(int nu, bool scaled, const double* x, double* out, int64_t cou
   }
 }
 
-template <class T, int Nu, bool Scaled>
-void besselIKernel(const Tensor& a, Tensor& out, SourceLoc) {
+template <int Nu, bool Scaled>
+void besselIBlockOf(const double* x, double* out, int64_t count) {
+  besselIBlock(Nu, Scaled, x, out, count);
+}
+
+// special::airyAi(x[i]) for a block: the elements on [-2, 2], past 2 and
+// below -2 each gathered for their series.
+void airyBlock(const double* x, double* out, int64_t count) {
+  alignas(64) double uMiddle[kBlock], rMiddle[kBlock], uPositive[kBlock], rPositive[kBlock];
+  alignas(64) double uNegative[kBlock], rSine[kBlock], rCosine[kBlock];
+  special::AiryFar farPositive[kBlock], farNegative[kBlock];
+  int32_t middle[kBlock], positive[kBlock], negative[kBlock];
+  int64_t nMiddle = 0, nPositive = 0, nNegative = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    double v = x[i], z = std::fabs(v);
+    if (v != v || v - v != 0) {
+      out[i] = NAN;
+    } else if (z <= 2) {
+      middle[nMiddle] = static_cast<int32_t>(i), uMiddle[nMiddle++] = v / 2;
+    } else if (v > 0) {
+      farPositive[nPositive] = special::airyFar(z);
+      positive[nPositive] = static_cast<int32_t>(i), uPositive[nPositive] = farPositive[nPositive].u, ++nPositive;
+    } else {
+      farNegative[nNegative] = special::airyFar(z);
+      negative[nNegative] = static_cast<int32_t>(i), uNegative[nNegative] = farNegative[nNegative].u, ++nNegative;
+    }
+  }
+  if (nMiddle > 0) clenshawBlock(series(kAiryMiddle), uMiddle, rMiddle, nMiddle);
+  if (nPositive > 0) clenshawBlock(series(kAiryPositive), uPositive, rPositive, nPositive);
+  if (nNegative > 0) {
+    clenshawBlock(series(kAiryNegativeSine), uNegative, rSine, nNegative);
+    clenshawBlock(series(kAiryNegativeCosine), uNegative, rCosine, nNegative);
+  }
+  for (int64_t j = 0; j < nMiddle; ++j) out[middle[j]] = rMiddle[j];
+  for (int64_t j = 0; j < nPositive; ++j) out[positive[j]] = special::airyDecaying(rPositive[j], farPositive[j]);
+  for (int64_t j = 0; j < nNegative; ++j)
+    out[negative[j]] = special::airyOscillating(rSine[j], rCosine[j], farNegative[j]);
+}
+
+// A unary kernel of T computed in double a block at a time by `block`.
+template <class T, void (*Block)(const double*, double*, int64_t)>
+void blockKernel(const Tensor& a, Tensor& out, SourceLoc) {
   const T* x = a.data<T>();
   T* o = out.data<T>();
   if (!a.isContiguous()) {  // copied into out first, then computed in place
@@ -105,25 +152,26 @@ void besselIKernel(const Tensor& a, Tensor& out, SourceLoc) {
     for (int64_t b = lo; b < hi; b += kBlock) {
       int64_t count = std::min(kBlock, hi - b);
       for (int64_t k = 0; k < count; ++k) in[k] = static_cast<double>(x[b + k]);
-      besselIBlock(Nu, Scaled, in, r, count);
+      Block(in, r, count);
       for (int64_t k = 0; k < count; ++k) o[b + k] = static_cast<T>(r[k]);
     }
   });
 }
 
 template <class T>
-void registerBesselI(KernelTable& t) {
-  t.addUnary(Op::I0, dtypeOf<T>(), besselIKernel<T, 0, false>);
-  t.addUnary(Op::I0e, dtypeOf<T>(), besselIKernel<T, 0, true>);
-  t.addUnary(Op::I1, dtypeOf<T>(), besselIKernel<T, 1, false>);
-  t.addUnary(Op::I1e, dtypeOf<T>(), besselIKernel<T, 1, true>);
+void registerBlockKernels(KernelTable& t) {
+  t.addUnary(Op::I0, dtypeOf<T>(), blockKernel<T, besselIBlockOf<0, false>>);
+  t.addUnary(Op::I0e, dtypeOf<T>(), blockKernel<T, besselIBlockOf<0, true>>);
+  t.addUnary(Op::I1, dtypeOf<T>(), blockKernel<T, besselIBlockOf<1, false>>);
+  t.addUnary(Op::I1e, dtypeOf<T>(), blockKernel<T, besselIBlockOf<1, true>>);
+  t.addUnary(Op::AiryAi, dtypeOf<T>(), blockKernel<T, airyBlock>);
 }
 
 }  // namespace
 
 void registerCpuBesselKernels(KernelTable& t) {
-  registerBesselI<float>(t);
-  registerBesselI<double>(t);
+  registerBlockKernels<float>(t);
+  registerBlockKernels<double>(t);
 }
 
 }  // namespace nn::rt

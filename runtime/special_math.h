@@ -475,19 +475,41 @@ NN_HOST_DEVICE inline double besselY1(double x) { return ::y1(x); }
 // -2, (M sin(theta) - N cos(theta)) / (sqrt(pi) z^(1/4)), z = -x, zeta =
 // 2/3 z^(3/2), theta = zeta + pi/4 (its sine and cosine from zeta's, so
 // that pi/4 adds no rounding), P, M and N series in 1 / zeta. As PyTorch's,
-// NaN at -inf and inf (its limits there are 0).
-NN_HOST_DEVICE inline double airyAi(double x) {
-  using std::cos, std::exp, std::fabs, std::sin, std::sqrt;
-  if (x != x || x - x != 0) return NAN;
-  double z = fabs(x);
-  if (z <= 2) return chebyshev::airyMiddle(x / 2);
+// NaN at -inf and inf (its limits there are 0). The pieces past |x| = 2
+// are functions of their own, which the CPU kernel that sums the series
+// over a block of elements (kernels_cpu_bessel.cpp) shares.
+struct AiryFar {
+  double u, zeta, root;  // the series' variable, zeta and z^(1/4)
+};
+
+NN_HOST_DEVICE inline AiryFar airyFar(double z) {
+  using std::sqrt;
   constexpr double kZeta2 = 1.8856180831641267;  // zeta(2) = 2/3 2^(3/2)
+  double zeta = 2.0 / 3.0 * z * sqrt(z);
+  return {2 * (kZeta2 / zeta) - 1, zeta, sqrt(sqrt(z))};
+}
+
+// Ai(x), x > 2, from P's series at f.u.
+NN_HOST_DEVICE inline double airyDecaying(double p, const AiryFar& f) {
   constexpr double kSqrtPi = 1.7724538509055160;
-  double zeta = 2.0 / 3.0 * z * sqrt(z), u = 2 * (kZeta2 / zeta) - 1, root = sqrt(sqrt(z));
-  if (x > 0) return chebyshev::airyPositive(u) * exp(-zeta) / (2 * kSqrtPi * root);
-  double s = sin(zeta), c = cos(zeta);
+  return p * std::exp(-f.zeta) / (2 * kSqrtPi * f.root);
+}
+
+// Ai(x), x < -2, from M's and N's series at f.u.
+NN_HOST_DEVICE inline double airyOscillating(double m, double n, const AiryFar& f) {
+  constexpr double kSqrtPi = 1.7724538509055160;
+  double s = std::sin(f.zeta), c = std::cos(f.zeta);
   double sine = (s + c) * M_SQRT1_2, cosine = (c - s) * M_SQRT1_2;
-  return (chebyshev::airyNegativeSine(u) * sine - chebyshev::airyNegativeCosine(u) * cosine) / (kSqrtPi * root);
+  return (m * sine - n * cosine) / (kSqrtPi * f.root);
+}
+
+NN_HOST_DEVICE inline double airyAi(double x) {
+  if (x != x || x - x != 0) return NAN;
+  double z = std::fabs(x);
+  if (z <= 2) return chebyshev::airyMiddle(x / 2);
+  AiryFar f = airyFar(z);
+  if (x > 0) return airyDecaying(chebyshev::airyPositive(f.u), f);
+  return airyOscillating(chebyshev::airyNegativeSine(f.u), chebyshev::airyNegativeCosine(f.u), f);
 }
 
 // The bits of a float or double as the unsigned integer of its width, and
