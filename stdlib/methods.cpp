@@ -9,6 +9,7 @@
 
 #include "ir/builtins.h"
 #include "runtime/dict_views.h"
+#include "runtime/module.h"
 #include "runtime/scalar_ops.h"
 #include "stdlib/builtins.h"
 #include "stdlib/host_methods.h"
@@ -290,6 +291,9 @@ std::vector<std::string> attributeNames(const Value& obj) {
   if (obj.is(Kind::Stream)) names = streamAttributeNames();
   if (obj.is(Kind::Tuple)) names.insert(names.end(), obj.as<SeqObj>().fields.begin(), obj.as<SeqObj>().fields.end());
   if (obj.is(Kind::Range)) names.insert(names.end(), {"start", "stop", "step"});
+  // A module's names, as Python's dir(module) lists them (its private
+  // ones too).
+  if (obj.is(Kind::Module) && obj.as<rt::ModuleObj>().module) names = obj.as<rt::ModuleObj>().module->globalNames();
   if (const MethodTable* table = methodsOf(typeKind(obj).value_or(obj.kind())))
     for (const HostMethod& m : *table) names.emplace_back(m.name);
   std::sort(names.begin(), names.end());
