@@ -4,9 +4,11 @@
 // scalar_tensor; the embedding updates select_scatter and slice_scatter
 // (input with src written into one index or a slice of a dim: a
 // functional x[...] = src on the tape, so both get gradients); and the
-// type queries is_tensor, broadcast_shapes, result_type, promote_types
-// and can_cast, PyTorch's answers in nn's types (dtypes, tuples for
-// sizes).
+// type queries is_tensor, broadcast_shapes, result_type, promote_types,
+// can_cast, finfo, iinfo and get_default_dtype, PyTorch's answers in nn's
+// types (dtypes, tuples for sizes).
+#include <cmath>
+#include <limits>
 #include <string>
 
 #include "ir/builtins.h"
@@ -211,6 +213,51 @@ DType dtypeArg(CallContext& c, const Value& v, const char* what) {
   return *d;
 }
 
+// finfo(type=f32): a floating dtype's limits, PyTorch's fields (dtype the
+// dtype itself, where PyTorch gives its name).
+Value bFinfo(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 1);
+  Value f32 = Value::dtype(static_cast<int>(DType::F32));
+  Value type = argument(c, args, 0, "type", &f32);
+  c.checkKeywordsUsed("finfo");
+  DType dt = dtypeArg(c, type, "type");
+  if (!isFloating(dt))
+    fail(c.loc, std::string("finfo() requires a floating point input type, not ") + dtypeName(dt) + "; use iinfo",
+         ErrorClass::TypeError);
+  auto facts = [&](auto zero) {
+    using T = decltype(zero);
+    using Limits = std::numeric_limits<T>;
+    double resolution = std::pow(10.0, -Limits::digits10);
+    return makeNamedTuple({Value::integer(8 * sizeof(T)), Value::real(Limits::epsilon()), Value::real(Limits::max()),
+                           Value::real(Limits::lowest()), Value::real(Limits::min()), Value::real(Limits::min()),
+                           Value::real(resolution), type},
+                          {"bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution", "dtype"});
+  };
+  return dt == DType::F32 ? facts(0.0f) : facts(0.0);
+}
+
+// iinfo(type): an integer dtype's bits and range.
+Value bIinfo(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 1);
+  Value type = argument(c, args, 0, "type", nullptr);
+  c.checkKeywordsUsed("iinfo");
+  DType dt = dtypeArg(c, type, "type");
+  if (!isIntegral(dt))
+    fail(c.loc, std::string("iinfo() requires an integer input type, not ") + dtypeName(dt) + "; use finfo",
+         ErrorClass::TypeError);
+  int64_t bits = dt == DType::I32 ? 32 : 64;
+  int64_t max = dt == DType::I32 ? std::numeric_limits<int32_t>::max() : std::numeric_limits<int64_t>::max();
+  int64_t min = dt == DType::I32 ? std::numeric_limits<int32_t>::min() : std::numeric_limits<int64_t>::min();
+  return makeNamedTuple({Value::integer(bits), Value::integer(max), Value::integer(min), type},
+                        {"bits", "max", "min", "dtype"});
+}
+
+// get_default_dtype(): the dtype of a float made into a tensor, f32.
+Value bGetDefaultDtype(CallContext& c, std::vector<Value>& args) {
+  checkArity(c, args, 0, 0);
+  return Value::dtype(static_cast<int>(DType::F32));
+}
+
 // promote_types(type1, type2): the dtype a binary op of tensors of these
 // dtypes gives.
 Value bPromoteTypes(CallContext& c, std::vector<Value>& args) {
@@ -285,6 +332,9 @@ void addTorchFunctions(BuiltinTable& table) {
   table[ir::builtinInfo(Builtin::PromoteTypes).name] = bPromoteTypes;
   table[ir::builtinInfo(Builtin::ResultType).name] = bResultType;
   table[ir::builtinInfo(Builtin::CanCast).name] = bCanCast;
+  table[ir::builtinInfo(Builtin::Finfo).name] = bFinfo;
+  table[ir::builtinInfo(Builtin::Iinfo).name] = bIinfo;
+  table[ir::builtinInfo(Builtin::GetDefaultDtype).name] = bGetDefaultDtype;
 }
 
 }  // namespace nn::stdlib
