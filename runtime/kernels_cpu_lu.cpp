@@ -3,10 +3,11 @@
 // permutation its row exchanges make (lu_permutation), triangular solves
 // (BLAS's trsm) and general ones (getrf, then trsm), and of the symmetric
 // indefinite LDL^T factorisation and its solve (LAPACK's sytrf and
-// sytrs), one matrix of the batch at a time. LAPACK reads matrices column by column: getrf factors
-// a column-major copy of each matrix, read back row by row; a row-major
-// triangular system T X = B is the column-major X^T T^T = B^T, which trsm
-// solves from the right on the matrices as they lie.
+// sytrs), one matrix of the batch at a time. LAPACK reads matrices column
+// by column: getrf factors a column-major copy of each matrix, read back
+// row by row; a row-major triangular system T X = B is the column-major
+// X^T T^T = B^T, which trsm solves from the right on the matrices as they
+// lie.
 #include <algorithm>
 #include <numeric>
 #include <string>

@@ -258,6 +258,20 @@ Tensor ldlSolve(const Tensor& ld, const Tensor& pivots, const Tensor& b, SourceL
              " (LD's shape without its last dim), not " + typeString(pivots),
          isIntegral(pivots.dtype()) ? ErrorClass::ValueError : ErrorClass::TypeError);
   commonDevice(s.a, pivots, "linalg.ldl_solve", loc);
+  // Wider pivots are checked before they are narrowed to LAPACK's int
+  // (the kernel checks each against the factorisation's form).
+  int64_t n = ld.dim(ld.ndim() - 1);
+  if (pivots.dtype() != DType::I32 && pivots.numel() > 0) {
+    auto extreme = [&](Reduction r) {
+      return readableOnHost(reduce(pivots, r, {}, false, loc, "linalg.ldl_solve"), loc).flatAsInt(0);
+    };
+    int64_t low = extreme(Reduction::Min), high = extreme(Reduction::Max);
+    if (low < -n || high > n)
+      fail(loc,
+           "linalg.ldl_solve: the pivot " + std::to_string(high > n ? high : low) + " is outside [-" +
+               std::to_string(n) + ", " + std::to_string(n) + "], the rows of the factorised matrix",
+           ErrorClass::ValueError);
+  }
   Shape pivotShape(s.a.shape().begin(), s.a.shape().end() - 1);
   Tensor p = contiguousOnItsDevice(broadcastTo(astype(pivots, DType::I32), pivotShape, loc), loc);
   if (s.out.numel() > 0) launch<ir::Op::LdlSolve>(s.out.device(), s.out.dtype(), loc, s.a, p, s.b, s.out, loc);
