@@ -3,10 +3,11 @@
 // logdet (NaN for a negative determinant), eigh ((eigenvalues,
 // eigenvectors), each an op), svd (torch.svd's (U, S, V), each an op), qr
 // ((Q, R), each an op), ldl_factor ((LD, pivots), each an op): the parts
-// of one decomposition, each recorded as its op, matrix_power (by squaring, of the inverse for a
-// negative power), cholesky_inverse and cholesky_solve (by triangular
-// solves with the Cholesky factor), compositions run where a tape sees them,
-// so they differentiate as their ops do, in every mode; methods too.
+// of one decomposition, each recorded as its op, matrix_power (by
+// squaring, of the inverse for a negative power), cholesky_inverse and
+// cholesky_solve (by triangular solves with the Cholesky factor),
+// compositions run where a tape sees them, so they differentiate as their
+// ops do, in every mode; methods too.
 #include <cstdint>
 #include <limits>
 
