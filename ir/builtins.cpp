@@ -136,7 +136,7 @@ const std::vector<std::string>& tensorOwnMethodNames() {
       "take_along_dim", "tensor_split", "hsplit", "vsplit", "dsplit", "unflatten", "unfold", "median", "nanmedian",
       "kthvalue", "quantile", "nanquantile", "nansum", "nanmean", "aminmax", "cummax", "cummin", "trunc", "fix", "frac",
       "deg2rad", "rad2deg", "sinc", "logaddexp", "logaddexp2", "xlogy", "heaviside", "float_power", "logit", "fmax",
-      "fmin", "ldexp", "frexp", "polygamma", "index_add", "index_copy", "index_fill", "index_reduce", "take", "put",
+      "fmin", "ldexp", "frexp", "polygamma", "index_add", "index_copy", "index_fill", "index_reduce", "take", "put", "index_put",
       "masked_scatter", "diag_embed", "diagflat", "diagonal", "cov", "corrcoef", "addcmul", "addcdiv", "logical_xor",
       "signbit", "isposinf", "isneginf", "isreal", "equal", "is_floating_point", "is_complex", "is_signed",
       "is_nonzero", "is_same_size", "renorm", "mvlgamma", "cholesky_inverse", "cholesky_solve", "mode", "msort",

@@ -2,7 +2,8 @@
 // methods: x.index_add(dim, index, source, alpha=1), index_copy(dim,
 // index, source), index_fill(dim, index, value), index_reduce(dim, index,
 // source, reduce, include_self=True), x.take(index), x.put(index, source,
-// accumulate=False) and x.masked_scatter(mask, source), with PyTorch's
+// accumulate=False), x.index_put(indices, values, accumulate=False) and
+// x.masked_scatter(mask, source), with PyTorch's
 // checks. Each is composed of the ops it stands for (scatter_add,
 // scatter, scatter_reduce, gather, where) on the tape, so that it
 // differentiates as they do and runs on any device: an index along a dim
@@ -11,6 +12,7 @@
 #include <string>
 
 #include "ir/builtins.h"
+#include "runtime/scalar_ops.h"
 #include "runtime/tensor_ops.h"
 #include "stdlib/builtins.h"
 #include "stdlib/op_call.h"
@@ -154,6 +156,18 @@ Value bTake(CallContext& c, std::vector<Value>& args) {
 
 // put(index, source, accumulate=False): source's elements written (or
 // added) into x flattened at the index, in order.
+// x with source's elements written (or, with accumulate, added) at the
+// flat positions `at`, as many as source has: a scatter of x and source
+// each viewed as one dim.
+Value putFlat(CallContext& c, const Value& x, const Value& at, const Value& source, bool accumulate) {
+  const Tensor &t = tensorOf(x), &s = tensorOf(source);
+  Value flat = reshaped(c, x, {t.numel()}), places = reshaped(c, at, {tensorOf(at).numel()}),
+        values = reshaped(c, source, {s.numel()});
+  Value out = accumulate ? applyOp(c, ir::Op::ScatterAdd, {flat, Value::integer(0), places, values})
+                         : applyOp(c, ir::Op::Scatter, {flat, Value::integer(0), places, values, Value::none()});
+  return reshaped(c, out, std::vector<int64_t>(t.shape().begin(), t.shape().end()));
+}
+
 Value bPut(CallContext& c, std::vector<Value>& args) {
   atMost(c, args, 4);
   Value no = Value::boolean(false);
@@ -171,11 +185,47 @@ Value bPut(CallContext& c, std::vector<Value>& args) {
     fail(c.loc, "put(): accumulate must be a bool, not " + describe(accumulate), ErrorClass::TypeError);
   checkIndexEntries(c, i, t.numel(), true, "input with " + std::to_string(t.numel()) + " elements");
   checkSourceDType(c, t, s);
-  Value flat = reshaped(c, x, {t.numel()}), at = reshaped(c, index, {i.numel()}),
-        values = reshaped(c, source, {s.numel()});
-  Value out = accumulate.asBool() ? applyOp(c, ir::Op::ScatterAdd, {flat, Value::integer(0), at, values})
-                                  : applyOp(c, ir::Op::Scatter, {flat, Value::integer(0), at, values, Value::none()});
-  return reshaped(c, out, std::vector<int64_t>(t.shape().begin(), t.shape().end()));
+  return putFlat(c, x, index, source, accumulate.asBool());
+}
+
+// index_put(input, indices, values, accumulate=False): input with values
+// (broadcast to the shape of input[indices]) written at input[indices],
+// or added there with accumulate (repeated places adding up); indices a
+// tuple of index tensors (integer or bool), as PyTorch takes them. The
+// flat places input[indices] selects are found by indexing a ramp of
+// positions the same way (so the rules are indexing's), then put.
+Value bIndexPut(CallContext& c, std::vector<Value>& args) {
+  atMost(c, args, 4);
+  Value no = Value::boolean(false);
+  Value x = argument(c, args, 0, "input", nullptr), indices = argument(c, args, 1, "indices", nullptr),
+        values = argument(c, args, 2, "values", nullptr), accumulate = argument(c, args, 3, "accumulate", &no);
+  c.checkKeywordsUsed("index_put");
+  const Tensor& t = tensorArg(c, x, "input");
+  const Tensor& s = tensorArg(c, values, "values");
+  if (!indices.is(Kind::Tuple) && !indices.is(Kind::List))
+    fail(c.loc, "index_put(): indices must be a tuple of tensors, not " + describe(indices), ErrorClass::TypeError);
+  for (const Value& item : indices.as<SeqObj>().items)
+    if (!item.is(Kind::Tensor) || isFloating(tensorOf(item).dtype()))
+      fail(c.loc, "index_put(): indices must be integer or bool tensors, not " + describe(item),
+           ErrorClass::TypeError);
+  if (!accumulate.is(Kind::Bool))
+    fail(c.loc, "index_put(): accumulate must be a bool, not " + describe(accumulate), ErrorClass::TypeError);
+  checkSourceDType(c, t, s);
+  Ramp ramp;
+  ramp.exact = true;  // integer positions, counted exactly
+  Tensor positions = reshape(rampTensor(ir::Op::Arange, DType::I64, t.numel(), ramp, t.device(), c.loc), t.shape(),
+                             c.loc);
+  Value key = makeTuple(indices.as<SeqObj>().items);
+  const Tensor picked = tensorOf(getItem(makeTensorValue(positions), key, c.loc));
+  std::optional<Shape> fits = tryBroadcastShapes(s.shape(), picked.shape());
+  if (!fits || *fits != picked.shape())
+    fail(c.loc,
+         "index_put(): values " + typeString(s) + " do not broadcast to the shape of input[indices], " +
+             shapeString(picked.shape()),
+         ErrorClass::ValueError);
+  Value spread = applyOp(c, ir::Op::BroadcastTo,
+                         {values, intsTuple(std::vector<int64_t>(picked.shape().begin(), picked.shape().end()))});
+  return putFlat(c, x, makeTensorValue(picked), spread, accumulate.asBool());
 }
 
 // masked_scatter(mask, source): where the bool mask (broadcast to x's
@@ -223,6 +273,7 @@ BuiltinFn indexUpdateMethod(const std::string& name) {
   if (name == "index_fill") return bIndexFill;
   if (name == "take") return bTake;
   if (name == "put") return bPut;
+  if (name == "index_put") return bIndexPut;
   if (name == "masked_scatter") return bMaskedScatter;
   return nullptr;
 }
@@ -230,7 +281,7 @@ BuiltinFn indexUpdateMethod(const std::string& name) {
 void addIndexUpdates(BuiltinTable& table) {
   using ir::Builtin;
   for (Builtin b : {Builtin::IndexAdd, Builtin::IndexCopy, Builtin::IndexFill, Builtin::IndexReduce, Builtin::Take,
-                    Builtin::Put, Builtin::MaskedScatter})
+                    Builtin::Put, Builtin::IndexPut, Builtin::MaskedScatter})
     table[ir::builtinInfo(b).name] = indexUpdateMethod(ir::builtinInfo(b).name);
 }
 
