@@ -49,7 +49,7 @@ Tensor indexGrad(const Tensor& g, const Tensor& x, const Value& index, SourceLoc
       // The rows were checked by the indexing; the CPU's kernel reads the
       // index through its strides, so each column's copy is a view there.
       Tensor at = broadcastTo(reshape(astype(rowsPicked, DType::I64), {n, 1}, loc), {n, run}, loc);
-      Tensor src = reshape(astype(g, DType::F64), {n, run}, loc);
+      Tensor src = reshape(scatterAddTerms(g, DType::F64), {n, run}, loc);
       if (!x.device().hostMemory()) {
         at = contiguousOnItsDevice(at, loc);
         src = contiguousOnItsDevice(src, loc);

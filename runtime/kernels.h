@@ -209,7 +209,8 @@ struct KernelFor<ir::Op::Gather> {
   using Fn = void (*)(const Tensor& x, int axis, const Tensor& index, Tensor& out);
 };
 // out holds a copy of x; adds src at the index positions along `axis`
-// (index i64, checked)  [out's dtype]
+// (index i64, checked; src of out's dtype, or f32 where out is f64, each
+// term widened as it is added)  [out's dtype]
 template <>
 struct KernelFor<ir::Op::ScatterAdd> {
   using Fn = void (*)(int axis, const Tensor& index, const Tensor& src, Tensor& out);

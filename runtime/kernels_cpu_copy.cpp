@@ -313,9 +313,9 @@ struct LineSteps {
 // ix, s and o), each element combined into its place in order: scatter's
 // write, scatter_add's sum, scatter_reduce's step. Kept out of the block
 // loop's closure, whose captured sizes the compiler would otherwise reload
-// for every element.
-template <class T, class Combine>
-[[gnu::noinline]] void scatterLines(const int64_t* __restrict ix, const T* __restrict s, T* __restrict o,
+// for every element. S: src's element type (T, or float into double).
+template <class T, class S, class Combine>
+[[gnu::noinline]] void scatterLines(const int64_t* __restrict ix, const S* __restrict s, T* __restrict o,
                                     int64_t along, int64_t count, int64_t len, LineSteps is, LineSteps ss,
                                     LineSteps os, Combine combine) {
   if (is.line == 0) {
@@ -325,7 +325,7 @@ template <class T, class Combine>
     for (int64_t j = 0; j < along; ++j) {
       int64_t k = ix[j * is.along];
       T* __restrict to = o + (k < 0 ? k + len : k) * os.along;
-      const T* __restrict from = s + j * ss.along;
+      const S* __restrict from = s + j * ss.along;
       if (os.line == 1 && ss.line == 1)
         for (int64_t b = 0; b < count; ++b) to[b] = combine(to[b], from[b]);
       else
@@ -346,20 +346,20 @@ template <class T, class Combine>
 // blocks of lines run in parallel and each line combines its elements in
 // index order: the same sums, products and extremes, and the same element
 // kept of two writes to one place, on any number of threads.
-template <class T, class Combine>
+template <class T, class S = T, class Combine>
 void scatterCombining(int axis, const Tensor& index, const Tensor& src, Tensor& out, Combine combine) {
   int64_t along = index.dim(axis), len = out.dim(axis);
   const int64_t* ix = index.data<int64_t>();
-  const T* s = src.data<T>();
+  const S* s = src.data<S>();
   T* o = out.data<T>();
   int64_t is = index.strides()[axis], ss = src.strides()[axis], os = out.strides()[axis];
   forEachLineBlock(index, axis, [&](int64_t first, int64_t count, int last) {
     const int64_t* lineIx = ix + lineStart(index, index, axis, first);
-    const T* lineS = s + lineStart(src, index, axis, first);
+    const S* lineS = s + lineStart(src, index, axis, first);
     T* lineO = o + lineStart(out, index, axis, first);
     int64_t il = last < 0 ? 0 : index.strides()[last], sl = last < 0 ? 0 : src.strides()[last];
     int64_t ol = last < 0 ? 0 : out.strides()[last];
-    scatterLines<T>(lineIx, lineS, lineO, along, count, len, {is, il}, {ss, sl}, {os, ol}, combine);
+    scatterLines<T, S>(lineIx, lineS, lineO, along, count, len, {is, il}, {ss, sl}, {os, ol}, combine);
   });
 }
 
@@ -370,6 +370,13 @@ void scatterKernel(int axis, const Tensor& index, const Tensor& src, Tensor& out
 
 template <class T>
 void scatterAddKernel(int axis, const Tensor& index, const Tensor& src, Tensor& out) {
+  if constexpr (std::is_same_v<T, double>)
+    if (src.dtype() == DType::F32) {
+      // Each f32 term widened as it is added: the f64 sums without an f64
+      // copy of src, which would cost more than the scatter itself.
+      scatterCombining<double, float>(axis, index, src, out, [](double to, float v) { return to + v; });
+      return;
+    }
   scatterCombining<T>(axis, index, src, out, [](T to, T v) { return wrapAdd(to, v); });
 }
 

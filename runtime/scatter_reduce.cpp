@@ -24,7 +24,8 @@ Tensor scatterReduce(const Tensor& x, int64_t axis, const Tensor& index, const T
   int a = scatterAxis(x, axis, index, src, loc, "scatter_reduce");
   bool integers = !ir::isFloating(x.dtype()) && !ir::isFloating(src.dtype());
   DType acc = integers ? DType::I64 : DType::F64;
-  Tensor at = astype(index, DType::I64), values = astype(src, acc);
+  bool sums = reduce == "sum" || reduce == "mean";
+  Tensor at = astype(index, DType::I64), values = sums ? scatterAddTerms(src, acc) : astype(src, acc);
   Tensor out = x.dtype() == acc ? x.clone() : astype(x, acc);
   if (!includeSelf) {
     // Where the index reaches, the sum's and the product's identity, or
@@ -33,7 +34,7 @@ Tensor scatterReduce(const Tensor& x, int64_t axis, const Tensor& index, const T
     Tensor start = extreme ? values : fullLike(acc, index.shape(), reduce == "prod" ? 1.0 : 0.0, x.device());
     launch<ir::Op::Scatter>(x.device(), acc, loc, a, at, start, out);
   }
-  if (reduce == "sum" || reduce == "mean") {
+  if (sums) {
     launch<ir::Op::ScatterAdd>(x.device(), acc, loc, a, at, values, out);
   } else {
     ScatterReduction r = reduce == "prod"   ? ScatterReduction::Prod

@@ -123,6 +123,9 @@ Tensor padWithModeGrad(const Tensor& g, const Shape& inputShape, const std::vect
 Tensor gather(const Tensor& x, int64_t axis, const Tensor& index, SourceLoc loc);
 Tensor scatterAdd(const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src, SourceLoc loc);
 Tensor scatter(const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src, SourceLoc loc);
+// src as the ScatterAdd kernels sum it into an accumulator of dtype acc:
+// f32 as it is into f64 (widened term by term), anything else converted.
+Tensor scatterAddTerms(const Tensor& src, DType acc);
 // scatter_reduce (scatter_reduce.cpp): PyTorch's, reduce "sum", "prod",
 // "mean", "amax" or "amin", with x's own elements in the reduction or not.
 Tensor scatterReduce(const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src, const std::string& reduce,

@@ -220,8 +220,12 @@ Tensor scatterAdd(const Tensor& x, int64_t axis, const Tensor& index, const Tens
   bool integers = (x.dtype() == DType::I32 || x.dtype() == DType::I64) && !ir::isFloating(src.dtype());
   DType acc = integers ? DType::I64 : DType::F64;
   Tensor out = x.dtype() == acc ? x.clone() : astype(x, acc);
-  launch<ir::Op::ScatterAdd>(x.device(), acc, loc, a, astype(index, DType::I64), astype(src, acc), out);
+  launch<ir::Op::ScatterAdd>(x.device(), acc, loc, a, astype(index, DType::I64), scatterAddTerms(src, acc), out);
   return astype(out, x.dtype());
+}
+
+Tensor scatterAddTerms(const Tensor& src, DType acc) {
+  return acc == DType::F64 && src.dtype() == DType::F32 ? src : astype(src, acc);
 }
 
 }  // namespace nn::rt

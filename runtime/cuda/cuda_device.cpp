@@ -370,8 +370,8 @@ void gatherKernel(const Tensor& x, int axis, const Tensor& index, Tensor& o) {
 void scatterAddKernel(int axis, const Tensor& index, const Tensor& src, Tensor& o) {
   size_t rank = index.shape().size();
   scatterAdd(elemOf(o.dtype()), axis, reinterpret_cast<const int64_t*>(index.deviceBytes()), stridedOf(index, rank),
-             src.deviceBytes(), stridedOf(src, rank), o.deviceBytes(), stridedOf(o, rank), index.numel(),
-             CudaDevice::of(o).stream());
+             elemOf(src.dtype()), src.deviceBytes(), stridedOf(src, rank), o.deviceBytes(), stridedOf(o, rank),
+             index.numel(), CudaDevice::of(o).stream());
 }
 
 void scatterKernel(int axis, const Tensor& index, const Tensor& src, Tensor& o) {

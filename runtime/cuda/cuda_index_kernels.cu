@@ -46,11 +46,12 @@ __global__ void gatherKernel(const T* x, Strided sx, int axis, const int64_t* in
 }
 
 // T: double, or unsigned long long for i64 (two's complement addition
-// wraps around as the CPU's does).
-template <class T>
-__global__ void scatterAddKernel(int axis, const int64_t* index, Strided si, const T* src, Strided ss, T* out,
+// wraps around as the CPU's does); S: src's element type, T or float into
+// double (each term widened as it is added).
+template <class T, class S>
+__global__ void scatterAddKernel(int axis, const int64_t* index, Strided si, const S* src, Strided ss, T* out,
                                  Strided so, int64_t n) {
-  GRID_STRIDE(i, n) atomicAdd(out + selectedOffset(i, index, si, so, axis), src[offsetOf(i, si, ss)]);
+  GRID_STRIDE(i, n) atomicAdd(out + selectedOffset(i, index, si, so, axis), static_cast<T>(src[offsetOf(i, si, ss)]));
 }
 
 // scatter and scatter_reduce: one thread per line of index elements that
@@ -336,10 +337,13 @@ void gather(Elem type, const void* x, const Strided& sx, int axis, const int64_t
   launched("gather kernel");
 }
 
-void scatterAdd(Elem type, int axis, const int64_t* index, const Strided& si, const void* src, const Strided& ss,
-                void* out, const Strided& so, int64_t n, cudaStream_t s) {
+void scatterAdd(Elem type, int axis, const int64_t* index, const Strided& si, Elem srcType, const void* src,
+                const Strided& ss, void* out, const Strided& so, int64_t n, cudaStream_t s) {
   if (n <= 0) return;
-  if (type == Elem::F64)
+  if (type == Elem::F64 && srcType == Elem::F32)
+    scatterAddKernel<<<blocksFor(n), kThreads, 0, s>>>(axis, index, si, static_cast<const float*>(src), ss,
+                                                       static_cast<double*>(out), so, n);
+  else if (type == Elem::F64)
     scatterAddKernel<<<blocksFor(n), kThreads, 0, s>>>(axis, index, si, static_cast<const double*>(src), ss,
                                                        static_cast<double*>(out), so, n);
   else

@@ -96,12 +96,12 @@ void put(Elem type, const void* values, const Strided& sv, const Strided& at, co
 // device i64 through `si`, checked in range; x through `sx`).
 void gather(Elem type, const void* x, const Strided& sx, int axis, const int64_t* index, const Strided& si, void* out,
             int64_t n, cudaStream_t s);
-// out (f64 or i64, `type`, through `so`) += src (of out's type) at the
-// index positions along `axis`, with atomic adds: integers wrap around;
-// the order of float additions, so the last bits of a sum, may differ from
-// the CPU's.
-void scatterAdd(Elem type, int axis, const int64_t* index, const Strided& si, const void* src, const Strided& ss,
-                void* out, const Strided& so, int64_t n, cudaStream_t s);
+// out (f64 or i64, `type`, through `so`) += src (`srcType`: out's type,
+// or f32 into f64) at the index positions along `axis`, with atomic adds:
+// integers wrap around; the order of float additions, so the last bits of
+// a sum, may differ from the CPU's.
+void scatterAdd(Elem type, int axis, const int64_t* index, const Strided& si, Elem srcType, const void* src,
+                const Strided& ss, void* out, const Strided& so, int64_t n, cudaStream_t s);
 // out (of `type`, through `so`) gets src (of out's type) at the index
 // positions along `axis`, where the index (n elements) has `along`
 // elements on the axis and `inner` after it; each line along the axis is

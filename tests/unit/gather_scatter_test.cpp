@@ -6,7 +6,7 @@
 // stride 0 (across the lines too: one run of src into one run of out a
 // step), a transposed src larger than the index, and repeated indices
 // whose values add (and multiply) in index order (full-mantissa values,
-// so that another order shows in the bits).
+// so that another order shows in the bits); an f32 src summed in f64.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -84,6 +84,15 @@ void check(const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src
   for (int64_t i = 0; i < x.numel(); ++i)
     ASSERT_EQ(std::bit_cast<uint64_t>(added.data<double>()[i]), std::bit_cast<uint64_t>(want.data<double>()[i]))
         << what << ": scatter_add element " << i;
+  // An f32 src is summed in f64 without an f64 copy of it (each term
+  // widened as it is added): the same bits as summing its f64 copy.
+  Tensor x32 = astype(x, DType::F32), src32 = astype(src, DType::F32);
+  Tensor wide = astype(scatterAdd(astype(x32, DType::F64), axis, index, astype(src32, DType::F64), {}), DType::F32);
+  for (const Tensor& narrow : {scatterAdd(x32, axis, index, src32, {}),
+                               scatterReduce(x32, axis, index, src32, "sum", true, {})})
+    for (int64_t i = 0; i < x.numel(); ++i)
+      ASSERT_EQ(std::bit_cast<uint32_t>(narrow.data<float>()[i]), std::bit_cast<uint32_t>(wide.data<float>()[i]))
+          << what << ": f32 scatter_add element " << i;
   // scatter_reduce's product (whose last bits show the order) and
   // extremes, in index order too.
   for (const char* reduce : {"prod", "amax", "amin"}) {
