@@ -5,12 +5,13 @@
 // elements one by one: rand, randn and dropout take a fixed number of
 // words of the generator's stream per element (or pair), so each chunk of
 // elements computes its words from their position, Philox blocks a batch
-// at a time (a loop over counters the compiler vectorises), on all cores;
+// at a time (the rounds vectorised over the counters), on all cores;
 // randint and randperm reject draws, so they draw one after another.
 #include <algorithm>
-#include <vector>
+#include <memory>
 
 #include "runtime/kernel_loops.h"
+#include "runtime/philox_batch.h"
 #include "runtime/random.h"
 #include "runtime/vector_math.h"
 
@@ -18,35 +19,24 @@ namespace nn::rt {
 
 namespace {
 
-// Philox4x32-10 of kBatch consecutive counters from `first` under `key`
-// (philoxRounds, vectorised over the counters): the 4 * kBatch words in
-// stream order.
-constexpr int kBatch = 16;
-
-void philoxBatch(uint64_t first, std::array<uint32_t, 2> key, uint32_t* words) {
-  uint32_t c[4][kBatch] = {};
-  for (int j = 0; j < kBatch; ++j) {
-    uint64_t counter = first + static_cast<uint64_t>(j);
-    c[0][j] = static_cast<uint32_t>(counter);
-    c[1][j] = static_cast<uint32_t>(counter >> 32);
-  }
-  philoxRounds<kBatch>(c, key);
-  for (int j = 0; j < kBatch; ++j)
-    for (int k = 0; k < 4; ++k) words[4 * j + k] = c[k][j];
-}
-
 // Words [from, from + count) of the stream under `key` into out.
 void streamWords(std::array<uint32_t, 2> key, uint64_t from, int64_t count, uint32_t* out) {
-  uint32_t batch[4 * kBatch];
+  uint32_t batch[4 * kPhiloxBatch];
   uint64_t block = from / 4;
   int64_t skip = static_cast<int64_t>(from % 4), done = 0;
   while (done < count) {
+    if (skip == 0 && count - done >= 4 * kPhiloxBatch) {  // whole batches straight into out
+      philoxBatch(block, key, out + done);
+      done += 4 * kPhiloxBatch;
+      block += kPhiloxBatch;
+      continue;
+    }
     philoxBatch(block, key, batch);
-    int64_t take = std::min<int64_t>(4 * kBatch - skip, count - done);
+    int64_t take = std::min<int64_t>(4 * kPhiloxBatch - skip, count - done);
     std::copy_n(batch + skip, take, out + done);
     done += take;
     skip = 0;
-    block += kBatch;
+    block += kPhiloxBatch;
   }
 }
 
@@ -63,9 +53,10 @@ void drawChunks(RandomGenerator& rng, int64_t count, int words, bool parallel, F
   std::array<uint32_t, 2> key = rng.key();
   forEachLine((count + kDrawChunk - 1) / kDrawChunk, parallel, [&](int64_t c) {
     int64_t first = c * kDrawChunk, last = std::min(count, first + kDrawChunk);
-    std::vector<uint32_t> w(static_cast<size_t>((last - first) * words));
-    streamWords(key, start + static_cast<uint64_t>(first * words), static_cast<int64_t>(w.size()), w.data());
-    makeChunk(first, last, w.data());
+    int64_t n = (last - first) * words;
+    auto w = std::make_unique_for_overwrite<uint32_t[]>(static_cast<size_t>(n));
+    streamWords(key, start + static_cast<uint64_t>(first * words), n, w.get());
+    makeChunk(first, last, w.get());
   });
   rng.skipTo(start + static_cast<uint64_t>(count * words));
 }
@@ -104,8 +95,8 @@ void normalKernel(RandomGenerator& rng, Tensor& out) {
   // A pair costs a log, a sqrt and a sincos: worth other cores sooner.
   drawChunks(rng, count, 4, count >= 2048, [pairs](int64_t begin, int64_t end, const uint32_t* w) {
     int64_t m = end - begin;
-    std::vector<double> u(static_cast<size_t>(4 * m));
-    double *u1 = u.data(), *u2 = u1 + m, *first = u2 + m, *second = first + m;
+    auto u = std::make_unique_for_overwrite<double[]>(static_cast<size_t>(4 * m));
+    double *u1 = u.get(), *u2 = u1 + m, *first = u2 + m, *second = first + m;
     RandomGenerator::normalUniforms(w, m, u1, u2);
     vmath::boxMuller(u1, u2, first, second, m);
     for (int64_t j = 0; j < m; ++j) {

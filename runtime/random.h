@@ -21,19 +21,22 @@ std::array<uint32_t, 4> philox4x32(std::array<uint32_t, 4> counter, std::array<u
 // random kernels' batches (kernels_cpu_random.cpp), where each round is a
 // vector operation over the blocks (the CUDA plugin, which includes this
 // without OpenMP, makes no batches).
+// Philox4x32's multipliers and key increments (the Weyl sequence's).
+inline constexpr uint32_t kPhiloxM0 = 0xD2511F53, kPhiloxM1 = 0xCD9E8D57, kPhiloxW0 = 0x9E3779B9,
+                          kPhiloxW1 = 0xBB67AE85;
+
 template <int N>
 inline void philoxRounds(uint32_t (&c)[4][N], std::array<uint32_t, 2> key) {
-  constexpr uint32_t kM0 = 0xD2511F53, kM1 = 0xCD9E8D57, kW0 = 0x9E3779B9, kW1 = 0xBB67AE85;
   for (int round = 0; round < 10; ++round) {
     if (round > 0) {
-      key[0] += kW0;
-      key[1] += kW1;
+      key[0] += kPhiloxW0;
+      key[1] += kPhiloxW1;
     }
 #ifdef _OPENMP
 #pragma omp simd
 #endif
     for (int j = 0; j < N; ++j) {
-      uint64_t p0 = uint64_t(kM0) * c[0][j], p1 = uint64_t(kM1) * c[2][j];
+      uint64_t p0 = uint64_t(kPhiloxM0) * c[0][j], p1 = uint64_t(kPhiloxM1) * c[2][j];
       uint32_t n0 = static_cast<uint32_t>(p1 >> 32) ^ c[1][j] ^ key[0];
       uint32_t n2 = static_cast<uint32_t>(p0 >> 32) ^ c[3][j] ^ key[1];
       c[1][j] = static_cast<uint32_t>(p1);

@@ -4,14 +4,17 @@
 // by one gives (RandomGenerator's own rand, randn and dropout draws), and
 // leave the generator where those draws leave it, from any position
 // (inside a Philox block, with a normal's spare half waiting), for sizes
-// around the kernels' chunks and batches, on 1, 2 and 3 threads.
+// around the kernels' chunks and batches, on 1, 2 and 3 threads; and each
+// vectorised Philox batch this CPU runs gives philox4x32's blocks.
 #include <gtest/gtest.h>
 #include <omp.h>
 
 #include <bit>
 #include <cstdint>
+#include <vector>
 
 #include "runtime/device.h"
+#include "runtime/philox_batch.h"
 #include "runtime/random.h"
 #include "test_device.h"
 
@@ -77,6 +80,29 @@ TEST(RandomKernels, GiveTheNumbersOfDrawingOneByOneFromAnyPosition) {
           }
   }
   omp_set_num_threads(before);
+}
+
+TEST(RandomKernels, PhiloxBatchesGiveTheBlocksOneByOne) {
+  std::vector<PhiloxPath> paths{PhiloxPath::Portable};
+  if (__builtin_cpu_supports("avx2")) paths.push_back(PhiloxPath::Avx2);
+  if (__builtin_cpu_supports("avx512f")) paths.push_back(PhiloxPath::Avx512);
+  // Batches whose counters' low words wrap around (carrying into the high
+  // word), and the last counters before the whole counter wraps.
+  for (uint64_t first : {uint64_t{0}, uint64_t{12345}, (uint64_t{1} << 32) - 7, (uint64_t{7} << 32) - 16,
+                         ~uint64_t{0} - 5})
+    for (std::array<uint32_t, 2> key : {std::array<uint32_t, 2>{0, 0}, std::array<uint32_t, 2>{1234, 0xDEADBEEF}})
+      for (PhiloxPath path : paths) {
+        uint32_t words[4 * kPhiloxBatch];
+        philoxBatch(first, key, words, path);
+        for (int j = 0; j < kPhiloxBatch; ++j) {
+          uint64_t counter = first + static_cast<uint64_t>(j);
+          std::array<uint32_t, 4> want =
+              philox4x32({static_cast<uint32_t>(counter), static_cast<uint32_t>(counter >> 32), 0, 0}, key);
+          for (int k = 0; k < 4; ++k)
+            ASSERT_EQ(words[4 * j + k], want[static_cast<size_t>(k)])
+                << "path " << static_cast<int>(path) << " first " << first << " block " << j << " word " << k;
+        }
+      }
 }
 
 }  // namespace
