@@ -429,7 +429,7 @@ Value batchNormOp(OpCall& c) {
 Value dropoutOp(OpCall& c) {
   const Tensor& x = c.tensor("x");
   double p = c.number("p");
-  if (p < 0 || p > 1) nn::fail(c.loc, "dropout: p must be in [0, 1], got " + floatRepr(p));
+  if (!(p >= 0 && p <= 1)) nn::fail(c.loc, "dropout: p must be in [0, 1], got " + floatRepr(p));  // NaN too
   if (!c.flag("training") || p == 0) return c["x"];
   return makeTensorValue(dropout(x, p, c.interp.rng(), c.loc));
 }
