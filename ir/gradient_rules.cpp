@@ -106,6 +106,17 @@ Value* squeeze(GradientBuilder& b, Value* v, int64_t axis) { return b.emit(Op::S
 
 Value* matmul(GradientBuilder& b, Value* x, Value* y) { return b.emit(Op::MatMul, {x, y}); }
 
+// v (of rank `rank` >= 2) with its leading dims flattened into one:
+// [N, last]. The gradient of a matrix shared by a batch of products (a
+// weight) is then one product over the batch's rows, not a product per
+// batch element summed afterwards, whose [..., m, n] temporary cost a
+// transformer layer's training step half its time (134 MB at
+// [128, 16, 1024]).
+Value* leadingRows(GradientBuilder& b, Value* v, size_t rank) {
+  if (rank == 2) return v;
+  return b.emit(Op::Flatten, {v}, {{"start_dim", int64_t(0)}, {"end_dim", int64_t(-2)}});
+}
+
 // The mask that picks the first operand of maximum (greater) or minimum
 // (less): 1 where it wins, 1/2 at ties, 0 elsewhere.
 Value* winnerMask(GradientBuilder& b, Op wins) {
@@ -251,7 +262,10 @@ void GradMatMul(GradientBuilder& b) {
     if (b.wanted[1]) b.grads[1] = b.sumTo(matmul(b, swapLast(b, x, rx), g), y);
   } else {
     if (b.wanted[0]) b.grads[0] = b.sumTo(matmul(b, g, swapLast(b, y, ry)), x);
-    if (b.wanted[1]) b.grads[1] = b.sumTo(matmul(b, swapLast(b, x, rx), g), y);
+    if (b.wanted[1])
+      b.grads[1] = ry == 2 && rx > 2
+                       ? b.sumTo(matmul(b, swapLast(b, leadingRows(b, x, rx), 2), leadingRows(b, g, rx)), y)
+                       : b.sumTo(matmul(b, swapLast(b, x, rx), g), y);
   }
 }
 
@@ -458,9 +472,9 @@ void GradLinear(GradientBuilder& b) {
   Value* g = b.adjoint;
   size_t rx = b.rankOf(0);
   if (b.wanted[0]) b.grads[0] = matmul(b, g, w);
-  if (b.wanted[1])
+  if (b.wanted[1])  // one [out, N] @ [N, in] product over all the rows
     b.grads[1] = rx == 1 ? matmul(b, unsqueeze(b, g, -1), unsqueeze(b, x, 0))
-                         : b.sumTo(matmul(b, swapLast(b, g, rx), x), w);
+                         : b.sumTo(matmul(b, swapLast(b, leadingRows(b, g, rx), 2), leadingRows(b, x, rx)), w);
   if (b.operands.size() > 2 && b.operands[2] && b.wanted[2]) b.grads[2] = b.sumTo(g, b.operands[2]);
 }
 
