@@ -102,6 +102,9 @@ more = [("bmm", lambda: a3 @ b3), ("small_mm", lambda: small @ small), ("conv_s2
  ("scatter_amax", lambda: torch.zeros(64, 512).scatter_reduce(0, (lab % 64).reshape(784, 1).expand(784, 512), x, "amax")),
  ("scatter_mean", lambda: torch.zeros(64, 512).scatter_reduce(0, (lab % 64).reshape(784, 1).expand(784, 512), x, "mean", include_self=False)),
  ("index_add", lambda: torch.zeros(64, 512).index_add(0, lab % 64, x)), ("take", lambda: x.take(idx * 311)),
+ ("einsum", lambda: torch.einsum("bij,jk->bik", a3, small)),
+ ("g_einsum_w", lambda: grad(lambda t: torch.einsum("bij,jk->bik", x.reshape(49, 16, 512), t).sum())(w.T)),
+ ("g_linear_w", lambda: grad(lambda t: F.linear(x.reshape(49, 16, 512), t).sum())(w)),
  ("masked_sel", lambda: x[x > 0]), ("setitem_mask", lambda: x.masked_fill(x < 0, 0.0)),
 ]
 for name, g in grads:

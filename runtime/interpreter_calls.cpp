@@ -383,6 +383,12 @@ std::optional<Value> Interpreter::callGradient(const Value& fnValue, std::vector
   const FunctionObj& fo = fnValue.as<FunctionObj>();
   bool graph = fo.forceJit || (graphMode_ && !fo.forceEager);
   if (!graph || fo.fn->annotated()) return std::nullopt;
+  // argnums count the positional arguments; the version's are parameters,
+  // which differ from them from a `*args` on (its tuple is one parameter)
+  // and past the positional parameters: those go to the tape.
+  size_t positional = fo.fn->varArgsIndex() >= 0 ? static_cast<size_t>(fo.fn->varArgsIndex()) : fo.fn->numPositional();
+  if (std::any_of(spec.argnums.begin(), spec.argnums.end(), [&](size_t a) { return a >= positional; }))
+    return std::nullopt;
   std::vector<Value> params;
   bindParams(fo, args, kwnames, kwargs, loc, params);
   enter(loc);
