@@ -35,27 +35,62 @@ Value sumTo(const Value& x, const Value& like, SourceLoc loc) {
 
 Tensor broadcastLike(const Tensor& x, const Tensor& like, SourceLoc loc) { return broadcastTo(x, like.shape(), loc); }
 
-Tensor reshapeLike(const Tensor& x, const Tensor& like, SourceLoc loc) { return reshape(x, like.shape(), loc); }
+Tensor reshapeLike(const Tensor& x, const Tensor& like, SourceLoc loc) { return reshapeView(x, like.shape(), loc); }
+
+namespace {
+
+bool fullSlice(const Value& v) {
+  if (!v.is(Kind::Slice)) return false;
+  const SliceObj& s = v.as<SliceObj>();
+  return s.start.is(Kind::None) && s.stop.is(Kind::None) && s.step.is(Kind::None);
+}
+
+bool integerTensor(const Value& v) {
+  return v.is(Kind::Tensor) && isIntegral(tensorOf(v).dtype()) && tensorOf(v).dtype() != DType::Bool;
+}
+
+// Where `index` picks along one axis of a tensor of `rank` dims: an
+// integer tensor alone (axis 0), or full slices with one integer tensor
+// among them (index_select's and x[:, t]'s); the tensor and the axis.
+std::optional<std::pair<Tensor, int64_t>> pickAlongOneAxis(const Value& index, int64_t rank) {
+  if (integerTensor(index)) return std::make_pair(tensorOf(index), int64_t{0});
+  if (!index.is(Kind::Tuple)) return std::nullopt;
+  const std::vector<Value>& items = index.as<SeqObj>().items;
+  if (static_cast<int64_t>(items.size()) > rank) return std::nullopt;
+  std::optional<std::pair<Tensor, int64_t>> pick;
+  for (size_t k = 0; k < items.size(); ++k) {
+    if (fullSlice(items[k])) continue;
+    if (pick || !integerTensor(items[k])) return std::nullopt;
+    pick = std::make_pair(tensorOf(items[k]), static_cast<int64_t>(k));
+  }
+  return pick;
+}
+
+}  // namespace
 
 Tensor indexGrad(const Tensor& g, const Tensor& x, const Value& index, SourceLoc loc) {
-  // x[t] for an integer tensor t picks rows of x (its first dim): g's rows
-  // added back to them, a scatter-add along that dim whose lines (x's
-  // columns) run in parallel.
-  if (index.is(Kind::Tensor) && x.ndim() >= 1 && isIntegral(tensorOf(index).dtype()) &&
-      tensorOf(index).dtype() != DType::Bool) {
-    const Tensor& rowsPicked = tensorOf(index);
-    int64_t rows = x.dim(0), run = rows ? x.numel() / rows : 0, n = rowsPicked.numel();
-    if (g.numel() == n * run && isFloating(g.dtype())) {
-      // The rows were checked by the indexing; the CPU's kernel reads the
-      // index through its strides, so each column's copy is a view there.
-      Tensor at = broadcastTo(reshape(astype(rowsPicked, DType::I64), {n, 1}, loc), {n, run}, loc);
-      Tensor src = reshape(scatterAddTerms(g, DType::F64), {n, run}, loc);
+  // x[t] for an integer tensor t picks along one axis of x (the first, or
+  // the one t stands at among full slices): g's slices added back to
+  // x's, a scatter-add along that axis of x seen as [before, axis, after],
+  // whose lines (the other coordinates) run in parallel.
+  if (auto pick = pickAlongOneAxis(index, x.ndim()); pick && x.ndim() > 0 && isFloating(g.dtype())) {
+    const auto& [picked, axis] = *pick;
+    int64_t before = 1, after = 1, len = x.dim(static_cast<int>(axis)), n = picked.numel();
+    for (int d = 0; d < x.ndim(); ++d) {
+      if (d < axis) before *= x.dim(d);
+      if (d > axis) after *= x.dim(d);
+    }
+    if (g.numel() == before * n * after) {
+      // The picks were checked by the indexing; the CPU's kernel reads the
+      // index and g through their strides, so both are views there.
+      Tensor at = broadcastTo(reshape(astype(picked, DType::I64), {1, n, 1}, loc), {before, n, after}, loc);
+      Tensor src = reshapeView(scatterAddTerms(g, DType::F64), {before, n, after}, loc);
       if (!x.device().hostMemory()) {
         at = contiguousOnItsDevice(at, loc);
         src = contiguousOnItsDevice(src, loc);
       }
-      Tensor sums = fullLike(DType::F64, {rows, run}, 0.0, x.device());
-      launch<ir::Op::ScatterAdd>(x.device(), DType::F64, loc, 0, at, src, sums);
+      Tensor sums = fullLike(DType::F64, {before, len, after}, 0.0, x.device());
+      launch<ir::Op::ScatterAdd>(x.device(), DType::F64, loc, 1, at, src, sums);
       return reshape(astype(sums, g.dtype()), x.shape(), loc);
     }
   }

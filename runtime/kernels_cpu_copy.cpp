@@ -195,6 +195,8 @@ void stridedCopy(const Tensor& src, const Tensor& dst) {
                          const E* in = s + at[1];
                          if (ds == 1 && ss == 1) {
                            std::memcpy(out, in, static_cast<size_t>(cols) * sizeof(E));
+                         } else if (ds == 1 && ss == 0) {  // an expanded row: one value
+                           std::fill_n(out, cols, *in);
                          } else if (ds == 1 && ss == -1) {  // flip's rows, as one vectorised loop
 #pragma omp simd
                            for (int64_t j = 0; j < cols; ++j) out[j] = in[-j];

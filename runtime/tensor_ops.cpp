@@ -347,7 +347,10 @@ Value toList(const Tensor& device) {
 
 // ---- shape views ----
 
-Tensor reshape(const Tensor& t, Shape shape, SourceLoc loc) {
+namespace {
+
+// `shape` with its -1 inferred, checked to hold t's elements.
+Shape resolvedShape(const Tensor& t, Shape shape, SourceLoc loc) {
   // A shape with more elements than an int64 counts is no tensor's shape.
   auto mismatch = [&] { fail(loc, "cannot reshape " + typeString(t) + " into shape " + shapeString(shape)); };
   int64_t inferAt = -1;
@@ -368,6 +371,51 @@ Tensor reshape(const Tensor& t, Shape shape, SourceLoc loc) {
   }
   std::optional<int64_t> n = checkedNumel(shape);
   if (!n || *n != t.numel()) mismatch();
+  return shape;
+}
+
+// Strides that lay t's elements, in row-major order, out in `shape`, or
+// nullopt where none do. t's dims fall into runs that one stride walks (a
+// dim's stride is the next one's times its size; a dim of size 1 joins
+// any run); the new dims must split each run's elements exactly, taking
+// the run's strides. An expanded (stride 0) run stays stride 0.
+std::optional<Shape> viewStrides(const Tensor& t, const Shape& shape) {
+  if (t.numel() == 0) return Tensor::contiguousStrides(shape);
+  const Shape &old = t.shape(), &oldStrides = t.strides();
+  Shape strides(shape.size(), 1);
+  int64_t d = static_cast<int64_t>(shape.size()) - 1;
+  int64_t runElements = 1, placed = 1, runStride = old.empty() ? 1 : oldStrides.back();
+  for (int64_t k = static_cast<int64_t>(old.size()) - 1; k >= 0; --k) {
+    runElements *= old[k];
+    bool runEnds = k == 0 || (old[k - 1] != 1 && oldStrides[k - 1] != runElements * runStride);
+    if (!runEnds) continue;
+    while (d >= 0 && (placed < runElements || shape[d] == 1)) {
+      strides[d] = placed * runStride;
+      placed *= shape[d];
+      --d;
+    }
+    if (placed != runElements) return std::nullopt;
+    if (k > 0) {
+      runStride = oldStrides[k - 1];
+      runElements = placed = 1;
+    }
+  }
+  for (; d >= 0; --d)
+    if (shape[d] != 1) return std::nullopt;
+  return strides;
+}
+
+}  // namespace
+
+Tensor reshape(const Tensor& t, Shape shape, SourceLoc loc) {
+  shape = resolvedShape(t, std::move(shape), loc);
+  Tensor c = t.contiguous();
+  return c.view(shape, Tensor::contiguousStrides(shape), c.offset());
+}
+
+Tensor reshapeView(const Tensor& t, Shape shape, SourceLoc loc) {
+  shape = resolvedShape(t, std::move(shape), loc);
+  if (std::optional<Shape> strides = viewStrides(t, shape)) return t.view(shape, std::move(*strides), t.offset());
   Tensor c = t.contiguous();
   return c.view(shape, Tensor::contiguousStrides(shape), c.offset());
 }

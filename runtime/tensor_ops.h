@@ -78,7 +78,16 @@ Value toList(const Tensor& t);
 // The single element of a one-element tensor as a Python scalar.
 Value item(const Tensor& t, SourceLoc loc);
 
+// t in `shape` (one dim may be -1), contiguous: a view of contiguous t,
+// else a copy.
 Tensor reshape(const Tensor& t, Shape shape, SourceLoc loc);
+// The same elements in `shape`, as PyTorch's reshape gives them: a view of
+// t wherever strides can lay them out (an expanded or transposed tensor's
+// dims split or merged within the runs one stride walks), which may then
+// not be contiguous; else a contiguous copy. The language's reshape,
+// flatten and a gradient's reshape back: the adjoint of a sum is an
+// expanded scalar, which a copy would write out whole.
+Tensor reshapeView(const Tensor& t, Shape shape, SourceLoc loc);
 Tensor transpose(const Tensor& t, const std::vector<int64_t>& perm, SourceLoc loc);
 
 // Creation on `device` (tensor_create.cpp), each through the device's

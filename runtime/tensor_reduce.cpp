@@ -149,6 +149,17 @@ Tensor reduce(const Tensor& t, Reduction r, std::vector<int64_t> axes, bool keep
     if (keptBlock(t.shape(), reduced, outer, inner) && inner == 1 && cpuLeadingExtremum(t, outer, isMax, argReduce, out))
       return out;
   }
+  if ((r == Reduction::Sum || r == Reduction::Mean) && run < out.numel()) {
+    // Short sums, many of them (a gradient's sum over tile's or expand's
+    // repeats): the reduced axes laid out first, each output a column the
+    // kernel sums across all outputs at once (the same order, so the same
+    // bits, as a run per output, which costs a call per output).
+    std::vector<int64_t> reducedFirst;
+    for (int d = 0; d < nd; ++d)
+      if (reduced[d]) reducedFirst.push_back(d);
+    reducedFirst.insert(reducedFirst.end(), keptPerm.begin(), keptPerm.end());
+    return launchSum(transpose(t, reducedFirst, loc).contiguous(), run, int64_t{1});
+  }
   Tensor p = (nd ? transpose(t, perm, loc) : t).contiguous();
   switch (r) {
     case Reduction::Sum: launch<ir::Op::Sum>(t.device(), p.dtype(), loc, p, int64_t{1}, run, out); break;

@@ -168,7 +168,7 @@ int64_t axisIndex(OpCall& c, int64_t axis, int ndim) {
   return a;
 }
 
-Value reshapeOp(OpCall& c) { return makeTensorValue(reshape(c.tensor("x"), c.ints("shape"), c.loc)); }
+Value reshapeOp(OpCall& c) { return makeTensorValue(reshapeView(c.tensor("x"), c.ints("shape"), c.loc)); }
 // transpose(x, d0, d1) and permute(x, *dims): the permutation
 // ir::shape_rules::permutationOf makes of the axes.
 Value permutedOp(OpCall& c, const char* param, bool swap) {
@@ -186,7 +186,7 @@ Value flattenOp(OpCall& c) {
   std::string error;
   auto shape = ir::shape_rules::flattenedShape({t.shape().begin(), t.shape().end()}, c.integer("start_dim"), c.integer("end_dim"), error);
   if (!shape) c.fail(error + " for " + typeString(t));
-  return makeTensorValue(reshape(t, Shape(shape->begin(), shape->end()), c.loc));
+  return makeTensorValue(reshapeView(t, Shape(shape->begin(), shape->end()), c.loc));
 }
 
 Value squeezeOp(OpCall& c) {

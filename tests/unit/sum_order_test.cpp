@@ -156,6 +156,30 @@ TEST(SumOrder, PermutedTensorsSumAsTheirCopies) {
         }
 }
 
+// A sum whose kept axes are not one block (axes 0 and 2 of four summed)
+// adds each output's elements in the reduced axes' row-major order, in the
+// documented order: whether the outputs are many and their sums short
+// (summed as columns, the reduced axes laid out first) or few and long
+// (a run each).
+TEST(SumOrder, SumsKeepingAxesApartAddInTheDocumentedOrder) {
+  for (DType dt : {DType::F64, DType::F32})
+    for (Shape shape : {Shape{3, 50, 4, 10}, Shape{5, 300, 7, 3}, Shape{300, 2, 50, 2}}) {
+      Tensor t = values(shape, dt);
+      onThreadCounts([&](int threads) {
+        Tensor sums = reduce(t, Reduction::Sum, {0, 2}, false, {}, "sum");
+        for (int64_t b = 0; b < shape[1]; ++b)
+          for (int64_t d = 0; d < shape[3]; ++d) {
+            std::vector<double> v;
+            for (int64_t a = 0; a < shape[0]; ++a)
+              for (int64_t c = 0; c < shape[2]; ++c)
+                v.push_back(t.flatAsDouble(((a * shape[1] + b) * shape[2] + c) * shape[3] + d));
+            ASSERT_EQ(bitsOf(sums.flatAsDouble(b * shape[3] + d)), stored(documentedSum(v), dt))
+                << typeString(t) << " output " << b << ", " << d << ", " << threads << " threads";
+          }
+      });
+    }
+}
+
 // A product multiplies as a chunk adds: sixteen running products of every
 // sixteenth element, multiplied pairwise, then the last elements in order.
 TEST(SumOrder, ProductsMultiplyInTheLaneOrder) {

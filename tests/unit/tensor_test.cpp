@@ -60,6 +60,45 @@ TEST(Views, TransposeAndSliceShareStorage) {
   EXPECT_EQ(r.storage(), t.storage());
 }
 
+// reshapeView views t wherever strides lay its elements out in the new
+// shape (PyTorch's reshape), else copies; the elements are reshape's.
+TEST(Views, ReshapeViewsWhereStridesAllowAndCopiesElsewhere) {
+  Tensor t = iota(DType::F32, {2, 3, 4});
+  auto same = [](const Tensor& a, const Tensor& b) {
+    ASSERT_EQ(a.shape(), b.shape());
+    for (int64_t i = 0; i < a.numel(); ++i) ASSERT_DOUBLE_EQ(a.flatAsDouble(i), b.flatAsDouble(i)) << i;
+  };
+  struct Case {
+    Tensor from;
+    Shape to;
+    bool view;
+  };
+  Tensor expanded = broadcastTo(reshape(iota(DType::F32, {3}), {1, 3, 1}, {}), {2, 3, 4}, {});
+  Tensor scalar = broadcastTo(reshape(iota(DType::F32, {1}), {}, {}), {6, 5}, {});
+  Value all = makeSlice(Value::none(), Value::none(), Value::none());
+  Tensor rowsFromOne =
+      tensorGetItem(t, makeTuple({all, makeSlice(Value::integer(1), Value::none(), Value::none())}), {});
+  std::vector<Case> cases{
+      {t, {6, 4}, true},
+      {t, {1, 24, 1}, true},
+      {transpose(t, {}, {}), {12, 2}, false},             // [4, 3, 2] strides [1, 4, 12]: no run to split
+      {transpose(t, {1, 0, 2}, {}), {3, 2, 2, 2}, true},  // the last dim (a run of its own) split
+      {transpose(t, {1, 0, 2}, {}), {6, 4}, false},       // dims 0 and 1 swapped: not one run
+      {expanded, {6, 4}, false},                          // the stride-0 dim and a stride-1 dim
+      {expanded, {2, 3, 2, 2}, true},
+      {scalar, {30}, true},  // an expanded scalar: any shape is a view
+      {scalar, {2, 15}, true},
+      {rowsFromOne, {2, 8}, true},  // t[:, 1:]: each block's rows one run
+      {rowsFromOne, {16}, false},   // the blocks apart
+      {tensorGetItem(t, makeTuple({Value::integer(1)}), {}), {4, 3}, true},
+  };
+  for (size_t k = 0; k < cases.size(); ++k) {
+    Tensor v = reshapeView(cases[k].from, cases[k].to, {});
+    EXPECT_EQ(v.storage() == cases[k].from.storage(), cases[k].view) << "case " << k;
+    same(v, reshape(cases[k].from, cases[k].to, {}));
+  }
+}
+
 TEST(Reuse, ConsumedOperandTakesTheResultOnlyWhenUnshared) {
   Value a = makeTensorValue(iota(DType::F32, {4}));
   const void* buffer = tensorOf(a).storage()->data;
