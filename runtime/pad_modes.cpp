@@ -63,13 +63,17 @@ std::vector<int64_t> sourcePositions(int64_t n, int64_t before, int64_t after, P
 }
 
 // The positions as an index for gather/scatter_add along dim d of a
-// tensor of `shape` (whose dim d has their count), on `device`.
+// tensor of `shape` (whose dim d has their count), on `device`: the list
+// broadcast over the other dims, a view where the CPU's kernels read it
+// (through its strides; written out whole it took most of a reflect
+// padding's gradient), written out for another device's.
 Tensor positionsIndex(const std::vector<int64_t>& at, int d, const Shape& shape, Device& device, SourceLoc loc) {
   Tensor list = Tensor::empty(DType::I64, {static_cast<int64_t>(at.size())}, hostSideOf(device));
   std::copy(at.begin(), at.end(), list.data<int64_t>());
   Shape along(shape.size(), 1);
   along[static_cast<size_t>(d)] = static_cast<int64_t>(at.size());
-  return broadcastTo(reshape(copyTo(list, device, loc), along, loc), shape, loc).contiguous();
+  Tensor index = broadcastTo(reshape(copyTo(list, device, loc), along, loc), shape, loc);
+  return device.hostMemory() ? index : contiguousOnItsDevice(index, loc);
 }
 
 
