@@ -215,8 +215,9 @@ Tensor variance(const Tensor& t, std::vector<int64_t> axes, bool keepdims, int64
   if (fast) {
     sum = *fast;
   } else {
-    mean = reduce(astype(x, DType::F64), Reduction::Mean, axes, true, loc, name);
-    Value centered = tensorBinary(Op::Sub, makeTensorValue(astype(x, DType::F64)), makeTensorValue(mean), loc);
+    Tensor wide = astype(x, DType::F64);  // converted once: the mean and the deviations read it
+    mean = reduce(wide, Reduction::Mean, axes, true, loc, name);
+    Value centered = tensorBinary(Op::Sub, makeTensorValue(std::move(wide)), makeTensorValue(mean), loc);
     Value sq = tensorBinary(Op::Mul, centered, centered, loc);
     sum = reduce(tensorOf(sq), Reduction::Sum, axes, keepdims, loc, name);
   }
