@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/device.h"
 #include "runtime/tensor_ops.h"
 
 namespace nn::rt {

@@ -2,7 +2,7 @@
 // tensor ops (permute, reshape, sum, matmul) run where a tape sees them,
 // so that it differentiates in both modes. The operands are contracted
 // pairwise from the left, each pair as one batched matrix product over the
-// letters they share (contract), so that no product of every letter's size
+// letters they share (contractPair), so that no product of every letter's size
 // is ever made ("bij,jk->bik" of [128, 16, 256] and [256, 1024] took 0.7 s
 // and 2 GB that way). '...' stands for the dims the letters leave,
 // broadcast across the operands as NumPy aligns them; a letter repeated
@@ -54,13 +54,13 @@ std::string lettersNotIn(const std::string& letters, const std::string& others) 
   return r;
 }
 
-int64_t dimOf(const Term& t, char l) {  // l one of t's letters
+int64_t letterSize(const Term& t, char l) {  // l one of t's letters
   return tensorOf(t.v).dim(static_cast<int64_t>(t.letters.find(l)));
 }
 
-std::vector<int64_t> dimsOf(const Term& t, const std::string& letters) {
+std::vector<int64_t> letterSizes(const Term& t, const std::string& letters) {
   std::vector<int64_t> r;
-  for (char l : letters) r.push_back(dimOf(t, l));
+  for (char l : letters) r.push_back(letterSize(t, l));
   return r;
 }
 
@@ -112,7 +112,7 @@ int64_t elementCount(const std::vector<int64_t>& dims) {
 // one's own. A letter only one of them has and keep lacks is summed out of
 // it first; a summed letter of size 1 in one of them (broadcast) is
 // summed out of the other.
-Term contract(CallContext& c, Term a, Term b, const std::string& keep) {
+Term contractPair(CallContext& c, Term a, Term b, const std::string& keep) {
   sumLetters(c, a, lettersNotIn(lettersNotIn(a.letters, b.letters), keep));
   sumLetters(c, b, lettersNotIn(lettersNotIn(b.letters, a.letters), keep));
   std::string batch, summed, broadcastOnce;
@@ -120,19 +120,20 @@ Term contract(CallContext& c, Term a, Term b, const std::string& keep) {
     if (!has(b.letters, l)) continue;
     if (has(keep, l))
       batch += l;
-    else if (dimOf(a, l) != dimOf(b, l))
+    else if (letterSize(a, l) != letterSize(b, l))
       broadcastOnce += l;
     else
       summed += l;
   }
   for (char l : broadcastOnce) {
-    bool inA = dimOf(a, l) == 1;
+    bool inA = letterSize(a, l) == 1;
     sumLetters(c, inA ? a : b, std::string(1, l));  // a dim of size 1: dropped
     sumLetters(c, inA ? b : a, std::string(1, l));
   }
   std::string left = lettersNotIn(a.letters, b.letters), right = lettersNotIn(b.letters, a.letters);
-  std::vector<int64_t> leftDims = dimsOf(a, left), rightDims = dimsOf(b, right), sumDims = dimsOf(a, summed);
-  std::vector<int64_t> aShape = dimsOf(a, batch), bShape = dimsOf(b, batch), outShape;
+  std::vector<int64_t> leftDims = letterSizes(a, left), rightDims = letterSizes(b, right),
+                       sumDims = letterSizes(a, summed);
+  std::vector<int64_t> aShape = letterSizes(a, batch), bShape = letterSizes(b, batch), outShape;
   for (size_t i = 0; i < batch.size(); ++i) outShape.push_back(std::max(aShape[i], bShape[i]));
   aShape.push_back(elementCount(leftDims));
   aShape.push_back(elementCount(sumDims));
@@ -160,7 +161,7 @@ Value productSummed(CallContext& c, const std::vector<Term>& ts, const std::stri
   Value product;
   for (size_t k = 0; k < ts.size(); ++k) {
     std::vector<int64_t> shape;
-    for (char l : order) shape.push_back(has(ts[k].letters, l) ? dimOf(ts[k], l) : 1);
+    for (char l : order) shape.push_back(has(ts[k].letters, l) ? letterSize(ts[k], l) : 1);
     Value v = arranged(c, ts[k], order, shape);
     if (k == 0) {
       product = v;
@@ -305,10 +306,10 @@ Value bEinsum(CallContext& c, std::vector<Value>& args) {
   for (size_t k = 1; k < ts.size(); ++k) {
     std::string keep = out;
     for (size_t j = k + 1; j < ts.size(); ++j) keep += ts[j].letters;
-    result = contract(c, result, ts[k], keep);
+    result = contractPair(c, result, ts[k], keep);
   }
   sumLetters(c, result, lettersNotIn(result.letters, out));
-  return arranged(c, result, out, dimsOf(result, out));
+  return arranged(c, result, out, letterSizes(result, out));
 }
 
 }  // namespace

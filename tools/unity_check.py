@@ -81,11 +81,35 @@ def syntax_check(target, files):
     return problems
 
 
+# Operator names' tokens, longest first: "operator<" is an operator,
+# "operator==<int>" one with template arguments.
+OPERATOR_TOKENS = ("<=>", "<<=", ">>=", "->*", "()", "[]", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "++", "--",
+                   "+=", "-=", "*=", "/=", "%=", "^=", "&=", "|=", "->", "<", ">", "=", "!", "+", "-", "*", "/", "%",
+                   "^", "&", "|", "~", ",")
+
+
 # An internal symbol's name without its parameters or template arguments:
 # "(anonymous namespace)::count(std::string const&)" -> "(anonymous namespace)::count".
+# The parameters start at the first "(" outside template arguments (which
+# may hold function types: "blockKernel<double, &(void f(double))>").
 def base_name(demangled):
     name = demangled.replace("(anonymous namespace)", "@anon")
-    name = name.split("(", 1)[0]
+    depth, i = 0, 0
+    while i < len(name):
+        if name.startswith("operator", i):
+            i += len("operator")
+            token = next((t for t in OPERATOR_TOKENS if name.startswith(t, i)), "")
+            i += len(token)
+            continue
+        ch = name[i]
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        elif ch == "(" and depth == 0:
+            name = name[:i]
+            break
+        i += 1
     while True:
         stripped = re.sub(r"<[^<>]*>", "", name)
         if stripped == name:
