@@ -7,12 +7,12 @@ script and prints both side by side, the largest ratio (nn / PyTorch)
 first. Run with the system Python that has python3-torch:
 /usr/bin/python3 bench/grad_sweep_torch.py [NN_BINARY] [rounds] [calls]."""
 import os
-import subprocess
 import sys
-import time
 
 import torch
 import torch.nn.functional as F
+
+from sweep_table import print_sweep
 
 nn_binary = sys.argv[1] if len(sys.argv) > 1 and not sys.argv[1].isdigit() else None
 counts = [a for a in sys.argv[1:] if a.isdigit()]
@@ -84,27 +84,4 @@ cases = [
 ]
 
 
-mine = {}
-for name, f in cases:
-    f()
-    best = 1e9
-    for r in range(rounds):
-        t0 = time.perf_counter()
-        for j in range(per):
-            z = f()
-        best = min(best, (time.perf_counter() - t0) / per)
-    mine[name] = best * 1e6
-
-if nn_binary is None:
-    for name, us in mine.items():
-        print(f"{name} {us:.1f}")
-else:
-    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "grad_sweep.nn")
-    env = dict(os.environ, OMP_NUM_THREADS=os.environ.get("NN_SWEEP_THREADS", "2"))
-    lines = subprocess.run([nn_binary, "--mode", "eager", script, str(rounds), str(per)], capture_output=True,
-                           text=True, check=True, env=env).stdout.split("\n")
-    theirs = dict((l.split()[0], float(l.split()[1])) for l in lines if l.strip())
-    rows = [(theirs[n] / mine[n], n) for n in mine if n in theirs]
-    print(f"{'gradient':18} {'nn us':>10} {'torch us':>10} {'ratio':>7}")
-    for ratio, n in sorted(rows, reverse=True):
-        print(f"{n:18} {theirs[n]:10.1f} {mine[n]:10.1f} {ratio:7.2f}")
+print_sweep(cases, nn_binary, "grad_sweep.nn", rounds, per, "gradient")

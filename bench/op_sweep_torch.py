@@ -7,12 +7,12 @@ also runs the nn script and prints both side by side, the largest ratio
 (nn / PyTorch) first. Run with the system Python that has python3-torch:
 /usr/bin/python3 bench/op_sweep_torch.py [NN_BINARY] [rounds] [calls]."""
 import os
-import subprocess
 import sys
-import time
 
 import torch
 import torch.nn.functional as F
+
+from sweep_table import print_sweep
 
 nn_binary = sys.argv[1] if len(sys.argv) > 1 and not sys.argv[1].isdigit() else None
 counts = [a for a in sys.argv[1:] if a.isdigit()]
@@ -111,27 +111,4 @@ for name, g in grads:
     arg = img if name in ("g_conv", "g_maxpool") else x
     ops.append((name, lambda g=g, arg=arg: g(arg)))
 
-mine = {}
-for name, f in ops + more:
-    f()
-    best = 1e9
-    for r in range(rounds):
-        t0 = time.perf_counter()
-        for j in range(per):
-            z = f()
-        best = min(best, (time.perf_counter() - t0) / per)
-    mine[name] = best * 1e6
-
-if nn_binary is None:
-    for name, us in mine.items():
-        print(f"{name} {us:.1f}")
-else:
-    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "op_sweep.nn")
-    env = dict(os.environ, OMP_NUM_THREADS=os.environ.get("NN_SWEEP_THREADS", "2"))
-    lines = subprocess.run([nn_binary, "--mode", "eager", script, str(rounds), str(per)], capture_output=True,
-                           text=True, check=True, env=env).stdout.split("\n")
-    theirs = dict((l.split()[0], float(l.split()[1])) for l in lines if l.strip())
-    rows = [(theirs[n] / mine[n], n) for n in mine if n in theirs]
-    print(f"{'op':14} {'nn us':>10} {'torch us':>10} {'ratio':>7}")
-    for ratio, n in sorted(rows, reverse=True):
-        print(f"{n:14} {theirs[n]:10.1f} {mine[n]:10.1f} {ratio:7.2f}")
+print_sweep(ops + more, nn_binary, "op_sweep.nn", rounds, per, "op")
