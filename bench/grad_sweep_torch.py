@@ -6,20 +6,12 @@ change it). With an nn binary as the first argument it also runs the nn
 script and prints both side by side, the largest ratio (nn / PyTorch)
 first. Run with the system Python that has python3-torch:
 /usr/bin/python3 bench/grad_sweep_torch.py [NN_BINARY] [rounds] [calls]."""
-import os
-import sys
-
 import torch
 import torch.nn.functional as F
 
-from sweep_table import print_sweep
+from sweep_table import print_sweep, sweep_setup
 
-nn_binary = sys.argv[1] if len(sys.argv) > 1 and not sys.argv[1].isdigit() else None
-counts = [a for a in sys.argv[1:] if a.isdigit()]
-rounds = int(counts[0]) if counts else 3
-per = int(counts[1]) if len(counts) > 1 else 3
-torch.manual_seed(0)
-torch.set_num_threads(int(os.environ.get("NN_SWEEP_THREADS", "2")))
+nn_binary, rounds, per = sweep_setup(3)
 x = torch.randn(256, 512); img = torch.randn(8, 16, 32, 32); k = torch.randn(16, 16, 3, 3)
 idx = torch.randint(0, 256, (1000,)); lab = torch.randint(0, 512, (256,)); seq = torch.randn(64, 8, 128)
 v = torch.randn(100000); ctc_lp = torch.randn(64, 8, 20); ctc_targets = torch.randint(1, 20, (8, 10))

@@ -6,20 +6,12 @@ fresh leaf, as nn's grad does. With an nn binary as the first argument it
 also runs the nn script and prints both side by side, the largest ratio
 (nn / PyTorch) first. Run with the system Python that has python3-torch:
 /usr/bin/python3 bench/op_sweep_torch.py [NN_BINARY] [rounds] [calls]."""
-import os
-import sys
-
 import torch
 import torch.nn.functional as F
 
-from sweep_table import print_sweep
+from sweep_table import print_sweep, sweep_setup
 
-nn_binary = sys.argv[1] if len(sys.argv) > 1 and not sys.argv[1].isdigit() else None
-counts = [a for a in sys.argv[1:] if a.isdigit()]
-rounds = int(counts[0]) if counts else 3
-per = int(counts[1]) if len(counts) > 1 else 5
-torch.manual_seed(0)
-torch.set_num_threads(int(os.environ.get("NN_SWEEP_THREADS", "2")))
+nn_binary, rounds, per = sweep_setup(5)
 x = torch.randn(784, 512); y = torch.randn(784, 512); w = torch.randn(256, 512)
 img = torch.randn(16, 32, 28, 28); k = torch.randn(32, 32, 3, 3)
 lab = torch.randint(0, 512, (784,)); idx = torch.randint(0, 784, (1000,))

@@ -5,8 +5,22 @@ both printed, the largest ratio (nn / PyTorch) first; without an nn binary,
 PyTorch's figures alone."""
 import os
 import subprocess
+import sys
+
+import torch
 
 from torch_timing import best_seconds
+
+
+def sweep_setup(default_per):
+    """The command line (an nn binary first, if any, then rounds and calls
+    per round) as (nn_binary, rounds, per); PyTorch seeded and held to the
+    sweep's thread count."""
+    nn_binary = sys.argv[1] if len(sys.argv) > 1 and not sys.argv[1].isdigit() else None
+    counts = [a for a in sys.argv[1:] if a.isdigit()]
+    torch.manual_seed(0)
+    torch.set_num_threads(int(os.environ.get("NN_SWEEP_THREADS", "2")))
+    return nn_binary, int(counts[0]) if counts else 3, int(counts[1]) if len(counts) > 1 else default_per
 
 
 def print_sweep(cases, nn_binary, nn_script, rounds, per, heading):
