@@ -9,20 +9,12 @@ first. Run with the system Python that has python3-torch:
 import torch
 import torch.nn.functional as F
 
-from sweep_table import print_sweep, sweep_setup
+from sweep_table import grad, print_sweep, sweep_setup
 
 nn_binary, rounds, per = sweep_setup(3)
 x = torch.randn(256, 512); img = torch.randn(8, 16, 32, 32); k = torch.randn(16, 16, 3, 3)
 idx = torch.randint(0, 256, (1000,)); lab = torch.randint(0, 512, (256,)); seq = torch.randn(64, 8, 128)
 v = torch.randn(100000); ctc_lp = torch.randn(64, 8, 20); ctc_targets = torch.randint(1, 20, (8, 10))
-
-
-def grad(f):
-    def g(t):
-        t = t.detach().requires_grad_()
-        f(t).backward()
-        return t.grad
-    return g
 
 
 cases = [

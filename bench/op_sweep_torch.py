@@ -9,7 +9,7 @@ also runs the nn script and prints both side by side, the largest ratio
 import torch
 import torch.nn.functional as F
 
-from sweep_table import print_sweep, sweep_setup
+from sweep_table import grad, print_sweep, sweep_setup
 
 nn_binary, rounds, per = sweep_setup(5)
 x = torch.randn(784, 512); y = torch.randn(784, 512); w = torch.randn(256, 512)
@@ -21,14 +21,6 @@ grid = F.affine_grid(theta, (16, 32, 28, 28), align_corners=False)
 spd = small @ small.T + torch.eye(64) * 64.0
 ctc_lp = torch.randn(50, 16, 30).log_softmax(2); ctc_targets = torch.randint(1, 30, (16, 10))
 ctc_in = torch.full((16,), 50, dtype=torch.long); ctc_tl = torch.full((16,), 10, dtype=torch.long)
-
-
-def grad(f):
-    def g(t):
-        t = t.detach().requires_grad_()
-        f(t).backward()
-        return t.grad
-    return g
 
 
 ops = [

@@ -23,6 +23,16 @@ def sweep_setup(default_per):
     return nn_binary, int(counts[0]) if counts else 3, int(counts[1]) if len(counts) > 1 else default_per
 
 
+def grad(f):
+    """f's gradient in its one tensor argument, by backward() on a fresh
+    leaf, as nn's grad takes it."""
+    def g(t):
+        t = t.detach().requires_grad_()
+        f(t).backward()
+        return t.grad
+    return g
+
+
 def print_sweep(cases, nn_binary, nn_script, rounds, per, heading):
     mine = {name: best_seconds(f, rounds, per) * 1e6 for name, f in cases}
     if nn_binary is None:
