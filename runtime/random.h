@@ -16,15 +16,16 @@ namespace nn::rt {
 
 std::array<uint32_t, 4> philox4x32(std::array<uint32_t, 4> counter, std::array<uint32_t, 2> key);
 
-// Philox4x32-10's ten rounds on N blocks at once, word k of block j in
-// c[k][j], lane by lane: one definition for philox4x32 (N = 1) and the
-// random kernels' batches (kernels_cpu_random.cpp), where each round is a
-// vector operation over the blocks (the CUDA plugin, which includes this
-// without OpenMP, makes no batches).
 // Philox4x32's multipliers and key increments (the Weyl sequence's).
 inline constexpr uint32_t kPhiloxM0 = 0xD2511F53, kPhiloxM1 = 0xCD9E8D57, kPhiloxW0 = 0x9E3779B9,
                           kPhiloxW1 = 0xBB67AE85;
 
+// Philox4x32-10's ten rounds on N blocks at once, word k of block j in
+// c[k][j], lane by lane: one definition for philox4x32 (N = 1) and the
+// portable path of the CPU's batches (kernels_cpu_philox.cpp, which has
+// AVX2 and AVX-512 forms of the same rounds too), where each round is a
+// vector operation over the blocks (the CUDA plugin, which includes this
+// without OpenMP, makes no batches).
 template <int N>
 inline void philoxRounds(uint32_t (&c)[4][N], std::array<uint32_t, 2> key) {
   for (int round = 0; round < 10; ++round) {
