@@ -23,16 +23,17 @@ namespace {
 // Words [from, from + count) of the stream under `key` into out.
 void streamWords(std::array<uint32_t, 2> key, uint64_t from, int64_t count, uint32_t* out) {
   uint32_t batch[4 * kPhiloxBatch];
+  PhiloxPath path = widestPhiloxPath();
   uint64_t block = from / 4;
   int64_t skip = static_cast<int64_t>(from % 4), done = 0;
   while (done < count) {
     if (skip == 0 && count - done >= 4 * kPhiloxBatch) {  // whole batches straight into out
-      philoxBatch(block, key, out + done);
+      philoxBatch(block, key, out + done, path);
       done += 4 * kPhiloxBatch;
       block += kPhiloxBatch;
       continue;
     }
-    philoxBatch(block, key, batch);
+    philoxBatch(block, key, batch, path);
     int64_t take = std::min<int64_t>(4 * kPhiloxBatch - skip, count - done);
     std::copy_n(batch + skip, take, out + done);
     done += take;

@@ -20,8 +20,5 @@ PhiloxPath widestPhiloxPath();
 // Blocks first, first + 1, ..., first + kPhiloxBatch - 1 under `key`: their
 // 4 * kPhiloxBatch words into `words` in stream order (block j's at 4j).
 void philoxBatch(uint64_t first, std::array<uint32_t, 2> key, uint32_t* words, PhiloxPath path);
-inline void philoxBatch(uint64_t first, std::array<uint32_t, 2> key, uint32_t* words) {
-  philoxBatch(first, key, words, widestPhiloxPath());
-}
 
 }  // namespace nn::rt

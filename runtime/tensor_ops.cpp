@@ -405,19 +405,22 @@ std::optional<Shape> viewStrides(const Tensor& t, const Shape& shape) {
   return strides;
 }
 
+// t's elements, contiguous (a copy unless they are), in `shape`.
+Tensor contiguousIn(const Tensor& t, const Shape& shape) {
+  Tensor c = t.contiguous();
+  return c.view(shape, Tensor::contiguousStrides(shape), c.offset());
+}
+
 }  // namespace
 
 Tensor reshape(const Tensor& t, Shape shape, SourceLoc loc) {
-  shape = resolvedShape(t, std::move(shape), loc);
-  Tensor c = t.contiguous();
-  return c.view(shape, Tensor::contiguousStrides(shape), c.offset());
+  return contiguousIn(t, resolvedShape(t, std::move(shape), loc));
 }
 
 Tensor reshapeView(const Tensor& t, Shape shape, SourceLoc loc) {
   shape = resolvedShape(t, std::move(shape), loc);
   if (std::optional<Shape> strides = viewStrides(t, shape)) return t.view(shape, std::move(*strides), t.offset());
-  Tensor c = t.contiguous();
-  return c.view(shape, Tensor::contiguousStrides(shape), c.offset());
+  return contiguousIn(t, shape);
 }
 
 Tensor transpose(const Tensor& t, const std::vector<int64_t>& perm, SourceLoc loc) {

@@ -80,6 +80,14 @@ void sumLetters(CallContext& c, Term& t, const std::string& drop) {
   t.letters = kept;
 }
 
+// v in `shape`, through a reshape where it has another.
+Value reshapedTo(CallContext& c, const Value& v, const std::vector<int64_t>& shape) {
+  const Shape& now = tensorOf(v).shape();
+  if (std::vector<int64_t>(now.begin(), now.end()) == shape) return v;
+  std::vector<Value> r{v, intsTuple(shape)};
+  return runTensorOp(c.interp, ir::Op::Reshape, r, c.loc);
+}
+
 // t's dims in the order of `order` (its letters, or more: those it lacks
 // are dims of size 1), reshaped to `shape`.
 Value arranged(CallContext& c, const Term& t, const std::string& order, const std::vector<int64_t>& shape) {
@@ -93,10 +101,7 @@ Value arranged(CallContext& c, const Term& t, const std::string& order, const st
     std::vector<Value> p{v, intsTuple(perm)};
     v = runTensorOp(c.interp, ir::Op::Permute, p, c.loc);
   }
-  const Shape& now = tensorOf(v).shape();
-  if (std::vector<int64_t>(now.begin(), now.end()) == shape) return v;
-  std::vector<Value> r{v, intsTuple(shape)};
-  return runTensorOp(c.interp, ir::Op::Reshape, r, c.loc);
+  return reshapedTo(c, v, shape);
 }
 
 int64_t elementCount(const std::vector<int64_t>& dims) {
@@ -143,12 +148,7 @@ Term contractPair(CallContext& c, Term a, Term b, const std::string& keep) {
                    arranged(c, b, batch + summed + right, bShape));
   outShape.insert(outShape.end(), leftDims.begin(), leftDims.end());
   outShape.insert(outShape.end(), rightDims.begin(), rightDims.end());
-  Term t{r, batch + left + right};
-  std::vector<Value> reshapedTo{r, intsTuple(outShape)};
-  if (tensorOf(r).ndim() != static_cast<int64_t>(outShape.size()) ||
-      !std::equal(outShape.begin(), outShape.end(), tensorOf(r).shape().begin()))
-    t.v = runTensorOp(c.interp, ir::Op::Reshape, reshapedTo, c.loc);
-  return t;
+  return {reshapedTo(c, r, outShape), batch + left + right};
 }
 
 // Bool operands: each laid out over every letter (the output's first, then
